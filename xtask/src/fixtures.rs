@@ -1,0 +1,250 @@
+//! `cargo xtask fixtures [--check]`: the NumPy `.npy` fixture set in `fixtures/`.
+//!
+//! The files are written by `xtask/fixtures.py` (run with the interpreter from
+//! [`crate::python::numpy_python`], i.e. numpy 2.4.6). The script owns the
+//! top-level `*.npy` files, `manifest.json` and `README.md` of the output
+//! directory; it deletes stale `*.npy` files and rewrites everything.
+//!
+//! With `--check` the set is regenerated into a temporary directory under the
+//! target directory and compared byte for byte with `fixtures/`; any difference
+//! is listed and the command fails.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::python::numpy_python;
+use crate::workspace_root;
+
+const USAGE: &str = "usage: cargo xtask fixtures [--check]";
+
+/// Entry point of the `fixtures` subcommand; `args` follow the subcommand name.
+pub fn run(args: &[String]) -> Result<(), String> {
+    let mut check = false;
+    for arg in args {
+        match arg.as_str() {
+            "--check" => check = true,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
+        }
+    }
+    let fixtures_dir = fixtures_dir();
+    if check {
+        check_fixtures(&fixtures_dir)
+    } else {
+        let python = numpy_python()?;
+        generate(&python, &fixtures_dir)
+    }
+}
+
+/// The committed fixture directory, `<workspace>/fixtures`.
+pub fn fixtures_dir() -> PathBuf {
+    workspace_root().join("fixtures")
+}
+
+/// The committed generator script, `<workspace>/xtask/fixtures.py`.
+pub fn script_path() -> PathBuf {
+    workspace_root().join("xtask").join("fixtures.py")
+}
+
+/// Runs the generator script with `python`, writing into `out_dir`.
+pub fn generate(python: &Path, out_dir: &Path) -> Result<(), String> {
+    let script = script_path();
+    eprintln!(
+        "xtask: {} {} {}",
+        python.display(),
+        script.display(),
+        out_dir.display()
+    );
+    let status = Command::new(python)
+        .arg(&script)
+        .arg(out_dir)
+        .current_dir(workspace_root())
+        .env("PYTHONHASHSEED", "0")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{} failed ({status})", script.display()))
+    }
+}
+
+/// Regenerates into a temporary directory and compares with `fixtures_dir`.
+fn check_fixtures(fixtures_dir: &Path) -> Result<(), String> {
+    let python = numpy_python()?;
+    let tmp = crate::target_dir().join(format!("xtask-fixtures-check-{}", std::process::id()));
+    if tmp.exists() {
+        fs::remove_dir_all(&tmp).map_err(|e| format!("cannot remove {}: {e}", tmp.display()))?;
+    }
+    fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+    let result = generate(&python, &tmp).and_then(|()| compare_dirs(&tmp, fixtures_dir));
+    // Best effort: a leftover directory under target/ is harmless.
+    let _ = fs::remove_dir_all(&tmp);
+    let differences = result?;
+    if differences.is_empty() {
+        eprintln!("xtask: {} is up to date", fixtures_dir.display());
+        return Ok(());
+    }
+    let mut message = format!(
+        "{} differs from what xtask/fixtures.py generates ({} file(s)):\n",
+        fixtures_dir.display(),
+        differences.len()
+    );
+    for difference in &differences {
+        message.push_str(&format!("  {difference}\n"));
+    }
+    message.push_str("run `cargo xtask fixtures` to regenerate");
+    Err(message)
+}
+
+/// One file that differs between the generated and the committed fixture set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Difference {
+    /// Generated, but not present in the committed directory.
+    Missing(String),
+    /// Present in the committed directory (and owned by the generator), but no
+    /// longer generated.
+    Stale(String),
+    /// Present in both with different bytes.
+    Changed(String),
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Difference::Missing(name) => write!(f, "{name}: missing (generated, not committed)"),
+            Difference::Stale(name) => write!(f, "{name}: stale (committed, no longer generated)"),
+            Difference::Changed(name) => write!(f, "{name}: contents differ"),
+        }
+    }
+}
+
+/// Whether a top-level file name belongs to the generator.
+pub fn is_owned(name: &str) -> bool {
+    name.ends_with(".npy") || name == "manifest.json" || name == "README.md"
+}
+
+/// Top-level regular files of `dir` that the generator owns, sorted.
+/// A directory that does not exist has none.
+fn owned_files(dir: &Path) -> Result<BTreeSet<String>, String> {
+    let mut names = BTreeSet::new();
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(names),
+        Err(e) => return Err(format!("cannot read {}: {e}", dir.display())),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        let is_file = entry
+            .file_type()
+            .map_err(|e| format!("cannot stat {}: {e}", entry.path().display()))?
+            .is_file();
+        if let (true, Some(name)) = (is_file, entry.file_name().to_str()) {
+            if is_owned(name) {
+                names.insert(name.to_string());
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// Compares the generator-owned files of `generated` and `committed` byte for
+/// byte; returns the differences sorted by file name.
+pub fn compare_dirs(generated: &Path, committed: &Path) -> Result<Vec<Difference>, String> {
+    let new = owned_files(generated)?;
+    let old = owned_files(committed)?;
+    let read =
+        |path: PathBuf| fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()));
+    let mut differences = Vec::new();
+    for name in new.union(&old) {
+        match (new.contains(name), old.contains(name)) {
+            (true, false) => differences.push(Difference::Missing(name.clone())),
+            (false, true) => differences.push(Difference::Stale(name.clone())),
+            _ => {
+                if read(generated.join(name))? != read(committed.join(name))? {
+                    differences.push(Difference::Changed(name.clone()));
+                }
+            }
+        }
+    }
+    Ok(differences)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(tag: &str) -> TempDir {
+            let dir = std::env::temp_dir().join(format!("xtask-test-{tag}-{}", std::process::id()));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn ownership() {
+        assert!(is_owned("a.npy"));
+        assert!(is_owned("manifest.json"));
+        assert!(is_owned("README.md"));
+        assert!(!is_owned("notes.txt"));
+        assert!(!is_owned("a.npz"));
+    }
+
+    #[test]
+    fn compare_reports_missing_stale_and_changed() {
+        let generated = TempDir::new("gen");
+        let committed = TempDir::new("com");
+        fs::write(generated.0.join("same.npy"), b"x").unwrap();
+        fs::write(committed.0.join("same.npy"), b"x").unwrap();
+        fs::write(generated.0.join("changed.npy"), b"new").unwrap();
+        fs::write(committed.0.join("changed.npy"), b"old").unwrap();
+        fs::write(generated.0.join("manifest.json"), b"{}").unwrap();
+        fs::write(committed.0.join("stale.npy"), b"s").unwrap();
+        // not owned by the generator: ignored
+        fs::write(committed.0.join("other.txt"), b"o").unwrap();
+        fs::create_dir(committed.0.join("external.npy")).unwrap();
+
+        let differences = compare_dirs(&generated.0, &committed.0).unwrap();
+        assert_eq!(
+            differences,
+            vec![
+                Difference::Changed("changed.npy".into()),
+                Difference::Missing("manifest.json".into()),
+                Difference::Stale("stale.npy".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn identical_dirs_have_no_differences() {
+        let generated = TempDir::new("gen2");
+        let committed = TempDir::new("com2");
+        for dir in [&generated.0, &committed.0] {
+            fs::write(dir.join("a.npy"), [0x93, b'N']).unwrap();
+            fs::write(dir.join("README.md"), b"r").unwrap();
+        }
+        assert!(compare_dirs(&generated.0, &committed.0).unwrap().is_empty());
+    }
+
+    #[test]
+    fn unknown_argument_is_an_error() {
+        let err = run(&["--bogus".to_string()]).unwrap_err();
+        assert!(err.contains("--bogus"), "{err}");
+    }
+}

@@ -1,0 +1,49 @@
+//! Maintainer tasks for the npy workspace, run as `cargo xtask <subcommand>`
+//! (the alias lives in `.cargo/config.toml`).
+//!
+//! Each subcommand is a module with a `run(args)` entry point:
+//!
+//! - [`fixtures`]: regenerate (or `--check`) the NumPy fixture set in `fixtures/`
+//!   with `xtask/fixtures.py`.
+//!
+//! Shared helpers:
+//!
+//! - [`python`]: find (or create, in `target/xtask-venv`) a Python interpreter with
+//!   the pinned numpy version; later subcommands (`interop`, `bench`, ...) reuse
+//!   [`python::numpy_python`].
+//!
+//! The crate depends on `std` only.
+
+pub mod fixtures;
+pub mod python;
+
+use std::path::PathBuf;
+
+/// Usage text printed by `cargo xtask help` and on unknown subcommands.
+pub const USAGE: &str = "\
+usage: cargo xtask <subcommand> [options]
+
+subcommands:
+  fixtures [--check]  regenerate fixtures/ with xtask/fixtures.py (numpy==2.4.6);
+                      --check regenerates into a temporary directory and fails if
+                      fixtures/ differs
+  help                print this message
+";
+
+/// The workspace root (the parent of the `xtask` crate directory).
+pub fn workspace_root() -> PathBuf {
+    let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or(manifest_dir)
+}
+
+/// Cargo's target directory: `CARGO_TARGET_DIR` if set (relative paths are taken
+/// from the workspace root), otherwise `<workspace>/target`.
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => workspace_root().join(dir),
+        _ => workspace_root().join("target"),
+    }
+}
