@@ -579,7 +579,8 @@ matches what the generator writes. The generator owns the top-level `*.npy` file
 - Simple dtypes, named `{{code}}_{{le|be|na}}_{{c|f}}_{{shape}}.npy`: bool (`b1`), `i1`..`u8`,
   `f2`/`f4`/`f8`, longdouble (`{ld}`), `c8`/`c16`, clongdouble (`{cld}`),
   datetime64 `M8ns`/`M8D`/`M8s`/generic `M8` (NaT only), timedelta64 `m8ms`/`m8_10ms`/generic `m8`,
-  `S7`, `U5`, `V6`. `na` marks byte-order-less dtypes (`|`).
+  `S7`, `U5`, `V6`. `na` marks byte-order-less dtypes (`|`). The 6 unused bytes of each
+  80-bit longdouble in its 16-byte slot are zeroed (numpy leaves them undefined).
   Every dtype and byte order has shape (2, 3, 4) in C and Fortran order (same logical values);
   little-endian (or `na`) also has C-order shapes `scalar` (0-d), `0`, `3x0` and `5`.
   Values cover integer extremes, 0, -1 and ramps; nan, +-inf, -0.0, subnormals and fractions;
@@ -599,6 +600,28 @@ integer ticks with NaT as null, bytes as latin-1 text, void as hex, records as o
 field order). For record fields, "descr" is the element dtype of the field and "shape" its
 full (flattened) subarray shape.
 """
+
+
+def zero_longdouble_padding(arr):
+    """Zero the unused bytes of x87 80-bit long doubles, in place.
+
+    On x86-64 a longdouble occupies 16 bytes of which only 10 are significant;
+    numpy leaves whatever was in memory in the other 6, which would make the
+    files non-deterministic. Only simple (non-structured) arrays hold longdoubles here.
+    """
+    ld = np.dtype(np.longdouble)
+    if np.finfo(ld).nmant != 63 or ld.itemsize != 16:
+        return  # not x87 extended precision in 16 bytes: no padding to fix
+    dt = arr.dtype
+    if dt.names is not None or (dt.kind, dt.itemsize) not in (("f", 16), ("c", 32)):
+        return
+    assert arr.flags.c_contiguous or arr.flags.f_contiguous
+    units = arr.ravel(order="K").view(np.uint8).reshape(-1, 16)
+    assert np.shares_memory(units, arr) or arr.size == 0
+    if dt.str[0] == ">":
+        units[:, :6] = 0  # byte-swapped: padding comes first
+    else:
+        units[:, 10:] = 0
 
 
 def save(path, arr):
@@ -635,6 +658,7 @@ def main(argv):
     entries = []
     for name, arr in sorted(fixtures, key=lambda t: t[0]):
         path = os.path.join(out_dir, name)
+        zero_longdouble_padding(arr)
         raw = save(path, arr)
         # the file must load back to the same dtype, shape and values
         back = np.load(path, allow_pickle=False, max_header_size=1 << 20)
