@@ -118,8 +118,10 @@ pub enum Difference {
 impl std::fmt::Display for Difference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Difference::Missing(name) => write!(f, "{name}: missing (generated, not committed)"),
-            Difference::Stale(name) => write!(f, "{name}: stale (committed, no longer generated)"),
+            Difference::Missing(name) => write!(f, "{name}: missing from fixtures/ (generated)"),
+            Difference::Stale(name) => {
+                write!(f, "{name}: stale (in fixtures/, no longer generated)")
+            }
             Difference::Changed(name) => write!(f, "{name}: contents differ"),
         }
     }
