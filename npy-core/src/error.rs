@@ -1,0 +1,169 @@
+//! The crate's one error type.
+
+use std::io;
+
+use crate::header::Version;
+use crate::literal::LiteralError;
+
+/// What a non-`.npy` input looks like, for [`Error::NotNpy`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotNpy {
+    /// Zero bytes.
+    Empty,
+    /// Starts with a zip signature (`PK\x03\x04`): `np.savez` writes those.
+    Npz,
+    /// Starts with a pickle protocol marker (`\x80`): `np.load` would unpickle it.
+    Pickle,
+    /// Anything else: the first bytes found instead of `\x93NUMPY`.
+    Magic(Vec<u8>),
+}
+
+impl std::fmt::Display for NotNpy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotNpy::Empty => f.write_str("the file is empty"),
+            NotNpy::Npz => f.write_str(
+                "this looks like an .npz archive (a zip of .npy files); extract its members",
+            ),
+            NotNpy::Pickle => f.write_str(
+                "this looks like a Python pickle, which is never loaded (it can execute code)",
+            ),
+            NotNpy::Magic(b) => write!(
+                f,
+                "it starts with {} instead of the magic \\x93NUMPY",
+                escape(b)
+            ),
+        }
+    }
+}
+
+fn escape(b: &[u8]) -> String {
+    b.iter()
+        .flat_map(|&c| std::ascii::escape_default(c))
+        .map(char::from)
+        .collect()
+}
+
+/// Errors of reading, parsing and writing `.npy` files.
+///
+/// Messages name what the file holds and, where it applies, what was asked.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An I/O error from the underlying reader or writer.
+    #[error("I/O error: {0}")]
+    Io(#[from] io::Error),
+
+    /// The input is not an `.npy` file.
+    #[error("not an .npy file: {0}")]
+    NotNpy(NotNpy),
+
+    /// A format version other than 1.0, 2.0 and 3.0.
+    #[error("unsupported .npy format version {major}.{minor} (supported: 1.0, 2.0, 3.0)")]
+    UnsupportedVersion {
+        /// Major version byte found.
+        major: u8,
+        /// Minor version byte found.
+        minor: u8,
+    },
+
+    /// The input ends before a part the file's own prefix or header promises.
+    #[error("file ends inside the {what}: {needed} bytes needed, {found} present")]
+    Truncated {
+        /// Which part: "magic string", "header length", "header", "array data".
+        what: &'static str,
+        /// Bytes the part needs.
+        needed: u64,
+        /// Bytes that were there.
+        found: u64,
+    },
+
+    /// The header length field exceeds the configured limit.
+    #[error("header length {len} bytes exceeds the limit of {limit} bytes (raise ReadOptions::max_header_len to read it)")]
+    HeaderTooLong {
+        /// The HEADER_LEN field.
+        len: u64,
+        /// The limit in force.
+        limit: u64,
+    },
+
+    /// A format 3.0 header that is not UTF-8.
+    #[error("format 3.0 header is not valid UTF-8 (byte {offset} of the header)")]
+    HeaderNotUtf8 {
+        /// Offset of the first invalid byte within the header text.
+        offset: usize,
+    },
+
+    /// The header text is not a valid Python literal.
+    #[error("header is not a valid Python literal: {0}")]
+    HeaderSyntax(#[from] LiteralError),
+
+    /// The header literal is not a dict.
+    #[error("header is a {found}, expected a dict")]
+    HeaderNotDict {
+        /// Python type name of what was found.
+        found: &'static str,
+    },
+
+    /// The header dict's keys are not exactly `descr`, `fortran_order`, `shape`.
+    #[error("header has keys [{}], expected exactly 'descr', 'fortran_order', 'shape'", .found.join(", "))]
+    HeaderKeys {
+        /// The keys found, as Python reprs.
+        found: Vec<String>,
+    },
+
+    /// The `shape` value is not a tuple of non-negative ints.
+    #[error("header 'shape' is {found}: {reason}")]
+    InvalidShape {
+        /// Python repr of the value.
+        found: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+
+    /// The `fortran_order` value is not a bool.
+    #[error("header 'fortran_order' is {found}, expected True or False")]
+    InvalidFortranOrder {
+        /// Python repr of the value.
+        found: String,
+    },
+
+    /// The `descr` value is not a dtype numpy can read.
+    #[error("invalid descr {found}: {reason}")]
+    InvalidDescr {
+        /// The offending descr or part of it.
+        found: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// `prod(shape) × itemsize` does not fit in 64 bits.
+    #[error("array size overflows: shape {shape:?} with itemsize {itemsize} bytes does not fit in 64 bits")]
+    SizeOverflow {
+        /// The shape.
+        shape: Vec<u64>,
+        /// Bytes per element.
+        itemsize: u64,
+    },
+
+    /// Writing: the header does not fit the requested format version.
+    #[error("header of {len} bytes does not fit format {version} (at most {max} bytes)")]
+    HeaderTooLargeForVersion {
+        /// The version asked for.
+        version: Version,
+        /// Bytes the header needs.
+        len: u64,
+        /// The most the version's length field can hold.
+        max: u64,
+    },
+
+    /// Writing: the header text has characters outside latin-1, which only format 3.0 can hold.
+    #[error(
+        "header text is not latin-1, which format {version} requires (format 3.0 allows UTF-8)"
+    )]
+    HeaderNotLatin1 {
+        /// The version asked for.
+        version: Version,
+    },
+}

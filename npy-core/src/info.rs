@@ -1,0 +1,143 @@
+//! [`TensorInfo`]: the summary of one `.npy` file, read from its header alone.
+
+use std::fmt;
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use crate::dtype::{ByteOrder, Canonical, DType};
+use crate::error::Error;
+use crate::header::{Header, ReadOptions, Version};
+
+/// Memory order of the array data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Row-major: the last index varies fastest (`fortran_order: False`).
+    C,
+    /// Column-major: the first index varies fastest (`fortran_order: True`).
+    Fortran,
+}
+
+impl Order {
+    /// `'C'` or `'F'`, as numpy's `order=` argument spells them.
+    pub fn as_char(self) -> char {
+        match self {
+            Order::C => 'C',
+            Order::Fortran => 'F',
+        }
+    }
+}
+
+impl fmt::Display for Order {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.as_char())
+    }
+}
+
+/// What a `.npy` file holds, from its header: the tensor's name, dtype, shape and layout.
+///
+/// Field meanings follow the format description: the name is the file stem (a `.npy` file stores
+/// no name), the shape is logical (outermost first) in both orders, `nbytes` is
+/// `prod(shape) × itemsize`.
+///
+/// # Examples
+/// ```
+/// use npy_core::{Header, TensorInfo};
+/// let bytes = Header::new("<f4".parse()?, vec![4, 64]).to_bytes(None)?;
+/// let info = TensorInfo::from_reader("w_f32", &mut &bytes[..])?;
+/// assert_eq!(info.nbytes, 1024);
+/// assert_eq!(info.data_offset, 128);
+/// assert_eq!(info.canonical.map(|c| c.name()), Some("float32"));
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TensorInfo {
+    /// The file stem.
+    pub name: String,
+    /// The dtype (`descr`).
+    pub dtype: DType,
+    /// The canonical dtype of the number table, if the dtype has one.
+    pub canonical: Option<Canonical>,
+    /// Logical shape, outermost first.
+    pub shape: Vec<u64>,
+    /// C or Fortran order.
+    pub order: Order,
+    /// The dtype's byte order.
+    pub byte_order: ByteOrder,
+    /// Bytes per element.
+    pub itemsize: u64,
+    /// Bytes of array data.
+    pub nbytes: u64,
+    /// Offset of the data from the start of the file, in bytes.
+    pub data_offset: u64,
+    /// The format version.
+    pub version: Version,
+    /// The HEADER_LEN field, in bytes.
+    pub header_len: u64,
+    /// The header text as stored (padding included).
+    pub header: String,
+}
+
+impl TensorInfo {
+    /// Reads the header of the file at `path`.
+    ///
+    /// # Errors
+    /// I/O errors and every header error of [`Header::read`].
+    pub fn from_path(path: impl AsRef<Path>) -> Result<TensorInfo, Error> {
+        let path = path.as_ref();
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut r = BufReader::new(File::open(path)?);
+        TensorInfo::from_reader(name, &mut r)
+    }
+
+    /// Reads a header from `r` (left at the start of the data) and names the tensor `name`.
+    ///
+    /// # Errors
+    /// Every header error of [`Header::read`].
+    pub fn from_reader<R: Read + ?Sized>(
+        name: impl Into<String>,
+        r: &mut R,
+    ) -> Result<TensorInfo, Error> {
+        TensorInfo::from_reader_with(name, r, &ReadOptions::default())
+    }
+
+    /// [`TensorInfo::from_reader`] with read options.
+    ///
+    /// # Errors
+    /// As [`TensorInfo::from_reader`].
+    pub fn from_reader_with<R: Read + ?Sized>(
+        name: impl Into<String>,
+        r: &mut R,
+        options: &ReadOptions,
+    ) -> Result<TensorInfo, Error> {
+        let parsed = Header::read_with(r, options)?;
+        let nbytes = parsed.header.nbytes()?;
+        let data_offset = parsed.data_offset();
+        let Header {
+            dtype,
+            fortran_order,
+            shape,
+        } = parsed.header;
+        Ok(TensorInfo {
+            name: name.into(),
+            canonical: dtype.canonical(),
+            byte_order: dtype.byte_order(),
+            itemsize: dtype.itemsize(),
+            dtype,
+            shape,
+            order: if fortran_order {
+                Order::Fortran
+            } else {
+                Order::C
+            },
+            nbytes,
+            data_offset,
+            version: parsed.version,
+            header_len: parsed.header_len,
+            header: parsed.text,
+        })
+    }
+}
