@@ -1,1 +1,85 @@
-fn main() {}
+//! `npy`: inspect NumPy `.npy` files from the command line.
+//!
+//! ```text
+//! npy info FILE...          what each file holds: dtype, shape, sizes, layout, header
+//! npy info --json FILE...   the same, one JSON object per line per file
+//! ```
+//!
+//! Each subcommand is a module (`info`); `main` parses the command line and dispatches.
+//!
+//! # `npy info`
+//!
+//! Reads the header of each file (never the data) and prints a block per file:
+//!
+//! ```text
+//! w_f32
+//!   dtype        <f4 float32
+//!   shape        4 × 64
+//!   data bytes   1,024
+//!   file size    1,152
+//!   version      1.0
+//!   data offset  128
+//!   order        C
+//!   byte order   little
+//!   header       {'descr': '<f4', 'fortran_order': False, 'shape': (4, 64), }
+//! ```
+//!
+//! The canonical number type follows the descr when there is one; a 0-d array has shape `()`;
+//! a record dtype is followed by one line per field (name, descr, offset). A file shorter than
+//! its header promises gets a `warning` line. Blocks are separated by a blank line; a file that
+//! cannot be read is reported on stderr as `npy: FILE: message` and the others are still
+//! described.
+//!
+//! ## `--json`
+//!
+//! One JSON object per line per file, in the order the files were given, with these fields:
+//!
+//! | field | value |
+//! |---|---|
+//! | `name` | the file stem (a `.npy` file stores no name) |
+//! | `path` | the path as given on the command line |
+//! | `file_size` | size of the file, in bytes |
+//! | `version` | format version: `"1.0"`, `"2.0"` or `"3.0"` |
+//! | `header_len` | the HEADER_LEN field: bytes of header text, padding and newline included |
+//! | `data_offset` | offset of the array data from the start of the file, in bytes |
+//! | `descr` | the dtype as the header writes it, without the quotes of a simple one: `"<f4"`, `"\|S7"`, `"[('x', '<f4'), ('id', '<i8')]"` |
+//! | `canonical` | the canonical number type (`"float32"`, `"int64"`, `"bool"`, ...), or `null` for longdouble, datetime64, timedelta64, `S`, `U`, `V`, `O` and record dtypes |
+//! | `shape` | the dimensions, outermost first (`[]` for a 0-d array) |
+//! | `fortran_order` | `true` when the data is in Fortran (column-major) order |
+//! | `itemsize` | bytes per element |
+//! | `nbytes` | bytes of data the header describes: product of `shape` times `itemsize` |
+//! | `byte_order` | `"little"`, `"big"` or `"na"` (does not apply: 1-byte types, `S`, `V`, `O`, records) |
+//! | `header` | the header text exactly as stored, padding spaces and newline included |
+//!
+//! A shortfall warning goes to stderr as `npy: FILE: warning: ...` in this mode.
+//!
+//! # Exit status
+//!
+//! 0 when every file was read and holds all the data its header describes; 1 when a file could
+//! not be read or is shorter than its header promises; 2 for a usage error.
+
+mod format;
+mod info;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Inspect NumPy .npy files.
+#[derive(Debug, Parser)]
+#[command(name = "npy", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Info(info::Args),
+}
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Info(args) => info::run(&args),
+    }
+}

@@ -1,0 +1,92 @@
+//! Small text helpers shared by the subcommands: thousands separators, shapes, and escaping
+//! of text taken from a file before it reaches a terminal.
+
+use std::borrow::Cow;
+use std::fmt::Write;
+
+/// `1024` as `"1,024"`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A shape as a person reads it: `4 × 64`, `5`, `3 × 0`, and `()` for a scalar (0-d array).
+pub fn shape(dims: &[u64]) -> String {
+    if dims.is_empty() {
+        return "()".to_owned();
+    }
+    let mut out = String::new();
+    for (i, d) in dims.iter().enumerate() {
+        if i > 0 {
+            out.push_str(" × ");
+        }
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{d}");
+    }
+    out
+}
+
+/// `s` with control characters escaped (`\n`, `\u{1b}`), so that text read from a file
+/// (header, field names, file names) cannot move the cursor or recolour the terminal.
+pub fn printable(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_separators() {
+        for (n, want) in [
+            (0, "0"),
+            (7, "7"),
+            (999, "999"),
+            (1_000, "1,000"),
+            (1_024, "1,024"),
+            (1_152, "1,152"),
+            (72_128, "72,128"),
+            (100_000, "100,000"),
+            (1_234_567, "1,234,567"),
+            (u64::MAX, "18,446,744,073,709,551,615"),
+        ] {
+            assert_eq!(thousands(n), want, "{n}");
+        }
+    }
+
+    #[test]
+    fn shapes() {
+        assert_eq!(shape(&[]), "()");
+        assert_eq!(shape(&[0]), "0");
+        assert_eq!(shape(&[5]), "5");
+        assert_eq!(shape(&[3, 0]), "3 × 0");
+        assert_eq!(shape(&[4, 64]), "4 × 64");
+        assert_eq!(shape(&[2, 3, 4]), "2 × 3 × 4");
+    }
+
+    #[test]
+    fn printable_escapes_controls_only() {
+        assert_eq!(printable("{'descr': '<f4'}"), "{'descr': '<f4'}");
+        assert_eq!(printable("整形 αβ"), "整形 αβ");
+        assert_eq!(printable("a\nb\x1b[31m"), "a\\nb\\u{1b}[31m");
+        assert!(matches!(printable("plain"), Cow::Borrowed(_)));
+    }
+}

@@ -1,0 +1,289 @@
+//! `npy info`: what each file holds, read from its header alone.
+
+use std::borrow::Cow;
+use std::fmt::{Display, Write as _};
+use std::fs::File;
+use std::io::{self, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use npy_core::{ByteOrder, DType, Error, TensorInfo};
+use serde::Serialize;
+
+use crate::format::{printable, shape, thousands};
+
+/// The `--json` fields, for `npy info --help` (the crate docs carry the same list).
+const JSON_FIELDS: &str = "\
+JSON output (--json):
+  One object per line per file, in the order the files were given. Fields:
+    name           the file stem (a .npy file stores no name)
+    path           the path as given on the command line
+    file_size      size of the file, in bytes
+    version        format version: \"1.0\", \"2.0\" or \"3.0\"
+    header_len     the HEADER_LEN field: bytes of header text, padding and newline included
+    data_offset    offset of the array data from the start of the file, in bytes
+    descr          the dtype as the header writes it, without the quotes of a simple one:
+                   \"<f4\", \"|S7\", \"[('x', '<f4'), ('id', '<i8')]\"
+    canonical      the canonical number type (\"float32\", \"int64\", \"bool\", ...), or null for
+                   longdouble, datetime64, timedelta64, S, U, V, O and record dtypes
+    shape          the dimensions, outermost first ([] for a 0-d array)
+    fortran_order  true when the data is in Fortran (column-major) order
+    itemsize       bytes per element
+    nbytes         bytes of data the header describes: product of shape times itemsize
+    byte_order     \"little\", \"big\" or \"na\" (does not apply: 1-byte types, S, V, O, records)
+    header         the header text exactly as stored, padding spaces and newline included
+
+Exit status:
+  0 when every file was read and holds all the data its header describes; 1 when a file could
+  not be read (the error goes to stderr as `npy: FILE: message` and the other files are still
+  described) or is shorter than its header promises (a warning says so).";
+
+/// Summarise .npy files from their headers: dtype, shape, sizes, layout.
+///
+/// Reads only the header of each file (and its size), never the data.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = JSON_FIELDS)]
+pub struct Args {
+    /// The .npy files to describe.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
+
+    /// Print one JSON object per line per file instead of text (fields: see --help).
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `npy info`.
+pub fn run(args: &Args) -> ExitCode {
+    let mut out = io::stdout().lock();
+    let mut failed = false;
+    let mut blocks = 0usize;
+    for path in &args.files {
+        let report = match Report::read(path) {
+            Ok(r) => r,
+            Err(e) => {
+                complain(path, &e);
+                failed = true;
+                continue;
+            }
+        };
+        let shortfall = report.shortfall();
+        failed |= shortfall.is_some();
+        let text = if args.json {
+            if let Some(w) = &shortfall {
+                complain(path, &format_args!("warning: {w}"));
+            }
+            match serde_json::to_string(&report.json()) {
+                Ok(line) => line + "\n",
+                Err(e) => {
+                    complain(path, &e);
+                    continue;
+                }
+            }
+        } else {
+            let mut text = if blocks > 0 {
+                "\n".to_owned()
+            } else {
+                String::new()
+            };
+            report.write_text(&mut text, shortfall.as_deref());
+            text
+        };
+        blocks += 1;
+        if let Err(e) = out.write_all(text.as_bytes()) {
+            return output_failed(&e);
+        }
+    }
+    if let Err(e) = out.flush() {
+        return output_failed(&e);
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `npy: FILE: message` on stderr. A closed stderr is not worth a panic.
+fn complain(path: &Path, message: &dyn Display) {
+    let path = path.display().to_string();
+    let _ = writeln!(io::stderr(), "npy: {}: {message}", printable(&path));
+}
+
+fn output_failed(e: &io::Error) -> ExitCode {
+    // `npy info ... | head` closing the pipe early is not an error worth a message.
+    if e.kind() != io::ErrorKind::BrokenPipe {
+        let _ = writeln!(io::stderr(), "npy: writing output: {e}");
+    }
+    ExitCode::FAILURE
+}
+
+/// One file: its header summary and its size.
+#[derive(Debug)]
+struct Report<'a> {
+    path: &'a Path,
+    info: TensorInfo,
+    file_size: u64,
+}
+
+impl<'a> Report<'a> {
+    fn read(path: &'a Path) -> Result<Report<'a>, Error> {
+        let file = File::open(path)?;
+        let file_size = file.metadata()?.len();
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let info = TensorInfo::from_reader(name, &mut BufReader::new(file))?;
+        Ok(Report {
+            path,
+            info,
+            file_size,
+        })
+    }
+
+    /// Bytes after the header.
+    fn data_in_file(&self) -> u64 {
+        self.file_size.saturating_sub(self.info.data_offset)
+    }
+
+    /// The warning for a file shorter than its header promises. Object arrays are exempt: their
+    /// data is a pickle, whose length the header does not give.
+    fn shortfall(&self) -> Option<String> {
+        let held = self.data_in_file();
+        (!self.info.dtype.has_object() && held < self.info.nbytes).then(|| {
+            format!(
+                "file holds {} data bytes, header promises {}",
+                thousands(held),
+                thousands(self.info.nbytes)
+            )
+        })
+    }
+
+    fn json(&self) -> Json<'_> {
+        let i = &self.info;
+        Json {
+            name: &i.name,
+            path: self.path.to_string_lossy(),
+            file_size: self.file_size,
+            version: i.version.to_string(),
+            header_len: i.header_len,
+            data_offset: i.data_offset,
+            descr: i.dtype.to_string(),
+            canonical: i.canonical.map(|c| c.name()),
+            shape: &i.shape,
+            fortran_order: i.order == npy_core::Order::Fortran,
+            itemsize: i.itemsize,
+            nbytes: i.nbytes,
+            byte_order: i.byte_order.name(),
+            header: &i.header,
+        }
+    }
+
+    /// The text block: the name, then one labelled line per property.
+    fn write_text(&self, out: &mut String, shortfall: Option<&str>) {
+        let i = &self.info;
+        line(out, "", printable(&i.name));
+        let descr = i.dtype.to_string();
+        match i.canonical {
+            Some(c) => row(
+                out,
+                "dtype",
+                format_args!("{} {}", printable(&descr), c.name()),
+            ),
+            None => row(out, "dtype", printable(&descr)),
+        }
+        if let DType::Record(r) = &i.dtype {
+            write_fields(out, r.fields());
+        }
+        row(out, "shape", shape(&i.shape));
+        if i.dtype.has_object() {
+            let held = thousands(self.data_in_file());
+            row(
+                out,
+                "data bytes",
+                format_args!("{held} (a pickle of Python objects)"),
+            );
+        } else {
+            row(out, "data bytes", thousands(i.nbytes));
+        }
+        row(out, "file size", thousands(self.file_size));
+        row(out, "version", i.version);
+        row(out, "data offset", thousands(i.data_offset));
+        row(out, "order", i.order);
+        row(
+            out,
+            "byte order",
+            match i.byte_order {
+                ByteOrder::NotApplicable => "n/a",
+                o => o.name(),
+            },
+        );
+        row(
+            out,
+            "header",
+            printable(i.header.trim_end_matches([' ', '\n'])),
+        );
+        if let Some(w) = shortfall {
+            row(out, "warning", w);
+        }
+    }
+}
+
+/// The `--json` object; field order is the documented order.
+#[derive(Debug, Serialize)]
+struct Json<'a> {
+    name: &'a str,
+    path: Cow<'a, str>,
+    file_size: u64,
+    version: String,
+    header_len: u64,
+    data_offset: u64,
+    descr: String,
+    canonical: Option<&'static str>,
+    shape: &'a [u64],
+    fortran_order: bool,
+    itemsize: u64,
+    nbytes: u64,
+    byte_order: &'static str,
+    header: &'a str,
+}
+
+/// Width of the label column, two-space indent included.
+const LABEL: usize = 15;
+
+fn row(out: &mut String, label: &str, value: impl Display) {
+    line(out, &format!("  {label:<width$}", width = LABEL - 2), value);
+}
+
+fn line(out: &mut String, prefix: &str, value: impl Display) {
+    // Writing to a String cannot fail.
+    let _ = writeln!(out, "{prefix}{value}");
+}
+
+/// One line per record field under the dtype: name, descr, offset (and title, if any).
+fn write_fields(out: &mut String, fields: &[npy_core::Field]) {
+    let rows: Vec<(Cow<'_, str>, String, &npy_core::Field)> = fields
+        .iter()
+        .map(|f| {
+            let name = if f.name.is_empty() {
+                Cow::Borrowed("''")
+            } else {
+                printable(&f.name)
+            };
+            (name, printable(&f.dtype.to_string()).into_owned(), f)
+        })
+        .collect();
+    let name_w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+    let descr_w = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+    for (name, descr, f) in &rows {
+        let mut l = format!(
+            "    {name:<name_w$}  {descr:<descr_w$}  offset {}",
+            thousands(f.offset)
+        );
+        if let Some(t) = &f.title {
+            let _ = write!(l, "  title {}", printable(t));
+        }
+        line(out, "", l);
+    }
+}
