@@ -166,4 +166,71 @@ pub enum Error {
         /// The version asked for.
         version: Version,
     },
+
+    /// The file's dtype does not convert to the requested Rust type.
+    #[error("file has dtype {file}, requested {requested}")]
+    TypeMismatch {
+        /// The file's dtype, e.g. `'<c8' (complex64)`.
+        file: String,
+        /// The Rust type and its dtype, e.g. `Complex<f64> ('<c16')`.
+        requested: String,
+    },
+
+    /// The array holds Python objects: its data is a pickle, which is never interpreted.
+    #[error("file has dtype {dtype}, an array of Python objects stored as a pickle; it is not read, because unpickling can execute code")]
+    ObjectArray {
+        /// The dtype holding `O`.
+        dtype: String,
+    },
+
+    /// A bool byte other than 0 or 1.
+    #[error("invalid bool byte {byte:#04x} (numpy writes only 0 and 1)")]
+    InvalidBool {
+        /// The byte found.
+        byte: u8,
+    },
+
+    /// A `U` code point that a Rust `char` cannot hold (a lone surrogate, or past U+10FFFF).
+    #[error("invalid code point U+{code_point:04X} in a 'U' string (lone surrogate or out of range); read_dyn keeps raw code points")]
+    InvalidUnicode {
+        /// The code point found.
+        code_point: u32,
+    },
+
+    /// Writing a string longer than its dtype's width.
+    #[error("value of {len} characters does not fit dtype {dtype}")]
+    ValueTooLong {
+        /// Length of the value (bytes for `S`, characters for `U`).
+        len: usize,
+        /// The dtype written.
+        dtype: String,
+    },
+
+    /// A buffer or slice whose length does not match the number of elements.
+    #[error("{what}: {found} elements given, {expected} expected")]
+    LengthMismatch {
+        /// What was being done.
+        what: &'static str,
+        /// Elements expected.
+        expected: u64,
+        /// Elements given.
+        found: u64,
+    },
+
+    /// A request that this array's layout cannot serve (rows of a Fortran-order array, an
+    /// index out of range, a misaligned or byte-swapped zero-copy view).
+    #[error("{0}")]
+    Layout(String),
+
+    /// Reading would allocate memory that the input cannot back (zero-size elements in
+    /// numbers no file holds).
+    #[error("refusing to allocate {elements} elements of {bytes_each} bytes each for {what}, which the input does not back")]
+    AllocationLimit {
+        /// What was being read.
+        what: &'static str,
+        /// Elements requested.
+        elements: u64,
+        /// Bytes per element in memory.
+        bytes_each: u64,
+    },
 }

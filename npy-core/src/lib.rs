@@ -30,14 +30,23 @@
 #![forbid(unsafe_code)]
 
 pub mod dtype;
+pub mod element;
 mod error;
 pub mod header;
 mod info;
 pub mod literal;
+mod read;
+mod write;
+
+pub use half;
+pub use num_complex;
 
 pub use dtype::{
     ByteOrder, Canonical, DType, Field, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
 };
+pub use element::{Datetime64, NpyElement, Timedelta64, NAT};
 pub use error::{Error, NotNpy};
 pub use header::{Header, ParsedHeader, ReadOptions, Version};
 pub use info::{Order, TensorInfo};
+pub use read::{read, Elements, NpyArray, NpyReader, MAX_ZERO_SIZE_ELEMENTS};
+pub use write::{write, FileStreamWriter, PathStreamWriter, StreamWriter, WriteOptions};
