@@ -864,16 +864,18 @@ fn parse_type_str(s: &str) -> Result<DType, Error> {
         ('c', Some(8)) => number(C64),
         ('c', Some(16)) => number(C128),
         ('c', Some(n @ (24 | 32))) => number(CLongDouble { size: n as u8 }),
+        // numpy keeps a flexible itemsize in a C int: `np.dtype('S2147483648')` is refused.
+        ('S' | 'a' | 'V' | 'U', Some(n))
+            if n.saturating_mul(if code == 'U' { 4 } else { 1 }) > MAX_FLEXIBLE_ITEMSIZE =>
+        {
+            Err(bad("itemsize exceeds numpy's limit of 2147483647 bytes"))
+        }
         ('S' | 'a', n) => Ok(DType::Bytes(n.unwrap_or(0))),
         ('V', n) => Ok(DType::Void(n.unwrap_or(0))),
-        ('U', n) => {
-            let n = n.unwrap_or(0);
-            if n > u64::MAX / 4 {
-                return Err(bad("string length overflows 64 bits"));
-            }
-            Ok(DType::Unicode(n, multi))
-        }
+        ('U', n) => Ok(DType::Unicode(n.unwrap_or(0), multi)),
         ('O', None | Some(4 | 8)) => Ok(DType::Object),
+        // A unit needs the size: numpy reads 'M' (generic) but not 'M[ns]'.
+        ('M' | 'm', None) if !after.is_empty() => Err(bad("data type not understood")),
         ('M' | 'm', None | Some(8)) => {
             let kind = if code == 'M' {
                 TimeKind::Datetime
@@ -895,6 +897,9 @@ fn parse_type_str(s: &str) -> Result<DType, Error> {
     }
 }
 
+/// The largest itemsize numpy gives an `S`, `U` or `V` dtype (`NPY_MAX_INT`).
+const MAX_FLEXIBLE_ITEMSIZE: u64 = i32::MAX as u64;
+
 /// `""` (generic) or `"[10ms]"`.
 fn parse_time_unit(s: &str) -> Option<(TimeUnit, u32)> {
     if s.is_empty() {
@@ -908,7 +913,10 @@ fn parse_time_unit(s: &str) -> Option<(TimeUnit, u32)> {
     let multiplier = if num.is_empty() {
         1
     } else {
-        num.parse().ok().filter(|&m| m > 0)?
+        // numpy keeps the multiplier in a C int.
+        num.parse()
+            .ok()
+            .filter(|&m| m > 0 && m <= i32::MAX as u32)?
     };
     let unit = TimeUnit::from_code(code)?;
     Some((unit, multiplier))
@@ -983,6 +991,12 @@ mod tests {
             (">U5", ">U5"),
             ("|U5", "<U5"),
             ("S0", "|S0"),
+            ("S2147483647", "|S2147483647"),
+            ("V2147483647", "|V2147483647"),
+            ("U536870911", "<U536870911"),
+            ("M8[2147483647s]", "<M8[2147483647s]"),
+            ("M", "<M8"),
+            ("m", "<m8"),
             ("int", "<i8"),
             (">c8", ">c8"),
             (">M8[ns]", ">M8[ns]"),
@@ -994,7 +1008,29 @@ mod tests {
     #[test]
     fn rejected_type_strings() {
         for s in [
-            "i3", "!i4", "f1", "u16", "c4", "x", "", "<", "M8[xs]", "M8[0s]", "f8 ", "b2", "O2",
+            "i3",
+            "!i4",
+            "f1",
+            "u16",
+            "c4",
+            "x",
+            "",
+            "<",
+            "M8[xs]",
+            "M8[0s]",
+            "f8 ",
+            "b2",
+            "O2",
+            // Refused by numpy 2.4.6's np.dtype(): a unit without the size, a multiplier or an
+            // itemsize beyond a C int.
+            "M[ns]",
+            "<m[10ms]",
+            "M8[2147483648s]",
+            "m8[3000000000ms]",
+            "S2147483648",
+            "V2147483648",
+            "U536870912",
+            "U4611686018427387903",
         ] {
             assert!(s.parse::<DType>().is_err(), "{s:?} must be rejected");
         }
