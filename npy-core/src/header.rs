@@ -176,22 +176,37 @@ impl Header {
     /// Number of elements: the product of the shape (1 for `()`).
     ///
     /// # Errors
-    /// [`Error::SizeOverflow`] when the product does not fit in 64 bits.
+    /// [`Error::SizeOverflow`] when the product of the non-zero dimensions does not fit in 64
+    /// bits (as numpy, a zero dimension does not excuse the others, wherever it stands).
     pub fn num_elements(&self) -> Result<u64, Error> {
-        self.shape
-            .iter()
-            .try_fold(1u64, |acc, &d| acc.checked_mul(d))
-            .ok_or_else(|| self.overflow())
+        let (product, any_zero) = self.nonzero_product(1)?;
+        Ok(if any_zero { 0 } else { product })
     }
 
     /// Bytes of array data: elements × itemsize.
     ///
     /// # Errors
-    /// [`Error::SizeOverflow`] when it does not fit in 64 bits.
+    /// [`Error::SizeOverflow`] when the element count or itemsize × the non-zero dimensions
+    /// does not fit in 64 bits.
     pub fn nbytes(&self) -> Result<u64, Error> {
-        self.num_elements()?
-            .checked_mul(self.dtype.itemsize())
-            .ok_or_else(|| self.overflow())
+        self.num_elements()?;
+        let (product, any_zero) = self.nonzero_product(self.dtype.itemsize())?;
+        Ok(if any_zero { 0 } else { product })
+    }
+
+    /// `start` × every non-zero dimension, checked, and whether a dimension is zero; the result
+    /// does not depend on where a zero stands (numpy's `PyArray_NewFromDescr` rule).
+    fn nonzero_product(&self, start: u64) -> Result<(u64, bool), Error> {
+        let mut product = start;
+        let mut any_zero = false;
+        for &d in &self.shape {
+            if d == 0 {
+                any_zero = true;
+            } else {
+                product = product.checked_mul(d).ok_or_else(|| self.overflow())?;
+            }
+        }
+        Ok((product, any_zero))
     }
 
     #[cold]
