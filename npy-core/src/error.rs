@@ -176,6 +176,24 @@ pub enum Error {
         requested: String,
     },
 
+    /// A record field the Rust type needs is not in the file's record dtype.
+    #[error("file's record has no field {field:?} (it has: {})", .available.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(", "))]
+    MissingField {
+        /// The field asked for.
+        field: String,
+        /// The file's field names, in offset order.
+        available: Vec<String>,
+    },
+
+    /// A record field whose dtype does not convert to the Rust field's type.
+    #[error("field {field:?}: {source}")]
+    FieldType {
+        /// The field's name.
+        field: String,
+        /// Why the field does not convert (usually [`Error::TypeMismatch`]).
+        source: Box<Error>,
+    },
+
     /// The array holds Python objects: its data is a pickle, which is never interpreted.
     #[error("file has dtype {dtype}, an array of Python objects stored as a pickle; it is not read, because unpickling can execute code")]
     ObjectArray {

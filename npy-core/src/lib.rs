@@ -36,6 +36,7 @@ pub mod header;
 mod info;
 pub mod literal;
 mod read;
+pub mod records;
 mod write;
 
 pub use half;
@@ -45,8 +46,63 @@ pub use dtype::{
     ByteOrder, Canonical, DType, Field, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
 };
 pub use element::{Datetime64, NpyElement, Timedelta64, NAT};
+/// `#[derive(NpyElement)]`: a struct as a numpy structured (record) dtype (feature `derive`).
+///
+/// Each field becomes a record field of the same name (`f0`, `f1`, ... for a tuple struct), in
+/// declaration order, packed (numpy's default layout). Field types are any [`NpyElement`]:
+/// numbers, `bool`, `f16`, complex, datetimes, fixed arrays `[T; N]` (subarray fields), other
+/// derived structs (nested records), and `String` / `Vec<u8>` (`U` / `S` strings: give them a
+/// width with `#[npy(width = N)]`, or let [`NpyElement::dtype_for`] take the longest value when
+/// writing). Generic parameters get an `NpyElement` bound.
+///
+/// Reading matches fields **by name** (or title), as numpy's structured assignment does: the
+/// file may order fields differently, hold extra fields (skipped), padding and per-field byte
+/// orders. A missing field is [`Error::MissingField`] (listing the file's fields), a field of
+/// another type [`Error::FieldType`].
+///
+/// Attributes:
+/// - `#[npy(rename = "name")]` on a field: the record field's name.
+/// - `#[npy(width = N)]` on a `String` / `Vec<u8>` field (or arrays of them): a fixed width.
+/// - `#[npy(align)]` on the struct: numpy's `align=True` layout (each field at a multiple of
+///   its alignment, the itemsize rounded up to the largest; the gaps are written as
+///   `('', '|Vn')` padding and zeroed).
+/// - `#[npy(byte_order = "big")]` (or `"little"`) on the struct: the byte order written
+///   (default: the machine's, as numpy). Reading accepts either.
+/// - `#[npy(crate = "path")]` on the struct: where `npy_core` is (default `::npy_core`).
+///
+/// # Examples
+/// ```
+/// use npy_core::{DType, NpyElement};
+///
+/// #[derive(NpyElement, Debug, PartialEq)]
+/// #[npy(align)]
+/// struct Sample {
+///     flag: u8,
+///     #[npy(rename = "value")]
+///     v: i32,
+///     pos: [f32; 2],
+///     #[npy(width = 4)]
+///     tag: String,
+/// }
+///
+/// let descr = Sample::npy_dtype().to_string();
+/// assert_eq!(
+///     descr,
+///     "[('flag', '|u1'), ('', '|V3'), ('value', '<i4'), ('pos', '<f4', (2,)), ('tag', '<U4')]"
+/// );
+///
+/// let mut bytes = Vec::new();
+/// let rows = [Sample { flag: 1, v: -7, pos: [0.5, 2.0], tag: "ab".into() }];
+/// npy_core::WriteOptions::new().write_to(&mut bytes, &rows, &[1])?;
+/// let back = npy_core::NpyReader::new(&bytes[..])?.read_vec::<Sample>()?;
+/// assert_eq!(back, rows);
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+#[cfg(feature = "derive")]
+pub use npy_derive::NpyElement;
 pub use error::{Error, NotNpy};
 pub use header::{Header, ParsedHeader, ReadOptions, Version};
 pub use info::{Order, TensorInfo};
+pub use records::{read_records, write_records};
 pub use read::{read, Elements, NpyArray, NpyReader, MAX_ZERO_SIZE_ELEMENTS};
 pub use write::{write, FileStreamWriter, PathStreamWriter, StreamWriter, WriteOptions};

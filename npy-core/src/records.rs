@@ -1,0 +1,250 @@
+//! Record (structured) arrays: Rust structs as numpy structured dtypes.
+//!
+//! `#[derive(NpyElement)]` (feature `derive`) implements [`NpyElement`] for a struct, mapping
+//! each field to a record field of the same name. Reading matches fields **by name**, as numpy's
+//! structured assignment does: the file's record may order its fields differently, hold fields
+//! the struct does not have (they are skipped), padding, titles and per-field byte orders. A
+//! field the struct needs and the file lacks is [`Error::MissingField`]; a field whose dtype does
+//! not convert is [`Error::FieldType`].
+//!
+//! [`read_records`] and [`write_records`] read and write whole record arrays. For large files,
+//! the general entry points work for records as for any element type:
+//! - [`NpyReader::iter`](crate::NpyReader::iter) streams records one by one;
+//! - [`NpyReader::read_range`](crate::NpyReader::read_range) reads records by index, seeking
+//!   past the others;
+//! - [`WriteOptions::create_stream`](crate::WriteOptions::create_stream) writes records as
+//!   they come.
+//!
+//! [`FieldPlan`], [`RecordPlan`] and [`alignment`] are the pieces the derive's generated code
+//! uses; they are public so hand-written [`NpyElement`] impls for records can use them too.
+
+use std::path::Path;
+
+use crate::dtype::{DType, Field, Primitive, Record};
+use crate::element::{describe, NpyElement};
+use crate::error::Error;
+use crate::read::NpyReader;
+use crate::write::write;
+
+/// Reads a record array (any shape) as a flat vector of `T`, in the file's memory order.
+///
+/// # Errors
+/// [`Error::MissingField`] and [`Error::FieldType`] when the file's record does not fit `T`;
+/// otherwise as [`NpyReader::read_vec`](crate::NpyReader::read_vec).
+///
+/// # Examples
+/// ```
+/// # #[cfg(feature = "derive")] {
+/// use npy_core::NpyElement;
+///
+/// #[derive(NpyElement, Debug, PartialEq)]
+/// struct Point {
+///     x: f32,
+///     y: f32,
+/// }
+///
+/// # let dir = std::env::temp_dir().join(format!("npy-core-rec-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("points.npy");
+/// let points = [Point { x: 1.0, y: 2.0 }, Point { x: -0.5, y: 0.0 }];
+/// npy_core::write_records(&path, &points)?;
+/// assert_eq!(npy_core::read_records::<Point>(&path)?, points);
+/// # }
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+pub fn read_records<T: NpyElement>(path: impl AsRef<Path>) -> Result<Vec<T>, Error> {
+    NpyReader::open(path)?.read_vec()
+}
+
+/// Writes `records` as a 1-d record array of shape `(records.len(),)`, with
+/// [`NpyElement::dtype_for`] as the dtype.
+///
+/// # Errors
+/// As [`write`](crate::write()): I/O errors, [`Error::ValueTooLong`] for a string field wider
+/// than its dtype.
+pub fn write_records<T: NpyElement>(path: impl AsRef<Path>, records: &[T]) -> Result<(), Error> {
+    write(path, records, &[records.len() as u64])
+}
+
+/// Where one field of a Rust record lives in the file's record, and how to convert it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldPlan<P> {
+    /// Byte offset of the field inside the record.
+    pub offset: usize,
+    /// Bytes of the field.
+    pub size: usize,
+    /// The field type's own plan.
+    pub plan: P,
+}
+
+impl<P> FieldPlan<P> {
+    /// Decodes the field from a whole record's bytes.
+    ///
+    /// # Errors
+    /// As [`NpyElement::read`].
+    #[inline]
+    pub fn read<T: NpyElement<Plan = P>>(&self, record: &[u8]) -> Result<T, Error> {
+        T::read(&self.plan, &record[self.offset..self.offset + self.size])
+    }
+
+    /// Encodes `value` into a whole record's bytes.
+    ///
+    /// # Errors
+    /// As [`NpyElement::write`].
+    #[inline]
+    pub fn write<T: NpyElement<Plan = P>>(&self, value: &T, record: &mut [u8]) -> Result<(), Error> {
+        value.write(&self.plan, &mut record[self.offset..self.offset + self.size])
+    }
+}
+
+/// The plan of a record type: its fields' plans (a nested tuple `(FieldPlan<P0>, (FieldPlan<P1>,
+/// ()))` in the derive) and whether writing must zero the bytes no field covers (padding, and
+/// fields of the file the type does not have).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordPlan<F> {
+    /// The fields' plans.
+    pub fields: F,
+    /// Whether some bytes of a record belong to no field of the type.
+    pub zero_fill: bool,
+}
+
+/// numpy's alignment of a dtype (`dtype.alignment` under `align=True`): the scalar size for
+/// numbers (the component size for complex), 4 for `U`, 1 for `S` and `V`, the base's for a
+/// subarray and the largest of its fields' for a record.
+pub fn alignment(dtype: &DType) -> u64 {
+    match dtype {
+        DType::Number(p, _) => match p {
+            Primitive::C64 => 4,
+            Primitive::C128 => 8,
+            Primitive::LongDouble { .. } | Primitive::CLongDouble { .. } => 16,
+            p => p.itemsize(),
+        },
+        DType::Time(..) => 8,
+        DType::Unicode(..) => 4,
+        DType::Bytes(_) | DType::Void(_) => 1,
+        DType::Object => 8,
+        DType::SubArray(s) => alignment(s.base()),
+        DType::Record(r) => r.fields().iter().map(|f| alignment(&f.dtype)).max().unwrap_or(1),
+    }
+}
+
+/// Helpers for the code `#[derive(NpyElement)]` generates. Not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    use super::*;
+    use crate::dtype::ByteOrder;
+
+    /// The record of `dtype`, or the type mismatch error for `T`.
+    pub fn record<T: NpyElement>(dtype: &DType) -> Result<&Record, Error> {
+        match dtype {
+            DType::Record(r) => Ok(r),
+            _ => Err(crate::element::mismatch::<T>(dtype)),
+        }
+    }
+
+    /// The plan of field `name` (matched by name or title) as a `T`.
+    pub fn field<T: NpyElement>(record: &Record, name: &str) -> Result<FieldPlan<T::Plan>, Error> {
+        let Some(f) = record.field(name) else {
+            return Err(missing(record, name));
+        };
+        let plan = T::plan(&f.dtype).map_err(|e| Error::FieldType {
+            field: name.to_owned(),
+            source: Box::new(match e {
+                e @ (Error::TypeMismatch { .. } | Error::FieldType { .. } | Error::MissingField { .. }) => e,
+                other => Error::TypeMismatch {
+                    file: describe(&f.dtype),
+                    requested: format!("{} ({other})", T::rust_name()),
+                },
+            }),
+        })?;
+        let too_big = || Error::Layout(format!("field {name:?} does not fit in memory"));
+        Ok(FieldPlan {
+            offset: usize::try_from(f.offset).map_err(|_| too_big())?,
+            size: usize::try_from(f.dtype.itemsize()).map_err(|_| too_big())?,
+            plan,
+        })
+    }
+
+    #[cold]
+    fn missing(record: &Record, name: &str) -> Error {
+        Error::MissingField {
+            field: name.to_owned(),
+            available: record.fields().iter().map(|f| f.name.clone()).collect(),
+        }
+    }
+
+    /// `dtype` with zero-width strings (`S0`, `U0`) given `width` (for `#[npy(width = N)]`).
+    pub fn with_width(dtype: DType, width: u64) -> DType {
+        match dtype {
+            DType::Bytes(0) => DType::Bytes(width),
+            DType::Unicode(0, o) => DType::Unicode(width, o),
+            DType::SubArray(s) => {
+                let base = with_width(s.base().clone(), width);
+                match crate::dtype::SubArray::new(base.clone(), s.shape().to_vec()) {
+                    Ok(s) => DType::SubArray(s),
+                    Err(_) => base,
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Whether `dtype` holds a zero-width string, whose width [`NpyElement::dtype_for`] takes
+    /// from the values.
+    pub fn is_variable(dtype: &DType) -> bool {
+        match dtype {
+            DType::Bytes(0) | DType::Unicode(0, _) => true,
+            DType::SubArray(s) => is_variable(s.base()),
+            DType::Record(r) => r.fields().iter().any(|f| is_variable(&f.dtype)),
+            _ => false,
+        }
+    }
+
+    /// The dtype of a field over `values`: the widest of `dtype_for` of each value.
+    pub fn widest<'a, T: NpyElement + 'a>(values: impl Iterator<Item = &'a T>) -> DType {
+        let mut best: Option<DType> = None;
+        for v in values {
+            let d = T::dtype_for(std::slice::from_ref(v));
+            match &best {
+                Some(b) if b.itemsize() >= d.itemsize() => {}
+                _ => best = Some(d),
+            }
+        }
+        best.unwrap_or_else(|| T::dtype_for(&[]))
+    }
+
+    /// The record dtype of `fields`: packed, or C-struct aligned as numpy's `align=True`; with
+    /// every field in `order` (`NotApplicable`: as the field types give it).
+    ///
+    /// # Panics
+    /// When the record's size overflows 64 bits (field names are checked unique at compile
+    /// time).
+    pub fn layout(fields: Vec<(&str, DType)>, align: bool, order: ByteOrder) -> DType {
+        let mut out = Vec::with_capacity(fields.len());
+        let mut offset = 0u64;
+        let mut max_align = 1u64;
+        for (name, dtype) in fields {
+            let dtype = dtype.with_byte_order(order);
+            if align {
+                let a = alignment(&dtype).max(1);
+                max_align = max_align.max(a);
+                offset = offset.next_multiple_of(a);
+            }
+            let size = dtype.itemsize();
+            out.push(Field {
+                name: name.to_owned(),
+                title: None,
+                dtype,
+                offset,
+            });
+            offset = offset.checked_add(size).expect("record size overflows 64 bits");
+        }
+        if align {
+            offset = offset.next_multiple_of(max_align);
+        }
+        match Record::new(out, offset) {
+            Ok(r) => DType::Record(r),
+            Err(e) => panic!("invalid record layout: {e}"),
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! The `#[npy(...)]` attributes of the container and its fields.
+
+use syn::{Attribute, LitInt, LitStr};
+
+/// Accumulates errors so that one expansion reports all of them (serde's `Ctxt`).
+#[derive(Default)]
+pub struct Ctxt {
+    errors: Option<syn::Error>,
+}
+
+impl Ctxt {
+    /// Records an error.
+    pub fn push(&mut self, e: syn::Error) {
+        match &mut self.errors {
+            Some(all) => all.combine(e),
+            None => self.errors = Some(e),
+        }
+    }
+
+    /// The combined error, if any was recorded.
+    pub fn finish(self) -> Result<(), syn::Error> {
+        self.errors.map_or(Ok(()), Err)
+    }
+}
+
+/// The byte order to write fields in.
+#[derive(Clone, Copy)]
+pub enum Order {
+    Little,
+    Big,
+    Native,
+}
+
+/// Container attributes: `#[npy(crate = "...", align, byte_order = "...")]`.
+#[derive(Default)]
+pub struct Container {
+    pub krate: Option<syn::Path>,
+    pub align: bool,
+    pub order: Option<Order>,
+}
+
+/// Field attributes: `#[npy(rename = "...", width = N)]`.
+#[derive(Default)]
+pub struct FieldAttrs {
+    pub rename: Option<String>,
+    pub width: Option<u64>,
+}
+
+fn npy_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
+    attrs.iter().filter(|a| a.path().is_ident("npy"))
+}
+
+impl Container {
+    pub fn parse(cx: &mut Ctxt, attrs: &[Attribute]) -> Container {
+        let mut out = Container::default();
+        for attr in npy_attrs(attrs) {
+            let r = attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("crate") {
+                    let s: LitStr = meta.value()?.parse()?;
+                    out.krate = Some(s.parse()?);
+                } else if meta.path.is_ident("align") {
+                    out.align = true;
+                } else if meta.path.is_ident("byte_order") {
+                    let s: LitStr = meta.value()?.parse()?;
+                    out.order = Some(match s.value().as_str() {
+                        "little" => Order::Little,
+                        "big" => Order::Big,
+                        "native" => Order::Native,
+                        _ => {
+                            return Err(syn::Error::new(
+                                s.span(),
+                                "byte_order must be \"little\", \"big\" or \"native\"",
+                            ))
+                        }
+                    });
+                } else if is_field_attr(&meta.path) {
+                    return Err(meta.error(format!(
+                        "`{}` is a field attribute; put it on a field",
+                        path_name(&meta.path)
+                    )));
+                } else {
+                    return Err(meta.error(format!(
+                        "unknown npy attribute `{}` (expected `crate`, `align` or `byte_order`)",
+                        path_name(&meta.path)
+                    )));
+                }
+                Ok(())
+            });
+            if let Err(e) = r {
+                cx.push(e);
+            }
+        }
+        out
+    }
+}
+
+impl FieldAttrs {
+    pub fn parse(cx: &mut Ctxt, attrs: &[Attribute]) -> FieldAttrs {
+        let mut out = FieldAttrs::default();
+        for attr in npy_attrs(attrs) {
+            let r = attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("rename") {
+                    let s: LitStr = meta.value()?.parse()?;
+                    out.rename = Some(s.value());
+                } else if meta.path.is_ident("width") {
+                    let n: LitInt = meta.value()?.parse()?;
+                    let width: u64 = n.base10_parse()?;
+                    if width == 0 {
+                        return Err(syn::Error::new(n.span(), "width must be at least 1"));
+                    }
+                    out.width = Some(width);
+                } else {
+                    return Err(meta.error(format!(
+                        "unknown npy field attribute `{}` (expected `rename` or `width`)",
+                        path_name(&meta.path)
+                    )));
+                }
+                Ok(())
+            });
+            if let Err(e) = r {
+                cx.push(e);
+            }
+        }
+        out
+    }
+}
+
+fn is_field_attr(path: &syn::Path) -> bool {
+    path.is_ident("rename") || path.is_ident("width")
+}
+
+fn path_name(path: &syn::Path) -> String {
+    path.segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
