@@ -712,7 +712,8 @@ fn descr_error(found: &str, reason: &str) -> Error {
     }
 }
 
-/// A subarray shape: a tuple of non-negative ints, or one int (numpy accepts `('a', '<f4', 3)`).
+/// A subarray shape: a tuple (or list) of non-negative ints, or one int (numpy accepts
+/// `('a', '<f4', 3)`).
 fn parse_sub_shape(v: &Value) -> Result<Vec<u64>, Error> {
     let dim = |d: &Value| match d {
         Value::Int(i) => u64::try_from(*i).ok(),
@@ -726,7 +727,10 @@ fn parse_sub_shape(v: &Value) -> Result<Vec<u64>, Error> {
     };
     match v {
         Value::Int(_) => Ok(vec![dim(v).ok_or_else(bad)?]),
-        Value::Tuple(items) => items.iter().map(|d| dim(d).ok_or_else(bad)).collect(),
+        // numpy's np.dtype((base, shape)) takes a list as well.
+        Value::Tuple(items) | Value::List(items) => {
+            items.iter().map(|d| dim(d).ok_or_else(bad)).collect()
+        }
         _ => Err(bad()),
     }
 }
@@ -770,13 +774,11 @@ fn parse_record(items: &[Value]) -> Result<DType, Error> {
             }
         }
         let size = dtype.itemsize();
-        let base_is_void = match &dtype {
-            DType::Void(_) => true,
-            DType::SubArray(s) => matches!(s.base(), DType::Void(_)),
-            _ => false,
-        };
-        // numpy's descr_to_dtype: an unnamed, untitled void field is padding.
-        let is_padding = title.is_none() && name.is_empty() && base_is_void;
+        // numpy's descr_to_dtype: an unnamed, untitled field whose dtype's type is np.void
+        // without names is padding: '|Vn', and any subarray (its type is np.void whatever the
+        // base), so `('', '<i4', (2,))` is 8 bytes of padding.
+        let is_void = matches!(dtype, DType::Void(_) | DType::SubArray(_));
+        let is_padding = title.is_none() && name.is_empty() && is_void;
         if !is_padding {
             fields.push(Field {
                 name,
