@@ -265,7 +265,9 @@ fn is_printable(c: char) -> bool {
 /// Options of [`parse`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParseOptions {
-    /// Accept Python 2 long-integer suffixes (`2L`, `2l`), as numpy does for 1.0 and 2.0 headers.
+    /// Accept Python 2 long-integer suffixes (`2L`), as numpy does for 1.0 and 2.0 headers. Only
+    /// the capital `L` that Python 2's `repr` wrote: numpy's `_filter_header` drops the token `L`
+    /// after a number and nothing else, so it refuses `2l`.
     pub long_suffix: bool,
     /// How deep dicts, tuples and lists may nest before [`LiteralErrorKind::TooDeep`].
     pub max_depth: usize,
@@ -713,7 +715,7 @@ impl<'a> Parser<'a> {
             }
         };
         if let Value::Int(_) = value {
-            if let Some(b'L' | b'l') = self.peek() {
+            if let Some(b'L') = self.peek() {
                 if !self.options.long_suffix {
                     return Err(self.err(LiteralErrorKind::LongSuffix));
                 }
@@ -1023,8 +1025,13 @@ mod tests {
             ..ParseOptions::default()
         };
         assert_eq!(
-            parse("(2L, 3l)", opts),
+            parse("(2L, 3L)", opts),
             Ok(Value::Tuple(vec![Value::Int(2), Value::Int(3)]))
+        );
+        // numpy 2.4.6 refuses "(2l, 3)" in a 1.0 header ("Cannot parse header").
+        assert_eq!(
+            parse("(2l, 3)", opts).map_err(|e| e.kind),
+            Err(LiteralErrorKind::InvalidNumber)
         );
         // Only after integers.
         assert!(parse("1.5L", opts).is_err());

@@ -350,6 +350,12 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Check)> {
             |e| matches!(syntax(e), Some(LiteralErrorKind::LongSuffix)),
         ),
         (
+            // numpy's _filter_header drops only a capital 'L' after a number.
+            "lowercase Python 2 long in a 1.0 header",
+            dict("'<f8'", "False", "(2l, 3)"),
+            |e| matches!(syntax(e), Some(LiteralErrorKind::InvalidNumber)),
+        ),
+        (
             "trailing text after the dict",
             v1("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), } x\n"),
             |e| matches!(syntax(e), Some(LiteralErrorKind::TrailingCharacters)),
