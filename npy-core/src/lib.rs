@@ -36,6 +36,8 @@ pub mod header;
 mod info;
 pub mod literal;
 mod read;
+#[cfg(feature = "serde")]
+pub mod serde_impls;
 pub mod records;
 mod write;
 

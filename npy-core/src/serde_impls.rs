@@ -1,0 +1,528 @@
+//! `Serialize` / `Deserialize` for the header types (feature `serde`).
+//!
+//! The shapes below are stable: tools may rely on them. In JSON:
+//!
+//! | type | JSON |
+//! |---|---|
+//! | [`Header`] | `{"descr": DTYPE, "fortran_order": false, "shape": [4, 64]}` (the header dict; unknown keys are an error) |
+//! | [`DType`], simple | its type string: `"<f4"`, `"\|S7"`, `"<M8[ns]"` |
+//! | [`DType`], record | numpy's `dtype.descr` list: one entry per field, `[name, DTYPE]` or `[name, DTYPE, shape]`, with `[title, name]` in place of `name` for a titled field, and padding entries `["", "\|V3"]` where fields leave gaps |
+//! | [`DType`], subarray | `[DTYPE, shape]` |
+//! | [`ByteOrder`] | `"little"`, `"big"` or `"na"` |
+//! | [`TensorInfo`] | the object `npy info --json` prints, without `path` and `file_size`: `name`, `version` (`"1.0"`), `header_len`, `data_offset`, `descr` (the dtype's display string: `"<f4"`, `"[('x', '<f4')]"`), `canonical` (`"float32"` or `null`), `shape`, `fortran_order`, `itemsize`, `nbytes`, `byte_order`, `header` (the stored text) |
+//! | [`Value`] | `None` → `null`, bool, int, float, str, bytes (an array of numbers in JSON), tuple and list → array, dict → object (or map) |
+//!
+//! A dtype written this way reads back to the same dtype, padding included (JSON → dtype → JSON
+//! is lossless). Through `npy-serde`, tuples are written as Python tuples, so a serialised
+//! [`Header`] is the header dict as numpy's `repr` writes it:
+//! `{'descr': '<f4', 'fortran_order': False, 'shape': (4, 64)}`.
+//!
+//! Deserialising checks what the file reader checks: the descr must describe a valid dtype and
+//! the size must fit in 64 bits; a [`TensorInfo`]'s derived fields (`canonical`, `itemsize`,
+//! `byte_order`, `nbytes`, `data_offset`) must agree with its `descr`, `shape` and `header_len`.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeMap, SerializeSeq, SerializeStruct, SerializeTuple, Serializer};
+use serde::{Deserialize, Serialize};
+
+use crate::dtype::{ByteOrder, DType};
+use crate::header::{Header, Version};
+use crate::info::{Order, TensorInfo};
+use crate::literal::Value;
+
+/// Name of the newtype struct through which [`Value`] asks a deserializer for its tuples.
+///
+/// A deserializer that tells tuples from lists (npy-serde's) answers a
+/// `deserialize_newtype_struct` with this name by presenting a tuple as a one-entry map whose
+/// key is [`TUPLE_KEY`] and whose value is the sequence of items; any other deserializer just
+/// sees an ordinary newtype struct.
+#[doc(hidden)]
+pub const VALUE_TOKEN: &str = "$npy_core::private::Value";
+
+/// See [`VALUE_TOKEN`].
+#[doc(hidden)]
+pub const TUPLE_KEY: &str = "$npy_core::private::tuple";
+
+// ---------------------------------------------------------------------------------------------
+// Value
+
+impl Serialize for Value {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Value::None => s.serialize_none(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Int(i) => {
+                if let Ok(i) = i64::try_from(*i) {
+                    s.serialize_i64(i)
+                } else if let Ok(u) = u64::try_from(*i) {
+                    s.serialize_u64(u)
+                } else {
+                    s.serialize_i128(*i)
+                }
+            }
+            Value::Float(x) => s.serialize_f64(*x),
+            Value::Str(v) => s.serialize_str(v),
+            Value::Bytes(b) => s.serialize_bytes(b),
+            Value::Tuple(items) => {
+                let mut t = s.serialize_tuple(items.len())?;
+                for v in items {
+                    t.serialize_element(v)?;
+                }
+                t.end()
+            }
+            Value::List(items) => {
+                let mut t = s.serialize_seq(Some(items.len()))?;
+                for v in items {
+                    t.serialize_element(v)?;
+                }
+                t.end()
+            }
+            Value::Dict(items) => {
+                let mut m = s.serialize_map(Some(items.len()))?;
+                for (k, v) in items {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        d.deserialize_newtype_struct(VALUE_TOKEN, ValueVisitor)
+    }
+}
+
+struct ValueVisitor;
+
+impl<'de> Visitor<'de> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a Python literal")
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::None)
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::None)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        Value::deserialize(d)
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_i64<E>(self, i: i64) -> Result<Value, E> {
+        Ok(Value::Int(i.into()))
+    }
+    fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
+        Ok(Value::Int(u.into()))
+    }
+    fn visit_i128<E>(self, i: i128) -> Result<Value, E> {
+        Ok(Value::Int(i))
+    }
+    fn visit_u128<E: de::Error>(self, u: u128) -> Result<Value, E> {
+        i128::try_from(u)
+            .map(Value::Int)
+            .map_err(|_| E::custom(format!("integer {u} out of range for a Python literal")))
+    }
+    fn visit_f64<E>(self, x: f64) -> Result<Value, E> {
+        Ok(Value::Float(x))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::Str(s.to_owned()))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Value, E> {
+        Ok(Value::Str(s))
+    }
+    fn visit_bytes<E>(self, b: &[u8]) -> Result<Value, E> {
+        Ok(Value::Bytes(b.to_vec()))
+    }
+    fn visit_byte_buf<E>(self, b: Vec<u8>) -> Result<Value, E> {
+        Ok(Value::Bytes(b))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(v) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::List(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut items: Vec<(Value, Value)> = Vec::new();
+        while let Some(k) = map.next_key::<Value>()? {
+            if items.is_empty() && matches!(&k, Value::Str(s) if s == TUPLE_KEY) {
+                let Value::List(t) = map.next_value::<Value>()? else {
+                    return Err(de::Error::custom("malformed tuple"));
+                };
+                return Ok(Value::Tuple(t));
+            }
+            let v = map.next_value()?;
+            // Python's rule for a repeated key: first position, last value.
+            match items.iter_mut().find(|(old, _)| *old == k) {
+                Some(slot) => slot.1 = v,
+                None => items.push((k, v)),
+            }
+        }
+        Ok(Value::Dict(items))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ByteOrder
+
+impl Serialize for ByteOrder {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for ByteOrder {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ByteOrder, D::Error> {
+        let s = String::deserialize(d)?;
+        match s.as_str() {
+            "little" => Ok(ByteOrder::Little),
+            "big" => Ok(ByteOrder::Big),
+            "na" => Ok(ByteOrder::NotApplicable),
+            other => Err(de::Error::unknown_variant(other, &["little", "big", "na"])),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// DType
+
+impl Serialize for DType {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_descr_value().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for DType {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<DType, D::Error> {
+        let v = Value::deserialize(d)?;
+        DType::from_descr_value(&descr_from_data(v)).map_err(de::Error::custom)
+    }
+}
+
+/// Turns a descr read from a format without tuples (JSON arrays arrive as lists) into the value
+/// `DType::from_descr_value` reads: a `[descr, shape]` list becomes a subarray tuple, the entries
+/// of a field list become tuples, with `[title, name]` and shapes as tuples.
+fn descr_from_data(v: Value) -> Value {
+    match v {
+        Value::List(items) | Value::Tuple(items) if is_subarray(&items) => {
+            let mut it = items.into_iter();
+            let (base, shape) = (it.next(), it.next());
+            Value::Tuple(vec![
+                descr_from_data(base.unwrap_or(Value::None)),
+                shape.map_or(Value::None, list_to_tuple),
+            ])
+        }
+        Value::List(items) => Value::List(items.into_iter().map(field_from_data).collect()),
+        other => other,
+    }
+}
+
+fn is_subarray(items: &[Value]) -> bool {
+    let dims = |v: &Value| match v {
+        Value::Int(_) => true,
+        Value::List(d) | Value::Tuple(d) => d.iter().all(|x| matches!(x, Value::Int(_))),
+        _ => false,
+    };
+    items.len() == 2 && !matches!(items[0], Value::Int(_)) && dims(&items[1])
+}
+
+fn field_from_data(v: Value) -> Value {
+    match v {
+        Value::List(parts) | Value::Tuple(parts) => {
+            let mut out = Vec::with_capacity(parts.len());
+            for (i, p) in parts.into_iter().enumerate() {
+                out.push(match i {
+                    1 => descr_from_data(p),
+                    _ => list_to_tuple(p),
+                });
+            }
+            Value::Tuple(out)
+        }
+        other => other,
+    }
+}
+
+fn list_to_tuple(v: Value) -> Value {
+    match v {
+        Value::List(items) => Value::Tuple(items),
+        other => other,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Header
+
+/// The shape, written as a tuple (so a Python-literal format writes `(4, 64)`).
+struct Shape<'a>(&'a [u64]);
+
+impl Serialize for Shape<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut t = s.serialize_tuple(self.0.len())?;
+        for d in self.0 {
+            t.serialize_element(d)?;
+        }
+        t.end()
+    }
+}
+
+impl Serialize for Header {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Header", 3)?;
+        st.serialize_field("descr", &self.dtype)?;
+        st.serialize_field("fortran_order", &self.fortran_order)?;
+        st.serialize_field("shape", &Shape(&self.shape))?;
+        st.end()
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "Header", deny_unknown_fields)]
+struct HeaderRepr {
+    descr: DType,
+    fortran_order: bool,
+    shape: Vec<u64>,
+}
+
+impl<'de> Deserialize<'de> for Header {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Header, D::Error> {
+        let r = HeaderRepr::deserialize(d)?;
+        let header = Header {
+            dtype: r.descr,
+            fortran_order: r.fortran_order,
+            shape: r.shape,
+        };
+        header.nbytes().map_err(de::Error::custom)?;
+        Ok(header)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// TensorInfo
+
+impl Serialize for TensorInfo {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("TensorInfo", 12)?;
+        st.serialize_field("name", &self.name)?;
+        st.serialize_field("version", &self.version.to_string())?;
+        st.serialize_field("header_len", &self.header_len)?;
+        st.serialize_field("data_offset", &self.data_offset)?;
+        st.serialize_field("descr", &self.dtype.to_string())?;
+        st.serialize_field("canonical", &self.canonical.map(|c| c.name()))?;
+        st.serialize_field("shape", &self.shape)?;
+        st.serialize_field("fortran_order", &(self.order == Order::Fortran))?;
+        st.serialize_field("itemsize", &self.itemsize)?;
+        st.serialize_field("nbytes", &self.nbytes)?;
+        st.serialize_field("byte_order", &self.byte_order)?;
+        st.serialize_field("header", &self.header)?;
+        st.end()
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "TensorInfo", deny_unknown_fields)]
+struct TensorInfoRepr {
+    name: String,
+    version: String,
+    header_len: u64,
+    data_offset: u64,
+    descr: String,
+    canonical: Option<String>,
+    shape: Vec<u64>,
+    fortran_order: bool,
+    itemsize: u64,
+    nbytes: u64,
+    byte_order: ByteOrder,
+    header: String,
+}
+
+impl<'de> Deserialize<'de> for TensorInfo {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TensorInfo, D::Error> {
+        let r = TensorInfoRepr::deserialize(d)?;
+        let version = match r.version.as_str() {
+            "1.0" => Version::V1_0,
+            "2.0" => Version::V2_0,
+            "3.0" => Version::V3_0,
+            other => {
+                return Err(de::Error::invalid_value(
+                    de::Unexpected::Str(other),
+                    &"\"1.0\", \"2.0\" or \"3.0\"",
+                ))
+            }
+        };
+        let dtype: DType = r.descr.parse().map_err(de::Error::custom)?;
+        let header = Header {
+            dtype,
+            fortran_order: r.fortran_order,
+            shape: r.shape,
+        };
+        let nbytes = header.nbytes().map_err(de::Error::custom)?;
+        let dtype = header.dtype;
+        let canonical = dtype.canonical();
+        let mismatch = |field: &str, found: &dyn fmt::Display, want: &dyn fmt::Display| {
+            de::Error::custom(format!(
+                "{field} {found} does not match descr {} (expected {want})",
+                r.descr
+            ))
+        };
+        let canon_name = canonical.map_or("null", |c| c.name());
+        if r.canonical.as_deref().unwrap_or("null") != canon_name {
+            let found = r.canonical.as_deref().unwrap_or("null");
+            return Err(mismatch("canonical", &found, &canon_name));
+        }
+        if r.itemsize != dtype.itemsize() {
+            return Err(mismatch("itemsize", &r.itemsize, &dtype.itemsize()));
+        }
+        if r.byte_order != dtype.byte_order() {
+            return Err(mismatch(
+                "byte_order",
+                &r.byte_order.name(),
+                &dtype.byte_order().name(),
+            ));
+        }
+        if r.nbytes != nbytes {
+            return Err(de::Error::custom(format!(
+                "nbytes {} does not match shape and descr (expected {nbytes})",
+                r.nbytes
+            )));
+        }
+        let data_offset = version.prefix_len().checked_add(r.header_len);
+        if data_offset != Some(r.data_offset) {
+            return Err(de::Error::custom(format!(
+                "data_offset {} does not match version {} and header_len {}",
+                r.data_offset, r.version, r.header_len
+            )));
+        }
+        Ok(TensorInfo {
+            name: r.name,
+            byte_order: dtype.byte_order(),
+            itemsize: dtype.itemsize(),
+            canonical,
+            dtype,
+            shape: header.shape,
+            order: if r.fortran_order {
+                Order::Fortran
+            } else {
+                Order::C
+            },
+            nbytes,
+            data_offset: r.data_offset,
+            version,
+            header_len: r.header_len,
+            header: r.header,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json_roundtrip(descr: &str) {
+        let dt: DType = descr.parse().unwrap();
+        let json = serde_json::to_string(&dt).unwrap();
+        let back: DType = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, dt, "{descr} via {json}");
+        assert_eq!(serde_json::to_string(&back).unwrap(), json);
+    }
+
+    #[test]
+    fn dtype_json_shapes() {
+        let dt: DType = "<f4".parse().unwrap();
+        assert_eq!(serde_json::to_string(&dt).unwrap(), r#""<f4""#);
+        let rec: DType = "[('a', 'u1'), ('', '|V3'), (('T', 'b'), '<i4', (2, 3))]"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            serde_json::to_string(&rec).unwrap(),
+            r#"[["a","|u1"],["","|V3"],[["T","b"],"<i4",[2,3]]]"#
+        );
+        for d in [
+            "<f4",
+            "|S7",
+            ">M8[ns]",
+            "[('x', '<f4'), ('id', '<i8')]",
+            "[('a', 'u1'), ('', '|V3'), (('T', 'b'), '<i4', (2, 3))]",
+            "[('a', [('b', '<f8', (2,)), ('', '|V4')])]",
+            "('<i4', (2, 2))",
+        ] {
+            json_roundtrip(d);
+        }
+    }
+
+    #[test]
+    fn header_and_byte_order_json() {
+        let h = Header::new("<f4".parse().unwrap(), vec![4, 64]);
+        let json = serde_json::to_string(&h).unwrap();
+        assert_eq!(
+            json,
+            r#"{"descr":"<f4","fortran_order":false,"shape":[4,64]}"#
+        );
+        assert_eq!(serde_json::from_str::<Header>(&json).unwrap(), h);
+        let err = serde_json::from_str::<Header>(
+            r#"{"descr":"<f4","fortran_order":false,"shape":[],"x":1}"#,
+        )
+        .unwrap_err();
+        assert!(err.to_string().starts_with("unknown field `x`"), "{err}");
+        assert_eq!(
+            serde_json::to_string(&ByteOrder::NotApplicable).unwrap(),
+            r#""na""#
+        );
+        assert_eq!(
+            serde_json::from_str::<ByteOrder>(r#""big""#).unwrap(),
+            ByteOrder::Big
+        );
+    }
+
+    #[test]
+    fn tensor_info_json() {
+        let bytes = Header::new("<f4".parse().unwrap(), vec![4, 64])
+            .to_bytes(None)
+            .unwrap();
+        let info = TensorInfo::from_reader("w_f32", &mut &bytes[..]).unwrap();
+        let json = serde_json::to_value(&info).unwrap();
+        assert_eq!(json["version"], "1.0");
+        assert_eq!(json["canonical"], "float32");
+        assert_eq!(json["byte_order"], "little");
+        assert_eq!(json["nbytes"], 1024);
+        let back: TensorInfo = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(back, info);
+        let mut bad = json;
+        bad["itemsize"] = 8.into();
+        let err = serde_json::from_value::<TensorInfo>(bad).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "itemsize 8 does not match descr <f4 (expected 4)"
+        );
+    }
+
+    #[test]
+    fn value_json() {
+        let v = Value::Dict(vec![(
+            Value::Str("a".into()),
+            Value::Tuple(vec![Value::Int(1), Value::None]),
+        )]);
+        assert_eq!(serde_json::to_string(&v).unwrap(), r#"{"a":[1,null]}"#);
+        let back: Value = serde_json::from_str(r#"{"a":[1,null]}"#).unwrap();
+        assert_eq!(
+            back,
+            Value::Dict(vec![(
+                Value::Str("a".into()),
+                Value::List(vec![Value::Int(1), Value::None]),
+            )])
+        );
+    }
+}
