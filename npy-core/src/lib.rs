@@ -30,6 +30,7 @@
 #![forbid(unsafe_code)]
 
 pub mod dtype;
+mod dynamic;
 pub mod element;
 mod error;
 pub mod header;
@@ -47,6 +48,7 @@ pub use num_complex;
 pub use dtype::{
     ByteOrder, Canonical, DType, Field, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
 };
+pub use dynamic::{read_dyn, COrderIter, DynArray, DynValue, UcsString, MAX_DYN_ITEMSIZE};
 pub use element::{Datetime64, NpyElement, Timedelta64, NAT};
 /// `#[derive(NpyElement)]`: a struct as a numpy structured (record) dtype (feature `derive`).
 ///
@@ -68,9 +70,11 @@ pub use element::{Datetime64, NpyElement, Timedelta64, NAT};
 /// - `#[npy(align)]` on the struct: numpy's `align=True` layout (each field at a multiple of
 ///   its alignment, the itemsize rounded up to the largest; the gaps are written as
 ///   `('', '|Vn')` padding and zeroed).
-/// - `#[npy(byte_order = "big")]` (or `"little"`) on the struct: the byte order written
-///   (default: the machine's, as numpy). Reading accepts either.
 /// - `#[npy(crate = "path")]` on the struct: where `npy_core` is (default `::npy_core`).
+///
+/// Fields are written in the machine's byte order, as numpy does; for big-endian files use
+/// [`WriteOptions::byte_order`], which applies to every field. Reading accepts any byte order,
+/// per field.
 ///
 /// # Examples
 /// ```

@@ -92,8 +92,15 @@ impl<P> FieldPlan<P> {
     /// # Errors
     /// As [`NpyElement::write`].
     #[inline]
-    pub fn write<T: NpyElement<Plan = P>>(&self, value: &T, record: &mut [u8]) -> Result<(), Error> {
-        value.write(&self.plan, &mut record[self.offset..self.offset + self.size])
+    pub fn write<T: NpyElement<Plan = P>>(
+        &self,
+        value: &T,
+        record: &mut [u8],
+    ) -> Result<(), Error> {
+        value.write(
+            &self.plan,
+            &mut record[self.offset..self.offset + self.size],
+        )
     }
 }
 
@@ -124,7 +131,12 @@ pub fn alignment(dtype: &DType) -> u64 {
         DType::Bytes(_) | DType::Void(_) => 1,
         DType::Object => 8,
         DType::SubArray(s) => alignment(s.base()),
-        DType::Record(r) => r.fields().iter().map(|f| alignment(&f.dtype)).max().unwrap_or(1),
+        DType::Record(r) => r
+            .fields()
+            .iter()
+            .map(|f| alignment(&f.dtype))
+            .max()
+            .unwrap_or(1),
     }
 }
 
@@ -132,7 +144,6 @@ pub fn alignment(dtype: &DType) -> u64 {
 #[doc(hidden)]
 pub mod __private {
     use super::*;
-    use crate::dtype::ByteOrder;
 
     /// The record of `dtype`, or the type mismatch error for `T`.
     pub fn record<T: NpyElement>(dtype: &DType) -> Result<&Record, Error> {
@@ -150,7 +161,9 @@ pub mod __private {
         let plan = T::plan(&f.dtype).map_err(|e| Error::FieldType {
             field: name.to_owned(),
             source: Box::new(match e {
-                e @ (Error::TypeMismatch { .. } | Error::FieldType { .. } | Error::MissingField { .. }) => e,
+                e @ (Error::TypeMismatch { .. }
+                | Error::FieldType { .. }
+                | Error::MissingField { .. }) => e,
                 other => Error::TypeMismatch {
                     file: describe(&f.dtype),
                     requested: format!("{} ({other})", T::rust_name()),
@@ -213,18 +226,16 @@ pub mod __private {
         best.unwrap_or_else(|| T::dtype_for(&[]))
     }
 
-    /// The record dtype of `fields`: packed, or C-struct aligned as numpy's `align=True`; with
-    /// every field in `order` (`NotApplicable`: as the field types give it).
+    /// The record dtype of `fields`: packed, or C-struct aligned as numpy's `align=True`.
     ///
     /// # Panics
     /// When the record's size overflows 64 bits (field names are checked unique at compile
     /// time).
-    pub fn layout(fields: Vec<(&str, DType)>, align: bool, order: ByteOrder) -> DType {
+    pub fn layout(fields: Vec<(&str, DType)>, align: bool) -> DType {
         let mut out = Vec::with_capacity(fields.len());
         let mut offset = 0u64;
         let mut max_align = 1u64;
         for (name, dtype) in fields {
-            let dtype = dtype.with_byte_order(order);
             if align {
                 let a = alignment(&dtype).max(1);
                 max_align = max_align.max(a);
@@ -237,7 +248,9 @@ pub mod __private {
                 dtype,
                 offset,
             });
-            offset = offset.checked_add(size).expect("record size overflows 64 bits");
+            offset = offset
+                .checked_add(size)
+                .expect("record size overflows 64 bits");
         }
         if align {
             offset = offset.next_multiple_of(max_align);

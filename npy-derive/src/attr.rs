@@ -23,20 +23,11 @@ impl Ctxt {
     }
 }
 
-/// The byte order to write fields in.
-#[derive(Clone, Copy)]
-pub enum Order {
-    Little,
-    Big,
-    Native,
-}
-
-/// Container attributes: `#[npy(crate = "...", align, byte_order = "...")]`.
+/// Container attributes: `#[npy(crate = "...", align)]`.
 #[derive(Default)]
 pub struct Container {
     pub krate: Option<syn::Path>,
     pub align: bool,
-    pub order: Option<Order>,
 }
 
 /// Field attributes: `#[npy(rename = "...", width = N)]`.
@@ -60,19 +51,6 @@ impl Container {
                     out.krate = Some(s.parse()?);
                 } else if meta.path.is_ident("align") {
                     out.align = true;
-                } else if meta.path.is_ident("byte_order") {
-                    let s: LitStr = meta.value()?.parse()?;
-                    out.order = Some(match s.value().as_str() {
-                        "little" => Order::Little,
-                        "big" => Order::Big,
-                        "native" => Order::Native,
-                        _ => {
-                            return Err(syn::Error::new(
-                                s.span(),
-                                "byte_order must be \"little\", \"big\" or \"native\"",
-                            ))
-                        }
-                    });
                 } else if is_field_attr(&meta.path) {
                     return Err(meta.error(format!(
                         "`{}` is a field attribute; put it on a field",
@@ -80,7 +58,7 @@ impl Container {
                     )));
                 } else {
                     return Err(meta.error(format!(
-                        "unknown npy attribute `{}` (expected `crate`, `align` or `byte_order`)",
+                        "unknown npy attribute `{}` (expected `crate` or `align`)",
                         path_name(&meta.path)
                     )));
                 }

@@ -7,7 +7,7 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Type};
 
-use crate::attr::{Container, Ctxt, FieldAttrs, Order};
+use crate::attr::{Container, Ctxt, FieldAttrs};
 
 /// One struct field as the generated code sees it.
 struct FieldInfo<'a> {
@@ -114,12 +114,6 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
     let align = container.align;
-    let order = match container.order {
-        None => quote!(#krate::ByteOrder::NotApplicable),
-        Some(Order::Little) => quote!(#krate::ByteOrder::Little),
-        Some(Order::Big) => quote!(#krate::ByteOrder::Big),
-        Some(Order::Native) => quote!(#krate::ByteOrder::NATIVE),
-    };
     let private = quote!(#krate::records::__private);
 
     let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
@@ -213,7 +207,6 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
                     #private::layout(
                         ::std::vec![ #( (#names, #base_dtypes) ),* ],
                         #align,
-                        #order,
                     )
                 }
 
@@ -222,7 +215,6 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
                     #private::layout(
                         ::std::vec![ #( (#names, #value_dtypes) ),* ],
                         #align,
-                        #order,
                     )
                 }
 
