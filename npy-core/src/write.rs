@@ -268,6 +268,8 @@ pub struct StreamWriter<W: Write + Seek, T: NpyElement> {
     header_bytes: usize,
     row_len: u64,
     count: u64,
+    /// Rows pushed when a row has no elements (`count` cannot tell how many).
+    empty_rows: u64,
     itemsize: usize,
     buf: Vec<u8>,
     _t: PhantomData<T>,
@@ -309,6 +311,7 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
             header_bytes: bytes.len(),
             row_len,
             count: 0,
+            empty_rows: 0,
             itemsize,
             buf: Vec::with_capacity(CHUNK_BYTES),
             _t: PhantomData,
@@ -322,7 +325,11 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
     pub fn push(&mut self, value: &T) -> Result<(), Error> {
         let start = self.buf.len();
         self.buf.resize(start + self.itemsize, 0);
-        value.write(&self.plan, &mut self.buf[start..])?;
+        if let Err(e) = value.write(&self.plan, &mut self.buf[start..]) {
+            // Drop the rejected element's partial bytes: they would shift every later value.
+            self.buf.truncate(start);
+            return Err(e);
+        }
         self.count += 1;
         if self.buf.len() >= CHUNK_BYTES {
             self.flush_buf()?;
@@ -360,6 +367,10 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
                 found: row.len() as u64,
             });
         }
+        if self.row_len == 0 {
+            self.empty_rows += 1;
+            return Ok(());
+        }
         self.extend_from_slice(row)
     }
 
@@ -387,7 +398,7 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
     pub fn finish(mut self) -> Result<W, Error> {
         self.flush_buf()?;
         let rows = if self.row_len == 0 {
-            0
+            self.empty_rows
         } else {
             if self.count % self.row_len != 0 {
                 return Err(Error::LengthMismatch {
