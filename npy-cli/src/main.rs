@@ -3,6 +3,7 @@
 //! ```text
 //! npy info FILE...          what each file holds: dtype, shape, sizes, layout, header
 //! npy info --json FILE...   the same, one JSON object per line per file
+//! npy header FILE           the header dict as JSON (--python: the text as stored)
 //! ```
 //!
 //! Each subcommand is a module (`info`); `main` parses the command line and dispatches.
@@ -59,7 +60,9 @@
 //! not be read or is shorter than its header promises; 2 for a usage error.
 
 mod format;
+mod header;
 mod info;
+mod show;
 
 use std::process::ExitCode;
 
@@ -76,10 +79,14 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Info(info::Args),
+    Show(show::Args),
+    Header(header::Args),
 }
 
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Info(args) => info::run(&args),
+        Command::Show(args) => show::run(&args),
+        Command::Header(args) => header::run(&args),
     }
 }

@@ -1,0 +1,60 @@
+//! `npy header`: the header dict of a file, as JSON or exactly as stored.
+
+use std::fs::File;
+use std::io::{self, BufReader, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use npy_core::Header;
+
+use crate::format::printable;
+
+/// Print the header dict of a .npy file.
+///
+/// As JSON by default, one line: {"descr": ..., "fortran_order": ..., "shape": [...]}, where
+/// descr is the type string ("<f4") of a simple dtype and numpy's descr list for a record
+/// ([["x", "<f4"], ["", "|V4"], ["y", "<i8", [2]]]: [name, descr] or [name, descr, shape],
+/// [title, name] for a titled field, ["", "|Vn"] for padding).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The .npy file.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+
+    /// Print the header text exactly as stored (Python literal, trailing padding and newline
+    /// kept) instead of JSON.
+    #[arg(long)]
+    python: bool,
+}
+
+/// Runs `npy header`.
+pub fn run(args: &Args) -> ExitCode {
+    let fail = |message: &dyn std::fmt::Display| {
+        let path = args.file.display().to_string();
+        let _ = writeln!(io::stderr(), "npy: {}: {message}", printable(&path));
+        ExitCode::FAILURE
+    };
+    let parsed = match File::open(&args.file)
+        .map_err(npy_core::Error::from)
+        .and_then(|f| Header::read(&mut BufReader::new(f)))
+    {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let text = if args.python {
+        parsed.text
+    } else {
+        match serde_json::to_string(&parsed.header) {
+            Ok(line) => line + "\n",
+            Err(e) => return fail(&e),
+        }
+    };
+    let mut out = io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            let _ = writeln!(io::stderr(), "npy: writing output: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
