@@ -26,14 +26,20 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         Data::Struct(s) => collect_fields(&mut cx, &s.fields),
         Data::Enum(e) => {
             cx.push(syn::Error::new(
-                e.enum_token.span().join(input.ident.span()).unwrap_or(input.ident.span()),
+                e.enum_token
+                    .span()
+                    .join(input.ident.span())
+                    .unwrap_or(input.ident.span()),
                 "NpyElement cannot be derived for enums: a record dtype needs a struct",
             ));
             Vec::new()
         }
         Data::Union(u) => {
             cx.push(syn::Error::new(
-                u.union_token.span().join(input.ident.span()).unwrap_or(input.ident.span()),
+                u.union_token
+                    .span()
+                    .join(input.ident.span())
+                    .unwrap_or(input.ident.span()),
                 "NpyElement cannot be derived for unions: a record dtype needs a struct",
             ));
             Vec::new()
@@ -156,9 +162,14 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
         .collect();
 
     // `(FieldPlan<P0>, (FieldPlan<P1>, ()))` and the matching pattern.
-    let plan_ty = vars.iter().zip(&tys).rev().fold(quote!(()), |acc, (_, ty)| {
-        quote!((#krate::records::FieldPlan<<#ty as #krate::NpyElement>::Plan>, #acc))
-    });
+    let plan_ty = vars
+        .iter()
+        .zip(&tys)
+        .rev()
+        .fold(quote!(()), |acc, (_, ty)| {
+            let plan = quote_spanned!(ty.span()=> <#ty as #krate::NpyElement>::Plan);
+            quote!((#krate::records::FieldPlan<#plan>, #acc))
+        });
     let plan_pat = vars
         .iter()
         .rev()

@@ -139,7 +139,10 @@ struct Aligned {
 #[test]
 fn rec_aligned_layout_descr_and_bytes() {
     let e = entry("rec_aligned.npy");
-    assert_eq!(Aligned::npy_dtype().to_string(), e["descr"].as_str().unwrap());
+    assert_eq!(
+        Aligned::npy_dtype().to_string(),
+        e["descr"].as_str().unwrap()
+    );
     assert_eq!(
         Aligned::npy_dtype().to_string(),
         "[('a', '|u1'), ('', '|V3'), ('b', '<i4')]"
@@ -235,7 +238,10 @@ struct Nested {
 #[test]
 fn rec_nested_records_and_subarrays() {
     let e = entry("rec_nested.npy");
-    assert_eq!(Nested::npy_dtype().to_string(), e["descr"].as_str().unwrap());
+    assert_eq!(
+        Nested::npy_dtype().to_string(),
+        e["descr"].as_str().unwrap()
+    );
     let got = read_records::<Nested>(fixture("rec_nested.npy")).unwrap();
     for (g, w) in got.iter().zip(&records("rec_nested.npy")) {
         same_f32(g.p.x, &w["p"]["x"]);
@@ -378,7 +384,10 @@ struct Strings {
 #[test]
 fn rec_strings_string_bool_datetime_complex_fields() {
     let e = entry("rec_strings.npy");
-    assert_eq!(Strings::npy_dtype().to_string(), e["descr"].as_str().unwrap());
+    assert_eq!(
+        Strings::npy_dtype().to_string(),
+        e["descr"].as_str().unwrap()
+    );
     let got = read_records::<Strings>(fixture("rec_strings.npy")).unwrap();
     for (g, w) in got.iter().zip(&records("rec_strings.npy")) {
         let latin1: Vec<u8> = w["name"]
