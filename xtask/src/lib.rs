@@ -5,6 +5,8 @@
 //!
 //! - [`fixtures`]: regenerate (or `--check`) the NumPy fixture set in `fixtures/`
 //!   with `xtask/fixtures.py`.
+//! - [`interop`]: write every simple-dtype fixture again with npy-core and check with numpy
+//!   (`xtask/interop.py`) that it loads the same and that the bytes are numpy's.
 //!
 //! Shared helpers:
 //!
@@ -12,9 +14,10 @@
 //!   the pinned numpy version; later subcommands (`interop`, `bench`, ...) reuse
 //!   [`python::numpy_python`].
 //!
-//! The crate depends on `std` only.
+//! The crate depends on `std` and, for `interop`, on npy-core.
 
 pub mod fixtures;
+pub mod interop;
 pub mod python;
 
 use std::path::PathBuf;
@@ -27,6 +30,8 @@ subcommands:
   fixtures [--check]  regenerate fixtures/ with xtask/fixtures.py (numpy==2.4.6);
                       --check regenerates into a temporary directory and fails if
                       fixtures/ differs
+  interop             write the fixtures' values with npy-core into target/interop/ and
+                      check with numpy that they load identically and match byte for byte
   help                print this message
 ";
 

@@ -7,6 +7,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("fixtures") => xtask::fixtures::run(&args[1..]),
+        Some("interop") => xtask::interop::run(&args[1..]),
         Some("help" | "-h" | "--help") => {
             print!("{}", xtask::USAGE);
             return ExitCode::SUCCESS;
