@@ -156,7 +156,8 @@ fn errors_have_exact_messages() {
     fn err<T: DeserializeOwned + Debug + PartialEq>(text: &str) -> (Category, String) {
         read::<T>(text).expect_err(text)
     }
-    let cases: Vec<((Category, String), (Category, &str))> = vec![
+    type Case = ((Category, String), (Category, &'static str));
+    let cases: Vec<Case> = vec![
         // Syntax, with position.
         (err::<Value>("{'a' 1}"), (Syntax, "unexpected '1', expected ':' at line 1 column 6 (byte 5)")),
         (err::<Value>("[1,,]"), (Syntax, "unexpected ',', expected a value at line 1 column 4 (byte 3)")),
