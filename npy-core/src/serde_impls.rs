@@ -17,6 +17,22 @@
 //! [`Header`] is the header dict as numpy's `repr` writes it:
 //! `{'descr': '<f4', 'fortran_order': False, 'shape': (4, 64)}`.
 //!
+//! # Examples
+//! ```
+//! use npy_core::{DType, Header};
+//!
+//! let h = Header::new("[('x', '<f4'), ('', '|V4'), ('y', '<i8', (2,))]".parse()?, vec![3]);
+//! let json = serde_json::to_string(&h)?;
+//! assert_eq!(
+//!     json,
+//!     r#"{"descr":[["x","<f4"],["","|V4"],["y","<i8",[2]]],"fortran_order":false,"shape":[3]}"#
+//! );
+//! assert_eq!(serde_json::from_str::<Header>(&json)?, h);
+//! let dt: DType = serde_json::from_str(r#"["<u2", [2, 2]]"#)?;
+//! assert_eq!(dt.to_string(), "('<u2', (2, 2))");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Deserialising checks what the file reader checks: the descr must describe a valid dtype and
 //! the size must fit in 64 bits; a [`TensorInfo`]'s derived fields (`canonical`, `itemsize`,
 //! `byte_order`, `nbytes`, `data_offset`) must agree with its `descr`, `shape` and `header_len`.
