@@ -1,0 +1,146 @@
+//! Criterion suite: npy-core vs npyz, ndarray-npy and the limit. Names are
+//! `operation/dtype_size/implementation`, which `cargo xtask bench` reads back.
+
+use std::hint::black_box;
+use std::io::Read;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use npy_bench::{data_dir, f16_file, f32_file, f64_be_file};
+use npy_core::{DType, Header, NpyReader, WriteOptions};
+
+const MIB: usize = 1 << 20;
+
+fn header_parse(c: &mut Criterion) {
+    let mut g = c.benchmark_group("header_parse");
+    let typical = Header::new("<f4".parse().unwrap(), vec![4, 64]).to_bytes(None).unwrap();
+    g.bench_function(BenchmarkId::new("typical_118B", "npy-core"), |b| {
+        b.iter(|| Header::read(&mut black_box(&typical[..])).unwrap())
+    });
+    g.bench_function(BenchmarkId::new("typical_118B", "npyz"), |b| {
+        b.iter(|| npyz::NpyHeader::from_reader(black_box(&typical[..])).unwrap())
+    });
+    let fields: Vec<(String, DType)> = (0..4000)
+        .map(|i| (format!("f{i:04}"), if i % 2 == 0 { "<f4" } else { "<i2" }.parse().unwrap()))
+        .collect();
+    let wide = Header::new(DType::Record(npy_core::Record::packed(fields).unwrap()), vec![2])
+        .to_bytes(None)
+        .unwrap();
+    g.throughput(Throughput::Elements(4000));
+    g.bench_function(BenchmarkId::new("record_4000_fields", "npy-core"), |b| {
+        b.iter(|| Header::read(&mut black_box(&wide[..])).unwrap())
+    });
+    g.bench_function(BenchmarkId::new("record_4000_fields", "npyz"), |b| {
+        b.iter(|| npyz::NpyHeader::from_reader(black_box(&wide[..])).unwrap())
+    });
+    g.finish();
+}
+
+fn read_f32(c: &mut Criterion) {
+    let dir = data_dir().unwrap();
+    let mut g = c.benchmark_group("read_f32");
+    for size in [MIB, 64 * MIB, 256 * MIB] {
+        let path = f32_file(&dir, size).unwrap();
+        let id = format!("{}MiB", size / MIB);
+        g.throughput(Throughput::Bytes(size as u64));
+        g.sample_size(if size > MIB { 10 } else { 50 });
+        g.bench_function(BenchmarkId::new(&id, "npy-core"), |b| {
+            b.iter(|| npy_core::read::<f32>(&path).unwrap())
+        });
+        let mut buf = vec![0f32; size / 4];
+        g.bench_function(BenchmarkId::new(&id, "npy-core-into"), |b| {
+            b.iter(|| {
+                let mut r = NpyReader::open(&path).unwrap();
+                r.read_into(&mut buf).unwrap();
+            })
+        });
+        g.bench_function(BenchmarkId::new(&id, "npyz"), |b| {
+            b.iter(|| {
+                let f = std::io::BufReader::new(std::fs::File::open(&path).unwrap());
+                npyz::NpyFile::new(f).unwrap().into_vec::<f32>().unwrap()
+            })
+        });
+        g.bench_function(BenchmarkId::new(&id, "ndarray-npy"), |b| {
+            b.iter(|| ndarray_npy::read_npy::<_, ndarray::Array1<f32>>(&path).unwrap())
+        });
+        g.bench_function(BenchmarkId::new(&id, "limit-fs-read"), |b| {
+            b.iter(|| std::fs::read(&path).unwrap())
+        });
+        let mut raw = vec![0u8; size + 128];
+        g.bench_function(BenchmarkId::new(&id, "limit-read-into"), |b| {
+            b.iter(|| {
+                let mut f = std::fs::File::open(&path).unwrap();
+                f.read_exact(&mut raw).unwrap();
+            })
+        });
+    }
+    g.finish();
+}
+
+fn read_other(c: &mut Criterion) {
+    let dir = data_dir().unwrap();
+    let size = 64 * MIB;
+    let mut g = c.benchmark_group("read_other");
+    g.throughput(Throughput::Bytes(size as u64));
+    g.sample_size(10);
+    let be = f64_be_file(&dir, size).unwrap();
+    g.bench_function(BenchmarkId::new("f64be_64MiB", "npy-core"), |b| {
+        b.iter(|| npy_core::read::<f64>(&be).unwrap())
+    });
+    g.bench_function(BenchmarkId::new("f64be_64MiB", "npyz"), |b| {
+        b.iter(|| {
+            let f = std::io::BufReader::new(std::fs::File::open(&be).unwrap());
+            npyz::NpyFile::new(f).unwrap().into_vec::<f64>().unwrap()
+        })
+    });
+    g.bench_function(BenchmarkId::new("f64be_64MiB", "ndarray-npy"), |b| {
+        b.iter(|| ndarray_npy::read_npy::<_, ndarray::Array1<f64>>(&be).unwrap())
+    });
+    let h = f16_file(&dir, size).unwrap();
+    g.bench_function(BenchmarkId::new("f16_64MiB", "npy-core"), |b| {
+        b.iter(|| npy_core::read::<npy_core::half::f16>(&h).unwrap())
+    });
+    g.finish();
+}
+
+fn write_f32(c: &mut Criterion) {
+    let dir = data_dir().unwrap();
+    let size = 64 * MIB;
+    let n = size / 4;
+    let data: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let arr = ndarray::Array1::from(data.clone());
+    let out = dir.join("write_out.npy");
+    let mut g = c.benchmark_group("write_f32");
+    g.throughput(Throughput::Bytes(size as u64));
+    g.sample_size(10);
+    g.bench_function(BenchmarkId::new("64MiB", "npy-core"), |b| {
+        b.iter(|| npy_core::write(&out, &data, &[n as u64]).unwrap())
+    });
+    g.bench_function(BenchmarkId::new("64MiB", "ndarray-npy"), |b| {
+        b.iter(|| ndarray_npy::write_npy(&out, &arr).unwrap())
+    });
+    g.bench_function(BenchmarkId::new("64MiB", "npyz"), |b| {
+        b.iter(|| npyz::to_file_1d(&out, data.iter().copied()).unwrap())
+    });
+    let bytes: Vec<u8> = {
+        let mut v = Header::new("<f4".parse().unwrap(), vec![n as u64]).to_bytes(None).unwrap();
+        v.extend(data.iter().flat_map(|x| x.to_le_bytes()));
+        v
+    };
+    g.bench_function(BenchmarkId::new("64MiB", "limit-fs-write"), |b| {
+        b.iter(|| std::fs::write(&out, &bytes).unwrap())
+    });
+    g.throughput(Throughput::Elements(16 << 20));
+    g.bench_function(BenchmarkId::new("stream_16M_push", "npy-core"), |b| {
+        b.iter(|| {
+            let mut w = WriteOptions::new().create_stream::<f32>(&out, &[]).unwrap();
+            for i in 0..(16u32 << 20) {
+                w.push(&(i as f32)).unwrap();
+            }
+            w.finish().unwrap();
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, header_parse, read_f32, read_other, write_f32);
+criterion_main!(benches);
