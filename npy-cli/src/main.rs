@@ -3,6 +3,7 @@
 //! ```text
 //! npy info FILE...          what each file holds: dtype, shape, sizes, layout, header
 //! npy info --json FILE...   the same, one JSON object per line per file
+//! npy show FILE             the values, as numpy prints them (--json: as JSON)
 //! npy header FILE           the header dict as JSON (--python: the text as stored)
 //! ```
 //!
@@ -63,6 +64,7 @@ mod format;
 mod header;
 mod info;
 mod show;
+mod show;
 
 use std::process::ExitCode;
 
@@ -80,12 +82,14 @@ struct Cli {
 enum Command {
     Info(info::Args),
     Show(show::Args),
+    Show(show::Args),
     Header(header::Args),
 }
 
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Info(args) => info::run(&args),
+        Command::Show(args) => show::run(&args),
         Command::Show(args) => show::run(&args),
         Command::Header(args) => header::run(&args),
     }
