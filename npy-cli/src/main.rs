@@ -64,7 +64,6 @@ mod format;
 mod header;
 mod info;
 mod show;
-mod show;
 
 use std::process::ExitCode;
 
@@ -82,14 +81,12 @@ struct Cli {
 enum Command {
     Info(info::Args),
     Show(show::Args),
-    Show(show::Args),
     Header(header::Args),
 }
 
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Info(args) => info::run(&args),
-        Command::Show(args) => show::run(&args),
         Command::Show(args) => show::run(&args),
         Command::Header(args) => header::run(&args),
     }
