@@ -236,9 +236,41 @@ pub enum Error {
     },
 
     /// A request that this array's layout cannot serve (rows of a Fortran-order array, an
-    /// index out of range, a misaligned or byte-swapped zero-copy view).
+    /// index out of range, a shape `ndarray` cannot hold).
     #[error("{0}")]
     Layout(String),
+
+    /// A zero-copy view needs the array data aligned in memory for the element type, and it is
+    /// not: the buffer's start address or the file's data offset is not a multiple of `align`.
+    #[error("array data at byte offset {offset} is not aligned to {align} bytes in memory, which a zero-copy view of the element type needs; use view_or_copy or a copying read")]
+    Misaligned {
+        /// Offset of the array data from the start of the input, in bytes.
+        offset: u64,
+        /// Alignment the element type needs, in bytes.
+        align: usize,
+    },
+
+    /// The file's dtype holds the requested type, but its bytes are not the type's in-memory
+    /// layout (another byte order, or a type decoded element by element), so they cannot be
+    /// viewed without copying.
+    #[error("file has dtype {file}, requested {requested}: {reason}; use view_or_copy or a copying read")]
+    NotViewable {
+        /// The file's dtype, e.g. `'>f8' (float64)`.
+        file: String,
+        /// The Rust type and its dtype, e.g. `f64 ('<f8')`.
+        requested: String,
+        /// Why the bytes cannot be borrowed.
+        reason: &'static str,
+    },
+
+    /// The file's number of dimensions differs from that of the requested array type.
+    #[error("file has shape {shape:?} ({} dimensions), requested a {expected}-dimensional array", .shape.len())]
+    DimensionMismatch {
+        /// The file's shape.
+        shape: Vec<u64>,
+        /// Dimensions of the requested type.
+        expected: usize,
+    },
 
     /// Reading would allocate memory that the input cannot back (zero-size elements in
     /// numbers no file holds).

@@ -27,7 +27,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 pub mod dtype;
 mod dynamic;
@@ -36,20 +36,32 @@ mod error;
 pub mod header;
 mod info;
 pub mod literal;
+#[cfg(feature = "mmap")]
+mod mmap;
+#[cfg(feature = "ndarray")]
+mod ndarray;
 mod read;
+pub mod records;
 #[cfg(feature = "serde")]
 pub mod serde_impls;
-pub mod records;
+mod view;
 mod write;
 
 pub use half;
 pub use num_complex;
 
+#[cfg(feature = "ndarray")]
+pub use crate::ndarray::{read_ndarray, read_ndarray_dim, write_ndarray};
 pub use dtype::{
     ByteOrder, Canonical, DType, Field, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
 };
 pub use dynamic::{read_dyn, COrderIter, DynArray, DynValue, UcsString, MAX_DYN_ITEMSIZE};
 pub use element::{Datetime64, NpyElement, Timedelta64, NAT};
+pub use error::{Error, NotNpy};
+pub use header::{Header, ParsedHeader, ReadOptions, Version};
+pub use info::{Order, TensorInfo};
+#[cfg(feature = "mmap")]
+pub use mmap::{mmap, NpyMmap};
 /// `#[derive(NpyElement)]`: a struct as a numpy structured (record) dtype (feature `derive`).
 ///
 /// Each field becomes a record field of the same name (`f0`, `f1`, ... for a tuple struct), in
@@ -106,9 +118,7 @@ pub use element::{Datetime64, NpyElement, Timedelta64, NAT};
 /// ```
 #[cfg(feature = "derive")]
 pub use npy_derive::NpyElement;
-pub use error::{Error, NotNpy};
-pub use header::{Header, ParsedHeader, ReadOptions, Version};
-pub use info::{Order, TensorInfo};
-pub use records::{read_records, write_records};
 pub use read::{read, Elements, NpyArray, NpyReader, MAX_ZERO_SIZE_ELEMENTS};
+pub use records::{read_records, write_records};
+pub use view::{view_or_copy, NpyView};
 pub use write::{write, FileStreamWriter, PathStreamWriter, StreamWriter, WriteOptions};

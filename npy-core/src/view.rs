@@ -1,0 +1,314 @@
+//! Zero-copy views: the elements of a `.npy` file held in memory, borrowed in place.
+//!
+//! A view needs three things of the file's data: the file's dtype is exactly the element type's
+//! in-memory layout (the native byte order), the data is aligned in memory for the type, and it
+//! is all there. [`NpyView::new`] checks each and says which failed; [`view_or_copy`] borrows
+//! when it can and decodes a copy when it cannot. The casts are bytemuck's checked ones: no
+//! `unsafe` here.
+
+use std::borrow::Cow;
+
+use bytemuck::checked::{self, CheckedCastError};
+use bytemuck::{CheckedBitPattern, PodCastError};
+
+use crate::dtype::{DType, Primitive};
+use crate::element::{bulk_kind, describe, mismatch, Bulk, NpyElement};
+use crate::error::Error;
+use crate::header::{Header, ParsedHeader, ReadOptions};
+use crate::info::Order;
+use crate::read::{flat_index, NpyArray, NpyReader};
+
+/// A `.npy` file's array, borrowed from the bytes of the whole file without copying.
+///
+/// `T` is a type whose every byte pattern is checked or valid ([`CheckedBitPattern`]): the
+/// numbers (`i8`–`u64`, `f16`, `f32`, `f64`, `Complex<f32>`, `Complex<f64>`) and `bool`
+/// (viewable when every byte is 0 or 1). Types decoded element by element (`String`,
+/// `Vec<u8>`, datetimes) have no view; read them with [`crate::read`] or [`NpyReader`].
+///
+/// ```compile_fail
+/// // A `String` cannot be borrowed from UCS-4 bytes: this does not compile.
+/// let v = npy_core::NpyView::<String>::new(&[]);
+/// ```
+///
+/// # Examples
+/// ```
+/// use std::borrow::Cow;
+/// use npy_core::{view_or_copy, Error, NpyView, Order, WriteOptions};
+///
+/// let mut file = Vec::new();
+/// WriteOptions::new().write_to(&mut file, &[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+///
+/// // The data starts at byte 128; an f64 view needs it 8-aligned in memory.
+/// let mut words = vec![0u64; file.len().div_ceil(8) + 1];
+/// let aligned = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..file.len()];
+/// aligned.copy_from_slice(&file);
+/// let view = NpyView::<f64>::new(aligned)?;
+/// assert_eq!(view.shape(), [2, 3]);
+/// assert_eq!(view.order(), Order::C);
+/// assert_eq!(view.get(&[1, 0]), Some(&4.0));
+/// assert_eq!(view.data(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+///
+/// // One byte further on, the data is misaligned: an error, never a bad read.
+/// let shifted = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut words)[1..=file.len()];
+/// shifted.copy_from_slice(&file);
+/// assert!(matches!(NpyView::<f64>::new(shifted), Err(Error::Misaligned { offset: 128, align: 8 })));
+/// // view_or_copy borrows when it can and copies when it must.
+/// let values = view_or_copy::<f64>(shifted)?;
+/// assert!(matches!(values, Cow::Owned(_)));
+/// assert_eq!(values[3], 4.0);
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct NpyView<'a, T> {
+    parsed: ParsedHeader,
+    data: &'a [T],
+}
+
+impl<'a, T: NpyElement + CheckedBitPattern> NpyView<'a, T> {
+    /// Parses the header at the start of `bytes` (a whole `.npy` file) and borrows the array
+    /// data that follows it as `&'a [T]`, in the file's memory order. Bytes after the data are
+    /// ignored, as numpy ignores them. An array of zero elements views as an empty slice
+    /// whatever its alignment.
+    ///
+    /// # Errors
+    /// - header errors of [`Header::read`] ([`Error::NotNpy`], [`Error::Truncated`], ...);
+    /// - [`Error::ObjectArray`] for arrays of Python objects;
+    /// - [`Error::TypeMismatch`] when the file's dtype is not `T`'s in any byte order;
+    /// - [`Error::NotViewable`] when it is, but byte-swapped or decoded element by element;
+    /// - [`Error::Truncated`] when `bytes` ends before the header's `nbytes` of data;
+    /// - [`Error::Misaligned`] when the data's address is not a multiple of `T`'s alignment;
+    /// - [`Error::InvalidBool`] for a `bool` byte other than 0 and 1.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::NpyView;
+    /// # let dir = std::env::temp_dir().join(format!("npy-core-view-new-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let path = dir.join("pixels.npy");
+    /// # npy_core::write(&path, &[0u8, 64, 128, 255, 1, 2], &[2, 3])?;
+    /// // Bytes need no alignment; wider types need the buffer aligned (see `NpyView`).
+    /// let file = std::fs::read(&path)?;
+    /// let pixels = NpyView::<u8>::new(&file)?;
+    /// assert_eq!(pixels.shape(), [2, 3]);
+    /// assert_eq!(pixels.data(), [0, 64, 128, 255, 1, 2]);
+    /// assert_eq!(pixels.get(&[0, 2]), Some(&128));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(bytes: &'a [u8]) -> Result<Self, Error> {
+        NpyView::with_options(bytes, &ReadOptions::default())
+    }
+
+    /// [`NpyView::new`] with header read options.
+    ///
+    /// # Errors
+    /// As [`NpyView::new`].
+    pub fn with_options(bytes: &'a [u8], options: &ReadOptions) -> Result<Self, Error> {
+        let parsed = Header::read_with(&mut &bytes[..], options)?;
+        NpyView::from_parsed(bytes, parsed)
+    }
+
+    /// A view of `bytes` whose header was already read as `parsed`.
+    pub(crate) fn from_parsed(bytes: &'a [u8], parsed: ParsedHeader) -> Result<Self, Error> {
+        let data = view_data(bytes, &parsed)?;
+        Ok(NpyView { parsed, data })
+    }
+}
+
+impl<'a, T> NpyView<'a, T> {
+    /// The elements in memory order ([`NpyView::order`]), borrowed from the input.
+    pub fn data(&self) -> &'a [T] {
+        self.data
+    }
+
+    /// Logical shape, outermost first.
+    pub fn shape(&self) -> &[u64] {
+        &self.parsed.header.shape
+    }
+
+    /// Memory order of [`NpyView::data`].
+    pub fn order(&self) -> Order {
+        order_of(&self.parsed.header)
+    }
+
+    /// The header dict.
+    pub fn header(&self) -> &Header {
+        &self.parsed.header
+    }
+
+    /// The header with its version, length and text.
+    pub fn parsed_header(&self) -> &ParsedHeader {
+        &self.parsed
+    }
+
+    /// Offset of the data from the start of the input, in bytes.
+    pub fn data_offset(&self) -> u64 {
+        self.parsed.data_offset()
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Whether the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The element at a logical index (one entry per dimension), whatever the memory order.
+    pub fn get(&self, index: &[u64]) -> Option<&'a T> {
+        flat_index(self.shape(), self.order(), index).and_then(|i| self.data.get(i))
+    }
+
+    /// Copies the view into an owned array (same shape, order and elements).
+    pub fn to_array(&self) -> NpyArray<T>
+    where
+        T: Clone,
+    {
+        match NpyArray::from_parts(self.shape().to_vec(), self.order(), self.data.to_vec()) {
+            Ok(a) => a,
+            // view_data checked that the data holds prod(shape) elements.
+            Err(_) => unreachable!("a view holds exactly its shape's elements"),
+        }
+    }
+}
+
+/// The elements of the `.npy` file in `bytes`, in the file's memory order: borrowed when
+/// [`NpyView::new`] can view them, decoded into a vector when they are byte-swapped or
+/// misaligned in memory (or `T` is decoded element by element).
+///
+/// The shape and order are the header's: `Header::read(&mut &bytes[..])`.
+///
+/// # Errors
+/// Header errors, [`Error::ObjectArray`], [`Error::TypeMismatch`], [`Error::Truncated`] and the
+/// value errors of `T` ([`Error::InvalidBool`]); never [`Error::Misaligned`] or
+/// [`Error::NotViewable`].
+///
+/// # Examples
+/// ```
+/// use npy_core::{view_or_copy, ByteOrder, WriteOptions};
+/// let mut file = Vec::new();
+/// WriteOptions::new()
+///     .byte_order(ByteOrder::Big)
+///     .write_to(&mut file, &[1i32, -2, 3], &[3])?;
+/// // Big-endian data cannot be borrowed on a little-endian machine; it is decoded instead.
+/// assert_eq!(*view_or_copy::<i32>(&file)?, [1, -2, 3]);
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+pub fn view_or_copy<T: NpyElement + CheckedBitPattern>(
+    bytes: &[u8],
+) -> Result<Cow<'_, [T]>, Error> {
+    let parsed = Header::read(&mut &bytes[..])?;
+    match view_data::<T>(bytes, &parsed) {
+        Ok(data) => Ok(Cow::Borrowed(data)),
+        Err(Error::Misaligned { .. } | Error::NotViewable { .. }) => {
+            let available = bytes.len() - data_start(bytes, &parsed);
+            let mut r = NpyReader::new(bytes)?.with_available_bytes(available as u64);
+            Ok(Cow::Owned(r.read_vec()?))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+pub(crate) fn order_of(header: &Header) -> Order {
+    if header.fortran_order {
+        Order::Fortran
+    } else {
+        Order::C
+    }
+}
+
+/// Where the data starts in `bytes` (the header reader consumed exactly the header's bytes, so
+/// the offset is within `bytes`; clamped all the same).
+fn data_start(bytes: &[u8], parsed: &ParsedHeader) -> usize {
+    usize::try_from(parsed.data_offset()).map_or(bytes.len(), |o| o.min(bytes.len()))
+}
+
+/// Checks that the data after `parsed` in `bytes` can be borrowed as `[T]` and borrows it.
+pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
+    bytes: &'a [u8],
+    parsed: &ParsedHeader,
+) -> Result<&'a [T], Error> {
+    let dtype = &parsed.header.dtype;
+    if dtype.has_object() {
+        return Err(Error::ObjectArray {
+            dtype: describe(dtype),
+        });
+    }
+    T::plan(dtype)?;
+    match bulk_kind::<T>(dtype) {
+        Bulk::Native => {}
+        Bulk::Swapped(_) => return Err(not_viewable::<T>(dtype, "the bytes are byte-swapped")),
+        Bulk::No if is_bool_layout::<T>(dtype) => {}
+        Bulk::No => {
+            return Err(not_viewable::<T>(
+                dtype,
+                "the type is decoded element by element and has no in-memory view",
+            ))
+        }
+    }
+    let offset = parsed.data_offset();
+    let nbytes = parsed.header.nbytes()?;
+    let start = data_start(bytes, parsed);
+    let available = (bytes.len() - start) as u64;
+    if available < nbytes {
+        return Err(Error::Truncated {
+            what: "array data",
+            needed: nbytes,
+            found: available,
+        });
+    }
+    if nbytes == 0 {
+        // Nothing to borrow: an empty slice needs no alignment.
+        return Ok(&[]);
+    }
+    // nbytes <= available, which fits in usize.
+    let data = &bytes[start..start + nbytes as usize];
+    let view = checked::try_cast_slice::<u8, T>(data).map_err(|e| match e {
+        CheckedCastError::PodCastError(PodCastError::TargetAlignmentGreaterAndInputNotAligned) => {
+            Error::Misaligned {
+                offset,
+                align: std::mem::align_of::<T>(),
+            }
+        }
+        CheckedCastError::InvalidBitPattern => match data.iter().find(|&&b| b > 1) {
+            Some(&byte) => Error::InvalidBool { byte },
+            None => Error::Layout(format!(
+                "array data of {} is not a valid bit pattern",
+                T::rust_name()
+            )),
+        },
+        CheckedCastError::PodCastError(e) => Error::Layout(format!(
+            "{nbytes} bytes of array data do not cast to {} ({e})",
+            T::rust_name()
+        )),
+    })?;
+    let n = parsed.header.num_elements()?;
+    if view.len() as u64 != n {
+        return Err(Error::Layout(format!(
+            "{nbytes} bytes of array data hold {} elements of {}, the shape {n}",
+            view.len(),
+            T::rust_name()
+        )));
+    }
+    Ok(view)
+}
+
+/// `bool` (and any one-byte type that numpy calls `|b1`): no bulk layout, since not every byte
+/// is a valid value, but a view once the checked cast has seen only 0 and 1.
+fn is_bool_layout<T: NpyElement>(dtype: &DType) -> bool {
+    let is_bool = |d: &DType| matches!(d, DType::Number(Primitive::Bool, _));
+    std::mem::size_of::<T>() == 1 && is_bool(dtype) && is_bool(&T::npy_dtype())
+}
+
+#[cold]
+fn not_viewable<T: NpyElement>(dtype: &DType, reason: &'static str) -> Error {
+    match mismatch::<T>(dtype) {
+        Error::TypeMismatch { file, requested } => Error::NotViewable {
+            file,
+            requested,
+            reason,
+        },
+        e => e,
+    }
+}
