@@ -793,8 +793,8 @@ pub(crate) fn x87_to_f64(b: [u8; 10]) -> f64 {
         return with_sign(0);
     }
     let lz = mant.leading_zeros();
-    let m = mant << lz; // in [2^63, 2^64)
-                        // value = m × 2^k, and m × 2^k = 1.f × 2^e with e = k + 63.
+    // m is in [2^63, 2^64); value = m × 2^k = 1.f × 2^e with e = k + 63.
+    let m = mant << lz;
     let k = exp.max(1) - 16383 - 63 - lz as i32;
     let e = k + 63;
     if e > 1023 {
