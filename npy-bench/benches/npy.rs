@@ -12,7 +12,9 @@ const MIB: usize = 1 << 20;
 
 fn header_parse(c: &mut Criterion) {
     let mut g = c.benchmark_group("header_parse");
-    let typical = Header::new("<f4".parse().unwrap(), vec![4, 64]).to_bytes(None).unwrap();
+    let typical = Header::new("<f4".parse().unwrap(), vec![4, 64])
+        .to_bytes(None)
+        .unwrap();
     g.bench_function(BenchmarkId::new("typical_118B", "npy-core"), |b| {
         b.iter(|| Header::read(&mut black_box(&typical[..])).unwrap())
     });
@@ -20,11 +22,19 @@ fn header_parse(c: &mut Criterion) {
         b.iter(|| npyz::NpyHeader::from_reader(black_box(&typical[..])).unwrap())
     });
     let fields: Vec<(String, DType)> = (0..4000)
-        .map(|i| (format!("f{i:04}"), if i % 2 == 0 { "<f4" } else { "<i2" }.parse().unwrap()))
+        .map(|i| {
+            (
+                format!("f{i:04}"),
+                if i % 2 == 0 { "<f4" } else { "<i2" }.parse().unwrap(),
+            )
+        })
         .collect();
-    let wide = Header::new(DType::Record(npy_core::Record::packed(fields).unwrap()), vec![2])
-        .to_bytes(None)
-        .unwrap();
+    let wide = Header::new(
+        DType::Record(npy_core::Record::packed(fields).unwrap()),
+        vec![2],
+    )
+    .to_bytes(None)
+    .unwrap();
     g.throughput(Throughput::Elements(4000));
     g.bench_function(BenchmarkId::new("record_4000_fields", "npy-core"), |b| {
         b.iter(|| Header::read(&mut black_box(&wide[..])).unwrap())
@@ -122,7 +132,9 @@ fn write_f32(c: &mut Criterion) {
         b.iter(|| npyz::to_file_1d(&out, data.iter().copied()).unwrap())
     });
     let bytes: Vec<u8> = {
-        let mut v = Header::new("<f4".parse().unwrap(), vec![n as u64]).to_bytes(None).unwrap();
+        let mut v = Header::new("<f4".parse().unwrap(), vec![n as u64])
+            .to_bytes(None)
+            .unwrap();
         v.extend(data.iter().flat_map(|x| x.to_le_bytes()));
         v
     };

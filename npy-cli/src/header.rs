@@ -11,10 +11,10 @@ use crate::format::printable;
 
 /// Print the header dict of a .npy file.
 ///
-/// As JSON by default, one line: {"descr": ..., "fortran_order": ..., "shape": [...]}, where
-/// descr is the type string ("<f4") of a simple dtype and numpy's descr list for a record
-/// ([["x", "<f4"], ["", "|V4"], ["y", "<i8", [2]]]: [name, descr] or [name, descr, shape],
-/// [title, name] for a titled field, ["", "|Vn"] for padding).
+/// As JSON by default, one line: `{"descr": ..., "fortran_order": ..., "shape": [...]}`, where
+/// descr is the type string (`"<f4"`) of a simple dtype and numpy's descr list for a record
+/// (`[["x", "<f4"], ["", "|V4"], ["y", "<i8", [2]]]`: `[name, descr]` or `[name, descr, shape]`,
+/// `[title, name]` for a titled field, `["", "|Vn"]` for padding).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The .npy file.

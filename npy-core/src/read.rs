@@ -577,7 +577,9 @@ impl<R: Read, T: NpyElement> Iterator for Elements<'_, R, T> {
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         let itemsize = self.reader.itemsize() as usize;
-        let buffered = (self.buf.len() - self.at).checked_div(itemsize).unwrap_or(0);
+        let buffered = (self.buf.len() - self.at)
+            .checked_div(itemsize)
+            .unwrap_or(0);
         let n = usize::try_from(self.reader.remaining())
             .unwrap_or(usize::MAX)
             .saturating_add(buffered);
