@@ -5,6 +5,7 @@
 //! npy info --json FILE...   the same, one JSON object per line per file
 //! npy show FILE             the values, as numpy prints them (--json: as JSON)
 //! npy header FILE           the header dict as JSON (--python: the text as stored)
+//! npy convert IN OUT        rewrite with another --byte-order, --order or --version
 //! ```
 //!
 //! Each subcommand is a module (`info`); `main` parses the command line and dispatches.
@@ -60,6 +61,7 @@
 //! 0 when every file was read and holds all the data its header describes; 1 when a file could
 //! not be read or is shorter than its header promises; 2 for a usage error.
 
+mod convert;
 mod format;
 mod header;
 mod info;
@@ -82,6 +84,7 @@ enum Command {
     Info(info::Args),
     Show(show::Args),
     Header(header::Args),
+    Convert(convert::Args),
 }
 
 fn main() -> ExitCode {
@@ -89,5 +92,6 @@ fn main() -> ExitCode {
         Command::Info(args) => info::run(&args),
         Command::Show(args) => show::run(&args),
         Command::Header(args) => header::run(&args),
+        Command::Convert(args) => convert::run(&args),
     }
 }

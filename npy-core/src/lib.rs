@@ -29,6 +29,7 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+mod convert;
 pub mod dtype;
 mod dynamic;
 pub mod element;
@@ -52,6 +53,7 @@ pub use num_complex;
 
 #[cfg(feature = "ndarray")]
 pub use crate::ndarray::{read_ndarray, read_ndarray_dim, write_ndarray};
+pub use convert::{convert_file, ConvertOptions};
 pub use dtype::{
     ByteOrder, Canonical, DType, Field, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
 };

@@ -1,0 +1,74 @@
+//! `npy convert IN OUT`: rewrite a file with another byte order, memory order or format version.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use npy_core::{convert_file, ByteOrder, ConvertOptions, Order, Version};
+
+use crate::format::printable;
+
+/// Rewrite a .npy file with another byte order, memory order or format version; every value
+/// is preserved (records and strings included; object arrays are refused).
+///
+/// Only the byte order or version changing: the data streams through a small buffer, so files
+/// larger than memory convert. Changing the order memory-maps the input and writes the
+/// transposed layout. OUT is written atomically (temporary file, then rename), so OUT may be IN.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The input .npy file.
+    #[arg(value_name = "IN")]
+    input: PathBuf,
+    /// The output .npy file.
+    #[arg(value_name = "OUT")]
+    output: PathBuf,
+    /// Byte order of every multi-byte scalar in OUT.
+    #[arg(long, value_enum)]
+    byte_order: Option<ByteOrderArg>,
+    /// Memory order of OUT (arrays of fewer than 2 dimensions are always C, as numpy writes them).
+    #[arg(long, value_enum)]
+    order: Option<OrderArg>,
+    /// Format version of OUT (default: numpy's choice, 1 unless the header needs 2 or 3).
+    #[arg(long, value_parser = ["1", "2", "3"])]
+    version: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ByteOrderArg {
+    Little,
+    Big,
+    Native,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum OrderArg {
+    C,
+    F,
+}
+
+/// Runs `npy convert`.
+pub fn run(args: &Args) -> ExitCode {
+    let mut options = ConvertOptions::default();
+    options.byte_order = args.byte_order.map(|b| match b {
+        ByteOrderArg::Little => ByteOrder::Little,
+        ByteOrderArg::Big => ByteOrder::Big,
+        ByteOrderArg::Native => ByteOrder::NATIVE,
+    });
+    options.order = args.order.map(|o| match o {
+        OrderArg::C => Order::C,
+        OrderArg::F => Order::Fortran,
+    });
+    options.version = args.version.as_deref().map(|v| match v {
+        "1" => Version::V1_0,
+        "2" => Version::V2_0,
+        _ => Version::V3_0,
+    });
+    match convert_file(&args.input, &args.output, &options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let path = args.input.display().to_string();
+            let _ = writeln!(io::stderr(), "npy: {}: {e}", printable(&path));
+            ExitCode::FAILURE
+        }
+    }
+}
