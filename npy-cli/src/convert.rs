@@ -26,7 +26,7 @@ pub struct Args {
     #[arg(long, value_enum)]
     byte_order: Option<ByteOrderArg>,
     /// Memory order of OUT (arrays of fewer than 2 dimensions are always C, as numpy writes them).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, ignore_case = true)]
     order: Option<OrderArg>,
     /// Format version of OUT (default: numpy's choice, 1 unless the header needs 2 or 3).
     #[arg(long, value_parser = ["1", "2", "3"])]
@@ -42,7 +42,9 @@ enum ByteOrderArg {
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 enum OrderArg {
+    #[value(name = "C")]
     C,
+    #[value(name = "F")]
     F,
 }
 
