@@ -9,7 +9,6 @@
 //! [`Display`](std::fmt::Display) writes what `dtype_to_descr` writes: `dtype.str` for simple
 //! dtypes and the `dtype.descr` list for records.
 
-use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 
@@ -417,17 +416,21 @@ impl Record {
     /// [`Error::InvalidDescr`] for a repeated name or title, fields out of offset order or
     /// overlapping, or a field that ends past `itemsize`.
     pub fn new(fields: Vec<Field>, itemsize: u64) -> Result<Record, Error> {
-        let mut seen: HashSet<&str> = HashSet::new();
+        // Repeated names or titles: sort the labels and compare neighbours (no hashing of
+        // file-controlled strings, O(n log n) whatever they are).
+        let mut labels: Vec<&str> = fields
+            .iter()
+            .flat_map(|f| std::iter::once(f.name.as_str()).chain(f.title.as_deref()))
+            .collect();
+        labels.sort_unstable();
+        if let Some(w) = labels.windows(2).find(|w| w[0] == w[1]) {
+            return Err(descr_error(
+                w[0],
+                &format!("field name or title {:?} is used twice", w[0]),
+            ));
+        }
         let mut end = 0u64;
         for f in &fields {
-            for label in std::iter::once(f.name.as_str()).chain(f.title.as_deref()) {
-                if !seen.insert(label) {
-                    return Err(descr_error(
-                        &f.name,
-                        &format!("field name or title {label:?} is used twice"),
-                    ));
-                }
-            }
             if f.offset < end {
                 return Err(descr_error(
                     &f.name,

@@ -24,6 +24,9 @@ use std::fmt::{self, Write as _};
 /// nested 10 levels deep uses about 30), far below what would exhaust a thread's stack.
 pub const DEFAULT_MAX_DEPTH: usize = 128;
 
+/// Dicts up to this many keys find repeated keys by comparison, larger ones through a hash map.
+const SMALL_DICT: usize = 16;
+
 /// A Python literal value.
 ///
 /// `Display` writes Python's `repr` of the value, byte for byte as CPython does for the types a
@@ -548,9 +551,10 @@ impl<'a> Parser<'a> {
     fn dict(&mut self) -> Result<Value, LiteralError> {
         self.enter()?;
         let mut items: Vec<(Value, Value)> = Vec::new();
-        // Python's rule for repeated keys: first position, last value. Keys are compared by
-        // their repr, so the check stays linear in the size of the text.
-        let mut index: HashMap<String, usize> = HashMap::new();
+        // Python's rule for repeated keys: first position, last value. Small dicts (every
+        // header) compare keys directly; larger ones index keys by their repr, so the check
+        // stays linear in the size of the text.
+        let mut index: Option<HashMap<String, usize>> = None;
         loop {
             self.skip_ws();
             if self.peek() == Some(b'}') {
@@ -569,13 +573,29 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             self.skip_ws();
             let value = self.value()?;
-            let repr = key.to_string();
-            match index.get(&repr) {
-                Some(&i) => items[i].1 = value,
-                None => {
-                    index.insert(repr, items.len());
-                    items.push((key, value));
+            if index.is_none() && items.len() >= SMALL_DICT {
+                index = Some(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (k, _))| (k.to_string(), i))
+                        .collect(),
+                );
+            }
+            let existing = match &mut index {
+                None => items.iter().position(|(k, _)| *k == key),
+                Some(index) => {
+                    let repr = key.to_string();
+                    let found = index.get(&repr).copied();
+                    if found.is_none() {
+                        index.insert(repr, items.len());
+                    }
+                    found
                 }
+            };
+            match existing {
+                Some(i) => items[i].1 = value,
+                None => items.push((key, value)),
             }
             self.skip_ws();
             match self.peek() {
@@ -839,6 +859,18 @@ impl<'a> Parser<'a> {
         // be ASCII, and escapes give code points < 256).
         let mut out = String::new();
         loop {
+            // Fast path: copy the run up to the next quote, backslash or line break at once.
+            let run = self.bytes[self.pos..]
+                .iter()
+                .position(|&b| {
+                    b == quote || b == b'\\' || b == b'\n' || b == b'\r' || (bytes && b >= 0x80)
+                })
+                .unwrap_or(self.bytes.len() - self.pos);
+            if run > 0 {
+                // The run ends at an ASCII byte or the end, so it is a whole-char slice.
+                out.push_str(&self.text[self.pos..self.pos + run]);
+                self.pos += run;
+            }
             let Some(c) = self.text[self.pos..].chars().next() else {
                 return Err(self.err_at(start, LiteralErrorKind::UnterminatedString));
             };
