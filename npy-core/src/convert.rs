@@ -218,11 +218,10 @@ fn stream_copy(
     itemsize: usize,
     runs: &[SwapRun],
 ) -> Result<(), Error> {
-    let per_chunk = if itemsize == 0 {
-        CHUNK_BYTES
-    } else {
-        (CHUNK_BYTES / itemsize).max(1) * itemsize
-    };
+    // Whole elements per chunk (any size when elements take no bytes).
+    let per_chunk = CHUNK_BYTES
+        .checked_div(itemsize)
+        .map_or(CHUNK_BYTES, |n| n.max(1) * itemsize);
     let mut buf = vec![0u8; per_chunk.min(usize::try_from(nbytes).unwrap_or(usize::MAX))];
     let mut left = nbytes;
     let mut done = 0u64;
