@@ -283,4 +283,14 @@ pub enum Error {
         /// Bytes per element in memory.
         bytes_each: u64,
     },
+
+    /// Writing a dynamic value that the dtype cannot hold (wrong kind, out of range, wrong
+    /// length, another datetime unit).
+    #[error("value {value} does not fit dtype {dtype}")]
+    ValueMismatch {
+        /// The dtype written, e.g. `'<i2'`.
+        dtype: String,
+        /// The value, briefly.
+        value: String,
+    },
 }

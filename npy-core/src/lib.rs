@@ -31,6 +31,7 @@
 
 mod convert;
 pub mod dtype;
+mod dyn_write;
 mod dynamic;
 pub mod element;
 mod error;
@@ -57,7 +58,11 @@ pub use convert::{convert_file, ConvertOptions};
 pub use dtype::{
     ByteOrder, Canonical, DType, Field, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
 };
-pub use dynamic::{read_dyn, COrderIter, DynArray, DynValue, UcsString, MAX_DYN_ITEMSIZE};
+pub use dyn_write::{write_dyn, write_dyn_to};
+pub use dynamic::{
+    read_dyn, COrderIter, DynArray, DynValue, UcsString, DYN_ALLOWANCE, MAX_DYN_EXPANSION,
+    MAX_DYN_ITEMSIZE,
+};
 pub use element::{Datetime64, NpyElement, Timedelta64, NAT};
 pub use error::{Error, NotNpy};
 pub use header::{Header, ParsedHeader, ReadOptions, Version};
