@@ -63,8 +63,9 @@ def compare_values(ours, theirs):
 
 def check(ours_path, theirs_path):
     problems = []
-    ours = np.load(ours_path, allow_pickle=False)
-    theirs = np.load(theirs_path, allow_pickle=False)
+    # rec_wide's header (72 KB) is over np.load's default 10,000-byte limit.
+    ours = np.load(ours_path, allow_pickle=False, max_header_size=1 << 20)
+    theirs = np.load(theirs_path, allow_pickle=False, max_header_size=1 << 20)
     if ours.dtype != theirs.dtype or ours.dtype.str != theirs.dtype.str:
         problems.append(f"dtype {ours.dtype.str!r}, numpy {theirs.dtype.str!r}")
     if ours.shape != theirs.shape:
