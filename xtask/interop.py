@@ -24,13 +24,13 @@ def header_facts(path):
     with open(path, "rb") as f:
         version = fmt.read_magic(f)
         if version == (1, 0):
-            shape, fortran_order, dtype = fmt.read_array_header_1_0(f)
+            shape, fortran_order, dtype = fmt.read_array_header_1_0(f, max_header_size=1 << 20)
         elif version == (2, 0):
-            shape, fortran_order, dtype = fmt.read_array_header_2_0(f)
+            shape, fortran_order, dtype = fmt.read_array_header_2_0(f, max_header_size=1 << 20)
         else:  # 3.0 (UTF-8 header) has no public reader
             from numpy.lib import _format_impl
 
-            shape, fortran_order, dtype = _format_impl._read_array_header(f, version)
+            shape, fortran_order, dtype = _format_impl._read_array_header(f, version, max_header_size=1 << 20)
     return version, shape, fortran_order, dtype
 
 
