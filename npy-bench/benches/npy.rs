@@ -5,36 +5,30 @@ use std::hint::black_box;
 use std::io::Read;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use npy_bench::{data_dir, f16_file, f32_file, f64_be_file};
-use npy_core::{DType, Header, NpyReader, WriteOptions};
+use npy_bench::{
+    data_dir, f16_file, f32_file, f64_be_file, records_file, typical_header, wide_header, XyId,
+    XyIdAligned, MIB, RECORDS,
+};
+use npy_core::{Header, NpyReader, NpyView, WriteOptions};
 
-const MIB: usize = 1 << 20;
+/// npyz's derive of the record `{x: f32, y: f32, id: i64}`.
+#[derive(npyz::Deserialize, npyz::AutoSerialize, npyz::Serialize, Debug, Clone, Copy, Default)]
+struct NpyzXyId {
+    x: f32,
+    y: f32,
+    id: i64,
+}
 
 fn header_parse(c: &mut Criterion) {
     let mut g = c.benchmark_group("header_parse");
-    let typical = Header::new("<f4".parse().unwrap(), vec![4, 64])
-        .to_bytes(None)
-        .unwrap();
+    let typical = typical_header();
     g.bench_function(BenchmarkId::new("typical_118B", "npy-core"), |b| {
         b.iter(|| Header::read(&mut black_box(&typical[..])).unwrap())
     });
     g.bench_function(BenchmarkId::new("typical_118B", "npyz"), |b| {
         b.iter(|| npyz::NpyHeader::from_reader(black_box(&typical[..])).unwrap())
     });
-    let fields: Vec<(String, DType)> = (0..4000)
-        .map(|i| {
-            (
-                format!("f{i:04}"),
-                if i % 2 == 0 { "<f4" } else { "<i2" }.parse().unwrap(),
-            )
-        })
-        .collect();
-    let wide = Header::new(
-        DType::Record(npy_core::Record::packed(fields).unwrap()),
-        vec![2],
-    )
-    .to_bytes(None)
-    .unwrap();
+    let wide = wide_header();
     g.throughput(Throughput::Elements(4000));
     g.bench_function(BenchmarkId::new("record_4000_fields", "npy-core"), |b| {
         b.iter(|| Header::read(&mut black_box(&wide[..])).unwrap())
@@ -75,6 +69,11 @@ fn read_f32(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new(&id, "limit-fs-read"), |b| {
             b.iter(|| std::fs::read(&path).unwrap())
         });
+        let src: Vec<f32> = npy_core::read::<f32>(&path).unwrap().into_vec();
+        g.bench_function(BenchmarkId::new(&id, "limit-memcpy"), |b| {
+            b.iter(|| buf.copy_from_slice(black_box(&src)))
+        });
+        drop(src);
         let mut raw = vec![0u8; size + 128];
         g.bench_function(BenchmarkId::new(&id, "limit-read-into"), |b| {
             b.iter(|| {
@@ -154,5 +153,91 @@ fn write_f32(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, header_parse, read_f32, read_other, write_f32);
+fn view(c: &mut Criterion) {
+    let dir = data_dir().unwrap();
+    let mut g = c.benchmark_group("view");
+    for size in [MIB, 1024 * MIB] {
+        let path = f32_file(&dir, size).unwrap();
+        let id = format!(
+            "f32_{}",
+            if size >= 1024 * MIB {
+                "1GiB".to_string()
+            } else {
+                format!("{}MiB", size / MIB)
+            }
+        );
+        g.bench_function(BenchmarkId::new(&id, "npy-core-mmap"), |b| {
+            b.iter(|| {
+                let m = npy_core::mmap::<f32>(black_box(&path)).unwrap();
+                black_box(m.data().len())
+            })
+        });
+        let bytes = std::fs::read(&path).unwrap();
+        g.bench_function(BenchmarkId::new(&id, "npy-core"), |b| {
+            b.iter(|| {
+                let v = NpyView::<f32>::new(black_box(&bytes)).unwrap();
+                black_box(v.data().len())
+            })
+        });
+        g.bench_function(BenchmarkId::new(&id, "ndarray-npy"), |b| {
+            use ndarray_npy::ViewNpyExt;
+            b.iter(|| {
+                let v = ndarray::ArrayView1::<f32>::view_npy(black_box(&bytes)).unwrap();
+                black_box(v.len())
+            })
+        });
+    }
+    g.finish();
+}
+
+fn read_records(c: &mut Criterion) {
+    let dir = data_dir().unwrap();
+    let mut g = c.benchmark_group("read_records");
+    g.throughput(Throughput::Elements(RECORDS as u64));
+    g.sample_size(20);
+    for aligned in [false, true] {
+        let path = records_file(&dir, aligned).unwrap();
+        let id = format!("xyid_1M_{}", if aligned { "aligned" } else { "packed" });
+        if aligned {
+            g.bench_function(BenchmarkId::new(&id, "npy-core"), |b| {
+                b.iter(|| npy_core::read_records::<XyIdAligned>(&path).unwrap())
+            });
+            let mut buf = vec![XyIdAligned::default(); RECORDS];
+            g.bench_function(BenchmarkId::new(&id, "npy-core-into"), |b| {
+                b.iter(|| NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap())
+            });
+        } else {
+            g.bench_function(BenchmarkId::new(&id, "npy-core"), |b| {
+                b.iter(|| npy_core::read_records::<XyId>(&path).unwrap())
+            });
+            let mut buf = vec![XyId::default(); RECORDS];
+            g.bench_function(BenchmarkId::new(&id, "npy-core-into"), |b| {
+                b.iter(|| NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap())
+            });
+        }
+        g.bench_function(BenchmarkId::new(&id, "npyz"), |b| {
+            b.iter(|| {
+                let f = std::io::BufReader::new(std::fs::File::open(&path).unwrap());
+                npyz::NpyFile::new(f)
+                    .unwrap()
+                    .into_vec::<NpyzXyId>()
+                    .unwrap()
+            })
+        });
+        g.bench_function(BenchmarkId::new(&id, "limit-fs-read"), |b| {
+            b.iter(|| std::fs::read(&path).unwrap())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    header_parse,
+    read_f32,
+    read_other,
+    write_f32,
+    view,
+    read_records
+);
 criterion_main!(benches);

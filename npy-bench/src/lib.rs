@@ -54,6 +54,114 @@ pub fn f16_file(dir: &Path, bytes: usize) -> Result<PathBuf, npy_core::Error> {
     Ok(path)
 }
 
+/// The typical 118-byte header numpy writes (`<f4`, shape `(4, 64)`), 128 bytes with the magic.
+///
+/// # Panics
+/// Never: the header is valid.
+pub fn typical_header() -> Vec<u8> {
+    npy_core::Header::new("<f4".parse().unwrap(), vec![4, 64])
+        .to_bytes(None)
+        .unwrap()
+}
+
+/// A record header of 4,000 fields `f0000`..`f3999`, alternating `<f4` and `<i2` (shape `(2,)`).
+///
+/// # Panics
+/// Never: the header is valid.
+pub fn wide_header() -> Vec<u8> {
+    let fields: Vec<(String, npy_core::DType)> = (0..4000)
+        .map(|i| {
+            (
+                format!("f{i:04}"),
+                if i % 2 == 0 { "<f4" } else { "<i2" }.parse().unwrap(),
+            )
+        })
+        .collect();
+    npy_core::Header::new(
+        npy_core::DType::Record(npy_core::Record::packed(fields).unwrap()),
+        vec![2],
+    )
+    .to_bytes(None)
+    .unwrap()
+}
+
+/// The record of the record benchmarks, numpy's packed layout
+/// `[('x', '<f4'), ('y', '<f4'), ('id', '<i8')]`.
+#[derive(npy_core::NpyElement, Debug, Clone, Copy, PartialEq, Default)]
+pub struct XyId {
+    /// x coordinate.
+    pub x: f32,
+    /// y coordinate.
+    pub y: f32,
+    /// identifier.
+    pub id: i64,
+}
+
+/// The same record in numpy's aligned layout (`align=True`). For these fields the aligned
+/// layout needs no padding, so the file's bytes are the packed file's.
+#[derive(npy_core::NpyElement, Debug, Clone, Copy, PartialEq, Default)]
+#[npy(align)]
+pub struct XyIdAligned {
+    /// x coordinate.
+    pub x: f32,
+    /// y coordinate.
+    pub y: f32,
+    /// identifier.
+    pub id: i64,
+}
+
+/// Number of records in the record files.
+pub const RECORDS: usize = 1_000_000;
+
+/// The record file of [`RECORDS`] records, packed (`aligned == false`) or aligned.
+///
+/// # Errors
+/// I/O and write errors.
+pub fn records_file(dir: &Path, aligned: bool) -> Result<PathBuf, npy_core::Error> {
+    let name = if aligned { "aligned" } else { "packed" };
+    let path = dir.join(format!("records_{name}_{RECORDS}.npy"));
+    if !path.exists() {
+        let xy = |i: usize| (i as f32 * 0.5, i as f32 * -0.25, i as i64 * 3);
+        if aligned {
+            let recs: Vec<XyIdAligned> = (0..RECORDS)
+                .map(|i| {
+                    let (x, y, id) = xy(i);
+                    XyIdAligned { x, y, id }
+                })
+                .collect();
+            npy_core::write_records(&path, &recs)?;
+        } else {
+            let recs: Vec<XyId> = (0..RECORDS)
+                .map(|i| {
+                    let (x, y, id) = xy(i);
+                    XyId { x, y, id }
+                })
+                .collect();
+            npy_core::write_records(&path, &recs)?;
+        }
+    }
+    Ok(path)
+}
+
+/// Every input file of the suite (the 1 GiB file included), so that other tools (numpy's
+/// timings, `peak_mem`) find them before the criterion run creates them.
+///
+/// # Errors
+/// I/O and write errors.
+pub fn make_all(dir: &Path) -> Result<(), npy_core::Error> {
+    for size in [MIB, 64 * MIB, 256 * MIB, 1024 * MIB] {
+        f32_file(dir, size)?;
+    }
+    f64_be_file(dir, 64 * MIB)?;
+    f16_file(dir, 64 * MIB)?;
+    records_file(dir, false)?;
+    records_file(dir, true)?;
+    Ok(())
+}
+
+/// One mebibyte.
+pub const MIB: usize = 1 << 20;
+
 /// The folder benchmark inputs live in: `target/bench-data` of the workspace.
 ///
 /// # Errors
@@ -61,5 +169,5 @@ pub fn f16_file(dir: &Path, bytes: usize) -> Result<PathBuf, npy_core::Error> {
 pub fn data_dir() -> std::io::Result<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-data");
     std::fs::create_dir_all(&dir)?;
-    Ok(dir)
+    dir.canonicalize()
 }
