@@ -31,6 +31,21 @@ use crate::read::{flat_index, NpyReader, MAX_ZERO_SIZE_ELEMENTS};
 /// buffer whole, and a stream of unknown length cannot show that the bytes exist first.
 pub const MAX_DYN_ITEMSIZE: u64 = 1 << 30;
 
+/// Most bytes of [`DynValue`]s [`NpyReader::read_dyn`] builds per byte of array data, beyond
+/// a fixed [`DYN_ALLOWANCE`].
+///
+/// A decoded tree is larger than the bytes it decodes: a `DynValue` is 48 bytes, one per byte
+/// of a `|u1` array; a record field adds its name and a `(String, DynValue)` entry per
+/// element. Real dtypes stay well under this (`|u1`: 48, a record of one `|b1` field with a
+/// 100-character name: about 220); a header whose names, subarray shapes or zero-size parts
+/// would multiply the file's bytes further is refused with [`Error::AllocationLimit`] before
+/// anything is decoded. Read such files with typed reads or views.
+pub const MAX_DYN_EXPANSION: u64 = 256;
+
+/// Bytes of decoded values [`NpyReader::read_dyn`] allows whatever the data: what zero-size
+/// parts (`S0`, empty records, zero-size subarrays), which no byte backs, may take.
+pub const DYN_ALLOWANCE: u64 = 1 << 20;
+
 /// One element of an array of any dtype, as [`read_dyn`] decodes it.
 ///
 /// The variants follow numpy's `ndarray.item()`: numbers widen to 64 bits (exactly, except
@@ -449,6 +464,19 @@ impl<R: Read> NpyReader<R> {
                 bytes_each: std::mem::size_of::<DynValue>() as u64,
             });
         }
+        // The tree as a whole: names, shapes and values cloned per element must stay in
+        // proportion to the data bytes that back them.
+        let per_element = dyn_cost(self.dtype());
+        let budget = (self.len() * itemsize) // <= nbytes, checked at construction
+            .saturating_mul(MAX_DYN_EXPANSION)
+            .saturating_add(DYN_ALLOWANCE);
+        if self.len().saturating_mul(per_element) > budget {
+            return Err(Error::AllocationLimit {
+                what: "decoded values of a dynamic read",
+                elements: self.len(),
+                bytes_each: per_element,
+            });
+        }
         let values: Vec<Dyn> = self.read_vec()?;
         Ok(DynArray {
             dtype: self.dtype().clone(),
@@ -473,6 +501,47 @@ fn unbacked_values(dtype: &DType) -> u64 {
             own.saturating_add(count.saturating_mul(unbacked_values(s.base())))
         }
         _ => own,
+    }
+}
+
+/// Bytes one decoded element of `dtype` takes: its `DynValue` and everything that value owns
+/// (saturating: a result of `u64::MAX` is refused whatever the data).
+fn dyn_cost(dtype: &DType) -> u64 {
+    let value = std::mem::size_of::<DynValue>() as u64;
+    value.saturating_add(dyn_heap(dtype))
+}
+
+/// The heap bytes a decoded element of `dtype` owns (see [`Decoder::decode`]).
+fn dyn_heap(dtype: &DType) -> u64 {
+    match dtype {
+        DType::Number(Primitive::LongDouble { .. } | Primitive::CLongDouble { .. }, _)
+        | DType::Bytes(_)
+        | DType::Unicode(..)
+        | DType::Void(_) => dtype.itemsize(),
+        DType::Record(r) => {
+            let entry = std::mem::size_of::<(String, DynValue)>() as u64;
+            r.fields().iter().fold(0u64, |acc, f| {
+                acc.saturating_add(entry)
+                    .saturating_add(f.name.len() as u64)
+                    .saturating_add(dyn_heap(&f.dtype))
+            })
+        }
+        DType::SubArray(s) => {
+            let mut dims = s.shape().len() as u64;
+            let mut count = s.shape().iter().fold(1u64, |a, &d| a.saturating_mul(d));
+            let mut base = s.base();
+            while let DType::SubArray(inner) = base {
+                dims += inner.shape().len() as u64;
+                count = inner
+                    .shape()
+                    .iter()
+                    .fold(count, |a, &d| a.saturating_mul(d));
+                base = inner.base();
+            }
+            dims.saturating_mul(8)
+                .saturating_add(count.saturating_mul(dyn_cost(base)))
+        }
+        _ => 0,
     }
 }
 
@@ -693,35 +762,37 @@ impl Decoder {
                 DynValue::Str(UcsString(cps))
             }
             Decoder::Void => DynValue::Void(src.to_vec()),
-            Decoder::Record(fields) => DynValue::Record(
-                fields
-                    .iter()
-                    .map(|f| {
-                        let part = f
-                            .offset
-                            .checked_add(f.size)
-                            .and_then(|end| src.get(f.offset..end))
-                            .ok_or_else(short)?;
-                        Ok((f.name.clone(), f.decoder.decode(part)?))
-                    })
-                    .collect::<Result<_, Error>>()?,
-            ),
+            Decoder::Record(fields) => {
+                // Exact capacities (not `collect` through `Result`, which grows by doubling):
+                // `dyn_cost` counts what these hold.
+                let mut out = Vec::with_capacity(fields.len());
+                for f in fields {
+                    let part = f
+                        .offset
+                        .checked_add(f.size)
+                        .and_then(|end| src.get(f.offset..end))
+                        .ok_or_else(short)?;
+                    out.push((f.name.clone(), f.decoder.decode(part)?));
+                }
+                DynValue::Record(out)
+            }
             Decoder::SubArray {
                 shape,
                 count,
                 base_size,
                 base,
             } => {
-                let values = if *base_size == 0 {
-                    // Bounded by `unbacked_values` before reading.
-                    (0..*count)
-                        .map(|_| base.decode(&[]))
-                        .collect::<Result<_, Error>>()?
+                // Bounded by `unbacked_values` and `dyn_cost` before reading.
+                let mut values = Vec::with_capacity(usize::try_from(*count).unwrap_or(0));
+                if *base_size == 0 {
+                    for _ in 0..*count {
+                        values.push(base.decode(&[])?);
+                    }
                 } else {
-                    src.chunks_exact(*base_size)
-                        .map(|c| base.decode(c))
-                        .collect::<Result<_, Error>>()?
-                };
+                    for c in src.chunks_exact(*base_size) {
+                        values.push(base.decode(c)?);
+                    }
+                }
                 DynValue::SubArray {
                     shape: shape.clone(),
                     values,
