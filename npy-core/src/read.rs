@@ -386,11 +386,10 @@ impl<R: Read> NpyReader<R> {
             return Ok(());
         }
         let per_chunk = (CHUNK_BYTES / itemsize).max(1);
-        let mut buf = vec![0u8; per_chunk.min(out.len()) * itemsize];
+        let mut buf = Vec::new();
         for slots in out.chunks_mut(per_chunk) {
-            let bytes = &mut buf[..slots.len() * itemsize];
-            self.read_data(bytes)?;
-            for (slot, src) in slots.iter_mut().zip(bytes.chunks_exact(itemsize)) {
+            self.read_chunk(&mut buf, slots.len() * itemsize)?;
+            for (slot, src) in slots.iter_mut().zip(buf.chunks_exact(itemsize)) {
                 *slot = T::read(plan, src)?;
             }
             self.pos += slots.len() as u64;
@@ -414,17 +413,40 @@ impl<R: Read> NpyReader<R> {
             return Ok(());
         }
         let per_chunk = (CHUNK_BYTES / itemsize).max(1) as u64;
-        let mut buf = vec![0u8; (per_chunk.min(n) as usize) * itemsize];
+        let mut buf = Vec::new();
         let mut left = n;
         while left > 0 {
             let k = left.min(per_chunk) as usize;
-            let bytes = &mut buf[..k * itemsize];
-            self.read_data(bytes)?;
-            for src in bytes.chunks_exact(itemsize) {
+            self.read_chunk(&mut buf, k * itemsize)?;
+            for src in buf.chunks_exact(itemsize) {
                 v.push(T::read(plan, src)?);
             }
             self.pos += k as u64;
             left -= k as u64;
+        }
+        Ok(())
+    }
+
+    /// Sets `buf` to the next `n` data bytes (one chunk of whole elements).
+    ///
+    /// On a stream of unknown length a chunk larger than [`CHUNK_BYTES`] (elements of huge
+    /// itemsize) grows as its bytes arrive, so that a header claiming gigabyte elements cannot
+    /// make the reader allocate what the stream does not hold. With the length known, the
+    /// bytes are there: one allocation.
+    fn read_chunk(&mut self, buf: &mut Vec<u8>, n: usize) -> Result<(), Error> {
+        if self.available.is_some() || n <= CHUNK_BYTES {
+            buf.resize(n, 0);
+            return self.read_data(buf);
+        }
+        buf.clear();
+        (&mut self.inner).take(n as u64).read_to_end(buf)?;
+        if buf.len() < n {
+            let itemsize = self.itemsize();
+            return Err(Error::Truncated {
+                what: "array data",
+                needed: self.len * itemsize,
+                found: self.pos * itemsize + buf.len() as u64,
+            });
         }
         Ok(())
     }
@@ -555,10 +577,9 @@ impl<R: Read, T: NpyElement> Iterator for Elements<'_, R, T> {
                 return Some(T::read(&self.plan, &[]));
             }
             let k = (self.reader.remaining()).min((CHUNK_BYTES / itemsize).max(1) as u64) as usize;
-            self.buf.resize(k * itemsize, 0);
             self.at = 0;
             let mut buf = std::mem::take(&mut self.buf);
-            let res = self.reader.read_data(&mut buf);
+            let res = self.reader.read_chunk(&mut buf, k * itemsize);
             self.buf = buf;
             if let Err(e) = res {
                 self.failed = true;

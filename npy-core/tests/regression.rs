@@ -1,6 +1,9 @@
 //! Inputs that once crashed, hung or over-allocated (found by fuzzing, `tests/alloc_bound.rs`
 //! and review), kept as bytes so they never come back.
 
+use std::io::Read;
+use std::time::{Duration, Instant};
+
 use npy_core::{DynValue, Error, NpyReader};
 
 /// `\x93NUMPY` 2.0, the header dict, then `data`.
@@ -11,6 +14,60 @@ fn npy2(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
     out.extend_from_slice(text.as_bytes());
     out.extend_from_slice(data);
     out
+}
+
+/// A stream that fails the test if a read asks for a buffer larger than `max` bytes: a reader
+/// hands its whole buffer to `read`, so this sees what it allocated before the bytes arrived.
+struct Watch<'a> {
+    inner: &'a [u8],
+    max: usize,
+}
+
+impl Read for Watch<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        assert!(
+            buf.len() <= self.max,
+            "a read into a {}-byte buffer: allocated ahead of the data",
+            buf.len()
+        );
+        self.inner.read(buf)
+    }
+}
+
+#[test]
+fn stream_of_gigabyte_elements_does_not_allocate_them() {
+    // A 1 GiB element (under MAX_DYN_ITEMSIZE) on a stream of unknown length holding 3 bytes:
+    // the element buffer was allocated whole before reading (found by tests/alloc_bound.rs:
+    // `[('a', '|u1', (1073741824,))]` and `<U268435456` each allocated 1 GiB).
+    for descr in [
+        "'|V1073741824'",
+        "[('a', '|u1', (1073741824,))]",
+        "'<U268435456'",
+    ] {
+        let bytes = npy2(descr, "(1,)", b"abc");
+        let start = Instant::now();
+        let mut r = NpyReader::new(Watch {
+            inner: &bytes,
+            max: 1 << 20,
+        })
+        .unwrap();
+        let err = r.read_dyn().unwrap_err();
+        assert!(
+            matches!(err, Error::Truncated { found: 3, .. }),
+            "{descr}: {err:?}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(2), "{descr}");
+
+        // The streaming iterator and typed element-by-element reads share the chunk reader.
+        let mut r = NpyReader::new(Watch {
+            inner: &bytes,
+            max: 1 << 20,
+        })
+        .unwrap();
+        if let Ok(mut it) = r.iter::<String>() {
+            assert!(matches!(it.next(), Some(Err(Error::Truncated { .. }))));
+        }
+    }
 }
 
 #[test]
