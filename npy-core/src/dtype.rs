@@ -739,7 +739,9 @@ fn parse_sub_shape(v: &Value) -> Result<Vec<u64>, Error> {
 }
 
 fn parse_record(items: &[Value]) -> Result<DType, Error> {
-    let mut fields = Vec::with_capacity(items.len());
+    // Grown as fields validate, not sized by the list up front: a header list of a million
+    // `1`s must fail on the first without allocating a million fields.
+    let mut fields = Vec::new();
     let mut offset = 0u64;
     for item in items {
         let parts = match item {

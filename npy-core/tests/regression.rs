@@ -90,3 +90,13 @@ fn long_field_names_do_not_multiply_into_dynamic_values() {
     let a = NpyReader::new(&bytes[..]).unwrap().read_dyn().unwrap();
     assert_eq!(a.values[2].field("flag"), Some(&DynValue::Bool(true)));
 }
+
+#[test]
+fn descr_list_of_non_fields_fails_without_sizing_fields_by_it() {
+    // A descr list of 100,000 ints reserved 100,000 `Field`s (about 96 bytes each) before
+    // finding the first one invalid.
+    let ones = vec!["1"; 100_000].join(",");
+    let bytes = npy2(&format!("[{ones}]"), "(1,)", &[]);
+    let err = npy_core::Header::read(&mut &bytes[..]).unwrap_err();
+    assert!(matches!(err, Error::InvalidDescr { .. }), "{err:?}");
+}
