@@ -739,10 +739,7 @@ fn parse_sub_shape(v: &Value) -> Result<Vec<u64>, Error> {
 }
 
 fn parse_record(items: &[Value]) -> Result<DType, Error> {
-    // Grown as fields validate, not sized by the list up front: a header list of a million
-    // `1`s must fail on the first without allocating a million fields.
-    let mut fields = Vec::new();
-    let mut offset = 0u64;
+    let mut record = RecordBuilder::default();
     for item in items {
         let parts = match item {
             Value::Tuple(p) | Value::List(p) if p.len() == 2 || p.len() == 3 => p,
@@ -773,34 +770,71 @@ fn parse_record(items: &[Value]) -> Result<DType, Error> {
         };
         let mut dtype = DType::from_descr_value(&parts[1])?;
         if let Some(shape) = parts.get(2) {
-            let shape = parse_sub_shape(shape)?;
-            if !shape.is_empty() {
-                dtype = DType::SubArray(SubArray::new(dtype, shape)?);
-            }
+            dtype = subarray_or_base(dtype, parse_sub_shape(shape)?)?;
         }
+        record.push(title, name, dtype)?;
+    }
+    record.finish()
+}
+
+/// `(base, shape)` as numpy's `np.dtype((base, shape))`: the base itself for an empty shape.
+pub(crate) fn subarray_or_base(base: DType, shape: Vec<u64>) -> Result<DType, Error> {
+    if shape.is_empty() {
+        Ok(base)
+    } else {
+        Ok(DType::SubArray(SubArray::new(base, shape)?))
+    }
+}
+
+/// Builds a record from the entries of a descr list, as numpy's `descr_to_dtype` does: each
+/// entry takes the next `itemsize` bytes; unnamed void entries are padding. Shared by the
+/// general descr parser and the header fast path, so both follow the same rules.
+#[derive(Debug, Default)]
+pub(crate) struct RecordBuilder {
+    fields: Vec<Field>,
+    offset: u64,
+}
+
+impl RecordBuilder {
+    /// Adds the entry `(title, name)` of `dtype` (a subarray already applied).
+    pub(crate) fn push(
+        &mut self,
+        title: Option<String>,
+        name: String,
+        dtype: DType,
+    ) -> Result<(), Error> {
         let size = dtype.itemsize();
+        let next = self
+            .offset
+            .checked_add(size)
+            .ok_or_else(|| descr_error(&name, "record size overflows 64 bits"))?;
         // numpy's descr_to_dtype: an unnamed, untitled field whose dtype's type is np.void
         // without names is padding: '|Vn', and any subarray (its type is np.void whatever the
         // base), so `('', '<i4', (2,))` is 8 bytes of padding.
         let is_void = matches!(dtype, DType::Void(_) | DType::SubArray(_));
         let is_padding = title.is_none() && name.is_empty() && is_void;
         if !is_padding {
-            fields.push(Field {
+            // Grown as fields validate, not sized up front: a header list of a million `1`s
+            // must fail on the first without allocating a million fields.
+            self.fields.push(Field {
                 name,
                 title,
                 dtype,
-                offset,
+                offset: self.offset,
             });
         }
-        offset = offset
-            .checked_add(size)
-            .ok_or_else(|| descr_error(&item.to_string(), "record size overflows 64 bits"))?;
+        self.offset = next;
+        Ok(())
     }
-    Ok(DType::Record(Record::new(fields, offset)?))
+
+    /// The record (validated by [`Record::new`]).
+    pub(crate) fn finish(self) -> Result<DType, Error> {
+        Ok(DType::Record(Record::new(self.fields, self.offset)?))
+    }
 }
 
 /// Parses a type string as `np.dtype(str)` does for the types a `.npy` file can hold.
-fn parse_type_str(s: &str) -> Result<DType, Error> {
+pub(crate) fn parse_type_str(s: &str) -> Result<DType, Error> {
     let bad = |reason: &str| descr_error(&format!("'{s}'"), reason);
     if let Some(dt) = named_type(s) {
         return Ok(dt);

@@ -314,6 +314,11 @@ impl Header {
     /// [`Error::InvalidShape`], [`Error::InvalidFortranOrder`], [`Error::InvalidDescr`],
     /// [`Error::SizeOverflow`].
     pub fn from_text(text: &str, version: Version, options: &ReadOptions) -> Result<Header, Error> {
+        // numpy's own layout (every file np.save writes) takes the fast path; anything else,
+        // and every error, goes through the general literal parser.
+        if let Some(header) = crate::fast_header::parse(text, options.max_depth) {
+            return Ok(header);
+        }
         let opts = ParseOptions {
             long_suffix: version != Version::V3_0,
             max_depth: options.max_depth,

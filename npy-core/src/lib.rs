@@ -35,6 +35,7 @@ mod dyn_write;
 mod dynamic;
 pub mod element;
 mod error;
+mod fast_header;
 pub mod header;
 mod info;
 pub mod literal;
