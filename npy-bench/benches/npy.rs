@@ -112,7 +112,7 @@ fn read_other(c: &mut Criterion) {
 }
 
 fn write_f32(c: &mut Criterion) {
-    let dir = data_dir().unwrap();
+    let dir = npy_bench::write_dir().unwrap();
     let size = 64 * MIB;
     let n = size / 4;
     let data: Vec<f32> = (0..n).map(|i| i as f32).collect();

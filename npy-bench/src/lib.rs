@@ -162,6 +162,23 @@ pub fn make_all(dir: &Path) -> Result<(), npy_core::Error> {
 /// One mebibyte.
 pub const MIB: usize = 1 << 20;
 
+/// The folder the write benchmarks write into: `NPY_BENCH_WRITE_DIR` if set, otherwise
+/// `/dev/shm/npy-bench` where `/dev/shm` exists (tmpfs: the writes measure the library and the
+/// kernel's copy into the page cache, not the disk's writeback, which throttles a benchmark
+/// that writes gigabytes in a loop), otherwise [`data_dir`].
+///
+/// # Errors
+/// I/O errors creating it.
+pub fn write_dir() -> std::io::Result<PathBuf> {
+    let dir = match std::env::var_os("NPY_BENCH_WRITE_DIR") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ if Path::new("/dev/shm").is_dir() => PathBuf::from("/dev/shm/npy-bench"),
+        _ => return data_dir(),
+    };
+    std::fs::create_dir_all(&dir)?;
+    dir.canonicalize()
+}
+
 /// The folder benchmark inputs live in: `target/bench-data` of the workspace.
 ///
 /// # Errors

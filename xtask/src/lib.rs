@@ -7,6 +7,8 @@
 //!   with `xtask/fixtures.py`.
 //! - [`interop`]: write every simple-dtype fixture again with npy-core and check with numpy
 //!   (`xtask/interop.py`) that it loads the same and that the bytes are numpy's.
+//! - [`bench`]: the npy-bench criterion suite, numpy's `np.load`/`np.save` (`xtask/bench_numpy.py`)
+//!   and peak memory in one table, written into `npy-bench/README.md`.
 //!
 //! Shared helpers:
 //!
@@ -14,8 +16,10 @@
 //!   the pinned numpy version; later subcommands (`interop`, `bench`, ...) reuse
 //!   [`python::numpy_python`].
 //!
-//! The crate depends on `std` and, for `interop`, on npy-core.
+//! The crate depends on `std`, on npy-core (`interop`), and on npy-bench and serde_json
+//! (`bench`).
 
+pub mod bench;
 pub mod fixtures;
 pub mod interop;
 pub mod python;
@@ -32,6 +36,11 @@ subcommands:
                       fixtures/ differs
   interop             write the fixtures' values with npy-core into target/interop/ and
                       check with numpy that they load identically and match byte for byte
+  bench [--quick] [--table-only]
+                      run the npy-bench criterion suite, time numpy on the same files and
+                      measure peak memory; print one table and write it into
+                      npy-bench/README.md (--quick: criterion's --quick, numpy 3 x 3;
+                      --table-only: rebuild the table from the last results)
   help                print this message
 ";
 

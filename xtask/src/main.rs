@@ -8,6 +8,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("fixtures") => xtask::fixtures::run(&args[1..]),
         Some("interop") => xtask::interop::run(&args[1..]),
+        Some("bench") => xtask::bench::run(&args[1..]),
         Some("help" | "-h" | "--help") => {
             print!("{}", xtask::USAGE);
             return ExitCode::SUCCESS;

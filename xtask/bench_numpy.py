@@ -1,0 +1,115 @@
+"""numpy's side of `cargo xtask bench`: np.load / np.save / header parse timings.
+
+usage: python bench_numpy.py DATA_DIR WRITE_DIR [--quick]
+
+DATA_DIR is the suite's `target/bench-data`: the `.npy` inputs the Rust benchmarks read (made
+by npy-bench, so numpy reads the very same bytes) and the two headers `header_typical.bin` and
+`header_4000_fields.bin` (npy-core's bytes, which are numpy's). np.save writes into WRITE_DIR,
+the folder the Rust write benchmarks use (tmpfs where there is one). Each operation is timed as the
+median of 5 batches of 10 calls (per call); `--quick` takes 3 batches of 3. Header parses,
+which take microseconds, run batches of 1,000 (typical) and 10 (4,000 fields) calls.
+
+Prints one JSON object: `numpy_version`, `python_version`, `repeat`, `number`, and `results`,
+seconds per call keyed like the criterion benchmarks (`group/case`, e.g. `read_f32/64MiB`).
+"""
+
+import io
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+MIB = 1 << 20
+FMT = np.lib.format
+
+
+def per_call(fn, repeat, number):
+    """Median over `repeat` batches of the time of one of `number` calls."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t0) / number)
+    return statistics.median(times)
+
+
+def parse_header(data):
+    """numpy's header parse: read_magic and the versioned read_array_header."""
+    f = io.BytesIO(data)
+    version = FMT.read_magic(f)
+    if version == (1, 0):
+        return FMT.read_array_header_1_0(f, max_header_size=1 << 24)
+    return FMT.read_array_header_2_0(f, max_header_size=1 << 24)
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    quick = "--quick" in sys.argv[1:]
+    if len(args) != 2:
+        sys.exit(__doc__)
+    data_dir, write_dir = args
+    repeat, number = (3, 3) if quick else (5, 10)
+
+    def path(name):
+        p = os.path.join(data_dir, name)
+        if not os.path.exists(p):
+            sys.exit(f"bench_numpy.py: missing input {p} (made by npy-bench)")
+        return p
+
+    results = {}
+
+    for key, name, batch in [
+        ("header_parse/typical_118B", "header_typical.bin", 1000),
+        ("header_parse/record_4000_fields", "header_4000_fields.bin", 10),
+    ]:
+        with open(path(name), "rb") as f:
+            data = f.read()
+        parse_header(data)  # fails loudly if numpy does not read it
+        results[key] = per_call(lambda: parse_header(data), repeat, batch)
+
+    loads = [
+        ("read_f32/1MiB", f"f32_{MIB}.npy"),
+        ("read_f32/64MiB", f"f32_{64 * MIB}.npy"),
+        ("read_f32/256MiB", f"f32_{256 * MIB}.npy"),
+        ("read_other/f64be_64MiB", f"f64be_{64 * MIB}.npy"),
+        ("read_other/f16_64MiB", f"f16_{64 * MIB}.npy"),
+        ("read_records/xyid_1M_packed", "records_packed_1000000.npy"),
+        ("read_records/xyid_1M_aligned", "records_aligned_1000000.npy"),
+    ]
+    for key, name in loads:
+        p = path(name)
+        np.load(p)  # warm the page cache
+        results[key] = per_call(lambda: np.load(p), repeat, number)
+
+    # Memory maps: the counterpart of npy-core's mmap view (O(1) in the file size).
+    for key, name in [("view/f32_1MiB", f"f32_{MIB}.npy"), ("view/f32_1GiB", f"f32_{1024 * MIB}.npy")]:
+        p = path(name)
+        results[key + "#mmap"] = per_call(lambda: np.load(p, mmap_mode="r"), repeat, number * 10)
+
+    data = np.load(path(f"f32_{64 * MIB}.npy"))
+    out = os.path.join(write_dir, "write_out_numpy.npy")
+    np.save(out, data)
+    results["write_f32/64MiB"] = per_call(lambda: np.save(out, data), repeat, number)
+    os.remove(out)
+
+    json.dump(
+        {
+            "numpy_version": np.__version__,
+            "python_version": sys.version.split()[0],
+            "repeat": repeat,
+            "number": number,
+            "write_dir": write_dir,
+            "results": results,
+        },
+        sys.stdout,
+        indent=1,
+    )
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
