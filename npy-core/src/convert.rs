@@ -178,7 +178,11 @@ pub fn convert_file(
         swap_runs(&header.dtype, 0, o, &mut runs)?;
     }
     let mut target_order = options.order.unwrap_or(src_order);
-    if header.shape.len() < 2 {
+    // numpy writes fortran_order True only for data that is not also C-contiguous: with at
+    // most one dimension longer than 1, or no elements, both orders are the same bytes.
+    let both_orders =
+        header.shape.contains(&0) || header.shape.iter().filter(|&&d| d != 1).count() <= 1;
+    if both_orders {
         target_order = Order::C;
     }
     let out_header = Header {

@@ -381,6 +381,22 @@ impl SubArray {
     /// [`Error::InvalidDescr`] when the shape is empty (numpy turns `(dtype, ())` into the plain
     /// dtype; use `base` itself) or when its size overflows 64 bits.
     pub fn new(base: DType, shape: Vec<u64>) -> Result<SubArray, Error> {
+        if matches!(
+            base,
+            DType::Bytes(0) | DType::Unicode(0, _) | DType::Void(0)
+        ) {
+            // numpy: "invalid itemsize in generic type tuple".
+            return Err(descr_error(
+                &base.to_string(),
+                "a subarray of a zero-width string or void",
+            ));
+        }
+        if shape.len() > crate::header::MAX_DIMS {
+            return Err(descr_error(
+                &base.to_string(),
+                "subarray has more than 64 dimensions (numpy's limit)",
+            ));
+        }
         if shape.is_empty() {
             return Err(descr_error(
                 &base.to_string(),

@@ -146,13 +146,26 @@ fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Error> 
             put(dst, &x.to_le_bytes(), *o);
         }
         (DType::Number(Primitive::F16, o), DynValue::Float(x)) => {
-            put(dst, &half::f16::from_f64(*x).to_le_bytes(), *o)
+            let h = half::f16::from_f64(*x);
+            if x.is_finite() && h.is_infinite() {
+                return Err(bad());
+            }
+            put(dst, &h.to_le_bytes(), *o)
         }
         (DType::Number(Primitive::F32, o), DynValue::Float(x)) => {
+            if x.is_finite() && (*x as f32).is_infinite() {
+                return Err(bad());
+            }
             put(dst, &(*x as f32).to_le_bytes(), *o)
         }
         (DType::Number(Primitive::F64, o), DynValue::Float(x)) => put(dst, &x.to_le_bytes(), *o),
         (DType::Number(Primitive::C64, o), DynValue::Complex(re, im)) => {
+            if [re, im]
+                .iter()
+                .any(|x| x.is_finite() && (**x as f32).is_infinite())
+            {
+                return Err(bad());
+            }
             put(&mut dst[..4], &(*re as f32).to_le_bytes(), *o);
             put(&mut dst[4..], &(*im as f32).to_le_bytes(), *o);
         }

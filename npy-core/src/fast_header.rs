@@ -126,6 +126,9 @@ impl<'a> Cursor<'a> {
             return Some(dims);
         }
         loop {
+            if dims.len() == crate::header::MAX_DIMS {
+                return None;
+            }
             dims.push(self.int()?);
             if dims.len() == 1 {
                 self.lit(",")?;

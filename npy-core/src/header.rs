@@ -24,6 +24,10 @@ pub const ARRAY_ALIGN: u64 = 64;
 /// (`GROWTH_AXIS_MAX_DIGITS`), so the shape can be rewritten in place.
 pub const GROWTH_AXIS_MAX_DIGITS: usize = 21;
 
+/// The most dimensions an array may have: numpy's `NPY_MAXDIMS` (64 since numpy 2.0). Headers
+/// with more are refused, as `np.load` refuses them.
+pub const MAX_DIMS: usize = 64;
+
 /// Default of [`ReadOptions::max_header_len`]: 16 MiB, far above numpy's 10,000 so that wide
 /// records (a 4,000-field record needs about 100 KB) load, while bounding what a hostile length
 /// field can make the reader buffer.
@@ -467,6 +471,9 @@ fn parse_shape(v: &Value) -> Result<Vec<u64>, Error> {
             _ => "expected a tuple of ints",
         }));
     };
+    if items.len() > MAX_DIMS {
+        return Err(bad("more than 64 dimensions (numpy's limit)"));
+    }
     items
         .iter()
         .map(|d| match d {

@@ -126,7 +126,9 @@ pub use mmap::{mmap, NpyMmap};
 /// ```
 #[cfg(feature = "derive")]
 pub use npy_derive::NpyElement;
-pub use read::{read, Elements, NpyArray, NpyReader, MAX_ZERO_SIZE_ELEMENTS};
+pub use read::{
+    read, Elements, NpyArray, NpyReader, MAX_EXPANSION, MAX_UNBACKED_BYTES, MAX_ZERO_SIZE_ELEMENTS,
+};
 pub use records::{read_records, write_records};
 pub use view::{view_or_copy, NpyView};
 pub use write::{write, FileStreamWriter, PathStreamWriter, StreamWriter, WriteOptions};

@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use std::ops::Range;
 use std::path::Path;
 
-use crate::dtype::DType;
+use crate::dtype::{DType, SubArray};
 use crate::element::{bulk_kind, describe, swap_in_place, Bulk, NpyElement};
 use crate::error::Error;
 use crate::header::{read_up_to, Header, ParsedHeader, ReadOptions};
@@ -16,9 +16,34 @@ use crate::info::Order;
 /// unknown length: large enough to amortise calls, small enough to stay in cache.
 const CHUNK_BYTES: usize = 1 << 16;
 
-/// Most zero-size elements (`S0`, `V0`, empty records) a read will materialise: such elements
-/// take no file bytes, so the file length cannot bound them.
+/// Most zero-size elements (`S0`, `V0`, empty records) a dynamic read will materialise: such
+/// elements take no file bytes, so the file length cannot bound them.
 pub const MAX_ZERO_SIZE_ELEMENTS: u64 = 1 << 24;
+
+/// How many bytes of Rust elements a typed read may allocate per byte of array data
+/// (`Vec<u8>` elements of `S1` data take 24 bytes each, the largest ratio of the built-in types).
+pub const MAX_EXPANSION: u64 = 32;
+
+/// Bytes of Rust elements a typed read may allocate beyond [`MAX_EXPANSION`] times the data:
+/// what elements that take no file bytes (`S0`, empty records, zero-length subarrays) may cost.
+pub const MAX_UNBACKED_BYTES: u64 = 64 << 20;
+
+/// Refuses to materialise `n` elements of `T` from `nbytes` of data when that would take more
+/// than `nbytes × MAX_EXPANSION + MAX_UNBACKED_BYTES` bytes of memory.
+pub(crate) fn check_expansion<T>(n: u64, nbytes: u64) -> Result<(), Error> {
+    let each = std::mem::size_of::<T>() as u64;
+    let limit = nbytes
+        .saturating_mul(MAX_EXPANSION)
+        .saturating_add(MAX_UNBACKED_BYTES);
+    if n.saturating_mul(each) > limit {
+        return Err(Error::AllocationLimit {
+            what: "elements that the file's data bytes do not back",
+            elements: n,
+            bytes_each: each,
+        });
+    }
+    Ok(())
+}
 
 /// An owned array: shape, memory order and the elements in that order.
 ///
@@ -175,6 +200,11 @@ pub struct NpyReader<R> {
     pos: u64,
     /// Bytes known to follow the header (files), bounding allocations up front.
     available: Option<u64>,
+    /// Data bytes read from `inner` by [`NpyReader::iter`] but not yet handed out; every read
+    /// takes from here first, so a partly used iterator loses nothing.
+    ahead: Vec<u8>,
+    /// How much of `ahead` has been consumed.
+    ahead_at: usize,
 }
 
 impl NpyReader<File> {
@@ -214,6 +244,8 @@ impl<R: Read> NpyReader<R> {
             len,
             pos: 0,
             available: None,
+            ahead: Vec::new(),
+            ahead_at: 0,
         })
     }
 
@@ -268,13 +300,46 @@ impl<R: Read> NpyReader<R> {
         self.len - self.pos
     }
 
-    /// The underlying reader, positioned after what has been read.
+    /// The underlying reader, positioned after what has been read — except after a partly
+    /// consumed [`NpyReader::iter`], which reads ahead in chunks of up to 64 KiB: those bytes are
+    /// kept by the `NpyReader` (its later reads return them) and are not in `R`.
     pub fn into_inner(self) -> R {
         self.inner
     }
 
     fn itemsize(&self) -> u64 {
         self.parsed.header.dtype.itemsize()
+    }
+
+    /// numpy stores an array whose elements are subarrays as the base dtype with the
+    /// subarray's dimensions appended to the shape. When `T` is a subarray type (`[U; N]`) and
+    /// the file is such a C-order array (its trailing dimensions are `T`'s subarray shape), the
+    /// reader from here on views those dimensions as one `T` element: [`NpyReader::shape`]
+    /// loses them and [`NpyReader::len`] counts `T` elements.
+    fn fold_subarray<T: NpyElement>(&mut self) -> Result<(), Error> {
+        let DType::SubArray(want) = T::npy_dtype() else {
+            return Ok(());
+        };
+        let header = &self.parsed.header;
+        let k = want.shape().len();
+        let n = header.shape.len();
+        let per: u64 = want.shape().iter().product();
+        if matches!(header.dtype, DType::SubArray(_))
+            || header.fortran_order
+            || n < k
+            || header.shape[n - k..] != *want.shape()
+            || per == 0
+            || self.pos % per != 0
+        {
+            // Not that layout: T::plan reports the mismatch.
+            return Ok(());
+        }
+        let folded = SubArray::new(header.dtype.clone(), want.shape().to_vec())?;
+        self.parsed.header.dtype = DType::SubArray(folded);
+        self.parsed.header.shape.truncate(n - k);
+        self.len /= per;
+        self.pos /= per;
+        Ok(())
     }
 
     fn check_object(&self) -> Result<(), Error> {
@@ -293,17 +358,12 @@ impl<R: Read> NpyReader<R> {
     /// `T`, [`Error::AllocationLimit`], I/O errors.
     pub fn read_vec<T: NpyElement>(&mut self) -> Result<Vec<T>, Error> {
         self.check_object()?;
+        self.fold_subarray::<T>()?;
         let plan = T::plan(self.dtype())?;
         let n = self.remaining();
         let itemsize = self.itemsize();
         let nbytes = n * itemsize; // <= header nbytes, checked at construction
-        if itemsize == 0 && n > MAX_ZERO_SIZE_ELEMENTS {
-            return Err(Error::AllocationLimit {
-                what: "zero-size elements",
-                elements: n,
-                bytes_each: std::mem::size_of::<T>() as u64,
-            });
-        }
+        check_expansion::<T>(n, nbytes)?;
         if let Some(avail) = self.available {
             let consumed = self.pos * itemsize;
             if avail.saturating_sub(consumed) < nbytes {
@@ -353,6 +413,7 @@ impl<R: Read> NpyReader<R> {
     /// as [`NpyReader::read_vec`].
     pub fn read_into<T: NpyElement>(&mut self, out: &mut [T]) -> Result<(), Error> {
         self.check_object()?;
+        self.fold_subarray::<T>()?;
         let plan = T::plan(self.dtype())?;
         if out.len() as u64 > self.remaining() {
             return Err(Error::LengthMismatch {
@@ -434,7 +495,7 @@ impl<R: Read> NpyReader<R> {
     /// make the reader allocate what the stream does not hold. With the length known, the
     /// bytes are there: one allocation.
     fn read_chunk(&mut self, buf: &mut Vec<u8>, n: usize) -> Result<(), Error> {
-        if self.available.is_some() || n <= CHUNK_BYTES {
+        if self.available.is_some() || n <= CHUNK_BYTES || self.ahead_at < self.ahead.len() {
             buf.resize(n, 0);
             return self.read_data(buf);
         }
@@ -453,7 +514,10 @@ impl<R: Read> NpyReader<R> {
 
     /// Reads exactly `buf.len()` data bytes, or reports how much of the data there was.
     fn read_data(&mut self, buf: &mut [u8]) -> Result<(), Error> {
-        let got = read_up_to(&mut self.inner, buf)?;
+        let have = (self.ahead.len() - self.ahead_at).min(buf.len());
+        buf[..have].copy_from_slice(&self.ahead[self.ahead_at..self.ahead_at + have]);
+        self.ahead_at += have;
+        let got = have + read_up_to(&mut self.inner, &mut buf[have..])?;
         if got < buf.len() {
             let itemsize = self.itemsize();
             return Err(Error::Truncated {
@@ -472,12 +536,11 @@ impl<R: Read> NpyReader<R> {
     /// for the errors of reading it.
     pub fn iter<T: NpyElement>(&mut self) -> Result<Elements<'_, R, T>, Error> {
         self.check_object()?;
+        self.fold_subarray::<T>()?;
         let plan = T::plan(self.dtype())?;
         Ok(Elements {
             reader: self,
             plan,
-            buf: Vec::new(),
-            at: 0,
             failed: false,
             _t: PhantomData,
         })
@@ -491,7 +554,15 @@ impl<R: Read + Seek> NpyReader<R> {
     /// # Errors
     /// [`Error::Layout`] for a range past the end; otherwise as [`NpyReader::read_vec`].
     pub fn read_range<T: NpyElement>(&mut self, range: Range<u64>) -> Result<Vec<T>, Error> {
-        if range.start > range.end || range.end > self.len {
+        self.check_object()?;
+        self.fold_subarray::<T>()?;
+        if range.start > range.end {
+            return Err(Error::Layout(format!(
+                "element range {}..{} is reversed",
+                range.start, range.end
+            )));
+        }
+        if range.end > self.len {
             return Err(Error::Layout(format!(
                 "element range {}..{} is outside the array's {} elements",
                 range.start, range.end, self.len
@@ -542,8 +613,11 @@ impl<R: Read + Seek> NpyReader<R> {
         }
         let itemsize = self.itemsize();
         let here = self.inner.stream_position()?;
-        let start = here - self.pos * itemsize;
+        let ahead = (self.ahead.len() - self.ahead_at) as u64;
+        let start = here - ahead - self.pos * itemsize;
         self.inner.seek(SeekFrom::Start(start + index * itemsize))?;
+        self.ahead.clear();
+        self.ahead_at = 0;
         self.pos = index;
         Ok(())
     }
@@ -554,8 +628,6 @@ impl<R: Read + Seek> NpyReader<R> {
 pub struct Elements<'a, R, T: NpyElement> {
     reader: &'a mut NpyReader<R>,
     plan: T::Plan,
-    buf: Vec<u8>,
-    at: usize,
     failed: bool,
     _t: PhantomData<T>,
 }
@@ -564,32 +636,32 @@ impl<R: Read, T: NpyElement> Iterator for Elements<'_, R, T> {
     type Item = Result<T, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
+        if self.failed || self.reader.remaining() == 0 {
             return None;
         }
         let itemsize = self.reader.itemsize() as usize;
-        if self.at >= self.buf.len() {
-            if self.reader.remaining() == 0 {
-                return None;
-            }
-            if itemsize == 0 {
-                self.reader.pos += 1;
-                return Some(T::read(&self.plan, &[]));
-            }
-            let k = (self.reader.remaining()).min((CHUNK_BYTES / itemsize).max(1) as u64) as usize;
-            self.at = 0;
-            let mut buf = std::mem::take(&mut self.buf);
-            let res = self.reader.read_chunk(&mut buf, k * itemsize);
-            self.buf = buf;
+        if itemsize == 0 {
+            self.reader.pos += 1;
+            return Some(T::read(&self.plan, &[]));
+        }
+        let r = &mut *self.reader;
+        if r.ahead.len() - r.ahead_at < itemsize {
+            // Refill with whole elements; only what is handed out counts as read.
+            let k = r.remaining().min((CHUNK_BYTES / itemsize).max(1) as u64) as usize;
+            let mut buf = std::mem::take(&mut r.ahead);
+            r.ahead_at = 0;
+            let res = r.read_chunk(&mut buf, k * itemsize);
+            r.ahead = buf;
             if let Err(e) = res {
+                r.ahead.clear();
                 self.failed = true;
                 return Some(Err(e));
             }
-            self.reader.pos += k as u64;
         }
-        let src = &self.buf[self.at..self.at + itemsize];
-        self.at += itemsize;
+        let src = &r.ahead[r.ahead_at..r.ahead_at + itemsize];
         let v = T::read(&self.plan, src);
+        r.ahead_at += itemsize;
+        r.pos += 1;
         if v.is_err() {
             self.failed = true;
         }
@@ -597,13 +669,7 @@ impl<R: Read, T: NpyElement> Iterator for Elements<'_, R, T> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let itemsize = self.reader.itemsize() as usize;
-        let buffered = (self.buf.len() - self.at)
-            .checked_div(itemsize)
-            .unwrap_or(0);
-        let n = usize::try_from(self.reader.remaining())
-            .unwrap_or(usize::MAX)
-            .saturating_add(buffered);
+        let n = usize::try_from(self.reader.remaining()).unwrap_or(usize::MAX);
         (n, Some(n))
     }
 }

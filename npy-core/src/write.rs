@@ -60,7 +60,7 @@ pub fn write<T: NpyElement>(
 pub struct WriteOptions {
     dtype: Option<DType>,
     order: Order,
-    byte_order: ByteOrder,
+    byte_order: Option<ByteOrder>,
     version: Option<Version>,
 }
 
@@ -69,7 +69,7 @@ impl Default for WriteOptions {
         WriteOptions {
             dtype: None,
             order: Order::C,
-            byte_order: ByteOrder::NATIVE,
+            byte_order: None,
             version: None,
         }
     }
@@ -90,7 +90,7 @@ impl WriteOptions {
 
     /// The byte order to write multi-byte values in.
     pub fn byte_order(mut self, byte_order: ByteOrder) -> Self {
-        self.byte_order = byte_order;
+        self.byte_order = Some(byte_order);
         self
     }
 
@@ -100,29 +100,60 @@ impl WriteOptions {
         self
     }
 
-    /// An explicit dtype (e.g. the width of a string type); its byte order is replaced by the
-    /// [`WriteOptions::byte_order`] setting where that applies.
+    /// An explicit dtype (e.g. the width of a string type, or `'>f8'`): written as given, unless
+    /// [`WriteOptions::byte_order`] is also set, which then applies to it.
     pub fn dtype(mut self, dtype: DType) -> Self {
         self.dtype = Some(dtype);
         self
     }
 
     fn resolve<T: NpyElement>(&self, data: &[T]) -> Result<(DType, T::Plan), Error> {
-        let dtype = self
-            .dtype
-            .clone()
-            .unwrap_or_else(|| T::dtype_for(data))
-            .with_byte_order(self.byte_order);
+        let dtype = self.dtype.clone().unwrap_or_else(|| T::dtype_for(data));
+        let dtype = match self.byte_order {
+            Some(order) => dtype.with_byte_order(order),
+            None => dtype,
+        };
         let plan = T::plan(&dtype)?;
         Ok((dtype, plan))
     }
 
-    fn header(&self, dtype: DType, shape: &[u64]) -> Header {
-        Header {
-            dtype,
-            fortran_order: self.order == Order::Fortran,
-            shape: shape.to_vec(),
+    /// The header for elements of `dtype` in an array of `shape`, and how many header elements
+    /// one such element is.
+    ///
+    /// As `np.save`: an element dtype that is a subarray (`[T; N]`) is stored as its base dtype
+    /// with the subarray's dimensions appended to the shape (C order only, where that is the
+    /// same bytes), and `fortran_order` is `True` only for data that is not also C-contiguous
+    /// (at most one dimension longer than 1, or no elements: both orders are the same bytes).
+    fn header(&self, dtype: DType, shape: &[u64]) -> Result<(Header, u64), Error> {
+        let mut shape = shape.to_vec();
+        let mut dtype = dtype;
+        let mut per = 1u64;
+        while let DType::SubArray(s) = dtype {
+            if self.order == Order::Fortran {
+                return Err(Error::Layout(
+                    "elements of a subarray type ([T; N]) are written in C order only: numpy \
+                     stores them as trailing dimensions of the shape"
+                        .into(),
+                ));
+            }
+            shape.extend_from_slice(s.shape());
+            per = s
+                .shape()
+                .iter()
+                .try_fold(per, |a, &d| a.checked_mul(d))
+                .ok_or_else(|| Error::SizeOverflow {
+                    shape: shape.clone(),
+                    itemsize: s.base().itemsize(),
+                })?;
+            dtype = s.base().clone();
         }
+        let both_orders = shape.contains(&0) || shape.iter().filter(|&&d| d != 1).count() <= 1;
+        let header = Header {
+            dtype,
+            fortran_order: self.order == Order::Fortran && !both_orders,
+            shape,
+        };
+        Ok((header, per))
     }
 
     /// Writes header and data to `w`. `data` is in the memory order given by
@@ -138,17 +169,24 @@ impl WriteOptions {
         shape: &[u64],
     ) -> Result<(), Error> {
         let (dtype, plan) = self.resolve(data)?;
-        let header = self.header(dtype, shape);
-        let n = header.num_elements()?;
-        if n != data.len() as u64 {
+        let expected = shape
+            .iter()
+            .try_fold(1u64, |a, &d| a.checked_mul(d))
+            .ok_or_else(|| Error::SizeOverflow {
+                shape: shape.to_vec(),
+                itemsize: dtype.itemsize(),
+            })?;
+        if expected != data.len() as u64 {
             return Err(Error::LengthMismatch {
                 what: "data for the shape",
-                expected: n,
+                expected,
                 found: data.len() as u64,
             });
         }
+        let (header, _) = self.header(dtype.clone(), shape)?;
+        header.nbytes()?;
         w.write_all(&header.to_bytes(self.version)?)?;
-        write_elements(&mut w, &header.dtype, &plan, data)?;
+        write_elements(&mut w, &dtype, &plan, data)?;
         w.flush()?;
         Ok(())
     }
@@ -263,6 +301,8 @@ pub struct StreamWriter<W: Write + Seek, T: NpyElement> {
     inner: W,
     plan: T::Plan,
     header: Header,
+    /// The dtype of one `T` (the header's dtype, unless `T` is a subarray type).
+    elem_dtype: DType,
     version: Option<Version>,
     header_start: u64,
     header_bytes: usize,
@@ -286,19 +326,18 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         let (dtype, plan) = options.resolve::<T>(&[])?;
         let mut shape = vec![0];
         shape.extend_from_slice(row_shape);
-        let header = options.header(dtype, &shape);
+        let (header, _) = options.header(dtype.clone(), &shape)?;
         let row_len = row_shape
             .iter()
             .try_fold(1u64, |a, &d| a.checked_mul(d))
             .ok_or_else(|| Error::SizeOverflow {
                 shape: shape.clone(),
-                itemsize: header.dtype.itemsize(),
+                itemsize: dtype.itemsize(),
             })?;
-        let itemsize =
-            usize::try_from(header.dtype.itemsize()).map_err(|_| Error::SizeOverflow {
-                shape: shape.clone(),
-                itemsize: header.dtype.itemsize(),
-            })?;
+        let itemsize = usize::try_from(dtype.itemsize()).map_err(|_| Error::SizeOverflow {
+            shape: shape.clone(),
+            itemsize: dtype.itemsize(),
+        })?;
         let header_start = inner.stream_position()?;
         let bytes = header.to_bytes(options.version)?;
         inner.write_all(&bytes)?;
@@ -306,6 +345,7 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
             inner,
             plan,
             header,
+            elem_dtype: dtype,
             version: options.version,
             header_start,
             header_bytes: bytes.len(),
@@ -344,7 +384,7 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
     pub fn extend_from_slice(&mut self, values: &[T]) -> Result<(), Error> {
         if self.buf.is_empty() {
             if let (Bulk::Native, Some(bytes)) =
-                (bulk_kind::<T>(&self.header.dtype), T::as_bytes(values))
+                (bulk_kind::<T>(&self.elem_dtype), T::as_bytes(values))
             {
                 self.inner.write_all(bytes)?;
                 self.count += values.len() as u64;
