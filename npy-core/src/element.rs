@@ -319,6 +319,11 @@ impl NpyElement for bool {
 }
 
 /// `[T; N]`: a subarray of `N` elements of `T` (`[[f32; 3]; 2]` is a `(2, 3)` subarray).
+///
+/// As a record field it is a subarray field. As the element of a whole array it is stored as
+/// numpy stores such arrays: the base dtype with the subarray's dimensions appended to the
+/// shape, so `write(path, &[[1i16, 2, 3], [4, 5, 6]], &[2])` writes a `'<i2'` array of shape
+/// `(2, 3)`, and reading a C-order `(2, 3)` file as `[i16; 3]` gives 2 elements of shape `(2,)`.
 impl<T: NpyElement, const N: usize> NpyElement for [T; N] {
     type Plan = (T::Plan, usize);
     fn npy_dtype() -> DType {

@@ -216,7 +216,7 @@ pub enum Error {
     },
 
     /// Writing a string longer than its dtype's width.
-    #[error("value of {len} characters does not fit dtype {dtype}")]
+    #[error("value of {len} characters does not fit dtype {dtype} (set a wider dtype with WriteOptions::dtype)")]
     ValueTooLong {
         /// Length of the value (bytes for `S`, characters for `U`).
         len: usize,
