@@ -699,3 +699,90 @@ fn messages_name_what_was_found() {
     let m = msg(file(3, 0, b"{'descr': '\xff'}"));
     assert!(m.contains("UTF-8") && m.contains("11"), "{m}");
 }
+
+#[test]
+fn every_bracket_kind_nested_100000_deep_is_an_error() {
+    // Each kind alone and mixed, as the whole header and inside the descr; closed or not.
+    let kinds: [(&str, &str); 5] = [
+        ("(", ")"),
+        ("[", "]"),
+        ("{1: ", "}"),
+        ("([{0: ", "}])"),
+        ("{'descr': [(", ")]}"),
+    ];
+    let start = Instant::now();
+    for (open, close) in kinds {
+        let deep =
+            |inner: &str| format!("{}{inner}{}", open.repeat(100_000), close.repeat(100_000));
+        let texts = [
+            deep("1"),
+            open.repeat(100_000),
+            format!(
+                "{{'descr': {}, 'fortran_order': False, 'shape': (2,), }}\n",
+                deep("'<f8'")
+            ),
+            format!(
+                "{{'descr': [('a', {})], 'fortran_order': False, 'shape': (2,), }}\n",
+                deep("'<f8'")
+            ),
+        ];
+        for text in texts {
+            let err = read(&file(2, 0, text.as_bytes())).unwrap_err();
+            assert!(
+                matches!(syntax(&err), Some(LiteralErrorKind::TooDeep { limit: 128 })),
+                "{open}: {err:?}"
+            );
+        }
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn headers_at_the_length_limit_fail_quickly() {
+    // 16 MiB (the default limit) of each: nesting, an unterminated string, padding before
+    // garbage, a dict that never closes. One byte more is refused before reading.
+    let limit = npy_core::header::DEFAULT_MAX_HEADER_LEN as usize;
+    let start = Instant::now();
+    let texts: [Vec<u8>; 4] = [
+        vec![b'['; limit],
+        {
+            let mut t = b"{'descr': '".to_vec();
+            t.resize(limit, b'a');
+            t
+        },
+        {
+            let mut t = vec![b' '; limit - 1];
+            t.push(b'x');
+            t
+        },
+        {
+            let mut t = b"{".to_vec();
+            while t.len() + 8 < limit {
+                t.extend_from_slice(b"'k': 1, ");
+            }
+            t.resize(limit, b' ');
+            t
+        },
+    ];
+    for text in &texts {
+        assert_eq!(text.len(), limit);
+        let err = read(&file(2, 0, text)).unwrap_err();
+        assert!(syntax(&err).is_some(), "{err:?}");
+    }
+    let mut over = texts[2].clone();
+    over.push(b' ');
+    assert!(matches!(
+        read(&file(2, 0, &over)),
+        Err(Error::HeaderTooLong { .. })
+    ));
+    // Debug builds parse about 20 MB/s; release builds far faster.
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+}
