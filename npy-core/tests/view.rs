@@ -275,6 +275,7 @@ where
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "parses the fixtures' manifest: too slow under Miri")]
 fn every_native_number_fixture_views_in_place_and_swapped_ones_copy() {
     let mut checked = 0;
     let mut failures = Vec::new();
@@ -325,6 +326,7 @@ fn format_card_file_views_as_arange_over_8() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "parses the fixtures' manifest: too slow under Miri")]
 fn fortran_order_view_keeps_memory_order_and_indexes_logically() {
     let e = entry("f8_le_f_2x3x4.npy");
     let buf = Aligned::new(&read_fixture("f8_le_f_2x3x4.npy"), 0);
@@ -340,6 +342,7 @@ fn fortran_order_view_keeps_memory_order_and_indexes_logically() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "parses the fixtures' manifest: too slow under Miri")]
 fn misaligned_buffer_is_an_error_and_view_or_copy_copies() {
     let e = entry("f8_le_c_2x3x4.npy");
     let buf = Aligned::new(&read_fixture("f8_le_c_2x3x4.npy"), 1);
@@ -367,6 +370,7 @@ fn misaligned_buffer_is_an_error_and_view_or_copy_copies() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "parses the fixtures' manifest: too slow under Miri")]
 fn byte_swapped_file_is_not_viewable_and_the_copy_is_right() {
     let e = entry("f8_be_c_2x3x4.npy");
     let buf = Aligned::new(&read_fixture("f8_be_c_2x3x4.npy"), 0);

@@ -9,6 +9,7 @@
 //!   (`xtask/interop.py`) that it loads the same and that the bytes are numpy's.
 //! - [`bench`]: the npy-bench criterion suite, numpy's `np.load`/`np.save` (`xtask/bench_numpy.py`)
 //!   and peak memory in one table, written into `npy-bench/README.md`.
+//! - [`miri`]: npy-core's byte-reinterpreting paths (bulk casts, swaps, views) under Miri.
 //!
 //! Shared helpers:
 //!
@@ -22,6 +23,7 @@
 pub mod bench;
 pub mod fixtures;
 pub mod interop;
+pub mod miri;
 pub mod python;
 
 use std::path::PathBuf;
@@ -41,6 +43,8 @@ subcommands:
                       measure peak memory; print one table and write it into
                       npy-bench/README.md (--quick: criterion's --quick, numpy 3 x 3;
                       --table-only: rebuild the table from the last results)
+  miri [-- test args]  run npy-core's unit, view and miri_paths tests under Miri
+                      (cargo +nightly miri; needs the miri component; ~3 minutes idle)
   help                print this message
 ";
 

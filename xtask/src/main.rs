@@ -9,6 +9,7 @@ fn main() -> ExitCode {
         Some("fixtures") => xtask::fixtures::run(&args[1..]),
         Some("interop") => xtask::interop::run(&args[1..]),
         Some("bench") => xtask::bench::run(&args[1..]),
+        Some("miri") => xtask::miri::run(&args[1..]),
         Some("help" | "-h" | "--help") => {
             print!("{}", xtask::USAGE);
             return ExitCode::SUCCESS;
