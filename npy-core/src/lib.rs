@@ -10,6 +10,75 @@
 //! - [`TensorInfo`] summarises a file from its header.
 //! - [`literal`] is the Python-literal codec the header uses.
 //!
+//! # Untrusted input
+//!
+//! A `.npy` file from a stranger can be read with this crate. What reading one (header
+//! parsing, [`read`], [`read_dyn`], [`NpyReader`], [`NpyView`], [`TensorInfo`], [`convert_file`])
+//! guarantees, whatever the bytes:
+//!
+//! - **No panic, no undefined behaviour.** Every malformed input is an [`Error`]. The crate is
+//!   `#![deny(unsafe_code)]` except the memory map (see below); byte reinterpretation goes
+//!   through bytemuck's checked casts and is run under Miri (`cargo xtask miri`). Fuzzed with
+//!   cargo-fuzz (`fuzz/`) and tested with a hostile table and seeded mutations of every fixture
+//!   (`tests/malformed.rs`, `tests/alloc_bound.rs`).
+//! - **Bounded allocation.** Nothing is sized by what a header *claims*: data is allocated only
+//!   once the file's length shows it exists (a stream of unknown length grows as bytes
+//!   arrive), and a claim the file cannot back is [`Error::Truncated`] first. Peak memory is in
+//!   proportion to the bytes the input actually holds:
+//!   - the header: at most about 48 bytes per header byte (the literal tree; measured worst
+//!     31×), so at most 768 MiB at the default 16 MiB header limit, far less for real headers;
+//!   - typed reads: the Rust elements, at most [`MAX_EXPANSION`] bytes per data byte plus
+//!     [`MAX_UNBACKED_BYTES`] for zero-size elements (`f32` from `<f4` is exactly 1×), plus a
+//!     64 KiB decode chunk; views and memory maps allocate nothing for the data;
+//!   - [`read_dyn`]: the [`DynValue`] tree, at most [`MAX_DYN_EXPANSION`] bytes per data byte
+//!     plus [`DYN_ALLOWANCE`]; elements over [`MAX_DYN_ITEMSIZE`] are refused.
+//!
+//!   Beyond these, [`Error::AllocationLimit`] before anything is allocated.
+//! - **Time linear in the input.** The header parser is one left-to-right pass with no
+//!   backtracking; repeated dict keys are found by hashing (`tests/header_time.rs` checks the
+//!   worst constructs we found at the 16 MiB limit). Reading data is linear in the data.
+//! - **Bounded stack.** Nesting deeper than [`literal::DEFAULT_MAX_DEPTH`] (128) levels is an
+//!   error, not a stack overflow; 100,000 levels of any bracket fail at once.
+//! - **No code execution.** Object arrays (`|O`, anywhere in a record or subarray) hold
+//!   pickles. They are refused with [`Error::ObjectArray`] from the header alone, before any
+//!   data byte is read; no pickle is ever interpreted. A file that *is* a pickle (`np.save`
+//!   with `allow_pickle` of a non-array) is [`NotNpy::Pickle`].
+//!
+//! ## Limits, and how to raise them
+//!
+//! | limit | default | where |
+//! |---|---|---|
+//! | header length | [`header::DEFAULT_MAX_HEADER_LEN`] (16 MiB; numpy: 10,000 bytes) | [`ReadOptions::max_header_len`] |
+//! | literal nesting | [`literal::DEFAULT_MAX_DEPTH`] (128) | [`ReadOptions::max_depth`] (a public field: `let mut o = ReadOptions::default(); o.max_depth = 256;`) |
+//! | dimensions | [`header::MAX_DIMS`] (64, numpy's `NPY_MAXDIMS`) | fixed, as numpy |
+//! | `S`/`U`/`V` itemsize | 2³¹ − 1 bytes (numpy keeps it in a C `int`) | fixed, as numpy |
+//! | datetime multiplier | 2³¹ − 1 | fixed, as numpy |
+//! | array bytes | shape × itemsize must fit in 64 bits ([`Error::SizeOverflow`]) | fixed |
+//! | typed read memory | [`MAX_EXPANSION`] × data + [`MAX_UNBACKED_BYTES`] | fixed; read in parts with [`NpyReader::read_into`] or [`NpyReader::iter`] |
+//! | zero-size values in `read_dyn` | [`MAX_ZERO_SIZE_ELEMENTS`] | fixed |
+//! | `read_dyn` element | [`MAX_DYN_ITEMSIZE`] (1 GiB) | fixed; use typed reads or views |
+//! | `read_dyn` tree | [`MAX_DYN_EXPANSION`] × data + [`DYN_ALLOWANCE`] | fixed; use typed reads or views |
+//!
+//! Pass [`ReadOptions`] to [`Header::read_with`], [`NpyReader::with_options`],
+//! [`NpyView::with_options`] or [`TensorInfo::from_reader_with`]. Raising the header limit
+//! raises the header's share of memory with it (about 48 bytes per byte of the new limit).
+//!
+//! ## Not guaranteed
+//!
+//! - **Memory maps of files changed while mapped.** `NpyMmap` (feature `mmap`) and the mmap
+//!   path of [`convert_file`] borrow the file's pages: another process truncating the file
+//!   makes the next access fault (`SIGBUS`), and one writing to it changes values under a
+//!   shared reference, which Rust's rules do not allow. Map only files nobody else writes
+//!   while they are mapped; read untrusted files that may change with [`read`] or
+//!   [`NpyReader`] instead.
+//! - **The values themselves.** A valid file can hold anything its dtype allows: NaNs,
+//!   infinities, NaT, huge or negative numbers, strings with control characters or lone
+//!   surrogates ([`UcsString`]), shapes that do not match what the caller expects. Check
+//!   values and shapes before trusting them (as indices, sizes, file names, ...).
+//! - **Memory in proportion is still memory.** A 10 GB file reads into 10 GB; limit the size
+//!   of files you accept, or read them in parts.
+//! - **Other formats.** `.npz` archives are recognised ([`NotNpy::Npz`]) but not read.
+//!
 //! # Examples
 //! ```
 //! use npy_core::TensorInfo;
