@@ -67,6 +67,11 @@ pub trait NpyElement: Sized {
     /// `Some(unit)` when `[Self]` in memory is exactly the array bytes of [`NpyElement::npy_dtype`]
     /// (so it can be read and written in bulk) and a byte swap reverses each `unit`-byte chunk
     /// (the scalar size: 4 for `Complex<f32>`). `None` (the default) for other types.
+    ///
+    /// `Some(0)` means the layout has no single swap unit (a record of mixed scalar sizes,
+    /// `#[npy(pod)]`): only a file whose dtype is exactly [`NpyElement::npy_dtype`], in the
+    /// machine's byte order, is read and written in bulk; any other byte order is converted
+    /// element by element.
     fn bulk_swap_unit() -> Option<usize> {
         None
     }
@@ -110,7 +115,7 @@ pub(crate) fn bulk_kind<T: NpyElement>(dtype: &DType) -> Bulk {
     let native = T::npy_dtype();
     if *dtype == native {
         Bulk::Native
-    } else if dtype.with_byte_order(ByteOrder::NATIVE) == native {
+    } else if unit != 0 && dtype.with_byte_order(ByteOrder::NATIVE) == native {
         Bulk::Swapped(unit)
     } else {
         Bulk::No

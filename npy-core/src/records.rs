@@ -7,6 +7,10 @@
 //! field the struct needs and the file lacks is [`Error::MissingField`]; a field whose dtype does
 //! not convert is [`Error::FieldType`].
 //!
+//! With `#[npy(pod)]` on a `#[repr(C)]` struct that is `bytemuck::Pod`, a file whose record is
+//! exactly the struct's (the usual case: files the struct wrote, or numpy's of the same dtype)
+//! is read and written in bulk, as plain numbers are; see the derive's documentation.
+//!
 //! [`read_records`] and [`write_records`] read and write whole record arrays. For large files,
 //! the general entry points work for records as for any element type:
 //! - [`NpyReader::iter`](crate::NpyReader::iter) streams records one by one;
@@ -144,6 +148,45 @@ pub fn alignment(dtype: &DType) -> u64 {
 #[doc(hidden)]
 pub mod __private {
     use super::*;
+
+    /// bytemuck, for the casts `#[npy(pod)]` generates.
+    pub use bytemuck;
+
+    /// Whether the memory of a `#[npy(pod)]` struct is the bytes of its dtype: `dtype` (its
+    /// `npy_dtype()`) is a record of `size` bytes (`size_of::<Self>()`) whose fields, in
+    /// order, are at the struct's field offsets, of its field types' sizes and cover the
+    /// record, and every field type's memory is its own dtype's bytes (`fields`: per field in
+    /// declaration order, `(offset_of, size_of, field type has a bulk layout)`).
+    ///
+    /// `bytemuck::Pod` proves the struct has no padding; this proves that numpy's layout of
+    /// its fields is the Rust one. When it does not hold, records are converted field by field.
+    pub fn pod_layout(dtype: &DType, size: usize, fields: &[(usize, usize, bool)]) -> bool {
+        let DType::Record(r) = dtype else {
+            return false;
+        };
+        let covered: u64 = r.fields().iter().map(|f| f.dtype.itemsize()).sum();
+        r.itemsize() == size as u64
+            && covered == r.itemsize()
+            && r.fields().len() == fields.len()
+            && r.fields()
+                .iter()
+                .zip(fields)
+                .all(|(f, &(offset, size, bulk))| {
+                    bulk && f.title.is_none()
+                        && f.offset == offset as u64
+                        && f.dtype.itemsize() == size as u64
+                })
+    }
+
+    /// How reading `dtype` as `T` goes: `"native"` (one read into the output, no conversion),
+    /// `"swapped"` (one read and an in-place byte swap) or `"elementwise"`. For tests.
+    pub fn bulk_path<T: NpyElement>(dtype: &DType) -> &'static str {
+        match crate::element::bulk_kind::<T>(dtype) {
+            crate::element::Bulk::Native => "native",
+            crate::element::Bulk::Swapped(_) => "swapped",
+            crate::element::Bulk::No => "elementwise",
+        }
+    }
 
     /// The record of `dtype`, or the type mismatch error for `T`.
     pub fn record<T: NpyElement>(dtype: &DType) -> Result<&Record, Error> {

@@ -1,5 +1,6 @@
 //! The `#[npy(...)]` attributes of the container and its fields.
 
+use syn::spanned::Spanned;
 use syn::{Attribute, LitInt, LitStr};
 
 /// Accumulates errors so that one expansion reports all of them (serde's `Ctxt`).
@@ -23,11 +24,13 @@ impl Ctxt {
     }
 }
 
-/// Container attributes: `#[npy(crate = "...", align)]`.
+/// Container attributes: `#[npy(crate = "...", align, pod)]`.
 #[derive(Default)]
 pub struct Container {
     pub krate: Option<syn::Path>,
     pub align: bool,
+    /// Where `pod` was written, when it was.
+    pub pod: Option<proc_macro2::Span>,
 }
 
 /// Field attributes: `#[npy(rename = "...", width = N)]`.
@@ -51,6 +54,8 @@ impl Container {
                     out.krate = Some(s.parse()?);
                 } else if meta.path.is_ident("align") {
                     out.align = true;
+                } else if meta.path.is_ident("pod") {
+                    out.pod = Some(meta.path.span());
                 } else if is_field_attr(&meta.path) {
                     return Err(meta.error(format!(
                         "`{}` is a field attribute; put it on a field",
@@ -58,7 +63,7 @@ impl Container {
                     )));
                 } else {
                     return Err(meta.error(format!(
-                        "unknown npy attribute `{}` (expected `crate` or `align`)",
+                        "unknown npy attribute `{}` (expected `crate`, `align` or `pod`)",
                         path_name(&meta.path)
                     )));
                 }
@@ -113,4 +118,14 @@ fn path_name(path: &syn::Path) -> String {
         .map(|s| s.ident.to_string())
         .collect::<Vec<_>>()
         .join("::")
+}
+
+/// Whether `#[repr(...)]` among `attrs` includes `C` (alone or with `packed` / `align(N)`).
+pub fn has_repr_c(attrs: &[Attribute]) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident("repr")).any(|a| {
+        a.parse_args_with(
+            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+        )
+        .is_ok_and(|metas| metas.iter().any(|m| m.path().is_ident("C")))
+    })
 }

@@ -7,7 +7,7 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Type};
 
-use crate::attr::{Container, Ctxt, FieldAttrs};
+use crate::attr::{has_repr_c, Container, Ctxt, FieldAttrs};
 
 /// One struct field as the generated code sees it.
 struct FieldInfo<'a> {
@@ -45,6 +45,15 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
             Vec::new()
         }
     };
+    if let (Some(span), Data::Struct(_)) = (container.pod, &input.data) {
+        if !has_repr_c(&input.attrs) {
+            cx.push(syn::Error::new(
+                span,
+                "`#[npy(pod)]` needs `#[repr(C)]` on the struct: the bulk path casts records \
+                 to bytes, which needs a declared field order and layout",
+            ));
+        }
+    }
     cx.finish()?;
     Ok(generate(input, &container, &fields))
 }
@@ -117,6 +126,17 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
     for p in generics.type_params_mut() {
         p.bounds.push(syn::parse_quote!(#krate::NpyElement));
     }
+    if let Some(span) = container.pod {
+        // The casts of the bulk hooks need `Self: Pod`; the bound, spanned on `pod`, reports a
+        // struct that is not Pod there.
+        let (_, ty_generics, _) = input.generics.split_for_impl();
+        let pod = quote_spanned!(span=> #krate::records::__private::bytemuck::Pod);
+        let bound = quote_spanned!(span=> #ident #ty_generics: #pod);
+        generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(#bound));
+    }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
     let align = container.align;
@@ -147,7 +167,9 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
         .zip(&base_dtypes)
         .map(|(f, base)| {
             let (ty, member) = (f.ty, &f.member);
-            if f.width.is_some() {
+            // Pod fields are never variable-width strings (and `&__v.field` would not compile
+            // for a `repr(packed)` struct).
+            if f.width.is_some() || container.pod.is_some() {
                 return base.clone();
             }
             quote! {{
@@ -203,6 +225,57 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
             }
         }
     };
+
+    let pod_hooks = if container.pod.is_some() {
+        // The bulk hooks: `[Self]` is read and written as bytes when the file's dtype is
+        // exactly `npy_dtype()` in native byte order (unit 0: no byte-swapped bulk path) and
+        // `pod_layout` confirms numpy's field offsets are the `repr(C)` ones.
+        let leaves: Vec<&Type> = tys.iter().copied().map(leaf).collect();
+        quote! {
+            fn bulk_swap_unit() -> ::std::option::Option<usize> {
+                let __fields: &[(usize, usize, bool)] = &[ #( (
+                    ::core::mem::offset_of!(Self, #members),
+                    ::core::mem::size_of::<#tys>(),
+                    <#leaves as #krate::NpyElement>::bulk_swap_unit().is_some(),
+                ) ),* ];
+                if #private::pod_layout(
+                    &<Self as #krate::NpyElement>::npy_dtype(),
+                    ::core::mem::size_of::<Self>(),
+                    __fields,
+                ) {
+                    ::std::option::Option::Some(0)
+                } else {
+                    ::std::option::Option::None
+                }
+            }
+
+            fn as_bytes(__values: &[Self]) -> ::std::option::Option<&[u8]> {
+                ::std::option::Option::Some(#private::bytemuck::cast_slice::<Self, u8>(__values))
+            }
+
+            fn as_bytes_mut(__values: &mut [Self]) -> ::std::option::Option<&mut [u8]> {
+                ::std::option::Option::Some(
+                    #private::bytemuck::cast_slice_mut::<Self, u8>(__values),
+                )
+            }
+
+            fn zeroed_vec(__n: usize) -> ::std::option::Option<::std::vec::Vec<Self>> {
+                ::std::option::Option::Some(#private::bytemuck::zeroed_vec::<Self>(__n))
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
+
+    // Pod fields are `Copy`: writing takes a copy, which `repr(C, packed)` structs need (a
+    // reference to a packed field may be unaligned).
+    let field_refs: Vec<TokenStream> = members
+        .iter()
+        .map(|m| match container.pod {
+            Some(_) => quote!(&{ self.#m }),
+            None => quote!(&self.#m),
+        })
+        .collect();
 
     let call_site = Span::call_site();
     let src = syn::Ident::new("__src", call_site);
@@ -265,10 +338,23 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
                         __dst.fill(0);
                     }
                     let #plan_pat = &__plan.fields;
-                    #( #vars.write::<#tys>(&self.#members, __dst)?; )*
+                    #( #vars.write::<#tys>(#field_refs, __dst)?; )*
                     ::std::result::Result::Ok(())
                 }
+
+                #pod_hooks
             }
         };
+    }
+}
+
+/// The element type of a (nested) array type, `f32` for `[[f32; 3]; 2]`: `[T; N]` has no bulk
+/// hooks of its own, but its memory is its dtype's bytes when `T`'s is.
+fn leaf(ty: &Type) -> &Type {
+    match ty {
+        Type::Array(a) => leaf(&a.elem),
+        Type::Paren(p) => leaf(&p.elem),
+        Type::Group(g) => leaf(&g.elem),
+        t => t,
     }
 }

@@ -29,7 +29,8 @@ mod expand;
 use proc_macro::TokenStream;
 
 /// Implements `npy_core::NpyElement` for a struct as a record dtype: fields by name, packed by
-/// default, `#[npy(align)]` for numpy's `align=True` layout.
+/// default, `#[npy(align)]` for numpy's `align=True` layout, `#[npy(pod)]` (on a `#[repr(C)]`
+/// `bytemuck::Pod` struct) to read and write files of exactly its layout in bulk.
 ///
 /// See `npy_core::NpyElement` (the derive's re-export) for the attributes.
 #[proc_macro_derive(NpyElement, attributes(npy))]
