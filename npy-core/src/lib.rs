@@ -106,6 +106,7 @@ pub mod element;
 mod error;
 mod fast_header;
 pub mod header;
+mod hugepage;
 mod info;
 pub mod literal;
 #[cfg(feature = "mmap")]
@@ -160,6 +161,20 @@ pub use mmap::{mmap, NpyMmap};
 ///   its alignment, the itemsize rounded up to the largest; the gaps are written as
 ///   `('', '|Vn')` padding and zeroed).
 /// - `#[npy(crate = "path")]` on the struct: where `npy_core` is (default `::npy_core`).
+/// - `#[npy(pod)]` on a `#[repr(C)]` struct that implements `bytemuck::Pod` (derive
+///   `bytemuck::Pod, bytemuck::Zeroable, Clone, Copy`; Pod proves there is no padding): the
+///   fast path. A file whose dtype is exactly the struct's (same fields, order, offsets and
+///   itemsize, in the machine's byte order) is read with one `read` into the output and
+///   written from the struct's memory, without per-field work, and can be viewed in place
+///   ([`NpyView`], [`view_or_copy`]). Any other file (fields reordered or added, another
+///   byte order) is read field by field as without it. The derive checks at run time that numpy's
+///   offsets of the fields are the `repr(C)` ones and that every field type's memory is its
+///   dtype's bytes (numbers, complex, arrays of them, other `#[npy(pod)]` records); when not
+///   (`#[npy(align)]` on a `repr(C, packed)` struct, a field type with a hand-written
+///   conversion), it never casts and converts field by field. `#[npy(pod)]` without
+///   `#[repr(C)]` is a compile error, and so is a struct that is not `Pod`. Structs with
+///   padding (`{a: u8, b: i32}`) cannot be `Pod`, so numpy's aligned records with gaps stay on
+///   the field-by-field path.
 ///
 /// Fields are written in the machine's byte order, as numpy does; for big-endian files use
 /// [`WriteOptions::byte_order`], which applies to every field. Reading accepts any byte order,

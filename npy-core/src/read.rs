@@ -16,6 +16,9 @@ use crate::info::Order;
 /// unknown length: large enough to amortise calls, small enough to stay in cache.
 const CHUNK_BYTES: usize = 1 << 16;
 
+/// Bytes read per step before an in-place byte swap: small enough to stay in L2.
+const SWAP_CHUNK_BYTES: usize = 256 << 10;
+
 /// Most zero-size elements (`S0`, `V0`, empty records) a dynamic read will materialise: such
 /// elements take no file bytes, so the file length cannot bound them.
 pub const MAX_ZERO_SIZE_ELEMENTS: u64 = 1 << 24;
@@ -382,6 +385,11 @@ impl<R: Read> NpyReader<R> {
         if self.available.is_some() || itemsize == 0 {
             // The length is known to be backed: allocate once.
             if let Some(mut v) = T::zeroed_vec(n_usize) {
+                if let Some(bytes) = T::as_bytes_mut(&mut v) {
+                    // Fresh zeroed pages, not yet touched: huge pages make the faults of the
+                    // read below 512 times fewer (numpy does the same).
+                    crate::hugepage::advise(bytes);
+                }
                 self.fill(&plan, &mut v)?;
                 return Ok(v);
             }
@@ -430,9 +438,16 @@ impl<R: Read> NpyReader<R> {
         let bulk = bulk_kind::<T>(self.dtype());
         if bulk != Bulk::No {
             if let Some(bytes) = T::as_bytes_mut(out) {
-                self.read_data(bytes)?;
-                if let Bulk::Swapped(unit) = bulk {
-                    swap_in_place(bytes, unit);
+                match bulk {
+                    Bulk::Swapped(unit) => {
+                        // Swap each chunk while it is still in cache, not in a second pass.
+                        let step = (SWAP_CHUNK_BYTES / unit).max(1) * unit;
+                        for chunk in bytes.chunks_mut(step) {
+                            self.read_data(chunk)?;
+                            swap_in_place(chunk, unit);
+                        }
+                    }
+                    _ => self.read_data(bytes)?,
                 }
                 self.pos += out.len() as u64;
                 return Ok(());
