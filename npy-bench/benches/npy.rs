@@ -7,7 +7,7 @@ use std::io::Read;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use npy_bench::{
     data_dir, f16_file, f32_file, f64_be_file, records_file, typical_header, wide_header, XyId,
-    XyIdAligned, MIB, RECORDS,
+    XyIdAligned, XyIdAlignedPod, XyIdPod, MIB, RECORDS,
 };
 use npy_core::{Header, NpyReader, NpyView, WriteOptions};
 
@@ -206,12 +206,26 @@ fn read_records(c: &mut Criterion) {
             g.bench_function(BenchmarkId::new(&id, "npy-core-into"), |b| {
                 b.iter(|| NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap())
             });
+            g.bench_function(BenchmarkId::new(&id, "npy-core-pod"), |b| {
+                b.iter(|| npy_core::read_records::<XyIdAlignedPod>(&path).unwrap())
+            });
+            let mut buf = vec![XyIdAlignedPod::default(); RECORDS];
+            g.bench_function(BenchmarkId::new(&id, "npy-core-pod-into"), |b| {
+                b.iter(|| NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap())
+            });
         } else {
             g.bench_function(BenchmarkId::new(&id, "npy-core"), |b| {
                 b.iter(|| npy_core::read_records::<XyId>(&path).unwrap())
             });
             let mut buf = vec![XyId::default(); RECORDS];
             g.bench_function(BenchmarkId::new(&id, "npy-core-into"), |b| {
+                b.iter(|| NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap())
+            });
+            g.bench_function(BenchmarkId::new(&id, "npy-core-pod"), |b| {
+                b.iter(|| npy_core::read_records::<XyIdPod>(&path).unwrap())
+            });
+            let mut buf = vec![XyIdPod::default(); RECORDS];
+            g.bench_function(BenchmarkId::new(&id, "npy-core-pod-into"), |b| {
                 b.iter(|| NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap())
             });
         }

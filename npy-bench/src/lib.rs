@@ -110,6 +110,36 @@ pub struct XyIdAligned {
     pub id: i64,
 }
 
+/// [`XyId`] with `#[npy(pod)]`: the same file is read with one `read` into the output.
+#[derive(
+    npy_core::NpyElement, bytemuck::Pod, bytemuck::Zeroable, Debug, Clone, Copy, PartialEq, Default,
+)]
+#[npy(pod)]
+#[repr(C)]
+pub struct XyIdPod {
+    /// x coordinate.
+    pub x: f32,
+    /// y coordinate.
+    pub y: f32,
+    /// identifier.
+    pub id: i64,
+}
+
+/// [`XyIdAligned`] with `#[npy(pod)]`.
+#[derive(
+    npy_core::NpyElement, bytemuck::Pod, bytemuck::Zeroable, Debug, Clone, Copy, PartialEq, Default,
+)]
+#[npy(align, pod)]
+#[repr(C)]
+pub struct XyIdAlignedPod {
+    /// x coordinate.
+    pub x: f32,
+    /// y coordinate.
+    pub y: f32,
+    /// identifier.
+    pub id: i64,
+}
+
 /// Number of records in the record files.
 pub const RECORDS: usize = 1_000_000;
 

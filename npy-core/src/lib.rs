@@ -167,14 +167,15 @@ pub use mmap::{mmap, NpyMmap};
 ///   itemsize, in the machine's byte order) is read with one `read` into the output and
 ///   written from the struct's memory, without per-field work, and can be viewed in place
 ///   ([`NpyView`], [`view_or_copy`]). Any other file (fields reordered or added, another
-///   byte order) is read field by field as without it. The derive checks at run time that numpy's
-///   offsets of the fields are the `repr(C)` ones and that every field type's memory is its
-///   dtype's bytes (numbers, complex, arrays of them, other `#[npy(pod)]` records); when not
-///   (`#[npy(align)]` on a `repr(C, packed)` struct, a field type with a hand-written
-///   conversion), it never casts and converts field by field. `#[npy(pod)]` without
-///   `#[repr(C)]` is a compile error, and so is a struct that is not `Pod`. Structs with
-///   padding (`{a: u8, b: i32}`) cannot be `Pod`, so numpy's aligned records with gaps stay on
-///   the field-by-field path.
+///   byte order) is read field by field, as without the attribute. The derive checks at run
+///   time that numpy's offsets of the fields are the Rust ones and that every field type's
+///   memory is its dtype's bytes (numbers, complex, arrays of them, other `#[npy(pod)]`
+///   records); when not (`#[npy(align)]` on a `repr(C, packed)` struct, a field type with a
+///   hand-written conversion) it never casts, and converts field by field. `#[npy(pod)]`
+///   without `#[repr(C)]` is a compile error, and so is a struct that is not `Pod`. A
+///   `repr(C)` struct with padding (`{a: u8, b: i32}`) cannot be `Pod`: numpy's packed layout
+///   of such fields is `#[repr(C, packed)]`, its aligned layout (with gaps) stays field by
+///   field.
 ///
 /// Fields are written in the machine's byte order, as numpy does; for big-endian files use
 /// [`WriteOptions::byte_order`], which applies to every field. Reading accepts any byte order,

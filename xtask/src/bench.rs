@@ -316,6 +316,25 @@ fn rows() -> Vec<Row> {
             .limit(&format!("{g}/limit-fs-read"), "fs::read")
             .bytes(record_bytes),
         );
+        rows.push(
+            Row::new(
+                &format!("records 1M {layout}, read_records (pod)"),
+                &format!("{g}/npy-core-pod"),
+            )
+            .npyz(&format!("{g}/npyz"))
+            .numpy(&g)
+            .limit(&format!("{g}/limit-fs-read"), "fs::read")
+            .bytes(record_bytes),
+        );
+        rows.push(
+            Row::new(
+                &format!("records 1M {layout}, NpyReader → reused (pod)"),
+                &format!("{g}/npy-core-pod-into"),
+            )
+            .npyz(&format!("{g}/npyz"))
+            .limit(&format!("{g}/limit-fs-read"), "fs::read")
+            .bytes(record_bytes),
+        );
     }
     rows.push(
         Row::new("write f32 64MiB from a slice", "write_f32/64MiB/npy-core")
@@ -537,6 +556,13 @@ fn targets(r: &Results<'_>, peak_ratio: Option<f64>) -> String {
         check(
             &format!("records 1M {layout}, npyz derive / our derive (speed-up)"),
             div(c(&format!("{g}/npyz")), c(&format!("{g}/npy-core"))),
+            3.0,
+            false,
+            "×",
+        );
+        check(
+            &format!("records 1M {layout}, npyz derive / our #[npy(pod)] derive (speed-up)"),
+            div(c(&format!("{g}/npyz")), c(&format!("{g}/npy-core-pod"))),
             3.0,
             false,
             "×",
