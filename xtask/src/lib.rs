@@ -7,7 +7,7 @@
 //!   with `xtask/fixtures.py`.
 //! - [`interop`]: write every simple-dtype fixture again with npy-core and check with numpy
 //!   (`xtask/interop.py`) that it loads the same and that the bytes are numpy's.
-//! - [`bench`]: the npy-bench criterion suite, numpy's `np.load`/`np.save` (`xtask/bench_numpy.py`)
+//! - [`bench`](mod@bench): the npy-bench criterion suite, numpy's `np.load`/`np.save` (`xtask/bench_numpy.py`)
 //!   and peak memory in one table, written into `npy-bench/README.md`.
 //! - [`miri`]: npy-core's byte-reinterpreting paths (bulk casts, swaps, views) under Miri.
 //!
