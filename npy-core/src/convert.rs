@@ -8,8 +8,8 @@ use std::path::Path;
 use crate::dtype::{ByteOrder, DType, Primitive};
 use crate::element::describe;
 use crate::error::Error;
+use crate::format::Order;
 use crate::header::{Header, Version};
-use crate::info::Order;
 use crate::read::NpyReader;
 use crate::write::AtomicFile;
 
@@ -231,7 +231,7 @@ fn stream_copy(
     let mut done = 0u64;
     while left > 0 {
         let k = (buf.len() as u64).min(left) as usize;
-        let got = crate::header::read_up_to(src, &mut buf[..k])?;
+        let got = crate::io::read_up_to(src, &mut buf[..k])?;
         if got < k {
             return Err(Error::Truncated {
                 what: "array data",

@@ -13,56 +13,10 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::Error;
+#[doc(no_inline)]
+pub use crate::format::ByteOrder;
+use crate::format::MAX_DIMS;
 use crate::literal::{self, Value};
-
-/// Byte order of a dtype, as numpy reports it in `dtype.str`.
-///
-/// numpy resolves `=` (and a missing byte-order character) to the machine's order and writes
-/// `|` for types where byte order does not apply (one-byte types, `S`, `V`, `O`, records).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ByteOrder {
-    /// `<`
-    Little,
-    /// `>`
-    Big,
-    /// `|`: byte order does not apply.
-    NotApplicable,
-}
-
-impl ByteOrder {
-    /// The byte order of the machine this code runs on.
-    pub const NATIVE: ByteOrder = if cfg!(target_endian = "little") {
-        ByteOrder::Little
-    } else {
-        ByteOrder::Big
-    };
-
-    /// The character numpy uses for it: `<`, `>` or `|`.
-    pub fn as_char(self) -> char {
-        match self {
-            ByteOrder::Little => '<',
-            ByteOrder::Big => '>',
-            ByteOrder::NotApplicable => '|',
-        }
-    }
-
-    /// `"little"`, `"big"` or `"na"` (the names `npy info --json` prints).
-    pub fn name(self) -> &'static str {
-        match self {
-            ByteOrder::Little => "little",
-            ByteOrder::Big => "big",
-            ByteOrder::NotApplicable => "na",
-        }
-    }
-
-    /// Whether data in this order needs a byte swap to be read on this machine.
-    pub fn needs_swap(self) -> bool {
-        match self {
-            ByteOrder::NotApplicable => false,
-            o => o != Self::NATIVE,
-        }
-    }
-}
 
 /// The numeric (and bool) element types of the format's number table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -391,7 +345,7 @@ impl SubArray {
                 "a subarray of a zero-width string or void",
             ));
         }
-        if shape.len() > crate::header::MAX_DIMS {
+        if shape.len() > MAX_DIMS {
             return Err(descr_error(
                 &base.to_string(),
                 "subarray has more than 64 dimensions (numpy's limit)",

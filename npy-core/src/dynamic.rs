@@ -24,7 +24,7 @@ use std::path::Path;
 use crate::dtype::{ByteOrder, DType, Primitive, TimeKind, TimeType};
 use crate::element::{describe, NpyElement};
 use crate::error::Error;
-use crate::info::Order;
+use crate::format::Order;
 use crate::read::{flat_index, NpyReader, MAX_ZERO_SIZE_ELEMENTS};
 
 /// Largest element (in bytes) [`NpyReader::read_dyn`] decodes: one element is read into a

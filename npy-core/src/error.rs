@@ -2,7 +2,7 @@
 
 use std::io;
 
-use crate::header::Version;
+use crate::format::Version;
 use crate::literal::LiteralError;
 
 /// What a non-`.npy` input looks like, for [`Error::NotNpy`].

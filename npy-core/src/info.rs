@@ -1,38 +1,13 @@
 //! [`TensorInfo`]: the summary of one `.npy` file, read from its header alone.
 
-use std::fmt;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
 use crate::dtype::{ByteOrder, Canonical, DType};
 use crate::error::Error;
-use crate::header::{Header, ReadOptions, Version};
-
-/// Memory order of the array data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Order {
-    /// Row-major: the last index varies fastest (`fortran_order: False`).
-    C,
-    /// Column-major: the first index varies fastest (`fortran_order: True`).
-    Fortran,
-}
-
-impl Order {
-    /// `'C'` or `'F'`, as numpy's `order=` argument spells them.
-    pub fn as_char(self) -> char {
-        match self {
-            Order::C => 'C',
-            Order::Fortran => 'F',
-        }
-    }
-}
-
-impl fmt::Display for Order {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.as_char())
-    }
-}
+use crate::format::{Order, Version};
+use crate::header::{Header, ReadOptions};
 
 /// What a `.npy` file holds, from its header: the tensor's name, dtype, shape and layout.
 ///
@@ -128,11 +103,7 @@ impl TensorInfo {
             itemsize: dtype.itemsize(),
             dtype,
             shape,
-            order: if fortran_order {
-                Order::Fortran
-            } else {
-                Order::C
-            },
+            order: Order::from_fortran_order(fortran_order),
             nbytes,
             data_offset,
             version: parsed.version,

@@ -104,10 +104,13 @@ mod dyn_write;
 mod dynamic;
 pub mod element;
 mod error;
-mod fast_header;
+pub mod format;
 pub mod header;
 mod hugepage;
 mod info;
+mod io;
+#[cfg(test)]
+mod layers;
 pub mod literal;
 #[cfg(feature = "mmap")]
 mod mmap;
@@ -127,7 +130,7 @@ pub use num_complex;
 pub use crate::ndarray::{read_ndarray, read_ndarray_dim, write_ndarray};
 pub use convert::{convert_file, ConvertOptions};
 pub use dtype::{
-    ByteOrder, Canonical, DType, Field, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
+    Canonical, DType, Field, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
 };
 pub use dyn_write::{write_dyn, write_dyn_to};
 pub use dynamic::{
@@ -136,8 +139,9 @@ pub use dynamic::{
 };
 pub use element::{Datetime64, NpyElement, Timedelta64, NAT};
 pub use error::{Error, NotNpy};
-pub use header::{Header, ParsedHeader, ReadOptions, Version};
-pub use info::{Order, TensorInfo};
+pub use format::{ByteOrder, Order, Version};
+pub use header::{Header, ParsedHeader, ReadOptions};
+pub use info::TensorInfo;
 #[cfg(feature = "mmap")]
 pub use mmap::{mmap, NpyMmap};
 /// `#[derive(NpyElement)]`: a struct as a numpy structured (record) dtype (feature `derive`).

@@ -10,8 +10,8 @@ use memmap2::Mmap;
 
 use crate::element::NpyElement;
 use crate::error::Error;
+use crate::format::Order;
 use crate::header::{Header, ParsedHeader, ReadOptions};
-use crate::info::Order;
 use crate::read::{flat_index, NpyArray};
 use crate::view::{order_of, view_data, NpyView};
 

@@ -8,7 +8,7 @@ use ::ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Data, Dimension, IxDyn, Sh
 
 use crate::element::NpyElement;
 use crate::error::Error;
-use crate::info::Order;
+use crate::format::Order;
 use crate::read::{read, NpyArray, NpyReader};
 use crate::view::NpyView;
 use crate::write::{AtomicFile, WriteOptions};

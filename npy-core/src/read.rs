@@ -9,8 +9,9 @@ use std::path::Path;
 use crate::dtype::{DType, SubArray};
 use crate::element::{bulk_kind, describe, swap_in_place, Bulk, NpyElement};
 use crate::error::Error;
-use crate::header::{read_up_to, Header, ParsedHeader, ReadOptions};
-use crate::info::Order;
+use crate::format::Order;
+use crate::header::{Header, ParsedHeader, ReadOptions};
+use crate::io::read_up_to;
 
 /// Bytes decoded per step on the element-by-element path and read per step from streams of
 /// unknown length: large enough to amortise calls, small enough to stay in cache.

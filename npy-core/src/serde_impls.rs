@@ -44,8 +44,10 @@ use serde::ser::{SerializeMap, SerializeSeq, SerializeStruct, SerializeTuple, Se
 use serde::{Deserialize, Serialize};
 
 use crate::dtype::{ByteOrder, DType};
-use crate::header::{Header, Version};
-use crate::info::{Order, TensorInfo};
+use crate::format::Order;
+use crate::format::Version;
+use crate::header::Header;
+use crate::info::TensorInfo;
 use crate::literal::Value;
 
 /// Name of the newtype struct through which [`Value`] asks a deserializer for its tuples.

@@ -14,8 +14,8 @@ use bytemuck::{CheckedBitPattern, PodCastError};
 use crate::dtype::{DType, Primitive};
 use crate::element::{bulk_kind, describe, mismatch, Bulk, NpyElement};
 use crate::error::Error;
+use crate::format::Order;
 use crate::header::{Header, ParsedHeader, ReadOptions};
-use crate::info::Order;
 use crate::read::{flat_index, NpyArray, NpyReader};
 
 /// A `.npy` file's array, borrowed from the bytes of the whole file without copying.

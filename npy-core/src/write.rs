@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use crate::dtype::{ByteOrder, DType};
 use crate::element::{bulk_kind, swap_in_place, Bulk, NpyElement};
 use crate::error::Error;
+use crate::format::Order;
 use crate::header::{Header, Version};
-use crate::info::Order;
 
 const CHUNK_BYTES: usize = 1 << 16;
 

@@ -9,8 +9,8 @@
 //! produce the same errors. Record rules (padding, offsets, validation) are shared through
 //! [`RecordBuilder`], type strings through [`parse_type_str`].
 
+use super::Header;
 use crate::dtype::{parse_type_str, subarray_or_base, DType, RecordBuilder};
-use crate::header::Header;
 
 /// The header in `text` when it is in numpy's own layout and valid; `None` otherwise.
 /// `max_depth` is the general parser's nesting limit: a record nested `k` deep uses `2k + 2`
@@ -126,7 +126,7 @@ impl<'a> Cursor<'a> {
             return Some(dims);
         }
         loop {
-            if dims.len() == crate::header::MAX_DIMS {
+            if dims.len() == crate::format::MAX_DIMS {
                 return None;
             }
             dims.push(self.int()?);
@@ -164,7 +164,7 @@ mod tests {
     use super::*;
     use crate::literal::DEFAULT_MAX_DEPTH;
 
-    fn slow(text: &str) -> Result<Header, crate::Error> {
+    fn slow(text: &str) -> Result<Header, crate::error::Error> {
         let value = crate::literal::parse(text, crate::literal::ParseOptions::default())?;
         Header::from_value(&value)
     }

@@ -1,0 +1,170 @@
+//! The format's vocabulary: the magic string, versions, alignment, limits, byte and memory order.
+//!
+//! The bottom of the crate: these are facts of NEP 1 and numpy's `numpy/lib/_format_impl.py`,
+//! with no behaviour of their own, so every other module may use them and this one uses none.
+
+use std::fmt;
+
+/// The six bytes every `.npy` file starts with.
+pub const MAGIC: &[u8; 6] = b"\x93NUMPY";
+
+/// numpy aligns the start of the data to this many bytes when writing (since numpy 1.14; older
+/// files are 16-aligned, and reading does not require any alignment).
+pub const ARRAY_ALIGN: u64 = 64;
+
+/// numpy reserves room for a growth-axis dimension of this many digits when writing
+/// (`GROWTH_AXIS_MAX_DIGITS`), so the shape can be rewritten in place.
+pub const GROWTH_AXIS_MAX_DIGITS: usize = 21;
+
+/// The most dimensions an array may have: numpy's `NPY_MAXDIMS` (64 since numpy 2.0). Headers
+/// with more are refused, as `np.load` refuses them.
+pub const MAX_DIMS: usize = 64;
+
+/// A `.npy` format version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Version {
+    /// 1.0: u16 header length, latin-1 header.
+    V1_0,
+    /// 2.0: u32 header length, latin-1 header.
+    V2_0,
+    /// 3.0: u32 header length, UTF-8 header.
+    V3_0,
+}
+
+impl Version {
+    /// From the two version bytes: `None` for anything but (1,0), (2,0), (3,0) (a reader
+    /// reports that as `ErrorKind::UnsupportedVersion`).
+    pub fn from_bytes(major: u8, minor: u8) -> Option<Version> {
+        match (major, minor) {
+            (1, 0) => Some(Version::V1_0),
+            (2, 0) => Some(Version::V2_0),
+            (3, 0) => Some(Version::V3_0),
+            _ => None,
+        }
+    }
+
+    /// `(major, minor)`.
+    pub fn bytes(self) -> (u8, u8) {
+        match self {
+            Version::V1_0 => (1, 0),
+            Version::V2_0 => (2, 0),
+            Version::V3_0 => (3, 0),
+        }
+    }
+
+    /// Size in bytes of the header-length field: 2 for 1.0, 4 otherwise.
+    pub fn len_field_size(self) -> u64 {
+        match self {
+            Version::V1_0 => 2,
+            _ => 4,
+        }
+    }
+
+    /// Bytes before the header text: magic, version, header length (10 or 12).
+    pub fn prefix_len(self) -> u64 {
+        MAGIC.len() as u64 + 2 + self.len_field_size()
+    }
+
+    /// The largest header length the version's field holds.
+    pub fn max_header_len(self) -> u64 {
+        match self {
+            Version::V1_0 => u64::from(u16::MAX),
+            _ => u64::from(u32::MAX),
+        }
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (a, b) = self.bytes();
+        write!(f, "{a}.{b}")
+    }
+}
+
+/// Byte order of a dtype, as numpy reports it in `dtype.str`.
+///
+/// numpy resolves `=` (and a missing byte-order character) to the machine's order and writes
+/// `|` for types where byte order does not apply (one-byte types, `S`, `V`, `O`, records).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ByteOrder {
+    /// `<`
+    Little,
+    /// `>`
+    Big,
+    /// `|`: byte order does not apply.
+    NotApplicable,
+}
+
+impl ByteOrder {
+    /// The byte order of the machine this code runs on.
+    pub const NATIVE: ByteOrder = if cfg!(target_endian = "little") {
+        ByteOrder::Little
+    } else {
+        ByteOrder::Big
+    };
+
+    /// The character numpy uses for it: `<`, `>` or `|`.
+    pub fn as_char(self) -> char {
+        match self {
+            ByteOrder::Little => '<',
+            ByteOrder::Big => '>',
+            ByteOrder::NotApplicable => '|',
+        }
+    }
+
+    /// `"little"`, `"big"` or `"na"` (the names `npy info --json` prints).
+    pub fn name(self) -> &'static str {
+        match self {
+            ByteOrder::Little => "little",
+            ByteOrder::Big => "big",
+            ByteOrder::NotApplicable => "na",
+        }
+    }
+
+    /// Whether data in this order needs a byte swap to be read on this machine.
+    pub fn needs_swap(self) -> bool {
+        match self {
+            ByteOrder::NotApplicable => false,
+            o => o != Self::NATIVE,
+        }
+    }
+}
+
+/// Memory order of the array data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Row-major: the last index varies fastest (`fortran_order: False`).
+    C,
+    /// Column-major: the first index varies fastest (`fortran_order: True`).
+    Fortran,
+}
+
+impl Order {
+    /// The order a header's `fortran_order` value declares.
+    pub fn from_fortran_order(fortran_order: bool) -> Order {
+        if fortran_order {
+            Order::Fortran
+        } else {
+            Order::C
+        }
+    }
+
+    /// Whether this is [`Order::Fortran`] (the header's `fortran_order` value).
+    pub fn is_fortran(self) -> bool {
+        self == Order::Fortran
+    }
+
+    /// `'C'` or `'F'`, as numpy's `order=` argument spells them.
+    pub fn as_char(self) -> char {
+        match self {
+            Order::C => 'C',
+            Order::Fortran => 'F',
+        }
+    }
+}
+
+impl fmt::Display for Order {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.as_char())
+    }
+}

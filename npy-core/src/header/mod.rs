@@ -1,0 +1,148 @@
+//! The `.npy` header: magic, version, header length, and the Python-literal dict.
+//!
+//! Reading follows numpy's `read_magic` and `_read_array_header`
+//! (`numpy/lib/_format_impl.py`), stricter where numpy defers a failure to later
+//! (negative dimensions, bools as dimensions). Writing reproduces `np.save`'s bytes exactly:
+//! key order, `repr` of each value, the spaces numpy reserves for growing the shape, and padding
+//! so the data starts at a multiple of [`ARRAY_ALIGN`].
+
+use crate::dtype::DType;
+use crate::error::Error;
+#[doc(no_inline)]
+pub use crate::format::{Version, ARRAY_ALIGN, GROWTH_AXIS_MAX_DIGITS, MAGIC, MAX_DIMS};
+use crate::literal;
+
+mod fast;
+mod read;
+mod write;
+
+/// Default of [`ReadOptions::max_header_len`]: 16 MiB, far above numpy's 10,000 so that wide
+/// records (a 4,000-field record needs about 100 KB) load, while bounding what a hostile length
+/// field can make the reader buffer.
+pub const DEFAULT_MAX_HEADER_LEN: u64 = 16 << 20;
+
+/// Options for reading a header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReadOptions {
+    /// The largest header length (bytes) accepted; longer is [`Error::HeaderTooLong`].
+    pub max_header_len: u64,
+    /// How deep the header literal may nest (see [`literal::ParseOptions::max_depth`]).
+    pub max_depth: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            max_header_len: DEFAULT_MAX_HEADER_LEN,
+            max_depth: literal::DEFAULT_MAX_DEPTH,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// These options with another header-length limit.
+    pub fn max_header_len(mut self, bytes: u64) -> Self {
+        self.max_header_len = bytes;
+        self
+    }
+}
+
+/// The header dict of a `.npy` file: dtype, memory order and shape.
+///
+/// # Examples
+/// ```
+/// use npy_core::{DType, Header};
+/// let h = Header::new("<f4".parse::<DType>()?, vec![4, 64]);
+/// let bytes = h.to_bytes(None)?;
+/// assert_eq!(bytes.len(), 128); // data starts at a multiple of 64
+/// assert_eq!(&bytes[10..70], b"{'descr': '<f4', 'fortran_order': False, 'shape': (4, 64), }");
+/// let parsed = Header::read(&mut &bytes[..])?;
+/// assert_eq!(parsed.header, h);
+/// assert_eq!(parsed.data_offset(), 128);
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Header {
+    /// The element dtype (the header's `descr`).
+    pub dtype: DType,
+    /// `True`: data is in Fortran (column-major) order; `False`: C (row-major) order.
+    pub fortran_order: bool,
+    /// The logical shape, outermost dimension first, in both orders.
+    pub shape: Vec<u64>,
+}
+
+/// A header as read from a file: the dict and how it was stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedHeader {
+    /// The parsed dict.
+    pub header: Header,
+    /// The format version.
+    pub version: Version,
+    /// The HEADER_LEN field: bytes of header text, padding and newline included.
+    pub header_len: u64,
+    /// The header text exactly as stored (latin-1 or UTF-8 decoded), padding included.
+    pub text: String,
+}
+
+impl ParsedHeader {
+    /// Byte offset of the array data from the start of the file.
+    pub fn data_offset(&self) -> u64 {
+        self.version.prefix_len() + self.header_len
+    }
+}
+
+impl Header {
+    /// A C-order header.
+    pub fn new(dtype: DType, shape: Vec<u64>) -> Header {
+        Header {
+            dtype,
+            fortran_order: false,
+            shape,
+        }
+    }
+
+    /// Number of elements: the product of the shape (1 for `()`).
+    ///
+    /// # Errors
+    /// [`Error::SizeOverflow`] when the product of the non-zero dimensions does not fit in 64
+    /// bits (as numpy, a zero dimension does not excuse the others, wherever it stands).
+    pub fn num_elements(&self) -> Result<u64, Error> {
+        let (product, any_zero) = self.nonzero_product(1)?;
+        Ok(if any_zero { 0 } else { product })
+    }
+
+    /// Bytes of array data: elements × itemsize.
+    ///
+    /// # Errors
+    /// [`Error::SizeOverflow`] when the element count or itemsize × the non-zero dimensions
+    /// does not fit in 64 bits.
+    pub fn nbytes(&self) -> Result<u64, Error> {
+        self.num_elements()?;
+        let (product, any_zero) = self.nonzero_product(self.dtype.itemsize())?;
+        Ok(if any_zero { 0 } else { product })
+    }
+
+    /// `start` × every non-zero dimension, checked, and whether a dimension is zero; the result
+    /// does not depend on where a zero stands (numpy's `PyArray_NewFromDescr` rule).
+    fn nonzero_product(&self, start: u64) -> Result<(u64, bool), Error> {
+        let mut product = start;
+        let mut any_zero = false;
+        for &d in &self.shape {
+            if d == 0 {
+                any_zero = true;
+            } else {
+                product = product.checked_mul(d).ok_or_else(|| self.overflow())?;
+            }
+        }
+        Ok((product, any_zero))
+    }
+
+    #[cold]
+    fn overflow(&self) -> Error {
+        Error::SizeOverflow {
+            shape: self.shape.clone(),
+            itemsize: self.dtype.itemsize(),
+        }
+    }
+}

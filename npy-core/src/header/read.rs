@@ -1,0 +1,215 @@
+//! Reading a header: the prefix (magic, version, length), the text, then the dict, validated.
+//!
+//! Follows numpy's `read_magic` and `_read_array_header`; numpy's own layout takes the fast
+//! path ([`super::fast`]), everything else and every error the general literal parser.
+
+use std::io::Read;
+
+use super::{Header, ParsedHeader, ReadOptions};
+use crate::dtype::DType;
+use crate::error::{Error, NotNpy};
+use crate::format::{Version, MAGIC, MAX_DIMS};
+use crate::io::read_up_to;
+use crate::literal::{self, ParseOptions, Value};
+
+impl Header {
+    /// Reads the magic, version, header length and header from `r`, leaving `r` at the first
+    /// byte of the array data. Reads exactly the header's bytes; allocation is bounded by what
+    /// the input holds, whatever the length field claims.
+    ///
+    /// # Errors
+    /// [`Error::NotNpy`], [`Error::UnsupportedVersion`], [`Error::Truncated`],
+    /// [`Error::HeaderTooLong`] and the header validation errors of [`Header::from_text`].
+    pub fn read<R: Read + ?Sized>(r: &mut R) -> Result<ParsedHeader, Error> {
+        Header::read_with(r, &ReadOptions::default())
+    }
+
+    /// [`Header::read`] with options.
+    ///
+    /// # Errors
+    /// As [`Header::read`].
+    pub fn read_with<R: Read + ?Sized>(
+        r: &mut R,
+        options: &ReadOptions,
+    ) -> Result<ParsedHeader, Error> {
+        let mut prefix = [0u8; 8];
+        let got = read_up_to(r, &mut prefix)?;
+        let head = &prefix[..got];
+        if got < MAGIC.len() || &head[..MAGIC.len()] != MAGIC {
+            if got == 0 {
+                return Err(Error::NotNpy(NotNpy::Empty));
+            }
+            if MAGIC.starts_with(head) {
+                return Err(Error::Truncated {
+                    what: "magic string",
+                    needed: 8,
+                    found: got as u64,
+                });
+            }
+            if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+                return Err(Error::NotNpy(NotNpy::Npz));
+            }
+            if head[0] == 0x80 {
+                return Err(Error::NotNpy(NotNpy::Pickle));
+            }
+            return Err(Error::NotNpy(NotNpy::Magic(head[..got.min(6)].to_vec())));
+        }
+        if got < 8 {
+            return Err(Error::Truncated {
+                what: "version",
+                needed: 8,
+                found: got as u64,
+            });
+        }
+        let version =
+            Version::from_bytes(prefix[6], prefix[7]).ok_or(Error::UnsupportedVersion {
+                major: prefix[6],
+                minor: prefix[7],
+            })?;
+        let mut len_buf = [0u8; 4];
+        let len_size = version.len_field_size() as usize;
+        let got = read_up_to(r, &mut len_buf[..len_size])?;
+        if got < len_size {
+            return Err(Error::Truncated {
+                what: "header length",
+                needed: len_size as u64,
+                found: got as u64,
+            });
+        }
+        let header_len = match version {
+            Version::V1_0 => u64::from(u16::from_le_bytes([len_buf[0], len_buf[1]])),
+            _ => u64::from(u32::from_le_bytes(len_buf)),
+        };
+        if header_len > options.max_header_len {
+            return Err(Error::HeaderTooLong {
+                len: header_len,
+                limit: options.max_header_len,
+            });
+        }
+        // Grows with what arrives, never to the claimed length up front.
+        let mut raw = Vec::with_capacity(header_len.min(4096) as usize);
+        r.take(header_len).read_to_end(&mut raw)?;
+        if (raw.len() as u64) < header_len {
+            return Err(Error::Truncated {
+                what: "header",
+                needed: header_len,
+                found: raw.len() as u64,
+            });
+        }
+        let text = decode_header(raw, version)?;
+        let header = Header::from_text(&text, version, options)?;
+        Ok(ParsedHeader {
+            header,
+            version,
+            header_len,
+            text,
+        })
+    }
+
+    /// Parses and validates header text (the dict literal, padding allowed) as numpy does for a
+    /// file of `version`: Python 2 long suffixes are accepted in 1.0 and 2.0 only.
+    ///
+    /// # Errors
+    /// [`Error::HeaderSyntax`], [`Error::HeaderNotDict`], [`Error::HeaderKeys`],
+    /// [`Error::InvalidShape`], [`Error::InvalidFortranOrder`], [`Error::InvalidDescr`],
+    /// [`Error::SizeOverflow`].
+    pub fn from_text(text: &str, version: Version, options: &ReadOptions) -> Result<Header, Error> {
+        // numpy's own layout (every file np.save writes) takes the fast path; anything else,
+        // and every error, goes through the general literal parser.
+        if let Some(header) = super::fast::parse(text, options.max_depth) {
+            return Ok(header);
+        }
+        let opts = ParseOptions {
+            long_suffix: version != Version::V3_0,
+            max_depth: options.max_depth,
+        };
+        let value = literal::parse(text, opts)?;
+        Header::from_value(&value)
+    }
+
+    /// Validates a parsed header dict.
+    ///
+    /// # Errors
+    /// As [`Header::from_text`], less the syntax errors.
+    pub fn from_value(value: &Value) -> Result<Header, Error> {
+        let Value::Dict(items) = value else {
+            return Err(Error::HeaderNotDict {
+                found: value.type_name(),
+            });
+        };
+        let (mut descr, mut fortran, mut shape) = (None, None, None);
+        let mut keys_ok = items.len() == 3;
+        for (k, v) in items {
+            match k {
+                Value::Str(s) if s == "descr" => descr = Some(v),
+                Value::Str(s) if s == "fortran_order" => fortran = Some(v),
+                Value::Str(s) if s == "shape" => shape = Some(v),
+                _ => keys_ok = false,
+            }
+        }
+        let (Some(descr), Some(fortran), Some(shape), true) = (descr, fortran, shape, keys_ok)
+        else {
+            let mut found: Vec<String> = items.iter().map(|(k, _)| k.to_string()).collect();
+            found.sort();
+            return Err(Error::HeaderKeys { found });
+        };
+        let shape = parse_shape(shape)?;
+        let fortran_order = match fortran {
+            Value::Bool(b) => *b,
+            other => {
+                return Err(Error::InvalidFortranOrder {
+                    found: other.to_string(),
+                })
+            }
+        };
+        let dtype = DType::from_descr_value(descr)?;
+        let header = Header {
+            dtype,
+            fortran_order,
+            shape,
+        };
+        header.nbytes()?;
+        Ok(header)
+    }
+}
+
+fn parse_shape(v: &Value) -> Result<Vec<u64>, Error> {
+    let bad = |reason| Error::InvalidShape {
+        found: v.to_string(),
+        reason,
+    };
+    let Value::Tuple(items) = v else {
+        return Err(bad(match v {
+            Value::List(_) => "a list, expected a tuple of ints",
+            _ => "expected a tuple of ints",
+        }));
+    };
+    if items.len() > MAX_DIMS {
+        return Err(bad("more than 64 dimensions (numpy's limit)"));
+    }
+    items
+        .iter()
+        .map(|d| match d {
+            Value::Int(i) if *i < 0 => Err(bad("dimensions must not be negative")),
+            Value::Int(i) => {
+                u64::try_from(*i).map_err(|_| bad("dimension does not fit in 64 bits"))
+            }
+            Value::Bool(_) => Err(bad("a bool is not a dimension")),
+            _ => Err(bad("dimensions must be ints")),
+        })
+        .collect()
+}
+
+fn decode_header(raw: Vec<u8>, version: Version) -> Result<String, Error> {
+    match String::from_utf8(raw) {
+        // ASCII is both latin-1 and UTF-8: the common case costs one validation pass.
+        Ok(s) if version == Version::V3_0 || s.is_ascii() => Ok(s),
+        Ok(s) => Ok(s.bytes().map(char::from).collect()),
+        Err(e) if version != Version::V3_0 => {
+            Ok(e.into_bytes().into_iter().map(char::from).collect())
+        }
+        Err(e) => Err(Error::HeaderNotUtf8 {
+            offset: e.utf8_error().valid_up_to(),
+        }),
+    }
+}

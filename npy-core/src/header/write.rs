@@ -1,0 +1,91 @@
+//! Writing a header as `np.save` does: the dict's `repr`, the growth-axis spaces, the padding.
+
+use super::Header;
+use crate::error::Error;
+use crate::format::{Version, ARRAY_ALIGN, GROWTH_AXIS_MAX_DIGITS, MAGIC};
+use crate::literal::Value;
+
+impl Header {
+    /// The header dict as numpy writes it, before padding: keys in sorted order, `repr` of each
+    /// value, a trailing `, }`, then the spaces numpy reserves for the growth axis (21 minus
+    /// the digits of the first dimension in C order, the last in Fortran order; none for `()`).
+    pub fn to_text(&self) -> String {
+        let shape = Value::Tuple(
+            self.shape
+                .iter()
+                .map(|&d| Value::Int(i128::from(d)))
+                .collect(),
+        );
+        let mut s = format!(
+            "{{'descr': {}, 'fortran_order': {}, 'shape': {}, }}",
+            self.dtype.to_descr_value(),
+            if self.fortran_order { "True" } else { "False" },
+            shape
+        );
+        let growth = if self.fortran_order {
+            self.shape.last()
+        } else {
+            self.shape.first()
+        };
+        if let Some(d) = growth {
+            let digits = d.to_string().len();
+            s.extend(std::iter::repeat_n(
+                ' ',
+                GROWTH_AXIS_MAX_DIGITS.saturating_sub(digits),
+            ));
+        }
+        s
+    }
+
+    /// The whole prefix and header as `np.save` writes them: magic, version, header length,
+    /// text, 1 to 64 spaces and `\n`, so that the data starts at a multiple of [`ARRAY_ALIGN`].
+    ///
+    /// With `version` `None`, numpy's choice: 1.0; 2.0 when the header needs more than 65,535
+    /// bytes; 3.0 when the text is not latin-1.
+    ///
+    /// # Errors
+    /// For an explicit `version`: [`Error::HeaderNotLatin1`] (1.0, 2.0 with non-latin-1 text),
+    /// [`Error::HeaderTooLargeForVersion`].
+    pub fn to_bytes(&self, version: Option<Version>) -> Result<Vec<u8>, Error> {
+        let text = self.to_text();
+        match version {
+            Some(v) => wrap_header(&text, v),
+            None => wrap_header(&text, Version::V1_0)
+                .or_else(|_| wrap_header(&text, Version::V2_0))
+                .or_else(|_| wrap_header(&text, Version::V3_0)),
+        }
+    }
+}
+
+/// numpy's `_wrap_header`.
+fn wrap_header(text: &str, version: Version) -> Result<Vec<u8>, Error> {
+    let encoded: Vec<u8> = match version {
+        Version::V3_0 => text.as_bytes().to_vec(),
+        _ => text
+            .chars()
+            .map(|c| u8::try_from(u32::from(c)).map_err(|_| Error::HeaderNotLatin1 { version }))
+            .collect::<Result<_, _>>()?,
+    };
+    let hlen = encoded.len() as u64 + 1;
+    let pad = ARRAY_ALIGN - (version.prefix_len() + hlen) % ARRAY_ALIGN;
+    let total = hlen + pad;
+    if total > version.max_header_len() {
+        return Err(Error::HeaderTooLargeForVersion {
+            version,
+            len: total,
+            max: version.max_header_len(),
+        });
+    }
+    let mut out = Vec::with_capacity((version.prefix_len() + total) as usize);
+    out.extend_from_slice(MAGIC);
+    let (major, minor) = version.bytes();
+    out.extend_from_slice(&[major, minor]);
+    match version {
+        Version::V1_0 => out.extend_from_slice(&(total as u16).to_le_bytes()),
+        _ => out.extend_from_slice(&(total as u32).to_le_bytes()),
+    }
+    out.extend_from_slice(&encoded);
+    out.resize(out.len() + pad as usize, b' ');
+    out.push(b'\n');
+    Ok(out)
+}
