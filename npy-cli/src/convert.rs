@@ -68,8 +68,9 @@ pub fn run(args: &Args) -> ExitCode {
     match convert_file(&args.input, &args.output, &options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let path = args.input.display().to_string();
-            let _ = writeln!(io::stderr(), "npy: {}: {e}", printable(&path));
+            // The error names the input or the output file, whichever failed.
+            let path = e.path().unwrap_or(&args.input).display().to_string();
+            let _ = writeln!(io::stderr(), "npy: {}: {}", printable(&path), e.kind());
             ExitCode::FAILURE
         }
     }

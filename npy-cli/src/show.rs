@@ -84,7 +84,7 @@ pub fn run(args: &Args) -> ExitCode {
         Ok(a) => a,
         Err(e) => {
             let path = args.file.display().to_string();
-            let _ = writeln!(io::stderr(), "npy: {}: {e}", printable(&path));
+            let _ = writeln!(io::stderr(), "npy: {}: {}", printable(&path), e.kind());
             return ExitCode::FAILURE;
         }
     };

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::dtype::{ByteOrder, DType, Primitive};
 use crate::element::describe;
-use crate::error::Error;
+use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::Order;
 use crate::header::{Header, Version};
 use crate::read::NpyReader;
@@ -45,10 +45,10 @@ fn swap_runs(
     out: &mut Vec<SwapRun>,
 ) -> Result<(), Error> {
     let too_big = || {
-        Error::Layout(format!(
+        Error::new(ErrorKind::Layout(format!(
             "dtype {} is too large to convert on this platform",
             describe(dtype)
-        ))
+        )))
     };
     match dtype {
         DType::Number(_, o) | DType::Time(_, o)
@@ -133,7 +133,7 @@ fn apply(runs: &[SwapRun], element: &mut [u8]) {
 /// atomically (temporary file, then rename), so `dst` may equal `src`.
 ///
 /// # Errors
-/// Header errors, [`Error::ObjectArray`], [`Error::Truncated`], header-writing errors for an
+/// Header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], header-writing errors for an
 /// explicit version, I/O errors.
 ///
 /// # Examples
@@ -158,12 +158,31 @@ pub fn convert_file(
     dst: impl AsRef<Path>,
     options: &ConvertOptions,
 ) -> Result<(), Error> {
-    let reader = NpyReader::open(src.as_ref())?;
+    let (src, dst) = (src.as_ref(), dst.as_ref());
+    convert(src, dst, options).at_path(src)
+}
+
+/// The output file, whose errors name its path (the input's errors name the input).
+struct Output<'a> {
+    file: AtomicFile,
+    path: &'a Path,
+}
+
+impl Output<'_> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        self.file
+            .write_all(bytes)
+            .map_err(|e| Error::from(e).with_path(self.path))
+    }
+}
+
+fn convert(src: &Path, dst: &Path, options: &ConvertOptions) -> Result<(), Error> {
+    let reader = NpyReader::open(src)?;
     let header = reader.header().clone();
     if header.dtype.has_object() {
-        return Err(Error::ObjectArray {
+        return Err(Error::new(ErrorKind::ObjectArray {
             dtype: describe(&header.dtype),
-        });
+        }));
     }
     let src_order = reader.order();
     let target_dtype = match options.byte_order {
@@ -191,10 +210,17 @@ pub fn convert_file(
         shape: header.shape.clone(),
     };
     let nbytes = header.nbytes()?;
-    let itemsize = usize::try_from(header.dtype.itemsize())
-        .map_err(|_| Error::Layout("itemsize too large for this platform".into()))?;
-    let mut out = AtomicFile::create(dst.as_ref())?;
-    out.write_all(&out_header.to_bytes(options.version)?)?;
+    let itemsize = usize::try_from(header.dtype.itemsize()).map_err(|_| {
+        Error::new(ErrorKind::Layout(
+            "itemsize too large for this platform".into(),
+        ))
+    })?;
+    let header_bytes = out_header.to_bytes(options.version)?;
+    let mut out = Output {
+        file: AtomicFile::create(dst).at_path(dst)?,
+        path: dst,
+    };
+    out.write(&header_bytes)?;
     let transpose = header.shape.len() >= 2 && target_order != src_order && itemsize > 0;
     let data_offset = reader.parsed_header().data_offset();
     let mut file = reader.into_inner();
@@ -202,7 +228,7 @@ pub fn convert_file(
         stream_copy(&mut file, &mut out, nbytes, itemsize, &runs)?;
     } else {
         drop(file);
-        let source = Source::open(src.as_ref(), data_offset, nbytes)?;
+        let source = Source::open(src, data_offset, nbytes)?;
         transpose_copy(
             source.bytes(),
             &header.shape,
@@ -212,12 +238,12 @@ pub fn convert_file(
             &mut out,
         )?;
     }
-    out.commit()
+    out.file.commit().at_path(dst)
 }
 
 fn stream_copy(
     src: &mut File,
-    out: &mut impl Write,
+    out: &mut Output<'_>,
     nbytes: u64,
     itemsize: usize,
     runs: &[SwapRun],
@@ -233,18 +259,18 @@ fn stream_copy(
         let k = (buf.len() as u64).min(left) as usize;
         let got = crate::io::read_up_to(src, &mut buf[..k])?;
         if got < k {
-            return Err(Error::Truncated {
+            return Err(Error::new(ErrorKind::Truncated {
                 what: "array data",
                 needed: nbytes,
                 found: done + got as u64,
-            });
+            }));
         }
         if !runs.is_empty() {
             buf[..k]
                 .chunks_exact_mut(itemsize)
                 .for_each(|e| apply(runs, e));
         }
-        out.write_all(&buf[..k])?;
+        out.write(&buf[..k])?;
         left -= k as u64;
         done += k as u64;
     }
@@ -264,13 +290,17 @@ impl Source {
         let file = File::open(path)?;
         let len = file.metadata()?.len();
         if len.saturating_sub(offset) < nbytes {
-            return Err(Error::Truncated {
+            return Err(Error::new(ErrorKind::Truncated {
                 what: "array data",
                 needed: nbytes,
                 found: len.saturating_sub(offset),
-            });
+            }));
         }
-        let too_big = || Error::Layout("array too large for this platform's address space".into());
+        let too_big = || {
+            Error::new(ErrorKind::Layout(
+                "array too large for this platform's address space".into(),
+            ))
+        };
         let start = usize::try_from(offset).map_err(|_| too_big())?;
         let n = usize::try_from(nbytes).map_err(|_| too_big())?;
         #[cfg(feature = "mmap")]
@@ -291,11 +321,11 @@ impl Source {
             let mut v = Vec::with_capacity(n);
             file.take(nbytes).read_to_end(&mut v)?;
             if v.len() < n {
-                return Err(Error::Truncated {
+                return Err(Error::new(ErrorKind::Truncated {
                     what: "array data",
                     needed: nbytes,
                     found: v.len() as u64,
-                });
+                }));
             }
             let _ = start;
             Ok(Source::Owned(v))
@@ -318,11 +348,14 @@ fn transpose_copy(
     src_order: Order,
     itemsize: usize,
     runs: &[SwapRun],
-    out: &mut impl Write,
+    out: &mut Output<'_>,
 ) -> Result<(), Error> {
     let dims: Vec<usize> = shape
         .iter()
-        .map(|&d| usize::try_from(d).map_err(|_| Error::Layout("dimension too large".into())))
+        .map(|&d| {
+            usize::try_from(d)
+                .map_err(|_| Error::new(ErrorKind::Layout("dimension too large".into())))
+        })
         .collect::<Result<_, _>>()?;
     let total: usize = dims.iter().product();
     if total == 0 {
@@ -351,7 +384,7 @@ fn transpose_copy(
             apply(runs, &mut buf[start..]);
         }
         if buf.len() >= CHUNK_BYTES {
-            out.write_all(&buf)?;
+            out.write(&buf)?;
             buf.clear();
         }
         for &a in &walk {
@@ -364,6 +397,6 @@ fn transpose_copy(
             index[a] = 0;
         }
     }
-    out.write_all(&buf)?;
+    out.write(&buf)?;
     Ok(())
 }

@@ -12,7 +12,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 #[doc(no_inline)]
 pub use crate::format::ByteOrder;
 use crate::format::MAX_DIMS;
@@ -332,7 +332,7 @@ impl SubArray {
     /// A subarray of `shape` elements of `base`.
     ///
     /// # Errors
-    /// [`Error::InvalidDescr`] when the shape is empty (numpy turns `(dtype, ())` into the plain
+    /// [`ErrorKind::InvalidDescr`] when the shape is empty (numpy turns `(dtype, ())` into the plain
     /// dtype; use `base` itself) or when its size overflows 64 bits.
     pub fn new(base: DType, shape: Vec<u64>) -> Result<SubArray, Error> {
         if matches!(
@@ -383,7 +383,7 @@ impl Record {
     /// A record from fields with explicit offsets and a total `itemsize` in bytes.
     ///
     /// # Errors
-    /// [`Error::InvalidDescr`] for a repeated name or title, fields out of offset order or
+    /// [`ErrorKind::InvalidDescr`] for a repeated name or title, fields out of offset order or
     /// overlapping, or a field that ends past `itemsize`.
     pub fn new(fields: Vec<Field>, itemsize: u64) -> Result<Record, Error> {
         // Repeated names or titles: sort the labels and compare neighbours (no hashing of
@@ -618,7 +618,7 @@ impl DType {
     /// offset and are dropped.
     ///
     /// # Errors
-    /// [`Error::InvalidDescr`] naming the offending part.
+    /// [`ErrorKind::InvalidDescr`] naming the offending part.
     pub fn from_descr_value(v: &Value) -> Result<DType, Error> {
         match v {
             Value::Str(s) => parse_type_str(s),
@@ -658,7 +658,8 @@ impl FromStr for DType {
     fn from_str(s: &str) -> Result<DType, Error> {
         let t = s.trim_start();
         if t.starts_with('[') || t.starts_with('(') {
-            let v = literal::parse(s, literal::ParseOptions::default())?;
+            let v = literal::parse(s, literal::ParseOptions::default())
+                .map_err(|e| Error::new(ErrorKind::DescrSyntax(e)))?;
             DType::from_descr_value(&v)
         } else {
             parse_type_str(s)
@@ -679,10 +680,10 @@ fn shape_value(shape: &[u64]) -> Value {
 
 #[cold]
 fn descr_error(found: &str, reason: &str) -> Error {
-    Error::InvalidDescr {
+    Error::new(ErrorKind::InvalidDescr {
         found: found.to_owned(),
         reason: reason.to_owned(),
-    }
+    })
 }
 
 /// A subarray shape: a tuple (or list) of non-negative ints, or one int (numpy accepts

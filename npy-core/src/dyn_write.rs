@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::dtype::{ByteOrder, DType, Primitive, TimeKind};
 use crate::dynamic::{DynArray, DynValue};
 use crate::element::describe;
-use crate::error::Error;
+use crate::error::{Error, ErrorKind, PathContext};
 use crate::header::{Header, Version};
 use crate::write::AtomicFile;
 
@@ -15,9 +15,9 @@ use crate::write::AtomicFile;
 /// round-trips every dtype numpy writes except object arrays, byte for byte.
 ///
 /// # Errors
-/// [`Error::ValueMismatch`] when a value does not fit the dtype (wrong kind, out of range, a
-/// string longer than the width, another datetime unit), [`Error::LengthMismatch`] when the
-/// number of values is not the product of the shape, [`Error::ObjectArray`], header and I/O
+/// [`ErrorKind::ValueMismatch`] when a value does not fit the dtype (wrong kind, out of range, a
+/// string longer than the width, another datetime unit), [`ErrorKind::LengthMismatch`] when the
+/// number of values is not the product of the shape, [`ErrorKind::ObjectArray`], header and I/O
 /// errors.
 ///
 /// # Examples
@@ -32,9 +32,13 @@ use crate::write::AtomicFile;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn write_dyn(path: impl AsRef<Path>, array: &DynArray) -> Result<(), Error> {
-    let mut file = AtomicFile::create(path.as_ref())?;
-    write_dyn_to(&mut file, array, None)?;
-    file.commit()
+    let path = path.as_ref();
+    let write = || -> Result<(), Error> {
+        let mut file = AtomicFile::create(path)?;
+        write_dyn_to(&mut file, array, None)?;
+        file.commit()
+    };
+    write().at_path(path)
 }
 
 /// Writes `array` to `w` (header and data), with an explicit format `version` or numpy's
@@ -48,9 +52,9 @@ pub fn write_dyn_to<W: Write>(
     version: Option<Version>,
 ) -> Result<(), Error> {
     if array.dtype.has_object() {
-        return Err(Error::ObjectArray {
+        return Err(Error::new(ErrorKind::ObjectArray {
             dtype: describe(&array.dtype),
-        });
+        }));
     }
     let header = Header {
         dtype: array.dtype.clone(),
@@ -59,15 +63,18 @@ pub fn write_dyn_to<W: Write>(
     };
     let n = header.num_elements()?;
     if n != array.values.len() as u64 {
-        return Err(Error::LengthMismatch {
+        return Err(Error::new(ErrorKind::LengthMismatch {
             what: "values for the shape",
             expected: n,
             found: array.values.len() as u64,
-        });
+        }));
     }
     w.write_all(&header.to_bytes(version)?)?;
-    let itemsize = usize::try_from(array.dtype.itemsize())
-        .map_err(|_| Error::Layout("itemsize too large for this platform".into()))?;
+    let itemsize = usize::try_from(array.dtype.itemsize()).map_err(|_| {
+        Error::new(ErrorKind::Layout(
+            "itemsize too large for this platform".into(),
+        ))
+    })?;
     let mut buf = vec![0u8; itemsize];
     for v in &array.values {
         buf.fill(0);
@@ -89,10 +96,10 @@ fn mismatch(dtype: &DType, value: &DynValue) -> Error {
         value.truncate(cut);
         value.push('…');
     }
-    Error::ValueMismatch {
+    Error::new(ErrorKind::ValueMismatch {
         dtype: describe(dtype),
         value,
-    }
+    })
 }
 
 /// Puts the low `dst.len()` bytes of `le` (a little-endian value) into `dst` in `order`.

@@ -23,7 +23,7 @@ use std::path::Path;
 
 use crate::dtype::{ByteOrder, DType, Primitive, TimeKind, TimeType};
 use crate::element::{describe, NpyElement};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::Order;
 use crate::read::{flat_index, NpyReader, MAX_ZERO_SIZE_ELEMENTS};
 
@@ -38,7 +38,7 @@ pub const MAX_DYN_ITEMSIZE: u64 = 1 << 30;
 /// of a `|u1` array; a record field adds its name and a `(String, DynValue)` entry per
 /// element. Real dtypes stay well under this (`|u1`: 48, a record of one `|b1` field with a
 /// 100-character name: about 220); a header whose names, subarray shapes or zero-size parts
-/// would multiply the file's bytes further is refused with [`Error::AllocationLimit`] before
+/// would multiply the file's bytes further is refused with [`ErrorKind::AllocationLimit`] before
 /// anything is decoded. Read such files with typed reads or views.
 pub const MAX_DYN_EXPANSION: u64 = 256;
 
@@ -199,11 +199,13 @@ impl UcsString {
     /// The text, if every code point is a Unicode scalar value.
     ///
     /// # Errors
-    /// [`Error::InvalidUnicode`] naming the first code point that is not.
+    /// [`ErrorKind::InvalidUnicode`] naming the first code point that is not.
     pub fn to_string_strict(&self) -> Result<String, Error> {
         self.0
             .iter()
-            .map(|&cp| char::from_u32(cp).ok_or(Error::InvalidUnicode { code_point: cp }))
+            .map(|&cp| {
+                char::from_u32(cp).ok_or(Error::new(ErrorKind::InvalidUnicode { code_point: cp }))
+            })
             .collect()
     }
 }
@@ -380,15 +382,15 @@ impl<'a> Iterator for COrderIter<'a> {
 /// Reads the `.npy` file at `path`, whatever its dtype, into a [`DynArray`].
 ///
 /// Allocation is bounded as for [`read`](crate::read()): a header claiming more data than the
-/// file holds is [`Error::Truncated`] before the values are allocated, and zero-size elements
+/// file holds is [`ErrorKind::Truncated`] before the values are allocated, and zero-size elements
 /// (`S0`, empty records, zero-size subarrays) beyond [`MAX_ZERO_SIZE_ELEMENTS`] values are
-/// [`Error::AllocationLimit`]. Object arrays (`O`, anywhere in the dtype) are refused with
-/// [`Error::ObjectArray`] before any data byte is read. Trailing bytes after the data are
+/// [`ErrorKind::AllocationLimit`]. Object arrays (`O`, anywhere in the dtype) are refused with
+/// [`ErrorKind::ObjectArray`] before any data byte is read. Trailing bytes after the data are
 /// ignored, as numpy ignores them.
 ///
 /// # Errors
-/// I/O and header errors, [`Error::ObjectArray`], [`Error::Truncated`],
-/// [`Error::AllocationLimit`], [`Error::InvalidBool`] (a `b1` byte other than 0 and 1, which
+/// I/O and header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`],
+/// [`ErrorKind::AllocationLimit`], [`ErrorKind::InvalidBool`] (a `b1` byte other than 0 and 1, which
 /// numpy would read as `True`).
 ///
 /// # Examples
@@ -410,7 +412,8 @@ impl<'a> Iterator for COrderIter<'a> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_dyn(path: impl AsRef<Path>) -> Result<DynArray, Error> {
-    NpyReader::open(path)?.read_dyn()
+    let path = path.as_ref();
+    NpyReader::open(path)?.read_dyn().at_path(path)
 }
 
 impl<R: Read> NpyReader<R> {
@@ -422,7 +425,7 @@ impl<R: Read> NpyReader<R> {
     /// larger than [`MAX_DYN_ITEMSIZE`] bytes are refused.
     ///
     /// # Errors
-    /// As [`read_dyn`]; also [`Error::Layout`] when elements were already read from this reader.
+    /// As [`read_dyn`]; also [`ErrorKind::Layout`] when elements were already read from this reader.
     ///
     /// # Examples
     /// ```
@@ -436,33 +439,33 @@ impl<R: Read> NpyReader<R> {
     /// ```
     pub fn read_dyn(&mut self) -> Result<DynArray, Error> {
         if self.dtype().has_object() {
-            return Err(Error::ObjectArray {
+            return Err(Error::new(ErrorKind::ObjectArray {
                 dtype: describe(self.dtype()),
-            });
+            }));
         }
         if self.remaining() != self.len() {
-            return Err(Error::Layout(format!(
+            return Err(Error::new(ErrorKind::Layout(format!(
                 "read_dyn reads a whole array, and {} of its {} elements were already read",
                 self.len() - self.remaining(),
                 self.len()
-            )));
+            ))));
         }
         let itemsize = self.dtype().itemsize();
         if itemsize > MAX_DYN_ITEMSIZE {
-            return Err(Error::AllocationLimit {
+            return Err(Error::new(ErrorKind::AllocationLimit {
                 what: "one element of a dynamic read",
                 elements: 1,
                 bytes_each: itemsize,
-            });
+            }));
         }
         // Values that no data byte backs (zero-size parts) are bounded like zero-size elements.
         let unbacked = self.len().saturating_mul(unbacked_values(self.dtype()));
         if unbacked > MAX_ZERO_SIZE_ELEMENTS {
-            return Err(Error::AllocationLimit {
+            return Err(Error::new(ErrorKind::AllocationLimit {
                 what: "zero-size values",
                 elements: unbacked,
                 bytes_each: std::mem::size_of::<DynValue>() as u64,
-            });
+            }));
         }
         // The tree as a whole: names, shapes and values cloned per element must stay in
         // proportion to the data bytes that back them.
@@ -471,11 +474,11 @@ impl<R: Read> NpyReader<R> {
             .saturating_mul(MAX_DYN_EXPANSION)
             .saturating_add(DYN_ALLOWANCE);
         if self.len().saturating_mul(per_element) > budget {
-            return Err(Error::AllocationLimit {
+            return Err(Error::new(ErrorKind::AllocationLimit {
                 what: "decoded values of a dynamic read",
                 elements: self.len(),
                 bytes_each: per_element,
-            });
+            }));
         }
         let values: Vec<Dyn> = self.read_vec()?;
         Ok(DynArray {
@@ -607,10 +610,12 @@ struct FieldDecoder {
 }
 
 fn size_usize(n: u64) -> Result<usize, Error> {
-    usize::try_from(n).map_err(|_| Error::AllocationLimit {
-        what: "one element of a dynamic read",
-        elements: 1,
-        bytes_each: n,
+    usize::try_from(n).map_err(|_| {
+        Error::new(ErrorKind::AllocationLimit {
+            what: "one element of a dynamic read",
+            elements: 1,
+            bytes_each: n,
+        })
     })
 }
 
@@ -647,9 +652,9 @@ impl Decoder {
             },
             DType::Void(_) => Decoder::Void,
             DType::Object => {
-                return Err(Error::ObjectArray {
+                return Err(Error::new(ErrorKind::ObjectArray {
                     dtype: describe(dtype),
-                })
+                }))
             }
             DType::Record(r) => Decoder::Record(
                 r.fields()
@@ -688,7 +693,7 @@ impl Decoder {
             Decoder::Bool => match src.first() {
                 Some(0) => DynValue::Bool(false),
                 Some(1) => DynValue::Bool(true),
-                Some(&byte) => return Err(Error::InvalidBool { byte }),
+                Some(&byte) => return Err(Error::new(ErrorKind::InvalidBool { byte })),
                 None => return Err(short()),
             },
             Decoder::Int { size, big } => {
@@ -804,7 +809,9 @@ impl Decoder {
 
 #[cold]
 fn short() -> Error {
-    Error::Layout("element bytes shorter than the dtype's itemsize".to_owned())
+    Error::new(ErrorKind::Layout(
+        "element bytes shorter than the dtype's itemsize".to_owned(),
+    ))
 }
 
 /// `src` split into two halves of `part` bytes.
@@ -930,9 +937,9 @@ impl NpyElement for Dyn {
     }
 
     fn write(&self, _: &Decoder, _: &mut [u8]) -> Result<(), Error> {
-        Err(Error::Layout(
+        Err(Error::new(ErrorKind::Layout(
             "dynamic values are read-only here; write typed arrays".to_owned(),
-        ))
+        )))
     }
 }
 

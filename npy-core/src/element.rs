@@ -14,7 +14,7 @@ use half::f16;
 use num_complex::Complex;
 
 use crate::dtype::{ByteOrder, DType, Primitive, SubArray, TimeKind, TimeType, TimeUnit};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 
 /// A Rust type that is the element of a `.npy` array.
 ///
@@ -25,7 +25,7 @@ use crate::error::Error;
 ///
 /// Reading is strict: the file's dtype must be the type's dtype in either byte order (an `i4`
 /// file does not read as `i64`). `bool` accepts only the bytes 0 and 1 (numpy would read any
-/// non-zero byte as `True`; here it is [`Error::InvalidBool`], so that corrupt data is noticed).
+/// non-zero byte as `True`; here it is [`ErrorKind::InvalidBool`], so that corrupt data is noticed).
 pub trait NpyElement: Sized {
     /// What the type needs to know about the file's dtype to convert elements (byte order,
     /// string width, field offsets...). Built once per array by [`NpyElement::plan`].
@@ -49,19 +49,19 @@ pub trait NpyElement: Sized {
     /// Checks that elements of `dtype` convert to and from `Self`, and prepares the conversion.
     ///
     /// # Errors
-    /// [`Error::TypeMismatch`] naming the file's dtype and the Rust type.
+    /// [`ErrorKind::TypeMismatch`] naming the file's dtype and the Rust type.
     fn plan(dtype: &DType) -> Result<Self::Plan, Error>;
 
     /// Decodes one element from `src` (`src.len()` is the dtype's itemsize).
     ///
     /// # Errors
-    /// Values the type cannot hold: [`Error::InvalidBool`], [`Error::InvalidUnicode`].
+    /// Values the type cannot hold: [`ErrorKind::InvalidBool`], [`ErrorKind::InvalidUnicode`].
     fn read(plan: &Self::Plan, src: &[u8]) -> Result<Self, Error>;
 
     /// Encodes one element into `dst` (`dst.len()` is the dtype's itemsize).
     ///
     /// # Errors
-    /// [`Error::ValueTooLong`] for a string wider than the dtype.
+    /// [`ErrorKind::ValueTooLong`] for a string wider than the dtype.
     fn write(&self, plan: &Self::Plan, dst: &mut [u8]) -> Result<(), Error>;
 
     /// `Some(unit)` when `[Self]` in memory is exactly the array bytes of [`NpyElement::npy_dtype`]
@@ -153,10 +153,10 @@ pub(crate) fn mismatch<T: NpyElement>(dtype: &DType) -> Error {
         DType::Unicode(0, _) => "'U'".to_owned(),
         d => format!("'{d}'"),
     };
-    Error::TypeMismatch {
+    Error::new(ErrorKind::TypeMismatch {
         file: describe(dtype),
         requested: format!("{} ({requested})", T::rust_name()),
-    }
+    })
 }
 
 /// `'<c8' (complex64)`: a dtype and its canonical name, for messages.
@@ -313,7 +313,7 @@ impl NpyElement for bool {
         match src[0] {
             0 => Ok(false),
             1 => Ok(true),
-            byte => Err(Error::InvalidBool { byte }),
+            byte => Err(Error::new(ErrorKind::InvalidBool { byte })),
         }
     }
     #[inline]
@@ -368,9 +368,11 @@ impl<T: NpyElement, const N: usize> NpyElement for [T; N] {
         for i in 0..N {
             out.push(T::read(&plan.0, &src[i * plan.1..(i + 1) * plan.1])?);
         }
-        out.try_into().map_err(|_| Error::InvalidDescr {
-            found: Self::rust_name(),
-            reason: "subarray length".into(),
+        out.try_into().map_err(|_| {
+            Error::new(ErrorKind::InvalidDescr {
+                found: Self::rust_name(),
+                reason: "subarray length".into(),
+            })
         })
     }
     fn write(&self, plan: &Self::Plan, dst: &mut [u8]) -> Result<(), Error> {
@@ -413,10 +415,11 @@ impl NpyElement for Vec<u8> {
     }
     fn write(&self, width: &usize, dst: &mut [u8]) -> Result<(), Error> {
         if self.len() > *width {
-            return Err(Error::ValueTooLong {
+            return Err(Error::new(ErrorKind::ValueTooLong {
                 len: self.len(),
                 dtype: format!("'|S{width}'"),
-            });
+                field: None,
+            }));
         }
         dst[..self.len()].copy_from_slice(self);
         dst[self.len()..].fill(0);
@@ -426,7 +429,7 @@ impl NpyElement for Vec<u8> {
 
 /// `U` strings: UCS-4 code points, NUL-padded. Reading strips trailing NULs (as numpy) and
 /// refuses code points a `String` cannot hold (lone surrogates, values past U+10FFFF) with
-/// [`Error::InvalidUnicode`]; read such files with `read_dyn`, which keeps raw code points.
+/// [`ErrorKind::InvalidUnicode`]; read such files with `read_dyn`, which keeps raw code points.
 impl NpyElement for String {
     type Plan = (Endian, usize);
     fn npy_dtype() -> DType {
@@ -462,7 +465,8 @@ impl NpyElement for String {
                 pending_nuls += 1;
                 continue;
             }
-            let c = char::from_u32(cp).ok_or(Error::InvalidUnicode { code_point: cp })?;
+            let c = char::from_u32(cp)
+                .ok_or(Error::new(ErrorKind::InvalidUnicode { code_point: cp }))?;
             s.extend(std::iter::repeat_n('\0', pending_nuls));
             pending_nuls = 0;
             s.push(c);
@@ -472,9 +476,12 @@ impl NpyElement for String {
     fn write(&self, plan: &Self::Plan, dst: &mut [u8]) -> Result<(), Error> {
         let mut chunks = dst.chunks_exact_mut(4);
         for c in self.chars() {
-            let slot = chunks.next().ok_or_else(|| Error::ValueTooLong {
-                len: self.chars().count(),
-                dtype: format!("'U{}'", plan.1),
+            let slot = chunks.next().ok_or_else(|| {
+                Error::new(ErrorKind::ValueTooLong {
+                    len: self.chars().count(),
+                    dtype: format!("'U{}'", plan.1),
+                    field: None,
+                })
             })?;
             (c as u32).write(&plan.0, slot)?;
         }
@@ -529,7 +536,7 @@ macro_rules! time_type {
         #[doc = $doc]
         ///
         /// The unit is part of the type: reading a file whose unit (or multiplier) differs is
-        /// [`Error::TypeMismatch`], never a silent reinterpretation. [`NAT`] ticks are NaT.
+        /// [`ErrorKind::TypeMismatch`], never a silent reinterpretation. [`NAT`] ticks are NaT.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(transparent)]
         pub struct $name<U: Unit> {

@@ -1,11 +1,74 @@
-//! The crate's one error type.
+//! The crate's one error type: [`Error`], a boxed [`ErrorKind`] with the file it concerns.
+//!
+//! Every `Result` of the crate carries an `Error`, so it is one pointer (`Result<f32, Error>`
+//! is 16 bytes): the kind and its payload (shapes, dtype descriptions, names) live behind the
+//! box, built only when an error happens (the constructors are `#[cold]`).
+//!
+//! - [`Error::kind`] is what happened, to match on; [`Error::classify`] sorts it into a
+//!   [`Category`] a caller can act on (retry, report the file, fix the call).
+//! - [`Error::path`] is the file, for every error of a function that takes a path.
+//! - `Display` is one self-contained line, `path: message`; [`std::error::Error::source`]
+//!   returns only causes that line does not already quote, so an error chain printed by
+//!   `anyhow` or `eprintln!("{e:#}")` says nothing twice.
 
+use std::fmt;
 use std::io;
+use std::path::{Path, PathBuf};
 
 use crate::format::Version;
 use crate::literal::LiteralError;
 
-/// What a non-`.npy` input looks like, for [`Error::NotNpy`].
+/// An error of reading, parsing or writing `.npy` files.
+///
+/// Match on [`Error::kind`]; sort with [`Error::classify`].
+///
+/// # Examples
+/// ```
+/// use npy_core::{Category, ErrorKind};
+/// let err = npy_core::read::<f32>("no/such/file.npy").unwrap_err();
+/// assert_eq!(err.classify(), Category::Io);
+/// assert!(matches!(err.kind(), ErrorKind::Io(_)));
+/// assert_eq!(err.path(), Some(std::path::Path::new("no/such/file.npy")));
+/// assert!(err.to_string().starts_with("no/such/file.npy: I/O error: "));
+/// ```
+pub struct Error {
+    // Boxed so that every `Result<T, Error>` stays small on the success path: the kind holds
+    // strings, shapes and other errors.
+    inner: Box<Inner>,
+}
+
+struct Inner {
+    kind: ErrorKind,
+    path: Option<PathBuf>,
+}
+
+/// What kind of problem an [`Error`] is, for a caller deciding what to do about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Category {
+    /// The operating system or the underlying reader or writer failed ([`ErrorKind::Io`]):
+    /// the file may be fine.
+    Io,
+    /// The input breaks the format: not an `.npy` file, a malformed header or descr, data
+    /// shorter than the header promises, bytes that are no value of their dtype.
+    Format,
+    /// The file is valid but holds something other than what was asked: another dtype, a
+    /// missing record field, another number of dimensions, data that cannot be borrowed as
+    /// the requested type.
+    Mismatch,
+    /// The call is wrong whatever the file: data that does not fill its shape, an index or
+    /// range outside the array, a value wider than its dtype, a version that cannot hold the
+    /// header.
+    Usage,
+    /// A limit of this crate (header length, allocation bounds) or of the platform (a size
+    /// beyond `usize`).
+    Limit,
+    /// Something this crate refuses or does not do: object arrays (pickles), unknown format
+    /// versions, operations the array's layout does not support.
+    Unsupported,
+}
+
+/// What a non-`.npy` input looks like, for [`ErrorKind::NotNpy`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum NotNpy {
@@ -19,8 +82,8 @@ pub enum NotNpy {
     Magic(Vec<u8>),
 }
 
-impl std::fmt::Display for NotNpy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for NotNpy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             NotNpy::Empty => f.write_str("the file is empty"),
             NotNpy::Npz => f.write_str(
@@ -45,22 +108,22 @@ fn escape(b: &[u8]) -> String {
         .collect()
 }
 
-/// Errors of reading, parsing and writing `.npy` files.
+/// The kinds of [`Error`]: what went wrong, with what the file holds and what was asked.
 ///
-/// Messages name what the file holds and, where it applies, what was asked.
-#[derive(Debug, thiserror::Error)]
+/// `Display` writes the message without the file's path ([`Error`]'s `Display` adds it).
+///
+/// To add a kind: a variant with a doc line saying when it happens, its message in
+/// `describe`, its [`Category`] in `ErrorKind::category`, and a test that produces it.
+#[derive(Debug)]
 #[non_exhaustive]
-pub enum Error {
+pub enum ErrorKind {
     /// An I/O error from the underlying reader or writer.
-    #[error("I/O error: {0}")]
-    Io(#[from] io::Error),
+    Io(io::Error),
 
     /// The input is not an `.npy` file.
-    #[error("not an .npy file: {0}")]
     NotNpy(NotNpy),
 
     /// A format version other than 1.0, 2.0 and 3.0.
-    #[error("unsupported .npy format version {major}.{minor} (supported: 1.0, 2.0, 3.0)")]
     UnsupportedVersion {
         /// Major version byte found.
         major: u8,
@@ -69,7 +132,6 @@ pub enum Error {
     },
 
     /// The input ends before a part the file's own prefix or header promises.
-    #[error("file ends inside the {what}: {needed} bytes needed, {found} present")]
     Truncated {
         /// Which part: "magic string", "header length", "header", "array data".
         what: &'static str,
@@ -80,7 +142,6 @@ pub enum Error {
     },
 
     /// The header length field exceeds the configured limit.
-    #[error("header length {len} bytes exceeds the limit of {limit} bytes (raise ReadOptions::max_header_len to read it)")]
     HeaderTooLong {
         /// The HEADER_LEN field.
         len: u64,
@@ -89,32 +150,31 @@ pub enum Error {
     },
 
     /// A format 3.0 header that is not UTF-8.
-    #[error("format 3.0 header is not valid UTF-8 (byte {offset} of the header)")]
     HeaderNotUtf8 {
         /// Offset of the first invalid byte within the header text.
         offset: usize,
     },
 
     /// The header text is not a valid Python literal.
-    #[error("header is not a valid Python literal: {0}")]
-    HeaderSyntax(#[from] LiteralError),
+    HeaderSyntax(LiteralError),
+
+    /// A descr given as text ([`DType`](crate::DType)'s `FromStr`) is not a valid Python
+    /// literal.
+    DescrSyntax(LiteralError),
 
     /// The header literal is not a dict.
-    #[error("header is a {found}, expected a dict")]
     HeaderNotDict {
         /// Python type name of what was found.
         found: &'static str,
     },
 
     /// The header dict's keys are not exactly `descr`, `fortran_order`, `shape`.
-    #[error("header has keys [{}], expected exactly 'descr', 'fortran_order', 'shape'", .found.join(", "))]
     HeaderKeys {
         /// The keys found, as Python reprs.
         found: Vec<String>,
     },
 
     /// The `shape` value is not a tuple of non-negative ints.
-    #[error("header 'shape' is {found}: {reason}")]
     InvalidShape {
         /// Python repr of the value.
         found: String,
@@ -123,14 +183,12 @@ pub enum Error {
     },
 
     /// The `fortran_order` value is not a bool.
-    #[error("header 'fortran_order' is {found}, expected True or False")]
     InvalidFortranOrder {
         /// Python repr of the value.
         found: String,
     },
 
     /// The `descr` value is not a dtype numpy can read.
-    #[error("invalid descr {found}: {reason}")]
     InvalidDescr {
         /// The offending descr or part of it.
         found: String,
@@ -139,7 +197,6 @@ pub enum Error {
     },
 
     /// `prod(shape) × itemsize` does not fit in 64 bits.
-    #[error("array size overflows: shape {shape:?} with itemsize {itemsize} bytes does not fit in 64 bits")]
     SizeOverflow {
         /// The shape.
         shape: Vec<u64>,
@@ -148,7 +205,6 @@ pub enum Error {
     },
 
     /// Writing: the header does not fit the requested format version.
-    #[error("header of {len} bytes does not fit format {version} (at most {max} bytes)")]
     HeaderTooLargeForVersion {
         /// The version asked for.
         version: Version,
@@ -159,16 +215,12 @@ pub enum Error {
     },
 
     /// Writing: the header text has characters outside latin-1, which only format 3.0 can hold.
-    #[error(
-        "header text is not latin-1, which format {version} requires (format 3.0 allows UTF-8)"
-    )]
     HeaderNotLatin1 {
         /// The version asked for.
         version: Version,
     },
 
     /// The file's dtype does not convert to the requested Rust type.
-    #[error("file has dtype {file}, requested {requested}")]
     TypeMismatch {
         /// The file's dtype, e.g. `'<c8' (complex64)`.
         file: String,
@@ -177,7 +229,6 @@ pub enum Error {
     },
 
     /// A record field the Rust type needs is not in the file's record dtype.
-    #[error("file's record has no field {field:?} (it has: {})", .available.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(", "))]
     MissingField {
         /// The field asked for.
         field: String,
@@ -186,46 +237,44 @@ pub enum Error {
     },
 
     /// A record field whose dtype does not convert to the Rust field's type.
-    #[error("field {field:?}: {source}")]
     FieldType {
         /// The field's name.
         field: String,
-        /// Why the field does not convert (usually [`Error::TypeMismatch`]).
-        source: Box<Error>,
+        /// Why the field does not convert (usually [`ErrorKind::TypeMismatch`]); its message
+        /// is part of this one.
+        error: Error,
     },
 
     /// The array holds Python objects: its data is a pickle, which is never interpreted.
-    #[error("file has dtype {dtype}, an array of Python objects stored as a pickle; it is not read, because unpickling can execute code")]
     ObjectArray {
         /// The dtype holding `O`.
         dtype: String,
     },
 
     /// A bool byte other than 0 or 1.
-    #[error("invalid bool byte {byte:#04x} (numpy writes only 0 and 1)")]
     InvalidBool {
         /// The byte found.
         byte: u8,
     },
 
     /// A `U` code point that a Rust `char` cannot hold (a lone surrogate, or past U+10FFFF).
-    #[error("invalid code point U+{code_point:04X} in a 'U' string (lone surrogate or out of range); read_dyn keeps raw code points")]
     InvalidUnicode {
         /// The code point found.
         code_point: u32,
     },
 
     /// Writing a string longer than its dtype's width.
-    #[error("value of {len} characters does not fit dtype {dtype} (set a wider dtype with WriteOptions::dtype)")]
     ValueTooLong {
         /// Length of the value (bytes for `S`, characters for `U`).
         len: usize,
         /// The dtype written.
         dtype: String,
+        /// The record field the value belongs to, when written through a derived record
+        /// (whose remedy is `#[npy(width = N)]` rather than another dtype).
+        field: Option<String>,
     },
 
     /// A buffer or slice whose length does not match the number of elements.
-    #[error("{what}: {found} elements given, {expected} expected")]
     LengthMismatch {
         /// What was being done.
         what: &'static str,
@@ -237,12 +286,10 @@ pub enum Error {
 
     /// A request that this array's layout cannot serve (rows of a Fortran-order array, an
     /// index out of range, a shape `ndarray` cannot hold).
-    #[error("{0}")]
     Layout(String),
 
     /// A zero-copy view needs the array data aligned in memory for the element type, and it is
     /// not: the buffer's start address or the file's data offset is not a multiple of `align`.
-    #[error("array data at byte offset {offset} is not aligned to {align} bytes in memory, which a zero-copy view of the element type needs; use view_or_copy or a copying read")]
     Misaligned {
         /// Offset of the array data from the start of the input, in bytes.
         offset: u64,
@@ -253,7 +300,6 @@ pub enum Error {
     /// The file's dtype holds the requested type, but its bytes are not the type's in-memory
     /// layout (another byte order, or a type decoded element by element), so they cannot be
     /// viewed without copying.
-    #[error("file has dtype {file}, requested {requested}: {reason}; use view_or_copy or a copying read")]
     NotViewable {
         /// The file's dtype, e.g. `'>f8' (float64)`.
         file: String,
@@ -264,7 +310,6 @@ pub enum Error {
     },
 
     /// The file's number of dimensions differs from that of the requested array type.
-    #[error("file has shape {shape:?} ({} dimensions), requested a {expected}-dimensional array", .shape.len())]
     DimensionMismatch {
         /// The file's shape.
         shape: Vec<u64>,
@@ -274,7 +319,6 @@ pub enum Error {
 
     /// Reading would allocate memory that the input cannot back (zero-size elements in
     /// numbers no file holds).
-    #[error("refusing to allocate {elements} elements of {bytes_each} bytes each for {what}, which the input does not back")]
     AllocationLimit {
         /// What was being read.
         what: &'static str,
@@ -286,11 +330,319 @@ pub enum Error {
 
     /// Writing a dynamic value that the dtype cannot hold (wrong kind, out of range, wrong
     /// length, another datetime unit).
-    #[error("value {value} does not fit dtype {dtype}")]
     ValueMismatch {
         /// The dtype written, e.g. `'<i2'`.
         dtype: String,
         /// The value, briefly.
         value: String,
     },
+}
+
+impl ErrorKind {
+    /// The kind's [`Category`].
+    pub fn category(&self) -> Category {
+        use ErrorKind::*;
+        match self {
+            Io(_) => Category::Io,
+            NotNpy(_)
+            | Truncated { .. }
+            | HeaderNotUtf8 { .. }
+            | HeaderSyntax(_)
+            | DescrSyntax(_)
+            | HeaderNotDict { .. }
+            | HeaderKeys { .. }
+            | InvalidShape { .. }
+            | InvalidFortranOrder { .. }
+            | InvalidDescr { .. }
+            | SizeOverflow { .. }
+            | InvalidBool { .. }
+            | InvalidUnicode { .. } => Category::Format,
+            TypeMismatch { .. }
+            | MissingField { .. }
+            | FieldType { .. }
+            | Misaligned { .. }
+            | NotViewable { .. }
+            | DimensionMismatch { .. } => Category::Mismatch,
+            HeaderTooLargeForVersion { .. }
+            | HeaderNotLatin1 { .. }
+            | ValueTooLong { .. }
+            | LengthMismatch { .. }
+            | Layout(_)
+            | ValueMismatch { .. } => Category::Usage,
+            HeaderTooLong { .. } | AllocationLimit { .. } => Category::Limit,
+            UnsupportedVersion { .. } | ObjectArray { .. } => Category::Unsupported,
+        }
+    }
+}
+
+/// `1 byte`, `2 bytes`: a count with its unit, in the right number.
+pub(crate) fn count(n: impl Into<u128>, unit: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ErrorKind::*;
+        match self {
+            Io(e) => write!(f, "I/O error: {e}"),
+            NotNpy(n) => write!(f, "not an .npy file: {n}"),
+            UnsupportedVersion { major, minor } => write!(
+                f,
+                "unsupported .npy format version {major}.{minor} (supported: 1.0, 2.0, 3.0)"
+            ),
+            Truncated {
+                what,
+                needed,
+                found,
+            } => write!(
+                f,
+                "file ends inside the {what}: {} needed, {found} present",
+                count(*needed, "byte")
+            ),
+            HeaderTooLong { len, limit } => write!(
+                f,
+                "header length {} exceeds the limit of {} (raise \
+                 ReadOptions::max_header_len to read it)",
+                count(*len, "byte"),
+                count(*limit, "byte")
+            ),
+            HeaderNotUtf8 { offset } => write!(
+                f,
+                "format 3.0 header is not valid UTF-8 (byte {offset} of the header)"
+            ),
+            HeaderSyntax(e) => write!(f, "header is not a valid Python literal: {e}"),
+            DescrSyntax(e) => write!(f, "descr is not a valid Python literal: {e}"),
+            HeaderNotDict { found } => write!(f, "header is a {found}, expected a dict"),
+            HeaderKeys { found } => write!(
+                f,
+                "header has keys [{}], expected exactly 'descr', 'fortran_order', 'shape'",
+                found.join(", ")
+            ),
+            InvalidShape { found, reason } => write!(f, "header 'shape' is {found}: {reason}"),
+            InvalidFortranOrder { found } => write!(
+                f,
+                "header 'fortran_order' is {found}, expected True or False"
+            ),
+            InvalidDescr { found, reason } => write!(f, "invalid descr {found}: {reason}"),
+            SizeOverflow { shape, itemsize } => write!(
+                f,
+                "array size overflows: shape {shape:?} with itemsize {} does not fit in 64 bits",
+                count(*itemsize, "byte")
+            ),
+            HeaderTooLargeForVersion { version, len, max } => write!(
+                f,
+                "header of {} does not fit format {version} (at most {})",
+                count(*len, "byte"),
+                count(*max, "byte")
+            ),
+            HeaderNotLatin1 { version } => write!(
+                f,
+                "header text is not latin-1, which format {version} requires (format 3.0 \
+                 allows UTF-8)"
+            ),
+            TypeMismatch { file, requested } => {
+                write!(f, "file has dtype {file}, requested {requested}")
+            }
+            MissingField { field, available } => {
+                write!(f, "file's record has no field {field:?} (it has: ")?;
+                for (i, name) in available.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { ", " };
+                    write!(f, "{sep}{name:?}")?;
+                }
+                f.write_str(")")
+            }
+            FieldType { field, error } => write!(f, "field {field:?}: {}", error.kind()),
+            ObjectArray { dtype } => write!(
+                f,
+                "file has dtype {dtype}, an array of Python objects stored as a pickle; it is \
+                 not read, because unpickling can execute code"
+            ),
+            InvalidBool { byte } => write!(
+                f,
+                "invalid bool byte {byte:#04x} (numpy writes only 0 and 1)"
+            ),
+            InvalidUnicode { code_point } => write!(
+                f,
+                "invalid code point U+{code_point:04X} in a 'U' string (lone surrogate or out \
+                 of range); read_dyn keeps raw code points"
+            ),
+            ValueTooLong { len, dtype, field } => {
+                let value = count(*len as u64, "character");
+                match field {
+                    Some(field) => write!(
+                        f,
+                        "field {field:?}: value of {value} does not fit dtype {dtype} (give \
+                         the field a wider width with #[npy(width = N)])"
+                    ),
+                    None => write!(
+                        f,
+                        "value of {value} does not fit dtype {dtype} (set a wider dtype with \
+                         WriteOptions::dtype)"
+                    ),
+                }
+            }
+            LengthMismatch {
+                what,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{what}: {} given, {expected} expected",
+                count(*found, "element")
+            ),
+            Layout(message) => f.write_str(message),
+            Misaligned { offset, align } => write!(
+                f,
+                "array data at byte offset {offset} is not aligned to {} in memory, which a \
+                 zero-copy view of the element type needs; use view_or_copy or a copying read",
+                count(*align as u64, "byte")
+            ),
+            NotViewable {
+                file,
+                requested,
+                reason,
+            } => write!(
+                f,
+                "file has dtype {file}, requested {requested}: {reason}; use view_or_copy or a \
+                 copying read"
+            ),
+            DimensionMismatch { shape, expected } => write!(
+                f,
+                "file has shape {shape:?} ({}), requested a {expected}-dimensional array",
+                count(shape.len() as u64, "dimension")
+            ),
+            AllocationLimit {
+                what,
+                elements,
+                bytes_each,
+            } => write!(
+                f,
+                "refusing to allocate {} of {} each for {what}, which the input does not back",
+                count(*elements, "element"),
+                count(*bytes_each, "byte")
+            ),
+            ValueMismatch { dtype, value } => write!(f, "value {value} does not fit dtype {dtype}"),
+        }
+    }
+}
+
+impl Error {
+    /// An error of `kind`, with no path yet.
+    #[cold]
+    pub fn new(kind: ErrorKind) -> Error {
+        Error {
+            inner: Box::new(Inner { kind, path: None }),
+        }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.inner.kind
+    }
+
+    /// What went wrong, giving up the path.
+    pub fn into_kind(self) -> ErrorKind {
+        self.inner.kind
+    }
+
+    /// The [`Category`] of the error.
+    pub fn classify(&self) -> Category {
+        self.inner.kind.category()
+    }
+
+    /// The file the error concerns, for errors of functions that take a path.
+    pub fn path(&self) -> Option<&Path> {
+        self.inner.path.as_deref()
+    }
+
+    /// The error, naming `path` unless it already names a file (the innermost path wins: a
+    /// conversion's output file stays named when the caller adds its input).
+    #[cold]
+    pub fn with_path(mut self, path: impl AsRef<Path>) -> Error {
+        if self.inner.path.is_none() {
+            self.inner.path = Some(path.as_ref().to_owned());
+        }
+        self
+    }
+}
+
+/// Adds the file's path to the error of a `Result`, for functions that take a path.
+pub(crate) trait PathContext {
+    /// `self` with `path` named in its error.
+    fn at_path(self, path: &Path) -> Self;
+}
+
+impl<T> PathContext for Result<T, Error> {
+    fn at_path(self, path: &Path) -> Self {
+        self.map_err(|e| e.with_path(path))
+    }
+}
+
+impl From<ErrorKind> for Error {
+    #[cold]
+    fn from(kind: ErrorKind) -> Error {
+        Error::new(kind)
+    }
+}
+
+impl From<io::Error> for Error {
+    #[cold]
+    fn from(e: io::Error) -> Error {
+        Error::new(ErrorKind::Io(e))
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(path) = &self.inner.path {
+            write!(f, "{}: ", path.display())?;
+        }
+        fmt::Display::fmt(&self.inner.kind, f)
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("Error");
+        d.field("kind", &self.inner.kind);
+        if let Some(path) = &self.inner.path {
+            d.field("path", path);
+        }
+        d.finish()
+    }
+}
+
+impl std::error::Error for Error {
+    /// The causes `Display` does not already quote: an I/O error's own source (its message is
+    /// in this one), and likewise for the error of a record field.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.inner.kind {
+            ErrorKind::Io(e) => e.source(),
+            ErrorKind::FieldType { error, .. } => std::error::Error::source(error),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn result_stays_small() {
+        assert!(std::mem::size_of::<Result<f32, Error>>() <= 16);
+        assert_eq!(std::mem::size_of::<Error>(), std::mem::size_of::<usize>());
+    }
+
+    #[test]
+    fn counts_agree_in_number() {
+        assert_eq!(count(1u64, "dimension"), "1 dimension");
+        assert_eq!(count(0u64, "dimension"), "0 dimensions");
+        assert_eq!(count(3u64, "byte"), "3 bytes");
+    }
 }

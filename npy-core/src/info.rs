@@ -5,7 +5,7 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 
 use crate::dtype::{ByteOrder, Canonical, DType};
-use crate::error::Error;
+use crate::error::{Error, PathContext};
 use crate::format::{Order, Version};
 use crate::header::{Header, ReadOptions};
 
@@ -64,8 +64,11 @@ impl TensorInfo {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mut r = BufReader::new(File::open(path)?);
-        TensorInfo::from_reader(name, &mut r)
+        let read = || -> Result<TensorInfo, Error> {
+            let mut r = BufReader::new(File::open(path)?);
+            TensorInfo::from_reader(name, &mut r)
+        };
+        read().at_path(path)
     }
 
     /// Reads a header from `r` (left at the start of the data) and names the tensor `name`.

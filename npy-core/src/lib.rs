@@ -23,7 +23,7 @@
 //!   (`tests/malformed.rs`, `tests/alloc_bound.rs`).
 //! - **Bounded allocation.** Nothing is sized by what a header *claims*: data is allocated only
 //!   once the file's length shows it exists (a stream of unknown length grows as bytes
-//!   arrive), and a claim the file cannot back is [`Error::Truncated`] first. Peak memory is in
+//!   arrive), and a claim the file cannot back is [`ErrorKind::Truncated`] first. Peak memory is in
 //!   proportion to the bytes the input actually holds:
 //!   - the header: at most about 48 bytes per header byte (the literal tree; measured worst
 //!     31×), so at most 768 MiB at the default 16 MiB header limit, far less for real headers;
@@ -33,14 +33,14 @@
 //!   - [`read_dyn`]: the [`DynValue`] tree, at most [`MAX_DYN_EXPANSION`] bytes per data byte
 //!     plus [`DYN_ALLOWANCE`]; elements over [`MAX_DYN_ITEMSIZE`] are refused.
 //!
-//!   Beyond these, [`Error::AllocationLimit`] before anything is allocated.
+//!   Beyond these, [`ErrorKind::AllocationLimit`] before anything is allocated.
 //! - **Time linear in the input.** The header parser is one left-to-right pass with no
 //!   backtracking; repeated dict keys are found by hashing (`tests/header_time.rs` checks the
 //!   worst constructs we found at the 16 MiB limit). Reading data is linear in the data.
 //! - **Bounded stack.** Nesting deeper than [`literal::DEFAULT_MAX_DEPTH`] (128) levels is an
 //!   error, not a stack overflow; 100,000 levels of any bracket fail at once.
 //! - **No code execution.** Object arrays (`|O`, anywhere in a record or subarray) hold
-//!   pickles. They are refused with [`Error::ObjectArray`] from the header alone, before any
+//!   pickles. They are refused with [`ErrorKind::ObjectArray`] from the header alone, before any
 //!   data byte is read; no pickle is ever interpreted. A file that *is* a pickle (`np.save`
 //!   with `allow_pickle` of a non-array) is [`NotNpy::Pickle`].
 //!
@@ -53,7 +53,7 @@
 //! | dimensions | [`header::MAX_DIMS`] (64, numpy's `NPY_MAXDIMS`) | fixed, as numpy |
 //! | `S`/`U`/`V` itemsize | 2³¹ − 1 bytes (numpy keeps it in a C `int`) | fixed, as numpy |
 //! | datetime multiplier | 2³¹ − 1 | fixed, as numpy |
-//! | array bytes | shape × itemsize must fit in 64 bits ([`Error::SizeOverflow`]) | fixed |
+//! | array bytes | shape × itemsize must fit in 64 bits ([`ErrorKind::SizeOverflow`]) | fixed |
 //! | typed read memory | [`MAX_EXPANSION`] × data + [`MAX_UNBACKED_BYTES`] | fixed; read in parts with [`NpyReader::read_into`] or [`NpyReader::iter`] |
 //! | zero-size values in `read_dyn` | [`MAX_ZERO_SIZE_ELEMENTS`] | fixed |
 //! | `read_dyn` element | [`MAX_DYN_ITEMSIZE`] (1 GiB) | fixed; use typed reads or views |
@@ -138,7 +138,7 @@ pub use dynamic::{
     MAX_DYN_ITEMSIZE,
 };
 pub use element::{Datetime64, NpyElement, Timedelta64, NAT};
-pub use error::{Error, NotNpy};
+pub use error::{Category, Error, ErrorKind, NotNpy};
 pub use format::{ByteOrder, Order, Version};
 pub use header::{Header, ParsedHeader, ReadOptions};
 pub use info::TensorInfo;
@@ -155,8 +155,8 @@ pub use mmap::{mmap, NpyMmap};
 ///
 /// Reading matches fields **by name** (or title), as numpy's structured assignment does: the
 /// file may order fields differently, hold extra fields (skipped), padding and per-field byte
-/// orders. A missing field is [`Error::MissingField`] (listing the file's fields), a field of
-/// another type [`Error::FieldType`].
+/// orders. A missing field is [`ErrorKind::MissingField`] (listing the file's fields), a field of
+/// another type [`ErrorKind::FieldType`].
 ///
 /// Attributes:
 /// - `#[npy(rename = "name")]` on a field: the record field's name.

@@ -9,7 +9,7 @@ use bytemuck::CheckedBitPattern;
 use memmap2::Mmap;
 
 use crate::element::NpyElement;
-use crate::error::Error;
+use crate::error::{Error, PathContext};
 use crate::format::Order;
 use crate::header::{Header, ParsedHeader, ReadOptions};
 use crate::read::{flat_index, NpyArray};
@@ -47,7 +47,7 @@ pub fn mmap<T: NpyElement + CheckedBitPattern>(
 /// The mapping starts on a page boundary, so the data is aligned for every element type when
 /// its offset in the file is a multiple of the type's alignment: numpy and this crate pad the
 /// header to a multiple of 64 bytes, and files of numpy before 1.9 (16 bytes) still suit
-/// every type up to 16-byte alignment. Any other offset is [`Error::Misaligned`] at
+/// every type up to 16-byte alignment. Any other offset is [`ErrorKind::Misaligned`](crate::ErrorKind::Misaligned) at
 /// [`NpyMmap::open`].
 ///
 /// # The file must not change while it is mapped
@@ -89,9 +89,9 @@ impl<T: NpyElement + CheckedBitPattern> NpyMmap<T> {
     ///
     /// # Errors
     /// I/O errors of opening and mapping the file, and every error of [`NpyView::new`]:
-    /// [`Error::TypeMismatch`], [`Error::NotViewable`] (byte-swapped data: use
-    /// [`crate::read`] instead), [`Error::Truncated`], [`Error::Misaligned`],
-    /// [`Error::InvalidBool`], header errors.
+    /// [`ErrorKind::TypeMismatch`](crate::ErrorKind::TypeMismatch), [`ErrorKind::NotViewable`](crate::ErrorKind::NotViewable) (byte-swapped data: use
+    /// [`crate::read`] instead), [`ErrorKind::Truncated`](crate::ErrorKind::Truncated), [`ErrorKind::Misaligned`](crate::ErrorKind::Misaligned),
+    /// [`ErrorKind::InvalidBool`](crate::ErrorKind::InvalidBool), header errors.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
         NpyMmap::open_with(path, &ReadOptions::default())
     }
@@ -101,6 +101,11 @@ impl<T: NpyElement + CheckedBitPattern> NpyMmap<T> {
     /// # Errors
     /// As [`NpyMmap::open`].
     pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Self, Error> {
+        let path = path.as_ref();
+        NpyMmap::map_file(path, options).at_path(path)
+    }
+
+    fn map_file(path: &Path, options: &ReadOptions) -> Result<Self, Error> {
         let file = File::open(path)?;
         // SAFETY: `Mmap::map` is unsafe because the returned `&[u8]` aliases the file: if the
         // file is modified or truncated while mapped, memory behind a shared borrow changes

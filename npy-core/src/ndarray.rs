@@ -7,7 +7,7 @@ use std::path::Path;
 use ::ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Data, Dimension, IxDyn, ShapeBuilder};
 
 use crate::element::NpyElement;
-use crate::error::Error;
+use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::Order;
 use crate::read::{read, NpyArray, NpyReader};
 use crate::view::NpyView;
@@ -19,7 +19,7 @@ use crate::write::{AtomicFile, WriteOptions};
 /// reordering), so every logical index holds the value numpy shows at that index.
 ///
 /// # Errors
-/// Every error of [`crate::read`]; [`Error::Layout`] for a shape ndarray cannot hold (more
+/// Every error of [`crate::read`]; [`ErrorKind::Layout`] for a shape ndarray cannot hold (more
 /// than `isize::MAX` elements).
 ///
 /// # Examples
@@ -37,14 +37,15 @@ use crate::write::{AtomicFile, WriteOptions};
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 pub fn read_ndarray<T: NpyElement>(path: impl AsRef<Path>) -> Result<ArrayD<T>, Error> {
-    read::<T>(path)?.into_ndarray()
+    let path = path.as_ref();
+    read::<T>(path)?.into_ndarray().at_path(path)
 }
 
 /// Reads the `.npy` file at `path` into an array of fixed dimension `D` (`Ix2` for
 /// [`Array2`](::ndarray::Array2)), checking the file's number of dimensions before reading the data.
 ///
 /// # Errors
-/// [`Error::DimensionMismatch`] when the file's shape has another number of dimensions;
+/// [`ErrorKind::DimensionMismatch`] when the file's shape has another number of dimensions;
 /// otherwise as [`read_ndarray`].
 ///
 /// # Examples
@@ -57,16 +58,20 @@ pub fn read_ndarray<T: NpyElement>(path: impl AsRef<Path>) -> Result<ArrayD<T>, 
 /// let m: Array2<f64> = npy_core::read_ndarray_dim::<f64, Ix2>(&path)?;
 /// assert_eq!(m[[1, 0]], 3.0);
 /// let err = npy_core::read_ndarray_dim::<f64, Ix3>(&path).unwrap_err();
-/// assert!(matches!(err, npy_core::Error::DimensionMismatch { expected: 3, .. }));
+/// assert!(matches!(err.kind(), npy_core::ErrorKind::DimensionMismatch { expected: 3, .. }));
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 pub fn read_ndarray_dim<T: NpyElement, D: Dimension>(
     path: impl AsRef<Path>,
 ) -> Result<Array<T, D>, Error> {
+    let path = path.as_ref();
     let mut r = NpyReader::open(path)?;
-    check_ndim::<D>(r.shape())?;
-    let data = r.read_vec::<T>()?;
-    NpyArray::from_parts(r.shape().to_vec(), r.order(), data)?.into_ndarray_dim()
+    let mut read = || -> Result<Array<T, D>, Error> {
+        check_ndim::<D>(r.shape())?;
+        let data = r.read_vec::<T>()?;
+        NpyArray::from_parts(r.shape().to_vec(), r.order(), data)?.into_ndarray_dim()
+    };
+    read().at_path(path)
 }
 
 impl<T> NpyArray<T> {
@@ -74,7 +79,7 @@ impl<T> NpyArray<T> {
     /// Fortran strides.
     ///
     /// # Errors
-    /// [`Error::Layout`] for a shape ndarray cannot hold (more than `isize::MAX` elements).
+    /// [`ErrorKind::Layout`] for a shape ndarray cannot hold (more than `isize::MAX` elements).
     pub fn into_ndarray(self) -> Result<ArrayD<T>, Error> {
         let (shape, order, data) = self.into_parts();
         let dim = IxDyn(&usize_shape(&shape)?);
@@ -88,7 +93,7 @@ impl<T> NpyArray<T> {
     /// The array as an [`Array`] of fixed dimension `D`, without copying the elements.
     ///
     /// # Errors
-    /// [`Error::DimensionMismatch`] for another number of dimensions; otherwise as
+    /// [`ErrorKind::DimensionMismatch`] for another number of dimensions; otherwise as
     /// [`NpyArray::into_ndarray`].
     pub fn into_ndarray_dim<D: Dimension>(self) -> Result<Array<T, D>, Error> {
         check_ndim::<D>(self.shape())?;
@@ -113,7 +118,7 @@ impl<'a, T> NpyView<'a, T> {
     /// Fortran-order data).
     ///
     /// # Errors
-    /// [`Error::Layout`] for a shape ndarray cannot hold.
+    /// [`ErrorKind::Layout`] for a shape ndarray cannot hold.
     pub fn as_ndarray(&self) -> Result<ArrayViewD<'a, T>, Error> {
         let dim = IxDyn(&usize_shape(self.shape())?);
         let view = match self.order() {
@@ -210,9 +215,13 @@ impl WriteOptions {
         S: Data<Elem = T>,
         D: Dimension,
     {
-        let mut file = AtomicFile::create(path.as_ref())?;
-        self.write_ndarray_to(&mut file, array)?;
-        file.commit()
+        let path = path.as_ref();
+        let write = || -> Result<(), Error> {
+            let mut file = AtomicFile::create(path)?;
+            self.write_ndarray_to(&mut file, array)?;
+            file.commit()
+        };
+        write().at_path(path)
     }
 }
 
@@ -225,10 +234,10 @@ fn check_ndim<D: Dimension>(shape: &[u64]) -> Result<(), Error> {
 
 #[cold]
 fn dimension_mismatch<D: Dimension>(shape: &[u64]) -> Error {
-    Error::DimensionMismatch {
+    Error::new(ErrorKind::DimensionMismatch {
         shape: shape.to_vec(),
         expected: D::NDIM.unwrap_or(shape.len()),
-    }
+    })
 }
 
 fn usize_shape(shape: &[u64]) -> Result<Vec<usize>, Error> {
@@ -237,13 +246,15 @@ fn usize_shape(shape: &[u64]) -> Result<Vec<usize>, Error> {
         .map(|&d| usize::try_from(d))
         .collect::<Result<_, _>>()
         .map_err(|_| {
-            Error::Layout(format!(
+            Error::new(ErrorKind::Layout(format!(
                 "shape {shape:?} does not fit this platform's usize"
-            ))
+            )))
         })
 }
 
 #[cold]
 fn shape_error(shape: &[u64], e: &::ndarray::ShapeError) -> Error {
-    Error::Layout(format!("shape {shape:?} does not fit an ndarray: {e}"))
+    Error::new(ErrorKind::Layout(format!(
+        "shape {shape:?} does not fit an ndarray: {e}"
+    )))
 }

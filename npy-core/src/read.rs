@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::dtype::{DType, SubArray};
 use crate::element::{bulk_kind, describe, swap_in_place, Bulk, NpyElement};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::Order;
 use crate::header::{Header, ParsedHeader, ReadOptions};
 use crate::io::read_up_to;
@@ -40,11 +40,11 @@ pub(crate) fn check_expansion<T>(n: u64, nbytes: u64) -> Result<(), Error> {
         .saturating_mul(MAX_EXPANSION)
         .saturating_add(MAX_UNBACKED_BYTES);
     if n.saturating_mul(each) > limit {
-        return Err(Error::AllocationLimit {
+        return Err(Error::new(ErrorKind::AllocationLimit {
             what: "elements that the file's data bytes do not back",
             elements: n,
             bytes_each: each,
-        });
+        }));
     }
     Ok(())
 }
@@ -73,15 +73,15 @@ impl<T> NpyArray<T> {
     /// An array from its parts.
     ///
     /// # Errors
-    /// [`Error::LengthMismatch`] when `data.len()` is not the product of `shape`.
+    /// [`ErrorKind::LengthMismatch`] when `data.len()` is not the product of `shape`.
     pub fn from_parts(shape: Vec<u64>, order: Order, data: Vec<T>) -> Result<Self, Error> {
         let n = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
         if n != Some(data.len() as u64) {
-            return Err(Error::LengthMismatch {
+            return Err(Error::new(ErrorKind::LengthMismatch {
                 what: "array data for its shape",
                 expected: n.unwrap_or(u64::MAX),
                 found: data.len() as u64,
-            });
+            }));
         }
         Ok(NpyArray { shape, order, data })
     }
@@ -151,12 +151,12 @@ pub(crate) fn flat_index(shape: &[u64], order: Order, index: &[u64]) -> Option<u
 /// Reads the `.npy` file at `path` into an owned array of `T`.
 ///
 /// The file's length bounds the allocation: a header claiming more data than the file holds is
-/// [`Error::Truncated`] before anything large is allocated. Trailing bytes after the data are
+/// [`ErrorKind::Truncated`] before anything large is allocated. Trailing bytes after the data are
 /// ignored, as numpy ignores them.
 ///
 /// # Errors
-/// Header errors, [`Error::TypeMismatch`], [`Error::ObjectArray`], [`Error::Truncated`], value
-/// errors of `T` ([`Error::InvalidBool`], [`Error::InvalidUnicode`]), I/O errors.
+/// Header errors, [`ErrorKind::TypeMismatch`], [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], value
+/// errors of `T` ([`ErrorKind::InvalidBool`], [`ErrorKind::InvalidUnicode`]), I/O errors.
 ///
 /// # Examples
 /// ```no_run
@@ -165,8 +165,9 @@ pub(crate) fn flat_index(shape: &[u64], order: Order, index: &[u64]) -> Option<u
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 pub fn read<T: NpyElement>(path: impl AsRef<Path>) -> Result<NpyArray<T>, Error> {
+    let path = path.as_ref();
     let mut r = NpyReader::open(path)?;
-    let data = r.read_vec()?;
+    let data = r.read_vec().at_path(path)?;
     let header = r.header();
     Ok(NpyArray {
         shape: header.shape.clone(),
@@ -217,11 +218,15 @@ impl NpyReader<File> {
     /// # Errors
     /// I/O and header errors.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
-        let file = File::open(path)?;
-        let file_len = file.metadata()?.len();
-        let mut r = NpyReader::new(file)?;
-        r.available = Some(file_len.saturating_sub(r.parsed.data_offset()));
-        Ok(r)
+        let path = path.as_ref();
+        let open = || -> Result<Self, Error> {
+            let file = File::open(path)?;
+            let file_len = file.metadata()?.len();
+            let mut r = NpyReader::new(file)?;
+            r.available = Some(file_len.saturating_sub(r.parsed.data_offset()));
+            Ok(r)
+        };
+        open().at_path(path)
     }
 }
 
@@ -229,7 +234,7 @@ impl<R: Read> NpyReader<R> {
     /// Reads the header from `inner`.
     ///
     /// # Errors
-    /// Header errors ([`Header::read`]) and [`Error::SizeOverflow`].
+    /// Header errors ([`Header::read`]) and [`ErrorKind::SizeOverflow`].
     pub fn new(inner: R) -> Result<Self, Error> {
         NpyReader::with_options(inner, &ReadOptions::default())
     }
@@ -348,9 +353,9 @@ impl<R: Read> NpyReader<R> {
 
     fn check_object(&self) -> Result<(), Error> {
         if self.dtype().has_object() {
-            return Err(Error::ObjectArray {
+            return Err(Error::new(ErrorKind::ObjectArray {
                 dtype: describe(self.dtype()),
-            });
+            }));
         }
         Ok(())
     }
@@ -358,8 +363,8 @@ impl<R: Read> NpyReader<R> {
     /// Reads all remaining elements into a new vector, in the file's memory order.
     ///
     /// # Errors
-    /// [`Error::TypeMismatch`], [`Error::ObjectArray`], [`Error::Truncated`], value errors of
-    /// `T`, [`Error::AllocationLimit`], I/O errors.
+    /// [`ErrorKind::TypeMismatch`], [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], value errors of
+    /// `T`, [`ErrorKind::AllocationLimit`], I/O errors.
     pub fn read_vec<T: NpyElement>(&mut self) -> Result<Vec<T>, Error> {
         self.check_object()?;
         self.fold_subarray::<T>()?;
@@ -371,17 +376,19 @@ impl<R: Read> NpyReader<R> {
         if let Some(avail) = self.available {
             let consumed = self.pos * itemsize;
             if avail.saturating_sub(consumed) < nbytes {
-                return Err(Error::Truncated {
+                return Err(Error::new(ErrorKind::Truncated {
                     what: "array data",
                     needed: self.len * itemsize,
                     found: avail,
-                });
+                }));
             }
         }
-        let n_usize = usize::try_from(n).map_err(|_| Error::AllocationLimit {
-            what: "array data",
-            elements: n,
-            bytes_each: std::mem::size_of::<T>() as u64,
+        let n_usize = usize::try_from(n).map_err(|_| {
+            Error::new(ErrorKind::AllocationLimit {
+                what: "array data",
+                elements: n,
+                bytes_each: std::mem::size_of::<T>() as u64,
+            })
         })?;
         if self.available.is_some() || itemsize == 0 {
             // The length is known to be backed: allocate once.
@@ -418,18 +425,18 @@ impl<R: Read> NpyReader<R> {
     /// bulk path).
     ///
     /// # Errors
-    /// [`Error::LengthMismatch`] when `out` is longer than the elements remaining; otherwise
+    /// [`ErrorKind::LengthMismatch`] when `out` is longer than the elements remaining; otherwise
     /// as [`NpyReader::read_vec`].
     pub fn read_into<T: NpyElement>(&mut self, out: &mut [T]) -> Result<(), Error> {
         self.check_object()?;
         self.fold_subarray::<T>()?;
         let plan = T::plan(self.dtype())?;
         if out.len() as u64 > self.remaining() {
-            return Err(Error::LengthMismatch {
+            return Err(Error::new(ErrorKind::LengthMismatch {
                 what: "read_into buffer",
                 expected: self.remaining(),
                 found: out.len() as u64,
-            });
+            }));
         }
         self.fill(&plan, out)
     }
@@ -519,11 +526,11 @@ impl<R: Read> NpyReader<R> {
         (&mut self.inner).take(n as u64).read_to_end(buf)?;
         if buf.len() < n {
             let itemsize = self.itemsize();
-            return Err(Error::Truncated {
+            return Err(Error::new(ErrorKind::Truncated {
                 what: "array data",
                 needed: self.len * itemsize,
                 found: self.pos * itemsize + buf.len() as u64,
-            });
+            }));
         }
         Ok(())
     }
@@ -536,11 +543,11 @@ impl<R: Read> NpyReader<R> {
         let got = have + read_up_to(&mut self.inner, &mut buf[have..])?;
         if got < buf.len() {
             let itemsize = self.itemsize();
-            return Err(Error::Truncated {
+            return Err(Error::new(ErrorKind::Truncated {
                 what: "array data",
                 needed: self.len * itemsize,
                 found: self.pos * itemsize + got as u64,
-            });
+            }));
         }
         Ok(())
     }
@@ -548,7 +555,7 @@ impl<R: Read> NpyReader<R> {
     /// Iterates over the remaining elements without loading the array, reading in chunks.
     ///
     /// # Errors
-    /// [`Error::TypeMismatch`] and [`Error::ObjectArray`] up front; each item is a `Result`
+    /// [`ErrorKind::TypeMismatch`] and [`ErrorKind::ObjectArray`] up front; each item is a `Result`
     /// for the errors of reading it.
     pub fn iter<T: NpyElement>(&mut self) -> Result<Elements<'_, R, T>, Error> {
         self.check_object()?;
@@ -568,21 +575,21 @@ impl<R: Read + Seek> NpyReader<R> {
     /// left after the range.
     ///
     /// # Errors
-    /// [`Error::Layout`] for a range past the end; otherwise as [`NpyReader::read_vec`].
+    /// [`ErrorKind::Layout`] for a range past the end; otherwise as [`NpyReader::read_vec`].
     pub fn read_range<T: NpyElement>(&mut self, range: Range<u64>) -> Result<Vec<T>, Error> {
         self.check_object()?;
         self.fold_subarray::<T>()?;
         if range.start > range.end {
-            return Err(Error::Layout(format!(
+            return Err(Error::new(ErrorKind::Layout(format!(
                 "element range {}..{} is reversed",
                 range.start, range.end
-            )));
+            ))));
         }
         if range.end > self.len {
-            return Err(Error::Layout(format!(
+            return Err(Error::new(ErrorKind::Layout(format!(
                 "element range {}..{} is outside the array's {} elements",
                 range.start, range.end, self.len
-            )));
+            ))));
         }
         self.seek_to(range.start)?;
         let saved_len = self.len;
@@ -597,21 +604,21 @@ impl<R: Read + Seek> NpyReader<R> {
     /// `shape[1..]` elements).
     ///
     /// # Errors
-    /// [`Error::Layout`] for Fortran-order or 0-d arrays and out-of-range rows; otherwise as
+    /// [`ErrorKind::Layout`] for Fortran-order or 0-d arrays and out-of-range rows; otherwise as
     /// [`NpyReader::read_range`].
     pub fn read_rows<T: NpyElement>(&mut self, range: Range<u64>) -> Result<Vec<T>, Error> {
         if self.parsed.header.fortran_order || self.shape().is_empty() {
-            return Err(Error::Layout(
+            return Err(Error::new(ErrorKind::Layout(
                 "rows are contiguous only in C-order arrays with at least one dimension".into(),
-            ));
+            )));
         }
         let row: u64 = self.shape()[1..].iter().product();
         let rows = self.shape()[0];
         if range.start > range.end || range.end > rows {
-            return Err(Error::Layout(format!(
+            return Err(Error::new(ErrorKind::Layout(format!(
                 "row range {}..{} is outside the array's {rows} rows",
                 range.start, range.end
-            )));
+            ))));
         }
         self.read_range(range.start * row..range.end * row)
     }
@@ -619,13 +626,13 @@ impl<R: Read + Seek> NpyReader<R> {
     /// Moves to element `index` (memory order) without reading.
     ///
     /// # Errors
-    /// [`Error::Layout`] past the end; I/O errors.
+    /// [`ErrorKind::Layout`] past the end; I/O errors.
     pub fn seek_to(&mut self, index: u64) -> Result<(), Error> {
         if index > self.len {
-            return Err(Error::Layout(format!(
+            return Err(Error::new(ErrorKind::Layout(format!(
                 "element {index} is past the array's {} elements",
                 self.len
-            )));
+            ))));
         }
         let itemsize = self.itemsize();
         let here = self.inner.stream_position()?;

@@ -4,8 +4,8 @@
 //! each field to a record field of the same name. Reading matches fields **by name**, as numpy's
 //! structured assignment does: the file's record may order its fields differently, hold fields
 //! the struct does not have (they are skipped), padding, titles and per-field byte orders. A
-//! field the struct needs and the file lacks is [`Error::MissingField`]; a field whose dtype does
-//! not convert is [`Error::FieldType`].
+//! field the struct needs and the file lacks is [`ErrorKind::MissingField`]; a field whose dtype does
+//! not convert is [`ErrorKind::FieldType`].
 //!
 //! With `#[npy(pod)]` on a `#[repr(C)]` struct that is `bytemuck::Pod`, a file whose record is
 //! exactly the struct's (the usual case: files the struct wrote, or numpy's of the same dtype)
@@ -26,14 +26,14 @@ use std::path::Path;
 
 use crate::dtype::{DType, Field, Primitive, Record};
 use crate::element::{describe, NpyElement};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind, PathContext};
 use crate::read::NpyReader;
 use crate::write::write;
 
 /// Reads a record array (any shape) as a flat vector of `T`, in the file's memory order.
 ///
 /// # Errors
-/// [`Error::MissingField`] and [`Error::FieldType`] when the file's record does not fit `T`;
+/// [`ErrorKind::MissingField`] and [`ErrorKind::FieldType`] when the file's record does not fit `T`;
 /// otherwise as [`NpyReader::read_vec`](crate::NpyReader::read_vec).
 ///
 /// # Examples
@@ -57,14 +57,15 @@ use crate::write::write;
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 pub fn read_records<T: NpyElement>(path: impl AsRef<Path>) -> Result<Vec<T>, Error> {
-    NpyReader::open(path)?.read_vec()
+    let path = path.as_ref();
+    NpyReader::open(path)?.read_vec().at_path(path)
 }
 
 /// Writes `records` as a 1-d record array of shape `(records.len(),)`, with
 /// [`NpyElement::dtype_for`] as the dtype.
 ///
 /// # Errors
-/// As [`write`](crate::write()): I/O errors, [`Error::ValueTooLong`] for a string field wider
+/// As [`write`](crate::write()): I/O errors, [`ErrorKind::ValueTooLong`] for a string field wider
 /// than its dtype.
 pub fn write_records<T: NpyElement>(path: impl AsRef<Path>, records: &[T]) -> Result<(), Error> {
     write(path, records, &[records.len() as u64])
@@ -73,6 +74,8 @@ pub fn write_records<T: NpyElement>(path: impl AsRef<Path>, records: &[T]) -> Re
 /// Where one field of a Rust record lives in the file's record, and how to convert it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldPlan<P> {
+    /// The field's name in the Rust type (for messages).
+    pub name: String,
     /// Byte offset of the field inside the record.
     pub offset: usize,
     /// Bytes of the field.
@@ -94,17 +97,30 @@ impl<P> FieldPlan<P> {
     /// Encodes `value` into a whole record's bytes.
     ///
     /// # Errors
-    /// As [`NpyElement::write`].
+    /// As [`NpyElement::write`]; [`ErrorKind::ValueTooLong`] names the field.
     #[inline]
     pub fn write<T: NpyElement<Plan = P>>(
         &self,
         value: &T,
         record: &mut [u8],
     ) -> Result<(), Error> {
-        value.write(
-            &self.plan,
-            &mut record[self.offset..self.offset + self.size],
-        )
+        value
+            .write(
+                &self.plan,
+                &mut record[self.offset..self.offset + self.size],
+            )
+            .map_err(|e| match e.into_kind() {
+                ErrorKind::ValueTooLong {
+                    len,
+                    dtype,
+                    field: None,
+                } => Error::new(ErrorKind::ValueTooLong {
+                    len,
+                    dtype,
+                    field: Some(self.name.clone()),
+                }),
+                kind => Error::new(kind),
+            })
     }
 }
 
@@ -201,20 +217,28 @@ pub mod __private {
         let Some(f) = record.field(name) else {
             return Err(missing(record, name));
         };
-        let plan = T::plan(&f.dtype).map_err(|e| Error::FieldType {
-            field: name.to_owned(),
-            source: Box::new(match e {
-                e @ (Error::TypeMismatch { .. }
-                | Error::FieldType { .. }
-                | Error::MissingField { .. }) => e,
-                other => Error::TypeMismatch {
+        let plan = T::plan(&f.dtype).map_err(|e| {
+            let error = match e.kind() {
+                ErrorKind::TypeMismatch { .. }
+                | ErrorKind::FieldType { .. }
+                | ErrorKind::MissingField { .. } => e,
+                other => Error::new(ErrorKind::TypeMismatch {
                     file: describe(&f.dtype),
                     requested: format!("{} ({other})", T::rust_name()),
-                },
-            }),
+                }),
+            };
+            Error::new(ErrorKind::FieldType {
+                field: name.to_owned(),
+                error,
+            })
         })?;
-        let too_big = || Error::Layout(format!("field {name:?} does not fit in memory"));
+        let too_big = || {
+            Error::new(ErrorKind::Layout(format!(
+                "field {name:?} does not fit in memory"
+            )))
+        };
         Ok(FieldPlan {
+            name: name.to_owned(),
             offset: usize::try_from(f.offset).map_err(|_| too_big())?,
             size: usize::try_from(f.dtype.itemsize()).map_err(|_| too_big())?,
             plan,
@@ -223,10 +247,10 @@ pub mod __private {
 
     #[cold]
     fn missing(record: &Record, name: &str) -> Error {
-        Error::MissingField {
+        Error::new(ErrorKind::MissingField {
             field: name.to_owned(),
             available: record.fields().iter().map(|f| f.name.clone()).collect(),
-        }
+        })
     }
 
     /// `dtype` with zero-width strings (`S0`, `U0`) given `width` (for `#[npy(width = N)]`).

@@ -13,7 +13,7 @@ use bytemuck::{CheckedBitPattern, PodCastError};
 
 use crate::dtype::{DType, Primitive};
 use crate::element::{bulk_kind, describe, mismatch, Bulk, NpyElement};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::format::Order;
 use crate::header::{Header, ParsedHeader, ReadOptions};
 use crate::read::{flat_index, NpyArray, NpyReader};
@@ -33,7 +33,7 @@ use crate::read::{flat_index, NpyArray, NpyReader};
 /// # Examples
 /// ```
 /// use std::borrow::Cow;
-/// use npy_core::{view_or_copy, Error, NpyView, Order, WriteOptions};
+/// use npy_core::{view_or_copy, ErrorKind, NpyView, Order, WriteOptions};
 ///
 /// let mut file = Vec::new();
 /// WriteOptions::new().write_to(&mut file, &[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
@@ -51,7 +51,8 @@ use crate::read::{flat_index, NpyArray, NpyReader};
 /// // One byte further on, the data is misaligned: an error, never a bad read.
 /// let shifted = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut words)[1..=file.len()];
 /// shifted.copy_from_slice(&file);
-/// assert!(matches!(NpyView::<f64>::new(shifted), Err(Error::Misaligned { offset: 128, align: 8 })));
+/// let err = NpyView::<f64>::new(shifted).unwrap_err();
+/// assert!(matches!(err.kind(), ErrorKind::Misaligned { offset: 128, align: 8 }));
 /// // view_or_copy borrows when it can and copies when it must.
 /// let values = view_or_copy::<f64>(shifted)?;
 /// assert!(matches!(values, Cow::Owned(_)));
@@ -71,13 +72,13 @@ impl<'a, T: NpyElement + CheckedBitPattern> NpyView<'a, T> {
     /// whatever its alignment.
     ///
     /// # Errors
-    /// - header errors of [`Header::read`] ([`Error::NotNpy`], [`Error::Truncated`], ...);
-    /// - [`Error::ObjectArray`] for arrays of Python objects;
-    /// - [`Error::TypeMismatch`] when the file's dtype is not `T`'s in any byte order;
-    /// - [`Error::NotViewable`] when it is, but byte-swapped or decoded element by element;
-    /// - [`Error::Truncated`] when `bytes` ends before the header's `nbytes` of data;
-    /// - [`Error::Misaligned`] when the data's address is not a multiple of `T`'s alignment;
-    /// - [`Error::InvalidBool`] for a `bool` byte other than 0 and 1.
+    /// - header errors of [`Header::read`] ([`ErrorKind::NotNpy`], [`ErrorKind::Truncated`], ...);
+    /// - [`ErrorKind::ObjectArray`] for arrays of Python objects;
+    /// - [`ErrorKind::TypeMismatch`] when the file's dtype is not `T`'s in any byte order;
+    /// - [`ErrorKind::NotViewable`] when it is, but byte-swapped or decoded element by element;
+    /// - [`ErrorKind::Truncated`] when `bytes` ends before the header's `nbytes` of data;
+    /// - [`ErrorKind::Misaligned`] when the data's address is not a multiple of `T`'s alignment;
+    /// - [`ErrorKind::InvalidBool`] for a `bool` byte other than 0 and 1.
     ///
     /// # Examples
     /// ```
@@ -180,9 +181,9 @@ impl<'a, T> NpyView<'a, T> {
 /// The shape and order are the header's: `Header::read(&mut &bytes[..])`.
 ///
 /// # Errors
-/// Header errors, [`Error::ObjectArray`], [`Error::TypeMismatch`], [`Error::Truncated`] and the
-/// value errors of `T` ([`Error::InvalidBool`]); never [`Error::Misaligned`] or
-/// [`Error::NotViewable`].
+/// Header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::TypeMismatch`], [`ErrorKind::Truncated`] and the
+/// value errors of `T` ([`ErrorKind::InvalidBool`]); never [`ErrorKind::Misaligned`] or
+/// [`ErrorKind::NotViewable`].
 ///
 /// # Examples
 /// ```
@@ -201,7 +202,12 @@ pub fn view_or_copy<T: NpyElement + CheckedBitPattern>(
     let parsed = Header::read(&mut &bytes[..])?;
     match view_data::<T>(bytes, &parsed) {
         Ok(data) => Ok(Cow::Borrowed(data)),
-        Err(Error::Misaligned { .. } | Error::NotViewable { .. }) => {
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::Misaligned { .. } | ErrorKind::NotViewable { .. }
+            ) =>
+        {
             let available = bytes.len() - data_start(bytes, &parsed);
             let mut r = NpyReader::new(bytes)?.with_available_bytes(available as u64);
             Ok(Cow::Owned(r.read_vec()?))
@@ -231,9 +237,9 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
 ) -> Result<&'a [T], Error> {
     let dtype = &parsed.header.dtype;
     if dtype.has_object() {
-        return Err(Error::ObjectArray {
+        return Err(Error::new(ErrorKind::ObjectArray {
             dtype: describe(dtype),
-        });
+        }));
     }
     T::plan(dtype)?;
     match bulk_kind::<T>(dtype) {
@@ -252,11 +258,11 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
     let start = data_start(bytes, parsed);
     let available = (bytes.len() - start) as u64;
     if available < nbytes {
-        return Err(Error::Truncated {
+        return Err(Error::new(ErrorKind::Truncated {
             what: "array data",
             needed: nbytes,
             found: available,
-        });
+        }));
     }
     if nbytes == 0 {
         // Nothing to borrow: an empty slice needs no alignment.
@@ -266,30 +272,30 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
     let data = &bytes[start..start + nbytes as usize];
     let view = checked::try_cast_slice::<u8, T>(data).map_err(|e| match e {
         CheckedCastError::PodCastError(PodCastError::TargetAlignmentGreaterAndInputNotAligned) => {
-            Error::Misaligned {
+            Error::new(ErrorKind::Misaligned {
                 offset,
                 align: std::mem::align_of::<T>(),
-            }
+            })
         }
         CheckedCastError::InvalidBitPattern => match data.iter().find(|&&b| b > 1) {
-            Some(&byte) => Error::InvalidBool { byte },
-            None => Error::Layout(format!(
+            Some(&byte) => Error::new(ErrorKind::InvalidBool { byte }),
+            None => Error::new(ErrorKind::Layout(format!(
                 "array data of {} is not a valid bit pattern",
                 T::rust_name()
-            )),
+            ))),
         },
-        CheckedCastError::PodCastError(e) => Error::Layout(format!(
+        CheckedCastError::PodCastError(e) => Error::new(ErrorKind::Layout(format!(
             "{nbytes} bytes of array data do not cast to {} ({e})",
             T::rust_name()
-        )),
+        ))),
     })?;
     let n = parsed.header.num_elements()?;
     if view.len() as u64 != n {
-        return Err(Error::Layout(format!(
+        return Err(Error::new(ErrorKind::Layout(format!(
             "{nbytes} bytes of array data hold {} elements of {}, the shape {n}",
             view.len(),
             T::rust_name()
-        )));
+        ))));
     }
     Ok(view)
 }
@@ -303,12 +309,12 @@ fn is_bool_layout<T: NpyElement>(dtype: &DType) -> bool {
 
 #[cold]
 fn not_viewable<T: NpyElement>(dtype: &DType, reason: &'static str) -> Error {
-    match mismatch::<T>(dtype) {
-        Error::TypeMismatch { file, requested } => Error::NotViewable {
+    match mismatch::<T>(dtype).into_kind() {
+        ErrorKind::TypeMismatch { file, requested } => Error::new(ErrorKind::NotViewable {
             file,
             requested,
             reason,
-        },
-        e => e,
+        }),
+        kind => Error::new(kind),
     }
 }

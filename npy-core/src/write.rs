@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::dtype::{ByteOrder, DType};
 use crate::element::{bulk_kind, swap_in_place, Bulk, NpyElement};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::Order;
 use crate::header::{Header, Version};
 
@@ -21,7 +21,7 @@ const CHUNK_BYTES: usize = 1 << 16;
 /// error or a crash never leaves a partial file under `path`.
 ///
 /// # Errors
-/// [`Error::LengthMismatch`] when `data.len()` is not the product of `shape`; I/O errors.
+/// [`ErrorKind::LengthMismatch`] when `data.len()` is not the product of `shape`; I/O errors.
 ///
 /// # Examples
 /// ```
@@ -130,20 +130,22 @@ impl WriteOptions {
         let mut per = 1u64;
         while let DType::SubArray(s) = dtype {
             if self.order == Order::Fortran {
-                return Err(Error::Layout(
+                return Err(Error::new(ErrorKind::Layout(
                     "elements of a subarray type ([T; N]) are written in C order only: numpy \
                      stores them as trailing dimensions of the shape"
                         .into(),
-                ));
+                )));
             }
             shape.extend_from_slice(s.shape());
             per = s
                 .shape()
                 .iter()
                 .try_fold(per, |a, &d| a.checked_mul(d))
-                .ok_or_else(|| Error::SizeOverflow {
-                    shape: shape.clone(),
-                    itemsize: s.base().itemsize(),
+                .ok_or_else(|| {
+                    Error::new(ErrorKind::SizeOverflow {
+                        shape: shape.clone(),
+                        itemsize: s.base().itemsize(),
+                    })
                 })?;
             dtype = s.base().clone();
         }
@@ -160,8 +162,8 @@ impl WriteOptions {
     /// [`WriteOptions::order`].
     ///
     /// # Errors
-    /// [`Error::LengthMismatch`], [`Error::TypeMismatch`] for an explicit dtype that `T` does
-    /// not fit, [`Error::ValueTooLong`], header errors of [`Header::to_bytes`], I/O errors.
+    /// [`ErrorKind::LengthMismatch`], [`ErrorKind::TypeMismatch`] for an explicit dtype that `T` does
+    /// not fit, [`ErrorKind::ValueTooLong`], header errors of [`Header::to_bytes`], I/O errors.
     pub fn write_to<W: Write, T: NpyElement>(
         &self,
         mut w: W,
@@ -172,16 +174,18 @@ impl WriteOptions {
         let expected = shape
             .iter()
             .try_fold(1u64, |a, &d| a.checked_mul(d))
-            .ok_or_else(|| Error::SizeOverflow {
-                shape: shape.to_vec(),
-                itemsize: dtype.itemsize(),
+            .ok_or_else(|| {
+                Error::new(ErrorKind::SizeOverflow {
+                    shape: shape.to_vec(),
+                    itemsize: dtype.itemsize(),
+                })
             })?;
         if expected != data.len() as u64 {
-            return Err(Error::LengthMismatch {
+            return Err(Error::new(ErrorKind::LengthMismatch {
                 what: "data for the shape",
                 expected,
                 found: data.len() as u64,
-            });
+            }));
         }
         let (header, _) = self.header(dtype.clone(), shape)?;
         header.nbytes()?;
@@ -202,16 +206,20 @@ impl WriteOptions {
         data: &[T],
         shape: &[u64],
     ) -> Result<(), Error> {
-        let mut file = AtomicFile::create(path.as_ref())?;
-        self.write_to(&mut file, data, shape)?;
-        file.commit()
+        let path = path.as_ref();
+        let write = || -> Result<(), Error> {
+            let mut file = AtomicFile::create(path)?;
+            self.write_to(&mut file, data, shape)?;
+            file.commit()
+        };
+        write().at_path(path)
     }
 
     /// Starts a streaming writer to `w` for rows of `row_shape` (the shape after the first
     /// dimension), whose count is found at [`StreamWriter::finish`]. C order only.
     ///
     /// # Errors
-    /// [`Error::Layout`] for Fortran order; [`Error::TypeMismatch`]; header and I/O errors.
+    /// [`ErrorKind::Layout`] for Fortran order; [`ErrorKind::TypeMismatch`]; header and I/O errors.
     pub fn stream_to<W: Write + Seek, T: NpyElement>(
         &self,
         w: W,
@@ -230,10 +238,14 @@ impl WriteOptions {
         path: impl AsRef<Path>,
         row_shape: &[u64],
     ) -> Result<PathStreamWriter<T>, Error> {
-        let file = AtomicFile::create(path.as_ref())?;
-        Ok(PathStreamWriter {
-            inner: StreamWriter::new(self, file, row_shape)?,
-        })
+        let path = path.as_ref();
+        let create = || -> Result<PathStreamWriter<T>, Error> {
+            let file = AtomicFile::create(path)?;
+            Ok(PathStreamWriter {
+                inner: StreamWriter::new(self, file, row_shape)?,
+            })
+        };
+        create().at_path(path)
     }
 }
 
@@ -318,10 +330,10 @@ pub struct StreamWriter<W: Write + Seek, T: NpyElement> {
 impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
     fn new(options: &WriteOptions, mut inner: W, row_shape: &[u64]) -> Result<Self, Error> {
         if options.order == Order::Fortran {
-            return Err(Error::Layout(
+            return Err(Error::new(ErrorKind::Layout(
                 "a streaming writer grows the first dimension, which is contiguous only in C order"
                     .into(),
-            ));
+            )));
         }
         let (dtype, plan) = options.resolve::<T>(&[])?;
         let mut shape = vec![0];
@@ -330,13 +342,17 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         let row_len = row_shape
             .iter()
             .try_fold(1u64, |a, &d| a.checked_mul(d))
-            .ok_or_else(|| Error::SizeOverflow {
+            .ok_or_else(|| {
+                Error::new(ErrorKind::SizeOverflow {
+                    shape: shape.clone(),
+                    itemsize: dtype.itemsize(),
+                })
+            })?;
+        let itemsize = usize::try_from(dtype.itemsize()).map_err(|_| {
+            Error::new(ErrorKind::SizeOverflow {
                 shape: shape.clone(),
                 itemsize: dtype.itemsize(),
-            })?;
-        let itemsize = usize::try_from(dtype.itemsize()).map_err(|_| Error::SizeOverflow {
-            shape: shape.clone(),
-            itemsize: dtype.itemsize(),
+            })
         })?;
         let header_start = inner.stream_position()?;
         let bytes = header.to_bytes(options.version)?;
@@ -361,7 +377,7 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
     /// Appends one element (rows fill in C order).
     ///
     /// # Errors
-    /// [`Error::ValueTooLong`] and I/O errors.
+    /// [`ErrorKind::ValueTooLong`] and I/O errors.
     pub fn push(&mut self, value: &T) -> Result<(), Error> {
         let start = self.buf.len();
         self.buf.resize(start + self.itemsize, 0);
@@ -397,15 +413,15 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
     /// Appends one row.
     ///
     /// # Errors
-    /// [`Error::LengthMismatch`] when `row` is not one row long; otherwise as
+    /// [`ErrorKind::LengthMismatch`] when `row` is not one row long; otherwise as
     /// [`StreamWriter::push`].
     pub fn push_row(&mut self, row: &[T]) -> Result<(), Error> {
         if row.len() as u64 != self.row_len {
-            return Err(Error::LengthMismatch {
+            return Err(Error::new(ErrorKind::LengthMismatch {
                 what: "row",
                 expected: self.row_len,
                 found: row.len() as u64,
-            });
+            }));
         }
         if self.row_len == 0 {
             self.empty_rows += 1;
@@ -434,18 +450,18 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
     /// writer positioned after the data.
     ///
     /// # Errors
-    /// [`Error::LengthMismatch`] when the elements do not fill whole rows; I/O errors.
+    /// [`ErrorKind::LengthMismatch`] when the elements do not fill whole rows; I/O errors.
     pub fn finish(mut self) -> Result<W, Error> {
         self.flush_buf()?;
         let rows = if self.row_len == 0 {
             self.empty_rows
         } else {
             if self.count % self.row_len != 0 {
-                return Err(Error::LengthMismatch {
+                return Err(Error::new(ErrorKind::LengthMismatch {
                     what: "elements for whole rows",
                     expected: self.count.div_ceil(self.row_len) * self.row_len,
                     found: self.count,
-                });
+                }));
             }
             self.count / self.row_len
         };
@@ -453,9 +469,9 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         let bytes = self.header.to_bytes(self.version)?;
         if bytes.len() != self.header_bytes {
             // Cannot happen: the growth-axis spaces absorb any u64 row count.
-            return Err(Error::Layout(
+            return Err(Error::new(ErrorKind::Layout(
                 "final header does not fit the reserved room".into(),
-            ));
+            )));
         }
         let end = self.inner.stream_position()?;
         self.inner.seek(SeekFrom::Start(self.header_start))?;
@@ -478,7 +494,8 @@ impl<T: NpyElement> PathStreamWriter<T> {
     /// # Errors
     /// As [`StreamWriter::push`].
     pub fn push(&mut self, value: &T) -> Result<(), Error> {
-        self.inner.push(value)
+        let result = self.inner.push(value);
+        result.at_path(self.path())
     }
 
     /// See [`StreamWriter::extend_from_slice`].
@@ -486,7 +503,8 @@ impl<T: NpyElement> PathStreamWriter<T> {
     /// # Errors
     /// As [`StreamWriter::push`].
     pub fn extend_from_slice(&mut self, values: &[T]) -> Result<(), Error> {
-        self.inner.extend_from_slice(values)
+        let result = self.inner.extend_from_slice(values);
+        result.at_path(self.path())
     }
 
     /// See [`StreamWriter::push_row`].
@@ -494,7 +512,13 @@ impl<T: NpyElement> PathStreamWriter<T> {
     /// # Errors
     /// As [`StreamWriter::push_row`].
     pub fn push_row(&mut self, row: &[T]) -> Result<(), Error> {
-        self.inner.push_row(row)
+        let result = self.inner.push_row(row);
+        result.at_path(self.path())
+    }
+
+    /// The path the file appears under once finished.
+    pub fn path(&self) -> &Path {
+        &self.inner.inner.target
     }
 
     /// Finishes the file and renames it into place. Dropping the writer instead leaves nothing
@@ -503,7 +527,9 @@ impl<T: NpyElement> PathStreamWriter<T> {
     /// # Errors
     /// As [`StreamWriter::finish`].
     pub fn finish(self) -> Result<(), Error> {
-        self.inner.finish()?.commit()
+        let path = self.path().to_owned();
+        let finish = || self.inner.finish()?.commit();
+        finish().at_path(&path)
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::io::Read;
 
-use npy_core::{ConvertOptions, Error, Header, NpyReader, NpyView};
+use npy_core::{ConvertOptions, Error, ErrorKind, Header, NpyReader, NpyView};
 
 /// A pickle calling `os.system('echo pwned')`: what a hostile object array holds.
 const PICKLE: &[u8] = b"\x80\x04\x95\x1f\x00\x00\x00\x00\x00\x00\x00\x8c\x02os\x94\x8c\x06system\x94\x93\x94\x8c\necho pwned\x94\x85\x94R\x94.";
@@ -54,7 +54,10 @@ impl Read for HeaderOnly<'_> {
 }
 
 fn is_object(r: Result<impl Sized, Error>) -> bool {
-    matches!(r, Err(Error::ObjectArray { .. }))
+    matches!(
+        r.as_ref().map_err(Error::kind),
+        Err(ErrorKind::ObjectArray { .. })
+    )
 }
 
 #[cfg(feature = "derive")]

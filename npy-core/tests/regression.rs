@@ -4,7 +4,7 @@
 use std::io::Read;
 use std::time::{Duration, Instant};
 
-use npy_core::{DynValue, Error, NpyReader};
+use npy_core::{DynValue, Error, ErrorKind, NpyReader};
 
 /// `\x93NUMPY` 2.0, the header dict, then `data`.
 fn npy2(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
@@ -53,7 +53,7 @@ fn stream_of_gigabyte_elements_does_not_allocate_them() {
         .unwrap();
         let err = r.read_dyn().unwrap_err();
         assert!(
-            matches!(err, Error::Truncated { found: 3, .. }),
+            matches!(err.kind(), ErrorKind::Truncated { found: 3, .. }),
             "{descr}: {err:?}"
         );
         assert!(start.elapsed() < Duration::from_secs(2), "{descr}");
@@ -65,7 +65,10 @@ fn stream_of_gigabyte_elements_does_not_allocate_them() {
         })
         .unwrap();
         if let Ok(mut it) = r.iter::<String>() {
-            assert!(matches!(it.next(), Some(Err(Error::Truncated { .. }))));
+            assert!(matches!(
+                it.next().map(|r| r.map_err(Error::into_kind)),
+                Some(Err(ErrorKind::Truncated { .. }))
+            ));
         }
     }
 }
@@ -77,14 +80,20 @@ fn long_field_names_do_not_multiply_into_dynamic_values() {
     let name = "n".repeat(1 << 20);
     let bytes = npy2(&format!("[('{name}', '|u1')]"), "(4096,)", &[7; 4096]);
     let err = NpyReader::new(&bytes[..]).unwrap().read_dyn().unwrap_err();
-    assert!(matches!(err, Error::AllocationLimit { .. }), "{err:?}");
+    assert!(
+        matches!(err.kind(), ErrorKind::AllocationLimit { .. }),
+        "{err:?}"
+    );
 
     // So did a shape of 100,000 ones, cloned into each subarray value. numpy allows at most
     // 64 dimensions, and so does the header parser now: refused before any data is read.
     let dims = vec!["1"; 100_000].join(", ");
     let bytes = npy2(&format!("[('a', '|u1', ({dims},))]"), "(4096,)", &[7; 4096]);
     let err = NpyReader::new(&bytes[..]).unwrap_err();
-    assert!(matches!(err, Error::InvalidDescr { .. }), "{err:?}");
+    assert!(
+        matches!(err.kind(), ErrorKind::InvalidDescr { .. }),
+        "{err:?}"
+    );
 
     // Ordinary names and shapes are far inside the bound.
     let bytes = npy2("[('flag', '|b1'), ('v', '|u1', (2, 2))]", "(3,)", &[1; 15]);
@@ -99,5 +108,8 @@ fn descr_list_of_non_fields_fails_without_sizing_fields_by_it() {
     let ones = vec!["1"; 100_000].join(",");
     let bytes = npy2(&format!("[{ones}]"), "(1,)", &[]);
     let err = npy_core::Header::read(&mut &bytes[..]).unwrap_err();
-    assert!(matches!(err, Error::InvalidDescr { .. }), "{err:?}");
+    assert!(
+        matches!(err.kind(), ErrorKind::InvalidDescr { .. }),
+        "{err:?}"
+    );
 }

@@ -10,7 +10,9 @@ use std::io::Cursor;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use npy_core::{read, ByteOrder, DType, Error, Header, NpyReader, Order, Primitive, WriteOptions};
+use npy_core::{
+    read, ByteOrder, DType, Error, ErrorKind, Header, NpyReader, Order, Primitive, WriteOptions,
+};
 use serde_json::Value as Json;
 use simple_dtypes::*;
 
@@ -220,8 +222,8 @@ fn a_rejected_push_leaves_no_bytes_behind() {
         .unwrap();
     w.push(&"ab".to_owned()).unwrap();
     assert!(matches!(
-        w.push(&"abcd".to_owned()),
-        Err(Error::ValueTooLong { len: 4, .. })
+        w.push(&"abcd".to_owned()).map_err(Error::into_kind),
+        Err(ErrorKind::ValueTooLong { len: 4, .. })
     ));
     w.push(&"xyz".to_owned()).unwrap();
     assert_eq!(w.len(), 2);
@@ -281,22 +283,34 @@ fn atomic_write_replaces_whole_or_not_at_all() {
     // Failing writes leave the target untouched and nothing else behind.
     let before = fs::read(&path).unwrap();
     let err = npy_core::write(&path, &[1.0f32, 2.0, 3.0], &[2, 2]).unwrap_err();
-    assert!(matches!(err, Error::LengthMismatch { .. }), "{err:?}");
+    assert!(
+        matches!(err.kind(), ErrorKind::LengthMismatch { .. }),
+        "{err:?}"
+    );
     let err = WriteOptions::new()
         .dtype(DType::Unicode(3, ByteOrder::Little))
         .write_path(&path, &["ok".to_owned(), "too long".to_owned()], &[2])
         .unwrap_err();
-    assert!(matches!(err, Error::ValueTooLong { len: 8, .. }), "{err:?}");
+    assert!(
+        matches!(err.kind(), ErrorKind::ValueTooLong { len: 8, .. }),
+        "{err:?}"
+    );
     let err = WriteOptions::new()
         .dtype(DType::Bytes(2))
         .write_path(&path, &[b"abc".to_vec()], &[1])
         .unwrap_err();
-    assert!(matches!(err, Error::ValueTooLong { len: 3, .. }), "{err:?}");
+    assert!(
+        matches!(err.kind(), ErrorKind::ValueTooLong { len: 3, .. }),
+        "{err:?}"
+    );
     let err = WriteOptions::new()
         .dtype("<f8".parse().unwrap())
         .write_path(&path, &[1.0f32], &[1])
         .unwrap_err();
-    assert!(matches!(err, Error::TypeMismatch { .. }), "{err:?}");
+    assert!(
+        matches!(err.kind(), ErrorKind::TypeMismatch { .. }),
+        "{err:?}"
+    );
     assert_eq!(fs::read(&path).unwrap(), before);
     assert_eq!(entries(dir.path()), ["a.npy"]);
 
@@ -314,7 +328,10 @@ fn atomic_write_replaces_whole_or_not_at_all() {
         .create_stream::<f32>(&fresh, &[2])
         .unwrap();
     w.push(&1.0).unwrap();
-    assert!(matches!(w.finish(), Err(Error::LengthMismatch { .. })));
+    assert!(matches!(
+        w.finish().map_err(Error::into_kind),
+        Err(ErrorKind::LengthMismatch { .. })
+    ));
     assert!(!fresh.exists());
     // ... and an unfinished stream over an existing file leaves that file as it was.
     {
@@ -363,8 +380,8 @@ fn truncated_data_is_truncated() {
         let (a, b, c) = dispatch(&dtype_of(&e), Check(&path, &bytes)).unwrap();
         let nbytes = e["nbytes"].as_u64().unwrap();
         for (how, r) in [("path", a), ("stream", b), ("iter", c)] {
-            match r {
-                Err(Error::Truncated {
+            match r.map_err(Error::into_kind) {
+                Err(ErrorKind::Truncated {
                     what: "array data",
                     needed,
                     found,
@@ -389,12 +406,16 @@ fn a_header_claiming_terabytes_fails_before_allocating() {
     fs::write(&path, &bytes).unwrap();
 
     let limit = 64 << 20;
-    match read::<f64>(&path) {
-        Err(Error::Truncated { needed, .. }) => assert_eq!(needed, 8_000_000_000_000),
+    match read::<f64>(&path).map_err(Error::into_kind) {
+        Err(ErrorKind::Truncated { needed, .. }) => assert_eq!(needed, 8_000_000_000_000),
         other => panic!("read: expected Truncated, got {other:?}"),
     }
-    match NpyReader::new(&bytes[..]).unwrap().read_vec::<f64>() {
-        Err(Error::Truncated { needed, found, .. }) => {
+    match NpyReader::new(&bytes[..])
+        .unwrap()
+        .read_vec::<f64>()
+        .map_err(Error::into_kind)
+    {
+        Err(ErrorKind::Truncated { needed, found, .. }) => {
             assert_eq!(needed, 8_000_000_000_000);
             assert_eq!(found, 18);
         }
@@ -406,8 +427,11 @@ fn a_header_claiming_terabytes_fails_before_allocating() {
         .unwrap();
     ubytes.extend_from_slice(&[0x41, 0, 0, 0]);
     assert!(matches!(
-        NpyReader::new(&ubytes[..]).unwrap().read_vec::<String>(),
-        Err(Error::Truncated { .. })
+        NpyReader::new(&ubytes[..])
+            .unwrap()
+            .read_vec::<String>()
+            .map_err(Error::into_kind),
+        Err(ErrorKind::Truncated { .. })
     ));
     let largest = LARGEST_ALLOC.load(Ordering::Relaxed);
     assert!(largest < limit, "an allocation of {largest} bytes happened");
@@ -426,11 +450,17 @@ fn a_shape_whose_size_overflows_is_size_overflow() {
         let path = dir.path().join("overflow.npy");
         fs::write(&path, &bytes).unwrap();
         assert!(
-            matches!(read::<f64>(&path), Err(Error::SizeOverflow { .. })),
+            matches!(
+                read::<f64>(&path).map_err(Error::into_kind),
+                Err(ErrorKind::SizeOverflow { .. })
+            ),
             "{shape:?}"
         );
         assert!(
-            matches!(NpyReader::new(&bytes[..]), Err(Error::SizeOverflow { .. })),
+            matches!(
+                NpyReader::new(&bytes[..]).map_err(Error::into_kind),
+                Err(ErrorKind::SizeOverflow { .. })
+            ),
             "{shape:?}"
         );
     }

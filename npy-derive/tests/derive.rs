@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use npy_core::element::units;
 use npy_core::num_complex::Complex;
-use npy_core::{read_records, Datetime64, Error, NpyElement, NpyReader, WriteOptions};
+use npy_core::{read_records, Datetime64, ErrorKind, NpyElement, NpyReader, WriteOptions};
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
@@ -410,6 +410,33 @@ fn rec_strings_string_bool_datetime_complex_fields() {
     assert_eq!(round_trip(&got), got);
 }
 
+/// A value wider than a field's `#[npy(width = N)]` names the field and the attribute to
+/// change, not `WriteOptions::dtype`.
+#[test]
+fn value_too_long_for_a_field_names_the_field_and_its_attribute() {
+    let row = Strings {
+        name: b"ok".to_vec(),
+        u: "four".into(),
+        flag: true,
+        t: Datetime64::new(0),
+        c: Complex::new(0.0, 0.0),
+    };
+    let mut out = Vec::new();
+    let err = WriteOptions::new()
+        .write_to(&mut out, &[row], &[1])
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::ValueTooLong { len: 4, field: Some(f), .. } if f == "u"),
+        "{err:?}"
+    );
+    let msg = err.to_string();
+    assert!(
+        msg.contains("field \"u\"") && msg.contains("#[npy(width = N)]"),
+        "{msg}"
+    );
+    assert!(!msg.contains("WriteOptions::dtype"), "{msg}");
+}
+
 #[test]
 fn strings_without_width_take_the_longest_value() {
     #[derive(NpyElement, Debug, Clone, PartialEq)]
@@ -491,9 +518,10 @@ fn missing_field_lists_the_files_fields() {
         z: f64,
     }
     let err = read_records::<Missing>(fixture("rec_packed.npy")).unwrap_err();
-    assert!(matches!(&err, Error::MissingField { field, .. } if field == "z"));
+    assert!(matches!(&err.kind(), ErrorKind::MissingField { field, .. } if field == "z"));
+    assert_eq!(err.path(), Some(fixture("rec_packed.npy").as_path()));
     assert_eq!(
-        err.to_string(),
+        err.kind().to_string(),
         r#"file's record has no field "z" (it has: "x", "y", "id")"#
     );
 }
@@ -505,9 +533,10 @@ fn incompatible_field_names_field_file_dtype_and_rust_type() {
         x: f64,
     }
     let err = read_records::<Wrong>(fixture("rec_packed.npy")).unwrap_err();
-    assert!(matches!(&err, Error::FieldType { field, .. } if field == "x"));
+    assert!(matches!(&err.kind(), ErrorKind::FieldType { field, .. } if field == "x"));
+    assert_eq!(err.path(), Some(fixture("rec_packed.npy").as_path()));
     assert_eq!(
-        err.to_string(),
+        err.kind().to_string(),
         "field \"x\": file has dtype '<f4' (float32), requested f64 ('<f8')"
     );
 }
@@ -515,7 +544,10 @@ fn incompatible_field_names_field_file_dtype_and_rust_type() {
 #[test]
 fn non_record_file_is_a_type_mismatch() {
     let err = read_records::<Packed>(fixture("w_f32.npy")).unwrap_err();
-    assert!(matches!(err, Error::TypeMismatch { .. }), "{err}");
+    assert!(
+        matches!(err.kind(), ErrorKind::TypeMismatch { .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("Packed"), "{err}");
 }
 

@@ -165,7 +165,8 @@ mod tests {
     use crate::literal::DEFAULT_MAX_DEPTH;
 
     fn slow(text: &str) -> Result<Header, crate::error::Error> {
-        let value = crate::literal::parse(text, crate::literal::ParseOptions::default())?;
+        let value = crate::literal::parse(text, crate::literal::ParseOptions::default())
+            .map_err(|e| crate::error::Error::new(crate::error::ErrorKind::HeaderSyntax(e)))?;
         Header::from_value(&value)
     }
 

@@ -7,7 +7,7 @@
 //! so the data starts at a multiple of [`ARRAY_ALIGN`].
 
 use crate::dtype::DType;
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 #[doc(no_inline)]
 pub use crate::format::{Version, ARRAY_ALIGN, GROWTH_AXIS_MAX_DIGITS, MAGIC, MAX_DIMS};
 use crate::literal;
@@ -25,7 +25,7 @@ pub const DEFAULT_MAX_HEADER_LEN: u64 = 16 << 20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ReadOptions {
-    /// The largest header length (bytes) accepted; longer is [`Error::HeaderTooLong`].
+    /// The largest header length (bytes) accepted; longer is [`ErrorKind::HeaderTooLong`].
     pub max_header_len: u64,
     /// How deep the header literal may nest (see [`literal::ParseOptions::max_depth`]).
     pub max_depth: usize,
@@ -105,7 +105,7 @@ impl Header {
     /// Number of elements: the product of the shape (1 for `()`).
     ///
     /// # Errors
-    /// [`Error::SizeOverflow`] when the product of the non-zero dimensions does not fit in 64
+    /// [`ErrorKind::SizeOverflow`] when the product of the non-zero dimensions does not fit in 64
     /// bits (as numpy, a zero dimension does not excuse the others, wherever it stands).
     pub fn num_elements(&self) -> Result<u64, Error> {
         let (product, any_zero) = self.nonzero_product(1)?;
@@ -115,7 +115,7 @@ impl Header {
     /// Bytes of array data: elements × itemsize.
     ///
     /// # Errors
-    /// [`Error::SizeOverflow`] when the element count or itemsize × the non-zero dimensions
+    /// [`ErrorKind::SizeOverflow`] when the element count or itemsize × the non-zero dimensions
     /// does not fit in 64 bits.
     pub fn nbytes(&self) -> Result<u64, Error> {
         self.num_elements()?;
@@ -140,9 +140,9 @@ impl Header {
 
     #[cold]
     fn overflow(&self) -> Error {
-        Error::SizeOverflow {
+        Error::new(ErrorKind::SizeOverflow {
             shape: self.shape.clone(),
             itemsize: self.dtype.itemsize(),
-        }
+        })
     }
 }

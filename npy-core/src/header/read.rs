@@ -7,7 +7,7 @@ use std::io::Read;
 
 use super::{Header, ParsedHeader, ReadOptions};
 use crate::dtype::DType;
-use crate::error::{Error, NotNpy};
+use crate::error::{Error, ErrorKind, NotNpy};
 use crate::format::{Version, MAGIC, MAX_DIMS};
 use crate::io::read_up_to;
 use crate::literal::{self, ParseOptions, Value};
@@ -18,8 +18,8 @@ impl Header {
     /// the input holds, whatever the length field claims.
     ///
     /// # Errors
-    /// [`Error::NotNpy`], [`Error::UnsupportedVersion`], [`Error::Truncated`],
-    /// [`Error::HeaderTooLong`] and the header validation errors of [`Header::from_text`].
+    /// [`ErrorKind::NotNpy`], [`ErrorKind::UnsupportedVersion`], [`ErrorKind::Truncated`],
+    /// [`ErrorKind::HeaderTooLong`] and the header validation errors of [`Header::from_text`].
     pub fn read<R: Read + ?Sized>(r: &mut R) -> Result<ParsedHeader, Error> {
         Header::read_with(r, &ReadOptions::default())
     }
@@ -37,64 +37,67 @@ impl Header {
         let head = &prefix[..got];
         if got < MAGIC.len() || &head[..MAGIC.len()] != MAGIC {
             if got == 0 {
-                return Err(Error::NotNpy(NotNpy::Empty));
+                return Err(Error::new(ErrorKind::NotNpy(NotNpy::Empty)));
             }
             if MAGIC.starts_with(head) {
-                return Err(Error::Truncated {
+                return Err(Error::new(ErrorKind::Truncated {
                     what: "magic string",
                     needed: 8,
                     found: got as u64,
-                });
+                }));
             }
             if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
-                return Err(Error::NotNpy(NotNpy::Npz));
+                return Err(Error::new(ErrorKind::NotNpy(NotNpy::Npz)));
             }
             if head[0] == 0x80 {
-                return Err(Error::NotNpy(NotNpy::Pickle));
+                return Err(Error::new(ErrorKind::NotNpy(NotNpy::Pickle)));
             }
-            return Err(Error::NotNpy(NotNpy::Magic(head[..got.min(6)].to_vec())));
+            return Err(Error::new(ErrorKind::NotNpy(NotNpy::Magic(
+                head[..got.min(6)].to_vec(),
+            ))));
         }
         if got < 8 {
-            return Err(Error::Truncated {
+            return Err(Error::new(ErrorKind::Truncated {
                 what: "version",
                 needed: 8,
                 found: got as u64,
-            });
+            }));
         }
-        let version =
-            Version::from_bytes(prefix[6], prefix[7]).ok_or(Error::UnsupportedVersion {
+        let version = Version::from_bytes(prefix[6], prefix[7]).ok_or(Error::new(
+            ErrorKind::UnsupportedVersion {
                 major: prefix[6],
                 minor: prefix[7],
-            })?;
+            },
+        ))?;
         let mut len_buf = [0u8; 4];
         let len_size = version.len_field_size() as usize;
         let got = read_up_to(r, &mut len_buf[..len_size])?;
         if got < len_size {
-            return Err(Error::Truncated {
+            return Err(Error::new(ErrorKind::Truncated {
                 what: "header length",
                 needed: len_size as u64,
                 found: got as u64,
-            });
+            }));
         }
         let header_len = match version {
             Version::V1_0 => u64::from(u16::from_le_bytes([len_buf[0], len_buf[1]])),
             _ => u64::from(u32::from_le_bytes(len_buf)),
         };
         if header_len > options.max_header_len {
-            return Err(Error::HeaderTooLong {
+            return Err(Error::new(ErrorKind::HeaderTooLong {
                 len: header_len,
                 limit: options.max_header_len,
-            });
+            }));
         }
         // Grows with what arrives, never to the claimed length up front.
         let mut raw = Vec::with_capacity(header_len.min(4096) as usize);
         r.take(header_len).read_to_end(&mut raw)?;
         if (raw.len() as u64) < header_len {
-            return Err(Error::Truncated {
+            return Err(Error::new(ErrorKind::Truncated {
                 what: "header",
                 needed: header_len,
                 found: raw.len() as u64,
-            });
+            }));
         }
         let text = decode_header(raw, version)?;
         let header = Header::from_text(&text, version, options)?;
@@ -110,9 +113,9 @@ impl Header {
     /// file of `version`: Python 2 long suffixes are accepted in 1.0 and 2.0 only.
     ///
     /// # Errors
-    /// [`Error::HeaderSyntax`], [`Error::HeaderNotDict`], [`Error::HeaderKeys`],
-    /// [`Error::InvalidShape`], [`Error::InvalidFortranOrder`], [`Error::InvalidDescr`],
-    /// [`Error::SizeOverflow`].
+    /// [`ErrorKind::HeaderSyntax`], [`ErrorKind::HeaderNotDict`], [`ErrorKind::HeaderKeys`],
+    /// [`ErrorKind::InvalidShape`], [`ErrorKind::InvalidFortranOrder`], [`ErrorKind::InvalidDescr`],
+    /// [`ErrorKind::SizeOverflow`].
     pub fn from_text(text: &str, version: Version, options: &ReadOptions) -> Result<Header, Error> {
         // numpy's own layout (every file np.save writes) takes the fast path; anything else,
         // and every error, goes through the general literal parser.
@@ -123,7 +126,8 @@ impl Header {
             long_suffix: version != Version::V3_0,
             max_depth: options.max_depth,
         };
-        let value = literal::parse(text, opts)?;
+        let value =
+            literal::parse(text, opts).map_err(|e| Error::new(ErrorKind::HeaderSyntax(e)))?;
         Header::from_value(&value)
     }
 
@@ -133,9 +137,9 @@ impl Header {
     /// As [`Header::from_text`], less the syntax errors.
     pub fn from_value(value: &Value) -> Result<Header, Error> {
         let Value::Dict(items) = value else {
-            return Err(Error::HeaderNotDict {
+            return Err(Error::new(ErrorKind::HeaderNotDict {
                 found: value.type_name(),
-            });
+            }));
         };
         let (mut descr, mut fortran, mut shape) = (None, None, None);
         let mut keys_ok = items.len() == 3;
@@ -151,15 +155,15 @@ impl Header {
         else {
             let mut found: Vec<String> = items.iter().map(|(k, _)| k.to_string()).collect();
             found.sort();
-            return Err(Error::HeaderKeys { found });
+            return Err(Error::new(ErrorKind::HeaderKeys { found }));
         };
         let shape = parse_shape(shape)?;
         let fortran_order = match fortran {
             Value::Bool(b) => *b,
             other => {
-                return Err(Error::InvalidFortranOrder {
+                return Err(Error::new(ErrorKind::InvalidFortranOrder {
                     found: other.to_string(),
-                })
+                }))
             }
         };
         let dtype = DType::from_descr_value(descr)?;
@@ -174,9 +178,11 @@ impl Header {
 }
 
 fn parse_shape(v: &Value) -> Result<Vec<u64>, Error> {
-    let bad = |reason| Error::InvalidShape {
-        found: v.to_string(),
-        reason,
+    let bad = |reason| {
+        Error::new(ErrorKind::InvalidShape {
+            found: v.to_string(),
+            reason,
+        })
     };
     let Value::Tuple(items) = v else {
         return Err(bad(match v {
@@ -208,8 +214,8 @@ fn decode_header(raw: Vec<u8>, version: Version) -> Result<String, Error> {
         Err(e) if version != Version::V3_0 => {
             Ok(e.into_bytes().into_iter().map(char::from).collect())
         }
-        Err(e) => Err(Error::HeaderNotUtf8 {
+        Err(e) => Err(Error::new(ErrorKind::HeaderNotUtf8 {
             offset: e.utf8_error().valid_up_to(),
-        }),
+        })),
     }
 }

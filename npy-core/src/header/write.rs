@@ -1,7 +1,7 @@
 //! Writing a header as `np.save` does: the dict's `repr`, the growth-axis spaces, the padding.
 
 use super::Header;
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::format::{Version, ARRAY_ALIGN, GROWTH_AXIS_MAX_DIGITS, MAGIC};
 use crate::literal::Value;
 
@@ -44,8 +44,8 @@ impl Header {
     /// bytes; 3.0 when the text is not latin-1.
     ///
     /// # Errors
-    /// For an explicit `version`: [`Error::HeaderNotLatin1`] (1.0, 2.0 with non-latin-1 text),
-    /// [`Error::HeaderTooLargeForVersion`].
+    /// For an explicit `version`: [`ErrorKind::HeaderNotLatin1`] (1.0, 2.0 with non-latin-1 text),
+    /// [`ErrorKind::HeaderTooLargeForVersion`].
     pub fn to_bytes(&self, version: Option<Version>) -> Result<Vec<u8>, Error> {
         let text = self.to_text();
         match version {
@@ -63,18 +63,21 @@ fn wrap_header(text: &str, version: Version) -> Result<Vec<u8>, Error> {
         Version::V3_0 => text.as_bytes().to_vec(),
         _ => text
             .chars()
-            .map(|c| u8::try_from(u32::from(c)).map_err(|_| Error::HeaderNotLatin1 { version }))
+            .map(|c| {
+                u8::try_from(u32::from(c))
+                    .map_err(|_| Error::new(ErrorKind::HeaderNotLatin1 { version }))
+            })
             .collect::<Result<_, _>>()?,
     };
     let hlen = encoded.len() as u64 + 1;
     let pad = ARRAY_ALIGN - (version.prefix_len() + hlen) % ARRAY_ALIGN;
     let total = hlen + pad;
     if total > version.max_header_len() {
-        return Err(Error::HeaderTooLargeForVersion {
+        return Err(Error::new(ErrorKind::HeaderTooLargeForVersion {
             version,
             len: total,
             max: version.max_header_len(),
-        });
+        }));
     }
     let mut out = Vec::with_capacity((version.prefix_len() + total) as usize);
     out.extend_from_slice(MAGIC);
