@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::dtype::{ByteOrder, DType, Primitive};
 use crate::element::describe;
-use crate::error::{Error, ErrorKind, PathContext};
+use crate::error::{to_usize, Error, ErrorKind, PathContext};
 use crate::format::Order;
 use crate::header::{Header, Version};
 use crate::read::NpyReader;
@@ -45,10 +45,10 @@ fn swap_runs(
     out: &mut Vec<SwapRun>,
 ) -> Result<(), Error> {
     let too_big = || {
-        Error::new(ErrorKind::Layout(format!(
-            "dtype {} is too large to convert on this platform",
-            describe(dtype)
-        )))
+        Error::new(ErrorKind::PlatformLimit {
+            what: "itemsize",
+            value: dtype.itemsize(),
+        })
     };
     match dtype {
         DType::Number(_, o) | DType::Time(_, o)
@@ -210,11 +210,7 @@ fn convert(src: &Path, dst: &Path, options: &ConvertOptions) -> Result<(), Error
         shape: header.shape.clone(),
     };
     let nbytes = header.nbytes()?;
-    let itemsize = usize::try_from(header.dtype.itemsize()).map_err(|_| {
-        Error::new(ErrorKind::Layout(
-            "itemsize too large for this platform".into(),
-        ))
-    })?;
+    let itemsize = to_usize(header.dtype.itemsize(), "itemsize")?;
     let header_bytes = out_header.to_bytes(options.version)?;
     let mut out = Output {
         file: AtomicFile::create(dst).at_path(dst)?,
@@ -296,13 +292,8 @@ impl Source {
                 found: len.saturating_sub(offset),
             }));
         }
-        let too_big = || {
-            Error::new(ErrorKind::Layout(
-                "array too large for this platform's address space".into(),
-            ))
-        };
-        let start = usize::try_from(offset).map_err(|_| too_big())?;
-        let n = usize::try_from(nbytes).map_err(|_| too_big())?;
+        let start = to_usize(offset, "data offset")?;
+        let n = to_usize(nbytes, "array data bytes")?;
         #[cfg(feature = "mmap")]
         {
             // SAFETY: the map is read-only and private to this call; the file is opened for
@@ -352,10 +343,7 @@ fn transpose_copy(
 ) -> Result<(), Error> {
     let dims: Vec<usize> = shape
         .iter()
-        .map(|&d| {
-            usize::try_from(d)
-                .map_err(|_| Error::new(ErrorKind::Layout("dimension too large".into())))
-        })
+        .map(|&d| to_usize(d, "dimension"))
         .collect::<Result<_, _>>()?;
     let total: usize = dims.iter().product();
     if total == 0 {

@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::dtype::{ByteOrder, DType, Primitive, TimeKind};
 use crate::dynamic::{DynArray, DynValue};
 use crate::element::describe;
-use crate::error::{Error, ErrorKind, PathContext};
+use crate::error::{to_usize, Error, ErrorKind, PathContext};
 use crate::header::{Header, Version};
 use crate::write::AtomicFile;
 
@@ -70,11 +70,7 @@ pub fn write_dyn_to<W: Write>(
         }));
     }
     w.write_all(&header.to_bytes(version)?)?;
-    let itemsize = usize::try_from(array.dtype.itemsize()).map_err(|_| {
-        Error::new(ErrorKind::Layout(
-            "itemsize too large for this platform".into(),
-        ))
-    })?;
+    let itemsize = to_usize(array.dtype.itemsize(), "itemsize")?;
     let mut buf = vec![0u8; itemsize];
     for v in &array.values {
         buf.fill(0);

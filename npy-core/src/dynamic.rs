@@ -425,7 +425,8 @@ impl<R: Read> NpyReader<R> {
     /// larger than [`MAX_DYN_ITEMSIZE`] bytes are refused.
     ///
     /// # Errors
-    /// As [`read_dyn`]; also [`ErrorKind::Layout`] when elements were already read from this reader.
+    /// As [`read_dyn`]; also [`ErrorKind::Unsupported`] when elements were already read from
+    /// this reader.
     ///
     /// # Examples
     /// ```
@@ -444,11 +445,14 @@ impl<R: Read> NpyReader<R> {
             }));
         }
         if self.remaining() != self.len() {
-            return Err(Error::new(ErrorKind::Layout(format!(
-                "read_dyn reads a whole array, and {} of its {} elements were already read",
-                self.len() - self.remaining(),
-                self.len()
-            ))));
+            return Err(Error::new(ErrorKind::Unsupported {
+                operation: "read_dyn",
+                reason: format!(
+                    "it reads a whole array, and {} of its {} were already read",
+                    self.len() - self.remaining(),
+                    crate::error::count(self.len(), "element")
+                ),
+            }));
         }
         let itemsize = self.dtype().itemsize();
         if itemsize > MAX_DYN_ITEMSIZE {
@@ -809,9 +813,10 @@ impl Decoder {
 
 #[cold]
 fn short() -> Error {
-    Error::new(ErrorKind::Layout(
-        "element bytes shorter than the dtype's itemsize".to_owned(),
-    ))
+    unreachable!(
+        "the reader hands a decoder exactly one element's itemsize bytes, and Record::new keeps \
+         every field inside them"
+    )
 }
 
 /// `src` split into two halves of `part` bytes.
@@ -937,9 +942,7 @@ impl NpyElement for Dyn {
     }
 
     fn write(&self, _: &Decoder, _: &mut [u8]) -> Result<(), Error> {
-        Err(Error::new(ErrorKind::Layout(
-            "dynamic values are read-only here; write typed arrays".to_owned(),
-        )))
+        unreachable!("read_dyn only reads `Dyn`; write_dyn encodes DynValues itself")
     }
 }
 

@@ -284,9 +284,44 @@ pub enum ErrorKind {
         found: u64,
     },
 
-    /// A request that this array's layout cannot serve (rows of a Fortran-order array, an
-    /// index out of range, a shape `ndarray` cannot hold).
-    Layout(String),
+    /// A range or position outside the array: an element or row range that is reversed or
+    /// ends past the array, a seek past its last element.
+    OutOfRange {
+        /// What was asked: `"element range"`, `"row range"`, `"seek position"`.
+        what: &'static str,
+        /// Start of the range (the position, for a seek).
+        start: u64,
+        /// End of the range, exclusive (the position, for a seek).
+        end: u64,
+        /// Elements (rows, for a row range) the array has.
+        len: u64,
+    },
+
+    /// An operation the array's layout or the reader's state does not support: rows of a
+    /// Fortran-order or 0-d array, `[T; N]` elements or streaming in Fortran order, a
+    /// whole-array read after part of the array was read.
+    Unsupported {
+        /// The operation, e.g. `"read_rows"`.
+        operation: &'static str,
+        /// Why it cannot be done here.
+        reason: String,
+    },
+
+    /// A size the format allows (64 bits) that this platform cannot address: a count of bytes
+    /// or elements beyond `usize` (or `isize`, for `ndarray`).
+    PlatformLimit {
+        /// What does not fit, e.g. `"itemsize"`, `"dimension"`.
+        what: &'static str,
+        /// Its value.
+        value: u64,
+    },
+
+    /// The data holds a byte pattern that is no value of the requested plain-data type (a
+    /// `bool` byte other than 0 and 1 is [`ErrorKind::InvalidBool`]).
+    InvalidBitPattern {
+        /// The Rust type asked for.
+        requested: String,
+    },
 
     /// A zero-copy view needs the array data aligned in memory for the element type, and it is
     /// not: the buffer's start address or the file's data offset is not a multiple of `align`.
@@ -356,7 +391,8 @@ impl ErrorKind {
             | InvalidDescr { .. }
             | SizeOverflow { .. }
             | InvalidBool { .. }
-            | InvalidUnicode { .. } => Category::Format,
+            | InvalidUnicode { .. }
+            | InvalidBitPattern { .. } => Category::Format,
             TypeMismatch { .. }
             | MissingField { .. }
             | FieldType { .. }
@@ -367,10 +403,12 @@ impl ErrorKind {
             | HeaderNotLatin1 { .. }
             | ValueTooLong { .. }
             | LengthMismatch { .. }
-            | Layout(_)
+            | OutOfRange { .. }
             | ValueMismatch { .. } => Category::Usage,
-            HeaderTooLong { .. } | AllocationLimit { .. } => Category::Limit,
-            UnsupportedVersion { .. } | ObjectArray { .. } => Category::Unsupported,
+            HeaderTooLong { .. } | AllocationLimit { .. } | PlatformLimit { .. } => Category::Limit,
+            UnsupportedVersion { .. } | ObjectArray { .. } | Unsupported { .. } => {
+                Category::Unsupported
+            }
         }
     }
 }
@@ -495,7 +533,38 @@ impl fmt::Display for ErrorKind {
                 "{what}: {} given, {expected} expected",
                 count(*found, "element")
             ),
-            Layout(message) => f.write_str(message),
+            OutOfRange {
+                what,
+                start,
+                end,
+                len,
+            } => {
+                let unit = if *what == "row range" {
+                    "row"
+                } else {
+                    "element"
+                };
+                let len = count(*len, unit);
+                if !what.ends_with("range") {
+                    write!(f, "{what} {start} is past the end of the array's {len}")
+                } else if start > end {
+                    write!(f, "{what} {start}..{end} is reversed")
+                } else {
+                    write!(f, "{what} {start}..{end} is outside the array's {len}")
+                }
+            }
+            Unsupported { operation, reason } => {
+                write!(f, "{operation} is not supported here: {reason}")
+            }
+            PlatformLimit { what, value } => write!(
+                f,
+                "{what} of {value} does not fit this platform's {}-bit address space",
+                usize::BITS
+            ),
+            InvalidBitPattern { requested } => write!(
+                f,
+                "array data holds a byte pattern that is no valid {requested}"
+            ),
             Misaligned { offset, align } => write!(
                 f,
                 "array data at byte offset {offset} is not aligned to {} in memory, which a \
@@ -569,6 +638,12 @@ impl Error {
         }
         self
     }
+}
+
+/// `value` as a `usize`, or [`ErrorKind::PlatformLimit`] naming `what` on a platform whose
+/// address space cannot hold it.
+pub(crate) fn to_usize(value: u64, what: &'static str) -> Result<usize, Error> {
+    usize::try_from(value).map_err(|_| Error::new(ErrorKind::PlatformLimit { what, value }))
 }
 
 /// Adds the file's path to the error of a `Result`, for functions that take a path.

@@ -7,7 +7,7 @@ use std::path::Path;
 use ::ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Data, Dimension, IxDyn, ShapeBuilder};
 
 use crate::element::NpyElement;
-use crate::error::{Error, ErrorKind, PathContext};
+use crate::error::{to_usize, Error, ErrorKind, PathContext};
 use crate::format::Order;
 use crate::read::{read, NpyArray, NpyReader};
 use crate::view::NpyView;
@@ -19,7 +19,7 @@ use crate::write::{AtomicFile, WriteOptions};
 /// reordering), so every logical index holds the value numpy shows at that index.
 ///
 /// # Errors
-/// Every error of [`crate::read`]; [`ErrorKind::Layout`] for a shape ndarray cannot hold (more
+/// Every error of [`crate::read`]; [`ErrorKind::PlatformLimit`] for a shape ndarray cannot hold (more
 /// than `isize::MAX` elements).
 ///
 /// # Examples
@@ -79,7 +79,7 @@ impl<T> NpyArray<T> {
     /// Fortran strides.
     ///
     /// # Errors
-    /// [`ErrorKind::Layout`] for a shape ndarray cannot hold (more than `isize::MAX` elements).
+    /// [`ErrorKind::PlatformLimit`] for a shape ndarray cannot hold (more than `isize::MAX` elements).
     pub fn into_ndarray(self) -> Result<ArrayD<T>, Error> {
         let (shape, order, data) = self.into_parts();
         let dim = IxDyn(&usize_shape(&shape)?);
@@ -87,7 +87,7 @@ impl<T> NpyArray<T> {
             Order::C => Array::from_shape_vec(dim, data),
             Order::Fortran => Array::from_shape_vec(dim.f(), data),
         };
-        array.map_err(|e| shape_error(&shape, &e))
+        array.map_err(|_| shape_error(&shape))
     }
 
     /// The array as an [`Array`] of fixed dimension `D`, without copying the elements.
@@ -118,14 +118,14 @@ impl<'a, T> NpyView<'a, T> {
     /// Fortran-order data).
     ///
     /// # Errors
-    /// [`ErrorKind::Layout`] for a shape ndarray cannot hold.
+    /// [`ErrorKind::PlatformLimit`] for a shape ndarray cannot hold.
     pub fn as_ndarray(&self) -> Result<ArrayViewD<'a, T>, Error> {
         let dim = IxDyn(&usize_shape(self.shape())?);
         let view = match self.order() {
             Order::C => ArrayViewD::from_shape(dim, self.data()),
             Order::Fortran => ArrayViewD::from_shape(dim.f(), self.data()),
         };
-        view.map_err(|e| shape_error(self.shape(), &e))
+        view.map_err(|_| shape_error(self.shape()))
     }
 }
 
@@ -241,20 +241,16 @@ fn dimension_mismatch<D: Dimension>(shape: &[u64]) -> Error {
 }
 
 fn usize_shape(shape: &[u64]) -> Result<Vec<usize>, Error> {
-    shape
-        .iter()
-        .map(|&d| usize::try_from(d))
-        .collect::<Result<_, _>>()
-        .map_err(|_| {
-            Error::new(ErrorKind::Layout(format!(
-                "shape {shape:?} does not fit this platform's usize"
-            )))
-        })
+    shape.iter().map(|&d| to_usize(d, "dimension")).collect()
 }
 
+/// `ndarray` refuses a shape only when its element count exceeds `isize::MAX` (the data always
+/// holds the shape's elements).
 #[cold]
-fn shape_error(shape: &[u64], e: &::ndarray::ShapeError) -> Error {
-    Error::new(ErrorKind::Layout(format!(
-        "shape {shape:?} does not fit an ndarray: {e}"
-    )))
+fn shape_error(shape: &[u64]) -> Error {
+    let elements = shape.iter().fold(1u64, |a, &d| a.saturating_mul(d));
+    Error::new(ErrorKind::PlatformLimit {
+        what: "number of ndarray elements",
+        value: elements,
+    })
 }

@@ -575,21 +575,18 @@ impl<R: Read + Seek> NpyReader<R> {
     /// left after the range.
     ///
     /// # Errors
-    /// [`ErrorKind::Layout`] for a range past the end; otherwise as [`NpyReader::read_vec`].
+    /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end; otherwise as
+    /// [`NpyReader::read_vec`].
     pub fn read_range<T: NpyElement>(&mut self, range: Range<u64>) -> Result<Vec<T>, Error> {
         self.check_object()?;
         self.fold_subarray::<T>()?;
-        if range.start > range.end {
-            return Err(Error::new(ErrorKind::Layout(format!(
-                "element range {}..{} is reversed",
-                range.start, range.end
-            ))));
-        }
-        if range.end > self.len {
-            return Err(Error::new(ErrorKind::Layout(format!(
-                "element range {}..{} is outside the array's {} elements",
-                range.start, range.end, self.len
-            ))));
+        if range.start > range.end || range.end > self.len {
+            return Err(Error::new(ErrorKind::OutOfRange {
+                what: "element range",
+                start: range.start,
+                end: range.end,
+                len: self.len,
+            }));
         }
         self.seek_to(range.start)?;
         let saved_len = self.len;
@@ -604,21 +601,25 @@ impl<R: Read + Seek> NpyReader<R> {
     /// `shape[1..]` elements).
     ///
     /// # Errors
-    /// [`ErrorKind::Layout`] for Fortran-order or 0-d arrays and out-of-range rows; otherwise as
-    /// [`NpyReader::read_range`].
+    /// [`ErrorKind::Unsupported`] for Fortran-order or 0-d arrays, [`ErrorKind::OutOfRange`]
+    /// for rows outside the array; otherwise as [`NpyReader::read_range`].
     pub fn read_rows<T: NpyElement>(&mut self, range: Range<u64>) -> Result<Vec<T>, Error> {
         if self.parsed.header.fortran_order || self.shape().is_empty() {
-            return Err(Error::new(ErrorKind::Layout(
-                "rows are contiguous only in C-order arrays with at least one dimension".into(),
-            )));
+            return Err(Error::new(ErrorKind::Unsupported {
+                operation: "read_rows",
+                reason: "rows are contiguous only in C-order arrays with at least one dimension"
+                    .into(),
+            }));
         }
         let row: u64 = self.shape()[1..].iter().product();
         let rows = self.shape()[0];
         if range.start > range.end || range.end > rows {
-            return Err(Error::new(ErrorKind::Layout(format!(
-                "row range {}..{} is outside the array's {rows} rows",
-                range.start, range.end
-            ))));
+            return Err(Error::new(ErrorKind::OutOfRange {
+                what: "row range",
+                start: range.start,
+                end: range.end,
+                len: rows,
+            }));
         }
         self.read_range(range.start * row..range.end * row)
     }
@@ -626,13 +627,15 @@ impl<R: Read + Seek> NpyReader<R> {
     /// Moves to element `index` (memory order) without reading.
     ///
     /// # Errors
-    /// [`ErrorKind::Layout`] past the end; I/O errors.
+    /// [`ErrorKind::OutOfRange`] past the end; I/O errors.
     pub fn seek_to(&mut self, index: u64) -> Result<(), Error> {
         if index > self.len {
-            return Err(Error::new(ErrorKind::Layout(format!(
-                "element {index} is past the array's {} elements",
-                self.len
-            ))));
+            return Err(Error::new(ErrorKind::OutOfRange {
+                what: "seek position",
+                start: index,
+                end: index,
+                len: self.len,
+            }));
         }
         let itemsize = self.itemsize();
         let here = self.inner.stream_position()?;

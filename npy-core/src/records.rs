@@ -26,7 +26,7 @@ use std::path::Path;
 
 use crate::dtype::{DType, Field, Primitive, Record};
 use crate::element::{describe, NpyElement};
-use crate::error::{Error, ErrorKind, PathContext};
+use crate::error::{to_usize, Error, ErrorKind, PathContext};
 use crate::read::NpyReader;
 use crate::write::write;
 
@@ -232,15 +232,10 @@ pub mod __private {
                 error,
             })
         })?;
-        let too_big = || {
-            Error::new(ErrorKind::Layout(format!(
-                "field {name:?} does not fit in memory"
-            )))
-        };
         Ok(FieldPlan {
             name: name.to_owned(),
-            offset: usize::try_from(f.offset).map_err(|_| too_big())?,
-            size: usize::try_from(f.dtype.itemsize()).map_err(|_| too_big())?,
+            offset: to_usize(f.offset, "record field offset")?,
+            size: to_usize(f.dtype.itemsize(), "record field itemsize")?,
             plan,
         })
     }

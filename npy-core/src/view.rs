@@ -253,6 +253,13 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
             ))
         }
     }
+    if std::mem::size_of::<T>() as u64 != dtype.itemsize() {
+        // Only a hand-written NpyElement whose bulk layout claims more than its size allows.
+        return Err(not_viewable::<T>(
+            dtype,
+            "the type's size in memory is not the dtype's itemsize",
+        ));
+    }
     let offset = parsed.data_offset();
     let nbytes = parsed.header.nbytes()?;
     let start = data_start(bytes, parsed);
@@ -270,33 +277,31 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
     }
     // nbytes <= available, which fits in usize.
     let data = &bytes[start..start + nbytes as usize];
-    let view = checked::try_cast_slice::<u8, T>(data).map_err(|e| match e {
-        CheckedCastError::PodCastError(PodCastError::TargetAlignmentGreaterAndInputNotAligned) => {
-            Error::new(ErrorKind::Misaligned {
+    let view = match checked::try_cast_slice::<u8, T>(data) {
+        Ok(view) => view,
+        Err(CheckedCastError::PodCastError(
+            PodCastError::TargetAlignmentGreaterAndInputNotAligned,
+        )) => {
+            return Err(Error::new(ErrorKind::Misaligned {
                 offset,
                 align: std::mem::align_of::<T>(),
-            })
+            }))
         }
-        CheckedCastError::InvalidBitPattern => match data.iter().find(|&&b| b > 1) {
-            Some(&byte) => Error::new(ErrorKind::InvalidBool { byte }),
-            None => Error::new(ErrorKind::Layout(format!(
-                "array data of {} is not a valid bit pattern",
-                T::rust_name()
-            ))),
-        },
-        CheckedCastError::PodCastError(e) => Error::new(ErrorKind::Layout(format!(
-            "{nbytes} bytes of array data do not cast to {} ({e})",
-            T::rust_name()
-        ))),
-    })?;
-    let n = parsed.header.num_elements()?;
-    if view.len() as u64 != n {
-        return Err(Error::new(ErrorKind::Layout(format!(
-            "{nbytes} bytes of array data hold {} elements of {}, the shape {n}",
-            view.len(),
-            T::rust_name()
-        ))));
-    }
+        Err(CheckedCastError::InvalidBitPattern) => {
+            let bool_byte = data.iter().find(|&&b| b > 1);
+            return Err(Error::new(match bool_byte {
+                Some(&byte) if is_bool_layout::<T>(dtype) => ErrorKind::InvalidBool { byte },
+                _ => ErrorKind::InvalidBitPattern {
+                    requested: T::rust_name(),
+                },
+            }));
+        }
+        Err(CheckedCastError::PodCastError(e)) => unreachable!(
+            "a non-empty byte slice of whole elements, size_of::<T>() bytes each, casts to \
+             [T] unless misaligned: {e}"
+        ),
+    };
+    debug_assert_eq!(view.len() as u64, parsed.header.num_elements().unwrap_or(0));
     Ok(view)
 }
 

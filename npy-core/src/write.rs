@@ -130,11 +130,12 @@ impl WriteOptions {
         let mut per = 1u64;
         while let DType::SubArray(s) = dtype {
             if self.order == Order::Fortran {
-                return Err(Error::new(ErrorKind::Layout(
-                    "elements of a subarray type ([T; N]) are written in C order only: numpy \
-                     stores them as trailing dimensions of the shape"
+                return Err(Error::new(ErrorKind::Unsupported {
+                    operation: "writing subarray elements ([T; N]) in Fortran order",
+                    reason: "numpy stores them as trailing dimensions of the shape, which only \
+                             C order keeps together"
                         .into(),
-                )));
+                }));
             }
             shape.extend_from_slice(s.shape());
             per = s
@@ -219,7 +220,8 @@ impl WriteOptions {
     /// dimension), whose count is found at [`StreamWriter::finish`]. C order only.
     ///
     /// # Errors
-    /// [`ErrorKind::Layout`] for Fortran order; [`ErrorKind::TypeMismatch`]; header and I/O errors.
+    /// [`ErrorKind::Unsupported`] for Fortran order; [`ErrorKind::TypeMismatch`]; header and
+    /// I/O errors.
     pub fn stream_to<W: Write + Seek, T: NpyElement>(
         &self,
         w: W,
@@ -330,10 +332,12 @@ pub struct StreamWriter<W: Write + Seek, T: NpyElement> {
 impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
     fn new(options: &WriteOptions, mut inner: W, row_shape: &[u64]) -> Result<Self, Error> {
         if options.order == Order::Fortran {
-            return Err(Error::new(ErrorKind::Layout(
-                "a streaming writer grows the first dimension, which is contiguous only in C order"
+            return Err(Error::new(ErrorKind::Unsupported {
+                operation: "streaming in Fortran order",
+                reason: "a streaming writer grows the first dimension, which is contiguous only \
+                         in C order"
                     .into(),
-            )));
+            }));
         }
         let (dtype, plan) = options.resolve::<T>(&[])?;
         let mut shape = vec![0];
@@ -467,12 +471,12 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         };
         self.header.shape[0] = rows;
         let bytes = self.header.to_bytes(self.version)?;
-        if bytes.len() != self.header_bytes {
-            // Cannot happen: the growth-axis spaces absorb any u64 row count.
-            return Err(Error::new(ErrorKind::Layout(
-                "final header does not fit the reserved room".into(),
-            )));
-        }
+        assert_eq!(
+            bytes.len(),
+            self.header_bytes,
+            "the growth-axis spaces absorb the digits of any u64 row count, so the final \
+             header is exactly as long as the one written first"
+        );
         let end = self.inner.stream_position()?;
         self.inner.seek(SeekFrom::Start(self.header_start))?;
         self.inner.write_all(&bytes)?;

@@ -198,6 +198,40 @@ fn counts_agree_in_number() {
 }
 
 #[test]
+fn ranges_and_unsupported_operations_say_what_was_asked() {
+    let mut r = NpyReader::open(fixture("f8_le_c_2x3x4.npy")).unwrap();
+    let msg = |e: Error| e.to_string();
+    assert_eq!(
+        msg(r
+            .read_range::<f64>(std::ops::Range { start: 5, end: 3 })
+            .unwrap_err()),
+        "element range 5..3 is reversed"
+    );
+    assert_eq!(
+        msg(r.read_range::<f64>(20..25).unwrap_err()),
+        "element range 20..25 is outside the array's 24 elements"
+    );
+    assert_eq!(
+        msg(r.read_rows::<f64>(1..3).unwrap_err()),
+        "row range 1..3 is outside the array's 2 rows"
+    );
+    assert_eq!(
+        msg(r.seek_to(25).unwrap_err()),
+        "seek position 25 is past the end of the array's 24 elements"
+    );
+    let e = NpyReader::open(fixture("f8_le_f_2x3x4.npy"))
+        .unwrap()
+        .read_rows::<f64>(0..1)
+        .unwrap_err();
+    assert_eq!(e.classify(), Category::Unsupported);
+    assert!(
+        e.to_string()
+            .starts_with("read_rows is not supported here: "),
+        "{e}"
+    );
+}
+
+#[test]
 fn descr_syntax_errors_are_not_header_errors() {
     let e = "[('a', '<f4')".parse::<DType>().unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::DescrSyntax(_)), "{e:?}");
