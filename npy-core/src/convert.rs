@@ -6,7 +6,6 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::dtype::{ByteOrder, DType, Primitive};
-use crate::element::describe;
 use crate::error::{to_usize, Error, ErrorKind, PathContext};
 use crate::format::Order;
 use crate::header::{Header, Version};
@@ -179,11 +178,7 @@ impl Output<'_> {
 fn convert(src: &Path, dst: &Path, options: &ConvertOptions) -> Result<(), Error> {
     let reader = NpyReader::open(src)?;
     let header = reader.header().clone();
-    if header.dtype.has_object() {
-        return Err(Error::new(ErrorKind::ObjectArray {
-            dtype: describe(&header.dtype),
-        }));
-    }
+    header.dtype.refuse_object()?;
     let src_order = reader.order();
     let target_dtype = match options.byte_order {
         Some(o) => header.dtype.with_byte_order(o),
@@ -196,17 +191,12 @@ fn convert(src: &Path, dst: &Path, options: &ConvertOptions) -> Result<(), Error
     {
         swap_runs(&header.dtype, 0, o, &mut runs)?;
     }
-    let mut target_order = options.order.unwrap_or(src_order);
-    // numpy writes fortran_order True only for data that is not also C-contiguous: with at
-    // most one dimension longer than 1, or no elements, both orders are the same bytes.
-    let both_orders =
-        header.shape.contains(&0) || header.shape.iter().filter(|&&d| d != 1).count() <= 1;
-    if both_orders {
-        target_order = Order::C;
-    }
+    let fortran_order =
+        Header::fortran_order_for(&header.shape, options.order.unwrap_or(src_order));
+    let target_order = Order::from_fortran_order(fortran_order);
     let out_header = Header {
         dtype: target_dtype,
-        fortran_order: target_order == Order::Fortran,
+        fortran_order,
         shape: header.shape.clone(),
     };
     let nbytes = header.nbytes()?;

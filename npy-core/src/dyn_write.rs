@@ -5,7 +5,6 @@ use std::path::Path;
 
 use crate::dtype::{ByteOrder, DType, Primitive, TimeKind};
 use crate::dynamic::{DynArray, DynValue};
-use crate::element::describe;
 use crate::error::{to_usize, Error, ErrorKind, PathContext};
 use crate::header::{Header, Version};
 use crate::write::AtomicFile;
@@ -51,11 +50,7 @@ pub fn write_dyn_to<W: Write>(
     array: &DynArray,
     version: Option<Version>,
 ) -> Result<(), Error> {
-    if array.dtype.has_object() {
-        return Err(Error::new(ErrorKind::ObjectArray {
-            dtype: describe(&array.dtype),
-        }));
-    }
+    array.dtype.refuse_object()?;
     let header = Header {
         dtype: array.dtype.clone(),
         fortran_order: array.fortran_order,
@@ -93,7 +88,7 @@ fn mismatch(dtype: &DType, value: &DynValue) -> Error {
         value.push('…');
     }
     Error::new(ErrorKind::ValueMismatch {
-        dtype: describe(dtype),
+        dtype: dtype.describe(),
         value,
     })
 }
@@ -236,11 +231,8 @@ fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Error> 
             }
         }
         (DType::SubArray(s), DynValue::SubArray { values, .. }) => {
-            // read_dyn flattens nested subarrays into one shape; walk to the innermost base.
-            let mut base = s.base();
-            while let DType::SubArray(inner) = base {
-                base = inner.base();
-            }
+            // read_dyn flattens nested subarrays into one shape; encode the innermost base.
+            let (_, base) = s.flatten();
             let size = usize::try_from(base.itemsize()).map_err(|_| bad())?;
             let count = dst.len() / size.max(1);
             if size > 0 && values.len() != count {

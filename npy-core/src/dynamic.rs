@@ -22,7 +22,7 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::dtype::{ByteOrder, DType, Primitive, TimeKind, TimeType};
-use crate::element::{describe, NpyElement};
+use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::Order;
 use crate::read::{flat_index, NpyReader, MAX_ZERO_SIZE_ELEMENTS};
@@ -439,11 +439,7 @@ impl<R: Read> NpyReader<R> {
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn read_dyn(&mut self) -> Result<DynArray, Error> {
-        if self.dtype().has_object() {
-            return Err(Error::new(ErrorKind::ObjectArray {
-                dtype: describe(self.dtype()),
-            }));
-        }
+        self.dtype().refuse_object()?;
         if self.remaining() != self.len() {
             return Err(Error::new(ErrorKind::Unsupported {
                 operation: "read_dyn",
@@ -534,17 +530,9 @@ fn dyn_heap(dtype: &DType) -> u64 {
             })
         }
         DType::SubArray(s) => {
-            let mut dims = s.shape().len() as u64;
-            let mut count = s.shape().iter().fold(1u64, |a, &d| a.saturating_mul(d));
-            let mut base = s.base();
-            while let DType::SubArray(inner) = base {
-                dims += inner.shape().len() as u64;
-                count = inner
-                    .shape()
-                    .iter()
-                    .fold(count, |a, &d| a.saturating_mul(d));
-                base = inner.base();
-            }
+            let (shape, base) = s.flatten();
+            let dims = shape.len() as u64;
+            let count = shape.iter().fold(1u64, |a, &d| a.saturating_mul(d));
             dims.saturating_mul(8)
                 .saturating_add(count.saturating_mul(dyn_cost(base)))
         }
@@ -657,7 +645,7 @@ impl Decoder {
             DType::Void(_) => Decoder::Void,
             DType::Object => {
                 return Err(Error::new(ErrorKind::ObjectArray {
-                    dtype: describe(dtype),
+                    dtype: dtype.describe(),
                 }))
             }
             DType::Record(r) => Decoder::Record(
@@ -674,13 +662,7 @@ impl Decoder {
                     .collect::<Result<_, Error>>()?,
             ),
             DType::SubArray(s) => {
-                // numpy flattens a subarray of subarrays into one shape.
-                let mut shape = s.shape().to_vec();
-                let mut base = s.base();
-                while let DType::SubArray(inner) = base {
-                    shape.extend_from_slice(inner.shape());
-                    base = inner.base();
-                }
+                let (shape, base) = s.flatten();
                 let count = shape.iter().fold(1u64, |a, &d| a.saturating_mul(d));
                 Decoder::SubArray {
                     shape,

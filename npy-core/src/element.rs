@@ -154,17 +154,9 @@ pub(crate) fn mismatch<T: NpyElement>(dtype: &DType) -> Error {
         d => format!("'{d}'"),
     };
     Error::new(ErrorKind::TypeMismatch {
-        file: describe(dtype),
+        file: dtype.describe(),
         requested: format!("{} ({requested})", T::rust_name()),
     })
-}
-
-/// `'<c8' (complex64)`: a dtype and its canonical name, for messages.
-pub(crate) fn describe(dtype: &DType) -> String {
-    match dtype.canonical() {
-        Some(c) => format!("'{dtype}' ({c})"),
-        None => format!("'{dtype}'"),
-    }
 }
 
 /// Byte order to decode a scalar with: `NotApplicable` (one-byte types) reads as native.

@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use crate::dtype::{DType, SubArray};
-use crate::element::{bulk_kind, describe, swap_in_place, Bulk, NpyElement};
+use crate::element::{bulk_kind, swap_in_place, Bulk, NpyElement};
 use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::Order;
 use crate::header::{Header, ParsedHeader, ReadOptions};
@@ -351,22 +351,13 @@ impl<R: Read> NpyReader<R> {
         Ok(())
     }
 
-    fn check_object(&self) -> Result<(), Error> {
-        if self.dtype().has_object() {
-            return Err(Error::new(ErrorKind::ObjectArray {
-                dtype: describe(self.dtype()),
-            }));
-        }
-        Ok(())
-    }
-
     /// Reads all remaining elements into a new vector, in the file's memory order.
     ///
     /// # Errors
     /// [`ErrorKind::TypeMismatch`], [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], value errors of
     /// `T`, [`ErrorKind::AllocationLimit`], I/O errors.
     pub fn read_vec<T: NpyElement>(&mut self) -> Result<Vec<T>, Error> {
-        self.check_object()?;
+        self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
         let plan = T::plan(self.dtype())?;
         let n = self.remaining();
@@ -428,7 +419,7 @@ impl<R: Read> NpyReader<R> {
     /// [`ErrorKind::LengthMismatch`] when `out` is longer than the elements remaining; otherwise
     /// as [`NpyReader::read_vec`].
     pub fn read_into<T: NpyElement>(&mut self, out: &mut [T]) -> Result<(), Error> {
-        self.check_object()?;
+        self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
         let plan = T::plan(self.dtype())?;
         if out.len() as u64 > self.remaining() {
@@ -558,7 +549,7 @@ impl<R: Read> NpyReader<R> {
     /// [`ErrorKind::TypeMismatch`] and [`ErrorKind::ObjectArray`] up front; each item is a `Result`
     /// for the errors of reading it.
     pub fn iter<T: NpyElement>(&mut self) -> Result<Elements<'_, R, T>, Error> {
-        self.check_object()?;
+        self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
         let plan = T::plan(self.dtype())?;
         Ok(Elements {
@@ -578,7 +569,7 @@ impl<R: Read + Seek> NpyReader<R> {
     /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end; otherwise as
     /// [`NpyReader::read_vec`].
     pub fn read_range<T: NpyElement>(&mut self, range: Range<u64>) -> Result<Vec<T>, Error> {
-        self.check_object()?;
+        self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
         if range.start > range.end || range.end > self.len {
             return Err(Error::new(ErrorKind::OutOfRange {

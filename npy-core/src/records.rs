@@ -24,8 +24,10 @@
 
 use std::path::Path;
 
-use crate::dtype::{DType, Field, Primitive, Record};
-use crate::element::{describe, NpyElement};
+#[doc(no_inline)]
+pub use crate::dtype::alignment;
+use crate::dtype::{DType, Record};
+use crate::element::NpyElement;
 use crate::error::{to_usize, Error, ErrorKind, PathContext};
 use crate::read::NpyReader;
 use crate::write::write;
@@ -135,31 +137,6 @@ pub struct RecordPlan<F> {
     pub zero_fill: bool,
 }
 
-/// numpy's alignment of a dtype (`dtype.alignment` under `align=True`): the scalar size for
-/// numbers (the component size for complex), 4 for `U`, 1 for `S` and `V`, the base's for a
-/// subarray and the largest of its fields' for a record.
-pub fn alignment(dtype: &DType) -> u64 {
-    match dtype {
-        DType::Number(p, _) => match p {
-            Primitive::C64 => 4,
-            Primitive::C128 => 8,
-            Primitive::LongDouble { .. } | Primitive::CLongDouble { .. } => 16,
-            p => p.itemsize(),
-        },
-        DType::Time(..) => 8,
-        DType::Unicode(..) => 4,
-        DType::Bytes(_) | DType::Void(_) => 1,
-        DType::Object => 8,
-        DType::SubArray(s) => alignment(s.base()),
-        DType::Record(r) => r
-            .fields()
-            .iter()
-            .map(|f| alignment(&f.dtype))
-            .max()
-            .unwrap_or(1),
-    }
-}
-
 /// Helpers for the code `#[derive(NpyElement)]` generates. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
@@ -223,7 +200,7 @@ pub mod __private {
                 | ErrorKind::FieldType { .. }
                 | ErrorKind::MissingField { .. } => e,
                 other => Error::new(ErrorKind::TypeMismatch {
-                    file: describe(&f.dtype),
+                    file: f.dtype.describe(),
                     requested: format!("{} ({other})", T::rust_name()),
                 }),
             };
@@ -291,37 +268,15 @@ pub mod __private {
     /// The record dtype of `fields`: packed, or C-struct aligned as numpy's `align=True`.
     ///
     /// # Panics
-    /// When the record's size overflows 64 bits (field names are checked unique at compile
+    /// When the record's size overflows 64 bits, which a Rust struct's fields cannot reach (the
+    /// compiler bounds a type's size far below 2^64; field names are checked unique at compile
     /// time).
     pub fn layout(fields: Vec<(&str, DType)>, align: bool) -> DType {
-        let mut out = Vec::with_capacity(fields.len());
-        let mut offset = 0u64;
-        let mut max_align = 1u64;
-        for (name, dtype) in fields {
-            if align {
-                let a = alignment(&dtype).max(1);
-                max_align = max_align.max(a);
-                offset = offset.next_multiple_of(a);
-            }
-            let size = dtype.itemsize();
-            out.push(Field {
-                name: name.to_owned(),
-                title: None,
-                dtype,
-                offset,
-            });
-            // Unreachable from file input: the fields are a Rust struct's, whose size the
-            // compiler already bounds far below 2^64.
-            offset = offset
-                .checked_add(size)
-                .expect("record size overflows 64 bits");
-        }
-        if align {
-            offset = offset.next_multiple_of(max_align);
-        }
-        match Record::new(out, offset) {
-            Ok(r) => DType::Record(r),
-            Err(e) => panic!("invalid record layout: {e}"),
-        }
+        let record = if align {
+            Record::aligned(fields)
+        } else {
+            Record::packed(fields)
+        };
+        DType::Record(record.expect("a Rust struct's fields make a valid record"))
     }
 }

@@ -12,7 +12,7 @@ use bytemuck::checked::{self, CheckedCastError};
 use bytemuck::{CheckedBitPattern, PodCastError};
 
 use crate::dtype::{DType, Primitive};
-use crate::element::{bulk_kind, describe, mismatch, Bulk, NpyElement};
+use crate::element::{bulk_kind, mismatch, Bulk, NpyElement};
 use crate::error::{Error, ErrorKind};
 use crate::format::Order;
 use crate::header::{Header, ParsedHeader, ReadOptions};
@@ -236,11 +236,7 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
     parsed: &ParsedHeader,
 ) -> Result<&'a [T], Error> {
     let dtype = &parsed.header.dtype;
-    if dtype.has_object() {
-        return Err(Error::new(ErrorKind::ObjectArray {
-            dtype: describe(dtype),
-        }));
-    }
+    dtype.refuse_object()?;
     T::plan(dtype)?;
     match bulk_kind::<T>(dtype) {
         Bulk::Native => {}

@@ -117,46 +117,36 @@ impl WriteOptions {
         Ok((dtype, plan))
     }
 
-    /// The header for elements of `dtype` in an array of `shape`, and how many header elements
-    /// one such element is.
+    /// The header for elements of `dtype` in an array of `shape`.
     ///
     /// As `np.save`: an element dtype that is a subarray (`[T; N]`) is stored as its base dtype
     /// with the subarray's dimensions appended to the shape (C order only, where that is the
-    /// same bytes), and `fortran_order` is `True` only for data that is not also C-contiguous
-    /// (at most one dimension longer than 1, or no elements: both orders are the same bytes).
-    fn header(&self, dtype: DType, shape: &[u64]) -> Result<(Header, u64), Error> {
+    /// same bytes), and `fortran_order` follows [`Header::fortran_order_for`].
+    fn header(&self, dtype: DType, shape: &[u64]) -> Result<Header, Error> {
         let mut shape = shape.to_vec();
-        let mut dtype = dtype;
-        let mut per = 1u64;
-        while let DType::SubArray(s) = dtype {
-            if self.order == Order::Fortran {
-                return Err(Error::new(ErrorKind::Unsupported {
-                    operation: "writing subarray elements ([T; N]) in Fortran order",
-                    reason: "numpy stores them as trailing dimensions of the shape, which only \
-                             C order keeps together"
-                        .into(),
-                }));
+        let dtype = match dtype {
+            DType::SubArray(s) => {
+                if self.order == Order::Fortran {
+                    return Err(Error::new(ErrorKind::Unsupported {
+                        operation: "writing subarray elements ([T; N]) in Fortran order",
+                        reason: "numpy stores them as trailing dimensions of the shape, which \
+                                 only C order keeps together"
+                            .into(),
+                    }));
+                }
+                let (dims, base) = s.flatten();
+                shape.extend_from_slice(&dims);
+                base.clone()
             }
-            shape.extend_from_slice(s.shape());
-            per = s
-                .shape()
-                .iter()
-                .try_fold(per, |a, &d| a.checked_mul(d))
-                .ok_or_else(|| {
-                    Error::new(ErrorKind::SizeOverflow {
-                        shape: shape.clone(),
-                        itemsize: s.base().itemsize(),
-                    })
-                })?;
-            dtype = s.base().clone();
-        }
-        let both_orders = shape.contains(&0) || shape.iter().filter(|&&d| d != 1).count() <= 1;
+            dtype => dtype,
+        };
         let header = Header {
             dtype,
-            fortran_order: self.order == Order::Fortran && !both_orders,
+            fortran_order: Header::fortran_order_for(&shape, self.order),
             shape,
         };
-        Ok((header, per))
+        header.nbytes()?;
+        Ok(header)
     }
 
     /// Writes header and data to `w`. `data` is in the memory order given by
@@ -188,8 +178,7 @@ impl WriteOptions {
                 found: data.len() as u64,
             }));
         }
-        let (header, _) = self.header(dtype.clone(), shape)?;
-        header.nbytes()?;
+        let header = self.header(dtype.clone(), shape)?;
         w.write_all(&header.to_bytes(self.version)?)?;
         write_elements(&mut w, &dtype, &plan, data)?;
         w.flush()?;
@@ -342,7 +331,7 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         let (dtype, plan) = options.resolve::<T>(&[])?;
         let mut shape = vec![0];
         shape.extend_from_slice(row_shape);
-        let (header, _) = options.header(dtype.clone(), &shape)?;
+        let header = options.header(dtype.clone(), &shape)?;
         let row_len = row_shape
             .iter()
             .try_fold(1u64, |a, &d| a.checked_mul(d))

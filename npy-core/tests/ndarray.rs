@@ -84,8 +84,9 @@ fn fixed_dimension_reads_check_the_number_of_dimensions() {
         matches!(err.kind(), ErrorKind::DimensionMismatch { ref shape, expected: 2 } if shape == &[2, 3, 4]),
         "{err:?}"
     );
+    assert_eq!(err.path(), Some(fixture("i4_le_c_2x3x4.npy").as_path()));
     assert_eq!(
-        err.to_string(),
+        err.kind().to_string(),
         "file has shape [2, 3, 4] (3 dimensions), requested a 2-dimensional array"
     );
     // Via TryFrom on an owned NpyArray.

@@ -8,6 +8,7 @@
 
 use crate::dtype::DType;
 use crate::error::{Error, ErrorKind};
+use crate::format::Order;
 #[doc(no_inline)]
 pub use crate::format::{Version, ARRAY_ALIGN, GROWTH_AXIS_MAX_DIGITS, MAGIC, MAX_DIMS};
 use crate::literal;
@@ -100,6 +101,14 @@ impl Header {
             fortran_order: false,
             shape,
         }
+    }
+
+    /// The `fortran_order` numpy writes for data in `order`: `True` only for data that is not
+    /// also C-contiguous. With at most one dimension longer than 1, or no elements, both orders
+    /// are the same bytes and numpy writes `False`.
+    pub fn fortran_order_for(shape: &[u64], order: Order) -> bool {
+        let both_orders = shape.contains(&0) || shape.iter().filter(|&&d| d != 1).count() <= 1;
+        order == Order::Fortran && !both_orders
     }
 
     /// Number of elements: the product of the shape (1 for `()`).

@@ -1,0 +1,231 @@
+//! The descr codec: a header's `descr` value ⇄ [`DType`], as numpy's `descr_to_dtype` and
+//! `dtype_to_descr` (`numpy/lib/_format_impl.py`), and the text forms (`Display`, `FromStr`).
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::{descr_error, parse_type_str, DType, Field, Record, SubArray};
+use crate::error::{Error, ErrorKind};
+use crate::literal::{self, Value};
+
+impl DType {
+    /// The descr as a Python value, exactly as numpy's `dtype_to_descr` builds it: a string for
+    /// simple dtypes, the `dtype.descr` list (with `('', '|Vn')` padding entries) for records.
+    pub fn to_descr_value(&self) -> Value {
+        match self {
+            DType::Record(r) => {
+                let mut out = Vec::with_capacity(r.fields.len());
+                let mut offset = 0u64;
+                for f in &r.fields {
+                    if f.offset > offset {
+                        out.push(padding_entry(f.offset - offset));
+                    }
+                    let name = match &f.title {
+                        Some(t) => {
+                            Value::Tuple(vec![Value::Str(t.clone()), Value::Str(f.name.clone())])
+                        }
+                        None => Value::Str(f.name.clone()),
+                    };
+                    let entry = match &f.dtype {
+                        DType::SubArray(s) => {
+                            vec![name, s.base.to_descr_value(), shape_value(&s.shape)]
+                        }
+                        dt => vec![name, dt.to_descr_value()],
+                    };
+                    out.push(Value::Tuple(entry));
+                    offset = f.offset + f.dtype.itemsize();
+                }
+                if r.itemsize > offset {
+                    out.push(padding_entry(r.itemsize - offset));
+                }
+                Value::List(out)
+            }
+            DType::SubArray(s) => {
+                Value::Tuple(vec![s.base.to_descr_value(), shape_value(&s.shape)])
+            }
+            simple => Value::Str(simple.type_str()),
+        }
+    }
+
+    /// Parses a header's `descr` value, as numpy's `descr_to_dtype`: a type string, a list of
+    /// fields, or a `(type, shape)` subarray tuple. Padding fields `('', '|Vn')` advance the
+    /// offset and are dropped.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidDescr`] naming the offending part.
+    pub fn from_descr_value(v: &Value) -> Result<DType, Error> {
+        match v {
+            Value::Str(s) => parse_type_str(s),
+            Value::List(items) => parse_record(items),
+            Value::Tuple(items) if items.len() == 2 => {
+                let base = DType::from_descr_value(&items[0])?;
+                let shape = parse_sub_shape(&items[1])?;
+                if shape.is_empty() {
+                    Ok(base)
+                } else {
+                    Ok(DType::SubArray(SubArray::new(base, shape)?))
+                }
+            }
+            other => Err(descr_error(
+                &other.to_string(),
+                "expected a type string, a list of fields or a (type, shape) tuple",
+            )),
+        }
+    }
+}
+
+impl fmt::Display for DType {
+    /// The descr exactly as numpy writes it in a header (without the quotes of a simple one):
+    /// `<f4`, `|S7`, `[('x', '<f4'), ('id', '<i8')]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DType::Record(_) | DType::SubArray(_) => write!(f, "{}", self.to_descr_value()),
+            simple => f.write_str(&simple.type_str()),
+        }
+    }
+}
+
+impl FromStr for DType {
+    type Err = Error;
+
+    /// A type string (`'<f4'`, `'M8[ns]'`, `'float32'`) or a descr literal (`[('x', '<f4')]`).
+    fn from_str(s: &str) -> Result<DType, Error> {
+        let t = s.trim_start();
+        if t.starts_with('[') || t.starts_with('(') {
+            let v = literal::parse(s, literal::ParseOptions::default())
+                .map_err(|e| Error::new(ErrorKind::DescrSyntax(e)))?;
+            DType::from_descr_value(&v)
+        } else {
+            parse_type_str(s)
+        }
+    }
+}
+
+fn padding_entry(n: u64) -> Value {
+    Value::Tuple(vec![
+        Value::Str(String::new()),
+        Value::Str(format!("|V{n}")),
+    ])
+}
+
+fn shape_value(shape: &[u64]) -> Value {
+    Value::Tuple(shape.iter().map(|&d| Value::Int(i128::from(d))).collect())
+}
+
+/// A subarray shape: a tuple (or list) of non-negative ints, or one int (numpy accepts
+/// `('a', '<f4', 3)`).
+fn parse_sub_shape(v: &Value) -> Result<Vec<u64>, Error> {
+    let dim = |d: &Value| match d {
+        Value::Int(i) => u64::try_from(*i).ok(),
+        _ => None,
+    };
+    let bad = || {
+        descr_error(
+            &v.to_string(),
+            "subarray shape must be a tuple of non-negative ints",
+        )
+    };
+    match v {
+        Value::Int(_) => Ok(vec![dim(v).ok_or_else(bad)?]),
+        // numpy's np.dtype((base, shape)) takes a list as well.
+        Value::Tuple(items) | Value::List(items) => {
+            items.iter().map(|d| dim(d).ok_or_else(bad)).collect()
+        }
+        _ => Err(bad()),
+    }
+}
+
+fn parse_record(items: &[Value]) -> Result<DType, Error> {
+    let mut record = RecordBuilder::default();
+    for item in items {
+        let parts = match item {
+            Value::Tuple(p) | Value::List(p) if p.len() == 2 || p.len() == 3 => p,
+            other => {
+                return Err(descr_error(
+                    &other.to_string(),
+                    "a field must be (name, type) or (name, type, shape)",
+                ))
+            }
+        };
+        let (title, name) = match &parts[0] {
+            Value::Str(n) => (None, n.clone()),
+            Value::Tuple(tn) if tn.len() == 2 => match (&tn[0], &tn[1]) {
+                (Value::Str(t), Value::Str(n)) => (Some(t.clone()), n.clone()),
+                _ => {
+                    return Err(descr_error(
+                        &item.to_string(),
+                        "field title and name must be strings",
+                    ))
+                }
+            },
+            _ => {
+                return Err(descr_error(
+                    &item.to_string(),
+                    "field name must be a string or (title, name)",
+                ))
+            }
+        };
+        let mut dtype = DType::from_descr_value(&parts[1])?;
+        if let Some(shape) = parts.get(2) {
+            dtype = subarray_or_base(dtype, parse_sub_shape(shape)?)?;
+        }
+        record.push(title, name, dtype)?;
+    }
+    record.finish()
+}
+
+/// `(base, shape)` as numpy's `np.dtype((base, shape))`: the base itself for an empty shape.
+pub(crate) fn subarray_or_base(base: DType, shape: Vec<u64>) -> Result<DType, Error> {
+    if shape.is_empty() {
+        Ok(base)
+    } else {
+        Ok(DType::SubArray(SubArray::new(base, shape)?))
+    }
+}
+
+/// Builds a record from the entries of a descr list, as numpy's `descr_to_dtype` does: each
+/// entry takes the next `itemsize` bytes; unnamed void entries are padding. Shared by the
+/// general descr parser and the header fast path, so both follow the same rules.
+#[derive(Debug, Default)]
+pub(crate) struct RecordBuilder {
+    fields: Vec<Field>,
+    offset: u64,
+}
+
+impl RecordBuilder {
+    /// Adds the entry `(title, name)` of `dtype` (a subarray already applied).
+    pub(crate) fn push(
+        &mut self,
+        title: Option<String>,
+        name: String,
+        dtype: DType,
+    ) -> Result<(), Error> {
+        let size = dtype.itemsize();
+        let next = self
+            .offset
+            .checked_add(size)
+            .ok_or_else(|| descr_error(&name, "record size overflows 64 bits"))?;
+        // numpy's descr_to_dtype: an unnamed, untitled field whose dtype's type is np.void
+        // without names is padding: '|Vn', and any subarray (its type is np.void whatever the
+        // base), so `('', '<i4', (2,))` is 8 bytes of padding.
+        let is_void = matches!(dtype, DType::Void(_) | DType::SubArray(_));
+        let is_padding = title.is_none() && name.is_empty() && is_void;
+        if !is_padding {
+            // Grown as fields validate, not sized up front: a header list of a million `1`s
+            // must fail on the first without allocating a million fields.
+            self.fields.push(Field {
+                name,
+                title,
+                dtype,
+                offset: self.offset,
+            });
+        }
+        self.offset = next;
+        Ok(())
+    }
+
+    /// The record (validated by [`Record::new`]).
+    pub(crate) fn finish(self) -> Result<DType, Error> {
+        Ok(DType::Record(Record::new(self.fields, self.offset)?))
+    }
+}

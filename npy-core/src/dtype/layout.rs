@@ -1,0 +1,93 @@
+//! numpy's record layout rules: packed offsets, `align=True` offsets and each dtype's alignment.
+
+use super::{descr_error, DType, Field, Primitive, Record};
+use crate::error::Error;
+
+impl Record {
+    /// A packed record (numpy's default layout): fields one after another, no padding.
+    ///
+    /// # Errors
+    /// As [`Record::new`], and when the total size overflows.
+    pub fn packed<N: Into<String>>(
+        fields: impl IntoIterator<Item = (N, DType)>,
+    ) -> Result<Record, Error> {
+        let mut offset = 0u64;
+        let mut out = Vec::new();
+        for (name, dtype) in fields {
+            let name = name.into();
+            let next = offset
+                .checked_add(dtype.itemsize())
+                .ok_or_else(|| descr_error(&name, "record size overflows 64 bits"))?;
+            out.push(Field {
+                name,
+                title: None,
+                dtype,
+                offset,
+            });
+            offset = next;
+        }
+        Record::new(out, offset)
+    }
+
+    /// A record laid out as numpy's `align=True` (a C struct): each field at the next multiple
+    /// of its [`alignment`], the itemsize rounded up to the largest alignment. The gaps are
+    /// padding (written as `('', '|Vn')` entries in the descr).
+    ///
+    /// # Errors
+    /// As [`Record::new`], and when the total size overflows.
+    pub fn aligned<N: Into<String>>(
+        fields: impl IntoIterator<Item = (N, DType)>,
+    ) -> Result<Record, Error> {
+        let mut out = Vec::new();
+        let mut offset = 0u64;
+        let mut max_align = 1u64;
+        let overflow = |name: &str| descr_error(name, "record size overflows 64 bits");
+        for (name, dtype) in fields {
+            let name = name.into();
+            let align = alignment(&dtype).max(1);
+            max_align = max_align.max(align);
+            offset = offset
+                .checked_next_multiple_of(align)
+                .ok_or_else(|| overflow(&name))?;
+            let next = offset
+                .checked_add(dtype.itemsize())
+                .ok_or_else(|| overflow(&name))?;
+            out.push(Field {
+                name,
+                title: None,
+                dtype,
+                offset,
+            });
+            offset = next;
+        }
+        let itemsize = offset
+            .checked_next_multiple_of(max_align)
+            .ok_or_else(|| overflow("record"))?;
+        Record::new(out, itemsize)
+    }
+}
+
+/// numpy's alignment of a dtype (`dtype.alignment` under `align=True`): the scalar size for
+/// numbers (the component size for complex), 4 for `U`, 1 for `S` and `V`, the base's for a
+/// subarray and the largest of its fields' for a record.
+pub fn alignment(dtype: &DType) -> u64 {
+    match dtype {
+        DType::Number(p, _) => match p {
+            Primitive::C64 => 4,
+            Primitive::C128 => 8,
+            Primitive::LongDouble { .. } | Primitive::CLongDouble { .. } => 16,
+            p => p.itemsize(),
+        },
+        DType::Time(..) => 8,
+        DType::Unicode(..) => 4,
+        DType::Bytes(_) | DType::Void(_) => 1,
+        DType::Object => 8,
+        DType::SubArray(s) => alignment(s.base()),
+        DType::Record(r) => r
+            .fields()
+            .iter()
+            .map(|f| alignment(&f.dtype))
+            .max()
+            .unwrap_or(1),
+    }
+}

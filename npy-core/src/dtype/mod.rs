@@ -1,0 +1,560 @@
+//! The dtype model: what a header's `descr` describes.
+//!
+//! [`DType`] covers every type numpy writes to a `.npy` file: bool, integers, floats (including
+//! `longdouble`), complex numbers, datetime64/timedelta64 with their unit, fixed-width bytes
+//! (`S`), UCS-4 strings (`U`), raw void (`V`), object (`O`, recognised so that readers can refuse
+//! it by name) and structured (record) dtypes with nested records and subarrays.
+//!
+//! Parsing follows numpy's `descr_to_dtype` (`numpy/lib/_format_impl.py`) and `np.dtype(str)`;
+//! [`Display`](std::fmt::Display) writes what `dtype_to_descr` writes: `dtype.str` for simple
+//! dtypes and the `dtype.descr` list for records.
+
+use std::fmt;
+
+use crate::error::{Error, ErrorKind};
+#[doc(no_inline)]
+pub use crate::format::ByteOrder;
+use crate::format::MAX_DIMS;
+
+mod descr;
+mod layout;
+#[cfg(test)]
+mod tests;
+mod type_str;
+
+pub(crate) use descr::{subarray_or_base, RecordBuilder};
+pub use layout::alignment;
+pub(crate) use type_str::parse_type_str;
+
+/// The numeric (and bool) element types of the format's number table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Primitive {
+    /// `b1` / `?`: one byte, 0 or 1.
+    Bool,
+    /// `i1`
+    I8,
+    /// `i2`
+    I16,
+    /// `i4`
+    I32,
+    /// `i8`
+    I64,
+    /// `u1`
+    U8,
+    /// `u2`
+    U16,
+    /// `u4`
+    U32,
+    /// `u8`
+    U64,
+    /// `f2`: IEEE binary16.
+    F16,
+    /// `f4`
+    F32,
+    /// `f8`
+    F64,
+    /// `longdouble` stored in `size` bytes: 16 (`f16`, x86-64 80-bit extended padded, or
+    /// binary128 elsewhere) or 12 (`f12`, 32-bit x86).
+    LongDouble {
+        /// Bytes per element: 12 or 16.
+        size: u8,
+    },
+    /// `c8`: two `f4`.
+    C64,
+    /// `c16`: two `f8`.
+    C128,
+    /// `clongdouble` stored in `size` bytes: 32 (`c32`) or 24 (`c24`).
+    CLongDouble {
+        /// Bytes per element: 24 or 32.
+        size: u8,
+    },
+}
+
+impl Primitive {
+    /// Bytes per element.
+    pub fn itemsize(self) -> u64 {
+        use Primitive::*;
+        match self {
+            Bool | I8 | U8 => 1,
+            I16 | U16 | F16 => 2,
+            I32 | U32 | F32 => 4,
+            I64 | U64 | F64 | C64 => 8,
+            C128 => 16,
+            LongDouble { size } | CLongDouble { size } => u64::from(size),
+        }
+    }
+
+    /// numpy's kind character: `b`, `i`, `u`, `f` or `c`.
+    pub fn kind(self) -> char {
+        use Primitive::*;
+        match self {
+            Bool => 'b',
+            I8 | I16 | I32 | I64 => 'i',
+            U8 | U16 | U32 | U64 => 'u',
+            F16 | F32 | F64 | LongDouble { .. } => 'f',
+            C64 | C128 | CLongDouble { .. } => 'c',
+        }
+    }
+
+    /// The canonical dtype per the format's number table (`None` for longdouble types).
+    pub fn canonical(self) -> Option<Canonical> {
+        use Primitive::*;
+        Some(match self {
+            Bool => Canonical::Bool,
+            I8 => Canonical::Int8,
+            I16 => Canonical::Int16,
+            I32 => Canonical::Int32,
+            I64 => Canonical::Int64,
+            U8 => Canonical::Uint8,
+            U16 => Canonical::Uint16,
+            U32 => Canonical::Uint32,
+            U64 => Canonical::Uint64,
+            F16 => Canonical::Float16,
+            F32 => Canonical::Float32,
+            F64 => Canonical::Float64,
+            C64 => Canonical::Complex64,
+            C128 => Canonical::Complex128,
+            LongDouble { .. } | CLongDouble { .. } => return None,
+        })
+    }
+}
+
+/// The canonical dtypes of the format's number table: what a descr maps to, ignoring its
+/// byte-order character.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Canonical {
+    Bool,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    Uint8,
+    Uint16,
+    Uint32,
+    Uint64,
+    Float16,
+    Float32,
+    Float64,
+    Complex64,
+    Complex128,
+}
+
+impl Canonical {
+    /// numpy's name: `"bool"`, `"int8"`, ..., `"complex128"`.
+    pub fn name(self) -> &'static str {
+        use Canonical::*;
+        match self {
+            Bool => "bool",
+            Int8 => "int8",
+            Int16 => "int16",
+            Int32 => "int32",
+            Int64 => "int64",
+            Uint8 => "uint8",
+            Uint16 => "uint16",
+            Uint32 => "uint32",
+            Uint64 => "uint64",
+            Float16 => "float16",
+            Float32 => "float32",
+            Float64 => "float64",
+            Complex64 => "complex64",
+            Complex128 => "complex128",
+        }
+    }
+}
+
+impl fmt::Display for Canonical {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// datetime64 (`M8`) or timedelta64 (`m8`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TimeKind {
+    /// `M8`: a point in time, ticks since 1970-01-01T00:00.
+    Datetime,
+    /// `m8`: a duration in ticks.
+    Timedelta,
+}
+
+/// The unit of a datetime64/timedelta64 tick (NEP 7 / numpy's datetime units).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum TimeUnit {
+    /// No unit (`M8` alone); numpy can only hold NaT in such arrays.
+    Generic,
+    Year,
+    Month,
+    Week,
+    Day,
+    Hour,
+    Minute,
+    Second,
+    Millisecond,
+    Microsecond,
+    Nanosecond,
+    Picosecond,
+    Femtosecond,
+    Attosecond,
+}
+
+impl TimeUnit {
+    /// The unit's code as numpy writes it (`"ns"`, `"D"`, ...; `""` for generic).
+    pub fn code(self) -> &'static str {
+        use TimeUnit::*;
+        match self {
+            Generic => "",
+            Year => "Y",
+            Month => "M",
+            Week => "W",
+            Day => "D",
+            Hour => "h",
+            Minute => "m",
+            Second => "s",
+            Millisecond => "ms",
+            Microsecond => "us",
+            Nanosecond => "ns",
+            Picosecond => "ps",
+            Femtosecond => "fs",
+            Attosecond => "as",
+        }
+    }
+}
+
+/// A datetime64/timedelta64 dtype's kind and unit: `M8[10ms]` is `Datetime`, `Millisecond`, 10.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TimeType {
+    /// Datetime or timedelta.
+    pub kind: TimeKind,
+    /// The tick unit.
+    pub unit: TimeUnit,
+    /// How many units one tick is (1 unless written, e.g. `[10ms]`); 1 for generic.
+    pub multiplier: u32,
+}
+
+impl fmt::Display for TimeType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self.kind {
+            TimeKind::Datetime => "M8",
+            TimeKind::Timedelta => "m8",
+        })?;
+        match (self.unit, self.multiplier) {
+            (TimeUnit::Generic, _) => Ok(()),
+            (u, 1) => write!(f, "[{}]", u.code()),
+            (u, n) => write!(f, "[{n}{}]", u.code()),
+        }
+    }
+}
+
+/// A dtype, as described by a header's `descr`.
+///
+/// Build one by parsing (`"<f4".parse::<DType>()`, or a structured descr such as
+/// `"[('x', '<f4'), ('id', '<i8')]".parse()`) or from its parts. `Display` prints the descr exactly
+/// as numpy writes it in a header.
+///
+/// # Examples
+/// ```
+/// use npy_core::{ByteOrder, DType};
+/// let dt: DType = "f8".parse()?; // no byte-order char: native, as numpy
+/// assert_eq!(dt.to_string(), "<f8");
+/// assert_eq!(dt.itemsize(), 8);
+/// let rec: DType = "[('a', 'u1'), ('', '|V3'), ('b', '<i4')]".parse()?;
+/// assert_eq!(rec.itemsize(), 8);
+/// assert_eq!(rec.to_string(), "[('a', '|u1'), ('', '|V3'), ('b', '<i4')]");
+/// assert_eq!(rec.byte_order(), ByteOrder::NotApplicable);
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum DType {
+    /// bool, integer, float or complex, with its byte order (`NotApplicable` for 1-byte types).
+    Number(Primitive, ByteOrder),
+    /// datetime64 / timedelta64: 8-byte signed ticks (`i64::MIN` is NaT).
+    Time(TimeType, ByteOrder),
+    /// `|Sn`: `n` bytes, NUL-padded.
+    Bytes(u64),
+    /// `<Un` / `>Un`: `n` UCS-4 code points (4·n bytes), NUL-padded.
+    Unicode(u64, ByteOrder),
+    /// `|Vn`: `n` raw bytes.
+    Void(u64),
+    /// `|O`: a Python object; the data is a pickle, which this crate never executes.
+    Object,
+    /// A structured (record) dtype.
+    Record(Record),
+    /// A subarray: a fixed-shape block of a base dtype (record fields; rarely a whole array).
+    SubArray(SubArray),
+}
+
+/// A structured dtype: named fields at byte offsets inside a record of `itemsize` bytes.
+///
+/// Invariants (checked by [`Record::new`]): field names and titles are unique, fields are sorted
+/// by offset without overlap, and every field ends within the record.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Record {
+    fields: Vec<Field>,
+    itemsize: u64,
+}
+
+/// A field of a [`Record`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Field {
+    /// The field name (numpy allows `''` for a non-void field).
+    pub name: String,
+    /// numpy's optional field title (`(('Title', 'name'), '<i4')` in a descr).
+    pub title: Option<String>,
+    /// The field's dtype (a [`DType::SubArray`] for `(name, type, shape)` fields).
+    pub dtype: DType,
+    /// Byte offset of the field inside the record.
+    pub offset: u64,
+}
+
+/// A subarray dtype: `shape` elements of `base`, in C order.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SubArray {
+    base: Box<DType>,
+    shape: Vec<u64>,
+    itemsize: u64,
+}
+
+impl SubArray {
+    /// A subarray of `shape` elements of `base`.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidDescr`] when the shape is empty (numpy turns `(dtype, ())` into the plain
+    /// dtype; use `base` itself) or when its size overflows 64 bits.
+    pub fn new(base: DType, shape: Vec<u64>) -> Result<SubArray, Error> {
+        if matches!(
+            base,
+            DType::Bytes(0) | DType::Unicode(0, _) | DType::Void(0)
+        ) {
+            // numpy: "invalid itemsize in generic type tuple".
+            return Err(descr_error(
+                &base.to_string(),
+                "a subarray of a zero-width string or void",
+            ));
+        }
+        if shape.len() > MAX_DIMS {
+            return Err(descr_error(
+                &base.to_string(),
+                "subarray has more than 64 dimensions (numpy's limit)",
+            ));
+        }
+        if shape.is_empty() {
+            return Err(descr_error(
+                &base.to_string(),
+                "a subarray needs a non-empty shape",
+            ));
+        }
+        let itemsize = shape
+            .iter()
+            .try_fold(base.itemsize(), |acc, &d| acc.checked_mul(d))
+            .ok_or_else(|| descr_error(&base.to_string(), "subarray size overflows 64 bits"))?;
+        Ok(SubArray {
+            base: Box::new(base),
+            shape,
+            itemsize,
+        })
+    }
+
+    /// The element dtype (itself a subarray for a subarray of subarrays, as numpy keeps it).
+    pub fn base(&self) -> &DType {
+        &self.base
+    }
+
+    /// The subarray's shape, outermost first.
+    pub fn shape(&self) -> &[u64] {
+        &self.shape
+    }
+
+    /// The full shape and the innermost base, as numpy flattens a subarray of subarrays:
+    /// `(('<f8', (5,)), (2,))` is 2 × 5 `'<f8'`, `([2, 5], '<f8')`.
+    pub fn flatten(&self) -> (Vec<u64>, &DType) {
+        let mut shape = self.shape.clone();
+        let mut base = &*self.base;
+        while let DType::SubArray(inner) = base {
+            shape.extend_from_slice(&inner.shape);
+            base = &inner.base;
+        }
+        (shape, base)
+    }
+}
+
+impl Record {
+    /// A record from fields with explicit offsets and a total `itemsize` in bytes.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidDescr`] for a repeated name or title, fields out of offset order or
+    /// overlapping, or a field that ends past `itemsize`.
+    pub fn new(fields: Vec<Field>, itemsize: u64) -> Result<Record, Error> {
+        // Repeated names or titles: sort the labels and compare neighbours (no hashing of
+        // file-controlled strings, O(n log n) whatever they are).
+        let mut labels: Vec<&str> = fields
+            .iter()
+            .flat_map(|f| std::iter::once(f.name.as_str()).chain(f.title.as_deref()))
+            .collect();
+        labels.sort_unstable();
+        if let Some(w) = labels.windows(2).find(|w| w[0] == w[1]) {
+            return Err(descr_error(
+                w[0],
+                &format!("field name or title {:?} is used twice", w[0]),
+            ));
+        }
+        let mut end = 0u64;
+        for f in &fields {
+            if f.offset < end {
+                return Err(descr_error(
+                    &f.name,
+                    "fields overlap or are out of offset order, which a descr cannot express",
+                ));
+            }
+            end = f
+                .offset
+                .checked_add(f.dtype.itemsize())
+                .ok_or_else(|| descr_error(&f.name, "field offset overflows 64 bits"))?;
+        }
+        if end > itemsize {
+            return Err(descr_error(
+                "record",
+                &format!("fields need {end} bytes, more than the itemsize {itemsize}"),
+            ));
+        }
+        Ok(Record { fields, itemsize })
+    }
+
+    /// The fields in declaration order (padding is not a field).
+    pub fn fields(&self) -> &[Field] {
+        &self.fields
+    }
+
+    /// The field named `name` (or titled `name`, as numpy's `dtype.fields` allows).
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name == name).or_else(|| {
+            self.fields
+                .iter()
+                .find(|f| f.title.as_deref() == Some(name))
+        })
+    }
+
+    /// Bytes per record, padding included.
+    pub fn itemsize(&self) -> u64 {
+        self.itemsize
+    }
+}
+
+impl DType {
+    /// Bytes per element.
+    pub fn itemsize(&self) -> u64 {
+        match self {
+            DType::Number(p, _) => p.itemsize(),
+            DType::Time(..) => 8,
+            DType::Bytes(n) | DType::Void(n) => *n,
+            DType::Unicode(n, _) => n.saturating_mul(4),
+            DType::Object => 8,
+            DType::Record(r) => r.itemsize,
+            DType::SubArray(s) => s.itemsize,
+        }
+    }
+
+    /// The byte order numpy reports (`dtype.byteorder` resolved): `NotApplicable` for one-byte
+    /// types, bytes, void, object and records; a subarray reports its base's.
+    pub fn byte_order(&self) -> ByteOrder {
+        match self {
+            DType::Number(_, o) | DType::Time(_, o) | DType::Unicode(_, o) => *o,
+            DType::SubArray(s) => s.base.byte_order(),
+            _ => ByteOrder::NotApplicable,
+        }
+    }
+
+    /// The canonical dtype of the format's number table, ignoring byte order; `None` for
+    /// longdouble, datetime64, timedelta64, bytes, str, void, object and structured dtypes.
+    pub fn canonical(&self) -> Option<Canonical> {
+        match self {
+            DType::Number(p, _) => p.canonical(),
+            _ => None,
+        }
+    }
+
+    /// numpy's `dtype.kind`: `b i u f c M m S U V O` (`V` for records and subarrays).
+    pub fn kind(&self) -> char {
+        match self {
+            DType::Number(p, _) => p.kind(),
+            DType::Time(t, _) => match t.kind {
+                TimeKind::Datetime => 'M',
+                TimeKind::Timedelta => 'm',
+            },
+            DType::Bytes(_) => 'S',
+            DType::Unicode(..) => 'U',
+            DType::Void(_) | DType::Record(_) | DType::SubArray(_) => 'V',
+            DType::Object => 'O',
+        }
+    }
+
+    /// Whether the dtype holds Python objects anywhere (itself, a field, a subarray base):
+    /// such data is a pickle and cannot be read without executing code.
+    pub fn has_object(&self) -> bool {
+        match self {
+            DType::Object => true,
+            DType::Record(r) => r.fields.iter().any(|f| f.dtype.has_object()),
+            DType::SubArray(s) => s.base.has_object(),
+            _ => false,
+        }
+    }
+
+    /// [`ErrorKind::ObjectArray`] when the dtype holds Python objects anywhere: the one check
+    /// every reader, view, conversion and writer makes before touching data, so that no pickle
+    /// is ever read.
+    pub(crate) fn refuse_object(&self) -> Result<(), Error> {
+        if self.has_object() {
+            return Err(Error::new(ErrorKind::ObjectArray {
+                dtype: self.describe(),
+            }));
+        }
+        Ok(())
+    }
+
+    /// `'<c8' (complex64)`: the descr and its canonical name, for messages.
+    pub(crate) fn describe(&self) -> String {
+        match self.canonical() {
+            Some(c) => format!("'{self}' ({c})"),
+            None => format!("'{self}'"),
+        }
+    }
+
+    /// The same dtype with every multi-byte part in `order` (`NotApplicable` parts stay as they
+    /// are; `order` `NotApplicable` leaves the dtype unchanged).
+    pub fn with_byte_order(&self, order: ByteOrder) -> DType {
+        if order == ByteOrder::NotApplicable {
+            return self.clone();
+        }
+        match self {
+            DType::Number(p, o) if *o != ByteOrder::NotApplicable => DType::Number(*p, order),
+            DType::Time(t, _) => DType::Time(*t, order),
+            DType::Unicode(n, _) => DType::Unicode(*n, order),
+            DType::Record(r) => DType::Record(Record {
+                fields: r
+                    .fields
+                    .iter()
+                    .map(|f| Field {
+                        dtype: f.dtype.with_byte_order(order),
+                        ..f.clone()
+                    })
+                    .collect(),
+                itemsize: r.itemsize,
+            }),
+            DType::SubArray(s) => DType::SubArray(SubArray {
+                base: Box::new(s.base.with_byte_order(order)),
+                shape: s.shape.clone(),
+                itemsize: s.itemsize,
+            }),
+            other => other.clone(),
+        }
+    }
+}
+
+#[cold]
+pub(crate) fn descr_error(found: &str, reason: &str) -> Error {
+    Error::new(ErrorKind::InvalidDescr {
+        found: found.to_owned(),
+        reason: reason.to_owned(),
+    })
+}
