@@ -2,19 +2,28 @@
 //! for any dtype (records included; object arrays refused).
 
 use std::fs::File;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
+use crate::codec::{per_chunk, saturating_product, swap_in_place, Stepper, COPY_CHUNK_BYTES};
 use crate::dtype::{ByteOrder, DType, Primitive};
 use crate::error::{to_usize, Error, ErrorKind, PathContext};
-use crate::format::Order;
-use crate::header::{Header, Version};
+use crate::format::{Order, Version};
+use crate::header::Header;
+use crate::io::read_up_to;
 use crate::read::NpyReader;
 use crate::write::AtomicFile;
 
-const CHUNK_BYTES: usize = 1 << 20;
-
 /// What [`convert_file`] changes; `None` keeps the input's setting.
+///
+/// # Examples
+/// ```
+/// use npy_core::{ByteOrder, ConvertOptions, Order};
+/// let mut options = ConvertOptions::default();
+/// options.byte_order = Some(ByteOrder::Big);
+/// options.order = Some(Order::Fortran);
+/// assert!(!options.maps_input());
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ConvertOptions {
@@ -25,6 +34,31 @@ pub struct ConvertOptions {
     pub order: Option<Order>,
     /// Format version (`None`: numpy's choice for the new header).
     pub version: Option<Version>,
+    /// Map the input instead of reading its data into memory when the memory order changes.
+    map_input: bool,
+}
+
+impl ConvertOptions {
+    /// These options, memory-mapping the input when the memory order changes (feature
+    /// `mmap`), so that files larger than memory can be transposed: the operating system pages
+    /// the input in as the transposition walks it. Without this, changing the memory order
+    /// reads the input's data into memory (byte-order and version changes always stream).
+    ///
+    /// # Safety
+    /// While [`convert_file`] runs, no one may modify or truncate the input file: its pages
+    /// are the mapped memory, so a change is undefined behaviour and a truncation faults
+    /// (`SIGBUS`), as for [`NpyMmap::open`](crate::NpyMmap::open).
+    #[cfg(feature = "mmap")]
+    #[allow(unsafe_code)] // an unsafe contract; the function itself does nothing unsafe
+    pub unsafe fn map_input(mut self) -> Self {
+        self.map_input = true;
+        self
+    }
+
+    /// Whether [`ConvertOptions::map_input`] was chosen.
+    pub fn maps_input(&self) -> bool {
+        self.map_input
+    }
 }
 
 /// A run of `count` scalars of `unit` bytes starting at `offset` within an element, each
@@ -36,24 +70,19 @@ struct SwapRun {
     count: usize,
 }
 
-/// Where the scalars of an element sit, for byte swapping: `(offset, unit, count, order)`.
+/// Where the scalars of an element of `dtype` sit (from byte `base`), for swapping them into
+/// `target` order.
 fn swap_runs(
     dtype: &DType,
     base: usize,
     target: ByteOrder,
     out: &mut Vec<SwapRun>,
 ) -> Result<(), Error> {
-    let too_big = || {
-        Error::new(ErrorKind::PlatformLimit {
-            what: "itemsize",
-            value: dtype.itemsize(),
-        })
-    };
     match dtype {
         DType::Number(_, o) | DType::Time(_, o)
             if *o != ByteOrder::NotApplicable && *o != target =>
         {
-            let size = usize::try_from(dtype.itemsize()).map_err(|_| too_big())?;
+            let size = to_usize(dtype.itemsize(), "itemsize")?;
             let complex = matches!(
                 dtype,
                 DType::Number(
@@ -72,20 +101,20 @@ fn swap_runs(
             out.push(SwapRun {
                 offset: base,
                 unit: 4,
-                count: usize::try_from(*n).map_err(|_| too_big())?,
+                count: to_usize(*n, "'U' length")?,
             });
         }
         DType::Record(r) => {
             for f in r.fields() {
-                let off = base
-                    .checked_add(usize::try_from(f.offset).map_err(|_| too_big())?)
-                    .ok_or_else(too_big)?;
-                swap_runs(&f.dtype, off, target, out)?;
+                let offset = to_usize(f.offset, "record field offset")?;
+                swap_runs(&f.dtype, base + offset, target, out)?;
             }
         }
         DType::SubArray(s) => {
-            let n: u64 = s.shape().iter().product();
-            let item = usize::try_from(s.base().itemsize()).map_err(|_| too_big())?;
+            // With scalars in the base (item > 0), n × item is the subarray's itemsize, which
+            // fits: the runs below stay in the element.
+            let item = to_usize(s.base().itemsize(), "itemsize")?;
+            let n = to_usize(saturating_product(s.shape()), "subarray length")?;
             let mut inner = Vec::new();
             swap_runs(s.base(), 0, target, &mut inner)?;
             if let [one] = inner.as_slice() {
@@ -93,15 +122,15 @@ fn swap_runs(
                     // Contiguous scalars of one size: a single run for the whole subarray.
                     out.push(SwapRun {
                         offset: base,
-                        unit: one.unit,
-                        count: one.count * usize::try_from(n).map_err(|_| too_big())?,
+                        count: one.count * n,
+                        ..*one
                     });
                     return Ok(());
                 }
             }
             if !inner.is_empty() {
                 for i in 0..n {
-                    let at = base + usize::try_from(i).map_err(|_| too_big())? * item;
+                    let at = base + i * item;
                     out.extend(inner.iter().map(|r| SwapRun {
                         offset: at + r.offset,
                         ..*r
@@ -114,12 +143,10 @@ fn swap_runs(
     Ok(())
 }
 
+/// Swaps the scalars of one element in place.
 fn apply(runs: &[SwapRun], element: &mut [u8]) {
     for r in runs {
-        for k in 0..r.count {
-            let s = r.offset + k * r.unit;
-            element[s..s + r.unit].reverse();
-        }
+        swap_in_place(&mut element[r.offset..r.offset + r.unit * r.count], r.unit);
     }
 }
 
@@ -127,13 +154,14 @@ fn apply(runs: &[SwapRun], element: &mut [u8]) {
 /// value (numpy's `np.save(dst, np.load(src).astype(new_dtype, order=...))`).
 ///
 /// Memory stays bounded when only the byte order or version changes (the data streams through
-/// a 1 MiB buffer). Changing the memory order needs random access to the input: with the `mmap`
-/// feature the input is memory-mapped, otherwise it is read into memory. The output is written
-/// atomically (temporary file, then rename), so `dst` may equal `src`.
+/// a 1 MiB buffer). Changing the memory order needs random access to the input: it is read
+/// into memory, or mapped when the options say so ([`ConvertOptions::map_input`], feature
+/// `mmap`). The output is written atomically (temporary file, then rename), so `dst` may equal
+/// `src`.
 ///
 /// # Errors
-/// Header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], header-writing errors for an
-/// explicit version, I/O errors.
+/// Header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], header-writing errors
+/// for an explicit version, I/O errors; each names the file it concerns ([`Error::path`]).
 ///
 /// # Examples
 /// ```
@@ -210,70 +238,117 @@ fn convert(src: &Path, dst: &Path, options: &ConvertOptions) -> Result<(), Error
     let transpose = header.shape.len() >= 2 && target_order != src_order && itemsize > 0;
     let data_offset = reader.parsed_header().data_offset();
     let mut file = reader.into_inner();
-    if !transpose {
-        stream_copy(&mut file, &mut out, nbytes, itemsize, &runs)?;
+    let copy = Copy {
+        itemsize,
+        runs: &runs,
+        nbytes,
+    };
+    if transpose {
+        let source = Source::open(&mut file, data_offset, nbytes, options.map_input)?;
+        copy.transposed(source.bytes(), &header.shape, target_order, &mut out)?;
     } else {
-        drop(file);
-        let source = Source::open(src, data_offset, nbytes)?;
-        transpose_copy(
-            source.bytes(),
-            &header.shape,
-            src_order,
-            itemsize,
-            &runs,
-            &mut out,
-        )?;
+        copy.streamed(&mut file, &mut out)?;
     }
     out.file.commit().at_path(dst)
 }
 
-fn stream_copy(
-    src: &mut File,
-    out: &mut Output<'_>,
-    nbytes: u64,
+/// How to copy the data: elements of `itemsize` bytes, each swapped by `runs`.
+struct Copy<'a> {
     itemsize: usize,
-    runs: &[SwapRun],
-) -> Result<(), Error> {
-    // Whole elements per chunk (any size when elements take no bytes).
-    let per_chunk = CHUNK_BYTES
-        .checked_div(itemsize)
-        .map_or(CHUNK_BYTES, |n| n.max(1) * itemsize);
-    let mut buf = vec![0u8; per_chunk.min(usize::try_from(nbytes).unwrap_or(usize::MAX))];
-    let mut left = nbytes;
-    let mut done = 0u64;
-    while left > 0 {
-        let k = (buf.len() as u64).min(left) as usize;
-        let got = crate::io::read_up_to(src, &mut buf[..k])?;
-        if got < k {
-            return Err(Error::new(ErrorKind::Truncated {
-                what: "array data",
-                needed: nbytes,
-                found: done + got as u64,
-            }));
-        }
-        if !runs.is_empty() {
-            buf[..k]
-                .chunks_exact_mut(itemsize)
-                .for_each(|e| apply(runs, e));
-        }
-        out.write(&buf[..k])?;
-        left -= k as u64;
-        done += k as u64;
-    }
-    Ok(())
+    runs: &'a [SwapRun],
+    nbytes: u64,
 }
 
-/// The input's data bytes with random access: mapped when the `mmap` feature is on.
+impl Copy<'_> {
+    fn truncated(&self, found: u64) -> Error {
+        Error::new(ErrorKind::Truncated {
+            what: "array data",
+            needed: self.nbytes,
+            found,
+        })
+    }
+
+    /// Copies the data as it is stored, through a buffer of whole elements.
+    fn streamed(&self, src: &mut File, out: &mut Output<'_>) -> Result<(), Error> {
+        let chunk = per_chunk(self.itemsize, COPY_CHUNK_BYTES) * self.itemsize.max(1);
+        let mut buf = vec![0u8; chunk.min(to_usize(self.nbytes, "array data bytes")?)];
+        let mut done = 0u64;
+        while done < self.nbytes {
+            let k = (buf.len() as u64).min(self.nbytes - done) as usize;
+            let got = read_up_to(src, &mut buf[..k])?;
+            if got < k {
+                return Err(self.truncated(done + got as u64));
+            }
+            if !self.runs.is_empty() {
+                buf[..k]
+                    .chunks_exact_mut(self.itemsize)
+                    .for_each(|e| apply(self.runs, e));
+            }
+            out.write(&buf[..k])?;
+            done += k as u64;
+        }
+        Ok(())
+    }
+
+    /// Writes `src` (the data in the other order) element by element in `target` order.
+    fn transposed(
+        &self,
+        src: &[u8],
+        shape: &[u64],
+        target: Order,
+        out: &mut Output<'_>,
+    ) -> Result<(), Error> {
+        let dims: Vec<usize> = shape
+            .iter()
+            .map(|&d| to_usize(d, "dimension"))
+            .collect::<Result<_, _>>()?;
+        // Strides (bytes) of the source, whose fastest axis is the target's slowest.
+        let mut strides = vec![0usize; dims.len()];
+        let mut acc = self.itemsize;
+        for axis in 0..dims.len() {
+            let a = match target {
+                Order::C => axis,
+                Order::Fortran => dims.len() - 1 - axis,
+            };
+            strides[a] = acc;
+            acc *= dims[a];
+        }
+        let mut walk = Stepper::new(shape, target);
+        let mut buf = Vec::with_capacity(COPY_CHUNK_BYTES + self.itemsize);
+        let mut offset = 0usize;
+        while walk.index().is_some() {
+            let start = buf.len();
+            buf.extend_from_slice(&src[offset..offset + self.itemsize]);
+            apply(self.runs, &mut buf[start..]);
+            if buf.len() >= COPY_CHUNK_BYTES {
+                out.write(&buf)?;
+                buf.clear();
+            }
+            let Some(advanced) = walk.step() else { break };
+            // The faster axes went back to 0; the one that advanced moved one step.
+            offset += strides[advanced];
+            let reset = match target {
+                Order::C => advanced + 1..dims.len(),
+                Order::Fortran => 0..advanced,
+            };
+            for r in reset {
+                offset -= strides[r] * (dims[r] - 1);
+            }
+        }
+        out.write(&buf)
+    }
+}
+
+/// The input's data bytes with random access: read into memory, or mapped.
 enum Source {
     #[cfg(feature = "mmap")]
     Mapped(memmap2::Mmap, usize, usize),
-    #[cfg_attr(feature = "mmap", allow(dead_code))]
     Owned(Vec<u8>),
 }
 
 impl Source {
-    fn open(path: &Path, offset: u64, nbytes: u64) -> Result<Source, Error> {
-        let file = File::open(path)?;
+    /// The `nbytes` of data of `file` (positioned at the data, which starts at `offset`).
+    fn open(file: &mut File, offset: u64, nbytes: u64, map: bool) -> Result<Source, Error> {
         let len = file.metadata()?.len();
         if len.saturating_sub(offset) < nbytes {
             return Err(Error::new(ErrorKind::Truncated {
@@ -285,32 +360,27 @@ impl Source {
         let start = to_usize(offset, "data offset")?;
         let n = to_usize(nbytes, "array data bytes")?;
         #[cfg(feature = "mmap")]
-        {
-            // SAFETY: the map is read-only and private to this call; the file is opened for
-            // reading only. Another process truncating or rewriting the file while it is
-            // mapped is the one hazard (see the `mmap` module's docs); npy-core's own writers
-            // never modify a file in place, they replace it by rename.
+        if map {
+            // SAFETY: `Mmap::map` is unsafe because the mapped bytes alias the file. The
+            // caller of `ConvertOptions::map_input` promised that no one modifies or truncates
+            // the input while the conversion runs; the map is read-only and lives only in this
+            // call, and every access below is a bounds-checked slice of it.
             #[allow(unsafe_code)]
-            let map = unsafe { memmap2::Mmap::map(&file)? };
-            Ok(Source::Mapped(map, start, n))
+            let map = unsafe { memmap2::Mmap::map(&*file)? };
+            return Ok(Source::Mapped(map, start, n));
         }
-        #[cfg(not(feature = "mmap"))]
-        {
-            use std::io::{Read, Seek, SeekFrom};
-            let mut file = file;
-            file.seek(SeekFrom::Start(offset))?;
-            let mut v = Vec::with_capacity(n);
-            file.take(nbytes).read_to_end(&mut v)?;
-            if v.len() < n {
-                return Err(Error::new(ErrorKind::Truncated {
-                    what: "array data",
-                    needed: nbytes,
-                    found: v.len() as u64,
-                }));
-            }
-            let _ = start;
-            Ok(Source::Owned(v))
+        let _ = (map, start);
+        // The file's length, checked above, backs the allocation.
+        let mut data = Vec::with_capacity(n);
+        file.take(nbytes).read_to_end(&mut data)?;
+        if data.len() < n {
+            return Err(Error::new(ErrorKind::Truncated {
+                what: "array data",
+                needed: nbytes,
+                found: data.len() as u64,
+            }));
         }
+        Ok(Source::Owned(data))
     }
 
     fn bytes(&self) -> &[u8] {
@@ -320,61 +390,4 @@ impl Source {
             Source::Owned(v) => v,
         }
     }
-}
-
-/// Writes `src` (elements in `src_order`) in the other order, element by element.
-fn transpose_copy(
-    src: &[u8],
-    shape: &[u64],
-    src_order: Order,
-    itemsize: usize,
-    runs: &[SwapRun],
-    out: &mut Output<'_>,
-) -> Result<(), Error> {
-    let dims: Vec<usize> = shape
-        .iter()
-        .map(|&d| to_usize(d, "dimension"))
-        .collect::<Result<_, _>>()?;
-    let total: usize = dims.iter().product();
-    if total == 0 {
-        return Ok(());
-    }
-    // Strides (bytes) of the source layout.
-    let mut strides = vec![0usize; dims.len()];
-    let mut acc = itemsize;
-    let axes: Vec<usize> = match src_order {
-        Order::C => (0..dims.len()).rev().collect(),
-        Order::Fortran => (0..dims.len()).collect(),
-    };
-    for &a in &axes {
-        strides[a] = acc;
-        acc *= dims[a];
-    }
-    // Output walks the target order: its fastest axis is the source's slowest.
-    let walk: Vec<usize> = axes.iter().rev().copied().collect();
-    let mut index = vec![0usize; dims.len()];
-    let mut buf = Vec::with_capacity(CHUNK_BYTES + itemsize);
-    let mut offset = 0usize;
-    for _ in 0..total {
-        let start = buf.len();
-        buf.extend_from_slice(&src[offset..offset + itemsize]);
-        if !runs.is_empty() {
-            apply(runs, &mut buf[start..]);
-        }
-        if buf.len() >= CHUNK_BYTES {
-            out.write(&buf)?;
-            buf.clear();
-        }
-        for &a in &walk {
-            index[a] += 1;
-            offset += strides[a];
-            if index[a] < dims[a] {
-                break;
-            }
-            offset -= strides[a] * dims[a];
-            index[a] = 0;
-        }
-    }
-    out.write(&buf)?;
-    Ok(())
 }

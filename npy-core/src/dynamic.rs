@@ -21,11 +21,12 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
+use crate::codec::flat_index;
 use crate::dtype::{ByteOrder, DType, Primitive, TimeKind, TimeType};
 use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::Order;
-use crate::read::{flat_index, NpyReader, MAX_ZERO_SIZE_ELEMENTS};
+use crate::read::{NpyReader, MAX_ZERO_SIZE_ELEMENTS};
 
 /// Largest element (in bytes) [`NpyReader::read_dyn`] decodes: one element is read into a
 /// buffer whole, and a stream of unknown length cannot show that the bytes exist first.

@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["format", "hugepage"],
     &["literal"],
     &["error"],
-    &["io"],
+    &["io", "codec"],
     &["dtype"],
     &["header"],
     &["element"],

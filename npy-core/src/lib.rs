@@ -98,6 +98,7 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+mod codec;
 mod convert;
 pub mod dtype;
 mod dyn_write;
@@ -123,6 +124,10 @@ pub mod serde_impls;
 mod view;
 mod write;
 
+/// bytemuck, whose `Pod` a `#[npy(pod)]` record implements and whose `CheckedBitPattern`
+/// bounds the element types of views and maps; re-exported so that bounds in users' code and
+/// compiler messages name one path.
+pub use bytemuck;
 pub use half;
 pub use num_complex;
 
@@ -137,7 +142,7 @@ pub use dynamic::{
     read_dyn, COrderIter, DynArray, DynValue, UcsString, DYN_ALLOWANCE, MAX_DYN_EXPANSION,
     MAX_DYN_ITEMSIZE,
 };
-pub use element::{Datetime64, NpyElement, Timedelta64, NAT};
+pub use element::{Datetime64, NpyElement, PodLayout, Timedelta64, NAT};
 pub use error::{Category, Error, ErrorKind, NotNpy};
 pub use format::{ByteOrder, Order, Version};
 pub use header::{Header, ParsedHeader, ReadOptions};

@@ -8,11 +8,12 @@ use std::path::Path;
 use bytemuck::CheckedBitPattern;
 use memmap2::Mmap;
 
+use crate::codec::flat_index;
 use crate::element::NpyElement;
 use crate::error::{Error, PathContext};
 use crate::format::Order;
 use crate::header::{Header, ParsedHeader, ReadOptions};
-use crate::read::{flat_index, NpyArray};
+use crate::read::NpyArray;
 use crate::view::{order_of, view_data, NpyView};
 
 /// Maps the `.npy` file at `path` read-only and views its array as `[T]` without reading it.

@@ -6,19 +6,15 @@ use std::marker::PhantomData;
 use std::ops::Range;
 use std::path::Path;
 
+use crate::codec::{
+    checked_product, flat_index, per_chunk, swap_in_place, CHUNK_BYTES, SWAP_CHUNK_BYTES,
+};
 use crate::dtype::{DType, SubArray};
-use crate::element::{bulk_kind, swap_in_place, Bulk, NpyElement};
+use crate::element::{bulk_kind, Bulk, NpyElement};
 use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::Order;
 use crate::header::{Header, ParsedHeader, ReadOptions};
 use crate::io::read_up_to;
-
-/// Bytes decoded per step on the element-by-element path and read per step from streams of
-/// unknown length: large enough to amortise calls, small enough to stay in cache.
-const CHUNK_BYTES: usize = 1 << 16;
-
-/// Bytes read per step before an in-place byte swap: small enough to stay in L2.
-const SWAP_CHUNK_BYTES: usize = 256 << 10;
 
 /// Most zero-size elements (`S0`, `V0`, empty records) a dynamic read will materialise: such
 /// elements take no file bytes, so the file length cannot bound them.
@@ -75,7 +71,7 @@ impl<T> NpyArray<T> {
     /// # Errors
     /// [`ErrorKind::LengthMismatch`] when `data.len()` is not the product of `shape`.
     pub fn from_parts(shape: Vec<u64>, order: Order, data: Vec<T>) -> Result<Self, Error> {
-        let n = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
+        let n = checked_product(1, &shape);
         if n != Some(data.len() as u64) {
             return Err(Error::new(ErrorKind::LengthMismatch {
                 what: "array data for its shape",
@@ -130,22 +126,6 @@ impl<T> NpyArray<T> {
     pub fn get(&self, index: &[u64]) -> Option<&T> {
         flat_index(&self.shape, self.order, index).and_then(|i| self.data.get(i))
     }
-}
-
-/// Position in memory of a logical index.
-pub(crate) fn flat_index(shape: &[u64], order: Order, index: &[u64]) -> Option<usize> {
-    if index.len() != shape.len() || index.iter().zip(shape).any(|(i, d)| i >= d) {
-        return None;
-    }
-    let mut flat = 0u64;
-    let pairs: Box<dyn Iterator<Item = (&u64, &u64)>> = match order {
-        Order::C => Box::new(index.iter().zip(shape)),
-        Order::Fortran => Box::new(index.iter().zip(shape).rev()),
-    };
-    for (i, d) in pairs {
-        flat = flat.checked_mul(*d)?.checked_add(*i)?;
-    }
-    usize::try_from(flat).ok()
 }
 
 /// Reads the `.npy` file at `path` into an owned array of `T`.
@@ -383,12 +363,11 @@ impl<R: Read> NpyReader<R> {
         })?;
         if self.available.is_some() || itemsize == 0 {
             // The length is known to be backed: allocate once.
-            if let Some(mut v) = T::zeroed_vec(n_usize) {
-                if let Some(bytes) = T::as_bytes_mut(&mut v) {
-                    // Fresh zeroed pages, not yet touched: huge pages make the faults of the
-                    // read below 512 times fewer (numpy does the same).
-                    crate::hugepage::advise(bytes);
-                }
+            if let Some(layout) = T::pod_layout() {
+                let mut v = layout.zeroed_vec(n_usize);
+                // Fresh zeroed pages, not yet touched: huge pages make the faults of the read
+                // below 512 times fewer (numpy does the same).
+                crate::hugepage::advise(layout.as_bytes_mut(&mut v));
                 self.fill(&plan, &mut v)?;
                 return Ok(v);
             }
@@ -401,8 +380,9 @@ impl<R: Read> NpyReader<R> {
         let step = (CHUNK_BYTES as u64 * 16 / itemsize.max(1)).max(1);
         while self.remaining() > 0 {
             let k = self.remaining().min(step.max(v.len() as u64));
-            match T::zeroed_vec(k as usize) {
-                Some(mut part) => {
+            match T::pod_layout() {
+                Some(layout) => {
+                    let mut part = layout.zeroed_vec(k as usize);
                     self.fill(&plan, &mut part)?;
                     v.append(&mut part);
                 }
@@ -434,23 +414,24 @@ impl<R: Read> NpyReader<R> {
 
     /// Fills `out` with the next elements (the caller checked the count).
     fn fill<T: NpyElement>(&mut self, plan: &T::Plan, out: &mut [T]) -> Result<(), Error> {
-        let bulk = bulk_kind::<T>(self.dtype());
-        if bulk != Bulk::No {
-            if let Some(bytes) = T::as_bytes_mut(out) {
-                match bulk {
-                    Bulk::Swapped(unit) => {
-                        // Swap each chunk while it is still in cache, not in a second pass.
-                        let step = (SWAP_CHUNK_BYTES / unit).max(1) * unit;
-                        for chunk in bytes.chunks_mut(step) {
-                            self.read_data(chunk)?;
-                            swap_in_place(chunk, unit);
-                        }
-                    }
-                    _ => self.read_data(bytes)?,
+        match bulk_kind::<T>(self.dtype()) {
+            Bulk::Native(layout) => {
+                self.read_data(layout.as_bytes_mut(out))?;
+                self.pos += out.len() as u64;
+                return Ok(());
+            }
+            Bulk::Swapped(layout) => {
+                // Swap each chunk while it is still in cache, not in a second pass.
+                let unit = layout.swap_unit();
+                let step = per_chunk(unit, SWAP_CHUNK_BYTES) * unit;
+                for chunk in layout.as_bytes_mut(out).chunks_mut(step) {
+                    self.read_data(chunk)?;
+                    swap_in_place(chunk, unit);
                 }
                 self.pos += out.len() as u64;
                 return Ok(());
             }
+            Bulk::No => {}
         }
         let itemsize = self.itemsize() as usize;
         if itemsize == 0 {

@@ -27,7 +27,7 @@ use std::path::Path;
 #[doc(no_inline)]
 pub use crate::dtype::alignment;
 use crate::dtype::{DType, Record};
-use crate::element::NpyElement;
+use crate::element::{bulk_kind, mismatch, Bulk, NpyElement};
 use crate::error::{to_usize, Error, ErrorKind, PathContext};
 use crate::read::NpyReader;
 use crate::write::write;
@@ -142,9 +142,6 @@ pub struct RecordPlan<F> {
 pub mod __private {
     use super::*;
 
-    /// bytemuck, for the casts `#[npy(pod)]` generates.
-    pub use bytemuck;
-
     /// Whether the memory of a `#[npy(pod)]` struct is the bytes of its dtype: `dtype` (its
     /// `npy_dtype()`) is a record of `size` bytes (`size_of::<Self>()`) whose fields, in
     /// order, are at the struct's field offsets, of its field types' sizes and cover the
@@ -174,10 +171,10 @@ pub mod __private {
     /// How reading `dtype` as `T` goes: `"native"` (one read into the output, no conversion),
     /// `"swapped"` (one read and an in-place byte swap) or `"elementwise"`. For tests.
     pub fn bulk_path<T: NpyElement>(dtype: &DType) -> &'static str {
-        match crate::element::bulk_kind::<T>(dtype) {
-            crate::element::Bulk::Native => "native",
-            crate::element::Bulk::Swapped(_) => "swapped",
-            crate::element::Bulk::No => "elementwise",
+        match bulk_kind::<T>(dtype) {
+            Bulk::Native(_) => "native",
+            Bulk::Swapped(_) => "swapped",
+            Bulk::No => "elementwise",
         }
     }
 
@@ -185,7 +182,7 @@ pub mod __private {
     pub fn record<T: NpyElement>(dtype: &DType) -> Result<&Record, Error> {
         match dtype {
             DType::Record(r) => Ok(r),
-            _ => Err(crate::element::mismatch::<T>(dtype)),
+            _ => Err(mismatch::<T>(dtype)),
         }
     }
 

@@ -11,12 +11,13 @@ use std::borrow::Cow;
 use bytemuck::checked::{self, CheckedCastError};
 use bytemuck::{CheckedBitPattern, PodCastError};
 
+use crate::codec::flat_index;
 use crate::dtype::{DType, Primitive};
 use crate::element::{bulk_kind, mismatch, Bulk, NpyElement};
 use crate::error::{Error, ErrorKind};
 use crate::format::Order;
 use crate::header::{Header, ParsedHeader, ReadOptions};
-use crate::read::{flat_index, NpyArray, NpyReader};
+use crate::read::{NpyArray, NpyReader};
 
 /// A `.npy` file's array, borrowed from the bytes of the whole file without copying.
 ///
@@ -239,7 +240,7 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
     dtype.refuse_object()?;
     T::plan(dtype)?;
     match bulk_kind::<T>(dtype) {
-        Bulk::Native => {}
+        Bulk::Native(_) => {}
         Bulk::Swapped(_) => return Err(not_viewable::<T>(dtype, "the bytes are byte-swapped")),
         Bulk::No if is_bool_layout::<T>(dtype) => {}
         Bulk::No => {

@@ -5,13 +5,12 @@ use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
+use crate::codec::{checked_product, per_chunk, swap_in_place, CHUNK_BYTES};
 use crate::dtype::{ByteOrder, DType};
-use crate::element::{bulk_kind, swap_in_place, Bulk, NpyElement};
+use crate::element::{bulk_kind, Bulk, NpyElement};
 use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::Order;
 use crate::header::{Header, Version};
-
-const CHUNK_BYTES: usize = 1 << 16;
 
 /// Writes `data` (in C order, `shape` outermost first) to `path` as numpy's `np.save` would:
 /// the type's default dtype in the machine's byte order, format 1.0 unless the header needs
@@ -162,15 +161,12 @@ impl WriteOptions {
         shape: &[u64],
     ) -> Result<(), Error> {
         let (dtype, plan) = self.resolve(data)?;
-        let expected = shape
-            .iter()
-            .try_fold(1u64, |a, &d| a.checked_mul(d))
-            .ok_or_else(|| {
-                Error::new(ErrorKind::SizeOverflow {
-                    shape: shape.to_vec(),
-                    itemsize: dtype.itemsize(),
-                })
-            })?;
+        let expected = checked_product(1, shape).ok_or_else(|| {
+            Error::new(ErrorKind::SizeOverflow {
+                shape: shape.to_vec(),
+                itemsize: dtype.itemsize(),
+            })
+        })?;
         if expected != data.len() as u64 {
             return Err(Error::new(ErrorKind::LengthMismatch {
                 what: "data for the shape",
@@ -246,15 +242,15 @@ fn write_elements<W: Write, T: NpyElement>(
     plan: &T::Plan,
     data: &[T],
 ) -> Result<(), Error> {
-    match (bulk_kind::<T>(dtype), T::as_bytes(data)) {
-        (Bulk::Native, Some(bytes)) => {
-            w.write_all(bytes)?;
+    match bulk_kind::<T>(dtype) {
+        Bulk::Native(layout) => {
+            w.write_all(layout.as_bytes(data))?;
             return Ok(());
         }
-        (Bulk::Swapped(unit), Some(bytes)) => {
+        Bulk::Swapped(layout) => {
+            let (bytes, unit) = (layout.as_bytes(data), layout.swap_unit());
             let mut buf = Vec::with_capacity(CHUNK_BYTES.min(bytes.len()));
-            let step = (CHUNK_BYTES / unit) * unit;
-            for chunk in bytes.chunks(step.max(unit)) {
+            for chunk in bytes.chunks(per_chunk(unit, CHUNK_BYTES) * unit) {
                 buf.clear();
                 buf.extend_from_slice(chunk);
                 swap_in_place(&mut buf, unit);
@@ -262,7 +258,7 @@ fn write_elements<W: Write, T: NpyElement>(
             }
             return Ok(());
         }
-        _ => {}
+        Bulk::No => {}
     }
     let itemsize = dtype.itemsize() as usize;
     if itemsize == 0 {
@@ -332,15 +328,12 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         let mut shape = vec![0];
         shape.extend_from_slice(row_shape);
         let header = options.header(dtype.clone(), &shape)?;
-        let row_len = row_shape
-            .iter()
-            .try_fold(1u64, |a, &d| a.checked_mul(d))
-            .ok_or_else(|| {
-                Error::new(ErrorKind::SizeOverflow {
-                    shape: shape.clone(),
-                    itemsize: dtype.itemsize(),
-                })
-            })?;
+        let row_len = checked_product(1, row_shape).ok_or_else(|| {
+            Error::new(ErrorKind::SizeOverflow {
+                shape: shape.clone(),
+                itemsize: dtype.itemsize(),
+            })
+        })?;
         let itemsize = usize::try_from(dtype.itemsize()).map_err(|_| {
             Error::new(ErrorKind::SizeOverflow {
                 shape: shape.clone(),
@@ -392,10 +385,8 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
     /// As [`StreamWriter::push`].
     pub fn extend_from_slice(&mut self, values: &[T]) -> Result<(), Error> {
         if self.buf.is_empty() {
-            if let (Bulk::Native, Some(bytes)) =
-                (bulk_kind::<T>(&self.elem_dtype), T::as_bytes(values))
-            {
-                self.inner.write_all(bytes)?;
+            if let Bulk::Native(layout) = bulk_kind::<T>(&self.elem_dtype) {
+                self.inner.write_all(layout.as_bytes(values))?;
                 self.count += values.len() as u64;
                 return Ok(());
             }

@@ -130,7 +130,7 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
         // The casts of the bulk hooks need `Self: Pod`; the bound, spanned on `pod`, reports a
         // struct that is not Pod there.
         let (_, ty_generics, _) = input.generics.split_for_impl();
-        let pod = quote_spanned!(span=> #krate::records::__private::bytemuck::Pod);
+        let pod = quote_spanned!(span=> #krate::bytemuck::Pod);
         let bound = quote_spanned!(span=> #ident #ty_generics: #pod);
         generics
             .make_where_clause()
@@ -227,40 +227,26 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
     };
 
     let pod_hooks = if container.pod.is_some() {
-        // The bulk hooks: `[Self]` is read and written as bytes when the file's dtype is
-        // exactly `npy_dtype()` in native byte order (unit 0: no byte-swapped bulk path) and
-        // `pod_layout` confirms numpy's field offsets are the `repr(C)` ones.
+        // The bulk hook: `[Self]` is read and written as bytes when the file's dtype is
+        // exactly `npy_dtype()` in native byte order (`native_only`: no byte-swapped bulk
+        // path) and `pod_layout` confirms numpy's field offsets are the `repr(C)` ones.
         let leaves: Vec<&Type> = tys.iter().copied().map(leaf).collect();
         quote! {
-            fn bulk_swap_unit() -> ::std::option::Option<usize> {
+            fn pod_layout() -> ::std::option::Option<#krate::PodLayout<Self>> {
                 let __fields: &[(usize, usize, bool)] = &[ #( (
                     ::core::mem::offset_of!(Self, #members),
                     ::core::mem::size_of::<#tys>(),
-                    <#leaves as #krate::NpyElement>::bulk_swap_unit().is_some(),
+                    <#leaves as #krate::NpyElement>::pod_layout().is_some(),
                 ) ),* ];
                 if #private::pod_layout(
                     &<Self as #krate::NpyElement>::npy_dtype(),
                     ::core::mem::size_of::<Self>(),
                     __fields,
                 ) {
-                    ::std::option::Option::Some(0)
+                    ::std::option::Option::Some(#krate::PodLayout::native_only())
                 } else {
                     ::std::option::Option::None
                 }
-            }
-
-            fn as_bytes(__values: &[Self]) -> ::std::option::Option<&[u8]> {
-                ::std::option::Option::Some(#private::bytemuck::cast_slice::<Self, u8>(__values))
-            }
-
-            fn as_bytes_mut(__values: &mut [Self]) -> ::std::option::Option<&mut [u8]> {
-                ::std::option::Option::Some(
-                    #private::bytemuck::cast_slice_mut::<Self, u8>(__values),
-                )
-            }
-
-            fn zeroed_vec(__n: usize) -> ::std::option::Option<::std::vec::Vec<Self>> {
-                ::std::option::Option::Some(#private::bytemuck::zeroed_vec::<Self>(__n))
             }
         }
     } else {

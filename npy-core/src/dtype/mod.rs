@@ -11,6 +11,7 @@
 
 use std::fmt;
 
+use crate::codec::checked_product;
 use crate::error::{Error, ErrorKind};
 #[doc(no_inline)]
 pub use crate::format::ByteOrder;
@@ -345,9 +346,7 @@ impl SubArray {
                 "a subarray needs a non-empty shape",
             ));
         }
-        let itemsize = shape
-            .iter()
-            .try_fold(base.itemsize(), |acc, &d| acc.checked_mul(d))
+        let itemsize = checked_product(base.itemsize(), &shape)
             .ok_or_else(|| descr_error(&base.to_string(), "subarray size overflows 64 bits"))?;
         Ok(SubArray {
             base: Box::new(base),

@@ -6,6 +6,7 @@
 //! key order, `repr` of each value, the spaces numpy reserves for growing the shape, and padding
 //! so the data starts at a multiple of [`ARRAY_ALIGN`].
 
+use crate::codec::nonzero_product;
 use crate::dtype::DType;
 use crate::error::{Error, ErrorKind};
 use crate::format::Order;
@@ -132,19 +133,9 @@ impl Header {
         Ok(if any_zero { 0 } else { product })
     }
 
-    /// `start` × every non-zero dimension, checked, and whether a dimension is zero; the result
-    /// does not depend on where a zero stands (numpy's `PyArray_NewFromDescr` rule).
+    /// `start` × every non-zero dimension ([`nonzero_product`]), or the overflow error.
     fn nonzero_product(&self, start: u64) -> Result<(u64, bool), Error> {
-        let mut product = start;
-        let mut any_zero = false;
-        for &d in &self.shape {
-            if d == 0 {
-                any_zero = true;
-            } else {
-                product = product.checked_mul(d).ok_or_else(|| self.overflow())?;
-            }
-        }
-        Ok((product, any_zero))
+        nonzero_product(start, &self.shape).ok_or_else(|| self.overflow())
     }
 
     #[cold]

@@ -1,0 +1,203 @@
+//! [`NpyElement`]: Rust types that map to a dtype, and the per-type read and write plans.
+//!
+//! A reader checks the file's dtype against the requested type once per array
+//! ([`NpyElement::plan`]); the per-element work ([`NpyElement::read`], [`NpyElement::write`]) is
+//! monomorphised and branch-free in the common case. Plain-data types also declare their memory
+//! layout ([`NpyElement::pod_layout`]): when the file's bytes are exactly the type's in-memory
+//! layout the array is read with one `read_exact` into the output buffer, and when only the byte
+//! order differs, with one read followed by an in-place byte swap.
+//!
+//! The per-type impls live beside this: numbers, complex and `bool` (`number.rs`), `[T; N]`
+//! (`array.rs`), `Vec<u8>` and `String` (`string.rs`), datetimes (`time.rs`); all decode their
+//! bytes through the crate's one scalar codec.
+
+use std::fmt;
+
+use crate::dtype::{ByteOrder, DType};
+use crate::error::{Error, ErrorKind};
+
+mod array;
+mod number;
+mod string;
+mod time;
+
+pub use crate::codec::Endian;
+pub use time::{units, Datetime64, Timedelta64, Unit, NAT};
+
+/// A Rust type that is the element of a `.npy` array: it can be read from and written to the
+/// bytes of a dtype.
+///
+/// Implemented for `bool`, `i8`–`i64`, `u8`–`u64`, `f32`, `f64`, [`half::f16`],
+/// [`num_complex::Complex<f32>`] / `Complex<f64>`, `[T; N]` (a subarray of `T`), `Vec<u8>`
+/// (bytes, `S`), `String` (UCS-4 strings, `U`), [`Datetime64`] and [`Timedelta64`]; and by
+/// `#[derive(NpyElement)]` for records (feature `derive`).
+///
+/// Reading is strict: the file's dtype must be the type's dtype in either byte order (an `i4`
+/// file does not read as `i64`). `bool` accepts only the bytes 0 and 1 (numpy would read any
+/// non-zero byte as `True`; here it is [`ErrorKind::InvalidBool`], so that corrupt data is
+/// noticed).
+///
+/// Every method but [`NpyElement::pod_layout`] is needed for both directions: the plan is
+/// shared (one dtype check serves reading and writing), and plain-data types declare their
+/// memory layout once, as a [`PodLayout`] that only a `bytemuck::Pod` type can build.
+pub trait NpyElement: Sized {
+    /// What the type needs to know about the file's dtype to convert elements (byte order,
+    /// string width, field offsets...). Built once per array by [`NpyElement::plan`].
+    type Plan: Clone + fmt::Debug;
+
+    /// The dtype numpy writes for this type, in the machine's byte order (`'<c8'` for
+    /// `Complex<f32>` on a little-endian machine). Variable-width types (`String`, `Vec<u8>`)
+    /// give their zero-width dtype; writers size them with [`NpyElement::dtype_for`].
+    fn npy_dtype() -> DType;
+
+    /// The dtype to write `values` with: [`NpyElement::npy_dtype`] unless the type's width
+    /// depends on the values (strings take the longest).
+    fn dtype_for(values: &[Self]) -> DType {
+        let _ = values;
+        Self::npy_dtype()
+    }
+
+    /// The Rust type's name for error messages (`"Complex<f64>"`).
+    fn rust_name() -> String;
+
+    /// Checks that elements of `dtype` convert to and from `Self`, and prepares the conversion.
+    ///
+    /// # Errors
+    /// [`ErrorKind::TypeMismatch`] naming the file's dtype and the Rust type.
+    fn plan(dtype: &DType) -> Result<Self::Plan, Error>;
+
+    /// Decodes one element from `src` (`src.len()` is the dtype's itemsize).
+    ///
+    /// # Errors
+    /// Values the type cannot hold: [`ErrorKind::InvalidBool`], [`ErrorKind::InvalidUnicode`].
+    fn read(plan: &Self::Plan, src: &[u8]) -> Result<Self, Error>;
+
+    /// Encodes one element into `dst` (`dst.len()` is the dtype's itemsize).
+    ///
+    /// # Errors
+    /// [`ErrorKind::ValueTooLong`] for a string wider than the dtype.
+    fn write(&self, plan: &Self::Plan, dst: &mut [u8]) -> Result<(), Error>;
+
+    /// `Some` when `[Self]` in memory is exactly the array bytes of
+    /// [`NpyElement::npy_dtype`] in the machine's byte order, so that whole arrays are read and
+    /// written in bulk (and viewed in place). `None`, the default, for every other type.
+    fn pod_layout() -> Option<PodLayout<Self>> {
+        None
+    }
+}
+
+/// The memory layout of a plain-data element type: proof that `[T]` in memory is the bytes
+/// of `T`'s dtype, with the casts that use it.
+///
+/// Only a `bytemuck::Pod` type can build one ([`PodLayout::swapping`],
+/// [`PodLayout::native_only`]), so a type cannot claim a layout its memory does not have.
+pub struct PodLayout<T> {
+    swap_unit: usize,
+    as_bytes: fn(&[T]) -> &[u8],
+    as_bytes_mut: fn(&mut [T]) -> &mut [u8],
+    zeroed_vec: fn(usize) -> Vec<T>,
+}
+
+impl<T: bytemuck::Pod> PodLayout<T> {
+    /// The layout of a type whose byte swap reverses each `unit`-byte scalar (the scalar
+    /// size: 4 for `Complex<f32>`), so that data of the other byte order is read and written
+    /// in bulk too, with one in-place swap.
+    pub fn swapping(unit: usize) -> Self {
+        PodLayout {
+            swap_unit: unit.max(1),
+            as_bytes: bytemuck::cast_slice::<T, u8>,
+            as_bytes_mut: bytemuck::cast_slice_mut::<T, u8>,
+            zeroed_vec: bytemuck::zeroed_vec::<T>,
+        }
+    }
+
+    /// The layout of a type with no single swap unit (a record of mixed scalar sizes,
+    /// `#[npy(pod)]`): only data in the machine's byte order goes in bulk; the other order is
+    /// converted element by element.
+    pub fn native_only() -> Self {
+        PodLayout {
+            swap_unit: 0,
+            ..PodLayout::swapping(1)
+        }
+    }
+}
+
+impl<T> PodLayout<T> {
+    /// The scalar size a byte swap reverses; 0 when only the native order goes in bulk.
+    pub fn swap_unit(&self) -> usize {
+        self.swap_unit
+    }
+
+    /// The elements' memory as bytes.
+    pub fn as_bytes<'a>(&self, values: &'a [T]) -> &'a [u8] {
+        (self.as_bytes)(values)
+    }
+
+    /// The elements' memory as mutable bytes (every byte pattern is a valid value).
+    pub fn as_bytes_mut<'a>(&self, values: &'a mut [T]) -> &'a mut [u8] {
+        (self.as_bytes_mut)(values)
+    }
+
+    /// A vector of `n` zeroed elements, allocated zeroed (the pages are only touched when the
+    /// data is read into them).
+    pub fn zeroed_vec(&self, n: usize) -> Vec<T> {
+        (self.zeroed_vec)(n)
+    }
+}
+
+impl<T> Clone for PodLayout<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for PodLayout<T> {}
+
+impl<T> fmt::Debug for PodLayout<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PodLayout")
+            .field("swap_unit", &self.swap_unit)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How a file's dtype relates to an element type's memory layout.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Bulk<T> {
+    /// The bytes are the values.
+    Native(PodLayout<T>),
+    /// The bytes are the values with each `swap_unit`-byte scalar reversed.
+    Swapped(PodLayout<T>),
+    /// Per-element conversion.
+    No,
+}
+
+/// How elements of `dtype` read into (and write from) `[T]`.
+pub(crate) fn bulk_kind<T: NpyElement>(dtype: &DType) -> Bulk<T> {
+    let Some(layout) = T::pod_layout() else {
+        return Bulk::No;
+    };
+    let native = T::npy_dtype();
+    if *dtype == native {
+        Bulk::Native(layout)
+    } else if layout.swap_unit() != 0 && dtype.with_byte_order(ByteOrder::NATIVE) == native {
+        Bulk::Swapped(layout)
+    } else {
+        Bulk::No
+    }
+}
+
+/// [`ErrorKind::TypeMismatch`] for reading `dtype` as `T`: the file's dtype and `T` with its
+/// own dtype.
+#[cold]
+pub(crate) fn mismatch<T: NpyElement>(dtype: &DType) -> Error {
+    let requested = match T::npy_dtype() {
+        DType::Bytes(0) => "'|S'".to_owned(),
+        DType::Unicode(0, _) => "'U'".to_owned(),
+        d => format!("'{d}'"),
+    };
+    Error::new(ErrorKind::TypeMismatch {
+        file: dtype.describe(),
+        requested: format!("{} ({requested})", T::rust_name()),
+    })
+}
