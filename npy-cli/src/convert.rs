@@ -50,7 +50,11 @@ enum OrderArg {
 
 /// Runs `npy convert`.
 pub fn run(args: &Args) -> ExitCode {
-    let mut options = ConvertOptions::default();
+    // SAFETY: mapping IN is sound while no one modifies or truncates it during the conversion.
+    // The command documents that it maps IN (so that files larger than memory transpose); like
+    // `cp` or numpy's own `mmap_mode`, it cannot stop another program from changing the file,
+    // and the user who runs it on a file being rewritten gets a fault, not a silent result.
+    let mut options = unsafe { ConvertOptions::default().map_input() };
     options.byte_order = args.byte_order.map(|b| match b {
         ByteOrderArg::Little => ByteOrder::Little,
         ByteOrderArg::Big => ByteOrder::Big,
