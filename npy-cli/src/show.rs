@@ -89,7 +89,7 @@ pub fn run(args: &Args) -> ExitCode {
         }
     };
     // numpy prints any array without elements as `[]`; only JSON spells out the empty lists.
-    let no_elements = array.shape.contains(&0);
+    let no_elements = array.shape().contains(&0);
     if let Err(e) = check_empty_lists(&array).or_else(|e| {
         if no_elements && !args.json {
             Ok(())
@@ -148,8 +148,8 @@ fn check_empty_lists(a: &DynArray) -> Result<(), String> {
             _ => 0,
         }
     }
-    let n = a.shape.iter().fold(1u64, |x, &d| x.saturating_mul(d));
-    let total = empty_lists(&a.shape).saturating_add(n.saturating_mul(per_value(&a.dtype)));
+    let n = a.shape().iter().fold(1u64, |x, &d| x.saturating_mul(d));
+    let total = empty_lists(a.shape()).saturating_add(n.saturating_mul(per_value(a.dtype())));
     if total > MAX_EMPTY_LISTS {
         return Err(format!(
             "its zero-length axes would print {total} empty lists (at most {MAX_EMPTY_LISTS} are printed)"
@@ -177,13 +177,13 @@ impl Serialize for JsonArray<'_> {
         let a = self.0;
         let leaves: Vec<&DynValue> = a.iter_c_order().collect();
         let mut m = s.serialize_map(Some(4))?;
-        m.serialize_entry("descr", &a.dtype.to_string())?;
-        m.serialize_entry("shape", &a.shape)?;
-        m.serialize_entry("fortran_order", &a.fortran_order)?;
+        m.serialize_entry("descr", &a.dtype().to_string())?;
+        m.serialize_entry("shape", &a.shape())?;
+        m.serialize_entry("fortran_order", &a.header().fortran_order)?;
         m.serialize_entry(
             "data",
             &Nested {
-                shape: &a.shape,
+                shape: a.shape(),
                 leaves: &leaves,
             },
         )?;
@@ -287,9 +287,9 @@ impl Serialize for Json<'_> {
 /// numpy's `str(arr)` for the whole array.
 fn to_text(a: &DynArray, full: bool) -> String {
     let leaves: Vec<&DynValue> = a.iter_c_order().collect();
-    if a.shape.is_empty() {
+    if a.shape().is_empty() {
         return match leaves.first() {
-            Some(v) => scalar_str(&a.dtype, v, full),
+            Some(v) => scalar_str(a.dtype(), v, full),
             None => String::new(),
         };
     }
@@ -299,14 +299,14 @@ fn to_text(a: &DynArray, full: bool) -> String {
     let summarise = !full && leaves.len() > THRESHOLD;
     let shown: Vec<&DynValue> = if summarise {
         let mut shown = Vec::new();
-        leading_trailing(&a.shape, &leaves, &mut shown);
+        leading_trailing(a.shape(), &leaves, &mut shown);
         shown
     } else {
         leaves.clone()
     };
-    let fmt = Fmt::new(&a.dtype, &shown, false, full);
+    let fmt = Fmt::new(a.dtype(), &shown, false, full);
     let printer = ArrayPrinter {
-        shape: &a.shape,
+        shape: a.shape(),
         leaves: &leaves,
         fmt: &fmt,
         summarise,

@@ -7,7 +7,8 @@ use std::path::Path;
 use crate::dtype::{ByteOrder, Canonical, DType};
 use crate::error::{Error, PathContext};
 use crate::format::{Order, Version};
-use crate::header::{Header, ReadOptions};
+use crate::header::{Header, ParsedHeader, ReadOptions};
+use crate::meta::ArrayMeta;
 
 /// What a `.npy` file holds, from its header: the tensor's name, dtype, shape and layout.
 ///
@@ -91,14 +92,19 @@ impl TensorInfo {
         r: &mut R,
         options: &ReadOptions,
     ) -> Result<TensorInfo, Error> {
-        let parsed = Header::read_with(r, options)?;
-        let nbytes = parsed.header.nbytes()?;
-        let data_offset = parsed.data_offset();
-        let Header {
-            dtype,
-            fortran_order,
-            shape,
-        } = parsed.header;
+        let meta = ArrayMeta::new(Header::read_with(r, options)?)?;
+        let (nbytes, data_offset) = (meta.nbytes(), meta.data_offset());
+        let ParsedHeader {
+            header:
+                Header {
+                    dtype,
+                    fortran_order,
+                    shape,
+                },
+            version,
+            header_len,
+            text,
+        } = meta.into_parsed_header();
         Ok(TensorInfo {
             name: name.into(),
             canonical: dtype.canonical(),
@@ -109,9 +115,9 @@ impl TensorInfo {
             order: Order::from_fortran_order(fortran_order),
             nbytes,
             data_offset,
-            version: parsed.version,
-            header_len: parsed.header_len,
-            header: parsed.text,
+            version,
+            header_len,
+            header: text,
         })
     }
 }

@@ -101,7 +101,6 @@
 mod codec;
 mod convert;
 pub mod dtype;
-mod dyn_write;
 mod dynamic;
 pub mod element;
 mod error;
@@ -113,6 +112,7 @@ mod io;
 #[cfg(test)]
 mod layers;
 pub mod literal;
+mod meta;
 #[cfg(feature = "mmap")]
 mod mmap;
 #[cfg(feature = "ndarray")]
@@ -137,16 +137,16 @@ pub use convert::{convert_file, ConvertOptions};
 pub use dtype::{
     Canonical, DType, Field, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
 };
-pub use dyn_write::{write_dyn, write_dyn_to};
 pub use dynamic::{
-    read_dyn, COrderIter, DynArray, DynValue, UcsString, DYN_ALLOWANCE, MAX_DYN_EXPANSION,
-    MAX_DYN_ITEMSIZE,
+    read_dyn, write_dyn, write_dyn_to, COrderIter, DynArray, DynValue, UcsString, DYN_ALLOWANCE,
+    MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE,
 };
 pub use element::{Datetime64, NpyElement, PodLayout, Timedelta64, NAT};
 pub use error::{Category, Error, ErrorKind, NotNpy};
 pub use format::{ByteOrder, Order, Version};
 pub use header::{Header, ParsedHeader, ReadOptions};
 pub use info::TensorInfo;
+pub use meta::ArrayMeta;
 #[cfg(feature = "mmap")]
 pub use mmap::{mmap, NpyMmap};
 /// `#[derive(NpyElement)]`: a struct as a numpy structured (record) dtype (feature `derive`).

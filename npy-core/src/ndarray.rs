@@ -69,7 +69,7 @@ pub fn read_ndarray_dim<T: NpyElement, D: Dimension>(
     let mut read = || -> Result<Array<T, D>, Error> {
         check_ndim::<D>(r.shape())?;
         let data = r.read_vec::<T>()?;
-        NpyArray::from_parts(r.shape().to_vec(), r.order(), data)?.into_ndarray_dim()
+        NpyArray::from_meta(r.meta().clone(), data)?.into_ndarray_dim()
     };
     read().at_path(path)
 }

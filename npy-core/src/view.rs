@@ -11,12 +11,11 @@ use std::borrow::Cow;
 use bytemuck::checked::{self, CheckedCastError};
 use bytemuck::{CheckedBitPattern, PodCastError};
 
-use crate::codec::flat_index;
 use crate::dtype::{DType, Primitive};
 use crate::element::{bulk_kind, mismatch, Bulk, NpyElement};
 use crate::error::{Error, ErrorKind};
-use crate::format::Order;
-use crate::header::{Header, ParsedHeader, ReadOptions};
+use crate::header::{Header, ReadOptions};
+use crate::meta::{meta_accessors, ArrayMeta};
 use crate::read::{NpyArray, NpyReader};
 
 /// A `.npy` file's array, borrowed from the bytes of the whole file without copying.
@@ -62,7 +61,7 @@ use crate::read::{NpyArray, NpyReader};
 /// ```
 #[derive(Debug, Clone)]
 pub struct NpyView<'a, T> {
-    parsed: ParsedHeader,
+    meta: ArrayMeta,
     data: &'a [T],
 }
 
@@ -105,46 +104,25 @@ impl<'a, T: NpyElement + CheckedBitPattern> NpyView<'a, T> {
     /// # Errors
     /// As [`NpyView::new`].
     pub fn with_options(bytes: &'a [u8], options: &ReadOptions) -> Result<Self, Error> {
-        let parsed = Header::read_with(&mut &bytes[..], options)?;
-        NpyView::from_parsed(bytes, parsed)
-    }
-
-    /// A view of `bytes` whose header was already read as `parsed`.
-    pub(crate) fn from_parsed(bytes: &'a [u8], parsed: ParsedHeader) -> Result<Self, Error> {
-        let data = view_data(bytes, &parsed)?;
-        Ok(NpyView { parsed, data })
+        let meta = ArrayMeta::new(Header::read_with(&mut &bytes[..], options)?)?;
+        let data = view_data(bytes, &meta)?;
+        Ok(NpyView { meta, data })
     }
 }
 
 impl<'a, T> NpyView<'a, T> {
+    /// A view of `data`, which [`view_data`] checked against `meta`.
+    #[cfg_attr(not(feature = "mmap"), allow(dead_code))]
+    pub(crate) fn from_checked(meta: ArrayMeta, data: &'a [T]) -> Self {
+        debug_assert_eq!(meta.len(), data.len() as u64);
+        NpyView { meta, data }
+    }
+
+    meta_accessors!();
+
     /// The elements in memory order ([`NpyView::order`]), borrowed from the input.
     pub fn data(&self) -> &'a [T] {
         self.data
-    }
-
-    /// Logical shape, outermost first.
-    pub fn shape(&self) -> &[u64] {
-        &self.parsed.header.shape
-    }
-
-    /// Memory order of [`NpyView::data`].
-    pub fn order(&self) -> Order {
-        order_of(&self.parsed.header)
-    }
-
-    /// The header dict.
-    pub fn header(&self) -> &Header {
-        &self.parsed.header
-    }
-
-    /// The header with its version, length and text.
-    pub fn parsed_header(&self) -> &ParsedHeader {
-        &self.parsed
-    }
-
-    /// Offset of the data from the start of the input, in bytes.
-    pub fn data_offset(&self) -> u64 {
-        self.parsed.data_offset()
     }
 
     /// Number of elements.
@@ -159,7 +137,7 @@ impl<'a, T> NpyView<'a, T> {
 
     /// The element at a logical index (one entry per dimension), whatever the memory order.
     pub fn get(&self, index: &[u64]) -> Option<&'a T> {
-        flat_index(self.shape(), self.order(), index).and_then(|i| self.data.get(i))
+        self.meta.index_of(index).and_then(|i| self.data.get(i))
     }
 
     /// Copies the view into an owned array (same shape, order and elements).
@@ -167,11 +145,8 @@ impl<'a, T> NpyView<'a, T> {
     where
         T: Clone,
     {
-        match NpyArray::from_parts(self.shape().to_vec(), self.order(), self.data.to_vec()) {
-            Ok(a) => a,
-            // view_data checked that the data holds prod(shape) elements.
-            Err(_) => unreachable!("a view holds exactly its shape's elements"),
-        }
+        NpyArray::from_meta(self.meta.clone(), self.data.to_vec())
+            .expect("view_data checked that a view holds exactly its shape's elements")
     }
 }
 
@@ -200,8 +175,8 @@ impl<'a, T> NpyView<'a, T> {
 pub fn view_or_copy<T: NpyElement + CheckedBitPattern>(
     bytes: &[u8],
 ) -> Result<Cow<'_, [T]>, Error> {
-    let parsed = Header::read(&mut &bytes[..])?;
-    match view_data::<T>(bytes, &parsed) {
+    let meta = ArrayMeta::new(Header::read(&mut &bytes[..])?)?;
+    match view_data::<T>(bytes, &meta) {
         Ok(data) => Ok(Cow::Borrowed(data)),
         Err(e)
             if matches!(
@@ -209,7 +184,7 @@ pub fn view_or_copy<T: NpyElement + CheckedBitPattern>(
                 ErrorKind::Misaligned { .. } | ErrorKind::NotViewable { .. }
             ) =>
         {
-            let available = bytes.len() - data_start(bytes, &parsed);
+            let available = bytes.len() - data_start(bytes, &meta);
             let mut r = NpyReader::new(bytes)?.with_available_bytes(available as u64);
             Ok(Cow::Owned(r.read_vec()?))
         }
@@ -217,26 +192,19 @@ pub fn view_or_copy<T: NpyElement + CheckedBitPattern>(
     }
 }
 
-pub(crate) fn order_of(header: &Header) -> Order {
-    if header.fortran_order {
-        Order::Fortran
-    } else {
-        Order::C
-    }
-}
-
 /// Where the data starts in `bytes` (the header reader consumed exactly the header's bytes, so
 /// the offset is within `bytes`; clamped all the same).
-fn data_start(bytes: &[u8], parsed: &ParsedHeader) -> usize {
-    usize::try_from(parsed.data_offset()).map_or(bytes.len(), |o| o.min(bytes.len()))
+pub(crate) fn data_start(bytes: &[u8], meta: &ArrayMeta) -> usize {
+    usize::try_from(meta.data_offset()).map_or(bytes.len(), |o| o.min(bytes.len()))
 }
 
-/// Checks that the data after `parsed` in `bytes` can be borrowed as `[T]` and borrows it.
+/// Checks that the data after the header of `meta` in `bytes` can be borrowed as `[T]` and
+/// borrows it: the one validation of views and maps.
 pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
     bytes: &'a [u8],
-    parsed: &ParsedHeader,
+    meta: &ArrayMeta,
 ) -> Result<&'a [T], Error> {
-    let dtype = &parsed.header.dtype;
+    let dtype = meta.dtype();
     dtype.refuse_object()?;
     T::plan(dtype)?;
     match bulk_kind::<T>(dtype) {
@@ -257,9 +225,9 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
             "the type's size in memory is not the dtype's itemsize",
         ));
     }
-    let offset = parsed.data_offset();
-    let nbytes = parsed.header.nbytes()?;
-    let start = data_start(bytes, parsed);
+    let offset = meta.data_offset();
+    let nbytes = meta.nbytes();
+    let start = data_start(bytes, meta);
     let available = (bytes.len() - start) as u64;
     if available < nbytes {
         return Err(Error::new(ErrorKind::Truncated {
@@ -269,6 +237,13 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
         }));
     }
     if nbytes == 0 {
+        if !meta.is_empty() {
+            // Elements of zero size (an empty record): no bytes to borrow them from.
+            return Err(not_viewable::<T>(
+                dtype,
+                "its elements take no bytes to borrow",
+            ));
+        }
         // Nothing to borrow: an empty slice needs no alignment.
         return Ok(&[]);
     }
@@ -298,7 +273,7 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
              [T] unless misaligned: {e}"
         ),
     };
-    debug_assert_eq!(view.len() as u64, parsed.header.num_elements().unwrap_or(0));
+    debug_assert_eq!(view.len() as u64, meta.len());
     Ok(view)
 }
 

@@ -78,10 +78,10 @@ fn array_json(a: &DynArray) -> Json {
     let leaves: Vec<Json> = a.iter_c_order().map(to_json).collect();
     assert_eq!(
         leaves.len() as u64,
-        a.shape.iter().product::<u64>(),
+        a.shape().iter().product::<u64>(),
         "element count"
     );
-    nest(&a.shape, &mut leaves.into_iter())
+    nest(a.shape(), &mut leaves.into_iter())
 }
 
 /// JSON equality with floats compared as f64 (sign of zero included) and ints exactly.
@@ -150,15 +150,19 @@ fn every_fixture_with_data_reads_as_numpy_lists_it() {
             .strip_prefix('\'')
             .and_then(|d| d.strip_suffix('\''))
             .unwrap_or(descr);
-        assert_eq!(a.dtype.to_string(), descr, "{file}: descr");
+        assert_eq!(a.dtype().to_string(), descr, "{file}: descr");
         let shape: Vec<u64> = entry["shape"]
             .as_array()
             .expect("shape")
             .iter()
             .map(|d| d.as_u64().expect("dim"))
             .collect();
-        assert_eq!(a.shape, shape, "{file}: shape");
-        assert_eq!(a.fortran_order, entry["fortran_order"] == true, "{file}");
+        assert_eq!(a.shape(), shape, "{file}: shape");
+        assert_eq!(
+            a.header().fortran_order,
+            entry["fortran_order"] == true,
+            "{file}"
+        );
         if let Err(e) = same(&array_json(&a), want, file) {
             failures.push(e);
         }
@@ -178,7 +182,7 @@ fn longdouble_keeps_raw_bytes() {
     let a = npy_core::read_dyn(fixtures_dir().join("f16_be_c_2x3x4.npy")).expect("read");
     let raw = fs::read(fixtures_dir().join("f16_be_c_2x3x4.npy")).expect("file");
     let data = &raw[raw.len() - 24 * 16..];
-    for (i, v) in a.values.iter().enumerate() {
+    for (i, v) in a.values().iter().enumerate() {
         match v {
             DynValue::LongDouble { bytes, .. } => assert_eq!(bytes, &data[i * 16..i * 16 + 16]),
             other => panic!("{other:?}"),
@@ -238,8 +242,8 @@ fn lone_surrogate_keeps_its_code_point() {
         return;
     }
     let a = npy_core::read_dyn(&path).expect("read");
-    assert_eq!(a.shape, [1]);
-    match &a.values[0] {
+    assert_eq!(a.shape(), [1]);
+    match &a.values()[0] {
         DynValue::Str(s) => {
             assert_eq!(s.code_points(), [0xD805]);
             assert_eq!(s.to_string_lossy(), "\u{FFFD}");
@@ -333,7 +337,7 @@ fn zero_size_and_empty_arrays() {
     let a = NpyReader::new(&bytes[..])
         .and_then(|mut r| r.read_dyn())
         .expect("read");
-    assert_eq!(a.values, vec![DynValue::Bytes(vec![]); 4]);
+    assert_eq!(a.values(), vec![DynValue::Bytes(vec![]); 4]);
     let a = npy_core::read_dyn(fixtures_dir().join("f8_le_c_3x0.npy")).expect("read");
     assert_eq!(array_json(&a), json!([[], [], []]));
 }
@@ -364,12 +368,12 @@ fn comparison_is_strict_about_floats() {
 #[test]
 fn record_fields_come_in_dtype_order_without_padding() {
     let a = npy_core::read_dyn(fixtures_dir().join("rec_offsets.npy")).expect("read");
-    let npy_core::DType::Record(r) = &a.dtype else {
-        panic!("{}", a.dtype)
+    let npy_core::DType::Record(r) = &a.dtype() else {
+        panic!("{}", a.dtype())
     };
     let want: Vec<&str> = r.fields().iter().map(|f| f.name.as_str()).collect();
     assert_eq!(want, ["a", "b"]);
-    for v in &a.values {
+    for v in a.values() {
         let DynValue::Record(fields) = v else {
             panic!("{v:?}")
         };
@@ -377,9 +381,25 @@ fn record_fields_come_in_dtype_order_without_padding() {
         assert_eq!(names, want);
     }
     let a = npy_core::read_dyn(fixtures_dir().join("rec_quote.npy")).expect("read");
-    let DynValue::Record(fields) = &a.values[0] else {
+    let DynValue::Record(fields) = &a.values()[0] else {
         panic!()
     };
     let names: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["it's", "b\"q"]);
+}
+
+/// `read_dyn` of a `|u1` array of more than 4,194,304 elements failed with `AllocationLimit`:
+/// the typed reads' bound (32 bytes of elements per data byte) was applied to its 48-byte
+/// `DynValue`s, although its own documented bound (`MAX_DYN_EXPANSION`, 256 per byte) allows
+/// them. The first size past the typed bound now reads.
+#[test]
+fn read_dyn_is_bounded_by_its_own_budget_not_the_typed_one() {
+    // Past 64 MiB / (48 - 32) bytes: where the typed bound refused.
+    let n = (64 << 20) / 16 + 1;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("u1.npy");
+    npy_core::write(&path, &vec![7u8; n], &[n as u64]).unwrap();
+    let a = npy_core::read_dyn(&path).unwrap();
+    assert_eq!(a.len(), n);
+    assert_eq!(a.values()[n - 1], DynValue::UInt(7));
 }

@@ -98,7 +98,7 @@ fn long_field_names_do_not_multiply_into_dynamic_values() {
     // Ordinary names and shapes are far inside the bound.
     let bytes = npy2("[('flag', '|b1'), ('v', '|u1', (2, 2))]", "(3,)", &[1; 15]);
     let a = NpyReader::new(&bytes[..]).unwrap().read_dyn().unwrap();
-    assert_eq!(a.values[2].field("flag"), Some(&DynValue::Bool(true)));
+    assert_eq!(a.values()[2].field("flag"), Some(&DynValue::Bool(true)));
 }
 
 #[test]

@@ -147,12 +147,7 @@ fn write_dyn_refuses_float_overflow() {
         ("<f2", DynValue::Float(1e6)),
         ("<c8", DynValue::Complex(0.0, -1e300)),
     ] {
-        let a = DynArray {
-            dtype: descr.parse().unwrap(),
-            shape: vec![1],
-            fortran_order: false,
-            values: vec![value],
-        };
+        let a = DynArray::new(Header::new(descr.parse().unwrap(), vec![1]), vec![value]).unwrap();
         let err = npy_core::write_dyn_to(Vec::new(), &a, None).unwrap_err();
         assert!(
             matches!(err.kind(), ErrorKind::ValueMismatch { .. }),
@@ -160,12 +155,11 @@ fn write_dyn_refuses_float_overflow() {
         );
     }
     // Infinities and NaN themselves are values, not overflow.
-    let a = DynArray {
-        dtype: "<f4".parse().unwrap(),
-        shape: vec![2],
-        fortran_order: false,
-        values: vec![DynValue::Float(f64::INFINITY), DynValue::Float(f64::NAN)],
-    };
+    let a = DynArray::new(
+        Header::new("<f4".parse().unwrap(), vec![2]),
+        vec![DynValue::Float(f64::INFINITY), DynValue::Float(f64::NAN)],
+    )
+    .unwrap();
     npy_core::write_dyn_to(Vec::new(), &a, None).unwrap();
 }
 

@@ -30,7 +30,7 @@ fn every_fixture_round_trips_to_numpys_bytes() {
 
 #[test]
 fn values_that_do_not_fit_are_errors() {
-    use npy_core::{DType, DynArray, DynValue, ErrorKind};
+    use npy_core::{DType, DynArray, DynValue, ErrorKind, Header};
     let out = tempfile::tempdir().unwrap();
     let cases: Vec<(&str, DynValue)> = vec![
         ("|i1", DynValue::Int(128)),
@@ -45,12 +45,8 @@ fn values_that_do_not_fit_are_errors() {
         ),
     ];
     for (descr, value) in cases {
-        let array = DynArray {
-            dtype: descr.parse::<DType>().unwrap(),
-            shape: vec![1],
-            fortran_order: false,
-            values: vec![value],
-        };
+        let header = Header::new(descr.parse::<DType>().unwrap(), vec![1]);
+        let array = DynArray::new(header, vec![value]).unwrap();
         let path = out.path().join("x.npy");
         let err = npy_core::write_dyn(&path, &array).unwrap_err();
         assert!(
@@ -59,13 +55,9 @@ fn values_that_do_not_fit_are_errors() {
         );
         assert!(!path.exists(), "{descr}: a failed write must leave no file");
     }
-    let wrong_len = DynArray {
-        dtype: "<i4".parse().unwrap(),
-        shape: vec![2],
-        fortran_order: false,
-        values: vec![DynValue::Int(1)],
-    };
-    let err = npy_core::write_dyn(out.path().join("y.npy"), &wrong_len).unwrap_err();
+    // An array whose values do not fill its shape cannot be built, so it cannot be written.
+    let header = Header::new("<i4".parse().unwrap(), vec![2]);
+    let err = DynArray::new(header, vec![DynValue::Int(1)]).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::LengthMismatch { .. }),
         "{err}"

@@ -162,7 +162,7 @@ impl<T> fmt::Debug for PodLayout<T> {
 }
 
 /// How a file's dtype relates to an element type's memory layout.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub(crate) enum Bulk<T> {
     /// The bytes are the values.
     Native(PodLayout<T>),
@@ -171,6 +171,14 @@ pub(crate) enum Bulk<T> {
     /// Per-element conversion.
     No,
 }
+
+impl<T> Clone for Bulk<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Bulk<T> {}
 
 /// How elements of `dtype` read into (and write from) `[T]`.
 pub(crate) fn bulk_kind<T: NpyElement>(dtype: &DType) -> Bulk<T> {

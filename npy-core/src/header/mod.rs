@@ -104,6 +104,11 @@ impl Header {
         }
     }
 
+    /// The memory order `fortran_order` declares.
+    pub fn order(&self) -> Order {
+        Order::from_fortran_order(self.fortran_order)
+    }
+
     /// The `fortran_order` numpy writes for data in `order`: `True` only for data that is not
     /// also C-contiguous. With at most one dimension longer than 1, or no elements, both orders
     /// are the same bytes and numpy writes `False`.

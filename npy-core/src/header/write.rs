@@ -1,6 +1,6 @@
 //! Writing a header as `np.save` does: the dict's `repr`, the growth-axis spaces, the padding.
 
-use super::Header;
+use super::{Header, ParsedHeader};
 use crate::error::{Error, ErrorKind};
 use crate::format::{Version, ARRAY_ALIGN, GROWTH_AXIS_MAX_DIGITS, MAGIC};
 use crate::literal::Value;
@@ -91,4 +91,34 @@ fn wrap_header(text: &str, version: Version) -> Result<Vec<u8>, Error> {
     out.resize(out.len() + pad as usize, b' ');
     out.push(b'\n');
     Ok(out)
+}
+
+impl ParsedHeader {
+    /// `header` as `np.save` would store it: numpy's version choice ([`Header::to_bytes`] with
+    /// `None`), its header length and padded text.
+    ///
+    /// # Errors
+    /// As [`Header::to_bytes`].
+    pub fn for_header(header: Header) -> Result<ParsedHeader, Error> {
+        let text = header.to_text();
+        let bytes = header.to_bytes(None)?;
+        let version = Version::from_bytes(bytes[6], bytes[7])
+            .expect("to_bytes writes one of the versions it knows");
+        let header_len = bytes.len() as u64 - version.prefix_len();
+        let encoded = match version {
+            Version::V3_0 => text.len(),
+            _ => text.chars().count(),
+        } as u64;
+        let padding = usize::try_from(header_len - encoded - 1)
+            .expect("the padding is at most ARRAY_ALIGN bytes");
+        let mut stored = text;
+        stored.extend(std::iter::repeat_n(' ', padding));
+        stored.push('\n');
+        Ok(ParsedHeader {
+            header,
+            version,
+            header_len,
+            text: stored,
+        })
+    }
 }

@@ -1,12 +1,17 @@
-//! Writing [`DynArray`]s: any dtype's values, encoded back under their dtype.
+//! Writing [`DynArray`]s: any dtype's values, encoded back under their dtype through the
+//! crate's scalar codec.
 
 use std::io::Write;
 use std::path::Path;
 
-use crate::dtype::{ByteOrder, DType, Primitive, TimeKind};
-use crate::dynamic::{DynArray, DynValue};
+use half::f16;
+
+use super::{DynArray, DynValue};
+use crate::codec::{encode_bytes, encode_ucs4, Endian, Scalar};
+use crate::dtype::{DType, Primitive, TimeKind};
+use crate::element::NAT;
 use crate::error::{to_usize, Error, ErrorKind, PathContext};
-use crate::header::{Header, Version};
+use crate::format::Version;
 use crate::write::AtomicFile;
 
 /// Writes `array` to `path` as numpy would write an array of its dtype, shape and order
@@ -15,8 +20,7 @@ use crate::write::AtomicFile;
 ///
 /// # Errors
 /// [`ErrorKind::ValueMismatch`] when a value does not fit the dtype (wrong kind, out of range, a
-/// string longer than the width, another datetime unit), [`ErrorKind::LengthMismatch`] when the
-/// number of values is not the product of the shape, [`ErrorKind::ObjectArray`], header and I/O
+/// string longer than the width, another datetime unit), [`ErrorKind::ObjectArray`], header and I/O
 /// errors.
 ///
 /// # Examples
@@ -50,32 +54,20 @@ pub fn write_dyn_to<W: Write>(
     array: &DynArray,
     version: Option<Version>,
 ) -> Result<(), Error> {
-    array.dtype.refuse_object()?;
-    let header = Header {
-        dtype: array.dtype.clone(),
-        fortran_order: array.fortran_order,
-        shape: array.shape.clone(),
-    };
-    let n = header.num_elements()?;
-    if n != array.values.len() as u64 {
-        return Err(Error::new(ErrorKind::LengthMismatch {
-            what: "values for the shape",
-            expected: n,
-            found: array.values.len() as u64,
-        }));
-    }
-    w.write_all(&header.to_bytes(version)?)?;
-    let itemsize = to_usize(array.dtype.itemsize(), "itemsize")?;
-    let mut buf = vec![0u8; itemsize];
-    for v in &array.values {
+    let dtype = array.dtype();
+    dtype.refuse_object()?;
+    w.write_all(&array.header().to_bytes(version)?)?;
+    let mut buf = vec![0u8; to_usize(dtype.itemsize(), "itemsize")?];
+    for v in array.values() {
         buf.fill(0);
-        encode(&array.dtype, v, &mut buf)?;
+        encode(dtype, v, &mut buf)?;
         w.write_all(&buf)?;
     }
     w.flush()?;
     Ok(())
 }
 
+/// [`ErrorKind::ValueMismatch`]: `value` does not fit `dtype`.
 #[cold]
 fn mismatch(dtype: &DType, value: &DynValue) -> Error {
     let mut value = format!("{value:?}");
@@ -93,86 +85,66 @@ fn mismatch(dtype: &DType, value: &DynValue) -> Error {
     })
 }
 
-/// Puts the low `dst.len()` bytes of `le` (a little-endian value) into `dst` in `order`.
-fn put(dst: &mut [u8], le: &[u8], order: ByteOrder) {
-    let n = dst.len();
-    dst.copy_from_slice(&le[..n]);
-    if order == ByteOrder::Big {
-        dst.reverse();
-    }
+/// An `f64` as a narrower float, refusing finite values that overflow it.
+fn narrow<F: Scalar>(x: f64, to: impl Fn(f64) -> F, is_inf: impl Fn(F) -> bool) -> Option<F> {
+    let y = to(x);
+    (!(x.is_finite() && is_inf(y))).then_some(y)
 }
 
 /// Encodes one value of `dtype` into `dst` (`dtype.itemsize()` zeroed bytes).
 fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Error> {
+    use Primitive::*;
     let bad = || mismatch(dtype, value);
     match (dtype, value) {
-        (DType::Number(Primitive::Bool, _), DynValue::Bool(b)) => dst[0] = u8::from(*b),
-        (
-            DType::Number(
-                p @ (Primitive::I8 | Primitive::I16 | Primitive::I32 | Primitive::I64),
-                o,
-            ),
-            v,
-        ) => {
+        (DType::Number(Bool, _), DynValue::Bool(b)) => dst[0] = u8::from(*b),
+        (DType::Number(p @ (I8 | I16 | I32 | I64), o), v) => {
             let x: i64 = match v {
                 DynValue::Int(i) => *i,
                 DynValue::UInt(u) => i64::try_from(*u).map_err(|_| bad())?,
                 _ => return Err(bad()),
             };
-            let bits = 8 * p.itemsize() as u32;
-            if bits < 64 && (x < -(1i64 << (bits - 1)) || x >= (1i64 << (bits - 1))) {
-                return Err(bad());
+            let e = Endian::of(*o);
+            match p {
+                I8 => i8::try_from(x).map_err(|_| bad())?.encode(dst, e),
+                I16 => i16::try_from(x).map_err(|_| bad())?.encode(dst, e),
+                I32 => i32::try_from(x).map_err(|_| bad())?.encode(dst, e),
+                _ => x.encode(dst, e),
             }
-            put(dst, &x.to_le_bytes(), *o);
         }
-        (
-            DType::Number(
-                p @ (Primitive::U8 | Primitive::U16 | Primitive::U32 | Primitive::U64),
-                o,
-            ),
-            v,
-        ) => {
+        (DType::Number(p @ (U8 | U16 | U32 | U64), o), v) => {
             let x: u64 = match v {
                 DynValue::UInt(u) => *u,
                 DynValue::Int(i) => u64::try_from(*i).map_err(|_| bad())?,
                 _ => return Err(bad()),
             };
-            let bits = 8 * p.itemsize() as u32;
-            if bits < 64 && x >= (1u64 << bits) {
-                return Err(bad());
+            let e = Endian::of(*o);
+            match p {
+                U8 => u8::try_from(x).map_err(|_| bad())?.encode(dst, e),
+                U16 => u16::try_from(x).map_err(|_| bad())?.encode(dst, e),
+                U32 => u32::try_from(x).map_err(|_| bad())?.encode(dst, e),
+                _ => x.encode(dst, e),
             }
-            put(dst, &x.to_le_bytes(), *o);
         }
-        (DType::Number(Primitive::F16, o), DynValue::Float(x)) => {
-            let h = half::f16::from_f64(*x);
-            if x.is_finite() && h.is_infinite() {
-                return Err(bad());
-            }
-            put(dst, &h.to_le_bytes(), *o)
+        (DType::Number(F16, o), DynValue::Float(x)) => narrow(*x, f16::from_f64, f16::is_infinite)
+            .ok_or_else(bad)?
+            .encode(dst, Endian::of(*o)),
+        (DType::Number(F32, o), DynValue::Float(x)) => narrow(*x, |x| x as f32, f32::is_infinite)
+            .ok_or_else(bad)?
+            .encode(dst, Endian::of(*o)),
+        (DType::Number(F64, o), DynValue::Float(x)) => x.encode(dst, Endian::of(*o)),
+        (DType::Number(C64, o), DynValue::Complex(re, im)) => {
+            let part = |x: f64| narrow(x, |x| x as f32, f32::is_infinite).ok_or_else(bad);
+            let (a, b) = dst.split_at_mut(4);
+            part(*re)?.encode(a, Endian::of(*o));
+            part(*im)?.encode(b, Endian::of(*o));
         }
-        (DType::Number(Primitive::F32, o), DynValue::Float(x)) => {
-            if x.is_finite() && (*x as f32).is_infinite() {
-                return Err(bad());
-            }
-            put(dst, &(*x as f32).to_le_bytes(), *o)
+        (DType::Number(C128, o), DynValue::Complex(re, im)) => {
+            let (a, b) = dst.split_at_mut(8);
+            re.encode(a, Endian::of(*o));
+            im.encode(b, Endian::of(*o));
         }
-        (DType::Number(Primitive::F64, o), DynValue::Float(x)) => put(dst, &x.to_le_bytes(), *o),
-        (DType::Number(Primitive::C64, o), DynValue::Complex(re, im)) => {
-            if [re, im]
-                .iter()
-                .any(|x| x.is_finite() && (**x as f32).is_infinite())
-            {
-                return Err(bad());
-            }
-            put(&mut dst[..4], &(*re as f32).to_le_bytes(), *o);
-            put(&mut dst[4..], &(*im as f32).to_le_bytes(), *o);
-        }
-        (DType::Number(Primitive::C128, o), DynValue::Complex(re, im)) => {
-            put(&mut dst[..8], &re.to_le_bytes(), *o);
-            put(&mut dst[8..], &im.to_le_bytes(), *o);
-        }
-        (DType::Number(Primitive::LongDouble { .. }, _), DynValue::LongDouble { bytes, .. })
-        | (DType::Number(Primitive::CLongDouble { .. }, _), DynValue::CLongDouble { bytes, .. }) => {
+        (DType::Number(LongDouble { .. }, _), DynValue::LongDouble { bytes, .. })
+        | (DType::Number(CLongDouble { .. }, _), DynValue::CLongDouble { bytes, .. }) => {
             // The raw bytes as read: exact, whatever the platform's long double is.
             if bytes.len() != dst.len() {
                 return Err(bad());
@@ -191,21 +163,17 @@ fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Error> 
             if !kind_ok || unit != t {
                 return Err(bad());
             }
-            put(dst, &ticks.unwrap_or(i64::MIN).to_le_bytes(), *o);
+            ticks.unwrap_or(NAT).encode(dst, Endian::of(*o));
         }
         (DType::Bytes(_), DynValue::Bytes(b)) => {
-            if b.len() > dst.len() {
+            if !encode_bytes(b, dst) {
                 return Err(bad());
             }
-            dst[..b.len()].copy_from_slice(b);
         }
         (DType::Unicode(_, o), DynValue::Str(s)) => {
-            let cps = s.code_points();
-            if cps.len() * 4 > dst.len() {
+            let cps = s.code_points().iter().copied();
+            if !encode_ucs4(cps, dst, Endian::of(*o)) {
                 return Err(bad());
-            }
-            for (cp, slot) in cps.iter().zip(dst.chunks_exact_mut(4)) {
-                put(slot, &cp.to_le_bytes(), *o);
             }
         }
         (DType::Void(_), DynValue::Void(b)) => {
@@ -225,15 +193,16 @@ fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Error> 
                         .map(|(_, v)| v)
                         .ok_or_else(bad)?,
                 };
-                let start = usize::try_from(f.offset).map_err(|_| bad())?;
-                let end = start + usize::try_from(f.dtype.itemsize()).map_err(|_| bad())?;
-                encode(&f.dtype, v, dst.get_mut(start..end).ok_or_else(bad)?)?;
+                // Record::new keeps every field inside the record, whose bytes `dst` is.
+                let start = to_usize(f.offset, "record field offset")?;
+                let end = start + to_usize(f.dtype.itemsize(), "record field itemsize")?;
+                encode(&f.dtype, v, &mut dst[start..end])?;
             }
         }
         (DType::SubArray(s), DynValue::SubArray { values, .. }) => {
             // read_dyn flattens nested subarrays into one shape; encode the innermost base.
             let (_, base) = s.flatten();
-            let size = usize::try_from(base.itemsize()).map_err(|_| bad())?;
+            let size = to_usize(base.itemsize(), "itemsize")?;
             let count = dst.len() / size.max(1);
             if size > 0 && values.len() != count {
                 return Err(bad());

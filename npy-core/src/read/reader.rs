@@ -1,159 +1,72 @@
-//! Reading array data: owned arrays, caller buffers, streaming iteration and random access.
+//! [`NpyReader`]: the header, then the data in one go, into a caller's buffer, element by
+//! element, or by range.
+//!
+//! One engine serves typed and dynamic reads: a [`Decode`] turns each element's bytes into a
+//! value, and says when the bytes are the values' memory (the bulk paths).
 
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::marker::PhantomData;
 use std::ops::Range;
-use std::path::Path;
 
-use crate::codec::{
-    checked_product, flat_index, per_chunk, swap_in_place, CHUNK_BYTES, SWAP_CHUNK_BYTES,
-};
-use crate::dtype::{DType, SubArray};
-use crate::element::{bulk_kind, Bulk, NpyElement};
-use crate::error::{Error, ErrorKind, PathContext};
-use crate::format::Order;
-use crate::header::{Header, ParsedHeader, ReadOptions};
+use super::check_expansion;
+use crate::codec::{checked_product, per_chunk, swap_in_place, CHUNK_BYTES, SWAP_CHUNK_BYTES};
+use crate::dtype::DType;
+use crate::element::{bulk_kind, Bulk, NpyElement, PodLayout};
+use crate::error::{Error, ErrorKind};
+use crate::header::{Header, ReadOptions};
 use crate::io::read_up_to;
+use crate::meta::{meta_accessors, ArrayMeta};
 
-/// Most zero-size elements (`S0`, `V0`, empty records) a dynamic read will materialise: such
-/// elements take no file bytes, so the file length cannot bound them.
-pub const MAX_ZERO_SIZE_ELEMENTS: u64 = 1 << 24;
+/// How the reader turns one element's bytes into a value: a typed element's plan, or the
+/// dynamic decoder.
+pub(crate) trait Decode {
+    /// The value of one element.
+    type Value;
 
-/// How many bytes of Rust elements a typed read may allocate per byte of array data
-/// (`Vec<u8>` elements of `S1` data take 24 bytes each, the largest ratio of the built-in types).
-pub const MAX_EXPANSION: u64 = 32;
+    /// Decodes one element from exactly its itemsize bytes.
+    fn decode(&self, src: &[u8]) -> Result<Self::Value, Error>;
 
-/// Bytes of Rust elements a typed read may allocate beyond [`MAX_EXPANSION`] times the data:
-/// what elements that take no file bytes (`S0`, empty records, zero-length subarrays) may cost.
-pub const MAX_UNBACKED_BYTES: u64 = 64 << 20;
-
-/// Refuses to materialise `n` elements of `T` from `nbytes` of data when that would take more
-/// than `nbytes × MAX_EXPANSION + MAX_UNBACKED_BYTES` bytes of memory.
-pub(crate) fn check_expansion<T>(n: u64, nbytes: u64) -> Result<(), Error> {
-    let each = std::mem::size_of::<T>() as u64;
-    let limit = nbytes
-        .saturating_mul(MAX_EXPANSION)
-        .saturating_add(MAX_UNBACKED_BYTES);
-    if n.saturating_mul(each) > limit {
-        return Err(Error::new(ErrorKind::AllocationLimit {
-            what: "elements that the file's data bytes do not back",
-            elements: n,
-            bytes_each: each,
-        }));
-    }
-    Ok(())
-}
-
-/// An owned array: shape, memory order and the elements in that order.
-///
-/// # Examples
-/// ```
-/// # let dir = std::env::temp_dir().join(format!("npy-core-array-{}", std::process::id()));
-/// # std::fs::create_dir_all(&dir)?;
-/// let path = dir.join("a.npy");
-/// npy_core::write(&path, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
-/// let a = npy_core::read::<f32>(&path)?;
-/// assert_eq!(a.shape(), [2, 3]);
-/// assert_eq!(a.get(&[1, 0]), Some(&4.0));
-/// # Ok::<(), npy_core::Error>(())
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-pub struct NpyArray<T> {
-    shape: Vec<u64>,
-    order: Order,
-    data: Vec<T>,
-}
-
-impl<T> NpyArray<T> {
-    /// An array from its parts.
-    ///
-    /// # Errors
-    /// [`ErrorKind::LengthMismatch`] when `data.len()` is not the product of `shape`.
-    pub fn from_parts(shape: Vec<u64>, order: Order, data: Vec<T>) -> Result<Self, Error> {
-        let n = checked_product(1, &shape);
-        if n != Some(data.len() as u64) {
-            return Err(Error::new(ErrorKind::LengthMismatch {
-                what: "array data for its shape",
-                expected: n.unwrap_or(u64::MAX),
-                found: data.len() as u64,
-            }));
-        }
-        Ok(NpyArray { shape, order, data })
+    /// How the data maps to `[Self::Value]` in memory.
+    fn bulk(&self) -> Bulk<Self::Value> {
+        Bulk::No
     }
 
-    /// Logical shape, outermost first.
-    pub fn shape(&self) -> &[u64] {
-        &self.shape
-    }
-
-    /// Memory order of [`NpyArray::data`].
-    pub fn order(&self) -> Order {
-        self.order
-    }
-
-    /// The elements in memory order.
-    pub fn data(&self) -> &[T] {
-        &self.data
-    }
-
-    /// The elements in memory order, mutably.
-    pub fn data_mut(&mut self) -> &mut [T] {
-        &mut self.data
-    }
-
-    /// The elements, giving up the shape.
-    pub fn into_vec(self) -> Vec<T> {
-        self.data
-    }
-
-    /// `(shape, order, data)`.
-    pub fn into_parts(self) -> (Vec<u64>, Order, Vec<T>) {
-        (self.shape, self.order, self.data)
-    }
-
-    /// Number of elements.
-    pub fn len(&self) -> usize {
-        self.data.len()
-    }
-
-    /// Whether the array has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
-    }
-
-    /// The element at a logical index (one entry per dimension), whatever the memory order.
-    pub fn get(&self, index: &[u64]) -> Option<&T> {
-        flat_index(&self.shape, self.order, index).and_then(|i| self.data.get(i))
+    /// The memory layout of `Self::Value`, for allocating output zeroed.
+    fn pod_layout(&self) -> Option<PodLayout<Self::Value>> {
+        None
     }
 }
 
-/// Reads the `.npy` file at `path` into an owned array of `T`.
-///
-/// The file's length bounds the allocation: a header claiming more data than the file holds is
-/// [`ErrorKind::Truncated`] before anything large is allocated. Trailing bytes after the data are
-/// ignored, as numpy ignores them.
-///
-/// # Errors
-/// Header errors, [`ErrorKind::TypeMismatch`], [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], value
-/// errors of `T` ([`ErrorKind::InvalidBool`], [`ErrorKind::InvalidUnicode`]), I/O errors.
-///
-/// # Examples
-/// ```no_run
-/// let a = npy_core::read::<f32>("fixtures/w_f32.npy")?;
-/// assert_eq!(a.shape(), [4, 64]);
-/// # Ok::<(), npy_core::Error>(())
-/// ```
-pub fn read<T: NpyElement>(path: impl AsRef<Path>) -> Result<NpyArray<T>, Error> {
-    let path = path.as_ref();
-    let mut r = NpyReader::open(path)?;
-    let data = r.read_vec().at_path(path)?;
-    let header = r.header();
-    Ok(NpyArray {
-        shape: header.shape.clone(),
-        order: r.order(),
-        data,
-    })
+/// A typed element's plan for one dtype.
+struct Typed<T: NpyElement> {
+    plan: T::Plan,
+    bulk: Bulk<T>,
+}
+
+impl<T: NpyElement> Typed<T> {
+    fn new(dtype: &DType) -> Result<Self, Error> {
+        Ok(Typed {
+            plan: T::plan(dtype)?,
+            bulk: bulk_kind::<T>(dtype),
+        })
+    }
+}
+
+impl<T: NpyElement> Decode for Typed<T> {
+    type Value = T;
+
+    #[inline]
+    fn decode(&self, src: &[u8]) -> Result<T, Error> {
+        T::read(&self.plan, src)
+    }
+
+    fn bulk(&self) -> Bulk<T> {
+        self.bulk
+    }
+
+    fn pod_layout(&self) -> Option<PodLayout<T>> {
+        T::pod_layout()
+    }
 }
 
 /// A `.npy` reader over any [`Read`]: the header first, then the data in one go, into a caller's
@@ -180,9 +93,11 @@ pub fn read<T: NpyElement>(path: impl AsRef<Path>) -> Result<NpyArray<T>, Error>
 #[derive(Debug)]
 pub struct NpyReader<R> {
     inner: R,
-    parsed: ParsedHeader,
-    len: u64,
+    meta: ArrayMeta,
+    /// Elements read so far.
     pos: u64,
+    /// Elements this reader reads up to: the array's length, or the end of a range being read.
+    end: u64,
     /// Bytes known to follow the header (files), bounding allocations up front.
     available: Option<u64>,
     /// Data bytes read from `inner` by [`NpyReader::iter`] but not yet handed out; every read
@@ -192,21 +107,70 @@ pub struct NpyReader<R> {
     ahead_at: usize,
 }
 
-impl NpyReader<File> {
-    /// Opens the file at `path` and reads its header; the file's length bounds later reads.
-    ///
-    /// # Errors
-    /// I/O and header errors.
-    pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
-        let path = path.as_ref();
-        let open = || -> Result<Self, Error> {
-            let file = File::open(path)?;
-            let file_len = file.metadata()?.len();
-            let mut r = NpyReader::new(file)?;
-            r.available = Some(file_len.saturating_sub(r.parsed.data_offset()));
-            Ok(r)
+impl<R> NpyReader<R> {
+    meta_accessors!();
+
+    /// Number of elements in the array.
+    pub fn len(&self) -> u64 {
+        self.meta.len()
+    }
+
+    /// Whether the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.meta.is_empty()
+    }
+
+    /// Elements not yet read.
+    pub fn remaining(&self) -> u64 {
+        self.end - self.pos
+    }
+
+    /// The underlying reader, positioned after what has been read — except after a partly
+    /// consumed [`NpyReader::iter`], which reads ahead in chunks of up to 64 KiB: those bytes are
+    /// kept by the `NpyReader` (its later reads return them) and are not in `R`.
+    pub fn into_inner(self) -> R {
+        self.inner
+    }
+
+    fn itemsize(&self) -> u64 {
+        self.meta.itemsize()
+    }
+
+    #[cold]
+    fn truncated(&self, found: u64) -> Error {
+        Error::new(ErrorKind::Truncated {
+            what: "array data",
+            needed: self.end * self.itemsize(),
+            found,
+        })
+    }
+
+    /// numpy stores an array whose elements are subarrays as the base dtype with the
+    /// subarray's dimensions appended to the shape. When `T` is a subarray type (`[U; N]`) and
+    /// the file is such a C-order array (its trailing dimensions are `T`'s subarray shape), the
+    /// reader from here on views those dimensions as one `T` element: [`NpyReader::shape`]
+    /// loses them and [`NpyReader::len`] counts `T` elements.
+    fn fold_subarray<T: NpyElement>(&mut self) -> Result<(), Error> {
+        let DType::SubArray(want) = T::npy_dtype() else {
+            return Ok(());
         };
-        open().at_path(path)
+        let dims = want.shape();
+        let shape = self.meta.shape();
+        let per = checked_product(1, dims).unwrap_or(0);
+        if matches!(self.meta.dtype(), DType::SubArray(_))
+            || self.meta.order().is_fortran()
+            || shape.len() < dims.len()
+            || shape[shape.len() - dims.len()..] != *dims
+            || per == 0
+            || self.pos % per != 0
+        {
+            // Not that layout: T::plan reports the mismatch.
+            return Ok(());
+        }
+        self.meta.fold_trailing(dims)?;
+        self.end /= per;
+        self.pos /= per;
+        Ok(())
     }
 }
 
@@ -224,13 +188,11 @@ impl<R: Read> NpyReader<R> {
     /// # Errors
     /// As [`NpyReader::new`].
     pub fn with_options(mut inner: R, options: &ReadOptions) -> Result<Self, Error> {
-        let parsed = Header::read_with(&mut inner, options)?;
-        parsed.header.nbytes()?;
-        let len = parsed.header.num_elements()?;
+        let meta = ArrayMeta::new(Header::read_with(&mut inner, options)?)?;
         Ok(NpyReader {
             inner,
-            parsed,
-            len,
+            end: meta.len(),
+            meta,
             pos: 0,
             available: None,
             ahead: Vec::new(),
@@ -245,148 +207,65 @@ impl<R: Read> NpyReader<R> {
         self
     }
 
-    /// The header dict.
-    pub fn header(&self) -> &Header {
-        &self.parsed.header
-    }
-
-    /// The header with its version, length and text.
-    pub fn parsed_header(&self) -> &ParsedHeader {
-        &self.parsed
-    }
-
-    /// The file's dtype.
-    pub fn dtype(&self) -> &DType {
-        &self.parsed.header.dtype
-    }
-
-    /// The logical shape, outermost first.
-    pub fn shape(&self) -> &[u64] {
-        &self.parsed.header.shape
-    }
-
-    /// C or Fortran order.
-    pub fn order(&self) -> Order {
-        if self.parsed.header.fortran_order {
-            Order::Fortran
-        } else {
-            Order::C
-        }
-    }
-
-    /// Number of elements in the array.
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
-    /// Whether the array has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Elements not yet read.
-    pub fn remaining(&self) -> u64 {
-        self.len - self.pos
-    }
-
-    /// The underlying reader, positioned after what has been read — except after a partly
-    /// consumed [`NpyReader::iter`], which reads ahead in chunks of up to 64 KiB: those bytes are
-    /// kept by the `NpyReader` (its later reads return them) and are not in `R`.
-    pub fn into_inner(self) -> R {
-        self.inner
-    }
-
-    fn itemsize(&self) -> u64 {
-        self.parsed.header.dtype.itemsize()
-    }
-
-    /// numpy stores an array whose elements are subarrays as the base dtype with the
-    /// subarray's dimensions appended to the shape. When `T` is a subarray type (`[U; N]`) and
-    /// the file is such a C-order array (its trailing dimensions are `T`'s subarray shape), the
-    /// reader from here on views those dimensions as one `T` element: [`NpyReader::shape`]
-    /// loses them and [`NpyReader::len`] counts `T` elements.
-    fn fold_subarray<T: NpyElement>(&mut self) -> Result<(), Error> {
-        let DType::SubArray(want) = T::npy_dtype() else {
-            return Ok(());
-        };
-        let header = &self.parsed.header;
-        let k = want.shape().len();
-        let n = header.shape.len();
-        let per: u64 = want.shape().iter().product();
-        if matches!(header.dtype, DType::SubArray(_))
-            || header.fortran_order
-            || n < k
-            || header.shape[n - k..] != *want.shape()
-            || per == 0
-            || self.pos % per != 0
-        {
-            // Not that layout: T::plan reports the mismatch.
-            return Ok(());
-        }
-        let folded = SubArray::new(header.dtype.clone(), want.shape().to_vec())?;
-        self.parsed.header.dtype = DType::SubArray(folded);
-        self.parsed.header.shape.truncate(n - k);
-        self.len /= per;
-        self.pos /= per;
-        Ok(())
-    }
-
     /// Reads all remaining elements into a new vector, in the file's memory order.
     ///
     /// # Errors
-    /// [`ErrorKind::TypeMismatch`], [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], value errors of
-    /// `T`, [`ErrorKind::AllocationLimit`], I/O errors.
+    /// [`ErrorKind::TypeMismatch`], [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], value
+    /// errors of `T`, [`ErrorKind::AllocationLimit`], I/O errors.
     pub fn read_vec<T: NpyElement>(&mut self) -> Result<Vec<T>, Error> {
         self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
-        let plan = T::plan(self.dtype())?;
+        let typed = Typed::<T>::new(self.dtype())?;
+        let n = self.remaining();
+        check_expansion::<T>(n, n * self.itemsize())?;
+        self.read_vec_with(&typed)
+    }
+
+    /// Reads all remaining elements with `decoder` (the caller checked the dtype and bounded
+    /// the values' memory).
+    pub(crate) fn read_vec_with<D: Decode>(&mut self, decoder: &D) -> Result<Vec<D::Value>, Error> {
         let n = self.remaining();
         let itemsize = self.itemsize();
-        let nbytes = n * itemsize; // <= header nbytes, checked at construction
-        check_expansion::<T>(n, nbytes)?;
+        let nbytes = n * itemsize; // <= the header's nbytes, checked at construction
         if let Some(avail) = self.available {
             let consumed = self.pos * itemsize;
             if avail.saturating_sub(consumed) < nbytes {
-                return Err(Error::new(ErrorKind::Truncated {
-                    what: "array data",
-                    needed: self.len * itemsize,
-                    found: avail,
-                }));
+                return Err(self.truncated(avail));
             }
         }
         let n_usize = usize::try_from(n).map_err(|_| {
             Error::new(ErrorKind::AllocationLimit {
                 what: "array data",
                 elements: n,
-                bytes_each: std::mem::size_of::<T>() as u64,
+                bytes_each: std::mem::size_of::<D::Value>() as u64,
             })
         })?;
         if self.available.is_some() || itemsize == 0 {
             // The length is known to be backed: allocate once.
-            if let Some(layout) = T::pod_layout() {
+            if let Some(layout) = decoder.pod_layout() {
                 let mut v = layout.zeroed_vec(n_usize);
                 // Fresh zeroed pages, not yet touched: huge pages make the faults of the read
                 // below 512 times fewer (numpy does the same).
                 crate::hugepage::advise(layout.as_bytes_mut(&mut v));
-                self.fill(&plan, &mut v)?;
+                self.fill(decoder, &mut v)?;
                 return Ok(v);
             }
             let mut v = Vec::with_capacity(n_usize);
-            self.decode_into_vec(&plan, n, &mut v)?;
+            self.decode_into_vec(decoder, n, &mut v)?;
             return Ok(v);
         }
         // A stream of unknown length: grow with what arrives.
-        let mut v: Vec<T> = Vec::new();
+        let mut v = Vec::new();
         let step = (CHUNK_BYTES as u64 * 16 / itemsize.max(1)).max(1);
         while self.remaining() > 0 {
             let k = self.remaining().min(step.max(v.len() as u64));
-            match T::pod_layout() {
+            match decoder.pod_layout() {
                 Some(layout) => {
                     let mut part = layout.zeroed_vec(k as usize);
-                    self.fill(&plan, &mut part)?;
+                    self.fill(decoder, &mut part)?;
                     v.append(&mut part);
                 }
-                None => self.decode_into_vec(&plan, k, &mut v)?,
+                None => self.decode_into_vec(decoder, k, &mut v)?,
             }
         }
         Ok(v)
@@ -401,7 +280,7 @@ impl<R: Read> NpyReader<R> {
     pub fn read_into<T: NpyElement>(&mut self, out: &mut [T]) -> Result<(), Error> {
         self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
-        let plan = T::plan(self.dtype())?;
+        let typed = Typed::<T>::new(self.dtype())?;
         if out.len() as u64 > self.remaining() {
             return Err(Error::new(ErrorKind::LengthMismatch {
                 what: "read_into buffer",
@@ -409,12 +288,12 @@ impl<R: Read> NpyReader<R> {
                 found: out.len() as u64,
             }));
         }
-        self.fill(&plan, out)
+        self.fill(&typed, out)
     }
 
     /// Fills `out` with the next elements (the caller checked the count).
-    fn fill<T: NpyElement>(&mut self, plan: &T::Plan, out: &mut [T]) -> Result<(), Error> {
-        match bulk_kind::<T>(self.dtype()) {
+    fn fill<D: Decode>(&mut self, decoder: &D, out: &mut [D::Value]) -> Result<(), Error> {
+        match decoder.bulk() {
             Bulk::Native(layout) => {
                 self.read_data(layout.as_bytes_mut(out))?;
                 self.pos += out.len() as u64;
@@ -436,17 +315,16 @@ impl<R: Read> NpyReader<R> {
         let itemsize = self.itemsize() as usize;
         if itemsize == 0 {
             for slot in out.iter_mut() {
-                *slot = T::read(plan, &[])?;
+                *slot = decoder.decode(&[])?;
             }
             self.pos += out.len() as u64;
             return Ok(());
         }
-        let per_chunk = (CHUNK_BYTES / itemsize).max(1);
         let mut buf = Vec::new();
-        for slots in out.chunks_mut(per_chunk) {
+        for slots in out.chunks_mut(per_chunk(itemsize, CHUNK_BYTES)) {
             self.read_chunk(&mut buf, slots.len() * itemsize)?;
             for (slot, src) in slots.iter_mut().zip(buf.chunks_exact(itemsize)) {
-                *slot = T::read(plan, src)?;
+                *slot = decoder.decode(src)?;
             }
             self.pos += slots.len() as u64;
         }
@@ -454,28 +332,28 @@ impl<R: Read> NpyReader<R> {
     }
 
     /// Decodes `n` elements, pushing them onto `v` (types without a bulk layout).
-    fn decode_into_vec<T: NpyElement>(
+    fn decode_into_vec<D: Decode>(
         &mut self,
-        plan: &T::Plan,
+        decoder: &D,
         n: u64,
-        v: &mut Vec<T>,
+        v: &mut Vec<D::Value>,
     ) -> Result<(), Error> {
         let itemsize = self.itemsize() as usize;
         if itemsize == 0 {
             for _ in 0..n {
-                v.push(T::read(plan, &[])?);
+                v.push(decoder.decode(&[])?);
             }
             self.pos += n;
             return Ok(());
         }
-        let per_chunk = (CHUNK_BYTES / itemsize).max(1) as u64;
+        let per_chunk = per_chunk(itemsize, CHUNK_BYTES) as u64;
         let mut buf = Vec::new();
         let mut left = n;
         while left > 0 {
             let k = left.min(per_chunk) as usize;
             self.read_chunk(&mut buf, k * itemsize)?;
             for src in buf.chunks_exact(itemsize) {
-                v.push(T::read(plan, src)?);
+                v.push(decoder.decode(src)?);
             }
             self.pos += k as u64;
             left -= k as u64;
@@ -497,12 +375,7 @@ impl<R: Read> NpyReader<R> {
         buf.clear();
         (&mut self.inner).take(n as u64).read_to_end(buf)?;
         if buf.len() < n {
-            let itemsize = self.itemsize();
-            return Err(Error::new(ErrorKind::Truncated {
-                what: "array data",
-                needed: self.len * itemsize,
-                found: self.pos * itemsize + buf.len() as u64,
-            }));
+            return Err(self.truncated(self.pos * self.itemsize() + buf.len() as u64));
         }
         Ok(())
     }
@@ -514,12 +387,7 @@ impl<R: Read> NpyReader<R> {
         self.ahead_at += have;
         let got = have + read_up_to(&mut self.inner, &mut buf[have..])?;
         if got < buf.len() {
-            let itemsize = self.itemsize();
-            return Err(Error::new(ErrorKind::Truncated {
-                what: "array data",
-                needed: self.len * itemsize,
-                found: self.pos * itemsize + got as u64,
-            }));
+            return Err(self.truncated(self.pos * self.itemsize() + got as u64));
         }
         Ok(())
     }
@@ -527,8 +395,8 @@ impl<R: Read> NpyReader<R> {
     /// Iterates over the remaining elements without loading the array, reading in chunks.
     ///
     /// # Errors
-    /// [`ErrorKind::TypeMismatch`] and [`ErrorKind::ObjectArray`] up front; each item is a `Result`
-    /// for the errors of reading it.
+    /// [`ErrorKind::TypeMismatch`] and [`ErrorKind::ObjectArray`] up front; each item is a
+    /// `Result` for the errors of reading it.
     pub fn iter<T: NpyElement>(&mut self) -> Result<Elements<'_, R, T>, Error> {
         self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
@@ -552,20 +420,20 @@ impl<R: Read + Seek> NpyReader<R> {
     pub fn read_range<T: NpyElement>(&mut self, range: Range<u64>) -> Result<Vec<T>, Error> {
         self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
-        if range.start > range.end || range.end > self.len {
+        if range.start > range.end || range.end > self.len() {
             return Err(Error::new(ErrorKind::OutOfRange {
                 what: "element range",
                 start: range.start,
                 end: range.end,
-                len: self.len,
+                len: self.len(),
             }));
         }
         self.seek_to(range.start)?;
-        let saved_len = self.len;
         // Read as if the array ended at range.end.
-        self.len = range.end;
+        let saved_end = self.end;
+        self.end = range.end;
         let out = self.read_vec::<T>();
-        self.len = saved_len;
+        self.end = saved_end;
         out
     }
 
@@ -576,14 +444,15 @@ impl<R: Read + Seek> NpyReader<R> {
     /// [`ErrorKind::Unsupported`] for Fortran-order or 0-d arrays, [`ErrorKind::OutOfRange`]
     /// for rows outside the array; otherwise as [`NpyReader::read_range`].
     pub fn read_rows<T: NpyElement>(&mut self, range: Range<u64>) -> Result<Vec<T>, Error> {
-        if self.parsed.header.fortran_order || self.shape().is_empty() {
+        if self.order().is_fortran() || self.shape().is_empty() {
             return Err(Error::new(ErrorKind::Unsupported {
                 operation: "read_rows",
                 reason: "rows are contiguous only in C-order arrays with at least one dimension"
                     .into(),
             }));
         }
-        let row: u64 = self.shape()[1..].iter().product();
+        // A row's elements: at most the array's, which fit in 64 bits.
+        let row = checked_product(1, &self.shape()[1..]).unwrap_or(u64::MAX);
         let rows = self.shape()[0];
         if range.start > range.end || range.end > rows {
             return Err(Error::new(ErrorKind::OutOfRange {
@@ -601,12 +470,12 @@ impl<R: Read + Seek> NpyReader<R> {
     /// # Errors
     /// [`ErrorKind::OutOfRange`] past the end; I/O errors.
     pub fn seek_to(&mut self, index: u64) -> Result<(), Error> {
-        if index > self.len {
+        if index > self.len() {
             return Err(Error::new(ErrorKind::OutOfRange {
                 what: "seek position",
                 start: index,
                 end: index,
-                len: self.len,
+                len: self.len(),
             }));
         }
         let itemsize = self.itemsize();
@@ -645,7 +514,7 @@ impl<R: Read, T: NpyElement> Iterator for Elements<'_, R, T> {
         let r = &mut *self.reader;
         if r.ahead.len() - r.ahead_at < itemsize {
             // Refill with whole elements; only what is handed out counts as read.
-            let k = r.remaining().min((CHUNK_BYTES / itemsize).max(1) as u64) as usize;
+            let k = r.remaining().min(per_chunk(itemsize, CHUNK_BYTES) as u64) as usize;
             let mut buf = std::mem::take(&mut r.ahead);
             r.ahead_at = 0;
             let res = r.read_chunk(&mut buf, k * itemsize);

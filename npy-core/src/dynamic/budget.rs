@@ -1,0 +1,121 @@
+//! The memory budget of a dynamic read: checked from the header alone, before anything is
+//! decoded.
+
+use super::DynValue;
+use crate::codec::saturating_product;
+use crate::dtype::{DType, Primitive};
+use crate::error::{Error, ErrorKind};
+use crate::meta::ArrayMeta;
+use crate::read::MAX_ZERO_SIZE_ELEMENTS;
+
+/// Largest element (in bytes) [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) decodes:
+/// one element is read into a buffer whole, and a stream of unknown length cannot show that the
+/// bytes exist first.
+pub const MAX_DYN_ITEMSIZE: u64 = 1 << 30;
+
+/// Most bytes of [`DynValue`]s [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) builds per
+/// byte of array data, beyond a fixed [`DYN_ALLOWANCE`].
+///
+/// A decoded tree is larger than the bytes it decodes: a `DynValue` is 48 bytes, one per byte
+/// of a `|u1` array; a record field adds its name and a `(String, DynValue)` entry per
+/// element. Real dtypes stay well under this (`|u1`: 48, a record of one `|b1` field with a
+/// 100-character name: about 220); a header whose names, subarray shapes or zero-size parts
+/// would multiply the file's bytes further is refused with
+/// [`ErrorKind::AllocationLimit`] before anything is decoded. Read such files with typed reads
+/// or views.
+pub const MAX_DYN_EXPANSION: u64 = 256;
+
+/// Bytes of decoded values [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) allows whatever
+/// the data: what zero-size parts (`S0`, empty records, zero-size subarrays), which no byte
+/// backs, may take.
+pub const DYN_ALLOWANCE: u64 = 1 << 20;
+
+/// Refuses a dynamic read of the array of `meta` whose values would take more memory than its
+/// data backs: elements over [`MAX_DYN_ITEMSIZE`], more zero-size values than
+/// [`MAX_ZERO_SIZE_ELEMENTS`], a tree over [`MAX_DYN_EXPANSION`] × the data +
+/// [`DYN_ALLOWANCE`].
+pub(super) fn check(meta: &ArrayMeta) -> Result<(), Error> {
+    let (dtype, len) = (meta.dtype(), meta.len());
+    let itemsize = dtype.itemsize();
+    if itemsize > MAX_DYN_ITEMSIZE {
+        return Err(Error::new(ErrorKind::AllocationLimit {
+            what: "one element of a dynamic read",
+            elements: 1,
+            bytes_each: itemsize,
+        }));
+    }
+    // Values that no data byte backs (zero-size parts) are bounded like zero-size elements.
+    let unbacked = len.saturating_mul(unbacked_values(dtype));
+    if unbacked > MAX_ZERO_SIZE_ELEMENTS {
+        return Err(Error::new(ErrorKind::AllocationLimit {
+            what: "zero-size values",
+            elements: unbacked,
+            bytes_each: std::mem::size_of::<DynValue>() as u64,
+        }));
+    }
+    // The tree as a whole: names, shapes and values cloned per element must stay in
+    // proportion to the data bytes that back them.
+    let per_element = dyn_cost(dtype);
+    let budget = meta
+        .nbytes()
+        .saturating_mul(MAX_DYN_EXPANSION)
+        .saturating_add(DYN_ALLOWANCE);
+    if len.saturating_mul(per_element) > budget {
+        return Err(Error::new(ErrorKind::AllocationLimit {
+            what: "decoded values of a dynamic read",
+            elements: len,
+            bytes_each: per_element,
+        }));
+    }
+    Ok(())
+}
+
+/// How many values of one element of `dtype` take no bytes (so the file length cannot bound
+/// them): zero-size leaves, and records or subarrays of zero size.
+fn unbacked_values(dtype: &DType) -> u64 {
+    let own = u64::from(dtype.itemsize() == 0);
+    match dtype {
+        DType::Record(r) => r
+            .fields()
+            .iter()
+            .fold(own, |acc, f| acc.saturating_add(unbacked_values(&f.dtype))),
+        DType::SubArray(s) => {
+            let count = saturating_product(s.shape());
+            own.saturating_add(count.saturating_mul(unbacked_values(s.base())))
+        }
+        _ => own,
+    }
+}
+
+/// Bytes one decoded element of `dtype` takes: its `DynValue` and everything that value owns
+/// (saturating: a result of `u64::MAX` is refused whatever the data).
+fn dyn_cost(dtype: &DType) -> u64 {
+    let value = std::mem::size_of::<DynValue>() as u64;
+    value.saturating_add(dyn_heap(dtype))
+}
+
+/// The heap bytes a decoded element of `dtype` owns (what `decode.rs` builds).
+fn dyn_heap(dtype: &DType) -> u64 {
+    match dtype {
+        DType::Number(Primitive::LongDouble { .. } | Primitive::CLongDouble { .. }, _)
+        | DType::Bytes(_)
+        | DType::Unicode(..)
+        | DType::Void(_) => dtype.itemsize(),
+        DType::Record(r) => {
+            let entry = std::mem::size_of::<(String, DynValue)>() as u64;
+            r.fields().iter().fold(0u64, |acc, f| {
+                acc.saturating_add(entry)
+                    .saturating_add(f.name.len() as u64)
+                    .saturating_add(dyn_heap(&f.dtype))
+            })
+        }
+        DType::SubArray(s) => {
+            let (shape, base) = s.flatten();
+            let dims = shape.len() as u64;
+            let count = saturating_product(&shape);
+            dims.saturating_mul(8)
+                .saturating_add(count.saturating_mul(dyn_cost(base)))
+        }
+        _ => 0,
+    }
+}

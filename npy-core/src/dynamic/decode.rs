@@ -1,0 +1,204 @@
+//! The dynamic decoder: one element of any dtype into a [`DynValue`], through the crate's
+//! scalar codec (the same byte order, `bool`, `S` and `U` rules as the typed elements).
+
+use half::f16;
+
+use super::longdouble::longdouble_to_f64;
+use super::{DynValue, UcsString};
+use crate::codec::{decode_bool, saturating_product, trim_nuls, ucs4_code_points, Endian, Scalar};
+use crate::dtype::{DType, Primitive, TimeKind, TimeType};
+use crate::error::{to_usize, Error};
+use crate::read::Decode;
+
+/// How to decode one element of a dtype, prepared once per array.
+#[derive(Debug, Clone)]
+pub(super) enum Decoder {
+    Bool,
+    /// A signed integer of the primitive's size, widened to `i64`.
+    Int(Primitive, Endian),
+    /// An unsigned integer of the primitive's size, widened to `u64`.
+    UInt(Primitive, Endian),
+    /// `f2`, `f4` or `f8`, widened to `f64`.
+    Float(Primitive, Endian),
+    LongDouble(Endian),
+    /// `c8` (parts of 4 bytes) or `c16` (8 bytes).
+    Complex {
+        part: usize,
+        endian: Endian,
+    },
+    CLongDouble(Endian),
+    Time(TimeType, Endian),
+    Bytes,
+    Unicode(Endian),
+    Void,
+    Record(Vec<FieldDecoder>),
+    SubArray {
+        shape: Vec<u64>,
+        count: u64,
+        base_size: usize,
+        base: Box<Decoder>,
+    },
+}
+
+/// A record field: where it sits in the record, and its decoder.
+#[derive(Debug, Clone)]
+pub(super) struct FieldDecoder {
+    name: String,
+    offset: usize,
+    size: usize,
+    decoder: Decoder,
+}
+
+impl Decoder {
+    /// The decoder of `dtype` (which holds no object: the reader refused those).
+    pub(super) fn new(dtype: &DType) -> Result<Decoder, Error> {
+        use Primitive::*;
+        Ok(match dtype {
+            DType::Number(p, o) => {
+                let e = Endian::of(*o);
+                match p {
+                    Bool => Decoder::Bool,
+                    I8 | I16 | I32 | I64 => Decoder::Int(*p, e),
+                    U8 | U16 | U32 | U64 => Decoder::UInt(*p, e),
+                    F16 | F32 | F64 => Decoder::Float(*p, e),
+                    LongDouble { .. } => Decoder::LongDouble(e),
+                    C64 => Decoder::Complex { part: 4, endian: e },
+                    C128 => Decoder::Complex { part: 8, endian: e },
+                    CLongDouble { .. } => Decoder::CLongDouble(e),
+                }
+            }
+            DType::Time(ty, o) => Decoder::Time(*ty, Endian::of(*o)),
+            DType::Bytes(_) => Decoder::Bytes,
+            DType::Unicode(_, o) => Decoder::Unicode(Endian::of(*o)),
+            DType::Void(_) => Decoder::Void,
+            DType::Object => {
+                dtype.refuse_object()?;
+                unreachable!("refuse_object refuses |O")
+            }
+            DType::Record(r) => Decoder::Record(
+                r.fields()
+                    .iter()
+                    .map(|f| {
+                        Ok(FieldDecoder {
+                            name: f.name.clone(),
+                            offset: to_usize(f.offset, "record field offset")?,
+                            size: to_usize(f.dtype.itemsize(), "record field itemsize")?,
+                            decoder: Decoder::new(&f.dtype)?,
+                        })
+                    })
+                    .collect::<Result<_, Error>>()?,
+            ),
+            DType::SubArray(s) => {
+                let (shape, base) = s.flatten();
+                Decoder::SubArray {
+                    count: saturating_product(&shape),
+                    shape,
+                    base_size: to_usize(base.itemsize(), "itemsize")?,
+                    base: Box::new(Decoder::new(base)?),
+                }
+            }
+        })
+    }
+
+    /// Decodes one element from `src`, exactly its dtype's itemsize bytes: the reader hands
+    /// over whole elements, and [`Record::new`](crate::Record::new) keeps every field inside
+    /// its record, so the slicing below stays in bounds.
+    fn decode_value(&self, src: &[u8]) -> Result<DynValue, Error> {
+        use Primitive::*;
+        Ok(match self {
+            Decoder::Bool => DynValue::Bool(decode_bool(src[0])?),
+            Decoder::Int(p, e) => DynValue::Int(match p {
+                I8 => i64::from(i8::decode(src, *e)),
+                I16 => i64::from(i16::decode(src, *e)),
+                I32 => i64::from(i32::decode(src, *e)),
+                _ => i64::decode(src, *e),
+            }),
+            Decoder::UInt(p, e) => DynValue::UInt(match p {
+                U8 => u64::from(u8::decode(src, *e)),
+                U16 => u64::from(u16::decode(src, *e)),
+                U32 => u64::from(u32::decode(src, *e)),
+                _ => u64::decode(src, *e),
+            }),
+            Decoder::Float(p, e) => DynValue::Float(float(*p, src, *e)),
+            Decoder::LongDouble(e) => DynValue::LongDouble {
+                bytes: src.to_vec(),
+                approx: longdouble_to_f64(src, *e),
+            },
+            Decoder::Complex { part, endian } => {
+                let (re, im) = src.split_at(*part);
+                let p = if *part == 4 { F32 } else { F64 };
+                DynValue::Complex(float(p, re, *endian), float(p, im, *endian))
+            }
+            Decoder::CLongDouble(e) => {
+                let (re, im) = src.split_at(src.len() / 2);
+                DynValue::CLongDouble {
+                    bytes: src.to_vec(),
+                    re: longdouble_to_f64(re, *e),
+                    im: longdouble_to_f64(im, *e),
+                }
+            }
+            Decoder::Time(ty, e) => {
+                let t = i64::decode(src, *e);
+                let ticks = (t != crate::element::NAT).then_some(t);
+                match ty.kind {
+                    TimeKind::Datetime => DynValue::Datetime { ticks, unit: *ty },
+                    TimeKind::Timedelta => DynValue::Timedelta { ticks, unit: *ty },
+                }
+            }
+            Decoder::Bytes => DynValue::Bytes(trim_nuls(src).to_vec()),
+            Decoder::Unicode(e) => {
+                DynValue::Str(UcsString::new(ucs4_code_points(src, *e).collect()))
+            }
+            Decoder::Void => DynValue::Void(src.to_vec()),
+            Decoder::Record(fields) => {
+                // Exact capacities (not `collect` through `Result`, which grows by doubling):
+                // the budget counts what these hold.
+                let mut out = Vec::with_capacity(fields.len());
+                for f in fields {
+                    let part = &src[f.offset..f.offset + f.size];
+                    out.push((f.name.clone(), f.decoder.decode_value(part)?));
+                }
+                DynValue::Record(out)
+            }
+            Decoder::SubArray {
+                shape,
+                count,
+                base_size,
+                base,
+            } => {
+                // Bounded by the budget before reading.
+                let mut values = Vec::with_capacity(usize::try_from(*count).unwrap_or(0));
+                if *base_size == 0 {
+                    for _ in 0..*count {
+                        values.push(base.decode_value(&[])?);
+                    }
+                } else {
+                    for c in src.chunks_exact(*base_size) {
+                        values.push(base.decode_value(c)?);
+                    }
+                }
+                DynValue::SubArray {
+                    shape: shape.clone(),
+                    values,
+                }
+            }
+        })
+    }
+}
+
+/// An `f2`, `f4` or `f8` value widened exactly to `f64`.
+fn float(p: Primitive, src: &[u8], e: Endian) -> f64 {
+    match p {
+        Primitive::F16 => f16::decode(src, e).to_f64(),
+        Primitive::F32 => f64::from(f32::decode(src, e)),
+        _ => f64::decode(src, e),
+    }
+}
+
+impl Decode for Decoder {
+    type Value = DynValue;
+
+    fn decode(&self, src: &[u8]) -> Result<DynValue, Error> {
+        self.decode_value(src)
+    }
+}

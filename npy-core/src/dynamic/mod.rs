@@ -1,0 +1,119 @@
+//! Dynamic reading: any dtype, records included, into a tree of [`DynValue`]s.
+//!
+//! The typed readers ([`read`](crate::read), [`NpyReader::read_vec`]) need the element type at
+//! compile time. [`read_dyn`] reads whatever the file holds, the way `np.load(...).tolist()`
+//! does, with two differences that keep information numpy's Python objects would lose or
+//! refuse: `longdouble` values keep their raw bytes next to an `f64` approximation, and `U`
+//! strings keep their raw UCS-4 code points (a lone surrogate, which numpy allows, survives).
+//!
+//! # Examples
+//! ```
+//! use npy_core::{DynValue, WriteOptions};
+//! let mut bytes = Vec::new();
+//! WriteOptions::new().write_to(&mut bytes, &[1.5f32, -2.0, 0.25, 8.0], &[2, 2])?;
+//! let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
+//! assert_eq!(a.shape(), [2, 2]);
+//! assert_eq!(a.get(&[1, 0]), Some(&DynValue::Float(0.25)));
+//! # Ok::<(), npy_core::Error>(())
+//! ```
+//!
+//! The parts: the value model ([`DynValue`], [`UcsString`]: `value.rs`), the array
+//! ([`DynArray`]: `array.rs`), the memory budget of a read (`budget.rs`), the decoder and
+//! encoder (`decode.rs`, `encode.rs`, both through the crate's scalar codec) and the x87
+//! `longdouble` arithmetic (`longdouble.rs`).
+
+use std::io::Read;
+use std::path::Path;
+
+use crate::error::{count, Error, ErrorKind, PathContext};
+use crate::read::NpyReader;
+
+mod array;
+mod budget;
+mod decode;
+mod encode;
+mod longdouble;
+mod value;
+
+pub use array::{COrderIter, DynArray};
+pub use budget::{DYN_ALLOWANCE, MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE};
+pub use encode::{write_dyn, write_dyn_to};
+pub use value::{DynValue, UcsString};
+
+/// Reads the `.npy` file at `path`, whatever its dtype, into a [`DynArray`].
+///
+/// Allocation is bounded as for [`read`](crate::read()): a header claiming more data than the
+/// file holds is [`ErrorKind::Truncated`] before the values are allocated, and zero-size elements
+/// (`S0`, empty records, zero-size subarrays) beyond [`MAX_ZERO_SIZE_ELEMENTS`](crate::MAX_ZERO_SIZE_ELEMENTS) values are
+/// [`ErrorKind::AllocationLimit`]. Object arrays (`O`, anywhere in the dtype) are refused with
+/// [`ErrorKind::ObjectArray`] before any data byte is read. Trailing bytes after the data are
+/// ignored, as numpy ignores them.
+///
+/// # Errors
+/// I/O and header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`],
+/// [`ErrorKind::AllocationLimit`], [`ErrorKind::InvalidBool`] (a `b1` byte other than 0 and 1, which
+/// numpy would read as `True`).
+///
+/// # Examples
+/// ```
+/// use npy_core::{DynValue, Header};
+/// # let dir = std::env::temp_dir().join(format!("npy-core-dyn-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("points.npy");
+/// let dtype = "[('x', '<f4'), ('id', '<u2')]".parse()?;
+/// let mut bytes = Header::new(dtype, vec![1]).to_bytes(None)?;
+/// bytes.extend_from_slice(&1.5f32.to_le_bytes());
+/// bytes.extend_from_slice(&7u16.to_le_bytes());
+/// std::fs::write(&path, bytes)?;
+///
+/// let a = npy_core::read_dyn(&path)?;
+/// let point = a.get(&[0]).unwrap();
+/// assert_eq!(point.field("x"), Some(&DynValue::Float(1.5)));
+/// assert_eq!(point.field("id"), Some(&DynValue::UInt(7)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_dyn(path: impl AsRef<Path>) -> Result<DynArray, Error> {
+    let path = path.as_ref();
+    NpyReader::open(path)?.read_dyn().at_path(path)
+}
+
+impl<R: Read> NpyReader<R> {
+    /// Reads the whole array, whatever its dtype, into a [`DynArray`] (see [`read_dyn`]).
+    ///
+    /// On a reader from [`NpyReader::open`] (or given
+    /// [`with_available_bytes`](NpyReader::with_available_bytes)) a short file is found before
+    /// allocating; on a stream of unknown length the values grow as data arrives. Elements
+    /// larger than [`MAX_DYN_ITEMSIZE`] bytes are refused.
+    ///
+    /// # Errors
+    /// As [`read_dyn`]; also [`ErrorKind::Unsupported`] when elements were already read from
+    /// this reader.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::{DynValue, UcsString, WriteOptions};
+    /// let mut bytes = Vec::new();
+    /// WriteOptions::new().write_to(&mut bytes, &["hi".to_string(), "numpy".to_string()], &[2])?;
+    /// let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
+    /// assert_eq!(a.dtype().to_string(), "<U5");
+    /// assert_eq!(a.values()[0], DynValue::Str(UcsString::from("hi")));
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn read_dyn(&mut self) -> Result<DynArray, Error> {
+        self.dtype().refuse_object()?;
+        if self.remaining() != self.len() {
+            return Err(Error::new(ErrorKind::Unsupported {
+                operation: "read_dyn",
+                reason: format!(
+                    "it reads a whole array, and {} of its {} were already read",
+                    self.len() - self.remaining(),
+                    count(self.len(), "element")
+                ),
+            }));
+        }
+        budget::check(self.meta())?;
+        let decoder = decode::Decoder::new(self.dtype())?;
+        let values = self.read_vec_with(&decoder)?;
+        DynArray::from_meta(self.meta().clone(), values)
+    }
+}

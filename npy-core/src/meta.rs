@@ -1,0 +1,181 @@
+//! [`ArrayMeta`]: what an array is (its header and the sizes derived from it), checked once
+//! and shared by every reader, view, map and array of the crate.
+
+use crate::codec::flat_index;
+use crate::dtype::{DType, SubArray};
+use crate::error::Error;
+use crate::format::{Order, Version};
+use crate::header::{Header, ParsedHeader};
+
+/// An array's header and the sizes derived from it, validated once.
+///
+/// [`NpyReader`](crate::NpyReader), [`NpyView`](crate::NpyView), `NpyMmap`,
+/// [`NpyArray`](crate::NpyArray) and [`DynArray`](crate::DynArray) each hold one and answer
+/// the same questions through it (`meta()`, and the shorthands `header()`, `dtype()`,
+/// `shape()`, `order()`, `parsed_header()`, `data_offset()` on each type). An array built in
+/// memory has the header `np.save` would write for it.
+///
+/// # Examples
+/// ```
+/// use npy_core::{ArrayMeta, Header, Order};
+/// let mut header = Header::new("<f8".parse()?, vec![2, 3]);
+/// header.fortran_order = true;
+/// let meta = ArrayMeta::from_header(header)?;
+/// assert_eq!((meta.len(), meta.nbytes(), meta.order()), (6, 48, Order::Fortran));
+/// assert_eq!(meta.data_offset(), 128);
+/// assert_eq!(meta.index_of(&[1, 0]), Some(1)); // Fortran order: the first index is fastest
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArrayMeta {
+    parsed: ParsedHeader,
+    len: u64,
+    nbytes: u64,
+}
+
+impl ArrayMeta {
+    /// The metadata of a header as read from a file.
+    ///
+    /// # Errors
+    /// [`ErrorKind::SizeOverflow`](crate::ErrorKind::SizeOverflow) when the element count or
+    /// the data's bytes do not fit in 64 bits.
+    pub fn new(parsed: ParsedHeader) -> Result<ArrayMeta, Error> {
+        let nbytes = parsed.header.nbytes()?;
+        let len = parsed.header.num_elements()?;
+        Ok(ArrayMeta {
+            parsed,
+            len,
+            nbytes,
+        })
+    }
+
+    /// The metadata of an array of `header` stored as `np.save` would store it (numpy's
+    /// version choice and padding).
+    ///
+    /// # Errors
+    /// As [`ArrayMeta::new`], and [`Header::to_bytes`]'s errors.
+    pub fn from_header(header: Header) -> Result<ArrayMeta, Error> {
+        ArrayMeta::new(ParsedHeader::for_header(header)?)
+    }
+
+    /// The header with its version, length and text.
+    pub fn parsed_header(&self) -> &ParsedHeader {
+        &self.parsed
+    }
+
+    /// The header with its version, length and text, giving up the sizes.
+    pub fn into_parsed_header(self) -> ParsedHeader {
+        self.parsed
+    }
+
+    /// The header dict.
+    pub fn header(&self) -> &Header {
+        &self.parsed.header
+    }
+
+    /// The dtype of the elements.
+    pub fn dtype(&self) -> &DType {
+        &self.parsed.header.dtype
+    }
+
+    /// The logical shape, outermost first.
+    pub fn shape(&self) -> &[u64] {
+        &self.parsed.header.shape
+    }
+
+    /// The memory order of the data.
+    pub fn order(&self) -> Order {
+        self.parsed.header.order()
+    }
+
+    /// Number of elements: the product of the shape (1 for `()`).
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes per element.
+    pub fn itemsize(&self) -> u64 {
+        self.parsed.header.dtype.itemsize()
+    }
+
+    /// Bytes of array data: elements × itemsize.
+    pub fn nbytes(&self) -> u64 {
+        self.nbytes
+    }
+
+    /// The format version.
+    pub fn version(&self) -> Version {
+        self.parsed.version
+    }
+
+    /// Offset of the data from the start of the file, in bytes.
+    pub fn data_offset(&self) -> u64 {
+        self.parsed.data_offset()
+    }
+
+    /// Position in memory (in elements) of a logical index, one entry per dimension, whatever
+    /// the memory order; `None` out of range.
+    pub fn index_of(&self, index: &[u64]) -> Option<usize> {
+        flat_index(self.shape(), self.order(), index)
+    }
+
+    /// The same array seen with its trailing `dims` as one subarray element: numpy stores an
+    /// array of `[T; N]` elements as the base dtype with the subarray's dimensions appended to
+    /// the shape.
+    pub(crate) fn fold_trailing(&mut self, dims: &[u64]) -> Result<(), Error> {
+        let header = &mut self.parsed.header;
+        let folded = SubArray::new(header.dtype.clone(), dims.to_vec())?;
+        header.dtype = DType::SubArray(folded);
+        header.shape.truncate(header.shape.len() - dims.len());
+        self.len = header.num_elements()?;
+        Ok(())
+    }
+}
+
+/// The accessors every array type shares, forwarding to its `meta` field: one set, written
+/// once.
+macro_rules! meta_accessors {
+    () => {
+        /// The array's metadata: header, dtype, shape, order and sizes, checked once.
+        pub fn meta(&self) -> &$crate::meta::ArrayMeta {
+            &self.meta
+        }
+
+        /// The header dict.
+        pub fn header(&self) -> &$crate::header::Header {
+            self.meta.header()
+        }
+
+        /// The header with its version, length and text.
+        pub fn parsed_header(&self) -> &$crate::header::ParsedHeader {
+            self.meta.parsed_header()
+        }
+
+        /// The dtype of the elements.
+        pub fn dtype(&self) -> &$crate::dtype::DType {
+            self.meta.dtype()
+        }
+
+        /// The logical shape, outermost first.
+        pub fn shape(&self) -> &[u64] {
+            self.meta.shape()
+        }
+
+        /// The memory order of the data.
+        pub fn order(&self) -> $crate::format::Order {
+            self.meta.order()
+        }
+
+        /// Offset of the data from the start of the file, in bytes.
+        pub fn data_offset(&self) -> u64 {
+            self.meta.data_offset()
+        }
+    };
+}
+
+pub(crate) use meta_accessors;

@@ -1,0 +1,198 @@
+//! Reading array data: owned arrays ([`read`], [`NpyArray`]), and the streaming
+//! [`NpyReader`] (caller buffers, iteration, random access).
+//!
+//! Every read allocates only what the input can back: the file's length (or, for a stream,
+//! the bytes that arrived) bounds the data, and [`MAX_EXPANSION`] bounds the Rust elements
+//! decoded from it.
+
+use std::fs::File;
+use std::path::Path;
+
+use crate::codec::checked_product;
+use crate::element::NpyElement;
+use crate::error::{Error, ErrorKind, PathContext};
+use crate::format::Order;
+use crate::header::Header;
+use crate::meta::{meta_accessors, ArrayMeta};
+
+mod reader;
+
+pub(crate) use reader::Decode;
+pub use reader::{Elements, NpyReader};
+
+/// Most zero-size elements (`S0`, `V0`, empty records) a dynamic read will materialise: such
+/// elements take no file bytes, so the file length cannot bound them.
+pub const MAX_ZERO_SIZE_ELEMENTS: u64 = 1 << 24;
+
+/// How many bytes of Rust elements a typed read may allocate per byte of array data
+/// (`Vec<u8>` elements of `S1` data take 24 bytes each, the largest ratio of the built-in types).
+pub const MAX_EXPANSION: u64 = 32;
+
+/// Bytes of Rust elements a typed read may allocate beyond [`MAX_EXPANSION`] times the data:
+/// what elements that take no file bytes (`S0`, empty records, zero-length subarrays) may cost.
+pub const MAX_UNBACKED_BYTES: u64 = 64 << 20;
+
+/// Refuses to materialise `n` elements of `T` from `nbytes` of data when that would take more
+/// than `nbytes × MAX_EXPANSION + MAX_UNBACKED_BYTES` bytes of memory.
+pub(crate) fn check_expansion<T>(n: u64, nbytes: u64) -> Result<(), Error> {
+    let each = std::mem::size_of::<T>() as u64;
+    let limit = nbytes
+        .saturating_mul(MAX_EXPANSION)
+        .saturating_add(MAX_UNBACKED_BYTES);
+    if n.saturating_mul(each) > limit {
+        return Err(Error::new(ErrorKind::AllocationLimit {
+            what: "the elements of a typed read",
+            elements: n,
+            bytes_each: each,
+        }));
+    }
+    Ok(())
+}
+
+/// An owned array: shape, memory order and the elements in that order.
+///
+/// # Examples
+/// ```
+/// # let dir = std::env::temp_dir().join(format!("npy-core-array-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("a.npy");
+/// npy_core::write(&path, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+/// let a = npy_core::read::<f32>(&path)?;
+/// assert_eq!(a.shape(), [2, 3]);
+/// assert_eq!(a.get(&[1, 0]), Some(&4.0));
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct NpyArray<T> {
+    meta: ArrayMeta,
+    data: Vec<T>,
+}
+
+impl<T: NpyElement> NpyArray<T> {
+    /// An array from its parts, with the header `np.save` would write for it
+    /// ([`NpyElement::dtype_for`] of the data as its dtype).
+    ///
+    /// # Errors
+    /// [`ErrorKind::LengthMismatch`] when `data.len()` is not the product of `shape`;
+    /// [`ErrorKind::SizeOverflow`] for a shape whose size does not fit in 64 bits.
+    pub fn from_parts(shape: Vec<u64>, order: Order, data: Vec<T>) -> Result<Self, Error> {
+        let expected = checked_product(1, &shape);
+        if expected != Some(data.len() as u64) {
+            return Err(Error::new(ErrorKind::LengthMismatch {
+                what: "array data for its shape",
+                expected: expected.unwrap_or(u64::MAX),
+                found: data.len() as u64,
+            }));
+        }
+        let header = Header {
+            dtype: T::dtype_for(&data),
+            fortran_order: order.is_fortran(),
+            shape,
+        };
+        NpyArray::from_meta(ArrayMeta::from_header(header)?, data)
+    }
+}
+
+impl<T> NpyArray<T> {
+    /// An array of `meta` holding `data` (its elements in `meta`'s order).
+    pub(crate) fn from_meta(meta: ArrayMeta, data: Vec<T>) -> Result<Self, Error> {
+        if meta.len() != data.len() as u64 {
+            return Err(Error::new(ErrorKind::LengthMismatch {
+                what: "array data for its shape",
+                expected: meta.len(),
+                found: data.len() as u64,
+            }));
+        }
+        Ok(NpyArray { meta, data })
+    }
+
+    meta_accessors!();
+
+    /// The elements in memory order ([`NpyArray::order`]).
+    pub fn data(&self) -> &[T] {
+        &self.data
+    }
+
+    /// The elements in memory order, mutably.
+    pub fn data_mut(&mut self) -> &mut [T] {
+        &mut self.data
+    }
+
+    /// The elements in memory order, giving up the shape.
+    pub fn into_vec(self) -> Vec<T> {
+        self.data
+    }
+
+    /// `(shape, order, data)`.
+    pub fn into_parts(self) -> (Vec<u64>, Order, Vec<T>) {
+        let order = self.meta.order();
+        let shape = self.meta.shape().to_vec();
+        (shape, order, self.data)
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Whether the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The element at a logical index (one entry per dimension), whatever the memory order.
+    pub fn get(&self, index: &[u64]) -> Option<&T> {
+        self.meta.index_of(index).and_then(|i| self.data.get(i))
+    }
+}
+
+/// Equal arrays have the same shape, order and elements (the stored header text may differ).
+impl<T: PartialEq> PartialEq for NpyArray<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.shape() == other.shape() && self.order() == other.order() && self.data == other.data
+    }
+}
+
+/// Reads the `.npy` file at `path` into an owned array of `T`.
+///
+/// The file's length bounds the allocation: a header claiming more data than the file holds is
+/// [`ErrorKind::Truncated`] before anything large is allocated. Trailing bytes after the data are
+/// ignored, as numpy ignores them.
+///
+/// # Errors
+/// Header errors, [`ErrorKind::TypeMismatch`], [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], value
+/// errors of `T` ([`ErrorKind::InvalidBool`], [`ErrorKind::InvalidUnicode`]), I/O errors.
+///
+/// # Examples
+/// ```no_run
+/// let a = npy_core::read::<f32>("fixtures/w_f32.npy")?;
+/// assert_eq!(a.shape(), [4, 64]);
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+pub fn read<T: NpyElement>(path: impl AsRef<Path>) -> Result<NpyArray<T>, Error> {
+    let path = path.as_ref();
+    let mut r = NpyReader::open(path)?;
+    let mut read = || -> Result<NpyArray<T>, Error> {
+        let data = r.read_vec()?;
+        NpyArray::from_meta(r.meta().clone(), data)
+    };
+    read().at_path(path)
+}
+
+impl NpyReader<File> {
+    /// Opens the file at `path` and reads its header; the file's length bounds later reads.
+    ///
+    /// # Errors
+    /// I/O and header errors, naming the file.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let open = || -> Result<Self, Error> {
+            let file = File::open(path)?;
+            let file_len = file.metadata()?.len();
+            let r = NpyReader::new(file)?;
+            let available = file_len.saturating_sub(r.data_offset());
+            Ok(r.with_available_bytes(available))
+        };
+        open().at_path(path)
+    }
+}
