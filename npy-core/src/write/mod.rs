@@ -1,0 +1,283 @@
+//! Writing arrays: whole slices ([`write`], [`WriteOptions`]), streams of rows of unknown count
+//! ([`StreamWriter`], `stream.rs`), and atomic file writes (`atomic.rs`, shared by every path
+//! writer of the crate).
+
+use std::io::{Seek, Write};
+use std::path::Path;
+
+use crate::codec::{checked_product, per_chunk, swap_in_place, CHUNK_BYTES};
+use crate::dtype::{ByteOrder, DType};
+use crate::element::{bulk_kind, Bulk, NpyElement};
+use crate::error::{Error, ErrorKind, PathContext};
+use crate::format::{Order, Version};
+use crate::header::Header;
+
+mod atomic;
+mod stream;
+
+pub(crate) use atomic::AtomicFile;
+pub use stream::{FileStreamWriter, PathStreamWriter, StreamWriter};
+
+/// Writes `data` (in C order, `shape` outermost first) to `path` as numpy's `np.save` would:
+/// the type's default dtype in the machine's byte order, format 1.0 unless the header needs
+/// more.
+///
+/// The file is written to a temporary file in the same directory and renamed over `path`, so an
+/// error or a crash never leaves a partial file under `path`.
+///
+/// # Errors
+/// [`ErrorKind::LengthMismatch`] when `data.len()` is not the product of `shape`; I/O errors.
+///
+/// # Examples
+/// ```
+/// # let dir = std::env::temp_dir().join(format!("npy-core-write-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("x.npy");
+/// npy_core::write(&path, &[1u16, 2, 3, 4], &[2, 2])?;
+/// let bytes = std::fs::read(&path)?;
+/// assert_eq!(bytes.len(), 128 + 8);
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+pub fn write<T: NpyElement>(
+    path: impl AsRef<Path>,
+    data: &[T],
+    shape: &[u64],
+) -> Result<(), Error> {
+    WriteOptions::new().write_path(path, data, shape)
+}
+
+/// How to write an array: dtype, memory order, byte order and format version.
+///
+/// # Examples
+/// ```
+/// use npy_core::{ByteOrder, NpyReader, Order, WriteOptions};
+/// let mut out = Vec::new();
+/// WriteOptions::new()
+///     .byte_order(ByteOrder::Big)
+///     .order(Order::Fortran)
+///     .write_to(&mut out, &[1.5f64, 2.5, 3.5, 4.5], &[2, 2])?;
+/// let r = NpyReader::new(&out[..])?;
+/// assert_eq!(r.dtype().to_string(), ">f8");
+/// assert!(r.header().fortran_order);
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteOptions {
+    dtype: Option<DType>,
+    order: Order,
+    byte_order: Option<ByteOrder>,
+    version: Option<Version>,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            dtype: None,
+            order: Order::C,
+            byte_order: None,
+            version: None,
+        }
+    }
+}
+
+impl WriteOptions {
+    /// numpy's defaults: the element type's dtype, C order, the machine's byte order, the
+    /// smallest version that holds the header.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The memory order the data is given in (and that the header declares).
+    pub fn order(mut self, order: Order) -> Self {
+        self.order = order;
+        self
+    }
+
+    /// The byte order to write multi-byte values in.
+    pub fn byte_order(mut self, byte_order: ByteOrder) -> Self {
+        self.byte_order = Some(byte_order);
+        self
+    }
+
+    /// A format version to use instead of numpy's choice; a header it cannot hold is an error.
+    pub fn version(mut self, version: Version) -> Self {
+        self.version = Some(version);
+        self
+    }
+
+    /// An explicit dtype (e.g. the width of a string type, or `'>f8'`): written as given, unless
+    /// [`WriteOptions::byte_order`] is also set, which then applies to it.
+    pub fn dtype(mut self, dtype: DType) -> Self {
+        self.dtype = Some(dtype);
+        self
+    }
+
+    pub(super) fn resolve<T: NpyElement>(&self, data: &[T]) -> Result<(DType, T::Plan), Error> {
+        let dtype = self.dtype.clone().unwrap_or_else(|| T::dtype_for(data));
+        let dtype = match self.byte_order {
+            Some(order) => dtype.with_byte_order(order),
+            None => dtype,
+        };
+        let plan = T::plan(&dtype)?;
+        Ok((dtype, plan))
+    }
+
+    /// The header for elements of `dtype` in an array of `shape`.
+    ///
+    /// As `np.save`: an element dtype that is a subarray (`[T; N]`) is stored as its base dtype
+    /// with the subarray's dimensions appended to the shape (C order only, where that is the
+    /// same bytes), and `fortran_order` follows [`Header::fortran_order_for`].
+    pub(super) fn header(&self, dtype: DType, shape: &[u64]) -> Result<Header, Error> {
+        let mut shape = shape.to_vec();
+        let dtype = match dtype {
+            DType::SubArray(s) => {
+                if self.order == Order::Fortran {
+                    return Err(Error::new(ErrorKind::Unsupported {
+                        operation: "writing subarray elements ([T; N]) in Fortran order",
+                        reason: "numpy stores them as trailing dimensions of the shape, which \
+                                 only C order keeps together"
+                            .into(),
+                    }));
+                }
+                let (dims, base) = s.flatten();
+                shape.extend_from_slice(&dims);
+                base.clone()
+            }
+            dtype => dtype,
+        };
+        let header = Header {
+            dtype,
+            fortran_order: Header::fortran_order_for(&shape, self.order),
+            shape,
+        };
+        header.nbytes()?;
+        Ok(header)
+    }
+
+    /// Writes header and data to `w`. `data` is in the memory order given by
+    /// [`WriteOptions::order`].
+    ///
+    /// # Errors
+    /// [`ErrorKind::LengthMismatch`], [`ErrorKind::TypeMismatch`] for an explicit dtype that `T` does
+    /// not fit, [`ErrorKind::ValueTooLong`], header errors of [`Header::to_bytes`], I/O errors.
+    pub fn write_to<W: Write, T: NpyElement>(
+        &self,
+        mut w: W,
+        data: &[T],
+        shape: &[u64],
+    ) -> Result<(), Error> {
+        let (dtype, plan) = self.resolve(data)?;
+        let expected = checked_product(1, shape).ok_or_else(|| {
+            Error::new(ErrorKind::SizeOverflow {
+                shape: shape.to_vec(),
+                itemsize: dtype.itemsize(),
+            })
+        })?;
+        if expected != data.len() as u64 {
+            return Err(Error::new(ErrorKind::LengthMismatch {
+                what: "data for the shape",
+                expected,
+                found: data.len() as u64,
+            }));
+        }
+        let header = self.header(dtype.clone(), shape)?;
+        w.write_all(&header.to_bytes(self.version)?)?;
+        write_elements(&mut w, &dtype, &plan, data)?;
+        w.flush()?;
+        Ok(())
+    }
+
+    /// Writes to `path` atomically: a temporary file in the same directory, renamed over `path`
+    /// once complete.
+    ///
+    /// # Errors
+    /// As [`WriteOptions::write_to`].
+    pub fn write_path<T: NpyElement>(
+        &self,
+        path: impl AsRef<Path>,
+        data: &[T],
+        shape: &[u64],
+    ) -> Result<(), Error> {
+        let path = path.as_ref();
+        let write = || -> Result<(), Error> {
+            let mut file = AtomicFile::create(path)?;
+            self.write_to(&mut file, data, shape)?;
+            file.commit()
+        };
+        write().at_path(path)
+    }
+
+    /// Starts a streaming writer to `w` for rows of `row_shape` (the shape after the first
+    /// dimension), whose count is found at [`StreamWriter::finish`]. C order only.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Unsupported`] for Fortran order; [`ErrorKind::TypeMismatch`]; header and
+    /// I/O errors.
+    pub fn stream_to<W: Write + Seek, T: NpyElement>(
+        &self,
+        w: W,
+        row_shape: &[u64],
+    ) -> Result<StreamWriter<W, T>, Error> {
+        StreamWriter::new(self, w, row_shape)
+    }
+
+    /// A streaming writer to `path`, atomic: nothing appears under `path` until
+    /// [`PathStreamWriter::finish`] succeeds.
+    ///
+    /// # Errors
+    /// As [`WriteOptions::stream_to`].
+    pub fn create_stream<T: NpyElement>(
+        &self,
+        path: impl AsRef<Path>,
+        row_shape: &[u64],
+    ) -> Result<PathStreamWriter<T>, Error> {
+        let path = path.as_ref();
+        let create = || -> Result<PathStreamWriter<T>, Error> {
+            let file = AtomicFile::create(path)?;
+            Ok(PathStreamWriter::new(StreamWriter::new(
+                self, file, row_shape,
+            )?))
+        };
+        create().at_path(path)
+    }
+}
+
+fn write_elements<W: Write, T: NpyElement>(
+    w: &mut W,
+    dtype: &DType,
+    plan: &T::Plan,
+    data: &[T],
+) -> Result<(), Error> {
+    match bulk_kind::<T>(dtype) {
+        Bulk::Native(layout) => {
+            w.write_all(layout.as_bytes(data))?;
+            return Ok(());
+        }
+        Bulk::Swapped(layout) => {
+            let (bytes, unit) = (layout.as_bytes(data), layout.swap_unit());
+            let mut buf = Vec::with_capacity(CHUNK_BYTES.min(bytes.len()));
+            for chunk in bytes.chunks(per_chunk(unit, CHUNK_BYTES) * unit) {
+                buf.clear();
+                buf.extend_from_slice(chunk);
+                swap_in_place(&mut buf, unit);
+                w.write_all(&buf)?;
+            }
+            return Ok(());
+        }
+        Bulk::No => {}
+    }
+    let itemsize = dtype.itemsize() as usize;
+    if itemsize == 0 {
+        return Ok(());
+    }
+    let per_chunk = (CHUNK_BYTES / itemsize).max(1);
+    let mut buf = vec![0u8; per_chunk.min(data.len()) * itemsize];
+    for values in data.chunks(per_chunk) {
+        let bytes = &mut buf[..values.len() * itemsize];
+        for (v, dst) in values.iter().zip(bytes.chunks_exact_mut(itemsize)) {
+            v.write(plan, dst)?;
+        }
+        w.write_all(bytes)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,261 @@
+//! Streaming writers: rows of unknown count, the header rewritten in place at the end.
+
+use std::fs::File;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::marker::PhantomData;
+use std::path::Path;
+
+use super::{AtomicFile, WriteOptions};
+use crate::codec::{checked_product, CHUNK_BYTES};
+use crate::dtype::DType;
+use crate::element::{bulk_kind, Bulk, NpyElement};
+use crate::error::{to_usize, Error, ErrorKind, PathContext};
+use crate::format::{Order, Version};
+use crate::header::Header;
+
+/// Writes rows of unknown count: the header is written first with a zero-row shape and the room
+/// numpy reserves for a growing first dimension, and rewritten in place by
+/// [`StreamWriter::finish`]. Until then the file claims no data, so an unfinished writer never
+/// leaves a file that claims data it lacks.
+///
+/// # Examples
+/// ```
+/// use npy_core::{NpyReader, WriteOptions};
+/// let mut file = std::io::Cursor::new(Vec::new());
+/// let mut w = WriteOptions::new().stream_to::<_, f32>(&mut file, &[3])?;
+/// for i in 0..4 {
+///     w.push_row(&[i as f32, 0.0, 1.0])?;
+/// }
+/// w.finish()?;
+/// let mut r = NpyReader::new(&file.get_ref()[..])?;
+/// assert_eq!(r.shape(), [4, 3]);
+/// assert_eq!(r.read_vec::<f32>()?.len(), 12);
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct StreamWriter<W: Write + Seek, T: NpyElement> {
+    inner: W,
+    plan: T::Plan,
+    header: Header,
+    /// The dtype of one `T` (the header's dtype, unless `T` is a subarray type).
+    elem_dtype: DType,
+    version: Option<Version>,
+    header_start: u64,
+    header_bytes: usize,
+    row_len: u64,
+    count: u64,
+    /// Rows pushed when a row has no elements (`count` cannot tell how many).
+    empty_rows: u64,
+    itemsize: usize,
+    buf: Vec<u8>,
+    _t: PhantomData<T>,
+}
+
+impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
+    pub(super) fn new(
+        options: &WriteOptions,
+        mut inner: W,
+        row_shape: &[u64],
+    ) -> Result<Self, Error> {
+        if options.order == Order::Fortran {
+            return Err(Error::new(ErrorKind::Unsupported {
+                operation: "streaming in Fortran order",
+                reason: "a streaming writer grows the first dimension, which is contiguous only \
+                         in C order"
+                    .into(),
+            }));
+        }
+        let (dtype, plan) = options.resolve::<T>(&[])?;
+        let mut shape = vec![0];
+        shape.extend_from_slice(row_shape);
+        let header = options.header(dtype.clone(), &shape)?;
+        let row_len = checked_product(1, row_shape).ok_or_else(|| {
+            Error::new(ErrorKind::SizeOverflow {
+                shape: shape.clone(),
+                itemsize: dtype.itemsize(),
+            })
+        })?;
+        let itemsize = to_usize(dtype.itemsize(), "itemsize")?;
+        let header_start = inner.stream_position()?;
+        let bytes = header.to_bytes(options.version)?;
+        inner.write_all(&bytes)?;
+        Ok(StreamWriter {
+            inner,
+            plan,
+            header,
+            elem_dtype: dtype,
+            version: options.version,
+            header_start,
+            header_bytes: bytes.len(),
+            row_len,
+            count: 0,
+            empty_rows: 0,
+            itemsize,
+            buf: Vec::with_capacity(CHUNK_BYTES),
+            _t: PhantomData,
+        })
+    }
+
+    /// Appends one element (rows fill in C order).
+    ///
+    /// # Errors
+    /// [`ErrorKind::ValueTooLong`] and I/O errors.
+    pub fn push(&mut self, value: &T) -> Result<(), Error> {
+        let start = self.buf.len();
+        self.buf.resize(start + self.itemsize, 0);
+        if let Err(e) = value.write(&self.plan, &mut self.buf[start..]) {
+            // Drop the rejected element's partial bytes: they would shift every later value.
+            self.buf.truncate(start);
+            return Err(e);
+        }
+        self.count += 1;
+        if self.buf.len() >= CHUNK_BYTES {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    /// Appends elements.
+    ///
+    /// # Errors
+    /// As [`StreamWriter::push`].
+    pub fn extend_from_slice(&mut self, values: &[T]) -> Result<(), Error> {
+        if self.buf.is_empty() {
+            if let Bulk::Native(layout) = bulk_kind::<T>(&self.elem_dtype) {
+                self.inner.write_all(layout.as_bytes(values))?;
+                self.count += values.len() as u64;
+                return Ok(());
+            }
+        }
+        values.iter().try_for_each(|v| self.push(v))
+    }
+
+    /// Appends one row.
+    ///
+    /// # Errors
+    /// [`ErrorKind::LengthMismatch`] when `row` is not one row long; otherwise as
+    /// [`StreamWriter::push`].
+    pub fn push_row(&mut self, row: &[T]) -> Result<(), Error> {
+        if row.len() as u64 != self.row_len {
+            return Err(Error::new(ErrorKind::LengthMismatch {
+                what: "row",
+                expected: self.row_len,
+                found: row.len() as u64,
+            }));
+        }
+        if self.row_len == 0 {
+            self.empty_rows += 1;
+            return Ok(());
+        }
+        self.extend_from_slice(row)
+    }
+
+    /// Elements written so far.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    /// Whether nothing has been written.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    fn flush_buf(&mut self) -> Result<(), Error> {
+        self.inner.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Writes what is buffered, rewrites the header with the final row count, and returns the
+    /// writer positioned after the data.
+    ///
+    /// # Errors
+    /// [`ErrorKind::LengthMismatch`] when the elements do not fill whole rows; I/O errors.
+    pub fn finish(mut self) -> Result<W, Error> {
+        self.flush_buf()?;
+        let rows = if self.row_len == 0 {
+            self.empty_rows
+        } else {
+            if self.count % self.row_len != 0 {
+                return Err(Error::new(ErrorKind::LengthMismatch {
+                    what: "elements for whole rows",
+                    expected: self.count.div_ceil(self.row_len) * self.row_len,
+                    found: self.count,
+                }));
+            }
+            self.count / self.row_len
+        };
+        self.header.shape[0] = rows;
+        let bytes = self.header.to_bytes(self.version)?;
+        assert_eq!(
+            bytes.len(),
+            self.header_bytes,
+            "the growth-axis spaces absorb the digits of any u64 row count, so the final \
+             header is exactly as long as the one written first"
+        );
+        let end = self.inner.stream_position()?;
+        self.inner.seek(SeekFrom::Start(self.header_start))?;
+        self.inner.write_all(&bytes)?;
+        self.inner.seek(SeekFrom::Start(end))?;
+        self.inner.flush()?;
+        Ok(self.inner)
+    }
+}
+
+/// A [`StreamWriter`] to a path that appears there only once finished.
+#[derive(Debug)]
+pub struct PathStreamWriter<T: NpyElement> {
+    inner: StreamWriter<AtomicFile, T>,
+}
+
+impl<T: NpyElement> PathStreamWriter<T> {
+    pub(super) fn new(inner: StreamWriter<AtomicFile, T>) -> Self {
+        PathStreamWriter { inner }
+    }
+
+    /// See [`StreamWriter::push`].
+    ///
+    /// # Errors
+    /// As [`StreamWriter::push`].
+    pub fn push(&mut self, value: &T) -> Result<(), Error> {
+        let result = self.inner.push(value);
+        result.at_path(self.path())
+    }
+
+    /// See [`StreamWriter::extend_from_slice`].
+    ///
+    /// # Errors
+    /// As [`StreamWriter::push`].
+    pub fn extend_from_slice(&mut self, values: &[T]) -> Result<(), Error> {
+        let result = self.inner.extend_from_slice(values);
+        result.at_path(self.path())
+    }
+
+    /// See [`StreamWriter::push_row`].
+    ///
+    /// # Errors
+    /// As [`StreamWriter::push_row`].
+    pub fn push_row(&mut self, row: &[T]) -> Result<(), Error> {
+        let result = self.inner.push_row(row);
+        result.at_path(self.path())
+    }
+
+    /// The path the file appears under once finished.
+    pub fn path(&self) -> &Path {
+        self.inner.inner.target()
+    }
+
+    /// Finishes the file and renames it into place. Dropping the writer instead leaves nothing
+    /// under the path (the temporary file is removed).
+    ///
+    /// # Errors
+    /// As [`StreamWriter::finish`].
+    pub fn finish(self) -> Result<(), Error> {
+        let path = self.path().to_owned();
+        let finish = || self.inner.finish()?.commit();
+        finish().at_path(&path)
+    }
+}
+
+/// A streaming writer to a plain (not atomic) file.
+pub type FileStreamWriter<T> = StreamWriter<BufWriter<File>, T>;
