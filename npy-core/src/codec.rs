@@ -12,6 +12,7 @@
 //!   [`per_chunk`].
 
 use half::f16;
+use num_complex::Complex;
 
 use crate::error::{Error, ErrorKind};
 use crate::format::{ByteOrder, Order};
@@ -92,6 +93,24 @@ macro_rules! scalar {
 }
 
 scalar!(i8, i16, i32, i64, u8, u16, u32, u64, f16, f32, f64);
+
+/// `c8` and `c16`: the real part, then the imaginary part, each in the byte order.
+impl<F: Scalar> Scalar for Complex<F> {
+    const SIZE: usize = 2 * F::SIZE;
+
+    #[inline]
+    fn decode(src: &[u8], endian: Endian) -> Self {
+        let (re, im) = src.split_at(F::SIZE);
+        Complex::new(F::decode(re, endian), F::decode(im, endian))
+    }
+
+    #[inline]
+    fn encode(self, dst: &mut [u8], endian: Endian) {
+        let (re, im) = dst.split_at_mut(F::SIZE);
+        self.re.encode(re, endian);
+        self.im.encode(im, endian);
+    }
+}
 
 /// Reverses every `unit`-byte chunk of `bytes` in place: the byte swap of bulk reads and
 /// writes, and of conversion.

@@ -3,7 +3,7 @@
 
 use crate::codec::flat_index;
 use crate::dtype::{DType, SubArray};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::format::{Order, Version};
 use crate::header::{Header, ParsedHeader};
 
@@ -116,6 +116,19 @@ impl ArrayMeta {
     /// Offset of the data from the start of the file, in bytes.
     pub fn data_offset(&self) -> u64 {
         self.parsed.data_offset()
+    }
+
+    /// Checks that `found` values fill the array ([`ErrorKind::LengthMismatch`] naming `what`
+    /// otherwise).
+    pub(crate) fn check_len(&self, what: &'static str, found: usize) -> Result<(), Error> {
+        if self.len != found as u64 {
+            return Err(Error::new(ErrorKind::LengthMismatch {
+                what,
+                expected: self.len,
+                found: found as u64,
+            }));
+        }
+        Ok(())
     }
 
     /// Position in memory (in elements) of a logical index, one entry per dimension, whatever

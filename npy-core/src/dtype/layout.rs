@@ -11,22 +11,7 @@ impl Record {
     pub fn packed<N: Into<String>>(
         fields: impl IntoIterator<Item = (N, DType)>,
     ) -> Result<Record, Error> {
-        let mut offset = 0u64;
-        let mut out = Vec::new();
-        for (name, dtype) in fields {
-            let name = name.into();
-            let next = offset
-                .checked_add(dtype.itemsize())
-                .ok_or_else(|| descr_error(&name, "record size overflows 64 bits"))?;
-            out.push(Field {
-                name,
-                title: None,
-                dtype,
-                offset,
-            });
-            offset = next;
-        }
-        Record::new(out, offset)
+        Record::laid_out(fields, false)
     }
 
     /// A record laid out as numpy's `align=True` (a C struct): each field at the next multiple
@@ -38,13 +23,20 @@ impl Record {
     pub fn aligned<N: Into<String>>(
         fields: impl IntoIterator<Item = (N, DType)>,
     ) -> Result<Record, Error> {
+        Record::laid_out(fields, true)
+    }
+
+    fn laid_out<N: Into<String>>(
+        fields: impl IntoIterator<Item = (N, DType)>,
+        align: bool,
+    ) -> Result<Record, Error> {
         let mut out = Vec::new();
         let mut offset = 0u64;
         let mut max_align = 1u64;
         let overflow = |name: &str| descr_error(name, "record size overflows 64 bits");
         for (name, dtype) in fields {
             let name = name.into();
-            let align = alignment(&dtype).max(1);
+            let align = if align { alignment(&dtype).max(1) } else { 1 };
             max_align = max_align.max(align);
             offset = offset
                 .checked_next_multiple_of(align)

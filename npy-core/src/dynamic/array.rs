@@ -2,7 +2,7 @@
 
 use super::DynValue;
 use crate::codec::Stepper;
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 use crate::format::Order;
 use crate::header::Header;
 use crate::meta::{meta_accessors, ArrayMeta};
@@ -31,8 +31,8 @@ impl DynArray {
     /// the header `np.save` would write for it.
     ///
     /// # Errors
-    /// [`ErrorKind::LengthMismatch`] when the number of values is not the product of the
-    /// shape; [`ErrorKind::SizeOverflow`] for a shape whose size does not fit in 64 bits.
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch) when the number of values is not the product of the
+    /// shape; [`ErrorKind::SizeOverflow`](crate::ErrorKind::SizeOverflow) for a shape whose size does not fit in 64 bits.
     ///
     /// # Examples
     /// ```
@@ -48,13 +48,7 @@ impl DynArray {
 
     /// An array of `meta` holding `values`.
     pub(crate) fn from_meta(meta: ArrayMeta, values: Vec<DynValue>) -> Result<DynArray, Error> {
-        if meta.len() != values.len() as u64 {
-            return Err(Error::new(ErrorKind::LengthMismatch {
-                what: "values for the shape",
-                expected: meta.len(),
-                found: values.len() as u64,
-            }));
-        }
+        meta.check_len("values for the shape", values.len())?;
         Ok(DynArray { meta, values })
     }
 

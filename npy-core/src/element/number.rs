@@ -8,27 +8,38 @@ use crate::codec::{decode_bool, Endian, Scalar};
 use crate::dtype::{ByteOrder, DType, Primitive};
 use crate::error::Error;
 
+/// The dtype of `p` in the machine's byte order (`|` for one-byte types), as numpy writes it.
+fn native(p: Primitive) -> DType {
+    let order = if p.itemsize() == 1 {
+        ByteOrder::NotApplicable
+    } else {
+        ByteOrder::NATIVE
+    };
+    DType::Number(p, order)
+}
+
+/// The byte order of `dtype` when it is `want` in either order; the mismatch error for `T`
+/// otherwise.
+fn plan<T: NpyElement>(dtype: &DType, want: Primitive) -> Result<Endian, Error> {
+    match dtype {
+        DType::Number(p, o) if *p == want => Ok(Endian::of(*o)),
+        _ => Err(mismatch::<T>(dtype)),
+    }
+}
+
+/// A number type: its dtype's primitive, its name, and the scalar size a byte swap reverses.
 macro_rules! number {
-    ($t:ty, $prim:ident, $name:literal) => {
+    ($t:ty, $prim:ident, $name:literal, $unit:expr) => {
         impl NpyElement for $t {
             type Plan = Endian;
             fn npy_dtype() -> DType {
-                let p = Primitive::$prim;
-                let o = if p.itemsize() == 1 {
-                    ByteOrder::NotApplicable
-                } else {
-                    ByteOrder::NATIVE
-                };
-                DType::Number(p, o)
+                native(Primitive::$prim)
             }
             fn rust_name() -> String {
                 $name.to_owned()
             }
             fn plan(dtype: &DType) -> Result<Endian, Error> {
-                match dtype {
-                    DType::Number(Primitive::$prim, o) => Ok(Endian::of(*o)),
-                    _ => Err(mismatch::<Self>(dtype)),
-                }
+                plan::<Self>(dtype, Primitive::$prim)
             }
             #[inline]
             fn read(plan: &Endian, src: &[u8]) -> Result<Self, Error> {
@@ -40,64 +51,26 @@ macro_rules! number {
                 Ok(())
             }
             fn pod_layout() -> Option<PodLayout<Self>> {
-                Some(PodLayout::swapping(std::mem::size_of::<$t>()))
+                Some(PodLayout::swapping($unit))
             }
         }
     };
 }
 
-number!(i8, I8, "i8");
-number!(i16, I16, "i16");
-number!(i32, I32, "i32");
-number!(i64, I64, "i64");
-number!(u8, U8, "u8");
-number!(u16, U16, "u16");
-number!(u32, U32, "u32");
-number!(u64, U64, "u64");
-number!(f16, F16, "f16");
-number!(f32, F32, "f32");
-number!(f64, F64, "f64");
-
-macro_rules! complex {
-    ($f:ty, $prim:ident, $name:literal) => {
-        impl NpyElement for Complex<$f> {
-            type Plan = Endian;
-            fn npy_dtype() -> DType {
-                DType::Number(Primitive::$prim, ByteOrder::NATIVE)
-            }
-            fn rust_name() -> String {
-                $name.to_owned()
-            }
-            fn plan(dtype: &DType) -> Result<Endian, Error> {
-                match dtype {
-                    DType::Number(Primitive::$prim, o) => Ok(Endian::of(*o)),
-                    _ => Err(mismatch::<Self>(dtype)),
-                }
-            }
-            #[inline]
-            fn read(plan: &Endian, src: &[u8]) -> Result<Self, Error> {
-                let (re, im) = src.split_at(<$f as Scalar>::SIZE);
-                Ok(Complex::new(
-                    <$f as Scalar>::decode(re, *plan),
-                    <$f as Scalar>::decode(im, *plan),
-                ))
-            }
-            #[inline]
-            fn write(&self, plan: &Endian, dst: &mut [u8]) -> Result<(), Error> {
-                let (re, im) = dst.split_at_mut(<$f as Scalar>::SIZE);
-                self.re.encode(re, *plan);
-                self.im.encode(im, *plan);
-                Ok(())
-            }
-            fn pod_layout() -> Option<PodLayout<Self>> {
-                Some(PodLayout::swapping(<$f as Scalar>::SIZE))
-            }
-        }
-    };
-}
-
-complex!(f32, C64, "Complex<f32>");
-complex!(f64, C128, "Complex<f64>");
+number!(i8, I8, "i8", 1);
+number!(i16, I16, "i16", 2);
+number!(i32, I32, "i32", 4);
+number!(i64, I64, "i64", 8);
+number!(u8, U8, "u8", 1);
+number!(u16, U16, "u16", 2);
+number!(u32, U32, "u32", 4);
+number!(u64, U64, "u64", 8);
+number!(f16, F16, "f16", 2);
+number!(f32, F32, "f32", 4);
+number!(f64, F64, "f64", 8);
+// Complex numbers swap each part on its own.
+number!(Complex<f32>, C64, "Complex<f32>", 4);
+number!(Complex<f64>, C128, "Complex<f64>", 8);
 
 /// `b1`: one byte, 0 or 1 (anything else is [`ErrorKind::InvalidBool`](crate::ErrorKind)).
 /// No pod layout: not every byte is a `bool`, so reads check each one.

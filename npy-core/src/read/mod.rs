@@ -96,13 +96,7 @@ impl<T: NpyElement> NpyArray<T> {
 impl<T> NpyArray<T> {
     /// An array of `meta` holding `data` (its elements in `meta`'s order).
     pub(crate) fn from_meta(meta: ArrayMeta, data: Vec<T>) -> Result<Self, Error> {
-        if meta.len() != data.len() as u64 {
-            return Err(Error::new(ErrorKind::LengthMismatch {
-                what: "array data for its shape",
-                expected: meta.len(),
-                found: data.len() as u64,
-            }));
-        }
+        meta.check_len("array data for its shape", data.len())?;
         Ok(NpyArray { meta, data })
     }
 
