@@ -13,7 +13,8 @@ use crate::format::printable;
 ///
 /// Only the byte order or version changing: the data streams through a small buffer, so files
 /// larger than memory convert. Changing the order memory-maps the input and writes the
-/// transposed layout. OUT is written atomically (temporary file, then rename), so OUT may be IN.
+/// transposed layout: IN must not be modified by another program while it converts. OUT is
+/// written atomically (temporary file, then rename), so OUT may be IN.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The input .npy file.
@@ -51,9 +52,9 @@ enum OrderArg {
 /// Runs `npy convert`.
 pub fn run(args: &Args) -> ExitCode {
     // SAFETY: mapping IN is sound while no one modifies or truncates it during the conversion.
-    // The command documents that it maps IN (so that files larger than memory transpose); like
-    // `cp` or numpy's own `mmap_mode`, it cannot stop another program from changing the file,
-    // and the user who runs it on a file being rewritten gets a fault, not a silent result.
+    // The command maps IN so that files larger than memory transpose, and says so in its help;
+    // like numpy's own `mmap_mode`, it cannot stop another program from rewriting the file at
+    // the same time, which is the one use the command's documentation rules out.
     let mut options = unsafe { ConvertOptions::default().map_input() };
     options.byte_order = args.byte_order.map(|b| match b {
         ByteOrderArg::Little => ByteOrder::Little,

@@ -9,6 +9,12 @@
 //! - [`DType`] models every dtype a header can describe, records included.
 //! - [`TensorInfo`] summarises a file from its header.
 //! - [`literal`] is the Python-literal codec the header uses.
+//! - [`ArrayMeta`] is what every reader, view, map and array knows about its array.
+//! - [`Error`] is one small type: match on [`Error::kind`], sort with [`Error::classify`]; an
+//!   error of a function that takes a path names the file ([`Error::path`]).
+//!
+//! The crate's layout, bottom layer first, and the path from bytes to values are in
+//! `ARCHITECTURE.md` beside this crate's `Cargo.toml`.
 //!
 //! # Untrusted input
 //!
@@ -17,7 +23,7 @@
 //! guarantees, whatever the bytes:
 //!
 //! - **No panic, no undefined behaviour.** Every malformed input is an [`Error`]. The crate is
-//!   `#![deny(unsafe_code)]` except the memory map (see below); byte reinterpretation goes
+//!   `#![deny(unsafe_code)]` except the memory map (see below) and a huge-page hint; byte reinterpretation goes
 //!   through bytemuck's checked casts and is run under Miri (`cargo xtask miri`). Fuzzed with
 //!   cargo-fuzz (`fuzz/`) and tested with a hostile table and seeded mutations of every fixture
 //!   (`tests/malformed.rs`, `tests/alloc_bound.rs`).
@@ -65,12 +71,12 @@
 //!
 //! ## Not guaranteed
 //!
-//! - **Memory maps of files changed while mapped.** `NpyMmap` (feature `mmap`) and the mmap
-//!   path of [`convert_file`] borrow the file's pages: another process truncating the file
+//! - **Memory maps of files changed while mapped.** `NpyMmap` (feature `mmap`) and
+//!   `ConvertOptions::map_input` borrow the file's pages: another process truncating the file
 //!   makes the next access fault (`SIGBUS`), and one writing to it changes values under a
-//!   shared reference, which Rust's rules do not allow. Map only files nobody else writes
-//!   while they are mapped; read untrusted files that may change with [`read`] or
-//!   [`NpyReader`] instead.
+//!   shared reference, which Rust's rules do not allow. So, as memmap2's `Mmap::map`, they are
+//!   `unsafe` to call: the caller promises nobody else writes the file while it is mapped.
+//!   Read untrusted files that may change with [`read`] or [`NpyReader`] instead.
 //! - **The values themselves.** A valid file can hold anything its dtype allows: NaNs,
 //!   infinities, NaT, huge or negative numbers, strings with control characters or lone
 //!   surrogates ([`UcsString`]), shapes that do not match what the caller expects. Check
