@@ -6,6 +6,7 @@ use std::path::Path;
 
 use ::ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Data, Dimension, IxDyn, ShapeBuilder};
 
+use crate::codec::saturating_product;
 use crate::element::NpyElement;
 use crate::error::{to_usize, Error, ErrorKind, PathContext};
 use crate::format::Order;
@@ -248,7 +249,7 @@ fn usize_shape(shape: &[u64]) -> Result<Vec<usize>, Error> {
 /// holds the shape's elements).
 #[cold]
 fn shape_error(shape: &[u64]) -> Error {
-    let elements = shape.iter().fold(1u64, |a, &d| a.saturating_mul(d));
+    let elements = saturating_product(shape);
     Error::new(ErrorKind::PlatformLimit {
         what: "number of ndarray elements",
         value: elements,

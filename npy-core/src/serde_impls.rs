@@ -431,11 +431,7 @@ impl<'de> Deserialize<'de> for TensorInfo {
             canonical,
             dtype,
             shape: header.shape,
-            order: if r.fortran_order {
-                Order::Fortran
-            } else {
-                Order::C
-            },
+            order: Order::from_fortran_order(r.fortran_order),
             nbytes,
             data_offset: r.data_offset,
             version,

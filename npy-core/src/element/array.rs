@@ -13,9 +13,11 @@ use crate::error::{to_usize, Error};
 impl<T: NpyElement, const N: usize> NpyElement for [T; N] {
     type Plan = (T::Plan, usize);
     fn npy_dtype() -> DType {
-        let inner = T::npy_dtype();
-        let (base, mut shape) = match inner {
-            DType::SubArray(s) => (s.base().clone(), s.shape().to_vec()),
+        let (base, mut shape) = match T::npy_dtype() {
+            DType::SubArray(s) => {
+                let (shape, base) = s.flatten();
+                (base.clone(), shape)
+            }
             d => (d, Vec::new()),
         };
         shape.insert(0, N as u64);
