@@ -141,6 +141,7 @@ pub enum Order {
 
 impl Order {
     /// The order a header's `fortran_order` value declares.
+    #[inline]
     pub fn from_fortran_order(fortran_order: bool) -> Order {
         if fortran_order {
             Order::Fortran

@@ -30,6 +30,7 @@ use crate::header::{Header, ParsedHeader};
 pub struct ArrayMeta {
     parsed: ParsedHeader,
     len: u64,
+    itemsize: u64,
     nbytes: u64,
 }
 
@@ -43,6 +44,7 @@ impl ArrayMeta {
         let nbytes = parsed.header.nbytes()?;
         let len = parsed.header.num_elements()?;
         Ok(ArrayMeta {
+            itemsize: parsed.header.dtype.itemsize(),
             parsed,
             len,
             nbytes,
@@ -59,6 +61,7 @@ impl ArrayMeta {
     }
 
     /// The header with its version, length and text.
+    #[inline]
     pub fn parsed_header(&self) -> &ParsedHeader {
         &self.parsed
     }
@@ -69,51 +72,61 @@ impl ArrayMeta {
     }
 
     /// The header dict.
+    #[inline]
     pub fn header(&self) -> &Header {
         &self.parsed.header
     }
 
     /// The dtype of the elements.
+    #[inline]
     pub fn dtype(&self) -> &DType {
         &self.parsed.header.dtype
     }
 
     /// The logical shape, outermost first.
+    #[inline]
     pub fn shape(&self) -> &[u64] {
         &self.parsed.header.shape
     }
 
     /// The memory order of the data.
+    #[inline]
     pub fn order(&self) -> Order {
         self.parsed.header.order()
     }
 
     /// Number of elements: the product of the shape (1 for `()`).
+    #[inline]
     pub fn len(&self) -> u64 {
         self.len
     }
 
     /// Whether the array has no elements.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// Bytes per element.
+    #[inline]
     pub fn itemsize(&self) -> u64 {
-        self.parsed.header.dtype.itemsize()
+        self.itemsize
     }
 
     /// Bytes of array data: elements × itemsize.
+    #[inline]
     pub fn nbytes(&self) -> u64 {
         self.nbytes
     }
 
     /// The format version.
+    #[inline]
     pub fn version(&self) -> Version {
         self.parsed.version
     }
 
     /// Offset of the data from the start of the file, in bytes.
+    #[inline]
     pub fn data_offset(&self) -> u64 {
         self.parsed.data_offset()
     }
@@ -146,6 +159,7 @@ impl ArrayMeta {
         header.dtype = DType::SubArray(folded);
         header.shape.truncate(header.shape.len() - dims.len());
         self.len = header.num_elements()?;
+        self.itemsize = header.dtype.itemsize();
         Ok(())
     }
 }
@@ -155,36 +169,43 @@ impl ArrayMeta {
 macro_rules! meta_accessors {
     () => {
         /// The array's metadata: header, dtype, shape, order and sizes, checked once.
+        #[inline]
         pub fn meta(&self) -> &$crate::meta::ArrayMeta {
             &self.meta
         }
 
         /// The header dict.
+        #[inline]
         pub fn header(&self) -> &$crate::header::Header {
             self.meta.header()
         }
 
         /// The header with its version, length and text.
+        #[inline]
         pub fn parsed_header(&self) -> &$crate::header::ParsedHeader {
             self.meta.parsed_header()
         }
 
         /// The dtype of the elements.
+        #[inline]
         pub fn dtype(&self) -> &$crate::dtype::DType {
             self.meta.dtype()
         }
 
         /// The logical shape, outermost first.
+        #[inline]
         pub fn shape(&self) -> &[u64] {
             self.meta.shape()
         }
 
         /// The memory order of the data.
+        #[inline]
         pub fn order(&self) -> $crate::format::Order {
             self.meta.order()
         }
 
         /// Offset of the data from the start of the file, in bytes.
+        #[inline]
         pub fn data_offset(&self) -> u64 {
             self.meta.data_offset()
         }

@@ -105,6 +105,7 @@ impl Header {
     }
 
     /// The memory order `fortran_order` declares.
+    #[inline]
     pub fn order(&self) -> Order {
         Order::from_fortran_order(self.fortran_order)
     }
