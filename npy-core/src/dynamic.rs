@@ -18,7 +18,8 @@
 //! ```
 
 use std::fmt;
-use std::io::Read;
+use std::io::{Read, Seek};
+use std::ops::Range;
 use std::path::Path;
 
 use crate::dtype::{ByteOrder, DType, Primitive, TimeKind, TimeType};
@@ -388,8 +389,7 @@ impl<'a> Iterator for COrderIter<'a> {
 ///
 /// # Errors
 /// I/O and header errors, [`Error::ObjectArray`], [`Error::Truncated`],
-/// [`Error::AllocationLimit`], [`Error::InvalidBool`] (a `b1` byte other than 0 and 1, which
-/// numpy would read as `True`).
+/// [`Error::AllocationLimit`]. A `b1` byte other than 0 and 1 is `true`, as numpy reads it.
 ///
 /// # Examples
 /// ```
@@ -435,11 +435,6 @@ impl<R: Read> NpyReader<R> {
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn read_dyn(&mut self) -> Result<DynArray, Error> {
-        if self.dtype().has_object() {
-            return Err(Error::ObjectArray {
-                dtype: describe(self.dtype()),
-            });
-        }
         if self.remaining() != self.len() {
             return Err(Error::Layout(format!(
                 "read_dyn reads a whole array, and {} of its {} elements were already read",
@@ -447,6 +442,24 @@ impl<R: Read> NpyReader<R> {
                 self.len()
             )));
         }
+        let values = self.read_dyn_values()?;
+        Ok(DynArray {
+            dtype: self.dtype().clone(),
+            shape: self.shape().to_vec(),
+            fortran_order: self.order() == Order::Fortran,
+            values,
+        })
+    }
+
+    /// Decodes the remaining elements, within the budget of [`MAX_DYN_EXPANSION`] bytes of
+    /// values per data byte.
+    fn read_dyn_values(&mut self) -> Result<Vec<DynValue>, Error> {
+        if self.dtype().has_object() {
+            return Err(Error::ObjectArray {
+                dtype: describe(self.dtype()),
+            });
+        }
+        let n = self.remaining();
         let itemsize = self.dtype().itemsize();
         if itemsize > MAX_DYN_ITEMSIZE {
             return Err(Error::AllocationLimit {
@@ -456,7 +469,7 @@ impl<R: Read> NpyReader<R> {
             });
         }
         // Values that no data byte backs (zero-size parts) are bounded like zero-size elements.
-        let unbacked = self.len().saturating_mul(unbacked_values(self.dtype()));
+        let unbacked = n.saturating_mul(unbacked_values(self.dtype()));
         if unbacked > MAX_ZERO_SIZE_ELEMENTS {
             return Err(Error::AllocationLimit {
                 what: "zero-size values",
@@ -467,23 +480,50 @@ impl<R: Read> NpyReader<R> {
         // The tree as a whole: names, shapes and values cloned per element must stay in
         // proportion to the data bytes that back them.
         let per_element = dyn_cost(self.dtype());
-        let budget = (self.len() * itemsize) // <= nbytes, checked at construction
+        let budget = (n * itemsize) // <= nbytes, checked at construction
             .saturating_mul(MAX_DYN_EXPANSION)
             .saturating_add(DYN_ALLOWANCE);
-        if self.len().saturating_mul(per_element) > budget {
+        if n.saturating_mul(per_element) > budget {
             return Err(Error::AllocationLimit {
                 what: "decoded values of a dynamic read",
-                elements: self.len(),
+                elements: n,
                 bytes_each: per_element,
             });
         }
-        let values: Vec<Dyn> = self.read_vec()?;
-        Ok(DynArray {
-            dtype: self.dtype().clone(),
-            shape: self.shape().to_vec(),
-            fortran_order: self.order() == Order::Fortran,
-            values: values.into_iter().map(|d| d.0).collect(),
-        })
+        // The budget above bounds the tree; `read_vec`'s typed bound (32 bytes per data byte)
+        // would refuse a `|u1` array, whose values are 48 bytes each.
+        let values: Vec<Dyn> = self.read_remaining()?;
+        Ok(values.into_iter().map(|d| d.0).collect())
+    }
+}
+
+impl<R: Read + Seek> NpyReader<R> {
+    /// Reads elements `range` (memory-order indices: the file's order, C or Fortran) of any
+    /// dtype, without reading the others; the reader is left after the range.
+    ///
+    /// This is [`read_dyn`] for a part of the array: a caller that shows or converts a large
+    /// array reads it range by range in memory bounded by the range, or picks the few
+    /// elements it needs (numpy's summarised print reads 3 at each edge of each axis).
+    /// The decoded values of the range are bounded as for [`read_dyn`] (by
+    /// [`MAX_DYN_EXPANSION`] bytes per data byte of the range).
+    ///
+    /// # Errors
+    /// [`Error::Layout`] for a reversed range or one past the end; [`Error::ObjectArray`];
+    /// [`Error::Truncated`] when the file ends inside the range; [`Error::AllocationLimit`];
+    /// I/O errors.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::{DynValue, WriteOptions};
+    /// let mut bytes = Vec::new();
+    /// WriteOptions::new().write_to(&mut bytes, &[1u8, 2, 3, 4, 5, 6], &[2, 3])?;
+    /// let mut r = npy_core::NpyReader::new(std::io::Cursor::new(bytes))?;
+    /// assert_eq!(r.read_dyn_range(4..6)?, [DynValue::UInt(5), DynValue::UInt(6)]);
+    /// assert_eq!(r.read_dyn_range(0..1)?, [DynValue::UInt(1)]);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn read_dyn_range(&mut self, range: Range<u64>) -> Result<Vec<DynValue>, Error> {
+        self.within_range(range, Self::read_dyn_values)
     }
 }
 
@@ -685,12 +725,9 @@ impl Decoder {
 
     fn decode(&self, src: &[u8]) -> Result<DynValue, Error> {
         Ok(match self {
-            Decoder::Bool => match src.first() {
-                Some(0) => DynValue::Bool(false),
-                Some(1) => DynValue::Bool(true),
-                Some(&byte) => return Err(Error::InvalidBool { byte }),
-                None => return Err(short()),
-            },
+            // numpy reads any non-zero byte as True, and np.save writes such bytes (a 0/255
+            // mask viewed as bool).
+            Decoder::Bool => DynValue::Bool(*src.first().ok_or_else(short)? != 0),
             Decoder::Int { size, big } => {
                 let b = word::<8>(src, *size, *big)?;
                 let u = u64::from_le_bytes(b);

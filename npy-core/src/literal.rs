@@ -20,6 +20,9 @@
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 
+mod printable;
+pub use printable::UNICODE_VERSION;
+
 /// Default nesting limit of [`ParseOptions::max_depth`]: far above any real header (a record
 /// nested 10 levels deep uses about 30), far below what would exhaust a thread's stack.
 pub const DEFAULT_MAX_DEPTH: usize = 128;
@@ -181,9 +184,8 @@ pub fn write_repr_float(f: &mut impl fmt::Write, x: f64) -> fmt::Result {
 /// `\\`, `\n`, `\r`, `\t` and the quote escaped; other non-printable characters as `\xhh`,
 /// `\uhhhh` or `\Uhhhhhhhh`.
 ///
-/// Printability follows `str.isprintable` for control characters, separators, the format
-/// characters in common use and the private-use planes; unassigned code points (which CPython
-/// also escapes) are written as they are, since that needs the full Unicode database.
+/// Printability follows `str.isprintable` of Python 3.11 (Unicode
+/// 14.0.0: see `cargo xtask unicode`), unassigned code points included.
 pub fn write_repr_str(f: &mut impl fmt::Write, s: &str) -> fmt::Result {
     let quote = if s.contains('\'') && !s.contains('"') {
         '"'
@@ -243,26 +245,23 @@ pub fn write_repr_bytes(f: &mut impl fmt::Write, b: &[u8]) -> fmt::Result {
     f.write_char(quote as char)
 }
 
-/// Whether CPython's `str.isprintable` holds for `c` (see [`write_repr_str`] for the limits).
+/// Whether CPython's `str.isprintable` holds for `c`: not a control, format, surrogate,
+/// private-use or unassigned code point, nor a separator other than the space. The table is
+/// generated from the Python that runs numpy (`cargo xtask unicode`), so that Unicode version's
+/// unassigned code points are escaped as that Python escapes them.
 fn is_printable(c: char) -> bool {
-    let cp = c as u32;
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() {
-        return false;
-    }
-    !matches!(cp,
-        // Zs (space separators other than ' '), Zl, Zp
-        0xA0 | 0x1680 | 0x2000..=0x200A | 0x2028 | 0x2029 | 0x202F | 0x205F | 0x3000
-        // Cf (format characters)
-        | 0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x890 | 0x891 | 0x8E2 | 0x180E
-        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F | 0xFEFF
-        | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3
-        | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F
-        // Co (private use); noncharacters at the end of the BMP
-        | 0xE000..=0xF8FF | 0xF0000..=0x10FFFF | 0xFFFE | 0xFFFF
-    )
+    let cp = u32::from(c);
+    printable::NOT_PRINTABLE
+        .binary_search_by(|&(first, last)| {
+            if last < cp {
+                std::cmp::Ordering::Less
+            } else if first > cp {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_err()
 }
 
 /// Options of [`parse`].
@@ -996,6 +995,31 @@ mod tests {
 
     fn repr(v: &Value) -> String {
         v.to_string()
+    }
+
+    /// Expected strings are Python 3.11's `repr` (Unicode 14.0.0): unassigned code points
+    /// (U+0378; U+31350, assigned only in Unicode 15) are escaped, as are format characters
+    /// and separators; assigned astral characters are not.
+    #[test]
+    fn repr_escapes_what_python_does_not_print() {
+        for (s, want) in [
+            ("\u{378}", r"'\u0378'"),
+            ("\u{1F600}", "'\u{1F600}'"),
+            ("\u{30000}", "'\u{30000}'"),
+            ("\u{31350}", r"'\U00031350'"),
+            ("\u{AD}", r"'\xad'"),
+            ("\u{2028}", r"'\u2028'"),
+            ("\u{E0080}", r"'\U000e0080'"),
+            ("\u{890}", r"'\u0890'"),
+            ("a\u{378}b", r"'a\u0378b'"),
+        ] {
+            let mut got = String::new();
+            write_repr_str(&mut got, s).unwrap();
+            assert_eq!(got, want, "{s:?}");
+        }
+        assert_eq!(printable::UNICODE_VERSION, "14.0.0");
+        let runs = printable::NOT_PRINTABLE;
+        assert!(runs.windows(2).all(|w| w[0].1 < w[1].0 && w[0].0 <= w[0].1));
     }
 
     #[test]

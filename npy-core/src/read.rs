@@ -362,11 +362,18 @@ impl<R: Read> NpyReader<R> {
     pub fn read_vec<T: NpyElement>(&mut self) -> Result<Vec<T>, Error> {
         self.check_object()?;
         self.fold_subarray::<T>()?;
+        let n = self.remaining();
+        check_expansion::<T>(n, n * self.itemsize())?; // <= header nbytes, checked at construction
+        self.read_remaining()
+    }
+
+    /// [`NpyReader::read_vec`] after its checks: the caller has bounded the memory that `n`
+    /// elements of `T` take (`read_dyn` has its own, larger budget per data byte).
+    pub(crate) fn read_remaining<T: NpyElement>(&mut self) -> Result<Vec<T>, Error> {
         let plan = T::plan(self.dtype())?;
         let n = self.remaining();
         let itemsize = self.itemsize();
         let nbytes = n * itemsize; // <= header nbytes, checked at construction
-        check_expansion::<T>(n, nbytes)?;
         if let Some(avail) = self.available {
             let consumed = self.pos * itemsize;
             if avail.saturating_sub(consumed) < nbytes {
@@ -571,6 +578,19 @@ impl<R: Read + Seek> NpyReader<R> {
     pub fn read_range<T: NpyElement>(&mut self, range: Range<u64>) -> Result<Vec<T>, Error> {
         self.check_object()?;
         self.fold_subarray::<T>()?;
+        self.within_range(range, Self::read_vec::<T>)
+    }
+
+    /// Runs `read` on this reader seen as the elements `range` (memory-order indices) alone:
+    /// positioned at `range.start`, ending at `range.end`. The reader is left after the range.
+    ///
+    /// # Errors
+    /// [`Error::Layout`] for a reversed range or one past the end; I/O errors; `read`'s errors.
+    pub(crate) fn within_range<T>(
+        &mut self,
+        range: Range<u64>,
+        read: impl FnOnce(&mut Self) -> Result<T, Error>,
+    ) -> Result<T, Error> {
         if range.start > range.end {
             return Err(Error::Layout(format!(
                 "element range {}..{} is reversed",
@@ -587,7 +607,7 @@ impl<R: Read + Seek> NpyReader<R> {
         let saved_len = self.len;
         // Read as if the array ended at range.end.
         self.len = range.end;
-        let out = self.read_vec::<T>();
+        let out = read(self);
         self.len = saved_len;
         out
     }

@@ -325,16 +325,65 @@ fn zero_size_and_empty_arrays() {
     assert_eq!(array_json(&a), json!([[], [], []]));
 }
 
+/// numpy reads any non-zero bool byte as True (N22: `np.save` of a 0/255 mask viewed as bool
+/// writes 0xff bytes; numpy 2.4.6 `np.load(...).tolist()` gives `[True, False, True, True]`).
 #[test]
-fn invalid_bool_byte_is_an_error() {
-    let mut bytes = Header::new("|b1".parse().expect("dtype"), vec![2])
+fn any_nonzero_bool_byte_is_true() {
+    let mut bytes = Header::new("|b1".parse().expect("dtype"), vec![4])
         .to_bytes(None)
         .expect("header");
-    bytes.extend_from_slice(&[1, 0x62]);
+    bytes.extend_from_slice(&[1, 0, 0x62, 0xff]);
+    let a = NpyReader::new(&bytes[..])
+        .and_then(|mut r| r.read_dyn())
+        .expect("read");
+    let want = [true, false, true, true].map(DynValue::Bool);
+    assert_eq!(a.values, want);
+}
+
+/// `read_dyn_range` reads exactly the memory-order elements asked for, of any dtype, and
+/// refuses ranges outside the array.
+#[test]
+fn read_dyn_range_reads_only_the_range() {
+    let path = fixtures_dir().join("rec_strings.npy");
+    let whole = npy_core::read_dyn(&path).expect("read").values;
+    let mut r = NpyReader::open(&path).expect("open");
+    let n = r.len();
+    assert_eq!(r.read_dyn_range(1..n).expect("tail"), whole[1..]);
+    assert_eq!(r.read_dyn_range(0..1).expect("head"), whole[..1]);
+    assert_eq!(r.read_dyn_range(n..n).expect("empty"), []);
+    assert!(matches!(r.read_dyn_range(0..n + 1), Err(Error::Layout(_))));
+    // The file's memory order, not C order: a Fortran-order fixture's second stored element.
+    let path = fixtures_dir().join("i4_le_f_2x3x4.npy");
+    let whole = npy_core::read_dyn(&path).expect("read").values;
+    let mut r = NpyReader::open(&path).expect("open");
+    assert_eq!(r.read_dyn_range(1..2).expect("one"), whole[1..2]);
+    // A file shorter than the range is truncated, not an allocation refusal.
+    let bytes = fs::read(fixtures_dir().join("u8_le_c_5.npy")).expect("fixture");
+    let cut = std::io::Cursor::new(bytes[..bytes.len() - 1].to_vec());
+    let mut r = NpyReader::new(cut).expect("header");
+    assert_eq!(r.read_dyn_range(0..4).expect("whole elements").len(), 4);
     assert!(matches!(
-        NpyReader::new(&bytes[..]).and_then(|mut r| r.read_dyn()),
-        Err(Error::InvalidBool { byte: 0x62 })
+        r.read_dyn_range(3..5),
+        Err(Error::Truncated { .. })
     ));
+}
+
+/// X7/N10: 1-byte dtypes decode to 48-byte values, within read_dyn's own budget
+/// (MAX_DYN_EXPANSION), not refused by the typed reader's 32 bytes per data byte.
+#[test]
+fn one_byte_dtypes_read_past_four_million_elements() {
+    let n = 4_194_305u64;
+    let mut bytes = Header::new("|u1".parse().expect("dtype"), vec![n])
+        .to_bytes(None)
+        .expect("header");
+    bytes.resize(bytes.len() + n as usize, 7);
+    let mut r = NpyReader::new(std::io::Cursor::new(bytes)).expect("header");
+    assert_eq!(
+        r.read_dyn_range(n - 2..n).expect("range"),
+        vec![DynValue::UInt(7); 2]
+    );
+    r.seek_to(0).expect("rewind");
+    assert_eq!(r.read_dyn().expect("whole").len(), n as usize);
 }
 
 #[test]
