@@ -61,6 +61,7 @@
 //! 0 when every file was read and holds all the data its header describes; 1 when a file could
 //! not be read or is shorter than its header promises; 2 for a usage error.
 
+mod arrayprint;
 mod convert;
 mod format;
 mod header;

@@ -187,33 +187,41 @@ pub fn write_repr_float(f: &mut impl fmt::Write, x: f64) -> fmt::Result {
 /// Printability follows `str.isprintable` of Python 3.11 (Unicode
 /// 14.0.0: see `cargo xtask unicode`), unassigned code points included.
 pub fn write_repr_str(f: &mut impl fmt::Write, s: &str) -> fmt::Result {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
+    write_repr_code_points(f, s.chars().map(u32::from))
+}
+
+/// Writes Python's `repr` of a string given as code points, as [`write_repr_str`] does, for
+/// text that a Rust `str` cannot hold: a numpy `U` string may store lone surrogates
+/// (`'\ud805'`), which Python escapes as `\ud805` (category Cs is not printable).
+///
+/// # Examples
+/// ```
+/// let mut s = String::new();
+/// npy_core::literal::write_repr_code_points(&mut s, [0x61, 0xD805, 0x27].into_iter())?;
+/// assert_eq!(s, r#""a\ud805'""#);
+/// # Ok::<(), std::fmt::Error>(())
+/// ```
+pub fn write_repr_code_points(
+    f: &mut impl fmt::Write,
+    code_points: impl Iterator<Item = u32> + Clone,
+) -> fmt::Result {
+    let has = |q: char| code_points.clone().any(|cp| cp == u32::from(q));
+    let quote = if has('\'') && !has('"') { '"' } else { '\'' };
     f.write_char(quote)?;
-    for c in s.chars() {
-        match c {
-            '\\' => f.write_str("\\\\")?,
-            '\n' => f.write_str("\\n")?,
-            '\r' => f.write_str("\\r")?,
-            '\t' => f.write_str("\\t")?,
-            c if c == quote => {
+    for cp in code_points {
+        match char::from_u32(cp) {
+            Some('\\') => f.write_str("\\\\")?,
+            Some('\n') => f.write_str("\\n")?,
+            Some('\r') => f.write_str("\\r")?,
+            Some('\t') => f.write_str("\\t")?,
+            Some(c) if c == quote => {
                 f.write_char('\\')?;
                 f.write_char(c)?;
             }
-            c if !is_printable(c) => {
-                let cp = c as u32;
-                if cp < 0x100 {
-                    write!(f, "\\x{cp:02x}")?;
-                } else if cp < 0x10000 {
-                    write!(f, "\\u{cp:04x}")?;
-                } else {
-                    write!(f, "\\U{cp:08x}")?;
-                }
-            }
-            c => f.write_char(c)?,
+            Some(c) if is_printable(c) => f.write_char(c)?,
+            _ if cp < 0x100 => write!(f, "\\x{cp:02x}")?,
+            _ if cp < 0x10000 => write!(f, "\\u{cp:04x}")?,
+            _ => write!(f, "\\U{cp:08x}")?,
         }
     }
     f.write_char(quote)
