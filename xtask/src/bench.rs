@@ -26,26 +26,13 @@ use serde_json::Value;
 use crate::python::numpy_python;
 use crate::{target_dir, workspace_root};
 
-const USAGE: &str = "usage: cargo xtask bench [--quick] [--table-only]";
 const MIB: f64 = (1u64 << 20) as f64;
 const START: &str = "<!-- bench-table:start (written by `cargo xtask bench`) -->";
 const END: &str = "<!-- bench-table:end -->";
 
-/// Entry point of the `bench` subcommand; `args` follow the subcommand name.
-pub fn run(args: &[String]) -> Result<(), String> {
-    let mut quick = false;
-    let mut table_only = false;
-    for arg in args {
-        match arg.as_str() {
-            "--quick" => quick = true,
-            "--table-only" => table_only = true,
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(());
-            }
-            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
-        }
-    }
+/// Entry point of the `bench` subcommand.
+pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
+    let (quick, table_only) = (flags.quick, flags.table_only);
     let data = npy_bench::data_dir().map_err(|e| format!("bench-data directory: {e}"))?;
     let numpy_json = data.join("numpy.json");
     let peak_json = data.join("peak_mem.json");

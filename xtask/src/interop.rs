@@ -28,19 +28,18 @@ use crate::fixtures::fixtures_dir;
 use crate::python::numpy_python;
 use crate::{target_dir, workspace_root};
 
-const USAGE: &str = "usage: cargo xtask interop";
+pub mod show;
 
-/// Entry point of the `interop` subcommand; `args` follow the subcommand name.
-pub fn run(args: &[String]) -> Result<(), String> {
-    if let Some(arg) = args.first() {
-        return match arg.as_str() {
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                Ok(())
-            }
-            other => Err(format!("unknown argument `{other}`\n{USAGE}")),
-        };
+/// Entry point of the `interop` subcommand: the fixtures written back, then [`show::run`].
+pub fn run(flags: &crate::flags::Interop) -> Result<(), String> {
+    if !flags.show_only {
+        write_back()?;
     }
+    show::run(flags.seed, flags.count)
+}
+
+/// Our writers' files against numpy's fixtures (see the module docs).
+fn write_back() -> Result<(), String> {
     let out_dir = target_dir().join("interop");
     if out_dir.exists() {
         fs::remove_dir_all(&out_dir)

@@ -53,7 +53,8 @@ pub fn datetime_quoted(ticks: i64, ty: TimeType) -> String {
 
 /// `str()` of a timedelta scalar: `30 milliseconds` (ticks times the unit's multiplier).
 pub fn timedelta_str(ticks: i64, ty: TimeType) -> String {
-    let total = i128::from(ticks) * i128::from(ty.multiplier);
+    // numpy multiplies in int64, wrapping.
+    let total = ticks.wrapping_mul(i64::from(ty.multiplier));
     format!("{total} {}", unit_name(ty.unit))
 }
 
@@ -95,20 +96,23 @@ fn civil_from_days(days: i128) -> (i128, u32, u32) {
 /// numpy's `datetime_as_string` in the dtype's unit: `2023-12-09`, `2023-11-14T22:13:20`,
 /// `1970-01-01T00:00:00.000000000`, `1970-01`, `1970`.
 pub fn datetime_iso(ticks: i64, ty: TimeType) -> String {
-    let total = i128::from(ticks) * i128::from(ty.multiplier);
-    let date = |days: i128| {
-        let (y, m, d) = civil_from_days(days);
+    // numpy computes in int64 and wraps where that overflows (far beyond any calendar): the
+    // multiplier, weeks to days, 1970 + years, and the shift of days to the year 2000.
+    let total = ticks.wrapping_mul(i64::from(ty.multiplier));
+    let date = |days: i64| {
+        let (y, m, d) = civil_from_days(i128::from(days.wrapping_sub(10_957)) + 10_957);
         format!("{y:04}-{m:02}-{d:02}")
     };
+    let total128 = i128::from(total);
     // (units per second, fractional digits) for time units; per day for the others.
     let (per_day, frac_digits): (i128, u32) = match ty.unit {
         TimeUnit::Generic => return ticks.to_string(),
-        TimeUnit::Year => return format!("{:04}", 1970 + total),
+        TimeUnit::Year => return format!("{:04}", total.wrapping_add(1970)),
         TimeUnit::Month => {
             let y = 1970 + total.div_euclid(12);
             return format!("{y:04}-{:02}", total.rem_euclid(12) + 1);
         }
-        TimeUnit::Week => return date(total * 7),
+        TimeUnit::Week => return date(total.wrapping_mul(7)),
         TimeUnit::Day => return date(total),
         TimeUnit::Hour => (24, 0),
         TimeUnit::Minute => (1440, 0),
@@ -120,9 +124,10 @@ pub fn datetime_iso(ticks: i64, ty: TimeType) -> String {
         TimeUnit::Femtosecond => (86_400_000_000_000_000_000, 15),
         TimeUnit::Attosecond => (86_400_000_000_000_000_000_000, 18),
     };
-    let days = total.div_euclid(per_day);
-    let rem = total.rem_euclid(per_day);
-    let mut s = date(days);
+    let days = total128.div_euclid(per_day);
+    let rem = total128.rem_euclid(per_day);
+    // |total| <= 2^63 and a day has at least 24 units: the day count fits.
+    let mut s = date(i64::try_from(days).unwrap_or_default());
     match ty.unit {
         TimeUnit::Hour => {
             let _ = write!(s, "T{rem:02}");
@@ -182,9 +187,15 @@ mod tests {
             datetime_iso(i64::MIN + 1, t(TimeUnit::Attosecond)),
             "1969-12-31T23:59:50.776627963145224193"
         );
+        // numpy's int64 arithmetic wraps: str(np.datetime64(2**63 - 1, 'Y')),
+        // str(np.datetime64(-(2**63 - 1), 'D')).
         assert_eq!(
             datetime_iso(i64::MAX, t(TimeUnit::Year)),
-            "9223372036854777777"
+            "-9223372036854773839"
+        );
+        assert_eq!(
+            datetime_iso(-i64::MAX, t(TimeUnit::Day)),
+            "25252734927768524-07-29"
         );
     }
 }

@@ -66,7 +66,51 @@ impl FloatKind {
                     .unwrap_or_else(|| format!("{x:e}"))
             }
         };
-        Digits::parse(&sci)
+        self.even_tie(x, Digits::parse(&sci))
+    }
+
+    /// Whether `y` rounds to the same value of this type as `x`.
+    fn same(self, x: f64, y: f64) -> bool {
+        match self {
+            FloatKind::Double => x == y,
+            FloatKind::Single => x as f32 == y as f32,
+            FloatKind::Half => npy_core::half::f16::from_f64(x) == npy_core::half::f16::from_f64(y),
+        }
+    }
+
+    /// When the value lies exactly halfway between two shortest candidates, Rust's shortest
+    /// digits take the one away from zero (`4040868.25_f32` gives `4040868.3`) where numpy's
+    /// Dragon4 (like Python's repr) takes the even one (`4040868.2`): the even one, if it
+    /// round-trips too.
+    fn even_tie(self, x: f64, d: Digits) -> Digits {
+        let n = d.digits.len();
+        if d.digits.bytes().last().is_none_or(|b| (b - b'0') % 2 == 0) {
+            return d;
+        }
+        // The exact value (float16 and float32 values widen exactly), far enough to see a tie.
+        let fine = Digits::parse(&format!("{x:.p$e}", p = n + 40));
+        let Some((head, tail)) = (fine.exp == d.exp)
+            .then(|| fine.digits.split_at_checked(n))
+            .flatten()
+        else {
+            return d;
+        };
+        if !(tail.starts_with('5') && tail[1..].bytes().all(|b| b == b'0')) {
+            return d;
+        }
+        let Ok(low) = head.parse::<u64>() else {
+            return d;
+        };
+        let other = if head == d.digits { low + 1 } else { low }.to_string();
+        if other.len() != n {
+            return d;
+        }
+        let sign = if d.neg { "-" } else { "" };
+        let text = format!("{sign}{}.{}e{}", &other[..1], &other[1..], d.exp);
+        match text.parse::<f64>() {
+            Ok(y) if self.same(x, y) => Digits { digits: other, ..d },
+            _ => d,
+        }
     }
 }
 
@@ -417,6 +461,12 @@ mod tests {
         assert_eq!(
             fmt_all(&[2e6, 3e6], FloatKind::Single),
             ["2.e+06", "3.e+06"]
+        );
+        // An exact tie between two shortest candidates goes to the even digit, as Dragon4:
+        // numpy prints float32 -4040868.25 as -4.0408682e+06 (Rust's shortest gives ...83).
+        assert_eq!(
+            fmt_all(&[-4040868.25, 1e-3], FloatKind::Single),
+            ["-4.0408682e+06", " 1.0000000e-03"]
         );
     }
 
