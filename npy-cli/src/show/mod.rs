@@ -5,7 +5,7 @@
 //! `floatmode='maxprec'`): integers right-aligned to a common width, floats in positional or
 //! scientific notation chosen for the whole array as numpy chooses, strings and bytes as Python
 //! reprs, records as tuples, datetimes as ISO 8601 strings, and lines wrapped at 75 columns.
-//! The formatting is [`arrayprint`](crate::arrayprint)'s; this module reads the file for it.
+//! The formatting is [`crate::arrayprint`]'s; this module reads the file for it.
 //!
 //! Memory stays bounded whatever the file's size: a summarised print reads only the elements
 //! it shows ([`source`]); `--full` reads the file twice, once to fit the format (numpy's
