@@ -62,6 +62,9 @@ pub struct Bench {
     /// Rebuild the table from the last results without running anything.
     #[arg(long)]
     pub table_only: bool,
+    /// Measure only the `npy show` targets and print their table (the README is not touched).
+    #[arg(long, conflicts_with = "table_only")]
+    pub show_only: bool,
 }
 
 /// Flags of `cargo xtask miri`.

@@ -13,6 +13,9 @@
 //!    ours/limit, GB/s) and the issue's targets, met or missed; both are printed and written
 //!    into `npy-bench/README.md` between the `bench-table` markers, with the machine.
 //!
+//! 5. [`show`]: the `npy show` targets of issue 10 (summary and `--json` of a 400 MB file,
+//!    whole processes, time and peak memory, against numpy).
+//!
 //! `--table-only` skips the runs and rebuilds the table from the results on disk (criterion's
 //! estimates, `target/bench-data/numpy.json` and `peak_mem.json`).
 
@@ -24,6 +27,8 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 
 use crate::python::numpy_python;
+
+pub mod show;
 use crate::{target_dir, workspace_root};
 
 const MIB: f64 = (1u64 << 20) as f64;
@@ -36,6 +41,12 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
     let data = npy_bench::data_dir().map_err(|e| format!("bench-data directory: {e}"))?;
     let numpy_json = data.join("numpy.json");
     let peak_json = data.join("peak_mem.json");
+    if flags.show_only {
+        let show = show::measure(&data, quick)?;
+        write_file(&show::results_path(&data), show.to_string().as_bytes())?;
+        print!("{}", show::render(&show));
+        return Ok(());
+    }
     if !table_only {
         run_criterion(quick)?;
         eprintln!("xtask: making the inputs in {}", data.display());
@@ -52,6 +63,8 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
         write_file(&numpy_json, numpy.as_bytes())?;
         let peak = run_peak_mem()?;
         write_file(&peak_json, peak.as_bytes())?;
+        let show = show::measure(&data, quick)?;
+        write_file(&show::results_path(&data), show.to_string().as_bytes())?;
     }
     let numpy: Value = read_json(&numpy_json)?;
     let peak: Value = read_json(&peak_json)?;
@@ -59,7 +72,10 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
         criterion: target_dir().join("criterion"),
         numpy: &numpy,
     };
-    let table = render(&results, &peak, quick)?;
+    let mut table = render(&results, &peak, quick)?;
+    if let Ok(show) = read_json(&show::results_path(&data)) {
+        table.push_str(&format!("\n{}", show::render(&show)));
+    }
     print!("{table}");
     let readme = workspace_root().join("npy-bench").join("README.md");
     update_readme(&readme, &table)?;
