@@ -12,7 +12,6 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::python::numpy_python;
 use crate::workspace_root;
@@ -41,26 +40,13 @@ pub fn script_path() -> PathBuf {
 
 /// Runs the generator script with `python`, writing into `out_dir`.
 pub fn generate(python: &Path, out_dir: &Path) -> Result<(), String> {
-    let script = script_path();
     eprintln!(
         "xtask: {} {} {}",
         python.display(),
-        script.display(),
+        script_path().display(),
         out_dir.display()
     );
-    let status = Command::new(python)
-        .arg(&script)
-        .arg(out_dir)
-        .current_dir(workspace_root())
-        .env("PYTHONHASHSEED", "0")
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .status()
-        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{} failed ({status})", script.display()))
-    }
+    crate::python::run_script(python, "fixtures.py", [out_dir])
 }
 
 /// Regenerates into a temporary directory and compares with `fixtures_dir`.

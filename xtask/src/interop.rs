@@ -14,7 +14,6 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use npy_core::element::units;
 use npy_core::half::f16;
@@ -26,7 +25,7 @@ use npy_core::{
 
 use crate::fixtures::fixtures_dir;
 use crate::python::numpy_python;
-use crate::{target_dir, workspace_root};
+use crate::target_dir;
 
 pub mod show;
 
@@ -70,19 +69,7 @@ fn write_back() -> Result<(), String> {
         );
     }
 
-    let python = numpy_python()?;
-    let script = workspace_root().join("xtask").join("interop.py");
-    let status = Command::new(&python)
-        .arg(&script)
-        .arg(&pairs_file)
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .status()
-        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{} reported failures ({status})", script.display()))
-    }
+    crate::python::run_script(&numpy_python()?, "interop.py", [&pairs_file])
 }
 
 /// What [`write_all`] produced.

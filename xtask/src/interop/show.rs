@@ -31,23 +31,11 @@ pub fn run(seed: u64, count: u32) -> Result<(), String> {
     }
     fs::create_dir_all(&out_dir)
         .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
-    let python = numpy_python()?;
-    let script = workspace_root().join("xtask").join("show_numpy.py");
-    let status = Command::new(&python)
-        .arg(&script)
-        .arg(&out_dir)
-        .arg(&npy)
-        .arg(seed.to_string())
-        .arg(count.to_string())
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .status()
-        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} reported mismatches ({status})",
-            script.display()
-        ))
-    }
+    let args = [
+        out_dir.into_os_string(),
+        npy.into_os_string(),
+        seed.to_string().into(),
+        count.to_string().into(),
+    ];
+    crate::python::run_script(&numpy_python()?, "show_numpy.py", args)
 }
