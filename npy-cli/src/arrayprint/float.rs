@@ -84,10 +84,22 @@ impl FloatKind {
     /// round-trips too.
     fn even_tie(self, x: f64, d: Digits) -> Digits {
         let n = d.digits.len();
-        if d.digits.bytes().last().is_none_or(|b| (b - b'0') % 2 == 0) {
+        if d.digits.bytes().last().is_none_or(|b| (b - b'0') % 2 == 0) || fraction_bits(x) > 26 {
             return d;
         }
-        // The exact value (float16 and float32 values widen exactly), far enough to see a tie.
+        // A tie puts the exact value (float16 and float32 values widen exactly) at a midpoint
+        // `digits ± ½` of the last place: cheap to rule out, then confirmed exactly.
+        let Ok(k) = d.digits.parse::<u64>() else {
+            return d;
+        };
+        let sign = if d.neg { "-" } else { "" };
+        let midpoint = |m: u64| format!("{sign}{m}5e{}", d.exp - n as i32);
+        let near = [k.wrapping_sub(1), k]
+            .into_iter()
+            .any(|m| midpoint(m).parse::<f64>() == Ok(x));
+        if !near {
+            return d;
+        }
         let fine = Digits::parse(&format!("{x:.p$e}", p = n + 40));
         let Some((head, tail)) = (fine.exp == d.exp)
             .then(|| fine.digits.split_at_checked(n))
@@ -105,7 +117,6 @@ impl FloatKind {
         if other.len() != n {
             return d;
         }
-        let sign = if d.neg { "-" } else { "" };
         let text = format!("{sign}{}.{}e{}", &other[..1], &other[1..], d.exp);
         match text.parse::<f64>() {
             Ok(y) if self.same(x, y) => Digits { digits: other, ..d },
@@ -114,7 +125,26 @@ impl FloatKind {
     }
 }
 
+/// Bits after the binary point of `x` (0 for an integer). A value with `f` of them has `f`
+/// decimal fractional digits and at least `0.69 f` significant ones, so no tie between two
+/// shortest candidates (at most 17 digits, plus the deciding 5) is possible past 26.
+fn fraction_bits(x: f64) -> u32 {
+    let bits = x.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let mut m = bits & ((1 << 52) - 1);
+    let mut e = -1074;
+    if biased != 0 {
+        m |= 1 << 52;
+        e = biased - 1075;
+    }
+    if m == 0 {
+        return 0;
+    }
+    (-(e + m.trailing_zeros() as i32)).max(0) as u32
+}
+
 /// A finite float as sign, significant digits and decimal exponent.
+#[derive(Clone)]
 struct Digits {
     neg: bool,
     digits: String,
@@ -144,8 +174,8 @@ impl Digits {
 
     /// At most [`PRECISION`] fractional digits in scientific form: the shortest digits, or
     /// the exact value rounded when they are longer, trailing zeros trimmed.
-    fn capped_sci(x: f64, kind: FloatKind) -> Digits {
-        let mut d = kind.shortest(x);
+    fn capped_sci(x: f64, shortest: &Digits) -> Digits {
+        let mut d = shortest.clone();
         if d.digits.len() > PRECISION + 1 {
             d = Digits::exact_sci(x, PRECISION);
             let kept = d.digits.trim_end_matches('0').len().max(1);
@@ -181,8 +211,7 @@ impl Digits {
 
 /// Positional digits with at most [`PRECISION`] fractional digits (shortest, else rounded
 /// from the exact value), trailing zeros trimmed: `(negative, integer, fraction)`.
-fn capped_pos(x: f64, kind: FloatKind) -> (bool, String, String) {
-    let d = kind.shortest(x);
+fn capped_pos(x: f64, d: &Digits) -> (bool, String, String) {
     let (int, frac) = d.positional();
     if frac.len() <= PRECISION {
         return (d.neg, int, frac);
@@ -257,11 +286,12 @@ impl FloatStats {
             self.max_abs = Some(self.max_abs.map_or(a, |m| m.max(a)));
             self.min_abs = Some(self.min_abs.map_or(a, |m| m.min(a)));
         }
-        let (neg, int, frac) = capped_pos(x, self.kind);
+        let shortest = self.kind.shortest(x);
+        let (neg, int, frac) = capped_pos(x, &shortest);
         let sign = sign_str(neg, self.plus).len();
         self.pos_left = self.pos_left.max(sign + int.len());
         self.pos_right = self.pos_right.max(frac.len());
-        let d = Digits::capped_sci(x, self.kind);
+        let d = Digits::capped_sci(x, &shortest);
         let (int, frac) = d.sci_parts();
         self.sci_left = self.sci_left.max(sign + int.len());
         self.sci_digits = self.sci_digits.max(frac.len());
@@ -334,7 +364,7 @@ impl FloatFormat {
             return format!("{s:>w$}", w = self.pad_left + self.pad_right + 1);
         }
         if self.exp {
-            let mut d = Digits::capped_sci(x, self.kind);
+            let mut d = Digits::capped_sci(x, &self.kind.shortest(x));
             if d.digits.len() < self.digits + 1 {
                 d = Digits::exact_sci(x, self.digits);
             }
@@ -348,7 +378,7 @@ impl FloatFormat {
                 e = self.exp_size
             )
         } else {
-            let (neg, int, frac) = capped_pos(x, self.kind);
+            let (neg, int, frac) = capped_pos(x, &self.kind.shortest(x));
             let int = format!("{}{int}", sign_str(neg, self.plus));
             format!(
                 "{int:>l$}.{frac:<r$}",

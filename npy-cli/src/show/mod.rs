@@ -165,7 +165,12 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
         let mut next = || kept.next().ok_or_else(too_few);
         arrayprint::write_array(out, &shape, summarise, &builder.finish(), &mut next)?;
     } else {
-        for v in Values::new(&mut reader, summarise) {
+        let first = if summarise {
+            Values::new(&mut reader, true)
+        } else {
+            Values::memory_order(&mut reader)
+        };
+        for v in first {
             builder.observe(&v?);
         }
         let mut values = Values::new(&mut reader, summarise);

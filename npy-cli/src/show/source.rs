@@ -5,8 +5,9 @@
 //! axis). It reads them with [`NpyReader::read_dyn_range`], at most [`CHUNK_ELEMENTS`]
 //! elements (and about [`CHUNK_BYTES`] of data) at a time, so memory does not grow with the
 //! file. A C-order array read whole is read front to back; otherwise each chunk of wanted
-//! elements is read as runs of consecutive memory-order elements (three at each edge of a
-//! summarised C-order row; single elements when a Fortran-order array is walked in C order).
+//! elements is read as spans of nearby memory-order elements (three at each edge of a
+//! summarised C-order row; every `shape[0]`-th element when a Fortran-order array is walked
+//! in C order, read through when `shape[0]` is at most [`GAP_ELEMENTS`], one by one beyond).
 //!
 //! [`EDGE_ITEMS`]: crate::arrayprint::EDGE_ITEMS
 
@@ -21,6 +22,10 @@ use crate::arrayprint::shown;
 pub const CHUNK_ELEMENTS: u64 = 1 << 16;
 /// Data bytes decoded at once (at least one element).
 pub const CHUNK_BYTES: u64 = 1 << 20;
+/// Largest gap (in elements) between wanted elements that is read through rather than
+/// skipped with a seek: a Fortran-order array walked in C order wants every `shape[0]`-th
+/// element, and reading a few between is cheaper than a system call per element.
+const GAP_ELEMENTS: u64 = 64;
 
 /// The elements of an array in C order, read chunk by chunk; see the module docs.
 #[derive(Debug)]
@@ -86,6 +91,23 @@ impl<'a> Values<'a> {
         }
     }
 
+    /// Every element of `reader`'s array in memory order (C or Fortran): what fitting a
+    /// format needs, whose result does not depend on the order.
+    pub fn memory_order(reader: &'a mut NpyReader<File>) -> Values<'a> {
+        let end = if reader.shape().contains(&0) {
+            0
+        } else {
+            reader.len()
+        };
+        let chunk = (CHUNK_BYTES / reader.dtype().itemsize().max(1)).clamp(1, CHUNK_ELEMENTS);
+        Values {
+            reader,
+            chunk,
+            walk: Walk::Sequential { next: 0, end },
+            buf: VecDeque::new(),
+        }
+    }
+
     /// How many elements the walk yields in all.
     pub fn count(shape: &[u64], summarise: bool) -> u64 {
         shape.iter().fold(1u64, |acc, &n| {
@@ -140,12 +162,22 @@ impl<'a> Values<'a> {
                 if offsets.is_empty() {
                     return Ok(false);
                 }
-                // Runs of consecutive offsets, each one read.
+                // Spans of nearby offsets (gaps of at most GAP_ELEMENTS, at most a chunk
+                // long), each read once, the wanted elements kept.
                 let mut start = 0;
                 for i in 1..=offsets.len() {
-                    if i == offsets.len() || offsets[i] != offsets[i - 1] + 1 {
-                        let range = offsets[start]..offsets[i - 1] + 1;
-                        self.buf.extend(self.reader.read_dyn_range(range)?);
+                    let split = i == offsets.len()
+                        || offsets[i] <= offsets[i - 1]
+                        || offsets[i] - offsets[i - 1] > GAP_ELEMENTS
+                        || offsets[i] - offsets[start] >= self.chunk;
+                    if split {
+                        let first = offsets[start];
+                        let span = self.reader.read_dyn_range(first..offsets[i - 1] + 1)?;
+                        let mut span = span.into_iter().map(Some).collect::<Vec<_>>();
+                        for &o in &offsets[start..i] {
+                            let v = span[(o - first) as usize].take();
+                            self.buf.extend(v);
+                        }
                         start = i;
                     }
                 }
