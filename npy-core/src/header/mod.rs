@@ -31,6 +31,11 @@ pub struct ReadOptions {
     pub max_header_len: u64,
     /// How deep the header literal may nest (see [`literal::ParseOptions::max_depth`]).
     pub max_depth: usize,
+    /// Whether [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) decodes the pickle of an
+    /// object array (feature `pickle`, on by default): decoding never executes anything (see
+    /// `npy_core::pickle`). Off, object arrays are refused with [`ErrorKind::ObjectArray`] as
+    /// typed reads refuse them.
+    pub decode_pickles: bool,
 }
 
 impl Default for ReadOptions {
@@ -38,11 +43,21 @@ impl Default for ReadOptions {
         ReadOptions {
             max_header_len: DEFAULT_MAX_HEADER_LEN,
             max_depth: literal::DEFAULT_MAX_DEPTH,
+            decode_pickles: true,
         }
     }
 }
 
 impl ReadOptions {
+    /// These options with decoding of object-array pickles on (the default) or off; off,
+    /// [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) refuses object arrays with
+    /// [`ErrorKind::ObjectArray`] as typed reads do. Without feature `pickle` object arrays
+    /// are always refused.
+    pub fn decode_pickles(mut self, on: bool) -> Self {
+        self.decode_pickles = on;
+        self
+    }
+
     /// These options with another header-length limit.
     pub fn max_header_len(mut self, bytes: u64) -> Self {
         self.max_header_len = bytes;
