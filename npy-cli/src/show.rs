@@ -81,6 +81,17 @@ const PRECISION: usize = 8;
 /// Runs `npy show`.
 pub fn run(args: &Args) -> ExitCode {
     let array = match npy_core::read_dyn(&args.file) {
+        // Object arrays decode (npy_core::pickle); printing them comes with the arrayprint split.
+        Ok(a) if a.dtype.has_object() => {
+            let path = args.file.display().to_string();
+            let _ = writeln!(
+                io::stderr(),
+                "npy: {}: dtype '{}' holds Python objects (a pickle); npy show does not print them yet",
+                printable(&path),
+                a.dtype
+            );
+            return ExitCode::FAILURE;
+        }
         Ok(a) => a,
         Err(e) => {
             let path = args.file.display().to_string();
@@ -277,6 +288,8 @@ impl Serialize for Json<'_> {
                 }
                 .serialize(s)
             }
+            // Not reached: `run` refuses object arrays until their printing lands.
+            DynValue::Object(o) => s.serialize_str(&o.to_string()),
         }
     }
 }
@@ -1058,6 +1071,8 @@ fn scalar_str(dtype: &DType, v: &DynValue, full: bool) -> String {
         DynValue::Record(_) | DynValue::SubArray { .. } => {
             Fmt::new(dtype, &[v], true, full).format(v)
         }
+        // Not reached: `run` refuses object arrays until their printing lands.
+        DynValue::Object(o) => o.to_string(),
     }
 }
 

@@ -12,13 +12,16 @@ use crate::write::AtomicFile;
 
 /// Writes `array` to `path` as numpy would write an array of its dtype, shape and order
 /// (atomically: a temporary file renamed into place). Together with [`crate::read_dyn`] this
-/// round-trips every dtype numpy writes except object arrays, byte for byte.
+/// round-trips every dtype numpy writes, byte for byte, except records with object fields
+/// (refused) and object arrays (`|O`, feature `pickle`), whose values are written as numpy's
+/// pickle of them (see [`crate::pickle::write_objects`] for when that is byte-identical).
 ///
 /// # Errors
 /// [`Error::ValueMismatch`] when a value does not fit the dtype (wrong kind, out of range, a
 /// string longer than the width, another datetime unit), [`Error::LengthMismatch`] when the
-/// number of values is not the product of the shape, [`Error::ObjectArray`], header and I/O
-/// errors.
+/// number of values is not the product of the shape, [`Error::ObjectArray`] for records with
+/// object fields (and for `|O` without feature `pickle`), `Error::Pickle` for values the
+/// pickler does not write, header and I/O errors.
 ///
 /// # Examples
 /// ```
@@ -47,6 +50,27 @@ pub fn write_dyn_to<W: Write>(
     array: &DynArray,
     version: Option<Version>,
 ) -> Result<(), Error> {
+    // pickle integration point: an object array's data is numpy's pickle of its values.
+    #[cfg(feature = "pickle")]
+    if array.dtype == DType::Object {
+        let header = Header {
+            dtype: DType::Object,
+            fortran_order: array.fortran_order,
+            shape: array.shape.clone(),
+        };
+        let n = header.num_elements()?;
+        if n != array.values.len() as u64 {
+            return Err(Error::LengthMismatch {
+                what: "values for the shape",
+                expected: n,
+                found: array.values.len() as u64,
+            });
+        }
+        w.write_all(&header.to_bytes(version)?)?;
+        crate::pickle::write_dyn_objects(&mut w, array)?;
+        w.flush()?;
+        return Ok(());
+    }
     if array.dtype.has_object() {
         return Err(Error::ObjectArray {
             dtype: describe(&array.dtype),

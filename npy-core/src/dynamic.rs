@@ -117,6 +117,11 @@ pub enum DynValue {
         /// `shape.iter().product()` elements, in C order.
         values: Vec<DynValue>,
     },
+    // pickle integration point.
+    /// `O`: a Python object decoded from the array's pickle (feature `pickle`; see
+    /// [`crate::pickle`]).
+    #[cfg(feature = "pickle")]
+    Object(crate::pickle::PyObject),
 }
 
 impl DynValue {
@@ -436,6 +441,16 @@ impl<R: Read> NpyReader<R> {
     /// ```
     pub fn read_dyn(&mut self) -> Result<DynArray, Error> {
         if self.dtype().has_object() {
+            // pickle integration point: object arrays are decoded, never executed.
+            #[cfg(feature = "pickle")]
+            if self.decodes_pickles() {
+                if self.remaining() != self.len() {
+                    return Err(Error::Layout(
+                        "read_dyn reads a whole object array, and part of it was read".into(),
+                    ));
+                }
+                return crate::pickle::read_dyn_objects(self);
+            }
             return Err(Error::ObjectArray {
                 dtype: describe(self.dtype()),
             });
@@ -543,6 +558,24 @@ fn dyn_heap(dtype: &DType) -> u64 {
         }
         _ => 0,
     }
+}
+
+/// pickle integration point: `n` elements of `dtype` (no objects) from `bytes` (exactly
+/// `n × itemsize` of them), as [`NpyReader::read_dyn`] decodes them.
+#[cfg(feature = "pickle")]
+pub(crate) fn decode_all(dtype: &DType, bytes: &[u8], n: u64) -> Result<Vec<DynValue>, Error> {
+    let decoder = Decoder::new(dtype)?;
+    let size = size_usize(dtype.itemsize())?;
+    if size == 0 {
+        return (0..n).map(|_| decoder.decode(&[])).collect();
+    }
+    if bytes.len() as u64 != n.saturating_mul(size as u64) {
+        return Err(short());
+    }
+    bytes
+        .chunks_exact(size)
+        .map(|c| decoder.decode(c))
+        .collect()
 }
 
 /// The element type `read_vec` decodes for [`NpyReader::read_dyn`].

@@ -293,4 +293,11 @@ pub enum Error {
         /// The value, briefly.
         value: String,
     },
+
+    // pickle integration point: the one variant of the pickle module's errors.
+    /// An object array's pickle was refused or could not be decoded (or a value could not be
+    /// pickled); see [`crate::pickle`].
+    #[cfg(feature = "pickle")]
+    #[error("object array: {0}")]
+    Pickle(#[from] crate::pickle::PickleError),
 }

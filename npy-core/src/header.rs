@@ -104,6 +104,11 @@ pub struct ReadOptions {
     pub max_header_len: u64,
     /// How deep the header literal may nest (see [`ParseOptions::max_depth`]).
     pub max_depth: usize,
+    /// Whether [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) decodes the pickle of an
+    /// object array (feature `pickle`, on by default): decoding never executes anything (see
+    /// `npy_core::pickle`). Off, object arrays are refused with
+    /// [`Error::ObjectArray`](crate::Error::ObjectArray) as typed reads refuse them.
+    pub decode_pickles: bool,
 }
 
 impl Default for ReadOptions {
@@ -111,6 +116,7 @@ impl Default for ReadOptions {
         ReadOptions {
             max_header_len: DEFAULT_MAX_HEADER_LEN,
             max_depth: literal::DEFAULT_MAX_DEPTH,
+            decode_pickles: true,
         }
     }
 }

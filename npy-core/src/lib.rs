@@ -113,6 +113,8 @@ pub mod literal;
 mod mmap;
 #[cfg(feature = "ndarray")]
 mod ndarray;
+#[cfg(feature = "pickle")]
+pub mod pickle;
 mod read;
 pub mod records;
 #[cfg(feature = "serde")]

@@ -208,6 +208,9 @@ pub struct NpyReader<R> {
     ahead: Vec<u8>,
     /// How much of `ahead` has been consumed.
     ahead_at: usize,
+    /// [`ReadOptions::decode_pickles`]: whether `read_dyn` decodes object arrays.
+    #[cfg(feature = "pickle")]
+    decode_pickles: bool,
 }
 
 impl NpyReader<File> {
@@ -249,7 +252,27 @@ impl<R: Read> NpyReader<R> {
             available: None,
             ahead: Vec::new(),
             ahead_at: 0,
+            #[cfg(feature = "pickle")]
+            decode_pickles: options.decode_pickles,
         })
+    }
+
+    /// Whether [`NpyReader::read_dyn`] decodes object arrays ([`ReadOptions::decode_pickles`]).
+    #[cfg(feature = "pickle")]
+    pub(crate) fn decodes_pickles(&self) -> bool {
+        self.decode_pickles
+    }
+
+    /// pickle integration point: the rest of the input, which for an object array is its
+    /// pickle (numpy's files end with it). Afterwards no element remains to be read.
+    #[cfg(feature = "pickle")]
+    pub(crate) fn read_rest(&mut self) -> Result<Vec<u8>, Error> {
+        let mut out = self.ahead.split_off(self.ahead_at);
+        self.ahead.clear();
+        self.ahead_at = 0;
+        self.inner.read_to_end(&mut out)?;
+        self.pos = self.len;
+        Ok(out)
     }
 
     /// Tells the reader how many bytes follow the header (e.g. a file's length minus the data

@@ -63,6 +63,8 @@ fn to_json(v: &DynValue) -> Json {
             let leaves: Vec<Json> = values.iter().map(to_json).collect();
             nest(shape, &mut leaves.into_iter())
         }
+        #[cfg(feature = "pickle")]
+        DynValue::Object(o) => panic!("the top-level fixtures hold no objects, found {o}"),
     }
 }
 

@@ -1,0 +1,428 @@
+//! The pickler: an object array as `np.save` writes it (protocol 4, framed), so that
+//! `np.load(..., allow_pickle=True)` gives the same array.
+//!
+//! The output follows CPython's C pickler opcode for opcode: the same opcode for each value
+//! and size, `MEMOIZE` after every value Python memoizes, lists and dicts in batches of 1000,
+//! frames of at least 64 KiB committed between values, and large `str`/`bytes` written
+//! outside frames. Python shares objects by identity, which values here do not have; the
+//! writer shares what CPython always shares (module names, globals, one-character and empty
+//! `str` and `bytes`, which are interpreter-wide singletons) and writes every other value in
+//! full, as numpy does for an array whose elements are distinct objects.
+
+use std::collections::HashMap;
+
+use num_bigint::BigInt;
+
+use super::error::PickleError;
+use super::globals::PyGlobal;
+use super::value::PyObject;
+
+const FRAME_SIZE_TARGET: usize = 64 * 1024;
+const FRAME_SIZE_MIN: usize = 4;
+const FRAME_HEADER: usize = 9;
+const BATCH: usize = 1000;
+
+/// What Python shares by identity, and so the writer by value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Shared {
+    Str(String),
+    Bytes(Vec<u8>),
+    Global(PyGlobal),
+}
+
+struct Pickler {
+    out: Vec<u8>,
+    frame_start: Option<usize>,
+    memo: HashMap<Shared, u32>,
+    next_memo: u32,
+    depth: usize,
+}
+
+/// The pickle `np.save` writes for an object array (`dtype=object`) of `shape` whose elements,
+/// listed in C order, are `items`; `fortran` is the array's memory order.
+///
+/// # Errors
+/// [`PickleError::Unpicklable`] for values this writer does not write (numpy scalars,
+/// nested arrays, dtypes, globals), and [`PickleError::TooDeep`] past
+/// [`MAX_PICKLE_DEPTH`](super::MAX_PICKLE_DEPTH) levels.
+pub(crate) fn dump_object_array(
+    items: &[&PyObject],
+    shape: &[u64],
+    fortran: bool,
+) -> Result<Vec<u8>, PickleError> {
+    let mut p = Pickler {
+        out: Vec::new(),
+        frame_start: None,
+        memo: HashMap::new(),
+        next_memo: 0,
+        depth: 0,
+    };
+    p.out.extend_from_slice(&[0x80, 4]);
+    // _reconstruct(ndarray, (0,), b'b')
+    p.global(PyGlobal::Reconstruct);
+    p.global(PyGlobal::NdArray);
+    p.op(&[b'K', 0, 0x85]);
+    p.memoize();
+    p.bytes(b"b");
+    p.op(&[0x87]);
+    p.memoize();
+    p.op(b"R");
+    p.memoize();
+    p.boundary();
+    // state: (1, shape, dtype('O8'), fortran, [items])
+    p.op(b"(");
+    p.int(&BigInt::from(1));
+    p.tuple_of_ints(shape);
+    p.boundary();
+    p.object_dtype();
+    p.boundary();
+    p.op(&[if fortran { 0x88 } else { 0x89 }]);
+    p.list(items)?;
+    p.boundary();
+    p.op(b"t");
+    p.memoize();
+    p.op(b"b");
+    p.boundary();
+    p.op(b".");
+    p.commit_frame();
+    Ok(p.out)
+}
+
+impl Pickler {
+    /// Writes opcode bytes, opening a frame first if none is open.
+    fn op(&mut self, bytes: &[u8]) {
+        if self.frame_start.is_none() {
+            self.frame_start = Some(self.out.len());
+            self.out.extend_from_slice(&[0; FRAME_HEADER]);
+        }
+        self.out.extend_from_slice(bytes);
+    }
+
+    /// After each value: a frame that reached the target size is closed.
+    fn boundary(&mut self) {
+        if let Some(start) = self.frame_start {
+            if self.out.len() - start - FRAME_HEADER >= FRAME_SIZE_TARGET {
+                self.commit_frame();
+            }
+        }
+    }
+
+    fn commit_frame(&mut self) {
+        let Some(start) = self.frame_start.take() else {
+            return;
+        };
+        let len = self.out.len() - start - FRAME_HEADER;
+        if len >= FRAME_SIZE_MIN {
+            self.out[start] = 0x95;
+            self.out[start + 1..start + FRAME_HEADER].copy_from_slice(&(len as u64).to_le_bytes());
+        } else {
+            self.out.drain(start..start + FRAME_HEADER);
+        }
+    }
+
+    /// An opcode with a large payload: the payload goes outside any frame, as CPython writes
+    /// `str` and `bytes` of 64 KiB or more.
+    fn op_with_payload(&mut self, header: &[u8], payload: &[u8]) {
+        if payload.len() >= FRAME_SIZE_TARGET {
+            self.commit_frame();
+            self.out.extend_from_slice(header);
+            self.out.extend_from_slice(payload);
+        } else {
+            self.op(header);
+            self.op(payload);
+        }
+    }
+
+    fn memoize(&mut self) -> u32 {
+        self.op(&[0x94]);
+        self.next_memo += 1;
+        self.next_memo - 1
+    }
+
+    /// `BINGET` of a shared value already written, if it was.
+    fn get_shared(&mut self, key: &Shared) -> bool {
+        let Some(&i) = self.memo.get(key) else {
+            return false;
+        };
+        match u8::try_from(i) {
+            Ok(b) => self.op(&[b'h', b]),
+            Err(_) => {
+                let mut o = vec![b'j'];
+                o.extend_from_slice(&i.to_le_bytes());
+                self.op(&o);
+            }
+        }
+        true
+    }
+
+    fn global(&mut self, g: PyGlobal) {
+        if self.get_shared(&Shared::Global(g)) {
+            return;
+        }
+        let (module, name) = g.path();
+        self.shared_str(module);
+        self.str_fresh(name);
+        self.op(&[0x93]);
+        let i = self.memoize();
+        self.memo.insert(Shared::Global(g), i);
+    }
+
+    /// A `str` Python shares (a module name or a singleton).
+    fn shared_str(&mut self, s: &str) {
+        let key = Shared::Str(s.to_owned());
+        if self.get_shared(&key) {
+            return;
+        }
+        self.str_fresh(s);
+        self.memo.insert(key, self.next_memo - 1);
+    }
+
+    fn str_fresh(&mut self, s: &str) {
+        let b = s.as_bytes();
+        let mut h = Vec::with_capacity(9);
+        if b.len() <= 0xff {
+            h.extend_from_slice(&[0x8c, b.len() as u8]);
+        } else if let Ok(n) = u32::try_from(b.len()) {
+            h.push(b'X');
+            h.extend_from_slice(&n.to_le_bytes());
+        } else {
+            h.push(0x8d);
+            h.extend_from_slice(&(b.len() as u64).to_le_bytes());
+        }
+        self.op_with_payload(&h, b);
+        self.memoize();
+    }
+
+    fn string(&mut self, s: &str) {
+        let mut chars = s.chars();
+        let singleton = match (chars.next(), chars.next()) {
+            (None, _) => true,
+            (Some(c), None) => u32::from(c) < 256,
+            _ => false,
+        };
+        if singleton {
+            self.shared_str(s);
+        } else {
+            self.str_fresh(s);
+        }
+    }
+
+    fn bytes(&mut self, b: &[u8]) {
+        let key = Shared::Bytes(b.to_vec());
+        if b.len() <= 1 && self.get_shared(&key) {
+            return;
+        }
+        let mut h = Vec::with_capacity(9);
+        if b.len() <= 0xff {
+            h.extend_from_slice(&[b'C', b.len() as u8]);
+        } else if let Ok(n) = u32::try_from(b.len()) {
+            h.push(b'B');
+            h.extend_from_slice(&n.to_le_bytes());
+        } else {
+            h.push(0x8e);
+            h.extend_from_slice(&(b.len() as u64).to_le_bytes());
+        }
+        self.op_with_payload(&h, b);
+        let i = self.memoize();
+        if b.len() <= 1 {
+            self.memo.insert(key, i);
+        }
+    }
+
+    fn int(&mut self, v: &BigInt) {
+        if let Ok(i) = i64::try_from(v) {
+            if (0..=0xff).contains(&i) {
+                return self.op(&[b'K', i as u8]);
+            }
+            if (0..=0xffff).contains(&i) {
+                let b = (i as u16).to_le_bytes();
+                return self.op(&[b'M', b[0], b[1]]);
+            }
+            if let Ok(j) = i32::try_from(i) {
+                let mut o = vec![b'J'];
+                o.extend_from_slice(&j.to_le_bytes());
+                return self.op(&o);
+            }
+        }
+        let bytes = v.to_signed_bytes_le();
+        let mut o = Vec::with_capacity(bytes.len() + 5);
+        match u8::try_from(bytes.len()) {
+            Ok(n) => o.extend_from_slice(&[0x8a, n]),
+            Err(_) => {
+                o.push(0x8b);
+                o.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+            }
+        }
+        o.extend_from_slice(&bytes);
+        self.op(&o);
+    }
+
+    fn float(&mut self, x: f64) {
+        let mut o = vec![b'G'];
+        o.extend_from_slice(&x.to_be_bytes());
+        self.op(&o);
+    }
+
+    fn tuple_of_ints(&mut self, shape: &[u64]) {
+        let items: Vec<PyObject> = shape
+            .iter()
+            .map(|&d| PyObject::from_bigint(BigInt::from(d)))
+            .collect();
+        let refs: Vec<&PyObject> = items.iter().collect();
+        // Ints cannot fail to pickle.
+        let _ = self.tuple(&refs);
+    }
+
+    /// `dtype('O8', False, True)` with its state `(3, '|', None, None, None, -1, -1, 63)`.
+    fn object_dtype(&mut self) {
+        self.global(PyGlobal::DType);
+        self.str_fresh("O8");
+        self.op(&[0x89, 0x88, 0x87]);
+        self.memoize();
+        self.op(b"R");
+        self.memoize();
+        self.op(b"(");
+        self.op(&[b'K', 3]);
+        self.shared_str("|");
+        self.op(b"NNN");
+        self.op(&[
+            b'J', 0xff, 0xff, 0xff, 0xff, b'J', 0xff, 0xff, 0xff, 0xff, b'K', 63,
+        ]);
+        self.op(b"t");
+        self.memoize();
+        self.op(b"b");
+    }
+
+    fn tuple(&mut self, items: &[&PyObject]) -> Result<(), PickleError> {
+        if items.is_empty() {
+            self.op(b")");
+            return Ok(());
+        }
+        if items.len() > 3 {
+            self.op(b"(");
+        }
+        for v in items {
+            self.save(v)?;
+        }
+        match items.len() {
+            1 => self.op(&[0x85]),
+            2 => self.op(&[0x86]),
+            3 => self.op(&[0x87]),
+            _ => self.op(b"t"),
+        }
+        self.memoize();
+        Ok(())
+    }
+
+    fn list(&mut self, items: &[&PyObject]) -> Result<(), PickleError> {
+        self.op(b"]");
+        self.memoize();
+        if let [only] = items {
+            self.save(only)?;
+            self.op(b"a");
+            return Ok(());
+        }
+        for batch in items.chunks(BATCH) {
+            self.op(b"(");
+            for v in batch {
+                self.save(v)?;
+            }
+            self.op(b"e");
+        }
+        Ok(())
+    }
+
+    fn dict(&mut self, pairs: &[(PyObject, PyObject)]) -> Result<(), PickleError> {
+        self.op(b"}");
+        self.memoize();
+        if let [(k, v)] = pairs {
+            self.save(k)?;
+            self.save(v)?;
+            self.op(b"s");
+            return Ok(());
+        }
+        for batch in pairs.chunks(BATCH) {
+            self.op(b"(");
+            for (k, v) in batch {
+                self.save(k)?;
+                self.save(v)?;
+            }
+            self.op(b"u");
+        }
+        Ok(())
+    }
+
+    /// `global(*args)` as `REDUCE`, memoized: how Python pickles `complex`, `bytearray` (below
+    /// protocol 5), `range` and `slice`.
+    fn reduce(&mut self, g: PyGlobal, args: &[&PyObject]) -> Result<(), PickleError> {
+        self.global(g);
+        self.tuple(args)?;
+        self.op(b"R");
+        self.memoize();
+        Ok(())
+    }
+
+    fn save(&mut self, v: &PyObject) -> Result<(), PickleError> {
+        self.depth += 1;
+        if self.depth > super::MAX_PICKLE_DEPTH {
+            return Err(PickleError::TooDeep {
+                limit: super::MAX_PICKLE_DEPTH,
+            });
+        }
+        let r = self.save_inner(v);
+        self.depth -= 1;
+        self.boundary();
+        r
+    }
+
+    fn save_inner(&mut self, v: &PyObject) -> Result<(), PickleError> {
+        match v {
+            PyObject::None => self.op(b"N"),
+            PyObject::Bool(b) => self.op(&[if *b { 0x88 } else { 0x89 }]),
+            PyObject::Int(i) => self.int(&BigInt::from(*i)),
+            PyObject::BigInt(b) => self.int(b),
+            PyObject::Float(x) => self.float(*x),
+            PyObject::Complex(re, im) => {
+                self.reduce(PyGlobal::Complex, &[&PyObject::Float(*re), &PyObject::Float(*im)])?
+            }
+            PyObject::Str(s) => self.string(s),
+            PyObject::Bytes(b) => self.bytes(b),
+            PyObject::ByteArray(b) => self.reduce(PyGlobal::ByteArray, &[&PyObject::Bytes(b.clone())])?,
+            PyObject::List(items) => self.list(&items.iter().collect::<Vec<_>>())?,
+            PyObject::Tuple(items) => self.tuple(&items.iter().collect::<Vec<_>>())?,
+            PyObject::Dict(pairs) => self.dict(pairs)?,
+            PyObject::Set(items) => {
+                self.op(&[0x8f]);
+                self.memoize();
+                for batch in items.chunks(BATCH) {
+                    self.op(b"(");
+                    for v in batch {
+                        self.save(v)?;
+                    }
+                    self.op(&[0x90]);
+                }
+            }
+            PyObject::FrozenSet(items) => {
+                self.op(b"(");
+                for v in items {
+                    self.save(v)?;
+                }
+                self.op(&[0x91]);
+                self.memoize();
+            }
+            PyObject::Range(a, b, c) => {
+                let args = [PyObject::Int(*a), PyObject::Int(*b), PyObject::Int(*c)];
+                self.reduce(PyGlobal::Range, &args.iter().collect::<Vec<_>>())?
+            }
+            PyObject::Slice(s) => self.reduce(PyGlobal::Slice, &s.iter().collect::<Vec<_>>())?,
+            PyObject::Global(g) if g.is_class() => self.global(*g),
+            other => {
+                return Err(PickleError::Unpicklable {
+                    what: other.type_name(),
+                    reason: "numpy scalars, nested arrays, dtypes and functions are not written; convert them to plain Python values",
+                })
+            }
+        }
+        Ok(())
+    }
+}
