@@ -3,7 +3,9 @@
 //! The files are written by `xtask/fixtures.py` (run with the interpreter from
 //! [`crate::python::numpy_python`], i.e. numpy 2.4.6). The script owns the
 //! top-level `*.npy` files, `manifest.json` and `README.md` of the output
-//! directory; it deletes stale `*.npy` files and rewrites everything.
+//! directory, and the same files in each sub-directory of [`OWNED_DIRS`]
+//! (`object/`: object arrays, by `xtask/fixtures_object.py`); it deletes stale
+//! `*.npy` files and rewrites everything.
 //!
 //! With `--check` the set is regenerated into a temporary directory under the
 //! target directory and compared byte for byte with `fixtures/`; any difference
@@ -127,6 +129,10 @@ impl std::fmt::Display for Difference {
     }
 }
 
+/// Sub-directories of `fixtures/` the generator owns (their `*.npy`,
+/// `manifest.json` and `README.md`), compared by `--check` like the top level.
+pub const OWNED_DIRS: &[&str] = &["object"];
+
 /// Whether a top-level file name belongs to the generator.
 pub fn is_owned(name: &str) -> bool {
     name.ends_with(".npy") || name == "manifest.json" || name == "README.md"
@@ -159,18 +165,36 @@ fn owned_files(dir: &Path) -> Result<BTreeSet<String>, String> {
 /// Compares the generator-owned files of `generated` and `committed` byte for
 /// byte; returns the differences sorted by file name.
 pub fn compare_dirs(generated: &Path, committed: &Path) -> Result<Vec<Difference>, String> {
+    let mut differences = compare_one(generated, committed, "")?;
+    for dir in OWNED_DIRS {
+        differences.extend(compare_one(
+            &generated.join(dir),
+            &committed.join(dir),
+            &format!("{dir}/"),
+        )?);
+    }
+    Ok(differences)
+}
+
+/// [`compare_dirs`] of one directory's owned files, names reported with `prefix`.
+fn compare_one(
+    generated: &Path,
+    committed: &Path,
+    prefix: &str,
+) -> Result<Vec<Difference>, String> {
     let new = owned_files(generated)?;
     let old = owned_files(committed)?;
     let read =
         |path: PathBuf| fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()));
     let mut differences = Vec::new();
     for name in new.union(&old) {
+        let shown = format!("{prefix}{name}");
         match (new.contains(name), old.contains(name)) {
-            (true, false) => differences.push(Difference::Missing(name.clone())),
-            (false, true) => differences.push(Difference::Stale(name.clone())),
+            (true, false) => differences.push(Difference::Missing(shown)),
+            (false, true) => differences.push(Difference::Stale(shown)),
             _ => {
                 if read(generated.join(name))? != read(committed.join(name))? {
-                    differences.push(Difference::Changed(name.clone()));
+                    differences.push(Difference::Changed(shown));
                 }
             }
         }
@@ -221,6 +245,14 @@ mod tests {
         // not owned by the generator: ignored
         fs::write(committed.0.join("other.txt"), b"o").unwrap();
         fs::create_dir(committed.0.join("external.npy")).unwrap();
+        // an owned sub-directory is compared too; other sub-directories are not
+        fs::create_dir(generated.0.join("object")).unwrap();
+        fs::create_dir(committed.0.join("object")).unwrap();
+        fs::write(generated.0.join("object").join("o.npy"), b"new").unwrap();
+        fs::write(committed.0.join("object").join("o.npy"), b"old").unwrap();
+        fs::write(committed.0.join("object").join("gone.npy"), b"g").unwrap();
+        fs::create_dir(committed.0.join("npz")).unwrap();
+        fs::write(committed.0.join("npz").join("x.npy"), b"x").unwrap();
 
         let differences = compare_dirs(&generated.0, &committed.0).unwrap();
         assert_eq!(
@@ -229,6 +261,8 @@ mod tests {
                 Difference::Changed("changed.npy".into()),
                 Difference::Missing("manifest.json".into()),
                 Difference::Stale("stale.npy".into()),
+                Difference::Stale("object/gone.npy".into()),
+                Difference::Changed("object/o.npy".into()),
             ]
         );
     }

@@ -44,6 +44,8 @@ pub enum PyGlobal {
     Slice,
     /// `_codecs.encode`: how protocols 0–2 write `bytes` (`encode(str, 'latin1')`).
     Encode,
+    /// `builtins.bytes`: how protocols 0–2 write `b''` (`bytes()`).
+    Bytes,
 }
 
 /// `(module, name, global)`: every accepted spelling. Python 2 pickles name `__builtin__`;
@@ -88,6 +90,8 @@ pub const ALLOWED: &[(&str, &str, PyGlobal)] = &[
     ("builtins", "slice", PyGlobal::Slice),
     ("__builtin__", "slice", PyGlobal::Slice),
     ("_codecs", "encode", PyGlobal::Encode),
+    ("builtins", "bytes", PyGlobal::Bytes),
+    ("__builtin__", "bytes", PyGlobal::Bytes),
 ];
 
 impl PyGlobal {
@@ -122,6 +126,7 @@ impl PyGlobal {
             PyGlobal::Range => ("builtins", "range"),
             PyGlobal::Slice => ("builtins", "slice"),
             PyGlobal::Encode => ("_codecs", "encode"),
+            PyGlobal::Bytes => ("builtins", "bytes"),
         }
     }
 

@@ -422,16 +422,24 @@ pub(crate) fn float_repr(x: f64, dot0: bool) -> String {
 }
 
 fn complex_repr(f: &mut fmt::Formatter<'_>, re: f64, im: f64) -> fmt::Result {
+    match complex_body(re, im) {
+        (body, true) => write!(f, "({body})"),
+        (body, false) => f.write_str(&body),
+    }
+}
+
+/// `1+2j` and whether Python's repr puts it in parentheses (not for a pure imaginary `2j`).
+fn complex_body(re: f64, im: f64) -> (String, bool) {
     let imag = float_repr(im, false);
     if re == 0.0 && re.is_sign_positive() {
-        return write!(f, "{imag}j");
+        return (format!("{imag}j"), false);
     }
     let sign = if im.is_nan() || !imag.starts_with('-') {
         "+"
     } else {
         ""
     };
-    write!(f, "({}{sign}{imag}j)", float_repr(re, false))
+    (format!("{}{sign}{imag}j", float_repr(re, false)), true)
 }
 
 /// Whether Python's `str.isprintable()` holds for `c`, approximately: control characters,
@@ -513,10 +521,11 @@ fn scalar_repr(f: &mut fmt::Formatter<'_>, s: &NpyScalar) -> fmt::Result {
             write!(f, "np.{name}('{}')", float_repr(*approx, false))
         }
         (DType::Number(Primitive::C64, _), DynValue::Complex(re, im)) => {
-            f.write_str("np.complex64(")?;
-            complex_repr(f, f64::from(*re as f32), f64::from(*im as f32))?;
-            f.write_str(")")
+            let re = float32_repr(*re as f32).parse().unwrap_or(*re);
+            let im = float32_repr(*im as f32).parse().unwrap_or(*im);
+            write!(f, "np.complex64({})", complex_body(re, im).0)
         }
+        (_, DynValue::Complex(re, im)) => write!(f, "np.{name}({})", complex_body(*re, *im).0),
         (_, v) => {
             write!(f, "np.{name}(")?;
             dyn_repr(f, v)?;

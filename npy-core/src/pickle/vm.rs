@@ -1021,6 +1021,18 @@ impl Vm<'_> {
                 self.charge(b.len() as u64)?;
                 Node::ByteArray(b)
             }
+            PyGlobal::Bytes => match args {
+                [] => Node::Bytes(Vec::new()),
+                [b] => match self.get(*b) {
+                    Some(Node::Bytes(b) | Node::ByteArray(b)) => {
+                        let b = b.clone();
+                        self.charge(b.len() as u64)?;
+                        Node::Bytes(b)
+                    }
+                    _ => return Err(wrong(self, "the argument is not bytes")),
+                },
+                _ => return Err(wrong(self, "too many arguments")),
+            },
             PyGlobal::Encode => {
                 let [s, enc] = args else {
                     return Err(wrong(self, "needs a str and an encoding"));
