@@ -396,7 +396,7 @@ fn memo_bomb(levels: usize) -> Vec<u8> {
     for i in 0..levels {
         o.push(b'(');
         for _ in 0..2 {
-            o.extend_from_slice(&[b'j']);
+            o.push(b'j');
             o.extend_from_slice(&(i as u32).to_le_bytes());
         }
         o.extend_from_slice(&[b'l', 0x94]);
