@@ -122,6 +122,15 @@ impl Default for ReadOptions {
 }
 
 impl ReadOptions {
+    /// These options with decoding of object-array pickles on (the default) or off; off,
+    /// [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) refuses object arrays with
+    /// [`Error::ObjectArray`](crate::Error::ObjectArray) as typed reads do. Without feature
+    /// `pickle` object arrays are always refused.
+    pub fn decode_pickles(mut self, on: bool) -> Self {
+        self.decode_pickles = on;
+        self
+    }
+
     /// These options with another header-length limit.
     pub fn max_header_len(mut self, bytes: u64) -> Self {
         self.max_header_len = bytes;

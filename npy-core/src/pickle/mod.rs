@@ -61,7 +61,7 @@
 //! [`read_dyn`](crate::read_dyn) gives object arrays (and records with object fields) as
 //! [`DynValue::Object`](crate::DynValue::Object) values; [`read_objects`] gives an object array
 //! of one kind of value as a typed [`NpyArray`] (`Option<String>` for strings with `None` for
-//! missing, `i64`, `f64`, ...). [`ReadOptions::decode_pickles`] turns decoding off, which
+//! missing, `i64`, `f64`, ...). [`ReadOptions::decode_pickles`](crate::ReadOptions::decode_pickles) turns decoding off, which
 //! restores [`Error::ObjectArray`]. Typed reads, views and memory maps of `O` always refuse
 //! (an object has no fixed-size bytes to view). [`write_dyn`](crate::write_dyn) of an array
 //! of dtype `|O` and [`write_objects`] write numpy's pickle.
@@ -108,7 +108,6 @@ use crate::error::Error;
 use crate::header::Header;
 use crate::info::Order;
 use crate::read::{NpyArray, NpyReader};
-use crate::ReadOptions;
 
 /// Decodes a pickle of allowed values with the default [`PickleLimits`].
 ///
@@ -371,15 +370,5 @@ impl<R: Read> NpyReader<R> {
             })
             .collect::<Result<Vec<T>, _>>()?;
         NpyArray::from_parts(array.shape, order, data)
-    }
-}
-
-impl ReadOptions {
-    /// These options with decoding of object-array pickles on (the default) or off; off,
-    /// [`NpyReader::read_dyn`] refuses object arrays with [`Error::ObjectArray`] as typed
-    /// reads do.
-    pub fn decode_pickles(mut self, on: bool) -> Self {
-        self.decode_pickles = on;
-        self
     }
 }
