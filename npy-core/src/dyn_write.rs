@@ -14,7 +14,7 @@ use crate::write::AtomicFile;
 /// (atomically: a temporary file renamed into place). Together with [`crate::read_dyn`] this
 /// round-trips every dtype numpy writes, byte for byte, except records with object fields
 /// (refused) and object arrays (`|O`, feature `pickle`), whose values are written as numpy's
-/// pickle of them (see [`crate::pickle::write_objects`] for when that is byte-identical).
+/// pickle of them (see `npy_core::pickle::write_objects` for when that is byte-identical).
 ///
 /// # Errors
 /// [`Error::ValueMismatch`] when a value does not fit the dtype (wrong kind, out of range, a

@@ -107,7 +107,7 @@ pub struct ReadOptions {
     /// Whether [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) decodes the pickle of an
     /// object array (feature `pickle`, on by default): decoding never executes anything (see
     /// `npy_core::pickle`). Off, object arrays are refused with
-    /// [`Error::ObjectArray`](crate::Error::ObjectArray) as typed reads refuse them.
+    /// [`Error::ObjectArray`] as typed reads refuse them.
     pub decode_pickles: bool,
 }
 
@@ -124,7 +124,7 @@ impl Default for ReadOptions {
 impl ReadOptions {
     /// These options with decoding of object-array pickles on (the default) or off; off,
     /// [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) refuses object arrays with
-    /// [`Error::ObjectArray`](crate::Error::ObjectArray) as typed reads do. Without feature
+    /// [`Error::ObjectArray`] as typed reads do. Without feature
     /// `pickle` object arrays are always refused.
     pub fn decode_pickles(mut self, on: bool) -> Self {
         self.decode_pickles = on;

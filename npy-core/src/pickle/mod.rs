@@ -59,7 +59,7 @@
 //! # Reading and writing `.npy` files
 //!
 //! [`read_dyn`](crate::read_dyn) gives object arrays (and records with object fields) as
-//! [`DynValue::Object`](crate::DynValue::Object) values; [`read_objects`] gives an object array
+//! [`DynValue::Object`] values; [`read_objects`] gives an object array
 //! of one kind of value as a typed [`NpyArray`] (`Option<String>` for strings with `None` for
 //! missing, `i64`, `f64`, ...). [`ReadOptions::decode_pickles`](crate::ReadOptions::decode_pickles) turns decoding off, which
 //! restores [`Error::ObjectArray`]. Typed reads, views and memory maps of `O` always refuse
