@@ -51,27 +51,8 @@ pub fn write_dyn_to<W: Write>(
     version: Option<Version>,
 ) -> Result<(), Error> {
     // pickle integration point: an object array's data is numpy's pickle of its values.
-    #[cfg(feature = "pickle")]
-    if array.dtype == DType::Object {
-        let header = Header {
-            dtype: DType::Object,
-            fortran_order: array.fortran_order,
-            shape: array.shape.clone(),
-        };
-        let n = header.num_elements()?;
-        if n != array.values.len() as u64 {
-            return Err(Error::LengthMismatch {
-                what: "values for the shape",
-                expected: n,
-                found: array.values.len() as u64,
-            });
-        }
-        w.write_all(&header.to_bytes(version)?)?;
-        crate::pickle::write_dyn_objects(&mut w, array)?;
-        w.flush()?;
-        return Ok(());
-    }
-    if array.dtype.has_object() {
+    let pickled = cfg!(feature = "pickle") && array.dtype == DType::Object;
+    if array.dtype.has_object() && !pickled {
         return Err(Error::ObjectArray {
             dtype: describe(&array.dtype),
         });
@@ -88,6 +69,13 @@ pub fn write_dyn_to<W: Write>(
             expected: n,
             found: array.values.len() as u64,
         });
+    }
+    #[cfg(feature = "pickle")]
+    if pickled {
+        w.write_all(&header.to_bytes(version)?)?;
+        crate::pickle::write_dyn_objects(&mut w, array)?;
+        w.flush()?;
+        return Ok(());
     }
     w.write_all(&header.to_bytes(version)?)?;
     let itemsize = usize::try_from(array.dtype.itemsize())

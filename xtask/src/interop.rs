@@ -107,15 +107,21 @@ pub struct Written {
     pub skipped: Vec<String>,
 }
 
-/// Writes our version of every simple-dtype fixture in `fixtures` into `out_dir`.
-pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
-    let mut names: Vec<String> = fs::read_dir(fixtures)
-        .map_err(|e| format!("cannot list {}: {e}", fixtures.display()))?
+/// The `*.npy` file names directly in `dir`, sorted.
+fn npy_names(dir: &Path) -> Result<Vec<String>, String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".npy"))
         .collect();
     names.sort();
+    Ok(names)
+}
+
+/// Writes our version of every simple-dtype fixture in `fixtures` into `out_dir`.
+pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
+    let names = npy_names(fixtures)?;
     let mut written = Written::default();
     for name in names {
         let src = fixtures.join(&name);
@@ -156,13 +162,7 @@ pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
 /// `out_dir` with `read_dyn` and `write_dyn`; those the writer refuses are `skipped`.
 pub fn write_objects(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
     fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
-    let mut names: Vec<String> = fs::read_dir(fixtures)
-        .map_err(|e| format!("cannot list {}: {e}", fixtures.display()))?
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".npy"))
-        .collect();
-    names.sort();
+    let names = npy_names(fixtures)?;
     let mut written = Written::default();
     for name in names {
         let src = fixtures.join(&name);

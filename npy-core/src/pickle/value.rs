@@ -7,6 +7,7 @@ use num_bigint::BigInt;
 
 use crate::dtype::{DType, Primitive, TimeKind};
 use crate::dynamic::{DynArray, DynValue};
+use crate::literal::{write_repr_bytes, write_repr_float, write_repr_str};
 
 use super::error::PickleError;
 use super::globals::PyGlobal;
@@ -293,11 +294,11 @@ impl fmt::Display for PyObject {
             PyObject::BigInt(b) => write_bigint(f, b),
             PyObject::Float(x) => f.write_str(&float_repr(*x, true)),
             PyObject::Complex(re, im) => complex_repr(f, *re, *im),
-            PyObject::Str(s) => str_repr(f, s),
-            PyObject::Bytes(b) => bytes_repr(f, b),
+            PyObject::Str(s) => write_repr_str(f, s),
+            PyObject::Bytes(b) => write_repr_bytes(f, b),
             PyObject::ByteArray(b) => {
                 f.write_str("bytearray(")?;
-                bytes_repr(f, b)?;
+                write_repr_bytes(f, b)?;
                 f.write_str(")")
             }
             PyObject::List(v) => seq(f, "[", v, "]"),
@@ -366,59 +367,15 @@ fn write_bigint(f: &mut fmt::Formatter<'_>, b: &BigInt) -> fmt::Result {
     write!(f, "{b}")
 }
 
-/// Python's `repr(float)` (`dot0`: add `.0` to integral values, as float repr does; complex
-/// parts do not).
+/// Python's `repr(float)`; without `dot0`, integral values lose their `.0` (as complex parts
+/// do in Python's repr).
 pub(crate) fn float_repr(x: f64, dot0: bool) -> String {
-    if x.is_nan() {
-        return "nan".into();
+    let mut s = String::new();
+    let _ = write_repr_float(&mut s, x);
+    match s.strip_suffix(".0") {
+        Some(t) if !dot0 => t.to_owned(),
+        _ => s,
     }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    // Shortest round-trip digits and exponent from Rust's `{:e}`: "d.ddde±x".
-    let sci = format!("{x:e}");
-    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (neg, mant) = match mant.strip_prefix('-') {
-        Some(m) => (true, m),
-        None => (false, mant),
-    };
-    let digits: String = mant.chars().filter(|c| *c != '.').collect();
-    let mut out = String::new();
-    if neg {
-        out.push('-');
-    }
-    if (-4..16).contains(&exp) {
-        let n = digits.len() as i32;
-        if exp >= 0 {
-            let int_len = (exp + 1) as usize;
-            if digits.len() <= int_len {
-                out.push_str(&digits);
-                out.extend(std::iter::repeat_n('0', int_len - digits.len()));
-                if dot0 {
-                    out.push_str(".0");
-                }
-            } else {
-                out.push_str(&digits[..int_len]);
-                out.push('.');
-                out.push_str(&digits[int_len..]);
-            }
-        } else {
-            out.push_str("0.");
-            out.extend(std::iter::repeat_n('0', (-exp - 1) as usize));
-            out.push_str(&digits);
-        }
-        let _ = n;
-    } else {
-        out.push_str(&digits[..1]);
-        if digits.len() > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        let sign = if exp < 0 { '-' } else { '+' };
-        write!(out, "e{sign}{:02}", exp.unsigned_abs()).ok();
-    }
-    out
 }
 
 fn complex_repr(f: &mut fmt::Formatter<'_>, re: f64, im: f64) -> fmt::Result {
@@ -440,63 +397,6 @@ fn complex_body(re: f64, im: f64) -> (String, bool) {
         ""
     };
     (format!("{}{sign}{imag}j", float_repr(re, false)), true)
-}
-
-/// Whether Python's `str.isprintable()` holds for `c`, approximately: control characters,
-/// separators other than the space, format characters and private-use code points are not
-/// printable.
-fn printable(c: char) -> bool {
-    let u = u32::from(c);
-    !(c.is_control()
-        || matches!(u, 0xA0 | 0xAD | 0x2000..=0x200F | 0x2028..=0x202F | 0x205F..=0x206F | 0x3000 | 0xFEFF | 0xFFF9..=0xFFFB)
-        || matches!(u, 0x1680 | 0x180E | 0x061C)
-        || (0xE000..=0xF8FF).contains(&u)
-        || u >= 0xF0000)
-}
-
-fn quote_for(has_single: bool, has_double: bool) -> char {
-    if has_single && !has_double {
-        '"'
-    } else {
-        '\''
-    }
-}
-
-pub(crate) fn str_repr(f: &mut impl Write, s: &str) -> fmt::Result {
-    let q = quote_for(s.contains('\''), s.contains('"'));
-    f.write_char(q)?;
-    for c in s.chars() {
-        match c {
-            '\\' => f.write_str("\\\\")?,
-            '\n' => f.write_str("\\n")?,
-            '\r' => f.write_str("\\r")?,
-            '\t' => f.write_str("\\t")?,
-            c if c == q => write!(f, "\\{c}")?,
-            c if printable(c) => f.write_char(c)?,
-            c if u32::from(c) < 0x100 => write!(f, "\\x{:02x}", u32::from(c))?,
-            c if u32::from(c) < 0x10000 => write!(f, "\\u{:04x}", u32::from(c))?,
-            c => write!(f, "\\U{:08x}", u32::from(c))?,
-        }
-    }
-    f.write_char(q)
-}
-
-pub(crate) fn bytes_repr(f: &mut impl Write, b: &[u8]) -> fmt::Result {
-    let q = quote_for(b.contains(&b'\''), b.contains(&b'"'));
-    f.write_char('b')?;
-    f.write_char(q)?;
-    for &c in b {
-        match c {
-            b'\\' => f.write_str("\\\\")?,
-            b'\n' => f.write_str("\\n")?,
-            b'\r' => f.write_str("\\r")?,
-            b'\t' => f.write_str("\\t")?,
-            c if char::from(c) == q => write!(f, "\\{}", char::from(c))?,
-            0x20..=0x7e => f.write_char(char::from(c))?,
-            c => write!(f, "\\x{c:02x}")?,
-        }
-    }
-    f.write_char(q)
 }
 
 fn dtype_repr(f: &mut fmt::Formatter<'_>, dt: &DType) -> fmt::Result {
@@ -571,8 +471,8 @@ pub(crate) fn dyn_repr(f: &mut fmt::Formatter<'_>, v: &DynValue) -> fmt::Result 
             Some(t) => write!(f, "{t}, '{unit}'"),
             None => write!(f, "'NaT', '{unit}'"),
         },
-        DynValue::Bytes(b) | DynValue::Void(b) => bytes_repr(f, b),
-        DynValue::Str(s) => str_repr(f, &s.to_string_lossy()),
+        DynValue::Bytes(b) | DynValue::Void(b) => write_repr_bytes(f, b),
+        DynValue::Str(s) => write_repr_str(f, &s.to_string_lossy()),
         DynValue::Record(fields) => {
             f.write_char('(')?;
             for (i, (_, v)) in fields.iter().enumerate() {
