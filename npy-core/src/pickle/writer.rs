@@ -88,6 +88,22 @@ pub(crate) fn dump_object_array(
     Ok(p.out)
 }
 
+/// The opcode and length of a payload of `len` bytes: `ops` are the opcodes with a 1-, 4- and
+/// 8-byte length, used as CPython does (1 byte up to 255, 4 bytes up to 2³² − 1).
+fn sized(ops: [u8; 3], len: usize) -> Vec<u8> {
+    let mut h = Vec::with_capacity(9);
+    if let Ok(n) = u8::try_from(len) {
+        h.extend_from_slice(&[ops[0], n]);
+    } else if let Ok(n) = u32::try_from(len) {
+        h.push(ops[1]);
+        h.extend_from_slice(&n.to_le_bytes());
+    } else {
+        h.push(ops[2]);
+        h.extend_from_slice(&(len as u64).to_le_bytes());
+    }
+    h
+}
+
 impl Pickler {
     /// Writes opcode bytes, opening a frame first if none is open.
     fn op(&mut self, bytes: &[u8]) {
@@ -179,17 +195,8 @@ impl Pickler {
 
     fn str_fresh(&mut self, s: &str) {
         let b = s.as_bytes();
-        let mut h = Vec::with_capacity(9);
-        if b.len() <= 0xff {
-            h.extend_from_slice(&[0x8c, b.len() as u8]);
-        } else if let Ok(n) = u32::try_from(b.len()) {
-            h.push(b'X');
-            h.extend_from_slice(&n.to_le_bytes());
-        } else {
-            h.push(0x8d);
-            h.extend_from_slice(&(b.len() as u64).to_le_bytes());
-        }
-        self.op_with_payload(&h, b);
+        // SHORT_BINUNICODE, BINUNICODE, BINUNICODE8
+        self.op_with_payload(&sized([0x8c, b'X', 0x8d], b.len()), b);
         self.memoize();
     }
 
@@ -212,17 +219,8 @@ impl Pickler {
         if b.len() <= 1 && self.get_shared(&key) {
             return;
         }
-        let mut h = Vec::with_capacity(9);
-        if b.len() <= 0xff {
-            h.extend_from_slice(&[b'C', b.len() as u8]);
-        } else if let Ok(n) = u32::try_from(b.len()) {
-            h.push(b'B');
-            h.extend_from_slice(&n.to_le_bytes());
-        } else {
-            h.push(0x8e);
-            h.extend_from_slice(&(b.len() as u64).to_le_bytes());
-        }
-        self.op_with_payload(&h, b);
+        // SHORT_BINBYTES, BINBYTES, BINBYTES8
+        self.op_with_payload(&sized([b'C', b'B', 0x8e], b.len()), b);
         let i = self.memoize();
         if b.len() <= 1 {
             self.memo.insert(key, i);
