@@ -118,7 +118,7 @@ def fixtures():
                     np.timedelta64(10, "ms"),
                 ]
             ),
-            False,
+            True,
             False,
         ),
         (
@@ -130,10 +130,15 @@ def fixtures():
                     np.array(["a", "bc"], dtype="<U2"),
                     objarr([1, fresh("x"), None]),
                     np.zeros((2, 0), dtype="<f4"),
-                    np.array([(1, 2.5)], dtype=[("i", "<i2"), ("f", ">f4")]),
                     np.array(7, dtype="<u4"),
                 ]
             ),
+            True,
+            False,
+        ),
+        (
+            "nested_record",
+            objarr([np.array([(1, 2.5)], dtype=[("i", "<i2"), ("f", ">f4")]), fresh("next")]),
             False,
             False,
         ),

@@ -117,7 +117,7 @@ fn put(dst: &mut [u8], le: &[u8], order: ByteOrder) {
 }
 
 /// Encodes one value of `dtype` into `dst` (`dtype.itemsize()` zeroed bytes).
-fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Error> {
+pub(crate) fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Error> {
     let bad = || mismatch(dtype, value);
     match (dtype, value) {
         (DType::Number(Primitive::Bool, _), DynValue::Bool(b)) => dst[0] = u8::from(*b),

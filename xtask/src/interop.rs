@@ -16,8 +16,8 @@
 //! (npy-core's pickle reader and writer, `object/<name>`); numpy loads ours with
 //! `allow_pickle=True` and compares the values with the fixture's, type for type, and the bytes
 //! where the fixture's manifest says numpy's bytes are reproducible. Fixtures holding values
-//! the writer does not write (numpy scalars, nested arrays) and records with object fields are
-//! listed as skipped.
+//! the writer does not write (arrays of records inside the array) and records with object
+//! fields are listed as skipped.
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -138,12 +138,13 @@ pub fn loads_with(pickle: &[u8], limits: &PickleLimits) -> Result<PyObject, Pick
 }
 
 /// The pickle `np.save` writes for an object array of `shape` whose elements, in C order, are
-/// `items`: protocol 4, framed, byte for byte what numpy 2.4 writes for an array of `str`,
-/// `int`, `float`, `bool`, `None`, `bytes`, lists, tuples and dicts of them when its
-/// elements are distinct Python objects (see [`write_objects`]).
+/// `items`: protocol 4, framed, byte for byte what numpy 2.4 writes when the array's elements
+/// are distinct Python objects (see [`write_objects`]): every [`PyObject`] but records and
+/// `StringDType`, numpy scalars and nested arrays included.
 ///
 /// # Errors
-/// [`PickleError::Unpicklable`] for numpy scalars, nested arrays, dtypes and functions;
+/// [`PickleError::Unpicklable`] for record and subarray dtypes (of nested arrays, scalars or
+/// dtype values), `StringDType` values and functions;
 /// [`PickleError::TooDeep`] past [`MAX_PICKLE_DEPTH`] levels; [`PickleError::NotTheArray`]
 /// when the number of items is not the product of `shape`.
 pub fn dumps_object_array(items: &[PyObject], shape: &[u64]) -> Result<Vec<u8>, PickleError> {
@@ -161,11 +162,15 @@ pub fn dumps_object_array(items: &[PyObject], shape: &[u64]) -> Result<Vec<u8>, 
 /// as `np.save(path, np.array(items, dtype=object).reshape(shape))` does (atomically: a
 /// temporary file renamed into place).
 ///
-/// Byte-identical to `np.save` for `str`, `int`, `float`, `bool`, `None`, `bytes` and nested
-/// lists, tuples and dicts of them, as long as the numpy array's elements are distinct Python
-/// objects: Python writes a second reference to the *same* object as a memo reference, which
-/// values without identity cannot reproduce (one-character and empty `str`/`bytes`, which
-/// CPython always shares, are shared here too). `np.load` gives the same values either way.
+/// Byte-identical to `np.save` (tested on every kind of value in `fixtures/object/`: `str`,
+/// `int` of any size, `float`, `complex`, `bool`, `None`, `bytes`, `bytearray`, lists,
+/// tuples, dicts, sets, `range`, `slice`, numpy scalars and arrays), as long as the numpy
+/// array's elements are distinct Python objects: Python writes a second reference to the
+/// *same* object as a memo reference, which values without identity cannot reproduce
+/// (one-character and empty `str`/`bytes`, module names, globals and numpy's built-in
+/// dtypes, which CPython and numpy always share, are shared here too). `np.load` gives the
+/// same values either way. A `StringDType` array is written as an object array of its
+/// strings.
 ///
 /// # Errors
 /// [`Error::Pickle`] as for [`dumps_object_array`]; header and I/O errors.

@@ -13,9 +13,12 @@ use std::collections::HashMap;
 
 use num_bigint::BigInt;
 
+use crate::dtype::{ByteOrder, DType, TimeKind, TimeUnit};
+use crate::dynamic::{DynArray, DynValue};
+
 use super::error::PickleError;
 use super::globals::PyGlobal;
-use super::value::PyObject;
+use super::value::{NpyScalar, PyDType, PyObject};
 
 const FRAME_SIZE_TARGET: usize = 64 * 1024;
 const FRAME_SIZE_MIN: usize = 4;
@@ -28,6 +31,8 @@ enum Shared {
     Str(String),
     Bytes(Vec<u8>),
     Global(PyGlobal),
+    /// numpy's built-in dtypes in native byte order (and `O`) are singletons.
+    DType(DType),
 }
 
 struct Pickler {
@@ -42,8 +47,8 @@ struct Pickler {
 /// listed in C order, are `items`; `fortran` is the array's memory order.
 ///
 /// # Errors
-/// [`PickleError::Unpicklable`] for values this writer does not write (numpy scalars,
-/// nested arrays, dtypes, globals), and [`PickleError::TooDeep`] past
+/// [`PickleError::Unpicklable`] for values this writer does not write (records, subarrays,
+/// `StringDType`, functions), and [`PickleError::TooDeep`] past
 /// [`MAX_PICKLE_DEPTH`](super::MAX_PICKLE_DEPTH) levels.
 pub(crate) fn dump_object_array(
     items: &[&PyObject],
@@ -74,7 +79,7 @@ pub(crate) fn dump_object_array(
     p.int(&BigInt::from(1));
     p.tuple_of_ints(shape);
     p.boundary();
-    p.object_dtype();
+    p.dtype(&DType::Object)?;
     p.boundary();
     p.op(&[if fortran { 0x88 } else { 0x89 }]);
     p.list(items)?;
@@ -271,24 +276,163 @@ impl Pickler {
         let _ = self.tuple(&refs);
     }
 
-    /// `dtype('O8', False, True)` with its state `(3, '|', None, None, None, -1, -1, 63)`.
-    fn object_dtype(&mut self) {
+    /// `dtype(typestr, False, True)` and `BUILD` with its state `(version, byte order, None,
+    /// None, None, elsize, alignment, flags[, datetime metadata])`, as numpy's
+    /// `dtype.__reduce__` gives them: `('O8', ...), (3, '|', None, None, None, -1, -1, 63)`.
+    fn dtype(&mut self, dt: &DType) -> Result<(), PickleError> {
+        let singleton = match dt {
+            DType::Object => true,
+            DType::Number(_, o) => *o == ByteOrder::NATIVE || *o == ByteOrder::NotApplicable,
+            _ => false,
+        };
+        let key = Shared::DType(dt.clone());
+        if singleton && self.get_shared(&key) {
+            return Ok(());
+        }
+        let (typestr, elsize, align, flags): (String, u64, i64, u8) = match dt {
+            DType::Object => ("O8".into(), 0, -1, 63),
+            DType::Number(p, _) => (format!("{}{}", p.kind(), p.itemsize()), 0, -1, 0),
+            DType::Bytes(n) => (format!("S{n}"), *n, 1, 0),
+            DType::Unicode(n, _) => (format!("U{n}"), n.saturating_mul(4), 4, 8),
+            DType::Void(n) => (format!("V{n}"), *n, 1, 0),
+            DType::Time(t, _) => {
+                let k = if t.kind == TimeKind::Datetime {
+                    "M8"
+                } else {
+                    "m8"
+                };
+                (k.into(), 0, -1, 0)
+            }
+            DType::Record(_) | DType::SubArray(_) => {
+                return Err(PickleError::Unpicklable {
+                    what: format!("dtype '{dt}'"),
+                    reason: "records and subarrays inside object arrays are not written",
+                })
+            }
+        };
         self.global(PyGlobal::DType);
-        self.str_fresh("O8");
+        self.str_fresh(&typestr);
         self.op(&[0x89, 0x88, 0x87]);
         self.memoize();
         self.op(b"R");
-        self.memoize();
-        self.op(b"(");
-        self.op(&[b'K', 3]);
-        self.shared_str("|");
+        let at = self.memoize();
+        if singleton {
+            self.memo.insert(key, at);
+        }
+        let time = match dt {
+            DType::Time(t, _) => Some(*t),
+            _ => None,
+        };
+        self.op(&[b'(', b'K', if time.is_some() { 4 } else { 3 }]);
+        self.shared_str(match dt.byte_order() {
+            ByteOrder::Little => "<",
+            ByteOrder::Big => ">",
+            ByteOrder::NotApplicable => "|",
+        });
         self.op(b"NNN");
-        self.op(&[
-            b'J', 0xff, 0xff, 0xff, 0xff, b'J', 0xff, 0xff, 0xff, 0xff, b'K', 63,
-        ]);
+        // elsize -1 (not flexible) or the bytes; alignment -1 or the flexible type's.
+        match elsize {
+            0 if align < 0 => self.op(&[b'J', 0xff, 0xff, 0xff, 0xff]),
+            n => self.int(&BigInt::from(n)),
+        }
+        match align {
+            -1 => self.op(&[b'J', 0xff, 0xff, 0xff, 0xff]),
+            a => self.int(&BigInt::from(a)),
+        }
+        self.int(&BigInt::from(flags));
+        if let Some(t) = time {
+            // (None, (unit, multiplier, 1, 1))
+            self.op(b"N(");
+            let unit = if t.unit == TimeUnit::Generic {
+                "generic"
+            } else {
+                t.unit.code()
+            };
+            self.bytes(unit.as_bytes());
+            self.int(&BigInt::from(t.multiplier));
+            self.op(&[b'K', 1, b'K', 1, b't']);
+            self.memoize();
+            self.op(&[0x86]);
+            self.memoize();
+        }
         self.op(b"t");
         self.memoize();
         self.op(b"b");
+        Ok(())
+    }
+
+    /// The bytes of `values` of `dt`, as numpy's `tobytes()` gives them.
+    fn raw(dt: &DType, values: &[&DynValue]) -> Result<Vec<u8>, PickleError> {
+        let size = usize::try_from(dt.itemsize()).unwrap_or(usize::MAX);
+        let mut out = vec![0u8; size.saturating_mul(values.len())];
+        for (v, dst) in values.iter().zip(out.chunks_exact_mut(size.max(1))) {
+            crate::dyn_write::encode(dt, v, &mut dst[..size]).map_err(|e| {
+                PickleError::Unpicklable {
+                    what: format!("a value of dtype '{dt}' ({e})"),
+                    reason: "it does not fit its dtype",
+                }
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// `scalar(dtype, bytes)`, as numpy pickles its scalars.
+    fn scalar(&mut self, s: &NpyScalar) -> Result<(), PickleError> {
+        if s.dtype.has_object() {
+            return Err(PickleError::Unpicklable {
+                what: "an object scalar".into(),
+                reason: "numpy pickles object scalars as their object",
+            });
+        }
+        let raw = Self::raw(&s.dtype, &[&s.value])?;
+        self.global(PyGlobal::Scalar);
+        self.dtype(&s.dtype)?;
+        self.bytes(&raw);
+        self.op(&[0x86]);
+        self.memoize();
+        self.op(b"R");
+        self.memoize();
+        Ok(())
+    }
+
+    /// `_reconstruct(ndarray, (0,), b'b')` and its state: an array inside the array.
+    fn array(&mut self, a: &DynArray) -> Result<(), PickleError> {
+        self.global(PyGlobal::Reconstruct);
+        self.global(PyGlobal::NdArray);
+        self.op(&[b'K', 0, 0x85]);
+        self.memoize();
+        self.bytes(b"b");
+        self.op(&[0x87]);
+        self.memoize();
+        self.op(b"R");
+        self.memoize();
+        self.op(&[b'(', b'K', 1]);
+        self.tuple_of_ints(&a.shape);
+        self.dtype(&a.dtype)?;
+        // numpy's flag: Fortran-contiguous and not C-contiguous.
+        let fortran = a.fortran_order && a.shape.iter().filter(|&&d| d > 1).count() > 1;
+        self.op(&[if fortran { 0x88 } else { 0x89 }]);
+        if a.dtype == DType::Object {
+            let items: Vec<&PyObject> = a
+                .iter_c_order()
+                .map(|v| match v {
+                    DynValue::Object(o) => Ok(o),
+                    other => Err(PickleError::Unpicklable {
+                        what: format!("{other:?}"),
+                        reason: "an object array's element is not an object",
+                    }),
+                })
+                .collect::<Result<_, _>>()?;
+            self.list(&items)?;
+        } else {
+            let values: Vec<&DynValue> = a.values.iter().collect();
+            let raw = Self::raw(&a.dtype, &values)?;
+            self.bytes(&raw);
+        }
+        self.op(b"t");
+        self.memoize();
+        self.op(b"b");
+        Ok(())
     }
 
     fn tuple(&mut self, items: &[&PyObject]) -> Result<(), PickleError> {
@@ -380,12 +524,15 @@ impl Pickler {
             PyObject::Int(i) => self.int(&BigInt::from(*i)),
             PyObject::BigInt(b) => self.int(b),
             PyObject::Float(x) => self.float(*x),
-            PyObject::Complex(re, im) => {
-                self.reduce(PyGlobal::Complex, &[&PyObject::Float(*re), &PyObject::Float(*im)])?
-            }
+            PyObject::Complex(re, im) => self.reduce(
+                PyGlobal::Complex,
+                &[&PyObject::Float(*re), &PyObject::Float(*im)],
+            )?,
             PyObject::Str(s) => self.string(s),
             PyObject::Bytes(b) => self.bytes(b),
-            PyObject::ByteArray(b) => self.reduce(PyGlobal::ByteArray, &[&PyObject::Bytes(b.clone())])?,
+            PyObject::ByteArray(b) => {
+                self.reduce(PyGlobal::ByteArray, &[&PyObject::Bytes(b.clone())])?
+            }
             PyObject::List(items) => self.list(&items.iter().collect::<Vec<_>>())?,
             PyObject::Tuple(items) => self.tuple(&items.iter().collect::<Vec<_>>())?,
             PyObject::Dict(pairs) => self.dict(pairs)?,
@@ -414,10 +561,21 @@ impl Pickler {
             }
             PyObject::Slice(s) => self.reduce(PyGlobal::Slice, &s.iter().collect::<Vec<_>>())?,
             PyObject::Global(g) if g.is_class() => self.global(*g),
+            PyObject::Scalar(s) => self.scalar(s)?,
+            PyObject::Array(a) => self.array(a)?,
+            PyObject::DType(d) => match &**d {
+                PyDType::Numpy(dt) => self.dtype(dt)?,
+                PyDType::String { .. } => {
+                    return Err(PickleError::Unpicklable {
+                        what: "StringDType".into(),
+                        reason: "write its strings as an object array",
+                    })
+                }
+            },
             other => {
                 return Err(PickleError::Unpicklable {
                     what: other.type_name(),
-                    reason: "numpy scalars, nested arrays, dtypes and functions are not written; convert them to plain Python values",
+                    reason: "functions are not values numpy writes",
                 })
             }
         }
