@@ -679,3 +679,76 @@ fn a_recursive_list_is_an_error() {
     let e = loads(b"\x80\x04]\x94h\x00a.").unwrap_err();
     assert_eq!(e, PickleError::Recursive { memo: 0 });
 }
+
+fn long1(v: u64) -> Vec<u8> {
+    let mut b = v.to_le_bytes().to_vec();
+    b.push(0); // sign byte: non-negative
+    let mut o = vec![0x8a, b.len() as u8];
+    o.extend(b);
+    o
+}
+
+/// `dtype(typestr)` and its BUILD state with `names`/`fields`/`elsize`, stored at memo `at`.
+fn dtype_level(at: u32, typestr: &str, fields: &[(&str, u32, u64)], elsize: u64) -> Vec<u8> {
+    let mut o = call(
+        global("numpy", "dtype"),
+        &[ustr(typestr), b"\x89\x88".to_vec()],
+    );
+    o.extend_from_slice(b"(K\x03");
+    o.extend(ustr(if fields.is_empty() { "<" } else { "|" }));
+    if fields.is_empty() {
+        o.extend_from_slice(b"NNN");
+    } else {
+        o.extend_from_slice(b"N(");
+        for (name, _, _) in fields {
+            o.extend(ustr(name));
+        }
+        o.extend_from_slice(b"t}(");
+        for (name, memo, offset) in fields {
+            o.extend(ustr(name));
+            o.push(b'(');
+            o.push(b'j');
+            o.extend_from_slice(&memo.to_le_bytes());
+            o.extend(long1(*offset));
+            o.push(b't');
+        }
+        o.push(b'u');
+    }
+    o.extend(long1(elsize));
+    o.extend_from_slice(b"J\xff\xff\xff\xffK\x00tb");
+    o.push(b'r');
+    o.extend_from_slice(&at.to_le_bytes());
+    o
+}
+
+#[test]
+fn dtype_bombs_are_refused() {
+    // Level i is a record of two fields of level i - 1: copying level 40 copies 2^40 dtypes.
+    let mut body = dtype_level(0, "f8", &[], 8);
+    body.push(b'0');
+    let mut size = 8u64;
+    for i in 1..=40u32 {
+        body.extend(dtype_level(
+            i,
+            &format!("V{}", 2 * size),
+            &[("a", i - 1, 0), ("b", i - 1, size)],
+            2 * size,
+        ));
+        body.push(b'0');
+        size *= 2;
+    }
+    body.extend_from_slice(b"j\x28\x00\x00\x00");
+    let p = pickle(2, body);
+    assert!(p.len() < 6000, "{}", p.len());
+    assert!(
+        matches!(loads(&p), Err(PickleError::TooLarge { .. })),
+        "{:?}",
+        loads(&p).map(|_| ())
+    );
+    // Three levels decode: a record of records.
+    let mut small = dtype_level(0, "f8", &[], 8);
+    small.push(b'0');
+    small.extend(dtype_level(1, "V16", &[("a", 0, 0), ("b", 0, 8)], 16));
+    let v = loads(&pickle(2, small)).unwrap();
+    assert_eq!(v.to_string(), "dtype([('a', '<f8'), ('b', '<f8')])");
+}

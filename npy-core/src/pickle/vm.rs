@@ -7,6 +7,7 @@
 //! owned tree, recursively with a depth limit; each value built (each copy of a shared one too)
 //! is charged to a budget in proportion to the pickle's length.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 
 use num_bigint::BigInt;
@@ -91,7 +92,7 @@ pub(crate) fn run(input: &[u8], limits: &PickleLimits) -> Result<PyObject, Pickl
         marks: Vec::new(),
         memo: HashMap::new(),
         nodes: Vec::new(),
-        spent: 0,
+        spent: Cell::new(0),
         budget: limits.budget(input.len() as u64),
         max_depth: limits.max_depth,
         visiting: Vec::new(),
@@ -112,8 +113,9 @@ struct Vm<'a> {
     marks: Vec<usize>,
     memo: HashMap<u32, Ref>,
     nodes: Vec<Node>,
-    /// Bytes of values built so far, against `budget`.
-    spent: u64,
+    /// Bytes of values built so far, against `budget` (a `Cell`: dtypes are charged from
+    /// `&self` methods as they are copied).
+    spent: Cell<u64>,
     budget: u64,
     max_depth: usize,
     /// Nodes being materialised (a node reached again while set contains itself).
@@ -219,9 +221,9 @@ impl Vm<'_> {
         }
     }
 
-    fn charge(&mut self, bytes: u64) -> Result<(), PickleError> {
-        self.spent = self.spent.saturating_add(bytes);
-        if self.spent > self.budget {
+    fn charge(&self, bytes: u64) -> Result<(), PickleError> {
+        self.spent.set(self.spent.get().saturating_add(bytes));
+        if self.spent.get() > self.budget {
             return Err(PickleError::TooLarge {
                 pickle_bytes: self.input.len() as u64,
                 limit: self.budget,
@@ -920,7 +922,10 @@ impl Vm<'_> {
             PyGlobal::Scalar => {
                 let dtype = match args.first().and_then(|&a| self.get(a)) {
                     Some(Node::DType { typestr, built }) => match built {
-                        Some(d) => d.clone(),
+                        Some(d) => {
+                            self.charge(dtype_weight(d))?;
+                            d.clone()
+                        }
                         None => self.resolve_dtype(typestr, None)?,
                     },
                     _ => return Err(wrong(self, "the first argument is not a dtype")),
@@ -1079,7 +1084,12 @@ impl Vm<'_> {
     fn array_dtype(&self, r: Ref) -> Result<Option<DType>, PickleError> {
         match self.get(r) {
             Some(Node::DType { typestr, built }) => match built {
-                Some(d) => Ok(Some(d.clone())),
+                Some(d) => {
+                    // A dtype used many times (fields of fields, one per scalar) is copied each
+                    // time: its size counts each time.
+                    self.charge(dtype_weight(d))?;
+                    Ok(Some(d.clone()))
+                }
                 None => self.resolve_dtype(typestr, None).map(Some),
             },
             Some(Node::StringDType { .. }) => Ok(None),
@@ -1252,6 +1262,7 @@ impl Vm<'_> {
                 Some(Node::Dict(d)) => d,
                 _ => return Err(bad("fields are not a dict".into())),
             };
+            self.charge(32 * (fields.len() + names.len()) as u64)?;
             let by_name: HashMap<&str, Ref> = fields
                 .iter()
                 .filter_map(|(k, v)| Some((self.text(*k)?, *v)))
@@ -1429,7 +1440,10 @@ impl Vm<'_> {
             Node::Slice(s) => Plan::Slice(*s),
             Node::DType { typestr, built } => {
                 let dt = match built {
-                    Some(d) => d.clone(),
+                    Some(d) => {
+                        self.charge(dtype_weight(d))?;
+                        d.clone()
+                    }
                     None => self.resolve_dtype(&typestr.clone(), None)?,
                 };
                 Plan::Done(PyObject::DType(Box::new(PyDType::Numpy(dt))))
@@ -1492,6 +1506,7 @@ impl Vm<'_> {
             });
         };
         let (shape, dtype, fortran, len) = (a.shape.clone(), a.dtype.clone(), a.fortran, a.len);
+        self.charge(2 * a.dtype.as_ref().map_or(0, dtype_weight))?;
         let values = match &a.data {
             ArrayData::Raw(raw) => {
                 let raw = raw.clone();
@@ -1527,6 +1542,20 @@ impl Vm<'_> {
             fortran_order: fortran,
             values,
         })
+    }
+}
+
+/// Bytes a copy of `dt` takes, roughly: 64 per dtype node plus names and titles.
+fn dtype_weight(dt: &DType) -> u64 {
+    64 + match dt {
+        DType::Record(r) => r.fields().iter().fold(0u64, |acc, f| {
+            acc.saturating_add(
+                (f.name.len() + f.title.as_ref().map_or(0, String::len)) as u64
+                    + dtype_weight(&f.dtype),
+            )
+        }),
+        DType::SubArray(s) => 8 * s.shape().len() as u64 + dtype_weight(s.base()),
+        _ => 0,
     }
 }
 
