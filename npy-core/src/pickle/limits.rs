@@ -33,7 +33,8 @@ pub const PICKLE_ALLOWANCE: u64 = 1 << 20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PickleLimits {
-    /// Deepest nesting of values ([`MAX_PICKLE_DEPTH`]).
+    /// Deepest nesting of values ([`MAX_PICKLE_DEPTH`]). Values are built recursively, so a
+    /// much larger limit needs a larger thread stack (about 1 KiB per level).
     pub max_depth: usize,
     /// Bytes of values per pickle byte ([`MAX_PICKLE_EXPANSION`]).
     pub max_expansion: u64,
