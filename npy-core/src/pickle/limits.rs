@@ -34,7 +34,7 @@ pub const PICKLE_ALLOWANCE: u64 = 1 << 20;
 #[non_exhaustive]
 pub struct PickleLimits {
     /// Deepest nesting of values ([`MAX_PICKLE_DEPTH`]). Values are built recursively, so a
-    /// much larger limit needs a larger thread stack (about 1 KiB per level).
+    /// much larger limit needs a thread stack in proportion.
     pub max_depth: usize,
     /// Bytes of values per pickle byte ([`MAX_PICKLE_EXPANSION`]).
     pub max_expansion: u64,
