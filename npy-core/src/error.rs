@@ -24,7 +24,7 @@ impl std::fmt::Display for NotNpy {
         match self {
             NotNpy::Empty => f.write_str("the file is empty"),
             NotNpy::Npz => f.write_str(
-                "this looks like an .npz archive (a zip of .npy files); extract its members",
+                "this looks like an .npz archive (a zip of .npy files); read it with npy_core::npz::NpzArchive",
             ),
             NotNpy::Pickle => f.write_str(
                 "this looks like a Python pickle, which is never loaded (it can execute code)",
@@ -283,6 +283,11 @@ pub enum Error {
         /// Bytes per element in memory.
         bytes_each: u64,
     },
+
+    /// An `.npz` archive or member problem (npz integration point; feature `npz`).
+    #[cfg(feature = "npz")]
+    #[error("{0}")]
+    Npz(#[from] crate::npz::NpzError),
 
     /// Writing a dynamic value that the dtype cannot hold (wrong kind, out of range, wrong
     /// length, another datetime unit).

@@ -77,7 +77,9 @@
 //!   values and shapes before trusting them (as indices, sizes, file names, ...).
 //! - **Memory in proportion is still memory.** A 10 GB file reads into 10 GB; limit the size
 //!   of files you accept, or read them in parts.
-//! - **Other formats.** `.npz` archives are recognised ([`NotNpy::Npz`]) but not read.
+//! - **Other formats.** `.npz` archives are read by [`npz`] (feature `npz`, on by default;
+//!   its own guarantees are listed there); the `.npy` entry points recognise one
+//!   ([`NotNpy::Npz`]) and point there.
 //!
 //! # Examples
 //! ```
@@ -111,8 +113,11 @@ mod info;
 pub mod literal;
 #[cfg(feature = "mmap")]
 mod mmap;
+// npz integration point: the archive module (feature `npz`).
 #[cfg(feature = "ndarray")]
 mod ndarray;
+#[cfg(feature = "npz")]
+pub mod npz;
 mod read;
 pub mod records;
 #[cfg(feature = "serde")]

@@ -1,0 +1,193 @@
+//! [`NpzError`]: what can be wrong with an archive or a member, beyond the `.npy` errors.
+
+use std::fmt;
+use std::io;
+
+/// What is wrong with an `.npz` archive, one of its members, or a write (joins the crate's
+/// error as [`crate::Error::Npz`]).
+///
+/// Messages name the member (its name inside the zip) and what was found there.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NpzError {
+    /// The zip container cannot be read: no end-of-central-directory record, a central
+    /// directory that runs past the file, a bad signature (the zip crate's message).
+    #[error("not a readable zip archive: {0}")]
+    Container(String),
+
+    /// No member has the key (numpy's lookup: the exact member name, then the key + `.npy`).
+    #[error("archive has no member {key:?} (keys: {})", list(.keys))]
+    MissingMember {
+        /// The key asked for.
+        key: String,
+        /// The archive's keys (numpy's `files`), the first few.
+        keys: Vec<String>,
+    },
+
+    /// A compression method other than stored (0) and deflate (8), which numpy never writes.
+    #[error("member {member:?} is compressed with method {method} ({}), only stored (0) and deflate (8) are read", method_name(*.method))]
+    UnsupportedMethod {
+        /// The member's name.
+        member: String,
+        /// The method number from the central directory.
+        method: u16,
+    },
+
+    /// An encrypted member (general-purpose flag bit 0): numpy cannot read it either.
+    #[error("member {member:?} is encrypted; encrypted members are not read")]
+    Encrypted {
+        /// The member's name.
+        member: String,
+    },
+
+    /// The member's bytes do not have the CRC-32 the archive records for them.
+    #[error("member {member:?} fails its CRC check: the archive records {expected:#010x}, its bytes give {found:#010x}")]
+    CrcMismatch {
+        /// The member's name.
+        member: String,
+        /// The CRC-32 in the central directory.
+        expected: u32,
+        /// The CRC-32 of the bytes read.
+        found: u32,
+    },
+
+    /// The member inflates to more bytes than the archive declares for it (a zip bomb, or a
+    /// lying size).
+    #[error("member {member:?} inflates past its declared size of {declared} bytes")]
+    InflatesPast {
+        /// The member's name.
+        member: String,
+        /// The uncompressed size the central directory declares.
+        declared: u64,
+    },
+
+    /// The member's declared size is not what its `.npy` header needs (header + data).
+    #[error("member {member:?} declares {declared} bytes, its .npy header describes {needed} (header and data)")]
+    SizeMismatch {
+        /// The member's name.
+        member: String,
+        /// The uncompressed size the central directory declares.
+        declared: u64,
+        /// `data offset + prod(shape) × itemsize` of the member's `.npy` header.
+        needed: u64,
+    },
+
+    /// A size the archive declares that its bytes cannot back: a stored member running past
+    /// the central directory, or a deflated member claiming more than deflate can expand its
+    /// compressed bytes to.
+    #[error("member {member:?} claims {claimed} bytes, which its {backing} cannot hold")]
+    Unbacked {
+        /// The member's name.
+        member: String,
+        /// The size claimed, in bytes.
+        claimed: u64,
+        /// What bounds it, e.g. "1,024 compressed bytes (at most 1032× when inflated)".
+        backing: String,
+    },
+
+    /// The member is not a `.npy` file (numpy's `np.load(...)[key]` returns such members as
+    /// raw bytes): read it with `read_bytes`.
+    #[error("member {member:?} is not an .npy file (it starts with {start}); read it as bytes")]
+    NotNpyMember {
+        /// The member's name.
+        member: String,
+        /// Its first bytes, escaped.
+        start: String,
+    },
+
+    /// A zero-copy view of a deflated member, whose bytes exist only once inflated.
+    #[error("member {member:?} is deflated; only stored members can be viewed in place (use view_or_copy or a copying read)")]
+    NotStored {
+        /// The member's name.
+        member: String,
+    },
+
+    /// Writing: a key numpy would refuse or that would not round-trip (a NUL, empty).
+    #[error("invalid key {key:?}: {reason}")]
+    InvalidKey {
+        /// The key.
+        key: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+
+    /// Writing: a member name already in the archive (numpy refuses `savez(f, x, arr_0=y)`).
+    #[error("member {member:?} is already in the archive")]
+    DuplicateMember {
+        /// The member's name.
+        member: String,
+    },
+}
+
+fn list(keys: &[String]) -> String {
+    if keys.is_empty() {
+        return "none".to_owned();
+    }
+    let shown: Vec<String> = keys.iter().take(8).map(|k| format!("{k:?}")).collect();
+    let more = keys.len().saturating_sub(shown.len());
+    if more > 0 {
+        format!("{}, ... ({more} more)", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// APPNOTE 4.4.5's name of a compression method number.
+pub(crate) fn method_name(method: u16) -> &'static str {
+    match method {
+        0 => "stored",
+        1 => "shrink",
+        2..=5 => "reduce",
+        6 => "implode",
+        8 => "deflate",
+        9 => "deflate64",
+        12 => "bzip2",
+        14 => "lzma",
+        93 => "zstd",
+        95 => "xz",
+        96 => "jpeg",
+        97 => "wavpack",
+        98 => "ppmd",
+        99 => "aes",
+        _ => "unknown",
+    }
+}
+
+impl NpzError {
+    /// The error as an `io::Error`, for `Read` impls; [`crate::Error::from`] of that
+    /// `io::Error` gives back [`crate::Error::Npz`].
+    pub(crate) fn into_io(self) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidData, self)
+    }
+}
+
+/// A zip crate error as ours: I/O stays I/O, everything else is the container's fault.
+pub(crate) fn from_zip(e: zip::result::ZipError) -> crate::Error {
+    match e {
+        zip::result::ZipError::Io(e) => crate::Error::from(e),
+        other => crate::Error::Npz(NpzError::Container(other.to_string())),
+    }
+}
+
+/// Recovers an [`NpzError`] that travelled through `io::Error` (see [`NpzError::into_io`]).
+pub(crate) fn unwrap_io(e: io::Error) -> crate::Error {
+    if e.get_ref().is_some_and(|inner| inner.is::<NpzError>()) {
+        if let Some(Ok(npz)) = e.into_inner().map(|b| b.downcast::<NpzError>()) {
+            return crate::Error::Npz(*npz);
+        }
+        unreachable!("checked above that the io::Error holds an NpzError");
+    }
+    crate::Error::Io(e)
+}
+
+/// `Display` of the first bytes of a member.
+pub(crate) struct Escaped<'a>(pub &'a [u8]);
+
+impl fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for &b in self.0 {
+            write!(f, "{}", std::ascii::escape_default(b))?;
+        }
+        Ok(())
+    }
+}
