@@ -11,6 +11,11 @@ for t in header read_dyn typed; do
         find "$ext" -name '*.npy' -exec cp {} "corpus/$t/" \;
     fi
 done
+mkdir -p corpus/npz
+cp ../fixtures/npz/*.npz corpus/npz/
+if [ -d "$ext" ]; then
+    find "$ext" -name '*.npz' -exec cp {} corpus/npz/ \;
+fi
 mkdir -p corpus/serde_from_str
 for f in ../fixtures/*.npy; do
     python3 - "$f" "corpus/serde_from_str/$(basename "$f" .npy).txt" <<'PY'

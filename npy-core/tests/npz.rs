@@ -1,6 +1,8 @@
 //! `.npz` archives: numpy's fixtures (`fixtures/npz/`, every expected value from numpy
 //! 2.4.6), the external archives of numpy and npyz, and archives we write read back.
 
+#![cfg(feature = "npz")]
+
 #[path = "support/dyn_json.rs"]
 mod dyn_json;
 

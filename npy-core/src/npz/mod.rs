@@ -38,3 +38,23 @@ pub use error::NpzError;
 pub use names::{key_of, member_name, positional_key};
 pub use read::{view_member, view_or_copy_member, Member, MemberReader, NpzArchive};
 pub use write::{Compression, MemberStream, NpzWriter, PendingFile, DEFAULT_ALIGNMENT};
+
+/// Reads everything an archive in `bytes` holds, ignoring errors: every member's header,
+/// array ([`NpzArchive::read_dyn`]), bytes and view. The fuzz target `fuzz/fuzz_targets/npz.rs`
+/// feeds it hostile input; it must never panic nor allocate beyond what the input backs.
+#[doc(hidden)]
+pub fn exercise(bytes: &[u8]) {
+    let Ok(mut npz) = NpzArchive::new(std::io::Cursor::new(bytes)) else {
+        return;
+    };
+    let keys: Vec<String> = npz.keys().map(str::to_owned).collect();
+    for key in keys {
+        let _ = npz.info(&key);
+        let _ = npz.read_dyn(&key);
+        let _ = npz.read_bytes(&key);
+        if let Ok(mut r) = npz.npy_reader(&key) {
+            let _ = r.read_range::<u8>(1..2);
+        }
+        let _ = view_or_copy_member::<f32>(bytes, &key);
+    }
+}
