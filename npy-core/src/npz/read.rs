@@ -380,14 +380,7 @@ impl<R: Read + Seek> NpzArchive<R> {
             bytes_each: 1,
         })?;
         let mut out = Vec::with_capacity(size);
-        r.read_to_end(&mut out).map_err(unwrap_io)?;
-        if out.len() != size {
-            return Err(Error::Truncated {
-                what: "member",
-                needed: size as u64,
-                found: out.len() as u64,
-            });
-        }
+        r.copy_to(&mut out)?;
         Ok(out)
     }
 
@@ -408,15 +401,7 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// [`NpzError::CrcMismatch`], [`NpzError::InflatesPast`], [`Error::Truncated`], and as
     /// [`NpzArchive::open_member`].
     pub fn verify(&mut self, key: &str) -> Result<(), Error> {
-        let mut r = self.open_member(key)?;
-        let n = io::copy(&mut r, &mut io::sink()).map_err(unwrap_io)?;
-        if n != r.size {
-            return Err(Error::Truncated {
-                what: "member",
-                needed: r.size,
-                found: n,
-            });
-        }
+        self.open_member(key)?.copy_to(&mut io::sink())?;
         Ok(())
     }
 
@@ -588,6 +573,25 @@ pub struct MemberReader<'a, R: Read + Seek> {
 }
 
 impl<R: Read + Seek> MemberReader<'_, R> {
+    /// Copies the rest of the member to `w` and returns the bytes copied; the CRC-32 is
+    /// checked at the end.
+    ///
+    /// # Errors
+    /// [`NpzError::CrcMismatch`], [`NpzError::InflatesPast`], [`Error::Truncated`] when the
+    /// member ends before its declared size, I/O errors.
+    pub fn copy_to<W: io::Write + ?Sized>(&mut self, w: &mut W) -> Result<u64, Error> {
+        let start = self.pos;
+        let n = io::copy(self, w).map_err(unwrap_io)?;
+        if start + n != self.size {
+            return Err(Error::Truncated {
+                what: "member",
+                needed: self.size,
+                found: start + n,
+            });
+        }
+        Ok(n)
+    }
+
     /// The member's name.
     pub fn name(&self) -> &str {
         &self.name
