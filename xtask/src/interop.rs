@@ -49,7 +49,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     fs::create_dir_all(&out_dir)
         .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
 
-    let written = write_all(&fixtures_dir(), &out_dir)?;
+    let mut written = write_all(&fixtures_dir(), &out_dir)?;
+    // npz integration point: our archives of numpy's fixtures/npz.
+    let archives =
+        crate::interop_npz::write_archives(&fixtures_dir().join("npz"), &out_dir.join("npz"))?;
+    written.pairs.extend(archives);
     let pairs_file = out_dir.join("pairs.tsv");
     let mut pairs = String::new();
     for (ours, original) in &written.pairs {
