@@ -332,7 +332,7 @@ impl<R: Read> NpyReader<R> {
             || n < k
             || header.shape[n - k..] != *want.shape()
             || per == 0
-            || self.pos % per != 0
+            || !self.pos.is_multiple_of(per)
         {
             // Not that layout: T::plan reports the mismatch.
             return Ok(());

@@ -150,10 +150,13 @@ fn the_local_header_gives_the_extra_field_length() {
     assert_eq!(npz.data_offset("x").unwrap(), 30 + 5 + 40 + 128);
 }
 
+/// What the archive is, its bytes, and the error it must give.
+type Case = (&'static str, Vec<u8>, fn(&NpzError) -> bool);
+
 #[test]
 fn hostile_table() {
     let big = npy(100, 100);
-    let cases: Vec<(&str, Vec<u8>, fn(&NpzError) -> bool)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "unsupported method (bzip2)",
             {

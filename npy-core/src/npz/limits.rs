@@ -2,7 +2,7 @@
 //! the archive's bytes can back.
 //!
 //! - A **stored** member's bytes are in the file: its declared size must fit between its
-//!   data start and the central directory ([`check_backed`]).
+//!   data start and the central directory.
 //! - A **deflated** member may expand, but deflate cannot make more than
 //!   [`MAX_DEFLATE_RATIO`] bytes of output per compressed byte (a 258-byte match costs at
 //!   least 2 bits), so a declared size beyond that ratio (plus [`DEFLATE_SLACK`]) is a lie

@@ -109,7 +109,9 @@ impl NpzArchive<BufReader<File>> {
     /// # Errors
     /// I/O errors and [`NpzError::Container`] for a file that is not a readable zip.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
-        NpzArchive::new(BufReader::with_capacity(1 << 16, File::open(path)?))
+        // Small: every member's local header and `.npy` header is a seek and a refill; large
+        // reads of array data bypass the buffer.
+        NpzArchive::new(BufReader::with_capacity(8 << 10, File::open(path)?))
     }
 }
 
@@ -271,7 +273,7 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// [`NpzError::NotNpyMember`] for a member without the `.npy` magic; otherwise as
     /// [`NpzArchive::open_member`] and [`Header::read`].
     pub fn header(&mut self, key: &str) -> Result<ParsedHeader, Error> {
-        let options = self.options.clone();
+        let options = self.options;
         let mut r = self.open_member(key)?;
         read_header(&mut r, &options)
     }
@@ -284,7 +286,7 @@ impl<R: Read + Seek> NpzArchive<R> {
     pub fn info(&mut self, key: &str) -> Result<TensorInfo, Error> {
         let index = self.find(key)?;
         let name = self.members[index].key().to_owned();
-        let options = self.options.clone();
+        let options = self.options;
         let mut r = self.open_index(index)?;
         let member = r.name.clone();
         TensorInfo::from_reader_with(name, &mut r, &options).map_err(|e| named(e, &member))
@@ -314,7 +316,7 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn npy_reader(&mut self, key: &str) -> Result<NpyReader<MemberReader<'_, R>>, Error> {
-        let options = self.options.clone();
+        let options = self.options;
         let r = self.open_member(key)?;
         let (name, size) = (r.name.clone(), r.size);
         let reader = NpyReader::with_options(r, &options).map_err(|e| named(e, &name))?;
