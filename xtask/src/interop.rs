@@ -103,13 +103,7 @@ pub struct Written {
 
 /// Writes our version of every simple-dtype fixture in `fixtures` into `out_dir`.
 pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
-    let mut names: Vec<String> = fs::read_dir(fixtures)
-        .map_err(|e| format!("cannot list {}: {e}", fixtures.display()))?
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".npy"))
-        .collect();
-    names.sort();
+    let names = sorted_names(fixtures, ".npy")?;
     let mut written = Written::default();
     for name in names {
         let src = fixtures.join(&name);
@@ -144,6 +138,18 @@ pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
         }
     }
     Ok(written)
+}
+
+/// The names of the files in `dir` ending in `suffix`, sorted.
+pub fn sorted_names(dir: &Path, suffix: &str) -> Result<Vec<String>, String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(suffix))
+        .collect();
+    names.sort();
+    Ok(names)
 }
 
 /// Something done with the Rust element type of a dtype.

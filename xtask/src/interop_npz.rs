@@ -15,13 +15,7 @@ use npy_core::WriteOptions;
 /// Writes our archives into `out_dir`; returns `(ours, numpy's)` pairs for interop.py.
 pub fn write_archives(fixtures: &Path, out_dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, String> {
     fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
-    let mut names: Vec<String> = fs::read_dir(fixtures)
-        .map_err(|e| format!("cannot list {}: {e}", fixtures.display()))?
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".npz"))
-        .collect();
-    names.sort();
+    let names = crate::interop::sorted_names(fixtures, ".npz")?;
     let mut pairs = Vec::new();
     for name in names {
         let src = fixtures.join(&name);
