@@ -9,6 +9,8 @@
 //! - [`DType`] models every dtype a header can describe, records included.
 //! - [`TensorInfo`] summarises a file from its header.
 //! - [`literal`] is the Python-literal codec the header uses.
+//! - [`npz`] reads and writes `.npz` archives as `np.savez` and `np.load` do (feature `npz`,
+//!   on by default).
 //!
 //! # Untrusted input
 //!

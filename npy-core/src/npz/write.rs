@@ -177,10 +177,10 @@ impl<W: Write + Seek> NpzWriter<W> {
     fn member(
         &mut self,
         name: String,
-        body: impl FnOnce(&mut ZipWriter<W>) -> Result<(), Error>,
+        body: impl FnOnce(&mut Pieces<'_, W>) -> Result<(), Error>,
     ) -> Result<(), Error> {
         self.start(name.clone())?;
-        let result = body(&mut self.zip);
+        let result = body(&mut Pieces(&mut self.zip));
         if result.is_err() {
             // Best effort: the body's error is the one worth reporting.
             let _ = self.zip.abort_file();
@@ -340,6 +340,23 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// I/O errors.
     pub fn finish(self) -> Result<W, Error> {
         self.zip.finish().map_err(from_zip)
+    }
+}
+
+/// Bytes written to the zip writer in pieces of at most [`PIECE_BYTES`]: the zip writer
+/// hashes (CRC-32) what it has just written, and a piece is still in cache then, so a large
+/// member is one pass over memory rather than a write pass and a hash pass.
+struct Pieces<'a, W: Write + Seek>(&'a mut ZipWriter<W>);
+
+/// See [`Pieces`]: large enough to amortise the calls, small enough for L2.
+const PIECE_BYTES: usize = 256 << 10;
+
+impl<W: Write + Seek> Write for Pieces<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(&buf[..buf.len().min(PIECE_BYTES)])
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
     }
 }
 
