@@ -24,6 +24,11 @@ n = struct.unpack("<H", b[8:10])[0]
 open(sys.argv[2], "wb").write(b[10 + n:])
 PY
 done
+mkdir -p corpus/npz
+cp ../fixtures/npz/*.npz corpus/npz/
+if [ -d "$ext" ]; then
+    find "$ext" -name '*.npz' -exec cp {} corpus/npz/ \;
+fi
 mkdir -p corpus/serde_from_str
 for f in ../fixtures/*.npy; do
     python3 - "$f" "corpus/serde_from_str/$(basename "$f" .npy).txt" <<'PY'

@@ -21,6 +21,7 @@ import sys
 import time
 
 import numpy as np
+from numpy.lib import _format_impl
 
 MIB = 1 << 20
 FMT = np.lib.format
@@ -89,6 +90,39 @@ def main():
     for key, name in [("view/f32_1MiB", f"f32_{MIB}.npy"), ("view/f32_1GiB", f"f32_{1024 * MIB}.npy")]:
         p = path(name)
         results[key + "#mmap"] = per_call(lambda: np.load(p, mmap_mode="r"), repeat, number * 10)
+
+    # .npz: one 64 MiB member of a stored 100-member archive; every header of 1,000 members
+    # (what `npy info` reads); savez_compressed of a 64 MiB float32 signal (npy-bench's
+    # signal_f32, the same values) and its size.
+    p = path("npz_100_members.npz")
+
+    def npz_member():
+        with np.load(p) as f:
+            return f["big"]
+
+    npz_member()
+    results["npz/read_member_64MiB"] = per_call(npz_member, repeat, number)
+    many = path("npz_1000_members.npz")
+
+    def npz_headers():
+        with np.load(many) as f:
+            for name in f.zip.namelist():
+                with f.zip.open(name) as m:
+                    version = FMT.read_magic(m)
+                    _format_impl._read_array_header(m, version)
+
+    npz_headers()
+    results["npz/info_1000_members"] = per_call(npz_headers, repeat, number)
+    signal = np.load(path(f"signal_f32_{64 * MIB}.npy"))
+    out = os.path.join(write_dir, "write_out_numpy.npz")
+    np.savez_compressed(out, signal=signal)
+    results["npz/write_deflated_64MiB"] = per_call(lambda: np.savez_compressed(out, signal=signal), repeat, max(1, number // 5))
+    results["npz/write_deflated_64MiB#size"] = os.path.getsize(out)
+    os.remove(out)
+    big = np.arange(64 * MIB, dtype=np.float32)
+    out = os.path.join(write_dir, "write_out_numpy.npz")
+    results["npz/write_stored_256MiB"] = per_call(lambda: np.savez(out, x=big), repeat, max(1, number // 5))
+    os.remove(out)
 
     data = np.load(path(f"f32_{64 * MIB}.npy"))
     out = os.path.join(write_dir, "write_out_numpy.npy")

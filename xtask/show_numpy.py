@@ -8,7 +8,8 @@ astral, unassigned and surrogate code points, V, records nested, with subarrays,
 (0-d, empty, 1-d under and over numpy's threshold of 1000, 2-d, 3-d, Fortran order) and value
 class (tiny, huge, integers as floats, nan/inf, -0, subnormals, magnitudes around each of
 numpy's cutoffs), plus the inputs of public bug reports, plus object arrays (those of
-`fixtures/object/`, summarised, wrapped, 0-d, numpy time scalars). For each, compares
+`fixtures/object/`, summarised, wrapped, 0-d, numpy time scalars), plus every `.npy`
+member of `fixtures/npz/`'s archives (`npy show ARCHIVE --member KEY`). For each, compares
 
 - `npy show FILE` with numpy's `str(np.load(FILE))`, and
 - `npy show --json FILE` with `tolist()` in the documented JSON encoding (`npy show --help`),
@@ -353,6 +354,44 @@ def main(argv):
                 print(text.encode("utf-8", "backslashreplace").decode("utf-8"))
         else:
             passed += 1
+    # Members of numpy's archives (fixtures/npz/), by key: `npy show FILE --member KEY`.
+    npz_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "npz")
+    for name in sorted(os.listdir(npz_dir)):
+        if not name.endswith(".npz"):
+            continue
+        path = os.path.join(npz_dir, name)
+        with np.load(path, allow_pickle=True) as z:
+            for key in z.files:
+                b = z[key]
+                if not isinstance(b, np.ndarray):
+                    continue  # raw bytes of a member that is not .npy
+                problems = []
+                if name.endswith("_compressed.npz") and b.ndim > 1 and np.isfortran(b) and b.dtype != object:
+                    # Documented refusal: a deflated Fortran-order member cannot be walked in C order.
+                    got, err = run(npy, path, "--member", key)
+                    if err is None or "deflated and in Fortran order" not in err:
+                        failed += 1
+                        print(f"FAIL {path} member {key!r}: expected the deflated Fortran-order refusal, got {got or err}")
+                    else:
+                        passed += 1
+                    continue
+                got, err = run(npy, path, "--member", key)
+                if err is not None:
+                    problems.append(f"npy show --member failed: {err}")
+                elif excluded_text(b) is None and got[:-1] != str(b):
+                    problems.append(f"text differs\n--- numpy:\n{b}\n--- npy show:\n{got[:-1]}")
+                got, err = run(npy, "--json", path, "--member", key)
+                if err is not None:
+                    problems.append(f"npy show --json --member failed: {err}")
+                elif not same(json.loads(got)["data"], encode_any(b)):
+                    problems.append(f"JSON differs\n--- tolist():\n{json.dumps(encode_any(b))[:2000]}\n--- npy show --json:\n{got[:2000]}")
+                if problems:
+                    failed += 1
+                    print(f"FAIL {path} member {key!r}:")
+                    for p in problems:
+                        print("  " + p.replace("\n", "\n  "))
+                else:
+                    passed += 1
     print(f"show: {passed + failed} files ({skipped} text comparisons excluded), {passed} passed, {failed} failed")
     return 1 if failed else 0
 

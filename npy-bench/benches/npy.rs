@@ -246,8 +246,82 @@ fn read_records(c: &mut Criterion) {
     g.finish();
 }
 
+/// `.npz`: one member of a stored 100-member archive, every header of 1,000 members, and
+/// writing (deflated 64 MiB float32 signal; stored 256 MiB).
+fn npz(c: &mut Criterion) {
+    use npy_core::npz::{Compression, NpzArchive, NpzWriter};
+    let dir = data_dir().unwrap();
+    let mut g = c.benchmark_group("npz");
+    g.sample_size(10);
+    let archive = npy_bench::npz_100_file(&dir).unwrap();
+    g.throughput(Throughput::Bytes(64 * MIB as u64));
+    g.bench_function(BenchmarkId::new("read_member_64MiB", "npy-core"), |b| {
+        b.iter(|| {
+            let mut npz = NpzArchive::open(&archive).unwrap();
+            npz.read::<f32>(npy_bench::NPZ_BIG_KEY).unwrap()
+        })
+    });
+    g.bench_function(BenchmarkId::new("read_member_64MiB", "ndarray-npy"), |b| {
+        b.iter(|| {
+            let f = std::fs::File::open(&archive).unwrap();
+            let mut npz = ndarray_npy::NpzReader::new(f).unwrap();
+            let a: ndarray::Array1<f32> = npz.by_name("big.npy").unwrap();
+            a
+        })
+    });
+    let many = npy_bench::npz_1000_file(&dir).unwrap();
+    g.throughput(Throughput::Elements(1000));
+    g.bench_function(BenchmarkId::new("info_1000_members", "npy-core"), |b| {
+        b.iter(|| {
+            let mut npz = NpzArchive::open(&many).unwrap();
+            let keys: Vec<String> = npz.keys().map(str::to_owned).collect();
+            keys.iter()
+                .map(|k| npz.info(k).unwrap().nbytes)
+                .sum::<u64>()
+        })
+    });
+    let out_dir = npy_bench::write_dir().unwrap();
+    let out = out_dir.join("write_out.npz");
+    let signal = npy_bench::signal_f32(16 * MIB);
+    g.throughput(Throughput::Bytes(64 * MIB as u64));
+    g.bench_function(BenchmarkId::new("write_deflated_64MiB", "npy-core"), |b| {
+        b.iter(|| {
+            let mut w = NpzWriter::create(&out)
+                .unwrap()
+                .compression(Compression::NUMPY_DEFLATED);
+            w.add("signal", &signal, &[signal.len() as u64]).unwrap();
+            w.finish().unwrap().commit().unwrap();
+        })
+    });
+    // The archive's size, for the size target (absent when a filter skipped the write).
+    if let Ok(m) = std::fs::metadata(&out) {
+        std::fs::write(
+            out_dir.join("write_deflated_64MiB.size"),
+            m.len().to_string(),
+        )
+        .unwrap();
+    }
+    let big: Vec<f32> = (0..64 * MIB).map(|i| i as f32).collect();
+    let bytes: Vec<u8> = bytemuck::cast_slice(&big).to_vec();
+    g.throughput(Throughput::Bytes(256 * MIB as u64));
+    g.bench_function(BenchmarkId::new("write_stored_256MiB", "npy-core"), |b| {
+        b.iter(|| {
+            let mut w = NpzWriter::create(&out).unwrap();
+            w.add("x", &big, &[big.len() as u64]).unwrap();
+            w.finish().unwrap().commit().unwrap();
+        })
+    });
+    g.bench_function(
+        BenchmarkId::new("write_stored_256MiB", "limit-fs-write"),
+        |b| b.iter(|| std::fs::write(&out, &bytes).unwrap()),
+    );
+    let _ = std::fs::remove_file(&out);
+    g.finish();
+}
+
 criterion_group!(
     benches,
+    npz,
     header_parse,
     read_f32,
     read_other,

@@ -186,7 +186,80 @@ pub fn make_all(dir: &Path) -> Result<(), npy_core::Error> {
     f16_file(dir, 64 * MIB)?;
     records_file(dir, false)?;
     records_file(dir, true)?;
+    npz_100_file(dir)?;
+    npz_1000_file(dir)?;
+    signal_file(dir)?;
     Ok(())
+}
+
+/// Key of the 64 MiB member of [`npz_100_file`].
+pub const NPZ_BIG_KEY: &str = "big";
+
+/// A stored `.npz` of 100 members written by npy-core: `big` (64 MiB of float32, the 51st
+/// member) among 99 float32 arrays of 1,024 elements (`m0`…).
+///
+/// # Errors
+/// I/O and write errors.
+pub fn npz_100_file(dir: &Path) -> Result<PathBuf, npy_core::Error> {
+    let path = dir.join("npz_100_members.npz");
+    if !path.exists() {
+        let small: Vec<f32> = (0..1024).map(|i| i as f32).collect();
+        let big: Vec<f32> = (0..16 * MIB).map(|i| i as f32 * 0.5).collect();
+        let mut w = npy_core::npz::NpzWriter::create(&path)?;
+        for i in 0..100 {
+            if i == 50 {
+                w.add(NPZ_BIG_KEY, &big, &[big.len() as u64])?;
+            } else {
+                w.add(&format!("m{i}"), &small, &[1024])?;
+            }
+        }
+        w.finish()?.commit()?;
+    }
+    Ok(path)
+}
+
+/// A stored `.npz` of 1,000 members (`m0`…, float32 (4, 4)), for listing every header.
+///
+/// # Errors
+/// I/O and write errors.
+pub fn npz_1000_file(dir: &Path) -> Result<PathBuf, npy_core::Error> {
+    let path = dir.join("npz_1000_members.npz");
+    if !path.exists() {
+        let mut w = npy_core::npz::NpzWriter::create(&path)?;
+        for i in 0..1000 {
+            w.add(&format!("m{i}"), &[i as f32; 16], &[4, 4])?;
+        }
+        w.finish()?.commit()?;
+    }
+    Ok(path)
+}
+
+/// [`signal_f32`] of 64 MiB as an `.npy` file, for numpy's side of the compressed write.
+///
+/// # Errors
+/// I/O and write errors.
+pub fn signal_file(dir: &Path) -> Result<PathBuf, npy_core::Error> {
+    let path = dir.join(format!("signal_f32_{}.npy", 64 * MIB));
+    if !path.exists() {
+        let data = signal_f32(16 * MIB);
+        npy_core::write(&path, &data, &[data.len() as u64])?;
+    }
+    Ok(path)
+}
+
+/// `n` float32 of a measured-looking signal: a slow sine plus small noise (deterministic).
+/// What `savez_compressed` is used for; it compresses to about 90 % with zlib level 6.
+pub fn signal_f32(n: usize) -> Vec<f32> {
+    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+    (0..n)
+        .map(|i| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let noise = (s >> 40) as f32 / (1u64 << 24) as f32;
+            (i as f32 * 0.001).sin() + 0.01 * noise
+        })
+        .collect()
 }
 
 /// One mebibyte.

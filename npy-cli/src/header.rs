@@ -9,7 +9,7 @@ use npy_core::Header;
 
 use crate::format::printable;
 
-/// Print the header dict of a .npy file.
+/// Print the header dict of a .npy file (or of an .npz archive's member, with --member).
 ///
 /// As JSON by default, one line: `{"descr": ..., "fortran_order": ..., "shape": [...]}`, where
 /// descr is the type string (`"<f4"`) of a simple dtype and numpy's descr list for a record
@@ -17,9 +17,13 @@ use crate::format::printable;
 /// `[title, name]` for a titled field, `["", "|Vn"]` for padding).
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The .npy file.
+    /// The .npy file (or .npz archive).
     #[arg(value_name = "FILE")]
     file: PathBuf,
+
+    /// The member of an .npz archive, by numpy's key (`arr_0`, `weights`; `arr_0.npy` too).
+    #[arg(long, value_name = "KEY")]
+    member: Option<String>,
 
     /// Print the header text exactly as stored (Python literal, trailing padding and newline
     /// kept) instead of JSON.
@@ -34,10 +38,14 @@ pub fn run(args: &Args) -> ExitCode {
         let _ = writeln!(io::stderr(), "npy: {}: {message}", printable(&path));
         ExitCode::FAILURE
     };
-    let parsed = match File::open(&args.file)
-        .map_err(npy_core::Error::from)
-        .and_then(|f| Header::read(&mut BufReader::new(f)))
-    {
+    // npz integration point: a member of an archive.
+    let parsed = match &args.member {
+        Some(key) => crate::npz::header(&args.file, key),
+        None => File::open(&args.file)
+            .map_err(npy_core::Error::from)
+            .and_then(|f| Header::read(&mut BufReader::new(f))),
+    };
+    let parsed = match parsed {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };

@@ -38,13 +38,15 @@ Exit status:
   not be read (the error goes to stderr as `npy: FILE: message` and the other files are still
   described) or is shorter than its header promises (a warning says so).";
 
-/// Summarise .npy files from their headers: dtype, shape, sizes, layout.
+/// Summarise .npy files and .npz archives from their headers: dtype, shape, sizes, layout.
 ///
-/// Reads only the header of each file (and its size), never the data.
+/// Reads only the header of each file (and its size), never the data; an .npz archive is
+/// described member by member, each under its key (--json adds "member", the key numpy
+/// uses, and "compressed_size"; "file_size" is then the member's size).
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = JSON_FIELDS)]
 pub struct Args {
-    /// The .npy files to describe.
+    /// The .npy files (or .npz archives) to describe.
     #[arg(value_name = "FILE", required = true)]
     files: Vec<PathBuf>,
 
@@ -59,6 +61,13 @@ pub fn run(args: &Args) -> ExitCode {
     let mut failed = false;
     let mut blocks = 0usize;
     for path in &args.files {
+        // npz integration point: an archive is described member by member.
+        if crate::npz::is_npz(path) {
+            let (ok, n) = crate::npz::info(path, args.json, blocks, &mut out);
+            failed |= !ok;
+            blocks += n;
+            continue;
+        }
         let report = match Report::read(path) {
             Ok(r) => r,
             Err(e) => {
@@ -105,12 +114,12 @@ pub fn run(args: &Args) -> ExitCode {
 }
 
 /// `npy: FILE: message` on stderr. A closed stderr is not worth a panic.
-fn complain(path: &Path, message: &dyn Display) {
+pub(crate) fn complain(path: &Path, message: &dyn Display) {
     let path = path.display().to_string();
     let _ = writeln!(io::stderr(), "npy: {}: {message}", printable(&path));
 }
 
-fn output_failed(e: &io::Error) -> ExitCode {
+pub(crate) fn output_failed(e: &io::Error) -> ExitCode {
     // `npy info ... | head` closing the pipe early is not an error worth a message.
     if e.kind() != io::ErrorKind::BrokenPipe {
         let _ = writeln!(io::stderr(), "npy: writing output: {e}");
@@ -120,10 +129,11 @@ fn output_failed(e: &io::Error) -> ExitCode {
 
 /// One file: its header summary and its size.
 #[derive(Debug)]
-struct Report<'a> {
-    path: &'a Path,
-    info: TensorInfo,
-    file_size: u64,
+pub(crate) struct Report<'a> {
+    pub(crate) path: &'a Path,
+    pub(crate) info: TensorInfo,
+    /// Bytes of the file (of the member, for an archive's member).
+    pub(crate) file_size: u64,
 }
 
 impl<'a> Report<'a> {
@@ -149,7 +159,7 @@ impl<'a> Report<'a> {
 
     /// The warning for a file shorter than its header promises. Object arrays are exempt: their
     /// data is a pickle, whose length the header does not give.
-    fn shortfall(&self) -> Option<String> {
+    pub(crate) fn shortfall(&self) -> Option<String> {
         let held = self.data_in_file();
         (!self.info.dtype.has_object() && held < self.info.nbytes).then(|| {
             format!(
@@ -160,7 +170,7 @@ impl<'a> Report<'a> {
         })
     }
 
-    fn json(&self) -> Json<'_> {
+    pub(crate) fn json(&self) -> Json<'_> {
         let i = &self.info;
         Json {
             name: &i.name,
@@ -181,7 +191,7 @@ impl<'a> Report<'a> {
     }
 
     /// The text block: the name, then one labelled line per property.
-    fn write_text(&self, out: &mut String, shortfall: Option<&str>) {
+    pub(crate) fn write_text(&self, out: &mut String, shortfall: Option<&str>) {
         let i = &self.info;
         line(out, "", printable(&i.name));
         let descr = i.dtype.to_string();
@@ -232,7 +242,7 @@ impl<'a> Report<'a> {
 
 /// The `--json` object; field order is the documented order.
 #[derive(Debug, Serialize)]
-struct Json<'a> {
+pub(crate) struct Json<'a> {
     name: &'a str,
     path: Cow<'a, str>,
     file_size: u64,

@@ -6,7 +6,13 @@
 //! npy show FILE             the values, as numpy prints them (--json: as JSON)
 //! npy header FILE           the header dict as JSON (--python: the text as stored)
 //! npy convert IN OUT        rewrite with another --byte-order, --order or --version
+//! npy pack OUT.npz FILE...  .npy files into an .npz archive, keys from the file stems
+//! npy unpack X.npz DIR      an archive's members into DIR, CRC-checked
 //! ```
+//!
+//! `npy info` describes each member of an `.npz` archive (`--json`: one line per member with
+//! `"member"`, the key numpy uses, and `"compressed_size"`); `npy header X.npz --member KEY`
+//! prints a member's header and `npy show X.npz --member KEY` its values.
 //!
 //! Each subcommand is a module (`info`); `main` parses the command line and dispatches.
 //!
@@ -52,6 +58,7 @@ mod convert;
 mod format;
 mod header;
 mod info;
+mod npz;
 mod show;
 
 use std::process::ExitCode;
@@ -72,6 +79,8 @@ enum Command {
     Show(show::Args),
     Header(header::Args),
     Convert(convert::Args),
+    Pack(npz::PackArgs),
+    Unpack(npz::UnpackArgs),
 }
 
 fn main() -> ExitCode {
@@ -80,5 +89,7 @@ fn main() -> ExitCode {
         Command::Show(args) => show::run(&args),
         Command::Header(args) => header::run(&args),
         Command::Convert(args) => convert::run(&args),
+        Command::Pack(args) => npz::pack(&args),
+        Command::Unpack(args) => npz::unpack(&args),
     }
 }

@@ -18,8 +18,12 @@ use std::path::{Path, PathBuf};
 use crate::format::Version;
 use crate::literal::LiteralError;
 
+#[cfg(feature = "npz")]
+mod npz;
 #[cfg(feature = "pickle")]
 mod pickle;
+#[cfg(feature = "npz")]
+pub use npz::NpzError;
 #[cfg(feature = "pickle")]
 pub use pickle::PickleError;
 
@@ -92,7 +96,7 @@ impl fmt::Display for NotNpy {
         match self {
             NotNpy::Empty => f.write_str("the file is empty"),
             NotNpy::Npz => f.write_str(
-                "this looks like an .npz archive (a zip of .npy files); extract its members",
+                "this looks like an .npz archive (a zip of .npy files); read it with npy_core::npz::NpzArchive",
             ),
             NotNpy::Pickle => f.write_str(
                 "this looks like a Python pickle, which is never loaded (it can execute code)",
@@ -381,6 +385,11 @@ pub enum ErrorKind {
     /// pickled (feature `pickle`); the [`PickleError`] says which.
     #[cfg(feature = "pickle")]
     Pickle(PickleError),
+
+    /// An `.npz` archive or one of its members is broken, or a key or member is missing or
+    /// refused (feature `npz`); the [`NpzError`] says which.
+    #[cfg(feature = "npz")]
+    Npz(NpzError),
 }
 
 impl ErrorKind {
@@ -421,6 +430,8 @@ impl ErrorKind {
             }
             #[cfg(feature = "pickle")]
             Pickle(e) => e.category(),
+            #[cfg(feature = "npz")]
+            Npz(e) => e.category(),
         }
     }
 }
@@ -610,6 +621,8 @@ impl fmt::Display for ErrorKind {
             ValueMismatch { dtype, value } => write!(f, "value {value} does not fit dtype {dtype}"),
             #[cfg(feature = "pickle")]
             Pickle(e) => write!(f, "object array: {e}"),
+            #[cfg(feature = "npz")]
+            Npz(e) => write!(f, "{e}"),
         }
     }
 }
@@ -684,6 +697,14 @@ impl From<PickleError> for Error {
     #[cold]
     fn from(e: PickleError) -> Error {
         Error::new(ErrorKind::Pickle(e))
+    }
+}
+
+#[cfg(feature = "npz")]
+impl From<NpzError> for Error {
+    #[cold]
+    fn from(e: NpzError) -> Error {
+        Error::new(ErrorKind::Npz(e))
     }
 }
 

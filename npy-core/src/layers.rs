@@ -24,6 +24,7 @@ const LAYERS: &[&[&str]] = &[
     &["mmap"],
     &["dynamic"],
     &["records", "convert", "pickle"],
+    &["npz"],
     &["ndarray", "serde_impls"],
 ];
 

@@ -14,6 +14,8 @@
 //!   error of a function that takes a path names the file ([`Error::path`]).
 //! - `pickle` (feature `pickle`, on by default) decodes and writes object arrays (`|O`)
 //!   without ever executing a pickle.
+//! - `npz` (feature `npz`, on by default) reads and writes `.npz` archives as `np.savez` and
+//!   `np.load` do.
 //!
 //! The crate's layout, bottom layer first, and the path from bytes to values are in
 //! `ARCHITECTURE.md` beside this crate's `Cargo.toml`.
@@ -99,7 +101,9 @@
 //!   values and shapes before trusting them (as indices, sizes, file names, ...).
 //! - **Memory in proportion is still memory.** A 10 GB file reads into 10 GB; limit the size
 //!   of files you accept, or read them in parts.
-//! - **Other formats.** `.npz` archives are recognised ([`NotNpy::Npz`]) but not read.
+//! - **Other formats.** `.npz` archives are read by [`npz`] (feature `npz`, on by default;
+//!   its own guarantees are listed there); the `.npy` entry points recognise one
+//!   ([`NotNpy::Npz`]) and point there.
 //!
 //! # Examples
 //! ```
@@ -139,6 +143,8 @@ mod meta;
 mod mmap;
 #[cfg(feature = "ndarray")]
 mod ndarray;
+#[cfg(feature = "npz")]
+pub mod npz;
 #[cfg(feature = "pickle")]
 pub mod pickle;
 mod read;

@@ -4,8 +4,9 @@
 //! [`crate::python::numpy_python`], i.e. numpy 2.4.6). The script owns the
 //! top-level `*.npy` files, `manifest.json` and `README.md` of the output
 //! directory, and the same files in each sub-directory of [`OWNED_DIRS`]
-//! (`object/`: object arrays, by `xtask/fixtures_object.py`); it deletes stale
-//! `*.npy` files and rewrites everything.
+//! (`object/`: object arrays, by `xtask/fixtures_object.py`; `npz/`: `.npz`
+//! archives, by `xtask/fixtures_npz.py`); it deletes stale files and rewrites
+//! everything.
 //!
 //! With `--check` the set is regenerated into a temporary directory under the
 //! target directory and compared byte for byte with `fixtures/`; any difference
@@ -103,13 +104,16 @@ impl std::fmt::Display for Difference {
     }
 }
 
-/// Sub-directories of `fixtures/` the generator owns (their `*.npy`,
+/// Sub-directories of `fixtures/` the generator owns (their `*.npy`, `*.npz`,
 /// `manifest.json` and `README.md`), compared by `--check` like the top level.
-pub const OWNED_DIRS: &[&str] = &["object"];
+pub const OWNED_DIRS: &[&str] = &["object", "npz"];
 
-/// Whether a top-level file name belongs to the generator.
+/// Whether a file name (top level or in [`OWNED_DIRS`]) belongs to the generator.
 pub fn is_owned(name: &str) -> bool {
-    name.ends_with(".npy") || name == "manifest.json" || name == "README.md"
+    name.ends_with(".npy")
+        || name.ends_with(".npz")
+        || name == "manifest.json"
+        || name == "README.md"
 }
 
 /// Top-level regular files of `dir` that the generator owns, sorted.
@@ -225,8 +229,8 @@ mod tests {
         fs::write(generated.0.join("object").join("o.npy"), b"new").unwrap();
         fs::write(committed.0.join("object").join("o.npy"), b"old").unwrap();
         fs::write(committed.0.join("object").join("gone.npy"), b"g").unwrap();
-        fs::create_dir(committed.0.join("npz")).unwrap();
-        fs::write(committed.0.join("npz").join("x.npy"), b"x").unwrap();
+        fs::create_dir(committed.0.join("other")).unwrap();
+        fs::write(committed.0.join("other").join("x.npy"), b"x").unwrap();
 
         let differences = compare_dirs(&generated.0, &committed.0).unwrap();
         assert_eq!(

@@ -58,6 +58,9 @@ fn write_back() -> Result<(), String> {
     let objects = write_objects(&fixtures_dir().join("object"), &out_dir.join("object"))?;
     written.pairs.extend(objects.pairs);
     written.skipped.extend(objects.skipped);
+    let archives =
+        crate::interop_npz::write_archives(&fixtures_dir().join("npz"), &out_dir.join("npz"))?;
+    written.pairs.extend(archives);
     let pairs_file = out_dir.join("pairs.tsv");
     let mut pairs = String::new();
     for (ours, original) in &written.pairs {
@@ -93,21 +96,9 @@ pub struct Written {
     pub skipped: Vec<String>,
 }
 
-/// The `*.npy` file names directly in `dir`, sorted.
-fn npy_names(dir: &Path) -> Result<Vec<String>, String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".npy"))
-        .collect();
-    names.sort();
-    Ok(names)
-}
-
 /// Writes our version of every simple-dtype fixture in `fixtures` into `out_dir`.
 pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
-    let names = npy_names(fixtures)?;
+    let names = sorted_names(fixtures, ".npy")?;
     let mut written = Written::default();
     for name in names {
         let src = fixtures.join(&name);
@@ -148,7 +139,7 @@ pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
 /// `out_dir` with `read_dyn` and `write_dyn`; those the writer refuses are `skipped`.
 pub fn write_objects(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
     fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
-    let names = npy_names(fixtures)?;
+    let names = sorted_names(fixtures, ".npy")?;
     let mut written = Written::default();
     for name in names {
         let src = fixtures.join(&name);
@@ -169,6 +160,18 @@ pub fn write_objects(fixtures: &Path, out_dir: &Path) -> Result<Written, String>
         }
     }
     Ok(written)
+}
+
+/// The names of the files in `dir` ending in `suffix`, sorted.
+pub fn sorted_names(dir: &Path, suffix: &str) -> Result<Vec<String>, String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(suffix))
+        .collect();
+    names.sort();
+    Ok(names)
 }
 
 /// Something done with the Rust element type of a dtype.

@@ -7,7 +7,8 @@
 //! - [`fixtures`]: regenerate (or `--check`) the NumPy fixture set in `fixtures/`
 //!   with `xtask/fixtures.py`.
 //! - [`interop`]: write every simple-dtype fixture again with npy-core and check with numpy
-//!   (`xtask/interop.py`) that it loads the same and that the bytes are numpy's.
+//!   (`xtask/interop.py`) that it loads the same and that the bytes are numpy's;
+//!   [`interop_npz`] does the same for the `.npz` archives (through `np.load` and `zipfile`).
 //! - [`bench`](mod@bench): the npy-bench criterion suite, numpy's `np.load`/`np.save` (`xtask/bench_numpy.py`)
 //!   and peak memory in one table, written into `npy-bench/README.md`.
 //! - [`miri`]: npy-core's byte-reinterpreting paths (bulk casts, swaps, views) under Miri.
@@ -27,6 +28,7 @@ pub mod bench;
 pub mod fixtures;
 pub mod flags;
 pub mod interop;
+pub mod interop_npz;
 pub mod miri;
 pub mod python;
 pub mod unicode;

@@ -14,10 +14,11 @@
 mod json;
 mod source;
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Seek, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use npy_core::npz::NpzArchive;
 use npy_core::{DType, DynValue, Error, ErrorKind, NpyReader};
 
 use crate::arrayprint::{self, Builder};
@@ -83,6 +84,11 @@ pub struct Args {
     /// Print every element, however many (text form; JSON always has every element).
     #[arg(long)]
     full: bool,
+
+    /// The member of an .npz archive to show, by numpy's key (`arr_0`, `weights`; `arr_0.npy`
+    /// too).
+    #[arg(long, value_name = "KEY")]
+    member: Option<String>,
 }
 
 /// Arrays with at most this many printed elements are read once and kept; larger ones are
@@ -132,15 +138,52 @@ pub fn run(args: &Args) -> ExitCode {
 }
 
 fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
-    let mut reader = NpyReader::open(&args.file)?;
+    if let Some(key) = &args.member {
+        let mut npz = NpzArchive::open(&args.file)?;
+        let member = npz.member(key)?;
+        let (size, stored, name) = (member.size, member.is_stored(), member.name.clone());
+        let reader = npz.npy_reader(key)?;
+        let crosswise = reader.order() == npy_core::Order::Fortran
+            && reader.shape().iter().filter(|&&d| d > 1).count() > 1;
+        if !stored && crosswise && !reader.dtype().has_object() {
+            // C order walks a Fortran-order array back and forth; a deflate stream only
+            // goes forward (re-inflating for each step back would be quadratic).
+            return Err(Failure::Refused(format!(
+                "member {} is deflated and in Fortran order, which is printed by reading it out \
+                 of order; extract it first (npy unpack)",
+                printable(&name)
+            )));
+        }
+        return show_reader(args, reader, size, out);
+    }
+    if crate::npz::is_npz(&args.file) {
+        let npz = NpzArchive::open(&args.file)?;
+        let keys: Vec<&str> = npz.keys().collect();
+        return Err(Failure::Refused(format!(
+            "an .npz archive: choose a member with --member KEY (keys: {})",
+            printable(&keys.join(", "))
+        )));
+    }
+    let reader = NpyReader::open(&args.file)?;
+    let size = std::fs::metadata(&args.file).map_err(Error::from)?.len();
+    show_reader(args, reader, size, out)
+}
+
+/// Shows the array of `reader`, whose input (a file, or an archive's member) holds `size`
+/// bytes in all.
+fn show_reader<R: Read + Seek>(
+    args: &Args,
+    mut reader: NpyReader<R>,
+    size: u64,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
     if reader.dtype().has_object() {
         return show_objects(args, reader, out);
     }
     // Refusals that need no data come before any output: a file shorter than its header
     // says, which numpy does not load either.
     let nbytes = reader.header().nbytes()?;
-    let file_len = std::fs::metadata(&args.file).map_err(Error::from)?.len();
-    let found = file_len.saturating_sub(reader.parsed_header().data_offset());
+    let found = size.saturating_sub(reader.parsed_header().data_offset());
     if found < nbytes {
         return Err(Error::new(ErrorKind::Truncated {
             what: "array data",
@@ -170,7 +213,7 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
     }
     let summarise = arrayprint::summarises(reader.len(), args.full);
     let mut builder = Builder::for_array(&dtype, args.full);
-    if Values::count(&shape, summarise) <= KEEP_ELEMENTS {
+    if source::count(&shape, summarise) <= KEEP_ELEMENTS {
         let kept = Values::new(&mut reader, summarise).collect::<Result<Vec<_>, _>>()?;
         kept.iter().for_each(|v| builder.observe(v));
         let mut kept = kept.into_iter();
@@ -196,9 +239,9 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
 /// Shows an array with objects (`O`, also as a record field): its data is one pickle,
 /// decoded whole (never executed; see `npy_core::pickle`), so memory follows the pickle's
 /// size, within the decoder's limits (values at most 256 bytes per pickle byte plus 1 MiB).
-fn show_objects(
+fn show_objects<R: Read + Seek>(
     args: &Args,
-    mut reader: NpyReader<std::fs::File>,
+    mut reader: NpyReader<R>,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
     let array = reader.read_dyn()?;
@@ -220,7 +263,7 @@ fn show_objects(
     Ok(())
 }
 
-fn next_value(values: &mut Values<'_>) -> Result<DynValue, Failure> {
+fn next_value<R: Read + Seek>(values: &mut Values<'_, R>) -> Result<DynValue, Failure> {
     values.next().ok_or_else(too_few)?.map_err(Failure::Read)
 }
 

@@ -12,7 +12,7 @@
 //! [`EDGE_ITEMS`]: crate::arrayprint::EDGE_ITEMS
 
 use std::collections::VecDeque;
-use std::fs::File;
+use std::io::{Read, Seek};
 
 use npy_core::{DynValue, Error, NpyReader};
 
@@ -27,10 +27,19 @@ pub const CHUNK_BYTES: u64 = 1 << 20;
 /// element, and reading a few between is cheaper than a system call per element.
 const GAP_ELEMENTS: u64 = 64;
 
+/// How many elements a walk over `shape` yields in all (only the shown ones when `summarise`).
+pub fn count(shape: &[u64], summarise: bool) -> u64 {
+    shape.iter().fold(1u64, |acc, &n| {
+        let (lead, trail) = shown(n, summarise);
+        let k = (lead.end - lead.start) + trail.map_or(0, |t| t.end - t.start);
+        acc.saturating_mul(k)
+    })
+}
+
 /// The elements of an array in C order, read chunk by chunk; see the module docs.
 #[derive(Debug)]
-pub struct Values<'a> {
-    reader: &'a mut NpyReader<File>,
+pub struct Values<'a, R> {
+    reader: &'a mut NpyReader<R>,
     chunk: u64,
     walk: Walk,
     buf: VecDeque<DynValue>,
@@ -51,10 +60,10 @@ enum Walk {
     },
 }
 
-impl<'a> Values<'a> {
+impl<'a, R: Read + Seek> Values<'a, R> {
     /// The elements of `reader`'s array (its shape and order), only the shown ones when
     /// `summarise`.
-    pub fn new(reader: &'a mut NpyReader<File>, summarise: bool) -> Values<'a> {
+    pub fn new(reader: &'a mut NpyReader<R>, summarise: bool) -> Values<'a, R> {
         let shape = reader.shape().to_vec();
         let fortran = reader.order() == npy_core::Order::Fortran;
         let itemsize = reader.dtype().itemsize().max(1);
@@ -93,7 +102,7 @@ impl<'a> Values<'a> {
 
     /// Every element of `reader`'s array in memory order (C or Fortran): what fitting a
     /// format needs, whose result does not depend on the order.
-    pub fn memory_order(reader: &'a mut NpyReader<File>) -> Values<'a> {
+    pub fn memory_order(reader: &'a mut NpyReader<R>) -> Values<'a, R> {
         let end = if reader.shape().contains(&0) {
             0
         } else {
@@ -106,15 +115,6 @@ impl<'a> Values<'a> {
             walk: Walk::Sequential { next: 0, end },
             buf: VecDeque::new(),
         }
-    }
-
-    /// How many elements the walk yields in all.
-    pub fn count(shape: &[u64], summarise: bool) -> u64 {
-        shape.iter().fold(1u64, |acc, &n| {
-            let (lead, trail) = shown(n, summarise);
-            let k = (lead.end - lead.start) + trail.map_or(0, |t| t.end - t.start);
-            acc.saturating_mul(k)
-        })
     }
 
     /// Reads the next chunk into the buffer; false when the walk is over.
@@ -153,7 +153,7 @@ impl<'a> Values<'a> {
                         }
                         axis -= 1;
                         pos[axis] += 1;
-                        if pos[axis] < Values::count(&[axes[axis].0], *summarise) {
+                        if pos[axis] < count(&[axes[axis].0], *summarise) {
                             break;
                         }
                         pos[axis] = 0;
@@ -195,7 +195,7 @@ fn index(n: u64, summarise: bool, k: u64) -> u64 {
     }
 }
 
-impl Iterator for Values<'_> {
+impl<R: Read + Seek> Iterator for Values<'_, R> {
     type Item = Result<DynValue, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {

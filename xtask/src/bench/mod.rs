@@ -347,6 +347,41 @@ fn rows() -> Vec<Row> {
             .limit("write_f32/64MiB/limit-fs-write", "fs::write")
             .bytes(64.0 * MIB),
     );
+    // npz rows (issue 11)
+    rows.push(
+        Row::new(
+            "npz: open a stored 100-member archive, read its 64 MiB f32 member",
+            "npz/read_member_64MiB/npy-core",
+        )
+        .ndarray("npz/read_member_64MiB/ndarray-npy")
+        .numpy("npz/read_member_64MiB")
+        .limit(fs_read_64, "fs::read")
+        .bytes(64.0 * MIB),
+    );
+    rows.push(
+        Row::new(
+            "npz: every header of 1,000 members (npy info)",
+            "npz/info_1000_members/npy-core",
+        )
+        .numpy("npz/info_1000_members"),
+    );
+    rows.push(
+        Row::new(
+            "npz: deflated write, 64 MiB f32 signal (savez_compressed)",
+            "npz/write_deflated_64MiB/npy-core",
+        )
+        .numpy("npz/write_deflated_64MiB")
+        .bytes(64.0 * MIB),
+    );
+    rows.push(
+        Row::new(
+            "npz: stored write, 256 MiB f32 (savez)",
+            "npz/write_stored_256MiB/npy-core",
+        )
+        .numpy("npz/write_stored_256MiB")
+        .limit("npz/write_stored_256MiB/limit-fs-write", "fs::write")
+        .bytes(256.0 * MIB),
+    );
     rows.push(
         Row::new(
             "stream-write 16M f32, one push each",
@@ -594,6 +629,73 @@ fn targets(r: &Results<'_>, peak_ratio: Option<f64>) -> String {
         1.05,
         true,
         "×",
+    );
+    lines.push(String::new());
+    lines.push("Targets (issue 11, .npz):".to_string());
+    lines.push(String::new());
+    let mut check = |what: &str, value: Option<f64>, limit: f64, less: bool| {
+        lines.push(match value {
+            Some(v) => format!(
+                "- {what}: {v:.2}× (target {} {limit}×) — **{}**",
+                if less { "≤" } else { "≥" },
+                if (less && v <= limit) || (!less && v >= limit) {
+                    "met"
+                } else {
+                    "missed"
+                }
+            ),
+            None => format!("- {what}: not measured"),
+        });
+    };
+    let member = c("npz/read_member_64MiB/npy-core");
+    check(
+        "one 64 MiB member of a stored 100-member archive, ours / np.load(f)[key]",
+        div(member, r.numpy("npz/read_member_64MiB")),
+        1.0,
+        true,
+    );
+    check(
+        "the same, ndarray-npy's NpzReader / ours (speed-up)",
+        div(c("npz/read_member_64MiB/ndarray-npy"), member),
+        1.5,
+        false,
+    );
+    check(
+        "every header of 1,000 members, ours / numpy",
+        div(
+            c("npz/info_1000_members/npy-core"),
+            r.numpy("npz/info_1000_members"),
+        ),
+        0.2,
+        true,
+    );
+    check(
+        "deflated write 64 MiB, np.savez_compressed / ours (speed-up)",
+        div(
+            r.numpy("npz/write_deflated_64MiB"),
+            c("npz/write_deflated_64MiB/npy-core"),
+        ),
+        2.0,
+        false,
+    );
+    let our_size = npy_bench::write_dir()
+        .ok()
+        .and_then(|d| fs::read_to_string(d.join("write_deflated_64MiB.size")).ok())
+        .and_then(|s| s.trim().parse::<f64>().ok());
+    check(
+        "deflated write 64 MiB, our archive's size / numpy's",
+        div(our_size, r.numpy("npz/write_deflated_64MiB#size")),
+        1.05,
+        true,
+    );
+    check(
+        "stored write 256 MiB, ours / fs::write",
+        div(
+            c("npz/write_stored_256MiB/npy-core"),
+            c("npz/write_stored_256MiB/limit-fs-write"),
+        ),
+        1.1,
+        true,
     );
     lines.join("\n") + "\n"
 }

@@ -844,7 +844,7 @@ impl Vm<'_> {
     }
 
     fn pairs(&self, items: Vec<Ref>) -> Result<Vec<(Ref, Ref)>, PickleError> {
-        if items.len() % 2 != 0 {
+        if !items.len().is_multiple_of(2) {
             return Err(self.bad("an odd number of items for key/value pairs"));
         }
         let mut out = Vec::with_capacity(items.len() / 2);

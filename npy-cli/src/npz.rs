@@ -1,0 +1,298 @@
+//! `.npz` archives on the command line: `info` of every member, `header --member`, `pack`
+//! and `unpack`.
+
+use std::fmt::Write as _;
+use std::fs::{self, File};
+use std::io::{self, BufReader, Read, Write};
+use std::path::{Component, Path, PathBuf};
+use std::process::ExitCode;
+
+use npy_core::npz::{Compression, NpzArchive};
+use npy_core::Error;
+use serde::Serialize;
+
+use crate::format::{printable, thousands};
+use crate::info::{complain, output_failed, Json, Report};
+
+/// Whether `path` starts with a zip signature (a local header, or the end record of an
+/// empty archive), as `np.load` decides.
+pub fn is_npz(path: &Path) -> bool {
+    let mut magic = [0u8; 4];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok_and(|()| &magic == b"PK\x03\x04" || &magic == b"PK\x05\x06")
+}
+
+/// One member in `npy info --json`: the usual fields, the key and the compressed size.
+#[derive(Debug, Serialize)]
+struct MemberJson<'a> {
+    #[serde(flatten)]
+    base: Json<'a>,
+    member: &'a str,
+    compressed_size: u64,
+}
+
+/// A member that is not an `.npy` file, in `npy info --json`.
+#[derive(Debug, Serialize)]
+struct RawJson<'a> {
+    name: &'a str,
+    path: std::borrow::Cow<'a, str>,
+    member: &'a str,
+    file_size: u64,
+    compressed_size: u64,
+    npy: bool,
+}
+
+/// `npy info` of an archive: a block (or a JSON line) per member. Returns whether every
+/// member was described without a problem, and how many blocks were written.
+pub fn info(path: &Path, json: bool, blocks_before: usize, out: &mut impl Write) -> (bool, usize) {
+    let mut npz = match NpzArchive::open(path) {
+        Ok(a) => a,
+        Err(e) => {
+            complain(path, &e);
+            return (false, 0);
+        }
+    };
+    let members = npz.members().to_vec();
+    let mut ok = true;
+    let mut blocks = 0;
+    if members.is_empty() && !json {
+        let sep = if blocks_before > 0 { "\n" } else { "" };
+        let text = format!(
+            "{sep}{}\n  no members (an empty archive)\n",
+            printable(&path.display().to_string())
+        );
+        if let Err(e) = out.write_all(text.as_bytes()) {
+            output_failed(&e);
+            return (false, 0);
+        }
+        return (true, 1);
+    }
+    for m in &members {
+        let key = m.key();
+        let at = PathBuf::from(format!("{}[{key}]", path.display()));
+        let mut text = String::new();
+        if blocks_before + blocks > 0 && !json {
+            text.push('\n');
+        }
+        match npz.is_npy(key) {
+            Ok(false) => {
+                if json {
+                    let raw = RawJson {
+                        name: key,
+                        path: path.to_string_lossy(),
+                        member: key,
+                        file_size: m.size,
+                        compressed_size: m.compressed_size,
+                        npy: false,
+                    };
+                    text = serde_json::to_string(&raw).unwrap_or_default() + "\n";
+                } else {
+                    let _ = writeln!(text, "{}", printable(key));
+                    let _ = writeln!(
+                        text,
+                        "  not an .npy file: {} bytes ({} in the archive); np.load returns it as bytes",
+                        thousands(m.size),
+                        thousands(m.compressed_size)
+                    );
+                }
+            }
+            Ok(true) => match npz.info(key) {
+                Ok(info) => {
+                    let report = Report {
+                        path,
+                        info,
+                        file_size: m.size,
+                    };
+                    let shortfall = report.shortfall();
+                    if json {
+                        if let Some(w) = &shortfall {
+                            complain(&at, &format_args!("warning: {w}"));
+                        }
+                        let line = MemberJson {
+                            base: report.json(),
+                            member: key,
+                            compressed_size: m.compressed_size,
+                        };
+                        text = serde_json::to_string(&line).unwrap_or_default() + "\n";
+                    } else {
+                        report.write_text(&mut text, shortfall.as_deref());
+                        let method = if m.is_stored() { "stored" } else { "deflated" };
+                        let _ = writeln!(
+                            text,
+                            "  {:<13}{} in {}, {method}, {} bytes in the archive",
+                            "member",
+                            printable(&m.name),
+                            printable(&path.display().to_string()),
+                            thousands(m.compressed_size)
+                        );
+                    }
+                    ok &= shortfall.is_none();
+                }
+                Err(e) => {
+                    complain(&at, &e);
+                    ok = false;
+                    continue;
+                }
+            },
+            Err(e) => {
+                complain(&at, &e);
+                ok = false;
+                continue;
+            }
+        }
+        blocks += 1;
+        if let Err(e) = out.write_all(text.as_bytes()) {
+            output_failed(&e);
+            return (false, blocks);
+        }
+    }
+    (ok, blocks)
+}
+
+/// The header of member `key` of the archive at `path`.
+pub fn header(path: &Path, key: &str) -> Result<npy_core::ParsedHeader, Error> {
+    NpzArchive::open(path)?.header(key)
+}
+
+/// Pack .npy files into an .npz archive, each under its file stem (as np.savez(OUT, stem=array)).
+///
+/// Each file's header is checked and its bytes copied as they are (the archive's members are
+/// the files); OUT is written atomically.
+#[derive(Debug, clap::Args)]
+pub struct PackArgs {
+    /// The archive to write.
+    #[arg(value_name = "OUT.npz")]
+    output: PathBuf,
+    /// The .npy files; keys are their stems (`w.npy` becomes the key `w`).
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
+    /// Deflate the members (np.savez_compressed, level 6) instead of storing them.
+    #[arg(long)]
+    compress: bool,
+}
+
+/// Runs `npy pack`.
+pub fn pack(args: &PackArgs) -> ExitCode {
+    let run = || -> Result<(), (PathBuf, Error)> {
+        let out = |e| (args.output.clone(), e);
+        let mut w = npy_core::npz::NpzWriter::create(&args.output).map_err(out)?;
+        if args.compress {
+            w = w.compression(Compression::NUMPY_DEFLATED);
+        }
+        for file in &args.files {
+            let key = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            File::open(file)
+                .map_err(Error::from)
+                .and_then(|f| w.add_npy(&key, BufReader::with_capacity(1 << 16, f)))
+                .map_err(|e| (file.clone(), e))?;
+        }
+        w.finish().and_then(|p| p.commit()).map_err(out)
+    };
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err((path, e)) => {
+            complain(&path, &e);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Unpack an .npz archive's members into a directory, each as the file its zip name says
+/// (`arr_0.npy`, `d/e.npy`; a member that is not .npy keeps its name).
+///
+/// Every member's CRC is checked; a member name that would leave DIR (`..`, an absolute
+/// path) is refused.
+#[derive(Debug, clap::Args)]
+pub struct UnpackArgs {
+    /// The archive.
+    #[arg(value_name = "X.npz")]
+    archive: PathBuf,
+    /// The directory to write into (created if missing).
+    #[arg(value_name = "DIR")]
+    dir: PathBuf,
+}
+
+/// Runs `npy unpack`.
+pub fn unpack(args: &UnpackArgs) -> ExitCode {
+    let mut npz = match NpzArchive::open(&args.archive) {
+        Ok(a) => a,
+        Err(e) => {
+            complain(&args.archive, &e);
+            return ExitCode::FAILURE;
+        }
+    };
+    let names: Vec<String> = npz.members().iter().map(|m| m.name.clone()).collect();
+    let mut failed = false;
+    for name in names {
+        let at = PathBuf::from(format!("{}[{name}]", args.archive.display()));
+        let Some(target) = enclosed(&args.dir, &name) else {
+            complain(&at, &"member name leaves the directory; not written");
+            failed = true;
+            continue;
+        };
+        if let Err(e) = extract(&mut npz, &name, &target) {
+            complain(&at, &e);
+            failed = true;
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `dir/name` when `name` is a relative path of normal components.
+fn enclosed(dir: &Path, name: &str) -> Option<PathBuf> {
+    let rel = Path::new(name);
+    let normal = rel.components().all(|c| matches!(c, Component::Normal(_)));
+    (normal && rel.components().next().is_some()).then(|| dir.join(rel))
+}
+
+/// Writes member `name` (the exact zip name) to `target` through a partial file renamed
+/// once the member's CRC has checked out.
+fn extract<R: Read + io::Seek>(
+    npz: &mut NpzArchive<R>,
+    name: &str,
+    target: &Path,
+) -> Result<(), Error> {
+    if let Some(parent) = target.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    let mut partial = target.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = PathBuf::from(partial);
+    let result = (|| {
+        let mut r = npz.open_member(name)?;
+        let mut f = io::BufWriter::with_capacity(1 << 16, File::create(&partial)?);
+        r.copy_to(&mut f)?;
+        f.flush()?;
+        Ok(())
+    })();
+    match result {
+        Ok(()) => Ok(fs::rename(&partial, target)?),
+        Err(e) => {
+            let _ = fs::remove_file(&partial);
+            Err(e)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn member_names_stay_inside_the_directory() {
+        let dir = Path::new("out");
+        assert_eq!(enclosed(dir, "a/b.npy"), Some(dir.join("a/b.npy")));
+        assert_eq!(enclosed(dir, "x.npy.npy"), Some(dir.join("x.npy.npy")));
+        for bad in ["../x.npy", "/etc/passwd", "a/../../b", "", "./a"] {
+            assert_eq!(enclosed(dir, bad), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! `npy info` / `header --member` / `pack` / `unpack` on numpy's archives (fixtures/npz).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn npz(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/npz")
+        .join(name)
+}
+
+fn npy<I, S>(args: I) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    Command::new(env!("CARGO_BIN_EXE_npy"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn manifest(file: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(npz("manifest.json")).unwrap();
+    let m: serde_json::Value = serde_json::from_str(&text).unwrap();
+    m["archives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["file"] == file)
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn info_json_has_a_line_per_member_with_numpy_keys() {
+    let entry = manifest("savez_compressed.npz");
+    let out = npy([
+        Path::new("info"),
+        Path::new("--json"),
+        &npz("savez_compressed.npz"),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let keys: Vec<&str> = lines
+        .iter()
+        .map(|l| l["member"].as_str().unwrap())
+        .collect();
+    let files: Vec<&str> = entry["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert_eq!(keys, files);
+    for l in &lines {
+        let m = &entry["members"][l["member"].as_str().unwrap()];
+        assert_eq!(l["compressed_size"], m["compressed_size"]);
+        assert_eq!(l["shape"], m["shape"]);
+        assert_eq!(
+            format!("'{}'", l["descr"].as_str().unwrap()),
+            m["descr"].as_str().unwrap()
+        );
+    }
+}
+
+#[test]
+fn info_text_lists_non_npy_members_and_empty_archives() {
+    let out = npy([
+        Path::new("info"),
+        &npz("non_npy_member.npz"),
+        &npz("empty.npz"),
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    assert!(
+        text.contains("notes.txt\n  not an .npy file: 13 bytes"),
+        "{text}"
+    );
+    assert!(text.contains("no members (an empty archive)"), "{text}");
+}
+
+#[test]
+fn header_of_a_member() {
+    let out = npy([
+        Path::new("header"),
+        &npz("order_endian.npz"),
+        Path::new("--member"),
+        Path::new("bef"),
+    ]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "{\"descr\":\">u2\",\"fortran_order\":true,\"shape\":[3,4]}\n"
+    );
+    let out = npy([
+        Path::new("header"),
+        &npz("order_endian.npz"),
+        Path::new("--member"),
+        Path::new("zz"),
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no member \"zz\""));
+}
+
+#[test]
+fn pack_then_unpack_gives_the_files_back() {
+    let dir = std::env::temp_dir().join(format!("npy-cli-npz-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    let inputs = [fixtures.join("w_f32.npy"), fixtures.join("rec_nested.npy")];
+    for compress in [false, true] {
+        let out_npz = dir.join(format!("p{compress}.npz"));
+        let mut args = vec![PathBuf::from("pack"), out_npz.clone()];
+        args.extend(inputs.iter().cloned());
+        if compress {
+            args.push("--compress".into());
+        }
+        let out = npy(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let to = dir.join(format!("u{compress}"));
+        let out = npy([Path::new("unpack"), &out_npz, &to]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for input in &inputs {
+            let name = input.file_name().unwrap();
+            assert_eq!(
+                std::fs::read(to.join(name)).unwrap(),
+                std::fs::read(input).unwrap()
+            );
+        }
+    }
+    // two files with the same stem: a duplicate key
+    let out = npy([
+        Path::new("pack"),
+        &dir.join("d.npz"),
+        &inputs[0],
+        &inputs[0],
+    ]);
+    assert!(!out.status.success());
+    assert!(!dir.join("d.npz").exists());
+}
