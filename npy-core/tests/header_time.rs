@@ -1,6 +1,6 @@
 //! Header parsing takes time linear in the header's length, for the worst constructs we could
-//! build: doubling a header must not much more than double the time to read it (or to refuse
-//! it). The default-size runs are small enough for debug builds; the run at the default
+//! build: a header four times as long must take well under the 16× a quadratic parser would
+//! (at most [`MAX_RATIO`]×, leaving room for a machine busy with other work). The default-size runs are small enough for debug builds; the run at the default
 //! 16 MiB header limit is `#[ignore]`d and run in release by `.ci/run`:
 //! `cargo test --release -p npy-core --test header_time -- --ignored`.
 
@@ -145,24 +145,28 @@ fn time(bytes: &[u8], runs: usize) -> Duration {
         .unwrap()
 }
 
+/// Most a 4× longer header may take, as a multiple of the time of the shorter one: linear
+/// parsing gives 4×, quadratic 16×.
+const MAX_RATIO: f64 = 8.0;
+
 fn check_linear(size: usize, runs: usize) {
     let small = constructs(size);
-    let large = constructs(2 * size);
+    let large = constructs(4 * size);
     let mut failures = Vec::new();
     let mut report = Vec::new();
     for ((name, a), (_, b)) in small.iter().zip(&large) {
         let (fa, fb) = (file(a), file(b));
         // Below a millisecond the clock and the allocator dominate: compare from 1 ms. A
         // machine busy with other work can stretch one measure: a ratio over the bound is
-        // measured twice more, and the best of the three counts.
+        // measured up to four times more, and the best counts.
         let (mut ta, mut tb, mut ratio) = (Duration::ZERO, Duration::ZERO, f64::INFINITY);
-        for _ in 0..3 {
+        for _ in 0..5 {
             let (a, b) = (time(&fa, runs), time(&fb, runs));
             let r = b.as_secs_f64() / a.as_secs_f64().max(1e-3);
             if r < ratio {
                 (ta, tb, ratio) = (a, b, r);
             }
-            if ratio <= 3.0 {
+            if ratio <= MAX_RATIO {
                 break;
             }
         }
@@ -171,8 +175,8 @@ fn check_linear(size: usize, runs: usize) {
             fa.len(),
             fb.len()
         ));
-        if ratio > 3.0 {
-            failures.push(format!("{name}: doubling the header took ×{ratio:.2}"));
+        if ratio > MAX_RATIO {
+            failures.push(format!("{name}: a 4× longer header took ×{ratio:.2}"));
         }
     }
     eprintln!("{}", report.join("\n"));
@@ -181,16 +185,16 @@ fn check_linear(size: usize, runs: usize) {
 
 #[test]
 fn header_parse_time_is_linear() {
-    // Debug builds: 128 KiB against 256 KiB.
-    check_linear(128 << 10, 3);
+    // Debug builds: 64 KiB against 256 KiB.
+    check_linear(64 << 10, 3);
 }
 
 #[test]
 #[ignore = "16 MiB headers: run in release (`.ci/run`)"]
 fn header_parse_time_is_linear_at_the_default_limit() {
-    // 8 MiB against 16 MiB, the default `max_header_len`.
+    // 4 MiB against 16 MiB, the default `max_header_len`.
     let limit = npy_core::header::DEFAULT_MAX_HEADER_LEN as usize;
-    check_linear(limit / 2 - 256, 2);
+    check_linear(limit / 4 - 256, 2);
     // And the largest header of each construct reads (or is refused) within a few seconds.
     for (name, text) in constructs(limit - 256) {
         let bytes = file(&text);
