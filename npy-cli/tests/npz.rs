@@ -156,3 +156,77 @@ fn pack_then_unpack_gives_the_files_back() {
     assert!(!out.status.success());
     assert!(!dir.join("d.npz").exists());
 }
+
+/// `npy show --json X.npz` (no `--member`): one object whose keys are numpy's `files`, in
+/// order, each mapped to the member's `show --json` object, whose data is what numpy's
+/// `tolist()` gives (the manifest's `data`); a non-.npy member is `null`.
+#[test]
+fn show_json_of_an_archive_maps_every_key() {
+    for file in [
+        "savez.npz",
+        "savez_compressed.npz",
+        "non_npy_member.npz",
+        "names.npz",
+    ] {
+        let entry = manifest(file);
+        let o = npy([Path::new("show"), Path::new("--json"), &npz(file)]);
+        assert!(
+            o.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let map = doc.as_object().unwrap();
+        let keys: Vec<&str> = map.keys().map(String::as_str).collect();
+        let files: Vec<&str> = entry["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k.as_str().unwrap())
+            .collect();
+        assert_eq!(keys, files, "{file}: keys in numpy's order");
+        for (key, shown) in map {
+            let member = &entry["members"][key];
+            if member.get("bytes_hex").is_some() {
+                assert!(shown.is_null(), "{file}[{key}]");
+                continue;
+            }
+            if let Some(data) = member.get("data") {
+                assert_eq!(&shown["data"], data, "{file}[{key}]");
+                assert_eq!(shown["shape"], member["shape"], "{file}[{key}]");
+            }
+        }
+    }
+}
+
+/// The text form lists every member under its key, as `--member` prints each.
+#[test]
+fn show_of_an_archive_prints_each_member_under_its_key() {
+    let all = npy([Path::new("show"), &npz("savez.npz")]);
+    assert!(all.status.success());
+    let text = String::from_utf8(all.stdout).unwrap();
+    let mut want = String::new();
+    for (i, key) in manifest("savez.npz")["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        let key = key.as_str().unwrap();
+        let one = npy([
+            Path::new("show"),
+            &npz("savez.npz"),
+            Path::new("--member"),
+            Path::new(key),
+        ]);
+        assert!(one.status.success(), "{key}");
+        if i > 0 {
+            want.push('\n');
+        }
+        want.push_str(&format!(
+            "{key}:\n{}",
+            String::from_utf8(one.stdout).unwrap()
+        ));
+    }
+    assert_eq!(text, want);
+}

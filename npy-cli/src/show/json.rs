@@ -12,7 +12,7 @@ use npy_core::pickle::PyObject;
 use npy_core::DynValue;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
-/// Writes `{"descr": …, "shape": […], "fortran_order": …, "data": …}` and a newline, taking
+/// Writes `{"descr": …, "shape": […], "fortran_order": …, "data": …}` (no newline), taking
 /// the values from `next` in C order.
 ///
 /// # Errors
@@ -34,7 +34,7 @@ where
     serde_json::to_writer(&mut *out, shape).map_err(io::Error::from)?;
     write!(out, ",\"fortran_order\":{fortran_order},\"data\":")?;
     lists(out, shape, next)?;
-    out.write_all(b"}\n")?;
+    out.write_all(b"}")?;
     Ok(())
 }
 

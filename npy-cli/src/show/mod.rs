@@ -58,6 +58,8 @@ JSON output (--json):
                              scalar as its dtype's value above; a numpy array nested lists of
                              its values in C order; range, slice, dtype and other named objects
                              the string of their Python repr
+  An .npz archive without --member: one object mapping each key (numpy's `files`, in order)
+  to the object above for that member, or null for a member that is not an .npy file.
   An object array's data is a pickle: it is decoded by npy's own reader, which never executes
   anything (a pickle naming anything but numpy's array, dtype and scalar constructors and a few
   builtins is refused).
@@ -66,6 +68,8 @@ Exit status:
   0 on success; 1 when the file cannot be read (the error goes to stderr); 2 for a usage error.";
 
 /// Print an array's values, as numpy prints them or as JSON.
+///
+/// For an .npz archive: the member given by --member, or every member under its key.
 ///
 /// The text form is numpy's `str(arr)`: arrays of more than 1000 elements are summarised with
 /// `...`, keeping 3 items at each edge of each axis (--full prints everything). Lines wrap at 75
@@ -140,33 +144,89 @@ pub fn run(args: &Args) -> ExitCode {
 fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
     if let Some(key) = &args.member {
         let mut npz = NpzArchive::open(&args.file)?;
-        let member = npz.member(key)?;
-        let (size, stored, name) = (member.size, member.is_stored(), member.name.clone());
-        let reader = npz.npy_reader(key)?;
-        let crosswise = reader.order() == npy_core::Order::Fortran
-            && reader.shape().iter().filter(|&&d| d > 1).count() > 1;
-        if !stored && crosswise && !reader.dtype().has_object() {
-            // C order walks a Fortran-order array back and forth; a deflate stream only
-            // goes forward (re-inflating for each step back would be quadratic).
-            return Err(Failure::Refused(format!(
-                "member {} is deflated and in Fortran order, which is printed by reading it out \
-                 of order; extract it first (npy unpack)",
-                printable(&name)
-            )));
+        show_member(args, &mut npz, key, out)?;
+        if args.json {
+            out.write_all(b"\n")?;
         }
-        return show_reader(args, reader, size, out);
+        return Ok(());
     }
+
     if crate::npz::is_npz(&args.file) {
-        let npz = NpzArchive::open(&args.file)?;
-        let keys: Vec<&str> = npz.keys().collect();
-        return Err(Failure::Refused(format!(
-            "an .npz archive: choose a member with --member KEY (keys: {})",
-            printable(&keys.join(", "))
-        )));
+        return show_archive(args, out);
     }
     let reader = NpyReader::open(&args.file)?;
     let size = std::fs::metadata(&args.file).map_err(Error::from)?.len();
+    show_reader(args, reader, size, out)?;
+    if args.json {
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// Shows the member `key` of `npz` as `npy show` shows a file (`--json`: without the final
+/// newline).
+fn show_member<R: Read + Seek>(
+    args: &Args,
+    npz: &mut NpzArchive<R>,
+    key: &str,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let member = npz.member(key)?;
+    let (size, stored, name) = (member.size, member.is_stored(), member.name.clone());
+    let reader = npz.npy_reader(key)?;
+    let crosswise = reader.order() == npy_core::Order::Fortran
+        && reader.shape().iter().filter(|&&d| d > 1).count() > 1;
+    if !stored && crosswise && !reader.dtype().has_object() {
+        // C order walks a Fortran-order array back and forth; a deflate stream only
+        // goes forward (re-inflating for each step back would be quadratic).
+        return Err(Failure::Refused(format!(
+            "member {} is deflated and in Fortran order, which is printed by reading it out \
+                 of order; extract it first (npy unpack)",
+            printable(&name)
+        )));
+    }
     show_reader(args, reader, size, out)
+}
+
+/// Shows every member of an archive under its key, in the archive's order: as text, each
+/// `KEY:` line followed by what `npy show --member KEY` prints, a blank line between members;
+/// as JSON, one object mapping each key to what `--json --member KEY` prints (a member that
+/// is not an `.npy` file is a line saying so, or `null`).
+fn show_archive(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
+    let mut npz = NpzArchive::open(&args.file)?;
+    let keys: Vec<String> = npz.keys().map(str::to_owned).collect();
+    if args.json {
+        out.write_all(b"{")?;
+    }
+    for (i, key) in keys.iter().enumerate() {
+        if args.json {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut *out, key).map_err(io::Error::from)?;
+            out.write_all(b":")?;
+        } else {
+            if i > 0 {
+                out.write_all(b"\n")?;
+            }
+            writeln!(out, "{}:", printable(key))?;
+        }
+        if npz.is_npy(key)? {
+            show_member(args, &mut npz, key, out)?;
+        } else if args.json {
+            out.write_all(b"null")?;
+        } else {
+            let size = npz.member(key)?.size;
+            writeln!(
+                out,
+                "not an .npy file ({size} bytes; npy unpack extracts it)"
+            )?;
+        }
+    }
+    if args.json {
+        out.write_all(b"}\n")?;
+    }
+    Ok(())
 }
 
 /// Shows the array of `reader`, whose input (a file, or an archive's member) holds `size`
