@@ -1,8 +1,9 @@
 //! Header parsing takes time linear in the header's length, for the worst constructs we could
 //! build: a header four times as long must take well under the 16× a quadratic parser would
-//! (at most [`MAX_RATIO`]×, leaving room for a machine busy with other work). The default-size runs are small enough for debug builds; the run at the default
-//! 16 MiB header limit is `#[ignore]`d and run in release by `.ci/run`:
-//! `cargo test --release -p npy-core --test header_time -- --ignored`.
+//! (at most [`MAX_RATIO`]×, leaving room for a machine busy with other work). Timing means
+//! something only in an optimised build, so the test, at the default 16 MiB header limit, is
+//! `#[ignore]`d and run in release by `.ci/run` (debug-build timings of 64 KiB headers swung
+//! by ×3 under load): `cargo test --release -p npy-core --test header_time -- --ignored`.
 
 use std::time::{Duration, Instant};
 
@@ -181,12 +182,6 @@ fn check_linear(size: usize, runs: usize) {
     }
     eprintln!("{}", report.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-#[test]
-fn header_parse_time_is_linear() {
-    // Debug builds: 64 KiB against 256 KiB.
-    check_linear(64 << 10, 3);
 }
 
 #[test]
