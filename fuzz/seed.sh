@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Seeds fuzz/corpus/<target>/ from the repository's fixtures and ../shared/fixtures-external
+# Seeds fuzz/corpus/<target>/ from the repository's fixtures, fixtures/external included
 # (the corpus itself is not committed). serde_from_str gets each fixture's header text.
 set -euo pipefail
 cd "$(dirname "$0")"
-ext=../../shared/fixtures-external
+ext=../fixtures/external
 for t in header read_dyn typed; do
     mkdir -p "corpus/$t"
     cp ../fixtures/*.npy "corpus/$t/"

@@ -30,7 +30,7 @@
 //!   `#![deny(unsafe_code)]` except the memory map (see below) and a huge-page hint; byte reinterpretation goes
 //!   through bytemuck's checked casts and is run under Miri (`cargo xtask miri`). Fuzzed with
 //!   cargo-fuzz (`fuzz/`) and tested with a hostile table and seeded mutations of every fixture
-//!   (`tests/malformed.rs`, `tests/alloc_bound.rs`).
+//!   (`tests/it/malformed.rs`, `tests/alloc_bound.rs`).
 //! - **Bounded allocation.** Nothing is sized by what a header *claims*: data is allocated only
 //!   once the file's length shows it exists (a stream of unknown length grows as bytes
 //!   arrive), and a claim the file cannot back is [`ErrorKind::Truncated`] first. Peak memory is in
@@ -49,7 +49,7 @@
 //!
 //!   Beyond these, [`ErrorKind::AllocationLimit`] before anything is allocated.
 //! - **Time linear in the input.** The header parser is one left-to-right pass with no
-//!   backtracking; repeated dict keys are found by hashing (`tests/header_time.rs` checks the
+//!   backtracking; repeated dict keys are found by hashing (`tests/it/header_time.rs` checks the
 //!   worst constructs we found at the 16 MiB limit). Reading data is linear in the data.
 //! - **Bounded stack.** Nesting deeper than [`literal::DEFAULT_MAX_DEPTH`] (128) levels is an
 //!   error, not a stack overflow; 100,000 levels of any bracket fail at once. The same holds

@@ -548,7 +548,7 @@ fn hostile_files_allocate_in_proportion_to_their_length() {
 
 #[test]
 fn malformed_table_allocates_in_proportion() {
-    // The header-only cases of tests/malformed.rs, reached through every entry point: longer
+    // The header-only cases of tests/it/malformed.rs, reached through every entry point: longer
     // length claims and truncations (the table's own test checks the error variants).
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();

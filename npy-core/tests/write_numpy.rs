@@ -2,8 +2,6 @@
 //! same dtype, memory order and byte order, is byte-identical to the file `np.save` wrote (slice
 //! writer and streaming writer); atomic file writes; hostile inputs fail before allocating.
 
-mod simple_dtypes;
-
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fs;
 use std::io::Cursor;
@@ -13,8 +11,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use npy_core::{
     read, ByteOrder, DType, Error, ErrorKind, Header, NpyReader, Order, Primitive, WriteOptions,
 };
+use npy_test_support::*;
 use serde_json::Value as Json;
-use simple_dtypes::*;
 
 /// Records the largest single allocation, so the hostile-input tests can show that no
 /// allocation near the header's claimed size happened.

@@ -22,13 +22,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use npy_core::element::units;
-use npy_core::half::f16;
-use npy_core::num_complex::Complex;
-use npy_core::{
-    DType, Datetime64, NpyElement, NpyReader, Order, Primitive, TimeKind, TimeUnit, Timedelta64,
-    WriteOptions,
-};
+use npy_core::{DType, NpyReader, Order, WriteOptions};
+use npy_test_support::{dispatch, Elem, Visitor};
 
 use crate::fixtures::fixtures_dir;
 use crate::python::numpy_python;
@@ -174,12 +169,6 @@ pub fn sorted_names(dir: &Path, suffix: &str) -> Result<Vec<String>, String> {
     Ok(names)
 }
 
-/// Something done with the Rust element type of a dtype.
-trait Visitor {
-    type Out;
-    fn visit<T: NpyElement>(self) -> Self::Out;
-}
-
 /// Reads a fixture typed, writes it back, and streams it row by row when it is C order.
 struct WriteBack<'a> {
     src: &'a Path,
@@ -192,7 +181,7 @@ impl Visitor for WriteBack<'_> {
     /// Whether a streamed file was written too.
     type Out = Result<bool, npy_core::Error>;
 
-    fn visit<T: NpyElement>(self) -> Self::Out {
+    fn visit<T: Elem>(self) -> Self::Out {
         let a = npy_core::read::<T>(self.src)?;
         let mut options = WriteOptions::new()
             .order(a.order())
@@ -214,52 +203,4 @@ impl Visitor for WriteBack<'_> {
         w.finish()?;
         Ok(true)
     }
-}
-
-/// Calls `v.visit::<T>()` with the element type for `dtype`; `None` when there is none.
-fn dispatch<V: Visitor>(dtype: &DType, v: V) -> Option<V::Out> {
-    use Primitive as P;
-    Some(match dtype {
-        DType::Number(p, _) => match p {
-            P::Bool => v.visit::<bool>(),
-            P::I8 => v.visit::<i8>(),
-            P::I16 => v.visit::<i16>(),
-            P::I32 => v.visit::<i32>(),
-            P::I64 => v.visit::<i64>(),
-            P::U8 => v.visit::<u8>(),
-            P::U16 => v.visit::<u16>(),
-            P::U32 => v.visit::<u32>(),
-            P::U64 => v.visit::<u64>(),
-            P::F16 => v.visit::<f16>(),
-            P::F32 => v.visit::<f32>(),
-            P::F64 => v.visit::<f64>(),
-            P::C64 => v.visit::<Complex<f32>>(),
-            P::C128 => v.visit::<Complex<f64>>(),
-            _ => return None,
-        },
-        DType::Time(t, _) if t.multiplier == 1 => {
-            macro_rules! units {
-                ($($variant:ident => $u:ident),*) => {
-                    match (t.kind, t.unit) {
-                        $(
-                            (TimeKind::Datetime, TimeUnit::$variant) => {
-                                v.visit::<Datetime64<units::$u>>()
-                            }
-                            (TimeKind::Timedelta, TimeUnit::$variant) => {
-                                v.visit::<Timedelta64<units::$u>>()
-                            }
-                        )*
-                    }
-                };
-            }
-            units!(
-                Generic => Generic, Year => Y, Month => Mo, Week => W, Day => D, Hour => H,
-                Minute => Min, Second => S, Millisecond => Ms, Microsecond => Us,
-                Nanosecond => Ns, Picosecond => Ps, Femtosecond => Fs, Attosecond => As
-            )
-        }
-        DType::Bytes(_) => v.visit::<Vec<u8>>(),
-        DType::Unicode(..) => v.visit::<String>(),
-        _ => return None,
-    })
 }

@@ -1,10 +1,10 @@
 //! `cargo xtask miri`: npy-core's tests that reach byte reinterpretation (bulk casts, byte
 //! swaps, views) under Miri, to catch undefined behaviour the compiler would not.
 //!
-//! Runs `cargo +nightly miri test -p npy-core` over the library's unit tests, `tests/view.rs`
+//! Runs `cargo +nightly miri test -p npy-core` over the library's unit tests, `tests/it/view.rs`
 //! (its manifest-parsing tests are `#[cfg_attr(miri, ignore)]`: minutes under Miri) and
-//! `tests/miri_paths.rs` (every bulk type in both byte orders through in-memory buffers), then
-//! npy-derive's `tests/pod.rs` (`#[npy(pod)]` records read, written and viewed in bulk).
+//! `tests/it/miri_paths.rs` (every bulk type in both byte orders through in-memory buffers), then
+//! npy-derive's `tests/it/pod.rs` (`#[npy(pod)]` records read, written and viewed in bulk).
 //! Isolation is disabled because the view tests read fixture files. Needs the nightly
 //! toolchain with the `miri` component (`rustup +nightly component add miri`).
 //!
@@ -24,18 +24,20 @@ pub fn run(flags: &crate::flags::Miri) -> Result<(), String> {
     if !flags.contains("-Zmiri-disable-isolation") {
         flags.push_str(" -Zmiri-disable-isolation");
     }
-    let sets: [&[&str]; 2] = [
+    let sets: [&[&str]; 3] = [
+        &["-p", "npy-core", "--lib"],
+        // The integration tests' view and byte-reinterpreting modules only.
         &[
             "-p",
             "npy-core",
-            "--lib",
             "--test",
-            "view",
-            "--test",
-            "miri_paths",
+            "it",
+            "--",
+            "view::",
+            "miri_paths::",
         ],
         // `#[npy(pod)]` records cast to and from bytes (the manifest tests are ignored).
-        &["-p", "npy-derive", "--test", "pod"],
+        &["-p", "npy-derive", "--test", "it", "--", "pod::"],
     ];
     for set in sets {
         let mut cmd = Command::new("cargo");
@@ -43,7 +45,10 @@ pub fn run(flags: &crate::flags::Miri) -> Result<(), String> {
             .args(["+nightly", "miri", "test"])
             .args(set);
         if !args.is_empty() {
-            cmd.arg("--").args(args);
+            if !set.contains(&"--") {
+                cmd.arg("--");
+            }
+            cmd.args(args);
         }
         cmd.env("MIRIFLAGS", flags.trim());
         let status = cmd

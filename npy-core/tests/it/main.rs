@@ -1,0 +1,47 @@
+//! npy-core's integration tests: one binary, a module per subject.
+//!
+//! Expected values come from numpy (the manifests of `fixtures/`, written by `cargo xtask
+//! fixtures`), from the real files of `fixtures/external/` and their README.txt, or from the
+//! format's rules, cited where used; shared helpers are in the `npy-test-support` crate.
+//! A regression test sits with its subject, holding the input that once failed.
+//! Two tests that install a counting global allocator stay binaries of their own
+//! (`alloc_bound.rs`, `write_numpy.rs`): an allocator is process-wide.
+//!
+//! Run one subject with a filter: `cargo test -p npy-core --test it npz::`.
+
+// The header: what numpy accepts, what is malformed, how long parsing takes.
+mod accepted;
+mod header_time;
+mod malformed;
+
+// numpy's own files: the fixture set and the external files from numpy and peer projects.
+mod external;
+mod fixtures;
+
+// Typed reads and writes, views, maps, ndarray, conversion.
+mod convert;
+mod miri_paths;
+mod mmap;
+mod ndarray;
+mod roundtrip;
+mod typed;
+mod view;
+
+// Dynamic values: `read_dyn` and `write_dyn`.
+mod dynamic;
+mod write_dyn;
+
+// Object arrays: decoding numpy's pickles without executing them.
+mod object_arrays;
+mod object_fixtures;
+mod pickle_hostile;
+
+// `.npz` archives.
+mod npz;
+mod npz_hostile;
+
+// The error type's contract.
+mod errors;
+
+// Limits at their boundaries: claims the input does not back, sizes past numpy's limits.
+mod limits;

@@ -1,0 +1,196 @@
+//! `ndarray` interop (feature `ndarray`): reading numpy's C and Fortran fixtures, writing every
+//! layout, byte for byte against numpy where numpy wrote the same array.
+#![cfg(feature = "ndarray")]
+
+use std::fs;
+use std::path::PathBuf;
+
+use ndarray::{arr0, s, Array, Array3, ArrayD, Axis, Ix2, Ix3, IxDyn};
+use npy_core::{
+    read_ndarray, read_ndarray_dim, write_ndarray, ByteOrder, ErrorKind, NpyReader, NpyView,
+    WriteOptions,
+};
+use npy_test_support::fixture;
+use serde_json::Value as Json;
+
+/// The logical (C-order) array numpy's manifest records for an integer fixture.
+fn manifest_i32(file: &str) -> ArrayD<i32> {
+    let text = fs::read_to_string(fixture("manifest.json")).expect("manifest.json");
+    let m: Json = serde_json::from_str(&text).expect("manifest is JSON");
+    let e = m["fixtures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["file"] == file)
+        .unwrap_or_else(|| panic!("{file} not in the manifest"))
+        .clone();
+    let shape: Vec<usize> = e["shape"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_u64().unwrap() as usize)
+        .collect();
+    fn walk(v: &Json, out: &mut Vec<i32>) {
+        match v.as_array() {
+            Some(xs) => xs.iter().for_each(|x| walk(x, out)),
+            None => out.push(i32::try_from(v.as_i64().unwrap()).unwrap()),
+        }
+    }
+    let mut values = Vec::new();
+    walk(&e["data"], &mut values);
+    ArrayD::from_shape_vec(IxDyn(&shape), values).unwrap()
+}
+
+fn temp_path(dir: &tempfile::TempDir, name: &str) -> PathBuf {
+    dir.path().join(name)
+}
+
+#[test]
+fn fortran_fixture_and_its_c_twin_read_equal_with_the_manifest_values() {
+    let want = manifest_i32("i4_le_c_2x3x4.npy");
+    assert_eq!(manifest_i32("i4_le_f_2x3x4.npy"), want);
+    let c = read_ndarray::<i32>(fixture("i4_le_c_2x3x4.npy")).unwrap();
+    let f = read_ndarray::<i32>(fixture("i4_le_f_2x3x4.npy")).unwrap();
+    assert_eq!(c, want);
+    assert_eq!(f, want);
+    assert!(c.is_standard_layout());
+    // The Fortran file keeps its memory: Fortran strides, not a reordered copy.
+    assert!(!f.is_standard_layout());
+    assert!(f.t().is_standard_layout());
+    assert_eq!(f.strides(), [1, 2, 6]);
+    assert_eq!(f[[1, 2, 3]], want[[1, 2, 3]]);
+    // Big-endian twins decode to the same arrays.
+    assert_eq!(
+        read_ndarray::<i32>(fixture("i4_be_f_2x3x4.npy")).unwrap(),
+        want
+    );
+    assert_eq!(
+        read_ndarray::<i32>(fixture("i4_be_c_2x3x4.npy")).unwrap(),
+        want
+    );
+}
+
+#[test]
+fn fixed_dimension_reads_check_the_number_of_dimensions() {
+    let a: Array3<i32> = read_ndarray_dim::<i32, Ix3>(fixture("i4_le_f_2x3x4.npy")).unwrap();
+    assert_eq!(a.into_dyn(), manifest_i32("i4_le_c_2x3x4.npy"));
+    let err = read_ndarray_dim::<i32, Ix2>(fixture("i4_le_c_2x3x4.npy")).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::DimensionMismatch { ref shape, expected: 2 } if shape == &[2, 3, 4]),
+        "{err:?}"
+    );
+    assert_eq!(err.path(), Some(fixture("i4_le_c_2x3x4.npy").as_path()));
+    assert_eq!(
+        err.kind().to_string(),
+        "file has shape [2, 3, 4] (3 dimensions), requested a 2-dimensional array"
+    );
+    // Via TryFrom on an owned NpyArray.
+    let owned = npy_core::read::<i32>(fixture("i4_le_c_2x3x4.npy")).unwrap();
+    assert!(Array::<i32, Ix2>::try_from(owned.clone()).is_err());
+    let a3 = Array3::<i32>::try_from(owned).unwrap();
+    assert_eq!(a3.shape(), [2, 3, 4]);
+    // Scalars are 0-dimensional.
+    let s = read_ndarray::<i32>(fixture("i4_le_c_scalar.npy")).unwrap();
+    assert_eq!(s.ndim(), 0);
+    assert_eq!(s, manifest_i32("i4_le_c_scalar.npy"));
+    let err = read_ndarray::<f32>(fixture("i4_le_c_scalar.npy")).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::TypeMismatch { .. }));
+}
+
+#[test]
+fn c_and_fortran_arrays_write_byte_identical_to_numpy() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = manifest_i32("i4_le_c_2x3x4.npy");
+    // The same logical array with Fortran memory: reversed axes of a C array of shape (4, 3, 2).
+    let f = c.t().as_standard_layout().into_owned().reversed_axes();
+    assert_eq!(f, c);
+    assert!(f.t().is_standard_layout() && !f.is_standard_layout());
+    for (array, numpy) in [(&c, "i4_le_c_2x3x4.npy"), (&f, "i4_le_f_2x3x4.npy")] {
+        let path = temp_path(&dir, numpy);
+        write_ndarray(&path, array).unwrap();
+        assert_eq!(
+            fs::read(&path).unwrap(),
+            fs::read(fixture(numpy)).unwrap(),
+            "{numpy}"
+        );
+        assert_eq!(read_ndarray::<i32>(&path).unwrap(), c);
+    }
+    // Options apply: big-endian, to a writer.
+    let mut out = Vec::new();
+    WriteOptions::new()
+        .byte_order(ByteOrder::Big)
+        .write_ndarray_to(&mut out, &f)
+        .unwrap();
+    assert_eq!(out, fs::read(fixture("i4_be_f_2x3x4.npy")).unwrap());
+    // 0-d.
+    let path = temp_path(&dir, "scalar.npy");
+    let scalar = manifest_i32("i4_le_c_scalar.npy");
+    write_ndarray(&path, &scalar).unwrap();
+    assert_eq!(
+        fs::read(&path).unwrap(),
+        fs::read(fixture("i4_le_c_scalar.npy")).unwrap()
+    );
+    write_ndarray(&path, &arr0(5u8)).unwrap();
+    assert_eq!(read_ndarray::<u8>(&path).unwrap(), arr0(5u8).into_dyn());
+}
+
+#[test]
+fn non_contiguous_arrays_write_in_logical_c_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = manifest_i32("i4_le_c_2x3x4.npy");
+    let a2 = c.clone().into_shape_with_order((6, 4)).unwrap();
+    let cases: Vec<(&str, ArrayD<i32>)> = vec![
+        (
+            "every other column",
+            a2.slice(s![.., ..;2]).to_owned().into_dyn(),
+        ),
+        (
+            "every other row, transposed",
+            a2.slice(s![..;2, ..]).t().to_owned().into_dyn(),
+        ),
+        (
+            "reversed columns",
+            a2.slice(s![.., ..;-1]).to_owned().into_dyn(),
+        ),
+        (
+            "3-d middle slice",
+            c.slice(s![.., 1.., ..;3]).to_owned().into_dyn(),
+        ),
+    ];
+    let views = [
+        a2.slice(s![.., ..;2]).into_dyn(),
+        a2.slice(s![..;2, ..]).reversed_axes().into_dyn(),
+        a2.slice(s![.., ..;-1]).into_dyn(),
+        c.slice(s![.., 1.., ..;3]).into_dyn(),
+    ];
+    for ((name, want), view) in cases.iter().zip(&views) {
+        assert!(
+            view.as_slice().is_none() && view.t().as_slice().is_none(),
+            "{name}"
+        );
+        let path = temp_path(&dir, "strided.npy");
+        write_ndarray(&path, view).unwrap();
+        let r = NpyReader::open(&path).unwrap();
+        assert!(!r.header().fortran_order, "{name}");
+        assert_eq!(read_ndarray::<i32>(&path).unwrap(), want, "{name}");
+    }
+    // Fixed-dimension arrays (Ix2) and views of views work the same.
+    let path = temp_path(&dir, "two.npy");
+    write_ndarray(&path, &a2.slice(s![1..;2, ..;2])).unwrap();
+    let back = read_ndarray_dim::<i32, Ix2>(&path).unwrap();
+    assert_eq!(back, a2.slice(s![1..;2, ..;2]));
+    assert_eq!(back.len_of(Axis(0)), 3);
+}
+
+#[test]
+fn a_zero_copy_view_becomes_an_ndarray_view() {
+    let bytes = fs::read(fixture("i4_le_f_2x3x4.npy")).unwrap();
+    // i4 needs 4-byte alignment: copy into u32 storage.
+    let mut words = vec![0u32; bytes.len().div_ceil(4)];
+    bytemuck::cast_slice_mut::<u32, u8>(&mut words)[..bytes.len()].copy_from_slice(&bytes);
+    let aligned = &bytemuck::cast_slice::<u32, u8>(&words)[..bytes.len()];
+    let view = NpyView::<i32>::new(aligned).unwrap();
+    let nd = view.as_ndarray().unwrap();
+    assert_eq!(nd, manifest_i32("i4_le_c_2x3x4.npy"));
+    assert_eq!(nd.as_ptr(), view.data().as_ptr());
+}

@@ -1,0 +1,483 @@
+//! Typed reads against numpy: every simple-dtype fixture read with its Rust element type equals
+//! the values numpy recorded in `fixtures/manifest.json` (in logical C order, floats bit for
+//! bit), through every read path; plus the reader's stream behaviour and its value and type
+//! errors.
+
+use std::fs;
+use std::io::Cursor;
+use std::path::PathBuf;
+
+use npy_core::element::units;
+use npy_core::num_complex::Complex;
+use npy_core::{
+    read, ByteOrder, DType, Datetime64, Error, ErrorKind, Header, NpyArray, NpyReader, Order,
+    Primitive,
+};
+use npy_test_support::*;
+use serde_json::Value as Json;
+
+/// Reads one fixture as `T` every way the reader offers and compares with the manifest.
+struct CheckTyped<'a>(&'a Json);
+
+impl Visitor for CheckTyped<'_> {
+    type Out = Result<(), String>;
+
+    fn visit<T: Elem>(self) -> Result<(), String> {
+        let e = self.0;
+        let path = fixture(e["file"].as_str().unwrap());
+        let a = read::<T>(&path).map_err(|err| format!("read: {err}"))?;
+        if a.shape() != shape_of(e) {
+            return Err(format!("shape {:?}, manifest {:?}", a.shape(), shape_of(e)));
+        }
+        if a.order() != order_of(e) {
+            return Err(format!("order {:?}, manifest {:?}", a.order(), order_of(e)));
+        }
+        let ours = logical_c(&a);
+        let expected = expected_values(e);
+        if ours.len() != expected.len() {
+            return Err(format!(
+                "{} values, manifest {}",
+                ours.len(),
+                expected.len()
+            ));
+        }
+        for (i, (x, v)) in ours.iter().zip(&expected).enumerate() {
+            if !x.matches(v) {
+                return Err(format!(
+                    "value {i} (logical C order): ours {x:?}, numpy {v}"
+                ));
+            }
+        }
+
+        // The same memory-order data through the stream paths.
+        let bytes = fs::read(&path).unwrap();
+        let stream = NpyReader::new(&bytes[..])
+            .and_then(|mut r| r.read_vec::<T>())
+            .map_err(|err| format!("stream read_vec: {err}"))?;
+        if !all_same(&stream, a.data()) {
+            return Err("stream read_vec differs from read".into());
+        }
+        let mut r = NpyReader::open(&path).unwrap();
+        let iterated: Vec<T> = r
+            .iter::<T>()
+            .map_err(|err| format!("iter: {err}"))?
+            .collect::<Result<_, _>>()
+            .map_err(|err| format!("iter item: {err}"))?;
+        if !all_same(&iterated, a.data()) {
+            return Err("iter differs from read".into());
+        }
+        // read_into with one buffer reused for every chunk (7 does not divide the sizes).
+        let mut r = NpyReader::new(&bytes[..]).unwrap();
+        let mut buf: Vec<T> = a.data().iter().take(7).cloned().collect();
+        let mut chunked = Vec::new();
+        while r.remaining() > 0 {
+            let k = (r.remaining() as usize).min(buf.len());
+            r.read_into(&mut buf[..k])
+                .map_err(|err| format!("read_into: {err}"))?;
+            chunked.extend_from_slice(&buf[..k]);
+        }
+        if !all_same(&chunked, a.data()) {
+            return Err("read_into chunks differ from read".into());
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn every_simple_fixture_reads_typed_as_numpy_wrote_it() {
+    assert_skips_are_expected();
+    let fixtures = simple_fixtures();
+    let mut failures = Vec::new();
+    let (mut big, mut fortran) = (0, 0);
+    for e in &fixtures {
+        let dt = dtype_of(e);
+        big += usize::from(dt.byte_order() == ByteOrder::Big);
+        fortran += usize::from(order_of(e) == Order::Fortran);
+        if let Some(Err(msg)) = dispatch(&dt, CheckTyped(e)) {
+            failures.push(format!("{}: {msg}", e["file"].as_str().unwrap()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // 21 simple dtypes with typed readers (m8[10ms] has none), 6 to 8 files each, plus w_f32
+    // and long_shape; both byte orders and both memory orders are among them.
+    assert!(fixtures.len() >= 150, "only {} fixtures", fixtures.len());
+    assert!(
+        big >= 30 && fortran >= 40,
+        "big-endian {big}, Fortran {fortran}"
+    );
+}
+
+fn f8_fixture() -> (PathBuf, Vec<f64>) {
+    let path = fixture("f8_le_c_2x3x4.npy");
+    let all = read::<f64>(&path).unwrap().into_vec();
+    assert_eq!(all.len(), 24);
+    (path, all)
+}
+
+fn same_bits(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+#[test]
+fn read_into_reuses_one_buffer_and_refuses_overlong_buffers() {
+    let (path, all) = f8_fixture();
+    let mut r = NpyReader::open(&path).unwrap();
+    let mut buf = [0.0f64; 10];
+    let ptr = buf.as_ptr();
+    r.read_into(&mut buf).unwrap();
+    assert!(same_bits(&buf, &all[..10]));
+    r.read_into(&mut buf).unwrap();
+    assert!(same_bits(&buf, &all[10..20]));
+    assert_eq!(buf.as_ptr(), ptr);
+    assert_eq!(r.remaining(), 4);
+    match r.read_into(&mut buf).map_err(Error::into_kind) {
+        Err(ErrorKind::LengthMismatch {
+            expected: 4,
+            found: 10,
+            ..
+        }) => {}
+        other => panic!("expected LengthMismatch, got {other:?}"),
+    }
+    r.read_into(&mut buf[..4]).unwrap();
+    assert!(same_bits(&buf[..4], &all[20..]));
+    assert_eq!(r.remaining(), 0);
+
+    // Byte-swapped bulk path and per-element path (String) with a reused buffer.
+    let be = read::<f64>(fixture("f8_be_c_2x3x4.npy"))
+        .unwrap()
+        .into_vec();
+    assert!(same_bits(&be, &all));
+    let strings = read::<String>(fixture("U5_be_c_2x3x4.npy"))
+        .unwrap()
+        .into_vec();
+    let mut r = NpyReader::open(fixture("U5_be_c_2x3x4.npy")).unwrap();
+    let mut sbuf = vec![String::new(); 5];
+    let mut got = Vec::new();
+    while r.remaining() > 0 {
+        let k = (r.remaining() as usize).min(5);
+        r.read_into(&mut sbuf[..k]).unwrap();
+        got.extend_from_slice(&sbuf[..k]);
+    }
+    assert_eq!(got, strings);
+}
+
+#[test]
+fn iter_streams_the_elements_in_memory_order() {
+    let (path, all) = f8_fixture();
+    let mut r = NpyReader::open(&path).unwrap();
+    let it = r.iter::<f64>().unwrap();
+    assert_eq!(it.size_hint(), (24, Some(24)));
+    let got: Vec<f64> = it.map(Result::unwrap).collect();
+    assert!(same_bits(&got, &all));
+    assert_eq!(r.remaining(), 0);
+    assert_eq!(r.iter::<f64>().unwrap().count(), 0);
+
+    // Fortran order: iteration is memory order, as `read` returns it.
+    let f = read::<i32>(fixture("i4_be_f_2x3x4.npy")).unwrap();
+    let mut r = NpyReader::open(fixture("i4_be_f_2x3x4.npy")).unwrap();
+    let got: Vec<i32> = r.iter::<i32>().unwrap().map(Result::unwrap).collect();
+    assert_eq!(got, f.data());
+}
+
+#[test]
+fn read_range_read_rows_and_seek_to_on_a_c_order_fixture() {
+    let (path, all) = f8_fixture();
+    let mut r = NpyReader::open(&path).unwrap();
+    assert!(same_bits(&r.read_range::<f64>(5..17).unwrap(), &all[5..17]));
+    assert_eq!(r.remaining(), 24 - 17);
+    assert!(same_bits(&r.read_range::<f64>(0..3).unwrap(), &all[..3]));
+    assert!(r.read_range::<f64>(7..7).unwrap().is_empty());
+    assert!(same_bits(&r.read_range::<f64>(23..24).unwrap(), &all[23..]));
+    // Rows of (2, 3, 4): a row is 12 elements.
+    assert!(same_bits(&r.read_rows::<f64>(1..2).unwrap(), &all[12..]));
+    assert!(same_bits(&r.read_rows::<f64>(0..2).unwrap(), &all));
+    assert!(same_bits(&r.read_rows::<f64>(0..1).unwrap(), &all[..12]));
+    assert!(matches!(
+        r.read_rows::<f64>(1..3).map_err(Error::into_kind),
+        Err(ErrorKind::OutOfRange { .. })
+    ));
+    assert!(matches!(
+        r.read_range::<f64>(20..25).map_err(Error::into_kind),
+        Err(ErrorKind::OutOfRange { .. })
+    ));
+
+    r.seek_to(20).unwrap();
+    assert_eq!(r.remaining(), 4);
+    assert!(same_bits(&r.read_vec::<f64>().unwrap(), &all[20..]));
+    r.seek_to(3).unwrap();
+    let mut two = [0.0; 2];
+    r.read_into(&mut two).unwrap();
+    assert!(same_bits(&two, &all[3..5]));
+    let next: Vec<f64> = r
+        .iter::<f64>()
+        .unwrap()
+        .take(3)
+        .map(Result::unwrap)
+        .collect();
+    assert!(same_bits(&next, &all[5..8]));
+    r.seek_to(24).unwrap();
+    assert_eq!(r.remaining(), 0);
+    assert!(matches!(
+        r.seek_to(25).map_err(Error::into_kind),
+        Err(ErrorKind::OutOfRange { .. })
+    ));
+
+    // In-memory streams seek too; range reads on a big-endian, per-element type.
+    let bytes = fs::read(fixture("U5_be_c_2x3x4.npy")).unwrap();
+    let strings = read::<String>(fixture("U5_be_c_2x3x4.npy"))
+        .unwrap()
+        .into_vec();
+    let mut r = NpyReader::new(Cursor::new(bytes)).unwrap();
+    assert_eq!(r.read_rows::<String>(1..2).unwrap(), strings[12..]);
+    assert_eq!(r.read_range::<String>(2..5).unwrap(), strings[2..5]);
+
+    // Rows are not contiguous in Fortran order, and 0-d arrays have none.
+    let mut f = NpyReader::open(fixture("f8_le_f_2x3x4.npy")).unwrap();
+    assert!(matches!(
+        f.read_rows::<f64>(0..1).map_err(Error::into_kind),
+        Err(ErrorKind::Unsupported { .. })
+    ));
+    let mut s = NpyReader::open(fixture("f8_le_c_scalar.npy")).unwrap();
+    assert!(matches!(
+        s.read_rows::<f64>(0..1).map_err(Error::into_kind),
+        Err(ErrorKind::Unsupported { .. })
+    ));
+}
+
+#[test]
+fn concatenated_arrays_read_one_after_another() {
+    let names = [
+        "f8_le_c_2x3x4.npy",
+        "U5_be_f_2x3x4.npy",
+        "b1_na_c_5.npy",
+        "i2_le_c_0.npy",
+        "c8_be_c_2x3x4.npy",
+    ];
+    let mut stream = Vec::new();
+    for n in names {
+        stream.extend(fs::read(fixture(n)).unwrap());
+    }
+    let mut s = &stream[..];
+    let a = NpyReader::new(&mut s).unwrap().read_vec::<f64>().unwrap();
+    assert!(same_bits(&a, &f8_fixture().1));
+    let mut r = NpyReader::new(&mut s).unwrap();
+    assert_eq!(r.order(), Order::Fortran);
+    let u: Vec<String> = r.iter::<String>().unwrap().map(Result::unwrap).collect();
+    assert_eq!(u, read::<String>(fixture(names[1])).unwrap().into_vec());
+    let mut r = NpyReader::new(&mut s).unwrap();
+    let mut b = [false; 5];
+    r.read_into(&mut b).unwrap();
+    assert_eq!(b, *read::<bool>(fixture(names[2])).unwrap().data());
+    let mut r = NpyReader::new(&mut s).unwrap();
+    assert_eq!(r.shape(), [0]);
+    assert!(r.read_vec::<i16>().unwrap().is_empty());
+    let c = NpyReader::new(&mut s)
+        .unwrap()
+        .read_vec::<Complex<f32>>()
+        .unwrap();
+    let want = read::<Complex<f32>>(fixture(names[4])).unwrap().into_vec();
+    assert!(all_same(&c, &want));
+    assert!(s.is_empty(), "{} bytes left", s.len());
+    assert!(matches!(
+        NpyReader::new(&mut s).map_err(Error::into_kind),
+        Err(ErrorKind::NotNpy(_))
+    ));
+}
+
+#[test]
+fn trailing_bytes_after_the_data_are_not_an_error() {
+    let (_, all) = f8_fixture();
+    let mut bytes = fs::read(fixture("f8_le_c_2x3x4.npy")).unwrap();
+    bytes.extend_from_slice(b"trailing garbage \x93NUMPY");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trailing.npy");
+    fs::write(&path, &bytes).unwrap();
+    assert!(same_bits(&read::<f64>(&path).unwrap().into_vec(), &all));
+    let mut s = &bytes[..];
+    let got = NpyReader::new(&mut s).unwrap().read_vec::<f64>().unwrap();
+    assert!(same_bits(&got, &all));
+    assert_eq!(s, b"trailing garbage \x93NUMPY");
+    let mut r = NpyReader::open(&path).unwrap();
+    assert_eq!(r.iter::<f64>().unwrap().count(), 24);
+}
+
+#[test]
+fn type_mismatch_names_the_file_dtype_and_the_rust_type() {
+    let err = read::<Complex<f64>>(fixture("c8_le_c_5.npy")).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        matches!(err.kind(), ErrorKind::TypeMismatch { .. }),
+        "{err:?}"
+    );
+    assert!(msg.contains("'<c8' (complex64)"), "{msg}");
+    assert!(msg.contains("Complex<f64> ('<c16')"), "{msg}");
+
+    // Units are part of the type.
+    let err = read::<Datetime64<units::S>>(fixture("M8ns_le_c_5.npy")).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::TypeMismatch { .. }),
+        "{err:?}"
+    );
+    let msg = err.to_string();
+    assert!(msg.contains("M8[ns]") && msg.contains("M8[s]"), "{msg}");
+    assert!(read::<Datetime64<units::Ns>>(fixture("M8ns_le_c_5.npy")).is_ok());
+
+    // No widening, no sign change, no datetime as int, no m8[10ms] as m8[ms].
+    for (file, err) in [
+        (
+            "i4_le_c_5.npy",
+            read::<i64>(fixture("i4_le_c_5.npy")).map(drop),
+        ),
+        (
+            "u8_le_c_5.npy",
+            read::<i64>(fixture("u8_le_c_5.npy")).map(drop),
+        ),
+        (
+            "M8s_le_c_5.npy",
+            read::<i64>(fixture("M8s_le_c_5.npy")).map(drop),
+        ),
+        (
+            "m8_10ms_le_c_5.npy",
+            read::<npy_core::Timedelta64<units::Ms>>(fixture("m8_10ms_le_c_5.npy")).map(drop),
+        ),
+        (
+            "S7_na_c_5.npy",
+            read::<String>(fixture("S7_na_c_5.npy")).map(drop),
+        ),
+        (
+            "b1_na_c_5.npy",
+            read::<u8>(fixture("b1_na_c_5.npy")).map(drop),
+        ),
+    ] {
+        assert!(
+            matches!(
+                err.as_ref().map_err(Error::kind),
+                Err(ErrorKind::TypeMismatch { .. })
+            ),
+            "{file}: {err:?}"
+        );
+    }
+    // The stream reader checks before reading any data.
+    let bytes = fs::read(fixture("c8_le_c_5.npy")).unwrap();
+    let mut r = NpyReader::new(&bytes[..]).unwrap();
+    assert!(matches!(
+        r.iter::<f32>().map_err(Error::into_kind),
+        Err(ErrorKind::TypeMismatch { .. })
+    ));
+    assert!(matches!(
+        r.read_into::<f64>(&mut []).map_err(Error::into_kind),
+        Err(ErrorKind::TypeMismatch { .. })
+    ));
+    assert_eq!(r.remaining(), 5);
+}
+
+fn bool_file(data: &[u8]) -> Vec<u8> {
+    let dt = DType::Number(Primitive::Bool, ByteOrder::NotApplicable);
+    let mut bytes = Header::new(dt, vec![data.len() as u64])
+        .to_bytes(None)
+        .unwrap();
+    bytes.extend_from_slice(data);
+    bytes
+}
+
+#[test]
+fn a_bool_byte_other_than_0_or_1_is_invalid_bool() {
+    let bytes = bool_file(&[0, 1, 2, 1]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad_bool.npy");
+    fs::write(&path, &bytes).unwrap();
+    assert!(matches!(
+        read::<bool>(&path).map_err(Error::into_kind),
+        Err(ErrorKind::InvalidBool { byte: 2 })
+    ));
+    let mut r = NpyReader::new(&bytes[..]).unwrap();
+    assert!(matches!(
+        r.read_vec::<bool>().map_err(Error::into_kind),
+        Err(ErrorKind::InvalidBool { byte: 2 })
+    ));
+    let mut r = NpyReader::new(&bytes[..]).unwrap();
+    let items: Vec<_> = r
+        .iter::<bool>()
+        .unwrap()
+        .map(|r| r.map_err(Error::into_kind))
+        .collect();
+    assert!(matches!(
+        items[..],
+        [Ok(false), Ok(true), Err(ErrorKind::InvalidBool { byte: 2 })]
+    ));
+    // The same bytes as u8 are fine only if the dtype says u8: here it is a mismatch.
+    assert!(matches!(
+        read::<u8>(&path).map_err(Error::into_kind),
+        Err(ErrorKind::TypeMismatch { .. })
+    ));
+    assert_eq!(
+        NpyReader::new(&bool_file(&[1, 0])[..])
+            .unwrap()
+            .read_vec::<bool>()
+            .unwrap(),
+        [true, false]
+    );
+}
+
+fn external(rel: &str) -> Option<PathBuf> {
+    let p = npy_test_support::external_dir().join(rel);
+    assert!(
+        p.is_file(),
+        "{} is missing from fixtures/external",
+        p.display()
+    );
+    Some(p)
+}
+
+#[test]
+fn a_lone_surrogate_is_invalid_unicode() {
+    let Some(path) = external("npyz/unicode/surrogate.npy") else {
+        return;
+    };
+    match read::<String>(&path).map_err(Error::into_kind) {
+        Err(ErrorKind::InvalidUnicode { code_point }) => {
+            assert!((0xD800..0xE000).contains(&code_point), "{code_point:#x}")
+        }
+        other => panic!("expected InvalidUnicode, got {other:?}"),
+    }
+}
+
+#[test]
+fn ndarray_npy_bad_bool_value_is_invalid_bool() {
+    let Some(path) = external("ndarray-npy/example_bool_bad_value.npy") else {
+        return;
+    };
+    let err = read::<bool>(&path).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::InvalidBool { .. }),
+        "{err:?}"
+    );
+    if let Some(good) = external("ndarray-npy/example_bool_standard.npy") {
+        let a: NpyArray<bool> = read(good).unwrap();
+        assert!(!a.is_empty());
+    }
+}
+
+// Regressions: faults found by fuzzing and review, each with its failing input.
+
+/// A partly used `iter` moved the reader past its whole read-ahead chunk.
+#[test]
+fn a_partly_used_iterator_loses_no_elements() {
+    let src = fixture("i2_le_c_2x3x4.npy");
+    let all = npy_core::read::<i16>(&src).unwrap().into_vec();
+    let bytes = std::fs::read(&src).unwrap();
+    let mut r = NpyReader::new(&bytes[..]).unwrap();
+    let first: Vec<i16> = r
+        .iter::<i16>()
+        .unwrap()
+        .take(2)
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(r.remaining(), 22);
+    let rest = r.read_vec::<i16>().unwrap();
+    assert_eq!([first, rest].concat(), all);
+    // With Seek, seeking after a partial iteration lands where asked.
+    let mut r = NpyReader::new(std::io::Cursor::new(bytes)).unwrap();
+    let _ = r.iter::<i16>().unwrap().next();
+    assert_eq!(r.read_range::<i16>(5..7).unwrap(), all[5..7]);
+}

@@ -1,8 +1,0 @@
-//! Compile-error messages of `#[derive(NpyElement)]` (trybuild; regenerate the `.stderr` files
-//! with `TRYBUILD=overwrite cargo test -p npy-derive --test ui` and review them).
-
-#[test]
-fn ui() {
-    let t = trybuild::TestCases::new();
-    t.compile_fail("tests/ui/*.rs");
-}
