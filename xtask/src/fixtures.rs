@@ -5,6 +5,11 @@
 //! top-level `*.npy` files, `manifest.json` and `README.md` of the output
 //! directory; it deletes stale `*.npy` files and rewrites everything.
 //!
+//! Each sub-directory in [`SUBSETS`] belongs entirely to its own generator script (run
+//! after the main one, with the sub-directory as its output), which writes its own
+//! manifest: `parity/` (`xtask/fixtures_parity.py`, numpy's and Python's verdicts on descr
+//! strings, literals and safe casts, and the files of issue 13's parity kinds).
+//!
 //! With `--check` the set is regenerated into a temporary directory under the
 //! target directory and compared byte for byte with `fixtures/`; any difference
 //! is listed and the command fails.
@@ -41,6 +46,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
 }
 
+/// Sub-directories of `fixtures/` and the script that owns all of each (`xtask/<script>`).
+pub const SUBSETS: &[(&str, &str)] = &[("parity", "fixtures_parity.py")];
+
 /// The committed fixture directory, `<workspace>/fixtures`.
 pub fn fixtures_dir() -> PathBuf {
     workspace_root().join("fixtures")
@@ -51,9 +59,18 @@ pub fn script_path() -> PathBuf {
     workspace_root().join("xtask").join("fixtures.py")
 }
 
-/// Runs the generator script with `python`, writing into `out_dir`.
+/// Runs the generator scripts with `python`, writing into `out_dir` (the main script) and
+/// its [`SUBSETS`] sub-directories.
 pub fn generate(python: &Path, out_dir: &Path) -> Result<(), String> {
-    let script = script_path();
+    run_script(python, &script_path(), out_dir)?;
+    for (dir, script) in SUBSETS {
+        let script = workspace_root().join("xtask").join(script);
+        run_script(python, &script, &out_dir.join(dir))?;
+    }
+    Ok(())
+}
+
+fn run_script(python: &Path, script: &Path, out_dir: &Path) -> Result<(), String> {
     eprintln!(
         "xtask: {} {} {}",
         python.display(),
@@ -61,7 +78,7 @@ pub fn generate(python: &Path, out_dir: &Path) -> Result<(), String> {
         out_dir.display()
     );
     let status = Command::new(python)
-        .arg(&script)
+        .arg(script)
         .arg(out_dir)
         .current_dir(workspace_root())
         .env("PYTHONHASHSEED", "0")
@@ -83,7 +100,15 @@ fn check_fixtures(fixtures_dir: &Path) -> Result<(), String> {
         fs::remove_dir_all(&tmp).map_err(|e| format!("cannot remove {}: {e}", tmp.display()))?;
     }
     fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-    let result = generate(&python, &tmp).and_then(|()| compare_dirs(&tmp, fixtures_dir));
+    let result = generate(&python, &tmp).and_then(|()| {
+        let mut differences = compare_dirs(&tmp, fixtures_dir)?;
+        for (dir, _) in SUBSETS {
+            let prefix = format!("{dir}/");
+            let sub = compare_files(&tmp.join(dir), &fixtures_dir.join(dir), |_| true)?;
+            differences.extend(sub.into_iter().map(|d| d.prefixed(&prefix)));
+        }
+        Ok(differences)
+    });
     // Best effort: a leftover directory under target/ is harmless.
     let _ = fs::remove_dir_all(&tmp);
     let differences = result?;
@@ -127,14 +152,25 @@ impl std::fmt::Display for Difference {
     }
 }
 
+impl Difference {
+    /// The same difference for a file named `prefix` + its name (a sub-directory's file).
+    fn prefixed(self, prefix: &str) -> Difference {
+        match self {
+            Difference::Missing(n) => Difference::Missing(format!("{prefix}{n}")),
+            Difference::Stale(n) => Difference::Stale(format!("{prefix}{n}")),
+            Difference::Changed(n) => Difference::Changed(format!("{prefix}{n}")),
+        }
+    }
+}
+
 /// Whether a top-level file name belongs to the generator.
 pub fn is_owned(name: &str) -> bool {
     name.ends_with(".npy") || name == "manifest.json" || name == "README.md"
 }
 
-/// Top-level regular files of `dir` that the generator owns, sorted.
+/// Top-level regular files of `dir` for which `owned` holds, sorted.
 /// A directory that does not exist has none.
-fn owned_files(dir: &Path) -> Result<BTreeSet<String>, String> {
+fn owned_files(dir: &Path, owned: impl Fn(&str) -> bool) -> Result<BTreeSet<String>, String> {
     let mut names = BTreeSet::new();
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -148,7 +184,7 @@ fn owned_files(dir: &Path) -> Result<BTreeSet<String>, String> {
             .map_err(|e| format!("cannot stat {}: {e}", entry.path().display()))?
             .is_file();
         if let (true, Some(name)) = (is_file, entry.file_name().to_str()) {
-            if is_owned(name) {
+            if owned(name) {
                 names.insert(name.to_string());
             }
         }
@@ -159,8 +195,17 @@ fn owned_files(dir: &Path) -> Result<BTreeSet<String>, String> {
 /// Compares the generator-owned files of `generated` and `committed` byte for
 /// byte; returns the differences sorted by file name.
 pub fn compare_dirs(generated: &Path, committed: &Path) -> Result<Vec<Difference>, String> {
-    let new = owned_files(generated)?;
-    let old = owned_files(committed)?;
+    compare_files(generated, committed, is_owned)
+}
+
+/// Compares the files of `generated` and `committed` (top level) for which `owned` holds.
+fn compare_files(
+    generated: &Path,
+    committed: &Path,
+    owned: impl Fn(&str) -> bool + Copy,
+) -> Result<Vec<Difference>, String> {
+    let new = owned_files(generated, owned)?;
+    let old = owned_files(committed, owned)?;
     let read =
         |path: PathBuf| fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()));
     let mut differences = Vec::new();

@@ -17,6 +17,7 @@ use crate::error::{Error, ErrorKind};
 pub use crate::format::ByteOrder;
 use crate::format::MAX_DIMS;
 
+mod comma;
 mod descr;
 mod layout;
 #[cfg(test)]

@@ -1,0 +1,44 @@
+//! The failing inputs of issue 13 (`../shared/cases/turn2`, copied into `cases/`), with what
+//! numpy 2.4.6 reads from each (its README records `np.load`'s result).
+
+use std::path::PathBuf;
+
+use npy_core::element::units::{Ns, S};
+use npy_core::{read, read_dyn, Datetime64, DynValue, NpyReader, Timedelta64};
+
+fn case(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/parity/cases")
+        .join(name)
+}
+
+/// N2: headers whose descr is a numpy type name (`'datetime64[ns]'`, `'double'`, ...).
+#[test]
+fn n2_type_names_as_descr() {
+    let dt = read::<Datetime64<Ns>>(case("N2_datetime64.npy")).unwrap();
+    assert_eq!(
+        dt.data(),
+        [Datetime64::new(1_577_836_800_000_000_001), Datetime64::NAT]
+    );
+    let td = read::<Timedelta64<S>>(case("N2_timedelta64.npy")).unwrap();
+    assert_eq!(td.data(), [Timedelta64::new(5), Timedelta64::new(-1)]);
+    assert_eq!(read::<f64>(case("N2_double.npy")).unwrap().data(), [1.5]);
+    assert_eq!(read::<u8>(case("N2_ubyte.npy")).unwrap().data(), [1, 2]);
+    let ld = read_dyn(case("N2_float128.npy")).unwrap();
+    assert_eq!(ld.dtype().to_string(), "<f16");
+    assert_eq!(ld.values()[0].as_f64(), Some(1.5));
+    for name in [
+        "N2_datetime64",
+        "N2_timedelta64",
+        "N2_double",
+        "N2_ubyte",
+        "N2_float128",
+    ] {
+        let r = NpyReader::open(case(&format!("{name}.npy"))).unwrap();
+        assert!(!r.dtype().to_string().is_empty(), "{name}");
+    }
+    assert!(matches!(
+        read_dyn(case("N2_double.npy")).unwrap().values(),
+        [DynValue::Float(x)] if *x == 1.5
+    ));
+}
