@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::format::{printable, shape, thousands};
 
-/// The `--json` fields, for `npy info --help` (the crate docs carry the same list).
+/// The `--json` fields, for `npy info --help`: the one list of them (the crate docs point here).
 const JSON_FIELDS: &str = "\
 JSON output (--json):
   One object per line per file, in the order the files were given. Fields:

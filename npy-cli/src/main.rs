@@ -35,24 +35,10 @@
 //!
 //! ## `--json`
 //!
-//! One JSON object per line per file, in the order the files were given, with these fields:
-//!
-//! | field | value |
-//! |---|---|
-//! | `name` | the file stem (a `.npy` file stores no name) |
-//! | `path` | the path as given on the command line |
-//! | `file_size` | size of the file, in bytes |
-//! | `version` | format version: `"1.0"`, `"2.0"` or `"3.0"` |
-//! | `header_len` | the HEADER_LEN field: bytes of header text, padding and newline included |
-//! | `data_offset` | offset of the array data from the start of the file, in bytes |
-//! | `descr` | the dtype as the header writes it, without the quotes of a simple one: `"<f4"`, `"\|S7"`, `"[('x', '<f4'), ('id', '<i8')]"` |
-//! | `canonical` | the canonical number type (`"float32"`, `"int64"`, `"bool"`, ...), or `null` for longdouble, datetime64, timedelta64, `S`, `U`, `V`, `O` and record dtypes |
-//! | `shape` | the dimensions, outermost first (`[]` for a 0-d array) |
-//! | `fortran_order` | `true` when the data is in Fortran (column-major) order |
-//! | `itemsize` | bytes per element |
-//! | `nbytes` | bytes of data the header describes: product of `shape` times `itemsize` |
-//! | `byte_order` | `"little"`, `"big"` or `"na"` (does not apply: 1-byte types, `S`, `V`, `O`, records) |
-//! | `header` | the header text exactly as stored, padding spaces and newline included |
+//! One JSON object per line per file, in the order the files were given. Its fields are listed
+//! once, in `npy info --help` (`JSON_FIELDS` in `info.rs`): npy-core's serialised
+//! `TensorInfo` plus `path` and `file_size`. The encoding of `npy show --json` is likewise in
+//! `npy show --help` (`JSON_ENCODING` in `show/mod.rs`).
 //!
 //! A shortfall warning goes to stderr as `npy: FILE: warning: ...` in this mode.
 //!
@@ -61,6 +47,7 @@
 //! 0 when every file was read and holds all the data its header describes; 1 when a file could
 //! not be read or is shorter than its header promises; 2 for a usage error.
 
+mod arrayprint;
 mod convert;
 mod format;
 mod header;

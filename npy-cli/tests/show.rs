@@ -257,6 +257,99 @@ fn large_arrays_are_summarised_unless_full() {
     assert!(full.contains(" 1234 "));
 }
 
+/// A `.npy` file of `descr` and `shape` holding `data` (raw little-endian bytes).
+fn raw_file(dir: &Path, name: &str, descr: &str, shape: &[u64], data: &[u8]) -> PathBuf {
+    let header = npy_core::Header::new(descr.parse().expect("descr"), shape.to_vec());
+    let mut bytes = header.to_bytes(None).expect("header");
+    bytes.extend_from_slice(data);
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write");
+    path
+}
+
+fn le<T: Copy, const N: usize>(xs: &[T], to: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+    xs.iter().flat_map(|&x| to(x)).collect()
+}
+
+/// N21 (../shared/cases/turn2): numpy switches to scientific notation at
+/// 10**min(8, finfo(dtype).precision) for arrays and at the scalar types' own cutoffs for 0-d
+/// arrays. Expected strings are numpy 2.4.6's `str(np.load(f))` of the report's files.
+#[test]
+fn n21_scientific_cutoff_depends_on_the_dtype() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let f16 = |x: f32| npy_core::half::f16::from_f32(x).to_le_bytes();
+    let cases = [
+        (
+            raw_file(
+                d,
+                "f2_small.npy",
+                "<f2",
+                &[4],
+                &le(&[1776.0, 913.0, -974.0, -102.0], f16),
+            ),
+            "[ 1.776e+03  9.130e+02 -9.740e+02 -1.020e+02]",
+        ),
+        (
+            raw_file(d, "f2_0d.npy", "<f2", &[], &le(&[65504.0], f16)),
+            "6.55e+04",
+        ),
+        (
+            raw_file(
+                d,
+                "f4_0d.npy",
+                "<f4",
+                &[],
+                &le(&[536870912f32], f32::to_le_bytes),
+            ),
+            "5.368709e+08",
+        ),
+        (
+            raw_file(
+                d,
+                "f4_1d.npy",
+                "<f4",
+                &[2],
+                &le(&[2e6f32, 3e6], f32::to_le_bytes),
+            ),
+            "[2.e+06 3.e+06]",
+        ),
+        (
+            raw_file(
+                d,
+                "c8_0d.npy",
+                "<c8",
+                &[],
+                &le(&[4.3365286e11f32, 0.92481047], f32::to_le_bytes),
+            ),
+            "(4.3365286e+11+0.92481047j)",
+        ),
+    ];
+    for (path, want) in cases {
+        assert_eq!(show_text(&path), want, "{}", path.display());
+    }
+}
+
+/// N22: numpy reads any non-zero bool byte as True (np.save of a 0/255 mask viewed as bool
+/// writes 0xff); `npy show` refused such files. numpy 2.4.6's `str()` and `tolist()`.
+#[test]
+fn n22_any_nonzero_bool_byte_is_true() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = raw_file(dir.path(), "7f.npy", "|b1", &[4], &[1, 0x7f, 0, 1]);
+    assert_eq!(show_text(&p), "[ True  True False  True]");
+    let p = raw_file(
+        dir.path(),
+        "mask255.npy",
+        "|b1",
+        &[2, 2],
+        &[0, 0xff, 0xff, 0],
+    );
+    assert_eq!(show_text(&p), "[[False  True]\n [ True False]]");
+    let o = npy([Path::new("show"), Path::new("--json"), &p]);
+    let v: Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["data"], serde_json::json!([[false, true], [true, false]]));
+}
+
 #[test]
 fn help_documents_the_json_encoding() {
     let help = stdout(&npy(["show", "--help"]));

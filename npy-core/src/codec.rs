@@ -3,7 +3,7 @@
 //! Typed elements (`element/`), dynamic values (`dynamic/`), views and conversion all decode
 //! and encode through these functions, so a rule is written once:
 //! - byte order: [`Endian`], [`Scalar`] (numbers from and to their bytes), [`swap_in_place`];
-//! - `b1` bytes: [`decode_bool`];
+//! - `b1` bytes: [`decode_bool`] (typed, strict), [`numpy_bool`] (dynamic, as numpy);
 //! - `S` and `U` strings: [`trim_nuls`], [`ucs4_code_points`], [`encode_bytes`],
 //!   [`encode_ucs4`];
 //! - shapes: [`checked_product`], [`nonzero_product`], [`saturating_product`];
@@ -136,8 +136,9 @@ fn swap_words<W: bytemuck::Pod>(bytes: &mut [u8], swap: fn(W) -> W) {
     }
 }
 
-/// A `b1` byte: 0 or 1. numpy would read any non-zero byte as `True`; here it is
-/// [`ErrorKind::InvalidBool`], so that corrupt data is noticed.
+/// A `b1` byte read into a Rust `bool`: 0 or 1. numpy reads any non-zero byte as `True`; a
+/// typed read makes it [`ErrorKind::InvalidBool`], as a view must (a `bool` of another bit
+/// pattern is undefined behaviour), so that a typed copy and a view of the same data agree.
 #[inline]
 pub(crate) fn decode_bool(byte: u8) -> Result<bool, Error> {
     match byte {
@@ -145,6 +146,14 @@ pub(crate) fn decode_bool(byte: u8) -> Result<bool, Error> {
         1 => Ok(true),
         byte => Err(Error::new(ErrorKind::InvalidBool { byte })),
     }
+}
+
+/// A `b1` byte as numpy reads it: any non-zero byte is `True` (`np.save` of a 0/255 mask
+/// viewed as bool writes such bytes, and `np.load(...).tolist()` gives `True` for them). The
+/// dynamic reader, whose values are numpy's, follows this rule.
+#[inline]
+pub(crate) fn numpy_bool(byte: u8) -> bool {
+    byte != 0
 }
 
 /// An `S` value as numpy's item access gives it: the bytes without trailing NULs (inner NULs

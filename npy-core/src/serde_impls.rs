@@ -9,7 +9,7 @@
 //! | [`DType`], record | numpy's `dtype.descr` list: one entry per field, `[name, DTYPE]` or `[name, DTYPE, shape]`, with `[title, name]` in place of `name` for a titled field, and padding entries `["", "\|V3"]` where fields leave gaps |
 //! | [`DType`], subarray | `[DTYPE, shape]` |
 //! | [`ByteOrder`] | `"little"`, `"big"` or `"na"` |
-//! | [`TensorInfo`] | the object `npy info --json` prints, without `path` and `file_size`: `name`, `version` (`"1.0"`), `header_len`, `data_offset`, `descr` (the dtype's display string: `"<f4"`, `"[('x', '<f4')]"`), `canonical` (`"float32"` or `null`), `shape`, `fortran_order`, `itemsize`, `nbytes`, `byte_order`, `header` (the stored text) |
+//! | [`TensorInfo`] | an object of the struct's fields by name, with `dtype` as `descr` (its display string: `"<f4"`, `"[('x', '<f4')]"`), `order` as `fortran_order` (bool), `version` as `"1.0"`, `canonical` as `"float32"` or `null` |
 //! | [`Value`] | `None` → `null`, bool, int, float, str, bytes (an array of numbers in JSON), tuple and list → array, dict → object (or map) |
 //!
 //! A dtype written this way reads back to the same dtype, padding included (JSON → dtype → JSON

@@ -342,17 +342,49 @@ fn zero_size_and_empty_arrays() {
     assert_eq!(array_json(&a), json!([[], [], []]));
 }
 
+/// numpy reads any non-zero bool byte as True (N22: `np.save` of a 0/255 mask viewed as bool
+/// writes 0xff bytes; numpy 2.4.6 `np.load(...).tolist()` gives `[True, False, True, True]`).
 #[test]
-fn invalid_bool_byte_is_an_error() {
-    let mut bytes = Header::new("|b1".parse().expect("dtype"), vec![2])
+fn any_nonzero_bool_byte_is_true() {
+    let mut bytes = Header::new("|b1".parse().expect("dtype"), vec![4])
         .to_bytes(None)
         .expect("header");
-    bytes.extend_from_slice(&[1, 0x62]);
+    bytes.extend_from_slice(&[1, 0, 0x62, 0xff]);
+    let a = NpyReader::new(&bytes[..])
+        .and_then(|mut r| r.read_dyn())
+        .expect("read");
+    let want = [true, false, true, true].map(DynValue::Bool);
+    assert_eq!(a.values(), want);
+}
+
+/// `read_dyn_range` reads exactly the memory-order elements asked for, of any dtype, and
+/// refuses ranges outside the array.
+#[test]
+fn read_dyn_range_reads_only_the_range() {
+    let path = fixtures_dir().join("rec_strings.npy");
+    let whole = npy_core::read_dyn(&path).expect("read").into_values();
+    let mut r = NpyReader::open(&path).expect("open");
+    let n = r.len();
+    assert_eq!(r.read_dyn_range(1..n).expect("tail"), whole[1..]);
+    assert_eq!(r.read_dyn_range(0..1).expect("head"), whole[..1]);
+    assert_eq!(r.read_dyn_range(n..n).expect("empty"), []);
     assert!(matches!(
-        NpyReader::new(&bytes[..])
-            .and_then(|mut r| r.read_dyn())
-            .map_err(Error::into_kind),
-        Err(ErrorKind::InvalidBool { byte: 0x62 })
+        r.read_dyn_range(0..n + 1).map_err(Error::into_kind),
+        Err(ErrorKind::OutOfRange { .. })
+    ));
+    // The file's memory order, not C order: a Fortran-order fixture's second stored element.
+    let path = fixtures_dir().join("i4_le_f_2x3x4.npy");
+    let whole = npy_core::read_dyn(&path).expect("read").into_values();
+    let mut r = NpyReader::open(&path).expect("open");
+    assert_eq!(r.read_dyn_range(1..2).expect("one"), whole[1..2]);
+    // A file shorter than the range is truncated, not an allocation refusal.
+    let bytes = fs::read(fixtures_dir().join("u8_le_c_5.npy")).expect("fixture");
+    let cut = std::io::Cursor::new(bytes[..bytes.len() - 1].to_vec());
+    let mut r = NpyReader::new(cut).expect("header");
+    assert_eq!(r.read_dyn_range(0..4).expect("whole elements").len(), 4);
+    assert!(matches!(
+        r.read_dyn_range(3..5).map_err(Error::into_kind),
+        Err(ErrorKind::Truncated { .. })
     ));
 }
 
@@ -391,7 +423,7 @@ fn record_fields_come_in_dtype_order_without_padding() {
 /// `read_dyn` of a `|u1` array of more than 4,194,304 elements failed with `AllocationLimit`:
 /// the typed reads' bound (32 bytes of elements per data byte) was applied to its 48-byte
 /// `DynValue`s, although its own documented bound (`MAX_DYN_EXPANSION`, 256 per byte) allows
-/// them. The first size past the typed bound now reads.
+/// them. The first size past the typed bound now reads, whole or by range (X7/N10).
 #[test]
 fn read_dyn_is_bounded_by_its_own_budget_not_the_typed_one() {
     // Past 64 MiB / (48 - 32) bytes: where the typed bound refused.
@@ -402,4 +434,7 @@ fn read_dyn_is_bounded_by_its_own_budget_not_the_typed_one() {
     let a = npy_core::read_dyn(&path).unwrap();
     assert_eq!(a.len(), n);
     assert_eq!(a.values()[n - 1], DynValue::UInt(7));
+    let mut r = NpyReader::open(&path).unwrap();
+    let n = n as u64;
+    assert_eq!(r.read_dyn_range(0..n).unwrap().len() as u64, n);
 }

@@ -14,7 +14,6 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use npy_core::element::units;
 use npy_core::half::f16;
@@ -26,21 +25,20 @@ use npy_core::{
 
 use crate::fixtures::fixtures_dir;
 use crate::python::numpy_python;
-use crate::{target_dir, workspace_root};
+use crate::target_dir;
 
-const USAGE: &str = "usage: cargo xtask interop";
+pub mod show;
 
-/// Entry point of the `interop` subcommand; `args` follow the subcommand name.
-pub fn run(args: &[String]) -> Result<(), String> {
-    if let Some(arg) = args.first() {
-        return match arg.as_str() {
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                Ok(())
-            }
-            other => Err(format!("unknown argument `{other}`\n{USAGE}")),
-        };
+/// Entry point of the `interop` subcommand: the fixtures written back, then [`show::run`].
+pub fn run(flags: &crate::flags::Interop) -> Result<(), String> {
+    if !flags.show_only {
+        write_back()?;
     }
+    show::run(flags.seed, flags.count)
+}
+
+/// Our writers' files against numpy's fixtures (see the module docs).
+fn write_back() -> Result<(), String> {
     let out_dir = target_dir().join("interop");
     if out_dir.exists() {
         fs::remove_dir_all(&out_dir)
@@ -71,19 +69,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         );
     }
 
-    let python = numpy_python()?;
-    let script = workspace_root().join("xtask").join("interop.py");
-    let status = Command::new(&python)
-        .arg(&script)
-        .arg(&pairs_file)
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .status()
-        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{} reported failures ({status})", script.display()))
-    }
+    crate::python::run_script(&numpy_python()?, "interop.py", [&pairs_file])
 }
 
 /// What [`write_all`] produced.

@@ -1,7 +1,8 @@
 //! Maintainer tasks for the npy workspace, run as `cargo xtask <subcommand>`
 //! (the alias lives in `.cargo/config.toml`).
 //!
-//! Each subcommand is a module with a `run(args)` entry point:
+//! The command line is declared once in [`flags`] (its doc comments are the `--help`); each
+//! subcommand is a module with a `run` entry point taking its flags:
 //!
 //! - [`fixtures`]: regenerate (or `--check`) the NumPy fixture set in `fixtures/`
 //!   with `xtask/fixtures.py`.
@@ -10,6 +11,8 @@
 //! - [`bench`](mod@bench): the npy-bench criterion suite, numpy's `np.load`/`np.save` (`xtask/bench_numpy.py`)
 //!   and peak memory in one table, written into `npy-bench/README.md`.
 //! - [`miri`]: npy-core's byte-reinterpreting paths (bulk casts, swaps, views) under Miri.
+//! - [`unicode`]: the table of code points Python's `repr` escapes, from Python's own
+//!   Unicode database.
 //!
 //! Shared helpers:
 //!
@@ -22,31 +25,13 @@
 
 pub mod bench;
 pub mod fixtures;
+pub mod flags;
 pub mod interop;
 pub mod miri;
 pub mod python;
+pub mod unicode;
 
 use std::path::PathBuf;
-
-/// Usage text printed by `cargo xtask help` and on unknown subcommands.
-pub const USAGE: &str = "\
-usage: cargo xtask <subcommand> [options]
-
-subcommands:
-  fixtures [--check]  regenerate fixtures/ with xtask/fixtures.py (numpy==2.4.6);
-                      --check regenerates into a temporary directory and fails if
-                      fixtures/ differs
-  interop             write the fixtures' values with npy-core into target/interop/ and
-                      check with numpy that they load identically and match byte for byte
-  bench [--quick] [--table-only]
-                      run the npy-bench criterion suite, time numpy on the same files and
-                      measure peak memory; print one table and write it into
-                      npy-bench/README.md (--quick: criterion's --quick, numpy 3 x 3;
-                      --table-only: rebuild the table from the last results)
-  miri [-- test args]  run npy-core's unit, view and miri_paths tests under Miri
-                      (cargo +nightly miri; needs the miri component; ~3 minutes idle)
-  help                print this message
-";
 
 /// The workspace root (the parent of the `xtask` crate directory).
 pub fn workspace_root() -> PathBuf {

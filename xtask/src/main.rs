@@ -1,28 +1,18 @@
-//! `cargo xtask`: maintainer tasks for the npy workspace. See the library docs
-//! (`xtask/src/lib.rs`) for the list of subcommands.
+//! `cargo xtask`: maintainer tasks for the npy workspace. The flags are declared in
+//! `xtask/src/flags.rs`; each task is a module of the library (`xtask/src/lib.rs`).
 
 use std::process::ExitCode;
 
+use clap::Parser;
+use xtask::flags::{Cmd, Xtask};
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
-        Some("fixtures") => xtask::fixtures::run(&args[1..]),
-        Some("interop") => xtask::interop::run(&args[1..]),
-        Some("bench") => xtask::bench::run(&args[1..]),
-        Some("miri") => xtask::miri::run(&args[1..]),
-        Some("help" | "-h" | "--help") => {
-            print!("{}", xtask::USAGE);
-            return ExitCode::SUCCESS;
-        }
-        Some(other) => {
-            eprintln!("xtask: unknown subcommand `{other}`\n");
-            eprint!("{}", xtask::USAGE);
-            return ExitCode::from(2);
-        }
-        None => {
-            eprint!("{}", xtask::USAGE);
-            return ExitCode::from(2);
-        }
+    let result = match Xtask::parse().command {
+        Cmd::Fixtures(f) => xtask::fixtures::run(&f),
+        Cmd::Interop(f) => xtask::interop::run(&f),
+        Cmd::Bench(f) => xtask::bench::run(&f),
+        Cmd::Miri(f) => xtask::miri::run(&f),
+        Cmd::Unicode(f) => xtask::unicode::run(f.check),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

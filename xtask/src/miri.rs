@@ -16,8 +16,9 @@ use std::time::Instant;
 
 use crate::workspace_root;
 
-/// Runs the Miri test set; `args` are passed to the test binaries (after `--`).
-pub fn run(args: &[String]) -> Result<(), String> {
+/// Runs the Miri test set; the flags' test arguments are passed to the test binaries.
+pub fn run(flags: &crate::flags::Miri) -> Result<(), String> {
+    let args = &flags.test_args;
     let start = Instant::now();
     let mut flags = std::env::var("MIRIFLAGS").unwrap_or_default();
     if !flags.contains("-Zmiri-disable-isolation") {

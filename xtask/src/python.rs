@@ -147,3 +147,29 @@ fn runs(python: &Path) -> bool {
         .map(|o| o.status.success())
         .unwrap_or(false)
 }
+
+/// Runs `xtask/<script>` with `python` and `args`, from the workspace root, with a fixed hash
+/// seed and no bytecode files.
+///
+/// # Errors
+/// When Python cannot start, or the script exits with a failure (it printed why).
+pub fn run_script<I, S>(python: &Path, script: &str, args: I) -> Result<(), String>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let path = crate::workspace_root().join("xtask").join(script);
+    let status = Command::new(python)
+        .arg(&path)
+        .args(args)
+        .current_dir(crate::workspace_root())
+        .env("PYTHONHASHSEED", "0")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{} reported failures ({status})", path.display()))
+    }
+}

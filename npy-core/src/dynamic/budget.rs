@@ -5,7 +5,6 @@ use super::DynValue;
 use crate::codec::saturating_product;
 use crate::dtype::{DType, Primitive};
 use crate::error::{Error, ErrorKind};
-use crate::meta::ArrayMeta;
 use crate::read::MAX_ZERO_SIZE_ELEMENTS;
 
 /// Largest element (in bytes) [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) decodes:
@@ -30,12 +29,12 @@ pub const MAX_DYN_EXPANSION: u64 = 256;
 /// backs, may take.
 pub const DYN_ALLOWANCE: u64 = 1 << 20;
 
-/// Refuses a dynamic read of the array of `meta` whose values would take more memory than its
-/// data backs: elements over [`MAX_DYN_ITEMSIZE`], more zero-size values than
+/// Refuses a dynamic read of `len` elements of `dtype` whose values would take more memory
+/// than their data backs: elements over [`MAX_DYN_ITEMSIZE`], more zero-size values than
 /// [`MAX_ZERO_SIZE_ELEMENTS`], a tree over [`MAX_DYN_EXPANSION`] × the data +
-/// [`DYN_ALLOWANCE`].
-pub(super) fn check(meta: &ArrayMeta) -> Result<(), Error> {
-    let (dtype, len) = (meta.dtype(), meta.len());
+/// [`DYN_ALLOWANCE`]. `len` × the itemsize fits in 64 bits (at most the array's, which
+/// [`ArrayMeta`](crate::meta::ArrayMeta) checked).
+pub(super) fn check(dtype: &DType, len: u64) -> Result<(), Error> {
     let itemsize = dtype.itemsize();
     if itemsize > MAX_DYN_ITEMSIZE {
         return Err(Error::new(ErrorKind::AllocationLimit {
@@ -56,8 +55,8 @@ pub(super) fn check(meta: &ArrayMeta) -> Result<(), Error> {
     // The tree as a whole: names, shapes and values cloned per element must stay in
     // proportion to the data bytes that back them.
     let per_element = dyn_cost(dtype);
-    let budget = meta
-        .nbytes()
+    let budget = len
+        .saturating_mul(itemsize)
         .saturating_mul(MAX_DYN_EXPANSION)
         .saturating_add(DYN_ALLOWANCE);
     if len.saturating_mul(per_element) > budget {

@@ -22,7 +22,8 @@
 //! encoder (`decode.rs`, `encode.rs`, both through the crate's scalar codec) and the x87
 //! `longdouble` arithmetic (`longdouble.rs`).
 
-use std::io::Read;
+use std::io::{Read, Seek};
+use std::ops::Range;
 use std::path::Path;
 
 use crate::error::{count, Error, ErrorKind, PathContext};
@@ -51,8 +52,7 @@ pub use value::{DynValue, UcsString};
 ///
 /// # Errors
 /// I/O and header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`],
-/// [`ErrorKind::AllocationLimit`], [`ErrorKind::InvalidBool`] (a `b1` byte other than 0 and 1, which
-/// numpy would read as `True`).
+/// [`ErrorKind::AllocationLimit`]. A `b1` byte other than 0 and 1 is `true`, as numpy reads it.
 ///
 /// # Examples
 /// ```
@@ -100,7 +100,6 @@ impl<R: Read> NpyReader<R> {
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn read_dyn(&mut self) -> Result<DynArray, Error> {
-        self.dtype().refuse_object()?;
         if self.remaining() != self.len() {
             return Err(Error::new(ErrorKind::Unsupported {
                 operation: "read_dyn",
@@ -111,9 +110,46 @@ impl<R: Read> NpyReader<R> {
                 ),
             }));
         }
-        budget::check(self.meta())?;
-        let decoder = decode::Decoder::new(self.dtype())?;
-        let values = self.read_vec_with(&decoder)?;
+        let values = self.read_dyn_values()?;
         DynArray::from_meta(self.meta().clone(), values)
+    }
+
+    /// Decodes the remaining elements, within the budget of [`MAX_DYN_EXPANSION`] bytes of
+    /// values per data byte.
+    fn read_dyn_values(&mut self) -> Result<Vec<DynValue>, Error> {
+        self.dtype().refuse_object()?;
+        budget::check(self.dtype(), self.remaining())?;
+        let decoder = decode::Decoder::new(self.dtype())?;
+        self.read_vec_with(&decoder)
+    }
+}
+
+impl<R: Read + Seek> NpyReader<R> {
+    /// Reads elements `range` (memory-order indices: the file's order, C or Fortran) of any
+    /// dtype, without reading the others; the reader is left after the range.
+    ///
+    /// This is [`read_dyn`] for a part of the array: a caller that shows or converts a large
+    /// array reads it range by range in memory bounded by the range, or picks the few
+    /// elements it needs (numpy's summarised print reads 3 at each edge of each axis).
+    /// The decoded values of the range are bounded as for [`read_dyn`] (by
+    /// [`MAX_DYN_EXPANSION`] bytes per data byte of the range).
+    ///
+    /// # Errors
+    /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end;
+    /// [`ErrorKind::ObjectArray`]; [`ErrorKind::Truncated`] when the input ends inside the
+    /// range; [`ErrorKind::AllocationLimit`]; I/O errors.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::{DynValue, WriteOptions};
+    /// let mut bytes = Vec::new();
+    /// WriteOptions::new().write_to(&mut bytes, &[1u8, 2, 3, 4, 5, 6], &[2, 3])?;
+    /// let mut r = npy_core::NpyReader::new(std::io::Cursor::new(bytes))?;
+    /// assert_eq!(r.read_dyn_range(4..6)?, [DynValue::UInt(5), DynValue::UInt(6)]);
+    /// assert_eq!(r.read_dyn_range(0..1)?, [DynValue::UInt(1)]);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn read_dyn_range(&mut self, range: Range<u64>) -> Result<Vec<DynValue>, Error> {
+        self.within_range(range, Self::read_dyn_values)
     }
 }

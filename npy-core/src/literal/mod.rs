@@ -23,12 +23,14 @@
 use std::fmt::{self, Write as _};
 
 mod parse;
+mod printable;
 mod repr;
 #[cfg(test)]
 mod tests;
 
 pub use parse::parse;
-pub use repr::{write_repr_bytes, write_repr_float, write_repr_str};
+pub use printable::UNICODE_VERSION;
+pub use repr::{write_repr_bytes, write_repr_code_points, write_repr_float, write_repr_str};
 
 /// Default nesting limit of [`ParseOptions::max_depth`]: far above any real header (a record
 /// nested 10 levels deep uses about 30), far below what would exhaust a thread's stack.
@@ -37,7 +39,7 @@ pub const DEFAULT_MAX_DEPTH: usize = 128;
 /// A Python literal value.
 ///
 /// `Display` writes Python's `repr` of the value, byte for byte as CPython does for the types a
-/// header uses (see [`write_repr_str`] for the one approximation).
+/// header uses (see [`write_repr_str`] for which characters are escaped).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     /// `None`.

@@ -54,37 +54,44 @@ pub fn write_repr_float(f: &mut impl fmt::Write, x: f64) -> fmt::Result {
 /// `\\`, `\n`, `\r`, `\t` and the quote escaped; other non-printable characters as `\xhh`,
 /// `\uhhhh` or `\Uhhhhhhhh`.
 ///
-/// Printability follows `str.isprintable` for control characters, separators, the format
-/// characters in common use and the private-use planes; unassigned code points (which CPython
-/// also escapes) are written as they are, since that needs the full Unicode database.
+/// Printability follows `str.isprintable` of Python 3.11 (Unicode
+/// 14.0.0: see `cargo xtask unicode`), unassigned code points included.
 pub fn write_repr_str(f: &mut impl fmt::Write, s: &str) -> fmt::Result {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
+    write_repr_code_points(f, s.chars().map(u32::from))
+}
+
+/// Writes Python's `repr` of a string given as code points, as [`write_repr_str`] does, for
+/// text that a Rust `str` cannot hold: a numpy `U` string may store lone surrogates
+/// (`'\ud805'`), which Python escapes as `\ud805` (category Cs is not printable).
+///
+/// # Examples
+/// ```
+/// let mut s = String::new();
+/// npy_core::literal::write_repr_code_points(&mut s, [0x61, 0xD805, 0x27].into_iter())?;
+/// assert_eq!(s, r#""a\ud805'""#);
+/// # Ok::<(), std::fmt::Error>(())
+/// ```
+pub fn write_repr_code_points(
+    f: &mut impl fmt::Write,
+    code_points: impl Iterator<Item = u32> + Clone,
+) -> fmt::Result {
+    let has = |q: char| code_points.clone().any(|cp| cp == u32::from(q));
+    let quote = if has('\'') && !has('"') { '"' } else { '\'' };
     f.write_char(quote)?;
-    for c in s.chars() {
-        match c {
-            '\\' => f.write_str("\\\\")?,
-            '\n' => f.write_str("\\n")?,
-            '\r' => f.write_str("\\r")?,
-            '\t' => f.write_str("\\t")?,
-            c if c == quote => {
+    for cp in code_points {
+        match char::from_u32(cp) {
+            Some('\\') => f.write_str("\\\\")?,
+            Some('\n') => f.write_str("\\n")?,
+            Some('\r') => f.write_str("\\r")?,
+            Some('\t') => f.write_str("\\t")?,
+            Some(c) if c == quote => {
                 f.write_char('\\')?;
                 f.write_char(c)?;
             }
-            c if !is_printable(c) => {
-                let cp = c as u32;
-                if cp < 0x100 {
-                    write!(f, "\\x{cp:02x}")?;
-                } else if cp < 0x10000 {
-                    write!(f, "\\u{cp:04x}")?;
-                } else {
-                    write!(f, "\\U{cp:08x}")?;
-                }
-            }
-            c => f.write_char(c)?,
+            Some(c) if is_printable(c) => f.write_char(c)?,
+            _ if cp < 0x100 => write!(f, "\\x{cp:02x}")?,
+            _ if cp < 0x10000 => write!(f, "\\u{cp:04x}")?,
+            _ => write!(f, "\\U{cp:08x}")?,
         }
     }
     f.write_char(quote)
@@ -116,24 +123,21 @@ pub fn write_repr_bytes(f: &mut impl fmt::Write, b: &[u8]) -> fmt::Result {
     f.write_char(quote as char)
 }
 
-/// Whether CPython's `str.isprintable` holds for `c` (see [`write_repr_str`] for the limits).
+/// Whether CPython's `str.isprintable` holds for `c`: not a control, format, surrogate,
+/// private-use or unassigned code point, nor a separator other than the space. The table is
+/// generated from the Python that runs numpy (`cargo xtask unicode`), so that Unicode version's
+/// unassigned code points are escaped as that Python escapes them.
 fn is_printable(c: char) -> bool {
-    let cp = c as u32;
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() {
-        return false;
-    }
-    !matches!(cp,
-        // Zs (space separators other than ' '), Zl, Zp
-        0xA0 | 0x1680 | 0x2000..=0x200A | 0x2028 | 0x2029 | 0x202F | 0x205F | 0x3000
-        // Cf (format characters)
-        | 0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x890 | 0x891 | 0x8E2 | 0x180E
-        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F | 0xFEFF
-        | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3
-        | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F
-        // Co (private use); noncharacters at the end of the BMP
-        | 0xE000..=0xF8FF | 0xF0000..=0x10FFFF | 0xFFFE | 0xFFFF
-    )
+    let cp = u32::from(c);
+    super::printable::NOT_PRINTABLE
+        .binary_search_by(|&(first, last)| {
+            if last < cp {
+                std::cmp::Ordering::Less
+            } else if first > cp {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_err()
 }

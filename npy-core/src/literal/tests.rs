@@ -195,6 +195,31 @@ fn depth_limit() {
     assert!(p(&over).is_err());
 }
 
+/// Expected strings are Python 3.11's `repr` (Unicode 14.0.0): unassigned code points
+/// (U+0378; U+31350, assigned only in Unicode 15) are escaped, as are format characters
+/// and separators; assigned astral characters are not.
+#[test]
+fn repr_escapes_what_python_does_not_print() {
+    for (s, want) in [
+        ("\u{378}", r"'\u0378'"),
+        ("\u{1F600}", "'\u{1F600}'"),
+        ("\u{30000}", "'\u{30000}'"),
+        ("\u{31350}", r"'\U00031350'"),
+        ("\u{AD}", r"'\xad'"),
+        ("\u{2028}", r"'\u2028'"),
+        ("\u{E0080}", r"'\U000e0080'"),
+        ("\u{890}", r"'\u0890'"),
+        ("a\u{378}b", r"'a\u0378b'"),
+    ] {
+        let mut got = String::new();
+        write_repr_str(&mut got, s).unwrap();
+        assert_eq!(got, want, "{s:?}");
+    }
+    assert_eq!(printable::UNICODE_VERSION, "14.0.0");
+    let runs = printable::NOT_PRINTABLE;
+    assert!(runs.windows(2).all(|w| w[0].1 < w[1].0 && w[0].0 <= w[0].1));
+}
+
 #[test]
 fn repr_matches_python() {
     // Expected strings are CPython's repr of the same values.

@@ -420,6 +420,20 @@ impl<R: Read + Seek> NpyReader<R> {
     pub fn read_range<T: NpyElement>(&mut self, range: Range<u64>) -> Result<Vec<T>, Error> {
         self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
+        self.within_range(range, Self::read_vec::<T>)
+    }
+
+    /// Runs `read` on this reader seen as the elements `range` (memory-order indices) alone:
+    /// positioned at `range.start`, ending at `range.end`. The reader is left after the range.
+    ///
+    /// # Errors
+    /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end; I/O errors;
+    /// `read`'s errors.
+    pub(crate) fn within_range<T>(
+        &mut self,
+        range: Range<u64>,
+        read: impl FnOnce(&mut Self) -> Result<T, Error>,
+    ) -> Result<T, Error> {
         if range.start > range.end || range.end > self.len() {
             return Err(Error::new(ErrorKind::OutOfRange {
                 what: "element range",
@@ -432,7 +446,7 @@ impl<R: Read + Seek> NpyReader<R> {
         // Read as if the array ended at range.end.
         let saved_end = self.end;
         self.end = range.end;
-        let out = self.read_vec::<T>();
+        let out = read(self);
         self.end = saved_end;
         out
     }

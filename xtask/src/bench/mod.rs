@@ -13,6 +13,9 @@
 //!    ours/limit, GB/s) and the issue's targets, met or missed; both are printed and written
 //!    into `npy-bench/README.md` between the `bench-table` markers, with the machine.
 //!
+//! 5. [`show`]: the `npy show` targets of issue 10 (summary and `--json` of a 400 MB file,
+//!    whole processes, time and peak memory, against numpy).
+//!
 //! `--table-only` skips the runs and rebuilds the table from the results on disk (criterion's
 //! estimates, `target/bench-data/numpy.json` and `peak_mem.json`).
 
@@ -24,31 +27,26 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 
 use crate::python::numpy_python;
+
+pub mod show;
 use crate::{target_dir, workspace_root};
 
-const USAGE: &str = "usage: cargo xtask bench [--quick] [--table-only]";
 const MIB: f64 = (1u64 << 20) as f64;
 const START: &str = "<!-- bench-table:start (written by `cargo xtask bench`) -->";
 const END: &str = "<!-- bench-table:end -->";
 
-/// Entry point of the `bench` subcommand; `args` follow the subcommand name.
-pub fn run(args: &[String]) -> Result<(), String> {
-    let mut quick = false;
-    let mut table_only = false;
-    for arg in args {
-        match arg.as_str() {
-            "--quick" => quick = true,
-            "--table-only" => table_only = true,
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(());
-            }
-            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
-        }
-    }
+/// Entry point of the `bench` subcommand.
+pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
+    let (quick, table_only) = (flags.quick, flags.table_only);
     let data = npy_bench::data_dir().map_err(|e| format!("bench-data directory: {e}"))?;
     let numpy_json = data.join("numpy.json");
     let peak_json = data.join("peak_mem.json");
+    if flags.show_only {
+        let show = show::measure(&data, quick)?;
+        write_file(&show::results_path(&data), show.to_string().as_bytes())?;
+        print!("{}", show::render(&show));
+        return Ok(());
+    }
     if !table_only {
         run_criterion(quick)?;
         eprintln!("xtask: making the inputs in {}", data.display());
@@ -65,6 +63,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         write_file(&numpy_json, numpy.as_bytes())?;
         let peak = run_peak_mem()?;
         write_file(&peak_json, peak.as_bytes())?;
+        let show = show::measure(&data, quick)?;
+        write_file(&show::results_path(&data), show.to_string().as_bytes())?;
     }
     let numpy: Value = read_json(&numpy_json)?;
     let peak: Value = read_json(&peak_json)?;
@@ -72,7 +72,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         criterion: target_dir().join("criterion"),
         numpy: &numpy,
     };
-    let table = render(&results, &peak, quick)?;
+    let mut table = render(&results, &peak, quick)?;
+    if let Ok(show) = read_json(&show::results_path(&data)) {
+        table.push_str(&format!("\n{}", show::render(&show)));
+    }
     print!("{table}");
     let readme = workspace_root().join("npy-bench").join("README.md");
     update_readme(&readme, &table)?;

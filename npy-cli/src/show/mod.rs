@@ -1,0 +1,236 @@
+//! `npy show`: an array's values, printed as numpy prints them or as JSON.
+//!
+//! The text form follows numpy's `str(arr)` (`numpy/_core/arrayprint.py` with the default print
+//! options: `linewidth=75`, `threshold=1000`, `edgeitems=3`, `precision=8`,
+//! `floatmode='maxprec'`): integers right-aligned to a common width, floats in positional or
+//! scientific notation chosen for the whole array as numpy chooses, strings and bytes as Python
+//! reprs, records as tuples, datetimes as ISO 8601 strings, and lines wrapped at 75 columns.
+//! The formatting is [`crate::arrayprint`]'s; this module reads the file for it.
+//!
+//! Memory stays bounded whatever the file's size: a summarised print reads only the elements
+//! it shows ([`source`]); `--full` reads the file twice, once to fit the format (numpy's
+//! widths depend on every value) and once to print; `--json` writes values as it reads them.
+
+mod json;
+mod source;
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use npy_core::{DType, DynValue, Error, ErrorKind, NpyReader};
+
+use crate::arrayprint::{self, Builder};
+use crate::format::printable;
+
+use self::source::Values;
+
+/// The `--json` encoding, for `npy show --help`.
+const JSON_ENCODING: &str = "\
+JSON output (--json):
+  One object: {\"descr\": ..., \"shape\": [...], \"fortran_order\": bool, \"data\": ...}
+    descr          the dtype as the header writes it, without the quotes of a simple one
+    shape          the dimensions, outermost first ([] for a 0-d array)
+    fortran_order  true when the file stores the data in Fortran (column-major) order
+    data           the values as nested lists in logical C order (row-major, whatever the
+                   file's order); a 0-d array is the bare value, shape (3, 0) is [[], [], []]
+  Values:
+    bool                     true / false
+    int, uint                JSON integers (exact, 64-bit)
+    float16/32/64, longdouble  JSON numbers of the value as float64 (longdouble rounded to the
+                             nearest float64); NaN, infinity and -infinity as the strings
+                             \"nan\", \"inf\", \"-inf\"
+    complex                  [re, im], each part as a float
+    datetime64, timedelta64  integer ticks of the dtype's unit; NaT is null
+    S (bytes)                a string, one char per byte (latin-1), trailing NULs removed
+    U (str)                  a string, trailing NULs removed; a code point that is not a
+                             Unicode scalar value (a lone surrogate such as \\ud805, which numpy
+                             allows) becomes U+FFFD, the replacement character
+    V (void)                 lowercase hex of all the bytes
+    record                   an object of the fields by name, in field order (padding skipped)
+    subarray field           nested lists of the field's shape
+  Object arrays (dtype O) are refused: their data is a pickle, which is never loaded.
+
+Exit status:
+  0 on success; 1 when the file cannot be read (the error goes to stderr); 2 for a usage error.";
+
+/// Print an array's values, as numpy prints them or as JSON.
+///
+/// The text form is numpy's `str(arr)`: arrays of more than 1000 elements are summarised with
+/// `...`, keeping 3 items at each edge of each axis (--full prints everything). Lines wrap at 75
+/// columns.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = JSON_ENCODING)]
+pub struct Args {
+    /// The .npy file to show.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+
+    /// Print {"descr", "shape", "fortran_order", "data"} as JSON (encoding: see --help).
+    #[arg(long)]
+    json: bool,
+
+    /// Print every element, however many (text form; JSON always has every element).
+    #[arg(long)]
+    full: bool,
+}
+
+/// Arrays with at most this many printed elements are read once and kept; larger ones are
+/// read twice (format, then print) rather than held.
+const KEEP_ELEMENTS: u64 = source::CHUNK_ELEMENTS;
+
+/// Why `npy show` stopped.
+#[derive(Debug)]
+enum Failure {
+    /// The file could not be read.
+    Read(Error),
+    /// Writing the output failed.
+    Write(io::Error),
+    /// The file is readable but not shown (the message says why).
+    Refused(String),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure::Read(e)
+    }
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Failure {
+        Failure::Write(e)
+    }
+}
+
+/// Runs `npy show`.
+pub fn run(args: &Args) -> ExitCode {
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let result = show(args, &mut out).and_then(|()| Ok(out.flush()?));
+    let path = args.file.display().to_string();
+    let message = match result {
+        Ok(()) => return ExitCode::SUCCESS,
+        Err(Failure::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
+            return ExitCode::FAILURE
+        }
+        Err(Failure::Write(e)) => format!("npy: writing output: {e}"),
+        Err(Failure::Read(e)) => format!("npy: {}: {}", printable(&path), e.kind()),
+        Err(Failure::Refused(m)) => format!("npy: {}: {m}", printable(&path)),
+    };
+    drop(out);
+    let _ = writeln!(io::stderr(), "{message}");
+    ExitCode::FAILURE
+}
+
+fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
+    let mut reader = NpyReader::open(&args.file)?;
+    // Refusals that need no data come before any output: object arrays (a pickle)...
+    reader.read_dyn_range(0..0)?;
+    // ...and a file shorter than its header says, which numpy does not load either.
+    let nbytes = reader.header().nbytes()?;
+    let file_len = std::fs::metadata(&args.file).map_err(Error::from)?.len();
+    let found = file_len.saturating_sub(reader.parsed_header().data_offset());
+    if found < nbytes {
+        return Err(Error::new(ErrorKind::Truncated {
+            what: "array data",
+            needed: nbytes,
+            found,
+        })
+        .into());
+    }
+    let dtype = reader.dtype().clone();
+    let shape = reader.shape().to_vec();
+    if args.json {
+        check_empty_lists(&dtype, &shape)?;
+        let fortran = reader.order() == npy_core::Order::Fortran;
+        let mut values = Values::new(&mut reader, false);
+        let mut next = || next_value(&mut values);
+        return json::write_json(out, &dtype.to_string(), &shape, fortran, &mut next);
+    }
+    if shape.is_empty() {
+        let v = next_value(&mut Values::new(&mut reader, false))?;
+        writeln!(out, "{}", arrayprint::scalar_str(&dtype, &v, args.full))?;
+        return Ok(());
+    }
+    if shape.contains(&0) {
+        // numpy prints any array without elements as `[]`.
+        out.write_all(b"[]\n")?;
+        return Ok(());
+    }
+    let summarise = arrayprint::summarises(reader.len(), args.full);
+    let mut builder = Builder::for_array(&dtype, args.full);
+    if Values::count(&shape, summarise) <= KEEP_ELEMENTS {
+        let kept = Values::new(&mut reader, summarise).collect::<Result<Vec<_>, _>>()?;
+        kept.iter().for_each(|v| builder.observe(v));
+        let mut kept = kept.into_iter();
+        let mut next = || kept.next().ok_or_else(too_few);
+        arrayprint::write_array(out, &shape, summarise, &builder.finish(), &mut next)?;
+    } else {
+        let first = if summarise {
+            Values::new(&mut reader, true)
+        } else {
+            Values::memory_order(&mut reader)
+        };
+        for v in first {
+            builder.observe(&v?);
+        }
+        let mut values = Values::new(&mut reader, summarise);
+        let mut next = || next_value(&mut values);
+        arrayprint::write_array(out, &shape, summarise, &builder.finish(), &mut next)?;
+    }
+    out.write_all(b"\n")?;
+    Ok(())
+}
+
+fn next_value(values: &mut Values<'_>) -> Result<DynValue, Failure> {
+    values.next().ok_or_else(too_few)?.map_err(Failure::Read)
+}
+
+/// The walk yields exactly the elements of the shape (the layout takes no more).
+#[cold]
+fn too_few() -> Failure {
+    Failure::Refused("fewer elements than the shape holds".to_owned())
+}
+
+/// Most empty lists (`[]` for an axis of length 0) an output may hold: a shape such as
+/// `(10**12, 0)` has no elements, so no data bounds them.
+const MAX_EMPTY_LISTS: u64 = 1 << 24;
+
+/// Refuses arrays whose zero-length axes would print more than [`MAX_EMPTY_LISTS`] empty lists.
+fn check_empty_lists(dtype: &DType, shape: &[u64]) -> Result<(), Failure> {
+    /// Empty lists of one value of `dtype`.
+    fn per_value(dtype: &DType) -> u64 {
+        match dtype {
+            DType::Record(r) => r
+                .fields()
+                .iter()
+                .fold(0u64, |acc, f| acc.saturating_add(per_value(&f.dtype))),
+            DType::SubArray(_) => {
+                let mut shape = Vec::new();
+                let mut d = dtype;
+                while let DType::SubArray(s) = d {
+                    shape.extend_from_slice(s.shape());
+                    d = s.base();
+                }
+                let count = shape.iter().fold(1u64, |x, &n| x.saturating_mul(n));
+                empty_lists(&shape).saturating_add(count.saturating_mul(per_value(d)))
+            }
+            _ => 0,
+        }
+    }
+    let n = shape.iter().fold(1u64, |x, &d| x.saturating_mul(d));
+    let total = empty_lists(shape).saturating_add(n.saturating_mul(per_value(dtype)));
+    if total > MAX_EMPTY_LISTS {
+        return Err(Failure::Refused(format!(
+            "its zero-length axes would print {total} empty lists (at most {MAX_EMPTY_LISTS} are printed)"
+        )));
+    }
+    Ok(())
+}
+
+/// Empty lists in the nested lists of `shape`: the lists just above its first zero-length axis.
+fn empty_lists(shape: &[u64]) -> u64 {
+    match shape.iter().position(|&d| d == 0) {
+        Some(i) => shape[..i].iter().fold(1u64, |x, &d| x.saturating_mul(d)),
+        None => 0,
+    }
+}

@@ -1,0 +1,228 @@
+//! `npy show` in bounded memory (issue 10), measured as the peak resident set of the child
+//! process (`wait4`'s rusage), never as time: a summary reads only the elements it prints, and
+//! `--full` and `--json` stream, so files far larger than the limits below show within them.
+//! Also the inputs of public reports about large files (N23, X7, N10).
+
+use std::fs::File;
+use std::io::{Seek, SeekFrom, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use npy_core::Header;
+
+/// Runs `npy show ARGS`; returns (exit code, stdout, peak resident set in bytes).
+fn npy_show(args: &[&str], path: &Path, stdout: bool) -> (i32, String, u64) {
+    let child = Command::new(env!("CARGO_BIN_EXE_npy"))
+        .arg("show")
+        .args(args)
+        .arg(path)
+        .stdout(if stdout {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("run npy");
+    let mut child = child;
+    let mut out = String::new();
+    if let Some(mut pipe) = child.stdout.take() {
+        std::io::Read::read_to_string(&mut pipe, &mut out).expect("read stdout");
+    }
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our own child, not yet waited for (`child` is never waited on); the
+    // pointers are to live locals of the right types.
+    let got = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(got, pid, "wait4");
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    // Linux reports ru_maxrss in KiB.
+    (code, out, usage.ru_maxrss as u64 * 1024)
+}
+
+/// A `.npy` file of `descr` and `shape` whose data is a hole (zeros, no disk) of the size the
+/// header says, with `patches` of bytes written at data offsets.
+fn sparse(path: &Path, descr: &str, shape: &[u64], patches: &[(u64, &[u8])]) {
+    let header = Header::new(descr.parse().expect("descr"), shape.to_vec());
+    let bytes = header.to_bytes(None).expect("header");
+    let nbytes = header.nbytes().expect("nbytes");
+    let mut f = File::create(path).expect("create");
+    f.write_all(&bytes).expect("header");
+    f.set_len(bytes.len() as u64 + nbytes).expect("set_len");
+    for (at, data) in patches {
+        f.seek(SeekFrom::Start(bytes.len() as u64 + at))
+            .expect("seek");
+        f.write_all(data).expect("patch");
+    }
+}
+
+const MIB: u64 = 1 << 20;
+
+/// The limits of issue 10: a summary under 50 MiB, a stream under 64 MiB.
+const SUMMARY_LIMIT: u64 = 50 * MIB;
+const STREAM_LIMIT: u64 = 64 * MIB;
+
+#[test]
+fn summary_of_a_sparse_20_gib_file_reads_only_its_edges() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("big.npy");
+    let n = 5u64 << 30; // 5 Gi float32 elements: 20 GiB
+    let last: Vec<u8> = [1.5f32, 2.5, 3.5]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    sparse(&path, "<f4", &[n], &[((n - 3) * 4, &last)]);
+    let (code, out, rss) = npy_show(&[], &path, true);
+    assert_eq!(code, 0);
+    // numpy 2.4.6: str() of such an array (np.zeros with the last three set).
+    assert_eq!(out, "[0.  0.  0.  ... 1.5 2.5 3.5]\n");
+    assert!(rss < SUMMARY_LIMIT, "peak RSS {} MiB", rss / MIB);
+}
+
+#[test]
+fn summary_of_a_sparse_2d_fortran_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("f.npy");
+    let header = Header::new("<i2".parse().expect("descr"), vec![1 << 16, 1 << 15]);
+    let mut header = header;
+    header.fortran_order = true;
+    let bytes = header.to_bytes(None).expect("header");
+    let mut f = File::create(&path).expect("create");
+    f.write_all(&bytes).expect("write");
+    f.set_len(bytes.len() as u64 + (1u64 << 32))
+        .expect("set_len");
+    // Element (1, 0) is memory index 1 in Fortran order.
+    f.seek(SeekFrom::Start(bytes.len() as u64 + 2))
+        .expect("seek");
+    f.write_all(&7i16.to_le_bytes()).expect("write");
+    drop(f);
+    let (code, out, rss) = npy_show(&[], &path, true);
+    assert_eq!(code, 0);
+    // numpy 2.4.6: a = np.zeros((65536, 32768), '<i2', order='F'); a[1, 0] = 7; str(a)
+    assert_eq!(
+        out,
+        "[[0 0 0 ... 0 0 0]\n [7 0 0 ... 0 0 0]\n [0 0 0 ... 0 0 0]\n ...\n \
+         [0 0 0 ... 0 0 0]\n [0 0 0 ... 0 0 0]\n [0 0 0 ... 0 0 0]]\n"
+    );
+    assert!(rss < SUMMARY_LIMIT, "peak RSS {} MiB", rss / MIB);
+}
+
+/// X7: 4,194,305 `|u1` elements were refused ("refusing to allocate ..."); numpy prints them.
+/// `--full` and `--json` print all of them in memory far below the 200 MB their decoded
+/// values would take at once.
+#[test]
+fn full_and_json_stream_in_bounded_memory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("x7.npy");
+    let n = 4_194_305u64;
+    sparse(&path, "|u1", &[n], &[(n - 1, &[9])]);
+    let (code, out, rss) = npy_show(&[], &path, true);
+    assert_eq!(code, 0);
+    // numpy 2.4.6: str(np.zeros(4194305, np.uint8)) with the last set to 9.
+    assert_eq!(out, "[0 0 0 ... 0 0 9]\n");
+    assert!(rss < SUMMARY_LIMIT, "summary: peak RSS {} MiB", rss / MIB);
+    let (code, _, rss) = npy_show(&["--full"], &path, false);
+    assert_eq!(code, 0);
+    assert!(rss < STREAM_LIMIT, "--full: peak RSS {} MiB", rss / MIB);
+    let (code, _, rss) = npy_show(&["--json"], &path, false);
+    assert_eq!(code, 0);
+    assert!(rss < STREAM_LIMIT, "--json: peak RSS {} MiB", rss / MIB);
+    // The streamed text is numpy's: 4,194,305 one-digit numbers, 37 to a line of 75 columns.
+    let (_, full, _) = npy_show(&["--full"], &path, true);
+    assert!(full.starts_with("[0 0 0 0"), "{}", &full[..40]);
+    assert!(full.ends_with(" 0 0 9]\n"));
+    assert_eq!(full.lines().count() as u64, n.div_ceil(37));
+}
+
+/// N23: `npy show` of `np.arange(100_000_000, dtype=np.float32)` took 5.5 GB; the edges
+/// alone are read (written here into a sparse file of the same size).
+#[test]
+fn n23_float32_100m_summary() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("n23.npy");
+    let n = 100_000_000u64;
+    let head: Vec<u8> = [0f32, 1.0, 2.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let tail: Vec<u8> = [n - 3, n - 2, n - 1]
+        .iter()
+        .flat_map(|&i| (i as f32).to_le_bytes())
+        .collect();
+    sparse(&path, "<f4", &[n], &[(0, &head), ((n - 3) * 4, &tail)]);
+    let (code, out, rss) = npy_show(&[], &path, true);
+    assert_eq!(code, 0);
+    // numpy 2.4.6: str(np.arange(100_000_000, dtype=np.float32)).
+    assert_eq!(out, "[0.e+00 1.e+00 2.e+00 ... 1.e+08 1.e+08 1.e+08]\n");
+    assert!(rss < SUMMARY_LIMIT, "peak RSS {} MiB", rss / MIB);
+}
+
+/// N10: a (1080, 1920, 3) uint8 frame was refused; numpy prints it.
+#[test]
+fn n10_frame_prints_as_numpy() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("frame.npy");
+    let data: Vec<u8> = (0..1080 * 1920 * 3).map(|i| (i % 251) as u8).collect();
+    npy_core::write(&path, &data, &[1080, 1920, 3]).expect("write");
+    let (code, out, _) = npy_show(&[], &path, true);
+    assert_eq!(code, 0);
+    assert_eq!(out, N10_NUMPY);
+}
+
+// numpy 2.4.6: str((np.arange(1080 * 1920 * 3) % 251).astype(np.uint8).reshape(1080, 1920, 3))
+const N10_NUMPY: &str = "[[[  0   1   2]
+  [  3   4   5]
+  [  6   7   8]
+  ...
+  [229 230 231]
+  [232 233 234]
+  [235 236 237]]
+
+ [[238 239 240]
+  [241 242 243]
+  [244 245 246]
+  ...
+  [216 217 218]
+  [219 220 221]
+  [222 223 224]]
+
+ [[225 226 227]
+  [228 229 230]
+  [231 232 233]
+  ...
+  [203 204 205]
+  [206 207 208]
+  [209 210 211]]
+
+ ...
+
+ [[ 55  56  57]
+  [ 58  59  60]
+  [ 61  62  63]
+  ...
+  [ 33  34  35]
+  [ 36  37  38]
+  [ 39  40  41]]
+
+ [[ 42  43  44]
+  [ 45  46  47]
+  [ 48  49  50]
+  ...
+  [ 20  21  22]
+  [ 23  24  25]
+  [ 26  27  28]]
+
+ [[ 29  30  31]
+  [ 32  33  34]
+  [ 35  36  37]
+  ...
+  [  7   8   9]
+  [ 10  11  12]
+  [ 13  14  15]]]
+";

@@ -1,0 +1,173 @@
+//! The `npy show` targets of issue 10, measured as whole processes: wall time and peak
+//! resident set (`wait4`'s rusage) of `npy show` (release build) and of numpy doing the same,
+//! on `np.arange(100_000_000, dtype=np.float32)` (400 MB, N23).
+//!
+//! - summary: `npy show FILE` against `python -c "print(np.load(f, mmap_mode='r'))"`;
+//! - JSON: `npy show --json FILE > /dev/null` against
+//!   `json.dump(np.load(f).tolist(), devnull)`.
+//!
+//! Each is run `runs` times (the median time and the largest peak are kept); numpy's JSON
+//! takes minutes and gigabytes, so it runs once.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use npy_core::WriteOptions;
+use serde_json::{json, Value};
+
+use crate::python::numpy_python;
+use crate::target_dir;
+
+/// Elements of the input: N23's 100,000,000 float32 values.
+const ELEMENTS: u64 = 100_000_000;
+
+/// Measures the targets; returns `{"summary": {...}, "json": {...}}` with seconds and bytes.
+pub fn measure(data: &Path, quick: bool) -> Result<Value, String> {
+    let file = data.join("show_f32_100M.npy");
+    if std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0) < ELEMENTS * 4 {
+        eprintln!("xtask: writing {}", file.display());
+        write_arange(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    }
+    let status = crate::bench::cargo()
+        .args(["build", "--release", "-q", "-p", "npy-cli", "--bin", "npy"])
+        .status()
+        .map_err(|e| format!("cannot run cargo build: {e}"))?;
+    if !status.success() {
+        return Err(format!("building npy failed ({status})"));
+    }
+    let npy = target_dir().join("release").join("npy");
+    let python = numpy_python()?;
+    let runs = if quick { 3 } else { 5 };
+    let f = file.display().to_string();
+    let py_summary = format!("import numpy as np; print(np.load({f:?}, mmap_mode='r'))");
+    let py_json = format!(
+        "import json, os, numpy as np\nwith open(os.devnull, 'w') as d: \
+         json.dump(np.load({f:?}).tolist(), d)"
+    );
+    eprintln!("xtask: timing npy show and numpy on {f}");
+    let summary = json!({
+        "ours": run(Command::new(&npy).args(["show", &f]), runs)?,
+        "numpy": run(Command::new(&python).args(["-c", &py_summary]), runs)?,
+    });
+    let json_ = json!({
+        "ours": run(Command::new(&npy).args(["show", "--json", &f]), runs.min(3))?,
+        "numpy": run(Command::new(&python).args(["-c", &py_json]), 1)?,
+    });
+    Ok(json!({ "summary": summary, "json": json_, "load": load_average() }))
+}
+
+/// `np.arange(ELEMENTS, dtype=np.float32)`, written in rows of 1 Mi elements.
+fn write_arange(path: &Path) -> Result<(), npy_core::Error> {
+    let row = 1u64 << 20;
+    let mut w = WriteOptions::new().create_stream::<f32>(path, &[])?;
+    let mut buf = Vec::with_capacity(row as usize);
+    let mut i = 0;
+    while i < ELEMENTS {
+        buf.clear();
+        buf.extend((i..(i + row).min(ELEMENTS)).map(|x| x as f32));
+        w.extend_from_slice(&buf)?;
+        i += row;
+    }
+    w.finish()
+}
+
+/// Runs `cmd` `runs` times with its output to /dev/null: `{"seconds": median, "peak_bytes":
+/// largest}`.
+fn run(cmd: &mut Command, runs: usize) -> Result<Value, String> {
+    let mut times = Vec::new();
+    let mut peak = 0u64;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let child = cmd
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+        let (ok, rss) = wait_rusage(child.id())?;
+        times.push(start.elapsed().as_secs_f64());
+        if !ok {
+            return Err(format!("{cmd:?} failed"));
+        }
+        peak = peak.max(rss);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(json!({ "seconds": times[times.len() / 2], "peak_bytes": peak }))
+}
+
+/// Waits for the child `pid`: (exited with 0, peak resident set in bytes).
+fn wait_rusage(pid: u32) -> Result<(bool, u64), String> {
+    let pid = pid as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is a child of this process that nobody else waits for; the pointers are
+    // to live locals of the right types.
+    let got = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    if got != pid {
+        return Err(format!("wait4: {}", std::io::Error::last_os_error()));
+    }
+    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    // Linux reports ru_maxrss in KiB.
+    Ok((ok, u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024))
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".to_string())
+}
+
+/// The table's section: the four figures against the targets.
+pub fn render(show: &Value) -> String {
+    const MIB: f64 = (1u64 << 20) as f64;
+    let get = |case: &str, who: &str, what: &str| show[case][who][what].as_f64();
+    let mut out = format!(
+        "`npy show` of `np.arange(100_000_000, dtype=np.float32)` (400 MB), whole processes \
+         (load average {} when measured):\n\n\
+         | operation | ours | numpy | ours/numpy (target) | our peak RSS (target) |\n\
+         |---|--:|--:|--:|--:|\n",
+        show["load"].as_str().unwrap_or("?")
+    );
+    for (case, name, numpy, limit) in [
+        (
+            "summary",
+            "`npy show` (summary)",
+            "`print(np.load(f, mmap_mode='r'))`",
+            50.0,
+        ),
+        (
+            "json",
+            "`npy show --json` > /dev/null",
+            "`json.dump(np.load(f).tolist(), devnull)`",
+            64.0,
+        ),
+    ] {
+        let ours = get(case, "ours", "seconds");
+        let theirs = get(case, "numpy", "seconds");
+        let rss = get(case, "ours", "peak_bytes").map(|b| b / MIB);
+        let ratio = ours.zip(theirs).map(|(a, b)| a / b);
+        let verdict = |ok: Option<bool>| match ok {
+            Some(true) => "met",
+            Some(false) => "missed",
+            None => "not measured",
+        };
+        out.push_str(&format!(
+            "| {name} vs {numpy} | {} | {} (peak {}) | {} (≤ 1.0×: **{}**) | {} (< {limit} MiB: **{}**) |\n",
+            super::cell(ours),
+            super::cell(theirs),
+            get(case, "numpy", "peak_bytes").map_or("?".into(), |b| format!("{:.0} MiB", b / MIB)),
+            ratio.map_or("–".into(), |r| format!("{r:.3}×")),
+            verdict(ratio.map(|r| r <= 1.0)),
+            rss.map_or("–".into(), |r| format!("{r:.1} MiB")),
+            verdict(rss.map(|r| r < limit)),
+        ));
+    }
+    out
+}
+
+/// Where the measurements are kept for `--table-only`.
+pub fn results_path(data: &Path) -> PathBuf {
+    data.join("show.json")
+}

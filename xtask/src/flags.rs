@@ -1,0 +1,114 @@
+//! The command line of `cargo xtask`: one declaration, whose doc comments are the `--help`.
+
+use clap::{Args, Parser, Subcommand};
+
+/// Maintainer tasks for the npy workspace.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask")]
+pub struct Xtask {
+    /// The task.
+    #[command(subcommand)]
+    pub command: Cmd,
+}
+
+/// The tasks, one module each.
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// Regenerate fixtures/ with xtask/fixtures.py (numpy==2.4.6).
+    Fixtures(Fixtures),
+    /// Check our files against numpy: the fixtures written back by npy-core load identically and
+    /// match byte for byte, and `npy show` prints random arrays as numpy's `str()` and
+    /// `tolist()` do.
+    Interop(Interop),
+    /// Run the npy-bench criterion suite, time numpy on the same files, measure peak memory and
+    /// the `npy show` targets; print one table and write it into npy-bench/README.md.
+    Bench(Bench),
+    /// Run npy-core's unit, view and miri_paths tests under Miri (cargo +nightly miri; needs
+    /// the miri component; about 3 minutes on an idle machine).
+    Miri(Miri),
+    /// Regenerate npy-core/src/literal/printable.rs, the code points Python's repr escapes,
+    /// from the Python that runs numpy.
+    Unicode(Unicode),
+}
+
+/// Flags of `cargo xtask fixtures`.
+#[derive(Debug, Args)]
+pub struct Fixtures {
+    /// Regenerate into a temporary directory and fail if fixtures/ differs.
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// Flags of `cargo xtask interop`.
+#[derive(Debug, Args)]
+pub struct Interop {
+    /// Seed of the random arrays `npy show` is compared on.
+    #[arg(long, default_value_t = 20_251_130)]
+    pub seed: u64,
+    /// How many random arrays to compare.
+    #[arg(long, default_value_t = 400)]
+    pub count: u32,
+    /// Only the `npy show` comparison (skip the write-back of the fixtures).
+    #[arg(long)]
+    pub show_only: bool,
+}
+
+/// Flags of `cargo xtask bench`.
+#[derive(Debug, Args)]
+pub struct Bench {
+    /// Criterion's --quick; numpy timed 3 × 3 instead of 5 × 10.
+    #[arg(long)]
+    pub quick: bool,
+    /// Rebuild the table from the last results without running anything.
+    #[arg(long)]
+    pub table_only: bool,
+    /// Measure only the `npy show` targets and print their table (the README is not touched).
+    #[arg(long, conflicts_with = "table_only")]
+    pub show_only: bool,
+}
+
+/// Flags of `cargo xtask miri`.
+#[derive(Debug, Args)]
+pub struct Miri {
+    /// Arguments passed to the test binaries (after `--`).
+    #[arg(last = true)]
+    pub test_args: Vec<String>,
+}
+
+/// Flags of `cargo xtask unicode`.
+#[derive(Debug, Args)]
+pub struct Unicode {
+    /// Fail if the committed table differs from what Python's Unicode database gives.
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::{Cmd, Xtask};
+
+    #[test]
+    fn flags_are_consistent() {
+        Xtask::command().debug_assert();
+    }
+
+    #[test]
+    fn flags_parse_and_unknown_ones_are_errors() {
+        let parse = |args: &[&str]| Xtask::try_parse_from(args.iter().copied());
+        let err = parse(&["xtask", "fixtures", "--bogus"]).unwrap_err();
+        assert!(err.to_string().contains("--bogus"), "{err}");
+        let x = parse(&["xtask", "interop", "--seed", "7", "--show-only"]).unwrap();
+        assert!(matches!(
+            x.command,
+            Cmd::Interop(super::Interop {
+                seed: 7,
+                show_only: true,
+                ..
+            })
+        ));
+        let x = parse(&["xtask", "miri", "--", "--exact", "t"]).unwrap();
+        assert!(matches!(x.command, Cmd::Miri(m) if m.test_args == ["--exact", "t"]));
+    }
+}
