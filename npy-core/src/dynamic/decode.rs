@@ -5,7 +5,7 @@ use half::f16;
 
 use super::longdouble::longdouble_to_f64;
 use super::{DynValue, UcsString};
-use crate::codec::{numpy_bool, saturating_product, trim_nuls, ucs4_code_points, Endian, Scalar};
+use crate::codec::{decode_bool, saturating_product, trim_nuls, ucs4_code_points, Endian, Scalar};
 use crate::dtype::{DType, Primitive, TimeKind, TimeType};
 use crate::error::{to_usize, Error};
 use crate::read::Decode;
@@ -106,7 +106,7 @@ impl Decoder {
     fn decode_value(&self, src: &[u8]) -> Result<DynValue, Error> {
         use Primitive::*;
         Ok(match self {
-            Decoder::Bool => DynValue::Bool(numpy_bool(src[0])),
+            Decoder::Bool => DynValue::Bool(decode_bool(src[0])),
             Decoder::Int(p, e) => DynValue::Int(match p {
                 I8 => i64::from(i8::decode(src, *e)),
                 I16 => i64::from(i16::decode(src, *e)),

@@ -52,7 +52,9 @@ pub use value::{DynValue, UcsString};
 ///
 /// # Errors
 /// I/O and header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`],
-/// [`ErrorKind::AllocationLimit`]. A `b1` byte other than 0 and 1 is `true`, as numpy reads it.
+/// [`ErrorKind::AllocationLimit`]. A `b1` byte other than 0 and 1 reads as `true`, as numpy
+/// reads it (or is [`ErrorKind::InvalidBool`] for a reader given
+/// [`ReadOptions::strict_bools`](crate::ReadOptions::strict_bools)).
 ///
 /// # Examples
 /// ```

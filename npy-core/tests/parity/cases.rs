@@ -42,3 +42,34 @@ fn n2_type_names_as_descr() {
         [DynValue::Float(x)] if *x == 1.5
     ));
 }
+
+/// N22: `|b1` files holding 0x7f, and a 0/255 mask saved by `np.save` (numpy 2.4.6:
+/// `[ True  True False  True]` and `[[False  True] [ True False]]`).
+#[test]
+fn n22_nonzero_bool_bytes_are_true() {
+    assert_eq!(
+        read::<bool>(case("N22_7f.npy")).unwrap().data(),
+        [true, true, false, true]
+    );
+    let mask = read::<bool>(case("N22_mask255.npy")).unwrap();
+    assert_eq!(mask.shape(), [2, 2]);
+    assert_eq!(mask.data(), [false, true, true, false]);
+    let dyn_mask = read_dyn(case("N22_mask255.npy")).unwrap();
+    assert_eq!(
+        dyn_mask.values(),
+        [false, true, true, false].map(DynValue::Bool)
+    );
+    // The strict check finds the byte np.save wrote, at its place in the file.
+    let strict = npy_core::ReadOptions::default().strict_bools(true);
+    let err = npy_core::read_with::<bool>(case("N22_7f.npy"), &strict).unwrap_err();
+    let data_offset = NpyReader::open(case("N22_7f.npy")).unwrap().data_offset();
+    assert!(
+        matches!(
+            *err.kind(),
+            npy_core::ErrorKind::InvalidBool { byte: 0x7f, offset } if offset == data_offset + 1
+        ),
+        "{err}"
+    );
+    // The message no longer claims numpy writes only 0 and 1.
+    assert!(!err.to_string().contains("numpy writes only"), "{err}");
+}

@@ -2,7 +2,9 @@
 //! Python 3.11 wrote (`cargo xtask fixtures`, `xtask/fixtures_parity.py`). Expected values come
 //! from those tables, never from this crate's output.
 
+mod bools;
 mod cases;
 mod descr;
 mod literals;
 mod support;
+mod widen;
