@@ -58,7 +58,11 @@ pub fn generate(python: &Path, out_dir: &Path) -> Result<(), String> {
     crate::python::run_script(python, "fixtures.py", [out_dir])?;
     for (dir, script) in SUBSETS {
         let sub = out_dir.join(dir);
-        eprintln!("xtask: {} xtask/{script} {}", python.display(), sub.display());
+        eprintln!(
+            "xtask: {} xtask/{script} {}",
+            python.display(),
+            sub.display()
+        );
         crate::python::run_script(python, script, [&sub])?;
     }
     Ok(())
