@@ -312,7 +312,7 @@ pub enum ErrorKind {
     },
 
     /// An operation the array's layout or the reader's state does not support: rows of a
-    /// Fortran-order or 0-d array, `[T; N]` elements or streaming in Fortran order, a
+    /// Fortran-order or 0-d array, `[T; N]` elements written in Fortran order, a
     /// whole-array read after part of the array was read.
     Unsupported {
         /// The operation, e.g. `"read_rows"`.

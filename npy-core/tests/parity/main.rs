@@ -5,6 +5,7 @@
 mod bools;
 mod cases;
 mod descr;
+mod fstream;
 mod literals;
 mod support;
 mod widen;
