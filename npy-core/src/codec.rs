@@ -3,8 +3,8 @@
 //! Typed elements (`element/`), dynamic values (`dynamic/`), views and conversion all decode
 //! and encode through these functions, so a rule is written once:
 //! - byte order: [`Endian`], [`Scalar`] (numbers from and to their bytes), [`swap_in_place`];
-//! - `b1` bytes: [`decode_bool`] (non-zero is true, as numpy), [`is_canonical_bool`],
-//!   [`first_noncanonical_bool`];
+//! - `b1` bytes: [`decode_bool`] (non-zero is true, as numpy), [`encode_bool`],
+//!   [`is_canonical_bool`], [`first_noncanonical_bool`];
 //! - `S` and `U` strings: [`trim_nuls`], [`ucs4_code_points`], [`encode_bytes`],
 //!   [`encode_ucs4`];
 //! - shapes: [`checked_product`], [`nonzero_product`], [`saturating_product`];
@@ -142,6 +142,18 @@ fn swap_words<W: bytemuck::Pod>(bytes: &mut [u8], swap: fn(W) -> W) {
 #[inline]
 pub(crate) fn decode_bool(byte: u8) -> bool {
     byte != 0
+}
+
+/// The `b1` byte to store for `value` over the byte `stored` there: `true` keeps a non-zero
+/// stored byte (so that an array read and written back keeps numpy's bytes, as `np.save` of a
+/// loaded array does), anything else is 0 or 1.
+#[inline]
+pub(crate) fn encode_bool(value: bool, stored: u8) -> u8 {
+    if value && stored != 0 {
+        stored
+    } else {
+        u8::from(value)
+    }
 }
 
 /// Whether a `b1` byte is 0 or 1: the only bytes a Rust `bool` can hold in memory, and the only

@@ -510,6 +510,23 @@ impl DType {
         }
     }
 
+    /// Whether an element of the dtype has bytes outside every field: gaps between a record's
+    /// fields or after the last (padding of `align=True`, explicit offsets, the unselected
+    /// fields of a multi-field view), at any depth.
+    pub(crate) fn has_gaps(&self) -> bool {
+        match self {
+            DType::Record(r) => {
+                let covered = r
+                    .fields
+                    .iter()
+                    .fold(0u64, |acc, f| acc.saturating_add(f.dtype.itemsize()));
+                covered < r.itemsize || r.fields.iter().any(|f| f.dtype.has_gaps())
+            }
+            DType::SubArray(s) => s.base.has_gaps(),
+            _ => false,
+        }
+    }
+
     /// The first `b1` byte of `data` (whole elements of this dtype, `data.len()` a multiple of
     /// the itemsize) that is not 0 or 1 (the codec rule): its
     /// offset in `data` and its value. Bytes of other fields and padding are not looked at.

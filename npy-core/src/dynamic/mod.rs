@@ -112,15 +112,25 @@ impl<R: Read> NpyReader<R> {
                 ),
             }));
         }
-        let values = self.read_dyn_values()?;
-        DynArray::from_meta(self.meta().clone(), values)
+        let dtype = self.dtype().clone();
+        if !(dtype.has_gaps() || dtype.has_bool()) {
+            let values = self.read_dyn_values()?;
+            return DynArray::from_meta(self.meta().clone(), values);
+        }
+        // Values that do not determine every byte: keep the bytes for write_dyn.
+        dtype.refuse_object()?;
+        budget::check(&dtype, self.remaining(), true)?;
+        let decoder = decode::Decoder::new(&dtype)?;
+        let keeping = decode::Keeping::new(&decoder);
+        let values = self.read_vec_with(&keeping)?;
+        DynArray::from_meta(self.meta().clone(), values)?.with_stored(keeping.into_stored())
     }
 
     /// Decodes the remaining elements, within the budget of [`MAX_DYN_EXPANSION`] bytes of
     /// values per data byte.
     fn read_dyn_values(&mut self) -> Result<Vec<DynValue>, Error> {
         self.dtype().refuse_object()?;
-        budget::check(self.dtype(), self.remaining())?;
+        budget::check(self.dtype(), self.remaining(), false)?;
         let decoder = decode::Decoder::new(self.dtype())?;
         self.read_vec_with(&decoder)
     }

@@ -7,5 +7,6 @@ mod cases;
 mod descr;
 mod fstream;
 mod literals;
+mod padding;
 mod support;
 mod widen;
