@@ -7,6 +7,7 @@ mod cases;
 mod descr;
 mod fstream;
 mod literals;
+mod longdouble;
 mod padding;
 mod support;
 mod widen;
