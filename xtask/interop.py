@@ -10,9 +10,17 @@ whose values it holds. For each pair:
     zeros), tick-exact for datetime/timedelta (NaT included), byte-exact for S/U/V;
 (b) compare our file's bytes with the fixture's.
 
+Object arrays (ORIGINAL in a directory with a manifest.json, i.e. fixtures/object/) are loaded
+with allow_pickle=True and compared element by element, type for type (NaN-aware, recursively
+through lists, tuples, dicts, sets and nested arrays); their bytes are compared when the
+manifest marks the fixture `byte_identical`.
+
 Prints each failure, then `interop: N files, N passed, N failed`; exits 1 on any failure.
 """
 
+import json
+import math
+import os
 import sys
 
 import numpy as np
@@ -61,7 +69,60 @@ def compare_values(ours, theirs):
     return None
 
 
+def same_object(a, b):
+    """Python equality that also requires equal types, NaN == NaN and equal signs of zeros."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+    if isinstance(a, complex):
+        return same_object(a.real, b.real) and same_object(a.imag, b.imag)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same_object(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return list(a.keys()) == list(b.keys()) and all(same_object(a[k], b[k]) for k in a)
+    if isinstance(a, np.ndarray):
+        return (
+            a.dtype == b.dtype
+            and a.shape == b.shape
+            and a.flags.f_contiguous == b.flags.f_contiguous
+            and same_object(a.tolist(), b.tolist())
+        )
+    return a == b
+
+
+def byte_identical(theirs_path):
+    manifest = os.path.join(os.path.dirname(theirs_path), "manifest.json")
+    with open(manifest, encoding="utf-8") as f:
+        entries = json.load(f)["fixtures"]
+    name = os.path.basename(theirs_path)
+    return any(e["file"] == name and e["byte_identical"] for e in entries)
+
+
+def check_objects(ours_path, theirs_path):
+    problems = []
+    ours = np.load(ours_path, allow_pickle=True)
+    theirs = np.load(theirs_path, allow_pickle=True)
+    if ours.dtype != np.dtype(object):
+        problems.append(f"dtype {ours.dtype}, expected object")
+    if ours.shape != theirs.shape:
+        problems.append(f"shape {ours.shape}, numpy {theirs.shape}")
+    elif ours.flags.f_contiguous != theirs.flags.f_contiguous:
+        problems.append("memory order differs")
+    elif not same_object(np.ravel(ours).tolist(), np.ravel(theirs).tolist()):
+        problems.append("values differ")
+    if byte_identical(theirs_path):
+        with open(ours_path, "rb") as f, open(theirs_path, "rb") as g:
+            if f.read() != g.read():
+                problems.append("file bytes differ from np.save's")
+    return problems
+
+
 def check(ours_path, theirs_path):
+    if os.path.exists(os.path.join(os.path.dirname(theirs_path), "manifest.json")) and os.path.basename(
+        os.path.dirname(theirs_path)
+    ) == "object":
+        return check_objects(ours_path, theirs_path)
     problems = []
     # rec_wide's header (72 KB) is over np.load's default 10,000-byte limit.
     ours = np.load(ours_path, allow_pickle=False, max_header_size=1 << 20)

@@ -7,7 +7,8 @@ f2/f4/f8/longdouble, c8/c16/clongdouble, M8/m8 of several units with NaT, S, U w
 astral, unassigned and surrogate code points, V, records nested, with subarrays, 0-d), shape
 (0-d, empty, 1-d under and over numpy's threshold of 1000, 2-d, 3-d, Fortran order) and value
 class (tiny, huge, integers as floats, nan/inf, -0, subnormals, magnitudes around each of
-numpy's cutoffs), plus the inputs of public bug reports. For each, compares
+numpy's cutoffs), plus the inputs of public bug reports, plus object arrays (those of
+`fixtures/object/`, summarised, wrapped, 0-d, numpy time scalars). For each, compares
 
 - `npy show FILE` with numpy's `str(np.load(FILE))`, and
 - `npy show --json FILE` with `tolist()` in the documented JSON encoding (`npy show --help`),
@@ -15,7 +16,9 @@ numpy's cutoffs), plus the inputs of public bug reports. For each, compares
 
 Excluded, narrowly: the `str` of a 0-d longdouble or clongdouble, and of a 0-d record with a
 longdouble field (numpy prints every digit of the 80-bit value; npy shows it through its
-nearest float64), control characters in a 0-d `U` array (npy escapes them, numpy prints
+nearest float64), an object array holding a multi-dimensional or empty numpy array (npy
+prints those through a simplified repr: nested lists without numpy's column alignment),
+control characters in a 0-d `U` array (npy escapes them, numpy prints
 them raw), and a lone surrogate in a 0-d `U` array (numpy's `str` holds it, which no UTF-8
 output can; npy writes U+FFFD). Prints each mismatch with both texts and a diff, then
 `show: N files, N passed, N failed`; exits 1 on any failure.
@@ -31,6 +34,7 @@ import sys
 import numpy as np
 
 from fixtures import enc
+import fixtures_object
 
 UNITS = ["Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as", "10ms", "3h"]
 FLOATS = ["<f2", "<f4", ">f4", "<f8", ">f8", "<g"]
@@ -187,6 +191,8 @@ def random_shape(rng):
 def excluded_text(a):
     """Why numpy's `str` is not compared, or None."""
     dt = a.dtype
+    if dt == object and a.size and any(isinstance(x, np.ndarray) and x.ndim > 1 or isinstance(x, np.ndarray) and x.size == 0 for x in a.reshape(-1)):
+        return "an array inside an object array: npy prints a simplified repr (no column alignment)"
     if a.shape == ():
         if dt.kind in "fc" and dt.itemsize in (12, 16, 24, 32) and dt.char in "gG":
             return "0-d longdouble: numpy prints all 80-bit digits"
@@ -225,6 +231,61 @@ def same(x, y):
     return type(x) is type(y) and x == y
 
 
+def enc_object(v):
+    """One object array item in the JSON encoding `npy show --help` documents."""
+    if isinstance(v, np.generic):  # before str and float: np.str_ and np.float64 subclass them
+        return encode_any(np.array(v))
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+    if isinstance(v, complex):
+        return [enc_object(v.real), enc_object(v.imag)]
+    if isinstance(v, (bytes, bytearray)):
+        return v.decode("latin-1")
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return [enc_object(x) for x in v]
+    if isinstance(v, dict):
+        return {(k if isinstance(k, str) else repr(k)): enc_object(x) for k, x in v.items()}
+    if isinstance(v, np.ndarray):
+        return encode_any(v)
+    return repr(v)
+
+
+def encode_any(a):
+    """`encode`, for arrays that may hold objects (in the array or in record fields)."""
+    if a.dtype.hasobject:
+        if a.dtype.names:
+            def rec(r):
+                return {n: (enc_object(r[n]) if a.dtype[n] == object else encode_any(np.array(r[n], a.dtype[n]))) for n in a.dtype.names}
+            flat = [rec(r) for r in a.reshape(-1)]
+        else:
+            flat = [enc_object(x) for x in a.reshape(-1)]
+        def nest(shape, items):
+            if not shape:
+                return items[0]
+            step = len(items) // shape[0] if shape[0] else 0
+            return [nest(shape[1:], items[i * step:(i + 1) * step]) for i in range(shape[0])]
+        if 0 in a.shape:
+            return encode(a)
+        return nest(a.shape, flat)
+    return encode(a)
+
+
+def object_cases():
+    """The object arrays of `fixtures/object/` and a few layouts it does not have."""
+    for name, arr, _, _ in fixtures_object.fixtures():
+        yield "obj_" + name, arr
+    yield "obj_summarised", fixtures_object.objarr(list(range(2000)))
+    yield "obj_summarised_2d", fixtures_object.objarr([str(i) for i in range(40 * 60)], (40, 60))
+    yield "obj_times", fixtures_object.objarr([np.datetime64(5, "10s"), np.datetime64("NaT", "D"), np.timedelta64(5), np.timedelta64("NaT", "ms"), np.datetime64(1, "Y"), np.datetime64(3, "h"), np.datetime64("NaT"), np.timedelta64(3, "10ms"), np.datetime64(-1, "us")])
+    yield "obj_wrapped", fixtures_object.objarr(["word %d" % i for i in range(30)], (3, 10), "F")
+    for v in ["text", 2.5, [1, 2], np.float32(1.5), None, b"x", {"k": (1, 2)}]:
+        a = np.empty((), dtype=object)
+        a[()] = v
+        yield f"obj_0d_{type(v).__name__}", a
+
+
 def run(npy, *args):
     p = subprocess.run([npy, "show", *args], capture_output=True)
     if p.returncode != 0:
@@ -260,10 +321,10 @@ def main(argv):
     np.seterr(all="ignore")  # the value classes overflow on purpose (float16, casts)
     rng = np.random.default_rng(seed)
     passed = failed = skipped = 0
-    for name, a in cases(rng, count):
+    for name, a in list(cases(rng, count)) + list(object_cases()):
         path = os.path.join(out_dir, name + ".npy")
-        np.save(path, a)
-        b = np.load(path)
+        np.save(path, a, allow_pickle=True)
+        b = np.load(path, allow_pickle=True)
         problems = []
         why = excluded_text(b)
         if why is None:
@@ -281,7 +342,7 @@ def main(argv):
             problems.append(f"npy show --json failed: {err}")
         else:
             doc = json.loads(got)
-            want = encode(b)
+            want = encode_any(b)
             if not same(doc["data"], want) or doc["shape"] != list(b.shape) or doc["fortran_order"] != (b.flags.f_contiguous and not b.flags.c_contiguous):
                 problems.append(f"JSON differs\n--- tolist():\n{json.dumps(want)[:2000]}\n--- npy show --json:\n{got[:2000]}")
         if problems:

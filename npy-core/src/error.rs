@@ -18,6 +18,11 @@ use std::path::{Path, PathBuf};
 use crate::format::Version;
 use crate::literal::LiteralError;
 
+#[cfg(feature = "pickle")]
+mod pickle;
+#[cfg(feature = "pickle")]
+pub use pickle::PickleError;
+
 /// An error of reading, parsing or writing `.npy` files.
 ///
 /// Match on [`Error::kind`]; sort with [`Error::classify`].
@@ -385,6 +390,11 @@ pub enum ErrorKind {
         /// The value, briefly.
         value: String,
     },
+
+    /// An object array's pickle was refused or could not be decoded, or a value could not be
+    /// pickled (feature `pickle`); the [`PickleError`] says which.
+    #[cfg(feature = "pickle")]
+    Pickle(PickleError),
 }
 
 impl ErrorKind {
@@ -424,6 +434,8 @@ impl ErrorKind {
             UnsupportedVersion { .. } | ObjectArray { .. } | Unsupported { .. } => {
                 Category::Unsupported
             }
+            #[cfg(feature = "pickle")]
+            Pickle(e) => e.category(),
         }
     }
 }
@@ -619,6 +631,8 @@ impl fmt::Display for ErrorKind {
                 count(*bytes_each, "byte")
             ),
             ValueMismatch { dtype, value } => write!(f, "value {value} does not fit dtype {dtype}"),
+            #[cfg(feature = "pickle")]
+            Pickle(e) => write!(f, "object array: {e}"),
         }
     }
 }
@@ -685,6 +699,14 @@ impl From<ErrorKind> for Error {
     #[cold]
     fn from(kind: ErrorKind) -> Error {
         Error::new(kind)
+    }
+}
+
+#[cfg(feature = "pickle")]
+impl From<PickleError> for Error {
+    #[cold]
+    fn from(e: PickleError) -> Error {
+        Error::new(ErrorKind::Pickle(e))
     }
 }
 

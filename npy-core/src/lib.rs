@@ -12,6 +12,8 @@
 //! - [`ArrayMeta`] is what every reader, view, map and array knows about its array.
 //! - [`Error`] is one small type: match on [`Error::kind`], sort with [`Error::classify`]; an
 //!   error of a function that takes a path names the file ([`Error::path`]).
+//! - `pickle` (feature `pickle`, on by default) decodes and writes object arrays (`|O`)
+//!   without ever executing a pickle.
 //!
 //! The crate's layout, bottom layer first, and the path from bytes to values are in
 //! `ARCHITECTURE.md` beside this crate's `Cargo.toml`.
@@ -37,18 +39,30 @@
 //!     [`MAX_UNBACKED_BYTES`] for zero-size elements (`f32` from `<f4` is exactly 1×), plus a
 //!     64 KiB decode chunk; views and memory maps allocate nothing for the data;
 //!   - [`read_dyn`]: the [`DynValue`] tree, at most [`MAX_DYN_EXPANSION`] bytes per data byte
-//!     plus [`DYN_ALLOWANCE`]; elements over [`MAX_DYN_ITEMSIZE`] are refused.
+//!     plus [`DYN_ALLOWANCE`]; elements over [`MAX_DYN_ITEMSIZE`] are refused;
+//!   - object arrays (feature `pickle`): the pickle's bytes, and the decoded values at most
+//!     `pickle::MAX_PICKLE_EXPANSION` (256) bytes per pickle byte plus
+//!     `pickle::PICKLE_ALLOWANCE` (1 MiB), each copy of a value the pickle shares counted
+//!     (memo bombs are `pickle::PickleError::TooLarge` before they are built).
 //!
 //!   Beyond these, [`ErrorKind::AllocationLimit`] before anything is allocated.
 //! - **Time linear in the input.** The header parser is one left-to-right pass with no
 //!   backtracking; repeated dict keys are found by hashing (`tests/header_time.rs` checks the
 //!   worst constructs we found at the 16 MiB limit). Reading data is linear in the data.
 //! - **Bounded stack.** Nesting deeper than [`literal::DEFAULT_MAX_DEPTH`] (128) levels is an
-//!   error, not a stack overflow; 100,000 levels of any bracket fail at once.
+//!   error, not a stack overflow; 100,000 levels of any bracket fail at once. The same holds
+//!   for values in an object array's pickle (`pickle::MAX_PICKLE_DEPTH`, 128).
 //! - **No code execution.** Object arrays (`|O`, anywhere in a record or subarray) hold
-//!   pickles. They are refused with [`ErrorKind::ObjectArray`] from the header alone, before any
-//!   data byte is read; no pickle is ever interpreted. A file that *is* a pickle (`np.save`
-//!   with `allow_pickle` of a non-array) is [`NotNpy::Pickle`].
+//!   pickles, which numpy loads by executing them. Here, with feature `pickle` (the default),
+//!   [`read_dyn`] decodes them with an interpreter of its own that never imports, calls or
+//!   looks up anything: it knows the pickle opcodes and a fixed allow-list of names (numpy's
+//!   array, dtype and scalar constructors, a few builtins), each imitated by a constructor of
+//!   ours; any other name is refused at the opcode that names it ("pickle calls os.system;
+//!   refused, nothing was executed"). The module docs of `pickle` say exactly what is
+//!   accepted. [`ReadOptions::decode_pickles`] turns decoding off; typed reads, views, memory
+//!   maps and [`convert_file`] always refuse object arrays with [`ErrorKind::ObjectArray`] from
+//!   the header alone, before any data byte is read. A file that *is* a pickle (`np.save` with
+//!   `allow_pickle` of a non-array) is [`NotNpy::Pickle`] and not decoded.
 //!
 //! ## Limits, and how to raise them
 //!
@@ -64,6 +78,8 @@
 //! | zero-size values in `read_dyn` | [`MAX_ZERO_SIZE_ELEMENTS`] | fixed |
 //! | `read_dyn` element | [`MAX_DYN_ITEMSIZE`] (1 GiB) | fixed; use typed reads or views |
 //! | `read_dyn` tree | [`MAX_DYN_EXPANSION`] × data + [`DYN_ALLOWANCE`] | fixed; use typed reads or views |
+//! | object-array values | 256 × pickle + 1 MiB, 128 levels deep (`pickle::PickleLimits`) | `pickle::loads_with` |
+//! | decimal `int` text in a pickle | 4300 digits (Python's limit) | fixed |
 //!
 //! Pass [`ReadOptions`] to [`read_with`], [`Header::read_with`], [`NpyReader::with_options`],
 //! [`NpyReader::open_with`], [`NpyView::with_options`] or [`TensorInfo::from_reader_with`]. The
@@ -126,6 +142,8 @@ mod meta;
 mod mmap;
 #[cfg(feature = "ndarray")]
 mod ndarray;
+#[cfg(feature = "pickle")]
+pub mod pickle;
 mod read;
 pub mod records;
 #[cfg(feature = "serde")]

@@ -3,7 +3,9 @@
 //! The files are written by `xtask/fixtures.py` (run with the interpreter from
 //! [`crate::python::numpy_python`], i.e. numpy 2.4.6). The script owns the
 //! top-level `*.npy` files, `manifest.json` and `README.md` of the output
-//! directory; it deletes stale `*.npy` files and rewrites everything.
+//! directory, and the same files in each sub-directory of [`OWNED_DIRS`]
+//! (`object/`: object arrays, by `xtask/fixtures_object.py`); it deletes stale
+//! `*.npy` files and rewrites everything.
 //!
 //! Each sub-directory in [`SUBSETS`] belongs entirely to its own generator script (run
 //! after the main one, with the sub-directory as its output), which writes its own
@@ -76,15 +78,7 @@ fn check_fixtures(fixtures_dir: &Path) -> Result<(), String> {
         fs::remove_dir_all(&tmp).map_err(|e| format!("cannot remove {}: {e}", tmp.display()))?;
     }
     fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-    let result = generate(&python, &tmp).and_then(|()| {
-        let mut differences = compare_dirs(&tmp, fixtures_dir)?;
-        for (dir, _) in SUBSETS {
-            let prefix = format!("{dir}/");
-            let sub = compare_files(&tmp.join(dir), &fixtures_dir.join(dir), |_| true)?;
-            differences.extend(sub.into_iter().map(|d| d.prefixed(&prefix)));
-        }
-        Ok(differences)
-    });
+    let result = generate(&python, &tmp).and_then(|()| compare_dirs(&tmp, fixtures_dir));
     // Best effort: a leftover directory under target/ is harmless.
     let _ = fs::remove_dir_all(&tmp);
     let differences = result?;
@@ -128,16 +122,9 @@ impl std::fmt::Display for Difference {
     }
 }
 
-impl Difference {
-    /// The same difference for a file named `prefix` + its name (a sub-directory's file).
-    fn prefixed(self, prefix: &str) -> Difference {
-        match self {
-            Difference::Missing(n) => Difference::Missing(format!("{prefix}{n}")),
-            Difference::Stale(n) => Difference::Stale(format!("{prefix}{n}")),
-            Difference::Changed(n) => Difference::Changed(format!("{prefix}{n}")),
-        }
-    }
-}
+/// Sub-directories of `fixtures/` the generator owns (their `*.npy`,
+/// `manifest.json` and `README.md`), compared by `--check` like the top level.
+pub const OWNED_DIRS: &[&str] = &["object"];
 
 /// Whether a top-level file name belongs to the generator.
 pub fn is_owned(name: &str) -> bool {
@@ -171,13 +158,33 @@ fn owned_files(dir: &Path, owned: impl Fn(&str) -> bool) -> Result<BTreeSet<Stri
 /// Compares the generator-owned files of `generated` and `committed` byte for
 /// byte; returns the differences sorted by file name.
 pub fn compare_dirs(generated: &Path, committed: &Path) -> Result<Vec<Difference>, String> {
-    compare_files(generated, committed, is_owned)
+    let mut differences = compare_one(generated, committed, "", is_owned)?;
+    for dir in OWNED_DIRS {
+        differences.extend(compare_one(
+            &generated.join(dir),
+            &committed.join(dir),
+            &format!("{dir}/"),
+            is_owned,
+        )?);
+    }
+    // A SUBSETS directory belongs wholly to its script: every file is compared.
+    for (dir, _) in SUBSETS {
+        differences.extend(compare_one(
+            &generated.join(dir),
+            &committed.join(dir),
+            &format!("{dir}/"),
+            |_| true,
+        )?);
+    }
+    Ok(differences)
 }
 
-/// Compares the files of `generated` and `committed` (top level) for which `owned` holds.
-fn compare_files(
+/// [`compare_dirs`] of one directory's files for which `owned` holds, names reported with
+/// `prefix`.
+fn compare_one(
     generated: &Path,
     committed: &Path,
+    prefix: &str,
     owned: impl Fn(&str) -> bool + Copy,
 ) -> Result<Vec<Difference>, String> {
     let new = owned_files(generated, owned)?;
@@ -186,12 +193,13 @@ fn compare_files(
         |path: PathBuf| fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()));
     let mut differences = Vec::new();
     for name in new.union(&old) {
+        let shown = format!("{prefix}{name}");
         match (new.contains(name), old.contains(name)) {
-            (true, false) => differences.push(Difference::Missing(name.clone())),
-            (false, true) => differences.push(Difference::Stale(name.clone())),
+            (true, false) => differences.push(Difference::Missing(shown)),
+            (false, true) => differences.push(Difference::Stale(shown)),
             _ => {
                 if read(generated.join(name))? != read(committed.join(name))? {
-                    differences.push(Difference::Changed(name.clone()));
+                    differences.push(Difference::Changed(shown));
                 }
             }
         }
@@ -242,6 +250,14 @@ mod tests {
         // not owned by the generator: ignored
         fs::write(committed.0.join("other.txt"), b"o").unwrap();
         fs::create_dir(committed.0.join("external.npy")).unwrap();
+        // an owned sub-directory is compared too; other sub-directories are not
+        fs::create_dir(generated.0.join("object")).unwrap();
+        fs::create_dir(committed.0.join("object")).unwrap();
+        fs::write(generated.0.join("object").join("o.npy"), b"new").unwrap();
+        fs::write(committed.0.join("object").join("o.npy"), b"old").unwrap();
+        fs::write(committed.0.join("object").join("gone.npy"), b"g").unwrap();
+        fs::create_dir(committed.0.join("npz")).unwrap();
+        fs::write(committed.0.join("npz").join("x.npy"), b"x").unwrap();
 
         let differences = compare_dirs(&generated.0, &committed.0).unwrap();
         assert_eq!(
@@ -250,6 +266,8 @@ mod tests {
                 Difference::Changed("changed.npy".into()),
                 Difference::Missing("manifest.json".into()),
                 Difference::Stale("stale.npy".into()),
+                Difference::Stale("object/gone.npy".into()),
+                Difference::Changed("object/o.npy".into()),
             ]
         );
     }

@@ -11,6 +11,13 @@
 //! Fixtures whose dtype has no typed element (records `rec_*`, void `V6`, longdouble and
 //! clongdouble `f16`/`c32`, `m8[10ms]` with a unit multiplier) go through the dynamic path
 //! instead: `read_dyn`, then `write_dyn`.
+//!
+//! Object arrays (`fixtures/object/`, dtype `|O`) go through `read_dyn` and `write_dyn` too
+//! (npy-core's pickle reader and writer, `object/<name>`); numpy loads ours with
+//! `allow_pickle=True` and compares the values with the fixture's, type for type, and the bytes
+//! where the fixture's manifest says numpy's bytes are reproducible. Fixtures holding values
+//! the writer does not write (arrays of records inside the array) and records with object
+//! fields are listed as skipped.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -47,7 +54,10 @@ fn write_back() -> Result<(), String> {
     fs::create_dir_all(&out_dir)
         .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
 
-    let written = write_all(&fixtures_dir(), &out_dir)?;
+    let mut written = write_all(&fixtures_dir(), &out_dir)?;
+    let objects = write_objects(&fixtures_dir().join("object"), &out_dir.join("object"))?;
+    written.pairs.extend(objects.pairs);
+    written.skipped.extend(objects.skipped);
     let pairs_file = out_dir.join("pairs.tsv");
     let mut pairs = String::new();
     for (ours, original) in &written.pairs {
@@ -63,7 +73,7 @@ fn write_back() -> Result<(), String> {
     );
     if !written.skipped.is_empty() {
         eprintln!(
-            "xtask: {} fixtures without a typed element went through read_dyn/write_dyn: {}",
+            "xtask: {} fixtures without a typed element went through read_dyn/write_dyn, or were skipped: {}",
             written.skipped.len(),
             written.skipped.join(", ")
         );
@@ -83,15 +93,21 @@ pub struct Written {
     pub skipped: Vec<String>,
 }
 
-/// Writes our version of every simple-dtype fixture in `fixtures` into `out_dir`.
-pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
-    let mut names: Vec<String> = fs::read_dir(fixtures)
-        .map_err(|e| format!("cannot list {}: {e}", fixtures.display()))?
+/// The `*.npy` file names directly in `dir`, sorted.
+fn npy_names(dir: &Path) -> Result<Vec<String>, String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".npy"))
         .collect();
     names.sort();
+    Ok(names)
+}
+
+/// Writes our version of every simple-dtype fixture in `fixtures` into `out_dir`.
+pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
+    let names = npy_names(fixtures)?;
     let mut written = Written::default();
     for name in names {
         let src = fixtures.join(&name);
@@ -123,6 +139,33 @@ pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
                     written.streamed += 1;
                 }
             }
+        }
+    }
+    Ok(written)
+}
+
+/// Writes our version of every object array (`|O`) in `fixtures` (`fixtures/object/`) into
+/// `out_dir` with `read_dyn` and `write_dyn`; those the writer refuses are `skipped`.
+pub fn write_objects(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
+    fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+    let names = npy_names(fixtures)?;
+    let mut written = Written::default();
+    for name in names {
+        let src = fixtures.join(&name);
+        let array = npy_core::read_dyn(&src).map_err(|e| format!("object/{name}: {e}"))?;
+        let dst = out_dir.join(&name);
+        if *array.dtype() != DType::Object {
+            written.skipped.push(format!("object/{name} (record)"));
+            continue;
+        }
+        match npy_core::write_dyn(&dst, &array) {
+            Ok(()) => written.pairs.push((dst, src)),
+            Err(e) => match e.kind() {
+                npy_core::ErrorKind::Pickle(p) => {
+                    written.skipped.push(format!("object/{name} ({p})"));
+                }
+                _ => return Err(format!("object/{name}: {e}")),
+            },
         }
     }
     Ok(written)

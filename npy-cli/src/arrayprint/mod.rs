@@ -21,13 +21,14 @@
 mod datetime;
 mod float;
 mod int;
+mod object;
 mod record;
 mod strings;
 
 use std::io;
 use std::ops::Range;
 
-use npy_core::{DType, DynValue, Primitive, TimeKind};
+use npy_core::{DType, DynArray, DynValue, Primitive, TimeKind};
 
 use crate::format::printable;
 
@@ -93,6 +94,8 @@ pub enum Builder {
     Str,
     /// `V`.
     Void,
+    /// `O`: Python reprs, no common width.
+    Object,
     /// A record: one builder per field.
     Record(Vec<Builder>),
     /// A subarray field: the builder of its elements, and whether to print them all.
@@ -135,7 +138,8 @@ impl Builder {
             },
             DType::Bytes(_) => Builder::Bytes,
             DType::Unicode(..) => Builder::Str,
-            DType::Void(_) | DType::Object => Builder::Void,
+            DType::Void(_) => Builder::Void,
+            DType::Object => Builder::Object,
             DType::Record(r) => Builder::Record(
                 r.fields()
                     .iter()
@@ -207,6 +211,7 @@ impl Builder {
             Builder::Bytes => Format::Bytes,
             Builder::Str => Format::Str,
             Builder::Void => Format::Void,
+            Builder::Object => Format::Object,
             Builder::Record(fields) => Format::Record(fields.iter().map(Builder::finish).collect()),
             Builder::SubArray(base, full) => Format::SubArray(Box::new(base.finish()), *full),
         }
@@ -236,6 +241,8 @@ pub enum Format {
     Str,
     /// numpy's void repr.
     Void,
+    /// numpy's `_object_format`: the item's Python `repr`, a list as `list([...])`.
+    Object,
     /// numpy's `StructuredVoidFormat`.
     Record(Vec<Format>),
     /// numpy's `SubArrayFormat`, and whether to print every element.
@@ -270,6 +277,7 @@ impl Format {
             (Format::Bytes, DynValue::Bytes(b)) => strings::repr_bytes(b),
             (Format::Str, DynValue::Str(u)) => strings::repr_ucs(u),
             (Format::Void, DynValue::Void(b)) => strings::repr_void(b),
+            (Format::Object, DynValue::Object(o)) => object::repr(o),
             (Format::Record(fmts), DynValue::Record(fields)) => record::format_record(fmts, fields),
             (Format::SubArray(base, full), DynValue::SubArray { shape, values }) => {
                 record::format_subarray(base, shape, values, *full)
@@ -308,6 +316,7 @@ pub fn scalar_str(dtype: &DType, v: &DynValue, full: bool) -> String {
         DynValue::Bytes(b) => format!("np.bytes_({})", strings::repr_bytes(b)),
         DynValue::Str(u) => printable(&u.to_string_lossy()).into_owned(),
         DynValue::Void(b) => strings::repr_void(b),
+        DynValue::Object(o) => object::str(o, full),
         DynValue::Record(_) | DynValue::SubArray { .. } => {
             let place = Place {
                 zero_d: true,
@@ -460,5 +469,99 @@ impl<'a> Line<'a> {
     fn finish(mut self, out: &mut impl io::Write) -> io::Result<()> {
         self.flush(out)?;
         out.write_all(b"]")
+    }
+}
+
+/// numpy's `str()` of an array held in memory (an object array, or an array inside one),
+/// without the final newline.
+pub fn array_str(array: &DynArray, full: bool) -> String {
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = write_dyn_array(&mut out, array, full);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Writes numpy's `str()` of an array held in memory, without the final newline: the 0-d
+/// array's scalar, `[]` for an array without elements, else the shown elements (all of them
+/// when `full`) laid out by [`write_array`].
+///
+/// # Errors
+/// Write errors.
+pub fn write_dyn_array(out: &mut impl io::Write, array: &DynArray, full: bool) -> io::Result<()> {
+    let shape = array.shape();
+    if shape.is_empty() {
+        let text = array
+            .values()
+            .first()
+            .map(|v| scalar_str(array.dtype(), v, full))
+            .unwrap_or_default();
+        return out.write_all(text.as_bytes());
+    }
+    if shape.contains(&0) {
+        return out.write_all(b"[]");
+    }
+    let summarise = summarises(array.len() as u64, full);
+    let mut builder = Builder::for_array(array.dtype(), full);
+    for v in ShownValues::new(array, summarise) {
+        builder.observe(v);
+    }
+    let mut values = ShownValues::new(array, summarise);
+    let mut next = || {
+        values
+            .next()
+            .cloned()
+            .ok_or_else(|| io::Error::other("fewer elements than the shape holds"))
+    };
+    write_array(out, shape, summarise, &builder.finish(), &mut next)
+}
+
+/// The elements of an in-memory array that a print shows, in C order: every one, or those at
+/// the [`EDGE_ITEMS`] edges of each axis when `summarise`.
+struct ShownValues<'a> {
+    array: &'a DynArray,
+    summarise: bool,
+    /// The multi-index of the next element; `None` when done.
+    at: Option<Vec<u64>>,
+}
+
+impl<'a> ShownValues<'a> {
+    fn new(array: &'a DynArray, summarise: bool) -> ShownValues<'a> {
+        let empty = array.shape().contains(&0);
+        ShownValues {
+            array,
+            summarise,
+            at: (!empty).then(|| vec![0; array.shape().len()]),
+        }
+    }
+}
+
+impl<'a> Iterator for ShownValues<'a> {
+    type Item = &'a DynValue;
+
+    fn next(&mut self) -> Option<&'a DynValue> {
+        let at = self.at.as_mut()?;
+        let value = self.array.get(at);
+        // The next shown multi-index: the last axis fastest, jumping the summarised middle.
+        let shape = self.array.shape();
+        let mut axis = at.len();
+        loop {
+            if axis == 0 {
+                self.at = None;
+                break;
+            }
+            axis -= 1;
+            let (lead, trail) = shown(shape[axis], self.summarise);
+            let i = at[axis] + 1;
+            let i = match &trail {
+                Some(t) if i == lead.end => t.start,
+                _ => i,
+            };
+            if i < shape[axis] {
+                at[axis] = i;
+                break;
+            }
+            at[axis] = 0;
+        }
+        value
     }
 }

@@ -4,9 +4,11 @@
 //! arrive one at a time, so an array of any size is written in constant memory. The encoding
 //! of each value is documented once, in [`JSON_ENCODING`](super::JSON_ENCODING).
 
+use std::borrow::Borrow;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
+use npy_core::pickle::PyObject;
 use npy_core::DynValue;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
@@ -84,17 +86,18 @@ fn empty(out: &mut impl Write, shape: &[u64]) -> io::Result<()> {
     }
 }
 
-/// A subarray field's elements (C order) as nested lists of `shape`.
-struct Nested<'a> {
+/// Elements (C order; a subarray field's, or an array's inside an object array) as nested
+/// lists of `shape`; the bare value for an empty shape.
+struct Nested<'a, T> {
     shape: &'a [u64],
-    leaves: &'a [DynValue],
+    leaves: &'a [T],
 }
 
-impl Serialize for Nested<'_> {
+impl<T: Borrow<DynValue>> Serialize for Nested<'_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let Some((&n, rest)) = self.shape.split_first() else {
             return match self.leaves.first() {
-                Some(v) => Json(v).serialize(s),
+                Some(v) => Json(v.borrow()).serialize(s),
                 None => s.serialize_none(),
             };
         };
@@ -147,9 +150,7 @@ impl Serialize for Json<'_> {
             DynValue::Datetime { ticks, .. } | DynValue::Timedelta { ticks, .. } => {
                 ticks.serialize(s)
             }
-            DynValue::Bytes(b) => {
-                s.serialize_str(&b.iter().map(|&c| char::from(c)).collect::<String>())
-            }
+            DynValue::Bytes(b) => s.serialize_str(&latin1(b)),
             DynValue::Str(u) => s.serialize_str(&u.to_string_lossy()),
             DynValue::Void(b) => s.serialize_str(&b.iter().fold(String::new(), |mut h, x| {
                 let _ = write!(h, "{x:02x}");
@@ -167,6 +168,59 @@ impl Serialize for Json<'_> {
                 leaves: values,
             }
             .serialize(s),
+            DynValue::Object(o) => JsonObject(o).serialize(s),
+        }
+    }
+}
+
+/// latin-1 text of bytes: one char per byte.
+fn latin1(b: &[u8]) -> String {
+    b.iter().map(|&c| char::from(c)).collect()
+}
+
+/// An object array's item in the `--json` encoding (see [`JSON_ENCODING`](super::JSON_ENCODING)).
+struct JsonObject<'a>(&'a PyObject);
+
+impl Serialize for JsonObject<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            PyObject::None => s.serialize_unit(),
+            PyObject::Bool(b) => s.serialize_bool(*b),
+            PyObject::Int(i) => s.serialize_i64(*i),
+            PyObject::BigInt(b) => {
+                // An exact integer of any size: its decimal digits as a JSON number.
+                let digits = serde_json::value::RawValue::from_string(b.to_string())
+                    .map_err(serde::ser::Error::custom)?;
+                digits.serialize(s)
+            }
+            PyObject::Float(x) => JsonFloat(*x).serialize(s),
+            PyObject::Complex(re, im) => (JsonFloat(*re), JsonFloat(*im)).serialize(s),
+            PyObject::Str(t) => s.serialize_str(t),
+            PyObject::Bytes(b) | PyObject::ByteArray(b) => s.serialize_str(&latin1(b)),
+            PyObject::List(v) | PyObject::Tuple(v) | PyObject::Set(v) | PyObject::FrozenSet(v) => {
+                s.collect_seq(v.iter().map(JsonObject))
+            }
+            PyObject::Dict(d) => {
+                let mut m = s.serialize_map(Some(d.len()))?;
+                for (k, v) in d {
+                    let key = match k {
+                        PyObject::Str(t) => t.clone(),
+                        other => other.to_string(),
+                    };
+                    m.serialize_entry(&key, &JsonObject(v))?;
+                }
+                m.end()
+            }
+            PyObject::Scalar(x) => Json(&x.value).serialize(s),
+            PyObject::Array(a) => {
+                let values: Vec<&DynValue> = a.iter_c_order().collect();
+                Nested {
+                    shape: a.shape(),
+                    leaves: &values,
+                }
+                .serialize(s)
+            }
+            other => s.serialize_str(&other.to_string()),
         }
     }
 }

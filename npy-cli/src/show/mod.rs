@@ -49,7 +49,17 @@ JSON output (--json):
     V (void)                 lowercase hex of all the bytes
     record                   an object of the fields by name, in field order (padding skipped)
     subarray field           nested lists of the field's shape
-  Object arrays (dtype O) are refused: their data is a pickle, which is never loaded.
+    O (object)               each Python value as JSON: str a string; int an integer (exact,
+                             any size); float as above; bool; None null; complex [re, im];
+                             list, tuple, set and frozenset arrays (sets in the file's order);
+                             dict an object (a key that is not a str becomes its Python repr);
+                             bytes and bytearray a string, one char per byte (latin-1); a numpy
+                             scalar as its dtype's value above; a numpy array nested lists of
+                             its values in C order; range, slice, dtype and other named objects
+                             the string of their Python repr
+  An object array's data is a pickle: it is decoded by npy's own reader, which never executes
+  anything (a pickle naming anything but numpy's array, dtype and scalar constructors and a few
+  builtins is refused).
 
 Exit status:
   0 on success; 1 when the file cannot be read (the error goes to stderr); 2 for a usage error.";
@@ -123,9 +133,11 @@ pub fn run(args: &Args) -> ExitCode {
 
 fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
     let mut reader = NpyReader::open(&args.file)?;
-    // Refusals that need no data come before any output: object arrays (a pickle)...
-    reader.read_dyn_range(0..0)?;
-    // ...and a file shorter than its header says, which numpy does not load either.
+    if reader.dtype().has_object() {
+        return show_objects(args, reader, out);
+    }
+    // Refusals that need no data come before any output: a file shorter than its header
+    // says, which numpy does not load either.
     let nbytes = reader.header().nbytes()?;
     let file_len = std::fs::metadata(&args.file).map_err(Error::from)?.len();
     let found = file_len.saturating_sub(reader.parsed_header().data_offset());
@@ -177,6 +189,33 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
         let mut next = || next_value(&mut values);
         arrayprint::write_array(out, &shape, summarise, &builder.finish(), &mut next)?;
     }
+    out.write_all(b"\n")?;
+    Ok(())
+}
+
+/// Shows an array with objects (`O`, also as a record field): its data is one pickle,
+/// decoded whole (never executed; see `npy_core::pickle`), so memory follows the pickle's
+/// size, within the decoder's limits (values at most 256 bytes per pickle byte plus 1 MiB).
+fn show_objects(
+    args: &Args,
+    mut reader: NpyReader<std::fs::File>,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let array = reader.read_dyn()?;
+    if args.json {
+        check_empty_lists(array.dtype(), array.shape())?;
+        let fortran = array.order() == npy_core::Order::Fortran;
+        let mut values = array.iter_c_order();
+        let mut next = || values.next().cloned().ok_or_else(too_few);
+        return json::write_json(
+            out,
+            &array.dtype().to_string(),
+            array.shape(),
+            fortran,
+            &mut next,
+        );
+    }
+    arrayprint::write_dyn_array(out, &array, args.full)?;
     out.write_all(b"\n")?;
     Ok(())
 }

@@ -235,3 +235,20 @@ impl Decode for Keeping<'_> {
         self.decoder.decode_value(src)
     }
 }
+
+/// The elements of `dtype` (which holds no object) in `bytes`, `n` of them: the data of a
+/// numeric array or scalar inside an object array's pickle, whose length the interpreter has
+/// checked to be `n` × the itemsize.
+#[cfg(feature = "pickle")]
+pub(super) fn decode_all(dtype: &DType, bytes: &[u8], n: u64) -> Result<Vec<DynValue>, Error> {
+    let decoder = Decoder::new(dtype)?;
+    let size = to_usize(dtype.itemsize(), "itemsize")?;
+    if size == 0 {
+        return (0..n).map(|_| decoder.decode_value(&[])).collect();
+    }
+    debug_assert_eq!(bytes.len() as u64, n.saturating_mul(size as u64));
+    bytes
+        .chunks_exact(size)
+        .map(|c| decoder.decode_value(c))
+        .collect()
+}

@@ -16,15 +16,18 @@ use crate::write::AtomicFile;
 
 /// Writes `array` to `path` as numpy would write an array of its dtype, shape and order
 /// (atomically: a temporary file renamed into place). Together with [`crate::read_dyn`] this
-/// round-trips every dtype numpy writes except object arrays, byte for byte: an array from
-/// `read_dyn` keeps the bytes its values do not determine (record padding, which numpy keeps
-/// too, e.g. in a saved multi-field view; `b1` bytes other than 0 and 1); an array built with
-/// [`DynArray::new`] gets zero padding and bools 0 and 1.
+/// round-trips every dtype numpy writes, byte for byte, except records with object fields
+/// (refused) and object arrays (`|O`, feature `pickle`), whose values are written as numpy's
+/// pickle of them (see `npy_core::pickle::write_objects` for when that is byte-identical). An
+/// array from `read_dyn` keeps the bytes its values do not determine (record padding, which
+/// numpy keeps too, e.g. in a saved multi-field view; `b1` bytes other than 0 and 1); an array
+/// built with [`DynArray::new`] gets zero padding and bools 0 and 1.
 ///
 /// # Errors
 /// [`ErrorKind::ValueMismatch`] when a value does not fit the dtype (wrong kind, out of range, a
-/// string longer than the width, another datetime unit), [`ErrorKind::ObjectArray`], header and I/O
-/// errors.
+/// string longer than the width, another datetime unit), [`ErrorKind::ObjectArray`] for
+/// records with object fields (and for `|O` without feature `pickle`), `ErrorKind::Pickle` for
+/// values the pickler does not write, header and I/O errors.
 ///
 /// # Examples
 /// ```
@@ -58,6 +61,13 @@ pub fn write_dyn_to<W: Write>(
     version: Option<Version>,
 ) -> Result<(), Error> {
     let dtype = array.dtype();
+    #[cfg(feature = "pickle")]
+    if *dtype == DType::Object {
+        w.write_all(&array.header().to_bytes(version)?)?;
+        super::object::write_array(&mut w, array)?;
+        w.flush()?;
+        return Ok(());
+    }
     dtype.refuse_object()?;
     w.write_all(&array.header().to_bytes(version)?)?;
     let itemsize = to_usize(dtype.itemsize(), "itemsize")?;
@@ -102,7 +112,7 @@ fn narrow<F: Scalar>(x: f64, to: impl Fn(f64) -> F, is_inf: impl Fn(F) -> bool) 
 
 /// Encodes one value of `dtype` into `dst` (`dtype.itemsize()` bytes: zeros, or the bytes the
 /// value was read from). Every field's bytes are written; padding is left as it is.
-fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Error> {
+pub(super) fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Error> {
     use Primitive::*;
     let bad = || mismatch(dtype, value);
     match (dtype, value) {

@@ -34,6 +34,8 @@ mod budget;
 mod decode;
 mod encode;
 mod longdouble;
+#[cfg(feature = "pickle")]
+pub(crate) mod object;
 mod value;
 
 pub use array::{COrderIter, DynArray};
@@ -46,15 +48,20 @@ pub use value::{DynValue, UcsString};
 /// Allocation is bounded as for [`read`](crate::read()): a header claiming more data than the
 /// file holds is [`ErrorKind::Truncated`] before the values are allocated, and zero-size elements
 /// (`S0`, empty records, zero-size subarrays) beyond [`MAX_ZERO_SIZE_ELEMENTS`](crate::MAX_ZERO_SIZE_ELEMENTS) values are
-/// [`ErrorKind::AllocationLimit`]. Object arrays (`O`, anywhere in the dtype) are refused with
-/// [`ErrorKind::ObjectArray`] before any data byte is read. Trailing bytes after the data are
-/// ignored, as numpy ignores them.
+/// [`ErrorKind::AllocationLimit`]. Trailing bytes after the data are ignored, as numpy ignores
+/// them.
+///
+/// Object arrays (`O`, anywhere in the dtype) hold a pickle. With feature `pickle` (the
+/// default) it is decoded into [`DynValue::Object`]s by an interpreter that never executes
+/// anything (`npy_core::pickle` says what it accepts); without the feature, or with
+/// [`ReadOptions::decode_pickles`](crate::ReadOptions::decode_pickles) off, object arrays are
+/// refused with [`ErrorKind::ObjectArray`] before any data byte is read.
 ///
 /// # Errors
-/// I/O and header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`],
-/// [`ErrorKind::AllocationLimit`]. A `b1` byte other than 0 and 1 reads as `true`, as numpy
-/// reads it (or is [`ErrorKind::InvalidBool`] for a reader given
-/// [`ReadOptions::strict_bools`](crate::ReadOptions::strict_bools)).
+/// I/O and header errors, [`ErrorKind::ObjectArray`], `ErrorKind::Pickle` (a pickle refused or
+/// malformed), [`ErrorKind::Truncated`], [`ErrorKind::AllocationLimit`]. A `b1` byte other
+/// than 0 and 1 reads as `true`, as numpy reads it (or is [`ErrorKind::InvalidBool`] for a
+/// reader given [`ReadOptions::strict_bools`](crate::ReadOptions::strict_bools)).
 ///
 /// # Examples
 /// ```
@@ -112,6 +119,10 @@ impl<R: Read> NpyReader<R> {
                 ),
             }));
         }
+        #[cfg(feature = "pickle")]
+        if self.dtype().has_object() && self.decodes_pickles() {
+            return object::read_array(self);
+        }
         let dtype = self.dtype().clone();
         if !(dtype.has_gaps() || dtype.has_bool()) {
             let values = self.read_dyn_values()?;
@@ -127,8 +138,16 @@ impl<R: Read> NpyReader<R> {
     }
 
     /// Decodes the remaining elements, within the budget of [`MAX_DYN_EXPANSION`] bytes of
-    /// values per data byte.
+    /// values per data byte. An object array's data is one pickle, decoded whole by
+    /// [`NpyReader::read_dyn`], not element by element.
     fn read_dyn_values(&mut self) -> Result<Vec<DynValue>, Error> {
+        #[cfg(feature = "pickle")]
+        if self.dtype().has_object() && self.decodes_pickles() {
+            return Err(Error::new(ErrorKind::Unsupported {
+                operation: "reading part of an object array",
+                reason: "its data is one pickle, which read_dyn decodes whole".into(),
+            }));
+        }
         self.dtype().refuse_object()?;
         budget::check(self.dtype(), self.remaining(), false)?;
         let decoder = decode::Decoder::new(self.dtype())?;
@@ -148,8 +167,10 @@ impl<R: Read + Seek> NpyReader<R> {
     ///
     /// # Errors
     /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end;
-    /// [`ErrorKind::ObjectArray`]; [`ErrorKind::Truncated`] when the input ends inside the
-    /// range; [`ErrorKind::AllocationLimit`]; I/O errors.
+    /// [`ErrorKind::ObjectArray`] (or, with feature `pickle`, [`ErrorKind::Unsupported`]: an
+    /// object array's pickle is decoded whole by [`NpyReader::read_dyn`]);
+    /// [`ErrorKind::Truncated`] when the input ends inside the range;
+    /// [`ErrorKind::AllocationLimit`]; I/O errors.
     ///
     /// # Examples
     /// ```

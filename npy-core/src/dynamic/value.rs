@@ -78,6 +78,10 @@ pub enum DynValue {
         /// `shape.iter().product()` elements, in C order.
         values: Vec<DynValue>,
     },
+    /// `O`: a Python object decoded from the array's pickle (feature `pickle`; see
+    /// `npy_core::pickle`).
+    #[cfg(feature = "pickle")]
+    Object(super::object::PyObject),
 }
 
 impl DynValue {

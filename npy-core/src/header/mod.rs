@@ -50,6 +50,11 @@ pub struct ReadOptions {
     /// Which file dtypes a typed read converts from (default [`Casting::Equiv`]: the type's own
     /// dtype in either byte order).
     pub casting: Casting,
+    /// Whether [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) decodes the pickle of an
+    /// object array (feature `pickle`, on by default): decoding never executes anything (see
+    /// `npy_core::pickle`). Off, object arrays are refused with [`ErrorKind::ObjectArray`] as
+    /// typed reads refuse them.
+    pub decode_pickles: bool,
 }
 
 /// Which file dtypes a typed read (read, iterators, ranges, `ndarray`) accepts for an element
@@ -75,11 +80,21 @@ impl Default for ReadOptions {
             max_depth: literal::DEFAULT_MAX_DEPTH,
             strict_bools: false,
             casting: Casting::Equiv,
+            decode_pickles: true,
         }
     }
 }
 
 impl ReadOptions {
+    /// These options with decoding of object-array pickles on (the default) or off; off,
+    /// [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) refuses object arrays with
+    /// [`ErrorKind::ObjectArray`] as typed reads do. Without feature `pickle` object arrays
+    /// are always refused.
+    pub fn decode_pickles(mut self, on: bool) -> Self {
+        self.decode_pickles = on;
+        self
+    }
+
     /// These options with another header-length limit.
     pub fn max_header_len(mut self, bytes: u64) -> Self {
         self.max_header_len = bytes;

@@ -133,6 +133,9 @@ pub struct NpyReader<R> {
     strict_bools: bool,
     /// [`ReadOptions::casting`]: which file dtypes typed reads convert from.
     casting: Casting,
+    /// [`ReadOptions::decode_pickles`]: whether `read_dyn` decodes object arrays.
+    #[cfg(feature = "pickle")]
+    decode_pickles: bool,
 }
 
 impl<R> NpyReader<R> {
@@ -245,7 +248,27 @@ impl<R: Read> NpyReader<R> {
             ahead_at: 0,
             strict_bools: options.strict_bools,
             casting: options.casting,
+            #[cfg(feature = "pickle")]
+            decode_pickles: options.decode_pickles,
         })
+    }
+
+    /// Whether [`NpyReader::read_dyn`] decodes object arrays ([`ReadOptions::decode_pickles`]).
+    #[cfg(feature = "pickle")]
+    pub(crate) fn decodes_pickles(&self) -> bool {
+        self.decode_pickles
+    }
+
+    /// The rest of the input, which for an object array is its pickle (numpy's files end with
+    /// it). Afterwards no element remains to be read.
+    #[cfg(feature = "pickle")]
+    pub(crate) fn read_rest(&mut self) -> Result<Vec<u8>, Error> {
+        let mut out = self.ahead.split_off(self.ahead_at);
+        self.ahead.clear();
+        self.ahead_at = 0;
+        self.inner.read_to_end(&mut out)?;
+        self.pos = self.end;
+        Ok(out)
     }
 
     /// Tells the reader how many bytes follow the header (e.g. a file's length minus the data

@@ -1,0 +1,1755 @@
+//! The opcode interpreter: pickle bytes to a flat arena of nodes, then to a [`PyObject`] tree.
+//!
+//! Two stages keep the work bounded. The machine runs the opcodes once, left to right, never
+//! recursing: every container is a node in one arena, the stack and the memo hold small
+//! [`Ref`]s to nodes, and mutations (`APPEND`, `SETITEM`, `BUILD`) change nodes in place, so
+//! shared references behave as Python's do. After `STOP` the root is materialised into an
+//! owned tree, recursively with a depth limit; each value built (each copy of a shared one too)
+//! is charged to a budget in proportion to the pickle's length.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+
+use num_bigint::BigInt;
+
+use crate::codec::{flat_index, Stepper};
+use crate::dtype::{DType, Field, Record, SubArray};
+use crate::dynamic::decode::decode_all;
+use crate::dynamic::{DynArray, DynValue, UcsString};
+use crate::format::{Order, MAX_DIMS};
+use crate::header::Header;
+
+use super::globals::PyGlobal;
+use super::keys::{dedup_dict, dedup_set};
+use super::limits::PickleLimits;
+use super::value::{NpyScalar, PyDType, PyObject};
+use crate::error::PickleError;
+
+/// Most decimal digits of an `int` written as text (`INT`, `LONG`); Python refuses more
+/// (`sys.int_info.default_max_str_digits`), and decimal conversion is quadratic.
+const MAX_INT_DIGITS: usize = 4300;
+
+/// A stack or memo entry: small values inline, everything else a node of the arena.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Ref {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Node(usize),
+}
+
+#[derive(Debug)]
+enum Node {
+    Str(String),
+    Bytes(Vec<u8>),
+    ByteArray(Vec<u8>),
+    BigInt(BigInt),
+    Complex(f64, f64),
+    List(Vec<Ref>),
+    Tuple(Vec<Ref>),
+    Dict(Vec<(Ref, Ref)>),
+    Set(Vec<Ref>),
+    FrozenSet(Vec<Ref>),
+    Range(i64, i64, i64),
+    Slice([Ref; 3]),
+    Global(PyGlobal),
+    /// `numpy.dtype(typestr, ...)`, and what `BUILD` made of it.
+    DType {
+        typestr: String,
+        built: Option<DType>,
+    },
+    StringDType {
+        coerce: bool,
+        na_object: Option<Ref>,
+    },
+    /// `_reconstruct(...)` before `BUILD` (`None`), or a built array.
+    Array(Option<ArrayNode>),
+    Scalar(NpyScalar),
+}
+
+#[derive(Debug)]
+struct ArrayNode {
+    shape: Vec<u64>,
+    /// `None` for `StringDType`, whose elements are objects.
+    dtype: Option<DType>,
+    fortran: bool,
+    len: u64,
+    data: ArrayData,
+}
+
+#[derive(Debug)]
+enum ArrayData {
+    /// Objects, in C order (numpy lists them so whatever the memory order).
+    Items(Vec<Ref>),
+    /// Raw element bytes, in memory order.
+    Raw(Vec<u8>),
+}
+
+/// Decodes one pickle; see [`super::loads_with`].
+pub(crate) fn run(input: &[u8], limits: &PickleLimits) -> Result<PyObject, PickleError> {
+    let mut vm = Vm {
+        input,
+        pos: 0,
+        op_at: 0,
+        op: 0,
+        stack: Vec::new(),
+        marks: Vec::new(),
+        memo: HashMap::new(),
+        nodes: Vec::new(),
+        spent: Cell::new(0),
+        budget: limits.budget(input.len() as u64),
+        max_depth: limits.max_depth,
+        visiting: Vec::new(),
+    };
+    let root = vm.execute()?;
+    vm.visiting = vec![false; vm.nodes.len()];
+    vm.materialize(root, 1)
+}
+
+struct Vm<'a> {
+    input: &'a [u8],
+    pos: usize,
+    /// Offset and byte of the opcode being run, for errors.
+    op_at: usize,
+    op: u8,
+    stack: Vec<Ref>,
+    /// Stack lengths at each `MARK`.
+    marks: Vec<usize>,
+    memo: HashMap<u32, Ref>,
+    nodes: Vec<Node>,
+    /// Bytes of values built so far, against `budget` (a `Cell`: dtypes are charged from
+    /// `&self` methods as they are copied).
+    spent: Cell<u64>,
+    budget: u64,
+    max_depth: usize,
+    /// Nodes being materialised (a node reached again while set contains itself).
+    visiting: Vec<bool>,
+}
+
+/// The name of an opcode, for messages.
+fn op_name(op: u8) -> String {
+    let name = match op {
+        b'(' => "MARK",
+        b'.' => "STOP",
+        b'0' => "POP",
+        b'1' => "POP_MARK",
+        b'2' => "DUP",
+        b'F' => "FLOAT",
+        b'I' => "INT",
+        b'J' => "BININT",
+        b'K' => "BININT1",
+        b'L' => "LONG",
+        b'M' => "BININT2",
+        b'N' => "NONE",
+        b'P' => "PERSID",
+        b'Q' => "BINPERSID",
+        b'R' => "REDUCE",
+        b'S' => "STRING",
+        b'T' => "BINSTRING",
+        b'U' => "SHORT_BINSTRING",
+        b'V' => "UNICODE",
+        b'X' => "BINUNICODE",
+        b'a' => "APPEND",
+        b'b' => "BUILD",
+        b'c' => "GLOBAL",
+        b'd' => "DICT",
+        b'}' => "EMPTY_DICT",
+        b'e' => "APPENDS",
+        b'g' => "GET",
+        b'h' => "BINGET",
+        b'i' => "INST",
+        b'j' => "LONG_BINGET",
+        b'l' => "LIST",
+        b']' => "EMPTY_LIST",
+        b'o' => "OBJ",
+        b'p' => "PUT",
+        b'q' => "BINPUT",
+        b'r' => "LONG_BINPUT",
+        b's' => "SETITEM",
+        b't' => "TUPLE",
+        b')' => "EMPTY_TUPLE",
+        b'u' => "SETITEMS",
+        b'G' => "BINFLOAT",
+        0x80 => "PROTO",
+        0x81 => "NEWOBJ",
+        0x82 => "EXT1",
+        0x83 => "EXT2",
+        0x84 => "EXT4",
+        0x85 => "TUPLE1",
+        0x86 => "TUPLE2",
+        0x87 => "TUPLE3",
+        0x88 => "NEWTRUE",
+        0x89 => "NEWFALSE",
+        0x8a => "LONG1",
+        0x8b => "LONG4",
+        b'B' => "BINBYTES",
+        b'C' => "SHORT_BINBYTES",
+        0x8c => "SHORT_BINUNICODE",
+        0x8d => "BINUNICODE8",
+        0x8e => "BINBYTES8",
+        0x8f => "EMPTY_SET",
+        0x90 => "ADDITEMS",
+        0x91 => "FROZENSET",
+        0x92 => "NEWOBJ_EX",
+        0x93 => "STACK_GLOBAL",
+        0x94 => "MEMOIZE",
+        0x95 => "FRAME",
+        0x96 => "BYTEARRAY8",
+        0x97 => "NEXT_BUFFER",
+        0x98 => "READONLY_BUFFER",
+        other => return format!("unknown opcode 0x{other:02x}"),
+    };
+    name.to_owned()
+}
+
+impl Vm<'_> {
+    // -----------------------------------------------------------------------------------------
+    // errors
+    // -----------------------------------------------------------------------------------------
+
+    #[cold]
+    fn bad(&self, reason: impl Into<String>) -> PickleError {
+        PickleError::Malformed {
+            offset: self.op_at as u64,
+            opcode: op_name(self.op),
+            reason: reason.into(),
+        }
+    }
+
+    #[cold]
+    fn unsupported(&self, what: impl Into<String>, reason: impl Into<String>) -> PickleError {
+        PickleError::Unsupported {
+            what: what.into(),
+            offset: self.op_at as u64,
+            reason: reason.into(),
+        }
+    }
+
+    fn charge(&self, bytes: u64) -> Result<(), PickleError> {
+        self.spent.set(self.spent.get().saturating_add(bytes));
+        if self.spent.get() > self.budget {
+            return Err(PickleError::TooLarge {
+                pickle_bytes: self.input.len() as u64,
+                limit: self.budget,
+            });
+        }
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // input
+    // -----------------------------------------------------------------------------------------
+
+    fn take(&mut self, n: u64, what: &'static str) -> Result<&[u8], PickleError> {
+        let start = self.pos;
+        let end = usize::try_from(n)
+            .ok()
+            .and_then(|n| start.checked_add(n))
+            .filter(|&e| e <= self.input.len())
+            .ok_or(PickleError::Truncated {
+                what,
+                offset: self.op_at as u64,
+                len: self.input.len() as u64,
+            })?;
+        self.pos = end;
+        Ok(&self.input[start..end])
+    }
+
+    fn le<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], PickleError> {
+        let b = self.take(N as u64, what)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(b);
+        Ok(out)
+    }
+
+    /// A text argument: the bytes up to the next `\n` (which is consumed).
+    fn line(&mut self) -> Result<&[u8], PickleError> {
+        let rest = &self.input[self.pos..];
+        let n = rest
+            .iter()
+            .position(|&b| b == b'\n')
+            .ok_or(PickleError::Truncated {
+                what: "a text argument (no newline)",
+                offset: self.op_at as u64,
+                len: self.input.len() as u64,
+            })?;
+        self.pos += n + 1;
+        Ok(&rest[..n])
+    }
+
+    fn text_line(&mut self) -> Result<String, PickleError> {
+        let l = self.line()?;
+        match std::str::from_utf8(l) {
+            Ok(s) => Ok(s.to_owned()),
+            Err(_) => Err(self.bad("text argument is not UTF-8")),
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // stack
+    // -----------------------------------------------------------------------------------------
+
+    fn floor(&self) -> usize {
+        self.marks.last().copied().unwrap_or(0)
+    }
+
+    fn push(&mut self, r: Ref) {
+        self.stack.push(r);
+    }
+
+    fn node(&mut self, n: Node) -> Ref {
+        self.nodes.push(n);
+        Ref::Node(self.nodes.len() - 1)
+    }
+
+    fn pop(&mut self) -> Result<Ref, PickleError> {
+        if self.stack.len() <= self.floor() {
+            return Err(self.bad("the stack is empty (above the last MARK)"));
+        }
+        self.stack
+            .pop()
+            .ok_or_else(|| self.bad("the stack is empty"))
+    }
+
+    fn peek(&self) -> Result<Ref, PickleError> {
+        if self.stack.len() <= self.floor() {
+            return Err(self.bad("the stack is empty (above the last MARK)"));
+        }
+        self.stack
+            .last()
+            .copied()
+            .ok_or_else(|| self.bad("the stack is empty"))
+    }
+
+    fn pop_mark(&mut self) -> Result<Vec<Ref>, PickleError> {
+        let m = self
+            .marks
+            .pop()
+            .ok_or_else(|| self.bad("no MARK on the stack"))?;
+        Ok(self.stack.split_off(m))
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // reading refs
+    // -----------------------------------------------------------------------------------------
+
+    fn get(&self, r: Ref) -> Option<&Node> {
+        match r {
+            Ref::Node(i) => self.nodes.get(i),
+            _ => None,
+        }
+    }
+
+    fn describe(&self, r: Ref) -> &'static str {
+        match r {
+            Ref::None => "None",
+            Ref::Bool(_) => "a bool",
+            Ref::Int(_) => "an int",
+            Ref::Float(_) => "a float",
+            Ref::Node(i) => match self.nodes.get(i) {
+                Some(Node::Str(_)) => "a str",
+                Some(Node::Bytes(_)) => "bytes",
+                Some(Node::ByteArray(_)) => "a bytearray",
+                Some(Node::BigInt(_)) => "an int",
+                Some(Node::Complex(..)) => "a complex",
+                Some(Node::List(_)) => "a list",
+                Some(Node::Tuple(_)) => "a tuple",
+                Some(Node::Dict(_)) => "a dict",
+                Some(Node::Set(_)) => "a set",
+                Some(Node::FrozenSet(_)) => "a frozenset",
+                Some(Node::Range(..)) => "a range",
+                Some(Node::Slice(_)) => "a slice",
+                Some(Node::Global(_)) => "a global",
+                Some(Node::DType { .. } | Node::StringDType { .. }) => "a dtype",
+                Some(Node::Array(_)) => "an array",
+                Some(Node::Scalar(_)) => "a numpy scalar",
+                None => "nothing",
+            },
+        }
+    }
+
+    fn int(&self, r: Ref) -> Option<i64> {
+        match r {
+            Ref::Int(i) => Some(i),
+            Ref::Bool(b) => Some(i64::from(b)),
+            _ => None,
+        }
+    }
+
+    fn tuple(&self, r: Ref) -> Option<&[Ref]> {
+        match self.get(r) {
+            Some(Node::Tuple(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// A `str`, or ASCII `bytes` (a Python 2 `str`).
+    fn text(&self, r: Ref) -> Option<&str> {
+        match self.get(r) {
+            Some(Node::Str(s)) => Some(s),
+            Some(Node::Bytes(b)) if b.is_ascii() => std::str::from_utf8(b).ok(),
+            _ => None,
+        }
+    }
+
+    fn number(&self, r: Ref) -> Option<f64> {
+        match r {
+            Ref::Int(i) => Some(i as f64),
+            Ref::Bool(b) => Some(f64::from(u8::from(b))),
+            Ref::Float(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    fn global_of(&self, r: Ref) -> Option<PyGlobal> {
+        match self.get(r) {
+            Some(Node::Global(g)) => Some(*g),
+            _ => None,
+        }
+    }
+
+    /// Items of a list, tuple, set or frozenset.
+    fn items(&self, r: Ref) -> Option<&[Ref]> {
+        match self.get(r) {
+            Some(Node::List(v) | Node::Tuple(v) | Node::Set(v) | Node::FrozenSet(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    fn shape(&self, r: Ref) -> Option<Vec<u64>> {
+        if let Some(d) = self.int(r) {
+            return u64::try_from(d).ok().map(|d| vec![d]);
+        }
+        self.tuple(r)?
+            .iter()
+            .map(|&d| self.int(d).and_then(|d| u64::try_from(d).ok()))
+            .collect()
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // the machine
+    // -----------------------------------------------------------------------------------------
+
+    fn execute(&mut self) -> Result<Ref, PickleError> {
+        loop {
+            self.op_at = self.pos;
+            let op = *self.take(1, "an opcode (no STOP)")?.first().unwrap_or(&0);
+            self.op = op;
+            match op {
+                0x80 => {
+                    let [v] = self.le::<1>("the argument of PROTO")?;
+                    if v > 5 {
+                        return Err(self.bad(format!("unsupported pickle protocol {v}")));
+                    }
+                }
+                0x95 => {
+                    let n = u64::from_le_bytes(self.le("the argument of FRAME")?);
+                    let left = (self.input.len() - self.pos) as u64;
+                    if n > left {
+                        return Err(PickleError::Truncated {
+                            what: "a frame",
+                            offset: self.op_at as u64,
+                            len: self.input.len() as u64,
+                        });
+                    }
+                }
+                b'.' => return self.pop(),
+                b'(' => self.marks.push(self.stack.len()),
+                b'0' => {
+                    if self.stack.len() > self.floor() {
+                        self.stack.pop();
+                    } else {
+                        self.pop_mark()?;
+                    }
+                }
+                b'1' => {
+                    self.pop_mark()?;
+                }
+                b'2' => {
+                    let r = self.peek()?;
+                    self.push(r);
+                }
+                // numbers
+                b'N' => self.push(Ref::None),
+                0x88 => self.push(Ref::Bool(true)),
+                0x89 => self.push(Ref::Bool(false)),
+                b'K' => {
+                    let [b] = self.le::<1>("the argument of BININT1")?;
+                    self.push(Ref::Int(i64::from(b)));
+                }
+                b'M' => {
+                    let v = u16::from_le_bytes(self.le("the argument of BININT2")?);
+                    self.push(Ref::Int(i64::from(v)));
+                }
+                b'J' => {
+                    let v = i32::from_le_bytes(self.le("the argument of BININT")?);
+                    self.push(Ref::Int(i64::from(v)));
+                }
+                b'I' => {
+                    let l = self.text_line()?;
+                    let r = match l.as_str() {
+                        "00" => Ref::Bool(false),
+                        "01" => Ref::Bool(true),
+                        s => self.decimal(s)?,
+                    };
+                    self.push(r);
+                }
+                b'L' => {
+                    let l = self.text_line()?;
+                    let r = self.decimal(l.strip_suffix('L').unwrap_or(&l))?;
+                    self.push(r);
+                }
+                0x8a => {
+                    let [n] = self.le::<1>("the argument of LONG1")?;
+                    let r = self.long(u64::from(n))?;
+                    self.push(r);
+                }
+                0x8b => {
+                    let n = i32::from_le_bytes(self.le("the argument of LONG4")?);
+                    let n = u64::try_from(n).map_err(|_| self.bad("negative byte count"))?;
+                    let r = self.long(n)?;
+                    self.push(r);
+                }
+                b'G' => {
+                    let x = f64::from_be_bytes(self.le("the argument of BINFLOAT")?);
+                    self.push(Ref::Float(x));
+                }
+                b'F' => {
+                    let l = self.text_line()?;
+                    let x = parse_float(l.trim()).ok_or_else(|| self.bad("not a float"))?;
+                    self.push(Ref::Float(x));
+                }
+                // text and bytes
+                b'S' => {
+                    let l = self.line()?.to_vec();
+                    let inner = match (l.first(), l.last()) {
+                        (Some(&a), Some(&b))
+                            if l.len() >= 2 && a == b && (a == b'\'' || a == b'"') =>
+                        {
+                            &l[1..l.len() - 1]
+                        }
+                        _ => return Err(self.bad("the STRING opcode argument must be quoted")),
+                    };
+                    let bytes = escape_decode(inner);
+                    let r = self.node(Node::Bytes(bytes));
+                    self.push(r);
+                }
+                b'T' => {
+                    let n = i32::from_le_bytes(self.le("the argument of BINSTRING")?);
+                    let n = u64::try_from(n).map_err(|_| self.bad("negative byte count"))?;
+                    self.bytes_op(n, false)?;
+                }
+                b'U' => {
+                    let [n] = self.le::<1>("the argument of SHORT_BINSTRING")?;
+                    self.bytes_op(u64::from(n), false)?;
+                }
+                b'C' => {
+                    let [n] = self.le::<1>("the argument of SHORT_BINBYTES")?;
+                    self.bytes_op(u64::from(n), false)?;
+                }
+                b'B' => {
+                    let n = u32::from_le_bytes(self.le("the argument of BINBYTES")?);
+                    self.bytes_op(u64::from(n), false)?;
+                }
+                0x8e => {
+                    let n = u64::from_le_bytes(self.le("the argument of BINBYTES8")?);
+                    self.bytes_op(n, false)?;
+                }
+                0x96 => {
+                    let n = u64::from_le_bytes(self.le("the argument of BYTEARRAY8")?);
+                    self.bytes_op(n, true)?;
+                }
+                b'V' => {
+                    let l = self.line()?.to_vec();
+                    let s = raw_unicode_escape(&l).ok_or_else(|| {
+                        self.bad("invalid \\u escape or a lone surrogate in UNICODE")
+                    })?;
+                    let r = self.node(Node::Str(s));
+                    self.push(r);
+                }
+                0x8c => {
+                    let [n] = self.le::<1>("the argument of SHORT_BINUNICODE")?;
+                    self.unicode_op(u64::from(n))?;
+                }
+                b'X' => {
+                    let n = u32::from_le_bytes(self.le("the argument of BINUNICODE")?);
+                    self.unicode_op(u64::from(n))?;
+                }
+                0x8d => {
+                    let n = u64::from_le_bytes(self.le("the argument of BINUNICODE8")?);
+                    self.unicode_op(n)?;
+                }
+                // containers
+                b')' => {
+                    let r = self.node(Node::Tuple(Vec::new()));
+                    self.push(r);
+                }
+                b't' => {
+                    let items = self.pop_mark()?;
+                    let r = self.node(Node::Tuple(items));
+                    self.push(r);
+                }
+                0x85..=0x87 => {
+                    let n = usize::from(op - 0x84);
+                    if self.stack.len() < self.floor() + n {
+                        return Err(self.bad(format!("needs {n} items above the last MARK")));
+                    }
+                    let items = self.stack.split_off(self.stack.len() - n);
+                    let r = self.node(Node::Tuple(items));
+                    self.push(r);
+                }
+                b']' => {
+                    let r = self.node(Node::List(Vec::new()));
+                    self.push(r);
+                }
+                b'l' => {
+                    let items = self.pop_mark()?;
+                    let r = self.node(Node::List(items));
+                    self.push(r);
+                }
+                b'}' => {
+                    let r = self.node(Node::Dict(Vec::new()));
+                    self.push(r);
+                }
+                b'd' => {
+                    let items = self.pop_mark()?;
+                    let pairs = self.pairs(items)?;
+                    let r = self.node(Node::Dict(pairs));
+                    self.push(r);
+                }
+                0x8f => {
+                    let r = self.node(Node::Set(Vec::new()));
+                    self.push(r);
+                }
+                0x91 => {
+                    let items = self.pop_mark()?;
+                    let r = self.node(Node::FrozenSet(items));
+                    self.push(r);
+                }
+                b'a' => {
+                    let v = self.pop()?;
+                    self.extend(vec![v])?;
+                }
+                b'e' => {
+                    let items = self.pop_mark()?;
+                    self.extend(items)?;
+                }
+                b's' => {
+                    let v = self.pop()?;
+                    let k = self.pop()?;
+                    self.set_items(vec![(k, v)])?;
+                }
+                b'u' => {
+                    let items = self.pop_mark()?;
+                    let pairs = self.pairs(items)?;
+                    self.set_items(pairs)?;
+                }
+                0x90 => {
+                    let items = self.pop_mark()?;
+                    let target = self.peek()?;
+                    match target {
+                        Ref::Node(i) if matches!(self.nodes.get(i), Some(Node::Set(_))) => {
+                            if let Some(Node::Set(s)) = self.nodes.get_mut(i) {
+                                s.extend(items);
+                            }
+                        }
+                        other => {
+                            return Err(self
+                                .bad(format!("ADDITEMS to {}, not a set", self.describe(other))))
+                        }
+                    }
+                }
+                // memo
+                b'p' => {
+                    let l = self.text_line()?;
+                    let i = self.memo_index(&l)?;
+                    self.put(i)?;
+                }
+                b'q' => {
+                    let [i] = self.le::<1>("the argument of BINPUT")?;
+                    self.put(u32::from(i))?;
+                }
+                b'r' => {
+                    let i = u32::from_le_bytes(self.le("the argument of LONG_BINPUT")?);
+                    self.put(i)?;
+                }
+                0x94 => {
+                    let i = u32::try_from(self.memo.len()).map_err(|_| self.bad("memo full"))?;
+                    self.put(i)?;
+                }
+                b'g' => {
+                    let l = self.text_line()?;
+                    let i = self.memo_index(&l)?;
+                    self.memo_get(i)?;
+                }
+                b'h' => {
+                    let [i] = self.le::<1>("the argument of BINGET")?;
+                    self.memo_get(u32::from(i))?;
+                }
+                b'j' => {
+                    let i = u32::from_le_bytes(self.le("the argument of LONG_BINGET")?);
+                    self.memo_get(i)?;
+                }
+                // globals and calls
+                b'c' => {
+                    let module = self.text_line()?;
+                    let name = self.text_line()?;
+                    let g = PyGlobal::lookup(&module, &name)?;
+                    let r = self.node(Node::Global(g));
+                    self.push(r);
+                }
+                0x93 => {
+                    let name = self.pop()?;
+                    let module = self.pop()?;
+                    let (Some(Node::Str(m)), Some(Node::Str(n))) =
+                        (self.get(module), self.get(name))
+                    else {
+                        return Err(self.bad("module and name must be str"));
+                    };
+                    let g = PyGlobal::lookup(m, n)?;
+                    let r = self.node(Node::Global(g));
+                    self.push(r);
+                }
+                b'R' => {
+                    let args = self.pop()?;
+                    let callable = self.pop()?;
+                    let g = self.global_of(callable).ok_or_else(|| {
+                        self.bad(format!("REDUCE calls {}", self.describe(callable)))
+                    })?;
+                    let args = self
+                        .tuple(args)
+                        .ok_or_else(|| self.bad("REDUCE arguments are not a tuple"))?
+                        .to_vec();
+                    let r = self.call(g, &args)?;
+                    self.push(r);
+                }
+                b'i' => {
+                    let module = self.text_line()?;
+                    let name = self.text_line()?;
+                    let g = PyGlobal::lookup(&module, &name)?;
+                    let args = self.pop_mark()?;
+                    let r = self.call(g, &args)?;
+                    self.push(r);
+                }
+                b'o' => {
+                    let mut items = self.pop_mark()?;
+                    if items.is_empty() {
+                        return Err(self.bad("OBJ needs a class"));
+                    }
+                    let cls = items.remove(0);
+                    let g = self
+                        .global_of(cls)
+                        .ok_or_else(|| self.bad(format!("OBJ calls {}", self.describe(cls))))?;
+                    let r = self.call(g, &items)?;
+                    self.push(r);
+                }
+                0x81 | 0x92 => {
+                    let name = op_name(op);
+                    if op == 0x92 {
+                        self.pop()?; // kwargs
+                    }
+                    self.pop()?; // args
+                    let cls = self.pop()?;
+                    return Err(match self.global_of(cls) {
+                        Some(g) => {
+                            let (m, n) = g.path();
+                            self.unsupported(
+                                format!("{name} on {m}.{n}"),
+                                "numpy's pickles never create objects this way",
+                            )
+                        }
+                        None => self.bad(format!("{name} on {}", self.describe(cls))),
+                    });
+                }
+                b'b' => {
+                    let state = self.pop()?;
+                    let target = self.peek()?;
+                    self.build(target, state)?;
+                }
+                // references outside the pickle
+                b'P' | b'Q' | 0x82..=0x84 | 0x97 | 0x98 => {
+                    return Err(PickleError::External {
+                        opcode: match op {
+                            b'P' => "PERSID",
+                            b'Q' => "BINPERSID",
+                            0x82 => "EXT1",
+                            0x83 => "EXT2",
+                            0x84 => "EXT4",
+                            0x97 => "NEXT_BUFFER",
+                            _ => "READONLY_BUFFER",
+                        },
+                        offset: self.op_at as u64,
+                    })
+                }
+                _ => return Err(self.bad("not a pickle opcode")),
+            }
+        }
+    }
+
+    fn decimal(&mut self, s: &str) -> Result<Ref, PickleError> {
+        let s = s.trim();
+        if let Ok(i) = s.parse::<i64>() {
+            return Ok(Ref::Int(i));
+        }
+        let digits = s.trim_start_matches(['-', '+']);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(self.bad(format!("not a decimal int: {:?}", truncate(s))));
+        }
+        if digits.len() > MAX_INT_DIGITS {
+            return Err(self.bad(format!(
+                "an int of {} decimal digits (Python's limit is {MAX_INT_DIGITS})",
+                digits.len()
+            )));
+        }
+        let b: BigInt = s
+            .trim_start_matches('+')
+            .parse()
+            .map_err(|_| self.bad("not a decimal int"))?;
+        self.charge(b.bits() / 8)?;
+        Ok(self.node(Node::BigInt(b)))
+    }
+
+    fn long(&mut self, n: u64) -> Result<Ref, PickleError> {
+        let b = self.take(n, "the bytes of a LONG")?;
+        let b = BigInt::from_signed_bytes_le(b);
+        Ok(match i64::try_from(&b) {
+            Ok(i) => Ref::Int(i),
+            Err(_) => self.node(Node::BigInt(b)),
+        })
+    }
+
+    fn bytes_op(&mut self, n: u64, bytearray: bool) -> Result<(), PickleError> {
+        let b = self.take(n, "the bytes of a bytes opcode")?.to_vec();
+        let r = self.node(if bytearray {
+            Node::ByteArray(b)
+        } else {
+            Node::Bytes(b)
+        });
+        self.push(r);
+        Ok(())
+    }
+
+    fn unicode_op(&mut self, n: u64) -> Result<(), PickleError> {
+        let b = self.take(n, "the text of a unicode opcode")?;
+        let s = match std::str::from_utf8(b) {
+            Ok(s) => s.to_owned(),
+            Err(_) => return Err(self.bad(
+                "text is not UTF-8 (a lone surrogate, which this reader does not keep, or garbage)",
+            )),
+        };
+        let r = self.node(Node::Str(s));
+        self.push(r);
+        Ok(())
+    }
+
+    fn pairs(&self, items: Vec<Ref>) -> Result<Vec<(Ref, Ref)>, PickleError> {
+        if items.len() % 2 != 0 {
+            return Err(self.bad("an odd number of items for key/value pairs"));
+        }
+        let mut out = Vec::with_capacity(items.len() / 2);
+        let mut it = items.into_iter();
+        while let (Some(k), Some(v)) = (it.next(), it.next()) {
+            out.push((k, v));
+        }
+        Ok(out)
+    }
+
+    fn extend(&mut self, items: Vec<Ref>) -> Result<(), PickleError> {
+        let target = self.peek()?;
+        if let Ref::Node(i) = target {
+            if let Some(Node::List(l)) = self.nodes.get_mut(i) {
+                l.extend(items);
+                return Ok(());
+            }
+        }
+        Err(self.bad(format!("APPEND to {}, not a list", self.describe(target))))
+    }
+
+    fn set_items(&mut self, pairs: Vec<(Ref, Ref)>) -> Result<(), PickleError> {
+        let target = self.peek()?;
+        if let Ref::Node(i) = target {
+            if let Some(Node::Dict(d)) = self.nodes.get_mut(i) {
+                d.extend(pairs);
+                return Ok(());
+            }
+        }
+        Err(self.bad(format!("SETITEM on {}, not a dict", self.describe(target))))
+    }
+
+    fn memo_index(&self, l: &str) -> Result<u32, PickleError> {
+        l.trim()
+            .parse()
+            .map_err(|_| self.bad("memo index is not a number below 2**32"))
+    }
+
+    fn put(&mut self, i: u32) -> Result<(), PickleError> {
+        let r = self.peek()?;
+        self.memo.insert(i, r);
+        Ok(())
+    }
+
+    fn memo_get(&mut self, i: u32) -> Result<(), PickleError> {
+        let r = *self
+            .memo
+            .get(&i)
+            .ok_or_else(|| self.bad(format!("memo entry {i} does not exist")))?;
+        self.push(r);
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // allowed globals
+    // -----------------------------------------------------------------------------------------
+
+    fn call(&mut self, g: PyGlobal, args: &[Ref]) -> Result<Ref, PickleError> {
+        let (m, n) = g.path();
+        let wrong = |vm: &Self, why: &str| vm.unsupported(format!("{m}.{n}"), why.to_owned());
+        let node = match g {
+            PyGlobal::Reconstruct => {
+                if args.first().and_then(|&a| self.global_of(a)) != Some(PyGlobal::NdArray) {
+                    return Err(wrong(self, "only numpy.ndarray is rebuilt (no subclasses)"));
+                }
+                Node::Array(None)
+            }
+            PyGlobal::DType => {
+                let typestr = args
+                    .first()
+                    .and_then(|&a| self.text(a))
+                    .ok_or_else(|| wrong(self, "the type string is not a str"))?
+                    .to_owned();
+                Node::DType {
+                    typestr,
+                    built: None,
+                }
+            }
+            PyGlobal::NdArray => return Err(wrong(self, "arrays are rebuilt with _reconstruct")),
+            PyGlobal::Scalar => {
+                let dtype = match args.first().and_then(|&a| self.get(a)) {
+                    Some(Node::DType { typestr, built }) => match built {
+                        Some(d) => {
+                            self.charge(dtype_weight(d))?;
+                            d.clone()
+                        }
+                        None => self.resolve_dtype(typestr, None)?,
+                    },
+                    _ => return Err(wrong(self, "the first argument is not a dtype")),
+                };
+                if dtype.has_object() {
+                    return Err(wrong(self, "object scalars are not rebuilt"));
+                }
+                let bytes = match args.get(1).and_then(|&a| self.get(a)) {
+                    Some(Node::Bytes(b)) => b.clone(),
+                    _ => return Err(wrong(self, "the second argument is not bytes")),
+                };
+                if bytes.len() as u64 != dtype.itemsize() {
+                    return Err(wrong(self, "the bytes are not one element of the dtype"));
+                }
+                self.charge(48 + bytes.len() as u64)?;
+                let value = decode_all(&dtype, &bytes, 1)
+                    .map_err(|e| wrong(self, &e.to_string()))?
+                    .pop()
+                    .ok_or_else(|| wrong(self, "no value"))?;
+                Node::Scalar(NpyScalar { dtype, value })
+            }
+            PyGlobal::FromBuffer => {
+                let [buf, dtype, shape, order, ..] = args else {
+                    return Err(wrong(self, "needs buffer, dtype, shape and order"));
+                };
+                if args.len() > 5 || args.get(4).is_some_and(|&a| a != Ref::None) {
+                    return Err(wrong(
+                        self,
+                        "non-contiguous layouts (axis_order) are not rebuilt",
+                    ));
+                }
+                let fortran = match self.text(*order) {
+                    Some("C") => false,
+                    Some("F") => true,
+                    _ => return Err(wrong(self, "order is not 'C' or 'F'")),
+                };
+                let dtype = self.array_dtype(*dtype)?;
+                let shape = self
+                    .shape(*shape)
+                    .ok_or_else(|| wrong(self, "the shape is not a tuple of ints"))?;
+                let raw = match self.get(*buf) {
+                    Some(Node::Bytes(b) | Node::ByteArray(b)) => b.clone(),
+                    _ => return Err(wrong(self, "the buffer is not bytes")),
+                };
+                self.charge(raw.len() as u64)?;
+                let data = self.array_node(shape, dtype, fortran, ArrayData::Raw(raw))?;
+                Node::Array(Some(data))
+            }
+            PyGlobal::StringDType => {
+                let coerce = args
+                    .first()
+                    .and_then(|&a| self.int(a))
+                    .ok_or_else(|| wrong(self, "coerce is not a bool"))?;
+                if args.len() > 2 {
+                    return Err(wrong(self, "too many arguments"));
+                }
+                Node::StringDType {
+                    coerce: coerce != 0,
+                    na_object: args.get(1).copied(),
+                }
+            }
+            PyGlobal::Complex => {
+                let part = |i: usize| match args.get(i) {
+                    None => Some(0.0),
+                    Some(&a) => self.number(a),
+                };
+                match (part(0), part(1), args.len() <= 2) {
+                    (Some(re), Some(im), true) => Node::Complex(re, im),
+                    _ => return Err(wrong(self, "arguments are not two real numbers")),
+                }
+            }
+            PyGlobal::Set | PyGlobal::FrozenSet => {
+                let items = match args {
+                    [] => Vec::new(),
+                    [it] => self
+                        .items(*it)
+                        .ok_or_else(|| wrong(self, "the argument is not a list, tuple or set"))?
+                        .to_vec(),
+                    _ => return Err(wrong(self, "too many arguments")),
+                };
+                self.charge(16 * items.len() as u64)?;
+                if g == PyGlobal::Set {
+                    Node::Set(items)
+                } else {
+                    Node::FrozenSet(items)
+                }
+            }
+            PyGlobal::ByteArray => {
+                let b = match args {
+                    [] => Vec::new(),
+                    [b] => match self.get(*b) {
+                        Some(Node::Bytes(b) | Node::ByteArray(b)) => b.clone(),
+                        _ => return Err(wrong(self, "the argument is not bytes")),
+                    },
+                    [s, enc] => self.encode(*s, *enc).map_err(|why| wrong(self, why))?,
+                    _ => return Err(wrong(self, "too many arguments")),
+                };
+                self.charge(b.len() as u64)?;
+                Node::ByteArray(b)
+            }
+            PyGlobal::Bytes => match args {
+                [] => Node::Bytes(Vec::new()),
+                [b] => match self.get(*b) {
+                    Some(Node::Bytes(b) | Node::ByteArray(b)) => {
+                        let b = b.clone();
+                        self.charge(b.len() as u64)?;
+                        Node::Bytes(b)
+                    }
+                    _ => return Err(wrong(self, "the argument is not bytes")),
+                },
+                _ => return Err(wrong(self, "too many arguments")),
+            },
+            PyGlobal::Encode => {
+                let [s, enc] = args else {
+                    return Err(wrong(self, "needs a str and an encoding"));
+                };
+                let b = self.encode(*s, *enc).map_err(|why| wrong(self, why))?;
+                self.charge(b.len() as u64)?;
+                Node::Bytes(b)
+            }
+            PyGlobal::Range => {
+                let ints: Option<Vec<i64>> = args.iter().map(|&a| self.int(a)).collect();
+                match ints.as_deref() {
+                    Some([stop]) => Node::Range(0, *stop, 1),
+                    Some([start, stop]) => Node::Range(*start, *stop, 1),
+                    Some([_, _, 0]) => return Err(wrong(self, "range() step must not be zero")),
+                    Some([start, stop, step]) => Node::Range(*start, *stop, *step),
+                    _ => return Err(wrong(self, "arguments are not 1 to 3 ints of 64 bits")),
+                }
+            }
+            PyGlobal::Slice => match args {
+                [stop] => Node::Slice([Ref::None, *stop, Ref::None]),
+                [a, b] => Node::Slice([*a, *b, Ref::None]),
+                [a, b, c] => Node::Slice([*a, *b, *c]),
+                _ => return Err(wrong(self, "needs 1 to 3 arguments")),
+            },
+        };
+        Ok(self.node(node))
+    }
+
+    /// `_codecs.encode(s, 'latin1')`: the code points of `s`, each below 256.
+    fn encode(&self, s: Ref, enc: Ref) -> Result<Vec<u8>, &'static str> {
+        let Some(Node::Str(s)) = self.get(s) else {
+            return Err("the first argument is not a str");
+        };
+        match self.text(enc) {
+            Some("latin1" | "latin-1" | "iso-8859-1" | "iso8859-1") => {}
+            _ => return Err("only the latin-1 encoding is supported"),
+        }
+        s.chars()
+            .map(|c| u8::try_from(u32::from(c)).map_err(|_| "a character past U+00FF for latin-1"))
+            .collect()
+    }
+
+    /// A dtype argument: a built numpy dtype, or `None` for `StringDType`.
+    fn array_dtype(&self, r: Ref) -> Result<Option<DType>, PickleError> {
+        match self.get(r) {
+            Some(Node::DType { typestr, built }) => match built {
+                Some(d) => {
+                    // A dtype used many times (fields of fields, one per scalar) is copied each
+                    // time: its size counts each time.
+                    self.charge(dtype_weight(d))?;
+                    Ok(Some(d.clone()))
+                }
+                None => self.resolve_dtype(typestr, None).map(Some),
+            },
+            Some(Node::StringDType { .. }) => Ok(None),
+            _ => Err(self.bad(format!("{} where a dtype belongs", self.describe(r)))),
+        }
+    }
+
+    fn array_node(
+        &self,
+        shape: Vec<u64>,
+        dtype: Option<DType>,
+        fortran: bool,
+        data: ArrayData,
+    ) -> Result<ArrayNode, PickleError> {
+        if shape.len() > MAX_DIMS {
+            return Err(self.bad("an array of more than 64 dimensions"));
+        }
+        let len = shape
+            .iter()
+            .try_fold(1u64, |a, &d| a.checked_mul(d))
+            .ok_or_else(|| self.bad("the array's size overflows"))?;
+        let object = dtype.as_ref().is_none_or(DType::has_object);
+        match &data {
+            ArrayData::Items(items) if object => {
+                if items.len() as u64 != len {
+                    return Err(self.bad(format!(
+                        "{} items for an array of shape {shape:?}",
+                        items.len()
+                    )));
+                }
+            }
+            ArrayData::Raw(raw) if !object => {
+                let itemsize = dtype.as_ref().map_or(0, DType::itemsize);
+                if len.checked_mul(itemsize) != Some(raw.len() as u64) {
+                    return Err(self.bad(format!(
+                        "{} data bytes for an array of shape {shape:?} and itemsize {itemsize}",
+                        raw.len()
+                    )));
+                }
+            }
+            ArrayData::Items(_) => {
+                return Err(self.bad("a list of items for an array without objects"))
+            }
+            ArrayData::Raw(_) => return Err(self.bad("raw bytes for an array of objects")),
+        }
+        Ok(ArrayNode {
+            shape,
+            dtype,
+            fortran,
+            len,
+            data,
+        })
+    }
+
+    fn build(&mut self, target: Ref, state: Ref) -> Result<(), PickleError> {
+        let Ref::Node(idx) = target else {
+            return Err(self.unsupported(
+                format!("BUILD on {}", self.describe(target)),
+                "only arrays and dtypes have state",
+            ));
+        };
+        match self.nodes.get(idx) {
+            Some(Node::Array(None)) => {
+                let st = self
+                    .tuple(state)
+                    .ok_or_else(|| self.bad("array state is not a tuple"))?
+                    .to_vec();
+                let (shape, dtype, fortran, data) = match st.as_slice() {
+                    [_, s, d, f, x] | [s, d, f, x] => (*s, *d, *f, *x),
+                    _ => {
+                        return Err(
+                            self.bad("array state is not (version, shape, dtype, fortran, data)")
+                        )
+                    }
+                };
+                let shape = self
+                    .shape(shape)
+                    .ok_or_else(|| self.bad("array shape is not a tuple of ints"))?;
+                let dtype = self.array_dtype(dtype)?;
+                let fortran = self
+                    .int(fortran)
+                    .ok_or_else(|| self.bad("the Fortran flag is not a bool"))?
+                    != 0;
+                let object = dtype.as_ref().is_none_or(DType::has_object);
+                let data = match self.get(data) {
+                    Some(Node::List(items)) if object => ArrayData::Items(items.clone()),
+                    Some(Node::Bytes(b) | Node::ByteArray(b)) if !object => {
+                        ArrayData::Raw(b.clone())
+                    }
+                    Some(Node::Str(s)) if !object => {
+                        // Python 2 pickles decoded with encoding='latin1'.
+                        ArrayData::Raw(s.chars().map(|c| u32::from(c) as u8).collect())
+                    }
+                    _ => return Err(self.bad(format!("array data is {}", self.describe(data)))),
+                };
+                let cost = match &data {
+                    ArrayData::Items(v) => 16 * v.len() as u64,
+                    ArrayData::Raw(b) => b.len() as u64,
+                };
+                self.charge(cost)?;
+                let node = self.array_node(shape, dtype, fortran, data)?;
+                self.nodes[idx] = Node::Array(Some(node));
+                Ok(())
+            }
+            Some(Node::DType {
+                typestr,
+                built: None,
+            }) => {
+                let typestr = typestr.clone();
+                let st = self
+                    .tuple(state)
+                    .ok_or_else(|| self.bad("dtype state is not a tuple"))?
+                    .to_vec();
+                let dt = self.resolve_dtype(&typestr, Some(&st))?;
+                self.nodes[idx] = Node::DType {
+                    typestr,
+                    built: Some(dt),
+                };
+                Ok(())
+            }
+            _ => Err(self.unsupported(
+                format!("BUILD on {}", self.describe(target)),
+                "only arrays and dtypes have state, once",
+            )),
+        }
+    }
+
+    /// A numpy dtype from `dtype(typestr)` and its `BUILD` state
+    /// `(version, endian, subarray, names, fields, elsize, alignment, flags[, metadata])`.
+    fn resolve_dtype(&self, typestr: &str, state: Option<&[Ref]>) -> Result<DType, PickleError> {
+        let bad = |why: String| self.unsupported(format!("numpy.dtype({typestr:?})"), why);
+        let get = |i: usize| state.and_then(|s| s.get(i).copied());
+        if let Some(s) = state {
+            match s.first().and_then(|&v| self.int(v)) {
+                Some(3 | 4) if s.len() >= 8 => {}
+                _ => return Err(bad("dtype state of an unknown version".into())),
+            }
+        }
+        let endian = match get(1).map(|r| self.text(r)) {
+            None => "=",
+            Some(Some(e @ ("<" | ">" | "|" | "="))) => e,
+            Some(_) => return Err(bad("byte order is not one of < > | =".into())),
+        };
+        let endian = if endian == "=" { "<" } else { endian };
+        let elsize = get(5).and_then(|r| self.int(r)).unwrap_or(-1);
+        // A subarray: (base, shape).
+        if let Some(sub) = get(2).filter(|&r| r != Ref::None) {
+            let [base, shape] = self
+                .tuple(sub)
+                .ok_or_else(|| bad("subarray is not a tuple".into()))?
+            else {
+                return Err(bad("subarray is not (base, shape)".into()));
+            };
+            let base = self
+                .array_dtype(*base)?
+                .ok_or_else(|| bad("a subarray of StringDType".into()))?;
+            let shape = self
+                .shape(*shape)
+                .ok_or_else(|| bad("subarray shape is not a tuple of ints".into()))?;
+            return SubArray::new(base, shape)
+                .map(DType::SubArray)
+                .map_err(|e| bad(e.to_string()));
+        }
+        // A record: names and fields.
+        if let Some(names) = get(3).filter(|&r| r != Ref::None) {
+            let names = self
+                .tuple(names)
+                .ok_or_else(|| bad("names are not a tuple".into()))?;
+            let fields = match get(4).and_then(|r| self.get(r)) {
+                Some(Node::Dict(d)) => d,
+                _ => return Err(bad("fields are not a dict".into())),
+            };
+            self.charge(32 * (fields.len() + names.len()) as u64)?;
+            let by_name: HashMap<&str, Ref> = fields
+                .iter()
+                .filter_map(|(k, v)| Some((self.text(*k)?, *v)))
+                .collect();
+            let mut out = Vec::with_capacity(names.len());
+            for &n in names {
+                let name = self
+                    .text(n)
+                    .ok_or_else(|| bad("a field name is not a str".into()))?;
+                let entry = by_name
+                    .get(name)
+                    .and_then(|&v| self.tuple(v))
+                    .ok_or_else(|| bad(format!("field {name:?} is not in the fields dict")))?;
+                let (dt, offset, title) = match entry {
+                    [d, o] => (*d, *o, None),
+                    [d, o, t] => (*d, *o, Some(*t)),
+                    _ => return Err(bad(format!("field {name:?} is not (dtype, offset)"))),
+                };
+                let dtype = self
+                    .array_dtype(dt)?
+                    .ok_or_else(|| bad("a StringDType field".into()))?;
+                let offset = self
+                    .int(offset)
+                    .and_then(|o| u64::try_from(o).ok())
+                    .ok_or_else(|| bad(format!("field {name:?} has a bad offset")))?;
+                let title = match title {
+                    None | Some(Ref::None) => None,
+                    Some(t) => Some(
+                        self.text(t)
+                            .ok_or_else(|| bad("a title is not a str".into()))?
+                            .to_owned(),
+                    ),
+                };
+                out.push(Field {
+                    name: name.to_owned(),
+                    title,
+                    dtype,
+                    offset,
+                });
+            }
+            out.sort_by_key(|f| f.offset);
+            let itemsize = u64::try_from(elsize).map_err(|_| bad("negative itemsize".into()))?;
+            return Record::new(out, itemsize)
+                .map(DType::Record)
+                .map_err(|e| bad(e.to_string()));
+        }
+        let mut chars = typestr.chars();
+        let kind = chars
+            .next()
+            .ok_or_else(|| bad("empty type string".into()))?;
+        let size: Option<u64> = chars.as_str().parse().ok();
+        let flexible = |unit: i64| -> Result<u64, PickleError> {
+            match (elsize, size) {
+                (e, _) if e >= 0 => Ok(e as u64 / unit as u64),
+                (_, Some(s)) => Ok(s),
+                _ => Err(bad("no itemsize".into())),
+            }
+        };
+        let spelled = match kind {
+            'O' => return Ok(DType::Object),
+            'S' | 'a' => return Ok(DType::Bytes(flexible(1)?)),
+            'V' => return Ok(DType::Void(flexible(1)?)),
+            'U' => format!("{endian}U{}", flexible(4)?),
+            'b' => "|b1".to_owned(),
+            'i' | 'u' | 'f' | 'c' => format!("{endian}{typestr}"),
+            'M' | 'm' => {
+                let unit = get(8)
+                    .and_then(|meta| self.time_unit(meta))
+                    .unwrap_or_default();
+                format!("{endian}{kind}8{unit}")
+            }
+            _ => return Err(bad("unknown kind".into())),
+        };
+        spelled.parse::<DType>().map_err(|e| bad(e.to_string()))
+    }
+
+    /// `[10ms]` from datetime metadata `(None, (b'ms', 10, 1, 1))`.
+    fn time_unit(&self, meta: Ref) -> Option<String> {
+        let [_, unit] = self.tuple(meta)? else {
+            return None;
+        };
+        let unit = self.tuple(*unit)?;
+        let code = self.text(*unit.first()?)?;
+        let num = self.int(*unit.get(1)?)?;
+        if code == "generic" {
+            return Some(String::new());
+        }
+        Some(if num == 1 {
+            format!("[{code}]")
+        } else {
+            format!("[{num}{code}]")
+        })
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // materialising
+    // -----------------------------------------------------------------------------------------
+
+    fn materialize(&mut self, r: Ref, depth: usize) -> Result<PyObject, PickleError> {
+        if depth > self.max_depth {
+            return Err(PickleError::TooDeep {
+                limit: self.max_depth,
+            });
+        }
+        const OBJ: u64 = std::mem::size_of::<PyObject>() as u64;
+        self.charge(OBJ)?;
+        let i = match r {
+            Ref::None => return Ok(PyObject::None),
+            Ref::Bool(b) => return Ok(PyObject::Bool(b)),
+            Ref::Int(i) => return Ok(PyObject::Int(i)),
+            Ref::Float(x) => return Ok(PyObject::Float(x)),
+            Ref::Node(i) => i,
+        };
+        if self.visiting.get(i).copied().unwrap_or(false) {
+            let memo = self
+                .memo
+                .iter()
+                .find(|(_, v)| **v == r)
+                .map_or(0, |(k, _)| u64::from(*k));
+            return Err(PickleError::Recursive { memo });
+        }
+        self.visiting[i] = true;
+        let out = self.materialize_node(i, depth);
+        self.visiting[i] = false;
+        out
+    }
+
+    fn many(&mut self, refs: &[Ref], depth: usize) -> Result<Vec<PyObject>, PickleError> {
+        let mut out = Vec::with_capacity(refs.len());
+        for &r in refs {
+            out.push(self.materialize(r, depth + 1)?);
+        }
+        Ok(out)
+    }
+
+    fn materialize_node(&mut self, i: usize, depth: usize) -> Result<PyObject, PickleError> {
+        // Take what the node holds by cheap clones of refs; values are built below.
+        enum Plan {
+            Done(PyObject),
+            Seq(u8, Vec<Ref>),
+            Dict(Vec<(Ref, Ref)>),
+            Slice([Ref; 3]),
+            StringDType(bool, Option<Ref>),
+            Array(usize),
+        }
+        let plan = match &self.nodes[i] {
+            Node::Str(s) => {
+                let s = s.clone();
+                self.charge(s.len() as u64)?;
+                Plan::Done(PyObject::Str(s))
+            }
+            Node::Bytes(b) => {
+                let b = b.clone();
+                self.charge(b.len() as u64)?;
+                Plan::Done(PyObject::Bytes(b))
+            }
+            Node::ByteArray(b) => {
+                let b = b.clone();
+                self.charge(b.len() as u64)?;
+                Plan::Done(PyObject::ByteArray(b))
+            }
+            Node::BigInt(b) => {
+                let b = b.clone();
+                self.charge(b.bits() / 8 + 32)?;
+                Plan::Done(PyObject::from_bigint(b))
+            }
+            Node::Complex(re, im) => Plan::Done(PyObject::Complex(*re, *im)),
+            Node::Range(a, b, c) => Plan::Done(PyObject::Range(*a, *b, *c)),
+            Node::Global(g) => Plan::Done(PyObject::Global(*g)),
+            Node::List(v) => Plan::Seq(0, v.clone()),
+            Node::Tuple(v) => Plan::Seq(1, v.clone()),
+            Node::Set(v) => Plan::Seq(2, v.clone()),
+            Node::FrozenSet(v) => Plan::Seq(3, v.clone()),
+            Node::Dict(d) => Plan::Dict(d.clone()),
+            Node::Slice(s) => Plan::Slice(*s),
+            Node::DType { typestr, built } => {
+                let dt = match built {
+                    Some(d) => {
+                        self.charge(dtype_weight(d))?;
+                        d.clone()
+                    }
+                    None => self.resolve_dtype(&typestr.clone(), None)?,
+                };
+                Plan::Done(PyObject::DType(Box::new(PyDType::Numpy(dt))))
+            }
+            Node::StringDType { coerce, na_object } => Plan::StringDType(*coerce, *na_object),
+            Node::Scalar(s) => Plan::Done(PyObject::Scalar(Box::new(s.clone()))),
+            Node::Array(None) => {
+                return Err(PickleError::Malformed {
+                    offset: 0,
+                    opcode: "BUILD".into(),
+                    reason: "an array from _reconstruct was never given its state".into(),
+                })
+            }
+            Node::Array(Some(_)) => Plan::Array(i),
+        };
+        Ok(match plan {
+            Plan::Done(v) => v,
+            Plan::Seq(kind, refs) => {
+                self.charge(16 * refs.len() as u64)?;
+                let items = self.many(&refs, depth)?;
+                match kind {
+                    0 => PyObject::List(items),
+                    1 => PyObject::Tuple(items),
+                    2 => PyObject::Set(dedup_set(items)?),
+                    _ => PyObject::FrozenSet(dedup_set(items)?),
+                }
+            }
+            Plan::Dict(pairs) => {
+                let mut out = Vec::with_capacity(pairs.len());
+                for (k, v) in pairs {
+                    let k = self.materialize(k, depth + 1)?;
+                    let v = self.materialize(v, depth + 1)?;
+                    out.push((k, v));
+                }
+                PyObject::Dict(dedup_dict(out)?)
+            }
+            Plan::Slice([a, b, c]) => PyObject::Slice(Box::new([
+                self.materialize(a, depth + 1)?,
+                self.materialize(b, depth + 1)?,
+                self.materialize(c, depth + 1)?,
+            ])),
+            Plan::StringDType(coerce, na) => {
+                let na_object = match na {
+                    Some(r) => Some(Box::new(self.materialize(r, depth + 1)?)),
+                    None => None,
+                };
+                PyObject::DType(Box::new(PyDType::String { coerce, na_object }))
+            }
+            Plan::Array(i) => PyObject::Array(Box::new(self.materialize_array(i, depth)?)),
+        })
+    }
+
+    fn materialize_array(&mut self, i: usize, depth: usize) -> Result<DynArray, PickleError> {
+        const DYN: u64 = std::mem::size_of::<DynValue>() as u64;
+        let Node::Array(Some(a)) = &self.nodes[i] else {
+            return Err(PickleError::Malformed {
+                offset: 0,
+                opcode: "BUILD".into(),
+                reason: "not an array".into(),
+            });
+        };
+        let (shape, dtype, fortran, len) = (a.shape.clone(), a.dtype.clone(), a.fortran, a.len);
+        self.charge(2 * a.dtype.as_ref().map_or(0, dtype_weight))?;
+        let values = match &a.data {
+            ArrayData::Raw(raw) => {
+                let raw = raw.clone();
+                let dt = dtype.clone().unwrap_or(DType::Object);
+                self.charge(len.saturating_mul(DYN.saturating_add(dt.itemsize())))?;
+                decode_all(&dt, &raw, len).map_err(|e| PickleError::Malformed {
+                    offset: 0,
+                    opcode: "BUILD".into(),
+                    reason: format!("array data: {e}"),
+                })?
+            }
+            ArrayData::Items(items) => {
+                let items = items.clone();
+                self.charge(len.saturating_mul(DYN))?;
+                let mut values = Vec::with_capacity(items.len());
+                for r in items {
+                    let obj = self.materialize(r, depth + 1)?;
+                    values.push(match &dtype {
+                        None | Some(DType::Object) => DynValue::Object(obj),
+                        Some(dt) => py_to_dyn(obj, dt)?,
+                    });
+                }
+                if fortran && shape.len() > 1 {
+                    c_to_fortran(values, &shape)
+                } else {
+                    values
+                }
+            }
+        };
+        let header = Header {
+            dtype: dtype.unwrap_or(DType::Object),
+            fortran_order: fortran,
+            shape,
+        };
+        DynArray::new(header, values).map_err(|e| PickleError::Malformed {
+            offset: 0,
+            opcode: "BUILD".into(),
+            reason: format!("array state: {}", e.kind()),
+        })
+    }
+}
+
+/// Bytes a copy of `dt` takes, roughly: 64 per dtype node plus names and titles.
+fn dtype_weight(dt: &DType) -> u64 {
+    64 + match dt {
+        DType::Record(r) => r.fields().iter().fold(0u64, |acc, f| {
+            acc.saturating_add(
+                (f.name.len() + f.title.as_ref().map_or(0, String::len)) as u64
+                    + dtype_weight(&f.dtype),
+            )
+        }),
+        DType::SubArray(s) => 8 * s.shape().len() as u64 + dtype_weight(s.base()),
+        _ => 0,
+    }
+}
+
+/// Reorders values listed in C order into Fortran memory order.
+fn c_to_fortran(values: Vec<DynValue>, shape: &[u64]) -> Vec<DynValue> {
+    let mut slots: Vec<Option<DynValue>> = values.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(slots.len());
+    let mut walk = Stepper::new(shape, Order::Fortran);
+    while let Some(index) = walk.index() {
+        let c = flat_index(shape, Order::C, index);
+        if let Some(v) = c.and_then(|c| slots.get_mut(c)).and_then(Option::take) {
+            out.push(v);
+        }
+        walk.step();
+    }
+    out
+}
+
+/// A record element (a tuple) or one of its fields as numpy's `item()` gives it, back to a
+/// [`DynValue`] of `dtype`.
+fn py_to_dyn(obj: PyObject, dtype: &DType) -> Result<DynValue, PickleError> {
+    use crate::dtype::Primitive as P;
+    let mismatch = |obj: &PyObject| PickleError::Malformed {
+        offset: 0,
+        opcode: "BUILD".into(),
+        reason: format!(
+            "a record holds {} where its dtype has '{dtype}'",
+            obj.type_name()
+        ),
+    };
+    if let PyObject::Scalar(s) = &obj {
+        if s.dtype == *dtype {
+            return Ok(s.value.clone());
+        }
+    }
+    Ok(match (dtype, obj) {
+        (DType::Object, o) => DynValue::Object(o),
+        (DType::Record(r), PyObject::Tuple(items)) if items.len() == r.fields().len() => {
+            let mut out = Vec::with_capacity(items.len());
+            for (f, v) in r.fields().iter().zip(items) {
+                out.push((f.name.clone(), py_to_dyn(v, &f.dtype)?));
+            }
+            DynValue::Record(out)
+        }
+        (DType::SubArray(_), PyObject::Array(a)) => {
+            let a = *a;
+            let shape = a.shape().to_vec();
+            DynValue::SubArray {
+                shape,
+                values: a.into_c_order(),
+            }
+        }
+        (DType::Number(P::Bool, _), PyObject::Bool(b)) => DynValue::Bool(b),
+        (DType::Number(P::I8 | P::I16 | P::I32 | P::I64, _), PyObject::Int(i)) => DynValue::Int(i),
+        (DType::Number(P::U8 | P::U16 | P::U32 | P::U64, _), PyObject::Int(i)) if i >= 0 => {
+            DynValue::UInt(i as u64)
+        }
+        (DType::Number(P::U64, _), PyObject::BigInt(b)) => {
+            let u = u64::try_from(&*b).map_err(|_| mismatch(&PyObject::BigInt(b.clone())))?;
+            DynValue::UInt(u)
+        }
+        (DType::Number(P::F16 | P::F32 | P::F64, _), PyObject::Float(x)) => DynValue::Float(x),
+        (DType::Number(P::C64 | P::C128, _), PyObject::Complex(re, im)) => {
+            DynValue::Complex(re, im)
+        }
+        (DType::Bytes(_), PyObject::Bytes(b)) => DynValue::Bytes(b),
+        (DType::Void(_), PyObject::Bytes(b)) => DynValue::Void(b),
+        (DType::Unicode(..), PyObject::Str(s)) => DynValue::Str(UcsString::from(s.as_str())),
+        (_, o) => return Err(mismatch(&o)),
+    })
+}
+
+fn truncate(s: &str) -> String {
+    s.chars().take(40).collect()
+}
+
+/// Python's `float()` of a text argument.
+fn parse_float(s: &str) -> Option<f64> {
+    let lower = s.to_ascii_lowercase();
+    match lower.trim_start_matches(['+', '-']) {
+        "inf" | "infinity" | "nan" => {}
+        t if t
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b".eE+-_".contains(&b))
+            && !t.is_empty() => {}
+        _ => return None,
+    }
+    lower.replace('_', "").parse().ok()
+}
+
+/// `codecs.escape_decode`: the body of a Python 2 `str` literal.
+fn escape_decode(s: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        let c = s[i];
+        i += 1;
+        if c != b'\\' || i >= s.len() {
+            out.push(c);
+            continue;
+        }
+        let e = s[i];
+        i += 1;
+        match e {
+            b'\n' => {}
+            b'\\' | b'\'' | b'"' => out.push(e),
+            b'a' => out.push(7),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b't' => out.push(b'\t'),
+            b'v' => out.push(11),
+            b'0'..=b'7' => {
+                let mut v = u32::from(e - b'0');
+                for _ in 0..2 {
+                    match s.get(i) {
+                        Some(&d @ b'0'..=b'7') => {
+                            v = v * 8 + u32::from(d - b'0');
+                            i += 1;
+                        }
+                        _ => break,
+                    }
+                }
+                out.push(v as u8);
+            }
+            b'x' => {
+                let hex = s.get(i..i + 2).and_then(|h| std::str::from_utf8(h).ok());
+                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(v) => {
+                        out.push(v);
+                        i += 2;
+                    }
+                    None => out.extend_from_slice(b"\\x"),
+                }
+            }
+            other => out.extend_from_slice(&[b'\\', other]),
+        }
+    }
+    out
+}
+
+/// `raw-unicode-escape`: latin-1 bytes with `\uXXXX` and `\UXXXXXXXX` escapes.
+fn raw_unicode_escape(s: &[u8]) -> Option<String> {
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        let c = s[i];
+        let width = match (c, s.get(i + 1)) {
+            (b'\\', Some(b'u')) => 4,
+            (b'\\', Some(b'U')) => 8,
+            _ => 0,
+        };
+        if width == 0 {
+            out.push(char::from(c));
+            i += 1;
+            continue;
+        }
+        let hex = std::str::from_utf8(s.get(i + 2..i + 2 + width)?).ok()?;
+        out.push(char::from_u32(u32::from_str_radix(hex, 16).ok()?)?);
+        i += 2 + width;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes() {
+        assert_eq!(escape_decode(br"a\x41\n\101\\\'q"), b"aA\nA\\'q");
+        assert_eq!(escape_decode(br"\q\x4"), b"\\q\\x4");
+        assert_eq!(
+            raw_unicode_escape(br"a\u00e9\U0001f600\"),
+            Some("aé😀\\".into())
+        );
+        assert_eq!(raw_unicode_escape(br"\ud800"), None);
+    }
+
+    #[test]
+    fn fortran_order_of_a_c_list() {
+        let v: Vec<DynValue> = (0..6).map(DynValue::Int).collect();
+        let f = c_to_fortran(v, &[2, 3]);
+        let want: Vec<DynValue> = [0, 3, 1, 4, 2, 5].map(DynValue::Int).to_vec();
+        assert_eq!(f, want);
+    }
+}

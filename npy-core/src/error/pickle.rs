@@ -1,0 +1,147 @@
+//! [`PickleError`]: what can go wrong decoding or encoding an object array's pickle.
+//!
+//! Defined here, beside [`ErrorKind`](super::ErrorKind), which carries it as
+//! [`ErrorKind::Pickle`](super::ErrorKind::Pickle): the error module sits below every other,
+//! and the pickle reader at the top of the module graph.
+
+use super::Category;
+
+/// Why a pickle was refused or could not be decoded (or a value could not be pickled).
+///
+/// [`npy_core::pickle::loads`](crate::pickle::loads) returns it alone; the crate's
+/// [`Error`](crate::Error) carries it as [`ErrorKind::Pickle`](super::ErrorKind::Pickle).
+/// Every refusal happens before anything of the refused kind exists: the reader never imports,
+/// calls or builds anything but its own values, so "refused" always means "nothing was
+/// executed".
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PickleError {
+    /// A global (`GLOBAL`, `STACK_GLOBAL`, `INST`) outside the allow-list: what an attack
+    /// names (`os.system`, `builtins.eval`, a class with `__reduce__`).
+    #[error("pickle calls {module}.{name}; refused, nothing was executed (only numpy's array, dtype and scalar constructors and a few builtins are allowed)")]
+    Global {
+        /// The module the pickle names, e.g. `os`.
+        module: String,
+        /// The name in that module, e.g. `system`.
+        name: String,
+    },
+
+    /// An allowed global used in a way numpy's pickles never use it (`NEWOBJ` on it,
+    /// `BUILD` on a value that has no state, arguments of the wrong kind).
+    #[error("pickle uses {what} at byte {offset}: {reason}; refused, nothing was executed")]
+    Unsupported {
+        /// The opcode or global, e.g. `NEWOBJ on builtins.complex`.
+        what: String,
+        /// Offset of the opcode in the pickle.
+        offset: u64,
+        /// Why it is refused.
+        reason: String,
+    },
+
+    /// Persistent ids (`PERSID`, `BINPERSID`), extension codes (`EXT1/2/4`) and out-of-band
+    /// buffers (`NEXT_BUFFER`, `READONLY_BUFFER`) refer to objects outside the pickle.
+    #[error("pickle refers to an object outside itself ({opcode} at byte {offset}); refused, nothing was executed")]
+    External {
+        /// The opcode's name.
+        opcode: &'static str,
+        /// Offset of the opcode in the pickle.
+        offset: u64,
+    },
+
+    /// The pickle ends before its `STOP` opcode, or inside an opcode's argument or frame.
+    #[error("pickle ends inside {what} at byte {offset} ({len} bytes in all)")]
+    Truncated {
+        /// What was being read, e.g. `the argument of BINUNICODE`.
+        what: &'static str,
+        /// Offset where it started.
+        offset: u64,
+        /// Length of the pickle in bytes.
+        len: u64,
+    },
+
+    /// Malformed input: an unknown opcode, an argument of the wrong form, or stack contents an
+    /// opcode cannot use (an empty stack, a missing `MARK`, a key that cannot be hashed).
+    #[error("malformed pickle at byte {offset} ({opcode}): {reason}")]
+    Malformed {
+        /// Offset of the opcode in the pickle.
+        offset: u64,
+        /// The opcode's name, or `byte 0x..` for an unknown one.
+        opcode: String,
+        /// What is wrong.
+        reason: String,
+    },
+
+    /// The decoded values nest deeper than the limit
+    /// ([`PickleLimits::max_depth`](crate::pickle::PickleLimits)).
+    #[error("pickle nests values deeper than {limit} levels")]
+    TooDeep {
+        /// The limit in force.
+        limit: usize,
+    },
+
+    /// Materialising the values would take more memory than the pickle's size allows: shared
+    /// references (the memo) let a few bytes name a huge tree.
+    #[error("pickle of {pickle_bytes} bytes describes values of more than {limit} bytes (shared references expand it); refused")]
+    TooLarge {
+        /// Size of the pickle.
+        pickle_bytes: u64,
+        /// Bytes of values allowed for it.
+        limit: u64,
+    },
+
+    /// A value refers to itself (a list that contains itself), which a tree cannot hold.
+    #[error("pickle holds a value that contains itself (memo entry {memo}); recursive values are not supported")]
+    Recursive {
+        /// The memo index of the value.
+        memo: u64,
+    },
+
+    /// The pickle decoded, but is not the array the `.npy` header describes.
+    #[error("the pickle holds {found}, but the header describes {expected}")]
+    NotTheArray {
+        /// What the pickle holds, briefly.
+        found: String,
+        /// What the header says.
+        expected: String,
+    },
+
+    /// An element of an object array is not of the requested type (typed reads of objects).
+    #[error("object element {index} is {found}, requested {requested}")]
+    ElementType {
+        /// Index of the element in memory order.
+        index: u64,
+        /// Python type of the element, e.g. `int`.
+        found: String,
+        /// The Rust type asked for.
+        requested: &'static str,
+    },
+
+    /// Writing: a value this pickler cannot write.
+    #[error("cannot pickle {what}: {reason}")]
+    Unpicklable {
+        /// The value, briefly.
+        what: String,
+        /// Why.
+        reason: &'static str,
+    },
+}
+
+impl PickleError {
+    /// The error's [`Category`]: refused names and references outside the pickle are
+    /// [`Category::Unsupported`], like the object arrays a reader without this feature
+    /// refuses; broken pickles and pickles of another array are [`Category::Format`]; the
+    /// depth and size limits [`Category::Limit`]; an element of another type than asked
+    /// [`Category::Mismatch`]; a value that cannot be written [`Category::Usage`].
+    pub fn category(&self) -> Category {
+        use PickleError::*;
+        match self {
+            Global { .. } | Unsupported { .. } | External { .. } | Recursive { .. } => {
+                Category::Unsupported
+            }
+            Truncated { .. } | Malformed { .. } | NotTheArray { .. } => Category::Format,
+            TooDeep { .. } | TooLarge { .. } => Category::Limit,
+            ElementType { .. } => Category::Mismatch,
+            Unpicklable { .. } => Category::Usage,
+        }
+    }
+}

@@ -1,0 +1,764 @@
+//! Hostile pickles: every kind of global an attack needs is refused by name and nothing runs
+//! (proved with marker files that the same bytes *do* create under Python's own unpickler);
+//! memo bombs, deep nesting, truncation at every byte and opcodes on wrong stacks are errors,
+//! never panics or large allocations.
+#![cfg(feature = "pickle")]
+
+use std::path::Path;
+use std::process::Command;
+
+use npy_core::pickle::{loads, loads_with, PickleError, PickleLimits, MAX_PICKLE_DEPTH};
+use npy_core::{Error, ErrorKind, Header, NpyReader};
+
+// ---------------------------------------------------------------------------------------------
+// a tiny pickle assembler (protocol 2 opcodes unless said otherwise)
+// ---------------------------------------------------------------------------------------------
+
+fn global(module: &str, name: &str) -> Vec<u8> {
+    format!("c{module}\n{name}\n").into_bytes()
+}
+
+fn stack_global(module: &str, name: &str) -> Vec<u8> {
+    let mut o = ustr(module);
+    o.extend(ustr(name));
+    o.push(0x93);
+    o
+}
+
+fn ustr(s: &str) -> Vec<u8> {
+    let mut o = vec![b'X'];
+    o.extend_from_slice(&(s.len() as u32).to_le_bytes());
+    o.extend_from_slice(s.as_bytes());
+    o
+}
+
+/// `callable(*args)`: MARK args TUPLE REDUCE.
+fn call(callable: Vec<u8>, args: &[Vec<u8>]) -> Vec<u8> {
+    let mut o = callable;
+    o.push(b'(');
+    for a in args {
+        o.extend_from_slice(a);
+    }
+    o.extend_from_slice(b"tR");
+    o
+}
+
+fn pickle(proto: u8, body: Vec<u8>) -> Vec<u8> {
+    let mut o = vec![0x80, proto];
+    o.extend(body);
+    o.push(b'.');
+    o
+}
+
+fn npy_with(data: &[u8]) -> Vec<u8> {
+    let mut out = Header::new("|O".parse().unwrap(), vec![1])
+        .to_bytes(None)
+        .unwrap();
+    out.extend_from_slice(data);
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// disallowed globals
+// ---------------------------------------------------------------------------------------------
+
+/// `(what, pickle, module, name refused first, marker file the payload creates or "")`.
+fn payloads(dir: &Path) -> Vec<(&'static str, Vec<u8>, &'static str, &'static str, String)> {
+    let m = |n: &str| dir.join(n).display().to_string();
+    let touch = |n: &str| ustr(&format!("touch {}", m(n)));
+    let py_touch = |n: &str| ustr(&format!("open({:?}, 'w').close()", m(n)));
+    vec![
+        (
+            "os.system",
+            pickle(2, call(global("os", "system"), &[touch("os_system")])),
+            "os",
+            "system",
+            m("os_system"),
+        ),
+        (
+            "posix.system via STACK_GLOBAL",
+            pickle(
+                4,
+                call(stack_global("posix", "system"), &[touch("posix_system")]),
+            ),
+            "posix",
+            "system",
+            m("posix_system"),
+        ),
+        (
+            "builtins.eval",
+            pickle(2, call(global("builtins", "eval"), &[py_touch("eval")])),
+            "builtins",
+            "eval",
+            m("eval"),
+        ),
+        (
+            "builtins.exec",
+            pickle(2, call(global("builtins", "exec"), &[py_touch("exec")])),
+            "builtins",
+            "exec",
+            m("exec"),
+        ),
+        (
+            "builtins.getattr(__import__('os'), 'system')",
+            pickle(
+                2,
+                call(
+                    call(
+                        global("builtins", "getattr"),
+                        &[
+                            call(global("builtins", "__import__"), &[ustr("os")]),
+                            ustr("system"),
+                        ],
+                    ),
+                    &[touch("getattr")],
+                ),
+            ),
+            "builtins",
+            "getattr",
+            m("getattr"),
+        ),
+        (
+            "subprocess.Popen",
+            pickle(
+                2,
+                call(
+                    global("subprocess", "Popen"),
+                    &[{
+                        let mut l = vec![b'('];
+                        l.extend(ustr("touch"));
+                        l.extend(ustr(&m("popen")));
+                        l.push(b'l');
+                        l
+                    }],
+                ),
+            ),
+            "subprocess",
+            "Popen",
+            m("popen"),
+        ),
+        (
+            "importlib.import_module",
+            pickle(2, {
+                let mut o = call(global("importlib", "import_module"), &[ustr("os")]);
+                o.extend_from_slice(b"p0\n0"); // memo[0] = os; POP
+                o.extend(call(
+                    call(
+                        global("builtins", "getattr"),
+                        &[b"g0\n".to_vec(), ustr("system")],
+                    ),
+                    &[touch("importlib")],
+                ));
+                o
+            }),
+            "importlib",
+            "import_module",
+            m("importlib"),
+        ),
+        (
+            "a user class with __reduce__ (its constructor runs)",
+            pickle(2, {
+                let mut o = global("__main__", "Evil");
+                o.extend_from_slice(b")R");
+                o
+            }),
+            "__main__",
+            "Evil",
+            m("evil_class"),
+        ),
+        (
+            "numpy.save",
+            pickle(
+                2,
+                call(
+                    global("numpy", "save"),
+                    &[ustr(&m("np_save.npy")), b"K\x01".to_vec()],
+                ),
+            ),
+            "numpy",
+            "save",
+            m("np_save.npy"),
+        ),
+        (
+            "numpy.memmap (as _reconstruct's class)",
+            pickle(
+                2,
+                call(
+                    global("numpy", "memmap"),
+                    &[
+                        ustr(&m("memmap")),
+                        ustr("uint8"),
+                        ustr("w+"),
+                        b"K\x00".to_vec(),
+                        b"K\x01\x85".to_vec(),
+                    ],
+                ),
+            ),
+            "numpy",
+            "memmap",
+            m("memmap"),
+        ),
+        (
+            "_reconstruct of a subclass is refused at the subclass",
+            pickle(
+                2,
+                call(
+                    global("numpy._core.multiarray", "_reconstruct"),
+                    &[global("numpy", "memmap"), b"K\x00\x85".to_vec(), ustr("b")],
+                ),
+            ),
+            "numpy",
+            "memmap",
+            String::new(),
+        ),
+        (
+            "numpy.frombuffer",
+            pickle(
+                2,
+                call(global("numpy", "frombuffer"), &[b"C\x01x".to_vec()]),
+            ),
+            "numpy",
+            "frombuffer",
+            String::new(),
+        ),
+        (
+            "numpy.load",
+            pickle(2, call(global("numpy", "load"), &[ustr(&m("nothing.npy"))])),
+            "numpy",
+            "load",
+            String::new(),
+        ),
+        (
+            "INST names a global too",
+            pickle(0, {
+                let mut o = b"(".to_vec();
+                o.extend(touch("inst"));
+                o.extend_from_slice(b"ios\nsystem\n");
+                o
+            }),
+            "os",
+            "system",
+            m("inst"),
+        ),
+    ]
+}
+
+#[test]
+fn disallowed_globals_are_refused_and_nothing_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = payloads(dir.path());
+    for (what, bytes, module, name, marker) in &table {
+        let err = loads(bytes).expect_err(what);
+        assert_eq!(
+            err,
+            PickleError::Global {
+                module: (*module).into(),
+                name: (*name).into()
+            },
+            "{what}"
+        );
+        assert_eq!(
+            err.to_string().split(';').next().unwrap(),
+            format!("pickle calls {module}.{name}"),
+            "{what}"
+        );
+        // The same bytes as an object array's data.
+        let file = npy_with(bytes);
+        match NpyReader::new(&file[..])
+            .unwrap()
+            .read_dyn()
+            .map_err(Error::into_kind)
+        {
+            Err(ErrorKind::Pickle(e)) => assert_eq!(e, err, "{what}"),
+            other => panic!("{what}: {other:?}"),
+        }
+        if !marker.is_empty() {
+            assert!(!Path::new(marker).exists(), "{what}: the payload ran");
+        }
+    }
+
+    // The payloads are live: Python's own unpickler runs each one.
+    let Ok(out) = Command::new("python3").arg("--version").output() else {
+        eprintln!("python3 is absent: the payloads' effect is not checked");
+        return;
+    };
+    assert!(out.status.success());
+    let mut script = String::from(
+        "import pickle, sys, time\n\
+         class Evil:\n    def __init__(self):\n        open(sys.argv[1] + '/evil_class', 'w').close()\n\
+         import __main__; __main__.Evil = Evil\n\
+         for path in sys.argv[2:]:\n    data = open(path, 'rb').read()\n    \
+         try:\n        r = pickle.loads(data)\n        getattr(r, 'wait', lambda: None)()\n    \
+         except Exception as e:\n        print(path, type(e).__name__, e)\n",
+    );
+    script.push_str("time.sleep(0.1)\n");
+    let mut args = vec![dir.path().display().to_string()];
+    for (i, (_, bytes, ..)) in table.iter().enumerate() {
+        let p = dir.path().join(format!("payload{i}.pkl"));
+        std::fs::write(&p, bytes).unwrap();
+        args.push(p.display().to_string());
+    }
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(&script)
+        .args(&args)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (what, _, _, _, marker) in &table {
+        if !marker.is_empty() {
+            assert!(
+                Path::new(marker).exists(),
+                "{what}: Python did not create {marker}, so the test proves nothing\n{}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+    }
+}
+
+#[test]
+fn references_outside_the_pickle_are_refused() {
+    for (body, opcode) in [
+        (b"P1\n".to_vec(), "PERSID"),
+        (b"K\x01Q".to_vec(), "BINPERSID"),
+        (b"\x82\x01".to_vec(), "EXT1"),
+        (b"\x83\x01\x00".to_vec(), "EXT2"),
+        (b"\x84\x01\x00\x00\x00".to_vec(), "EXT4"),
+        (b"\x97".to_vec(), "NEXT_BUFFER"),
+        (b"\x97\x98".to_vec(), "NEXT_BUFFER"),
+    ] {
+        let e = loads(&pickle(5, body)).unwrap_err();
+        assert!(
+            matches!(e, PickleError::External { opcode: o, .. } if o == opcode),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn newobj_and_build_on_the_wrong_things_are_refused() {
+    // complex.__new__(complex, 1.0): NEWOBJ on an allowed class.
+    let p = pickle(2, {
+        let mut o = global("builtins", "complex");
+        o.extend_from_slice(b"G?\xf0\x00\x00\x00\x00\x00\x00\x85\x81");
+        o
+    });
+    let e = loads(&p).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("pickle uses NEWOBJ on builtins.complex"),
+        "{e}"
+    );
+    // NEWOBJ_EX on a refused class is refused at the global.
+    let p = pickle(4, {
+        let mut o = stack_global("collections", "OrderedDict");
+        o.extend_from_slice(b")}\x92");
+        o
+    });
+    assert!(matches!(loads(&p), Err(PickleError::Global { .. })));
+    // BUILD on a list (Python would call __setstate__ or update __dict__).
+    let e = loads(&pickle(2, b"]}b".to_vec())).unwrap_err();
+    assert!(matches!(e, PickleError::Unsupported { .. }), "{e}");
+    // BUILD twice on one dtype.
+    let dtype = {
+        let mut o = call(
+            global("numpy", "dtype"),
+            &[ustr("f8"), b"\x89\x88".to_vec()],
+        );
+        o.extend_from_slice(
+            b"(K\x03X\x01\x00\x00\x00<NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK\x00tb",
+        );
+        o
+    };
+    assert!(loads(&pickle(2, dtype.clone())).is_ok());
+    let mut twice = dtype;
+    twice
+        .extend_from_slice(b"(K\x03X\x01\x00\x00\x00>NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK\x00tb");
+    assert!(matches!(
+        loads(&pickle(2, twice)),
+        Err(PickleError::Unsupported { .. })
+    ));
+    // REDUCE of something that is not a global.
+    let e = loads(&pickle(2, b"N)R".to_vec())).unwrap_err();
+    assert!(matches!(e, PickleError::Malformed { .. }), "{e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// size and depth
+// ---------------------------------------------------------------------------------------------
+
+/// A memo bomb: level 0 is a 100-character str; level i is [level i-1, level i-1].
+fn memo_bomb(levels: usize) -> Vec<u8> {
+    let mut o = vec![0x80, 4];
+    o.extend(ustr(&"x".repeat(100)));
+    o.push(0x94);
+    for i in 0..levels {
+        o.push(b'(');
+        for _ in 0..2 {
+            o.push(b'j');
+            o.extend_from_slice(&(i as u32).to_le_bytes());
+        }
+        o.extend_from_slice(&[b'l', 0x94]);
+    }
+    o.push(b'.');
+    o
+}
+
+#[test]
+fn memo_bombs_are_refused_before_they_are_built() {
+    let bomb = memo_bomb(40); // 2^40 strings from 628 bytes
+    assert!(bomb.len() < 700);
+    match loads(&bomb) {
+        Err(PickleError::TooLarge {
+            pickle_bytes,
+            limit,
+        }) => {
+            assert_eq!(pickle_bytes, bomb.len() as u64);
+            assert_eq!(limit, bomb.len() as u64 * 256 + (1 << 20));
+        }
+        other => panic!("{other:?}"),
+    }
+    // The same in a .npy file.
+    let file = npy_with(&bomb);
+    assert!(matches!(
+        NpyReader::new(&file[..])
+            .unwrap()
+            .read_dyn()
+            .map_err(Error::into_kind),
+        Err(ErrorKind::Pickle(PickleError::TooLarge { .. }))
+    ));
+    // A small bomb within the budget decodes: 2^8 copies.
+    let ok = loads(&memo_bomb(8)).unwrap();
+    let mut depth = 0;
+    let mut v = &ok;
+    while let Some(items) = v.as_slice() {
+        assert_eq!(items.len(), 2);
+        v = &items[0];
+        depth += 1;
+    }
+    assert_eq!(depth, 8);
+
+    // Copies made while the opcodes run count too: set(L) of a 50,000-item list, 10,000 times.
+    let mut o = vec![0x80, 4, b'('];
+    o.extend(std::iter::repeat_n(b'N', 50_000));
+    o.extend_from_slice(&[b'l', 0x94, b'0']);
+    for _ in 0..10_000 {
+        o.extend(stack_global("builtins", "set"));
+        o.extend_from_slice(&[b'h', 0, 0x85, b'R', b'0']);
+    }
+    o.extend_from_slice(b"N.");
+    assert!(matches!(loads(&o), Err(PickleError::TooLarge { .. })));
+}
+
+/// `[None] * n`: costs one list (32 bytes, 16 per slot) and n `None`s (32 each).
+fn nones(n: usize) -> Vec<u8> {
+    let mut o = vec![0x80, 4, b']', b'('];
+    o.extend(std::iter::repeat_n(b'N', n));
+    o.extend_from_slice(b"e.");
+    o
+}
+
+#[test]
+fn the_budget_is_exact_at_its_boundary() {
+    let obj = 32u64; // size_of::<PyObject>()
+    assert_eq!(
+        std::mem::size_of::<npy_core::pickle::PyObject>() as u64,
+        obj
+    );
+    let n = 1000;
+    let cost = obj + 16 * n + n * obj;
+    let p = nones(n as usize);
+    let limits = |allowance| {
+        let mut l = PickleLimits::default();
+        l.max_expansion = 0;
+        l.allowance = allowance;
+        l
+    };
+    assert!(loads_with(&p, &limits(cost)).is_ok());
+    assert!(matches!(
+        loads_with(&p, &limits(cost - 1)),
+        Err(PickleError::TooLarge { limit, .. }) if limit == cost - 1
+    ));
+
+    // The default limits at their boundary: 256 bytes per pickle byte plus 1 MiB. A memo
+    // bomb whose cost exceeds 1 MiB, padded after STOP (trailing bytes count, as they are
+    // part of the data) until the budget is exactly its cost.
+    assert_eq!(PickleLimits::default().budget(10), 10 * 256 + (1 << 20));
+    let inner = 300u64; // [None] * 300, referenced k times from an outer list
+    let inner_cost = obj + 16 * inner + inner * obj;
+    let (k, len) = (1..)
+        .find_map(|k: u64| {
+            let cost = obj + 16 * k + k * inner_cost;
+            let over = cost.checked_sub(1 << 20)?;
+            (over % 256 == 0 && over / 256 > 400 + 5 * k).then_some((k, over / 256))
+        })
+        .unwrap();
+    let mut p = vec![0x80, 4, b']', b'('];
+    p.extend(std::iter::repeat_n(b'N', inner as usize));
+    p.extend_from_slice(&[b'e', 0x94, b'0', b']', b'(']);
+    for _ in 0..k {
+        p.extend_from_slice(&[b'h', 0]);
+    }
+    p.extend_from_slice(b"e.");
+    assert!(p.len() as u64 <= len, "{} > {len}", p.len());
+    p.resize(len as usize, 0);
+    assert!(loads(&p).is_ok(), "k={k}");
+    p.pop();
+    assert!(matches!(loads(&p), Err(PickleError::TooLarge { .. })));
+}
+
+/// `d` lists, each inside the previous one.
+fn nested_lists(d: usize) -> Vec<u8> {
+    let mut o = vec![0x80, 4];
+    o.extend(std::iter::repeat_n(b']', d));
+    o.extend(std::iter::repeat_n(b'a', d - 1));
+    o.push(b'.');
+    o
+}
+
+#[test]
+fn depth_is_limited_at_the_boundary_and_100000_levels_fail_at_once() {
+    assert!(loads(&nested_lists(MAX_PICKLE_DEPTH)).is_ok());
+    assert_eq!(
+        loads(&nested_lists(MAX_PICKLE_DEPTH + 1)),
+        Err(PickleError::TooDeep {
+            limit: MAX_PICKLE_DEPTH
+        })
+    );
+    let start = std::time::Instant::now();
+    assert!(matches!(
+        loads(&nested_lists(100_000)),
+        Err(PickleError::TooDeep { .. })
+    ));
+    // 100,000 nested tuples and dicts through MARK.
+    let mut t = vec![0x80, 2];
+    t.extend(std::iter::repeat_n(b'(', 100_000));
+    t.extend(std::iter::repeat_n(b't', 100_000));
+    t.push(b'.');
+    assert!(matches!(loads(&t), Err(PickleError::TooDeep { .. })));
+    let mut d = vec![0x80, 2];
+    for _ in 0..100_000 {
+        d.extend_from_slice(b"}K\x01");
+    }
+    d.extend(std::iter::repeat_n(b's', 99_999));
+    d.extend_from_slice(b"0.");
+    // The first SETITEM finds an int where its dict should be: an error, not a crash.
+    assert!(loads(&d).is_err());
+    // In an object array the array is one level: its elements may nest MAX - 1 more.
+    let file = npy_with(&nested_lists(100_000));
+    assert!(matches!(
+        NpyReader::new(&file[..])
+            .unwrap()
+            .read_dyn()
+            .map_err(Error::into_kind),
+        Err(ErrorKind::Pickle(
+            PickleError::NotTheArray { .. } | PickleError::TooDeep { .. }
+        ))
+    ));
+    assert!(start.elapsed().as_secs() < 30);
+}
+
+// ---------------------------------------------------------------------------------------------
+// malformed input
+// ---------------------------------------------------------------------------------------------
+
+fn fixture_data(name: &str) -> Vec<u8> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/object")
+        .join(name);
+    let bytes = std::fs::read(p).unwrap();
+    let off = NpyReader::new(&bytes[..])
+        .unwrap()
+        .parsed_header()
+        .data_offset() as usize;
+    bytes[off..].to_vec()
+}
+
+#[test]
+fn truncation_at_every_byte_is_an_error() {
+    for name in [
+        "mixed_p2.npy",
+        "dicts_p3.npy",
+        "scalars_p4.npy",
+        "record_p4.npy",
+    ] {
+        let data = fixture_data(name);
+        assert!(loads(&data).is_ok(), "{name}");
+        for n in 0..data.len() {
+            assert!(
+                loads(&data[..n]).is_err(),
+                "{name}: {n} of {} bytes decoded",
+                data.len()
+            );
+            let file = npy_with(&data[..n]);
+            assert!(
+                NpyReader::new(&file[..]).unwrap().read_dyn().is_err(),
+                "{name}: {n}"
+            );
+        }
+    }
+}
+
+#[test]
+fn opcodes_on_wrong_stacks_are_errors() {
+    // (stack set-up, opcode with its argument): each must be an error.
+    let none = b"N".to_vec();
+    let cases: &[(&[u8], &[u8])] = &[
+        (b"", b"a"),                      // APPEND: empty stack
+        (b"NN", b"a"),                    // APPEND to None
+        (b"}N", b"a"),                    // APPEND to a dict
+        (b"(N", b"e"),                    // APPENDS with no list under the MARK
+        (b"N(N", b"e"),                   // APPENDS to None
+        (b"NNN", b"s"),                   // SETITEM on None
+        (b"]NN", b"s"),                   // SETITEM on a list
+        (b"}(N", b"u"),                   // SETITEMS with an odd number of items
+        (b"](NN", b"u"),                  // SETITEMS on a list
+        (b"(NNN", b"d"),                  // DICT of three items
+        (b"](N", b"\x90"),                // ADDITEMS to a list
+        (b"", b"t"),                      // TUPLE without MARK
+        (b"", b"l"),                      // LIST without MARK
+        (b"", b"\x91"),                   // FROZENSET without MARK
+        (b"N", b"\x86"),                  // TUPLE2 with one item
+        (b"N(N", b"\x86"),                // TUPLE2 reaching under the MARK
+        (b"", b"1"),                      // POP_MARK without MARK
+        (b"", b"0"),                      // POP on empty
+        (b"", b"2"),                      // DUP on empty
+        (b"", b"\x94"),                   // MEMOIZE on empty
+        (b"", b"q\x00"),                  // BINPUT on empty
+        (b"", b"h\x00"),                  // BINGET of a missing entry
+        (b"", b"g7\n"),                   // GET of a missing entry
+        (b"NN", b"\x93"),                 // STACK_GLOBAL of None
+        (b"N", b"\x93"),                  // STACK_GLOBAL with one item
+        (b"N)", b"R"),                    // REDUCE of None
+        (b"cbuiltins\ncomplex\nN", b"R"), // REDUCE with args that are not a tuple
+        (b"N", b"b"),                     // BUILD with one item
+        (b"NN", b"b"),                    // BUILD on None
+        (b"N))", b"\x81"),                // NEWOBJ of None
+        (b"", b"o"),                      // OBJ without MARK
+        (b"(N", b"o"),                    // OBJ of None
+        (b"", b"\x80\x06"),               // PROTO 6
+        (b"", b"\x8b\xff\xff\xff\xff"),   // LONG4 with a negative length
+        (b"", b"T\xff\xff\xff\xff"),      // BINSTRING with a negative length
+        (b"", b"I1x\n"),                  // INT that is not a number
+        (b"", b"Fx\n"),                   // FLOAT that is not a number
+        (b"", b"Sabc\n"),                 // STRING without quotes
+        (b"", b"V\\ud800\n"),             // UNICODE with a lone surrogate
+        (b"", b"\x8c\x01\xff"),           // SHORT_BINUNICODE that is not UTF-8
+        (b"", b"\x8c\x03\xed\xa0\x80"),   // ... a lone surrogate as Python writes it
+        (b"", b"\xff"),                   // not an opcode
+    ];
+    for (setup, op) in cases {
+        let mut p = vec![0x80, 4];
+        p.extend_from_slice(setup);
+        p.extend_from_slice(op);
+        p.extend_from_slice(&none);
+        p.push(b'.');
+        assert!(loads(&p).is_err(), "{:?} then {:?} decoded", setup, op);
+    }
+    // Every byte as an opcode, after each of several stacks, with argument bytes after it:
+    // errors or values, never a panic.
+    let setups: &[&[u8]] = &[
+        b"",
+        b"N",
+        b"(",
+        b"]",
+        b"}",
+        b"N(N",
+        b")",
+        b"cbuiltins\nset\n",
+    ];
+    for setup in setups {
+        for op in 0..=255u8 {
+            let mut p = vec![0x80, 5];
+            p.extend_from_slice(setup);
+            p.push(op);
+            p.extend_from_slice(b"1\n1\n\x01\x00\x00\x00\x00\x00\x00\x00x.");
+            let _ = loads(&p);
+        }
+    }
+}
+
+#[test]
+fn a_recursive_list_is_an_error() {
+    // l = []; l.append(l)
+    let e = loads(b"\x80\x04]\x94h\x00a.").unwrap_err();
+    assert_eq!(e, PickleError::Recursive { memo: 0 });
+}
+
+fn long1(v: u64) -> Vec<u8> {
+    let mut b = v.to_le_bytes().to_vec();
+    b.push(0); // sign byte: non-negative
+    let mut o = vec![0x8a, b.len() as u8];
+    o.extend(b);
+    o
+}
+
+/// `dtype(typestr)` and its BUILD state with `names`/`fields`/`elsize`, stored at memo `at`.
+fn dtype_level(at: u32, typestr: &str, fields: &[(&str, u32, u64)], elsize: u64) -> Vec<u8> {
+    let mut o = call(
+        global("numpy", "dtype"),
+        &[ustr(typestr), b"\x89\x88".to_vec()],
+    );
+    o.extend_from_slice(b"(K\x03");
+    o.extend(ustr(if fields.is_empty() { "<" } else { "|" }));
+    if fields.is_empty() {
+        o.extend_from_slice(b"NNN");
+    } else {
+        o.extend_from_slice(b"N(");
+        for (name, _, _) in fields {
+            o.extend(ustr(name));
+        }
+        o.extend_from_slice(b"t}(");
+        for (name, memo, offset) in fields {
+            o.extend(ustr(name));
+            o.push(b'(');
+            o.push(b'j');
+            o.extend_from_slice(&memo.to_le_bytes());
+            o.extend(long1(*offset));
+            o.push(b't');
+        }
+        o.push(b'u');
+    }
+    o.extend(long1(elsize));
+    o.extend_from_slice(b"J\xff\xff\xff\xffK\x00tb");
+    o.push(b'r');
+    o.extend_from_slice(&at.to_le_bytes());
+    o
+}
+
+#[test]
+fn dtype_bombs_are_refused() {
+    // Level i is a record of two fields of level i - 1: copying level 40 copies 2^40 dtypes.
+    let mut body = dtype_level(0, "f8", &[], 8);
+    body.push(b'0');
+    let mut size = 8u64;
+    for i in 1..=40u32 {
+        body.extend(dtype_level(
+            i,
+            &format!("V{}", 2 * size),
+            &[("a", i - 1, 0), ("b", i - 1, size)],
+            2 * size,
+        ));
+        body.push(b'0');
+        size *= 2;
+    }
+    body.extend_from_slice(b"j\x28\x00\x00\x00");
+    let p = pickle(2, body);
+    assert!(p.len() < 6000, "{}", p.len());
+    assert!(
+        matches!(loads(&p), Err(PickleError::TooLarge { .. })),
+        "{:?}",
+        loads(&p).map(|_| ())
+    );
+    // Three levels decode: a record of records.
+    let mut small = dtype_level(0, "f8", &[], 8);
+    small.push(b'0');
+    small.extend(dtype_level(1, "V16", &[("a", 0, 0), ("b", 0, 8)], 16));
+    let v = loads(&pickle(2, small)).unwrap();
+    assert_eq!(v.to_string(), "dtype([('a', '<f8'), ('b', '<f8')])");
+}
