@@ -3,7 +3,8 @@
 //! Typed elements (`element/`), dynamic values (`dynamic/`), views and conversion all decode
 //! and encode through these functions, so a rule is written once:
 //! - byte order: [`Endian`], [`Scalar`] (numbers from and to their bytes), [`swap_in_place`];
-//! - `b1` bytes: [`decode_bool`] (typed, strict), [`numpy_bool`] (dynamic, as numpy);
+//! - `b1` bytes: [`decode_bool`] (non-zero is true, as numpy), [`encode_bool`],
+//!   [`is_canonical_bool`], [`first_noncanonical_bool`];
 //! - `S` and `U` strings: [`trim_nuls`], [`ucs4_code_points`], [`encode_bytes`],
 //!   [`encode_ucs4`];
 //! - shapes: [`checked_product`], [`nonzero_product`], [`saturating_product`];
@@ -14,7 +15,6 @@
 use half::f16;
 use num_complex::Complex;
 
-use crate::error::{Error, ErrorKind};
 use crate::format::{ByteOrder, Order};
 
 /// Bytes decoded per step on the element-by-element paths (reading, writing, streaming) and
@@ -136,24 +136,39 @@ fn swap_words<W: bytemuck::Pod>(bytes: &mut [u8], swap: fn(W) -> W) {
     }
 }
 
-/// A `b1` byte read into a Rust `bool`: 0 or 1. numpy reads any non-zero byte as `True`; a
-/// typed read makes it [`ErrorKind::InvalidBool`], as a view must (a `bool` of another bit
-/// pattern is undefined behaviour), so that a typed copy and a view of the same data agree.
+/// A `b1` byte as numpy reads it: any non-zero byte is `True`. numpy itself writes bytes other
+/// than 1 (a 0/255 mask viewed as bool is saved as 0x00/0xFF), so they are data, not damage;
+/// [`is_canonical_bool`] tells them apart for the strict check and for views.
 #[inline]
-pub(crate) fn decode_bool(byte: u8) -> Result<bool, Error> {
-    match byte {
-        0 => Ok(false),
-        1 => Ok(true),
-        byte => Err(Error::new(ErrorKind::InvalidBool { byte })),
+pub(crate) fn decode_bool(byte: u8) -> bool {
+    byte != 0
+}
+
+/// The `b1` byte to store for `value` over the byte `stored` there: `true` keeps a non-zero
+/// stored byte (so that an array read and written back keeps numpy's bytes, as `np.save` of a
+/// loaded array does), anything else is 0 or 1.
+#[inline]
+pub(crate) fn encode_bool(value: bool, stored: u8) -> u8 {
+    if value && stored != 0 {
+        stored
+    } else {
+        u8::from(value)
     }
 }
 
-/// A `b1` byte as numpy reads it: any non-zero byte is `True` (`np.save` of a 0/255 mask
-/// viewed as bool writes such bytes, and `np.load(...).tolist()` gives `True` for them). The
-/// dynamic reader, whose values are numpy's, follows this rule.
+/// Whether a `b1` byte is 0 or 1: the only bytes a Rust `bool` can hold in memory, and the only
+/// ones [`ReadOptions::strict_bools`](crate::ReadOptions::strict_bools) accepts.
 #[inline]
-pub(crate) fn numpy_bool(byte: u8) -> bool {
-    byte != 0
+pub(crate) fn is_canonical_bool(byte: u8) -> bool {
+    byte <= 1
+}
+
+/// The first byte of `bytes` (all `b1`) that is not 0 or 1: its index and value.
+pub(crate) fn first_noncanonical_bool(bytes: &[u8]) -> Option<(usize, u8)> {
+    bytes
+        .iter()
+        .position(|&b| !is_canonical_bool(b))
+        .map(|i| (i, bytes[i]))
 }
 
 /// An `S` value as numpy's item access gives it: the bytes without trailing NULs (inner NULs

@@ -260,10 +260,24 @@ pub enum ErrorKind {
         dtype: String,
     },
 
-    /// A bool byte other than 0 or 1.
+    /// A bool byte other than 0 or 1, found by the strict check
+    /// ([`ReadOptions::strict_bools`](crate::ReadOptions::strict_bools)); by default numpy's
+    /// rule applies and any non-zero byte is `true`.
     InvalidBool {
         /// The byte found.
         byte: u8,
+        /// Its offset from the start of the input (the file), in bytes.
+        offset: u64,
+    },
+
+    /// A zero-copy view (or map) of `bool` data holding a byte other than 0 and 1: numpy reads
+    /// it as `True`, but a Rust `bool` in memory can only be 0 or 1, so the data cannot be
+    /// borrowed. [`view_or_copy`](crate::view_or_copy) and the readers decode such data.
+    NonCanonicalBool {
+        /// The byte found.
+        byte: u8,
+        /// Its offset from the start of the input (the file), in bytes.
+        offset: u64,
     },
 
     /// A `U` code point that a Rust `char` cannot hold (a lone surrogate, or past U+10FFFF).
@@ -307,7 +321,7 @@ pub enum ErrorKind {
     },
 
     /// An operation the array's layout or the reader's state does not support: rows of a
-    /// Fortran-order or 0-d array, `[T; N]` elements or streaming in Fortran order, a
+    /// Fortran-order or 0-d array, `[T; N]` elements written in Fortran order, a
     /// whole-array read after part of the array was read.
     Unsupported {
         /// The operation, e.g. `"read_rows"`.
@@ -326,7 +340,7 @@ pub enum ErrorKind {
     },
 
     /// The data holds a byte pattern that is no value of the requested plain-data type (a
-    /// `bool` byte other than 0 and 1 is [`ErrorKind::InvalidBool`]).
+    /// `bool` byte other than 0 and 1 is [`ErrorKind::NonCanonicalBool`]).
     InvalidBitPattern {
         /// The Rust type asked for.
         requested: String,
@@ -417,6 +431,7 @@ impl ErrorKind {
             | FieldType { .. }
             | Misaligned { .. }
             | NotViewable { .. }
+            | NonCanonicalBool { .. }
             | DimensionMismatch { .. } => Category::Mismatch,
             HeaderTooLargeForVersion { .. }
             | HeaderNotLatin1 { .. }
@@ -523,9 +538,17 @@ impl fmt::Display for ErrorKind {
                 "file has dtype {dtype}, an array of Python objects stored as a pickle; it is \
                  not read, because unpickling can execute code"
             ),
-            InvalidBool { byte } => write!(
+            InvalidBool { byte, offset } => write!(
                 f,
-                "invalid bool byte {byte:#04x} (numpy writes only 0 and 1)"
+                "bool byte {byte:#04x} at byte {offset} is not 0 or 1 (numpy reads it as True, \
+                 and np.save writes such bytes for masks viewed as bool; the strict bool check \
+                 refuses it)"
+            ),
+            NonCanonicalBool { byte, offset } => write!(
+                f,
+                "bool byte {byte:#04x} at byte {offset} cannot be borrowed as a Rust bool, which \
+                 holds only 0 and 1 (numpy reads it as True); read or view_or_copy the array, \
+                 which decode it"
             ),
             InvalidUnicode { code_point } => write!(
                 f,

@@ -83,8 +83,11 @@
 //! | object-array values | 256 × pickle + 1 MiB, 128 levels deep (`pickle::PickleLimits`) | `pickle::loads_with` |
 //! | decimal `int` text in a pickle | 4300 digits (Python's limit) | fixed |
 //!
-//! Pass [`ReadOptions`] to [`Header::read_with`], [`NpyReader::with_options`],
-//! [`NpyView::with_options`] or [`TensorInfo::from_reader_with`]. Raising the header limit
+//! Pass [`ReadOptions`] to [`read_with`], [`Header::read_with`], [`NpyReader::with_options`],
+//! [`NpyReader::open_with`], [`NpyView::with_options`] or [`TensorInfo::from_reader_with`]. The
+//! same options carry the two data choices: [`ReadOptions::strict_bools`] (refuse `b1` bytes
+//! other than 0 and 1, which numpy reads as `True`) and [`ReadOptions::casting`] (widening
+//! typed reads, numpy's safe casts). Raising the header limit
 //! raises the header's share of memory with it (about 48 bytes per byte of the new limit).
 //!
 //! ## Not guaranteed
@@ -171,10 +174,10 @@ pub use dynamic::{
     read_dyn, write_dyn, write_dyn_to, COrderIter, DynArray, DynValue, UcsString, DYN_ALLOWANCE,
     MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE,
 };
-pub use element::{Datetime64, NpyElement, PodLayout, Timedelta64, NAT};
+pub use element::{Datetime64, NpyElement, PodLayout, Timedelta64, Widening, NAT};
 pub use error::{Category, Error, ErrorKind, NotNpy};
 pub use format::{ByteOrder, Order, Version};
-pub use header::{Header, ParsedHeader, ReadOptions};
+pub use header::{Casting, Header, ParsedHeader, ReadOptions};
 pub use info::TensorInfo;
 pub use meta::ArrayMeta;
 #[cfg(feature = "mmap")]
@@ -251,7 +254,8 @@ pub use mmap::{mmap, NpyMmap};
 #[cfg(feature = "derive")]
 pub use npy_derive::NpyElement;
 pub use read::{
-    read, Elements, NpyArray, NpyReader, MAX_EXPANSION, MAX_UNBACKED_BYTES, MAX_ZERO_SIZE_ELEMENTS,
+    read, read_with, Elements, NpyArray, NpyReader, MAX_EXPANSION, MAX_UNBACKED_BYTES,
+    MAX_ZERO_SIZE_ELEMENTS,
 };
 pub use records::{read_records, write_records};
 pub use view::{view_or_copy, NpyView};

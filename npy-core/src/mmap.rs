@@ -109,7 +109,7 @@ impl<T: NpyElement + CheckedBitPattern> NpyMmap<T> {
     /// [`ErrorKind::NotViewable`](crate::ErrorKind::NotViewable) (byte-swapped data: use
     /// [`crate::read`] instead), [`ErrorKind::Truncated`](crate::ErrorKind::Truncated),
     /// [`ErrorKind::Misaligned`](crate::ErrorKind::Misaligned),
-    /// [`ErrorKind::InvalidBool`](crate::ErrorKind::InvalidBool), header errors; each names
+    /// [`ErrorKind::NonCanonicalBool`](crate::ErrorKind::NonCanonicalBool), header errors; each names
     /// the file.
     #[allow(unsafe_code)] // an unsafe contract, forwarded to open_with
     pub unsafe fn open(path: impl AsRef<Path>) -> Result<Self, Error> {

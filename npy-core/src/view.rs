@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use bytemuck::checked::{self, CheckedCastError};
 use bytemuck::{CheckedBitPattern, PodCastError};
 
+use crate::codec::first_noncanonical_bool;
 use crate::dtype::{DType, Primitive};
 use crate::element::{bulk_kind, mismatch, Bulk, NpyElement};
 use crate::error::{Error, ErrorKind};
@@ -22,7 +23,9 @@ use crate::read::{NpyArray, NpyReader};
 ///
 /// `T` is a type whose every byte pattern is checked or valid ([`CheckedBitPattern`]): the
 /// numbers (`i8`–`u64`, `f16`, `f32`, `f64`, `Complex<f32>`, `Complex<f64>`) and `bool`
-/// (viewable when every byte is 0 or 1). Types decoded element by element (`String`,
+/// (viewable when every byte is 0 or 1: numpy reads other bytes as `True`, and writes them for
+/// masks viewed as bool, but a Rust `bool` cannot hold them, so such data is
+/// [`ErrorKind::NonCanonicalBool`] here and decoded by [`view_or_copy`]). Types decoded element by element (`String`,
 /// `Vec<u8>`, datetimes) have no view; read them with [`crate::read`] or [`NpyReader`].
 ///
 /// ```compile_fail
@@ -78,7 +81,8 @@ impl<'a, T: NpyElement + CheckedBitPattern> NpyView<'a, T> {
     /// - [`ErrorKind::NotViewable`] when it is, but byte-swapped or decoded element by element;
     /// - [`ErrorKind::Truncated`] when `bytes` ends before the header's `nbytes` of data;
     /// - [`ErrorKind::Misaligned`] when the data's address is not a multiple of `T`'s alignment;
-    /// - [`ErrorKind::InvalidBool`] for a `bool` byte other than 0 and 1.
+    /// - [`ErrorKind::NonCanonicalBool`] for a `bool` byte other than 0 and 1, which numpy reads
+    ///   as `True` but a Rust `bool` cannot hold ([`view_or_copy`] decodes such data).
     ///
     /// # Examples
     /// ```
@@ -152,14 +156,15 @@ impl<'a, T> NpyView<'a, T> {
 
 /// The elements of the `.npy` file in `bytes`, in the file's memory order: borrowed when
 /// [`NpyView::new`] can view them, decoded into a vector when they are byte-swapped or
-/// misaligned in memory (or `T` is decoded element by element).
+/// misaligned in memory, hold `bool` bytes other than 0 and 1 (decoded as `true`, as numpy reads
+/// them), or `T` is decoded element by element.
 ///
 /// The shape and order are the header's: `Header::read(&mut &bytes[..])`.
 ///
 /// # Errors
 /// Header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::TypeMismatch`], [`ErrorKind::Truncated`] and the
-/// value errors of `T` ([`ErrorKind::InvalidBool`]); never [`ErrorKind::Misaligned`] or
-/// [`ErrorKind::NotViewable`].
+/// value errors of `T`; never [`ErrorKind::Misaligned`], [`ErrorKind::NotViewable`] or
+/// [`ErrorKind::NonCanonicalBool`].
 ///
 /// # Examples
 /// ```
@@ -181,7 +186,9 @@ pub fn view_or_copy<T: NpyElement + CheckedBitPattern>(
         Err(e)
             if matches!(
                 e.kind(),
-                ErrorKind::Misaligned { .. } | ErrorKind::NotViewable { .. }
+                ErrorKind::Misaligned { .. }
+                    | ErrorKind::NotViewable { .. }
+                    | ErrorKind::NonCanonicalBool { .. }
             ) =>
         {
             let available = bytes.len() - data_start(bytes, &meta);
@@ -260,9 +267,12 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
             }))
         }
         Err(CheckedCastError::InvalidBitPattern) => {
-            let bool_byte = data.iter().find(|&&b| b > 1);
-            return Err(Error::new(match bool_byte {
-                Some(&byte) if is_bool_layout::<T>(dtype) => ErrorKind::InvalidBool { byte },
+            return Err(Error::new(match first_noncanonical_bool(data) {
+                // numpy reads the byte as True; a Rust bool cannot hold it in memory.
+                Some((at, byte)) if is_bool_layout::<T>(dtype) => ErrorKind::NonCanonicalBool {
+                    byte,
+                    offset: offset + at as u64,
+                },
                 _ => ErrorKind::InvalidBitPattern {
                     requested: T::rust_name(),
                 },

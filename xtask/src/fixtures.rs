@@ -8,6 +8,11 @@
 //! archives, by `xtask/fixtures_npz.py`); it deletes stale files and rewrites
 //! everything.
 //!
+//! Each sub-directory in [`SUBSETS`] belongs entirely to its own generator script (run
+//! after the main one, with the sub-directory as its output), which writes its own
+//! manifest: `parity/` (`xtask/fixtures_parity.py`, numpy's and Python's verdicts on descr
+//! strings, literals and safe casts, and the files of issue 13's parity kinds).
+//!
 //! With `--check` the set is regenerated into a temporary directory under the
 //! target directory and compared byte for byte with `fixtures/`; any difference
 //! is listed and the command fails.
@@ -31,6 +36,9 @@ pub fn run(flags: &crate::flags::Fixtures) -> Result<(), String> {
     }
 }
 
+/// Sub-directories of `fixtures/` and the script that owns all of each (`xtask/<script>`).
+pub const SUBSETS: &[(&str, &str)] = &[("parity", "fixtures_parity.py")];
+
 /// The committed fixture directory, `<workspace>/fixtures`.
 pub fn fixtures_dir() -> PathBuf {
     workspace_root().join("fixtures")
@@ -41,7 +49,8 @@ pub fn script_path() -> PathBuf {
     workspace_root().join("xtask").join("fixtures.py")
 }
 
-/// Runs the generator script with `python`, writing into `out_dir`.
+/// Runs the generator scripts with `python`, writing into `out_dir` (the main script) and
+/// its [`SUBSETS`] sub-directories.
 pub fn generate(python: &Path, out_dir: &Path) -> Result<(), String> {
     eprintln!(
         "xtask: {} {} {}",
@@ -49,7 +58,17 @@ pub fn generate(python: &Path, out_dir: &Path) -> Result<(), String> {
         script_path().display(),
         out_dir.display()
     );
-    crate::python::run_script(python, "fixtures.py", [out_dir])
+    crate::python::run_script(python, "fixtures.py", [out_dir])?;
+    for (dir, script) in SUBSETS {
+        let sub = out_dir.join(dir);
+        eprintln!(
+            "xtask: {} xtask/{script} {}",
+            python.display(),
+            sub.display()
+        );
+        crate::python::run_script(python, script, [&sub])?;
+    }
+    Ok(())
 }
 
 /// Regenerates into a temporary directory and compares with `fixtures_dir`.
@@ -116,9 +135,9 @@ pub fn is_owned(name: &str) -> bool {
         || name == "README.md"
 }
 
-/// Top-level regular files of `dir` that the generator owns, sorted.
+/// Top-level regular files of `dir` for which `owned` holds, sorted.
 /// A directory that does not exist has none.
-fn owned_files(dir: &Path) -> Result<BTreeSet<String>, String> {
+fn owned_files(dir: &Path, owned: impl Fn(&str) -> bool) -> Result<BTreeSet<String>, String> {
     let mut names = BTreeSet::new();
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -132,7 +151,7 @@ fn owned_files(dir: &Path) -> Result<BTreeSet<String>, String> {
             .map_err(|e| format!("cannot stat {}: {e}", entry.path().display()))?
             .is_file();
         if let (true, Some(name)) = (is_file, entry.file_name().to_str()) {
-            if is_owned(name) {
+            if owned(name) {
                 names.insert(name.to_string());
             }
         }
@@ -143,25 +162,37 @@ fn owned_files(dir: &Path) -> Result<BTreeSet<String>, String> {
 /// Compares the generator-owned files of `generated` and `committed` byte for
 /// byte; returns the differences sorted by file name.
 pub fn compare_dirs(generated: &Path, committed: &Path) -> Result<Vec<Difference>, String> {
-    let mut differences = compare_one(generated, committed, "")?;
+    let mut differences = compare_one(generated, committed, "", is_owned)?;
     for dir in OWNED_DIRS {
         differences.extend(compare_one(
             &generated.join(dir),
             &committed.join(dir),
             &format!("{dir}/"),
+            is_owned,
+        )?);
+    }
+    // A SUBSETS directory belongs wholly to its script: every file is compared.
+    for (dir, _) in SUBSETS {
+        differences.extend(compare_one(
+            &generated.join(dir),
+            &committed.join(dir),
+            &format!("{dir}/"),
+            |_| true,
         )?);
     }
     Ok(differences)
 }
 
-/// [`compare_dirs`] of one directory's owned files, names reported with `prefix`.
+/// [`compare_dirs`] of one directory's files for which `owned` holds, names reported with
+/// `prefix`.
 fn compare_one(
     generated: &Path,
     committed: &Path,
     prefix: &str,
+    owned: impl Fn(&str) -> bool + Copy,
 ) -> Result<Vec<Difference>, String> {
-    let new = owned_files(generated)?;
-    let old = owned_files(committed)?;
+    let new = owned_files(generated, owned)?;
+    let old = owned_files(committed, owned)?;
     let read =
         |path: PathBuf| fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()));
     let mut differences = Vec::new();

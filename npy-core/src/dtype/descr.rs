@@ -4,7 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::{descr_error, parse_type_str, DType, Field, Record, SubArray};
+use super::comma::with_shape;
+use super::{descr_error, parse_type_str, DType, Field, Record};
 use crate::error::{Error, ErrorKind};
 use crate::literal::{self, Value};
 
@@ -57,14 +58,9 @@ impl DType {
         match v {
             Value::Str(s) => parse_type_str(s),
             Value::List(items) => parse_record(items),
+            // numpy's descr_to_dtype: np.dtype((descr_to_dtype(descr[0]), descr[1])).
             Value::Tuple(items) if items.len() == 2 => {
-                let base = DType::from_descr_value(&items[0])?;
-                let shape = parse_sub_shape(&items[1])?;
-                if shape.is_empty() {
-                    Ok(base)
-                } else {
-                    Ok(DType::SubArray(SubArray::new(base, shape)?))
-                }
+                with_shape(DType::from_descr_value(&items[0])?, &items[1])
             }
             other => Err(descr_error(
                 &other.to_string(),
@@ -88,13 +84,20 @@ impl fmt::Display for DType {
 impl FromStr for DType {
     type Err = Error;
 
-    /// A type string (`'<f4'`, `'M8[ns]'`, `'float32'`) or a descr literal (`[('x', '<f4')]`).
+    /// A type string as `np.dtype(str)` reads it (`'<f4'`, `'M8[ns]'`, `'float32'`,
+    /// `'i4,(2,3)f8'`) or a descr literal (`[('x', '<f4')]`, `('<f4', (2,))`).
     fn from_str(s: &str) -> Result<DType, Error> {
         let t = s.trim_start();
-        if t.starts_with('[') || t.starts_with('(') {
+        if t.starts_with('[') {
             let v = literal::parse(s, literal::ParseOptions::default())
                 .map_err(|e| Error::new(ErrorKind::DescrSyntax(e)))?;
             DType::from_descr_value(&v)
+        } else if t.starts_with('(') {
+            // `('<f4', (2,))` is a literal, `(2,3)f4` a type string.
+            match literal::parse(s, literal::ParseOptions::default()) {
+                Ok(v) => DType::from_descr_value(&v),
+                Err(_) => parse_type_str(s),
+            }
         } else {
             parse_type_str(s)
         }
@@ -110,29 +113,6 @@ fn padding_entry(n: u64) -> Value {
 
 fn shape_value(shape: &[u64]) -> Value {
     Value::Tuple(shape.iter().map(|&d| Value::Int(i128::from(d))).collect())
-}
-
-/// A subarray shape: a tuple (or list) of non-negative ints, or one int (numpy accepts
-/// `('a', '<f4', 3)`).
-fn parse_sub_shape(v: &Value) -> Result<Vec<u64>, Error> {
-    let dim = |d: &Value| match d {
-        Value::Int(i) => u64::try_from(*i).ok(),
-        _ => None,
-    };
-    let bad = || {
-        descr_error(
-            &v.to_string(),
-            "subarray shape must be a tuple of non-negative ints",
-        )
-    };
-    match v {
-        Value::Int(_) => Ok(vec![dim(v).ok_or_else(bad)?]),
-        // numpy's np.dtype((base, shape)) takes a list as well.
-        Value::Tuple(items) | Value::List(items) => {
-            items.iter().map(|d| dim(d).ok_or_else(bad)).collect()
-        }
-        _ => Err(bad()),
-    }
 }
 
 fn parse_record(items: &[Value]) -> Result<DType, Error> {
@@ -167,20 +147,28 @@ fn parse_record(items: &[Value]) -> Result<DType, Error> {
         };
         let mut dtype = DType::from_descr_value(&parts[1])?;
         if let Some(shape) = parts.get(2) {
-            dtype = subarray_or_base(dtype, parse_sub_shape(shape)?)?;
+            // numpy: np.dtype((descr_to_dtype(descr_str), shape)).
+            dtype = with_shape(dtype, shape)?;
         }
         record.push(title, name, dtype)?;
     }
     record.finish()
 }
 
-/// `(base, shape)` as numpy's `np.dtype((base, shape))`: the base itself for an empty shape.
+/// `(base, shape)` as numpy's `np.dtype((base, shape))` for a tuple shape: the base itself for
+/// an empty shape, else a subarray within numpy's limits.
 pub(crate) fn subarray_or_base(base: DType, shape: Vec<u64>) -> Result<DType, Error> {
-    if shape.is_empty() {
-        Ok(base)
-    } else {
-        Ok(DType::SubArray(SubArray::new(base, shape)?))
+    if matches!(
+        base,
+        DType::Bytes(0) | DType::Unicode(0, _) | DType::Void(0)
+    ) {
+        // numpy: "invalid itemsize in generic type tuple", even for an empty shape.
+        return Err(descr_error(
+            &base.to_string(),
+            "invalid itemsize in generic type tuple",
+        ));
     }
+    super::comma::subarray(base, shape)
 }
 
 /// Builds a record from the entries of a descr list, as numpy's `descr_to_dtype` does: each
@@ -224,8 +212,17 @@ impl RecordBuilder {
         Ok(())
     }
 
-    /// The record (validated by [`Record::new`]).
+    /// The record (validated by [`Record::new`]); numpy keeps its itemsize in a C int.
     pub(crate) fn finish(self) -> Result<DType, Error> {
+        if self.offset > i32::MAX as u64 {
+            return Err(descr_error(
+                "record",
+                &format!(
+                    "record of {} bytes: numpy keeps an itemsize in a C int",
+                    self.offset
+                ),
+            ));
+        }
         Ok(DType::Record(Record::new(self.fields, self.offset)?))
     }
 }

@@ -11,12 +11,13 @@
 
 use std::fmt;
 
-use crate::codec::checked_product;
+use crate::codec::{checked_product, first_noncanonical_bool};
 use crate::error::{Error, ErrorKind};
 #[doc(no_inline)]
 pub use crate::format::ByteOrder;
 use crate::format::MAX_DIMS;
 
+mod comma;
 mod descr;
 mod layout;
 #[cfg(test)]
@@ -496,6 +497,58 @@ impl DType {
             DType::Record(r) => r.fields.iter().any(|f| f.dtype.has_object()),
             DType::SubArray(s) => s.base.has_object(),
             _ => false,
+        }
+    }
+
+    /// Whether the dtype holds `b1` values anywhere (itself, a field, a subarray base).
+    pub(crate) fn has_bool(&self) -> bool {
+        match self {
+            DType::Number(Primitive::Bool, _) => true,
+            DType::Record(r) => r.fields.iter().any(|f| f.dtype.has_bool()),
+            DType::SubArray(s) => s.base.has_bool(),
+            _ => false,
+        }
+    }
+
+    /// Whether an element of the dtype has bytes outside every field: gaps between a record's
+    /// fields or after the last (padding of `align=True`, explicit offsets, the unselected
+    /// fields of a multi-field view), at any depth.
+    pub(crate) fn has_gaps(&self) -> bool {
+        match self {
+            DType::Record(r) => {
+                let covered = r
+                    .fields
+                    .iter()
+                    .fold(0u64, |acc, f| acc.saturating_add(f.dtype.itemsize()));
+                covered < r.itemsize || r.fields.iter().any(|f| f.dtype.has_gaps())
+            }
+            DType::SubArray(s) => s.base.has_gaps(),
+            _ => false,
+        }
+    }
+
+    /// The first `b1` byte of `data` (whole elements of this dtype, `data.len()` a multiple of
+    /// the itemsize) that is not 0 or 1 (the codec rule): its
+    /// offset in `data` and its value. Bytes of other fields and padding are not looked at.
+    pub(crate) fn first_noncanonical_bool(&self, data: &[u8]) -> Option<(usize, u8)> {
+        let size = usize::try_from(self.itemsize()).ok()?;
+        match self {
+            // A bool array, or bool subarrays: every byte is a bool.
+            DType::Number(Primitive::Bool, _) => first_noncanonical_bool(data),
+            DType::SubArray(s) if matches!(*s.base, DType::Number(Primitive::Bool, _)) => {
+                first_noncanonical_bool(data)
+            }
+            _ if size == 0 || !self.has_bool() => None,
+            DType::SubArray(s) => s.base.first_noncanonical_bool(data),
+            DType::Record(r) => data.chunks_exact(size).enumerate().find_map(|(i, record)| {
+                r.fields.iter().find_map(|f| {
+                    let start = usize::try_from(f.offset).ok()?;
+                    let end = start.checked_add(usize::try_from(f.dtype.itemsize()).ok()?)?;
+                    let (at, byte) = f.dtype.first_noncanonical_bool(record.get(start..end)?)?;
+                    Some((i * size + start + at, byte))
+                })
+            }),
+            _ => None,
         }
     }
 

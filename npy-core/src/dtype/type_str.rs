@@ -1,8 +1,16 @@
-//! Type strings and names: `'<f4'`, `'M8[10ms]'`, `'float32'` ⇄ [`DType`], as `np.dtype(str)`
-//! and `dtype.str`.
+//! Type strings and names: `'<f4'`, `'M8[10ms]'`, `'float32'`, `'i4,(2,3)f8'` ⇄ [`DType`], as
+//! `np.dtype(str)` and `dtype.str`.
+//!
+//! Parsing follows numpy 2.4.6's `_convert_from_str` (`descriptor.c`) step by step, since a
+//! header's descr is whatever `np.dtype` accepts: comma strings first (`comma.rs`), then the
+//! byte-order character, datetimes, one-character codes, kind and size (read as C's `strtol`
+//! reads them: `'f 8'` and `'f+8'` are `'<f8'`), and last numpy's type names (`np.sctypeDict`,
+//! which is looked up with the byte-order character: `'<double'` is refused). The table
+//! `fixtures/parity/descr.json` holds numpy's verdict on thousands of strings, and a test checks
+//! every row.
 
-use super::{descr_error, ByteOrder, DType, Primitive, TimeKind, TimeType, TimeUnit};
-use crate::error::Error;
+use super::{comma, descr_error, ByteOrder, DType, Primitive, TimeKind, TimeType, TimeUnit};
+use crate::error::{Error, ErrorKind};
 
 impl DType {
     /// numpy's `dtype.str`: the type string of a simple dtype (`'<f4'`, `'|S7'`, `'<M8[ns]'`);
@@ -27,183 +35,397 @@ impl DType {
 }
 
 impl TimeUnit {
-    fn from_code(code: &str) -> Option<TimeUnit> {
+    /// numpy's `parse_datetime_unit_from_string`: the codes, `μs` and `generic`.
+    fn from_code(code: &[u8]) -> Option<TimeUnit> {
         use TimeUnit::*;
         Some(match code {
-            "Y" => Year,
-            "M" => Month,
-            "W" => Week,
-            "D" => Day,
-            "h" => Hour,
-            "m" => Minute,
-            "s" => Second,
-            "ms" => Millisecond,
-            "us" | "μs" => Microsecond,
-            "ns" => Nanosecond,
-            "ps" => Picosecond,
-            "fs" => Femtosecond,
-            "as" => Attosecond,
+            b"Y" => Year,
+            b"M" => Month,
+            b"W" => Week,
+            b"D" => Day,
+            b"h" => Hour,
+            b"m" => Minute,
+            b"s" => Second,
+            b"ms" => Millisecond,
+            b"us" | [0xce, 0xbc, b's'] => Microsecond, // "μs" in UTF-8
+            b"ns" => Nanosecond,
+            b"ps" => Picosecond,
+            b"fs" => Femtosecond,
+            b"as" => Attosecond,
+            b"generic" => Generic,
             _ => return None,
         })
     }
 }
 
-/// Parses a type string as `np.dtype(str)` does for the types a `.npy` file can hold.
+/// Parses a type string as `np.dtype(str)` does (numpy's `_convert_from_str`).
 pub(crate) fn parse_type_str(s: &str) -> Result<DType, Error> {
     let bad = |reason: &str| descr_error(&format!("'{s}'"), reason);
-    if let Some(dt) = named_type(s) {
-        return Ok(dt);
+    let b = s.as_bytes();
+    if comma::is_comma_string(b) {
+        return comma::parse(s);
     }
-    let (order, rest) = match s.chars().next() {
-        Some('<') => (Some(ByteOrder::Little), &s[1..]),
-        Some('>') => (Some(ByteOrder::Big), &s[1..]),
-        Some('|') => (None, &s[1..]),
-        Some('=') => (None, &s[1..]),
-        _ => (None, s),
+    // The byte-order character; '|' is '='. Alone it is no type.
+    let (endian, ty) = match b {
+        [e @ (b'<' | b'>' | b'='), rest @ ..] if !rest.is_empty() => (*e, rest),
+        [b'|', rest @ ..] if !rest.is_empty() => (b'=', rest),
+        _ => (b'=', b),
     };
-    // Multi-byte types with '|', '=' or no order character take the machine's order, as numpy.
-    let multi = order.unwrap_or(ByteOrder::NATIVE);
-    let mut chars = rest.chars();
-    let code = chars.next().ok_or_else(|| bad("empty type string"))?;
-    let tail = chars.as_str();
-    let (digits, after) = tail.split_at(
-        tail.find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(tail.len()),
-    );
-    let size: Option<u64> = if digits.is_empty() {
-        None
-    } else {
-        Some(digits.parse().map_err(|_| bad("size out of range"))?)
+    let order = match endian {
+        b'<' => ByteOrder::Little,
+        b'>' => ByteOrder::Big,
+        _ => ByteOrder::NATIVE,
     };
-    let number = |p: Primitive| {
-        let o = if p.itemsize() == 1 {
-            ByteOrder::NotApplicable
-        } else {
-            multi
-        };
-        Ok(DType::Number(p, o))
-    };
-    if !after.is_empty() && !matches!(code, 'M' | 'm') {
+    if ty.is_empty() {
         return Err(bad("data type not understood"));
     }
-    use Primitive::*;
-    match (code, size) {
-        ('?', None) | ('b', Some(1)) => number(Bool),
-        ('b', None) => number(I8),
-        ('B', None) => number(U8),
-        ('h', None) => number(I16),
-        ('H', None) => number(U16),
-        ('i', None) => number(I32),
-        ('I', None) => number(U32),
-        // C long and intptr: 64 bits on the LP64 platforms numpy 2 writes from.
-        ('l' | 'q' | 'p', None) => number(I64),
-        ('L' | 'Q' | 'P', None) => number(U64),
-        ('e', None) => number(F16),
-        ('f', None) => number(F32),
-        ('d', None) => number(F64),
-        ('g', None) => number(LongDouble { size: 16 }),
-        ('F', None) => number(C64),
-        ('D', None) => number(C128),
-        ('G', None) => number(CLongDouble { size: 32 }),
-        ('i', Some(1)) => number(I8),
-        ('i', Some(2)) => number(I16),
-        ('i', Some(4)) => number(I32),
-        ('i', Some(8)) => number(I64),
-        ('u', Some(1)) => number(U8),
-        ('u', Some(2)) => number(U16),
-        ('u', Some(4)) => number(U32),
-        ('u', Some(8)) => number(U64),
-        ('f', Some(2)) => number(F16),
-        ('f', Some(4)) => number(F32),
-        ('f', Some(8)) => number(F64),
-        ('f', Some(n @ (12 | 16))) => number(LongDouble { size: n as u8 }),
-        ('c', Some(8)) => number(C64),
-        ('c', Some(16)) => number(C128),
-        ('c', Some(n @ (24 | 32))) => number(CLongDouble { size: n as u8 }),
-        // numpy keeps a flexible itemsize in a C int: `np.dtype('S2147483648')` is refused.
-        ('S' | 'a' | 'V' | 'U', Some(n))
-            if n.saturating_mul(if code == 'U' { 4 } else { 1 }) > MAX_FLEXIBLE_ITEMSIZE =>
-        {
-            Err(bad("itemsize exceeds numpy's limit of 2147483647 bytes"))
-        }
-        ('S' | 'a', n) => Ok(DType::Bytes(n.unwrap_or(0))),
-        ('V', n) => Ok(DType::Void(n.unwrap_or(0))),
-        ('U', n) => Ok(DType::Unicode(n.unwrap_or(0), multi)),
-        ('O', None | Some(4 | 8)) => Ok(DType::Object),
-        // A unit needs the size: numpy reads 'M' (generic) but not 'M[ns]'.
-        ('M' | 'm', None) if !after.is_empty() => Err(bad("data type not understood")),
-        ('M' | 'm', None | Some(8)) => {
-            let kind = if code == 'M' {
-                TimeKind::Datetime
-            } else {
-                TimeKind::Timedelta
-            };
-            let (unit, multiplier) =
-                parse_time_unit(after).ok_or_else(|| bad("invalid datetime unit"))?;
-            Ok(DType::Time(
-                TimeType {
-                    kind,
-                    unit,
-                    multiplier,
-                },
-                multi,
-            ))
-        }
-        _ => Err(bad("data type not understood")),
+    if is_datetime(ty) {
+        let (kind, unit, multiplier) = parse_datetime(ty).map_err(&bad)?;
+        let t = TimeType {
+            kind,
+            unit,
+            multiplier,
+        };
+        return Ok(DType::Time(t, order));
     }
-}
-
-/// The largest itemsize numpy gives an `S`, `U` or `V` dtype (`NPY_MAX_INT`).
-const MAX_FLEXIBLE_ITEMSIZE: u64 = i32::MAX as u64;
-
-/// `""` (generic) or `"[10ms]"`.
-fn parse_time_unit(s: &str) -> Option<(TimeUnit, u32)> {
-    if s.is_empty() {
-        return Some((TimeUnit::Generic, 1));
-    }
-    let inner = s.strip_prefix('[')?.strip_suffix(']')?;
-    let split = inner
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(inner.len());
-    let (num, code) = inner.split_at(split);
-    let multiplier = if num.is_empty() {
-        1
+    let found = if let [code] = ty {
+        from_code(*code)
     } else {
-        // numpy keeps the multiplier in a C int.
-        num.parse()
-            .ok()
-            .filter(|&m| m > 0 && m <= i32::MAX as u32)?
+        match strtol(&ty[1..]) {
+            // numpy: "make sure it doesn't overflow or go negative".
+            Strtol { value, .. } if !(0..=i64::from(i32::MAX)).contains(&value) => {
+                return Err(bad("data type not understood"))
+            }
+            Strtol {
+                value,
+                end,
+                overflow: false,
+            } if end == ty.len() - 1 && end > 0 => {
+                let n = value as u64; // in 0..=i32::MAX
+                match ty[0] {
+                    b'S' | b'a' => Some(Found::Sized(DType::Bytes(n))),
+                    b'V' => Some(Found::Sized(DType::Void(n))),
+                    // numpy counts characters, and keeps the itemsize (4 per character) in a
+                    // C int.
+                    b'U' if n <= i32::MAX as u64 / 4 => {
+                        Some(Found::Sized(DType::Unicode(n, ByteOrder::NATIVE)))
+                    }
+                    b'U' => return Err(bad("itemsize exceeds numpy's limit of 2147483647 bytes")),
+                    _ if n == 0 => None,
+                    kind => kind_and_size(kind, n),
+                }
+            }
+            // A number that does not reach the end (or none at all): only a name is left.
+            _ => None,
+        }
     };
-    let unit = TimeUnit::from_code(code)?;
-    Some((unit, multiplier))
+    let found = match found {
+        Some(f) => f,
+        // numpy looks the whole string up, byte-order character included.
+        None => named_type(s).ok_or_else(|| bad("data type not understood"))?,
+    };
+    let dtype = match found {
+        Found::Sized(d) | Found::Plain(d) => d,
+        Found::StringDType => {
+            return Err(Error::new(ErrorKind::ObjectArray {
+                dtype: format!("'{s}' (StringDType)"),
+            }))
+        }
+    };
+    Ok(dtype.with_byte_order(order))
 }
 
-/// numpy's type names accepted by `np.dtype(name)`.
-fn named_type(s: &str) -> Option<DType> {
-    use Primitive::*;
-    let p = match s {
-        "bool" => Bool,
-        "int8" => I8,
-        "int16" => I16,
-        "int32" => I32,
-        "int64" | "int" => I64,
-        "uint8" => U8,
-        "uint16" => U16,
-        "uint32" => U32,
-        "uint64" => U64,
-        "float16" => F16,
-        "float32" => F32,
-        "float64" | "float" => F64,
-        "longdouble" => LongDouble { size: 16 },
-        "complex64" => C64,
-        "complex128" | "complex" => C128,
-        "clongdouble" => CLongDouble { size: 32 },
-        _ => return None,
-    };
+/// What a code, kind and size, or name stands for.
+enum Found {
+    /// A dtype whose size the string gave.
+    Sized(DType),
+    /// A dtype of fixed (or zero) size.
+    Plain(DType),
+    /// `'T'`: numpy's variable-width `StringDType`, whose arrays `np.save` pickles.
+    StringDType,
+}
+
+/// The number dtype of `p` (`|` for one-byte types), machine order.
+fn number(p: Primitive) -> Found {
     let o = if p.itemsize() == 1 {
         ByteOrder::NotApplicable
     } else {
         ByteOrder::NATIVE
     };
-    Some(DType::Number(p, o))
+    Found::Plain(DType::Number(p, o))
+}
+
+fn generic_time(kind: TimeKind) -> Found {
+    Found::Plain(DType::Time(
+        TimeType {
+            kind,
+            unit: TimeUnit::Generic,
+            multiplier: 1,
+        },
+        ByteOrder::NATIVE,
+    ))
+}
+
+/// One-character type codes (numpy's `PyArray_DescrFromType` of the character's value, so the
+/// control characters 0 to 23 are numpy's type numbers: `'\x00'` is `bool`). C `long` and
+/// `intptr_t` are 64 bits and `long double` is x87 in 16 bytes, as on x86-64 Linux.
+fn from_code(code: u8) -> Option<Found> {
+    use Primitive::*;
+    const TYPE_NUMBERS: &[u8; 24] = b"?bBhHiIlLqQfdgFDGOSUVMme";
+    if let Some(&c) = TYPE_NUMBERS.get(usize::from(code)) {
+        return from_code(c);
+    }
+    Some(match code {
+        b'?' => number(Bool),
+        b'b' => number(I8),
+        b'B' => number(U8),
+        b'h' => number(I16),
+        b'H' => number(U16),
+        b'i' => number(I32),
+        b'I' => number(U32),
+        b'l' | b'q' | b'p' | b'n' => number(I64),
+        b'L' | b'Q' | b'P' | b'N' => number(U64),
+        b'e' => number(F16),
+        b'f' => number(F32),
+        b'd' => number(F64),
+        b'g' => number(LongDouble { size: 16 }),
+        b'F' => number(C64),
+        b'D' => number(C128),
+        b'G' => number(CLongDouble { size: 32 }),
+        b'S' => Found::Plain(DType::Bytes(0)),
+        b'c' => Found::Plain(DType::Bytes(1)),
+        b'U' => Found::Plain(DType::Unicode(0, ByteOrder::NATIVE)),
+        b'V' => Found::Plain(DType::Void(0)),
+        b'O' => Found::Plain(DType::Object),
+        b'M' => generic_time(TimeKind::Datetime),
+        b'm' => generic_time(TimeKind::Timedelta),
+        b'T' => Found::StringDType,
+        _ => return None,
+    })
+}
+
+/// numpy's `PyArray_TypestrConvert`: a kind character and a size in bytes (not 0).
+fn kind_and_size(kind: u8, size: u64) -> Option<Found> {
+    use Primitive::*;
+    Some(match (kind, size) {
+        (b'b', 1) => number(Bool),
+        (b'i', 1) => number(I8),
+        (b'i', 2) => number(I16),
+        (b'i', 4) => number(I32),
+        (b'i', 8) => number(I64),
+        (b'u', 1) => number(U8),
+        (b'u', 2) => number(U16),
+        (b'u', 4) => number(U32),
+        (b'u', 8) => number(U64),
+        (b'f', 2) => number(F16),
+        (b'f', 4) => number(F32),
+        (b'f', 8) => number(F64),
+        // sizeof(long double) is 16 here: numpy refuses 'f12' and 'c24' on x86-64.
+        (b'f', 16) => number(LongDouble { size: 16 }),
+        (b'c', 8) => number(C64),
+        (b'c', 16) => number(C128),
+        (b'c', 32) => number(CLongDouble { size: 32 }),
+        (b'O', 4 | 8) => Found::Plain(DType::Object),
+        (b'M', 8) => generic_time(TimeKind::Datetime),
+        (b'm', 8) => generic_time(TimeKind::Timedelta),
+        _ => return None,
+    })
+}
+
+/// The names of `np.sctypeDict` (numpy 2.4.6, x86-64 Linux), looked up as written: no
+/// byte-order character.
+fn named_type(s: &str) -> Option<Found> {
+    use Primitive::*;
+    Some(match s {
+        "bool" | "bool_" => number(Bool),
+        "int8" | "byte" => number(I8),
+        "int16" | "short" => number(I16),
+        "int32" | "intc" => number(I32),
+        "int64" | "int" | "int_" | "intp" | "long" | "longlong" => number(I64),
+        "uint8" | "ubyte" => number(U8),
+        "uint16" | "ushort" => number(U16),
+        "uint32" | "uintc" => number(U32),
+        "uint64" | "uint" | "uintp" | "ulong" | "ulonglong" => number(U64),
+        "float16" | "half" => number(F16),
+        "float32" | "single" => number(F32),
+        "float64" | "float" | "double" => number(F64),
+        "float128" | "longdouble" => number(LongDouble { size: 16 }),
+        "complex64" | "csingle" => number(C64),
+        "complex128" | "complex" | "cdouble" => number(C128),
+        "complex256" | "clongdouble" => number(CLongDouble { size: 32 }),
+        "str" | "str_" | "unicode" => Found::Plain(DType::Unicode(0, ByteOrder::NATIVE)),
+        "bytes" | "bytes_" | "a" => Found::Plain(DType::Bytes(0)),
+        "void" => Found::Plain(DType::Void(0)),
+        "object" | "object_" => Found::Plain(DType::Object),
+        _ => return None,
+    })
+}
+
+/// The result of C's `strtol(s, &end, 10)` on a `long` of 64 bits.
+struct Strtol {
+    /// The value, clamped to the `i64` range on overflow.
+    value: i64,
+    /// Bytes of `s` consumed (0 when no digits were found).
+    end: usize,
+    /// Whether the value overflowed (`errno == ERANGE`).
+    overflow: bool,
+}
+
+/// C's `strtol` in base 10: leading white space, a sign, digits.
+fn strtol(s: &[u8]) -> Strtol {
+    let mut i = s
+        .iter()
+        .position(|&c| !matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
+        .unwrap_or(s.len());
+    let negative = match s.get(i) {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let digits = s[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 {
+        return Strtol {
+            value: 0,
+            end: 0,
+            overflow: false,
+        };
+    }
+    let mut value: i64 = 0;
+    let mut overflow = false;
+    for &d in &s[i..i + digits] {
+        let d = i64::from(d - b'0');
+        let next = value.checked_mul(10).and_then(|v| {
+            if negative {
+                v.checked_sub(d)
+            } else {
+                v.checked_add(d)
+            }
+        });
+        match next {
+            Some(v) => value = v,
+            None => {
+                overflow = true;
+                value = if negative { i64::MIN } else { i64::MAX };
+                break;
+            }
+        }
+    }
+    Strtol {
+        value,
+        end: i + digits,
+        overflow,
+    }
+}
+
+/// numpy's `is_datetime_typestr`.
+fn is_datetime(ty: &[u8]) -> bool {
+    (ty.len() >= 2 && ty[1] == b'8' && matches!(ty[0], b'M' | b'm'))
+        || ty.starts_with(b"datetime64")
+        || ty.starts_with(b"timedelta64")
+}
+
+/// numpy's `parse_dtype_from_datetime_typestr`: the root, then nothing (generic) or
+/// `[<multiplier><unit>[/<divisor>]]`.
+fn parse_datetime(ty: &[u8]) -> Result<(TimeKind, TimeUnit, u32), &'static str> {
+    let (kind, meta) = if let Some(m) = ty.strip_prefix(b"m8") {
+        (TimeKind::Timedelta, m)
+    } else if let Some(m) = ty.strip_prefix(b"M8") {
+        (TimeKind::Datetime, m)
+    } else if let Some(m) = ty.strip_prefix(b"timedelta64") {
+        (TimeKind::Timedelta, m)
+    } else if let Some(m) = ty.strip_prefix(b"datetime64") {
+        (TimeKind::Datetime, m)
+    } else {
+        return Err("invalid datetime type string");
+    };
+    if meta.is_empty() {
+        return Ok((kind, TimeUnit::Generic, 1));
+    }
+    const BAD: &str = "invalid datetime metadata";
+    let inner = match meta {
+        [b'[', rest @ ..] if meta.len() >= 3 => rest,
+        _ => return Err(BAD),
+    };
+    let close = inner.iter().position(|&c| c == b']').ok_or(BAD)?;
+    // The ']' must end the string and the brackets hold something.
+    if close == 0 || close + 1 != inner.len() {
+        return Err(BAD);
+    }
+    let inner = &inner[..close];
+    // An optional multiplier (a C int, not negative), then the unit up to '/' or the end.
+    let mult = strtol(inner);
+    let multiplier = if mult.end == 0 {
+        1
+    } else if mult.overflow || !(0..=i64::from(i32::MAX)).contains(&mult.value) {
+        return Err(BAD);
+    } else {
+        mult.value as u32
+    };
+    let rest = &inner[mult.end..];
+    let unit_len = rest.iter().position(|&c| c == b'/').unwrap_or(rest.len());
+    if unit_len == 0 {
+        return Err(BAD);
+    }
+    let unit = TimeUnit::from_code(&rest[..unit_len]).ok_or("invalid datetime unit")?;
+    let (unit, multiplier) = match rest.get(unit_len..) {
+        Some([b'/', den @ ..]) => {
+            // "If the '/' exists, there must be a number followed by ']'".
+            let d = strtol(den);
+            if d.end == 0 || d.end != den.len() {
+                return Err(BAD);
+            }
+            // numpy keeps the divisor in a C int (truncating) and refuses 0 by dividing by it
+            // (a crash in numpy 2.4.6) and a negative one by making a negative multiplier it
+            // cannot read back; both are refused here.
+            let den = d.value as i32;
+            match den {
+                1 => (unit, multiplier),
+                ..=0 => return Err("datetime divisor must be positive"),
+                _ => divide_unit(unit, multiplier, den as u32)?,
+            }
+        }
+        _ => (unit, multiplier),
+    };
+    if unit == TimeUnit::Generic {
+        return Ok((kind, unit, 1));
+    }
+    Ok((kind, unit, multiplier))
+}
+
+/// numpy's `convert_datetime_divisor_to_multiple`: `[s/2]` is `[500ms]`, `[Y/2]` `[6M]`. The
+/// divisor must divide one of the unit's multiples in a finer unit.
+fn divide_unit(unit: TimeUnit, multiplier: u32, den: u32) -> Result<(TimeUnit, u32), &'static str> {
+    use TimeUnit::*;
+    let finer: &[(u32, TimeUnit)] = match unit {
+        Generic => return Err("a datetime divisor needs a unit"),
+        Year => &[(12, Month), (52, Week), (365, Day)],
+        Month => &[(4, Week), (30, Day), (720, Hour)],
+        Week => &[(7, Day), (168, Hour), (10080, Minute)],
+        Day => &[(24, Hour), (1440, Minute), (86400, Second)],
+        Hour => &[(60, Minute), (3600, Second)],
+        Minute => &[(60, Second), (60000, Millisecond)],
+        Second => &[(1000, Millisecond), (1_000_000, Microsecond)],
+        Millisecond => &[(1000, Microsecond), (1_000_000, Nanosecond)],
+        Microsecond => &[(1000, Nanosecond), (1_000_000, Picosecond)],
+        Nanosecond => &[(1000, Picosecond), (1_000_000, Femtosecond)],
+        Picosecond => &[(1000, Femtosecond), (1_000_000, Attosecond)],
+        Femtosecond => &[(1000, Attosecond)],
+        Attosecond => &[],
+    };
+    let (q, finer) = finer
+        .iter()
+        .find(|(m, _)| m % den == 0)
+        .map(|&(m, u)| (m / den, u))
+        .ok_or("the datetime divisor divides no multiple of a finer unit")?;
+    let multiplier = multiplier
+        .checked_mul(q)
+        .filter(|&m| m <= i32::MAX as u32)
+        .ok_or("datetime multiplier overflows a C int")?;
+    Ok((finer, multiplier))
 }

@@ -2,7 +2,7 @@
 
 use super::DynValue;
 use crate::codec::Stepper;
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::format::Order;
 use crate::header::Header;
 use crate::meta::{meta_accessors, ArrayMeta};
@@ -24,6 +24,11 @@ use crate::meta::{meta_accessors, ArrayMeta};
 pub struct DynArray {
     meta: ArrayMeta,
     values: Vec<DynValue>,
+    /// The elements' bytes as read (memory order, `nbytes` long), kept by `read_dyn` when the
+    /// values do not determine every byte: record padding and `b1` bytes other than 0 and 1.
+    /// [`write_dyn`](crate::write_dyn) writes the values over them, so a read array writes
+    /// back as it was stored, as `np.save` of a loaded array does.
+    stored: Option<Vec<u8>>,
 }
 
 impl DynArray {
@@ -49,7 +54,31 @@ impl DynArray {
     /// An array of `meta` holding `values`.
     pub(crate) fn from_meta(meta: ArrayMeta, values: Vec<DynValue>) -> Result<DynArray, Error> {
         meta.check_len("values for the shape", values.len())?;
-        Ok(DynArray { meta, values })
+        Ok(DynArray {
+            meta,
+            values,
+            stored: None,
+        })
+    }
+
+    /// The array with the stored bytes its values were decoded from (`nbytes` of them).
+    pub(crate) fn with_stored(mut self, stored: Vec<u8>) -> Result<DynArray, Error> {
+        if stored.len() as u64 != self.meta.nbytes() {
+            return Err(Error::new(ErrorKind::LengthMismatch {
+                what: "stored bytes for the values",
+                expected: self.meta.nbytes(),
+                found: stored.len() as u64,
+            }));
+        }
+        self.stored = Some(stored);
+        Ok(self)
+    }
+
+    /// The stored bytes of element `i` (memory order), when the array keeps them.
+    pub(crate) fn stored(&self, i: usize, itemsize: usize) -> Option<&[u8]> {
+        self.stored
+            .as_deref()
+            .and_then(|s| s.get(i.checked_mul(itemsize)?..i.checked_add(1)?.checked_mul(itemsize)?))
     }
 
     meta_accessors!();
@@ -109,8 +138,9 @@ impl DynArray {
     }
 }
 
-/// Equal arrays have the same dtype, shape, order and values (the stored header text may
-/// differ).
+/// Equal arrays have the same dtype, shape, order and values (the stored header text and the
+/// bytes the values do not determine, such as record padding, may differ: numpy's `==` on
+/// records compares fields too).
 impl PartialEq for DynArray {
     fn eq(&self, other: &Self) -> bool {
         self.dtype() == other.dtype()

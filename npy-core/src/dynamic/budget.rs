@@ -32,9 +32,10 @@ pub const DYN_ALLOWANCE: u64 = 1 << 20;
 /// Refuses a dynamic read of `len` elements of `dtype` whose values would take more memory
 /// than their data backs: elements over [`MAX_DYN_ITEMSIZE`], more zero-size values than
 /// [`MAX_ZERO_SIZE_ELEMENTS`], a tree over [`MAX_DYN_EXPANSION`] × the data +
-/// [`DYN_ALLOWANCE`]. `len` × the itemsize fits in 64 bits (at most the array's, which
+/// [`DYN_ALLOWANCE`] (the tree counts the elements' stored bytes too when `stored`). `len` ×
+/// the itemsize fits in 64 bits (at most the array's, which
 /// [`ArrayMeta`](crate::meta::ArrayMeta) checked).
-pub(super) fn check(dtype: &DType, len: u64) -> Result<(), Error> {
+pub(super) fn check(dtype: &DType, len: u64, stored: bool) -> Result<(), Error> {
     let itemsize = dtype.itemsize();
     if itemsize > MAX_DYN_ITEMSIZE {
         return Err(Error::new(ErrorKind::AllocationLimit {
@@ -54,7 +55,7 @@ pub(super) fn check(dtype: &DType, len: u64) -> Result<(), Error> {
     }
     // The tree as a whole: names, shapes and values cloned per element must stay in
     // proportion to the data bytes that back them.
-    let per_element = dyn_cost(dtype);
+    let per_element = dyn_cost(dtype).saturating_add(if stored { itemsize } else { 0 });
     let budget = len
         .saturating_mul(itemsize)
         .saturating_mul(MAX_DYN_EXPANSION)
@@ -116,5 +117,38 @@ fn dyn_heap(dtype: &DType) -> u64 {
                 .saturating_add(count.saturating_mul(dyn_cost(base)))
         }
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dtype::{ByteOrder, Field, Record};
+
+    /// The budget at its boundary, with and without the stored bytes `read_dyn` keeps: a
+    /// one-byte record whose decoded value costs exactly `MAX_DYN_EXPANSION` bytes fits any
+    /// length; keeping its byte too (one more per element) fits until the excess passes
+    /// `DYN_ALLOWANCE`.
+    #[test]
+    fn stored_bytes_count_against_the_budget_at_its_boundary() {
+        let entry = std::mem::size_of::<(String, DynValue)>() as u64;
+        let value = std::mem::size_of::<DynValue>() as u64;
+        let name_len = MAX_DYN_EXPANSION - value - entry;
+        let field = Field {
+            name: "n".repeat(name_len as usize),
+            title: None,
+            dtype: DType::Number(Primitive::U8, ByteOrder::NotApplicable),
+            offset: 0,
+        };
+        let dtype = DType::Record(Record::new(vec![field], 1).unwrap());
+        assert_eq!(dyn_cost(&dtype), MAX_DYN_EXPANSION);
+        let edge = DYN_ALLOWANCE;
+        assert!(check(&dtype, u64::MAX / 512, false).is_ok());
+        assert!(check(&dtype, edge, true).is_ok());
+        let err = check(&dtype, edge + 1, true).unwrap_err();
+        assert!(matches!(
+            err.kind(),
+            ErrorKind::AllocationLimit { bytes_each, .. } if *bytes_each == MAX_DYN_EXPANSION + 1
+        ));
     }
 }

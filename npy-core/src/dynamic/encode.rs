@@ -7,7 +7,7 @@ use std::path::Path;
 use half::f16;
 
 use super::{DynArray, DynValue};
-use crate::codec::{encode_bytes, encode_ucs4, Endian, Scalar};
+use crate::codec::{encode_bool, encode_bytes, encode_ucs4, Endian, Scalar};
 use crate::dtype::{DType, Primitive, TimeKind};
 use crate::element::NAT;
 use crate::error::{to_usize, Error, ErrorKind, PathContext};
@@ -18,7 +18,10 @@ use crate::write::AtomicFile;
 /// (atomically: a temporary file renamed into place). Together with [`crate::read_dyn`] this
 /// round-trips every dtype numpy writes, byte for byte, except records with object fields
 /// (refused) and object arrays (`|O`, feature `pickle`), whose values are written as numpy's
-/// pickle of them (see `npy_core::pickle::write_objects` for when that is byte-identical).
+/// pickle of them (see `npy_core::pickle::write_objects` for when that is byte-identical). An
+/// array from `read_dyn` keeps the bytes its values do not determine (record padding, which
+/// numpy keeps too, e.g. in a saved multi-field view; `b1` bytes other than 0 and 1); an array
+/// built with [`DynArray::new`] gets zero padding and bools 0 and 1.
 ///
 /// # Errors
 /// [`ErrorKind::ValueMismatch`] when a value does not fit the dtype (wrong kind, out of range, a
@@ -67,9 +70,15 @@ pub fn write_dyn_to<W: Write>(
     }
     dtype.refuse_object()?;
     w.write_all(&array.header().to_bytes(version)?)?;
-    let mut buf = vec![0u8; to_usize(dtype.itemsize(), "itemsize")?];
-    for v in array.values() {
-        buf.fill(0);
+    let itemsize = to_usize(dtype.itemsize(), "itemsize")?;
+    let mut buf = vec![0u8; itemsize];
+    for (i, v) in array.values().iter().enumerate() {
+        // The values are written over the bytes they were read from, if kept (padding and
+        // bool bytes as stored), else over zeros (numpy's padding of a new array).
+        match array.stored(i, itemsize) {
+            Some(stored) => buf.copy_from_slice(stored),
+            None => buf.fill(0),
+        }
         encode(dtype, v, &mut buf)?;
         w.write_all(&buf)?;
     }
@@ -101,12 +110,13 @@ fn narrow<F: Scalar>(x: f64, to: impl Fn(f64) -> F, is_inf: impl Fn(F) -> bool) 
     (!(x.is_finite() && is_inf(y))).then_some(y)
 }
 
-/// Encodes one value of `dtype` into `dst` (`dtype.itemsize()` zeroed bytes).
+/// Encodes one value of `dtype` into `dst` (`dtype.itemsize()` bytes: zeros, or the bytes the
+/// value was read from). Every field's bytes are written; padding is left as it is.
 pub(super) fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Error> {
     use Primitive::*;
     let bad = || mismatch(dtype, value);
     match (dtype, value) {
-        (DType::Number(Bool, _), DynValue::Bool(b)) => dst[0] = u8::from(*b),
+        (DType::Number(Bool, _), DynValue::Bool(b)) => dst[0] = encode_bool(*b, dst[0]),
         (DType::Number(p @ (I8 | I16 | I32 | I64), o), v) => {
             let x: i64 = match v {
                 DynValue::Int(i) => *i,

@@ -20,10 +20,12 @@ pub(super) fn longdouble_to_f64(src: &[u8], endian: Endian) -> f64 {
 /// x86 80-bit extended precision (little-endian bytes) to the nearest `f64`, ties to even.
 ///
 /// Layout: 64-bit significand with an explicit integer bit, then 15-bit biased exponent and the
-/// sign. Exponent 0x7FFF is infinity when the significand is exactly the integer bit, NaN
-/// otherwise (pseudo-infinities and pseudo-NaNs included, as the FPU treats them as invalid).
-/// Other encodings, denormals and unnormals included, are taken at their face value
-/// `significand × 2^(max(exponent, 1) − 16383 − 63)`.
+/// sign. As numpy reads them on x86-64 (the FPU's rules, since the 80387): exponent 0x7FFF is
+/// infinity when the significand is exactly the integer bit, NaN otherwise (pseudo-infinities
+/// and pseudo-NaNs included); an exponent from 1 to 0x7FFE without the integer bit (an
+/// unnormal, zero significand included) is not a number either: NaN. Exponent 0 (denormals,
+/// and pseudo-denormals with the integer bit set) is taken at its face value
+/// `significand × 2^(1 − 16383 − 63)`, as is every normal number.
 pub(crate) fn x87_to_f64(b: [u8; 10]) -> f64 {
     let mant = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
     let se = u16::from_le_bytes([b[8], b[9]]);
@@ -36,6 +38,10 @@ pub(crate) fn x87_to_f64(b: [u8; 10]) -> f64 {
         } else {
             f64::NAN
         };
+    }
+    if exp != 0 && mant >> 63 == 0 {
+        // An unnormal: an invalid operand to the FPU, which numpy prints as nan.
+        return f64::NAN;
     }
     if mant == 0 {
         return with_sign(0);

@@ -60,7 +60,8 @@ pub use value::{DynValue, UcsString};
 /// # Errors
 /// I/O and header errors, [`ErrorKind::ObjectArray`], `ErrorKind::Pickle` (a pickle refused or
 /// malformed), [`ErrorKind::Truncated`], [`ErrorKind::AllocationLimit`]. A `b1` byte other
-/// than 0 and 1 is `true`, as numpy reads it.
+/// than 0 and 1 reads as `true`, as numpy reads it (or is [`ErrorKind::InvalidBool`] for a
+/// reader given [`ReadOptions::strict_bools`](crate::ReadOptions::strict_bools)).
 ///
 /// # Examples
 /// ```
@@ -122,8 +123,18 @@ impl<R: Read> NpyReader<R> {
         if self.dtype().has_object() && self.decodes_pickles() {
             return object::read_array(self);
         }
-        let values = self.read_dyn_values()?;
-        DynArray::from_meta(self.meta().clone(), values)
+        let dtype = self.dtype().clone();
+        if !(dtype.has_gaps() || dtype.has_bool()) {
+            let values = self.read_dyn_values()?;
+            return DynArray::from_meta(self.meta().clone(), values);
+        }
+        // Values that do not determine every byte: keep the bytes for write_dyn.
+        dtype.refuse_object()?;
+        budget::check(&dtype, self.remaining(), true)?;
+        let decoder = decode::Decoder::new(&dtype)?;
+        let keeping = decode::Keeping::new(&decoder);
+        let values = self.read_vec_with(&keeping)?;
+        DynArray::from_meta(self.meta().clone(), values)?.with_stored(keeping.into_stored())
     }
 
     /// Decodes the remaining elements, within the budget of [`MAX_DYN_EXPANSION`] bytes of
@@ -138,7 +149,7 @@ impl<R: Read> NpyReader<R> {
             }));
         }
         self.dtype().refuse_object()?;
-        budget::check(self.dtype(), self.remaining())?;
+        budget::check(self.dtype(), self.remaining(), false)?;
         let decoder = decode::Decoder::new(self.dtype())?;
         self.read_vec_with(&decoder)
     }

@@ -26,7 +26,9 @@ pub enum DynValue {
     /// The bytes are decoded as the x86 80-bit extended format (the longdouble numpy writes on
     /// x86 and x86-64, in the low 10 bytes of the 12- or 16-byte slot), rounding to nearest with
     /// ties to even; subnormals, infinities and NaN map to their `f64` counterparts, values
-    /// beyond the `f64` range to ±infinity or ±0. A file written where longdouble is IEEE
+    /// beyond the `f64` range to ±infinity or ±0, and the patterns the x87 FPU does not take
+    /// as numbers (pseudo-infinities, pseudo-NaNs, unnormals) to NaN, as numpy reads them.
+    /// A file written where longdouble is IEEE
     /// binary128 (aarch64, ppc64le) gives meaningless approximations; its bytes are still exact.
     LongDouble {
         /// The element's bytes, in file order.

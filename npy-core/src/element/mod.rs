@@ -20,9 +20,12 @@ mod array;
 mod number;
 mod string;
 mod time;
+mod widen;
 
 pub use crate::codec::Endian;
 pub use time::{units, Datetime64, Timedelta64, Unit, NAT};
+pub(crate) use widen::widening;
+pub use widen::Widening;
 
 /// A Rust type that is the element of a `.npy` array: it can be read from and written to the
 /// bytes of a dtype.
@@ -32,10 +35,10 @@ pub use time::{units, Datetime64, Timedelta64, Unit, NAT};
 /// (bytes, `S`), `String` (UCS-4 strings, `U`), [`Datetime64`] and [`Timedelta64`]; and by
 /// `#[derive(NpyElement)]` for records (feature `derive`).
 ///
-/// Reading is strict: the file's dtype must be the type's dtype in either byte order (an `i4`
-/// file does not read as `i64`). `bool` accepts only the bytes 0 and 1 (numpy would read any
-/// non-zero byte as `True`; here it is [`ErrorKind::InvalidBool`], so that corrupt data is
-/// noticed).
+/// Reading is exact by default: the file's dtype must be the type's dtype in either byte order
+/// (an `i4` file reads as `i64` only with [`Casting::Safe`](crate::Casting::Safe)). `bool` reads
+/// any non-zero byte as `true`, as numpy does; [`ReadOptions::strict_bools`](crate::ReadOptions)
+/// refuses bytes other than 0 and 1 with [`ErrorKind::InvalidBool`].
 ///
 /// Every method but [`NpyElement::pod_layout`] is needed for both directions: the plan is
 /// shared (one dtype check serves reading and writing), and plain-data types declare their
@@ -69,7 +72,7 @@ pub trait NpyElement: Sized {
     /// Decodes one element from `src` (`src.len()` is the dtype's itemsize).
     ///
     /// # Errors
-    /// Values the type cannot hold: [`ErrorKind::InvalidBool`], [`ErrorKind::InvalidUnicode`].
+    /// Values the type cannot hold: [`ErrorKind::InvalidUnicode`].
     fn read(plan: &Self::Plan, src: &[u8]) -> Result<Self, Error>;
 
     /// Encodes one element into `dst` (`dst.len()` is the dtype's itemsize).
@@ -77,6 +80,15 @@ pub trait NpyElement: Sized {
     /// # Errors
     /// [`ErrorKind::ValueTooLong`] for a string wider than the dtype.
     fn write(&self, plan: &Self::Plan, dst: &mut [u8]) -> Result<(), Error>;
+
+    /// How to read elements of `dtype` as `Self` when `dtype` is not the type's own but numpy
+    /// casts it to [`NpyElement::npy_dtype`] safely (`np.can_cast(dtype, npy_dtype, 'safe')`);
+    /// used by reads with [`Casting::Safe`](crate::Casting::Safe). `None`, the default, for
+    /// types that do not widen (all but `bool`, the integers, floats and complex numbers).
+    fn widening(dtype: &DType) -> Option<Widening<Self>> {
+        let _ = dtype;
+        None
+    }
 
     /// `Some` when `[Self]` in memory is exactly the array bytes of
     /// [`NpyElement::npy_dtype`] in the machine's byte order, so that whole arrays are read and

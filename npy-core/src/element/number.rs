@@ -3,7 +3,7 @@
 use half::f16;
 use num_complex::Complex;
 
-use super::{mismatch, NpyElement, PodLayout};
+use super::{mismatch, widening, NpyElement, PodLayout, Widening};
 use crate::codec::{decode_bool, Endian, Scalar};
 use crate::dtype::{ByteOrder, DType, Primitive};
 use crate::error::Error;
@@ -53,6 +53,9 @@ macro_rules! number {
             fn pod_layout() -> Option<PodLayout<Self>> {
                 Some(PodLayout::swapping($unit))
             }
+            fn widening(dtype: &DType) -> Option<Widening<Self>> {
+                widening::<Self>(dtype)
+            }
         }
     };
 }
@@ -72,8 +75,9 @@ number!(f64, F64, "f64", 8);
 number!(Complex<f32>, C64, "Complex<f32>", 4);
 number!(Complex<f64>, C128, "Complex<f64>", 8);
 
-/// `b1`: one byte, 0 or 1 (anything else is [`ErrorKind::InvalidBool`](crate::ErrorKind)).
-/// No pod layout: not every byte is a `bool`, so reads check each one.
+/// `b1`: one byte; any non-zero byte reads as `true`, as numpy reads it (the strict check of
+/// [`ReadOptions::strict_bools`](crate::ReadOptions::strict_bools) refuses bytes other than 0
+/// and 1). No pod layout: not every byte is a `bool` in memory, so reads decode each one.
 impl NpyElement for bool {
     type Plan = ();
     fn npy_dtype() -> DType {
@@ -90,7 +94,7 @@ impl NpyElement for bool {
     }
     #[inline]
     fn read(_: &(), src: &[u8]) -> Result<Self, Error> {
-        decode_bool(src[0])
+        Ok(decode_bool(src[0]))
     }
     #[inline]
     fn write(&self, _: &(), dst: &mut [u8]) -> Result<(), Error> {

@@ -23,7 +23,20 @@ mod write;
 /// field can make the reader buffer.
 pub const DEFAULT_MAX_HEADER_LEN: u64 = 16 << 20;
 
-/// Options for reading a header.
+/// Options for reading: the header's limits, and how the data may be read.
+///
+/// # Examples
+/// ```
+/// use npy_core::{Casting, NpyReader, ReadOptions, WriteOptions};
+/// let mut bytes = Vec::new();
+/// WriteOptions::new().write_to(&mut bytes, &[1i32, -2, 3], &[3])?;
+/// // An `<i4` file reads as i64 only when asked: numpy casts i4 to i8 safely.
+/// let options = ReadOptions::default().casting(Casting::Safe);
+/// let mut r = NpyReader::with_options(&bytes[..], &options)?;
+/// assert_eq!(r.read_vec::<i64>()?, [1, -2, 3]);
+/// assert!(NpyReader::new(&bytes[..])?.read_vec::<i64>().is_err());
+/// # Ok::<(), npy_core::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ReadOptions {
@@ -31,6 +44,12 @@ pub struct ReadOptions {
     pub max_header_len: u64,
     /// How deep the header literal may nest (see [`literal::ParseOptions::max_depth`]).
     pub max_depth: usize,
+    /// Refuse `b1` bytes other than 0 and 1 with [`ErrorKind::InvalidBool`] (naming the byte
+    /// and its offset) instead of reading them as `true` as numpy does. Off by default.
+    pub strict_bools: bool,
+    /// Which file dtypes a typed read converts from (default [`Casting::Equiv`]: the type's own
+    /// dtype in either byte order).
+    pub casting: Casting,
     /// Whether [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) decodes the pickle of an
     /// object array (feature `pickle`, on by default): decoding never executes anything (see
     /// `npy_core::pickle`). Off, object arrays are refused with [`ErrorKind::ObjectArray`] as
@@ -38,11 +57,29 @@ pub struct ReadOptions {
     pub decode_pickles: bool,
 }
 
+/// Which file dtypes a typed read (read, iterators, ranges, `ndarray`) accepts for an element
+/// type, in numpy's terms (`np.can_cast(from, to, casting)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Casting {
+    /// The type's own dtype, in either byte order (numpy's `'equiv'`): the default.
+    #[default]
+    Equiv,
+    /// Also every number dtype numpy casts to the type's dtype with `casting='safe'` (`<i4` as
+    /// `i64`, `<f4` as `f64`, `u1` as `u16` or `i16`, `b1` as any number, `i8` as `f64`), never
+    /// narrowing. Values are what numpy's `astype` gives. Applies to `bool`, the integers,
+    /// floats and complex numbers (not datetimes: numpy's unit casts between calendar units are
+    /// not simple multiples).
+    Safe,
+}
+
 impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
             max_header_len: DEFAULT_MAX_HEADER_LEN,
             max_depth: literal::DEFAULT_MAX_DEPTH,
+            strict_bools: false,
+            casting: Casting::Equiv,
             decode_pickles: true,
         }
     }
@@ -61,6 +98,19 @@ impl ReadOptions {
     /// These options with another header-length limit.
     pub fn max_header_len(mut self, bytes: u64) -> Self {
         self.max_header_len = bytes;
+        self
+    }
+
+    /// These options with the strict bool check on or off (see
+    /// [`ReadOptions::strict_bools`](ReadOptions#structfield.strict_bools)).
+    pub fn strict_bools(mut self, strict: bool) -> Self {
+        self.strict_bools = strict;
+        self
+    }
+
+    /// These options with another [`Casting`].
+    pub fn casting(mut self, casting: Casting) -> Self {
+        self.casting = casting;
         self
     }
 }

@@ -49,16 +49,30 @@ impl Header {
     pub fn to_bytes(&self, version: Option<Version>) -> Result<Vec<u8>, Error> {
         let text = self.to_text();
         match version {
-            Some(v) => wrap_header(&text, v),
-            None => wrap_header(&text, Version::V1_0)
-                .or_else(|_| wrap_header(&text, Version::V2_0))
-                .or_else(|_| wrap_header(&text, Version::V3_0)),
+            Some(v) => wrap_header(&text, v, 0),
+            None => wrap_header(&text, Version::V1_0, 0)
+                .or_else(|_| wrap_header(&text, Version::V2_0, 0))
+                .or_else(|_| wrap_header(&text, Version::V3_0, 0)),
         }
+    }
+
+    /// [`Header::to_bytes`] in `version`, padded with 64 more spaces at a time until it is at
+    /// least `min_len` bytes long (a streaming writer's header keeps the length it reserved).
+    ///
+    /// # Errors
+    /// As [`Header::to_bytes`].
+    pub(crate) fn to_bytes_at_least(
+        &self,
+        version: Version,
+        min_len: usize,
+    ) -> Result<Vec<u8>, Error> {
+        wrap_header(&self.to_text(), version, min_len as u64)
     }
 }
 
-/// numpy's `_wrap_header`.
-fn wrap_header(text: &str, version: Version) -> Result<Vec<u8>, Error> {
+/// numpy's `_wrap_header`; then `ARRAY_ALIGN` more spaces at a time while the whole is shorter
+/// than `min_len` bytes (0: exactly numpy's).
+fn wrap_header(text: &str, version: Version, min_len: u64) -> Result<Vec<u8>, Error> {
     let encoded: Vec<u8> = match version {
         Version::V3_0 => text.as_bytes().to_vec(),
         _ => text
@@ -70,7 +84,9 @@ fn wrap_header(text: &str, version: Version) -> Result<Vec<u8>, Error> {
             .collect::<Result<_, _>>()?,
     };
     let hlen = encoded.len() as u64 + 1;
-    let pad = ARRAY_ALIGN - (version.prefix_len() + hlen) % ARRAY_ALIGN;
+    let mut pad = ARRAY_ALIGN - (version.prefix_len() + hlen) % ARRAY_ALIGN;
+    let short = min_len.saturating_sub(version.prefix_len() + hlen + pad);
+    pad += short.div_ceil(ARRAY_ALIGN) * ARRAY_ALIGN;
     let total = hlen + pad;
     if total > version.max_header_len() {
         return Err(Error::new(ErrorKind::HeaderTooLargeForVersion {

@@ -27,12 +27,36 @@ pub fn parse(text: &str, options: ParseOptions) -> Result<Value, LiteralError> {
         pos: 0,
         depth: 0,
         options,
+        value_end: 0,
     };
     p.skip_ws();
     let v = p.value()?;
+    p.value_end = p.pos;
     p.skip_ws();
     if p.pos < p.bytes.len() {
         return Err(p.err(LiteralErrorKind::TrailingCharacters));
+    }
+    // Python refuses source holding NUL bytes, in a string literal too.
+    if let Some(at) = p.bytes.iter().position(|&b| b == 0) {
+        p.pos = at;
+        return Err(p.unexpected("a character other than NUL"));
+    }
+    // A line continuation with nothing after it: Python's "unexpected EOF".
+    let tail = text.trim_end_matches([' ', '\t', '\x0c']);
+    if tail.ends_with("\\\n") || tail.ends_with("\\\r") || tail.ends_with("\\\r\n") {
+        let cont = tail.rfind('\\').unwrap_or(0);
+        let in_comment = text[..cont]
+            .rsplit(['\n', '\r'])
+            .next()
+            .is_some_and(|line| line.contains('#'));
+        if !in_comment && cont >= p.value_end {
+            return Err(p.err_at(
+                cont,
+                LiteralErrorKind::UnexpectedEnd {
+                    expected: "a token after the line continuation",
+                },
+            ));
+        }
     }
     Ok(v)
 }
@@ -43,6 +67,8 @@ struct Parser<'a> {
     pos: usize,
     depth: usize,
     options: ParseOptions,
+    /// Where the last value ended (for the check of a trailing line continuation).
+    value_end: usize,
 }
 
 enum StrLit {
@@ -77,9 +103,17 @@ impl<'a> Parser<'a> {
     }
 
     fn skip_ws(&mut self) {
+        self.skip_blanks(true);
+    }
+
+    /// Skips blanks, comments and line continuations; line breaks too when `lines` (inside
+    /// brackets, or around the whole value), not between the tokens of a value outside
+    /// brackets, where Python ends the expression at a line break.
+    fn skip_blanks(&mut self, lines: bool) {
         while let Some(b) = self.peek() {
             match b {
-                b' ' | b'\t' | b'\n' | b'\r' | 0x0c => self.pos += 1,
+                b' ' | b'\t' | 0x0c => self.pos += 1,
+                b'\n' | b'\r' if lines => self.pos += 1,
                 b'#' => {
                     while let Some(b) = self.peek() {
                         if b == b'\n' || b == b'\r' {
@@ -298,8 +332,9 @@ impl<'a> Parser<'a> {
             _ => false,
         };
         if self.pos > start {
-            // Python allows space between a sign and its number ("- 1"), not a second sign.
-            self.skip_ws();
+            // Python allows space between a sign and its number ("- 1"), not a second sign
+            // (nor a line break outside brackets).
+            self.skip_blanks(self.depth > 0);
         }
         let num_start = self.pos;
         match self.peek() {
@@ -447,7 +482,13 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         let mut acc = self.one_string()?;
         loop {
-            self.skip_ws();
+            let before = self.pos;
+            self.skip_blanks(self.depth > 0);
+            if self.depth == 0 && matches!(self.peek(), Some(b'\n' | b'\r')) {
+                // `'a'` then a line break: the value ends here (Python's NEWLINE).
+                self.pos = before;
+                break;
+            }
             let next_is_string = match self.peek() {
                 Some(b'\'' | b'"') => true,
                 Some(b) if b.is_ascii_alphabetic() => {
@@ -535,6 +576,15 @@ impl<'a> Parser<'a> {
             if bytes && !c.is_ascii() {
                 return Err(self.err(LiteralErrorKind::NonAsciiBytes));
             }
+            if c == '\r' {
+                // Python reads source with universal newlines: CR LF and CR are LF.
+                out.push('\n');
+                self.pos += 1;
+                if self.peek() == Some(b'\n') {
+                    self.pos += 1;
+                }
+                continue;
+            }
             if c != '\\' {
                 out.push(c);
                 self.pos += c.len_utf8();
@@ -549,8 +599,15 @@ impl<'a> Parser<'a> {
             if raw {
                 // In raw strings a backslash only stops the next character from closing.
                 out.push('\\');
-                out.push(e);
                 self.pos += e.len_utf8();
+                if e == '\r' {
+                    out.push('\n');
+                    if self.peek() == Some(b'\n') {
+                        self.pos += 1;
+                    }
+                } else {
+                    out.push(e);
+                }
                 continue;
             }
             self.pos += e.len_utf8();
@@ -580,20 +637,16 @@ impl<'a> Parser<'a> {
                             _ => break,
                         }
                     }
-                    if bytes && v > 0xff {
-                        return Err(self.err_at(esc_start, LiteralErrorKind::InvalidCodePoint));
-                    }
+                    // Python keeps the low byte of an octal escape past 0o377 in bytes
+                    // (with a warning); in a str it is the code point.
+                    let v = if bytes { v & 0xff } else { v };
                     out.push(char::from_u32(v).unwrap_or('\0'));
                 }
                 'x' => out.push(self.hex_escape(2, esc_start)?),
                 'u' | 'U' if !bytes => {
                     out.push(self.hex_escape(if e == 'u' { 4 } else { 8 }, esc_start)?)
                 }
-                'N' if !bytes => {
-                    return Err(
-                        self.err_at(esc_start, LiteralErrorKind::InvalidEscape("\\N".into()))
-                    )
-                }
+                'N' if !bytes => out.push(self.named_escape(esc_start)?),
                 other => {
                     // Python keeps unknown escapes as they are (with a warning).
                     out.push('\\');
@@ -606,6 +659,32 @@ impl<'a> Parser<'a> {
         } else {
             StrLit::Str(out)
         })
+    }
+
+    /// `\N{NAME}`: the character of that Unicode name, alias, Hangul syllable or CJK
+    /// ideograph, case-insensitively, as Python's `unicodedata` finds it (named sequences are
+    /// not characters and are refused, as Python does).
+    fn named_escape(&mut self, esc_start: usize) -> Result<char, LiteralError> {
+        let invalid = |p: &Self, end: usize| {
+            let shown = p.text.get(esc_start..end).unwrap_or("\\N");
+            p.err_at(esc_start, LiteralErrorKind::InvalidEscape(shown.to_owned()))
+        };
+        if self.peek() != Some(b'{') {
+            return Err(invalid(self, self.pos));
+        }
+        let name_start = self.pos + 1;
+        let Some(len) = self.bytes[name_start..]
+            .iter()
+            .position(|&b| b == b'}' || b == b'\n' || b == b'\r' || b == b'\'' || b == b'"')
+            .filter(|&len| self.bytes[name_start + len] == b'}')
+        else {
+            return Err(invalid(self, name_start));
+        };
+        let end = name_start + len + 1;
+        let name = &self.text[name_start..name_start + len];
+        let c = python_name_lookup(name).ok_or_else(|| invalid(self, end))?;
+        self.pos = end;
+        Ok(c)
     }
 
     fn hex_escape(&mut self, n: usize, esc_start: usize) -> Result<char, LiteralError> {
@@ -624,4 +703,39 @@ impl<'a> Parser<'a> {
         self.pos += n;
         char::from_u32(v).ok_or_else(|| self.err_at(esc_start, LiteralErrorKind::InvalidCodePoint))
     }
+}
+
+/// The character Python's `\\N{name}` names: a character name or alias compared without case,
+/// a Hangul syllable or CJK unified ideograph name exactly (upper case), nothing looser. The
+/// table (`unicode_names2`) matches loosely (UAX44-LM2: case, spaces, underscores and medial
+/// hyphens ignored), so its answer is checked against the name as written.
+fn python_name_lookup(name: &str) -> Option<char> {
+    if name.is_empty() || !name.is_ascii() {
+        return None;
+    }
+    let c = unicode_names2::character(name)?;
+    let canonical = unicode_names2::name(c).map(|n| n.to_string());
+    let algorithmic = matches!(u32::from(c), 0xAC00..=0xD7A3) || name.starts_with("CJK UNIFIED");
+    if algorithmic
+        || canonical
+            .as_deref()
+            .is_some_and(|n| n.starts_with("CJK UNIFIED"))
+    {
+        return (canonical.as_deref() == Some(name)).then_some(c);
+    }
+    let upper = name.to_ascii_uppercase();
+    if canonical.as_deref() == Some(upper.as_str()) {
+        return Some(c);
+    }
+    // Otherwise the name must be an alias (`BEL`, `LATIN CAPITAL LETTER GHA`) as written in
+    // the standard: words of letters and digits joined by single spaces or hyphens, and not a
+    // loose spelling of the character's own name (`HYPHEN MINUS`).
+    let well_formed = upper
+        .split([' ', '-'])
+        .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric()));
+    let loose = |s: &str| -> String { s.chars().filter(char::is_ascii_alphanumeric).collect() };
+    let respelled = canonical
+        .as_deref()
+        .is_some_and(|n| loose(n) == loose(&upper));
+    (well_formed && !respelled).then_some(c)
 }

@@ -12,7 +12,7 @@ use crate::codec::checked_product;
 use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::Order;
-use crate::header::Header;
+use crate::header::{Header, ReadOptions};
 use crate::meta::{meta_accessors, ArrayMeta};
 
 mod reader;
@@ -155,7 +155,8 @@ impl<T: PartialEq> PartialEq for NpyArray<T> {
 ///
 /// # Errors
 /// Header errors, [`ErrorKind::TypeMismatch`], [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], value
-/// errors of `T` ([`ErrorKind::InvalidBool`], [`ErrorKind::InvalidUnicode`]), I/O errors.
+/// errors of `T` ([`ErrorKind::InvalidUnicode`]), I/O errors. `bool` reads any non-zero byte
+/// as `true`, as numpy ([`read_with`] and [`ReadOptions::strict_bools`] for the strict check).
 ///
 /// # Examples
 /// ```no_run
@@ -164,8 +165,35 @@ impl<T: PartialEq> PartialEq for NpyArray<T> {
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 pub fn read<T: NpyElement>(path: impl AsRef<Path>) -> Result<NpyArray<T>, Error> {
+    read_with(path, &ReadOptions::default())
+}
+
+/// [`read`] with options: the header's limits, the strict bool check
+/// ([`ReadOptions::strict_bools`]) and widening reads ([`ReadOptions::casting`]:
+/// [`Casting::Safe`](crate::Casting::Safe) reads an `<f4` file as `f64`, as numpy's
+/// `astype(np.float64)` would).
+///
+/// # Errors
+/// As [`read`]; with [`ReadOptions::strict_bools`], [`ErrorKind::InvalidBool`] for a `b1` byte
+/// other than 0 and 1 (naming its offset in the file).
+///
+/// # Examples
+/// ```
+/// use npy_core::{read_with, Casting, ReadOptions, WriteOptions};
+/// let path = std::env::temp_dir().join(format!("npy-read-with-{}.npy", std::process::id()));
+/// WriteOptions::new().write_path(&path, &[1.5f32, -2.0], &[2])?;
+/// let wide = read_with::<f64>(&path, &ReadOptions::default().casting(Casting::Safe))?;
+/// assert_eq!(wide.data(), [1.5, -2.0]);
+/// assert!(npy_core::read::<f64>(&path).is_err()); // exact by default
+/// # std::fs::remove_file(&path).ok();
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+pub fn read_with<T: NpyElement>(
+    path: impl AsRef<Path>,
+    options: &ReadOptions,
+) -> Result<NpyArray<T>, Error> {
     let path = path.as_ref();
-    let mut r = NpyReader::open(path)?;
+    let mut r = NpyReader::open_with(path, options)?;
     let mut read = || -> Result<NpyArray<T>, Error> {
         let data = r.read_vec()?;
         NpyArray::from_meta(r.meta().clone(), data)
@@ -179,11 +207,19 @@ impl NpyReader<File> {
     /// # Errors
     /// I/O and header errors, naming the file.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
+        NpyReader::open_with(path, &ReadOptions::default())
+    }
+
+    /// [`NpyReader::open`] with options (see [`NpyReader::with_options`]).
+    ///
+    /// # Errors
+    /// As [`NpyReader::open`].
+    pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Self, Error> {
         let path = path.as_ref();
         let open = || -> Result<Self, Error> {
             let file = File::open(path)?;
             let file_len = file.metadata()?.len();
-            let r = NpyReader::new(file)?;
+            let r = NpyReader::with_options(file, options)?;
             let available = file_len.saturating_sub(r.data_offset());
             Ok(r.with_available_bytes(available))
         };

@@ -4,16 +4,16 @@
 //! One engine serves typed and dynamic reads: a [`Decode`] turns each element's bytes into a
 //! value, and says when the bytes are the values' memory (the bulk paths).
 
+use std::fmt;
 use std::io::{Read, Seek, SeekFrom};
-use std::marker::PhantomData;
 use std::ops::Range;
 
 use super::check_expansion;
 use crate::codec::{checked_product, per_chunk, swap_in_place, CHUNK_BYTES, SWAP_CHUNK_BYTES};
 use crate::dtype::DType;
-use crate::element::{bulk_kind, Bulk, NpyElement, PodLayout};
+use crate::element::{bulk_kind, Bulk, NpyElement, PodLayout, Widening};
 use crate::error::{Error, ErrorKind};
-use crate::header::{Header, ReadOptions};
+use crate::header::{Casting, Header, ReadOptions};
 use crate::io::read_up_to;
 use crate::meta::{meta_accessors, ArrayMeta};
 
@@ -37,18 +37,36 @@ pub(crate) trait Decode {
     }
 }
 
-/// A typed element's plan for one dtype.
-struct Typed<T: NpyElement> {
-    plan: T::Plan,
-    bulk: Bulk<T>,
+/// A typed element's plan for one dtype: its own (in either byte order), or a widening from
+/// a narrower number dtype ([`Casting::Safe`]).
+enum Typed<T: NpyElement> {
+    Exact { plan: T::Plan, bulk: Bulk<T> },
+    Widened(Widening<T>),
 }
 
 impl<T: NpyElement> Typed<T> {
-    fn new(dtype: &DType) -> Result<Self, Error> {
-        Ok(Typed {
-            plan: T::plan(dtype)?,
-            bulk: bulk_kind::<T>(dtype),
-        })
+    /// The plan for `dtype`: the type's own, or under [`Casting::Safe`] a widening numpy
+    /// allows (`np.can_cast(dtype, T's dtype, 'safe')`); otherwise `T::plan`'s mismatch.
+    fn new(dtype: &DType, casting: Casting) -> Result<Self, Error> {
+        match T::plan(dtype) {
+            Ok(plan) => Ok(Typed::Exact {
+                plan,
+                bulk: bulk_kind::<T>(dtype),
+            }),
+            Err(e) => match (casting, T::widening(dtype)) {
+                (Casting::Safe, Some(w)) => Ok(Typed::Widened(w)),
+                _ => Err(e),
+            },
+        }
+    }
+}
+
+impl<T: NpyElement> fmt::Debug for Typed<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Typed::Exact { .. } => f.write_str("Exact"),
+            Typed::Widened(w) => w.fmt(f),
+        }
     }
 }
 
@@ -57,11 +75,17 @@ impl<T: NpyElement> Decode for Typed<T> {
 
     #[inline]
     fn decode(&self, src: &[u8]) -> Result<T, Error> {
-        T::read(&self.plan, src)
+        match self {
+            Typed::Exact { plan, .. } => T::read(plan, src),
+            Typed::Widened(w) => Ok(w.read(src)),
+        }
     }
 
     fn bulk(&self) -> Bulk<T> {
-        self.bulk
+        match self {
+            Typed::Exact { bulk, .. } => *bulk,
+            Typed::Widened(_) => Bulk::No,
+        }
     }
 
     fn pod_layout(&self) -> Option<PodLayout<T>> {
@@ -105,6 +129,10 @@ pub struct NpyReader<R> {
     ahead: Vec<u8>,
     /// How much of `ahead` has been consumed.
     ahead_at: usize,
+    /// [`ReadOptions::strict_bools`]: refuse `b1` bytes other than 0 and 1.
+    strict_bools: bool,
+    /// [`ReadOptions::casting`]: which file dtypes typed reads convert from.
+    casting: Casting,
     /// [`ReadOptions::decode_pickles`]: whether `read_dyn` decodes object arrays.
     #[cfg(feature = "pickle")]
     decode_pickles: bool,
@@ -148,6 +176,22 @@ impl<R> NpyReader<R> {
         })
     }
 
+    /// Under [`ReadOptions::strict_bools`], [`ErrorKind::InvalidBool`] for the first `b1` byte
+    /// of `data` (whole elements from element `first` on) other than 0 and 1, naming its
+    /// offset in the input.
+    fn check_bools(&self, data: &[u8], first: u64) -> Result<(), Error> {
+        if !self.strict_bools {
+            return Ok(());
+        }
+        match self.meta.dtype().first_noncanonical_bool(data) {
+            None => Ok(()),
+            Some((at, byte)) => Err(Error::new(ErrorKind::InvalidBool {
+                byte,
+                offset: self.data_offset() + first * self.itemsize() + at as u64,
+            })),
+        }
+    }
+
     /// numpy stores an array whose elements are subarrays as the base dtype with the
     /// subarray's dimensions appended to the shape. When `T` is a subarray type (`[U; N]`) and
     /// the file is such a C-order array (its trailing dimensions are `T`'s subarray shape), the
@@ -186,7 +230,9 @@ impl<R: Read> NpyReader<R> {
         NpyReader::with_options(inner, &ReadOptions::default())
     }
 
-    /// Reads the header from `inner` with options.
+    /// Reads the header from `inner` with options: the header's limits, and for the data the
+    /// strict bool check ([`ReadOptions::strict_bools`]) and the casting of typed reads
+    /// ([`ReadOptions::casting`]).
     ///
     /// # Errors
     /// As [`NpyReader::new`].
@@ -200,6 +246,8 @@ impl<R: Read> NpyReader<R> {
             available: None,
             ahead: Vec::new(),
             ahead_at: 0,
+            strict_bools: options.strict_bools,
+            casting: options.casting,
             #[cfg(feature = "pickle")]
             decode_pickles: options.decode_pickles,
         })
@@ -238,7 +286,7 @@ impl<R: Read> NpyReader<R> {
     pub fn read_vec<T: NpyElement>(&mut self) -> Result<Vec<T>, Error> {
         self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
-        let typed = Typed::<T>::new(self.dtype())?;
+        let typed = Typed::<T>::new(self.dtype(), self.casting)?;
         let n = self.remaining();
         check_expansion::<T>(n, n * self.itemsize())?;
         self.read_vec_with(&typed)
@@ -303,7 +351,7 @@ impl<R: Read> NpyReader<R> {
     pub fn read_into<T: NpyElement>(&mut self, out: &mut [T]) -> Result<(), Error> {
         self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
-        let typed = Typed::<T>::new(self.dtype())?;
+        let typed = Typed::<T>::new(self.dtype(), self.casting)?;
         if out.len() as u64 > self.remaining() {
             return Err(Error::new(ErrorKind::LengthMismatch {
                 what: "read_into buffer",
@@ -346,6 +394,7 @@ impl<R: Read> NpyReader<R> {
         let mut buf = Vec::new();
         for slots in out.chunks_mut(per_chunk(itemsize, CHUNK_BYTES)) {
             self.read_chunk(&mut buf, slots.len() * itemsize)?;
+            self.check_bools(&buf, self.pos)?;
             for (slot, src) in slots.iter_mut().zip(buf.chunks_exact(itemsize)) {
                 *slot = decoder.decode(src)?;
             }
@@ -375,6 +424,7 @@ impl<R: Read> NpyReader<R> {
         while left > 0 {
             let k = left.min(per_chunk) as usize;
             self.read_chunk(&mut buf, k * itemsize)?;
+            self.check_bools(&buf, self.pos)?;
             for src in buf.chunks_exact(itemsize) {
                 v.push(decoder.decode(src)?);
             }
@@ -423,12 +473,11 @@ impl<R: Read> NpyReader<R> {
     pub fn iter<T: NpyElement>(&mut self) -> Result<Elements<'_, R, T>, Error> {
         self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
-        let plan = T::plan(self.dtype())?;
+        let typed = Typed::new(self.dtype(), self.casting)?;
         Ok(Elements {
             reader: self,
-            plan,
+            typed,
             failed: false,
-            _t: PhantomData,
         })
     }
 }
@@ -531,9 +580,8 @@ impl<R: Read + Seek> NpyReader<R> {
 #[derive(Debug)]
 pub struct Elements<'a, R, T: NpyElement> {
     reader: &'a mut NpyReader<R>,
-    plan: T::Plan,
+    typed: Typed<T>,
     failed: bool,
-    _t: PhantomData<T>,
 }
 
 impl<R: Read, T: NpyElement> Iterator for Elements<'_, R, T> {
@@ -546,7 +594,7 @@ impl<R: Read, T: NpyElement> Iterator for Elements<'_, R, T> {
         let itemsize = self.reader.itemsize() as usize;
         if itemsize == 0 {
             self.reader.pos += 1;
-            return Some(T::read(&self.plan, &[]));
+            return Some(self.typed.decode(&[]));
         }
         let r = &mut *self.reader;
         if r.ahead.len() - r.ahead_at < itemsize {
@@ -563,7 +611,9 @@ impl<R: Read, T: NpyElement> Iterator for Elements<'_, R, T> {
             }
         }
         let src = &r.ahead[r.ahead_at..r.ahead_at + itemsize];
-        let v = T::read(&self.plan, src);
+        let v = r
+            .check_bools(src, r.pos)
+            .and_then(|()| self.typed.decode(src));
         r.ahead_at += itemsize;
         r.pos += 1;
         if v.is_err() {

@@ -207,12 +207,34 @@ impl WriteOptions {
         write().at_path(path)
     }
 
-    /// Starts a streaming writer to `w` for rows of `row_shape` (the shape after the first
-    /// dimension), whose count is found at [`StreamWriter::finish`]. C order only.
+    /// Starts a streaming writer to `w` for rows of `row_shape`, whose count is found at
+    /// [`StreamWriter::finish`]. In C order the rows are the first axis (shape
+    /// `(n, *row_shape)`); in Fortran order the last (shape `(*row_shape, n)`), the axis on which
+    /// numpy reserves header room for Fortran arrays: each axis is the outermost in memory, so
+    /// rows append.
     ///
     /// # Errors
-    /// [`ErrorKind::Unsupported`] for Fortran order; [`ErrorKind::TypeMismatch`]; header and
-    /// I/O errors.
+    /// [`ErrorKind::Unsupported`] for `[T; N]` elements in Fortran order;
+    /// [`ErrorKind::TypeMismatch`]; header and I/O errors.
+    ///
+    /// # Examples
+    /// Records of a fixed first axis (3 values each) appended along the last axis of a
+    /// Fortran-order array:
+    /// ```
+    /// use npy_core::{NpyReader, Order, WriteOptions};
+    /// let mut file = std::io::Cursor::new(Vec::new());
+    /// let mut w = WriteOptions::new()
+    ///     .order(Order::Fortran)
+    ///     .stream_to::<_, f64>(&mut file, &[3])?;
+    /// for i in 0..5 {
+    ///     w.push_row(&[i as f64, 0.5, -1.0])?;
+    /// }
+    /// w.finish()?;
+    /// let mut r = NpyReader::new(&file.get_ref()[..])?;
+    /// assert_eq!((r.shape(), r.order()), (&[3, 5][..], Order::Fortran));
+    /// assert_eq!(r.read_vec::<f64>()?[..4], [0.0, 0.5, -1.0, 1.0]);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
     pub fn stream_to<W: Write + Seek, T: NpyElement>(
         &self,
         w: W,

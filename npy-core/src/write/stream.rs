@@ -14,8 +14,8 @@ use crate::format::{Order, Version};
 use crate::header::Header;
 
 /// Writes rows of unknown count: the header is written first with a zero-row shape and the room
-/// numpy reserves for a growing first dimension, and rewritten in place by
-/// [`StreamWriter::finish`]. Until then the file claims no data, so an unfinished writer never
+/// numpy reserves for the growth axis (the first in C order, the last in Fortran order; see
+/// [`WriteOptions::stream_to`]), and rewritten in place by [`StreamWriter::finish`]. Until then the file claims no data, so an unfinished writer never
 /// leaves a file that claims data it lacks.
 ///
 /// # Examples
@@ -39,8 +39,14 @@ pub struct StreamWriter<W: Write + Seek, T: NpyElement> {
     header: Header,
     /// The dtype of one `T` (the header's dtype, unless `T` is a subarray type).
     elem_dtype: DType,
-    version: Option<Version>,
+    /// The file's memory order.
+    order: Order,
+    /// The axis that grows: 0 in C order, the last in Fortran order.
+    growth_axis: usize,
+    /// The header's version, fixed when the header is first written.
+    version: Version,
     header_start: u64,
+    /// The header's length (prefix included), reserved when first written.
     header_bytes: usize,
     row_len: u64,
     count: u64,
@@ -57,17 +63,16 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         mut inner: W,
         row_shape: &[u64],
     ) -> Result<Self, Error> {
-        if options.order == Order::Fortran {
-            return Err(Error::new(ErrorKind::Unsupported {
-                operation: "streaming in Fortran order",
-                reason: "a streaming writer grows the first dimension, which is contiguous only \
-                         in C order"
-                    .into(),
-            }));
-        }
         let (dtype, plan) = options.resolve::<T>(&[])?;
-        let mut shape = vec![0];
-        shape.extend_from_slice(row_shape);
+        // The growth axis: the first in C order, the last in Fortran order (the outermost in
+        // memory either way, so rows append).
+        let order = options.order;
+        let growth_axis = match order {
+            Order::C => 0,
+            Order::Fortran => row_shape.len(),
+        };
+        let mut shape = row_shape.to_vec();
+        shape.insert(growth_axis, 0);
         let header = options.header(dtype.clone(), &shape)?;
         let row_len = checked_product(1, row_shape).ok_or_else(|| {
             Error::new(ErrorKind::SizeOverflow {
@@ -76,15 +81,18 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
             })
         })?;
         let itemsize = to_usize(dtype.itemsize(), "itemsize")?;
+        let (version, header_bytes) = reserve(&header, growth_axis, order, options.version)?;
         let header_start = inner.stream_position()?;
-        let bytes = header.to_bytes(options.version)?;
+        let bytes = header.to_bytes_at_least(version, header_bytes)?;
         inner.write_all(&bytes)?;
         Ok(StreamWriter {
             inner,
             plan,
             header,
             elem_dtype: dtype,
-            version: options.version,
+            order,
+            growth_axis,
+            version,
             header_start,
             header_bytes: bytes.len(),
             row_len,
@@ -96,7 +104,8 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         })
     }
 
-    /// Appends one element (rows fill in C order).
+    /// Appends one element, in the file's memory order: in C order rows fill in C order; in
+    /// Fortran order each row (one index of the last axis) fills in Fortran order.
     ///
     /// # Errors
     /// [`ErrorKind::ValueTooLong`] and I/O errors.
@@ -130,7 +139,8 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         values.iter().try_for_each(|v| self.push(v))
     }
 
-    /// Appends one row.
+    /// Appends one row: one index of the growth axis (the first in C order, the last in
+    /// Fortran order), its `row_shape` elements in the file's memory order.
     ///
     /// # Errors
     /// [`ErrorKind::LengthMismatch`] when `row` is not one row long; otherwise as
@@ -185,20 +195,66 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
             }
             self.count / self.row_len
         };
-        self.header.shape[0] = rows;
-        let bytes = self.header.to_bytes(self.version)?;
-        assert_eq!(
-            bytes.len(),
-            self.header_bytes,
-            "the growth-axis spaces absorb the digits of any u64 row count, so the final \
-             header is exactly as long as the one written first"
-        );
+        self.header.shape[self.growth_axis] = rows;
+        self.header.fortran_order = Header::fortran_order_for(&self.header.shape, self.order);
+        let bytes = self
+            .header
+            .to_bytes_at_least(self.version, self.header_bytes)?;
+        if bytes.len() != self.header_bytes {
+            // reserve() took the longest header of any row count: not reached.
+            return Err(Error::new(ErrorKind::LengthMismatch {
+                what: "final header for the bytes reserved",
+                expected: self.header_bytes as u64,
+                found: bytes.len() as u64,
+            }));
+        }
         let end = self.inner.stream_position()?;
         self.inner.seek(SeekFrom::Start(self.header_start))?;
         self.inner.write_all(&bytes)?;
         self.inner.seek(SeekFrom::Start(end))?;
         self.inner.flush()?;
         Ok(self.inner)
+    }
+}
+
+/// The version and length of the header a streaming writer reserves: the longest header of any
+/// row count (`np.save`'s text and padding; its length changes with the row count's digits in
+/// Fortran order, where the growth axis is last but numpy's spare room follows the same axis
+/// only while `fortran_order` is `True`). With `version` `None`, numpy's choice for that
+/// longest header.
+///
+/// Every row count gives a header of that length or shorter, and a shorter one is padded to it
+/// ([`Header::to_bytes_at_least`]): byte for byte `np.save`'s whenever that is as long (always
+/// in C order, whose header length never changes).
+fn reserve(
+    header: &Header,
+    growth_axis: usize,
+    order: Order,
+    version: Option<Version>,
+) -> Result<(Version, usize), Error> {
+    // The length depends on the row count only through its digits and whether it is 0, 1 or
+    // more (fortran_order).
+    let longest = |version: Version| -> Result<usize, Error> {
+        let counts = [0, 1, 2]
+            .into_iter()
+            .chain((1..20).map(|k| 10u64.pow(k)))
+            .chain([u64::MAX]);
+        let mut len = 0;
+        for n in counts {
+            let mut h = header.clone();
+            h.shape[growth_axis] = n;
+            h.fortran_order = Header::fortran_order_for(&h.shape, order);
+            len = len.max(h.to_bytes(Some(version))?.len());
+        }
+        Ok(len)
+    };
+    match version {
+        Some(v) => Ok((v, longest(v)?)),
+        // numpy's choice: the first version that holds the header.
+        None => longest(Version::V1_0)
+            .map(|len| (Version::V1_0, len))
+            .or_else(|_| longest(Version::V2_0).map(|len| (Version::V2_0, len)))
+            .or_else(|_| longest(Version::V3_0).map(|len| (Version::V3_0, len))),
     }
 }
 

@@ -40,6 +40,9 @@ mod pickle_hostile;
 mod npz;
 mod npz_hostile;
 
+// numpy parity: numpy's and Python's verdicts, table by table (`fixtures/parity/`).
+mod parity;
+
 // The error type's contract.
 mod errors;
 

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use npy_core::element::units;
 use npy_core::num_complex::Complex;
 use npy_core::{
-    read, ByteOrder, DType, Datetime64, Error, ErrorKind, Header, NpyArray, NpyReader, Order,
-    Primitive,
+    read, read_with, ByteOrder, DType, Datetime64, Error, ErrorKind, Header, NpyArray, NpyReader,
+    Order, Primitive, ReadOptions,
 };
 use npy_test_support::*;
 use serde_json::Value as Json;
@@ -380,22 +380,46 @@ fn bool_file(data: &[u8]) -> Vec<u8> {
     bytes
 }
 
+/// numpy reads any non-zero `b1` byte as True (N22): so does every typed read by default, and
+/// the strict check refuses the byte, naming its offset in the file.
 #[test]
-fn a_bool_byte_other_than_0_or_1_is_invalid_bool() {
+fn a_bool_byte_other_than_0_or_1_is_true_unless_strict() {
     let bytes = bool_file(&[0, 1, 2, 1]);
+    let data_offset = bytes.len() as u64 - 4;
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("bad_bool.npy");
+    let path = dir.path().join("bool_2.npy");
     fs::write(&path, &bytes).unwrap();
+    // numpy: np.frombuffer(bytes([0, 1, 2, 1]), bool).tolist() == [False, True, True, True]
+    let numpy = [false, true, true, true];
+    assert_eq!(read::<bool>(&path).unwrap().data(), numpy);
+    assert_eq!(
+        NpyReader::new(&bytes[..])
+            .unwrap()
+            .read_vec::<bool>()
+            .unwrap(),
+        numpy
+    );
+    let items: Vec<bool> = NpyReader::new(&bytes[..])
+        .unwrap()
+        .iter::<bool>()
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(items, numpy);
+
+    let strict = ReadOptions::default().strict_bools(true);
+    let want_offset = data_offset + 2;
     assert!(matches!(
-        read::<bool>(&path).map_err(Error::into_kind),
-        Err(ErrorKind::InvalidBool { byte: 2 })
+        read_with::<bool>(&path, &strict).map_err(Error::into_kind),
+        Err(ErrorKind::InvalidBool { byte: 2, offset }) if offset == want_offset
     ));
-    let mut r = NpyReader::new(&bytes[..]).unwrap();
+    let mut r = NpyReader::with_options(&bytes[..], &strict).unwrap();
     assert!(matches!(
         r.read_vec::<bool>().map_err(Error::into_kind),
-        Err(ErrorKind::InvalidBool { byte: 2 })
+        Err(ErrorKind::InvalidBool { byte: 2, offset }) if offset == want_offset
     ));
-    let mut r = NpyReader::new(&bytes[..]).unwrap();
+    // The iterator hands out the elements before the byte, then the error, then nothing.
+    let mut r = NpyReader::with_options(&bytes[..], &strict).unwrap();
     let items: Vec<_> = r
         .iter::<bool>()
         .unwrap()
@@ -403,20 +427,23 @@ fn a_bool_byte_other_than_0_or_1_is_invalid_bool() {
         .collect();
     assert!(matches!(
         items[..],
-        [Ok(false), Ok(true), Err(ErrorKind::InvalidBool { byte: 2 })]
+        [Ok(false), Ok(true), Err(ErrorKind::InvalidBool { byte: 2, offset })]
+            if offset == want_offset
     ));
-    // The same bytes as u8 are fine only if the dtype says u8: here it is a mismatch.
-    assert!(matches!(
-        read::<u8>(&path).map_err(Error::into_kind),
-        Err(ErrorKind::TypeMismatch { .. })
-    ));
+    // Strict or not, 0 and 1 read as themselves.
+    let good = bool_file(&[1, 0]);
     assert_eq!(
-        NpyReader::new(&bool_file(&[1, 0])[..])
+        NpyReader::with_options(&good[..], &strict)
             .unwrap()
             .read_vec::<bool>()
             .unwrap(),
         [true, false]
     );
+    // The same bytes as u8 are fine only if the dtype says u8: here it is a mismatch.
+    assert!(matches!(
+        read::<u8>(&path).map_err(Error::into_kind),
+        Err(ErrorKind::TypeMismatch { .. })
+    ));
 }
 
 fn external(rel: &str) -> Option<PathBuf> {
@@ -442,16 +469,28 @@ fn a_lone_surrogate_is_invalid_unicode() {
     }
 }
 
+/// ndarray-npy's `example_bool_bad_value.npy` holds the bytes 98, 97 and 100 among its bools:
+/// numpy reads them as True, so do we; the strict check refuses the first.
 #[test]
-fn ndarray_npy_bad_bool_value_is_invalid_bool() {
+fn ndarray_npy_bad_bool_value_reads_as_numpy() {
     let Some(path) = external("ndarray-npy/example_bool_bad_value.npy") else {
         return;
     };
-    let err = read::<bool>(&path).unwrap_err();
+    let a = read::<bool>(&path).unwrap();
+    // numpy 2.4.6: np.load(path).ravel().tolist()
+    #[rustfmt::skip]
+    let numpy = [
+        true, false, true, false, true, true, true, true, false, true, true, false,
+        true, false, true, true, false, true, false, true, true, false, true, false,
+    ];
+    assert_eq!(a.shape(), [2, 3, 4]);
+    assert_eq!(a.data(), numpy);
+    let err = read_with::<bool>(&path, &ReadOptions::default().strict_bools(true)).unwrap_err();
     assert!(
-        matches!(err.kind(), ErrorKind::InvalidBool { .. }),
+        matches!(err.kind(), ErrorKind::InvalidBool { byte: 98, .. }),
         "{err:?}"
     );
+    assert_eq!(err.path(), Some(path.as_path()));
     if let Some(good) = external("ndarray-npy/example_bool_standard.npy") {
         let a: NpyArray<bool> = read(good).unwrap();
         assert!(!a.is_empty());

@@ -1,0 +1,253 @@
+//! Comma strings (`'i4,f8'`, `'(2,3)f4, i2'`, `'3<i4'`) and `(type, shape)` tuples, as numpy
+//! 2.4.6 reads them: `_check_for_commastring` and `_convert_from_commastring` (`descriptor.c`),
+//! `_commastring` (`numpy/_core/_internal.py`) and `_convert_from_tuple`.
+//!
+//! A comma string is a list of items `[order1][repeats][order2]type` separated by `\s*,\s*`;
+//! `repeats` (spaces, an optional `(`, digits, commas and spaces, an optional `)`) is a Python
+//! literal giving a shape (or, for `S`, `U`, `V` without a size, the size). More than one item,
+//! or a trailing comma, makes a record with fields `f0`, `f1`, ...; one item is its own dtype.
+
+use super::{descr_error, parse_type_str, DType, RecordBuilder, SubArray};
+use crate::error::Error;
+use crate::format::MAX_DIMS;
+use crate::literal::{self, Value};
+
+/// numpy's `_check_for_commastring`: a digit first (after an optional byte-order character),
+/// `()` first, or a comma outside square brackets.
+pub(super) fn is_comma_string(b: &[u8]) -> bool {
+    let order = |c: u8| matches!(c, b'<' | b'>' | b'|' | b'=');
+    if b.first().is_some_and(u8::is_ascii_digit)
+        || (b.len() > 1 && b[1].is_ascii_digit() && order(b[0]))
+    {
+        return true;
+    }
+    if b.starts_with(b"()") || (b.len() > 3 && order(b[0]) && b[1..].starts_with(b"()")) {
+        return true;
+    }
+    let mut depth = 0i64;
+    for &c in b {
+        match c {
+            b',' if depth == 0 => return true,
+            b'[' => depth += 1,
+            b']' => depth -= 1,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// One item of a comma string: the type string and the literal of its repeats, if any.
+struct Item<'a> {
+    ty: String,
+    repeats: Option<&'a str>,
+}
+
+/// Parses a comma string (one for which [`is_comma_string`] holds).
+pub(super) fn parse(s: &str) -> Result<DType, Error> {
+    let bad = |reason: &str| descr_error(&format!("'{s}'"), reason);
+    let b = s.as_bytes();
+    let mut items = Vec::new();
+    let mut at = 0;
+    let mut is_list = false;
+    while at < b.len() {
+        let (item, end) = item(s, at).map_err(&bad)?;
+        at = end;
+        if at < b.len() {
+            let rest = &s[at..];
+            if rest.chars().all(char::is_whitespace) {
+                at = b.len();
+            } else {
+                // `\s*,\s*`
+                let lead = rest.len() - rest.trim_start().len();
+                let after = &rest[lead..];
+                let Some(after) = after.strip_prefix(',') else {
+                    return Err(bad("an item is not followed by a comma"));
+                };
+                let trail = after.len() - after.trim_start().len();
+                at += lead + 1 + trail;
+                is_list = true;
+            }
+        }
+        items.push(item);
+    }
+    let dtypes = items
+        .into_iter()
+        .map(|item| {
+            let base = parse_type_str(&item.ty)?;
+            match item.repeats {
+                None => Ok(base),
+                Some(r) => with_shape(base, &repeats(r).map_err(|e| bad(&e))?),
+            }
+        })
+        .collect::<Result<Vec<DType>, Error>>()?;
+    if !is_list {
+        return dtypes
+            .into_iter()
+            .next()
+            .ok_or_else(|| bad("data type not understood"));
+    }
+    let mut record = RecordBuilder::default();
+    for (i, dtype) in dtypes.into_iter().enumerate() {
+        record.push(None, format!("f{i}"), dtype)?;
+    }
+    record.finish()
+}
+
+/// `ast.literal_eval` of an item's repeats: an int, or a tuple with or without parentheses
+/// (`2,3` is `(2, 3)`). The repeats hold only spaces, digits, commas and one pair of
+/// parentheses, so in parentheses they are the same expression (`(2)` is still `2`), which
+/// the literal parser reads.
+fn repeats(r: &str) -> Result<Value, String> {
+    if r.trim().is_empty() {
+        return Err("repeats are empty".to_owned());
+    }
+    literal::parse(&format!("({r})"), Default::default()).map_err(|e| format!("repeats {r:?}: {e}"))
+}
+
+/// Matches numpy's `format_re` at `at`:
+/// `([<>|=]?)( *[(]?[ ,0-9]*[)]? *)([<>|=]?)([A-Za-z0-9.?]*(?:\[[a-zA-Z0-9,.]+\])?)`. Every part
+/// is optional, so the greedy match never backtracks. Returns the item and where it ends.
+fn item(s: &str, at: usize) -> Result<(Item<'_>, usize), &'static str> {
+    let b = s.as_bytes();
+    let mut i = at;
+    let order = |i: &mut usize| match b.get(*i) {
+        Some(&c @ (b'<' | b'>' | b'|' | b'=')) => {
+            *i += 1;
+            Some(c)
+        }
+        _ => None,
+    };
+    let order1 = order(&mut i);
+    let rep_start = i;
+    let skip = |i: &mut usize, f: &dyn Fn(u8) -> bool| {
+        while b.get(*i).is_some_and(|&c| f(c)) {
+            *i += 1;
+        }
+    };
+    skip(&mut i, &|c| c == b' ');
+    if b.get(i) == Some(&b'(') {
+        i += 1;
+    }
+    skip(&mut i, &|c| c == b' ' || c == b',' || c.is_ascii_digit());
+    if b.get(i) == Some(&b')') {
+        i += 1;
+    }
+    skip(&mut i, &|c| c == b' ');
+    let repeats = &s[rep_start..i];
+    let order2 = order(&mut i);
+    let ty_start = i;
+    skip(&mut i, &|c| {
+        c.is_ascii_alphanumeric() || c == b'.' || c == b'?'
+    });
+    if b.get(i) == Some(&b'[') {
+        let inner = b[i + 1..]
+            .iter()
+            .take_while(|&&c| c.is_ascii_alphanumeric() || c == b',' || c == b'.')
+            .count();
+        if inner > 0 && b.get(i + 1 + inner) == Some(&b']') {
+            i += inner + 2;
+        }
+    }
+    let ty = &s[ty_start..i];
+    // `_convorder` maps '=' to the machine's order before comparing; '|', '=' and the
+    // machine's order then drop out.
+    let native = if cfg!(target_endian = "little") {
+        b'<'
+    } else {
+        b'>'
+    };
+    let norm = |o: u8| if o == b'=' { native } else { o };
+    let order = match (order1, order2) {
+        (o, None) | (None, o) => o,
+        (Some(a), Some(b)) if norm(a) == norm(b) => Some(norm(a)),
+        _ => return Err("inconsistent byte-order specification"),
+    };
+    let prefix = match order {
+        Some(o) if o != b'|' && o != b'=' && o != native => (o as char).to_string(),
+        _ => String::new(),
+    };
+    let repeats = (!repeats.is_empty()).then_some(repeats);
+    Ok((
+        Item {
+            ty: prefix + ty,
+            repeats,
+        },
+        i,
+    ))
+}
+
+/// numpy's `_convert_from_tuple` for `(base, shape)`: an int sizes a flexible type without a
+/// size (`('S', 5)` is `'|S5'`) and is otherwise a 1-d shape; a tuple or list is a shape (the
+/// empty one gives `base` itself).
+pub(crate) fn with_shape(base: DType, shape: &Value) -> Result<DType, Error> {
+    let bad = |reason: &str| descr_error(&format!("({base}, {shape})"), reason);
+    if matches!(
+        base,
+        DType::Bytes(0) | DType::Unicode(0, _) | DType::Void(0)
+    ) {
+        let Value::Int(n) = shape else {
+            return Err(bad("invalid itemsize in generic type tuple"));
+        };
+        let per = if matches!(base, DType::Unicode(..)) {
+            4
+        } else {
+            1
+        };
+        let n = u64::try_from(*n)
+            .ok()
+            .filter(|n| n * per <= i32::MAX as u64)
+            .ok_or_else(|| bad("invalid itemsize in generic type tuple"))?;
+        return Ok(match base {
+            DType::Bytes(_) => DType::Bytes(n),
+            DType::Unicode(_, o) => DType::Unicode(n, o),
+            _ => DType::Void(n),
+        });
+    }
+    let dims = match shape {
+        Value::Int(_) => std::slice::from_ref(shape),
+        Value::Tuple(items) | Value::List(items) => &items[..],
+        _ => return Err(bad("invalid shape in fixed-type tuple")),
+    };
+    let dims = dims
+        .iter()
+        .map(|d| match d {
+            Value::Int(i) => u64::try_from(*i)
+                .map_err(|_| bad("invalid shape in fixed-type tuple: dimension smaller than zero")),
+            _ => Err(bad("invalid shape in fixed-type tuple")),
+        })
+        .collect::<Result<Vec<u64>, Error>>()?;
+    if matches!(shape, Value::Tuple(_)) && dims.is_empty() {
+        return Ok(base);
+    }
+    subarray(base, dims)
+}
+
+/// A subarray of `shape` elements of `base`, within numpy's limits: at most 64 dimensions,
+/// each and the whole itemsize in a C int. An empty shape is `base` itself.
+pub(crate) fn subarray(base: DType, shape: Vec<u64>) -> Result<DType, Error> {
+    if shape.is_empty() {
+        return Ok(base);
+    }
+    let bad = |reason: &str| descr_error(&base.to_string(), reason);
+    if shape.len() > MAX_DIMS {
+        return Err(bad(
+            "invalid shape in fixed-type tuple (more than 64 dimensions)",
+        ));
+    }
+    let c_int = i32::MAX as u64;
+    if shape.iter().any(|&d| d > c_int) {
+        return Err(bad(
+            "invalid shape in fixed-type tuple: dimension does not fit into a C int",
+        ));
+    }
+    let fits = shape
+        .iter()
+        .try_fold(base.itemsize(), |a, &d| a.checked_mul(d))
+        .is_some_and(|n| n <= c_int);
+    if !fits {
+        return Err(bad(
+            "invalid shape in fixed-type tuple: dtype size in bytes must fit into a C int",
+        ));
+    }
+    Ok(DType::SubArray(SubArray::new(base, shape)?))
+}
