@@ -10,6 +10,8 @@
 //! - [`TensorInfo`] summarises a file from its header.
 //! - [`literal`] is the Python-literal codec the header uses.
 //! - [`ArrayMeta`] is what every reader, view, map and array knows about its array.
+//! - [`NpyAppender`] (and [`append`]) grows an existing file along its growth axis, in place
+//!   and crash-safe, under a file lock; [`concatenate`] joins files in bounded memory.
 //! - [`Error`] is one small type: match on [`Error::kind`], sort with [`Error::classify`]; an
 //!   error of a function that takes a path names the file ([`Error::path`]).
 //!
@@ -231,4 +233,7 @@ pub use read::{
 };
 pub use records::{read_records, write_records};
 pub use view::{view_or_copy, NpyView};
-pub use write::{write, FileStreamWriter, PathStreamWriter, StreamWriter, WriteOptions};
+pub use write::{
+    append, concatenate, write, AppendOptions, FileStreamWriter, NpyAppender, PathStreamWriter,
+    StreamWriter, WriteOptions,
+};

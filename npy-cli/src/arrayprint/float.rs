@@ -84,7 +84,12 @@ impl FloatKind {
     /// round-trips too.
     fn even_tie(self, x: f64, d: Digits) -> Digits {
         let n = d.digits.len();
-        if d.digits.bytes().last().is_none_or(|b| (b - b'0') % 2 == 0) || fraction_bits(x) > 26 {
+        if d.digits
+            .bytes()
+            .last()
+            .is_none_or(|b| (b - b'0').is_multiple_of(2))
+            || fraction_bits(x) > 26
+        {
             return d;
         }
         // A tie puts the exact value (float16 and float32 values widen exactly) at a midpoint

@@ -162,7 +162,7 @@ impl<R> NpyReader<R> {
             || shape.len() < dims.len()
             || shape[shape.len() - dims.len()..] != *dims
             || per == 0
-            || self.pos % per != 0
+            || !self.pos.is_multiple_of(per)
         {
             // Not that layout: T::plan reports the mismatch.
             return Ok(());

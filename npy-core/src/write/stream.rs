@@ -176,7 +176,7 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         let rows = if self.row_len == 0 {
             self.empty_rows
         } else {
-            if self.count % self.row_len != 0 {
+            if !self.count.is_multiple_of(self.row_len) {
                 return Err(Error::new(ErrorKind::LengthMismatch {
                     what: "elements for whole rows",
                     expected: self.count.div_ceil(self.row_len) * self.row_len,
