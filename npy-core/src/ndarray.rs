@@ -12,7 +12,7 @@ use crate::error::{to_usize, Error, ErrorKind, PathContext};
 use crate::format::Order;
 use crate::read::{read, NpyArray, NpyReader};
 use crate::view::NpyView;
-use crate::write::{AtomicFile, WriteOptions};
+use crate::write::{AtomicFile, NpyAppender, WriteOptions};
 
 /// Reads the `.npy` file at `path` into an n-dimensional array of `T`.
 ///
@@ -223,6 +223,53 @@ impl WriteOptions {
             file.commit()
         };
         write().at_path(path)
+    }
+}
+
+impl NpyAppender {
+    /// Appends `array`, whose shape must continue the file's along its growth axis, in any
+    /// layout: an array already in the file's memory order (C-contiguous for a C-order file,
+    /// Fortran-contiguous for a Fortran-order one) is written from its memory; any other is
+    /// copied into that order first (memory: one copy of `array`).
+    ///
+    /// # Errors
+    /// As [`NpyAppender::append`].
+    ///
+    /// # Examples
+    /// ```
+    /// use ndarray::{arr2, s};
+    /// # let dir = std::env::temp_dir().join(format!("npy-core-nd-append-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("rows.npy");
+    /// let a = arr2(&[[1i64, 2], [3, 4], [5, 6]]);
+    /// npy_core::write_ndarray(&path, &a.slice(s![..1, ..]))?;
+    /// let mut file = npy_core::NpyAppender::open(&path)?;
+    /// file.append_ndarray(&a.slice(s![1.., ..]))?;
+    /// file.append_ndarray(&a.t().t())?; // any layout
+    /// drop(file);
+    /// assert_eq!(npy_core::read::<i64>(&path)?.shape(), [6, 2]);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn append_ndarray<T, S, D>(&mut self, array: &ArrayBase<S, D>) -> Result<(), Error>
+    where
+        T: NpyElement + Clone,
+        S: Data<Elem = T>,
+        D: Dimension,
+    {
+        let shape: Vec<u64> = array.shape().iter().map(|&d| d as u64).collect();
+        // Fortran order of `array` is C order of its reversed axes.
+        let memory_order = if self.header().fortran_order {
+            array.t()
+        } else {
+            array.view()
+        };
+        match memory_order.to_slice() {
+            Some(data) => self.append(data, &shape),
+            None => {
+                let data: Vec<T> = memory_order.iter().cloned().collect();
+                self.append(&data, &shape)
+            }
+        }
     }
 }
 
