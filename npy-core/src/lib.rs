@@ -73,7 +73,7 @@
 //!
 //! ## Not guaranteed
 //!
-//! - **Memory maps of files changed while mapped.** `NpyMmap` (feature `mmap`) and
+//! - **Memory maps of files changed while mapped.** `NpyMmap`, `NpyMmapMut` (feature `mmap`) and
 //!   `ConvertOptions::map_input` borrow the file's pages: another process truncating the file
 //!   makes the next access fault (`SIGBUS`), and one writing to it changes values under a
 //!   shared reference, which Rust's rules do not allow. So, as memmap2's `Mmap::map`, they are
@@ -156,7 +156,7 @@ pub use header::{Header, ParsedHeader, ReadOptions};
 pub use info::TensorInfo;
 pub use meta::ArrayMeta;
 #[cfg(feature = "mmap")]
-pub use mmap::{mmap, NpyMmap};
+pub use mmap::{mmap, NpyMmap, NpyMmapMut};
 /// `#[derive(NpyElement)]`: a struct as a numpy structured (record) dtype (feature `derive`).
 ///
 /// Each field becomes a record field of the same name (`f0`, `f1`, ... for a tuple struct), in
