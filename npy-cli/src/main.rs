@@ -6,6 +6,8 @@
 //! npy show FILE             the values, as numpy prints them (--json: as JSON)
 //! npy header FILE           the header dict as JSON (--python: the text as stored)
 //! npy convert IN OUT        rewrite with another --byte-order, --order or --version
+//! npy cat OUT IN...         concatenate along the first axis (streaming, atomic)
+//! npy append FILE IN...     grow FILE in place along its growth axis
 //! ```
 //!
 //! Each subcommand is a module (`info`); `main` parses the command line and dispatches.
@@ -47,7 +49,9 @@
 //! 0 when every file was read and holds all the data its header describes; 1 when a file could
 //! not be read or is shorter than its header promises; 2 for a usage error.
 
+mod append;
 mod arrayprint;
+mod cat;
 mod convert;
 mod format;
 mod header;
@@ -72,6 +76,8 @@ enum Command {
     Show(show::Args),
     Header(header::Args),
     Convert(convert::Args),
+    Cat(cat::Args),
+    Append(append::Args),
 }
 
 fn main() -> ExitCode {
@@ -80,5 +86,7 @@ fn main() -> ExitCode {
         Command::Show(args) => show::run(&args),
         Command::Header(args) => header::run(&args),
         Command::Convert(args) => convert::run(&args),
+        Command::Cat(args) => cat::run(&args),
+        Command::Append(args) => append::run(&args),
     }
 }

@@ -3,47 +3,21 @@
 //! `--full` and `--json` stream, so files far larger than the limits below show within them.
 //! Also the inputs of public reports about large files (N23, X7, N10).
 
+mod peak;
+
+use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use npy_core::Header;
 
-/// Runs `npy show ARGS`; returns (exit code, stdout, peak resident set in bytes).
+/// Runs `npy show ARGS PATH`; returns (exit code, stdout, peak resident set in bytes).
 fn npy_show(args: &[&str], path: &Path, stdout: bool) -> (i32, String, u64) {
-    let child = Command::new(env!("CARGO_BIN_EXE_npy"))
-        .arg("show")
-        .args(args)
-        .arg(path)
-        .stdout(if stdout {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("run npy");
-    let mut child = child;
-    let mut out = String::new();
-    if let Some(mut pipe) = child.stdout.take() {
-        std::io::Read::read_to_string(&mut pipe, &mut out).expect("read stdout");
-    }
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our own child, not yet waited for (`child` is never waited on); the
-    // pointers are to live locals of the right types.
-    let got = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(got, pid, "wait4");
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
-    // Linux reports ru_maxrss in KiB.
-    (code, out, usage.ru_maxrss as u64 * 1024)
+    let mut all: Vec<&OsStr> = vec![OsStr::new("show")];
+    all.extend(args.iter().map(OsStr::new));
+    all.push(path.as_os_str());
+    peak::run_npy(&all, stdout)
 }
 
 /// A `.npy` file of `descr` and `shape` whose data is a hole (zeros, no disk) of the size the

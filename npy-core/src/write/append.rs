@@ -271,48 +271,83 @@ impl NpyAppender {
     }
 
     /// Appends the array of the `.npy` file at `source`, copying its data bytes as they are (in
-    /// bounded memory). Its dtype must be the file's, byte order included, its memory order the
-    /// file's (or one where both orders are the same bytes), and its shape must continue the
-    /// file's along the growth axis.
+    /// bounded memory): [`NpyAppender::append_files`] of one file.
     ///
     /// # Errors
-    /// [`ErrorKind::AppendMismatch`] for another dtype or shape; [`ErrorKind::Unsupported`] for
-    /// another memory order; [`ErrorKind::Truncated`] when `source` holds less data than its
-    /// header claims (the file is left as it was); header and I/O errors of either file, each
-    /// naming its file.
+    /// As [`NpyAppender::append_files`].
     pub fn append_file(&mut self, source: impl AsRef<Path>) -> Result<(), Error> {
-        let source = source.as_ref();
-        let (mut input, parsed) = open_source(source)?;
+        self.append_files(&[source])
+    }
+
+    /// Appends the arrays of the `.npy` files `sources`, in turn, as one append: their data
+    /// bytes are copied as they are, in bounded memory (one buffer of 1 MiB), and the header
+    /// is rewritten once, after all of them. Each must have the file's dtype, byte order
+    /// included, its memory order (or one where both orders are the same bytes), and a shape
+    /// that continues the file's along the growth axis. All are checked before any is copied,
+    /// so a mismatch leaves the file as it was.
+    ///
+    /// # Errors
+    /// [`ErrorKind::AppendMismatch`] for another dtype or shape (naming the source);
+    /// [`ErrorKind::Unsupported`] for another memory order, or a source whose header changed
+    /// between the check and the copy; [`ErrorKind::Truncated`] when a source holds less data
+    /// than its header claims (the file is left as it was); header and I/O errors of either
+    /// file, each naming its file.
+    pub fn append_files(&mut self, sources: &[impl AsRef<Path>]) -> Result<(), Error> {
         let path = self.path.clone();
-        let header = &parsed.header;
-        let mut append = || -> Result<(), Error> {
-            let own = &self.parsed.header;
-            if header.dtype != own.dtype || header.shape.len() != own.shape.len() {
-                return Err(self.mismatch(format!("'{}'", header.dtype), &header.shape));
-            }
-            let both_orders =
-                !Header::fortran_order_for(&header.shape, crate::format::Order::Fortran);
-            if header.fortran_order != own.fortran_order && !both_orders {
-                return Err(Error::new(ErrorKind::Unsupported {
-                    operation: "appending a file of another memory order",
-                    reason: format!(
-                        "{} is in {} order and the file in {} order; convert it first",
-                        source.display(),
-                        header.order(),
-                        own.order()
-                    ),
-                }));
-            }
-            self.check_block(&header.shape, || format!("'{}'", header.dtype))?;
-            let nbytes = header.nbytes()?;
-            let added = header.shape[self.axis()];
-            self.grow(added, |w| copy_exact(&mut input, w, nbytes, "array data"))
-        };
-        match append() {
-            // A short source is that file's fault: name it.
-            Err(e) if matches!(e.kind(), ErrorKind::Truncated { .. }) => Err(e.with_path(source)),
-            r => r.at_path(&path),
+        let mut checked = Vec::with_capacity(sources.len());
+        let mut added = 0u64;
+        for source in sources {
+            let source = source.as_ref();
+            let (_, parsed) = open_source(source)?;
+            self.check_source(source, &parsed.header).at_path(&path)?;
+            let rows = parsed.header.shape[self.axis()];
+            added = added.checked_add(rows).ok_or_else(|| self.overflow())?;
+            checked.push((source, parsed.header));
         }
+        let copy = |w: &mut dyn Write| -> Result<(), Error> {
+            for (source, header) in &checked {
+                let (mut input, now) = open_source(source)?;
+                if now.header != *header {
+                    return Err(Error::new(ErrorKind::Unsupported {
+                        operation: "appending a file that changes meanwhile",
+                        reason: "its header changed after it was checked".into(),
+                    })
+                    .with_path(source));
+                }
+                copy_exact(&mut input, w, header.nbytes()?, "array data").at_path(source)?;
+            }
+            Ok(())
+        };
+        self.grow(added, copy).at_path(&path)
+    }
+
+    /// Checks that the array of `header` (from the file `source`) can be appended as bytes.
+    fn check_source(&self, source: &Path, header: &Header) -> Result<(), Error> {
+        let own = &self.parsed.header;
+        let describe = || format!("'{}' (of {})", header.dtype, source.display());
+        if header.dtype != own.dtype {
+            return Err(self.mismatch(describe(), &header.shape));
+        }
+        let both_orders = !Header::fortran_order_for(&header.shape, crate::format::Order::Fortran);
+        if header.fortran_order != own.fortran_order && !both_orders {
+            return Err(Error::new(ErrorKind::Unsupported {
+                operation: "appending a file of another memory order",
+                reason: format!(
+                    "{} is in {} order and the file in {} order; convert it first",
+                    source.display(),
+                    header.order(),
+                    own.order()
+                ),
+            }));
+        }
+        self.check_block(&header.shape, describe)
+    }
+
+    fn overflow(&self) -> Error {
+        Error::new(ErrorKind::SizeOverflow {
+            shape: self.parsed.header.shape.clone(),
+            itemsize: self.parsed.header.dtype.itemsize(),
+        })
     }
 
     fn mismatch(&self, dtype: String, shape: &[u64]) -> Error {
@@ -350,12 +385,9 @@ impl NpyAppender {
     ) -> Result<(), Error> {
         let mut header = self.parsed.header.clone();
         let axis = self.axis();
-        header.shape[axis] = header.shape[axis].checked_add(added).ok_or_else(|| {
-            Error::new(ErrorKind::SizeOverflow {
-                shape: header.shape.clone(),
-                itemsize: header.dtype.itemsize(),
-            })
-        })?;
+        header.shape[axis] = header.shape[axis]
+            .checked_add(added)
+            .ok_or_else(|| self.overflow())?;
         let new_end = data_end(&ParsedHeader {
             header: header.clone(),
             ..self.parsed.clone()
