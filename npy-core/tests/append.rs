@@ -462,3 +462,80 @@ fn a_killed_appender_leaves_a_valid_file() {
     let len = fs::metadata(&path).unwrap().len();
     assert_eq!(len, 128 + (total_before as u64 + 1) * ROW as u64 * 8);
 }
+
+#[test]
+fn the_growth_room_holds_the_largest_dimension() {
+    // numpy's room is GROWTH_AXIS_MAX_DIGITS (21) digits; a u64 has at most 20. Rows of no
+    // elements reach u64::MAX rows without data: the header stays as long, in place.
+    assert_eq!(npy_core::header::GROWTH_AXIS_MAX_DIGITS, 21);
+    assert_eq!(u64::MAX.to_string().len(), 20);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty_rows.npy");
+    npy_core::write::<u8>(&path, &[], &[0, 0]).unwrap();
+    let before = fs::read(&path).unwrap();
+    let mut w = NpyAppender::open(&path).unwrap();
+    w.append::<u8>(&[], &[u64::MAX, 0]).unwrap();
+    assert_eq!(w.rewrites(), 0);
+    assert_eq!(w.parsed_header().data_offset(), before.len() as u64);
+    // One row more does not fit in 64 bits: refused, the file as it was.
+    let err = w.append::<u8>(&[], &[1, 0]).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::SizeOverflow { .. }),
+        "{err}"
+    );
+    drop(w);
+    let h = Header::read(&mut fs::File::open(&path).unwrap()).unwrap();
+    assert_eq!(h.header.shape, [u64::MAX, 0]);
+    assert_eq!(h.data_offset(), before.len() as u64);
+    assert!(h.text.starts_with(
+        "{'descr': '|u1', 'fortran_order': False, 'shape': (18446744073709551615, 0), }"
+    ));
+}
+
+#[cfg(feature = "derive")]
+#[test]
+fn records_append_by_field_name() {
+    #[derive(npy_core::NpyElement, Debug, Clone, PartialEq)]
+    struct Sample {
+        t: f64,
+        #[npy(width = 3)]
+        tag: String,
+        ok: bool,
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rec.npy");
+    let rows: Vec<Sample> = (0..5)
+        .map(|i| Sample {
+            t: i as f64 / 2.0,
+            tag: format!("s{i}"),
+            ok: i % 2 == 0,
+        })
+        .collect();
+    npy_core::write_records(&path, &rows[..1]).unwrap();
+    append(&path, &rows[1..3], &[2]).unwrap();
+    append(&path, &rows[3..], &[2]).unwrap();
+    assert_eq!(npy_core::read_records::<Sample>(&path).unwrap(), rows);
+    // A record type without the file's fields is named as such.
+    #[derive(npy_core::NpyElement, Debug, Clone, PartialEq)]
+    struct Other {
+        u: f64,
+    }
+    let err = append(&path, &[Other { u: 0.0 }], &[1]).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::MissingField { .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn subarray_elements_stand_for_the_trailing_dimensions() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("xyz.npy");
+    npy_core::write::<f32>(&path, &[], &[0, 3]).unwrap();
+    append(&path, &[[1f32, 2.0, 3.0], [4.0, 5.0, 6.0]], &[2]).unwrap();
+    let a = read::<f32>(&path).unwrap();
+    assert_eq!(a.shape(), [2, 3]);
+    assert_eq!(a.data(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let err = append(&path, &[[0f32; 2]], &[1]).unwrap_err();
+    assert!(err.to_string().contains("shape (1, 2)"), "{err}");
+}
