@@ -357,9 +357,10 @@ fn rows() -> Vec<Row> {
     );
     rows.push(
         Row::new(
-            "append 1,000 × 1 MiB rows, no sync",
+            "append 1,000 × 1 MiB rows, no sync (numpy column: npy-append-array)",
             "append/1000x1MiB/npy-core",
         )
+        .numpy("append/1000x1MiB#npy-append-array")
         .limit("append/1000x1MiB/limit-fs-append", "fs::File append")
         .bytes(1000.0 * MIB),
     );
