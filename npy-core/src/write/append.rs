@@ -395,7 +395,7 @@ impl NpyAppender {
         let room = header.to_bytes_in_room(self.parsed.version, self.parsed.header_len)?;
         match room {
             Some(bytes) => self.grow_in_place(&bytes, new_end, write_data),
-            None => self.rewrite(&header, write_data),
+            None => self.rewrite(&header, new_end, write_data),
         }
     }
 
@@ -412,17 +412,7 @@ impl NpyAppender {
         }
         let mut out = &self.file;
         out.seek(SeekFrom::Start(self.end))?;
-        let written = write_counted(&mut out, write_data).and_then(|n| {
-            if n == new_end - self.end {
-                Ok(())
-            } else {
-                Err(Error::new(ErrorKind::LengthMismatch {
-                    what: "bytes of appended data",
-                    expected: new_end - self.end,
-                    found: n,
-                }))
-            }
-        });
+        let written = write_counted(&mut out, write_data, new_end - self.end);
         if let Err(e) = written {
             // The header still claims the old array; drop the partial data too.
             let _ = self.file.set_len(self.end);
@@ -447,6 +437,7 @@ impl NpyAppender {
     fn rewrite(
         &mut self,
         header: &Header,
+        new_end: u64,
         write_data: impl FnOnce(&mut dyn Write) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let mut tmp = AtomicFile::create(&self.path)?;
@@ -454,21 +445,22 @@ impl NpyAppender {
         tmp.file()
             .set_permissions(self.file.metadata()?.permissions())?;
         let bytes = header.to_bytes(None)?;
+        let parsed = Header::read(&mut &bytes[..])?;
+        let end = data_end(&parsed)?;
         tmp.write_all(&bytes)?;
         let offset = self.parsed.data_offset();
         let mut old = &self.file;
         old.seek(SeekFrom::Start(offset))?;
         copy_exact(&mut old, &mut tmp, self.end - offset, "array data")?;
-        write_counted(&mut tmp, write_data)?;
-        let file = tmp.persist()?;
+        write_counted(&mut tmp, write_data, new_end - self.end)?;
+        // From the rename on, the path is the new file, which this appender holds (locked).
+        self.file = tmp.persist()?;
+        self.parsed = parsed;
+        self.end = end;
+        self.rewrites += 1;
         if self.options.sync {
             sync_parent(&self.path)?;
         }
-        let parsed = Header::read(&mut &bytes[..])?;
-        self.end = data_end(&parsed)?;
-        self.parsed = parsed;
-        self.file = file;
-        self.rewrites += 1;
         Ok(())
     }
 }
@@ -538,11 +530,13 @@ fn truncated(parsed: &ParsedHeader, len: u64) -> Error {
     })
 }
 
-/// Runs `write_data` on `w`, returning the bytes it wrote.
+/// Runs `write_data` on `w`, checking that it wrote the `expected` bytes the grown header
+/// claims.
 fn write_counted(
     w: &mut dyn Write,
     write_data: impl FnOnce(&mut dyn Write) -> Result<(), Error>,
-) -> Result<u64, Error> {
+    expected: u64,
+) -> Result<(), Error> {
     struct Counted<'a> {
         inner: &'a mut dyn Write,
         n: u64,
@@ -560,7 +554,14 @@ fn write_counted(
     let mut counted = Counted { inner: w, n: 0 };
     write_data(&mut counted)?;
     counted.flush()?;
-    Ok(counted.n)
+    if counted.n != expected {
+        return Err(Error::new(ErrorKind::LengthMismatch {
+            what: "bytes of appended data",
+            expected,
+            found: counted.n,
+        }));
+    }
+    Ok(())
 }
 
 /// Copies exactly `n` bytes from `src` to `dst` through a buffer of at most [`COPY_BYTES`];
