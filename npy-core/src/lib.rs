@@ -11,7 +11,8 @@
 //! - [`literal`] is the Python-literal codec the header uses.
 //! - [`ArrayMeta`] is what every reader, view, map and array knows about its array.
 //! - [`NpyAppender`] (and [`append`]) grows an existing file along its growth axis, in place
-//!   and crash-safe, under a file lock; [`concatenate`] joins files in bounded memory.
+//!   and crash-safe, under a file lock; [`concatenate`] joins files in bounded memory;
+//!   `NpyMmapMut` (feature `mmap`) creates a sparse file and fills it in place.
 //! - [`Error`] is one small type: match on [`Error::kind`], sort with [`Error::classify`]; an
 //!   error of a function that takes a path names the file ([`Error::path`]).
 //!

@@ -130,6 +130,44 @@ impl<'a, T> NpyView<'a, T> {
     }
 }
 
+#[cfg(feature = "mmap")]
+impl<T> crate::mmap::NpyMmapMut<T>
+where
+    T: NpyElement + bytemuck::CheckedBitPattern + bytemuck::NoUninit,
+{
+    /// The mapped array as an [`ArrayViewMutD`](::ndarray::ArrayViewMutD) (Fortran strides
+    /// for Fortran-order data); writes through it reach the file.
+    ///
+    /// # Errors
+    /// [`ErrorKind::PlatformLimit`] for a shape ndarray cannot hold.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::{NpyMmapMut, Order};
+    /// # let dir = std::env::temp_dir().join(format!("npy-core-nd-mmap-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("image.npy");
+    /// // SAFETY: the file is new and only this map touches it.
+    /// let mut m = unsafe { NpyMmapMut::<u8>::create(&path, &[2, 3], Order::Fortran)? };
+    /// m.as_ndarray_mut()?.index_axis_mut(ndarray::Axis(0), 1).fill(7); // the second row
+    /// drop(m);
+    /// let a = npy_core::read_ndarray::<u8>(&path)?;
+    /// assert_eq!(a.as_slice_memory_order(), Some(&[0, 7, 0, 7, 0, 7][..]));
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn as_ndarray_mut(&mut self) -> Result<::ndarray::ArrayViewMutD<'_, T>, Error> {
+        let shape = self.shape().to_vec();
+        let dim = IxDyn(&usize_shape(&shape)?);
+        let order = self.order();
+        let data = self.data_mut();
+        let view = match order {
+            Order::C => ::ndarray::ArrayViewMutD::from_shape(dim, data),
+            Order::Fortran => ::ndarray::ArrayViewMutD::from_shape(dim.f(), data),
+        };
+        view.map_err(|_| shape_error(&shape))
+    }
+}
+
 /// Writes `array` to `path` as `np.save` would (atomically, like [`crate::write`]), whatever its
 /// memory layout: a C-contiguous array is written in one piece in C order, a
 /// Fortran-contiguous one in one piece with `fortran_order: True`, any other (a strided slice,
