@@ -8,6 +8,8 @@ by npy-bench, so numpy reads the very same bytes) and the two headers `header_ty
 the folder the Rust write benchmarks use (tmpfs where there is one). Each operation is timed as the
 median of 5 batches of 10 calls (per call); `--quick` takes 3 batches of 3. Header parses,
 which take microseconds, run batches of 1,000 (typical) and 10 (4,000 fields) calls.
+When the `npy_append_array` package is installed, its 1,000 appends of 1 MiB are timed too
+(median of 3 single calls).
 
 Prints one JSON object: `numpy_version`, `python_version`, `repeat`, `number`, and `results`,
 seconds per call keyed like the criterion benchmarks (`group/case`, e.g. `read_f32/64MiB`).
@@ -129,6 +131,27 @@ def main():
     np.save(out, data)
     results["write_f32/64MiB"] = per_call(lambda: np.save(out, data), repeat, number)
     os.remove(out)
+
+    # npy-append-array (PyPI), the Python tool for growing a .npy, when it is installed: 1,000
+    # appends of a 1 MiB row, as npy-core's append/1000x1MiB (neither syncs). Fewer batches:
+    # each call writes 1 GiB.
+    try:
+        from npy_append_array import NpyAppendArray
+    except ImportError:
+        NpyAppendArray = None
+    if NpyAppendArray is not None:
+        row = np.arange(MIB // 4, dtype="<f4").reshape(1, -1)
+        grown = os.path.join(write_dir, "append_out_numpy.npy")
+
+        def append_1000():
+            if os.path.exists(grown):
+                os.remove(grown)
+            with NpyAppendArray(grown) as a:
+                for _ in range(1000):
+                    a.append(row)
+
+        results["append/1000x1MiB#npy-append-array"] = per_call(append_1000, 3, 1)
+        os.remove(grown)
 
     json.dump(
         {

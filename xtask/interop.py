@@ -8,7 +8,9 @@ whose values it holds. For each pair:
 (a) np.load both (allow_pickle=False) and compare dtype, shape, fortran_order (from the header)
     and values: NaN-aware for floats and complex (array_equal with equal_nan, and the sign of
     zeros), tick-exact for datetime/timedelta (NaT included), byte-exact for S/U/V;
-(b) compare our file's bytes with the fixture's.
+(b) compare our file's bytes with the fixture's;
+(c) for `memmap_*` files (created with NpyMmapMut::create and filled), also with the file
+    numpy's `open_memmap(mode='w+')` writes for the fixture's dtype, shape, order and values.
 
 Object arrays (ORIGINAL in a directory with a manifest.json, i.e. fixtures/object/) are loaded
 with allow_pickle=True and compared element by element, type for type (NaN-aware, recursively
@@ -213,6 +215,18 @@ def check(ours_path, theirs_path):
         problems.append(
             f"file bytes differ: {len(ours_bytes)} vs numpy {len(theirs_bytes)}, first at byte {at}"
         )
+    if os.path.basename(ours_path).startswith("memmap_"):
+        numpy_path = os.path.join(os.path.dirname(ours_path), "numpy_" + os.path.basename(ours_path))
+        m = np.lib.format.open_memmap(
+            numpy_path, mode="w+", dtype=theirs.dtype, shape=theirs.shape,
+            fortran_order=bool(theirs_fortran),
+        )
+        m[...] = theirs
+        m.flush()
+        del m
+        with open(numpy_path, "rb") as f:
+            if f.read() != ours_bytes:
+                problems.append("file bytes differ from numpy's open_memmap(mode='w+')")
     return problems
 
 

@@ -2,7 +2,7 @@
 //! `operation/dtype_size/implementation`, which `cargo xtask bench` reads back.
 
 use std::hint::black_box;
-use std::io::Read;
+use std::io::{Read, Write};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use npy_bench::{
@@ -150,6 +150,50 @@ fn write_f32(c: &mut Criterion) {
             w.finish().unwrap();
         })
     });
+    g.finish();
+}
+
+/// Issue 16: appending batches of 1 MiB rows to a file, against the same bytes appended to a
+/// `fs::File`; without syncing (1,000 batches) and with a sync per batch (ours: data, then
+/// header; the limit: one `sync_data`; 100 batches).
+fn append(c: &mut Criterion) {
+    let dir = npy_bench::write_dir().unwrap();
+    let path = dir.join("append_out.npy");
+    let row = MIB / 4;
+    let batch: Vec<f32> = (0..row).map(|i| i as f32).collect();
+    let batch_bytes: Vec<u8> = batch.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let empty = Header::new("<f4".parse().unwrap(), vec![0, row as u64])
+        .to_bytes(None)
+        .unwrap();
+    let mut g = c.benchmark_group("append");
+    g.sample_size(10);
+    for (case, batches, sync) in [("1000x1MiB", 1000, false), ("100x1MiB_sync", 100, true)] {
+        g.throughput(Throughput::Bytes((batches * MIB) as u64));
+        g.bench_function(BenchmarkId::new(case, "npy-core"), |b| {
+            b.iter(|| {
+                std::fs::write(&path, &empty).unwrap();
+                let mut w = npy_core::AppendOptions::new()
+                    .sync(sync)
+                    .open(&path)
+                    .unwrap();
+                for _ in 0..batches {
+                    w.append(&batch, &[1, row as u64]).unwrap();
+                }
+            })
+        });
+        g.bench_function(BenchmarkId::new(case, "limit-fs-append"), |b| {
+            b.iter(|| {
+                std::fs::write(&path, &empty).unwrap();
+                let mut f = std::fs::File::options().append(true).open(&path).unwrap();
+                for _ in 0..batches {
+                    f.write_all(&batch_bytes).unwrap();
+                    if sync {
+                        f.sync_data().unwrap();
+                    }
+                }
+            })
+        });
+    }
     g.finish();
 }
 
@@ -326,6 +370,7 @@ criterion_group!(
     read_f32,
     read_other,
     write_f32,
+    append,
     view,
     read_records
 );

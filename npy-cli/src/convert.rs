@@ -1,12 +1,11 @@
 //! `npy convert IN OUT`: rewrite a file with another byte order, memory order or format version.
 
-use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use npy_core::{convert_file, ByteOrder, ConvertOptions, Order, Version};
 
-use crate::format::printable;
+use crate::format::fail;
 
 /// Rewrite a .npy file with another byte order, memory order or format version; every value
 /// is preserved (records and strings included; object arrays are refused).
@@ -72,11 +71,7 @@ pub fn run(args: &Args) -> ExitCode {
     });
     match convert_file(&args.input, &args.output, &options) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            // The error names the input or the output file, whichever failed.
-            let path = e.path().unwrap_or(&args.input).display().to_string();
-            let _ = writeln!(io::stderr(), "npy: {}: {}", printable(&path), e.kind());
-            ExitCode::FAILURE
-        }
+        // The error names the input or the output file, whichever failed.
+        Err(e) => fail(&e, &args.input),
     }
 }

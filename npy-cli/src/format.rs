@@ -50,6 +50,15 @@ pub fn printable(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Reports an error of a command that writes files as `npy: FILE: message` on stderr, FILE
+/// being the file the error names (`fallback` when it names none), and returns exit status 1.
+pub fn fail(e: &npy_core::Error, fallback: &std::path::Path) -> std::process::ExitCode {
+    use std::io::Write as _;
+    let path = e.path().unwrap_or(fallback).display().to_string();
+    let _ = writeln!(std::io::stderr(), "npy: {}: {}", printable(&path), e.kind());
+    std::process::ExitCode::FAILURE
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

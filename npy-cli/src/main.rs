@@ -8,6 +8,8 @@
 //! npy convert IN OUT        rewrite with another --byte-order, --order or --version
 //! npy pack OUT.npz FILE...  .npy files into an .npz archive, keys from the file stems
 //! npy unpack X.npz DIR      an archive's members into DIR, CRC-checked
+//! npy cat OUT IN...         concatenate along the first axis (streaming, atomic)
+//! npy append FILE IN...     grow FILE in place along its growth axis
 //! ```
 //!
 //! `npy info` describes each member of an `.npz` archive (`--json`: one line per member with
@@ -53,7 +55,9 @@
 //! 0 when every file was read and holds all the data its header describes; 1 when a file could
 //! not be read or is shorter than its header promises; 2 for a usage error.
 
+mod append;
 mod arrayprint;
+mod cat;
 mod convert;
 mod format;
 mod header;
@@ -81,6 +85,8 @@ enum Command {
     Convert(convert::Args),
     Pack(npz::PackArgs),
     Unpack(npz::UnpackArgs),
+    Cat(cat::Args),
+    Append(append::Args),
 }
 
 fn main() -> ExitCode {
@@ -91,5 +97,7 @@ fn main() -> ExitCode {
         Command::Convert(args) => convert::run(&args),
         Command::Pack(args) => npz::pack(&args),
         Command::Unpack(args) => npz::unpack(&args),
+        Command::Cat(args) => cat::run(&args),
+        Command::Append(args) => append::run(&args),
     }
 }

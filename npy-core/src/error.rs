@@ -386,6 +386,22 @@ pub enum ErrorKind {
         bytes_each: u64,
     },
 
+    /// Data appended to a file (or files concatenated) whose dtype or shape does not continue
+    /// the file's array: the dtype must be the file's and every dimension but the growth axis
+    /// (the first in C order, the last in Fortran order) the same.
+    AppendMismatch {
+        /// The file's dtype, e.g. `'<f4' (float32)`.
+        file_dtype: String,
+        /// The file's shape.
+        file_shape: Vec<u64>,
+        /// What was appended: a Rust type and its dtype (`f64 ('<f8')`), or another file's dtype.
+        dtype: String,
+        /// The shape of what was appended.
+        shape: Vec<u64>,
+        /// The axis the file grows along.
+        axis: usize,
+    },
+
     /// Writing a dynamic value that the dtype cannot hold (wrong kind, out of range, wrong
     /// length, another datetime unit).
     ValueMismatch {
@@ -432,7 +448,8 @@ impl ErrorKind {
             | Misaligned { .. }
             | NotViewable { .. }
             | NonCanonicalBool { .. }
-            | DimensionMismatch { .. } => Category::Mismatch,
+            | DimensionMismatch { .. }
+            | AppendMismatch { .. } => Category::Mismatch,
             HeaderTooLargeForVersion { .. }
             | HeaderNotLatin1 { .. }
             | ValueTooLong { .. }
@@ -458,6 +475,17 @@ pub(crate) fn count(n: impl Into<u128>, unit: &str) -> String {
         format!("1 {unit}")
     } else {
         format!("{n} {unit}s")
+    }
+}
+
+/// A shape as Python writes a tuple: `()`, `(4,)`, `(3, 4)`.
+fn py_shape<D: fmt::Display>(shape: &[D]) -> String {
+    match shape {
+        [d] => format!("({d},)"),
+        _ => {
+            let dims: Vec<String> = shape.iter().map(D::to_string).collect();
+            format!("({})", dims.join(", "))
+        }
     }
 }
 
@@ -642,6 +670,26 @@ impl fmt::Display for ErrorKind {
                 count(*bytes_each, "byte")
             ),
             ValueMismatch { dtype, value } => write!(f, "value {value} does not fit dtype {dtype}"),
+            AppendMismatch {
+                file_dtype,
+                file_shape,
+                dtype,
+                shape,
+                axis,
+            } => {
+                let mut wanted: Vec<String> = file_shape.iter().map(u64::to_string).collect();
+                if let Some(d) = wanted.get_mut(*axis) {
+                    *d = "n".into();
+                }
+                write!(
+                    f,
+                    "file has dtype {file_dtype} shape {}; cannot append dtype {dtype} shape {} \
+                     along axis {axis}: appended data needs the file's dtype and shape {}",
+                    py_shape(file_shape),
+                    py_shape(shape),
+                    py_shape(&wanted)
+                )
+            }
             #[cfg(feature = "pickle")]
             Pickle(e) => write!(f, "object array: {e}"),
             #[cfg(feature = "npz")]

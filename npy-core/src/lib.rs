@@ -10,6 +10,9 @@
 //! - [`TensorInfo`] summarises a file from its header.
 //! - [`literal`] is the Python-literal codec the header uses.
 //! - [`ArrayMeta`] is what every reader, view, map and array knows about its array.
+//! - [`NpyAppender`] (and [`append`]) grows an existing file along its growth axis, in place
+//!   and crash-safe, under a file lock; [`concatenate`] joins files in bounded memory;
+//!   `NpyMmapMut` (feature `mmap`) creates a sparse file and fills it in place.
 //! - [`Error`] is one small type: match on [`Error::kind`], sort with [`Error::classify`]; an
 //!   error of a function that takes a path names the file ([`Error::path`]).
 //! - `pickle` (feature `pickle`, on by default) decodes and writes object arrays (`|O`)
@@ -92,7 +95,7 @@
 //!
 //! ## Not guaranteed
 //!
-//! - **Memory maps of files changed while mapped.** `NpyMmap` (feature `mmap`) and
+//! - **Memory maps of files changed while mapped.** `NpyMmap`, `NpyMmapMut` (feature `mmap`) and
 //!   `ConvertOptions::map_input` borrow the file's pages: another process truncating the file
 //!   makes the next access fault (`SIGBUS`), and one writing to it changes values under a
 //!   shared reference, which Rust's rules do not allow. So, as memmap2's `Mmap::map`, they are
@@ -181,7 +184,7 @@ pub use header::{Casting, Header, ParsedHeader, ReadOptions};
 pub use info::TensorInfo;
 pub use meta::ArrayMeta;
 #[cfg(feature = "mmap")]
-pub use mmap::{mmap, NpyMmap};
+pub use mmap::{mmap, NpyMmap, NpyMmapMut};
 /// `#[derive(NpyElement)]`: a struct as a numpy structured (record) dtype (feature `derive`).
 ///
 /// Each field becomes a record field of the same name (`f0`, `f1`, ... for a tuple struct), in
@@ -259,4 +262,7 @@ pub use read::{
 };
 pub use records::{read_records, write_records};
 pub use view::{view_or_copy, NpyView};
-pub use write::{write, FileStreamWriter, PathStreamWriter, StreamWriter, WriteOptions};
+pub use write::{
+    append, concatenate, write, AppendOptions, FileStreamWriter, NpyAppender, PathStreamWriter,
+    StreamWriter, WriteOptions,
+};

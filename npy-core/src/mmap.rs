@@ -1,20 +1,24 @@
 //! Memory-mapped files (feature `mmap`): a `.npy` file's array viewed in place, paged in by the
-//! operating system as it is touched.
+//! operating system as it is touched; read-only ([`NpyMmap`]) or writable ([`NpyMmapMut`],
+//! numpy's `open_memmap` with `mode='r+'` or `'w+'`).
 //!
 //! As memmap2's `Mmap::map`, opening a map is `unsafe`: the mapped memory *is* the file, and
 //! nothing in a process can stop another one from changing it. The caller states, with the
 //! `unsafe` block, that no one will. To keep the hazard out of the program entirely, map the
 //! file yourself and borrow it with [`NpyView`], or read it with [`crate::read`].
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
 use std::marker::PhantomData;
 use std::path::Path;
 
-use bytemuck::CheckedBitPattern;
-use memmap2::Mmap;
+use bytemuck::{CheckedBitPattern, NoUninit};
+use memmap2::{Mmap, MmapMut};
 
+use crate::dtype::DType;
 use crate::element::NpyElement;
-use crate::error::{Error, PathContext};
+use crate::error::{Error, ErrorKind, PathContext};
+use crate::format::Order;
 use crate::header::{Header, ReadOptions};
 use crate::meta::{meta_accessors, ArrayMeta};
 use crate::read::NpyArray;
@@ -194,5 +198,221 @@ impl<T> NpyMmap<T> {
     /// The whole mapped file, header included, in bytes.
     pub fn as_bytes(&self) -> &[u8] {
         &self.map
+    }
+}
+
+/// A `.npy` file mapped writable, its array a mutable `[T]` in the file's memory order: numpy's
+/// `np.lib.format.open_memmap` with `mode='w+'` ([`NpyMmapMut::create`]) or `mode='r+'`
+/// ([`NpyMmapMut::open`]).
+///
+/// Writes go to the file through the page cache; [`NpyMmapMut::flush`] waits until they are on
+/// the disk (dropping the map does not). The same checks as [`NpyMmap`] run at open, and the
+/// same promise is asked of the caller: no one else modifies or truncates the file while it
+/// is mapped.
+///
+/// # Examples
+/// ```
+/// use npy_core::{NpyMmapMut, Order};
+/// # let dir = std::env::temp_dir().join(format!("npy-core-mmap-mut-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("grid.npy");
+/// // SAFETY: the file is new and only this map touches it.
+/// let mut m = unsafe { NpyMmapMut::<f32>::create(&path, &[2, 3], Order::C)? };
+/// m.data_mut()[4] = 1.5;
+/// *m.get_mut(&[0, 1]).unwrap() = -2.0;
+/// m.flush()?;
+/// drop(m);
+/// assert_eq!(npy_core::read::<f32>(&path)?.data(), [0.0, -2.0, 0.0, 0.0, 1.5, 0.0]);
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct NpyMmapMut<T> {
+    map: MmapMut,
+    meta: ArrayMeta,
+    /// Byte offset of the data in the map.
+    start: usize,
+    /// Elements of the data.
+    len: usize,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
+    /// Creates the file at `path` (replacing any file there) for an array of `shape` in
+    /// `order`, every element zero, and maps it writable: `open_memmap(path, mode='w+',
+    /// dtype=T's dtype, shape=shape, fortran_order=order is Fortran)`, whose bytes it writes
+    /// (numpy's header, then the data, zeroed).
+    ///
+    /// The data is not written: the file is extended with `set_len`, so on file systems with
+    /// sparse files (ext4, XFS, btrfs, APFS, NTFS, tmpfs) an array takes disk space only as
+    /// its pages are written (but opening checks the data as [`NpyMmap::open`] does, which
+    /// for `bool` reads every byte). `T` must be viewable in the machine's byte order
+    /// ([`NpyMmap`]'s rule): numbers, `bool`, complex, `#[npy(pod)]` records, arrays of them.
+    ///
+    /// # Safety
+    /// As [`NpyMmap::open`]: no one else (this process through another handle, or another
+    /// process) may modify or truncate the file while the returned value exists. The file is
+    /// not created atomically, and the map is the file: a reader may see it half filled.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotViewable`] or [`ErrorKind::TypeMismatch`] for an element type that
+    /// cannot be viewed; [`ErrorKind::SizeOverflow`]; [`ErrorKind::PlatformLimit`] for an
+    /// array larger than the address space; I/O errors. Each names the file.
+    #[allow(unsafe_code)] // an unsafe contract, forwarded to map
+    pub unsafe fn create(
+        path: impl AsRef<Path>,
+        shape: &[u64],
+        order: Order,
+    ) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let create = || -> Result<Self, Error> {
+            let header = Header {
+                dtype: element_dtype::<T>()?,
+                // open_memmap writes the flag it is given, whatever the shape.
+                fortran_order: order.is_fortran(),
+                shape: shape.to_vec(),
+            };
+            let meta = ArrayMeta::from_header(header)?;
+            let end = meta
+                .data_offset()
+                .checked_add(meta.nbytes())
+                .filter(|&end| usize::try_from(end).is_ok())
+                .ok_or_else(|| {
+                    Error::new(ErrorKind::PlatformLimit {
+                        what: "bytes of a memory map",
+                        value: meta.data_offset().saturating_add(meta.nbytes()),
+                    })
+                })?;
+            let mut file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(path)?;
+            file.write_all(&meta.header().to_bytes(None)?)?;
+            file.set_len(end)?;
+            // SAFETY: the caller upholds map's contract, which is this function's.
+            unsafe { Self::map(&file) }
+        };
+        create().at_path(path)
+    }
+
+    /// Maps the existing `.npy` file at `path` writable: `open_memmap(path, mode='r+')`.
+    ///
+    /// # Safety
+    /// As [`NpyMmapMut::create`].
+    ///
+    /// # Errors
+    /// As [`NpyMmap::open`].
+    #[allow(unsafe_code)] // an unsafe contract, forwarded to map
+    pub unsafe fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let open = || -> Result<Self, Error> {
+            let file = OpenOptions::new().read(true).write(true).open(path)?;
+            // SAFETY: the caller upholds map's contract, which is this function's.
+            unsafe { Self::map(&file) }
+        };
+        open().at_path(path)
+    }
+
+    /// # Safety
+    /// No one else modifies or truncates `file` while the returned value exists.
+    #[allow(unsafe_code)]
+    unsafe fn map(file: &File) -> Result<Self, Error> {
+        // SAFETY: `MmapMut::map_mut` is unsafe because the mapped bytes alias the file; the
+        // caller promised that no one else modifies or truncates it while this value lives.
+        // The map is shared (writes reach the file) and owned by this value alone.
+        let map = unsafe { MmapMut::map_mut(file)? };
+        let meta = ArrayMeta::new(Header::read_with(&mut &map[..], &ReadOptions::default())?)?;
+        let len = view_data::<T>(&map, &meta)?.len();
+        Ok(NpyMmapMut {
+            start: data_start(&map, &meta),
+            len,
+            map,
+            meta,
+            _t: PhantomData,
+        })
+    }
+
+    /// The elements in memory order ([`NpyMmapMut::order`]).
+    #[allow(unsafe_code)]
+    pub fn data(&self) -> &[T] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: as `NpyMmap::data`: `map` checked through `view_data` that `len` elements of
+        // `T` at byte `start` lie inside the map, aligned, each a valid bit pattern; since
+        // then only values of `T` were written (through `data_mut`, `T: NoUninit`), and the
+        // caller promised no one else writes or truncates the file.
+        unsafe {
+            std::slice::from_raw_parts(self.map.as_ptr().add(self.start).cast::<T>(), self.len)
+        }
+    }
+
+    /// The elements in memory order, writable; writes reach the file.
+    #[allow(unsafe_code)]
+    pub fn data_mut(&mut self) -> &mut [T] {
+        if self.len == 0 {
+            return &mut [];
+        }
+        // SAFETY: as `data`; the `&mut self` borrow makes this the only reference into the
+        // map's data while it lives.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.map.as_mut_ptr().add(self.start).cast::<T>(),
+                self.len,
+            )
+        }
+    }
+
+    /// The element at a logical index (one entry per dimension), whatever the memory order.
+    pub fn get(&self, index: &[u64]) -> Option<&T> {
+        self.meta.index_of(index).and_then(|i| self.data().get(i))
+    }
+
+    /// The element at a logical index, writable.
+    pub fn get_mut(&mut self, index: &[u64]) -> Option<&mut T> {
+        let i = self.meta.index_of(index)?;
+        self.data_mut().get_mut(i)
+    }
+
+    /// The array as a view borrowed from the mapping.
+    pub fn view(&self) -> NpyView<'_, T> {
+        NpyView::from_checked(self.meta.clone(), self.data())
+    }
+
+    /// Writes the modified pages to the disk and waits for them (`msync`).
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn flush(&self) -> Result<(), Error> {
+        Ok(self.map.flush()?)
+    }
+}
+
+impl<T> NpyMmapMut<T> {
+    meta_accessors!();
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// `T`'s dtype as a view of it is stored: in the machine's byte order, a subarray element
+/// refused (its dimensions would be part of the shape).
+fn element_dtype<T: NpyElement>() -> Result<DType, Error> {
+    match T::npy_dtype() {
+        DType::SubArray(_) => Err(Error::new(ErrorKind::Unsupported {
+            operation: "creating a map of subarray elements ([T; N])",
+            reason: "numpy stores them as trailing dimensions; map the base type with the \
+                     dimensions in the shape"
+                .into(),
+        })),
+        dtype => Ok(dtype),
     }
 }

@@ -12,7 +12,7 @@ use crate::error::{to_usize, Error, ErrorKind, PathContext};
 use crate::format::Order;
 use crate::read::{read, NpyArray, NpyReader};
 use crate::view::NpyView;
-use crate::write::{AtomicFile, WriteOptions};
+use crate::write::{AtomicFile, NpyAppender, WriteOptions};
 
 /// Reads the `.npy` file at `path` into an n-dimensional array of `T`.
 ///
@@ -130,6 +130,44 @@ impl<'a, T> NpyView<'a, T> {
     }
 }
 
+#[cfg(feature = "mmap")]
+impl<T> crate::mmap::NpyMmapMut<T>
+where
+    T: NpyElement + bytemuck::CheckedBitPattern + bytemuck::NoUninit,
+{
+    /// The mapped array as an [`ArrayViewMutD`](::ndarray::ArrayViewMutD) (Fortran strides
+    /// for Fortran-order data); writes through it reach the file.
+    ///
+    /// # Errors
+    /// [`ErrorKind::PlatformLimit`] for a shape ndarray cannot hold.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::{NpyMmapMut, Order};
+    /// # let dir = std::env::temp_dir().join(format!("npy-core-nd-mmap-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("image.npy");
+    /// // SAFETY: the file is new and only this map touches it.
+    /// let mut m = unsafe { NpyMmapMut::<u8>::create(&path, &[2, 3], Order::Fortran)? };
+    /// m.as_ndarray_mut()?.index_axis_mut(ndarray::Axis(0), 1).fill(7); // the second row
+    /// drop(m);
+    /// let a = npy_core::read_ndarray::<u8>(&path)?;
+    /// assert_eq!(a.as_slice_memory_order(), Some(&[0, 7, 0, 7, 0, 7][..]));
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn as_ndarray_mut(&mut self) -> Result<::ndarray::ArrayViewMutD<'_, T>, Error> {
+        let shape = self.shape().to_vec();
+        let dim = IxDyn(&usize_shape(&shape)?);
+        let order = self.order();
+        let data = self.data_mut();
+        let view = match order {
+            Order::C => ::ndarray::ArrayViewMutD::from_shape(dim, data),
+            Order::Fortran => ::ndarray::ArrayViewMutD::from_shape(dim.f(), data),
+        };
+        view.map_err(|_| shape_error(&shape))
+    }
+}
+
 /// Writes `array` to `path` as `np.save` would (atomically, like [`crate::write`]), whatever its
 /// memory layout: a C-contiguous array is written in one piece in C order, a
 /// Fortran-contiguous one in one piece with `fortran_order: True`, any other (a strided slice,
@@ -223,6 +261,53 @@ impl WriteOptions {
             file.commit()
         };
         write().at_path(path)
+    }
+}
+
+impl NpyAppender {
+    /// Appends `array`, whose shape must continue the file's along its growth axis, in any
+    /// layout: an array already in the file's memory order (C-contiguous for a C-order file,
+    /// Fortran-contiguous for a Fortran-order one) is written from its memory; any other is
+    /// copied into that order first (memory: one copy of `array`).
+    ///
+    /// # Errors
+    /// As [`NpyAppender::append`].
+    ///
+    /// # Examples
+    /// ```
+    /// use ndarray::{arr2, s};
+    /// # let dir = std::env::temp_dir().join(format!("npy-core-nd-append-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("rows.npy");
+    /// let a = arr2(&[[1i64, 2], [3, 4], [5, 6]]);
+    /// npy_core::write_ndarray(&path, &a.slice(s![..1, ..]))?;
+    /// let mut file = npy_core::NpyAppender::open(&path)?;
+    /// file.append_ndarray(&a.slice(s![1.., ..]))?;
+    /// file.append_ndarray(&a.t().t())?; // any layout
+    /// drop(file);
+    /// assert_eq!(npy_core::read::<i64>(&path)?.shape(), [6, 2]);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn append_ndarray<T, S, D>(&mut self, array: &ArrayBase<S, D>) -> Result<(), Error>
+    where
+        T: NpyElement + Clone,
+        S: Data<Elem = T>,
+        D: Dimension,
+    {
+        let shape: Vec<u64> = array.shape().iter().map(|&d| d as u64).collect();
+        // Fortran order of `array` is C order of its reversed axes.
+        let memory_order = if self.header().fortran_order {
+            array.t()
+        } else {
+            array.view()
+        };
+        match memory_order.to_slice() {
+            Some(data) => self.append(data, &shape),
+            None => {
+                let data: Vec<T> = memory_order.iter().cloned().collect();
+                self.append(&data, &shape)
+            }
+        }
     }
 }
 

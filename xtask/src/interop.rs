@@ -5,7 +5,12 @@
 //! the values are read with npy-core's typed reader and written back with its slice writer
 //! (same memory order, byte order and dtype) into `<target>/interop/`; C-order fixtures with at
 //! least one dimension are also written row by row with the streaming writer
-//! (`stream_<name>`). Then `xtask/interop.py` (numpy 2.4.6) `np.load`s each file and compares
+//! (`stream_<name>`), and fixtures with at least one dimension are rebuilt by appends: the
+//! first slice along the growth axis (the first axis in C order, the last in Fortran order)
+//! with the slice writer, then every other slice with `npy_core::append` (`append_<name>`).
+//! Native-order number and bool fixtures are also created with `NpyMmapMut::create` and filled
+//! (`memmap_<name>`), which `interop.py` compares with numpy's `open_memmap(mode='w+')` file
+//! of the same values. Then `xtask/interop.py` (numpy 2.4.6) `np.load`s each file and compares
 //! dtype, shape, fortran_order and values with `np.load` of the fixture, and compares the bytes.
 //!
 //! Fixtures whose dtype has no typed element (records `rec_*`, void `V6`, longdouble and
@@ -22,7 +27,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use npy_core::{DType, NpyReader, Order, WriteOptions};
+use npy_core::bytemuck::{CheckedBitPattern, NoUninit};
+use npy_core::num_complex::Complex;
+use npy_core::{DType, NpyElement, NpyMmapMut, NpyReader, Order, Primitive, WriteOptions};
 use npy_test_support::{dispatch, Elem, Visitor};
 
 use crate::fixtures::fixtures_dir;
@@ -64,9 +71,12 @@ fn write_back() -> Result<(), String> {
     fs::write(&pairs_file, pairs)
         .map_err(|e| format!("cannot write {}: {e}", pairs_file.display()))?;
     eprintln!(
-        "xtask: wrote {} files ({} by the streaming writer) into {}",
+        "xtask: wrote {} files ({} by the streaming writer, {} by appends, {} as filled maps) \
+         into {}",
         written.pairs.len(),
         written.streamed,
+        written.appended,
+        written.mapped,
         out_dir.display()
     );
     if !written.skipped.is_empty() {
@@ -87,6 +97,10 @@ pub struct Written {
     pub pairs: Vec<(PathBuf, PathBuf)>,
     /// How many of the pairs came from the streaming writer.
     pub streamed: usize,
+    /// How many of the pairs were rebuilt by appends.
+    pub appended: usize,
+    /// How many of the pairs were created as writable maps and filled.
+    pub mapped: usize,
     /// Fixture names without a typed element, written through `read_dyn`/`write_dyn`.
     pub skipped: Vec<String>,
 }
@@ -100,12 +114,14 @@ pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
         let reader = NpyReader::open(&src).map_err(|e| format!("{name}: {e}"))?;
         let dtype = reader.dtype().clone();
         let c_rows = reader.order() == Order::C && !reader.shape().is_empty();
+        let has_axis = !reader.shape().is_empty();
         drop(reader);
         let job = WriteBack {
             src: &src,
             dtype: &dtype,
             dst: &out_dir.join(&name),
             stream_dst: c_rows.then(|| out_dir.join(format!("stream_{name}"))),
+            append_dst: has_axis.then(|| out_dir.join(format!("append_{name}"))),
         };
         match dispatch(&dtype, job) {
             None => {
@@ -116,13 +132,24 @@ pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
                 written.skipped.push(name);
             }
             Some(Err(e)) => return Err(format!("{name}: {e}")),
-            Some(Ok(streamed)) => {
+            Some(Ok((streamed, appended))) => {
                 written.pairs.push((out_dir.join(&name), src.clone()));
+                let memmap_dst = out_dir.join(format!("memmap_{name}"));
+                if create_and_fill(&dtype, &src, &memmap_dst).map_err(|e| format!("{name}: {e}"))? {
+                    written.pairs.push((memmap_dst, src.clone()));
+                    written.mapped += 1;
+                }
                 if streamed {
                     written
                         .pairs
                         .push((out_dir.join(format!("stream_{name}")), src.clone()));
                     written.streamed += 1;
+                }
+                if appended {
+                    written
+                        .pairs
+                        .push((out_dir.join(format!("append_{name}")), src.clone()));
+                    written.appended += 1;
                 }
             }
         }
@@ -169,17 +196,19 @@ pub fn sorted_names(dir: &Path, suffix: &str) -> Result<Vec<String>, String> {
     Ok(names)
 }
 
-/// Reads a fixture typed, writes it back, and streams it row by row when it is C order.
+/// Reads a fixture typed, writes it back, streams it row by row when it is C order, and
+/// rebuilds it by appends when it has a dimension.
 struct WriteBack<'a> {
     src: &'a Path,
     dtype: &'a DType,
     dst: &'a Path,
     stream_dst: Option<PathBuf>,
+    append_dst: Option<PathBuf>,
 }
 
 impl Visitor for WriteBack<'_> {
-    /// Whether a streamed file was written too.
-    type Out = Result<bool, npy_core::Error>;
+    /// Whether a streamed file, and an appended one, were written too.
+    type Out = Result<(bool, bool), npy_core::Error>;
 
     fn visit<T: Elem>(self) -> Self::Out {
         let a = npy_core::read::<T>(self.src)?;
@@ -191,8 +220,15 @@ impl Visitor for WriteBack<'_> {
             options = options.dtype(self.dtype.clone());
         }
         options.write_path(self.dst, a.data(), a.shape())?;
+        let appended = match &self.append_dst {
+            Some(dst) => {
+                rebuild_by_appends(&options, dst, a.data(), a.shape(), a.order())?;
+                true
+            }
+            None => false,
+        };
         let Some(stream_dst) = self.stream_dst else {
-            return Ok(false);
+            return Ok((false, appended));
         };
         let row_shape = &a.shape()[1..];
         let row_len = usize::try_from(row_shape.iter().product::<u64>()).unwrap_or(usize::MAX);
@@ -201,6 +237,71 @@ impl Visitor for WriteBack<'_> {
             w.push_row(&a.data()[r * row_len..(r + 1) * row_len])?;
         }
         w.finish()?;
+        Ok((true, appended))
+    }
+}
+
+/// Writes the first slice of `data` along the growth axis to `dst`, then appends the others
+/// one at a time (each through its own `NpyAppender`, as separate runs of a program would).
+fn rebuild_by_appends<T: NpyElement>(
+    options: &WriteOptions,
+    dst: &Path,
+    data: &[T],
+    shape: &[u64],
+    order: Order,
+) -> Result<(), npy_core::Error> {
+    let axis = if order == Order::Fortran {
+        shape.len() - 1
+    } else {
+        0
+    };
+    let mut one = shape.to_vec();
+    one[axis] = shape[axis].min(1);
+    let per = usize::try_from(one.iter().product::<u64>()).unwrap_or(usize::MAX);
+    let first = per.min(data.len());
+    options.write_path(dst, &data[..first], &one)?;
+    one[axis] = 1;
+    for i in 1..shape[axis] as usize {
+        npy_core::append(dst, &data[i * per..(i + 1) * per], &one)?;
+    }
+    Ok(())
+}
+
+/// Creates `dst` as a writable map of `src`'s dtype, shape and order and fills it with `src`'s
+/// values, for native-order numbers and bool; `false` for other dtypes.
+fn create_and_fill(dtype: &DType, src: &Path, dst: &Path) -> Result<bool, npy_core::Error> {
+    fn fill<T: NpyElement + CheckedBitPattern + NoUninit + Clone>(
+        src: &Path,
+        dst: &Path,
+    ) -> Result<bool, npy_core::Error> {
+        let a = npy_core::read::<T>(src)?;
+        // SAFETY: a new file of this run's output folder, touched only through this map.
+        let mut m = unsafe { NpyMmapMut::<T>::create(dst, a.shape(), a.order())? };
+        m.data_mut().clone_from_slice(a.data());
+        m.flush()?;
         Ok(true)
+    }
+    use Primitive as P;
+    let DType::Number(p, order) = dtype else {
+        return Ok(false);
+    };
+    if order.needs_swap() {
+        return Ok(false);
+    }
+    match p {
+        P::Bool => fill::<bool>(src, dst),
+        P::I8 => fill::<i8>(src, dst),
+        P::I16 => fill::<i16>(src, dst),
+        P::I32 => fill::<i32>(src, dst),
+        P::I64 => fill::<i64>(src, dst),
+        P::U8 => fill::<u8>(src, dst),
+        P::U16 => fill::<u16>(src, dst),
+        P::U32 => fill::<u32>(src, dst),
+        P::U64 => fill::<u64>(src, dst),
+        P::F32 => fill::<f32>(src, dst),
+        P::F64 => fill::<f64>(src, dst),
+        P::C64 => fill::<Complex<f32>>(src, dst),
+        P::C128 => fill::<Complex<f64>>(src, dst),
+        _ => Ok(false),
     }
 }

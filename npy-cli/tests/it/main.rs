@@ -1,9 +1,10 @@
 //! The `npy` command's integration tests, run as a program: one binary, a module per
 //! subcommand. Expected values come from numpy (the manifests of `fixtures/`) or from the
 //! real files of `fixtures/external/`; shared helpers are in `npy-test-support`.
-//! `show_memory.rs` stays a binary of its own: it measures a child's peak resident set,
+//! `memory.rs` stays a binary of its own: it measures a child's peak resident set,
 //! which other tests running in the same process would inflate.
 
+mod cat_append;
 mod convert;
 mod header;
 mod info;

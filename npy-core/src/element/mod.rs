@@ -211,13 +211,18 @@ pub(crate) fn bulk_kind<T: NpyElement>(dtype: &DType) -> Bulk<T> {
 /// own dtype.
 #[cold]
 pub(crate) fn mismatch<T: NpyElement>(dtype: &DType) -> Error {
-    let requested = match T::npy_dtype() {
+    Error::new(ErrorKind::TypeMismatch {
+        file: dtype.describe(),
+        requested: requested::<T>(),
+    })
+}
+
+/// `T` and its own dtype, as messages name a Rust type: `Complex<f64> ('<c16')`, `String ('U')`.
+pub(crate) fn requested<T: NpyElement>() -> String {
+    let own = match T::npy_dtype() {
         DType::Bytes(0) => "'|S'".to_owned(),
         DType::Unicode(0, _) => "'U'".to_owned(),
         d => format!("'{d}'"),
     };
-    Error::new(ErrorKind::TypeMismatch {
-        file: dtype.describe(),
-        requested: format!("{} ({requested})", T::rust_name()),
-    })
+    format!("{} ({own})", T::rust_name())
 }

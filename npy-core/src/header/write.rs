@@ -70,19 +70,73 @@ impl Header {
     }
 }
 
-/// numpy's `_wrap_header`; then `ARRAY_ALIGN` more spaces at a time while the whole is shorter
-/// than `min_len` bytes (0: exactly numpy's).
-fn wrap_header(text: &str, version: Version, min_len: u64) -> Result<Vec<u8>, Error> {
-    let encoded: Vec<u8> = match version {
-        Version::V3_0 => text.as_bytes().to_vec(),
+impl Header {
+    /// The prefix and header for a file that already holds a header of `header_len` bytes (its
+    /// HEADER_LEN field) in `version`, so that it can be rewritten in place without moving the
+    /// data; `None` when it does not fit.
+    ///
+    /// These are `np.save`'s bytes ([`Header::to_bytes`]) whenever they are exactly that long:
+    /// always, for a file numpy or this crate wrote and a shape that grew only along the growth
+    /// axis, as numpy reserves room for 21 digits there. A header of another writer gets the
+    /// dict without the growth-axis spaces, padded with spaces to `header_len` (numpy reads any
+    /// padding), when that fits.
+    ///
+    /// # Errors
+    /// [`ErrorKind::HeaderNotLatin1`] for a 1.0 or 2.0 header whose text is not latin-1.
+    pub fn to_bytes_in_room(
+        &self,
+        version: Version,
+        header_len: u64,
+    ) -> Result<Option<Vec<u8>>, Error> {
+        let room = version.prefix_len() + header_len;
+        let text = self.to_text();
+        match wrap_header(&text, version, 0) {
+            Ok(bytes) if bytes.len() as u64 == room => return Ok(Some(bytes)),
+            Err(e) if matches!(e.kind(), ErrorKind::HeaderNotLatin1 { .. }) => return Err(e),
+            _ => {}
+        }
+        let encoded = encode(text.trim_end_matches(' '), version)?;
+        let Some(pad) = header_len.checked_sub(encoded.len() as u64 + 1) else {
+            return Ok(None);
+        };
+        Ok(Some(prefixed(&encoded, version, header_len, pad)))
+    }
+}
+
+/// The header text in the version's encoding: latin-1 for 1.0 and 2.0, UTF-8 for 3.0.
+fn encode(text: &str, version: Version) -> Result<Vec<u8>, Error> {
+    match version {
+        Version::V3_0 => Ok(text.as_bytes().to_vec()),
         _ => text
             .chars()
             .map(|c| {
                 u8::try_from(u32::from(c))
                     .map_err(|_| Error::new(ErrorKind::HeaderNotLatin1 { version }))
             })
-            .collect::<Result<_, _>>()?,
-    };
+            .collect(),
+    }
+}
+
+/// Magic, version, the HEADER_LEN `total`, the encoded text, `pad` spaces and `\n`.
+fn prefixed(encoded: &[u8], version: Version, total: u64, pad: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity((version.prefix_len() + total) as usize);
+    out.extend_from_slice(MAGIC);
+    let (major, minor) = version.bytes();
+    out.extend_from_slice(&[major, minor]);
+    match version {
+        Version::V1_0 => out.extend_from_slice(&(total as u16).to_le_bytes()),
+        _ => out.extend_from_slice(&(total as u32).to_le_bytes()),
+    }
+    out.extend_from_slice(encoded);
+    out.resize(out.len() + pad as usize, b' ');
+    out.push(b'\n');
+    out
+}
+
+/// numpy's `_wrap_header`; then `ARRAY_ALIGN` more spaces at a time while the whole is shorter
+/// than `min_len` bytes (0: exactly numpy's).
+fn wrap_header(text: &str, version: Version, min_len: u64) -> Result<Vec<u8>, Error> {
+    let encoded = encode(text, version)?;
     let hlen = encoded.len() as u64 + 1;
     let mut pad = ARRAY_ALIGN - (version.prefix_len() + hlen) % ARRAY_ALIGN;
     let short = min_len.saturating_sub(version.prefix_len() + hlen + pad);
@@ -95,18 +149,7 @@ fn wrap_header(text: &str, version: Version, min_len: u64) -> Result<Vec<u8>, Er
             max: version.max_header_len(),
         }));
     }
-    let mut out = Vec::with_capacity((version.prefix_len() + total) as usize);
-    out.extend_from_slice(MAGIC);
-    let (major, minor) = version.bytes();
-    out.extend_from_slice(&[major, minor]);
-    match version {
-        Version::V1_0 => out.extend_from_slice(&(total as u16).to_le_bytes()),
-        _ => out.extend_from_slice(&(total as u32).to_le_bytes()),
-    }
-    out.extend_from_slice(&encoded);
-    out.resize(out.len() + pad as usize, b' ');
-    out.push(b'\n');
-    Ok(out)
+    Ok(prefixed(&encoded, version, total, pad))
 }
 
 impl ParsedHeader {

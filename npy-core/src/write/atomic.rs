@@ -1,6 +1,7 @@
 //! [`AtomicFile`]: how every path writer of the crate replaces a file, so that an error, a crash
 //! or a reader holding the old file (a memory map) never sees a partial one.
 
+use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -35,10 +36,19 @@ impl AtomicFile {
     }
 
     pub(crate) fn commit(self) -> Result<(), Error> {
+        self.persist().map(drop)
+    }
+
+    /// The temporary file (to lock it, or set its permissions, before it appears).
+    pub(crate) fn file(&self) -> &File {
+        self.file.get_ref().as_file()
+    }
+
+    /// [`AtomicFile::commit`], keeping the file open (read and write) and any lock on it.
+    pub(crate) fn persist(self) -> Result<File, Error> {
         let tmp = self.file.into_inner().map_err(|e| e.into_error())?;
         tmp.as_file().sync_all()?;
-        tmp.persist(&self.target).map_err(|e| e.error)?;
-        Ok(())
+        Ok(tmp.persist(&self.target).map_err(|e| e.error)?)
     }
 }
 

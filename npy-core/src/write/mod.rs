@@ -1,6 +1,6 @@
 //! Writing arrays: whole slices ([`write`], [`WriteOptions`]), streams of rows of unknown count
 //! ([`StreamWriter`], `stream.rs`), and atomic file writes (`atomic.rs`, shared by every path
-//! writer of the crate).
+//! writer of the crate), appending to existing files and concatenating them (`append.rs`).
 
 use std::io::{Seek, Write};
 use std::path::Path;
@@ -12,9 +12,11 @@ use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::{Order, Version};
 use crate::header::Header;
 
+mod append;
 mod atomic;
 mod stream;
 
+pub use append::{append, concatenate, AppendOptions, NpyAppender};
 pub(crate) use atomic::AtomicFile;
 pub use stream::{FileStreamWriter, PathStreamWriter, StreamWriter};
 

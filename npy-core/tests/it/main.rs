@@ -18,7 +18,8 @@ mod malformed;
 mod external;
 mod fixtures;
 
-// Typed reads and writes, views, maps, ndarray, conversion.
+// Typed reads and writes, views, maps, ndarray, conversion, appending.
+mod append;
 mod convert;
 mod miri_paths;
 mod mmap;

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use npy_core::bytemuck::CheckedBitPattern;
-use npy_core::{Error, ErrorKind, NpyElement, NpyMmap, Order};
+use npy_core::{Error, ErrorKind, NpyElement, NpyMmap, NpyMmapMut, Order};
 use npy_test_support::fixture;
 use serde_json::Value as Json;
 
@@ -165,4 +165,99 @@ fn replacing_a_mapped_file_by_rename_leaves_the_mapping_intact() {
     assert_eq!(m.shape(), [10, 100]);
     assert_eq!(m.data(), first);
     assert_eq!(mmap::<u32>(&path).unwrap().data(), vec![7u32; 1000]);
+}
+
+/// Creates a writable map with a fixture's shape and order, fills it with the fixture's values
+/// and compares the file with numpy's. numpy's `open_memmap(mode='w+')` writes its header with
+/// `_write_array_header(fp, d, version=None)`, as `np.save` does, and extends the file to the
+/// end of the data, so its file for these values is the fixture byte for byte.
+fn create_and_fill<T: NpyElement + CheckedBitPattern + npy_core::bytemuck::NoUninit + Clone>(
+    dir: &Path,
+    name: &str,
+) {
+    let a = npy_core::read::<T>(fixture(name)).unwrap();
+    let path = dir.join(name);
+    // SAFETY: a new file of this test's, touched only through this map.
+    let mut m = unsafe { NpyMmapMut::<T>::create(&path, a.shape(), a.order()).unwrap() };
+    assert_eq!(m.len(), a.data().len());
+    m.data_mut().clone_from_slice(a.data());
+    m.flush().unwrap();
+    drop(m);
+    assert_eq!(
+        fs::read(&path).unwrap(),
+        fs::read(fixture(name)).unwrap(),
+        "{name}"
+    );
+}
+
+#[test]
+fn create_then_fill_writes_numpys_file() {
+    let dir = tempfile::tempdir().unwrap();
+    create_and_fill::<f64>(dir.path(), "f8_le_c_2x3x4.npy");
+    create_and_fill::<f64>(dir.path(), "f8_le_f_2x3x4.npy");
+    create_and_fill::<f32>(dir.path(), "f4_le_c_5.npy");
+    create_and_fill::<i16>(dir.path(), "i2_le_c_3x0.npy");
+    create_and_fill::<u8>(dir.path(), "u1_na_c_0.npy");
+    create_and_fill::<bool>(dir.path(), "b1_na_f_2x3x4.npy");
+    create_and_fill::<npy_core::num_complex::Complex<f32>>(dir.path(), "c8_le_c_2x3x4.npy");
+    create_and_fill::<u64>(dir.path(), "u8_le_c_scalar.npy");
+}
+
+#[test]
+fn an_existing_file_maps_writable() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.npy");
+    fs::copy(fixture("i4_le_f_2x3x4.npy"), &path).unwrap();
+    let before = npy_core::read::<i32>(&path).unwrap();
+    // SAFETY: a copy of the fixture that only this map touches.
+    let mut m = unsafe { NpyMmapMut::<i32>::open(&path).unwrap() };
+    assert_eq!(m.order(), Order::Fortran);
+    assert_eq!(m.data(), before.data());
+    *m.get_mut(&[1, 0, 0]).unwrap() = 77; // Fortran order: element 1 in memory
+    assert_eq!(m.get(&[1, 0, 0]), Some(&77));
+    assert_eq!(m.get_mut(&[2, 0, 0]), None);
+    drop(m);
+    let after = npy_core::read::<i32>(&path).unwrap();
+    assert_eq!(after.data()[1], 77);
+    assert_eq!(after.data()[2..], before.data()[2..]);
+
+    // The read-only checks run here too: byte-swapped data cannot be a mutable view.
+    let be = dir.path().join("be.npy");
+    fs::copy(fixture("i4_be_c_2x3x4.npy"), &be).unwrap();
+    // SAFETY: as above.
+    let err = unsafe { NpyMmapMut::<i32>::open(&be) }.unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::NotViewable { .. }), "{err}");
+    assert_eq!(err.path(), Some(be.as_path()));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_large_array_costs_no_disk_until_written() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.npy");
+    // 2 GiB of f64: sparse creation does not depend on the size, but opening a map checks
+    // every element's bit pattern, a loop over all of them in a debug build.
+    let n: u64 = 1 << 28;
+    // SAFETY: a new file of this test's, touched only through this map.
+    let mut m = unsafe { NpyMmapMut::<f64>::create(&path, &[n], Order::C).unwrap() };
+    let disk = || fs::metadata(&path).unwrap().blocks() * 512;
+    assert!(disk() < 1 << 20, "{} bytes on disk after create", disk());
+    assert_eq!(m.len() as u64, n);
+    m.data_mut()[0] = 1.0;
+    m.data_mut()[(n - 1) as usize] = 2.0;
+    m.flush().unwrap();
+    drop(m);
+    assert_eq!(fs::metadata(&path).unwrap().len(), 128 + n * 8);
+    assert!(
+        disk() < 1 << 20,
+        "{} bytes on disk after two writes",
+        disk()
+    );
+    let r = mmap::<f64>(&path).unwrap();
+    assert_eq!(r.shape(), [n]);
+    assert_eq!(
+        (r.data()[0], r.data()[1], r.data()[(n - 1) as usize]),
+        (1.0, 0.0, 2.0)
+    );
 }

@@ -194,3 +194,40 @@ fn a_zero_copy_view_becomes_an_ndarray_view() {
     assert_eq!(nd, manifest_i32("i4_le_c_2x3x4.npy"));
     assert_eq!(nd.as_ptr(), view.data().as_ptr());
 }
+
+#[test]
+fn appended_arrays_of_either_layout_rebuild_numpy_files() {
+    // The C and Fortran fixtures hold the same logical values: each file is rebuilt from the
+    // other's array, so every append after the first goes through the copying path, and from
+    // its own, which is written from memory.
+    let dir = tempfile::tempdir().unwrap();
+    let c = read_ndarray::<f64>(fixture("f8_le_c_2x3x4.npy")).unwrap();
+    let f = read_ndarray::<f64>(fixture("f8_le_f_2x3x4.npy")).unwrap();
+    for (name, first, rest) in [
+        ("f8_le_c_2x3x4.npy", &c, &f),
+        ("f8_le_c_2x3x4.npy", &c, &c),
+        ("f8_le_f_2x3x4.npy", &f, &c),
+        ("f8_le_f_2x3x4.npy", &f, &f),
+    ] {
+        let path = temp_path(&dir, name);
+        let fortran = name.contains("_f_");
+        if fortran {
+            write_ndarray(&path, &first.slice(s![.., .., ..1])).unwrap();
+        } else {
+            write_ndarray(&path, &first.slice(s![..1, .., ..])).unwrap();
+        }
+        let mut w = npy_core::NpyAppender::open(&path).unwrap();
+        if fortran {
+            w.append_ndarray(&rest.slice(s![.., .., 1..3])).unwrap();
+            w.append_ndarray(&rest.slice(s![.., .., 3..])).unwrap();
+        } else {
+            w.append_ndarray(&rest.slice(s![1.., .., ..])).unwrap();
+        }
+        drop(w);
+        assert_eq!(
+            fs::read(&path).unwrap(),
+            fs::read(fixture(name)).unwrap(),
+            "{name} rebuilt"
+        );
+    }
+}

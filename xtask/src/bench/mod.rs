@@ -390,6 +390,26 @@ fn rows() -> Vec<Row> {
         .limit("write_f32/64MiB/limit-fs-write", "fs::write")
         .bytes(64.0 * MIB),
     );
+    rows.push(
+        Row::new(
+            "append 1,000 × 1 MiB rows, no sync (numpy column: npy-append-array)",
+            "append/1000x1MiB/npy-core",
+        )
+        .numpy("append/1000x1MiB#npy-append-array")
+        .limit("append/1000x1MiB/limit-fs-append", "fs::File append")
+        .bytes(1000.0 * MIB),
+    );
+    rows.push(
+        Row::new(
+            "append 100 × 1 MiB rows, synced each",
+            "append/100x1MiB_sync/npy-core",
+        )
+        .limit(
+            "append/100x1MiB_sync/limit-fs-append",
+            "fs::File append + sync_data",
+        )
+        .bytes(100.0 * MIB),
+    );
     rows
 }
 
@@ -630,6 +650,19 @@ fn targets(r: &Results<'_>, peak_ratio: Option<f64>) -> String {
         true,
         "×",
     );
+    check(
+        "append 1,000 batches of 1 MiB, ours / fs::File appends",
+        div(
+            c("append/1000x1MiB/npy-core"),
+            c("append/1000x1MiB/limit-fs-append"),
+        ),
+        1.2,
+        true,
+        "×",
+    );
+    // The last line is issue 16's: under its own heading.
+    let at = lines.len() - 1;
+    lines.splice(at..at, ["", "Targets (issue 16):", ""].map(String::from));
     lines.push(String::new());
     lines.push("Targets (issue 11, .npz):".to_string());
     lines.push(String::new());

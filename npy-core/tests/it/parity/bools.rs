@@ -10,7 +10,7 @@ use npy_core::{
 };
 use serde_json::Value as Json;
 
-use crate::support::{files, path, tolist};
+use super::support::{files, path, tolist};
 
 fn strict() -> ReadOptions {
     ReadOptions::default().strict_bools(true)

@@ -7,7 +7,7 @@
 use npy_core::literal::Value;
 use npy_core::{DType, ErrorKind, Header, ReadOptions, Version};
 
-use crate::support::{report, rows};
+use super::support::{report, rows};
 
 #[test]
 fn every_descr_string_as_numpy() {

@@ -9,7 +9,7 @@ use npy_core::half::f16;
 use npy_core::num_complex::Complex;
 use npy_core::{ByteOrder, NpyElement, NpyReader, Order, WriteOptions};
 
-use crate::support::{files, path};
+use super::support::{files, path};
 
 /// Streams the elements of fixture `name` (read in its memory order) in Fortran order, one
 /// row (index of the last axis) at a time, and returns the file written.

@@ -7,7 +7,7 @@
 use npy_core::literal::{parse, LiteralErrorKind, ParseOptions, Value};
 use serde_json::Value as Json;
 
-use crate::support::{report, rows};
+use super::support::{report, rows};
 
 /// The value a row's tagged JSON describes; `Err` for what a `String` cannot hold (a lone
 /// surrogate, which Python allows in `str`).

@@ -7,7 +7,7 @@
 use npy_core::{read_dyn, DynValue};
 use serde_json::Value as Json;
 
-use crate::support::{files, path};
+use super::support::{files, path};
 
 /// A Python `float.hex()` string (`0x1.5555555555555p-2`, `-0x0.0p+0`, `inf`) as an `f64`:
 /// exact, from its bits.
@@ -99,5 +99,5 @@ fn longdouble_classes_read_as_numpy() {
             &mut failures,
         );
     }
-    crate::support::report("longdouble classes", 4 * n, &failures);
+    super::support::report("longdouble classes", 4 * n, &failures);
 }

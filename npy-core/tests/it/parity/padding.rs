@@ -6,7 +6,7 @@
 
 use npy_core::{write_dyn_to, DType, DynArray, Header, NpyReader};
 
-use crate::support::{files, path};
+use super::support::{files, path};
 
 fn round_trip(a: &DynArray) -> Vec<u8> {
     let mut out = Vec::new();

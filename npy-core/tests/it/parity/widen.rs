@@ -11,7 +11,7 @@ use npy_core::{
     WriteOptions,
 };
 
-use crate::support::{path, report, rows};
+use super::support::{path, report, rows};
 
 fn safe() -> ReadOptions {
     ReadOptions::default().casting(Casting::Safe)

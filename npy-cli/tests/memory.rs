@@ -1,49 +1,25 @@
-//! `npy show` in bounded memory (issue 10), measured as the peak resident set of the child
-//! process (`wait4`'s rusage), never as time: a summary reads only the elements it prints, and
-//! `--full` and `--json` stream, so files far larger than the limits below show within them.
+//! `npy show` and `npy cat` in bounded memory (issues 10 and 16), measured as the peak resident
+//! set of the child process (`wait4`'s rusage), never as time: a summary reads only the
+//! elements it prints, `--full` and `--json` stream, and `cat` copies through one buffer, so
+//! files far larger than the limits below go through within them. A binary of its own: other
+//! tests running in the same process would inflate the children's readings.
 //! Also the inputs of public reports about large files (N23, X7, N10).
 
-use std::fs::File;
+mod peak;
+
+use std::ffi::OsStr;
+use std::fs::{self, File};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use npy_core::Header;
 
-/// Runs `npy show ARGS`; returns (exit code, stdout, peak resident set in bytes).
+/// Runs `npy show ARGS PATH`; returns (exit code, stdout, peak resident set in bytes).
 fn npy_show(args: &[&str], path: &Path, stdout: bool) -> (i32, String, u64) {
-    let child = Command::new(env!("CARGO_BIN_EXE_npy"))
-        .arg("show")
-        .args(args)
-        .arg(path)
-        .stdout(if stdout {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("run npy");
-    let mut child = child;
-    let mut out = String::new();
-    if let Some(mut pipe) = child.stdout.take() {
-        std::io::Read::read_to_string(&mut pipe, &mut out).expect("read stdout");
-    }
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our own child, not yet waited for (`child` is never waited on); the
-    // pointers are to live locals of the right types.
-    let got = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(got, pid, "wait4");
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
-    // Linux reports ru_maxrss in KiB.
-    (code, out, usage.ru_maxrss as u64 * 1024)
+    let mut all: Vec<&OsStr> = vec![OsStr::new("show")];
+    all.extend(args.iter().map(OsStr::new));
+    all.push(path.as_os_str());
+    peak::run_npy(&all, stdout)
 }
 
 /// A `.npy` file of `descr` and `shape` whose data is a hole (zeros, no disk) of the size the
@@ -226,3 +202,33 @@ const N10_NUMPY: &str = "[[[  0   1   2]
   [ 10  11  12]
   [ 13  14  15]]]
 ";
+
+#[test]
+fn cat_streams_in_bounded_memory() {
+    // Two inputs of 128 MiB each (sparse: no disk until copied); the copy goes through one
+    // 1 MiB buffer, so the command stays far below the data's size.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.npy");
+    let header = npy_core::Header::new("<f8".parse().unwrap(), vec![1 << 24]);
+    let bytes = header.to_bytes(None).unwrap();
+    fs::write(&input, &bytes).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&input)
+        .unwrap()
+        .set_len(bytes.len() as u64 + (128 << 20))
+        .unwrap();
+    let out = dir.path().join("out.npy");
+    let (code, _, peak) = peak::run_npy(
+        &[
+            "cat".as_ref(),
+            out.as_os_str(),
+            input.as_os_str(),
+            input.as_os_str(),
+        ],
+        false,
+    );
+    assert_eq!(code, 0);
+    assert_eq!(fs::metadata(&out).unwrap().len(), 128 + (256 << 20));
+    assert!(peak < 24 << 20, "peak resident set {peak} bytes");
+}

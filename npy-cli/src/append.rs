@@ -1,0 +1,46 @@
+//! `npy append FILE IN...`: grow a file in place with the arrays of other files.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use npy_core::AppendOptions;
+
+use crate::format::fail;
+
+/// Append the arrays of IN... to FILE in place, along its growth axis: the first in C order,
+/// the last in Fortran order.
+///
+/// Every IN must have FILE's dtype (byte order included), its memory order, and its shape
+/// except along the growth axis; all are checked before anything is written. The data is
+/// copied as it is, through one 1 MiB buffer, then FILE's header is rewritten once with the
+/// new shape: in place (numpy leaves room for it), or, for a header written without that room,
+/// by rewriting FILE atomically. The data is synced to the disk before the header claims it, so
+/// a crash leaves FILE with its old shape or its new one. An exclusive lock on FILE keeps
+/// concurrent `npy append` runs (and other NpyAppender users) from interleaving.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The .npy file to grow.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// The .npy files whose arrays are appended, in order.
+    #[arg(value_name = "IN", required = true)]
+    inputs: Vec<PathBuf>,
+    /// Do not sync to the disk (faster; a crash of the system, rather than of this command,
+    /// may then lose the append or leave FILE's header ahead of its data).
+    #[arg(long)]
+    no_sync: bool,
+}
+
+/// Runs `npy append`.
+pub fn run(args: &Args) -> ExitCode {
+    let append = || -> Result<(), npy_core::Error> {
+        AppendOptions::new()
+            .sync(!args.no_sync)
+            .open(&args.file)?
+            .append_files(&args.inputs)
+    };
+    match append() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e, &args.file),
+    }
+}

@@ -1,0 +1,32 @@
+//! `npy cat OUT IN...`: concatenate files along their first axis.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::format::fail;
+
+/// Concatenate .npy files along their first axis into OUT, as
+/// `np.save(OUT, np.concatenate([np.load(f) for f in INs]))` would.
+///
+/// Every IN must have the first one's dtype (byte order included) and the same dimensions
+/// after the first, in C order (convert a Fortran-order file with `npy convert --order C`
+/// first). The data streams through one 1 MiB buffer, so files larger than memory
+/// concatenate. OUT is written atomically (temporary file, then rename): it appears complete
+/// or not at all, and may be one of the INs.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The output .npy file.
+    #[arg(value_name = "OUT")]
+    output: PathBuf,
+    /// The input .npy files, in order.
+    #[arg(value_name = "IN", required = true)]
+    inputs: Vec<PathBuf>,
+}
+
+/// Runs `npy cat`.
+pub fn run(args: &Args) -> ExitCode {
+    match npy_core::concatenate(&args.output, &args.inputs) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => fail(&e, &args.output),
+    }
+}

@@ -1,0 +1,139 @@
+//! `npy cat` and `npy append` end to end: numpy's files rebuilt from their pieces byte for
+//! byte, mismatches refused with FILE unchanged, and `cat` in bounded memory.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use npy_core::{Order, WriteOptions};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures")
+        .join(name)
+}
+
+fn npy(args: &[&OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_npy"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// numpy's `f8` fixture of `order` cut along its growth axis: the first slice and the rest,
+/// written by npy-core into `dir`.
+fn pieces(dir: &Path, order: Order) -> (PathBuf, PathBuf, PathBuf) {
+    let name = match order {
+        Order::C => "f8_le_c_2x3x4.npy",
+        Order::Fortran => "f8_le_f_2x3x4.npy",
+    };
+    let a = npy_core::read::<f64>(fixture(name)).unwrap();
+    let (head, tail) = (dir.join("head.npy"), dir.join("tail.npy"));
+    let w = WriteOptions::new().order(order);
+    match order {
+        Order::C => {
+            w.write_path(&head, &a.data()[..12], &[1, 3, 4]).unwrap();
+            w.write_path(&tail, &a.data()[12..], &[1, 3, 4]).unwrap();
+        }
+        Order::Fortran => {
+            w.write_path(&head, &a.data()[..6], &[2, 3, 1]).unwrap();
+            w.write_path(&tail, &a.data()[6..], &[2, 3, 3]).unwrap();
+        }
+    }
+    (head, tail, fixture(name))
+}
+
+#[test]
+fn cat_rebuilds_numpys_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (head, tail, numpy) = pieces(dir.path(), Order::C);
+    let out = dir.path().join("out.npy");
+    let o = npy(&[
+        "cat".as_ref(),
+        out.as_os_str(),
+        head.as_os_str(),
+        tail.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(fs::read(&out).unwrap(), fs::read(&numpy).unwrap());
+
+    // numpy's empty and 5-element files: the 5-element one again. OUT may be an input.
+    let five = dir.path().join("five.npy");
+    fs::copy(fixture("u1_na_c_5.npy"), &five).unwrap();
+    let o = npy(&[
+        "cat".as_ref(),
+        five.as_os_str(),
+        fixture("u1_na_c_0.npy").as_os_str(),
+        five.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        fs::read(&five).unwrap(),
+        fs::read(fixture("u1_na_c_5.npy")).unwrap()
+    );
+}
+
+#[test]
+fn cat_refuses_what_does_not_concatenate() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.npy");
+    let o = npy(&[
+        "cat".as_ref(),
+        out.as_os_str(),
+        fixture("f8_le_c_2x3x4.npy").as_os_str(),
+        fixture("f4_le_c_2x3x4.npy").as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("f4_le_c_2x3x4.npy"), "{err}");
+    assert!(err.contains("'<f4'") && err.contains("'<f8'"), "{err}");
+    let o = npy(&[
+        "cat".as_ref(),
+        out.as_os_str(),
+        fixture("f8_le_f_2x3x4.npy").as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("npy convert --order C"), "{err}");
+    assert!(!out.exists(), "nothing written");
+    let o = npy(&["cat".as_ref(), out.as_os_str()]);
+    assert_eq!(o.status.code(), Some(2), "IN is required");
+}
+
+#[test]
+fn append_rebuilds_numpys_file_in_either_order() {
+    for order in [Order::C, Order::Fortran] {
+        let dir = tempfile::tempdir().unwrap();
+        let (head, tail, numpy) = pieces(dir.path(), order);
+        let o = npy(&["append".as_ref(), head.as_os_str(), tail.as_os_str()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            fs::read(&head).unwrap(),
+            fs::read(&numpy).unwrap(),
+            "{order:?}"
+        );
+    }
+}
+
+#[test]
+fn append_checks_every_input_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (head, tail, _) = pieces(dir.path(), Order::C);
+    let before = fs::read(&head).unwrap();
+    let o = npy(&[
+        "append".as_ref(),
+        "--no-sync".as_ref(),
+        head.as_os_str(),
+        tail.as_os_str(),
+        fixture("f8_le_c_5.npy").as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("f8_le_c_5.npy"), "{err}");
+    assert!(
+        err.contains("shape (5,)") && err.contains("(n, 3, 4)"),
+        "{err}"
+    );
+    assert_eq!(fs::read(&head).unwrap(), before, "FILE unchanged");
+}
