@@ -138,6 +138,7 @@ pub use half;
 pub use num_complex;
 
 #[cfg(feature = "ndarray")]
+#[allow(deprecated)]
 pub use crate::ndarray::{read_ndarray, read_ndarray_dim, write_ndarray};
 pub use convert::{convert_file, ConvertOptions};
 pub use dtype::{
@@ -149,7 +150,7 @@ pub use dynamic::{
 };
 pub use element::{Datetime64, NpyElement, PodLayout, Timedelta64, NAT};
 pub use error::{Category, Error, ErrorKind, NotNpy};
-pub use format::{ByteOrder, Order, Version};
+pub use format::{AsShape, ByteOrder, Order, Version};
 pub use header::{Header, ParsedHeader, ReadOptions};
 pub use info::TensorInfo;
 pub use meta::ArrayMeta;
@@ -231,4 +232,4 @@ pub use read::{
 };
 pub use records::{read_records, write_records};
 pub use view::{view_or_copy, NpyView};
-pub use write::{write, FileStreamWriter, PathStreamWriter, StreamWriter, WriteOptions};
+pub use write::{write, PathStreamWriter, StreamWriter, WriteOptions};
