@@ -5,7 +5,10 @@
 //! the values are read with npy-core's typed reader and written back with its slice writer
 //! (same memory order, byte order and dtype) into `<target>/interop/`; C-order fixtures with at
 //! least one dimension are also written row by row with the streaming writer
-//! (`stream_<name>`). Then `xtask/interop.py` (numpy 2.4.6) `np.load`s each file and compares
+//! (`stream_<name>`); fixtures of two or more dimensions are also written from an ndarray array
+//! of the *other* memory layout with `WriteOptions::order` set to the fixture's order
+//! (`nd_<name>`), so the order option's reordering path must produce numpy's bytes. Then
+//! `xtask/interop.py` (numpy 2.4.6) `np.load`s each file and compares
 //! dtype, shape, fortran_order and values with `np.load` of the fixture, and compares the bytes.
 //!
 //! Fixtures whose dtype has no typed element (records `rec_*`, void `V6`, longdouble and
@@ -15,12 +18,13 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use ndarray::ArrayD;
 use npy_core::element::units;
 use npy_core::half::f16;
 use npy_core::num_complex::Complex;
 use npy_core::{
-    DType, Datetime64, NpyElement, NpyReader, Order, Primitive, TimeKind, TimeUnit, Timedelta64,
-    WriteOptions,
+    DType, Datetime64, NpyArray, NpyElement, NpyReader, Order, Primitive, TimeKind, TimeUnit,
+    Timedelta64, WriteOptions,
 };
 
 use crate::fixtures::fixtures_dir;
@@ -56,9 +60,11 @@ fn write_back() -> Result<(), String> {
     fs::write(&pairs_file, pairs)
         .map_err(|e| format!("cannot write {}: {e}", pairs_file.display()))?;
     eprintln!(
-        "xtask: wrote {} files ({} by the streaming writer) into {}",
+        "xtask: wrote {} files ({} by the streaming writer, {} from ndarray arrays of the other \
+         layout) into {}",
         written.pairs.len(),
         written.streamed,
+        written.reordered,
         out_dir.display()
     );
     if !written.skipped.is_empty() {
@@ -79,6 +85,8 @@ pub struct Written {
     pub pairs: Vec<(PathBuf, PathBuf)>,
     /// How many of the pairs came from the streaming writer.
     pub streamed: usize,
+    /// How many of the pairs came from an ndarray array of the other layout.
+    pub reordered: usize,
     /// Fixture names without a typed element, written through `read_dyn`/`write_dyn`.
     pub skipped: Vec<String>,
 }
@@ -98,12 +106,14 @@ pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
         let reader = NpyReader::open(&src).map_err(|e| format!("{name}: {e}"))?;
         let dtype = reader.dtype().clone();
         let c_rows = reader.order() == Order::C && !reader.shape().is_empty();
+        let two_dims = reader.shape().len() >= 2;
         drop(reader);
         let job = WriteBack {
             src: &src,
             dtype: &dtype,
             dst: &out_dir.join(&name),
             stream_dst: c_rows.then(|| out_dir.join(format!("stream_{name}"))),
+            nd_dst: two_dims.then(|| out_dir.join(format!("nd_{name}"))),
         };
         match dispatch(&dtype, job) {
             None => {
@@ -114,13 +124,19 @@ pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
                 written.skipped.push(name);
             }
             Some(Err(e)) => return Err(format!("{name}: {e}")),
-            Some(Ok(streamed)) => {
+            Some(Ok((streamed, nd))) => {
                 written.pairs.push((out_dir.join(&name), src.clone()));
                 if streamed {
                     written
                         .pairs
                         .push((out_dir.join(format!("stream_{name}")), src.clone()));
                     written.streamed += 1;
+                }
+                if nd {
+                    written
+                        .pairs
+                        .push((out_dir.join(format!("nd_{name}")), src.clone()));
+                    written.reordered += 1;
                 }
             }
         }
@@ -131,7 +147,7 @@ pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
 /// Something done with the Rust element type of a dtype.
 trait Visitor {
     type Out;
-    fn visit<T: NpyElement>(self) -> Self::Out;
+    fn visit<T: NpyElement + Clone>(self) -> Self::Out;
 }
 
 /// Reads a fixture typed, writes it back, and streams it row by row when it is C order.
@@ -140,13 +156,14 @@ struct WriteBack<'a> {
     dtype: &'a DType,
     dst: &'a Path,
     stream_dst: Option<PathBuf>,
+    nd_dst: Option<PathBuf>,
 }
 
 impl Visitor for WriteBack<'_> {
-    /// Whether a streamed file was written too.
-    type Out = Result<bool, npy_core::Error>;
+    /// Whether a streamed file and an ndarray file were written too.
+    type Out = Result<(bool, bool), npy_core::Error>;
 
-    fn visit<T: NpyElement>(self) -> Self::Out {
+    fn visit<T: NpyElement + Clone>(self) -> Self::Out {
         let a = npy_core::read::<T>(self.src)?;
         let mut options = WriteOptions::new()
             .order(a.order())
@@ -156,8 +173,24 @@ impl Visitor for WriteBack<'_> {
             options = options.dtype(self.dtype.clone());
         }
         options.write_path(self.dst, a.data(), a.shape())?;
+        if let Some(nd_dst) = &self.nd_dst {
+            // The same logical array in the other memory layout, written in the fixture's order.
+            let c_data = a.clone().into_c_order_vec();
+            let logical: ArrayD<T> =
+                NpyArray::from_parts(a.shape().to_vec(), Order::C, c_data)?.into_ndarray()?;
+            let other = match a.order() {
+                Order::C => logical
+                    .t()
+                    .as_standard_layout()
+                    .into_owned()
+                    .reversed_axes(),
+                Order::Fortran => logical,
+            };
+            options.write_ndarray_path(nd_dst, &other)?;
+        }
+        let nd = self.nd_dst.is_some();
         let Some(stream_dst) = self.stream_dst else {
-            return Ok(false);
+            return Ok((false, nd));
         };
         let row_shape = &a.shape()[1..];
         let row_len = usize::try_from(row_shape.iter().product::<u64>()).unwrap_or(usize::MAX);
@@ -166,7 +199,7 @@ impl Visitor for WriteBack<'_> {
             w.push_row(&a.data()[r * row_len..(r + 1) * row_len])?;
         }
         w.finish()?;
-        Ok(true)
+        Ok((true, nd))
     }
 }
 
