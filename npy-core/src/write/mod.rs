@@ -83,7 +83,7 @@ impl WriteOptions {
 
     /// The memory order the file is written in (and that the header declares). For slices
     /// ([`WriteOptions::write_to`]) it is the order the data is given in; ndarray arrays
-    /// (feature `ndarray`, [`WriteOptions::write_ndarray_to`]) are written in this order
+    /// (feature `ndarray`, `WriteOptions::write_ndarray_to`) are written in this order
     /// whatever their layout.
     pub fn order(mut self, order: Order) -> Self {
         self.order = Some(order);
