@@ -113,6 +113,10 @@
 //! padded so the data starts at a multiple of 64 bytes, then the array bytes in C or Fortran
 //! order (NEP 1; numpy's `numpy/lib/_format_impl.py` is the reference implementation).
 //!
+//! - [`read`] / [`NpyArray`] (owned, with shape and order), [`NpyReader`] (caller buffers,
+//!   iteration, row ranges), [`NpyView`] (borrowed bytes), [`read_dyn`] / [`DynArray`] (any
+//!   dtype, values decided at run time) read; [`write()`], [`WriteOptions`], [`StreamWriter`]
+//!   and [`PathStreamWriter`] write.
 //! - [`Header`] reads and writes the header, byte for byte as `np.save` writes it.
 //! - [`DType`] models every dtype a header can describe, records included.
 //! - [`TensorInfo`] summarises a file from its header.
@@ -193,7 +197,7 @@
 //!   of files you accept, or read them in parts.
 //! - **Other formats.** `.npz` archives are recognised ([`NotNpy::Npz`]) but not read.
 //!
-//! # Examples
+//! # Summarising a file from its header
 //! ```
 //! use npy_core::TensorInfo;
 //! # let dir = std::env::temp_dir().join(format!("npy-core-doc-{}", std::process::id()));
