@@ -93,7 +93,11 @@ impl<R: Read> NpyReader<R> {
     /// ```
     #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn read_ndarray<T: NpyElement, D: Dimension>(&mut self) -> Result<Array<T, D>, Error> {
-        check_ndim::<D>(self.shape())?;
+        // A subarray element type ([U; N]) takes the file's trailing dimensions when it reads
+        // (`read_vec`), so its number of dimensions is known only then.
+        if !matches!(T::npy_dtype(), crate::dtype::DType::SubArray(_)) {
+            check_ndim::<D>(self.shape())?;
+        }
         let data = self.read_vec::<T>()?;
         NpyArray::from_meta(self.meta().clone(), data)?.into_ndarray()
     }

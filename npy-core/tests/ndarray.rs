@@ -362,3 +362,23 @@ fn write_takes_an_ndarray_shape() {
         .unwrap();
     assert_eq!(out, fs::read(fixture("i4_le_f_2x3x4.npy")).unwrap());
 }
+
+/// numpy stores `[T; N]` elements as trailing dimensions: a (3, 2) `<f4` file is a 1-d array
+/// of `[f32; 2]`, and the dimension check counts the element's dimensions out.
+#[test]
+fn subarray_elements_take_the_trailing_dimensions() {
+    let mut bytes = Vec::new();
+    WriteOptions::new()
+        .write_to(&mut bytes, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2])
+        .unwrap();
+    let a: ndarray::Array1<[f32; 2]> = NpyReader::new(&bytes[..]).unwrap().read_ndarray().unwrap();
+    assert_eq!(a.to_vec(), [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]);
+    let err = NpyReader::new(&bytes[..])
+        .unwrap()
+        .read_ndarray::<[f32; 2], Ix2>()
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::DimensionMismatch { expected: 2, .. }),
+        "{err}"
+    );
+}
