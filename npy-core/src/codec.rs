@@ -254,6 +254,46 @@ pub(crate) fn flat_index(shape: &[u64], order: Order, index: &[u64]) -> Option<u
     usize::try_from(flat).ok()
 }
 
+/// Rearranges `values`, an array of `shape` stored in `order`, into C order in place (nothing
+/// to do for C order or fewer than two dimensions). Follows the permutation's cycles with
+/// swaps, so the extra memory is one bit per element, not a second array.
+///
+/// `values.len()` must be the product of `shape` (the callers' arrays are checked); otherwise
+/// the values are left as they are.
+pub(crate) fn permute_to_c_order<T>(values: &mut [T], shape: &[u64], order: Order) {
+    if order == Order::C
+        || shape.len() < 2
+        || checked_product(1, shape) != Some(values.len() as u64)
+    {
+        return;
+    }
+    // The memory position of the element whose C-order position is `c`.
+    let mut index = vec![0u64; shape.len()];
+    let mut source = |mut c: u64| -> usize {
+        for (i, &d) in index.iter_mut().zip(shape).rev() {
+            *i = c % d;
+            c /= d;
+        }
+        flat_index(shape, order, &index).unwrap_or(0)
+    };
+    let mut done = vec![0u64; values.len().div_ceil(64)];
+    for start in 0..values.len() {
+        if done[start / 64] & (1 << (start % 64)) != 0 {
+            continue;
+        }
+        let mut at = start;
+        loop {
+            done[at / 64] |= 1 << (at % 64);
+            let from = source(at as u64);
+            if from == start {
+                break;
+            }
+            values.swap(at, from);
+            at = from;
+        }
+    }
+}
+
 /// Walks the multi-indices of a shape in the memory order of C or Fortran order: the last
 /// axis fastest for C, the first for Fortran.
 #[derive(Debug, Clone)]
@@ -306,6 +346,37 @@ impl Stepper {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The in-place cycle walk gives what reading every C-order index from Fortran memory
+    /// gives (NEP 1's index rule, `flat_index`), on shapes with long and short cycles.
+    #[test]
+    fn permuting_to_c_order_reads_every_index_once() {
+        for shape in [
+            &[2u64, 3][..],
+            &[5, 7],
+            &[1, 9],
+            &[9, 1],
+            &[3, 1, 4],
+            &[2, 3, 4, 5],
+            &[4, 0, 3],
+            &[6],
+        ] {
+            let n = checked_product(1, shape).unwrap() as usize;
+            let memory: Vec<u32> = (0..n as u32).collect();
+            let mut want = Vec::new();
+            let mut walk = Stepper::new(shape, Order::C);
+            while let Some(index) = walk.index() {
+                want.push(memory[flat_index(shape, Order::Fortran, index).unwrap()]);
+                walk.step();
+            }
+            let mut got = memory.clone();
+            permute_to_c_order(&mut got, shape, Order::Fortran);
+            assert_eq!(got, want, "{shape:?}");
+            let mut c = memory.clone();
+            permute_to_c_order(&mut c, shape, Order::C);
+            assert_eq!(c, memory);
+        }
+    }
 
     #[test]
     fn stepping_follows_memory_order() {

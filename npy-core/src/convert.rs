@@ -55,7 +55,7 @@ impl ConvertOptions {
         self
     }
 
-    /// Whether [`ConvertOptions::map_input`] was chosen.
+    /// Whether `ConvertOptions::map_input` (feature `mmap`) was chosen.
     pub fn maps_input(&self) -> bool {
         self.map_input
     }
@@ -155,7 +155,7 @@ fn apply(runs: &[SwapRun], element: &mut [u8]) {
 ///
 /// Memory stays bounded when only the byte order or version changes (the data streams through
 /// a 1 MiB buffer). Changing the memory order needs random access to the input: it is read
-/// into memory, or mapped when the options say so ([`ConvertOptions::map_input`], feature
+/// into memory, or mapped when the options say so (`ConvertOptions::map_input`, feature
 /// `mmap`). The output is written atomically (temporary file, then rename), so `dst` may equal
 /// `src`.
 ///

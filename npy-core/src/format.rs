@@ -169,3 +169,53 @@ impl fmt::Display for Order {
         write!(f, "{}", self.as_char())
     }
 }
+
+/// A shape argument: the dimensions, outermost first, as `u64` (the header's type) or `usize`
+/// (ndarray's and `Vec`'s), so that `npy_core::write(p, data, a.shape())` works with an
+/// ndarray's `&[usize]` as with `&[2, 3]`.
+///
+/// Implemented for borrowed shapes: `&[u64]`, `&[u64; N]`, `&Vec<u64>` and `&[usize]`. An
+/// integer literal array (`&[2, 3]`) is `&[u64; N]`; a `Vec<usize>` is passed as a slice
+/// (`&v[..]`), so that a `&vec![2, 3]` literal stays unambiguous.
+///
+/// # Examples
+/// ```
+/// use npy_core::format::AsShape;
+/// let from_usize: &[usize] = &[2, 3];
+/// assert_eq!(&*from_usize.to_dims(), [2u64, 3]);
+/// assert_eq!(&*(&[4u64, 5]).to_dims(), [4, 5]);
+/// ```
+pub trait AsShape {
+    /// The dimensions as `u64`, borrowed when they already are. A `usize` that does not fit
+    /// in 64 bits (on no platform Rust supports today) becomes `u64::MAX`, which every writer
+    /// then refuses as too large.
+    fn to_dims(&self) -> std::borrow::Cow<'_, [u64]>;
+}
+
+impl AsShape for &[u64] {
+    fn to_dims(&self) -> std::borrow::Cow<'_, [u64]> {
+        std::borrow::Cow::Borrowed(self)
+    }
+}
+
+impl<const N: usize> AsShape for &[u64; N] {
+    fn to_dims(&self) -> std::borrow::Cow<'_, [u64]> {
+        std::borrow::Cow::Borrowed(&self[..])
+    }
+}
+
+impl AsShape for &Vec<u64> {
+    fn to_dims(&self) -> std::borrow::Cow<'_, [u64]> {
+        std::borrow::Cow::Borrowed(self)
+    }
+}
+
+impl AsShape for &[usize] {
+    fn to_dims(&self) -> std::borrow::Cow<'_, [u64]> {
+        std::borrow::Cow::Owned(
+            self.iter()
+                .map(|&d| u64::try_from(d).unwrap_or(u64::MAX))
+                .collect(),
+        )
+    }
+}

@@ -1,10 +1,122 @@
-//! Read and write NumPy `.npy` files.
+//! Read and write NumPy `.npy` files: typed and dynamic arrays, ndarray, records as structs,
+//! streaming, memory maps, and the header itself, with bounded memory on untrusted input.
+//!
+//! # Quick start
+//!
+//! | feature | adds |
+//! |---|---|
+//! | (none) | [`read`], [`write()`], [`NpyReader`], [`NpyView`], [`read_dyn`], [`Header`], [`convert_file`], streaming writers |
+//! | `ndarray` | `read_ndarray`, `write_ndarray`, `NpyReader::read_ndarray`, `as_ndarray` on views and maps, `WriteOptions::write_ndarray_path` |
+//! | `derive` | `#[derive(NpyElement)]`: a struct as a numpy record (structured dtype) |
+//! | `mmap` | `NpyMmap`: map a file and borrow its elements |
+//! | `serde` | `Serialize`/`Deserialize` for the header types |
+//!
+//! Each task below is also a runnable program in `examples/`
+//! (`cargo run -p npy-core --example NAME --all-features`).
+//!
+//! **Load a matrix into ndarray** (feature `ndarray`; example `load_matrix`). The dimension is
+//! the one you ask for, checked against the file; `ArrayD` takes any.
+//! ```no_run
+//! # #[cfg(feature = "ndarray")]
+//! # fn main() -> Result<(), npy_core::Error> {
+//! let m: ndarray::Array2<f32> = npy_core::read_ndarray("weights.npy")?;
+//! # Ok(()) }
+//! # #[cfg(not(feature = "ndarray"))] fn main() {}
+//! ```
+//!
+//! **Save a `Vec`** (example `save_vec`): data in C order and a shape (`&[2, 3]`, a `&[u64]`, or
+//! ndarray's `a.shape()`). [`WriteOptions`] sets dtype, C/Fortran order, byte order and version.
+//! ```no_run
+//! let v: Vec<f64> = vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
+//! npy_core::write("v.npy", &v, &[2, 3])?;
+//! let back = npy_core::read::<f64>("v.npy")?; // shape, order and the elements
+//! let flat: Vec<f64> = back.into_c_order_vec(); // C order even from a Fortran-order file
+//! # Ok::<(), npy_core::Error>(())
+//! ```
+//!
+//! **Read numpy records into a struct** (feature `derive`; example `read_records`). Fields
+//! match by name, in any order, in any byte order.
+//! ```no_run
+//! # #[cfg(feature = "derive")]
+//! # fn main() -> Result<(), npy_core::Error> {
+//! #[derive(npy_core::NpyElement)]
+//! struct Point { x: f32, y: f32, id: i64 }
+//! let points: Vec<Point> = npy_core::read_records("points.npy")?;
+//! # Ok(()) }
+//! # #[cfg(not(feature = "derive"))] fn main() {}
+//! ```
+//!
+//! **Edit a header** (example `edit_header`): [`Header::read`] gives the dict, the version and
+//! the data offset; [`Header::to_bytes`] writes a header as `np.save` pads it; [`convert_file`]
+//! changes byte order, memory order or version with the data.
+//! ```no_run
+//! let bytes = std::fs::read("a.npy")?;
+//! let parsed = npy_core::Header::read(&mut &bytes[..])?;
+//! let mut header = parsed.header.clone();
+//! header.shape = vec![3, 2]; // same elements, another shape
+//! let mut out = header.to_bytes(None)?;
+//! out.extend_from_slice(&bytes[parsed.data_offset() as usize..]);
+//! std::fs::write("a.npy", out)?;
+//! # Ok::<(), npy_core::Error>(())
+//! ```
+//!
+//! **Stream a large file** (example `stream_large`): rows of unknown count to a path (the file
+//! appears at `finish`, and only then), and reads into one reused buffer.
+//! ```no_run
+//! let mut w = npy_core::WriteOptions::new().create_stream::<f32>("big.npy", &[1024])?;
+//! w.push_row(&[0.5; 1024])?;
+//! w.finish()?; // dropping `w` instead writes nothing
+//! let mut r = npy_core::NpyReader::open("big.npy")?;
+//! let mut buf = vec![0f32; 1 << 16];
+//! while r.remaining() > 0 {
+//!     let n = (r.remaining() as usize).min(buf.len());
+//!     r.read_into(&mut buf[..n])?;
+//! }
+//! # Ok::<(), npy_core::Error>(())
+//! ```
+//!
+//! **Map a file** (feature `mmap`, plus `ndarray` for the view; example `map_file`). `unsafe`:
+//! you promise nobody modifies the file while it is mapped.
+//! ```no_run
+//! # #[cfg(all(feature = "mmap", feature = "ndarray"))]
+//! # fn main() -> Result<(), npy_core::Error> {
+//! // SAFETY: nothing writes to weights.npy while `m` lives.
+//! let m = unsafe { npy_core::NpyMmap::<f32>::open("weights.npy")? };
+//! let slice: &[f32] = m.data(); // the file's pages, no copy
+//! let view = m.as_ndarray::<ndarray::Ix2>()?; // an ArrayView2 of the same pages
+//! # Ok(()) }
+//! # #[cfg(not(all(feature = "mmap", feature = "ndarray")))] fn main() {}
+//! ```
+//!
+//! **Handle errors** (example `handle_errors`): one [`Error`] type; match on [`Error::kind`], sort
+//! with [`Error::classify`]; an error from a function that takes a path names the file
+//! ([`Error::path`]).
+//! ```no_run
+//! use npy_core::{Category, ErrorKind};
+//! match npy_core::read::<f64>("ints.npy") {
+//!     Ok(a) => println!("{:?}", a.shape()),
+//!     Err(e) if matches!(e.kind(), ErrorKind::TypeMismatch { .. }) => eprintln!("{e}"),
+//!     Err(e) if e.classify() == Category::Io => eprintln!("cannot read: {e}"),
+//!     Err(e) => return Err(e),
+//! }
+//! # Ok::<(), npy_core::Error>(())
+//! ```
+//!
+//! **Use the CLI** (crate `npy-cli`, command `npy`): `npy info FILE...` (dtype, shape, sizes; `--json`),
+//! `npy show FILE` (values as numpy prints them), `npy header FILE` (the header dict),
+//! `npy convert IN OUT --byte-order big --order F` (see `npy --help`).
+//!
+//! # What the crate holds
 //!
 //! A `.npy` file is `\x93NUMPY`, a format version (1.0, 2.0 or 3.0), a little-endian header
 //! length, a Python-literal header dict `{'descr': '<f4', 'fortran_order': False, 'shape': (4, 64), }`
 //! padded so the data starts at a multiple of 64 bytes, then the array bytes in C or Fortran
 //! order (NEP 1; numpy's `numpy/lib/_format_impl.py` is the reference implementation).
 //!
+//! - [`read`] / [`NpyArray`] (owned, with shape and order), [`NpyReader`] (caller buffers,
+//!   iteration, row ranges), [`NpyView`] (borrowed bytes), [`read_dyn`] / [`DynArray`] (any
+//!   dtype, values decided at run time) read; [`write()`], [`WriteOptions`], [`StreamWriter`]
+//!   and [`PathStreamWriter`] write.
 //! - [`Header`] reads and writes the header, byte for byte as `np.save` writes it.
 //! - [`DType`] models every dtype a header can describe, records included.
 //! - [`TensorInfo`] summarises a file from its header.
@@ -111,7 +223,7 @@
 //!   its own guarantees are listed there); the `.npy` entry points recognise one
 //!   ([`NotNpy::Npz`]) and point there.
 //!
-//! # Examples
+//! # Summarising a file from its header
 //! ```
 //! use npy_core::TensorInfo;
 //! # let dir = std::env::temp_dir().join(format!("npy-core-doc-{}", std::process::id()));
@@ -127,6 +239,7 @@
 //! assert_eq!(info.nbytes, 1024);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
@@ -168,6 +281,7 @@ pub use half;
 pub use num_complex;
 
 #[cfg(feature = "ndarray")]
+#[allow(deprecated)]
 pub use crate::ndarray::{read_ndarray, read_ndarray_dim, write_ndarray};
 pub use convert::{convert_file, ConvertOptions};
 pub use dtype::{
@@ -179,13 +293,17 @@ pub use dynamic::{
 };
 pub use element::{Datetime64, NpyElement, PodLayout, Timedelta64, Widening, NAT};
 pub use error::{Category, Error, ErrorKind, NotNpy};
-pub use format::{ByteOrder, Order, Version};
+pub use format::{AsShape, ByteOrder, Order, Version};
 pub use header::{Casting, Header, ParsedHeader, ReadOptions};
 pub use info::TensorInfo;
 pub use meta::ArrayMeta;
 #[cfg(feature = "mmap")]
 pub use mmap::{mmap, NpyMmap, NpyMmapMut};
 /// `#[derive(NpyElement)]`: a struct as a numpy structured (record) dtype (feature `derive`).
+///
+/// Needs the `derive` feature (`npy-core = { version = "0.1", features = ["derive"] }`);
+/// without it rustc says "cannot find derive macro `NpyElement` in this scope" (the trait of
+/// the same name exists either way).
 ///
 /// Each field becomes a record field of the same name (`f0`, `f1`, ... for a tuple struct), in
 /// declaration order, packed (numpy's default layout). Field types are any [`NpyElement`]:
@@ -263,6 +381,6 @@ pub use read::{
 pub use records::{read_records, write_records};
 pub use view::{view_or_copy, NpyView};
 pub use write::{
-    append, concatenate, write, AppendOptions, FileStreamWriter, NpyAppender, PathStreamWriter,
-    StreamWriter, WriteOptions,
+    append, concatenate, write, AppendOptions, NpyAppender, PathStreamWriter, StreamWriter,
+    WriteOptions,
 };

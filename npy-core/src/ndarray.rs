@@ -1,132 +1,191 @@
-//! `ndarray` interop (feature `ndarray`): read files into [`ArrayD`] / [`Array`] with the
-//! file's memory order kept, view them as [`ArrayViewD`], and write arrays of any layout.
+//! `ndarray` interop (feature `ndarray`): read files into [`Array`]s whose dimension is the
+//! target type's, with the file's memory order kept; view views and maps as [`ArrayView`]s;
+//! write arrays of any layout in the order asked for.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
-use ::ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Data, Dimension, IxDyn, ShapeBuilder};
+use ::ndarray::{Array, ArrayBase, ArrayView, ArrayViewD, Data, Dimension, IxDyn, ShapeBuilder};
 
 use crate::codec::saturating_product;
 use crate::element::NpyElement;
 use crate::error::{to_usize, Error, ErrorKind, PathContext};
-use crate::format::Order;
-use crate::read::{read, NpyArray, NpyReader};
+use crate::format::{AsShape, Order};
+use crate::read::{NpyArray, NpyReader};
 use crate::view::NpyView;
 use crate::write::{AtomicFile, NpyAppender, WriteOptions};
 
-/// Reads the `.npy` file at `path` into an n-dimensional array of `T`.
+/// Reads the `.npy` file at `path` into an ndarray [`Array`] whose dimension `D` is inferred
+/// from the target type: `let a: Array2<f32> = read_ndarray(p)?` reads a 2-d file, `ArrayD<f32>`
+/// any number of dimensions. A fixed `D` is checked against the file's header before the data
+/// is read.
 ///
 /// A Fortran-order file becomes an array with Fortran strides over the data as read (no
 /// reordering), so every logical index holds the value numpy shows at that index.
 ///
+/// [`read_ndarray_dim`] (dimension named first) is the same function under its former name,
+/// kept for existing callers and deprecated.
+///
 /// # Errors
-/// Every error of [`crate::read`]; [`ErrorKind::PlatformLimit`] for a shape ndarray cannot hold (more
-/// than `isize::MAX` elements).
+/// [`ErrorKind::DimensionMismatch`] when `D` is fixed and the file has another number of
+/// dimensions; every error of [`crate::read`]; [`ErrorKind::PlatformLimit`] for a shape ndarray
+/// cannot hold (more than `isize::MAX` elements). Each names the file.
 ///
 /// # Examples
 /// ```
-/// use ndarray::{arr2, Array2};
+/// use ndarray::{arr2, Array2, ArrayD};
 /// # let dir = std::env::temp_dir().join(format!("npy-core-nd-read-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
 /// let path = dir.join("m.npy");
 /// let a: Array2<i32> = arr2(&[[1, 2, 3], [4, 5, 6]]);
 /// npy_core::write_ndarray(&path, &a.t())?; // transposed: written in Fortran order
-/// let b = npy_core::read_ndarray::<i32>(&path)?;
-/// assert_eq!(b.shape(), [3, 2]);
-/// assert_eq!(b, a.t().into_dyn());
+/// let b: Array2<i32> = npy_core::read_ndarray(&path)?;
+/// assert_eq!(b, a.t());
 /// assert_eq!(b[[2, 0]], 3);
-/// # Ok::<(), npy_core::Error>(())
-/// ```
-pub fn read_ndarray<T: NpyElement>(path: impl AsRef<Path>) -> Result<ArrayD<T>, Error> {
-    let path = path.as_ref();
-    read::<T>(path)?.into_ndarray().at_path(path)
-}
-
-/// Reads the `.npy` file at `path` into an array of fixed dimension `D` (`Ix2` for
-/// [`Array2`](::ndarray::Array2)), checking the file's number of dimensions before reading the data.
-///
-/// # Errors
-/// [`ErrorKind::DimensionMismatch`] when the file's shape has another number of dimensions;
-/// otherwise as [`read_ndarray`].
-///
-/// # Examples
-/// ```
-/// use ndarray::{Array2, Ix2, Ix3};
-/// # let dir = std::env::temp_dir().join(format!("npy-core-nd-dim-{}", std::process::id()));
-/// # std::fs::create_dir_all(&dir)?;
-/// let path = dir.join("m.npy");
-/// npy_core::write(&path, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
-/// let m: Array2<f64> = npy_core::read_ndarray_dim::<f64, Ix2>(&path)?;
-/// assert_eq!(m[[1, 0]], 3.0);
-/// let err = npy_core::read_ndarray_dim::<f64, Ix3>(&path).unwrap_err();
+/// let any: ArrayD<i32> = npy_core::read_ndarray(&path)?; // any number of dimensions
+/// assert_eq!(any.shape(), [3, 2]);
+/// let err = npy_core::read_ndarray::<i32, ndarray::Ix3>(&path).unwrap_err();
 /// assert!(matches!(err.kind(), npy_core::ErrorKind::DimensionMismatch { expected: 3, .. }));
 /// # Ok::<(), npy_core::Error>(())
 /// ```
-pub fn read_ndarray_dim<T: NpyElement, D: Dimension>(
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
+pub fn read_ndarray<T: NpyElement, D: Dimension>(
     path: impl AsRef<Path>,
 ) -> Result<Array<T, D>, Error> {
     let path = path.as_ref();
     let mut r = NpyReader::open(path)?;
-    let mut read = || -> Result<Array<T, D>, Error> {
-        check_ndim::<D>(r.shape())?;
-        let data = r.read_vec::<T>()?;
-        NpyArray::from_meta(r.meta().clone(), data)?.into_ndarray_dim()
-    };
-    read().at_path(path)
+    r.read_ndarray().at_path(path)
+}
+
+/// The former name of [`read_ndarray`], which now infers the dimension from the target type
+/// (`read_ndarray::<T, D>` with both named).
+///
+/// # Errors
+/// As [`read_ndarray`].
+#[deprecated(
+    since = "0.1.0",
+    note = "read_ndarray infers the dimension now: `read_ndarray::<T, D>`"
+)]
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
+pub fn read_ndarray_dim<T: NpyElement, D: Dimension>(
+    path: impl AsRef<Path>,
+) -> Result<Array<T, D>, Error> {
+    read_ndarray(path)
+}
+
+impl<R: Read> NpyReader<R> {
+    /// Reads the rest of the array into an ndarray [`Array`] of dimension `D` (inferred from
+    /// the target type, `IxDyn` for any), checking a fixed `D` against the header first.
+    /// Fortran-order data gets Fortran strides.
+    ///
+    /// # Errors
+    /// [`ErrorKind::DimensionMismatch`]; every error of [`NpyReader::read_vec`];
+    /// [`ErrorKind::PlatformLimit`] for a shape ndarray cannot hold.
+    ///
+    /// # Examples
+    /// ```
+    /// use ndarray::Array2;
+    /// let mut bytes = Vec::new();
+    /// npy_core::WriteOptions::new().write_to(&mut bytes, &[1u8, 2, 3, 4, 5, 6], &[2, 3])?;
+    /// let a: Array2<u8> = npy_core::NpyReader::new(&bytes[..])?.read_ndarray()?;
+    /// assert_eq!(a[[1, 0]], 4);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
+    pub fn read_ndarray<T: NpyElement, D: Dimension>(&mut self) -> Result<Array<T, D>, Error> {
+        // A subarray element type ([U; N]) takes the file's trailing dimensions when it reads
+        // (`read_vec`), so its number of dimensions is known only then.
+        if !matches!(T::npy_dtype(), crate::dtype::DType::SubArray(_)) {
+            check_ndim::<D>(self.shape())?;
+        }
+        let data = self.read_vec::<T>()?;
+        NpyArray::from_meta(self.meta().clone(), data)?.into_ndarray()
+    }
 }
 
 impl<T> NpyArray<T> {
-    /// The array as an [`ArrayD`], without copying the elements: Fortran-order data gets
-    /// Fortran strides.
+    /// The array as an ndarray [`Array`] of dimension `D` (inferred from the target type,
+    /// `IxDyn` for any), without copying the elements: Fortran-order data gets Fortran
+    /// strides.
     ///
     /// # Errors
-    /// [`ErrorKind::PlatformLimit`] for a shape ndarray cannot hold (more than `isize::MAX` elements).
-    pub fn into_ndarray(self) -> Result<ArrayD<T>, Error> {
+    /// [`ErrorKind::DimensionMismatch`] when `D` is fixed and the array has another number of
+    /// dimensions; [`ErrorKind::PlatformLimit`] for a shape ndarray cannot hold (more than
+    /// `isize::MAX` elements).
+    ///
+    /// # Examples
+    /// ```
+    /// use ndarray::{Array2, ArrayD};
+    /// use npy_core::{NpyArray, Order};
+    /// let a = NpyArray::from_parts(vec![2, 2], Order::Fortran, vec![1u8, 2, 3, 4])?;
+    /// let m: Array2<u8> = a.clone().into_ndarray()?;
+    /// assert_eq!(m[[0, 1]], 3);
+    /// let d: ArrayD<u8> = a.into_ndarray()?;
+    /// assert_eq!(d.ndim(), 2);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
+    pub fn into_ndarray<D: Dimension>(self) -> Result<Array<T, D>, Error> {
+        check_ndim::<D>(self.shape())?;
         let (shape, order, data) = self.into_parts();
         let dim = IxDyn(&usize_shape(&shape)?);
         let array = match order {
             Order::C => Array::from_shape_vec(dim, data),
             Order::Fortran => Array::from_shape_vec(dim.f(), data),
         };
-        array.map_err(|_| shape_error(&shape))
-    }
-
-    /// The array as an [`Array`] of fixed dimension `D`, without copying the elements.
-    ///
-    /// # Errors
-    /// [`ErrorKind::DimensionMismatch`] for another number of dimensions; otherwise as
-    /// [`NpyArray::into_ndarray`].
-    pub fn into_ndarray_dim<D: Dimension>(self) -> Result<Array<T, D>, Error> {
-        check_ndim::<D>(self.shape())?;
-        let shape = self.shape().to_vec();
-        self.into_ndarray()?
+        array
+            .map_err(|_| shape_error(&shape))?
             .into_dimensionality::<D>()
             .map_err(|_| dimension_mismatch::<D>(&shape))
     }
+
+    /// The former name of [`NpyArray::into_ndarray`], which now infers the dimension.
+    ///
+    /// # Errors
+    /// As [`NpyArray::into_ndarray`].
+    #[deprecated(
+        since = "0.1.0",
+        note = "into_ndarray infers the dimension now: `into_ndarray::<D>`"
+    )]
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
+    pub fn into_ndarray_dim<D: Dimension>(self) -> Result<Array<T, D>, Error> {
+        self.into_ndarray()
+    }
 }
 
-/// [`NpyArray::into_ndarray_dim`] as a conversion (`ArrayD<T>` for any number of dimensions).
+/// [`NpyArray::into_ndarray`] as a conversion (`ArrayD<T>` for any number of dimensions).
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 impl<T, D: Dimension> TryFrom<NpyArray<T>> for Array<T, D> {
     type Error = Error;
 
     fn try_from(a: NpyArray<T>) -> Result<Self, Error> {
-        a.into_ndarray_dim()
+        a.into_ndarray()
     }
 }
 
 impl<'a, T> NpyView<'a, T> {
-    /// The view as an [`ArrayViewD`] borrowing the same bytes (Fortran strides for
-    /// Fortran-order data).
+    /// The view as an ndarray [`ArrayView`] of dimension `D` borrowing the same bytes
+    /// (Fortran strides for Fortran-order data): `view.as_ndarray::<Ix2>()?`, or
+    /// `as_ndarray::<IxDyn>()` for any number of dimensions.
     ///
     /// # Errors
-    /// [`ErrorKind::PlatformLimit`] for a shape ndarray cannot hold.
-    pub fn as_ndarray(&self) -> Result<ArrayViewD<'a, T>, Error> {
-        let dim = IxDyn(&usize_shape(self.shape())?);
-        let view = match self.order() {
-            Order::C => ArrayViewD::from_shape(dim, self.data()),
-            Order::Fortran => ArrayViewD::from_shape(dim.f(), self.data()),
-        };
-        view.map_err(|_| shape_error(self.shape()))
+    /// [`ErrorKind::DimensionMismatch`] when `D` is fixed and the view has another number of
+    /// dimensions; [`ErrorKind::PlatformLimit`] for a shape ndarray cannot hold.
+    ///
+    /// # Examples
+    /// ```
+    /// use ndarray::Ix2;
+    /// use npy_core::NpyView;
+    /// let mut bytes = Vec::new();
+    /// npy_core::WriteOptions::new().write_to(&mut bytes, &[1u8, 2, 3, 4, 5, 6], &[2, 3])?;
+    /// let view = NpyView::<u8>::new(&bytes)?;
+    /// let a = view.as_ndarray::<Ix2>()?;
+    /// assert_eq!(a.column(1).to_vec(), [2, 5]);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
+    pub fn as_ndarray<D: Dimension>(&self) -> Result<ArrayView<'a, T, D>, Error> {
+        ndarray_view(self.shape(), self.order(), self.data())
     }
 }
 
@@ -168,14 +227,60 @@ where
     }
 }
 
+impl<T: NpyElement + bytemuck::CheckedBitPattern> crate::mmap::NpyMmap<T> {
+    /// The mapped array as an ndarray [`ArrayView`] of dimension `D`, borrowing the mapping
+    /// (Fortran strides for Fortran-order data): `m.as_ndarray::<Ix2>()?`, or
+    /// `as_ndarray::<IxDyn>()` for any number of dimensions.
+    ///
+    /// # Errors
+    /// As [`NpyView::as_ndarray`].
+    ///
+    /// # Examples
+    /// ```
+    /// use ndarray::Ix2;
+    /// use npy_core::NpyMmap;
+    /// # let dir = std::env::temp_dir().join(format!("npy-core-nd-mmap-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("m.npy");
+    /// npy_core::write(&path, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+    /// // SAFETY: nothing modifies the file while it is mapped.
+    /// let m = unsafe { NpyMmap::<f32>::open(&path)? };
+    /// let a = m.as_ndarray::<Ix2>()?;
+    /// assert_eq!(a.sum(), 21.0);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(all(feature = "ndarray", feature = "mmap"))))]
+    pub fn as_ndarray<D: Dimension>(&self) -> Result<ArrayView<'_, T, D>, Error> {
+        ndarray_view(self.shape(), self.order(), self.data())
+    }
+}
+
+fn ndarray_view<'a, T, D: Dimension>(
+    shape: &[u64],
+    order: Order,
+    data: &'a [T],
+) -> Result<ArrayView<'a, T, D>, Error> {
+    check_ndim::<D>(shape)?;
+    let dim = IxDyn(&usize_shape(shape)?);
+    let view = match order {
+        Order::C => ArrayViewD::from_shape(dim, data),
+        Order::Fortran => ArrayViewD::from_shape(dim.f(), data),
+    };
+    view.map_err(|_| shape_error(shape))?
+        .into_dimensionality::<D>()
+        .map_err(|_| dimension_mismatch::<D>(shape))
+}
+
 /// Writes `array` to `path` as `np.save` would (atomically, like [`crate::write`]), whatever its
 /// memory layout: a C-contiguous array is written in one piece in C order, a
 /// Fortran-contiguous one in one piece with `fortran_order: True`, any other (a strided slice,
-/// negative strides, a transposed view of a slice) element by element in logical C order
-/// through a copy.
+/// negative strides, a transposed view of a slice) in logical C order, element by element in
+/// chunks of 64 KiB (memory bounded by one chunk, not the array).
+///
+/// For another order, dtype, byte order or version use [`WriteOptions::write_ndarray_path`].
 ///
 /// # Errors
-/// As [`WriteOptions::write_path`].
+/// As [`WriteOptions::write_path`]; each names the file.
 ///
 /// # Examples
 /// ```
@@ -190,6 +295,7 @@ where
 /// assert_eq!(back.data(), [0, 2, 4, 6]);
 /// # Ok::<(), npy_core::Error>(())
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 pub fn write_ndarray<T, S, D>(path: impl AsRef<Path>, array: &ArrayBase<S, D>) -> Result<(), Error>
 where
     T: NpyElement + Clone,
@@ -200,25 +306,42 @@ where
 }
 
 impl WriteOptions {
-    /// Writes `array` to `w`, choosing the order from its layout as [`write_ndarray`] does.
-    /// [`WriteOptions::order`] is not used: the array's layout decides; the dtype, byte order
-    /// and version options apply.
+    /// Writes `array` to `w` with every option applied:
+    /// - [`WriteOptions::order`] unset: the order follows the array's layout, as
+    ///   [`write_ndarray`] (and `np.save`) choose it;
+    /// - [`WriteOptions::order`] set: the file is in that order whatever the layout. An array
+    ///   already contiguous in that order is written from its memory in one piece; any other
+    ///   is written element by element in that order, in chunks of 64 KiB (memory bounded by
+    ///   one chunk of cloned elements, never a copy of the array);
+    /// - the dtype, byte order and version options as for [`WriteOptions::write_to`].
+    ///
+    /// Without an explicit [`WriteOptions::dtype`], a type whose dtype depends on the values
+    /// (`String`, `Vec<u8>`, records holding them) is sized from the array's memory when it is
+    /// contiguous; a non-contiguous array of such a type is copied once to size it.
     ///
     /// # Errors
-    /// As [`WriteOptions::write_to`].
+    /// As [`WriteOptions::write_to`]; [`ErrorKind::Unsupported`] for subarray elements
+    /// (`[T; N]`) in Fortran order.
     ///
     /// # Examples
     /// ```
     /// use ndarray::arr2;
-    /// use npy_core::{NpyReader, WriteOptions};
+    /// use npy_core::{NpyReader, Order, WriteOptions};
     /// let a = arr2(&[[1.0f32, 2.0], [3.0, 4.0]]);
     /// let mut out = Vec::new();
-    /// WriteOptions::new().write_ndarray_to(&mut out, &a.t())?;
+    /// WriteOptions::new().write_ndarray_to(&mut out, &a.t())?; // the layout decides
     /// let mut r = NpyReader::new(&out[..])?;
     /// assert!(r.header().fortran_order);
     /// assert_eq!(r.read_vec::<f32>()?, [1.0, 2.0, 3.0, 4.0]); // a's memory, unchanged
+    ///
+    /// let mut out = Vec::new();
+    /// WriteOptions::new().order(Order::Fortran).write_ndarray_to(&mut out, &a)?;
+    /// let mut r = NpyReader::new(&out[..])?;
+    /// assert!(r.header().fortran_order);
+    /// assert_eq!(r.read_vec::<f32>()?, [1.0, 3.0, 2.0, 4.0]); // column by column
     /// # Ok::<(), npy_core::Error>(())
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn write_ndarray_to<W, T, S, D>(&self, w: W, array: &ArrayBase<S, D>) -> Result<(), Error>
     where
         W: Write,
@@ -226,24 +349,65 @@ impl WriteOptions {
         S: Data<Elem = T>,
         D: Dimension,
     {
-        let shape: Vec<u64> = array.shape().iter().map(|&d| d as u64).collect();
-        if let Some(c) = array.as_slice() {
-            return self.clone().order(Order::C).write_to(w, c, &shape);
-        }
+        let nd_shape = array.shape();
+        let dims = nd_shape.to_dims();
+        let shape: &[u64] = &dims;
+        let c_slice = array.as_slice();
         // Fortran-contiguous with positive strides: the reversed axes are C-contiguous.
         let reversed = array.t();
-        if let Some(f) = reversed.as_slice() {
-            return self.clone().order(Order::Fortran).write_to(w, f, &shape);
+        let f_slice = reversed.as_slice();
+        let order = match (self.order_setting(), c_slice, f_slice) {
+            (Some(order), _, _) => order,
+            (None, Some(_), _) => Order::C,
+            (None, None, Some(_)) => Order::Fortran,
+            (None, None, None) => Order::C,
+        };
+        let contiguous = match order {
+            Order::C => c_slice,
+            Order::Fortran => f_slice,
+        };
+        if let Some(data) = contiguous {
+            return self.clone().order(order).write_to(w, data, shape);
         }
-        let logical: Vec<T> = array.iter().cloned().collect();
-        self.clone().order(Order::C).write_to(w, &logical, &shape)
+        let dtype = match self.dtype_setting() {
+            Some(dtype) => dtype.clone(),
+            None => match array.as_slice_memory_order() {
+                // dtype_for depends on the values, not on their order.
+                Some(memory) => T::dtype_for(memory),
+                None if T::pod_layout().is_some() => T::npy_dtype(),
+                None => T::dtype_for(&array.iter().cloned().collect::<Vec<T>>()),
+            },
+        };
+        let resolved = self.resolve_dtype::<T>(dtype)?;
+        match order {
+            Order::C => self.write_values(w, resolved, shape, order, array.iter()),
+            Order::Fortran => self.write_values(w, resolved, shape, order, reversed.iter()),
+        }
     }
 
-    /// Writes `array` to `path` atomically (a temporary file renamed over `path`), choosing the
-    /// order as [`write_ndarray`] does.
+    /// Writes `array` to `path` atomically (a temporary file renamed over `path`), with every
+    /// option applied as [`WriteOptions::write_ndarray_to`] applies it.
     ///
     /// # Errors
-    /// As [`WriteOptions::write_ndarray_to`].
+    /// As [`WriteOptions::write_ndarray_to`]; each names the file.
+    ///
+    /// # Examples
+    /// ```
+    /// use ndarray::{arr2, Array2};
+    /// use npy_core::{Order, WriteOptions};
+    /// # let dir = std::env::temp_dir().join(format!("npy-core-nd-wpath-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("f.npy");
+    /// let a = arr2(&[[1i64, 2, 3], [4, 5, 6]]);
+    /// WriteOptions::new().order(Order::Fortran).write_ndarray_path(&path, &a)?;
+    /// let back = npy_core::read::<i64>(&path)?;
+    /// assert_eq!(back.order(), Order::Fortran);
+    /// assert_eq!(back.data(), [1, 4, 2, 5, 3, 6]);
+    /// let same: Array2<i64> = npy_core::read_ndarray(&path)?;
+    /// assert_eq!(same, a);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn write_ndarray_path<T, S, D>(
         &self,
         path: impl AsRef<Path>,

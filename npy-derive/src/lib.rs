@@ -22,6 +22,7 @@
 //!
 //! The code lives in `attr.rs` (the `#[npy(...)]` attributes) and `expand.rs` (checks and the
 //! generated impl).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod attr;
 mod expand;

@@ -51,6 +51,7 @@
 //! assert_eq!(npy_serde::to_string(&header)?, npy_serde::to_string(&h)?);
 //! # Ok::<(), npy_serde::Error>(())
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 

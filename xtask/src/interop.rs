@@ -10,7 +10,10 @@
 //! with the slice writer, then every other slice with `npy_core::append` (`append_<name>`).
 //! Native-order number and bool fixtures are also created with `NpyMmapMut::create` and filled
 //! (`memmap_<name>`), which `interop.py` compares with numpy's `open_memmap(mode='w+')` file
-//! of the same values. Then `xtask/interop.py` (numpy 2.4.6) `np.load`s each file and compares
+//! of the same values. Fixtures of two or more dimensions are also written from an ndarray
+//! array of the *other* memory layout with `WriteOptions::order` set to the fixture's order
+//! (`nd_<name>`), so the order option's reordering path must produce numpy's bytes. Then
+//! `xtask/interop.py` (numpy 2.4.6) `np.load`s each file and compares
 //! dtype, shape, fortran_order and values with `np.load` of the fixture, and compares the bytes.
 //!
 //! Fixtures whose dtype has no typed element (records `rec_*`, void `V6`, longdouble and
@@ -27,9 +30,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use ndarray::ArrayD;
 use npy_core::bytemuck::{CheckedBitPattern, NoUninit};
 use npy_core::num_complex::Complex;
-use npy_core::{DType, NpyElement, NpyMmapMut, NpyReader, Order, Primitive, WriteOptions};
+use npy_core::{
+    DType, NpyArray, NpyElement, NpyMmapMut, NpyReader, Order, Primitive, WriteOptions,
+};
 use npy_test_support::{dispatch, Elem, Visitor};
 
 use crate::fixtures::fixtures_dir;
@@ -71,12 +77,13 @@ fn write_back() -> Result<(), String> {
     fs::write(&pairs_file, pairs)
         .map_err(|e| format!("cannot write {}: {e}", pairs_file.display()))?;
     eprintln!(
-        "xtask: wrote {} files ({} by the streaming writer, {} by appends, {} as filled maps) \
-         into {}",
+        "xtask: wrote {} files ({} by the streaming writer, {} by appends, {} as filled maps, \
+         {} from ndarray arrays of the other layout) into {}",
         written.pairs.len(),
         written.streamed,
         written.appended,
         written.mapped,
+        written.reordered,
         out_dir.display()
     );
     if !written.skipped.is_empty() {
@@ -101,6 +108,8 @@ pub struct Written {
     pub appended: usize,
     /// How many of the pairs were created as writable maps and filled.
     pub mapped: usize,
+    /// How many of the pairs came from an ndarray array of the other layout.
+    pub reordered: usize,
     /// Fixture names without a typed element, written through `read_dyn`/`write_dyn`.
     pub skipped: Vec<String>,
 }
@@ -115,6 +124,7 @@ pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
         let dtype = reader.dtype().clone();
         let c_rows = reader.order() == Order::C && !reader.shape().is_empty();
         let has_axis = !reader.shape().is_empty();
+        let two_dims = reader.shape().len() >= 2;
         drop(reader);
         let job = WriteBack {
             src: &src,
@@ -122,6 +132,7 @@ pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
             dst: &out_dir.join(&name),
             stream_dst: c_rows.then(|| out_dir.join(format!("stream_{name}"))),
             append_dst: has_axis.then(|| out_dir.join(format!("append_{name}"))),
+            nd_dst: two_dims.then(|| out_dir.join(format!("nd_{name}"))),
         };
         match dispatch(&dtype, job) {
             None => {
@@ -132,7 +143,7 @@ pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
                 written.skipped.push(name);
             }
             Some(Err(e)) => return Err(format!("{name}: {e}")),
-            Some(Ok((streamed, appended))) => {
+            Some(Ok((streamed, appended, nd))) => {
                 written.pairs.push((out_dir.join(&name), src.clone()));
                 let memmap_dst = out_dir.join(format!("memmap_{name}"));
                 if create_and_fill(&dtype, &src, &memmap_dst).map_err(|e| format!("{name}: {e}"))? {
@@ -150,6 +161,12 @@ pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
                         .pairs
                         .push((out_dir.join(format!("append_{name}")), src.clone()));
                     written.appended += 1;
+                }
+                if nd {
+                    written
+                        .pairs
+                        .push((out_dir.join(format!("nd_{name}")), src.clone()));
+                    written.reordered += 1;
                 }
             }
         }
@@ -204,11 +221,12 @@ struct WriteBack<'a> {
     dst: &'a Path,
     stream_dst: Option<PathBuf>,
     append_dst: Option<PathBuf>,
+    nd_dst: Option<PathBuf>,
 }
 
 impl Visitor for WriteBack<'_> {
-    /// Whether a streamed file, and an appended one, were written too.
-    type Out = Result<(bool, bool), npy_core::Error>;
+    /// Whether a streamed file, an appended one and an ndarray file were written too.
+    type Out = Result<(bool, bool, bool), npy_core::Error>;
 
     fn visit<T: Elem>(self) -> Self::Out {
         let a = npy_core::read::<T>(self.src)?;
@@ -227,8 +245,24 @@ impl Visitor for WriteBack<'_> {
             }
             None => false,
         };
+        if let Some(nd_dst) = &self.nd_dst {
+            // The same logical array in the other memory layout, written in the fixture's order.
+            let c_data = a.clone().into_c_order_vec();
+            let logical: ArrayD<T> =
+                NpyArray::from_parts(a.shape().to_vec(), Order::C, c_data)?.into_ndarray()?;
+            let other = match a.order() {
+                Order::C => logical
+                    .t()
+                    .as_standard_layout()
+                    .into_owned()
+                    .reversed_axes(),
+                Order::Fortran => logical,
+            };
+            options.write_ndarray_path(nd_dst, &other)?;
+        }
+        let nd = self.nd_dst.is_some();
         let Some(stream_dst) = self.stream_dst else {
-            return Ok((false, appended));
+            return Ok((false, appended, nd));
         };
         let row_shape = &a.shape()[1..];
         let row_len = usize::try_from(row_shape.iter().product::<u64>()).unwrap_or(usize::MAX);
@@ -237,7 +271,7 @@ impl Visitor for WriteBack<'_> {
             w.push_row(&a.data()[r * row_len..(r + 1) * row_len])?;
         }
         w.finish()?;
-        Ok((true, appended))
+        Ok((true, appended, nd))
     }
 }
 

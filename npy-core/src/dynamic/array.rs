@@ -1,7 +1,7 @@
 //! [`DynArray`]: the values of a dynamic read with their array's metadata.
 
 use super::DynValue;
-use crate::codec::Stepper;
+use crate::codec::{permute_to_c_order, Stepper};
 use crate::error::{Error, ErrorKind};
 use crate::format::Order;
 use crate::header::Header;
@@ -121,20 +121,9 @@ impl DynArray {
 
     /// The elements in logical C order, giving up the array (no copy when it is in C order).
     pub fn into_c_order(self) -> Vec<DynValue> {
-        if self.order() == Order::C || self.shape().len() < 2 {
-            return self.values;
-        }
-        let mut walk = Stepper::new(self.shape(), Order::C);
-        let mut order = Vec::with_capacity(self.values.len());
-        while let Some(index) = walk.index() {
-            order.extend(self.meta.index_of(index));
-            walk.step();
-        }
-        let mut slots: Vec<Option<DynValue>> = self.values.into_iter().map(Some).collect();
-        order
-            .into_iter()
-            .filter_map(|i| slots.get_mut(i).and_then(Option::take))
-            .collect()
+        let mut values = self.values;
+        permute_to_c_order(&mut values, self.meta.shape(), self.meta.order());
+        values
     }
 }
 

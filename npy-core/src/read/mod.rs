@@ -8,7 +8,7 @@
 use std::fs::File;
 use std::path::Path;
 
-use crate::codec::checked_product;
+use crate::codec::{checked_product, permute_to_c_order};
 use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::Order;
@@ -112,9 +112,39 @@ impl<T> NpyArray<T> {
         &mut self.data
     }
 
-    /// The elements in memory order, giving up the shape.
+    /// The elements **in the file's memory order** ([`NpyArray::order`]), giving up the shape:
+    /// for a Fortran-order file (`fortran_order: True`) that is column by column, not the
+    /// row-by-row order numpy's `a.tolist()` or `a.flat` show. Use
+    /// [`NpyArray::into_c_order_vec`] for C order whatever the file's order.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::{NpyArray, Order};
+    /// // [[1, 2, 3], [4, 5, 6]] stored column by column:
+    /// let a = NpyArray::from_parts(vec![2, 3], Order::Fortran, vec![1u8, 4, 2, 5, 3, 6])?;
+    /// assert_eq!(a.into_vec(), [1, 4, 2, 5, 3, 6]);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
     pub fn into_vec(self) -> Vec<T> {
         self.data
+    }
+
+    /// The elements in C order (last index fastest; numpy's `a.flat`, `a.ravel()`), whatever
+    /// the file's order, giving up the shape. A C-order array is returned as it is; a
+    /// Fortran-order one is rearranged in place (no second copy: one extra bit per element).
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::{NpyArray, Order};
+    /// // [[1, 2, 3], [4, 5, 6]] stored column by column:
+    /// let a = NpyArray::from_parts(vec![2, 3], Order::Fortran, vec![1u8, 4, 2, 5, 3, 6])?;
+    /// assert_eq!(a.into_c_order_vec(), [1, 2, 3, 4, 5, 6]);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn into_c_order_vec(self) -> Vec<T> {
+        let mut data = self.data;
+        permute_to_c_order(&mut data, self.meta.shape(), self.meta.order());
+        data
     }
 
     /// `(shape, order, data)`.

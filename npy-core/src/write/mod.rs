@@ -9,7 +9,7 @@ use crate::codec::{checked_product, per_chunk, swap_in_place, CHUNK_BYTES};
 use crate::dtype::{ByteOrder, DType};
 use crate::element::{bulk_kind, Bulk, NpyElement};
 use crate::error::{Error, ErrorKind, PathContext};
-use crate::format::{Order, Version};
+use crate::format::{AsShape, Order, Version};
 use crate::header::Header;
 
 mod append;
@@ -18,11 +18,14 @@ mod stream;
 
 pub use append::{append, concatenate, AppendOptions, NpyAppender};
 pub(crate) use atomic::AtomicFile;
-pub use stream::{FileStreamWriter, PathStreamWriter, StreamWriter};
+pub use stream::{PathStreamWriter, StreamWriter};
 
 /// Writes `data` (in C order, `shape` outermost first) to `path` as numpy's `np.save` would:
 /// the type's default dtype in the machine's byte order, format 1.0 unless the header needs
 /// more.
+///
+/// `shape` is anything [`AsShape`]: `&[2, 3]`, a `&[u64]`, a `&Vec<u64>`, or an ndarray's
+/// `a.shape()` (`&[usize]`).
 ///
 /// The file is written to a temporary file in the same directory and renamed over `path`, so an
 /// error or a crash never leaves a partial file under `path`.
@@ -43,7 +46,7 @@ pub use stream::{FileStreamWriter, PathStreamWriter, StreamWriter};
 pub fn write<T: NpyElement>(
     path: impl AsRef<Path>,
     data: &[T],
-    shape: &[u64],
+    shape: impl AsShape,
 ) -> Result<(), Error> {
     WriteOptions::new().write_path(path, data, shape)
 }
@@ -63,36 +66,41 @@ pub fn write<T: NpyElement>(
 /// assert!(r.header().fortran_order);
 /// # Ok::<(), npy_core::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteOptions {
     dtype: Option<DType>,
-    order: Order,
+    /// `None`: C order for slices, the array's own layout for ndarray arrays.
+    order: Option<Order>,
     byte_order: Option<ByteOrder>,
     version: Option<Version>,
 }
 
-impl Default for WriteOptions {
-    fn default() -> Self {
-        WriteOptions {
-            dtype: None,
-            order: Order::C,
-            byte_order: None,
-            version: None,
-        }
-    }
-}
-
 impl WriteOptions {
-    /// numpy's defaults: the element type's dtype, C order, the machine's byte order, the
-    /// smallest version that holds the header.
+    /// numpy's defaults: the element type's dtype, C order (for ndarray arrays: the array's
+    /// own layout, as `np.save`), the machine's byte order, the smallest version that holds
+    /// the header.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// The memory order the data is given in (and that the header declares).
+    /// The memory order the file is written in (and that the header declares). For slices
+    /// ([`WriteOptions::write_to`]) it is the order the data is given in; ndarray arrays
+    /// (feature `ndarray`, `WriteOptions::write_ndarray_to`) are written in this order
+    /// whatever their layout.
     pub fn order(mut self, order: Order) -> Self {
-        self.order = order;
+        self.order = Some(order);
         self
+    }
+
+    /// The order for data given as a slice: C unless set.
+    pub(crate) fn slice_order(&self) -> Order {
+        self.order.unwrap_or(Order::C)
+    }
+
+    #[cfg(feature = "ndarray")] // used by the ndarray writers only
+    /// The order set with [`WriteOptions::order`], if any.
+    pub(crate) fn order_setting(&self) -> Option<Order> {
+        self.order
     }
 
     /// The byte order to write multi-byte values in.
@@ -114,8 +122,21 @@ impl WriteOptions {
         self
     }
 
-    pub(super) fn resolve<T: NpyElement>(&self, data: &[T]) -> Result<(DType, T::Plan), Error> {
-        let dtype = self.dtype.clone().unwrap_or_else(|| T::dtype_for(data));
+    pub(crate) fn resolve<T: NpyElement>(&self, data: &[T]) -> Result<(DType, T::Plan), Error> {
+        self.resolve_dtype::<T>(self.dtype.clone().unwrap_or_else(|| T::dtype_for(data)))
+    }
+
+    #[cfg(feature = "ndarray")] // used by the ndarray writers only
+    /// The dtype set with [`WriteOptions::dtype`], if any.
+    pub(crate) fn dtype_setting(&self) -> Option<&DType> {
+        self.dtype.as_ref()
+    }
+
+    /// `dtype` with the byte-order option applied, and the plan to write `T` as it.
+    pub(crate) fn resolve_dtype<T: NpyElement>(
+        &self,
+        dtype: DType,
+    ) -> Result<(DType, T::Plan), Error> {
         let dtype = match self.byte_order {
             Some(order) => dtype.with_byte_order(order),
             None => dtype,
@@ -124,16 +145,21 @@ impl WriteOptions {
         Ok((dtype, plan))
     }
 
-    /// The header for elements of `dtype` in an array of `shape`.
+    /// The header for elements of `dtype` in an array of `shape` written in `order`.
     ///
     /// As `np.save`: an element dtype that is a subarray (`[T; N]`) is stored as its base dtype
     /// with the subarray's dimensions appended to the shape (C order only, where that is the
     /// same bytes), and `fortran_order` follows [`Header::fortran_order_for`].
-    pub(super) fn header(&self, dtype: DType, shape: &[u64]) -> Result<Header, Error> {
+    pub(crate) fn header(
+        &self,
+        dtype: DType,
+        shape: &[u64],
+        order: Order,
+    ) -> Result<Header, Error> {
         let mut shape = shape.to_vec();
         let dtype = match dtype {
             DType::SubArray(s) => {
-                if self.order == Order::Fortran {
+                if order == Order::Fortran {
                     return Err(Error::new(ErrorKind::Unsupported {
                         operation: "writing subarray elements ([T; N]) in Fortran order",
                         reason: "numpy stores them as trailing dimensions of the shape, which \
@@ -149,7 +175,7 @@ impl WriteOptions {
         };
         let header = Header {
             dtype,
-            fortran_order: Header::fortran_order_for(&shape, self.order),
+            fortran_order: Header::fortran_order_for(&shape, order),
             shape,
         };
         header.nbytes()?;
@@ -166,8 +192,9 @@ impl WriteOptions {
         &self,
         mut w: W,
         data: &[T],
-        shape: &[u64],
+        shape: impl AsShape,
     ) -> Result<(), Error> {
+        let shape: &[u64] = &shape.to_dims();
         let (dtype, plan) = self.resolve(data)?;
         let expected = checked_product(1, shape).ok_or_else(|| {
             Error::new(ErrorKind::SizeOverflow {
@@ -182,9 +209,43 @@ impl WriteOptions {
                 found: data.len() as u64,
             }));
         }
-        let header = self.header(dtype.clone(), shape)?;
+        let header = self.header(dtype.clone(), shape, self.slice_order())?;
         w.write_all(&header.to_bytes(self.version)?)?;
         write_elements(&mut w, &dtype, &plan, data)?;
+        w.flush()?;
+        Ok(())
+    }
+
+    #[cfg(feature = "ndarray")] // used by the ndarray writers only
+    /// Writes the header of an array of `shape` in `order` with elements of `dtype` (already
+    /// resolved), then `values` (exactly the shape's elements, in `order`) in chunks of
+    /// [`CHUNK_BYTES`]: memory bounded by one chunk of cloned elements, whatever the array.
+    pub(crate) fn write_values<'v, W, T, I>(
+        &self,
+        mut w: W,
+        (dtype, plan): (DType, T::Plan),
+        shape: &[u64],
+        order: Order,
+        values: I,
+    ) -> Result<(), Error>
+    where
+        W: Write,
+        T: NpyElement + Clone + 'v,
+        I: IntoIterator<Item = &'v T>,
+    {
+        let header = self.header(dtype.clone(), shape, order)?;
+        w.write_all(&header.to_bytes(self.version)?)?;
+        let per_chunk = (CHUNK_BYTES / (dtype.itemsize() as usize).max(1)).max(1);
+        let mut values = values.into_iter();
+        let mut buf: Vec<T> = Vec::new();
+        loop {
+            buf.clear();
+            buf.extend(values.by_ref().take(per_chunk).cloned());
+            if buf.is_empty() {
+                break;
+            }
+            write_elements(&mut w, &dtype, &plan, &buf)?;
+        }
         w.flush()?;
         Ok(())
     }
@@ -198,7 +259,7 @@ impl WriteOptions {
         &self,
         path: impl AsRef<Path>,
         data: &[T],
-        shape: &[u64],
+        shape: impl AsShape,
     ) -> Result<(), Error> {
         let path = path.as_ref();
         let write = || -> Result<(), Error> {
@@ -240,9 +301,9 @@ impl WriteOptions {
     pub fn stream_to<W: Write + Seek, T: NpyElement>(
         &self,
         w: W,
-        row_shape: &[u64],
+        row_shape: impl AsShape,
     ) -> Result<StreamWriter<W, T>, Error> {
-        StreamWriter::new(self, w, row_shape)
+        StreamWriter::new(self, w, &row_shape.to_dims())
     }
 
     /// A streaming writer to `path`, atomic: nothing appears under `path` until
@@ -253,9 +314,10 @@ impl WriteOptions {
     pub fn create_stream<T: NpyElement>(
         &self,
         path: impl AsRef<Path>,
-        row_shape: &[u64],
+        row_shape: impl AsShape,
     ) -> Result<PathStreamWriter<T>, Error> {
         let path = path.as_ref();
+        let row_shape: &[u64] = &row_shape.to_dims();
         let create = || -> Result<PathStreamWriter<T>, Error> {
             let file = AtomicFile::create(path)?;
             Ok(PathStreamWriter::new(StreamWriter::new(

@@ -1,7 +1,6 @@
 //! Streaming writers: rows of unknown count, the header rewritten in place at the end.
 
-use std::fs::File;
-use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::marker::PhantomData;
 use std::path::Path;
 
@@ -17,6 +16,11 @@ use crate::header::Header;
 /// numpy reserves for the growth axis (the first in C order, the last in Fortran order; see
 /// [`WriteOptions::stream_to`]), and rewritten in place by [`StreamWriter::finish`]. Until then the file claims no data, so an unfinished writer never
 /// leaves a file that claims data it lacks.
+///
+/// Made by [`WriteOptions::stream_to`] on any `Write + Seek`: a `Cursor<Vec<u8>>`, or a file
+/// of your own (`stream_to(BufWriter::new(File::create(p)?), &[3])`, written in place and not
+/// atomically). To write to a path, prefer [`WriteOptions::create_stream`]
+/// ([`PathStreamWriter`]): the file appears only once finished.
 ///
 /// # Examples
 /// ```
@@ -66,14 +70,14 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         let (dtype, plan) = options.resolve::<T>(&[])?;
         // The growth axis: the first in C order, the last in Fortran order (the outermost in
         // memory either way, so rows append).
-        let order = options.order;
+        let order = options.slice_order();
         let growth_axis = match order {
             Order::C => 0,
             Order::Fortran => row_shape.len(),
         };
         let mut shape = row_shape.to_vec();
         shape.insert(growth_axis, 0);
-        let header = options.header(dtype.clone(), &shape)?;
+        let header = options.header(dtype.clone(), &shape, order)?;
         let row_len = checked_product(1, row_shape).ok_or_else(|| {
             Error::new(ErrorKind::SizeOverflow {
                 shape: shape.clone(),
@@ -259,14 +263,74 @@ fn reserve(
 }
 
 /// A [`StreamWriter`] to a path that appears there only once finished.
+/// A [`StreamWriter`] to a path that appears there only once finished
+/// ([`WriteOptions::create_stream`]).
+///
+/// # Call `finish`, or nothing is written
+///
+/// The rows go to a temporary file beside the path. **Only [`PathStreamWriter::finish`] puts
+/// the file under the path.** A writer that is dropped instead — forgotten, or left behind by
+/// an early `return` or `?` — removes the temporary file and leaves **no file at all** (and an
+/// existing file under the path unchanged). That is the point (a reader never sees a partial
+/// file), but it is silent: nothing in the type system makes you call `finish`. In debug
+/// builds a writer dropped unfinished without having returned an error prints a warning on
+/// stderr naming the path.
+///
+/// # Examples
+/// ```
+/// use npy_core::WriteOptions;
+/// # let dir = std::env::temp_dir().join(format!("npy-core-pstream-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("rows.npy");
+/// let mut w = WriteOptions::new().create_stream::<f64>(&path, &[2])?;
+/// w.push_row(&[1.0, 2.0])?;
+/// w.push_row(&[3.0, 4.0])?;
+/// assert!(!path.exists()); // not yet
+/// w.finish()?;
+/// assert_eq!(npy_core::read::<f64>(&path)?.shape(), [2, 2]);
+/// # Ok::<(), npy_core::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct PathStreamWriter<T: NpyElement> {
     inner: StreamWriter<AtomicFile, T>,
+    unfinished: UnfinishedWarning,
+}
+
+/// Warns (debug builds) when a [`PathStreamWriter`] is dropped without `finish` and without
+/// having reported an error: the one silent way to lose a stream's rows.
+#[derive(Debug)]
+struct UnfinishedWarning {
+    path: std::path::PathBuf,
+    armed: bool,
+}
+
+impl Drop for UnfinishedWarning {
+    fn drop(&mut self) {
+        if cfg!(debug_assertions) && self.armed && !std::thread::panicking() {
+            eprintln!(
+                "npy_core: a PathStreamWriter for {} was dropped without finish(): nothing was \
+                 written there (call PathStreamWriter::finish to keep the rows)",
+                self.path.display()
+            );
+        }
+    }
 }
 
 impl<T: NpyElement> PathStreamWriter<T> {
     pub(super) fn new(inner: StreamWriter<AtomicFile, T>) -> Self {
-        PathStreamWriter { inner }
+        let path = inner.inner.target().to_owned();
+        PathStreamWriter {
+            inner,
+            unfinished: UnfinishedWarning { path, armed: true },
+        }
+    }
+
+    /// Names the file in an error, and disarms the drop warning: the caller has been told.
+    fn report<V>(&mut self, result: Result<V, Error>) -> Result<V, Error> {
+        if result.is_err() {
+            self.unfinished.armed = false;
+        }
+        result.at_path(&self.unfinished.path)
     }
 
     /// See [`StreamWriter::push`].
@@ -275,7 +339,7 @@ impl<T: NpyElement> PathStreamWriter<T> {
     /// As [`StreamWriter::push`].
     pub fn push(&mut self, value: &T) -> Result<(), Error> {
         let result = self.inner.push(value);
-        result.at_path(self.path())
+        self.report(result)
     }
 
     /// See [`StreamWriter::extend_from_slice`].
@@ -284,7 +348,7 @@ impl<T: NpyElement> PathStreamWriter<T> {
     /// As [`StreamWriter::push`].
     pub fn extend_from_slice(&mut self, values: &[T]) -> Result<(), Error> {
         let result = self.inner.extend_from_slice(values);
-        result.at_path(self.path())
+        self.report(result)
     }
 
     /// See [`StreamWriter::push_row`].
@@ -293,7 +357,7 @@ impl<T: NpyElement> PathStreamWriter<T> {
     /// As [`StreamWriter::push_row`].
     pub fn push_row(&mut self, row: &[T]) -> Result<(), Error> {
         let result = self.inner.push_row(row);
-        result.at_path(self.path())
+        self.report(result)
     }
 
     /// The path the file appears under once finished.
@@ -302,16 +366,17 @@ impl<T: NpyElement> PathStreamWriter<T> {
     }
 
     /// Finishes the file and renames it into place. Dropping the writer instead leaves nothing
-    /// under the path (the temporary file is removed).
+    /// under the path (the temporary file is removed; see the type's docs).
     ///
     /// # Errors
     /// As [`StreamWriter::finish`].
     pub fn finish(self) -> Result<(), Error> {
-        let path = self.path().to_owned();
-        let finish = || self.inner.finish()?.commit();
-        finish().at_path(&path)
+        let PathStreamWriter {
+            inner,
+            mut unfinished,
+        } = self;
+        unfinished.armed = false;
+        let finish = || inner.finish()?.commit();
+        finish().at_path(&unfinished.path)
     }
 }
-
-/// A streaming writer to a plain (not atomic) file.
-pub type FileStreamWriter<T> = StreamWriter<BufWriter<File>, T>;

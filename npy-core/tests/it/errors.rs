@@ -99,14 +99,14 @@ fn ndarray_path_functions_name_their_file() {
     let missing = dir.path().join("missing.npy");
     let f8 = fixture("f8_le_c_2x3x4.npy");
     assert_names(
-        npy_core::read_ndarray::<f64>(&missing),
+        npy_core::read_ndarray::<f64, ndarray::IxDyn>(&missing),
         &missing,
         "read_ndarray",
     );
     assert_names(
-        npy_core::read_ndarray_dim::<f64, ndarray::Ix2>(&f8),
+        npy_core::read_ndarray::<f64, ndarray::Ix2>(&f8),
         &f8,
-        "read_ndarray_dim",
+        "read_ndarray (Ix2)",
     );
     let no_dir = dir.path().join("no/dir/a.npy");
     let a = ndarray::arr1(&[1.0f32]);

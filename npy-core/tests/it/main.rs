@@ -25,6 +25,7 @@ mod miri_paths;
 mod mmap;
 mod ndarray;
 mod roundtrip;
+mod stream_drop;
 mod typed;
 mod view;
 

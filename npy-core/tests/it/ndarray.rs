@@ -7,8 +7,7 @@ use std::path::PathBuf;
 
 use ndarray::{arr0, s, Array, Array3, ArrayD, Axis, Ix2, Ix3, IxDyn};
 use npy_core::{
-    read_ndarray, read_ndarray_dim, write_ndarray, ByteOrder, ErrorKind, NpyReader, NpyView,
-    WriteOptions,
+    read_ndarray, write_ndarray, ByteOrder, ErrorKind, NpyReader, NpyView, Order, WriteOptions,
 };
 use npy_test_support::fixture;
 use serde_json::Value as Json;
@@ -49,8 +48,8 @@ fn temp_path(dir: &tempfile::TempDir, name: &str) -> PathBuf {
 fn fortran_fixture_and_its_c_twin_read_equal_with_the_manifest_values() {
     let want = manifest_i32("i4_le_c_2x3x4.npy");
     assert_eq!(manifest_i32("i4_le_f_2x3x4.npy"), want);
-    let c = read_ndarray::<i32>(fixture("i4_le_c_2x3x4.npy")).unwrap();
-    let f = read_ndarray::<i32>(fixture("i4_le_f_2x3x4.npy")).unwrap();
+    let c = read_ndarray::<i32, IxDyn>(fixture("i4_le_c_2x3x4.npy")).unwrap();
+    let f = read_ndarray::<i32, IxDyn>(fixture("i4_le_f_2x3x4.npy")).unwrap();
     assert_eq!(c, want);
     assert_eq!(f, want);
     assert!(c.is_standard_layout());
@@ -61,20 +60,20 @@ fn fortran_fixture_and_its_c_twin_read_equal_with_the_manifest_values() {
     assert_eq!(f[[1, 2, 3]], want[[1, 2, 3]]);
     // Big-endian twins decode to the same arrays.
     assert_eq!(
-        read_ndarray::<i32>(fixture("i4_be_f_2x3x4.npy")).unwrap(),
+        read_ndarray::<i32, IxDyn>(fixture("i4_be_f_2x3x4.npy")).unwrap(),
         want
     );
     assert_eq!(
-        read_ndarray::<i32>(fixture("i4_be_c_2x3x4.npy")).unwrap(),
+        read_ndarray::<i32, IxDyn>(fixture("i4_be_c_2x3x4.npy")).unwrap(),
         want
     );
 }
 
 #[test]
 fn fixed_dimension_reads_check_the_number_of_dimensions() {
-    let a: Array3<i32> = read_ndarray_dim::<i32, Ix3>(fixture("i4_le_f_2x3x4.npy")).unwrap();
+    let a: Array3<i32> = read_ndarray::<i32, Ix3>(fixture("i4_le_f_2x3x4.npy")).unwrap();
     assert_eq!(a.into_dyn(), manifest_i32("i4_le_c_2x3x4.npy"));
-    let err = read_ndarray_dim::<i32, Ix2>(fixture("i4_le_c_2x3x4.npy")).unwrap_err();
+    let err = read_ndarray::<i32, Ix2>(fixture("i4_le_c_2x3x4.npy")).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::DimensionMismatch { ref shape, expected: 2 } if shape == &[2, 3, 4]),
         "{err:?}"
@@ -90,10 +89,10 @@ fn fixed_dimension_reads_check_the_number_of_dimensions() {
     let a3 = Array3::<i32>::try_from(owned).unwrap();
     assert_eq!(a3.shape(), [2, 3, 4]);
     // Scalars are 0-dimensional.
-    let s = read_ndarray::<i32>(fixture("i4_le_c_scalar.npy")).unwrap();
+    let s = read_ndarray::<i32, IxDyn>(fixture("i4_le_c_scalar.npy")).unwrap();
     assert_eq!(s.ndim(), 0);
     assert_eq!(s, manifest_i32("i4_le_c_scalar.npy"));
-    let err = read_ndarray::<f32>(fixture("i4_le_c_scalar.npy")).unwrap_err();
+    let err = read_ndarray::<f32, IxDyn>(fixture("i4_le_c_scalar.npy")).unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::TypeMismatch { .. }));
 }
 
@@ -113,7 +112,7 @@ fn c_and_fortran_arrays_write_byte_identical_to_numpy() {
             fs::read(fixture(numpy)).unwrap(),
             "{numpy}"
         );
-        assert_eq!(read_ndarray::<i32>(&path).unwrap(), c);
+        assert_eq!(read_ndarray::<i32, IxDyn>(&path).unwrap(), c);
     }
     // Options apply: big-endian, to a writer.
     let mut out = Vec::new();
@@ -131,7 +130,10 @@ fn c_and_fortran_arrays_write_byte_identical_to_numpy() {
         fs::read(fixture("i4_le_c_scalar.npy")).unwrap()
     );
     write_ndarray(&path, &arr0(5u8)).unwrap();
-    assert_eq!(read_ndarray::<u8>(&path).unwrap(), arr0(5u8).into_dyn());
+    assert_eq!(
+        read_ndarray::<u8, IxDyn>(&path).unwrap(),
+        arr0(5u8).into_dyn()
+    );
 }
 
 #[test]
@@ -172,12 +174,12 @@ fn non_contiguous_arrays_write_in_logical_c_order() {
         write_ndarray(&path, view).unwrap();
         let r = NpyReader::open(&path).unwrap();
         assert!(!r.header().fortran_order, "{name}");
-        assert_eq!(read_ndarray::<i32>(&path).unwrap(), want, "{name}");
+        assert_eq!(read_ndarray::<i32, IxDyn>(&path).unwrap(), want, "{name}");
     }
     // Fixed-dimension arrays (Ix2) and views of views work the same.
     let path = temp_path(&dir, "two.npy");
     write_ndarray(&path, &a2.slice(s![1..;2, ..;2])).unwrap();
-    let back = read_ndarray_dim::<i32, Ix2>(&path).unwrap();
+    let back = read_ndarray::<i32, Ix2>(&path).unwrap();
     assert_eq!(back, a2.slice(s![1..;2, ..;2]));
     assert_eq!(back.len_of(Axis(0)), 3);
 }
@@ -190,9 +192,190 @@ fn a_zero_copy_view_becomes_an_ndarray_view() {
     bytemuck::cast_slice_mut::<u32, u8>(&mut words)[..bytes.len()].copy_from_slice(&bytes);
     let aligned = &bytemuck::cast_slice::<u32, u8>(&words)[..bytes.len()];
     let view = NpyView::<i32>::new(aligned).unwrap();
-    let nd = view.as_ndarray().unwrap();
+    let nd = view.as_ndarray::<IxDyn>().unwrap();
     assert_eq!(nd, manifest_i32("i4_le_c_2x3x4.npy"));
     assert_eq!(nd.as_ptr(), view.data().as_ptr());
+    let fixed = view.as_ndarray::<Ix3>().unwrap();
+    assert_eq!(fixed.into_dyn(), manifest_i32("i4_le_c_2x3x4.npy"));
+    let err = view.as_ndarray::<Ix2>().unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        ErrorKind::DimensionMismatch { expected: 2, .. }
+    ));
+}
+
+#[test]
+fn the_dimension_is_inferred_from_the_target_type() {
+    let want = manifest_i32("i4_le_c_2x3x4.npy");
+    let a: Array3<i32> = read_ndarray(fixture("i4_le_f_2x3x4.npy")).unwrap();
+    assert_eq!(a.into_dyn(), want);
+    let d: ArrayD<i32> = read_ndarray(fixture("i4_le_f_2x3x4.npy")).unwrap();
+    assert_eq!(d, want);
+    // The same from a reader.
+    let file = fs::File::open(fixture("i4_be_f_2x3x4.npy")).unwrap();
+    let mut r = NpyReader::new(file).unwrap();
+    let b: Array3<i32> = r.read_ndarray().unwrap();
+    assert_eq!(b.into_dyn(), want);
+    let mut r = NpyReader::open(fixture("i4_le_c_2x3x4.npy")).unwrap();
+    let err = r.read_ndarray::<i32, Ix2>().unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        ErrorKind::DimensionMismatch { expected: 2, .. }
+    ));
+    // Nothing was read: the reader still holds the whole array.
+    assert_eq!(r.remaining(), 24);
+}
+
+#[cfg(feature = "mmap")]
+#[test]
+fn a_map_becomes_an_ndarray_view_in_one_call() {
+    let want = manifest_i32("i4_le_c_2x3x4.npy");
+    for file in ["i4_le_c_2x3x4.npy", "i4_le_f_2x3x4.npy"] {
+        // SAFETY: fixtures are not modified while the tests run.
+        let m = unsafe { npy_core::NpyMmap::<i32>::open(fixture(file)).unwrap() };
+        let a = m.as_ndarray::<Ix3>().unwrap();
+        assert_eq!(a.into_dyn(), want, "{file}");
+        assert_eq!(m.as_ndarray::<IxDyn>().unwrap().as_ptr(), m.data().as_ptr());
+        assert!(matches!(
+            m.as_ndarray::<Ix2>().unwrap_err().kind(),
+            ErrorKind::DimensionMismatch { expected: 2, .. }
+        ));
+    }
+}
+
+/// `WriteOptions::order` takes effect for ndarray arrays whatever their layout: the bytes are
+/// numpy's own file of that order.
+#[test]
+fn an_order_option_is_honoured_for_every_layout() {
+    let c = manifest_i32("i4_le_c_2x3x4.npy");
+    let f = c.t().as_standard_layout().into_owned().reversed_axes();
+    // A non-contiguous view holding the same values: the middle of a wider array.
+    let wide = ndarray::concatenate(Axis(2), &[c.view(), c.view(), c.view()])
+        .unwrap()
+        .as_standard_layout()
+        .into_owned();
+    let strided = wide.slice(s![.., .., 4..8]).into_dyn();
+    assert_eq!(strided, c);
+    assert!(strided.as_slice().is_none() && strided.t().as_slice().is_none());
+    for (name, array) in [
+        ("c", c.view()),
+        ("f", f.view()),
+        ("strided", strided.view()),
+    ] {
+        for (order, byte_order, numpy) in [
+            (Order::Fortran, ByteOrder::Little, "i4_le_f_2x3x4.npy"),
+            (Order::C, ByteOrder::Little, "i4_le_c_2x3x4.npy"),
+            (Order::Fortran, ByteOrder::Big, "i4_be_f_2x3x4.npy"),
+            (Order::C, ByteOrder::Big, "i4_be_c_2x3x4.npy"),
+        ] {
+            let mut out = Vec::new();
+            WriteOptions::new()
+                .order(order)
+                .byte_order(byte_order)
+                .write_ndarray_to(&mut out, &array)
+                .unwrap();
+            assert_eq!(out, fs::read(fixture(numpy)).unwrap(), "{name} as {numpy}");
+        }
+    }
+}
+
+#[test]
+fn strings_take_their_width_from_the_values_in_any_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let c: ArrayD<String> = read_ndarray(fixture("U5_le_c_2x3x4.npy")).unwrap();
+    let wide = ndarray::concatenate(Axis(2), &[c.view(), c.view()])
+        .unwrap()
+        .as_standard_layout()
+        .into_owned();
+    let strided = wide.slice(s![.., .., ..4]).into_dyn();
+    assert!(strided.as_slice().is_none() && strided.t().as_slice().is_none());
+    for (name, array) in [("c", c.view()), ("strided", strided)] {
+        let path = temp_path(&dir, "u.npy");
+        WriteOptions::new()
+            .order(Order::Fortran)
+            .write_ndarray_path(&path, &array)
+            .unwrap();
+        assert_eq!(
+            fs::read(&path).unwrap(),
+            fs::read(fixture("U5_le_f_2x3x4.npy")).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+/// The element-by-element path writes in chunks of 64 KiB: an array of several chunks, not a
+/// multiple of one, comes back whole, in the order asked for.
+#[test]
+fn reordered_writes_cross_chunk_boundaries() {
+    let rows = 203;
+    let cols = 301; // 61,103 elements of 4 bytes: 3 chunks of 16,384 and a partial one
+    let a = Array::from_shape_fn((rows, cols), |(i, j)| (i * 1000 + j) as i32);
+    let mut out = Vec::new();
+    WriteOptions::new()
+        .order(Order::Fortran)
+        .write_ndarray_to(&mut out, &a)
+        .unwrap();
+    let mut r = NpyReader::new(&out[..]).unwrap();
+    assert!(r.header().fortran_order);
+    let data = r.read_vec::<i32>().unwrap();
+    // Fortran order: element (i, j) at i + j * rows (NEP 1).
+    for ((i, j), &v) in a.indexed_iter() {
+        assert_eq!(data[i + j * rows], v);
+    }
+}
+
+#[test]
+fn subarray_elements_in_fortran_order_are_refused() {
+    let a = Array::from_elem((2, 2), [1u8, 2]);
+    let err = WriteOptions::new()
+        .order(Order::Fortran)
+        .write_ndarray_to(Vec::new(), &a)
+        .unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Unsupported { .. }), "{err}");
+}
+
+/// Shapes are `&[usize]` in ndarray: `write` takes them as they are.
+#[test]
+fn write_takes_an_ndarray_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = manifest_i32("i4_le_c_2x3x4.npy");
+    let path = temp_path(&dir, "usize.npy");
+    npy_core::write(&path, c.as_slice().unwrap(), c.shape()).unwrap();
+    assert_eq!(
+        fs::read(&path).unwrap(),
+        fs::read(fixture("i4_le_c_2x3x4.npy")).unwrap()
+    );
+    let dims: Vec<usize> = vec![2, 3, 4];
+    let mut out = Vec::new();
+    WriteOptions::new()
+        .order(Order::Fortran)
+        .write_to(
+            &mut out,
+            c.t().as_standard_layout().as_slice().unwrap(),
+            &dims[..],
+        )
+        .unwrap();
+    assert_eq!(out, fs::read(fixture("i4_le_f_2x3x4.npy")).unwrap());
+}
+
+/// numpy stores `[T; N]` elements as trailing dimensions: a (3, 2) `<f4` file is a 1-d array
+/// of `[f32; 2]`, and the dimension check counts the element's dimensions out.
+#[test]
+fn subarray_elements_take_the_trailing_dimensions() {
+    let mut bytes = Vec::new();
+    WriteOptions::new()
+        .write_to(&mut bytes, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2])
+        .unwrap();
+    let a: ndarray::Array1<[f32; 2]> = NpyReader::new(&bytes[..]).unwrap().read_ndarray().unwrap();
+    assert_eq!(a.to_vec(), [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]);
+    let err = NpyReader::new(&bytes[..])
+        .unwrap()
+        .read_ndarray::<[f32; 2], Ix2>()
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::DimensionMismatch { expected: 2, .. }),
+        "{err}"
+    );
 }
 
 #[test]
@@ -201,8 +384,8 @@ fn appended_arrays_of_either_layout_rebuild_numpy_files() {
     // other's array, so every append after the first goes through the copying path, and from
     // its own, which is written from memory.
     let dir = tempfile::tempdir().unwrap();
-    let c = read_ndarray::<f64>(fixture("f8_le_c_2x3x4.npy")).unwrap();
-    let f = read_ndarray::<f64>(fixture("f8_le_f_2x3x4.npy")).unwrap();
+    let c = read_ndarray::<f64, ndarray::IxDyn>(fixture("f8_le_c_2x3x4.npy")).unwrap();
+    let f = read_ndarray::<f64, ndarray::IxDyn>(fixture("f8_le_f_2x3x4.npy")).unwrap();
     for (name, first, rest) in [
         ("f8_le_c_2x3x4.npy", &c, &f),
         ("f8_le_c_2x3x4.npy", &c, &c),

@@ -163,7 +163,7 @@ fn object_arrays_are_refused_before_any_data_byte() {
         }
         #[cfg(feature = "ndarray")]
         assert!(
-            is_object(npy_core::read_ndarray::<f64>(&path)),
+            is_object(npy_core::read_ndarray::<f64, ndarray::IxDyn>(&path)),
             "{descr}: read_ndarray"
         );
     }

@@ -49,6 +49,17 @@ impl Visitor for CheckTyped<'_> {
             }
         }
 
+        // The C-order accessor gives the manifest's logical C order, whatever the file's order.
+        let c_order = a.clone().into_c_order_vec();
+        for (i, (x, v)) in c_order.iter().zip(&expected).enumerate() {
+            if !x.matches(v) {
+                return Err(format!("into_c_order_vec value {i}: ours {x:?}, numpy {v}"));
+            }
+        }
+        if c_order.len() != expected.len() {
+            return Err(format!("into_c_order_vec: {} values", c_order.len()));
+        }
+
         // The same memory-order data through the stream paths.
         let bytes = fs::read(&path).unwrap();
         let stream = NpyReader::new(&bytes[..])

@@ -163,7 +163,7 @@ fn widening_on_every_typed_path() {
     {
         let a = read_with::<i64>(&file, &safe())
             .unwrap()
-            .into_ndarray()
+            .into_ndarray::<ndarray::IxDyn>()
             .unwrap();
         assert_eq!(a.iter().copied().collect::<Vec<_>>(), want);
     }
