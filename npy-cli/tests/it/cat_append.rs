@@ -1,25 +1,11 @@
 //! `npy cat` and `npy append` end to end: numpy's files rebuilt from their pieces byte for
 //! byte, mismatches refused with FILE unchanged, and `cat` in bounded memory.
 
-use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
+use crate::common::{fixture, npy};
 use npy_core::{Order, WriteOptions};
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures")
-        .join(name)
-}
-
-fn npy(args: &[&OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_npy"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 /// numpy's `f8` fixture of `order` cut along its growth axis: the first slice and the rest,
 /// written by npy-core into `dir`.

@@ -1,17 +1,7 @@
 //! `npy header` run as a program on the numpy-written fixtures.
 
+use crate::common::{npy, ROOT};
 use std::path::Path;
-use std::process::{Command, Output};
-
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-
-fn npy(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_npy"))
-        .args(args)
-        .current_dir(ROOT)
-        .output()
-        .expect("run the npy binary")
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).expect("UTF-8 output")

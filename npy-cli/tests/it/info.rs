@@ -4,11 +4,10 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use crate::common::{fixture, manifest, npy, stderr, stdout};
 use serde_json::Value;
-
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 /// The `--json` fields, in their documented order.
 const JSON_FIELDS: [&str; 14] = [
@@ -27,36 +26,6 @@ const JSON_FIELDS: [&str; 14] = [
     "byte_order",
     "header",
 ];
-
-fn npy<I, S>(args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<std::ffi::OsStr>,
-{
-    Command::new(env!("CARGO_BIN_EXE_npy"))
-        .args(args)
-        .current_dir(ROOT)
-        .output()
-        .expect("run the npy binary")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
-}
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(ROOT).join("fixtures").join(name)
-}
-
-fn manifest() -> Vec<Value> {
-    let text = std::fs::read_to_string(fixture("manifest.json")).expect("read manifest.json");
-    let v: Value = serde_json::from_str(&text).expect("parse manifest.json");
-    v["fixtures"].as_array().expect("fixtures array").clone()
-}
 
 fn manifest_entry(file: &str) -> Value {
     manifest()

@@ -4,6 +4,8 @@
 //! `memory.rs` stays a binary of its own: it measures a child's peak resident set,
 //! which other tests running in the same process would inflate.
 
+mod common;
+
 mod cat_append;
 mod convert;
 mod header;

@@ -1,23 +1,12 @@
 //! `npy info` / `header --member` / `pack` / `unpack` on numpy's archives (fixtures/npz).
 
+use crate::common::npy;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 fn npz(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../fixtures/npz")
         .join(name)
-}
-
-fn npy<I, S>(args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<std::ffi::OsStr>,
-{
-    Command::new(env!("CARGO_BIN_EXE_npy"))
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 fn manifest(file: &str) -> serde_json::Value {

@@ -3,37 +3,10 @@
 //! `str(arr)` output pasted below.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
+use crate::common::{fixture, manifest, npy, same, stdout, ROOT};
 use serde_json::Value;
-
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-
-fn npy<I, S>(args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<std::ffi::OsStr>,
-{
-    Command::new(env!("CARGO_BIN_EXE_npy"))
-        .args(args)
-        .current_dir(ROOT)
-        .output()
-        .expect("run the npy binary")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(ROOT).join("fixtures").join(name)
-}
-
-fn manifest() -> Vec<Value> {
-    let text = std::fs::read_to_string(fixture("manifest.json")).expect("read manifest.json");
-    let v: Value = serde_json::from_str(&text).expect("parse manifest.json");
-    v["fixtures"].as_array().expect("fixtures array").clone()
-}
 
 /// The text `npy show` prints, without the final newline; the run must succeed.
 fn show_text(path: &Path) -> String {
@@ -41,51 +14,6 @@ fn show_text(path: &Path) -> String {
     assert!(o.status.success(), "{}: {o:?}", path.display());
     let s = stdout(&o);
     s.strip_suffix('\n').unwrap_or(&s).to_owned()
-}
-
-/// JSON equality with floats compared as f64 (sign of zero included) and ints exactly.
-fn same(a: &Value, b: &Value, path: &str) -> Result<(), String> {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => {
-            let equal = if x.is_f64() || y.is_f64() {
-                match (x.as_f64(), y.as_f64()) {
-                    (Some(p), Some(q)) => {
-                        p == q
-                            && p.is_sign_negative() == q.is_sign_negative()
-                            && x.is_f64() == y.is_f64()
-                    }
-                    _ => false,
-                }
-            } else {
-                x == y
-            };
-            if equal {
-                Ok(())
-            } else {
-                Err(format!("{path}: {a} != {b}"))
-            }
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            if x.len() != y.len() {
-                return Err(format!("{path}: length {} != {}", x.len(), y.len()));
-            }
-            x.iter()
-                .zip(y)
-                .enumerate()
-                .try_for_each(|(i, (p, q))| same(p, q, &format!("{path}[{i}]")))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            let kx: Vec<_> = x.keys().collect();
-            let ky: Vec<_> = y.keys().collect();
-            if kx != ky {
-                return Err(format!("{path}: keys {kx:?} != {ky:?}"));
-            }
-            x.iter()
-                .try_for_each(|(k, p)| same(p, &y[k], &format!("{path}.{k}")))
-        }
-        _ if a == b => Ok(()),
-        _ => Err(format!("{path}: {a} != {b}")),
-    }
 }
 
 #[test]

@@ -1,67 +1,10 @@
 //! `#[derive(NpyElement)]` against numpy's record fixtures (`fixtures/rec_*.npy`, values in
 //! `fixtures/manifest.json`), plus round trips, field matching by name and error messages.
 
-use std::path::PathBuf;
-
+use crate::common::{entry, fixture, int, records, same_f32, same_f64};
 use npy_core::element::units;
 use npy_core::num_complex::Complex;
 use npy_core::{read_records, Datetime64, ErrorKind, NpyElement, NpyReader, WriteOptions};
-use serde_json::Value;
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures")
-        .join(name)
-}
-
-/// The manifest entry of `file`.
-fn entry(file: &str) -> Value {
-    let text = std::fs::read_to_string(fixture("manifest.json")).unwrap();
-    let m: Value = serde_json::from_str(&text).unwrap();
-    m["fixtures"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["file"] == file)
-        .unwrap_or_else(|| panic!("{file} not in the manifest"))
-        .clone()
-}
-
-fn records(file: &str) -> Vec<Value> {
-    match &entry(file)["data"] {
-        Value::Array(a) => a.clone(),
-        one => vec![one.clone()],
-    }
-}
-
-/// A manifest float: a number, or "nan" / "inf" / "-inf".
-fn num(v: &Value) -> f64 {
-    match v {
-        Value::String(s) => match s.as_str() {
-            "nan" => f64::NAN,
-            "inf" => f64::INFINITY,
-            "-inf" => f64::NEG_INFINITY,
-            s => panic!("unexpected float {s}"),
-        },
-        v => v.as_f64().unwrap(),
-    }
-}
-
-fn same_f64(a: f64, v: &Value) {
-    let b = num(v);
-    assert!(
-        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
-        "{a} != {b}"
-    );
-}
-
-fn same_f32(a: f32, v: &Value) {
-    same_f64(f64::from(a), v);
-}
-
-fn int(v: &Value) -> i64 {
-    v.as_i64().unwrap()
-}
 
 /// Writes `values` (shape `(len,)`) to memory.
 fn to_bytes<T: NpyElement>(values: &[T]) -> Vec<u8> {

@@ -7,61 +7,9 @@ use std::path::PathBuf;
 
 use bytemuck::Zeroable as _;
 
+use crate::common::{fixture, int, records, same_f32, same_f64};
 use npy_core::records::__private::bulk_path;
 use npy_core::{read_records, ByteOrder, Error, ErrorKind, NpyElement, NpyReader, WriteOptions};
-use serde_json::Value;
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures")
-        .join(name)
-}
-
-/// The manifest's `data` of `file`.
-fn records(file: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(fixture("manifest.json")).unwrap();
-    let m: Value = serde_json::from_str(&text).unwrap();
-    let e = m["fixtures"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["file"] == file)
-        .unwrap_or_else(|| panic!("{file} not in the manifest"))
-        .clone();
-    match &e["data"] {
-        Value::Array(a) => a.clone(),
-        one => vec![one.clone()],
-    }
-}
-
-/// A manifest float: a number, or "nan" / "inf" / "-inf".
-fn num(v: &Value) -> f64 {
-    match v {
-        Value::String(s) => match s.as_str() {
-            "nan" => f64::NAN,
-            "inf" => f64::INFINITY,
-            "-inf" => f64::NEG_INFINITY,
-            s => panic!("unexpected float {s}"),
-        },
-        v => v.as_f64().unwrap(),
-    }
-}
-
-fn same_f64(a: f64, v: &Value) {
-    let b = num(v);
-    assert!(
-        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
-        "{a} != {b}"
-    );
-}
-
-fn same_f32(a: f32, v: &Value) {
-    same_f64(f64::from(a), v);
-}
-
-fn int(v: &Value) -> i64 {
-    v.as_i64().unwrap()
-}
 
 /// The dtype of the `.npy` file at `path`.
 fn file_dtype(path: &std::path::Path) -> npy_core::DType {
