@@ -314,7 +314,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// buffer, whatever the size.
     ///
     /// # Errors
-    /// Header errors, [`Error::Truncated`] when the stream ends before its data; as
+    /// Header errors, [`ErrorKind::Truncated`] when the stream ends before its data; as
     /// [`NpzWriter::add`].
     pub fn add_npy<R: Read>(&mut self, key: &str, mut npy: R) -> Result<(), Error> {
         let name = member_name(key)?;
