@@ -513,11 +513,12 @@ fn signal(n: usize) -> Vec<f32> {
         .collect()
 }
 
-/// Writes the same members deflated on `threads` threads.
-fn deflated(threads: usize, big: &[f32]) -> Vec<u8> {
-    let mut w = NpzWriter::new(Cursor::new(Vec::new()))
-        .compression(Compression::NUMPY_DEFLATED)
-        .threads(threads);
+/// Writes the same members deflated on `threads` threads (`None`: the default).
+fn deflated(threads: Option<usize>, big: &[f32]) -> Vec<u8> {
+    let mut w = NpzWriter::new(Cursor::new(Vec::new())).compression(Compression::NUMPY_DEFLATED);
+    if let Some(n) = threads {
+        w = w.threads(n);
+    }
     w.add("big", big, &[big.len() as u64]).unwrap();
     // exactly one 1 MiB block: header and data
     let one = vec![0.25f32; ((1 << 20) - 128) / 4];
@@ -538,14 +539,19 @@ fn deflated(threads: usize, big: &[f32]) -> Vec<u8> {
 fn parallel_deflate_reads_back_deterministic_and_numpy_sized() {
     // 2.5 MiB + 132 bytes of member: three blocks, the last one short
     let big = signal((5 << 18) + 1);
-    let two = deflated(2, &big);
-    assert_eq!(two, deflated(2, &big), "same arrays, same bytes");
+    let two = deflated(Some(2), &big);
+    assert_eq!(two, deflated(Some(2), &big), "same arrays, same bytes");
     assert_eq!(
         two,
-        deflated(3, &big),
+        deflated(Some(3), &big),
         "the same bytes for every thread count above 1"
     );
-    let one = deflated(1, &big);
+    assert_eq!(
+        two,
+        deflated(None, &big),
+        "the default: blocks, whatever the core count"
+    );
+    let one = deflated(Some(1), &big);
     assert_ne!(
         one, two,
         "threads(1) is one zlib stream, threads(2) joined blocks"

@@ -8,7 +8,7 @@
 //!
 //! The blocks' boundaries are fixed multiples of [`BLOCK_BYTES`] from the member's start and
 //! each block's output depends only on its bytes and the 32 KiB before them, so the output
-//! is the same for every thread count above one. Memory: `threads` blocks of input and of
+//! is the same for every thread count (one included). Memory: `threads` blocks of input and of
 //! output, plus one window, whatever the member's size.
 
 use std::io::{self, Write};

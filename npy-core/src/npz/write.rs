@@ -105,7 +105,8 @@ pub struct NpzWriter<W: Write + Seek> {
     positional: u64,
     compression: Compression,
     alignment: u16,
-    threads: usize,
+    /// `None`: blocks on every available core; `Some(1)`: one zlib stream.
+    threads: Option<usize>,
 }
 
 impl NpzWriter<PendingFile> {
@@ -130,19 +131,20 @@ impl<W: Write + Seek> NpzWriter<W> {
             positional: 0,
             compression: Compression::Stored,
             alignment: DEFAULT_ALIGNMENT,
-            threads: std::thread::available_parallelism().map_or(1, usize::from),
+            threads: None,
         }
     }
 
-    /// How many threads deflate each member (default: [`std::thread::available_parallelism`]).
+    /// How many threads deflate each member.
     ///
     /// With 1, a member is one zlib stream, byte for byte what `np.savez_compressed` writes
-    /// at the same level. With more, as pigz does, the member's bytes are cut into 1 MiB
+    /// at the same level. Otherwise (the default, with [`std::thread::available_parallelism`]
+    /// threads, or `threads` above 1), as pigz does, the member's bytes are cut into 1 MiB
     /// blocks deflated on that many threads, each primed with the 32 KiB before it and ended
     /// on a byte boundary (a sync flush), then joined into one deflate stream: any zip reader
     /// inflates it; the size is within a few bytes per MiB of the one-stream size; the bytes
-    /// are the same for every thread count above 1 (so still deterministic); memory is 2 MiB
-    /// a thread. Stored members ignore it. 0 is taken as 1.
+    /// do not depend on the thread count, so the default writes the same archive on every
+    /// machine; memory is 2 MiB a thread. Stored members ignore it. 0 is taken as 1.
     ///
     /// # Examples
     /// ```
@@ -157,7 +159,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn threads(mut self, threads: usize) -> Self {
-        self.threads = threads.max(1);
+        self.threads = Some(threads.max(1));
         self
     }
 
@@ -211,7 +213,9 @@ impl<W: Write + Seek> NpzWriter<W> {
     ) -> Result<(), Error> {
         self.start(name.clone())?;
         let result = match self.compression {
-            Compression::Deflated { level } if self.threads > 1 => self.parallel(level, body),
+            Compression::Deflated { level } if self.threads != Some(1) => {
+                self.parallel(level, body)
+            }
             _ => body(&mut Pieces(&mut self.zip)),
         };
         if result.is_err() {
@@ -232,7 +236,10 @@ impl<W: Write + Seek> NpzWriter<W> {
         body: impl FnOnce(&mut dyn Write) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let zip = &mut self.zip;
-        let mut deflate = ParallelDeflate::new(level, self.threads, |bytes: &[u8]| {
+        let threads = self
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+        let mut deflate = ParallelDeflate::new(level, threads, |bytes: &[u8]| {
             // SAFETY: zip 9.8's contract for `get_mut` is not to corrupt the archive. `start`
             // left the writer at this member's data start, its own deflate encoder fed
             // nothing. We append our deflate blocks there, each ended by a sync flush; when
