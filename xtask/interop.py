@@ -142,6 +142,14 @@ def check_npz(ours_path, theirs_path):
             want = np.arange(30000, dtype=np.uint32).reshape(10000, 3)
             if not np.array_equal(ours["rows"], want) or ours["rows"].dtype != want.dtype:
                 problems.append("streamed rows differ")
+        elif name == "blocks.npz":
+            want = np.arange(400000, dtype=np.float64) * 0.5
+            if not np.array_equal(ours["ramp"], want) or ours["ramp"].dtype != want.dtype:
+                problems.append("ramp (deflated in parallel blocks) differs")
+            if ours["empty"].shape != (0,) or ours["empty"].dtype != np.float32:
+                problems.append("empty member differs")
+            if any(i.compress_type != zipfile.ZIP_DEFLATED for i in infos):
+                problems.append("members not deflated")
         else:
             if len(ours.files) != 70000 or ours["k69999"] != 69999 % 251:
                 problems.append(f"{len(ours.files)} members")

@@ -345,6 +345,20 @@ fn npz(c: &mut Criterion) {
         )
         .unwrap();
     }
+    // The same on one thread: one zlib stream, numpy's bytes (what threads(n) buys).
+    g.bench_function(
+        BenchmarkId::new("write_deflated_64MiB", "npy-core-1-thread"),
+        |b| {
+            b.iter(|| {
+                let mut w = NpzWriter::create(&out)
+                    .unwrap()
+                    .compression(Compression::NUMPY_DEFLATED)
+                    .threads(1);
+                w.add("signal", &signal, &[signal.len() as u64]).unwrap();
+                w.finish().unwrap().commit().unwrap();
+            })
+        },
+    );
     let big: Vec<f32> = (0..64 * MIB).map(|i| i as f32).collect();
     let bytes: Vec<u8> = bytemuck::cast_slice(&big).to_vec();
     g.throughput(Throughput::Bytes(256 * MIB as u64));

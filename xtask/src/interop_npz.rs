@@ -34,6 +34,9 @@ pub fn write_archives(fixtures: &Path, out_dir: &Path) -> Result<Vec<(PathBuf, P
     let streamed = out_dir.join("streamed.npz");
     write_streamed(&streamed).map_err(|e| format!("streamed.npz: {e}"))?;
     pairs.push((streamed, PathBuf::from("-")));
+    let blocks = out_dir.join("blocks.npz");
+    write_blocks(&blocks).map_err(|e| format!("blocks.npz: {e}"))?;
+    pairs.push((blocks, PathBuf::from("-")));
     let many = out_dir.join("many_70000.npz");
     write_many(&many).map_err(|e| format!("many_70000.npz: {e}"))?;
     pairs.push((many, PathBuf::from("-")));
@@ -73,6 +76,18 @@ fn write_streamed(dst: &Path) -> Result<(), npy_core::Error> {
         s.push_row(&[i * 3, i * 3 + 1, i * 3 + 2])?;
     }
     s.finish()?;
+    w.finish()?.commit()
+}
+
+/// Members deflated on 2 threads in 1 MiB blocks: `ramp` (400,000 `f64`, `i * 0.5`: 3.2 MB,
+/// four blocks, the last one short) and `empty` (`f32`, shape (0,)); checked by interop.py.
+fn write_blocks(dst: &Path) -> Result<(), npy_core::Error> {
+    let mut w = NpzWriter::create(dst)?
+        .compression(Compression::NUMPY_DEFLATED)
+        .threads(2);
+    let ramp: Vec<f64> = (0..400_000).map(|i| f64::from(i) * 0.5).collect();
+    w.add("ramp", &ramp, &[400_000])?;
+    w.add("empty", &[0f32; 0], &[0])?;
     w.finish()?.commit()
 }
 

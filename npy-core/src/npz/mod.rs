@@ -31,6 +31,7 @@
 mod error;
 pub mod limits;
 pub mod names;
+mod pardeflate;
 mod read;
 mod write;
 

@@ -493,3 +493,108 @@ fn a_member_past_4_gib() {
     drop(r);
     npz.verify("big").unwrap();
 }
+
+/// A float32 signal whose member (128-byte header + data) is `n * 4 + 128` bytes.
+fn signal(n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|i| (i as f32 * 0.0007).sin() + (i % 13) as f32 * 1e-3)
+        .collect()
+}
+
+/// Writes the same members deflated on `threads` threads (`None`: the default).
+fn deflated(threads: Option<usize>, big: &[f32]) -> Vec<u8> {
+    let mut w = NpzWriter::new(Cursor::new(Vec::new())).compression(Compression::NUMPY_DEFLATED);
+    if let Some(n) = threads {
+        w = w.threads(n);
+    }
+    w.add("big", big, &[big.len() as u64]).unwrap();
+    // exactly one 1 MiB block: header and data
+    let one = vec![0.25f32; ((1 << 20) - 128) / 4];
+    w.add("one_block", &one, &[one.len() as u64]).unwrap();
+    w.add("empty", &[0f64; 0], &[0]).unwrap();
+    w.add_raw("nothing.bin", b"").unwrap();
+    let mut rows = w
+        .stream::<i32>("streamed", &WriteOptions::new(), &[3])
+        .unwrap();
+    for i in 0..200_000 {
+        rows.push_row(&[i, -i, 7]).unwrap();
+    }
+    rows.finish().unwrap();
+    w.finish().unwrap().into_inner()
+}
+
+#[test]
+fn parallel_deflate_reads_back_deterministic_and_numpy_sized() {
+    // 2.5 MiB + 132 bytes of member: three blocks, the last one short
+    let big = signal((5 << 18) + 1);
+    let two = deflated(Some(2), &big);
+    assert_eq!(two, deflated(Some(2), &big), "same arrays, same bytes");
+    assert_eq!(
+        two,
+        deflated(Some(3), &big),
+        "the same bytes for every thread count above 1"
+    );
+    assert_eq!(
+        two,
+        deflated(None, &big),
+        "the default: blocks, whatever the core count"
+    );
+    let one = deflated(Some(1), &big);
+    assert_ne!(
+        one, two,
+        "threads(1) is one zlib stream, threads(2) joined blocks"
+    );
+    for bytes in [&one, &two] {
+        let mut npz = NpzArchive::new(Cursor::new(bytes)).unwrap();
+        assert_eq!(
+            npz.keys().collect::<Vec<_>>(),
+            ["big", "one_block", "empty", "nothing.bin", "streamed"]
+        );
+        for key in ["big", "one_block", "empty", "nothing.bin", "streamed"] {
+            assert_eq!(npz.member(key).unwrap().method, 8, "{key}");
+            npz.verify(key).unwrap(); // inflates to the end and checks the CRC-32
+        }
+        assert_eq!(npz.read::<f32>("big").unwrap().into_vec(), big);
+        let one_block = npz.read::<f32>("one_block").unwrap();
+        assert_eq!(npz.member("one_block").unwrap().size, 1 << 20);
+        assert!(one_block.data().iter().all(|&x| x == 0.25));
+        assert_eq!(npz.read::<f64>("empty").unwrap().shape(), [0]);
+        assert_eq!(npz.read_bytes("nothing.bin").unwrap(), b"");
+        let streamed = npz.read::<i32>("streamed").unwrap();
+        assert_eq!(streamed.shape(), [200_000, 3]);
+        assert_eq!(streamed.data()[3 * 199_999..], [199_999, -199_999, 7]);
+    }
+    // the joined blocks cost a few bytes per block over one stream
+    let size = |bytes: &Vec<u8>| {
+        let npz = NpzArchive::new(Cursor::new(bytes)).unwrap();
+        npz.member("big").unwrap().compressed_size
+    };
+    assert!(
+        size(&two) <= size(&one) + 64,
+        "{} vs {}",
+        size(&two),
+        size(&one)
+    );
+}
+
+#[test]
+fn a_failed_parallel_member_leaves_the_archive_as_it_was() {
+    let big = signal(600_000);
+    let mut npy = Vec::new();
+    WriteOptions::new()
+        .write_to(&mut npy, &big, &[big.len() as u64])
+        .unwrap();
+    let mut w = NpzWriter::new(Cursor::new(Vec::new()))
+        .compression(Compression::NUMPY_DEFLATED)
+        .threads(2);
+    w.add("before", &[1u8, 2], &[2]).unwrap();
+    let cut = &npy[..npy.len() - 10];
+    let err = w.add_npy("cut", cut).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Truncated { .. }), "{err}");
+    w.add("after", &big, &[big.len() as u64]).unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    let mut npz = NpzArchive::new(Cursor::new(&bytes)).unwrap();
+    assert_eq!(npz.keys().collect::<Vec<_>>(), ["before", "after"]);
+    assert_eq!(npz.read::<f32>("after").unwrap().into_vec(), big);
+    npz.verify("after").unwrap();
+}
