@@ -35,7 +35,7 @@ fn cat_rebuilds_numpys_file() {
     let dir = tempfile::tempdir().unwrap();
     let (head, tail, numpy) = pieces(dir.path(), Order::C);
     let out = dir.path().join("out.npy");
-    let o = npy(&[
+    let o = npy([
         "cat".as_ref(),
         out.as_os_str(),
         head.as_os_str(),
@@ -47,7 +47,7 @@ fn cat_rebuilds_numpys_file() {
     // numpy's empty and 5-element files: the 5-element one again. OUT may be an input.
     let five = dir.path().join("five.npy");
     fs::copy(fixture("u1_na_c_5.npy"), &five).unwrap();
-    let o = npy(&[
+    let o = npy([
         "cat".as_ref(),
         five.as_os_str(),
         fixture("u1_na_c_0.npy").as_os_str(),
@@ -64,7 +64,7 @@ fn cat_rebuilds_numpys_file() {
 fn cat_refuses_what_does_not_concatenate() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.npy");
-    let o = npy(&[
+    let o = npy([
         "cat".as_ref(),
         out.as_os_str(),
         fixture("f8_le_c_2x3x4.npy").as_os_str(),
@@ -74,7 +74,7 @@ fn cat_refuses_what_does_not_concatenate() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("f4_le_c_2x3x4.npy"), "{err}");
     assert!(err.contains("'<f4'") && err.contains("'<f8'"), "{err}");
-    let o = npy(&[
+    let o = npy([
         "cat".as_ref(),
         out.as_os_str(),
         fixture("f8_le_f_2x3x4.npy").as_os_str(),
@@ -83,7 +83,7 @@ fn cat_refuses_what_does_not_concatenate() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("npy convert --order C"), "{err}");
     assert!(!out.exists(), "nothing written");
-    let o = npy(&["cat".as_ref(), out.as_os_str()]);
+    let o = npy(["cat".as_ref(), out.as_os_str()]);
     assert_eq!(o.status.code(), Some(2), "IN is required");
 }
 
@@ -92,7 +92,7 @@ fn append_rebuilds_numpys_file_in_either_order() {
     for order in [Order::C, Order::Fortran] {
         let dir = tempfile::tempdir().unwrap();
         let (head, tail, numpy) = pieces(dir.path(), order);
-        let o = npy(&["append".as_ref(), head.as_os_str(), tail.as_os_str()]);
+        let o = npy(["append".as_ref(), head.as_os_str(), tail.as_os_str()]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         assert_eq!(
             fs::read(&head).unwrap(),
@@ -107,7 +107,7 @@ fn append_checks_every_input_before_writing() {
     let dir = tempfile::tempdir().unwrap();
     let (head, tail, _) = pieces(dir.path(), Order::C);
     let before = fs::read(&head).unwrap();
-    let o = npy(&[
+    let o = npy([
         "append".as_ref(),
         "--no-sync".as_ref(),
         head.as_os_str(),

@@ -9,7 +9,7 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn json_header_of_w_f32() {
-    let o = npy(&["header", "fixtures/w_f32.npy"]);
+    let o = npy(["header", "fixtures/w_f32.npy"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(
         text(&o.stdout),
@@ -20,7 +20,7 @@ fn json_header_of_w_f32() {
 
 #[test]
 fn python_header_is_the_stored_text() {
-    let o = npy(&["header", "--python", "fixtures/w_f32.npy"]);
+    let o = npy(["header", "--python", "fixtures/w_f32.npy"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     assert!(
@@ -41,11 +41,11 @@ fn every_fixture() {
     .unwrap();
     for f in manifest["fixtures"].as_array().unwrap() {
         let path = format!("fixtures/{}", f["file"].as_str().unwrap());
-        let o = npy(&["header", "--python", &path]);
+        let o = npy(["header", "--python", &path]);
         assert!(o.status.success(), "{path}: {}", text(&o.stderr));
         assert_eq!(text(&o.stdout), f["header"].as_str().unwrap(), "{path}");
 
-        let o = npy(&["header", &path]);
+        let o = npy(["header", &path]);
         assert!(o.status.success(), "{path}: {}", text(&o.stderr));
         let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         assert_eq!(json["fortran_order"], f["fortran_order"], "{path}");
@@ -59,7 +59,7 @@ fn every_fixture() {
 
 #[test]
 fn record_descr_is_numpys_list() {
-    let o = npy(&["header", "fixtures/rec_titles.npy"]);
+    let o = npy(["header", "fixtures/rec_titles.npy"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let descr = json["descr"].as_array().expect("a record descr is a list");
@@ -68,7 +68,7 @@ fn record_descr_is_numpys_list() {
 
 #[test]
 fn errors() {
-    let o = npy(&["header", "fixtures/manifest.json"]);
+    let o = npy(["header", "fixtures/manifest.json"]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(text(&o.stdout), "");
     assert!(
@@ -77,10 +77,10 @@ fn errors() {
         text(&o.stderr)
     );
 
-    let o = npy(&["header", "no/such.npy"]);
+    let o = npy(["header", "no/such.npy"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o.stderr).starts_with("npy: no/such.npy: "));
 
-    let o = npy(&["header"]);
+    let o = npy(["header"]);
     assert_eq!(o.status.code(), Some(2), "usage error");
 }
