@@ -159,7 +159,7 @@
 //!     plus [`DYN_ALLOWANCE`]; elements over [`MAX_DYN_ITEMSIZE`] are refused;
 //!   - object arrays (feature `pickle`): the pickle's bytes, and the decoded values at most
 //!     `pickle::MAX_PICKLE_EXPANSION` (256) bytes per pickle byte plus
-//!     `pickle::PICKLE_ALLOWANCE` (1 MiB), each copy of a value the pickle shares counted
+//!     `pickle::PICKLE_ALLOWANCE` (64 MiB), each copy of a value the pickle shares counted
 //!     (memo bombs are `pickle::PickleError::TooLarge` before they are built).
 //!
 //!   Beyond these, [`ErrorKind::AllocationLimit`] before anything is allocated.
@@ -195,7 +195,7 @@
 //! | zero-size values in `read_dyn` | [`MAX_ZERO_SIZE_ELEMENTS`] | fixed |
 //! | `read_dyn` element | [`MAX_DYN_ITEMSIZE`] (1 GiB) | fixed; use typed reads or views |
 //! | `read_dyn` tree | [`MAX_DYN_EXPANSION`] × data + [`DYN_ALLOWANCE`] | fixed; use typed reads or views |
-//! | object-array values | 256 × pickle + 1 MiB, 128 levels deep (`pickle::PickleLimits`) | `pickle::loads_with` |
+//! | object-array values | 256 × pickle + 64 MiB, 128 levels deep (`pickle::PickleLimits`) | `pickle::loads_with` |
 //! | decimal `int` text in a pickle | 4300 digits (Python's limit) | fixed |
 //!
 //! Pass [`ReadOptions`] to [`read_with`], [`Header::read_with`], [`NpyReader::with_options`],

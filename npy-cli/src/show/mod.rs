@@ -172,18 +172,19 @@ fn show_member<R: Read + Seek>(
     out: &mut impl Write,
 ) -> Result<(), Failure> {
     let member = npz.member(key)?;
-    let (size, stored, name) = (member.size, member.is_stored(), member.name.clone());
+    let (size, stored) = (member.size, member.is_stored());
     let reader = npz.npy_reader(key)?;
     let crosswise = reader.order() == npy_core::Order::Fortran
         && reader.shape().iter().filter(|&&d| d > 1).count() > 1;
     if !stored && crosswise && !reader.dtype().has_object() {
-        // C order walks a Fortran-order array back and forth; a deflate stream only
-        // goes forward (re-inflating for each step back would be quadratic).
-        return Err(Failure::Refused(format!(
-            "member {} is deflated and in Fortran order, which is printed by reading it out \
-                 of order; extract it first (npy unpack)",
-            printable(&name)
-        )));
+        // C order walks a Fortran-order array back and forth, and a deflate stream only goes
+        // forward: the member is inflated once into a temporary file (on disk, so memory stays
+        // bounded), which is then read as a file.
+        drop(reader);
+        let mut tmp = tempfile::NamedTempFile::new().map_err(Error::from)?;
+        npz.open_member(key)?.copy_to(tmp.as_file_mut())?;
+        let reader = NpyReader::open(tmp.path())?;
+        return show_reader(args, reader, size, out);
     }
     show_reader(args, reader, size, out)
 }
@@ -298,7 +299,7 @@ fn show_reader<R: Read + Seek>(
 
 /// Shows an array with objects (`O`, also as a record field): its data is one pickle,
 /// decoded whole (never executed; see `npy_core::pickle`), so memory follows the pickle's
-/// size, within the decoder's limits (values at most 256 bytes per pickle byte plus 1 MiB).
+/// size, within the decoder's limits (values at most 256 bytes per pickle byte plus 64 MiB).
 fn show_objects<R: Read + Seek>(
     args: &Args,
     mut reader: NpyReader<R>,

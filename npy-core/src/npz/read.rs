@@ -2,6 +2,7 @@
 //! streaming [`NpyReader`], raw bytes, or a view of the archive's own bytes.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufReader, Cursor, Read, Seek, SeekFrom};
 use std::ops::Range;
@@ -100,6 +101,10 @@ impl Member {
 pub struct NpzArchive<R> {
     zip: ZipArchive<R>,
     members: Vec<Member>,
+    /// Member name → index in `members` (and the zip's own index): numpy's lookup tries the
+    /// key, then the key + `.npy`, and the zip crate answers a name it lacks by decoding every
+    /// name, which made looking up each member of a 70,000-member archive quadratic.
+    by_name: HashMap<String, usize>,
     options: ReadOptions,
 }
 
@@ -147,9 +152,15 @@ impl<R: Read + Seek> NpzArchive<R> {
                 header_offset: e.header_start(),
             });
         }
+        let by_name = members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.name.clone(), i))
+            .collect();
         Ok(NpzArchive {
             zip,
             members,
+            by_name,
             options,
         })
     }
@@ -186,9 +197,10 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// The index of the member numpy's `np.load(f)[key]` reads: the member named `key`, else
     /// the member named `key + ".npy"`; the last entry of a duplicated name.
     pub fn index_of(&self, key: &str) -> Option<usize> {
-        self.zip
-            .index_for_name(key)
-            .or_else(|| self.zip.index_for_name(&format!("{key}.npy")))
+        self.by_name
+            .get(key)
+            .or_else(|| self.by_name.get(&format!("{key}.npy")))
+            .copied()
     }
 
     /// The member for `key` ([`NpzArchive::index_of`]).

@@ -7,7 +7,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use npy_core::pickle::{loads, loads_with, PickleError, PickleLimits, MAX_PICKLE_DEPTH};
+use npy_core::pickle::{
+    loads, loads_with, PickleError, PickleLimits, MAX_PICKLE_DEPTH, PICKLE_ALLOWANCE,
+};
 use npy_core::{Error, ErrorKind, Header, NpyReader};
 
 // ---------------------------------------------------------------------------------------------
@@ -419,7 +421,7 @@ fn memo_bombs_are_refused_before_they_are_built() {
             limit,
         }) => {
             assert_eq!(pickle_bytes, bomb.len() as u64);
-            assert_eq!(limit, bomb.len() as u64 * 256 + (1 << 20));
+            assert_eq!(limit, bomb.len() as u64 * 256 + PICKLE_ALLOWANCE);
         }
         other => panic!("{other:?}"),
     }
@@ -485,16 +487,19 @@ fn the_budget_is_exact_at_its_boundary() {
         Err(PickleError::TooLarge { limit, .. }) if limit == cost - 1
     ));
 
-    // The default limits at their boundary: 256 bytes per pickle byte plus 1 MiB. A memo
-    // bomb whose cost exceeds 1 MiB, padded after STOP (trailing bytes count, as they are
+    // The default limits at their boundary: 256 bytes per pickle byte plus the allowance. A
+    // memo bomb whose cost exceeds the allowance, padded after STOP (trailing bytes count, as they are
     // part of the data) until the budget is exactly its cost.
-    assert_eq!(PickleLimits::default().budget(10), 10 * 256 + (1 << 20));
+    assert_eq!(
+        PickleLimits::default().budget(10),
+        10 * 256 + PICKLE_ALLOWANCE
+    );
     let inner = 300u64; // [None] * 300, referenced k times from an outer list
     let inner_cost = obj + 16 * inner + inner * obj;
     let (k, len) = (1..)
         .find_map(|k: u64| {
             let cost = obj + 16 * k + k * inner_cost;
-            let over = cost.checked_sub(1 << 20)?;
+            let over = cost.checked_sub(PICKLE_ALLOWANCE)?;
             (over % 256 == 0 && over / 256 > 400 + 5 * k).then_some((k, over / 256))
         })
         .unwrap();
@@ -761,4 +766,31 @@ fn dtype_bombs_are_refused() {
     small.extend(dtype_level(1, "V16", &[("a", 0, 0), ("b", 0, 8)], 16));
     let v = loads(&pickle(2, small)).unwrap();
     assert_eq!(v.to_string(), "dtype([('a', '<f8'), ('b', '<f8')])");
+}
+
+/// A review's find: numpy's `np.array(['lorem ipsum ' * 50] * 20000, dtype=object)` pickles
+/// one 600-character str and 19,999 memo references to it (40 KB of pickle, 12.6 MB of
+/// values once each reference is a copy), which the old 1 MiB allowance refused although
+/// numpy loads it. Built here as numpy's pickler writes it: the list, MARK, the str, MEMOIZE,
+/// BINGET 0 for every other item, APPENDS.
+#[test]
+fn shared_references_of_an_ordinary_file_decode() {
+    let text = "lorem ipsum ".repeat(50);
+    let n = 20_000;
+    let mut p = vec![0x80, 4, b']', b'('];
+    p.extend(ustr(&text));
+    p.push(0x94);
+    for _ in 1..n {
+        p.extend_from_slice(&[b'h', 0]);
+    }
+    p.extend_from_slice(b"e.");
+    let cost = n as u64 * (32 + text.len() as u64);
+    assert!(
+        cost > p.len() as u64 * 256 + (1 << 20),
+        "past the old budget"
+    );
+    let v = loads(&p).expect("within the allowance");
+    let items = v.as_slice().expect("a list");
+    assert_eq!(items.len(), n);
+    assert!(items.iter().all(|x| x.as_str() == Some(text.as_str())));
 }

@@ -15,8 +15,14 @@ pub const MAX_PICKLE_DEPTH: usize = 128;
 /// times (a memo bomb) goes past it.
 pub const MAX_PICKLE_EXPANSION: u64 = 256;
 
-/// Bytes of decoded values allowed whatever the pickle's size.
-pub const PICKLE_ALLOWANCE: u64 = 1 << 20;
+/// Bytes of decoded values allowed whatever the pickle's size (64 MiB).
+///
+/// Python shares what a pickle references twice; this reader copies it, so an ordinary file
+/// that repeats one long string or list (numpy's `np.array(['...'] * 20000, dtype=object)`:
+/// a 40 KB pickle of 12 MB of values) needs more than the per-byte budget: the allowance
+/// covers such files up to tens of megabytes of values while a memo bomb, which doubles with
+/// every level, still goes past it within a few more bytes of pickle.
+pub const PICKLE_ALLOWANCE: u64 = 64 << 20;
 
 /// Limits of the pickle reader; the defaults are the constants of this module.
 ///
