@@ -371,7 +371,7 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// magic this way); CRC-checked.
     ///
     /// # Errors
-    /// As [`NpzArchive::open_member`]; [`Error::Truncated`] when the member ends early.
+    /// As [`NpzArchive::open_member`]; [`ErrorKind::Truncated`](crate::ErrorKind::Truncated) when the member ends early.
     pub fn read_bytes(&mut self, key: &str) -> Result<Vec<u8>, Error> {
         let mut r = self.open_member(key)?;
         // The size is backed (check_backed): stored bytes are in the file, deflated ones
@@ -402,7 +402,7 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// Reads the member to its end and checks its CRC-32, keeping nothing.
     ///
     /// # Errors
-    /// [`NpzError::CrcMismatch`], [`NpzError::InflatesPast`], [`Error::Truncated`], and as
+    /// [`NpzError::CrcMismatch`], [`NpzError::InflatesPast`], [`ErrorKind::Truncated`](crate::ErrorKind::Truncated), and as
     /// [`NpzArchive::open_member`].
     pub fn verify(&mut self, key: &str) -> Result<(), Error> {
         self.open_member(key)?.copy_to(&mut io::sink())?;
@@ -489,7 +489,7 @@ fn lift(e: Error) -> Error {
 /// does). The view's `data_offset` is from the member's start.
 ///
 /// # Errors
-/// [`NpzError::NotStored`], [`Error::Misaligned`], [`Error::NotViewable`] and the errors of
+/// [`NpzError::NotStored`], [`ErrorKind::Misaligned`](crate::ErrorKind::Misaligned), [`ErrorKind::NotViewable`](crate::ErrorKind::NotViewable) and the errors of
 /// [`NpyView::new`] and [`NpzArchive::member_range`].
 ///
 /// # Examples
@@ -520,7 +520,7 @@ pub fn view_member<'a, T: NpyElement + CheckedBitPattern>(
 /// checked on that path.
 ///
 /// # Errors
-/// As [`NpzArchive::read`]; never [`Error::Misaligned`], [`Error::NotViewable`] or
+/// As [`NpzArchive::read`]; never [`ErrorKind::Misaligned`](crate::ErrorKind::Misaligned), [`ErrorKind::NotViewable`](crate::ErrorKind::NotViewable) or
 /// [`NpzError::NotStored`].
 pub fn view_or_copy_member<'a, T: NpyElement + CheckedBitPattern>(
     archive: &'a [u8],
@@ -589,7 +589,7 @@ impl<R: Read + Seek> MemberReader<'_, R> {
     /// checked at the end.
     ///
     /// # Errors
-    /// [`NpzError::CrcMismatch`], [`NpzError::InflatesPast`], [`Error::Truncated`] when the
+    /// [`NpzError::CrcMismatch`], [`NpzError::InflatesPast`], [`ErrorKind::Truncated`](crate::ErrorKind::Truncated) when the
     /// member ends before its declared size, I/O errors.
     pub fn copy_to<W: io::Write + ?Sized>(&mut self, w: &mut W) -> Result<u64, Error> {
         let start = self.pos;

@@ -132,6 +132,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     }
 
     /// How the members added from now on are written.
+    #[must_use]
     pub fn compression(mut self, compression: Compression) -> Self {
         self.compression = compression;
         self
@@ -139,6 +140,7 @@ impl<W: Write + Seek> NpzWriter<W> {
 
     /// The multiple stored members start at (1: numpy's layout, no padding). Deflated
     /// members are never padded.
+    #[must_use]
     pub fn alignment(mut self, bytes: u16) -> Self {
         self.alignment = bytes.max(1);
         self
@@ -223,7 +225,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     ///
     /// # Errors
     /// [`NpzError::DuplicateMember`] when a keyword array took the name (numpy: "Cannot use
-    /// un-named variables and keyword arr_0"); as [`NpzWriter::add`].
+    /// un-named variables and keyword `arr_0`"); as [`NpzWriter::add`].
     pub fn add_positional<T: NpyElement>(
         &mut self,
         data: &[T],
@@ -251,7 +253,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// buffer, whatever the size.
     ///
     /// # Errors
-    /// Header errors, [`Error::Truncated`] when the stream ends before its data; as
+    /// Header errors, [`ErrorKind::Truncated`](crate::ErrorKind::Truncated) when the stream ends before its data; as
     /// [`NpzWriter::add`].
     pub fn add_npy<R: Read>(&mut self, key: &str, mut npy: R) -> Result<(), Error> {
         let name = member_name(key)?;
@@ -403,7 +405,7 @@ impl<W: Write + Seek, T: NpyElement> MemberStream<'_, W, T> {
             .rows
             .finish()?
             .into_inner()
-            .map_err(|e| e.into_error())?;
+            .map_err(std::io::IntoInnerError::into_error)?;
         spool.seek(SeekFrom::Start(0))?;
         self.archive.member(self.name, |zip| {
             io::copy(&mut spool, zip)?;

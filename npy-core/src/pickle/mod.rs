@@ -62,7 +62,7 @@
 //! [`DynValue::Object`] values; [`read_objects`] gives an object array
 //! of one kind of value as a typed [`NpyArray`] (`Option<String>` for strings with `None` for
 //! missing, `i64`, `f64`, ...). [`ReadOptions::decode_pickles`](crate::ReadOptions::decode_pickles) turns decoding off, which
-//! restores [`ErrorKind::ObjectArray`](crate::ErrorKind::ObjectArray). Typed reads, views and memory maps of `O` always refuse
+//! restores [`ErrorKind::ObjectArray`]. Typed reads, views and memory maps of `O` always refuse
 //! (an object has no fixed-size bytes to view). [`write_dyn`](crate::write_dyn) of an array
 //! of dtype `|O` and [`write_objects`] write numpy's pickle.
 //!
