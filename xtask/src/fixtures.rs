@@ -238,7 +238,7 @@ mod tests {
         assert!(is_owned("manifest.json"));
         assert!(is_owned("README.md"));
         assert!(!is_owned("notes.txt"));
-        assert!(!is_owned("a.npz"));
+        assert!(is_owned("a.npz"));
     }
 
     #[test]
