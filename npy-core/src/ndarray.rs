@@ -210,7 +210,7 @@ where
     /// let mut m = unsafe { NpyMmapMut::<u8>::create(&path, &[2, 3], Order::Fortran)? };
     /// m.as_ndarray_mut()?.index_axis_mut(ndarray::Axis(0), 1).fill(7); // the second row
     /// drop(m);
-    /// let a = npy_core::read_ndarray::<u8>(&path)?;
+    /// let a = npy_core::read_ndarray::<u8, ndarray::Ix2>(&path)?;
     /// assert_eq!(a.as_slice_memory_order(), Some(&[0, 7, 0, 7, 0, 7][..]));
     /// # Ok::<(), npy_core::Error>(())
     /// ```
