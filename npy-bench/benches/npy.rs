@@ -23,18 +23,18 @@ fn header_parse(c: &mut Criterion) {
     let mut g = c.benchmark_group("header_parse");
     let typical = typical_header();
     g.bench_function(BenchmarkId::new("typical_118B", "npy-core"), |b| {
-        b.iter(|| Header::read(&mut black_box(&typical[..])).unwrap())
+        b.iter(|| Header::read(&mut black_box(&typical[..])).unwrap());
     });
     g.bench_function(BenchmarkId::new("typical_118B", "npyz"), |b| {
-        b.iter(|| npyz::NpyHeader::from_reader(black_box(&typical[..])).unwrap())
+        b.iter(|| npyz::NpyHeader::from_reader(black_box(&typical[..])).unwrap());
     });
     let wide = wide_header();
     g.throughput(Throughput::Elements(4000));
     g.bench_function(BenchmarkId::new("record_4000_fields", "npy-core"), |b| {
-        b.iter(|| Header::read(&mut black_box(&wide[..])).unwrap())
+        b.iter(|| Header::read(&mut black_box(&wide[..])).unwrap());
     });
     g.bench_function(BenchmarkId::new("record_4000_fields", "npyz"), |b| {
-        b.iter(|| npyz::NpyHeader::from_reader(black_box(&wide[..])).unwrap())
+        b.iter(|| npyz::NpyHeader::from_reader(black_box(&wide[..])).unwrap());
     });
     g.finish();
 }
@@ -48,30 +48,30 @@ fn read_f32(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(size as u64));
         g.sample_size(if size > MIB { 10 } else { 50 });
         g.bench_function(BenchmarkId::new(&id, "npy-core"), |b| {
-            b.iter(|| npy_core::read::<f32>(&path).unwrap())
+            b.iter(|| npy_core::read::<f32>(&path).unwrap());
         });
         let mut buf = vec![0f32; size / 4];
         g.bench_function(BenchmarkId::new(&id, "npy-core-into"), |b| {
             b.iter(|| {
                 let mut r = NpyReader::open(&path).unwrap();
                 r.read_into(&mut buf).unwrap();
-            })
+            });
         });
         g.bench_function(BenchmarkId::new(&id, "npyz"), |b| {
             b.iter(|| {
                 let f = std::io::BufReader::new(std::fs::File::open(&path).unwrap());
                 npyz::NpyFile::new(f).unwrap().into_vec::<f32>().unwrap()
-            })
+            });
         });
         g.bench_function(BenchmarkId::new(&id, "ndarray-npy"), |b| {
-            b.iter(|| ndarray_npy::read_npy::<_, ndarray::Array1<f32>>(&path).unwrap())
+            b.iter(|| ndarray_npy::read_npy::<_, ndarray::Array1<f32>>(&path).unwrap());
         });
         g.bench_function(BenchmarkId::new(&id, "limit-fs-read"), |b| {
-            b.iter(|| std::fs::read(&path).unwrap())
+            b.iter(|| std::fs::read(&path).unwrap());
         });
         let src: Vec<f32> = npy_core::read::<f32>(&path).unwrap().into_vec();
         g.bench_function(BenchmarkId::new(&id, "limit-memcpy"), |b| {
-            b.iter(|| buf.copy_from_slice(black_box(&src)))
+            b.iter(|| buf.copy_from_slice(black_box(&src)));
         });
         drop(src);
         let mut raw = vec![0u8; size + 128];
@@ -79,7 +79,7 @@ fn read_f32(c: &mut Criterion) {
             b.iter(|| {
                 let mut f = std::fs::File::open(&path).unwrap();
                 f.read_exact(&mut raw).unwrap();
-            })
+            });
         });
     }
     g.finish();
@@ -93,20 +93,20 @@ fn read_other(c: &mut Criterion) {
     g.sample_size(10);
     let be = f64_be_file(&dir, size).unwrap();
     g.bench_function(BenchmarkId::new("f64be_64MiB", "npy-core"), |b| {
-        b.iter(|| npy_core::read::<f64>(&be).unwrap())
+        b.iter(|| npy_core::read::<f64>(&be).unwrap());
     });
     g.bench_function(BenchmarkId::new("f64be_64MiB", "npyz"), |b| {
         b.iter(|| {
             let f = std::io::BufReader::new(std::fs::File::open(&be).unwrap());
             npyz::NpyFile::new(f).unwrap().into_vec::<f64>().unwrap()
-        })
+        });
     });
     g.bench_function(BenchmarkId::new("f64be_64MiB", "ndarray-npy"), |b| {
-        b.iter(|| ndarray_npy::read_npy::<_, ndarray::Array1<f64>>(&be).unwrap())
+        b.iter(|| ndarray_npy::read_npy::<_, ndarray::Array1<f64>>(&be).unwrap());
     });
     let h = f16_file(&dir, size).unwrap();
     g.bench_function(BenchmarkId::new("f16_64MiB", "npy-core"), |b| {
-        b.iter(|| npy_core::read::<npy_core::half::f16>(&h).unwrap())
+        b.iter(|| npy_core::read::<npy_core::half::f16>(&h).unwrap());
     });
     g.finish();
 }
@@ -122,13 +122,13 @@ fn write_f32(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(size as u64));
     g.sample_size(10);
     g.bench_function(BenchmarkId::new("64MiB", "npy-core"), |b| {
-        b.iter(|| npy_core::write(&out, &data, &[n as u64]).unwrap())
+        b.iter(|| npy_core::write(&out, &data, &[n as u64]).unwrap());
     });
     g.bench_function(BenchmarkId::new("64MiB", "ndarray-npy"), |b| {
-        b.iter(|| ndarray_npy::write_npy(&out, &arr).unwrap())
+        b.iter(|| ndarray_npy::write_npy(&out, &arr).unwrap());
     });
     g.bench_function(BenchmarkId::new("64MiB", "npyz"), |b| {
-        b.iter(|| npyz::to_file_1d(&out, data.iter().copied()).unwrap())
+        b.iter(|| npyz::to_file_1d(&out, data.iter().copied()).unwrap());
     });
     let bytes: Vec<u8> = {
         let mut v = Header::new("<f4".parse().unwrap(), vec![n as u64])
@@ -138,7 +138,7 @@ fn write_f32(c: &mut Criterion) {
         v
     };
     g.bench_function(BenchmarkId::new("64MiB", "limit-fs-write"), |b| {
-        b.iter(|| std::fs::write(&out, &bytes).unwrap())
+        b.iter(|| std::fs::write(&out, &bytes).unwrap());
     });
     g.throughput(Throughput::Elements(16 << 20));
     g.bench_function(BenchmarkId::new("stream_16M_push", "npy-core"), |b| {
@@ -148,7 +148,7 @@ fn write_f32(c: &mut Criterion) {
                 w.push(&(i as f32)).unwrap();
             }
             w.finish().unwrap();
-        })
+        });
     });
     g.finish();
 }
@@ -179,7 +179,7 @@ fn append(c: &mut Criterion) {
                 for _ in 0..batches {
                     w.append(&batch, &[1, row as u64]).unwrap();
                 }
-            })
+            });
         });
         g.bench_function(BenchmarkId::new(case, "limit-fs-append"), |b| {
             b.iter(|| {
@@ -191,7 +191,7 @@ fn append(c: &mut Criterion) {
                         f.sync_data().unwrap();
                     }
                 }
-            })
+            });
         });
     }
     g.finish();
@@ -215,21 +215,21 @@ fn view(c: &mut Criterion) {
                 // SAFETY: the benchmark's own file, not modified while mapped.
                 let m = unsafe { npy_core::mmap::<f32>(black_box(&path)) }.unwrap();
                 black_box(m.data().len())
-            })
+            });
         });
         let bytes = std::fs::read(&path).unwrap();
         g.bench_function(BenchmarkId::new(&id, "npy-core"), |b| {
             b.iter(|| {
                 let v = NpyView::<f32>::new(black_box(&bytes)).unwrap();
                 black_box(v.data().len())
-            })
+            });
         });
         g.bench_function(BenchmarkId::new(&id, "ndarray-npy"), |b| {
             use ndarray_npy::ViewNpyExt;
             b.iter(|| {
                 let v = ndarray::ArrayView1::<f32>::view_npy(black_box(&bytes)).unwrap();
                 black_box(v.len())
-            })
+            });
         });
     }
     g.finish();
@@ -245,33 +245,33 @@ fn read_records(c: &mut Criterion) {
         let id = format!("xyid_1M_{}", if aligned { "aligned" } else { "packed" });
         if aligned {
             g.bench_function(BenchmarkId::new(&id, "npy-core"), |b| {
-                b.iter(|| npy_core::read_records::<XyIdAligned>(&path).unwrap())
+                b.iter(|| npy_core::read_records::<XyIdAligned>(&path).unwrap());
             });
             let mut buf = vec![XyIdAligned::default(); RECORDS];
             g.bench_function(BenchmarkId::new(&id, "npy-core-into"), |b| {
-                b.iter(|| NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap())
+                b.iter(|| NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap());
             });
             g.bench_function(BenchmarkId::new(&id, "npy-core-pod"), |b| {
-                b.iter(|| npy_core::read_records::<XyIdAlignedPod>(&path).unwrap())
+                b.iter(|| npy_core::read_records::<XyIdAlignedPod>(&path).unwrap());
             });
             let mut buf = vec![XyIdAlignedPod::default(); RECORDS];
             g.bench_function(BenchmarkId::new(&id, "npy-core-pod-into"), |b| {
-                b.iter(|| NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap())
+                b.iter(|| NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap());
             });
         } else {
             g.bench_function(BenchmarkId::new(&id, "npy-core"), |b| {
-                b.iter(|| npy_core::read_records::<XyId>(&path).unwrap())
+                b.iter(|| npy_core::read_records::<XyId>(&path).unwrap());
             });
             let mut buf = vec![XyId::default(); RECORDS];
             g.bench_function(BenchmarkId::new(&id, "npy-core-into"), |b| {
-                b.iter(|| NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap())
+                b.iter(|| NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap());
             });
             g.bench_function(BenchmarkId::new(&id, "npy-core-pod"), |b| {
-                b.iter(|| npy_core::read_records::<XyIdPod>(&path).unwrap())
+                b.iter(|| npy_core::read_records::<XyIdPod>(&path).unwrap());
             });
             let mut buf = vec![XyIdPod::default(); RECORDS];
             g.bench_function(BenchmarkId::new(&id, "npy-core-pod-into"), |b| {
-                b.iter(|| NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap())
+                b.iter(|| NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap());
             });
         }
         g.bench_function(BenchmarkId::new(&id, "npyz"), |b| {
@@ -281,10 +281,10 @@ fn read_records(c: &mut Criterion) {
                     .unwrap()
                     .into_vec::<NpyzXyId>()
                     .unwrap()
-            })
+            });
         });
         g.bench_function(BenchmarkId::new(&id, "limit-fs-read"), |b| {
-            b.iter(|| std::fs::read(&path).unwrap())
+            b.iter(|| std::fs::read(&path).unwrap());
         });
     }
     g.finish();
@@ -303,7 +303,7 @@ fn npz(c: &mut Criterion) {
         b.iter(|| {
             let mut npz = NpzArchive::open(&archive).unwrap();
             npz.read::<f32>(npy_bench::NPZ_BIG_KEY).unwrap()
-        })
+        });
     });
     g.bench_function(BenchmarkId::new("read_member_64MiB", "ndarray-npy"), |b| {
         b.iter(|| {
@@ -311,7 +311,7 @@ fn npz(c: &mut Criterion) {
             let mut npz = ndarray_npy::NpzReader::new(f).unwrap();
             let a: ndarray::Array1<f32> = npz.by_name("big.npy").unwrap();
             a
-        })
+        });
     });
     let many = npy_bench::npz_1000_file(&dir).unwrap();
     g.throughput(Throughput::Elements(1000));
@@ -322,7 +322,7 @@ fn npz(c: &mut Criterion) {
             keys.iter()
                 .map(|k| npz.info(k).unwrap().nbytes)
                 .sum::<u64>()
-        })
+        });
     });
     let out_dir = npy_bench::write_dir().unwrap();
     let out = out_dir.join("write_out.npz");
@@ -335,7 +335,7 @@ fn npz(c: &mut Criterion) {
                 .compression(Compression::NUMPY_DEFLATED);
             w.add("signal", &signal, &[signal.len() as u64]).unwrap();
             w.finish().unwrap().commit().unwrap();
-        })
+        });
     });
     // The archive's size, for the size target (absent when a filter skipped the write).
     if let Ok(m) = std::fs::metadata(&out) {
@@ -367,7 +367,7 @@ fn npz(c: &mut Criterion) {
             let mut w = NpzWriter::create(&out).unwrap();
             w.add("x", &big, &[big.len() as u64]).unwrap();
             w.finish().unwrap().commit().unwrap();
-        })
+        });
     });
     g.bench_function(
         BenchmarkId::new("write_stored_256MiB", "limit-fs-write"),

@@ -16,7 +16,7 @@ use crate::format::fail;
 /// new shape: in place (numpy leaves room for it), or, for a header written without that room,
 /// by rewriting FILE atomically. The data is synced to the disk before the header claims it, so
 /// a crash leaves FILE with its old shape or its new one. An exclusive lock on FILE keeps
-/// concurrent `npy append` runs (and other NpyAppender users) from interleaving.
+/// concurrent `npy append` runs (and other `NpyAppender` users) from interleaving.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The .npy file to grow.

@@ -42,7 +42,7 @@ Exit status:
 ///
 /// Reads only the header of each file (and its size), never the data; an .npz archive is
 /// described member by member, each under its key (--json adds "member", the key numpy
-/// uses, and "compressed_size"; "file_size" is then the member's size).
+/// uses, and `"compressed_size"`; `"file_size"` is then the member's size).
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = JSON_FIELDS)]
 pub struct Args {
@@ -180,7 +180,7 @@ impl<'a> Report<'a> {
             header_len: i.header_len,
             data_offset: i.data_offset,
             descr: i.dtype.to_string(),
-            canonical: i.canonical.map(|c| c.name()),
+            canonical: i.canonical.map(npy_core::Canonical::name),
             shape: &i.shape,
             fortran_order: i.order == npy_core::Order::Fortran,
             itemsize: i.itemsize,

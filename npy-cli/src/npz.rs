@@ -168,6 +168,7 @@ pub struct PackArgs {
     #[arg(value_name = "FILE", required = true)]
     files: Vec<PathBuf>,
     /// Deflate the members (np.savez_compressed, level 6) instead of storing them.
+    #[allow(clippy::doc_markdown, reason = "clap help text, printed as written")]
     #[arg(long)]
     compress: bool,
 }
@@ -190,7 +191,9 @@ pub fn pack(args: &PackArgs) -> ExitCode {
                 .and_then(|f| w.add_npy(&key, BufReader::with_capacity(1 << 16, f)))
                 .map_err(|e| (file.clone(), e))?;
         }
-        w.finish().and_then(|p| p.commit()).map_err(out)
+        w.finish()
+            .and_then(npy_core::npz::PendingFile::commit)
+            .map_err(out)
     };
     match run() {
         Ok(()) => ExitCode::SUCCESS,

@@ -50,6 +50,7 @@ impl ConvertOptions {
     /// (`SIGBUS`), as for [`NpyMmap::open`](crate::NpyMmap::open).
     #[cfg(feature = "mmap")]
     #[allow(unsafe_code)] // an unsafe contract; the function itself does nothing unsafe
+    #[must_use]
     pub unsafe fn map_input(mut self) -> Self {
         self.map_input = true;
         self
@@ -186,7 +187,7 @@ pub fn convert_file(
     options: &ConvertOptions,
 ) -> Result<(), Error> {
     let (src, dst) = (src.as_ref(), dst.as_ref());
-    convert(src, dst, options).at_path(src)
+    convert(src, dst, *options).at_path(src)
 }
 
 /// The output file, whose errors name its path (the input's errors name the input).
@@ -203,7 +204,7 @@ impl Output<'_> {
     }
 }
 
-fn convert(src: &Path, dst: &Path, options: &ConvertOptions) -> Result<(), Error> {
+fn convert(src: &Path, dst: &Path, options: ConvertOptions) -> Result<(), Error> {
     let reader = NpyReader::open(src)?;
     let header = reader.header().clone();
     header.dtype.refuse_object()?;

@@ -152,7 +152,7 @@ pub enum ErrorKind {
 
     /// The header length field exceeds the configured limit.
     HeaderTooLong {
-        /// The HEADER_LEN field.
+        /// The `HEADER_LEN` field.
         len: u64,
         /// The limit in force.
         limit: u64,
@@ -730,6 +730,7 @@ impl Error {
     /// The error, naming `path` unless it already names a file (the innermost path wins: a
     /// conversion's output file stays named when the caller adds its input).
     #[cold]
+    #[must_use]
     pub fn with_path(mut self, path: impl AsRef<Path>) -> Error {
         if self.inner.path.is_none() {
             self.inner.path = Some(path.as_ref().to_owned());

@@ -48,7 +48,7 @@ pub struct TensorInfo {
     pub data_offset: u64,
     /// The format version.
     pub version: Version,
-    /// The HEADER_LEN field, in bytes.
+    /// The `HEADER_LEN` field, in bytes.
     pub header_len: u64,
     /// The header text as stored (padding included).
     pub header: String,

@@ -140,7 +140,9 @@ pub struct RecordPlan<F> {
 /// Helpers for the code `#[derive(NpyElement)]` generates. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    use super::*;
+    use super::{
+        bulk_kind, mismatch, to_usize, Bulk, DType, Error, ErrorKind, FieldPlan, NpyElement, Record,
+    };
 
     /// Whether the memory of a `#[npy(pod)]` struct is the bytes of its dtype: `dtype` (its
     /// `npy_dtype()`) is a record of `size` bytes (`size_of::<Self>()`) whose fields, in

@@ -339,7 +339,10 @@ impl Serialize for TensorInfo {
         st.serialize_field("header_len", &self.header_len)?;
         st.serialize_field("data_offset", &self.data_offset)?;
         st.serialize_field("descr", &self.dtype.to_string())?;
-        st.serialize_field("canonical", &self.canonical.map(|c| c.name()))?;
+        st.serialize_field(
+            "canonical",
+            &self.canonical.map(super::dtype::Canonical::name),
+        )?;
         st.serialize_field("shape", &self.shape)?;
         st.serialize_field("fortran_order", &(self.order == Order::Fortran))?;
         st.serialize_field("itemsize", &self.itemsize)?;

@@ -145,6 +145,9 @@ impl<'a, T> NpyView<'a, T> {
     }
 
     /// Copies the view into an owned array (same shape, order and elements).
+    ///
+    /// # Panics
+    /// Never: a view is validated once, on creation, to hold exactly its shape's elements.
     pub fn to_array(&self) -> NpyArray<T>
     where
         T: Clone,

@@ -160,7 +160,7 @@ impl Report {
         match self.worst.iter_mut().find(|w| w.0 == call) {
             Some(w) if w.1 < ratio => {
                 w.1 = ratio;
-                w.2 = name.to_owned();
+                name.clone_into(&mut w.2);
             }
             Some(_) => {}
             None => self.worst.push((call, ratio, name.to_owned())),
@@ -458,7 +458,7 @@ const SPLICES: &[&[u8]] = &[
 fn mutate(rng: &mut Rng, f: &[u8]) -> Vec<u8> {
     let mut m = f.to_vec();
     let hend = header_end(f).max(1);
-    for _ in 0..1 + rng.below(3) {
+    for _ in 0..=rng.below(3) {
         match rng.below(7) {
             // Bit flip anywhere.
             0 if !m.is_empty() => {
@@ -531,7 +531,9 @@ fn finish(report: &Report, what: &str) {
 
 #[test]
 fn hostile_files_allocate_in_proportion_to_their_length() {
-    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _guard = LOCK
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     let mut report = Report::default();
     for (name, bytes) in hostile() {
@@ -550,7 +552,9 @@ fn hostile_files_allocate_in_proportion_to_their_length() {
 fn malformed_table_allocates_in_proportion() {
     // The header-only cases of tests/it/malformed.rs, reached through every entry point: longer
     // length claims and truncations (the table's own test checks the error variants).
-    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _guard = LOCK
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     let mut report = Report::default();
     let cases: Vec<(&str, Vec<u8>)> = vec![
@@ -580,7 +584,9 @@ fn malformed_table_allocates_in_proportion() {
 
 #[test]
 fn mutated_fixtures_allocate_in_proportion() {
-    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _guard = LOCK
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     let mut report = Report::default();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);

@@ -79,7 +79,7 @@ fn collect_fields<'a>(cx: &mut Ctxt, fields: &'a Fields) -> Vec<FieldInfo<'a>> {
         };
         check_type(cx, &f.ty);
         let name = attrs.rename.unwrap_or(default_name);
-        let span = f.ident.as_ref().map_or(f.ty.span(), |id| id.span());
+        let span = f.ident.as_ref().map_or(f.ty.span(), syn::Ident::span);
         if seen.insert(name.clone(), span).is_some() {
             cx.push(syn::Error::new(
                 span,

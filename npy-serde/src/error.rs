@@ -91,7 +91,7 @@ impl Error {
         self.0.position.map(|p| p.offset)
     }
 
-    /// 1-based line of a syntax or eof error; 0 for other errors (as serde_json).
+    /// 1-based line of a syntax or eof error; 0 for other errors (as `serde_json`).
     pub fn line(&self) -> usize {
         self.0.position.map_or(0, |p| p.line)
     }

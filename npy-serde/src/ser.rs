@@ -110,6 +110,7 @@ impl<W: fmt::Write> Serializer<W> {
     /// Write infinite and NaN floats as Python's `repr` does (`inf`, `-inf`, `nan`) instead of
     /// failing. The output is then no longer a literal: `ast.literal_eval` and
     /// [`from_str`](crate::from_str) reject it.
+    #[must_use]
     pub fn non_finite_as_repr(mut self, yes: bool) -> Self {
         self.non_finite_as_repr = yes;
         self

@@ -66,6 +66,9 @@ pub fn array_json(a: &DynArray) -> Json {
 }
 
 /// JSON equality with floats compared as f64 (sign of zero included) and ints exactly.
+///
+/// # Errors
+/// The first difference, as a message naming its JSON `path` and both values.
 pub fn same(a: &Json, b: &Json, path: &str) -> Result<(), String> {
     match (a, b) {
         (Json::Number(x), Json::Number(y)) => {

@@ -25,6 +25,7 @@ pub enum Cmd {
     Bench(Bench),
     /// Run npy-core's unit, view and miri_paths tests under Miri (cargo +nightly miri; needs
     /// the miri component; about 3 minutes on an idle machine).
+    #[allow(clippy::doc_markdown, reason = "clap help text, printed as written")]
     Miri(Miri),
     /// Regenerate npy-core/src/literal/printable.rs, the code points Python's repr escapes,
     /// from the Python that runs numpy.

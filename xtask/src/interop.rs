@@ -14,7 +14,7 @@
 //! array of the *other* memory layout with `WriteOptions::order` set to the fixture's order
 //! (`nd_<name>`), so the order option's reordering path must produce numpy's bytes. Then
 //! `xtask/interop.py` (numpy 2.4.6) `np.load`s each file and compares
-//! dtype, shape, fortran_order and values with `np.load` of the fixture, and compares the bytes.
+//! dtype, shape, `fortran_order` and values with `np.load` of the fixture, and compares the bytes.
 //!
 //! Fixtures whose dtype has no typed element (records `rec_*`, void `V6`, longdouble and
 //! clongdouble `f16`/`c32`, `m8[10ms]` with a unit multiplier) go through the dynamic path
@@ -205,7 +205,7 @@ pub fn write_objects(fixtures: &Path, out_dir: &Path) -> Result<Written, String>
 pub fn sorted_names(dir: &Path, suffix: &str) -> Result<Vec<String>, String> {
     let mut names: Vec<String> = fs::read_dir(dir)
         .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
-        .filter_map(|e| e.ok())
+        .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(suffix))
         .collect();

@@ -144,8 +144,7 @@ fn runs(python: &Path) -> bool {
     Command::new(python)
         .arg("--version")
         .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
+        .is_ok_and(|o| o.status.success())
 }
 
 /// Runs `xtask/<script>` with `python` and `args`, from the workspace root, with a fixed hash

@@ -22,7 +22,7 @@ pub fn table_path() -> PathBuf {
 
 /// Python that prints the Unicode version, then one `start end` line per run of code points
 /// that `str.isprintable` rejects.
-const SCRIPT: &str = r#"
+const SCRIPT: &str = r"
 import unicodedata
 print(unicodedata.unidata_version)
 start = None
@@ -33,7 +33,7 @@ for cp in range(0x110001):
     elif not bad and start is not None:
         print(start, cp - 1)
         start = None
-"#;
+";
 
 /// Entry point: write the table, or with `check` compare it with the file.
 pub fn run(check: bool) -> Result<(), String> {

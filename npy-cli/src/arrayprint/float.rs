@@ -150,6 +150,10 @@ fn fraction_bits(x: f64) -> u32 {
 
 /// A finite float as sign, significant digits and decimal exponent.
 #[derive(Clone)]
+#[allow(
+    clippy::struct_field_names,
+    reason = "`digits` is the term of the algorithm"
+)]
 struct Digits {
     neg: bool,
     digits: String,
@@ -457,7 +461,9 @@ mod tests {
 
     fn fmt_all(xs: &[f64], kind: FloatKind) -> Vec<String> {
         let mut stats = FloatStats::new(kind, false);
-        xs.iter().for_each(|&x| stats.observe(x));
+        for &x in xs {
+            stats.observe(x);
+        }
         let f = stats.finish();
         xs.iter().map(|&x| f.format(x)).collect()
     }

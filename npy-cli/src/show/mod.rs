@@ -82,6 +82,7 @@ pub struct Args {
     file: PathBuf,
 
     /// Print {"descr", "shape", "fortran_order", "data"} as JSON (encoding: see --help).
+    #[allow(clippy::doc_markdown, reason = "clap help text, printed as written")]
     #[arg(long)]
     json: bool,
 
@@ -276,7 +277,9 @@ fn show_reader<R: Read + Seek>(
     let mut builder = Builder::for_array(&dtype, args.full);
     if source::count(&shape, summarise) <= KEEP_ELEMENTS {
         let kept = Values::new(&mut reader, summarise).collect::<Result<Vec<_>, _>>()?;
-        kept.iter().for_each(|v| builder.observe(v));
+        for v in &kept {
+            builder.observe(v);
+        }
         let mut kept = kept.into_iter();
         let mut next = || kept.next().ok_or_else(too_few);
         arrayprint::write_array(out, &shape, summarise, &builder.finish(), &mut next)?;

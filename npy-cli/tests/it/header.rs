@@ -63,7 +63,7 @@ fn record_descr_is_numpys_list() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let descr = json["descr"].as_array().expect("a record descr is a list");
-    assert!(descr.iter().all(|f| f.is_array()), "{json}");
+    assert!(descr.iter().all(serde_json::Value::is_array), "{json}");
 }
 
 #[test]

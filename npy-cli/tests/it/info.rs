@@ -230,7 +230,7 @@ fn external_readme(dir: &Path) -> BTreeMap<PathBuf, Listed> {
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
         if let Some(s) = line.strip_prefix("== ") {
-            section = s.trim().to_owned();
+            s.trim().clone_into(&mut section);
             continue;
         }
         let Some((name, rest)) = line.split_once("  ") else {
@@ -301,7 +301,7 @@ fn external_files_match_their_readme() {
     assert!(files.len() >= 20, "found {} .npy files", files.len());
     let o = npy(["info", "--json"]
         .iter()
-        .map(|s| s.as_ref())
+        .map(AsRef::as_ref)
         .chain(files.iter().map(|p| p.as_os_str())));
     assert_eq!(stderr(&o), "");
     assert!(o.status.success());
@@ -328,7 +328,7 @@ fn external_files_match_their_readme() {
 }
 
 /// numpy's own archive: `npy info` lists its one member with the facts README.txt records
-/// ("member x.npy (stored, 325->325 bytes): v1.0 hlen=118 data_off=128 data_bytes=197").
+/// (`member x.npy (stored, 325->325 bytes): v1.0 hlen=118 data_off=128 data_bytes=197`).
 #[test]
 fn external_npz_lists_its_member() {
     let npz = npy_test_support::external_dir().join("numpy/py3-objarr.npz");

@@ -27,7 +27,7 @@ pub fn run_npy(args: &[&std::ffi::OsStr], stdout: bool) -> (i32, String, u64) {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: `pid` is our own child, not yet waited for (`child` is never waited on); the
     // pointers are to live locals of the right types.
-    let got = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let got = unsafe { libc::wait4(pid, &raw mut status, 0, &raw mut usage) };
     assert_eq!(got, pid, "wait4");
     let code = if libc::WIFEXITED(status) {
         libc::WEXITSTATUS(status)

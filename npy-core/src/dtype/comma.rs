@@ -101,7 +101,8 @@ fn repeats(r: &str) -> Result<Value, String> {
     if r.trim().is_empty() {
         return Err("repeats are empty".to_owned());
     }
-    literal::parse(&format!("({r})"), Default::default()).map_err(|e| format!("repeats {r:?}: {e}"))
+    literal::parse(&format!("({r})"), literal::ParseOptions::default())
+        .map_err(|e| format!("repeats {r:?}: {e}"))
 }
 
 /// Matches numpy's `format_re` at `at`:
@@ -195,7 +196,7 @@ pub(crate) fn with_shape(base: DType, shape: &Value) -> Result<DType, Error> {
         };
         let n = u64::try_from(*n)
             .ok()
-            .filter(|n| n * per <= i32::MAX as u64)
+            .filter(|n| i32::try_from(n * per).is_ok())
             .ok_or_else(|| bad("invalid itemsize in generic type tuple"))?;
         return Ok(match base {
             DType::Bytes(_) => DType::Bytes(n),

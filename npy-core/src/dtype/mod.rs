@@ -574,6 +574,7 @@ impl DType {
 
     /// The same dtype with every multi-byte part in `order` (`NotApplicable` parts stay as they
     /// are; `order` `NotApplicable` leaves the dtype unchanged).
+    #[must_use]
     pub fn with_byte_order(&self, order: ByteOrder) -> DType {
         if order == ByteOrder::NotApplicable {
             return self.clone();

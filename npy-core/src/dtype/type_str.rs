@@ -425,7 +425,7 @@ fn divide_unit(unit: TimeUnit, multiplier: u32, den: u32) -> Result<(TimeUnit, u
         .ok_or("the datetime divisor divides no multiple of a finer unit")?;
     let multiplier = multiplier
         .checked_mul(q)
-        .filter(|&m| m <= i32::MAX as u32)
+        .filter(|&m| i32::try_from(m).is_ok())
         .ok_or("datetime multiplier overflows a C int")?;
     Ok((finer, multiplier))
 }

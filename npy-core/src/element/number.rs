@@ -93,11 +93,11 @@ impl NpyElement for bool {
         }
     }
     #[inline]
-    fn read(_: &(), src: &[u8]) -> Result<Self, Error> {
+    fn read((): &(), src: &[u8]) -> Result<Self, Error> {
         Ok(decode_bool(src[0]))
     }
     #[inline]
-    fn write(&self, _: &(), dst: &mut [u8]) -> Result<(), Error> {
+    fn write(&self, (): &(), dst: &mut [u8]) -> Result<(), Error> {
         dst[0] = u8::from(*self);
         Ok(())
     }

@@ -90,12 +90,14 @@ impl ReadOptions {
     /// [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) refuses object arrays with
     /// [`ErrorKind::ObjectArray`] as typed reads do. Without feature `pickle` object arrays
     /// are always refused.
+    #[must_use]
     pub fn decode_pickles(mut self, on: bool) -> Self {
         self.decode_pickles = on;
         self
     }
 
     /// These options with another header-length limit.
+    #[must_use]
     pub fn max_header_len(mut self, bytes: u64) -> Self {
         self.max_header_len = bytes;
         self
@@ -103,12 +105,14 @@ impl ReadOptions {
 
     /// These options with the strict bool check on or off (see
     /// [`ReadOptions::strict_bools`](ReadOptions#structfield.strict_bools)).
+    #[must_use]
     pub fn strict_bools(mut self, strict: bool) -> Self {
         self.strict_bools = strict;
         self
     }
 
     /// These options with another [`Casting`].
+    #[must_use]
     pub fn casting(mut self, casting: Casting) -> Self {
         self.casting = casting;
         self
@@ -146,7 +150,7 @@ pub struct ParsedHeader {
     pub header: Header,
     /// The format version.
     pub version: Version,
-    /// The HEADER_LEN field: bytes of header text, padding and newline included.
+    /// The `HEADER_LEN` field: bytes of header text, padding and newline included.
     pub header_len: u64,
     /// The header text exactly as stored (latin-1 or UTF-8 decoded), padding included.
     pub text: String,

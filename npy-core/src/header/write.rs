@@ -72,7 +72,7 @@ impl Header {
 
 impl Header {
     /// The prefix and header for a file that already holds a header of `header_len` bytes (its
-    /// HEADER_LEN field) in `version`, so that it can be rewritten in place without moving the
+    /// `HEADER_LEN` field) in `version`, so that it can be rewritten in place without moving the
     /// data; `None` when it does not fit.
     ///
     /// These are `np.save`'s bytes ([`Header::to_bytes`]) whenever they are exactly that long:
@@ -117,7 +117,7 @@ fn encode(text: &str, version: Version) -> Result<Vec<u8>, Error> {
     }
 }
 
-/// Magic, version, the HEADER_LEN `total`, the encoded text, `pad` spaces and `\n`.
+/// Magic, version, the `HEADER_LEN` `total`, the encoded text, `pad` spaces and `\n`.
 fn prefixed(encoded: &[u8], version: Version, total: u64, pad: u64) -> Vec<u8> {
     let mut out = Vec::with_capacity((version.prefix_len() + total) as usize);
     out.extend_from_slice(MAGIC);
@@ -158,6 +158,10 @@ impl ParsedHeader {
     ///
     /// # Errors
     /// As [`Header::to_bytes`].
+    ///
+    /// # Panics
+    /// Never: its `expect`s state what [`Header::to_bytes`] guarantees (a known version,
+    /// padding of at most `ARRAY_ALIGN` bytes).
     pub fn for_header(header: Header) -> Result<ParsedHeader, Error> {
         let text = header.to_text();
         let bytes = header.to_bytes(None)?;

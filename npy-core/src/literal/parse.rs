@@ -76,7 +76,7 @@ enum StrLit {
     Bytes(Vec<u8>),
 }
 
-impl<'a> Parser<'a> {
+impl Parser<'_> {
     #[cold]
     fn err(&self, kind: LiteralErrorKind) -> LiteralError {
         LiteralError {
@@ -350,14 +350,7 @@ impl<'a> Parser<'a> {
             (Some(b'0'), Some(b'b')) => 2,
             _ => 10,
         };
-        let value = if radix != 10 {
-            self.pos += 2;
-            let digits = self.digits(radix, true)?;
-            if digits.is_empty() {
-                return Err(self.err_at(num_start, LiteralErrorKind::InvalidNumber));
-            }
-            Value::Int(self.int_value(&digits, radix, negative, num_start)?)
-        } else {
+        let value = if radix == 10 {
             let int_part = self.digits(10, false)?;
             let mut is_float = false;
             let mut frac = String::new();
@@ -408,6 +401,13 @@ impl<'a> Parser<'a> {
                 }
                 Value::Int(self.int_value(&int_part, 10, negative, num_start)?)
             }
+        } else {
+            self.pos += 2;
+            let digits = self.digits(radix, true)?;
+            if digits.is_empty() {
+                return Err(self.err_at(num_start, LiteralErrorKind::InvalidNumber));
+            }
+            Value::Int(self.int_value(&digits, radix, negative, num_start)?)
         };
         if let Value::Int(_) = value {
             if let Some(b'L') = self.peek() {
@@ -644,7 +644,7 @@ impl<'a> Parser<'a> {
                 }
                 'x' => out.push(self.hex_escape(2, esc_start)?),
                 'u' | 'U' if !bytes => {
-                    out.push(self.hex_escape(if e == 'u' { 4 } else { 8 }, esc_start)?)
+                    out.push(self.hex_escape(if e == 'u' { 4 } else { 8 }, esc_start)?);
                 }
                 'N' if !bytes => out.push(self.named_escape(esc_start)?),
                 other => {

@@ -4,6 +4,9 @@ use std::fmt;
 
 /// Writes Python's `repr` of a float: the shortest digits that round-trip, in fixed notation for
 /// decimal exponents -4..16 and scientific (`1e+16`, `1.5e-07`) outside, `inf`, `-inf`, `nan`.
+///
+/// # Errors
+/// Only those of the writer `f`.
 pub fn write_repr_float(f: &mut impl fmt::Write, x: f64) -> fmt::Result {
     if x.is_nan() {
         return f.write_str("nan");
@@ -56,6 +59,9 @@ pub fn write_repr_float(f: &mut impl fmt::Write, x: f64) -> fmt::Result {
 ///
 /// Printability follows `str.isprintable` of Python 3.11 (Unicode
 /// 14.0.0: see `cargo xtask unicode`), unassigned code points included.
+///
+/// # Errors
+/// Only those of the writer `f`.
 pub fn write_repr_str(f: &mut impl fmt::Write, s: &str) -> fmt::Result {
     write_repr_code_points(f, s.chars().map(u32::from))
 }
@@ -63,6 +69,9 @@ pub fn write_repr_str(f: &mut impl fmt::Write, s: &str) -> fmt::Result {
 /// Writes Python's `repr` of a string given as code points, as [`write_repr_str`] does, for
 /// text that a Rust `str` cannot hold: a numpy `U` string may store lone surrogates
 /// (`'\ud805'`), which Python escapes as `\ud805` (category Cs is not printable).
+///
+/// # Errors
+/// Only those of the writer `f`.
 ///
 /// # Examples
 /// ```
@@ -98,6 +107,9 @@ pub fn write_repr_code_points(
 }
 
 /// Writes Python's `repr` of a `bytes` value.
+///
+/// # Errors
+/// Only those of the writer `f`.
 pub fn write_repr_bytes(f: &mut impl fmt::Write, b: &[u8]) -> fmt::Result {
     let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
         b'"'

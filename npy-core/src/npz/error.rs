@@ -25,6 +25,10 @@ pub(crate) fn from_zip(e: zip::result::ZipError) -> Error {
 }
 
 /// Recovers an [`NpzError`] that travelled through `io::Error` (see [`NpzError::into_io`]).
+#[allow(
+    clippy::redundant_closure_for_method_calls,
+    reason = "the method paths on `dyn Error + Send + Sync` are longer than the closures"
+)]
 pub(crate) fn unwrap_io(e: io::Error) -> Error {
     if e.get_ref().is_some_and(|inner| inner.is::<NpzError>()) {
         if let Some(Ok(npz)) = e.into_inner().map(|b| b.downcast::<NpzError>()) {

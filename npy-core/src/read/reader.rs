@@ -273,6 +273,7 @@ impl<R: Read> NpyReader<R> {
 
     /// Tells the reader how many bytes follow the header (e.g. a file's length minus the data
     /// offset), so that truncation is found before allocating.
+    #[must_use]
     pub fn with_available_bytes(mut self, bytes: u64) -> Self {
         self.available = Some(bytes);
         self
@@ -470,6 +471,10 @@ impl<R: Read> NpyReader<R> {
     /// # Errors
     /// [`ErrorKind::TypeMismatch`] and [`ErrorKind::ObjectArray`] up front; each item is a
     /// `Result` for the errors of reading it.
+    #[allow(
+        clippy::iter_not_returning_iterator,
+        reason = "the iterator comes inside a `Result`: type and object refusals come up front"
+    )]
     pub fn iter<T: NpyElement>(&mut self) -> Result<Elements<'_, R, T>, Error> {
         self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;

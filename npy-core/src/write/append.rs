@@ -78,6 +78,7 @@ impl AppendOptions {
     /// crash then leaves the old or the new array. Without it the writes are still ordered,
     /// data first, which is enough when the process alone may die: the kernel keeps what was
     /// written.
+    #[must_use]
     pub fn sync(mut self, sync: bool) -> Self {
         self.sync = sync;
         self

@@ -46,7 +46,10 @@ impl AtomicFile {
 
     /// [`AtomicFile::commit`], keeping the file open (read and write) and any lock on it.
     pub(crate) fn persist(self) -> Result<File, Error> {
-        let tmp = self.file.into_inner().map_err(|e| e.into_error())?;
+        let tmp = self
+            .file
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
         tmp.as_file().sync_all()?;
         Ok(tmp.persist(&self.target).map_err(|e| e.error)?)
     }

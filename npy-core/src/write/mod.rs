@@ -87,6 +87,7 @@ impl WriteOptions {
     /// ([`WriteOptions::write_to`]) it is the order the data is given in; ndarray arrays
     /// (feature `ndarray`, `WriteOptions::write_ndarray_to`) are written in this order
     /// whatever their layout.
+    #[must_use]
     pub fn order(mut self, order: Order) -> Self {
         self.order = Some(order);
         self
@@ -104,12 +105,14 @@ impl WriteOptions {
     }
 
     /// The byte order to write multi-byte values in.
+    #[must_use]
     pub fn byte_order(mut self, byte_order: ByteOrder) -> Self {
         self.byte_order = Some(byte_order);
         self
     }
 
     /// A format version to use instead of numpy's choice; a header it cannot hold is an error.
+    #[must_use]
     pub fn version(mut self, version: Version) -> Self {
         self.version = Some(version);
         self
@@ -117,6 +120,7 @@ impl WriteOptions {
 
     /// An explicit dtype (e.g. the width of a string type, or `'>f8'`): written as given, unless
     /// [`WriteOptions::byte_order`] is also set, which then applies to it.
+    #[must_use]
     pub fn dtype(mut self, dtype: DType) -> Self {
         self.dtype = Some(dtype);
         self

@@ -423,7 +423,7 @@ fn concurrent_processes_lose_nothing() {
     }
     let mut seen = rows_of(&path);
     assert_eq!(seen.len() as u64, children * count);
-    seen.sort();
+    seen.sort_unstable();
     let all: Vec<_> = (0..children)
         .flat_map(|c| (0..count).map(move |s| (c, s)))
         .collect();
@@ -509,7 +509,7 @@ fn records_append_by_field_name() {
     let path = dir.path().join("rec.npy");
     let rows: Vec<Sample> = (0..5)
         .map(|i| Sample {
-            t: i as f64 / 2.0,
+            t: f64::from(i) / 2.0,
             tag: format!("s{i}"),
             ok: i % 2 == 0,
         })

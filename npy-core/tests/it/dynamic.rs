@@ -272,7 +272,7 @@ fn comparison_is_strict_about_floats() {
     assert!(same(&json!({"a": 1}), &json!({"a": 1.0}), "field").is_err());
 }
 
-/// serde_json's maps sort their keys, so field order is checked on the values themselves.
+/// `serde_json`'s maps sort their keys, so field order is checked on the values themselves.
 #[test]
 fn record_fields_come_in_dtype_order_without_padding() {
     let a = npy_core::read_dyn(fixtures_dir().join("rec_offsets.npy")).expect("read");

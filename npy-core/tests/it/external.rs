@@ -1,7 +1,7 @@
 //! Real `.npy` files written by numpy and by peer libraries (`fixtures/external/`).
 //!
 //! Every expected fact below is copied from `fixtures/external/README.txt` (the table
-//! was transcribed from its per-file lines: version, HEADER_LEN, data offset, data bytes and the
+//! was transcribed from its per-file lines: version, `HEADER_LEN`, data offset, data bytes and the
 //! header text; descr, shape and order are the header's own values). The folder lives outside
 //! the repository: when it is absent the tests say so and pass.
 
@@ -543,7 +543,10 @@ fn sixteen_byte_aligned_plain_npy() {
     assert_eq!(info.header_len, 70);
     assert_eq!(info.data_offset, 80);
     assert_eq!(info.nbytes, 32);
-    assert_eq!(info.canonical.map(|c| c.name()), Some("float64"));
+    assert_eq!(
+        info.canonical.map(npy_core::Canonical::name),
+        Some("float64")
+    );
     let data: Vec<f64> = bytes[80..]
         .chunks_exact(8)
         .map(|c| f64::from_le_bytes(c.try_into().unwrap()))

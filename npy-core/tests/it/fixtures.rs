@@ -118,7 +118,7 @@ fn check_one(e: &Json) -> Result<(), String> {
     check_eq!("nbytes", h.nbytes().map_err(|e| e.to_string())?, nbytes);
     check_eq!(
         "canonical",
-        h.dtype.canonical().map(|c| c.name()),
+        h.dtype.canonical().map(npy_core::Canonical::name),
         canonical
     );
     check_eq!("byte_order", h.dtype.byte_order().name(), byte_order);
@@ -214,7 +214,7 @@ fn check_one(e: &Json) -> Result<(), String> {
     check_eq!("info.header_len", info.header_len, header_len);
     check_eq!(
         "info.canonical",
-        info.canonical.map(|c| c.name()),
+        info.canonical.map(npy_core::Canonical::name),
         canonical
     );
     check_eq!("info.byte_order", info.byte_order.name(), byte_order);
@@ -261,7 +261,10 @@ fn the_format_card_test_vector() {
     let info = TensorInfo::from_path(fixtures_dir().join("w_f32.npy")).unwrap();
     assert_eq!(info.name, "w_f32");
     assert_eq!(info.dtype.to_string(), "<f4");
-    assert_eq!(info.canonical.map(|c| c.name()), Some("float32"));
+    assert_eq!(
+        info.canonical.map(npy_core::Canonical::name),
+        Some("float32")
+    );
     assert_eq!(info.shape, [4, 64]);
     assert_eq!(info.nbytes, 1024);
     assert_eq!(info.data_offset % 64, 0);

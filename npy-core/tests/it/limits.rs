@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::time::{Duration, Instant};
 
-use npy_core::{DynValue, Error, ErrorKind, Header, NpyReader};
+use npy_core::{DynValue, Error, ErrorKind, Header, NpyReader, ReadOptions};
 use npy_test_support::raw_npy_v2 as npy2;
 
 /// A whole file from a header (no data).
@@ -122,7 +122,7 @@ fn zero_size_elements_are_bounded_by_bytes_not_count() {
     assert_eq!(v.len(), 1000);
 }
 
-/// numpy's NPY_MAXDIMS is 64: a header with 30,000 dims crashed `npy show` by recursion.
+/// numpy's `NPY_MAXDIMS` is 64: a header with 30,000 dims crashed `npy show` by recursion.
 #[test]
 fn more_than_64_dimensions_are_refused() {
     let ok = format!(
@@ -130,7 +130,7 @@ fn more_than_64_dimensions_are_refused() {
         "1, ".repeat(64)
     );
     assert_eq!(
-        Header::from_text(&ok, npy_core::Version::V1_0, &Default::default())
+        Header::from_text(&ok, npy_core::Version::V1_0, &ReadOptions::default())
             .unwrap()
             .shape
             .len(),
@@ -142,7 +142,7 @@ fn more_than_64_dimensions_are_refused() {
             "1, ".repeat(n)
         );
         let err =
-            Header::from_text(&text, npy_core::Version::V2_0, &Default::default()).unwrap_err();
+            Header::from_text(&text, npy_core::Version::V2_0, &ReadOptions::default()).unwrap_err();
         assert!(
             matches!(err.kind(), ErrorKind::InvalidShape { .. }),
             "{n}: {err}"

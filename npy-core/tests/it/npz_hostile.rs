@@ -113,7 +113,7 @@ fn npy(n: usize, claim: u64) -> Vec<u8> {
 fn read(archive: &[u8]) -> Result<Vec<u8>, Error> {
     NpzArchive::new(Cursor::new(archive))?
         .read::<u8>("x")
-        .map(|a| a.into_vec())
+        .map(npy_core::NpyArray::into_vec)
 }
 
 fn npz_err(r: Result<Vec<u8>, Error>) -> NpzError {

@@ -663,7 +663,7 @@ fn opcodes_on_wrong_stacks_are_errors() {
         p.extend_from_slice(op);
         p.extend_from_slice(&none);
         p.push(b'.');
-        assert!(loads(&p).is_err(), "{:?} then {:?} decoded", setup, op);
+        assert!(loads(&p).is_err(), "{setup:?} then {op:?} decoded");
     }
     // Every byte as an opcode, after each of several stacks, with argument bytes after it:
     // errors or values, never a panic.

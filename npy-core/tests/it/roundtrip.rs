@@ -170,7 +170,7 @@ fn dtype() -> impl Strategy<Value = DType> {
 
 /// Whether `d` and every part of it have an itemsize numpy can hold (a C int).
 fn fits_c_int(d: &DType) -> bool {
-    d.itemsize() <= i32::MAX as u64
+    i32::try_from(d.itemsize()).is_ok()
         && match d {
             DType::Record(r) => r.fields().iter().all(|f| fits_c_int(&f.dtype)),
             DType::SubArray(s) => fits_c_int(s.base()),

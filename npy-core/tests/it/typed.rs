@@ -457,24 +457,22 @@ fn a_bool_byte_other_than_0_or_1_is_true_unless_strict() {
     ));
 }
 
-fn external(rel: &str) -> Option<PathBuf> {
+fn external(rel: &str) -> PathBuf {
     let p = npy_test_support::external_dir().join(rel);
     assert!(
         p.is_file(),
         "{} is missing from fixtures/external",
         p.display()
     );
-    Some(p)
+    p
 }
 
 #[test]
 fn a_lone_surrogate_is_invalid_unicode() {
-    let Some(path) = external("npyz/unicode/surrogate.npy") else {
-        return;
-    };
+    let path = external("npyz/unicode/surrogate.npy");
     match read::<String>(&path).map_err(Error::into_kind) {
         Err(ErrorKind::InvalidUnicode { code_point }) => {
-            assert!((0xD800..0xE000).contains(&code_point), "{code_point:#x}")
+            assert!((0xD800..0xE000).contains(&code_point), "{code_point:#x}");
         }
         other => panic!("expected InvalidUnicode, got {other:?}"),
     }
@@ -484,9 +482,7 @@ fn a_lone_surrogate_is_invalid_unicode() {
 /// numpy reads them as True, so do we; the strict check refuses the first.
 #[test]
 fn ndarray_npy_bad_bool_value_reads_as_numpy() {
-    let Some(path) = external("ndarray-npy/example_bool_bad_value.npy") else {
-        return;
-    };
+    let path = external("ndarray-npy/example_bool_bad_value.npy");
     let a = read::<bool>(&path).unwrap();
     // numpy 2.4.6: np.load(path).ravel().tolist()
     #[rustfmt::skip]
@@ -502,10 +498,9 @@ fn ndarray_npy_bad_bool_value_reads_as_numpy() {
         "{err:?}"
     );
     assert_eq!(err.path(), Some(path.as_path()));
-    if let Some(good) = external("ndarray-npy/example_bool_standard.npy") {
-        let a: NpyArray<bool> = read(good).unwrap();
-        assert!(!a.is_empty());
-    }
+    let good = external("ndarray-npy/example_bool_standard.npy");
+    let a: NpyArray<bool> = read(good).unwrap();
+    assert!(!a.is_empty());
 }
 
 // Regressions: faults found by fuzzing and review, each with its failing input.

@@ -241,7 +241,7 @@ where
                     return Err(format!("data borrowed from byte {at}"));
                 }
             }
-            check_values(e, order, view.data(), |i| view.get(i).cloned())?;
+            check_values(e, order, view.data(), |i| view.get(i).copied())?;
             match view_or_copy::<T>(bytes) {
                 Ok(Cow::Borrowed(_)) => {}
                 other => return Err(format!("view_or_copy did not borrow: {other:?}")),
@@ -263,7 +263,7 @@ where
             };
             let array = npy_core::NpyArray::from_parts(header.header.shape, order, copy)
                 .map_err(|e| e.to_string())?;
-            check_values(e, order, array.data(), |i| array.get(i).cloned())?;
+            check_values(e, order, array.data(), |i| array.get(i).copied())?;
         }
         other => return Err(format!("swapped={swapped}: {other:?}")),
     }

@@ -113,7 +113,7 @@ fn rec_packed_reads_in_bulk_and_writes_numpy_bytes() {
     assert_eq!(bytes(&view), bytes(&got));
 }
 
-/// The bulk paths (read_vec from a file and from a stream, read_into, read_range, a view)
+/// The bulk paths (`read_vec` from a file and from a stream, `read_into`, `read_range`, a view)
 /// give the file's data bytes as the records' memory. Without the manifest, so that Miri
 /// checks the casts.
 #[test]

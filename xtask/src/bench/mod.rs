@@ -72,7 +72,7 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
         criterion: target_dir().join("criterion"),
         numpy: &numpy,
     };
-    let mut table = render(&results, &peak, quick)?;
+    let mut table = render(&results, &peak, quick);
     if let Ok(show) = read_json(&show::results_path(&data)) {
         table.push_str(&format!("\n{}", show::render(&show)));
     }
@@ -445,7 +445,7 @@ fn cell(t: Option<f64>) -> String {
     t.map_or_else(|| "–".to_string(), time)
 }
 
-fn render(r: &Results<'_>, peak: &Value, quick: bool) -> Result<String, String> {
+fn render(r: &Results<'_>, peak: &Value, quick: bool) -> String {
     let mut out = String::new();
     let w = &mut out;
     let _ = writeln!(w, "{}\n", machine(r.numpy, quick));
@@ -519,7 +519,7 @@ fn render(r: &Results<'_>, peak: &Value, quick: bool) -> Result<String, String> 
     if !missing.is_empty() {
         let _ = writeln!(w, "Not measured: {}.", missing.join(", "));
     }
-    Ok(out)
+    out
 }
 
 /// The issue's targets, each met or missed with its ratio.
@@ -753,8 +753,7 @@ fn machine(numpy: &Value, quick: bool) -> String {
         .unwrap_or_else(|| "?".to_string());
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
     let thp = fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "?".to_string());
+        .map_or_else(|_| "?".to_string(), |s| s.trim().to_string());
     let rustc = command_line("rustc", &["-V"]).unwrap_or_else(|| "?".to_string());
     let arch = command_line("uname", &["-m"]).unwrap_or_else(|| "?".to_string());
     let kernel = command_line("uname", &["-r"]).unwrap_or_else(|| "?".to_string());

@@ -25,7 +25,7 @@ const ELEMENTS: u64 = 100_000_000;
 /// Measures the targets; returns `{"summary": {...}, "json": {...}}` with seconds and bytes.
 pub fn measure(data: &Path, quick: bool) -> Result<Value, String> {
     let file = data.join("show_f32_100M.npy");
-    if std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0) < ELEMENTS * 4 {
+    if std::fs::metadata(&file).map_or(0, |m| m.len()) < ELEMENTS * 4 {
         eprintln!("xtask: writing {}", file.display());
         write_arange(&file).map_err(|e| format!("{}: {e}", file.display()))?;
     }
@@ -103,7 +103,7 @@ fn wait_rusage(pid: u32) -> Result<(bool, u64), String> {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: `pid` is a child of this process that nobody else waits for; the pointers are
     // to live locals of the right types.
-    let got = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let got = unsafe { libc::wait4(pid, &raw mut status, 0, &raw mut usage) };
     if got != pid {
         return Err(format!("wait4: {}", std::io::Error::last_os_error()));
     }

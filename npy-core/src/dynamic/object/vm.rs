@@ -1263,9 +1263,8 @@ impl Vm<'_> {
             let names = self
                 .tuple(names)
                 .ok_or_else(|| bad("names are not a tuple".into()))?;
-            let fields = match get(4).and_then(|r| self.get(r)) {
-                Some(Node::Dict(d)) => d,
-                _ => return Err(bad("fields are not a dict".into())),
+            let Some(Node::Dict(fields)) = get(4).and_then(|r| self.get(r)) else {
+                return Err(bad("fields are not a dict".into()));
             };
             self.charge(32 * (fields.len() + names.len()) as u64)?;
             let by_name: HashMap<&str, Ref> = fields

@@ -531,7 +531,7 @@ impl Pickler {
             PyObject::Str(s) => self.string(s),
             PyObject::Bytes(b) => self.bytes(b),
             PyObject::ByteArray(b) => {
-                self.reduce(PyGlobal::ByteArray, &[&PyObject::Bytes(b.clone())])?
+                self.reduce(PyGlobal::ByteArray, &[&PyObject::Bytes(b.clone())])?;
             }
             PyObject::List(items) => self.list(&items.iter().collect::<Vec<_>>())?,
             PyObject::Tuple(items) => self.tuple(&items.iter().collect::<Vec<_>>())?,
@@ -557,7 +557,7 @@ impl Pickler {
             }
             PyObject::Range(a, b, c) => {
                 let args = [PyObject::Int(*a), PyObject::Int(*b), PyObject::Int(*c)];
-                self.reduce(PyGlobal::Range, &args.iter().collect::<Vec<_>>())?
+                self.reduce(PyGlobal::Range, &args.iter().collect::<Vec<_>>())?;
             }
             PyObject::Slice(s) => self.reduce(PyGlobal::Slice, &s.iter().collect::<Vec<_>>())?,
             PyObject::Global(g) if g.is_class() => self.global(*g),

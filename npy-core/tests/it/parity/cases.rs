@@ -88,7 +88,7 @@ fn r13_fortran_order_streaming() {
         .unwrap();
     let mut pushed = Vec::new();
     for i in 0..5 {
-        let row = [i as f64, 0.5, -1.0];
+        let row = [f64::from(i), 0.5, -1.0];
         w.push_row(&row).unwrap();
         pushed.extend(row);
     }

@@ -78,7 +78,8 @@ fn descr_values_as_numpy() {
     let mut failures = Vec::new();
     for row in &rows {
         let lit = row["literal"].as_str().expect("literal");
-        let value = npy_core::literal::parse(lit, Default::default()).expect("a literal");
+        let value = npy_core::literal::parse(lit, npy_core::literal::ParseOptions::default())
+            .expect("a literal");
         let ours = DType::from_descr_value(&value);
         let string_dtype = row["canon"]
             .as_str()
