@@ -356,7 +356,7 @@ fn npz(c: &mut Criterion) {
                     .threads(1);
                 w.add("signal", &signal, &[signal.len() as u64]).unwrap();
                 w.finish().unwrap().commit().unwrap();
-            })
+            });
         },
     );
     let big: Vec<f32> = (0..64 * MIB).map(|i| i as f32).collect();

@@ -237,6 +237,15 @@ pub fn unpack(args: &UnpackArgs) -> ExitCode {
             failed = true;
             continue;
         };
+        // A directory entry (`dir/`, as zipfile writes one): the directory, as Python's
+        // extractall makes it.
+        if name.ends_with('/') {
+            if let Err(e) = fs::create_dir_all(&target) {
+                complain(&at, &e);
+                failed = true;
+            }
+            continue;
+        }
         if let Err(e) = extract(&mut npz, &name, &target) {
             complain(&at, &e);
             failed = true;

@@ -214,7 +214,13 @@ fn show_archive(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
             writeln!(out, "{}:", printable(key))?;
         }
         if npz.is_npy(key)? {
-            show_member(args, &mut npz, key, out)?;
+            // An error names the member: the archive's path alone does not say which.
+            show_member(args, &mut npz, key, out).map_err(|f| match f {
+                Failure::Read(e) => {
+                    Failure::Refused(format!("member {}: {}", printable(key), e.kind()))
+                }
+                other => other,
+            })?;
         } else if args.json {
             out.write_all(b"null")?;
         } else {

@@ -229,3 +229,42 @@ fn show_of_an_archive_prints_each_member_under_its_key() {
     }
     assert_eq!(text, want);
 }
+
+/// A review's find: a directory entry (`dir/`, which Python's zipfile writes with
+/// `writestr('dir/', b'')`) made `npy unpack` fail; `extractall` makes the directory.
+#[test]
+fn unpack_makes_directory_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let archive = dir.path().join("dirs.npz");
+    // A stored zip by the format's rules (APPNOTE): a local header and a central-directory
+    // entry for the empty member "d/", then the end record.
+    let name = b"d/";
+    let mut z = Vec::new();
+    z.extend_from_slice(b"PK\x03\x04\x0a\x00\x00\x00\x00\x00\x00\x00\x21\x00");
+    z.extend_from_slice(&[0; 12]); // crc, sizes
+    z.extend_from_slice(&(name.len() as u16).to_le_bytes());
+    z.extend_from_slice(&[0, 0]);
+    z.extend_from_slice(name);
+    let cd = z.len() as u32;
+    z.extend_from_slice(b"PK\x01\x02\x14\x00\x0a\x00\x00\x00\x00\x00\x00\x00\x21\x00");
+    z.extend_from_slice(&[0; 12]);
+    z.extend_from_slice(&(name.len() as u16).to_le_bytes());
+    z.extend_from_slice(&[0; 8]); // extra, comment, disk, internal attributes
+    z.extend_from_slice(&[0x10, 0, 0, 0]); // external attributes: MS-DOS directory
+    z.extend_from_slice(&[0; 4]); // local header offset
+    z.extend_from_slice(name);
+    let cd_len = z.len() as u32 - cd;
+    z.extend_from_slice(b"PK\x05\x06\0\0\0\0\x01\x00\x01\x00");
+    z.extend_from_slice(&cd_len.to_le_bytes());
+    z.extend_from_slice(&cd.to_le_bytes());
+    z.extend_from_slice(&[0, 0]);
+    std::fs::write(&archive, &z).unwrap();
+    let out = dir.path().join("out");
+    let o = npy([
+        std::ffi::OsStr::new("unpack"),
+        archive.as_os_str(),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("d").is_dir());
+}

@@ -25,8 +25,9 @@ use crate::write::AtomicFile;
 ///
 /// # Errors
 /// [`ErrorKind::ValueMismatch`] when a value does not fit the dtype (wrong kind, out of range, a
-/// string longer than the width, another datetime unit), [`ErrorKind::ObjectArray`] for
-/// records with object fields (and for `|O` without feature `pickle`), `ErrorKind::Pickle` for
+/// string longer than the width, another datetime unit), [`ErrorKind::Unsupported`] for
+/// records with object fields ([`ErrorKind::ObjectArray`] for any object dtype without feature
+/// `pickle`), `ErrorKind::Pickle` for
 /// values the pickler does not write, header and I/O errors.
 ///
 /// # Examples
@@ -67,6 +68,17 @@ pub fn write_dyn_to<W: Write>(
         super::object::write_array(&mut w, array)?;
         w.flush()?;
         return Ok(());
+    }
+    #[cfg(feature = "pickle")]
+    if dtype.has_object() {
+        // The message of refuse_object is about reading; this is a write this crate lacks.
+        return Err(Error::new(ErrorKind::Unsupported {
+            operation: "writing records with object fields",
+            reason: format!(
+                "dtype {dtype} holds objects inside records, which write_dyn does not pickle \
+                 (object arrays, dtype '|O', are written)"
+            ),
+        }));
     }
     dtype.refuse_object()?;
     w.write_all(&array.header().to_bytes(version)?)?;

@@ -158,12 +158,14 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// assert_eq!(npz.read::<f64>("x")?.data()[299_999], 1.5);
     /// # Ok::<(), npy_core::Error>(())
     /// ```
+    #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads.max(1));
         self
     }
 
     /// How the members added from now on are written.
+    #[must_use]
     pub fn compression(mut self, compression: Compression) -> Self {
         self.compression = compression;
         self
@@ -171,6 +173,7 @@ impl<W: Write + Seek> NpzWriter<W> {
 
     /// The multiple stored members start at (1: numpy's layout, no padding). Deflated
     /// members are never padded.
+    #[must_use]
     pub fn alignment(mut self, bytes: u16) -> Self {
         self.alignment = bytes.max(1);
         self
@@ -293,7 +296,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     ///
     /// # Errors
     /// [`NpzError::DuplicateMember`] when a keyword array took the name (numpy: "Cannot use
-    /// un-named variables and keyword arr_0"); as [`NpzWriter::add`].
+    /// un-named variables and keyword `arr_0`"); as [`NpzWriter::add`].
     pub fn add_positional<T: NpyElement>(
         &mut self,
         data: &[T],
@@ -473,7 +476,7 @@ impl<W: Write + Seek, T: NpyElement> MemberStream<'_, W, T> {
             .rows
             .finish()?
             .into_inner()
-            .map_err(|e| e.into_error())?;
+            .map_err(std::io::IntoInnerError::into_error)?;
         spool.seek(SeekFrom::Start(0))?;
         self.archive.member(self.name, |zip| {
             io::copy(&mut spool, zip)?;
