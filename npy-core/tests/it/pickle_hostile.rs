@@ -815,13 +815,13 @@ fn unhashable_keys_and_set_items_are_refused_when_writing() {
     for v in bad {
         assert!(
             matches!(
-                dumps_object_array(&[v.clone()], &[1]),
+                dumps_object_array(std::slice::from_ref(&v), &[1]),
                 Err(PickleError::Unpicklable { .. })
             ),
             "{v}"
         );
     }
     let good = PyObject::Dict(vec![(PyObject::Tuple(vec![PyObject::Int(1), s()]), s())]);
-    let bytes = dumps_object_array(&[good.clone()], &[1]).expect("hashable key");
+    let bytes = dumps_object_array(std::slice::from_ref(&good), &[1]).expect("hashable key");
     assert!(loads(&bytes).is_ok());
 }
