@@ -144,6 +144,11 @@ pub fn run(args: &Args) -> ExitCode {
 
 fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
     if let Some(key) = &args.member {
+        if !crate::npz::is_npz(&args.file) && args.file.is_file() {
+            return Err(Failure::Refused(
+                "not an .npz archive (--member picks a member of one)".to_owned(),
+            ));
+        }
         let mut npz = NpzArchive::open(&args.file)?;
         show_member(args, &mut npz, key, out)?;
         if args.json {

@@ -268,3 +268,18 @@ fn unpack_makes_directory_entries() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(out.join("d").is_dir());
 }
+
+/// A review's find: `npy show x.npy --member k` said "not a readable zip archive: Could not
+/// find EOCD"; it says what is wrong in the user's terms.
+#[test]
+fn member_of_a_plain_npy_file_is_a_clear_error() {
+    let o = npy([
+        Path::new("show"),
+        &npy_test_support::fixture("w_f32.npy"),
+        Path::new("--member"),
+        Path::new("k"),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("not an .npz archive"), "{err}");
+}

@@ -794,3 +794,34 @@ fn shared_references_of_an_ordinary_file_decode() {
     assert_eq!(items.len(), n);
     assert!(items.iter().all(|x| x.as_str() == Some(text.as_str())));
 }
+
+/// A review's find: a dict keyed by a list was written, and neither `np.load` ("unhashable
+/// type: 'list'") nor this reader could load the file. Python's hashing rules: lists, dicts,
+/// sets, bytearrays and arrays (and slices before 3.12) are unhashable, a tuple is hashable
+/// when its items are.
+#[test]
+fn unhashable_keys_and_set_items_are_refused_when_writing() {
+    use npy_core::pickle::{dumps_object_array, PyObject};
+    let s = || PyObject::Str("a".into());
+    let bad = [
+        PyObject::Dict(vec![(PyObject::List(vec![]), s())]),
+        PyObject::Dict(vec![(
+            PyObject::Tuple(vec![PyObject::Int(1), PyObject::Set(vec![])]),
+            s(),
+        )]),
+        PyObject::Set(vec![PyObject::Dict(vec![])]),
+        PyObject::FrozenSet(vec![PyObject::ByteArray(vec![1])]),
+    ];
+    for v in bad {
+        assert!(
+            matches!(
+                dumps_object_array(std::slice::from_ref(&v), &[1]),
+                Err(PickleError::Unpicklable { .. })
+            ),
+            "{v}"
+        );
+    }
+    let good = PyObject::Dict(vec![(PyObject::Tuple(vec![PyObject::Int(1), s()]), s())]);
+    let bytes = dumps_object_array(std::slice::from_ref(&good), &[1]).expect("hashable key");
+    assert!(loads(&bytes).is_ok());
+}

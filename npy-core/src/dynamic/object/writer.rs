@@ -475,6 +475,9 @@ impl Pickler {
     }
 
     fn dict(&mut self, pairs: &[(PyObject, PyObject)]) -> Result<(), PickleError> {
+        for (k, _) in pairs {
+            check_hashable(k, "a dict key")?;
+        }
         self.op(b"}");
         self.memoize();
         if let [(k, v)] = pairs {
@@ -537,6 +540,9 @@ impl Pickler {
             PyObject::Tuple(items) => self.tuple(&items.iter().collect::<Vec<_>>())?,
             PyObject::Dict(pairs) => self.dict(pairs)?,
             PyObject::Set(items) => {
+                for v in items {
+                    check_hashable(v, "a set item")?;
+                }
                 self.op(&[0x8f]);
                 self.memoize();
                 for batch in items.chunks(BATCH) {
@@ -548,6 +554,9 @@ impl Pickler {
                 }
             }
             PyObject::FrozenSet(items) => {
+                for v in items {
+                    check_hashable(v, "a frozenset item")?;
+                }
                 self.op(b"(");
                 for v in items {
                     self.save(v)?;
@@ -580,5 +589,30 @@ impl Pickler {
             }
         }
         Ok(())
+    }
+}
+
+/// Refuses a value Python cannot hash as `what` (a dict key, a set item): `np.load` of such a
+/// pickle raises "unhashable type", and this crate's reader refuses it too. Lists, dicts,
+/// sets, bytearrays and arrays are unhashable, and so are slices before Python 3.12; a tuple
+/// is hashable when its items are.
+fn check_hashable(v: &PyObject, what: &'static str) -> Result<(), PickleError> {
+    let ok = match v {
+        PyObject::List(_)
+        | PyObject::Dict(_)
+        | PyObject::Set(_)
+        | PyObject::ByteArray(_)
+        | PyObject::Array(_)
+        | PyObject::Slice(_) => false,
+        PyObject::Tuple(items) => return items.iter().try_for_each(|x| check_hashable(x, what)),
+        _ => true,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(PickleError::Unpicklable {
+            what: format!("a {} as {what}", v.type_name()),
+            reason: "Python cannot hash it, so np.load would fail (unhashable type)",
+        })
     }
 }
