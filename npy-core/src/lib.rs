@@ -5,10 +5,12 @@
 //!
 //! | feature | adds |
 //! |---|---|
-//! | (none) | [`read`], [`write()`], [`NpyReader`], [`NpyView`], [`read_dyn`], [`Header`], [`convert_file`], streaming writers |
+//! | (none) | [`read`], [`write()`], [`NpyReader`], [`NpyView`], [`read_dyn`], [`Header`], [`convert_file`], streaming writers, [`append`] / [`NpyAppender`] |
+//! | `pickle` (default) | object arrays (dtype `O`) through [`read_dyn`] and `pickle`: numpy's pickles decoded without executing anything, and written |
+//! | `npz` (default) | `npz::NpzArchive` and `npz::NpzWriter`: `.npz` archives as `np.savez` / `np.load` |
 //! | `ndarray` | `read_ndarray`, `write_ndarray`, `NpyReader::read_ndarray`, `as_ndarray` on views and maps, `WriteOptions::write_ndarray_path` |
 //! | `derive` | `#[derive(NpyElement)]`: a struct as a numpy record (structured dtype) |
-//! | `mmap` | `NpyMmap`: map a file and borrow its elements |
+//! | `mmap` | `NpyMmap`: map a file and borrow its elements; `NpyMmapMut`: create or open one writable |
 //! | `serde` | `Serialize`/`Deserialize` for the header types |
 //!
 //! Each task below is also a runnable program in `examples/`
