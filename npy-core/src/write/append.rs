@@ -11,8 +11,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::{write_elements, AtomicFile};
-use crate::codec::checked_product;
+use super::{check_data_len, write_elements, AtomicFile};
 use crate::dtype::{DType, SubArray};
 use crate::element::{requested, NpyElement};
 use crate::error::{Error, ErrorKind, PathContext};
@@ -254,19 +253,7 @@ impl NpyAppender {
             plan => plan?,
         };
         self.check_block(&block, described)?;
-        let expected = checked_product(1, shape).ok_or_else(|| {
-            Error::new(ErrorKind::SizeOverflow {
-                shape: shape.to_vec(),
-                itemsize: dtype.itemsize(),
-            })
-        })?;
-        if expected != data.len() as u64 {
-            return Err(Error::new(ErrorKind::LengthMismatch {
-                what: "data for the shape",
-                expected,
-                found: data.len() as u64,
-            }));
-        }
+        check_data_len(shape, dtype.itemsize(), data.len())?;
         let added = block[self.axis()];
         self.grow(added, |mut w| write_elements(&mut w, &dtype, &plan, data))
     }

@@ -75,6 +75,29 @@ pub struct WriteOptions {
     version: Option<Version>,
 }
 
+/// Checks that `len` elements (of `itemsize` bytes) fill `shape` exactly: the one check of
+/// data against a shape for the slice writers and appends.
+///
+/// # Errors
+/// [`ErrorKind::SizeOverflow`] for a shape whose element count overflows 64 bits,
+/// [`ErrorKind::LengthMismatch`] for another number of elements.
+pub(crate) fn check_data_len(shape: &[u64], itemsize: u64, len: usize) -> Result<(), Error> {
+    let expected = checked_product(1, shape).ok_or_else(|| {
+        Error::new(ErrorKind::SizeOverflow {
+            shape: shape.to_vec(),
+            itemsize,
+        })
+    })?;
+    if expected != len as u64 {
+        return Err(Error::new(ErrorKind::LengthMismatch {
+            what: "data for the shape",
+            expected,
+            found: len as u64,
+        }));
+    }
+    Ok(())
+}
+
 impl WriteOptions {
     /// numpy's defaults: the element type's dtype, C order (for ndarray arrays: the array's
     /// own layout, as `np.save`), the machine's byte order, the smallest version that holds
@@ -200,19 +223,7 @@ impl WriteOptions {
     ) -> Result<(), Error> {
         let shape: &[u64] = &shape.to_dims();
         let (dtype, plan) = self.resolve(data)?;
-        let expected = checked_product(1, shape).ok_or_else(|| {
-            Error::new(ErrorKind::SizeOverflow {
-                shape: shape.to_vec(),
-                itemsize: dtype.itemsize(),
-            })
-        })?;
-        if expected != data.len() as u64 {
-            return Err(Error::new(ErrorKind::LengthMismatch {
-                what: "data for the shape",
-                expected,
-                found: data.len() as u64,
-            }));
-        }
+        check_data_len(shape, dtype.itemsize(), data.len())?;
         let header = self.header(dtype.clone(), shape, self.slice_order())?;
         w.write_all(&header.to_bytes(self.version)?)?;
         write_elements(&mut w, &dtype, &plan, data)?;

@@ -300,44 +300,27 @@ fn rows() -> Vec<Row> {
     let record_bytes = npy_bench::RECORDS as f64 * 16.0;
     for layout in ["packed", "aligned"] {
         let g = format!("read_records/xyid_1M_{layout}");
-        rows.push(
-            Row::new(
-                &format!("records 1M {layout}, read_records"),
-                &format!("{g}/npy-core"),
+        // (what is read, its benchmark id, whether numpy has the same task)
+        let variants = [
+            ("read_records", "npy-core", true),
+            ("NpyReader → reused", "npy-core-into", false),
+            ("read_records (pod)", "npy-core-pod", true),
+            ("NpyReader → reused (pod)", "npy-core-pod-into", false),
+        ];
+        for (what, id, numpy) in variants {
+            let mut row = Row::new(
+                &format!("records 1M {layout}, {what}"),
+                &format!("{g}/{id}"),
             )
-            .npyz(&format!("{g}/npyz"))
-            .numpy(&g)
-            .limit(&format!("{g}/limit-fs-read"), "fs::read")
-            .bytes(record_bytes),
-        );
-        rows.push(
-            Row::new(
-                &format!("records 1M {layout}, NpyReader → reused"),
-                &format!("{g}/npy-core-into"),
-            )
-            .npyz(&format!("{g}/npyz"))
-            .limit(&format!("{g}/limit-fs-read"), "fs::read")
-            .bytes(record_bytes),
-        );
-        rows.push(
-            Row::new(
-                &format!("records 1M {layout}, read_records (pod)"),
-                &format!("{g}/npy-core-pod"),
-            )
-            .npyz(&format!("{g}/npyz"))
-            .numpy(&g)
-            .limit(&format!("{g}/limit-fs-read"), "fs::read")
-            .bytes(record_bytes),
-        );
-        rows.push(
-            Row::new(
-                &format!("records 1M {layout}, NpyReader → reused (pod)"),
-                &format!("{g}/npy-core-pod-into"),
-            )
-            .npyz(&format!("{g}/npyz"))
-            .limit(&format!("{g}/limit-fs-read"), "fs::read")
-            .bytes(record_bytes),
-        );
+            .npyz(&format!("{g}/npyz"));
+            if numpy {
+                row = row.numpy(&g);
+            }
+            rows.push(
+                row.limit(&format!("{g}/limit-fs-read"), "fs::read")
+                    .bytes(record_bytes),
+            );
+        }
     }
     rows.push(
         Row::new("write f32 64MiB from a slice", "write_f32/64MiB/npy-core")
