@@ -283,3 +283,21 @@ fn member_of_a_plain_npy_file_is_a_clear_error() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("not an .npz archive"), "{err}");
 }
+
+/// A review's find: when one member of an archive could not be shown, the error named only
+/// the archive. The input: a good member, then a member that starts as an `.npy` file and
+/// ends inside its header.
+#[test]
+fn an_archive_error_names_the_member() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.npz");
+    let mut w = npy_core::npz::NpzWriter::create(&path).unwrap();
+    w.add("a", &[1i32, 2], &[2]).unwrap();
+    w.add_raw("b.npy", b"\x93NUMPY\x01\x00\x76\x00{'descr'")
+        .unwrap();
+    w.finish().unwrap().commit().unwrap();
+    let o = npy([Path::new("show"), &path]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("member b"), "{err}");
+}
