@@ -10,10 +10,11 @@ use crate::format::fail;
 /// Rewrite a .npy file with another byte order, memory order or format version; every value
 /// is preserved (records and strings included; object arrays are refused).
 ///
-/// Only the byte order or version changing: the data streams through a small buffer, so files
-/// larger than memory convert. Changing the order memory-maps the input and writes the
-/// transposed layout: IN must not be modified by another program while it converts. OUT is
-/// written atomically (temporary file, then rename), so OUT may be IN.
+/// Memory stays bounded whatever the size: a byte-order or version change streams the data
+/// through a 4 MiB buffer, an order change transposes it tile by tile through two 16 MiB
+/// buffers, so files larger than memory convert. OUT is written atomically (temporary file
+/// beside it, then rename), so OUT may be IN. On a terminal, a progress bar on stderr follows
+/// conversions of more than 256 MiB.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The input .npy file.
@@ -50,11 +51,7 @@ enum OrderArg {
 
 /// Runs `npy convert`.
 pub fn run(args: &Args) -> ExitCode {
-    // SAFETY: mapping IN is sound while no one modifies or truncates it during the conversion.
-    // The command maps IN so that files larger than memory transpose, and says so in its help;
-    // like numpy's own `mmap_mode`, it cannot stop another program from rewriting the file at
-    // the same time, which is the one use the command's documentation rules out.
-    let mut options = unsafe { ConvertOptions::default().map_input() };
+    let mut options = ConvertOptions::default();
     options.byte_order = args.byte_order.map(|b| match b {
         ByteOrderArg::Little => ByteOrder::Little,
         ByteOrderArg::Big => ByteOrder::Big,

@@ -10,7 +10,7 @@
 //! - shapes: [`checked_product`], [`nonzero_product`], [`saturating_product`];
 //! - memory order: [`flat_index`], [`Stepper`];
 //! - how much to handle per step: [`CHUNK_BYTES`], [`SWAP_CHUNK_BYTES`], [`COPY_CHUNK_BYTES`],
-//!   [`per_chunk`].
+//!   [`TILE_BYTES`], [`per_chunk`].
 
 use half::f16;
 use num_complex::Complex;
@@ -27,8 +27,13 @@ pub(crate) const CHUNK_BYTES: usize = 64 << 10;
 pub(crate) const SWAP_CHUNK_BYTES: usize = 256 << 10;
 
 /// Bytes copied per step by a streaming conversion (file to file, optionally swapped): larger
-/// steps, since each costs two system calls.
-pub(crate) const COPY_CHUNK_BYTES: usize = 1 << 20;
+/// steps, since each costs two system calls; small enough that the swap finds most of the
+/// step still in the last-level cache.
+pub(crate) const COPY_CHUNK_BYTES: usize = 4 << 20;
+
+/// Bytes of one tile of a memory-order change (`convert_file`), held twice (as read and as
+/// written): about 2048 × 2048 `f32` elements, so runs on both sides are 8 KiB or more.
+pub(crate) const TILE_BYTES: usize = 16 << 20;
 
 /// Whole elements of `itemsize` bytes per step of `chunk` bytes: at least one.
 pub(crate) fn per_chunk(itemsize: usize, chunk: usize) -> usize {

@@ -2,15 +2,14 @@
 //! for any dtype (records included; object arrays refused).
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
-use crate::codec::{per_chunk, saturating_product, swap_in_place, Stepper, COPY_CHUNK_BYTES};
+use crate::codec::{per_chunk, saturating_product, swap_in_place, COPY_CHUNK_BYTES, TILE_BYTES};
 use crate::dtype::{ByteOrder, DType, Primitive};
 use crate::error::{to_usize, Error, ErrorKind, PathContext};
 use crate::format::{Order, Version};
 use crate::header::Header;
-use crate::io::read_up_to;
 use crate::read::NpyReader;
 use crate::write::AtomicFile;
 
@@ -22,7 +21,7 @@ use crate::write::AtomicFile;
 /// let mut options = ConvertOptions::default();
 /// options.byte_order = Some(ByteOrder::Big);
 /// options.order = Some(Order::Fortran);
-/// assert!(!options.maps_input());
+/// options.buffer_bytes = Some(4 << 20); // tiles of at most 4 MiB
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -34,31 +33,35 @@ pub struct ConvertOptions {
     pub order: Option<Order>,
     /// Format version (`None`: numpy's choice for the new header).
     pub version: Option<Version>,
-    /// Map the input instead of reading its data into memory when the memory order changes.
-    map_input: bool,
+    /// Bytes of each buffer of the conversion (`None`: 16 MiB). A memory-order change holds
+    /// two buffers of this size (a tile as read and as written), a byte-order or version
+    /// change one of at most 4 MiB; each holds at least one element. Smaller buffers mean
+    /// shorter runs, so more reads and writes.
+    pub buffer_bytes: Option<usize>,
 }
 
 impl ConvertOptions {
-    /// These options, memory-mapping the input when the memory order changes (feature
-    /// `mmap`), so that files larger than memory can be transposed: the operating system pages
-    /// the input in as the transposition walks it. Without this, changing the memory order
-    /// reads the input's data into memory (byte-order and version changes always stream).
+    /// Does nothing: [`convert_file`] no longer maps its input. A memory-order change now
+    /// reads the input tile by tile in bounded memory, which is what mapping was for, without
+    /// the mapping's contract. Kept (still `unsafe`, so callers' `unsafe` blocks stay
+    /// needed) so that code written against it compiles.
     ///
     /// # Safety
-    /// While [`convert_file`] runs, no one may modify or truncate the input file: its pages
-    /// are the mapped memory, so a change is undefined behaviour and a truncation faults
-    /// (`SIGBUS`), as for [`NpyMmap::open`](crate::NpyMmap::open).
+    /// None needed: nothing is mapped.
     #[cfg(feature = "mmap")]
-    #[allow(unsafe_code)] // an unsafe contract; the function itself does nothing unsafe
+    #[allow(unsafe_code)] // an unsafe signature kept for compatibility
+    #[deprecated(
+        note = "convert_file transposes in bounded memory without mapping; this does nothing"
+    )]
     #[must_use]
-    pub unsafe fn map_input(mut self) -> Self {
-        self.map_input = true;
+    pub unsafe fn map_input(self) -> Self {
         self
     }
 
-    /// Whether `ConvertOptions::map_input` (feature `mmap`) was chosen.
+    /// Always `false`: nothing is mapped (see the deprecated `ConvertOptions::map_input`).
+    #[deprecated(note = "convert_file never maps its input")]
     pub fn maps_input(&self) -> bool {
-        self.map_input
+        false
     }
 }
 
@@ -154,15 +157,21 @@ fn apply(runs: &[SwapRun], element: &mut [u8]) {
 /// Rewrites the `.npy` file `src` as `dst` with the settings in `options`, preserving every
 /// value (numpy's `np.save(dst, np.load(src).astype(new_dtype, order=...))`).
 ///
-/// Memory stays bounded when only the byte order or version changes (the data streams through
-/// a 1 MiB buffer). Changing the memory order needs random access to the input: it is read
-/// into memory, or mapped when the options say so (`ConvertOptions::map_input`, feature
-/// `mmap`). The output is written atomically (temporary file, then rename), so `dst` may equal
-/// `src`.
+/// Memory stays bounded for every conversion, whatever the file's size: a byte-order or
+/// version change streams the data through one buffer of at most 4 MiB, and a memory-order
+/// change transposes it tile by tile through two buffers of at most
+/// [`ConvertOptions::buffer_bytes`] (16 MiB by default) each, reading the input and writing
+/// the output at explicit offsets. Each buffer holds at least one element, so an itemsize
+/// larger than the budget raises it to one element. The output is written atomically
+/// (temporary file beside `dst`, synced, then renamed), so `dst` may equal `src`; a failure
+/// leaves `dst` as it was.
+///
+/// Equivalent to [`convert_file_with_progress`] with a hook that does nothing.
 ///
 /// # Errors
-/// Header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], header-writing errors
-/// for an explicit version, I/O errors; each names the file it concerns ([`Error::path`]).
+/// Header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`] (the input holds fewer
+/// data bytes than its header says), header-writing errors for an explicit version, I/O
+/// errors; each names the file it concerns ([`Error::path`]).
 ///
 /// # Examples
 /// ```
@@ -186,8 +195,43 @@ pub fn convert_file(
     dst: impl AsRef<Path>,
     options: &ConvertOptions,
 ) -> Result<(), Error> {
+    convert_file_with_progress(src, dst, options, |_, _| {})
+}
+
+/// [`convert_file`], calling `progress(done, total)` as the data is written: `total` is the
+/// array's data bytes (the header's, equal in input and output), `done` the data bytes
+/// written so far. The first call is `(0, total)`, each later one has a larger `done`, and
+/// the last one, made once every byte is written and before the output is synced and
+/// renamed, is `(total, total)`; an error stops the calls. The calls come from the calling
+/// thread, one per buffer written (at most 16 MiB apart with the default options), so the
+/// hook can drive a progress bar without a clock of its own.
+///
+/// # Errors
+/// As [`convert_file`].
+///
+/// # Examples
+/// ```
+/// use npy_core::{convert_file_with_progress, ConvertOptions, Order};
+/// # let dir = std::env::temp_dir().join(format!("npy-core-progress-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let (a, b) = (dir.join("a.npy"), dir.join("b.npy"));
+/// npy_core::write(&a, &[0f64; 1000], &[10, 100])?;
+/// let mut options = ConvertOptions::default();
+/// options.order = Some(Order::Fortran);
+/// let mut seen = Vec::new();
+/// convert_file_with_progress(&a, &b, &options, |done, total| seen.push((done, total)))?;
+/// assert_eq!(seen.first(), Some(&(0, 8000)));
+/// assert_eq!(seen.last(), Some(&(8000, 8000)));
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+pub fn convert_file_with_progress(
+    src: impl AsRef<Path>,
+    dst: impl AsRef<Path>,
+    options: &ConvertOptions,
+    mut progress: impl FnMut(u64, u64),
+) -> Result<(), Error> {
     let (src, dst) = (src.as_ref(), dst.as_ref());
-    convert(src, dst, *options).at_path(src)
+    convert(src, dst, options, &mut progress).at_path(src)
 }
 
 /// The output file, whose errors name its path (the input's errors name the input).
@@ -202,17 +246,93 @@ impl Output<'_> {
             .write_all(bytes)
             .map_err(|e| Error::from(e).with_path(self.path))
     }
+
+    fn write_at(&mut self, bytes: &[u8], offset: u64) -> Result<(), Error> {
+        self.file
+            .write_all_at(bytes, offset)
+            .map_err(|e| Error::from(e).with_path(self.path))
+    }
 }
 
-fn convert(src: &Path, dst: &Path, options: ConvertOptions) -> Result<(), Error> {
-    let reader = NpyReader::open(src)?;
-    let header = reader.header().clone();
+/// The input's data: `nbytes` bytes from byte `offset` of `file`, read at explicit offsets
+/// (never from wherever a reader left the file).
+struct Input {
+    file: File,
+    offset: u64,
+    nbytes: u64,
+}
+
+impl Input {
+    /// Fills `buf` with the data bytes from data byte `at`.
+    fn read_at(&self, buf: &mut [u8], at: u64) -> Result<(), Error> {
+        match read_exact_at(&self.file, buf, self.offset + at) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                // The file shrank after its length was checked.
+                let len = self.file.metadata()?.len();
+                Err(truncated(self.nbytes, len.saturating_sub(self.offset)))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+fn truncated(needed: u64, found: u64) -> Error {
+    Error::new(ErrorKind::Truncated {
+        what: "array data",
+        needed,
+        found: found.min(needed),
+    })
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        match std::os::windows::fs::FileExt::seek_read(file, buf, offset) {
+            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(any(unix, windows)))]
+fn read_exact_at(mut file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buf)
+}
+
+fn convert(
+    src: &Path,
+    dst: &Path,
+    options: &ConvertOptions,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(), Error> {
+    let (header, data_offset) = {
+        let reader = NpyReader::open(src)?;
+        (
+            reader.header().clone(),
+            reader.parsed_header().data_offset(),
+        )
+    };
     header.dtype.refuse_object()?;
-    let src_order = reader.order();
+    let src_order = Order::from_fortran_order(header.fortran_order);
     let target_dtype = match options.byte_order {
         Some(o) => header.dtype.with_byte_order(o),
         None => header.dtype.clone(),
     };
+    let itemsize = to_usize(header.dtype.itemsize(), "itemsize")?;
     let mut runs = Vec::new();
     if let Some(o) = options
         .byte_order
@@ -220,6 +340,7 @@ fn convert(src: &Path, dst: &Path, options: ConvertOptions) -> Result<(), Error>
     {
         swap_runs(&header.dtype, 0, o, &mut runs)?;
     }
+    let swap = Swap::new(runs, itemsize);
     let fortran_order =
         Header::fortran_order_for(&header.shape, options.order.unwrap_or(src_order));
     let target_order = Order::from_fortran_order(fortran_order);
@@ -229,166 +350,591 @@ fn convert(src: &Path, dst: &Path, options: ConvertOptions) -> Result<(), Error>
         shape: header.shape.clone(),
     };
     let nbytes = header.nbytes()?;
-    let itemsize = to_usize(header.dtype.itemsize(), "itemsize")?;
     let header_bytes = out_header.to_bytes(options.version)?;
+    // Its own handle: the data is read at explicit offsets.
+    let file = File::open(src)?;
+    let available = file.metadata()?.len().saturating_sub(data_offset);
+    if available < nbytes {
+        return Err(truncated(nbytes, available));
+    }
+    let input = Input {
+        file,
+        offset: data_offset,
+        nbytes,
+    };
     let mut out = Output {
         file: AtomicFile::create(dst).at_path(dst)?,
         path: dst,
     };
     out.write(&header_bytes)?;
-    let transpose = header.shape.len() >= 2 && target_order != src_order && itemsize > 0;
-    let data_offset = reader.parsed_header().data_offset();
-    let mut file = reader.into_inner();
-    let copy = Copy {
-        itemsize,
-        runs: &runs,
-        nbytes,
-    };
-    if transpose {
-        let source = Source::open(&mut file, data_offset, nbytes, options.map_input)?;
-        copy.transposed(source.bytes(), &header.shape, target_order, &mut out)?;
+    let budget = options.buffer_bytes.unwrap_or(TILE_BYTES);
+    progress(0, nbytes);
+    let axes = source_axes(&header.shape, src_order);
+    if target_order != src_order && nbytes > 0 && axes.len() >= 2 {
+        let plan = Tiling::new(axes, itemsize, budget);
+        plan.run(&input, &swap, &mut out, header_bytes.len() as u64, progress)?;
     } else {
-        copy.streamed(&mut file, &mut out)?;
+        // Fewer than two axes longer than 1: both orders are the same bytes.
+        stream(&input, itemsize, &swap, budget, &mut out, progress)?;
     }
     out.file.commit().at_path(dst)
 }
 
-/// How to copy the data: elements of `itemsize` bytes, each swapped by `runs`.
-struct Copy<'a> {
-    itemsize: usize,
-    runs: &'a [SwapRun],
-    nbytes: u64,
+/// The byte swap of the conversion, applied to buffers of whole elements.
+enum Swap {
+    /// Nothing changes.
+    None,
+    /// Every `unit`-byte scalar of the buffer (one scalar type fills each element).
+    Bulk(usize),
+    /// The runs of each `itemsize`-byte element.
+    PerElement(Vec<SwapRun>, usize),
 }
 
-impl Copy<'_> {
-    fn truncated(&self, found: u64) -> Error {
-        Error::new(ErrorKind::Truncated {
-            what: "array data",
-            needed: self.nbytes,
-            found,
-        })
-    }
-
-    /// Copies the data as it is stored, through a buffer of whole elements.
-    fn streamed(&self, src: &mut File, out: &mut Output<'_>) -> Result<(), Error> {
-        let chunk = per_chunk(self.itemsize, COPY_CHUNK_BYTES) * self.itemsize.max(1);
-        let mut buf = vec![0u8; chunk.min(to_usize(self.nbytes, "array data bytes")?)];
-        let mut done = 0u64;
-        while done < self.nbytes {
-            let k = (buf.len() as u64).min(self.nbytes - done) as usize;
-            let got = read_up_to(src, &mut buf[..k])?;
-            if got < k {
-                return Err(self.truncated(done + got as u64));
-            }
-            if !self.runs.is_empty() {
-                buf[..k]
-                    .chunks_exact_mut(self.itemsize)
-                    .for_each(|e| apply(self.runs, e));
-            }
-            out.write(&buf[..k])?;
-            done += k as u64;
-        }
-        Ok(())
-    }
-
-    /// Writes `src` (the data in the other order) element by element in `target` order.
-    fn transposed(
-        &self,
-        src: &[u8],
-        shape: &[u64],
-        target: Order,
-        out: &mut Output<'_>,
-    ) -> Result<(), Error> {
-        let dims: Vec<usize> = shape
-            .iter()
-            .map(|&d| to_usize(d, "dimension"))
-            .collect::<Result<_, _>>()?;
-        // Strides (bytes) of the source, whose fastest axis is the target's slowest.
-        let mut strides = vec![0usize; dims.len()];
-        let mut acc = self.itemsize;
-        for axis in 0..dims.len() {
-            let a = match target {
-                Order::C => axis,
-                Order::Fortran => dims.len() - 1 - axis,
-            };
-            strides[a] = acc;
-            acc *= dims[a];
-        }
-        let mut walk = Stepper::new(shape, target);
-        let mut buf = Vec::with_capacity(COPY_CHUNK_BYTES + self.itemsize);
-        let mut offset = 0usize;
-        while walk.index().is_some() {
-            let start = buf.len();
-            buf.extend_from_slice(&src[offset..offset + self.itemsize]);
-            apply(self.runs, &mut buf[start..]);
-            if buf.len() >= COPY_CHUNK_BYTES {
-                out.write(&buf)?;
-                buf.clear();
-            }
-            let Some(advanced) = walk.step() else { break };
-            // The faster axes went back to 0; the one that advanced moved one step.
-            offset += strides[advanced];
-            let reset = match target {
-                Order::C => advanced + 1..dims.len(),
-                Order::Fortran => 0..advanced,
-            };
-            for r in reset {
-                offset -= strides[r] * (dims[r] - 1);
+impl Swap {
+    fn new(runs: Vec<SwapRun>, itemsize: usize) -> Swap {
+        // Neighbouring runs of one unit (packed fields of one type) are one run.
+        let mut merged: Vec<SwapRun> = Vec::with_capacity(runs.len());
+        for r in runs {
+            match merged.last_mut() {
+                Some(last)
+                    if last.unit == r.unit && last.offset + last.unit * last.count == r.offset =>
+                {
+                    last.count += r.count;
+                }
+                _ => merged.push(r),
             }
         }
-        out.write(&buf)
-    }
-}
-
-/// The input's data bytes with random access: read into memory, or mapped.
-enum Source {
-    #[cfg(feature = "mmap")]
-    Mapped(memmap2::Mmap, usize, usize),
-    Owned(Vec<u8>),
-}
-
-impl Source {
-    /// The `nbytes` of data of `file` (positioned at the data, which starts at `offset`).
-    fn open(file: &mut File, offset: u64, nbytes: u64, map: bool) -> Result<Source, Error> {
-        let len = file.metadata()?.len();
-        if len.saturating_sub(offset) < nbytes {
-            return Err(Error::new(ErrorKind::Truncated {
-                what: "array data",
-                needed: nbytes,
-                found: len.saturating_sub(offset),
-            }));
+        match merged.as_slice() {
+            [] => Swap::None,
+            [one] if one.offset == 0 && one.unit * one.count == itemsize => Swap::Bulk(one.unit),
+            _ => Swap::PerElement(merged, itemsize),
         }
-        let start = to_usize(offset, "data offset")?;
-        let n = to_usize(nbytes, "array data bytes")?;
-        #[cfg(feature = "mmap")]
-        if map {
-            // SAFETY: `Mmap::map` is unsafe because the mapped bytes alias the file. The
-            // caller of `ConvertOptions::map_input` promised that no one modifies or truncates
-            // the input while the conversion runs; the map is read-only and lives only in this
-            // call, and every access below is a bounds-checked slice of it.
-            #[allow(unsafe_code)]
-            let map = unsafe { memmap2::Mmap::map(&*file)? };
-            return Ok(Source::Mapped(map, start, n));
-        }
-        let _ = (map, start);
-        // The file's length, checked above, backs the allocation.
-        let mut data = Vec::with_capacity(n);
-        file.take(nbytes).read_to_end(&mut data)?;
-        if data.len() < n {
-            return Err(Error::new(ErrorKind::Truncated {
-                what: "array data",
-                needed: nbytes,
-                found: data.len() as u64,
-            }));
-        }
-        Ok(Source::Owned(data))
     }
 
-    fn bytes(&self) -> &[u8] {
+    /// Swaps every element of `buf` (whole elements).
+    fn apply(&self, buf: &mut [u8]) {
         match self {
-            #[cfg(feature = "mmap")]
-            Source::Mapped(m, start, n) => m.get(*start..*start + *n).unwrap_or(&[]),
-            Source::Owned(v) => v,
+            Swap::None => {}
+            Swap::Bulk(unit) => swap_in_place(buf, *unit),
+            Swap::PerElement(runs, itemsize) => {
+                buf.chunks_exact_mut(*itemsize).for_each(|e| apply(runs, e))
+            }
         }
+    }
+}
+
+/// A byte buffer aligned for every scalar up to 16 bytes, so the swaps and the tile copies
+/// take their word-wise loops.
+struct Buffer(Vec<u128>);
+
+impl Buffer {
+    fn new(bytes: usize) -> Buffer {
+        Buffer(vec![0; bytes.div_ceil(16)])
+    }
+
+    fn bytes(&mut self) -> &mut [u8] {
+        bytemuck::cast_slice_mut(&mut self.0)
+    }
+}
+
+/// Copies the data as it is stored (swapped), through one buffer of whole elements.
+fn stream(
+    input: &Input,
+    itemsize: usize,
+    swap: &Swap,
+    budget: usize,
+    out: &mut Output<'_>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(), Error> {
+    let unit = itemsize.max(1);
+    let chunk = per_chunk(unit, budget.min(COPY_CHUNK_BYTES)) * unit;
+    let chunk = (chunk as u64).min(input.nbytes) as usize;
+    let mut buf = Buffer::new(chunk);
+    let mut done = 0u64;
+    while done < input.nbytes {
+        let k = (chunk as u64).min(input.nbytes - done) as usize;
+        let b = &mut buf.bytes()[..k];
+        input.read_at(b, done)?;
+        swap.apply(b);
+        out.write(b)?;
+        done += k as u64;
+        progress(done, input.nbytes);
+    }
+    Ok(())
+}
+
+/// The axes of `shape` longer than 1, as `u64` extents in the source's memory order, fastest
+/// first (axes of length 1 change no offset, so they are dropped; the target's memory order
+/// is the reverse of this list).
+fn source_axes(shape: &[u64], order: Order) -> Vec<u64> {
+    let mut axes: Vec<u64> = shape.iter().copied().filter(|&d| d > 1).collect();
+    if order == Order::C {
+        axes.reverse();
+    }
+    axes
+}
+
+/// The tiled transposition of an order change. The order change reverses the axes: with the
+/// extents `dims` listed in the source's memory order, fastest first, the target's fastest
+/// axis is the last. Tiles of `tile` elements per axis cover the array; each is read as
+/// runs contiguous in the source (along its first axes, merged while the tile covers an
+/// axis whole), transposed in memory, and written as runs contiguous in the target (along
+/// its last axes, merged likewise).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Tiling {
+    dims: Vec<u64>,
+    tile: Vec<u64>,
+    itemsize: usize,
+}
+
+impl Tiling {
+    /// Tile extents for at most `budget` bytes a tile (at least one element): about the
+    /// square root of the budget's elements along the source's fastest axes, the rest along
+    /// the target's, so runs on both sides are long; a partly covered axis is cut into
+    /// tiles of equal length (no one-element edge tiles).
+    fn new(dims: Vec<u64>, itemsize: usize, budget: usize) -> Tiling {
+        let n = dims.len();
+        let elements = (budget / itemsize.max(1)).max(1) as u64;
+        let share = elements.isqrt().max(1);
+        let mut tile = vec![1u64; n];
+        let mut used = 1u64;
+        let mut partial = n;
+        for k in 0..n {
+            tile[k] = dims[k].min((share / used).max(1));
+            used *= tile[k];
+            if tile[k] < dims[k] {
+                partial = k;
+                break;
+            }
+        }
+        if partial < n {
+            for k in (partial..n).rev() {
+                let room = (elements / used).max(1);
+                if k == partial {
+                    tile[k] = dims[k].min(tile[k] * room);
+                    break;
+                }
+                tile[k] = dims[k].min(room);
+                used *= tile[k];
+                if tile[k] < dims[k] {
+                    break;
+                }
+            }
+        }
+        for (t, &d) in tile.iter_mut().zip(&dims) {
+            *t = d.div_ceil(d.div_ceil(*t));
+        }
+        Tiling {
+            dims,
+            tile,
+            itemsize,
+        }
+    }
+
+    /// Strides (elements) of the source and of the target.
+    fn strides(&self) -> (Vec<u64>, Vec<u64>) {
+        let n = self.dims.len();
+        let mut src = vec![1u64; n];
+        let mut dst = vec![1u64; n];
+        for k in 1..n {
+            src[k] = src[k - 1] * self.dims[k - 1];
+            dst[n - 1 - k] = dst[n - k] * self.dims[n - k];
+        }
+        (src, dst)
+    }
+
+    /// Transposes the input into `out`, whose data starts at byte `out_offset`.
+    fn run(
+        &self,
+        input: &Input,
+        swap: &Swap,
+        out: &mut Output<'_>,
+        out_offset: u64,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<(), Error> {
+        let n = self.dims.len();
+        let w = self.itemsize as u64;
+        let (src_strides, dst_strides) = self.strides();
+        // Source runs lie along the axes a tile covers whole and the first it does not; target
+        // runs likewise from the last axis down. Every tile has the same such axes.
+        let first = (0..n)
+            .find(|&k| self.tile[k] != self.dims[k])
+            .unwrap_or(n - 1);
+        let last = (0..n)
+            .rev()
+            .find(|&k| self.tile[k] != self.dims[k])
+            .unwrap_or(0);
+        let full: Vec<usize> = self.tile.iter().map(|&t| t as usize).collect();
+        // Tiles hold at most the budget (or one element) and a little padding.
+        let room = Blocks::new(&full, first, last, self.itemsize).len() * self.itemsize;
+        let (mut a, mut b) = (Buffer::new(room), Buffer::new(room));
+        let mut start = vec![0u64; n];
+        let mut extent = vec![0usize; n];
+        let mut done = 0u64;
+        loop {
+            for k in 0..n {
+                extent[k] = self.tile[k].min(self.dims[k] - start[k]) as usize;
+            }
+            let blocks = Blocks::new(&extent, first, last, self.itemsize);
+            let len = blocks.len() * self.itemsize;
+            let (a, b) = (&mut a.bytes()[..len], &mut b.bytes()[..len]);
+            let run = extent[..=first].iter().product::<usize>() * self.itemsize;
+            let pitch = blocks.src_pitch * self.itemsize;
+            let base: u64 = (0..n).map(|k| start[k] * src_strides[k]).sum();
+            let mut at = 0;
+            let steps: Vec<usize> = (first + 1..n).collect();
+            for_each_run(base, &extent, &steps, &src_strides, |offset| {
+                input.read_at(&mut a[at..at + run], offset * w)?;
+                at += pitch;
+                Ok(())
+            })?;
+            transpose_tile(a, b, &blocks, self.itemsize);
+            swap.apply(b);
+            let run = extent[last..].iter().product::<usize>() * self.itemsize;
+            let pitch = blocks.dst_pitch * self.itemsize;
+            let base: u64 = (0..n).map(|k| start[k] * dst_strides[k]).sum();
+            let mut at = 0;
+            let steps: Vec<usize> = (0..last).rev().collect();
+            for_each_run(base, &extent, &steps, &dst_strides, |offset| {
+                out.write_at(&b[at..at + run], out_offset + offset * w)?;
+                at += pitch;
+                Ok(())
+            })?;
+            let bytes = extent.iter().product::<usize>() * self.itemsize;
+            done += bytes as u64;
+            progress(done, input.nbytes);
+            // The next tile, the target's fastest axis fastest (writes move forward).
+            let mut k = n;
+            loop {
+                if k == 0 {
+                    return Ok(());
+                }
+                k -= 1;
+                start[k] += self.tile[k];
+                if start[k] < self.dims[k] {
+                    break;
+                }
+                start[k] = 0;
+            }
+        }
+    }
+}
+
+/// Calls `f` with the offset (elements, from `base`) of each run of a tile of `extent`:
+/// `steps` are the axes the runs step along, fastest first, with `strides` (elements).
+fn for_each_run(
+    base: u64,
+    extent: &[usize],
+    steps: &[usize],
+    strides: &[u64],
+    mut f: impl FnMut(u64) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let mut index = vec![0usize; steps.len()];
+    let mut offset = base;
+    loop {
+        f(offset)?;
+        let mut j = 0;
+        loop {
+            let Some(&k) = steps.get(j) else {
+                return Ok(());
+            };
+            index[j] += 1;
+            offset += strides[k];
+            if index[j] < extent[k] {
+                break;
+            }
+            offset -= strides[k] * extent[k] as u64;
+            index[j] = 0;
+            j += 1;
+        }
+    }
+}
+
+/// Elements a leaf of the in-memory transposition moves: its source and target lines stay
+/// in L1.
+const LEAF_BYTES: usize = 16 << 10;
+
+/// Writes the tile `src` (elements of `itemsize` bytes in the source's order, laid out as
+/// `blocks` says) into `dst` in the target's order.
+fn transpose_tile(src: &[u8], dst: &mut [u8], blocks: &Blocks, itemsize: usize) {
+    fn typed<T: bytemuck::Pod>(src: &[u8], dst: &mut [u8], blocks: &Blocks) -> bool {
+        match (
+            bytemuck::try_cast_slice::<u8, T>(src),
+            bytemuck::try_cast_slice_mut::<u8, T>(dst),
+        ) {
+            (Ok(s), Ok(d)) => {
+                blocks.run(s, d, 1);
+                true
+            }
+            _ => false,
+        }
+    }
+    let done = match itemsize {
+        1 => typed::<u8>(src, dst, blocks),
+        2 => typed::<u16>(src, dst, blocks),
+        4 => typed::<u32>(src, dst, blocks),
+        8 => typed::<u64>(src, dst, blocks),
+        16 => typed::<u128>(src, dst, blocks),
+        _ => false,
+    };
+    if !done {
+        blocks.run(src, dst, itemsize);
+    }
+}
+
+/// A cache-oblivious axis reversal of a tile: halves its longest axis until a block holds at
+/// most `leaf` elements, then copies the block line by line along its longer end axis (the
+/// source's fastest, read in sequence, or the target's fastest, written in sequence).
+///
+/// Both sides are packed but for the runs of the file: a run of 4 KiB or more (`first`, the
+/// last axis of a source run; `last`, the first of a target run) is followed by 64 bytes of
+/// padding, so that the lines of a block, one run apart, do not all fall in the same cache
+/// set when a run is a multiple of 4 KiB.
+struct Blocks {
+    extent: Vec<usize>,
+    /// Strides (elements) of the source and of the target.
+    src: Vec<usize>,
+    dst: Vec<usize>,
+    /// Elements from one run to the next in each buffer.
+    src_pitch: usize,
+    dst_pitch: usize,
+    /// Elements of the buffers.
+    src_len: usize,
+    dst_len: usize,
+    leaf: usize,
+}
+
+impl Blocks {
+    fn new(extent: &[usize], first: usize, last: usize, itemsize: usize) -> Blocks {
+        let pitch = |run: usize| {
+            if run * itemsize >= 4096 {
+                run + (64 / itemsize).max(1)
+            } else {
+                run
+            }
+        };
+        let n = extent.len();
+        let src_pitch = pitch(extent[..=first].iter().product());
+        let dst_pitch = pitch(extent[last..].iter().product());
+        let mut src = vec![1usize; n];
+        let mut dst = vec![1usize; n];
+        for k in 1..n {
+            src[k] = if k == first + 1 {
+                src_pitch
+            } else {
+                src[k - 1] * extent[k - 1]
+            };
+            let k = n - 1 - k;
+            dst[k] = if k + 1 == last {
+                dst_pitch
+            } else {
+                dst[k + 1] * extent[k + 1]
+            };
+        }
+        Blocks {
+            src_len: src_pitch * extent[first + 1..].iter().product::<usize>(),
+            dst_len: dst_pitch * extent[..last].iter().product::<usize>(),
+            extent: extent.to_vec(),
+            src,
+            dst,
+            src_pitch,
+            dst_pitch,
+            leaf: (LEAF_BYTES / itemsize.max(1)).max(1),
+        }
+    }
+
+    /// Elements of the larger buffer.
+    fn len(&self) -> usize {
+        self.src_len.max(self.dst_len)
+    }
+
+    /// Elements are `w` values of `T` each (1 for the typed copies, the itemsize for bytes).
+    fn run<T: Copy>(&self, s: &[T], d: &mut [T], w: usize) {
+        let mut block = self.extent.clone();
+        let mut index = vec![0usize; block.len()];
+        self.split(s, d, w, (0, 0), &mut block, &mut index);
+    }
+
+    fn split<T: Copy>(
+        &self,
+        s: &[T],
+        d: &mut [T],
+        w: usize,
+        (i, j): (usize, usize),
+        block: &mut [usize],
+        index: &mut [usize],
+    ) {
+        if block.iter().product::<usize>() <= self.leaf {
+            return self.leaf(s, d, w, (i, j), block, index);
+        }
+        let (k, &whole) = block
+            .iter()
+            .enumerate()
+            .max_by_key(|&(k, &e)| (e, std::cmp::Reverse(k)))
+            .unwrap_or((0, &1));
+        let half = whole / 2;
+        block[k] = half;
+        self.split(s, d, w, (i, j), block, index);
+        block[k] = whole - half;
+        let next = (i + half * self.src[k], j + half * self.dst[k]);
+        self.split(s, d, w, next, block, index);
+        block[k] = whole;
+    }
+
+    fn leaf<T: Copy>(
+        &self,
+        s: &[T],
+        d: &mut [T],
+        w: usize,
+        (mut i, mut j): (usize, usize),
+        block: &[usize],
+        index: &mut [usize],
+    ) {
+        let n = block.len();
+        // The source's fastest axis has stride 1 in the source, the target's in the target.
+        let inner = if block[n - 1] > block[0] { n - 1 } else { 0 };
+        let len = block[inner];
+        index.fill(0);
+        loop {
+            if inner == 0 {
+                let stride = self.dst[0];
+                if w == 1 {
+                    let to = d[j..].iter_mut().step_by(stride);
+                    s[i..i + len].iter().zip(to).for_each(|(x, y)| *y = *x);
+                } else {
+                    let from = s[i * w..(i + len) * w].chunks_exact(w);
+                    let to = d[j * w..].chunks_mut(w).step_by(stride);
+                    from.zip(to).for_each(|(x, y)| y.copy_from_slice(x));
+                }
+            } else {
+                let stride = self.src[n - 1];
+                if w == 1 {
+                    let from = s[i..].iter().step_by(stride);
+                    from.zip(&mut d[j..j + len]).for_each(|(x, y)| *y = *x);
+                } else {
+                    let from = s[i * w..].chunks(w).step_by(stride);
+                    let to = d[j * w..(j + len) * w].chunks_exact_mut(w);
+                    from.zip(to).for_each(|(x, y)| y.copy_from_slice(x));
+                }
+            }
+            let mut k = 0;
+            loop {
+                if k == n {
+                    return;
+                }
+                if k != inner {
+                    index[k] += 1;
+                    i += self.src[k];
+                    j += self.dst[k];
+                    if index[k] < block[k] {
+                        break;
+                    }
+                    i -= self.src[k] * block[k];
+                    j -= self.dst[k] * block[k];
+                    index[k] = 0;
+                }
+                k += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Elements of the source runs and target runs of a whole tile of `t`.
+    fn runs(t: &Tiling) -> (u64, u64) {
+        let n = t.dims.len();
+        let first = (0..n).find(|&k| t.tile[k] != t.dims[k]).unwrap_or(n - 1);
+        let last = (0..n).rev().find(|&k| t.tile[k] != t.dims[k]).unwrap_or(0);
+        (
+            t.tile[..=first].iter().product(),
+            t.tile[last..].iter().product(),
+        )
+    }
+
+    /// Issue 10's pathological shapes at full size: tiles stay within the budget, and runs on
+    /// both sides stay long (no system call per element), whichever side the long axis is on.
+    #[test]
+    fn tiles_of_pathological_shapes_keep_both_runs_long() {
+        let m = 64 << 20;
+        // Extents in the source's memory order, fastest first.
+        for dims in [
+            vec![2, m],
+            vec![m, 2],
+            vec![2, 4096, 8192, 2],
+            vec![8192, 16384],
+            vec![3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3],
+            vec![2049, 2049],
+            vec![1_000_003, 3, 7],
+        ] {
+            let t = Tiling::new(dims.clone(), 4, TILE_BYTES);
+            let elements: u64 = t.tile.iter().product();
+            assert!(elements * 4 <= TILE_BYTES as u64, "{dims:?}: {:?}", t.tile);
+            let (src, dst) = runs(&t);
+            assert!(
+                src >= 1000 && dst >= 1000,
+                "{dims:?}: tile {:?}, runs {src} {dst}",
+                t.tile
+            );
+            // The `c` tiles of an axis are within `c` of each other's length: no slivers.
+            for (&d, &e) in dims.iter().zip(&t.tile) {
+                let c = d.div_ceil(e);
+                assert!(d - (c - 1) * e + c > e, "{dims:?}: {:?}", t.tile);
+            }
+        }
+    }
+
+    /// At its boundary the budget holds exactly one element; below it, still one.
+    #[test]
+    fn a_budget_smaller_than_an_element_is_one_element() {
+        for budget in [0, 1, 15] {
+            let t = Tiling::new(vec![5, 7], 16, budget);
+            assert_eq!(t.tile, [1, 1]);
+        }
+        let t = Tiling::new(vec![5, 7], 16, 32);
+        assert_eq!(t.tile.iter().product::<u64>(), 2);
+        let t = Tiling::new(vec![5, 7], 16, 35 * 16);
+        assert_eq!(t.tile, [5, 7]);
+    }
+
+    /// The integration test `order_changes_with_long_runs_in_several_tiles` relies on these
+    /// tilings padding the runs of one side.
+    #[test]
+    fn long_runs_are_padded() {
+        for (dims, itemsize, budget) in [
+            (vec![4200, 100], 4, 600_000),
+            (vec![4200, 100], 16, 1 << 20),
+            (vec![4200, 100], 5, 600_000),
+        ] {
+            let t = Tiling::new(dims.clone(), itemsize, budget);
+            assert!(t.tile[0] < 4200 && t.tile[1] == 100, "{:?}", t.tile);
+            let extent: Vec<usize> = t.tile.iter().map(|&e| e as usize).collect();
+            let b = Blocks::new(&extent, 0, 0, itemsize);
+            assert!(b.src_pitch > extent[0], "{:?}", t.tile);
+        }
+    }
+
+    #[test]
+    fn swaps_of_packed_fields_of_one_unit_become_one_bulk_swap() {
+        let run = |offset, unit, count| SwapRun {
+            offset,
+            unit,
+            count,
+        };
+        assert!(matches!(
+            Swap::new(vec![run(0, 4, 1), run(4, 4, 2)], 12),
+            Swap::Bulk(4)
+        ));
+        assert!(matches!(
+            Swap::new(vec![run(0, 4, 1), run(4, 2, 1)], 6),
+            Swap::PerElement(..)
+        ));
+        assert!(matches!(
+            Swap::new(vec![run(0, 4, 1)], 5),
+            Swap::PerElement(..)
+        ));
+        assert!(matches!(Swap::new(vec![], 5), Swap::None));
     }
 }

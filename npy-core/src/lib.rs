@@ -209,8 +209,8 @@
 //!
 //! ## Not guaranteed
 //!
-//! - **Memory maps of files changed while mapped.** `NpyMmap`, `NpyMmapMut` (feature `mmap`) and
-//!   `ConvertOptions::map_input` borrow the file's pages: another process truncating the file
+//! - **Memory maps of files changed while mapped.** `NpyMmap` and `NpyMmapMut` (feature `mmap`)
+//!   borrow the file's pages: another process truncating the file
 //!   makes the next access fault (`SIGBUS`), and one writing to it changes values under a
 //!   shared reference, which Rust's rules do not allow. So, as memmap2's `Mmap::map`, they are
 //!   `unsafe` to call: the caller promises nobody else writes the file while it is mapped.
@@ -285,7 +285,7 @@ pub use num_complex;
 #[cfg(feature = "ndarray")]
 #[allow(deprecated)]
 pub use crate::ndarray::{read_ndarray, read_ndarray_dim, write_ndarray};
-pub use convert::{convert_file, ConvertOptions};
+pub use convert::{convert_file, convert_file_with_progress, ConvertOptions};
 pub use dtype::{
     Canonical, DType, Field, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
 };

@@ -44,6 +44,39 @@ impl AtomicFile {
         self.file.get_ref().as_file()
     }
 
+    /// Writes all of `buf` at byte `offset` of the file (after what is buffered), leaving the
+    /// position of sequential writes where it was: the tiles of `convert_file`.
+    pub(crate) fn write_all_at(&mut self, buf: &[u8], offset: u64) -> std::io::Result<()> {
+        self.file.flush()?;
+        let file = self.file.get_ref().as_file();
+        #[cfg(unix)]
+        return std::os::unix::fs::FileExt::write_all_at(file, buf, offset);
+        #[cfg(windows)]
+        {
+            let (mut buf, mut offset) = (buf, offset);
+            while !buf.is_empty() {
+                match std::os::windows::fs::FileExt::seek_write(file, buf, offset) {
+                    Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                    Ok(n) => {
+                        buf = &buf[n..];
+                        offset += n as u64;
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            return Ok(());
+        }
+        #[cfg(not(any(unix, windows)))]
+        {
+            let mut file = file;
+            let here = file.stream_position()?;
+            file.seek(SeekFrom::Start(offset))?;
+            file.write_all(buf)?;
+            file.seek(SeekFrom::Start(here)).map(drop)
+        }
+    }
+
     /// [`AtomicFile::commit`], keeping the file open (read and write) and any lock on it.
     pub(crate) fn persist(self) -> Result<File, Error> {
         let tmp = self

@@ -142,3 +142,253 @@ fn object_arrays_and_truncated_input_are_refused() {
         "a failed conversion must not leave an output file"
     );
 }
+
+/// A dtype for the layout tests, with its scalars as (byte offset, bytes) within an element,
+/// written out from the format's rules (each scalar's bytes reverse when the byte order
+/// changes; one-byte and `S`/`V` data never do).
+struct Case {
+    descr: &'static str,
+    big: &'static str,
+    itemsize: usize,
+    scalars: &'static [(usize, usize)],
+}
+
+const CASES: &[Case] = &[
+    Case {
+        descr: "|u1",
+        big: "|u1",
+        itemsize: 1,
+        scalars: &[],
+    },
+    Case {
+        descr: "<i2",
+        big: ">i2",
+        itemsize: 2,
+        scalars: &[(0, 2)],
+    },
+    Case {
+        descr: "<f4",
+        big: ">f4",
+        itemsize: 4,
+        scalars: &[(0, 4)],
+    },
+    Case {
+        descr: "<u8",
+        big: ">u8",
+        itemsize: 8,
+        scalars: &[(0, 8)],
+    },
+    Case {
+        descr: "<c16",
+        big: ">c16",
+        itemsize: 16,
+        scalars: &[(0, 8), (8, 8)],
+    },
+    Case {
+        descr: "|S3",
+        big: "|S3",
+        itemsize: 3,
+        scalars: &[],
+    },
+    Case {
+        descr: "<U3",
+        big: ">U3",
+        itemsize: 12,
+        scalars: &[(0, 4), (4, 4), (8, 4)],
+    },
+    Case {
+        descr: "|V5",
+        big: "|V5",
+        itemsize: 5,
+        scalars: &[],
+    },
+    Case {
+        descr: "[('a', '<u2'), ('b', '|u1'), ('c', '<f4')]",
+        big: "[('a', '>u2'), ('b', '|u1'), ('c', '>f4')]",
+        itemsize: 7,
+        scalars: &[(0, 2), (3, 4)],
+    },
+    Case {
+        descr: "[('a', '<i4', (2,)), ('b', '|S2')]",
+        big: "[('a', '>i4', (2,)), ('b', '|S2')]",
+        itemsize: 10,
+        scalars: &[(0, 4), (4, 4)],
+    },
+];
+
+/// The bytes of the element whose C-order flat index is `flat`: distinct for every element
+/// and byte, so a misplaced or unswapped byte shows.
+fn element(flat: usize, itemsize: usize) -> Vec<u8> {
+    (0..itemsize)
+        .map(|b| (flat.wrapping_mul(131) ^ (b * 29 + 7) ^ (flat >> 8)) as u8)
+        .collect()
+}
+
+/// The data of `shape` laid out in `order`: element by element, the multi-index walked with
+/// the last axis fastest (C) or the first (Fortran), each element's value from its C index.
+fn layout(shape: &[usize], order: Order, itemsize: usize, swap: Option<&Case>) -> Vec<u8> {
+    let n = shape.len();
+    let count: usize = shape.iter().product();
+    let mut out = Vec::with_capacity(count * itemsize);
+    let mut index = vec![0usize; n];
+    for _ in 0..count {
+        let flat = (0..n).fold(0, |acc, k| acc * shape[k] + index[k]);
+        let mut e = element(flat, itemsize);
+        if let Some(case) = swap {
+            for &(at, len) in case.scalars {
+                e[at..at + len].reverse();
+            }
+        }
+        out.extend_from_slice(&e);
+        for step in 0..n {
+            let k = if order == Order::C {
+                n - 1 - step
+            } else {
+                step
+            };
+            index[k] += 1;
+            if index[k] < shape[k] {
+                break;
+            }
+            index[k] = 0;
+        }
+    }
+    out
+}
+
+fn write_layout(path: &std::path::Path, descr: &str, shape: &[usize], order: Order, data: &[u8]) {
+    let mut header = npy_core::Header::new(
+        descr.parse().unwrap(),
+        shape.iter().map(|&d| d as u64).collect(),
+    );
+    header.fortran_order = order == Order::Fortran && shape.len() > 1;
+    let mut bytes = header.to_bytes(None).unwrap();
+    bytes.extend_from_slice(data);
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// Order changes (with and without a byte swap) of many shapes, dtypes and tile budgets,
+/// against the layout computed from the format's index rules: tiny budgets force many tiles,
+/// one-element tiles and edge tiles; the shapes include the pathological ones of issue 10
+/// ((2, N), (N, 2), (2, N, M, 2)), axes of length 1, zero-size, 0-d and 1-d arrays.
+#[test]
+fn order_changes_match_the_index_rules_for_every_tile_budget() {
+    let shapes: &[&[usize]] = &[
+        &[],
+        &[7],
+        &[2, 3, 4],
+        &[5, 7],
+        &[1, 9],
+        &[9, 1],
+        &[3, 1, 4],
+        &[2, 0, 3],
+        &[2, 301],
+        &[301, 2],
+        &[2, 17, 13, 2],
+        &[4, 1, 4, 4, 3],
+        &[33, 65],
+    ];
+    let budgets = [Some(1), Some(100), None];
+    check_order_changes(CASES, shapes, &budgets);
+}
+
+/// Tiles whose runs are 4 KiB or more, which the transposition pads in memory.
+#[test]
+fn order_changes_with_long_runs_in_several_tiles() {
+    let cases = [&CASES[2], &CASES[4], &CASES[7]];
+    // Under these budgets the tiles are 100 (or 4200) by 840 to 1050 elements: runs of
+    // 4200 to 5880 bytes along the 4200-element axis, several tiles along it.
+    let shapes: &[&[usize]] = &[&[100, 4200], &[4200, 100]];
+    check_order_changes(cases, shapes, &[Some(600_000), Some(1 << 20)]);
+}
+
+/// Converts each shape of each case from each order to each, with and without a swap to big
+/// endian, under each tile budget, and compares the data with [`layout`]'s.
+fn check_order_changes<'a>(
+    cases: impl IntoIterator<Item = &'a Case> + Clone,
+    shapes: &[&[usize]],
+    budgets: &[Option<usize>],
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    let mut n_cases = 0;
+    for case in cases {
+        n_cases += 1;
+        for shape in shapes {
+            for from in [Order::C, Order::Fortran] {
+                let src = dir.path().join("src.npy");
+                let data = layout(shape, from, case.itemsize, None);
+                write_layout(&src, case.descr, shape, from, &data);
+                for to in [Order::C, Order::Fortran] {
+                    for swap in [false, true] {
+                        for &budget in budgets {
+                            let mut o = ConvertOptions::default();
+                            o.order = Some(to);
+                            o.byte_order = swap.then_some(ByteOrder::Big);
+                            o.buffer_bytes = budget;
+                            let dst = dir.path().join("dst.npy");
+                            convert_file(&src, &dst, &o).unwrap();
+                            let r = npy_core::NpyReader::open(&dst).unwrap();
+                            let what = format!(
+                                "{} {shape:?} {from:?} -> {to:?} swap {swap} budget {budget:?}",
+                                case.descr
+                            );
+                            // numpy writes `True` only for data not also C-contiguous.
+                            let fortran = to == Order::Fortran
+                                && !shape.contains(&0)
+                                && shape.iter().filter(|&&d| d != 1).count() > 1;
+                            assert_eq!(r.header().fortran_order, fortran, "{what}");
+                            let descr = if swap { case.big } else { case.descr };
+                            assert_eq!(r.dtype(), &descr.parse().unwrap(), "{what}");
+                            let offset = r.parsed_header().data_offset() as usize;
+                            let want = layout(shape, to, case.itemsize, swap.then_some(case));
+                            let got = std::fs::read(&dst).unwrap();
+                            assert!(got[offset..] == want[..], "{what}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(checked, n_cases * shapes.len() * 2 * 2 * 2 * budgets.len());
+}
+
+/// The progress hook sees `(0, total)` first, then growing counts, ending at `(total, total)`,
+/// for both the tiled and the streamed path; a file with no data reports `(0, 0)` once.
+#[test]
+fn progress_is_monotone_and_reaches_the_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src.npy");
+    let dst = dir.path().join("dst.npy");
+    let shape = [40, 50];
+    write_layout(
+        &src,
+        "<f8",
+        &shape,
+        Order::C,
+        &layout(&shape, Order::C, 8, None),
+    );
+    for order in [Order::Fortran, Order::C] {
+        let mut o = ConvertOptions::default();
+        o.order = Some(order);
+        o.byte_order = Some(ByteOrder::Big);
+        o.buffer_bytes = Some(1000);
+        let mut seen = Vec::new();
+        npy_core::convert_file_with_progress(&src, &dst, &o, |d, t| seen.push((d, t))).unwrap();
+        assert_eq!(seen.first(), Some(&(0, 16_000)), "{order:?}");
+        assert_eq!(seen.last(), Some(&(16_000, 16_000)), "{order:?}");
+        assert!(seen.len() > 10, "{order:?}: one call per buffer, {seen:?}");
+        assert!(
+            seen.windows(2).all(|w| w[0].0 < w[1].0 && w[1].1 == 16_000),
+            "{seen:?}"
+        );
+    }
+    write_layout(&src, "<f8", &[3, 0], Order::C, &[]);
+    let mut seen = Vec::new();
+    npy_core::convert_file_with_progress(&src, &dst, &ConvertOptions::default(), |d, t| {
+        seen.push((d, t));
+    })
+    .unwrap();
+    assert_eq!(seen, [(0, 0)]);
+}
