@@ -11,7 +11,7 @@ use crate::format::fail;
 /// is preserved (records and strings included; object arrays are refused).
 ///
 /// Memory stays bounded whatever the size: a byte-order or version change streams the data
-/// through a 4 MiB buffer, an order change transposes it tile by tile through two 16 MiB
+/// through two 1 MiB buffers, an order change transposes it tile by tile through two 16 MiB
 /// buffers, so files larger than memory convert. OUT is written atomically (temporary file
 /// beside it, then rename), so OUT may be IN. On a terminal, a progress bar on stderr follows
 /// conversions of more than 256 MiB.

@@ -35,7 +35,7 @@ pub struct ConvertOptions {
     pub version: Option<Version>,
     /// Bytes of each buffer of the conversion (`None`: 16 MiB). A memory-order change holds
     /// two buffers of this size (a tile as read and as written), a byte-order or version
-    /// change one of at most 4 MiB; each holds at least one element. Smaller buffers mean
+    /// change two of at most 1 MiB (one read while the other is written); each holds at least one element. Smaller buffers mean
     /// shorter runs, so more reads and writes.
     pub buffer_bytes: Option<usize>,
 }
@@ -158,7 +158,8 @@ fn apply(runs: &[SwapRun], element: &mut [u8]) {
 /// value (numpy's `np.save(dst, np.load(src).astype(new_dtype, order=...))`).
 ///
 /// Memory stays bounded for every conversion, whatever the file's size: a byte-order or
-/// version change streams the data through one buffer of at most 4 MiB, and a memory-order
+/// version change streams the data through two buffers of at most 1 MiB (a second thread
+/// reads and swaps one while the other is written), and a memory-order
 /// change transposes it tile by tile through two buffers of at most
 /// [`ConvertOptions::buffer_bytes`] (16 MiB by default) each, reading the input and writing
 /// the output at explicit offsets. Each buffer holds at least one element, so an itemsize
@@ -417,7 +418,7 @@ impl Swap {
             Swap::None => {}
             Swap::Bulk(unit) => swap_in_place(buf, *unit),
             Swap::PerElement(runs, itemsize) => {
-                buf.chunks_exact_mut(*itemsize).for_each(|e| apply(runs, e))
+                buf.chunks_exact_mut(*itemsize).for_each(|e| apply(runs, e));
             }
         }
     }
@@ -437,7 +438,9 @@ impl Buffer {
     }
 }
 
-/// Copies the data as it is stored (swapped), through one buffer of whole elements.
+/// Copies the data as it is stored (swapped) through two buffers of whole elements: a
+/// second thread reads (and swaps) the next buffer while this one writes the last, so
+/// reading and writing overlap. Data of one buffer or less goes without a thread.
 fn stream(
     input: &Input,
     itemsize: usize,
@@ -449,18 +452,61 @@ fn stream(
     let unit = itemsize.max(1);
     let chunk = per_chunk(unit, budget.min(COPY_CHUNK_BYTES)) * unit;
     let chunk = (chunk as u64).min(input.nbytes) as usize;
-    let mut buf = Buffer::new(chunk);
-    let mut done = 0u64;
-    while done < input.nbytes {
-        let k = (chunk as u64).min(input.nbytes - done) as usize;
+    let nbytes = input.nbytes;
+    let fill = |buf: &mut Buffer, done: u64| -> Result<usize, Error> {
+        let k = (chunk as u64).min(nbytes - done) as usize;
         let b = &mut buf.bytes()[..k];
         input.read_at(b, done)?;
         swap.apply(b);
-        out.write(b)?;
-        done += k as u64;
-        progress(done, input.nbytes);
+        Ok(k)
+    };
+    if nbytes <= chunk as u64 {
+        let mut buf = Buffer::new(chunk);
+        if nbytes > 0 {
+            let k = fill(&mut buf, 0)?;
+            out.write(&buf.bytes()[..k])?;
+            progress(nbytes, nbytes);
+        }
+        return Ok(());
     }
-    Ok(())
+    std::thread::scope(|scope| {
+        let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Result<(Buffer, usize), Error>>(1);
+        let (empty_tx, empty_rx) = std::sync::mpsc::sync_channel::<Buffer>(2);
+        for _ in 0..2 {
+            // The channel has room for both.
+            let _ = empty_tx.send(Buffer::new(chunk));
+        }
+        scope.spawn(move || {
+            let mut done = 0u64;
+            while done < nbytes {
+                // Ends when the writer has stopped (an error) and dropped its side.
+                let Ok(mut buf) = empty_rx.recv() else { return };
+                let filled = fill(&mut buf, done);
+                let stop = filled.is_err();
+                if let Ok(k) = filled {
+                    done += k as u64;
+                }
+                if full_tx.send(filled.map(|k| (buf, k))).is_err() || stop {
+                    return;
+                }
+            }
+        });
+        let mut done = 0u64;
+        while done < nbytes {
+            let Ok(filled) = full_rx.recv() else {
+                // The reader ended without sending: only a panic does that.
+                return Err(Error::from(std::io::Error::other(
+                    "the reading thread stopped",
+                )));
+            };
+            let (mut buf, k) = filled?;
+            out.write(&buf.bytes()[..k])?;
+            done += k as u64;
+            progress(done, nbytes);
+            let _ = empty_tx.send(buf);
+        }
+        Ok(())
+    })
 }
 
 /// The axes of `shape` longer than 1, as `u64` extents in the source's memory order, fastest
