@@ -3,9 +3,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use npy_core::{convert_file, ByteOrder, ConvertOptions, Order, Version};
+use npy_core::{convert_file_with_progress, ByteOrder, ConvertOptions, Order, Version};
 
 use crate::format::fail;
+use crate::progress::Progress;
 
 /// Rewrite a .npy file with another byte order, memory order or format version; every value
 /// is preserved (records and strings included; object arrays are refused).
@@ -66,7 +67,13 @@ pub fn run(args: &Args) -> ExitCode {
         "2" => Version::V2_0,
         _ => Version::V3_0,
     });
-    match convert_file(&args.input, &args.output, &options) {
+    let mut bar: Option<Progress> = None;
+    let result = convert_file_with_progress(&args.input, &args.output, &options, |done, total| {
+        bar.get_or_insert_with(|| Progress::new(total, "converting"))
+            .set(done);
+    });
+    drop(bar);
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         // The error names the input or the output file, whichever failed.
         Err(e) => fail(&e, &args.input),

@@ -63,6 +63,7 @@ mod format;
 mod header;
 mod info;
 mod npz;
+mod progress;
 mod show;
 
 use std::process::ExitCode;

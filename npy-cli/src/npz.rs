@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::format::{printable, thousands};
 use crate::info::{complain, output_failed, Json, Report};
+use crate::progress::Progress;
 
 /// Whether `path` starts with a zip signature (a local header, or the end record of an
 /// empty archive), as `np.load` decides.
@@ -181,6 +182,13 @@ pub fn pack(args: &PackArgs) -> ExitCode {
         if args.compress {
             w = w.compression(Compression::NUMPY_DEFLATED);
         }
+        let total = args
+            .files
+            .iter()
+            .filter_map(|f| fs::metadata(f).ok())
+            .map(|m| m.len())
+            .sum();
+        let bar = Progress::new(total, "packing");
         for file in &args.files {
             let key = file
                 .file_stem()
@@ -188,7 +196,7 @@ pub fn pack(args: &PackArgs) -> ExitCode {
                 .unwrap_or_default();
             File::open(file)
                 .map_err(Error::from)
-                .and_then(|f| w.add_npy(&key, BufReader::with_capacity(1 << 16, f)))
+                .and_then(|f| w.add_npy(&key, BufReader::with_capacity(1 << 16, bar.counted(f))))
                 .map_err(|e| (file.clone(), e))?;
         }
         w.finish()
@@ -229,6 +237,7 @@ pub fn unpack(args: &UnpackArgs) -> ExitCode {
         }
     };
     let names: Vec<String> = npz.members().iter().map(|m| m.name.clone()).collect();
+    let bar = Progress::new(npz.members().iter().map(|m| m.size).sum(), "unpacking");
     let mut failed = false;
     for name in names {
         let at = PathBuf::from(format!("{}[{name}]", args.archive.display()));
@@ -246,7 +255,7 @@ pub fn unpack(args: &UnpackArgs) -> ExitCode {
             }
             continue;
         }
-        if let Err(e) = extract(&mut npz, &name, &target) {
+        if let Err(e) = extract(&mut npz, &name, &target, &bar) {
             complain(&at, &e);
             failed = true;
         }
@@ -271,6 +280,7 @@ fn extract<R: Read + io::Seek>(
     npz: &mut NpzArchive<R>,
     name: &str,
     target: &Path,
+    bar: &Progress,
 ) -> Result<(), Error> {
     if let Some(parent) = target.parent() {
         fs::create_dir_all(parent)?;
@@ -280,7 +290,7 @@ fn extract<R: Read + io::Seek>(
     let partial = PathBuf::from(partial);
     let result = (|| {
         let mut r = npz.open_member(name)?;
-        let mut f = io::BufWriter::with_capacity(1 << 16, File::create(&partial)?);
+        let mut f = io::BufWriter::with_capacity(1 << 16, bar.counted(File::create(&partial)?));
         r.copy_to(&mut f)?;
         f.flush()?;
         Ok(())

@@ -232,3 +232,62 @@ fn cat_streams_in_bounded_memory() {
     assert_eq!(fs::metadata(&out).unwrap().len(), 128 + (256 << 20));
     assert!(peak < 24 << 20, "peak resident set {peak} bytes");
 }
+
+/// Issue 10: `npy convert --order F` of a 512 MiB (8192, 16384) float32 file (sparse: its data
+/// a hole) held the whole file (memory-mapped or read); it now transposes tile by tile. The
+/// byte-order change streams, and the pathological shapes (2, N) and (N, 2) stay bounded too.
+/// The output's values are checked where the format's rules put them.
+#[test]
+fn convert_order_and_byte_order_in_bounded_memory() {
+    const LIMIT: u64 = 128 * MIB;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("in.npy");
+    let out = dir.path().join("out.npy");
+    let (rows, cols) = (8192u64, 16384u64);
+    // Element (1, 2) = 7.0 at C index 1 * 16384 + 2; the last, (8191, 16383), = 9.0.
+    let seven = 7f32.to_le_bytes();
+    let nine = 9f32.to_le_bytes();
+    sparse(
+        &input,
+        "<f4",
+        &[rows, cols],
+        &[((cols + 2) * 4, &seven), ((rows * cols - 1) * 4, &nine)],
+    );
+    let run = |args: &[&str]| {
+        let mut all: Vec<&OsStr> = vec![OsStr::new("convert")];
+        all.extend(args.iter().map(OsStr::new));
+        all.extend([input.as_os_str(), out.as_os_str()]);
+        peak::run_npy(&all, false)
+    };
+    let at = |index: u64, len: usize| {
+        let r = npy_core::NpyReader::open(&out).expect("open output");
+        let offset = r.parsed_header().data_offset() + index * 4;
+        let mut f = File::open(&out).expect("open");
+        f.seek(SeekFrom::Start(offset)).expect("seek");
+        let mut b = vec![0u8; len];
+        std::io::Read::read_exact(&mut f, &mut b).expect("read");
+        (r.header().fortran_order, b)
+    };
+    let (code, _, rss) = run(&["--order", "F"]);
+    assert_eq!(code, 0);
+    assert!(rss < LIMIT, "--order F: peak RSS {} MiB", rss / MIB);
+    // Fortran order: (1, 2) is at 1 + 2 * 8192.
+    assert_eq!(at(1 + 2 * rows, 4), (true, seven.to_vec()));
+    assert_eq!(at(rows * cols - 1, 4), (true, nine.to_vec()));
+    let (code, _, rss) = run(&["--byte-order", "big"]);
+    assert_eq!(code, 0);
+    assert!(rss < LIMIT, "--byte-order big: peak RSS {} MiB", rss / MIB);
+    assert_eq!(at(cols + 2, 4), (false, 7f32.to_be_bytes().to_vec()));
+
+    // (2, 16M) and (16M, 2), 128 MiB each: one long axis, one of two elements.
+    for shape in [[2u64, 1 << 24], [1 << 24, 2]] {
+        let last = shape[0] * shape[1] - 1;
+        sparse(&input, "<f4", &shape, &[(4, &seven), (last * 4, &nine)]);
+        let (code, _, rss) = run(&["--order", "F"]);
+        assert_eq!(code, 0);
+        assert!(rss < LIMIT, "{shape:?}: peak RSS {} MiB", rss / MIB);
+        // C index 1 is (0, 1), at 0 + 1 * shape[0] in Fortran order.
+        assert_eq!(at(shape[0], 4), (true, seven.to_vec()), "{shape:?}");
+        assert_eq!(at(last, 4), (true, nine.to_vec()), "{shape:?}");
+    }
+}
