@@ -56,6 +56,10 @@ pub struct Interop {
 
 /// Flags of `cargo xtask bench`.
 #[derive(Debug, Args)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent command-line switches, as clap parses them"
+)]
 pub struct Bench {
     /// Criterion's --quick; numpy timed 3 × 3 instead of 5 × 10.
     #[arg(long)]
@@ -66,6 +70,10 @@ pub struct Bench {
     /// Measure only the `npy show` targets and print their table (the README is not touched).
     #[arg(long, conflicts_with = "table_only")]
     pub show_only: bool,
+    /// Measure only the `npy convert` targets and print their table (the README is not
+    /// touched).
+    #[arg(long, conflicts_with_all = ["table_only", "show_only"])]
+    pub convert_only: bool,
 }
 
 /// Flags of `cargo xtask miri`.

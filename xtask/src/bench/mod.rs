@@ -15,6 +15,8 @@
 //!
 //! 5. [`show`]: the `npy show` targets of issue 10 (summary and `--json` of a 400 MB file,
 //!    whole processes, time and peak memory, against numpy).
+//! 6. [`convert`]: the `npy convert` targets of issue 10 (`--order F` against numpy,
+//!    `--byte-order big` against `cp`, a 512 MiB file in tmpfs, whole processes).
 //!
 //! `--table-only` skips the runs and rebuilds the table from the results on disk (criterion's
 //! estimates, `target/bench-data/numpy.json` and `peak_mem.json`).
@@ -28,6 +30,7 @@ use serde_json::Value;
 
 use crate::python::numpy_python;
 
+pub mod convert;
 pub mod show;
 use crate::{target_dir, workspace_root};
 
@@ -45,6 +48,15 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
         let show = show::measure(&data, quick)?;
         write_file(&show::results_path(&data), show.to_string().as_bytes())?;
         print!("{}", show::render(&show));
+        return Ok(());
+    }
+    if flags.convert_only {
+        let convert = convert::measure(quick)?;
+        write_file(
+            &convert::results_path(&data),
+            convert.to_string().as_bytes(),
+        )?;
+        print!("{}", convert::render(&convert));
         return Ok(());
     }
     if !table_only {
@@ -65,6 +77,11 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
         write_file(&peak_json, peak.as_bytes())?;
         let show = show::measure(&data, quick)?;
         write_file(&show::results_path(&data), show.to_string().as_bytes())?;
+        let convert = convert::measure(quick)?;
+        write_file(
+            &convert::results_path(&data),
+            convert.to_string().as_bytes(),
+        )?;
     }
     let numpy: Value = read_json(&numpy_json)?;
     let peak: Value = read_json(&peak_json)?;
@@ -75,6 +92,9 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
     let mut table = render(&results, &peak, quick);
     if let Ok(show) = read_json(&show::results_path(&data)) {
         table.push_str(&format!("\n{}", show::render(&show)));
+    }
+    if let Ok(convert) = read_json(&convert::results_path(&data)) {
+        table.push_str(&format!("\n{}", convert::render(&convert)));
     }
     print!("{table}");
     let readme = workspace_root().join("npy-bench").join("README.md");

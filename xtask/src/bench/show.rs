@@ -29,14 +29,7 @@ pub fn measure(data: &Path, quick: bool) -> Result<Value, String> {
         eprintln!("xtask: writing {}", file.display());
         write_arange(&file).map_err(|e| format!("{}: {e}", file.display()))?;
     }
-    let status = crate::bench::cargo()
-        .args(["build", "--release", "-q", "-p", "npy-cli", "--bin", "npy"])
-        .status()
-        .map_err(|e| format!("cannot run cargo build: {e}"))?;
-    if !status.success() {
-        return Err(format!("building npy failed ({status})"));
-    }
-    let npy = target_dir().join("release").join("npy");
+    let npy = build_npy()?;
     let python = numpy_python()?;
     let runs = if quick { 3 } else { 5 };
     let f = file.display().to_string();
@@ -57,6 +50,18 @@ pub fn measure(data: &Path, quick: bool) -> Result<Value, String> {
     Ok(json!({ "summary": summary, "json": json_, "load": load_average() }))
 }
 
+/// Builds `npy` (release); returns its path.
+pub(super) fn build_npy() -> Result<PathBuf, String> {
+    let status = crate::bench::cargo()
+        .args(["build", "--release", "-q", "-p", "npy-cli", "--bin", "npy"])
+        .status()
+        .map_err(|e| format!("cannot run cargo build: {e}"))?;
+    if !status.success() {
+        return Err(format!("building npy failed ({status})"));
+    }
+    Ok(target_dir().join("release").join("npy"))
+}
+
 /// `np.arange(ELEMENTS, dtype=np.float32)`, written in rows of 1 Mi elements.
 fn write_arange(path: &Path) -> Result<(), npy_core::Error> {
     let row = 1u64 << 20;
@@ -74,7 +79,7 @@ fn write_arange(path: &Path) -> Result<(), npy_core::Error> {
 
 /// Runs `cmd` `runs` times with its output to /dev/null: `{"seconds": median, "peak_bytes":
 /// largest}`.
-fn run(cmd: &mut Command, runs: usize) -> Result<Value, String> {
+pub(super) fn run(cmd: &mut Command, runs: usize) -> Result<Value, String> {
     let mut times = Vec::new();
     let mut peak = 0u64;
     for _ in 0..runs {
@@ -112,7 +117,7 @@ fn wait_rusage(pid: u32) -> Result<(bool, u64), String> {
     Ok((ok, u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024))
 }
 
-fn load_average() -> String {
+pub(super) fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .ok()
         .and_then(|s| s.split_whitespace().next().map(str::to_string))
@@ -121,8 +126,6 @@ fn load_average() -> String {
 
 /// The table's section: the four figures against the targets.
 pub fn render(show: &Value) -> String {
-    const MIB: f64 = (1u64 << 20) as f64;
-    let get = |case: &str, who: &str, what: &str| show[case][who][what].as_f64();
     let mut out = format!(
         "`npy show` of `np.arange(100_000_000, dtype=np.float32)` (400 MB), whole processes \
          (load average {} when measured):\n\n\
@@ -144,27 +147,48 @@ pub fn render(show: &Value) -> String {
             64.0,
         ),
     ] {
-        let ours = get(case, "ours", "seconds");
-        let theirs = get(case, "numpy", "seconds");
-        let rss = get(case, "ours", "peak_bytes").map(|b| b / MIB);
-        let ratio = ours.zip(theirs).map(|(a, b)| a / b);
-        let verdict = |ok: Option<bool>| match ok {
-            Some(true) => "met",
-            Some(false) => "missed",
-            None => "not measured",
-        };
-        out.push_str(&format!(
-            "| {name} vs {numpy} | {} | {} (peak {}) | {} (≤ 1.0×: **{}**) | {} (< {limit} MiB: **{}**) |\n",
-            super::cell(ours),
-            super::cell(theirs),
-            get(case, "numpy", "peak_bytes").map_or("?".into(), |b| format!("{:.0} MiB", b / MIB)),
-            ratio.map_or("–".into(), |r| format!("{r:.3}×")),
-            verdict(ratio.map(|r| r <= 1.0)),
-            rss.map_or("–".into(), |r| format!("{r:.1} MiB")),
-            verdict(rss.map(|r| r < limit)),
+        let name = format!("{name} vs {numpy}");
+        out.push_str(&target_row(
+            &name,
+            &show[case]["ours"],
+            &show[case]["numpy"],
+            1.0,
+            limit,
         ));
     }
     out
+}
+
+/// A row of a whole-process table: `ours` and `peer` (`{"seconds", "peak_bytes"}`), their
+/// time ratio against `max_ratio` and our peak resident set against `limit_mib`, each marked
+/// met or missed.
+pub(super) fn target_row(
+    name: &str,
+    ours: &Value,
+    peer: &Value,
+    max_ratio: f64,
+    limit_mib: f64,
+) -> String {
+    const MIB: f64 = (1u64 << 20) as f64;
+    let seconds = |v: &Value| v["seconds"].as_f64();
+    let (a, b) = (seconds(ours), seconds(peer));
+    let rss = ours["peak_bytes"].as_f64().map(|b| b / MIB);
+    let ratio = a.zip(b).map(|(a, b)| a / b);
+    let verdict = |ok: Option<bool>| match ok {
+        Some(true) => "met",
+        Some(false) => "missed",
+        None => "not measured",
+    };
+    format!(
+        "| {name} | {} | {} (peak {}) | {} (≤ {max_ratio:.1}×: **{}**) | {} (< {limit_mib} MiB: **{}**) |\n",
+        super::cell(a),
+        super::cell(b),
+        peer["peak_bytes"].as_f64().map_or("?".into(), |b| format!("{:.0} MiB", b / MIB)),
+        ratio.map_or("–".into(), |r| format!("{r:.3}×")),
+        verdict(ratio.map(|r| r <= max_ratio)),
+        rss.map_or("–".into(), |r| format!("{r:.1} MiB")),
+        verdict(rss.map(|r| r < limit_mib)),
+    )
 }
 
 /// Where the measurements are kept for `--table-only`.
