@@ -85,20 +85,23 @@ pub fn render(convert: &Value) -> String {
          |---|--:|--:|--:|--:|\n",
         convert["load"].as_str().unwrap_or("?")
     );
-    out.push_str(&target_row(
-        "`npy convert --order F` vs `np.save(out, np.asfortranarray(np.load(f)))`",
-        &convert["order"]["ours"],
-        &convert["order"]["numpy"],
-        0.5,
-        128.0,
-    ));
-    out.push_str(&target_row(
-        "`npy convert --byte-order big` vs `cp`",
-        &convert["byte_order"]["ours"],
-        &convert["byte_order"]["cp"],
-        1.3,
-        128.0,
-    ));
+    for (name, case, peer, max_ratio) in [
+        (
+            "`npy convert --order F` vs `np.save(out, np.asfortranarray(np.load(f)))`",
+            "order",
+            "numpy",
+            0.5,
+        ),
+        (
+            "`npy convert --byte-order big` vs `cp`",
+            "byte_order",
+            "cp",
+            1.3,
+        ),
+    ] {
+        let (ours, peer) = (&convert[case]["ours"], &convert[case][peer]);
+        out.push_str(&target_row(name, ours, peer, max_ratio, 128.0));
+    }
     out
 }
 
