@@ -12,7 +12,7 @@ use crate::progress::Progress;
 /// is preserved (records and strings included; object arrays are refused).
 ///
 /// Memory stays bounded whatever the size: a byte-order or version change streams the data
-/// through two 1 MiB buffers, an order change transposes it tile by tile through two 16 MiB
+/// through two 1 MiB buffers, an order change transposes it tile by tile through three 8 MiB
 /// buffers, so files larger than memory convert. OUT is written atomically (temporary file
 /// beside it, then rename), so OUT may be IN. On a terminal, a progress bar on stderr follows
 /// conversions of more than 256 MiB.

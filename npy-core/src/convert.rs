@@ -33,8 +33,8 @@ pub struct ConvertOptions {
     pub order: Option<Order>,
     /// Format version (`None`: numpy's choice for the new header).
     pub version: Option<Version>,
-    /// Bytes of each buffer of the conversion (`None`: 16 MiB). A memory-order change holds
-    /// two buffers of this size (a tile as read and as written), a byte-order or version
+    /// Bytes of each buffer of the conversion (`None`: 8 MiB). A memory-order change holds
+    /// three buffers of this size (two tiles as read, one as written), a byte-order or version
     /// change two of at most 1 MiB (one read while the other is written); each holds at
     /// least one element. Tiles in memory add at most 64 bytes per run of 4 KiB or more (under
     /// 2 %) against cache conflicts. Smaller buffers mean shorter runs, so more reads and
@@ -162,9 +162,10 @@ fn apply(runs: &[SwapRun], element: &mut [u8]) {
 /// Memory stays bounded for every conversion, whatever the file's size: a byte-order or
 /// version change streams the data through two buffers of at most 1 MiB (a second thread
 /// reads and swaps one while the other is written), and a memory-order
-/// change transposes it tile by tile through two buffers of at most
-/// [`ConvertOptions::buffer_bytes`] (16 MiB by default) each, reading the input and writing
-/// the output at explicit offsets. Each buffer holds at least one element, so an itemsize
+/// change transposes it tile by tile through three buffers of at most
+/// [`ConvertOptions::buffer_bytes`] (8 MiB by default) each, reading the input and writing
+/// the output at explicit offsets (a second thread reads the next tile while this one
+/// transposes and writes the last). Each buffer holds at least one element, so an itemsize
 /// larger than the budget raises it to one element. The output is written atomically
 /// (temporary file beside `dst`, synced, then renamed), so `dst` may equal `src`; a failure
 /// leaves `dst` as it was.
@@ -206,7 +207,7 @@ pub fn convert_file(
 /// written so far. The first call is `(0, total)`, each later one has a larger `done`, and
 /// the last one, made once every byte is written and before the output is synced and
 /// renamed, is `(total, total)`; an error stops the calls. The calls come from the calling
-/// thread, one per buffer written (at most 16 MiB apart with the default options), so the
+/// thread, one per buffer written (at most 8 MiB apart with the default options), so the
 /// hook can drive a progress bar without a clock of its own.
 ///
 /// # Errors
@@ -440,9 +441,56 @@ impl Buffer {
     }
 }
 
-/// Copies the data as it is stored (swapped) through two buffers of whole elements: a
-/// second thread reads (and swaps) the next buffer while this one writes the last, so
-/// reading and writing overlap. Data of one buffer or less goes without a thread.
+/// Runs `fill` on each job, in order, on a second thread, into one of two buffers made by
+/// `make`, while this thread runs `drain` on the buffer filled before: reading overlaps
+/// writing. A single job runs on this thread. Stops at the first error (either side's), which
+/// it returns.
+fn overlapped<J: Send>(
+    mut jobs: impl Iterator<Item = J> + Send,
+    make: impl Fn() -> Buffer,
+    fill: impl Fn(&mut Buffer, &J) -> Result<(), Error> + Sync,
+    mut drain: impl FnMut(&mut Buffer, J) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let Some(first) = jobs.next() else {
+        return Ok(());
+    };
+    let mut buf = make();
+    fill(&mut buf, &first)?;
+    let mut jobs = jobs.peekable();
+    if jobs.peek().is_none() {
+        return drain(&mut buf, first);
+    }
+    std::thread::scope(|scope| {
+        let (full_tx, full_rx) = std::sync::mpsc::sync_channel(1);
+        let (empty_tx, empty_rx) = std::sync::mpsc::sync_channel::<Buffer>(1);
+        // The channel has room for it.
+        let _ = empty_tx.send(make());
+        let fill = &fill;
+        scope.spawn(move || {
+            for job in jobs {
+                // Both ends close when this thread's partner stops (an error).
+                let Ok(mut buf) = empty_rx.recv() else { return };
+                let filled = fill(&mut buf, &job).map(|()| (buf, job));
+                let stop = filled.is_err();
+                if full_tx.send(filled).is_err() || stop {
+                    return;
+                }
+            }
+        });
+        drain(&mut buf, first)?;
+        let _ = empty_tx.send(buf);
+        // Ends when the filling thread has sent its last job and dropped its end.
+        while let Ok(filled) = full_rx.recv() {
+            let (mut buf, job) = filled?;
+            drain(&mut buf, job)?;
+            let _ = empty_tx.send(buf);
+        }
+        Ok(())
+    })
+}
+
+/// Copies the data as it is stored (swapped) through two buffers of whole elements, one read
+/// and swapped while the other is written ([`overlapped`]).
 fn stream(
     input: &Input,
     itemsize: usize,
@@ -455,60 +503,26 @@ fn stream(
     let chunk = per_chunk(unit, budget.min(COPY_CHUNK_BYTES)) * unit;
     let chunk = (chunk as u64).min(input.nbytes) as usize;
     let nbytes = input.nbytes;
-    let fill = |buf: &mut Buffer, done: u64| -> Result<usize, Error> {
-        let k = (chunk as u64).min(nbytes - done) as usize;
-        let b = &mut buf.bytes()[..k];
-        input.read_at(b, done)?;
-        swap.apply(b);
-        Ok(k)
-    };
-    if nbytes <= chunk as u64 {
-        let mut buf = Buffer::new(chunk);
-        if nbytes > 0 {
-            let k = fill(&mut buf, 0)?;
+    // (offset, bytes) of each step.
+    let steps = (0..nbytes.div_ceil(chunk.max(1) as u64)).map(|i| {
+        let at = i * chunk as u64;
+        (at, (nbytes - at).min(chunk as u64) as usize)
+    });
+    overlapped(
+        steps,
+        || Buffer::new(chunk),
+        |buf, &(at, k)| {
+            let b = &mut buf.bytes()[..k];
+            input.read_at(b, at)?;
+            swap.apply(b);
+            Ok(())
+        },
+        |buf, (at, k)| {
             out.write(&buf.bytes()[..k])?;
-            progress(nbytes, nbytes);
-        }
-        return Ok(());
-    }
-    std::thread::scope(|scope| {
-        let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Result<(Buffer, usize), Error>>(1);
-        let (empty_tx, empty_rx) = std::sync::mpsc::sync_channel::<Buffer>(2);
-        for _ in 0..2 {
-            // The channel has room for both.
-            let _ = empty_tx.send(Buffer::new(chunk));
-        }
-        scope.spawn(move || {
-            let mut done = 0u64;
-            while done < nbytes {
-                // Ends when the writer has stopped (an error) and dropped its side.
-                let Ok(mut buf) = empty_rx.recv() else { return };
-                let filled = fill(&mut buf, done);
-                let stop = filled.is_err();
-                if let Ok(k) = filled {
-                    done += k as u64;
-                }
-                if full_tx.send(filled.map(|k| (buf, k))).is_err() || stop {
-                    return;
-                }
-            }
-        });
-        let mut done = 0u64;
-        while done < nbytes {
-            let Ok(filled) = full_rx.recv() else {
-                // The reader ended without sending: only a panic does that.
-                return Err(Error::from(std::io::Error::other(
-                    "the reading thread stopped",
-                )));
-            };
-            let (mut buf, k) = filled?;
-            out.write(&buf.bytes()[..k])?;
-            done += k as u64;
-            progress(done, nbytes);
-            let _ = empty_tx.send(buf);
-        }
-        Ok(())
-    })
+            progress(at + k as u64, nbytes);
+            Ok(())
+        },
+    )
 }
 
 /// The axes of `shape` longer than 1, as `u64` extents in the source's memory order, fastest
@@ -615,56 +629,89 @@ impl Tiling {
         let full: Vec<usize> = self.tile.iter().map(|&t| t as usize).collect();
         // Tiles hold at most the budget (or one element) and a little padding.
         let room = Blocks::new(&full, first, last, self.itemsize).len() * self.itemsize;
-        let (mut a, mut b) = (Buffer::new(room), Buffer::new(room));
-        let mut start = vec![0u64; n];
-        let mut extent = vec![0usize; n];
+        let extent = |start: &[u64]| -> Vec<usize> {
+            (0..n)
+                .map(|k| self.tile[k].min(self.dims[k] - start[k]) as usize)
+                .collect()
+        };
+        let mut b = Buffer::new(room);
         let mut done = 0u64;
-        loop {
-            for k in 0..n {
-                extent[k] = self.tile[k].min(self.dims[k] - start[k]) as usize;
-            }
-            let blocks = Blocks::new(&extent, first, last, self.itemsize);
-            let len = blocks.len() * self.itemsize;
-            let (a, b) = (&mut a.bytes()[..len], &mut b.bytes()[..len]);
-            let run = extent[..=first].iter().product::<usize>() * self.itemsize;
-            let pitch = blocks.src_pitch * self.itemsize;
-            let base: u64 = (0..n).map(|k| start[k] * src_strides[k]).sum();
-            let mut at = 0;
-            let steps: Vec<usize> = (first + 1..n).collect();
-            for_each_run(base, &extent, &steps, &src_strides, |offset| {
-                input.read_at(&mut a[at..at + run], offset * w)?;
-                at += pitch;
+        overlapped(
+            TileStarts::new(&self.tile, &self.dims),
+            || Buffer::new(room),
+            |a, start| {
+                let extent = extent(start);
+                let blocks = Blocks::new(&extent, first, last, self.itemsize);
+                let a = &mut a.bytes()[..blocks.len() * self.itemsize];
+                let run = extent[..=first].iter().product::<usize>() * self.itemsize;
+                let pitch = blocks.src_pitch * self.itemsize;
+                let base: u64 = (0..n).map(|k| start[k] * src_strides[k]).sum();
+                let mut at = 0;
+                let steps: Vec<usize> = (first + 1..n).collect();
+                for_each_run(base, &extent, &steps, &src_strides, |offset| {
+                    input.read_at(&mut a[at..at + run], offset * w)?;
+                    at += pitch;
+                    Ok(())
+                })
+            },
+            |a, start| {
+                let extent = extent(&start);
+                let blocks = Blocks::new(&extent, first, last, self.itemsize);
+                let len = blocks.len() * self.itemsize;
+                let (a, b) = (&a.bytes()[..len], &mut b.bytes()[..len]);
+                transpose_tile(a, b, &blocks, self.itemsize);
+                swap.apply(b);
+                let run = extent[last..].iter().product::<usize>() * self.itemsize;
+                let pitch = blocks.dst_pitch * self.itemsize;
+                let base: u64 = (0..n).map(|k| start[k] * dst_strides[k]).sum();
+                let mut at = 0;
+                let steps: Vec<usize> = (0..last).rev().collect();
+                for_each_run(base, &extent, &steps, &dst_strides, |offset| {
+                    out.write_at(&b[at..at + run], out_offset + offset * w)?;
+                    at += pitch;
+                    Ok(())
+                })?;
+                done += (extent.iter().product::<usize>() * self.itemsize) as u64;
+                progress(done, input.nbytes);
                 Ok(())
-            })?;
-            transpose_tile(a, b, &blocks, self.itemsize);
-            swap.apply(b);
-            let run = extent[last..].iter().product::<usize>() * self.itemsize;
-            let pitch = blocks.dst_pitch * self.itemsize;
-            let base: u64 = (0..n).map(|k| start[k] * dst_strides[k]).sum();
-            let mut at = 0;
-            let steps: Vec<usize> = (0..last).rev().collect();
-            for_each_run(base, &extent, &steps, &dst_strides, |offset| {
-                out.write_at(&b[at..at + run], out_offset + offset * w)?;
-                at += pitch;
-                Ok(())
-            })?;
-            let bytes = extent.iter().product::<usize>() * self.itemsize;
-            done += bytes as u64;
-            progress(done, input.nbytes);
-            // The next tile, the target's fastest axis fastest (writes move forward).
-            let mut k = n;
-            loop {
-                if k == 0 {
-                    return Ok(());
-                }
-                k -= 1;
-                start[k] += self.tile[k];
-                if start[k] < self.dims[k] {
-                    break;
-                }
-                start[k] = 0;
-            }
+            },
+        )
+    }
+}
+
+/// The first index of each tile of `tile` over `dims`, the last axis (the target's fastest)
+/// fastest, so that writes move forward.
+struct TileStarts<'a> {
+    tile: &'a [u64],
+    dims: &'a [u64],
+    next: Option<Vec<u64>>,
+}
+
+impl<'a> TileStarts<'a> {
+    fn new(tile: &'a [u64], dims: &'a [u64]) -> Self {
+        TileStarts {
+            tile,
+            dims,
+            next: Some(vec![0; dims.len()]),
         }
+    }
+}
+
+impl Iterator for TileStarts<'_> {
+    type Item = Vec<u64>;
+
+    fn next(&mut self) -> Option<Vec<u64>> {
+        let here = self.next.take()?;
+        let mut next = here.clone();
+        for k in (0..next.len()).rev() {
+            next[k] += self.tile[k];
+            if next[k] < self.dims[k] {
+                self.next = Some(next);
+                break;
+            }
+            next[k] = 0;
+        }
+        Some(here)
     }
 }
 
@@ -905,7 +952,10 @@ mod tests {
     }
 
     /// Issue 10's pathological shapes at full size: tiles stay within the budget, and runs on
-    /// both sides stay long (no system call per element), whichever side the long axis is on.
+    /// both sides stay long (no system call per element), whichever side the long axis is on:
+    /// at least a quarter of the square root of the budget's elements (the share of each side,
+    /// halved at most once by rounding down to whole elements of the partly covered axis and
+    /// once by cutting it into equal tiles).
     #[test]
     fn tiles_of_pathological_shapes_keep_both_runs_long() {
         let m = 64 << 20;
@@ -920,11 +970,12 @@ mod tests {
             vec![1_000_003, 3, 7],
         ] {
             let t = Tiling::new(dims.clone(), 4, TILE_BYTES);
+            let floor = (TILE_BYTES as u64 / 4).isqrt() / 4;
             let elements: u64 = t.tile.iter().product();
             assert!(elements * 4 <= TILE_BYTES as u64, "{dims:?}: {:?}", t.tile);
             let (src, dst) = runs(&t);
             assert!(
-                src >= 1000 && dst >= 1000,
+                src >= floor && dst >= floor,
                 "{dims:?}: tile {:?}, runs {src} {dst}",
                 t.tile
             );
@@ -967,6 +1018,61 @@ mod tests {
             let extent: Vec<usize> = t.tile.iter().map(|&e| e as usize).collect();
             let b = Blocks::new(&extent, 0, 0, itemsize);
             assert!(b.src_pitch > extent[0], "{:?}", t.tile);
+        }
+    }
+
+    /// The two-thread pipeline drains every job in order, and stops at the first error of
+    /// either side (returning it, never hanging), whatever the number of jobs.
+    #[test]
+    fn overlapped_keeps_order_and_stops_at_errors() {
+        let fail = |what: &'static str| Error::from(std::io::Error::other(what));
+        for jobs in [0u32, 1, 2, 10] {
+            let mut seen = Vec::new();
+            let fill = |b: &mut Buffer, &j: &u32| {
+                b.bytes()[0] = j as u8;
+                Ok(())
+            };
+            overlapped(
+                0..jobs,
+                || Buffer::new(1),
+                fill,
+                |b, j| {
+                    seen.push((b.bytes()[0], j));
+                    Ok(())
+                },
+            )
+            .unwrap();
+            assert_eq!(seen, (0..jobs).map(|j| (j as u8, j)).collect::<Vec<_>>());
+        }
+        for bad in [0u32, 1, 5, 9] {
+            let mut drained = Vec::new();
+            let fill = |_: &mut Buffer, &j: &u32| if j == bad { Err(fail("fill")) } else { Ok(()) };
+            let err = overlapped(
+                0..10,
+                || Buffer::new(1),
+                fill,
+                |_, j| {
+                    drained.push(j);
+                    Ok(())
+                },
+            )
+            .unwrap_err();
+            assert!(err.to_string().contains("fill"), "{err}");
+            assert_eq!(drained, (0..bad).collect::<Vec<_>>());
+            let err = overlapped(
+                0..10,
+                || Buffer::new(1),
+                |_, _| Ok(()),
+                |_, j| {
+                    if j == bad {
+                        Err(fail("drain"))
+                    } else {
+                        Ok(())
+                    }
+                },
+            )
+            .unwrap_err();
+            assert!(err.to_string().contains("drain"), "{err}");
         }
     }
 
