@@ -238,7 +238,7 @@ fn convert(src: &Path, dst: &Path, options: ConvertOptions) -> Result<(), Error>
     out.write(&header_bytes)?;
     let transpose = header.shape.len() >= 2 && target_order != src_order && itemsize > 0;
     let data_offset = reader.parsed_header().data_offset();
-    let mut file = reader.into_inner();
+    let mut file = reader.into_file()?;
     let copy = Copy {
         itemsize,
         runs: &runs,

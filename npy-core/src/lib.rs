@@ -377,8 +377,8 @@ pub use mmap::{mmap, NpyMmap, NpyMmapMut};
 #[cfg(feature = "derive")]
 pub use npy_derive::NpyElement;
 pub use read::{
-    read, read_with, Elements, NpyArray, NpyReader, MAX_EXPANSION, MAX_UNBACKED_BYTES,
-    MAX_ZERO_SIZE_ELEMENTS,
+    read, read_with, Elements, NpyArray, NpyFileReader, NpyReader, FILE_BUFFER_BYTES,
+    MAX_EXPANSION, MAX_UNBACKED_BYTES, MAX_ZERO_SIZE_ELEMENTS, PARALLEL_MIN_BYTES,
 };
 pub use records::{read_records, write_records};
 pub use view::{view_or_copy, NpyView};

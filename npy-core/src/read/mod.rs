@@ -4,8 +4,13 @@
 //! Every read allocates only what the input can back: the file's length (or, for a stream,
 //! the bytes that arrived) bounds the data, and [`MAX_EXPANSION`] bounds the Rust elements
 //! decoded from it.
+//!
+//! A reader opened from a path ([`NpyFileReader`]) reads through a [`BufReader`] of
+//! [`FILE_BUFFER_BYTES`], and reads large bulk ranges on several threads
+//! ([`ReadOptions::threads`], [`PARALLEL_MIN_BYTES`]).
 
 use std::fs::File;
+use std::io::{BufReader, Seek, SeekFrom};
 use std::path::Path;
 
 use crate::codec::{checked_product, permute_to_c_order};
@@ -15,10 +20,23 @@ use crate::format::Order;
 use crate::header::{Header, ReadOptions};
 use crate::meta::{meta_accessors, ArrayMeta};
 
+mod parallel;
 mod reader;
 
+pub use parallel::PARALLEL_MIN_BYTES;
 pub(crate) use reader::Decode;
 pub use reader::{Elements, NpyReader};
+
+/// Capacity of the buffer of a reader opened from a path ([`NpyReader::open`]): 8 KiB, what a
+/// hand-made [`BufReader::new`] holds. Reads of fewer bytes (a row, an element) are served from
+/// it, one system call per 8 KiB; larger reads (bulk reads, the 64 KiB chunks of decoded
+/// types) go straight to the file, copied once.
+pub const FILE_BUFFER_BYTES: usize = 8 << 10;
+
+/// The reader [`NpyReader::open`] returns: the file behind a [`BufReader`] of
+/// [`FILE_BUFFER_BYTES`]. [`NpyReader::into_file`] gives the file back, positioned after what was
+/// read.
+pub type NpyFileReader = NpyReader<BufReader<File>>;
 
 /// Most zero-size elements (`S0`, `V0`, empty records) a dynamic read will materialise: such
 /// elements take no file bytes, so the file length cannot bound them.
@@ -231,11 +249,31 @@ pub fn read_with<T: NpyElement>(
     read().at_path(path)
 }
 
-impl NpyReader<File> {
+impl NpyReader<BufReader<File>> {
     /// Opens the file at `path` and reads its header; the file's length bounds later reads.
+    ///
+    /// Reads go through a [`BufReader`] of [`FILE_BUFFER_BYTES`] (8 KiB), so that reading row by
+    /// row or element by element costs a system call per 8 KiB, not one per read; reads of
+    /// 8 KiB or more bypass the buffer. A bulk read ([`NpyReader::read_vec`],
+    /// [`NpyReader::read_into`]) of at least twice [`PARALLEL_MIN_BYTES`] of numbers is
+    /// split over several threads ([`ReadOptions::threads`]).
     ///
     /// # Errors
     /// I/O and header errors, naming the file.
+    ///
+    /// # Examples
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("npy-open-{}.npy", std::process::id()));
+    /// npy_core::write(&path, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+    /// let mut r = npy_core::NpyReader::open(&path)?;
+    /// let mut row = [0f32; 3];
+    /// r.read_into(&mut row)?; // served from the buffer
+    /// assert_eq!(row, [1.0, 2.0, 3.0]);
+    /// let file = r.into_file()?; // positioned after the first row
+    /// # drop(file);
+    /// # std::fs::remove_file(&path).ok();
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
         NpyReader::open_with(path, &ReadOptions::default())
     }
@@ -249,10 +287,27 @@ impl NpyReader<File> {
         let open = || -> Result<Self, Error> {
             let file = File::open(path)?;
             let file_len = file.metadata()?.len();
-            let r = NpyReader::with_options(file, options)?;
+            let buffered = BufReader::with_capacity(FILE_BUFFER_BYTES, file);
+            let r = NpyReader::with_options(buffered, options)?;
             let available = file_len.saturating_sub(r.data_offset());
-            Ok(r.with_available_bytes(available))
+            Ok(r.with_available_bytes(available).with_file_access())
         };
         open().at_path(path)
+    }
+
+    /// The file, positioned right after the bytes this reader has handed out: the header and
+    /// the elements read so far (at the data offset when none were). Bytes the buffer or
+    /// [`NpyReader::iter`] had read ahead are given back by seeking, not lost.
+    /// ([`NpyReader::into_inner`] gives the [`BufReader`] with its buffer instead.)
+    ///
+    /// # Errors
+    /// I/O errors of the seek.
+    pub fn into_file(self) -> Result<File, Error> {
+        let ahead = self.ahead_len();
+        let mut inner = self.into_inner();
+        // BufReader's relative seek counts its own buffered bytes too, then drops them.
+        let back = i64::try_from(ahead).map_err(|_| std::io::Error::other("read-ahead size"))?;
+        inner.seek(SeekFrom::Current(-back))?;
+        Ok(inner.into_inner())
     }
 }
