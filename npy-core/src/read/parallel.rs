@@ -22,6 +22,11 @@ pub const PARALLEL_MIN_BYTES: usize = 8 << 20;
 /// How many threads read `len` bytes when `requested` were asked for (`0`: the machine's
 /// [`std::thread::available_parallelism`]): at most one per [`PARALLEL_MIN_BYTES`], at least 1.
 pub(crate) fn threads_for(len: usize, requested: usize) -> usize {
+    // Before asking the system: `available_parallelism` reads cgroup files (tens of
+    // microseconds), which row-by-row reads must not pay.
+    if len < 2 * PARALLEL_MIN_BYTES || requested == 1 {
+        return 1;
+    }
     let wanted = match requested {
         0 => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
         n => n,
