@@ -256,6 +256,15 @@ fn rows() -> Vec<Row> {
         );
         rows.push(
             Row::new(
+                &format!("read f32 {case} → Vec, one thread"),
+                &format!("{g}/npy-core-1-thread"),
+            )
+            .numpy(&g)
+            .limit(&format!("{g}/limit-fs-read"), "fs::read")
+            .bytes(mib * MIB),
+        );
+        rows.push(
+            Row::new(
                 &format!("read f32 {case} → reused buffer"),
                 &format!("{g}/npy-core-into"),
             )
@@ -263,6 +272,14 @@ fn rows() -> Vec<Row> {
             .bytes(mib * MIB),
         );
     }
+    rows.push(
+        Row::new(
+            "read 1,000,000 rows of 3 f32 one by one, path reader",
+            "read_rows/f32_1Mx3/npy-core",
+        )
+        .limit("read_rows/f32_1Mx3/npy-core-bufreader", "BufReader")
+        .bytes(12.0 * 1e6),
+    );
     let fs_read_64 = "read_f32/64MiB/limit-fs-read";
     rows.push(
         Row::new(
@@ -711,6 +728,31 @@ fn targets(r: &Results<'_>, peak_ratio: Option<f64>) -> String {
             c("npz/write_stored_256MiB/limit-fs-write"),
         ),
         1.1,
+        true,
+    );
+    lines.push(String::new());
+    lines.push("Targets (issue 10, reads of large files):".to_string());
+    lines.push(String::new());
+    let read256 = c("read_f32/256MiB/npy-core");
+    check(
+        "owned read 256 MiB, ours / single-threaded",
+        div(read256, c("read_f32/256MiB/npy-core-1-thread")),
+        0.7,
+        true,
+    );
+    check(
+        "owned read 256 MiB, ours / np.load",
+        div(read256, r.numpy("read_f32/256MiB")),
+        0.5,
+        true,
+    );
+    check(
+        "1,000,000 rows of 3 f32 read one by one, path reader / over a hand-made BufReader",
+        div(
+            c("read_rows/f32_1Mx3/npy-core"),
+            c("read_rows/f32_1Mx3/npy-core-bufreader"),
+        ),
+        1.5,
         true,
     );
     lines.join("\n") + "\n"
