@@ -667,18 +667,7 @@ fn targets(r: &Results<'_>, peak_ratio: Option<f64>) -> String {
     lines.push("Targets (issue 11, .npz):".to_string());
     lines.push(String::new());
     let mut check = |what: &str, value: Option<f64>, limit: f64, less: bool| {
-        lines.push(match value {
-            Some(v) => format!(
-                "- {what}: {v:.2}× (target {} {limit}×) — **{}**",
-                if less { "≤" } else { "≥" },
-                if (less && v <= limit) || (!less && v >= limit) {
-                    "met"
-                } else {
-                    "missed"
-                }
-            ),
-            None => format!("- {what}: not measured"),
-        });
+        lines.push(ratio_target(what, value, limit, less));
     };
     let member = c("npz/read_member_64MiB/npy-core");
     check(
@@ -734,19 +723,19 @@ fn targets(r: &Results<'_>, peak_ratio: Option<f64>) -> String {
     lines.push("Targets (issue 10, reads of large files):".to_string());
     lines.push(String::new());
     let read256 = c("read_f32/256MiB/npy-core");
-    check(
+    lines.push(ratio_target(
         "owned read 256 MiB, ours / single-threaded",
         div(read256, c("read_f32/256MiB/npy-core-1-thread")),
         0.7,
         true,
-    );
-    check(
+    ));
+    lines.push(ratio_target(
         "owned read 256 MiB, ours / np.load",
         div(read256, r.numpy("read_f32/256MiB")),
         0.5,
         true,
-    );
-    check(
+    ));
+    lines.push(ratio_target(
         "1,000,000 rows of 3 f32 read one by one, path reader / over a hand-made BufReader",
         div(
             c("read_rows/f32_1Mx3/npy-core"),
@@ -754,8 +743,25 @@ fn targets(r: &Results<'_>, peak_ratio: Option<f64>) -> String {
         ),
         1.5,
         true,
-    );
+    ));
     lines.join("\n") + "\n"
+}
+
+/// One target line of a ratio: its value against `limit` (`less`: at most, else at least),
+/// met or missed.
+fn ratio_target(what: &str, value: Option<f64>, limit: f64, less: bool) -> String {
+    match value {
+        Some(v) => format!(
+            "- {what}: {v:.2}× (target {} {limit}×) — **{}**",
+            if less { "≤" } else { "≥" },
+            if (less && v <= limit) || (!less && v >= limit) {
+                "met"
+            } else {
+                "missed"
+            }
+        ),
+        None => format!("- {what}: not measured"),
+    }
 }
 
 fn command_line(program: &str, args: &[&str]) -> Option<String> {
