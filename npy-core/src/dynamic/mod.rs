@@ -130,6 +130,7 @@ impl<R: Read> NpyReader<R> {
         }
         // Values that do not determine every byte: keep the bytes for write_dyn.
         dtype.refuse_object()?;
+        self.check_backed()?;
         budget::check(&dtype, self.remaining(), true)?;
         let decoder = decode::Decoder::new(&dtype)?;
         let keeping = decode::Keeping::new(&decoder);
@@ -149,6 +150,7 @@ impl<R: Read> NpyReader<R> {
             }));
         }
         self.dtype().refuse_object()?;
+        self.check_backed()?;
         budget::check(self.dtype(), self.remaining(), false)?;
         let decoder = decode::Decoder::new(self.dtype())?;
         self.read_vec_with(&decoder)

@@ -318,8 +318,26 @@ impl<R: Read> NpyReader<R> {
         self.fold_subarray::<T>()?;
         let typed = Typed::<T>::new(self.dtype(), self.casting)?;
         let n = self.remaining();
+        // A short file is Truncated, whatever the memory bound would have said of its claim.
+        self.check_backed()?;
         check_expansion::<T>(n, n * self.itemsize())?;
         self.read_vec_with(&typed)
+    }
+
+    /// [`ErrorKind::Truncated`] (the bytes needed and those there) when the input is known to
+    /// hold fewer bytes than the elements left; nothing for a stream of unknown length.
+    /// Checked before any memory bound, so that a file shorter than its header claims is
+    /// reported as such, not as an allocation refused.
+    pub(crate) fn check_backed(&self) -> Result<(), Error> {
+        if let Some(avail) = self.available {
+            let itemsize = self.itemsize();
+            let consumed = self.pos * itemsize;
+            // <= the header's nbytes, checked at construction.
+            if avail.saturating_sub(consumed) < self.remaining() * itemsize {
+                return Err(self.truncated(avail));
+            }
+        }
+        Ok(())
     }
 
     /// Reads all remaining elements with `decoder` (the caller checked the dtype and bounded
@@ -327,13 +345,7 @@ impl<R: Read> NpyReader<R> {
     pub(crate) fn read_vec_with<D: Decode>(&mut self, decoder: &D) -> Result<Vec<D::Value>, Error> {
         let n = self.remaining();
         let itemsize = self.itemsize();
-        let nbytes = n * itemsize; // <= the header's nbytes, checked at construction
-        if let Some(avail) = self.available {
-            let consumed = self.pos * itemsize;
-            if avail.saturating_sub(consumed) < nbytes {
-                return Err(self.truncated(avail));
-            }
-        }
+        self.check_backed()?;
         let n_usize = usize::try_from(n).map_err(|_| {
             Error::new(ErrorKind::AllocationLimit {
                 what: "array data",
