@@ -46,9 +46,9 @@ pub use value::{DynValue, UcsString};
 /// Reads the `.npy` file at `path`, whatever its dtype, into a [`DynArray`].
 ///
 /// Allocation is bounded as for [`read`](crate::read()): a header claiming more data than the
-/// file holds is [`ErrorKind::Truncated`] before the values are allocated, and zero-size elements
-/// (`S0`, empty records, zero-size subarrays) beyond [`MAX_ZERO_SIZE_ELEMENTS`](crate::MAX_ZERO_SIZE_ELEMENTS) values are
-/// [`ErrorKind::AllocationLimit`]. Trailing bytes after the data are ignored, as numpy ignores
+/// file holds is [`ErrorKind::Truncated`] before the values are allocated, and values that would
+/// take more than [`MAX_DYN_EXPANSION`] bytes per data byte plus [`DYN_ALLOWANCE`] (which is all
+/// that elements of no bytes, `S0` or empty records, get) are [`ErrorKind::AllocationLimit`]. Trailing bytes after the data are ignored, as numpy ignores
 /// them.
 ///
 /// Object arrays (`O`, anywhere in the dtype) hold a pickle. With feature `pickle` (the

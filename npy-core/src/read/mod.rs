@@ -38,8 +38,13 @@ pub const FILE_BUFFER_BYTES: usize = 8 << 10;
 /// read.
 pub type NpyFileReader = NpyReader<BufReader<File>>;
 
-/// Most zero-size elements (`S0`, `V0`, empty records) a dynamic read will materialise: such
-/// elements take no file bytes, so the file length cannot bound them.
+/// Formerly the most zero-size values (`S0`, `V0`, empty records) a dynamic read would
+/// materialise. It also refused zero-size fields inside records of some bytes, which those
+/// bytes back (numpy loads 17,000,000 records of `[('a', '|S0'), ('b', '|u1')]`); the tree
+/// budget of `read_dyn` ([`MAX_DYN_EXPANSION`](crate::MAX_DYN_EXPANSION) × data +
+/// [`DYN_ALLOWANCE`](crate::DYN_ALLOWANCE)) counts zero-size values like any other, and bounds
+/// elements of no bytes to the allowance, well under this count. No read applies it.
+#[deprecated(note = "read_dyn bounds zero-size values by DYN_ALLOWANCE; nothing applies this")]
 pub const MAX_ZERO_SIZE_ELEMENTS: u64 = 1 << 24;
 
 /// How many bytes of Rust elements a typed read may allocate per byte of array data
@@ -309,5 +314,93 @@ impl NpyReader<BufReader<File>> {
         let back = i64::try_from(ahead).map_err(|_| std::io::Error::other("read-ahead size"))?;
         inner.seek(SeekFrom::Current(-back))?;
         Ok(inner.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MAX_EXPANSION;
+    use crate::dtype::DType;
+    use crate::element::{units, Datetime64, NpyElement, Timedelta64};
+
+    /// The smallest member of each dtype family (numpy's itemsizes; subarrays of one element),
+    /// each in both byte orders where it has one.
+    const DTYPES: [&str; 25] = [
+        "|b1",
+        "|i1",
+        "|u1",
+        "<i2",
+        "<u2",
+        ">f2",
+        "<f2",
+        "<i4",
+        "<u4",
+        "<f4",
+        "<i8",
+        "<u8",
+        "<f8",
+        "<c8",
+        ">c8",
+        "<c16",
+        "|S1",
+        "<U1",
+        ">U1",
+        "<M8[s]",
+        "<m8[ns]",
+        "('|u1', (1,))",
+        "('|S1', (1,))",
+        "('<U1', (1,))",
+        "('<f4', (1,))",
+    ];
+
+    /// The smallest itemsize (bytes) of a dtype `T` reads, as its own or widened.
+    fn smallest_itemsize<T: NpyElement>() -> u64 {
+        DTYPES
+            .iter()
+            .map(|d| d.parse::<DType>().unwrap())
+            .filter(|d| T::plan(d).is_ok() || T::widening(d).is_some())
+            .map(|d| d.itemsize())
+            .min()
+            .unwrap_or_else(|| panic!("{} reads none of the dtypes", T::rust_name()))
+    }
+
+    /// Every element type takes at most `MAX_EXPANSION` bytes per data byte of the smallest
+    /// dtype it reads: `Vec<u8>` and `String` (24 bytes) from `|S1`, `Complex<f64>` (16) widened
+    /// from `|b1`, ...
+    #[test]
+    fn every_element_type_fits_the_expansion_at_its_smallest_dtype() {
+        fn fits<T: NpyElement>() {
+            let each = std::mem::size_of::<T>() as u64;
+            let smallest = smallest_itemsize::<T>();
+            assert!(
+                each <= MAX_EXPANSION * smallest,
+                "{}: {each} bytes from {smallest}",
+                T::rust_name()
+            );
+        }
+        use half::f16;
+        use num_complex::Complex;
+        fits::<bool>();
+        fits::<i8>();
+        fits::<u8>();
+        fits::<i16>();
+        fits::<u16>();
+        fits::<i32>();
+        fits::<u32>();
+        fits::<i64>();
+        fits::<u64>();
+        fits::<f16>();
+        fits::<f32>();
+        fits::<f64>();
+        fits::<Complex<f32>>();
+        fits::<Complex<f64>>();
+        fits::<Vec<u8>>();
+        fits::<String>();
+        fits::<Datetime64<units::S>>();
+        fits::<Timedelta64<units::Ns>>();
+        fits::<[u8; 1]>();
+        fits::<[Vec<u8>; 1]>();
+        fits::<[String; 1]>();
+        fits::<[f32; 1]>();
     }
 }

@@ -249,3 +249,64 @@ fn every_dtype_family_claiming_more_than_the_file_holds_is_truncated() {
         }
     }
 }
+
+/// A real read of each family just past where a `read_dyn` expansion constant too small for
+/// it would refuse: with `DYN_ALLOWANCE + 1` elements, even one byte of values per element
+/// beyond the constant's bound passes the allowance. The values are what the zero bytes
+/// decode to under the format's rules.
+#[test]
+fn read_dyn_of_each_family_past_the_allowance() {
+    let n = npy_core::DYN_ALLOWANCE + 1;
+    let dir = tempfile::tempdir().unwrap();
+    let epoch = |v: &DynValue| matches!(v, DynValue::Datetime { ticks: Some(0), .. });
+    let zeros: [(&str, &dyn Fn(&DynValue) -> bool); 7] = [
+        ("|b1", &|v| *v == DynValue::Bool(false)),
+        ("|i1", &|v| *v == DynValue::Int(0)),
+        ("|u1", &|v| *v == DynValue::UInt(0)),
+        ("<f2", &|v| *v == DynValue::Float(0.0)),
+        ("|S1", &|v| *v == DynValue::Bytes(Vec::new())),
+        ("<U1", &|v| {
+            *v == DynValue::Str(npy_core::UcsString::from(""))
+        }),
+        ("<M8[s]", &epoch),
+    ];
+    for (descr, zero) in zeros {
+        let dtype: npy_core::DType = descr.parse().unwrap();
+        let mut bytes = Header::new(dtype.clone(), vec![n]).to_bytes(None).unwrap();
+        bytes.resize(bytes.len() + (n * dtype.itemsize()) as usize, 0);
+        let path = dir.path().join("family.npy");
+        std::fs::write(&path, &bytes).unwrap();
+        let a = npy_core::read_dyn(&path).unwrap_or_else(|e| panic!("{descr}: {e}"));
+        assert_eq!(a.len() as u64, n, "{descr}");
+        assert!(zero(&a.values()[n as usize - 1]), "{descr}");
+    }
+    // A record and a subarray of one byte, and a void.
+    for descr in ["[('a', '|u1')]", "('|u1', (1,))", "|V1"] {
+        let dtype: npy_core::DType = descr.parse().unwrap();
+        let mut bytes = Header::new(dtype, vec![n]).to_bytes(None).unwrap();
+        bytes.resize(bytes.len() + n as usize, 0);
+        let a = NpyReader::new(&bytes[..]).unwrap().read_dyn();
+        let a = a.unwrap_or_else(|e| panic!("{descr}: {e}"));
+        assert_eq!(a.len() as u64, n, "{descr}");
+    }
+}
+
+/// Typed reads of elements that take no file bytes get `MAX_UNBACKED_BYTES` of them: exactly
+/// that many bytes of `Vec<u8>` (24 each) from `|S0` read; one element more is refused.
+#[test]
+fn typed_zero_size_elements_at_the_unbacked_boundary() {
+    let each = std::mem::size_of::<Vec<u8>>() as u64;
+    let fit = npy_core::MAX_UNBACKED_BYTES / each;
+    let bytes = file_with("|S0", vec![fit]);
+    let v = NpyReader::new(&bytes[..]).unwrap().read_vec::<Vec<u8>>();
+    assert_eq!(v.unwrap().len() as u64, fit);
+    let bytes = file_with("|S0", vec![fit + 1]);
+    let err = NpyReader::new(&bytes[..])
+        .unwrap()
+        .read_vec::<Vec<u8>>()
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::AllocationLimit { elements, .. } if *elements == fit + 1),
+        "{err}"
+    );
+}
