@@ -5,7 +5,7 @@
 //! Expected values are the values written (the format stores them as they are: little-endian
 //! `<u4` bytes are the integers; a `>u4` file's bytes are each integer's bytes reversed).
 
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Read, Seek};
 
 use npy_core::{ByteOrder, ErrorKind, NpyReader, ReadOptions, WriteOptions, PARALLEL_MIN_BYTES};
 
@@ -45,8 +45,7 @@ fn rows_read_one_by_one_and_the_file_comes_back_after_them() {
     assert_eq!(u32::from_le_bytes(next), 15);
 
     // Nothing read: at the data offset. A partly used iterator: after the elements it gave.
-    let f = NpyReader::open(&path).unwrap().into_file().unwrap();
-    let mut f = f;
+    let mut f = NpyReader::open(&path).unwrap().into_file().unwrap();
     assert_eq!(f.stream_position().unwrap(), offset);
     let mut r = NpyReader::open(&path).unwrap();
     let first: Vec<u32> = r
@@ -58,7 +57,6 @@ fn rows_read_one_by_one_and_the_file_comes_back_after_them() {
     assert_eq!(first, (0..7).collect::<Vec<_>>());
     let mut f = r.into_file().unwrap();
     assert_eq!(f.stream_position().unwrap(), offset + 7 * 4);
-    f.seek(SeekFrom::Current(0)).unwrap();
 }
 
 #[test]

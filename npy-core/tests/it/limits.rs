@@ -259,7 +259,8 @@ fn read_dyn_of_each_family_past_the_allowance() {
     let n = npy_core::DYN_ALLOWANCE + 1;
     let dir = tempfile::tempdir().unwrap();
     let epoch = |v: &DynValue| matches!(v, DynValue::Datetime { ticks: Some(0), .. });
-    let zeros: [(&str, &dyn Fn(&DynValue) -> bool); 7] = [
+    type IsZero<'a> = &'a dyn Fn(&DynValue) -> bool;
+    let zeros: [(&str, IsZero<'_>); 7] = [
         ("|b1", &|v| *v == DynValue::Bool(false)),
         ("|i1", &|v| *v == DynValue::Int(0)),
         ("|u1", &|v| *v == DynValue::UInt(0)),
