@@ -118,7 +118,9 @@
 //! - [`read`] / [`NpyArray`] (owned, with shape and order), [`NpyReader`] (caller buffers,
 //!   iteration, row ranges), [`NpyView`] (borrowed bytes), [`read_dyn`] / [`DynArray`] (any
 //!   dtype, values decided at run time) read; [`write()`], [`WriteOptions`], [`StreamWriter`]
-//!   and [`PathStreamWriter`] write.
+//!   and [`PathStreamWriter`] write. Readers opened from a path ([`NpyFileReader`]) buffer
+//!   small reads ([`FILE_BUFFER_BYTES`]) and read large bulk ranges on several threads
+//!   ([`ReadOptions::threads`]).
 //! - [`Header`] reads and writes the header, byte for byte as `np.save` writes it.
 //! - [`DType`] models every dtype a header can describe, records included.
 //! - [`TensorInfo`] summarises a file from its header.
