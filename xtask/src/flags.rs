@@ -66,6 +66,10 @@ pub struct Bench {
     /// Measure only the `npy show` targets and print their table (the README is not touched).
     #[arg(long, conflicts_with = "table_only")]
     pub show_only: bool,
+    /// Measure only `write_ndarray` of a non-contiguous 1 GiB view against `np.save` and print
+    /// its table (the README is not touched).
+    #[arg(long, conflicts_with_all = ["table_only", "show_only"])]
+    pub write_view_only: bool,
 }
 
 /// Flags of `cargo xtask miri`.
