@@ -28,6 +28,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+use crate::flags::BenchPart;
 use crate::python::numpy_python;
 
 pub mod show;
@@ -44,13 +45,13 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
     let data = npy_bench::data_dir().map_err(|e| format!("bench-data directory: {e}"))?;
     let numpy_json = data.join("numpy.json");
     let peak_json = data.join("peak_mem.json");
-    if flags.show_only {
+    if flags.only == Some(BenchPart::Show) {
         let show = show::measure(&data, quick)?;
         write_file(&show::results_path(&data), show.to_string().as_bytes())?;
         print!("{}", show::render(&show));
         return Ok(());
     }
-    if flags.write_view_only {
+    if flags.only == Some(BenchPart::WriteView) {
         let v = write_view::measure()?;
         write_file(&write_view::results_path(&data), v.to_string().as_bytes())?;
         print!("{}", write_view::render(&v));
