@@ -63,9 +63,19 @@ pub struct Bench {
     /// Rebuild the table from the last results without running anything.
     #[arg(long)]
     pub table_only: bool,
-    /// Measure only the `npy show` targets and print their table (the README is not touched).
-    #[arg(long, conflicts_with = "table_only")]
-    pub show_only: bool,
+    /// Measure only one whole-process part of the table and print it (the README is not
+    /// touched).
+    #[arg(long, value_enum, conflicts_with = "table_only")]
+    pub only: Option<BenchPart>,
+}
+
+/// The parts of `cargo xtask bench` measured as whole processes, which `--only` runs alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchPart {
+    /// `npy show` (summary and `--json`) of a 400 MB file against numpy.
+    Show,
+    /// `write_ndarray` of a non-contiguous 1 GiB view against `np.save`.
+    WriteView,
 }
 
 /// Flags of `cargo xtask miri`.
@@ -109,6 +119,15 @@ mod tests {
                 ..
             })
         ));
+        let x = parse(&["xtask", "bench", "--only", "write-view"]).unwrap();
+        assert!(matches!(
+            x.command,
+            Cmd::Bench(super::Bench {
+                only: Some(super::BenchPart::WriteView),
+                ..
+            })
+        ));
+        assert!(parse(&["xtask", "bench", "--only", "show", "--table-only"]).is_err());
         let x = parse(&["xtask", "miri", "--", "--exact", "t"]).unwrap();
         assert!(matches!(x.command, Cmd::Miri(m) if m.test_args == ["--exact", "t"]));
     }

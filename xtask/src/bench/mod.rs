@@ -15,6 +15,8 @@
 //!
 //! 5. [`show`]: the `npy show` targets of issue 10 (summary and `--json` of a 400 MB file,
 //!    whole processes, time and peak memory, against numpy).
+//! 6. [`write_view`]: `write_ndarray` of a non-contiguous 1 GiB view against `np.save` (issue
+//!    10: time, peak memory, same bytes).
 //!
 //! `--table-only` skips the runs and rebuilds the table from the results on disk (criterion's
 //! estimates, `target/bench-data/numpy.json` and `peak_mem.json`).
@@ -26,9 +28,11 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+use crate::flags::BenchPart;
 use crate::python::numpy_python;
 
 pub mod show;
+pub mod write_view;
 use crate::{target_dir, workspace_root};
 
 const MIB: f64 = (1u64 << 20) as f64;
@@ -41,10 +45,16 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
     let data = npy_bench::data_dir().map_err(|e| format!("bench-data directory: {e}"))?;
     let numpy_json = data.join("numpy.json");
     let peak_json = data.join("peak_mem.json");
-    if flags.show_only {
+    if flags.only == Some(BenchPart::Show) {
         let show = show::measure(&data, quick)?;
         write_file(&show::results_path(&data), show.to_string().as_bytes())?;
         print!("{}", show::render(&show));
+        return Ok(());
+    }
+    if flags.only == Some(BenchPart::WriteView) {
+        let v = write_view::measure()?;
+        write_file(&write_view::results_path(&data), v.to_string().as_bytes())?;
+        print!("{}", write_view::render(&v));
         return Ok(());
     }
     if !table_only {
@@ -65,6 +75,8 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
         write_file(&peak_json, peak.as_bytes())?;
         let show = show::measure(&data, quick)?;
         write_file(&show::results_path(&data), show.to_string().as_bytes())?;
+        let v = write_view::measure()?;
+        write_file(&write_view::results_path(&data), v.to_string().as_bytes())?;
     }
     let numpy: Value = read_json(&numpy_json)?;
     let peak: Value = read_json(&peak_json)?;
@@ -75,6 +87,9 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
     let mut table = render(&results, &peak, quick);
     if let Ok(show) = read_json(&show::results_path(&data)) {
         table.push_str(&format!("\n{}", show::render(&show)));
+    }
+    if let Ok(v) = read_json(&write_view::results_path(&data)) {
+        table.push_str(&format!("\n{}", write_view::render(&v)));
     }
     print!("{table}");
     let readme = workspace_root().join("npy-bench").join("README.md");
