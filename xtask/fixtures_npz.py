@@ -75,6 +75,25 @@ def zip_with(path, members):
                 z.writestr(info, data)
 
 
+def cp437_archive(path):
+    """Names as zip's default code page: one member whose name has no UTF-8 flag (bytes
+    `x 82 82`, which Python's zipfile and numpy read as CP437 'xéé'), one with the flag
+    ('ü', as zipfile writes non-ASCII names)."""
+    zip_with(path, [("x\u00e9.npy", npy_bytes(np.arange(3, dtype="<i2"))),
+                    ("\u00fc.npy", npy_bytes(np.array([2.5], dtype="<f4")))])
+    raw = bytearray(open(path, "rb").read())
+    utf8 = "x\u00e9".encode()
+    assert len(utf8) == 3 and raw.count(utf8) == 2
+    raw = raw.replace(utf8, b"x\x82\x82")
+    # Clear the UTF-8 flag (bit 11) of that member's local and central headers.
+    for sig, at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        o = raw.find(sig)
+        (flags,) = struct.unpack_from("<H", raw, o + at)
+        struct.pack_into("<H", raw, o + at, flags & ~0x800)
+    with open(path, "wb") as f:
+        f.write(raw)
+
+
 def npy_bytes(arr):
     f = io.BytesIO()
     np.lib.format.write_array(f, arr, allow_pickle=False)
@@ -118,6 +137,7 @@ def archives(out):
             ("a.npy", npy_bytes(np.arange(5, dtype="<i8") * 10)),
         ],
     )
+    yield "names_cp437.npz", cp437_archive
     yield "pipe.npz", lambda p: pipe_archive(p, a=np.arange(4, dtype="<i8"), b=np.ones(3, "<f4"))
     yield "object.npz", lambda p: np.savez(p, ok=np.arange(2, dtype="<i4"), obj=np.array([1, "two", None], dtype=object))
 

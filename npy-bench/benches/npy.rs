@@ -6,10 +6,10 @@ use std::io::{Read, Write};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use npy_bench::{
-    data_dir, f16_file, f32_file, f64_be_file, records_file, typical_header, wide_header, XyId,
-    XyIdAligned, XyIdAlignedPod, XyIdPod, MIB, RECORDS,
+    data_dir, f16_file, f32_file, f64_be_file, records_file, rows_file, typical_header,
+    wide_header, XyId, XyIdAligned, XyIdAlignedPod, XyIdPod, MIB, RECORDS, ROWS,
 };
-use npy_core::{Header, NpyReader, NpyView, WriteOptions};
+use npy_core::{Header, NpyReader, NpyView, ReadOptions, WriteOptions};
 
 /// npyz's derive of the record `{x: f32, y: f32, id: i64}`.
 #[derive(npyz::Deserialize, npyz::AutoSerialize, npyz::Serialize, Debug, Clone, Copy, Default)]
@@ -50,6 +50,11 @@ fn read_f32(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new(&id, "npy-core"), |b| {
             b.iter(|| npy_core::read::<f32>(&path).unwrap());
         });
+        // The same on the calling thread alone: what the parallel read gains.
+        let one = ReadOptions::default().threads(1);
+        g.bench_function(BenchmarkId::new(&id, "npy-core-1-thread"), |b| {
+            b.iter(|| npy_core::read_with::<f32>(&path, &one).unwrap());
+        });
         let mut buf = vec![0f32; size / 4];
         g.bench_function(BenchmarkId::new(&id, "npy-core-into"), |b| {
             b.iter(|| {
@@ -82,6 +87,35 @@ fn read_f32(c: &mut Criterion) {
             });
         });
     }
+    g.finish();
+}
+
+/// One row (3 `f32`) per `read_into` over 1,000,000 rows: a path reader (buffered inside)
+/// against the same reader over a hand-made `BufReader<File>`.
+fn read_rows(c: &mut Criterion) {
+    let dir = data_dir().unwrap();
+    let path = rows_file(&dir).unwrap();
+    let mut g = c.benchmark_group("read_rows");
+    g.throughput(Throughput::Elements(ROWS as u64));
+    g.sample_size(10);
+    fn rows<R: Read>(mut r: NpyReader<R>) -> f32 {
+        let mut row = [0f32; 3];
+        let mut sum = 0.0;
+        while r.remaining() > 0 {
+            r.read_into(&mut row).unwrap();
+            sum += row[2];
+        }
+        sum
+    }
+    g.bench_function(BenchmarkId::new("f32_1Mx3", "npy-core"), |b| {
+        b.iter(|| rows(NpyReader::open(&path).unwrap()));
+    });
+    g.bench_function(BenchmarkId::new("f32_1Mx3", "npy-core-bufreader"), |b| {
+        b.iter(|| {
+            let f = std::io::BufReader::new(std::fs::File::open(&path).unwrap());
+            rows(NpyReader::new(f).unwrap())
+        });
+    });
     g.finish();
 }
 
@@ -382,6 +416,7 @@ criterion_group!(
     npz,
     header_parse,
     read_f32,
+    read_rows,
     read_other,
     write_f32,
     append,

@@ -22,6 +22,22 @@ pub fn f32_file(dir: &Path, bytes: usize) -> Result<PathBuf, npy_core::Error> {
     Ok(path)
 }
 
+/// Rows of [`rows_file`]: 1,000,000 rows of 3 `f32` (12 MB), read one row at a time.
+pub const ROWS: usize = 1_000_000;
+
+/// The `(1000000, 3)` float32 `.npy` file of the row-by-row read (`read_rows` group).
+///
+/// # Errors
+/// I/O and write errors.
+pub fn rows_file(dir: &Path) -> Result<PathBuf, npy_core::Error> {
+    let path = dir.join("f32_rows_1Mx3.npy");
+    if !path.exists() {
+        let data: Vec<f32> = (0..ROWS * 3).map(|i| i as f32).collect();
+        npy_core::write(&path, &data, &[ROWS as u64, 3])?;
+    }
+    Ok(path)
+}
+
 /// A big-endian float64 `.npy` file of `bytes` data bytes.
 ///
 /// # Errors

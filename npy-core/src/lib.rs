@@ -118,7 +118,9 @@
 //! - [`read`] / [`NpyArray`] (owned, with shape and order), [`NpyReader`] (caller buffers,
 //!   iteration, row ranges), [`NpyView`] (borrowed bytes), [`read_dyn`] / [`DynArray`] (any
 //!   dtype, values decided at run time) read; [`write()`], [`WriteOptions`], [`StreamWriter`]
-//!   and [`PathStreamWriter`] write.
+//!   and [`PathStreamWriter`] write. Readers opened from a path ([`NpyFileReader`]) buffer
+//!   small reads ([`FILE_BUFFER_BYTES`]) and read large bulk ranges on several threads
+//!   ([`ReadOptions::threads`]).
 //! - [`Header`] reads and writes the header, byte for byte as `np.save` writes it.
 //! - [`DType`] models every dtype a header can describe, records included.
 //! - [`TensorInfo`] summarises a file from its header.
@@ -194,7 +196,7 @@
 //! | datetime multiplier | 2³¹ − 1 | fixed, as numpy |
 //! | array bytes | shape × itemsize must fit in 64 bits ([`ErrorKind::SizeOverflow`]) | fixed |
 //! | typed read memory | [`MAX_EXPANSION`] × data + [`MAX_UNBACKED_BYTES`] | fixed; read in parts with [`NpyReader::read_into`] or [`NpyReader::iter`] |
-//! | zero-size values in `read_dyn` | [`MAX_ZERO_SIZE_ELEMENTS`] | fixed |
+//! | zero-size values in `read_dyn` | counted in the tree; elements of no bytes: [`DYN_ALLOWANCE`] | fixed |
 //! | `read_dyn` element | [`MAX_DYN_ITEMSIZE`] (1 GiB) | fixed; use typed reads or views |
 //! | `read_dyn` tree | [`MAX_DYN_EXPANSION`] × data + [`DYN_ALLOWANCE`] | fixed; use typed reads or views |
 //! | object-array values | 256 × pickle + 64 MiB, 128 levels deep (`pickle::PickleLimits`) | `pickle::loads_with` |
@@ -376,9 +378,11 @@ pub use mmap::{mmap, NpyMmap, NpyMmapMut};
 /// ```
 #[cfg(feature = "derive")]
 pub use npy_derive::NpyElement;
+#[allow(deprecated, reason = "kept for callers that named it")]
+pub use read::MAX_ZERO_SIZE_ELEMENTS;
 pub use read::{
-    read, read_with, Elements, NpyArray, NpyReader, MAX_EXPANSION, MAX_UNBACKED_BYTES,
-    MAX_ZERO_SIZE_ELEMENTS,
+    read, read_with, Elements, NpyArray, NpyFileReader, NpyReader, FILE_BUFFER_BYTES,
+    MAX_EXPANSION, MAX_UNBACKED_BYTES, PARALLEL_MIN_BYTES,
 };
 pub use records::{read_records, write_records};
 pub use view::{view_or_copy, NpyView};

@@ -3,6 +3,7 @@
 //! writer and streaming writer); atomic file writes; hostile inputs fail before allocating.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::fs;
 use std::io::Cursor;
 use std::path::Path;
@@ -20,15 +21,33 @@ struct Tracking;
 
 static LARGEST_ALLOC: AtomicUsize = AtomicUsize::new(0);
 
+thread_local! {
+    /// The largest allocation of this thread since [`largest_on_this_thread`] last reset it,
+    /// for bounds that parallel tests must not disturb (no destructor: safe in the allocator).
+    static THREAD_LARGEST: Cell<usize> = const { Cell::new(0) };
+}
+
+fn record(size: usize) {
+    LARGEST_ALLOC.fetch_max(size, Ordering::Relaxed);
+    THREAD_LARGEST.with(|t| t.set(t.get().max(size)));
+}
+
+/// The largest single allocation `f` made on this thread.
+fn largest_on_this_thread(f: impl FnOnce()) -> usize {
+    THREAD_LARGEST.with(|t| t.set(0));
+    f();
+    THREAD_LARGEST.with(Cell::get)
+}
+
 // SAFETY: forwards to the system allocator unchanged; only records sizes.
 unsafe impl GlobalAlloc for Tracking {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LARGEST_ALLOC.fetch_max(layout.size(), Ordering::Relaxed);
+        record(layout.size());
         // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, passed on as is.
         unsafe { System.alloc(layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        LARGEST_ALLOC.fetch_max(layout.size(), Ordering::Relaxed);
+        record(layout.size());
         // SAFETY: as for `alloc`.
         unsafe { System.alloc_zeroed(layout) }
     }
@@ -37,7 +56,7 @@ unsafe impl GlobalAlloc for Tracking {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LARGEST_ALLOC.fetch_max(new_size, Ordering::Relaxed);
+        record(new_size);
         // SAFETY: as for `dealloc`; `new_size` is the caller's, passed on.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -469,4 +488,50 @@ fn a_shape_whose_size_overflows_is_size_overflow() {
         .read_vec::<f64>()
         .unwrap()
         .is_empty());
+}
+
+/// R9: `write_ndarray` of a view that is neither C- nor F-contiguous collected the whole array
+/// into a `Vec` first (peak 2× the data for a 1 GiB view). It now writes the logical C order
+/// through a bounded buffer: no allocation on the writing thread comes near the array's size.
+/// The expected bytes follow the format's rule (C order: the last index varies fastest).
+#[cfg(feature = "ndarray")]
+#[test]
+fn a_non_contiguous_ndarray_is_written_through_a_bounded_buffer() {
+    use ndarray::{Array3, ShapeBuilder};
+    let n = 256; // 16 MiB of u8
+    let value = |i: usize, j: usize, k: usize| (7 * i + 3 * j + k) as u8;
+    let a = Array3::<u8>::from_shape_fn((n, n, n).f(), |(i, j, k)| value(i, j, k));
+    let view = a.view().permuted_axes([1, 2, 0]);
+    assert!(view.as_slice().is_none() && view.t().as_slice().is_none());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r9.npy");
+    let largest = largest_on_this_thread(|| npy_core::write_ndarray(&path, &view).unwrap());
+    assert!(
+        largest <= 1 << 20,
+        "the write allocated {largest} bytes at once for a {} byte array",
+        n * n * n
+    );
+    let bytes = fs::read(&path).unwrap();
+    let r = NpyReader::new(&bytes[..]).unwrap();
+    assert!(!r.header().fortran_order);
+    assert_eq!(r.header().shape, [n as u64; 3]);
+    let data = &bytes[r.data_offset() as usize..];
+    assert_eq!(data.len(), n * n * n);
+    // view[p, q, r] = a[r, p, q]; C order: offset (p * n + q) * n + r.
+    for (p, q, r) in [
+        (0, 0, 1),
+        (1, 2, 3),
+        (255, 0, 7),
+        (17, 255, 254),
+        (255, 255, 255),
+    ] {
+        assert_eq!(data[(p * n + q) * n + r], value(r, p, q), "[{p}, {q}, {r}]");
+    }
+    let mut expected = Vec::with_capacity(n * n * n);
+    for p in 0..n {
+        for q in 0..n {
+            expected.extend((0..n).map(|r| value(r, p, q)));
+        }
+    }
+    assert!(data == expected.as_slice());
 }

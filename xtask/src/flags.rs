@@ -56,10 +56,6 @@ pub struct Interop {
 
 /// Flags of `cargo xtask bench`.
 #[derive(Debug, Args)]
-#[allow(
-    clippy::struct_excessive_bools,
-    reason = "independent command-line switches, as clap parses them"
-)]
 pub struct Bench {
     /// Criterion's --quick; numpy timed 3 × 3 instead of 5 × 10.
     #[arg(long)]
@@ -67,13 +63,21 @@ pub struct Bench {
     /// Rebuild the table from the last results without running anything.
     #[arg(long)]
     pub table_only: bool,
-    /// Measure only the `npy show` targets and print their table (the README is not touched).
-    #[arg(long, conflicts_with = "table_only")]
-    pub show_only: bool,
-    /// Measure only the `npy convert` targets and print their table (the README is not
+    /// Measure only one whole-process part of the table and print it (the README is not
     /// touched).
-    #[arg(long, conflicts_with_all = ["table_only", "show_only"])]
-    pub convert_only: bool,
+    #[arg(long, value_enum, conflicts_with = "table_only")]
+    pub only: Option<BenchPart>,
+}
+
+/// The parts of `cargo xtask bench` measured as whole processes, which `--only` runs alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchPart {
+    /// `npy show` (summary and `--json`) of a 400 MB file against numpy.
+    Show,
+    /// `write_ndarray` of a non-contiguous 1 GiB view against `np.save`.
+    WriteView,
+    /// `npy convert --order F` and `--byte-order big` of a 512 MiB file against numpy and `cp`.
+    Convert,
 }
 
 /// Flags of `cargo xtask miri`.
@@ -117,6 +121,15 @@ mod tests {
                 ..
             })
         ));
+        let x = parse(&["xtask", "bench", "--only", "write-view"]).unwrap();
+        assert!(matches!(
+            x.command,
+            Cmd::Bench(super::Bench {
+                only: Some(super::BenchPart::WriteView),
+                ..
+            })
+        ));
+        assert!(parse(&["xtask", "bench", "--only", "show", "--table-only"]).is_err());
         let x = parse(&["xtask", "miri", "--", "--exact", "t"]).unwrap();
         assert!(matches!(x.command, Cmd::Miri(m) if m.test_args == ["--exact", "t"]));
     }

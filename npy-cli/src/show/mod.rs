@@ -201,7 +201,8 @@ fn show_member<R: Read + Seek>(
 /// is not an `.npy` file is a line saying so, or `null`).
 fn show_archive(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
     let mut npz = NpzArchive::open(&args.file)?;
-    let keys: Vec<String> = npz.keys().map(str::to_owned).collect();
+    // Each name once (a repeated name shows its last entry, the one numpy reads).
+    let keys: Vec<String> = npz.members().iter().map(|m| m.key().to_owned()).collect();
     if args.json {
         out.write_all(b"{")?;
     }

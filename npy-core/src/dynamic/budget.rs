@@ -5,7 +5,6 @@ use super::DynValue;
 use crate::codec::saturating_product;
 use crate::dtype::{DType, Primitive};
 use crate::error::{Error, ErrorKind};
-use crate::read::MAX_ZERO_SIZE_ELEMENTS;
 
 /// Largest element (in bytes) [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) decodes:
 /// one element is read into a buffer whole, and a stream of unknown length cannot show that the
@@ -30,8 +29,7 @@ pub const MAX_DYN_EXPANSION: u64 = 256;
 pub const DYN_ALLOWANCE: u64 = 1 << 20;
 
 /// Refuses a dynamic read of `len` elements of `dtype` whose values would take more memory
-/// than their data backs: elements over [`MAX_DYN_ITEMSIZE`], more zero-size values than
-/// [`MAX_ZERO_SIZE_ELEMENTS`], a tree over [`MAX_DYN_EXPANSION`] × the data +
+/// than their data backs: elements over [`MAX_DYN_ITEMSIZE`], a tree over [`MAX_DYN_EXPANSION`] × the data +
 /// [`DYN_ALLOWANCE`] (the tree counts the elements' stored bytes too when `stored`). `len` ×
 /// the itemsize fits in 64 bits (at most the array's, which
 /// [`ArrayMeta`](crate::meta::ArrayMeta) checked).
@@ -44,17 +42,11 @@ pub(super) fn check(dtype: &DType, len: u64, stored: bool) -> Result<(), Error> 
             bytes_each: itemsize,
         }));
     }
-    // Values that no data byte backs (zero-size parts) are bounded like zero-size elements.
-    let unbacked = len.saturating_mul(unbacked_values(dtype));
-    if unbacked > MAX_ZERO_SIZE_ELEMENTS {
-        return Err(Error::new(ErrorKind::AllocationLimit {
-            what: "zero-size values",
-            elements: unbacked,
-            bytes_each: std::mem::size_of::<DynValue>() as u64,
-        }));
-    }
     // The tree as a whole: names, shapes and values cloned per element must stay in
-    // proportion to the data bytes that back them.
+    // proportion to the data bytes that back them. Zero-size parts count here like any value:
+    // inside an element of some bytes they are backed by those bytes (numpy loads 17,000,000
+    // records of `[('a', '|S0'), ('b', '|u1')]`); elements of no bytes at all get only the
+    // allowance (at most 1 MiB / 48 bytes = 21,845 values).
     let per_element = dyn_cost(dtype).saturating_add(if stored { itemsize } else { 0 });
     let budget = len
         .saturating_mul(itemsize)
@@ -68,23 +60,6 @@ pub(super) fn check(dtype: &DType, len: u64, stored: bool) -> Result<(), Error> 
         }));
     }
     Ok(())
-}
-
-/// How many values of one element of `dtype` take no bytes (so the file length cannot bound
-/// them): zero-size leaves, and records or subarrays of zero size.
-fn unbacked_values(dtype: &DType) -> u64 {
-    let own = u64::from(dtype.itemsize() == 0);
-    match dtype {
-        DType::Record(r) => r
-            .fields()
-            .iter()
-            .fold(own, |acc, f| acc.saturating_add(unbacked_values(&f.dtype))),
-        DType::SubArray(s) => {
-            let count = saturating_product(s.shape());
-            own.saturating_add(count.saturating_mul(unbacked_values(s.base())))
-        }
-        _ => own,
-    }
 }
 
 /// Bytes one decoded element of `dtype` takes: its `DynValue` and everything that value owns
@@ -124,6 +99,75 @@ fn dyn_heap(dtype: &DType) -> u64 {
 mod tests {
     use super::*;
     use crate::dtype::{ByteOrder, Field, Record};
+
+    /// The smallest member of every dtype family (numpy's itemsizes: `b1`, `i1`, `u1`, `S1`,
+    /// `V1` 1 byte; `f2` 2; `U1` 4 (one UCS-4 code point); `c8`, `M8`, `m8` 8; x87 long double
+    /// `g` 16 and `G` 32 as numpy writes them on x86-64; a record of one 1-byte field with a
+    /// 1-character name; a subarray of one 1-byte element).
+    const FAMILIES: [&str; 14] = [
+        "|b1",
+        "|i1",
+        "|u1",
+        "<f2",
+        "|S1",
+        "|V1",
+        "<U1",
+        "<c8",
+        "<M8[s]",
+        "<m8[s]",
+        "<f16",
+        "<c32",
+        "[('a', '|u1')]",
+        "('|u1', (1,))",
+    ];
+
+    /// Each family's smallest element decodes into at most `MAX_DYN_EXPANSION` bytes of values
+    /// per data byte, its stored bytes included where `read_dyn` keeps them: any length of it
+    /// fits the budget, up to the largest whose budget does not saturate.
+    #[test]
+    fn every_family_fits_the_expansion_at_its_smallest_itemsize() {
+        for descr in FAMILIES {
+            let dtype: DType = descr.parse().unwrap();
+            let itemsize = dtype.itemsize();
+            assert!(itemsize > 0, "{descr}");
+            let stored = dtype.has_gaps() || dtype.has_bool();
+            let cost = dyn_cost(&dtype) + if stored { itemsize } else { 0 };
+            assert!(
+                cost <= MAX_DYN_EXPANSION * itemsize,
+                "{descr}: {cost} bytes of values for {itemsize} data bytes"
+            );
+            let longest = u64::MAX / itemsize / MAX_DYN_EXPANSION;
+            assert!(check(&dtype, longest, stored).is_ok(), "{descr}");
+        }
+    }
+
+    /// A zero-size field inside a record of some bytes is backed by them: more such records
+    /// than the old zero-size count limit (2^24; numpy loads 17,000,000) fit the budget.
+    /// Elements of no bytes at all get only `DYN_ALLOWANCE`: exactly its worth of `S0` values
+    /// fit, one more does not.
+    #[test]
+    fn zero_size_values_are_bounded_by_the_bytes_that_back_them() {
+        let record: DType = "[('a', '|S0'), ('b', '|u1')]".parse().unwrap();
+        assert!(check(&record, (1 << 24) + 1, false).is_ok());
+        assert!(check(&record, 17_000_000, false).is_ok());
+        let empty: DType = "|S0".parse().unwrap();
+        let value = std::mem::size_of::<DynValue>() as u64;
+        let fit = DYN_ALLOWANCE / value;
+        assert!(check(&empty, fit, false).is_ok());
+        let err = check(&empty, fit + 1, false).unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::AllocationLimit { .. }));
+    }
+
+    /// One element of at most `MAX_DYN_ITEMSIZE` bytes is read; one byte more is refused.
+    #[test]
+    fn element_size_at_its_boundary() {
+        assert!(check(&DType::Void(MAX_DYN_ITEMSIZE), 1, false).is_ok());
+        let err = check(&DType::Void(MAX_DYN_ITEMSIZE + 1), 1, false).unwrap_err();
+        assert!(matches!(
+            err.kind(),
+            ErrorKind::AllocationLimit { bytes_each, .. } if *bytes_each == MAX_DYN_ITEMSIZE + 1
+        ));
+    }
 
     /// The budget at its boundary, with and without the stored bytes `read_dyn` keeps: a
     /// one-byte record whose decoded value costs exactly `MAX_DYN_EXPANSION` bytes fits any

@@ -46,9 +46,9 @@ pub use value::{DynValue, UcsString};
 /// Reads the `.npy` file at `path`, whatever its dtype, into a [`DynArray`].
 ///
 /// Allocation is bounded as for [`read`](crate::read()): a header claiming more data than the
-/// file holds is [`ErrorKind::Truncated`] before the values are allocated, and zero-size elements
-/// (`S0`, empty records, zero-size subarrays) beyond [`MAX_ZERO_SIZE_ELEMENTS`](crate::MAX_ZERO_SIZE_ELEMENTS) values are
-/// [`ErrorKind::AllocationLimit`]. Trailing bytes after the data are ignored, as numpy ignores
+/// file holds is [`ErrorKind::Truncated`] before the values are allocated, and values that would
+/// take more than [`MAX_DYN_EXPANSION`] bytes per data byte plus [`DYN_ALLOWANCE`] (which is all
+/// that elements of no bytes, `S0` or empty records, get) are [`ErrorKind::AllocationLimit`]. Trailing bytes after the data are ignored, as numpy ignores
 /// them.
 ///
 /// Object arrays (`O`, anywhere in the dtype) hold a pickle. With feature `pickle` (the
@@ -130,6 +130,7 @@ impl<R: Read> NpyReader<R> {
         }
         // Values that do not determine every byte: keep the bytes for write_dyn.
         dtype.refuse_object()?;
+        self.check_backed()?;
         budget::check(&dtype, self.remaining(), true)?;
         let decoder = decode::Decoder::new(&dtype)?;
         let keeping = decode::Keeping::new(&decoder);
@@ -149,6 +150,7 @@ impl<R: Read> NpyReader<R> {
             }));
         }
         self.dtype().refuse_object()?;
+        self.check_backed()?;
         budget::check(self.dtype(), self.remaining(), false)?;
         let decoder = decode::Decoder::new(self.dtype())?;
         self.read_vec_with(&decoder)

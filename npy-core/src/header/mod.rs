@@ -55,6 +55,9 @@ pub struct ReadOptions {
     /// `npy_core::pickle`). Off, object arrays are refused with [`ErrorKind::ObjectArray`] as
     /// typed reads refuse them.
     pub decode_pickles: bool,
+    /// Threads an owned read of a large file uses (see [`ReadOptions::threads`]); `0`, the
+    /// default, is [`std::thread::available_parallelism`].
+    pub threads: usize,
 }
 
 /// Which file dtypes a typed read (read, iterators, ranges, `ndarray`) accepts for an element
@@ -81,6 +84,7 @@ impl Default for ReadOptions {
             strict_bools: false,
             casting: Casting::Equiv,
             decode_pickles: true,
+            threads: 0,
         }
     }
 }
@@ -108,6 +112,22 @@ impl ReadOptions {
     #[must_use]
     pub fn strict_bools(mut self, strict: bool) -> Self {
         self.strict_bools = strict;
+        self
+    }
+
+    /// These options with another thread count for reads of large files: `0` (the default)
+    /// uses [`std::thread::available_parallelism`], `1` reads on the calling thread alone.
+    ///
+    /// Only bulk reads of a reader opened from a path ([`crate::read`],
+    /// [`NpyReader::open`](crate::NpyReader::open) then `read_vec` or a large `read_into`) of
+    /// element types whose bytes are their memory (numbers, in either byte order) use more
+    /// than one thread, each reading its part of the file with positional reads (`pread`,
+    /// Unix only) and swapping it while in cache; at most one thread per
+    /// [`PARALLEL_MIN_BYTES`](crate::PARALLEL_MIN_BYTES) of data. Streams read on
+    /// one thread.
+    #[must_use]
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
         self
     }
 

@@ -20,11 +20,56 @@ use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind, NotNpy};
 use crate::header::{Header, ParsedHeader, ReadOptions};
 use crate::info::TensorInfo;
+use crate::io::read_up_to;
 use crate::read::{NpyArray, NpyReader};
 use crate::view::NpyView;
 
 /// The `.npy` magic, which tells numpy's `np.load(...)[key]` to read a member as an array.
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
+
+/// Signature of a central-directory file header (APPNOTE 4.3.12).
+const CENTRAL_HEADER: u32 = 0x0201_4b50;
+
+/// Bytes of a central-directory file header before its name (APPNOTE 4.3.12).
+const CENTRAL_HEADER_LEN: usize = 46;
+
+/// The central directory's entries in order, each as the index of its member (found by its raw
+/// name in `raw_names`), read from `start` until the next record is not a file header.
+/// `None` when the walk does not account for every member (a directory the zip crate read
+/// differently): the members' own order is the best list then.
+fn entry_order<R: Read + Seek>(
+    reader: &mut R,
+    start: u64,
+    raw_names: &HashMap<Vec<u8>, usize>,
+    members: usize,
+) -> Result<Option<Vec<usize>>, Error> {
+    reader.seek(SeekFrom::Start(start))?;
+    let mut order = Vec::with_capacity(members);
+    let mut seen = vec![false; members];
+    let mut fixed = [0u8; CENTRAL_HEADER_LEN];
+    let mut name = Vec::new();
+    loop {
+        if read_up_to(reader, &mut fixed)? < CENTRAL_HEADER_LEN
+            || u32::from_le_bytes([fixed[0], fixed[1], fixed[2], fixed[3]]) != CENTRAL_HEADER
+        {
+            break;
+        }
+        let field = |at: usize| u16::from_le_bytes([fixed[at], fixed[at + 1]]);
+        let (name_len, skip) = (field(28), i64::from(field(30)) + i64::from(field(32)));
+        name.resize(usize::from(name_len), 0);
+        if read_up_to(reader, &mut name)? < name.len() {
+            break;
+        }
+        reader.seek(SeekFrom::Current(skip))?;
+        // Every entry took at least 46 bytes of the archive: `order` grows with the input.
+        let Some(&i) = raw_names.get(&name) else {
+            return Ok(None);
+        };
+        seen[i] = true;
+        order.push(i);
+    }
+    Ok(seen.iter().all(|&s| s).then_some(order))
+}
 
 /// One member of an archive, as its central directory describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +150,9 @@ pub struct NpzArchive<R> {
     /// key, then the key + `.npy`, and the zip crate answers a name it lacks by decoding every
     /// name, which made looking up each member of a 70,000-member archive quadratic.
     by_name: HashMap<String, usize>,
+    /// numpy's `files` when a name repeats: each central-directory entry in order, as the index
+    /// of its name's member (`None`: no name repeats, and `members` is the list).
+    entries: Option<Vec<usize>>,
     options: ReadOptions,
 }
 
@@ -134,10 +182,15 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// # Errors
     /// As [`NpzArchive::new`].
     pub fn with_options(reader: R, options: ReadOptions) -> Result<Self, Error> {
-        let zip = ZipArchive::new(reader).map_err(from_zip)?;
+        let mut zip = ZipArchive::new(reader).map_err(from_zip)?;
+        let duplicates = zip.has_duplicate_names();
         let mut members = Vec::with_capacity(zip.len());
+        let mut raw_names = HashMap::new();
         for i in 0..zip.len() {
             let e = zip.by_index_data(i).map_err(from_zip)?;
+            if duplicates {
+                raw_names.insert(e.name_raw().to_vec(), i);
+            }
             // The method's number is what the errors report; the zip crate deprecates it only
             // to steer matching towards its constants.
             #[allow(deprecated)]
@@ -157,26 +210,44 @@ impl<R: Read + Seek> NpzArchive<R> {
             .enumerate()
             .map(|(i, m)| (m.name.clone(), i))
             .collect();
+        let mut entries = None;
+        if duplicates {
+            // The zip crate keeps one entry per name; numpy's `files` lists every entry, so
+            // walk the central directory's names once more and parse the archive again (only
+            // archives with repeated names pay for it).
+            let start = zip.central_directory_start();
+            let mut reader = zip.into_inner();
+            entries = entry_order(&mut reader, start, &raw_names, members.len())?;
+            zip = ZipArchive::new(reader).map_err(from_zip)?;
+        }
         Ok(NpzArchive {
             zip,
             members,
             by_name,
+            entries,
             options,
         })
     }
 
-    /// The members, in central-directory order.
+    /// The members, in central-directory order, one per name.
     ///
     /// A name that appears more than once in the central directory is listed once, at its
-    /// first position, and describes its last entry (the one numpy reads); numpy's `files`
-    /// lists it once per entry. [`NpzArchive::has_duplicate_names`] tells.
+    /// first position, and describes its last entry (the one numpy's `np.load(f)[key]` reads);
+    /// [`NpzArchive::keys`] lists it once per entry, as numpy's `files` does.
+    /// [`NpzArchive::has_duplicate_names`] tells.
     pub fn members(&self) -> &[Member] {
         &self.members
     }
 
-    /// numpy's `files`: each member's key (its name with one `.npy` removed), in order.
+    /// numpy's `files`: the key of each central-directory entry (its name with one `.npy`
+    /// removed), in order. A repeated name is listed once per entry, as numpy lists it (each
+    /// reads the last entry of that name); [`NpzArchive::members`] lists it once.
     pub fn keys(&self) -> impl Iterator<Item = &str> + '_ {
-        self.members.iter().map(Member::key)
+        let order: Box<dyn Iterator<Item = &Member> + '_> = match &self.entries {
+            Some(entries) => Box::new(entries.iter().map(|&i| &self.members[i])),
+            None => Box::new(self.members.iter()),
+        };
+        order.map(Member::key)
     }
 
     /// Number of members (distinct names).

@@ -5,10 +5,11 @@
 //! value, and says when the bytes are the values' memory (the bulk paths).
 
 use std::fmt;
-use std::io::{Read, Seek, SeekFrom};
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::ops::Range;
 
-use super::check_expansion;
+use super::{check_expansion, parallel};
 use crate::codec::{checked_product, per_chunk, swap_in_place, CHUNK_BYTES, SWAP_CHUNK_BYTES};
 use crate::dtype::DType;
 use crate::element::{bulk_kind, Bulk, NpyElement, PodLayout, Widening};
@@ -136,6 +137,23 @@ pub struct NpyReader<R> {
     /// [`ReadOptions::decode_pickles`]: whether `read_dyn` decodes object arrays.
     #[cfg(feature = "pickle")]
     decode_pickles: bool,
+    /// [`ReadOptions::threads`]: threads of a large bulk read (0: the machine's).
+    threads: usize,
+    /// For a reader opened from a path ([`NpyReader::open`]): the buffered file behind `R`,
+    /// whose data large bulk reads read positionally on several threads.
+    file: Option<FileAccess<R>>,
+}
+
+/// How a reader reaches the file behind its `R` (`R` is that `BufReader<File>`).
+type FileAccess<R> = fn(&mut R) -> &mut BufReader<File>;
+
+impl NpyReader<BufReader<File>> {
+    /// This reader with its parallel bulk reads on: the data starts at
+    /// [`NpyReader::data_offset`] of the file (the header was read from its start).
+    pub(super) fn with_file_access(mut self) -> Self {
+        self.file = Some(|r| r);
+        self
+    }
 }
 
 impl<R> NpyReader<R> {
@@ -157,10 +175,19 @@ impl<R> NpyReader<R> {
     }
 
     /// The underlying reader, positioned after what has been read — except after a partly
-    /// consumed [`NpyReader::iter`], which reads ahead in chunks of up to 64 KiB: those bytes are
-    /// kept by the `NpyReader` (its later reads return them) and are not in `R`.
+    /// consumed [`NpyReader::iter`], which reads ahead in chunks of up to 64 KiB (never past
+    /// the array's data): those bytes are kept by the `NpyReader` (its later reads return
+    /// them) and are not in `R`. For a reader from [`NpyReader::open`], `R` is a
+    /// [`BufReader`] whose buffer holds what it read ahead (its `seek(SeekFrom::Current(0))`
+    /// puts the file there); [`NpyReader::into_file`] gives the file at the position after
+    /// what was read, iterator included.
     pub fn into_inner(self) -> R {
         self.inner
+    }
+
+    /// Bytes read from `R` ahead of what was handed out (by [`NpyReader::iter`]).
+    pub(super) fn ahead_len(&self) -> usize {
+        self.ahead.len() - self.ahead_at
     }
 
     fn itemsize(&self) -> u64 {
@@ -250,6 +277,8 @@ impl<R: Read> NpyReader<R> {
             casting: options.casting,
             #[cfg(feature = "pickle")]
             decode_pickles: options.decode_pickles,
+            threads: options.threads,
+            file: None,
         })
     }
 
@@ -289,8 +318,26 @@ impl<R: Read> NpyReader<R> {
         self.fold_subarray::<T>()?;
         let typed = Typed::<T>::new(self.dtype(), self.casting)?;
         let n = self.remaining();
+        // A short file is Truncated, whatever the memory bound would have said of its claim.
+        self.check_backed()?;
         check_expansion::<T>(n, n * self.itemsize())?;
         self.read_vec_with(&typed)
+    }
+
+    /// [`ErrorKind::Truncated`] (the bytes needed and those there) when the input is known to
+    /// hold fewer bytes than the elements left; nothing for a stream of unknown length.
+    /// Checked before any memory bound, so that a file shorter than its header claims is
+    /// reported as such, not as an allocation refused.
+    pub(crate) fn check_backed(&self) -> Result<(), Error> {
+        if let Some(avail) = self.available {
+            let itemsize = self.itemsize();
+            let consumed = self.pos * itemsize;
+            // <= the header's nbytes, checked at construction.
+            if avail.saturating_sub(consumed) < self.remaining() * itemsize {
+                return Err(self.truncated(avail));
+            }
+        }
+        Ok(())
     }
 
     /// Reads all remaining elements with `decoder` (the caller checked the dtype and bounded
@@ -298,13 +345,7 @@ impl<R: Read> NpyReader<R> {
     pub(crate) fn read_vec_with<D: Decode>(&mut self, decoder: &D) -> Result<Vec<D::Value>, Error> {
         let n = self.remaining();
         let itemsize = self.itemsize();
-        let nbytes = n * itemsize; // <= the header's nbytes, checked at construction
-        if let Some(avail) = self.available {
-            let consumed = self.pos * itemsize;
-            if avail.saturating_sub(consumed) < nbytes {
-                return Err(self.truncated(avail));
-            }
-        }
+        self.check_backed()?;
         let n_usize = usize::try_from(n).map_err(|_| {
             Error::new(ErrorKind::AllocationLimit {
                 what: "array data",
@@ -367,18 +408,12 @@ impl<R: Read> NpyReader<R> {
     fn fill<D: Decode>(&mut self, decoder: &D, out: &mut [D::Value]) -> Result<(), Error> {
         match decoder.bulk() {
             Bulk::Native(layout) => {
-                self.read_data(layout.as_bytes_mut(out))?;
+                self.read_bulk(layout.as_bytes_mut(out), 0)?;
                 self.pos += out.len() as u64;
                 return Ok(());
             }
             Bulk::Swapped(layout) => {
-                // Swap each chunk while it is still in cache, not in a second pass.
-                let unit = layout.swap_unit();
-                let step = per_chunk(unit, SWAP_CHUNK_BYTES) * unit;
-                for chunk in layout.as_bytes_mut(out).chunks_mut(step) {
-                    self.read_data(chunk)?;
-                    swap_in_place(chunk, unit);
-                }
+                self.read_bulk(layout.as_bytes_mut(out), layout.swap_unit())?;
                 self.pos += out.len() as u64;
                 return Ok(());
             }
@@ -450,6 +485,51 @@ impl<R: Read> NpyReader<R> {
         (&mut self.inner).take(n as u64).read_to_end(buf)?;
         if buf.len() < n {
             return Err(self.truncated(self.pos * self.itemsize() + buf.len() as u64));
+        }
+        Ok(())
+    }
+
+    /// Reads exactly `buf.len()` data bytes of whole elements, reversing each `swap_unit`-byte
+    /// scalar (`0`: none) of each chunk while it is in cache, not in a second pass. A file
+    /// reader with a large enough `buf` reads on several threads.
+    fn read_bulk(&mut self, buf: &mut [u8], swap_unit: usize) -> Result<(), Error> {
+        let threads = parallel::threads_for(buf.len(), self.threads);
+        #[cfg(any(unix, windows))]
+        if threads > 1 && self.ahead_len() == 0 {
+            if let Some(file) = self.file {
+                return self.read_positional(file, buf, threads, swap_unit);
+            }
+        }
+        let _ = threads;
+        if swap_unit == 0 {
+            return self.read_data(buf);
+        }
+        let step = per_chunk(swap_unit, SWAP_CHUNK_BYTES) * swap_unit;
+        for chunk in buf.chunks_mut(step) {
+            self.read_data(chunk)?;
+            swap_in_place(chunk, swap_unit);
+        }
+        Ok(())
+    }
+
+    /// [`NpyReader::read_bulk`] on `threads` threads, each reading its part of the file
+    /// positionally; the buffered reader is then moved after the bytes read.
+    #[cfg(any(unix, windows))]
+    fn read_positional(
+        &mut self,
+        file: FileAccess<R>,
+        buf: &mut [u8],
+        threads: usize,
+        swap_unit: usize,
+    ) -> Result<(), Error> {
+        let done = self.pos * self.itemsize();
+        let start = self.data_offset() + done;
+        let align = self.itemsize() as usize;
+        let inner = file(&mut self.inner);
+        let got = parallel::read_at(inner.get_ref(), start, buf, threads, align, swap_unit)?;
+        inner.seek(SeekFrom::Start(start + got as u64))?;
+        if got < buf.len() {
+            return Err(self.truncated(done + got as u64));
         }
         Ok(())
     }
@@ -570,10 +650,17 @@ impl<R: Read + Seek> NpyReader<R> {
             }));
         }
         let itemsize = self.itemsize();
-        let here = self.inner.stream_position()?;
-        let ahead = (self.ahead.len() - self.ahead_at) as u64;
-        let start = here - ahead - self.pos * itemsize;
-        self.inner.seek(SeekFrom::Start(start + index * itemsize))?;
+        let ahead = self.ahead_len() as i128;
+        let delta = (i128::from(index) - i128::from(self.pos)) * i128::from(itemsize) - ahead;
+        match i64::try_from(delta) {
+            // Relative: a buffered reader keeps its buffer when the target is inside it.
+            Ok(delta) => self.inner.seek_relative(delta)?,
+            Err(_) => {
+                let here = self.inner.stream_position()?;
+                let start = here - ahead as u64 - self.pos * itemsize;
+                self.inner.seek(SeekFrom::Start(start + index * itemsize))?;
+            }
+        }
         self.ahead.clear();
         self.ahead_at = 0;
         self.pos = index;

@@ -149,3 +149,165 @@ fn more_than_64_dimensions_are_refused() {
         );
     }
 }
+
+/// `X7_claim.npy` of the bug report (/work/shared/cases/turn2): a 128-byte file whose header
+/// claims 2,147,483,649 `|u1` elements and holds no data. numpy: "Failed to read all data";
+/// `read_dyn` said the data was not backed by the file (an allocation refused) instead.
+const X7_CLAIM: &[u8] = b"\x93NUMPY\x01\x00\x76\x00{'descr': '|u1', 'fortran_order': False, \
+'shape': (2147483649,), }                                                   \n";
+
+/// Whether `e` is `Truncated` with exactly these counts (data bytes needed, and there).
+fn truncated(e: &Error, needed: u64, found: u64) -> bool {
+    matches!(e.kind(), ErrorKind::Truncated { needed: n, found: f, .. } if *n == needed && *f == found)
+}
+
+#[test]
+fn x7_a_header_claiming_more_than_the_file_holds_is_truncated() {
+    assert_eq!(X7_CLAIM.len(), 128);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("X7_claim.npy");
+    std::fs::write(&path, X7_CLAIM).unwrap();
+    let needed = 2_147_483_649;
+    let check = |what: &str, r: Result<(), Error>, needed: u64| {
+        let e = r.unwrap_err();
+        assert!(truncated(&e, needed, 0), "{what}: {e}");
+    };
+    check("read_dyn", npy_core::read_dyn(&path).map(drop), needed);
+    check("read::<u8>", npy_core::read::<u8>(&path).map(drop), needed);
+    let safe = ReadOptions::default().casting(npy_core::Casting::Safe);
+    check(
+        "read_with::<u64> (widening)",
+        npy_core::read_with::<u64>(&path, &safe).map(drop),
+        needed,
+    );
+    let open = || NpyReader::open(&path).unwrap();
+    check("read_vec", open().read_vec::<u8>().map(drop), needed);
+    check("read_into", open().read_into(&mut [0u8; 10]), needed);
+    check(
+        "iter",
+        open().iter::<u8>().unwrap().next().unwrap().map(drop),
+        needed,
+    );
+    check("read_range", open().read_range::<u8>(0..10).map(drop), 10);
+    check("read_dyn_range", open().read_dyn_range(5..10).map(drop), 10);
+    // A stream of unknown length finds the end as it reads.
+    let stream = || NpyReader::new(X7_CLAIM).unwrap();
+    check("stream read_dyn", stream().read_dyn().map(drop), needed);
+    check(
+        "stream read_vec",
+        stream().read_vec::<u8>().map(drop),
+        needed,
+    );
+}
+
+/// Every dtype family claiming far more elements than the file holds (2^31 + 1, as real
+/// numpy files can be), three of them there: `Truncated` with the data bytes the header
+/// claims and those the file holds, never an allocation refused — for `read_dyn` and for the
+/// typed read of the family's own Rust type.
+#[test]
+fn every_dtype_family_claiming_more_than_the_file_holds_is_truncated() {
+    use npy_core::element::units;
+    use npy_core::{half::f16, num_complex::Complex, Datetime64, Timedelta64};
+    type Typed = fn(&std::path::Path) -> Result<(), Error>;
+    fn typed<T: npy_core::NpyElement>(p: &std::path::Path) -> Result<(), Error> {
+        npy_core::read::<T>(p).map(drop)
+    }
+    let families: [(&str, Option<Typed>); 17] = [
+        ("|b1", Some(typed::<bool>)),
+        ("|i1", Some(typed::<i8>)),
+        ("|u1", Some(typed::<u8>)),
+        ("<f2", Some(typed::<f16>)),
+        ("<f4", Some(typed::<f32>)),
+        (">f8", Some(typed::<f64>)),
+        ("<c8", Some(typed::<Complex<f32>>)),
+        ("|S1", Some(typed::<Vec<u8>>)),
+        ("<U1", Some(typed::<String>)),
+        ("|V1", None),
+        ("<M8[s]", Some(typed::<Datetime64<units::S>>)),
+        ("<m8[ns]", Some(typed::<Timedelta64<units::Ns>>)),
+        ("<f16", None), // numpy's float128 (x87 long double): read_dyn only
+        ("<c32", None),
+        ("[('a', '|u1'), ('b', '<f4')]", None),
+        ("('|u1', (2,))", Some(typed::<[u8; 2]>)),
+        ("[('a', '|S0'), ('b', '|u1')]", None), // a zero-size field beside a backed one
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let claim: u64 = (1 << 31) + 1;
+    for (descr, typed) in families {
+        let dtype: npy_core::DType = descr.parse().unwrap();
+        let itemsize = dtype.itemsize();
+        let mut bytes = Header::new(dtype, vec![claim]).to_bytes(None).unwrap();
+        bytes.extend(std::iter::repeat_n(0u8, 3 * itemsize as usize));
+        let path = dir.path().join("claim.npy");
+        std::fs::write(&path, &bytes).unwrap();
+        let (needed, found) = (claim * itemsize, 3 * itemsize);
+        let e = npy_core::read_dyn(&path).unwrap_err();
+        assert!(truncated(&e, needed, found), "{descr} read_dyn: {e}");
+        if let Some(read) = typed {
+            let e = read(&path).unwrap_err();
+            assert!(truncated(&e, needed, found), "{descr} typed: {e}");
+        }
+    }
+}
+
+/// A real read of each family just past where a `read_dyn` expansion constant too small for
+/// it would refuse: with `DYN_ALLOWANCE + 1` elements, even one byte of values per element
+/// beyond the constant's bound passes the allowance. The values are what the zero bytes
+/// decode to under the format's rules.
+#[test]
+fn read_dyn_of_each_family_past_the_allowance() {
+    let n = npy_core::DYN_ALLOWANCE + 1;
+    let dir = tempfile::tempdir().unwrap();
+    let epoch = |v: &DynValue| matches!(v, DynValue::Datetime { ticks: Some(0), .. });
+    type IsZero<'a> = &'a dyn Fn(&DynValue) -> bool;
+    let zeros: [(&str, IsZero<'_>); 7] = [
+        ("|b1", &|v| *v == DynValue::Bool(false)),
+        ("|i1", &|v| *v == DynValue::Int(0)),
+        ("|u1", &|v| *v == DynValue::UInt(0)),
+        ("<f2", &|v| *v == DynValue::Float(0.0)),
+        ("|S1", &|v| *v == DynValue::Bytes(Vec::new())),
+        ("<U1", &|v| {
+            *v == DynValue::Str(npy_core::UcsString::from(""))
+        }),
+        ("<M8[s]", &epoch),
+    ];
+    for (descr, zero) in zeros {
+        let dtype: npy_core::DType = descr.parse().unwrap();
+        let mut bytes = Header::new(dtype.clone(), vec![n]).to_bytes(None).unwrap();
+        bytes.resize(bytes.len() + (n * dtype.itemsize()) as usize, 0);
+        let path = dir.path().join("family.npy");
+        std::fs::write(&path, &bytes).unwrap();
+        let a = npy_core::read_dyn(&path).unwrap_or_else(|e| panic!("{descr}: {e}"));
+        assert_eq!(a.len() as u64, n, "{descr}");
+        assert!(zero(&a.values()[n as usize - 1]), "{descr}");
+    }
+    // A record and a subarray of one byte, and a void.
+    for descr in ["[('a', '|u1')]", "('|u1', (1,))", "|V1"] {
+        let dtype: npy_core::DType = descr.parse().unwrap();
+        let mut bytes = Header::new(dtype, vec![n]).to_bytes(None).unwrap();
+        bytes.resize(bytes.len() + n as usize, 0);
+        let a = NpyReader::new(&bytes[..]).unwrap().read_dyn();
+        let a = a.unwrap_or_else(|e| panic!("{descr}: {e}"));
+        assert_eq!(a.len() as u64, n, "{descr}");
+    }
+}
+
+/// Typed reads of elements that take no file bytes get `MAX_UNBACKED_BYTES` of them: exactly
+/// that many bytes of `Vec<u8>` (24 each) from `|S0` read; one element more is refused.
+#[test]
+fn typed_zero_size_elements_at_the_unbacked_boundary() {
+    let each = std::mem::size_of::<Vec<u8>>() as u64;
+    let fit = npy_core::MAX_UNBACKED_BYTES / each;
+    let bytes = file_with("|S0", vec![fit]);
+    let v = NpyReader::new(&bytes[..]).unwrap().read_vec::<Vec<u8>>();
+    assert_eq!(v.unwrap().len() as u64, fit);
+    let bytes = file_with("|S0", vec![fit + 1]);
+    let err = NpyReader::new(&bytes[..])
+        .unwrap()
+        .read_vec::<Vec<u8>>()
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::AllocationLimit { elements, .. } if *elements == fit + 1),
+        "{err}"
+    );
+}

@@ -21,6 +21,7 @@ mod fixtures;
 // Typed reads and writes, views, maps, ndarray, conversion, appending.
 mod append;
 mod convert;
+mod file_reads;
 mod miri_paths;
 mod mmap;
 mod ndarray;

@@ -37,19 +37,34 @@ fn check_archive(entry: &Json) -> Result<usize, String> {
     let file = entry["file"].as_str().unwrap();
     let path = npz_dir().join(file);
     let mut npz = NpzArchive::open(&path).map_err(|e| format!("{file}: {e}"))?;
-    // numpy lists a duplicated name once per entry; we list it once.
-    let mut files: Vec<&str> = Vec::new();
-    for k in entry["files"].as_array().unwrap() {
-        let k = k.as_str().unwrap();
-        if !files.contains(&k) {
-            files.push(k);
-        }
-    }
+    // keys() is numpy's `files`, a duplicated name once per entry; members() once per name.
+    let files: Vec<&str> = entry["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
     let keys: Vec<&str> = npz.keys().collect();
     if keys != files {
         return Err(format!("{file}: keys {keys:?}, numpy {files:?}"));
     }
-    let dupes = entry["files"].as_array().unwrap().len() != files.len();
+    let mut distinct: Vec<&str> = Vec::new();
+    for k in &files {
+        if !distinct.contains(k) {
+            distinct.push(k);
+        }
+    }
+    let member_keys: Vec<&str> = npz
+        .members()
+        .iter()
+        .map(npy_core::npz::Member::key)
+        .collect();
+    if member_keys != distinct {
+        return Err(format!(
+            "{file}: members {member_keys:?}, numpy {distinct:?}"
+        ));
+    }
+    let dupes = files.len() != distinct.len();
     if npz.has_duplicate_names() != dupes {
         return Err(format!("{file}: has_duplicate_names"));
     }

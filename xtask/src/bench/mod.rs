@@ -15,7 +15,9 @@
 //!
 //! 5. [`show`]: the `npy show` targets of issue 10 (summary and `--json` of a 400 MB file,
 //!    whole processes, time and peak memory, against numpy).
-//! 6. [`convert`]: the `npy convert` targets of issue 10 (`--order F` against numpy,
+//! 6. [`write_view`]: `write_ndarray` of a non-contiguous 1 GiB view against `np.save` (issue
+//!    10: time, peak memory, same bytes).
+//! 7. [`convert`]: the `npy convert` targets of issue 10 (`--order F` against numpy,
 //!    `--byte-order big` against `cp`, a 512 MiB file in tmpfs, whole processes).
 //!
 //! `--table-only` skips the runs and rebuilds the table from the results on disk (criterion's
@@ -28,10 +30,12 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+use crate::flags::BenchPart;
 use crate::python::numpy_python;
 
 pub mod convert;
 pub mod show;
+pub mod write_view;
 use crate::{target_dir, workspace_root};
 
 const MIB: f64 = (1u64 << 20) as f64;
@@ -44,13 +48,19 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
     let data = npy_bench::data_dir().map_err(|e| format!("bench-data directory: {e}"))?;
     let numpy_json = data.join("numpy.json");
     let peak_json = data.join("peak_mem.json");
-    if flags.show_only {
+    if flags.only == Some(BenchPart::Show) {
         let show = show::measure(&data, quick)?;
         write_file(&show::results_path(&data), show.to_string().as_bytes())?;
         print!("{}", show::render(&show));
         return Ok(());
     }
-    if flags.convert_only {
+    if flags.only == Some(BenchPart::WriteView) {
+        let v = write_view::measure()?;
+        write_file(&write_view::results_path(&data), v.to_string().as_bytes())?;
+        print!("{}", write_view::render(&v));
+        return Ok(());
+    }
+    if flags.only == Some(BenchPart::Convert) {
         let convert = convert::measure(quick)?;
         write_file(
             &convert::results_path(&data),
@@ -77,6 +87,8 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
         write_file(&peak_json, peak.as_bytes())?;
         let show = show::measure(&data, quick)?;
         write_file(&show::results_path(&data), show.to_string().as_bytes())?;
+        let v = write_view::measure()?;
+        write_file(&write_view::results_path(&data), v.to_string().as_bytes())?;
         let convert = convert::measure(quick)?;
         write_file(
             &convert::results_path(&data),
@@ -92,6 +104,9 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
     let mut table = render(&results, &peak, quick);
     if let Ok(show) = read_json(&show::results_path(&data)) {
         table.push_str(&format!("\n{}", show::render(&show)));
+    }
+    if let Ok(v) = read_json(&write_view::results_path(&data)) {
+        table.push_str(&format!("\n{}", write_view::render(&v)));
     }
     if let Ok(convert) = read_json(&convert::results_path(&data)) {
         table.push_str(&format!("\n{}", convert::render(&convert)));
@@ -276,6 +291,15 @@ fn rows() -> Vec<Row> {
         );
         rows.push(
             Row::new(
+                &format!("read f32 {case} → Vec, one thread"),
+                &format!("{g}/npy-core-1-thread"),
+            )
+            .numpy(&g)
+            .limit(&format!("{g}/limit-fs-read"), "fs::read")
+            .bytes(mib * MIB),
+        );
+        rows.push(
+            Row::new(
                 &format!("read f32 {case} → reused buffer"),
                 &format!("{g}/npy-core-into"),
             )
@@ -283,6 +307,14 @@ fn rows() -> Vec<Row> {
             .bytes(mib * MIB),
         );
     }
+    rows.push(
+        Row::new(
+            "read 1,000,000 rows of 3 f32 one by one, path reader",
+            "read_rows/f32_1Mx3/npy-core",
+        )
+        .limit("read_rows/f32_1Mx3/npy-core-bufreader", "BufReader")
+        .bytes(12.0 * 1e6),
+    );
     let fs_read_64 = "read_f32/64MiB/limit-fs-read";
     rows.push(
         Row::new(
@@ -670,18 +702,7 @@ fn targets(r: &Results<'_>, peak_ratio: Option<f64>) -> String {
     lines.push("Targets (issue 11, .npz):".to_string());
     lines.push(String::new());
     let mut check = |what: &str, value: Option<f64>, limit: f64, less: bool| {
-        lines.push(match value {
-            Some(v) => format!(
-                "- {what}: {v:.2}× (target {} {limit}×) — **{}**",
-                if less { "≤" } else { "≥" },
-                if (less && v <= limit) || (!less && v >= limit) {
-                    "met"
-                } else {
-                    "missed"
-                }
-            ),
-            None => format!("- {what}: not measured"),
-        });
+        lines.push(ratio_target(what, value, limit, less));
     };
     let member = c("npz/read_member_64MiB/npy-core");
     check(
@@ -733,7 +754,49 @@ fn targets(r: &Results<'_>, peak_ratio: Option<f64>) -> String {
         1.1,
         true,
     );
+    lines.push(String::new());
+    lines.push("Targets (issue 10, reads of large files):".to_string());
+    lines.push(String::new());
+    let read256 = c("read_f32/256MiB/npy-core");
+    lines.push(ratio_target(
+        "owned read 256 MiB, ours / single-threaded",
+        div(read256, c("read_f32/256MiB/npy-core-1-thread")),
+        0.7,
+        true,
+    ));
+    lines.push(ratio_target(
+        "owned read 256 MiB, ours / np.load",
+        div(read256, r.numpy("read_f32/256MiB")),
+        0.5,
+        true,
+    ));
+    lines.push(ratio_target(
+        "1,000,000 rows of 3 f32 read one by one, path reader / over a hand-made BufReader",
+        div(
+            c("read_rows/f32_1Mx3/npy-core"),
+            c("read_rows/f32_1Mx3/npy-core-bufreader"),
+        ),
+        1.5,
+        true,
+    ));
     lines.join("\n") + "\n"
+}
+
+/// One target line of a ratio: its value against `limit` (`less`: at most, else at least),
+/// met or missed.
+fn ratio_target(what: &str, value: Option<f64>, limit: f64, less: bool) -> String {
+    match value {
+        Some(v) => format!(
+            "- {what}: {v:.2}× (target {} {limit}×) — **{}**",
+            if less { "≤" } else { "≥" },
+            if (less && v <= limit) || (!less && v >= limit) {
+                "met"
+            } else {
+                "missed"
+            }
+        ),
+        None => format!("- {what}: not measured"),
+    }
 }
 
 fn command_line(program: &str, args: &[&str]) -> Option<String> {
