@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::format::fail;
+use crate::progress::Progress;
 
 /// Concatenate .npy files along their first axis into OUT, as
 /// `np.save(OUT, np.concatenate([np.load(f) for f in INs]))` would.
@@ -12,7 +13,8 @@ use crate::format::fail;
 /// after the first, in C order (convert a Fortran-order file with `npy convert --order C`
 /// first). The data streams through one 1 MiB buffer, so files larger than memory
 /// concatenate. OUT is written atomically (temporary file, then rename): it appears complete
-/// or not at all, and may be one of the INs.
+/// or not at all, and may be one of the INs. On a terminal, a progress bar on stderr follows
+/// a concatenation of more than 256 MiB (never in a pipe).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The output .npy file.
@@ -25,7 +27,13 @@ pub struct Args {
 
 /// Runs `npy cat`.
 pub fn run(args: &Args) -> ExitCode {
-    match npy_core::concatenate(&args.output, &args.inputs) {
+    let mut bar: Option<Progress> = None;
+    let result = npy_core::concatenate_with_progress(&args.output, &args.inputs, |done, total| {
+        bar.get_or_insert_with(|| Progress::new(total, "concatenating"))
+            .set(done);
+    });
+    drop(bar);
+    match result {
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => fail(&e, &args.output),
     }

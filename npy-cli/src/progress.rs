@@ -1,10 +1,9 @@
-//! Progress bars on stderr for commands that work through much data: `npy convert`, `npy pack`
-//! and `npy unpack`. A bar appears only when stderr is a terminal (never in a pipe, a file or
-//! a test's captured output) and the work exceeds [`THRESHOLD`] bytes; it is cleared when the
-//! work ends, so nothing of it stays on the screen or mixes with stdout. `npy show --full` and
-//! `--json` print to stdout, usually the same terminal, where a bar would interleave with the
-//! values, and `npy cat` runs inside one npy-core call without a progress hook: neither shows
-//! one.
+//! Progress bars on stderr for commands that work through much data: `npy convert`, `npy cat`,
+//! `npy pack`, `npy unpack`, and `npy show --full` / `--json` when their output goes to a file
+//! or a pipe. A bar appears only when stderr is a terminal (never in a pipe, a file or a
+//! test's captured output) and the work exceeds [`THRESHOLD`] bytes; it is cleared when the
+//! work ends, so nothing of it stays on the screen. `npy show` draws none when stdout is the
+//! terminal too, where a bar would cut through the values.
 
 use std::io::IsTerminal;
 
@@ -32,6 +31,11 @@ impl Progress {
         bar.set_style(style);
         bar.set_message(what.to_owned());
         Progress(Some(bar))
+    }
+
+    /// No bar (work that never shows one).
+    pub fn none() -> Progress {
+        Progress(None)
     }
 
     /// Sets the bytes done.
@@ -74,6 +78,14 @@ impl<T: std::io::Read> std::io::Read for Counted<'_, T> {
         let n = self.inner.read(buf)?;
         self.bar.add(n as u64);
         Ok(n)
+    }
+}
+
+/// Seeking moves no bytes: the count stays (a summarised `npy show` seeks; the bar counts
+/// bytes read).
+impl<T: std::io::Seek> std::io::Seek for Counted<'_, T> {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.inner.seek(pos)
     }
 }
 

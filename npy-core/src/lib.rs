@@ -387,6 +387,6 @@ pub use read::{
 pub use records::{read_records, write_records};
 pub use view::{view_or_copy, NpyView};
 pub use write::{
-    append, concatenate, write, AppendOptions, NpyAppender, PathStreamWriter, StreamWriter,
-    WriteOptions,
+    append, concatenate, concatenate_with_progress, write, AppendOptions, NpyAppender,
+    PathStreamWriter, StreamWriter, WriteOptions,
 };

@@ -10,11 +10,13 @@
 //! Memory stays bounded whatever the file's size: a summarised print reads only the elements
 //! it shows ([`source`]); `--full` reads the file twice, once to fit the format (numpy's
 //! widths depend on every value) and once to print; `--json` writes values as it reads them.
+//! Both show a progress bar on stderr for files over 256 MiB when stderr is a terminal and
+//! stdout is not (`npy show --json big.npy > out.json`).
 
 mod json;
 mod source;
 
-use std::io::{self, BufWriter, Read, Seek, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Seek, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -23,6 +25,7 @@ use npy_core::{DType, DynValue, Error, ErrorKind, NpyReader};
 
 use crate::arrayprint::{self, Builder};
 use crate::format::printable;
+use crate::progress::Progress;
 
 use self::source::Values;
 
@@ -160,9 +163,21 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
     if crate::npz::is_npz(&args.file) {
         return show_archive(args, out);
     }
-    let reader = NpyReader::open(&args.file)?;
-    let size = std::fs::metadata(&args.file).map_err(Error::from)?.len();
-    show_reader(args, reader, size, out)?;
+    let file = std::fs::File::open(&args.file).map_err(Error::from)?;
+    let size = file.metadata().map_err(Error::from)?.len();
+    // `--full` and `--json` read every byte (`--full` twice): a bar on stderr when it is a
+    // terminal and stdout is not (on one terminal the bar would cut through the values).
+    let progress = if (args.full || args.json) && !io::stdout().is_terminal() {
+        let passes = if args.json { 1 } else { 2 };
+        Progress::new(size.saturating_mul(passes), "reading")
+    } else {
+        Progress::none()
+    };
+    let buffered = io::BufReader::with_capacity(npy_core::FILE_BUFFER_BYTES, file);
+    let reader = NpyReader::new(progress.counted(buffered))?;
+    let backed = size.saturating_sub(reader.parsed_header().data_offset());
+    show_reader(args, reader.with_available_bytes(backed), size, out)?;
+    drop(progress);
     if args.json {
         out.write_all(b"\n")?;
     }

@@ -11,4 +11,5 @@ mod convert;
 mod header;
 mod info;
 mod npz;
+mod progress;
 mod show;

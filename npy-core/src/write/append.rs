@@ -552,6 +552,27 @@ fn write_counted(
     Ok(())
 }
 
+/// A writer that reports the bytes written through it to a progress hook.
+struct Reporting<'a, W, F> {
+    inner: &'a mut W,
+    done: &'a mut u64,
+    total: u64,
+    progress: &'a mut F,
+}
+
+impl<W: Write, F: FnMut(u64, u64)> Write for Reporting<'_, W, F> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        *self.done += n as u64;
+        (self.progress)(*self.done, self.total);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// Copies exactly `n` bytes from `src` to `dst` through a buffer of at most [`COPY_BYTES`];
 /// [`ErrorKind::Truncated`] (`what`) when `src` ends first.
 fn copy_exact(
@@ -632,6 +653,36 @@ fn growth_axis(header: &Header) -> usize {
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 pub fn concatenate(out: impl AsRef<Path>, inputs: &[impl AsRef<Path>]) -> Result<Header, Error> {
+    concatenate_with_progress(out, inputs, |_, _| {})
+}
+
+/// [`concatenate`], calling `progress(done, total)` as the data is copied: `total` is the
+/// output's data bytes (every input's together), `done` the data bytes written so far. The
+/// first call is `(0, total)`, once every header is checked; each later one has a larger
+/// `done`, one per buffer of at most 1 MiB; the last is `(total, total)`, before the output is
+/// synced and renamed. An error stops the calls. The calls come from the calling thread, so the
+/// hook can drive a progress bar (`npy cat` does, on a terminal).
+///
+/// # Errors
+/// As [`concatenate`].
+///
+/// # Examples
+/// ```
+/// # let dir = std::env::temp_dir().join(format!("npy-core-concat-p-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let (a, out) = (dir.join("a.npy"), dir.join("aa.npy"));
+/// npy_core::write(&a, &[1i32, 2, 3], &[3])?;
+/// let mut seen = Vec::new();
+/// npy_core::concatenate_with_progress(&out, &[&a, &a], |done, total| seen.push((done, total)))?;
+/// assert_eq!(seen.first(), Some(&(0, 24)));
+/// assert_eq!(seen.last(), Some(&(24, 24)));
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+pub fn concatenate_with_progress(
+    out: impl AsRef<Path>,
+    inputs: &[impl AsRef<Path>],
+    mut progress: impl FnMut(u64, u64),
+) -> Result<Header, Error> {
     let out = out.as_ref();
     let mut headers = Vec::with_capacity(inputs.len());
     for input in inputs {
@@ -657,14 +708,22 @@ pub fn concatenate(out: impl AsRef<Path>, inputs: &[impl AsRef<Path>]) -> Result
                 itemsize: header.dtype.itemsize(),
             })
         })?;
-    header.nbytes().at_path(out)?;
-    let write = || -> Result<(), Error> {
+    let total = header.nbytes().at_path(out)?;
+    let mut write = || -> Result<(), Error> {
         let mut file = AtomicFile::create(out)?;
         file.write_all(&header.to_bytes(None)?)?;
+        progress(0, total);
+        let mut done = 0u64;
         for (input, h) in inputs.iter().zip(&headers) {
             let input = input.as_ref();
             let (mut src, _) = open_source(input)?;
-            copy_exact(&mut src, &mut file, h.nbytes()?, "array data").at_path(input)?;
+            let mut dst = Reporting {
+                inner: &mut file,
+                done: &mut done,
+                total,
+                progress: &mut progress,
+            };
+            copy_exact(&mut src, &mut dst, h.nbytes()?, "array data").at_path(input)?;
         }
         file.commit()
     };

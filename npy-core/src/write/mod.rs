@@ -16,7 +16,7 @@ mod append;
 mod atomic;
 mod stream;
 
-pub use append::{append, concatenate, AppendOptions, NpyAppender};
+pub use append::{append, concatenate, concatenate_with_progress, AppendOptions, NpyAppender};
 pub(crate) use atomic::AtomicFile;
 pub use stream::{PathStreamWriter, StreamWriter};
 

@@ -542,3 +542,26 @@ fn subarray_elements_stand_for_the_trailing_dimensions() {
     let err = append(&path, &[[0f32; 2]], &[1]).unwrap_err();
     assert!(err.to_string().contains("shape (1, 2)"), "{err}");
 }
+
+/// `concatenate_with_progress` reports every data byte once, in increasing steps from
+/// `(0, total)` to `(total, total)`: 3 MiB across three inputs, copied in 1 MiB buffers.
+#[test]
+fn concatenation_progress_is_monotone_and_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.npy");
+    let rows = (1 << 20) / 16; // 1 MiB of (rows, 4) f32
+    npy_core::write(&a, &vec![1.5f32; rows * 4], &[rows as u64, 4]).unwrap();
+    let out = dir.path().join("out.npy");
+    let mut seen = Vec::new();
+    let header =
+        npy_core::concatenate_with_progress(&out, &[&a, &a, &a], |d, t| seen.push((d, t))).unwrap();
+    let total = 3 << 20;
+    assert_eq!(header.shape, [3 * rows as u64, 4]);
+    assert_eq!(seen.first(), Some(&(0, total)));
+    assert_eq!(seen.last(), Some(&(total, total)));
+    assert!(
+        seen.windows(2).all(|w| w[0].0 < w[1].0 && w[1].1 == total),
+        "{seen:?}"
+    );
+    assert!(seen.len() >= 4, "one call per buffer: {seen:?}");
+}
