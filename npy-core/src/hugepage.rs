@@ -82,4 +82,22 @@ mod tests {
             );
         }
     }
+
+    /// Advising a vector's spare capacity leaves its elements and capacity alone, and the
+    /// values pushed afterwards are what was pushed.
+    #[test]
+    fn advice_on_spare_capacity_keeps_contents() {
+        for cap in [0, 1000, super::MIN_BYTES / 8 + 3] {
+            let mut v: Vec<u64> = Vec::with_capacity(cap);
+            v.extend((0..cap as u64 / 2).map(|i| i * 7));
+            super::advise_spare(&mut v);
+            assert!(v.capacity() >= cap);
+            let half = v.len();
+            v.extend((half as u64..cap as u64).map(|i| i * 7));
+            assert!(
+                v.iter().enumerate().all(|(i, &x)| x == i as u64 * 7),
+                "cap {cap}"
+            );
+        }
+    }
 }
