@@ -319,7 +319,9 @@ pub struct Field {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SubArray {
     base: Box<DType>,
-    shape: Vec<u64>,
+    /// Boxed, not a `Vec`: 8 bytes less in every [`DType`] (a wide record's fields hold one
+    /// each).
+    shape: Box<[u64]>,
     itemsize: u64,
 }
 
@@ -356,7 +358,7 @@ impl SubArray {
             .ok_or_else(|| descr_error(&base.to_string(), "subarray size overflows 64 bits"))?;
         Ok(SubArray {
             base: Box::new(base),
-            shape,
+            shape: shape.into_boxed_slice(),
             itemsize,
         })
     }
@@ -374,7 +376,7 @@ impl SubArray {
     /// The full shape and the innermost base, as numpy flattens a subarray of subarrays:
     /// `(('<f8', (5,)), (2,))` is 2 × 5 `'<f8'`, `([2, 5], '<f8')`.
     pub fn flatten(&self) -> (Vec<u64>, &DType) {
-        let mut shape = self.shape.clone();
+        let mut shape = self.shape.to_vec();
         let mut base = &*self.base;
         while let DType::SubArray(inner) = base {
             shape.extend_from_slice(&inner.shape);

@@ -253,3 +253,19 @@ fn name_order_is_strs() {
         }
     }
 }
+
+/// The sizes a wide record's fields are made of (a field is written per header entry): no
+/// variant of `DType` above 40 bytes, no `Field` above 96.
+#[test]
+fn model_sizes() {
+    assert!(
+        std::mem::size_of::<DType>() <= 40,
+        "{}",
+        std::mem::size_of::<DType>()
+    );
+    assert!(
+        std::mem::size_of::<Field>() <= 96,
+        "{}",
+        std::mem::size_of::<Field>()
+    );
+}
