@@ -355,6 +355,22 @@ def record_fixtures():
         ),
         ("rec_be.npy", rec(np.dtype([("x", ">f4"), ("y", ">f4"), ("id", ">i8")]))),
         ("rec_empty.npy", np.zeros((2,), dtype=np.dtype([]))),
+        # More than one 64 KiB read chunk (128 records each): fields out of the struct order,
+        # both byte orders and padding, for the readers' chunked decoding.
+        (
+            "rec_chunks.npy",
+            rec(
+                np.dtype(
+                    {
+                        "names": ["id", "y", "x"],
+                        "formats": [">i8", ">f4", "<f4"],
+                        "offsets": [0, 200, 508],
+                        "itemsize": 512,
+                    }
+                ),
+                shape=(300,),
+            ),
+        ),
     ]
     return out
 

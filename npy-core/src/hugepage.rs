@@ -16,21 +16,36 @@ const HUGE_PAGE: usize = 2 << 20;
 /// pages. Call it before the buffer is first written. Advice only: where huge pages are off, or
 /// on other systems, nothing changes.
 pub(crate) fn advise(buf: &mut [u8]) {
+    advise_range(buf.as_mut_ptr(), buf.len());
+}
+
+/// [`advise`] for the spare capacity of `v` (the memory a `Vec::with_capacity` has not yet
+/// written), before the values are pushed.
+pub(crate) fn advise_spare<T>(v: &mut Vec<T>) {
+    let spare = v.spare_capacity_mut();
+    advise_range(
+        spare.as_mut_ptr().cast::<u8>(),
+        std::mem::size_of_val(spare),
+    );
+}
+
+/// Advises `len` bytes from `start`, memory the caller borrows mutably (written or not).
+fn advise_range(start: *mut u8, len: usize) {
     #[cfg(all(target_os = "linux", not(miri)))]
     {
-        if buf.len() < MIN_BYTES {
+        if len < MIN_BYTES {
             return;
         }
-        let start = buf.as_mut_ptr() as usize;
+        let start = start as usize;
         let Some(aligned) = start.checked_next_multiple_of(HUGE_PAGE) else {
             return;
         };
-        let end = start + buf.len();
+        let end = start + len;
         let len = end.saturating_sub(aligned) / HUGE_PAGE * HUGE_PAGE;
         if len == 0 {
             return;
         }
-        // SAFETY: `[aligned, aligned + len)` lies inside `buf`, which this function borrows
+        // SAFETY: `[aligned, aligned + len)` lies inside the caller's buffer, which it borrows
         // mutably, and `aligned` is page-aligned as madvise requires. MADV_HUGEPAGE only tells
         // the kernel how to back these pages: it changes neither their contents nor whether
         // they are mapped, so no Rust reference is invalidated. A failure (THP disabled, old
@@ -41,7 +56,7 @@ pub(crate) fn advise(buf: &mut [u8]) {
         }
     }
     #[cfg(not(all(target_os = "linux", not(miri))))]
-    let _ = buf;
+    let _ = (start, len);
 }
 
 #[cfg(test)]
@@ -64,6 +79,24 @@ mod tests {
             assert!(
                 v.iter().enumerate().all(|(i, &b)| b == (i % 251) as u8),
                 "len {len}"
+            );
+        }
+    }
+
+    /// Advising a vector's spare capacity leaves its elements and capacity alone, and the
+    /// values pushed afterwards are what was pushed.
+    #[test]
+    fn advice_on_spare_capacity_keeps_contents() {
+        for cap in [0, 1000, super::MIN_BYTES / 8 + 3] {
+            let mut v: Vec<u64> = Vec::with_capacity(cap);
+            v.extend((0..cap as u64 / 2).map(|i| i * 7));
+            super::advise_spare(&mut v);
+            assert!(v.capacity() >= cap);
+            let half = v.len();
+            v.extend((half as u64..cap as u64).map(|i| i * 7));
+            assert!(
+                v.iter().enumerate().all(|(i, &x)| x == i as u64 * 7),
+                "cap {cap}"
             );
         }
     }

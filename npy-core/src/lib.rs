@@ -281,6 +281,8 @@ mod write;
 /// bounds the element types of views and maps; re-exported so that bounds in users' code and
 /// compiler messages name one path.
 pub use bytemuck;
+/// The type of record field names ([`Field::name`](dtype::Field::name)).
+pub use compact_str;
 pub use half;
 pub use num_complex;
 

@@ -220,7 +220,7 @@ pub mod __private {
     fn missing(record: &Record, name: &str) -> Error {
         Error::new(ErrorKind::MissingField {
             field: name.to_owned(),
-            available: record.fields().iter().map(|f| f.name.clone()).collect(),
+            available: record.fields().iter().map(|f| f.name.to_string()).collect(),
         })
     }
 

@@ -315,6 +315,21 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
                 }
 
                 #[inline]
+                fn read_each(
+                    __plan: &Self::Plan,
+                    #src: &[u8],
+                    __itemsize: usize,
+                    mut __put: impl ::core::ops::FnMut(Self),
+                ) -> ::std::result::Result<(), #krate::Error> {
+                    let #plan_pat = &__plan.fields;
+                    for #src in #src.chunks_exact(__itemsize) {
+                        let _ = #src;
+                        __put(#construct);
+                    }
+                    ::std::result::Result::Ok(())
+                }
+
+                #[inline]
                 fn write(
                     &self,
                     __plan: &Self::Plan,

@@ -88,7 +88,7 @@ pub(super) fn parse(s: &str) -> Result<DType, Error> {
     }
     let mut record = RecordBuilder::default();
     for (i, dtype) in dtypes.into_iter().enumerate() {
-        record.push(None, format!("f{i}"), dtype)?;
+        record.push(None, compact_str::format_compact!("f{i}"), dtype)?;
     }
     record.finish()
 }

@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::comma::with_shape;
-use super::{descr_error, parse_type_str, DType, Field, Record};
+use super::{descr_error, parse_type_str, CompactString, DType, Field, Record};
 use crate::error::{Error, ErrorKind};
 use crate::literal::{self, Value};
 
@@ -22,10 +22,11 @@ impl DType {
                         out.push(padding_entry(f.offset - offset));
                     }
                     let name = match &f.title {
-                        Some(t) => {
-                            Value::Tuple(vec![Value::Str(t.clone()), Value::Str(f.name.clone())])
-                        }
-                        None => Value::Str(f.name.clone()),
+                        Some(t) => Value::Tuple(vec![
+                            Value::Str(t.clone()),
+                            Value::Str(f.name.to_string()),
+                        ]),
+                        None => Value::Str(f.name.to_string()),
                     };
                     let entry = match &f.dtype {
                         DType::SubArray(s) => {
@@ -128,9 +129,11 @@ fn parse_record(items: &[Value]) -> Result<DType, Error> {
             }
         };
         let (title, name) = match &parts[0] {
-            Value::Str(n) => (None, n.clone()),
+            Value::Str(n) => (None, CompactString::from(n.as_str())),
             Value::Tuple(tn) if tn.len() == 2 => match (&tn[0], &tn[1]) {
-                (Value::Str(t), Value::Str(n)) => (Some(t.clone()), n.clone()),
+                (Value::Str(t), Value::Str(n)) => {
+                    (Some(t.clone()), CompactString::from(n.as_str()))
+                }
                 _ => {
                     return Err(descr_error(
                         &item.to_string(),
@@ -155,6 +158,18 @@ fn parse_record(items: &[Value]) -> Result<DType, Error> {
     record.finish()
 }
 
+/// `a < b` as `str` orders them (bytewise), compared in line: field names are short, and a
+/// call to `memcmp` per field costs more than the comparison.
+#[inline]
+pub(super) fn less(a: &[u8], b: &[u8]) -> bool {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x < y;
+        }
+    }
+    a.len() < b.len()
+}
+
 /// `(base, shape)` as numpy's `np.dtype((base, shape))` for a tuple shape: the base itself for
 /// an empty shape, else a subarray within numpy's limits.
 pub(crate) fn subarray_or_base(base: DType, shape: Vec<u64>) -> Result<DType, Error> {
@@ -174,18 +189,37 @@ pub(crate) fn subarray_or_base(base: DType, shape: Vec<u64>) -> Result<DType, Er
 /// Builds a record from the entries of a descr list, as numpy's `descr_to_dtype` does: each
 /// entry takes the next `itemsize` bytes; unnamed void entries are padding. Shared by the
 /// general descr parser and the header fast path, so both follow the same rules.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct RecordBuilder {
     fields: Vec<Field>,
     offset: u64,
+    /// Whether the fields so far have no titles and strictly increasing names (so are
+    /// distinct without sorting them).
+    increasing: bool,
+}
+
+impl Default for RecordBuilder {
+    fn default() -> Self {
+        RecordBuilder {
+            fields: Vec::new(),
+            offset: 0,
+            increasing: true,
+        }
+    }
 }
 
 impl RecordBuilder {
+    /// Reserves room for `fields` more fields (the caller bounds `fields` by its input).
+    pub(crate) fn reserve(&mut self, fields: usize) {
+        self.fields.reserve_exact(fields);
+    }
+
     /// Adds the entry `(title, name)` of `dtype` (a subarray already applied).
+    #[inline]
     pub(crate) fn push(
         &mut self,
         title: Option<String>,
-        name: String,
+        name: CompactString,
         dtype: DType,
     ) -> Result<(), Error> {
         let size = dtype.itemsize();
@@ -199,8 +233,15 @@ impl RecordBuilder {
         let is_void = matches!(dtype, DType::Void(_) | DType::SubArray(_));
         let is_padding = title.is_none() && name.is_empty() && is_void;
         if !is_padding {
-            // Grown as fields validate, not sized up front: a header list of a million `1`s
-            // must fail on the first without allocating a million fields.
+            self.increasing = self.increasing
+                && title.is_none()
+                && self
+                    .fields
+                    .last()
+                    .is_none_or(|last| less(last.name.as_bytes(), name.as_bytes()));
+            // Grown as fields validate, not sized up front (the header fast path reserves what
+            // its text bounds): a header list of a million `1`s must fail on the first
+            // without allocating a million fields.
             self.fields.push(Field {
                 name,
                 title,
@@ -212,7 +253,8 @@ impl RecordBuilder {
         Ok(())
     }
 
-    /// The record (validated by [`Record::new`]); numpy keeps its itemsize in a C int.
+    /// The record (its labels checked as [`Record::new`] does; the offsets are in order by
+    /// construction); numpy keeps its itemsize in a C int.
     pub(crate) fn finish(self) -> Result<DType, Error> {
         if self.offset > i32::MAX as u64 {
             return Err(descr_error(
@@ -223,6 +265,10 @@ impl RecordBuilder {
                 ),
             ));
         }
-        Ok(DType::Record(Record::new(self.fields, self.offset)?))
+        Ok(DType::Record(Record::sequential(
+            self.fields,
+            self.offset,
+            self.increasing,
+        )?))
     }
 }

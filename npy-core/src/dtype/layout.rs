@@ -45,7 +45,7 @@ impl Record {
                 .checked_add(dtype.itemsize())
                 .ok_or_else(|| overflow(&name))?;
             out.push(Field {
-                name,
+                name: name.into(),
                 title: None,
                 dtype,
                 offset,

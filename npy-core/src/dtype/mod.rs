@@ -11,6 +11,8 @@
 
 use std::fmt;
 
+pub use compact_str::CompactString;
+
 use crate::codec::{checked_product, first_noncanonical_bool};
 use crate::error::{Error, ErrorKind};
 #[doc(no_inline)]
@@ -26,7 +28,7 @@ mod type_str;
 
 pub(crate) use descr::{subarray_or_base, RecordBuilder};
 pub use layout::alignment;
-pub(crate) use type_str::parse_type_str;
+pub(crate) use type_str::{parse_type_str, parse_type_str_ok};
 
 /// The numeric (and bool) element types of the format's number table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -300,8 +302,11 @@ pub struct Record {
 /// A field of a [`Record`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Field {
-    /// The field name (numpy allows `''` for a non-void field).
-    pub name: String,
+    /// The field name (numpy allows `''` for a non-void field). A [`CompactString`]: it
+    /// derefs to `str`, compares with `&str` and `String`, and converts from both; names up
+    /// to 24 bytes are held inline, so that a wide header parses without one allocation per
+    /// field.
+    pub name: CompactString,
     /// numpy's optional field title (`(('Title', 'name'), '<i4')` in a descr).
     pub title: Option<String>,
     /// The field's dtype (a [`DType::SubArray`] for `(name, type, shape)` fields).
@@ -314,7 +319,9 @@ pub struct Field {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SubArray {
     base: Box<DType>,
-    shape: Vec<u64>,
+    /// Boxed, not a `Vec`: 8 bytes less in every [`DType`] (a wide record's fields hold one
+    /// each).
+    shape: Box<[u64]>,
     itemsize: u64,
 }
 
@@ -351,7 +358,7 @@ impl SubArray {
             .ok_or_else(|| descr_error(&base.to_string(), "subarray size overflows 64 bits"))?;
         Ok(SubArray {
             base: Box::new(base),
-            shape,
+            shape: shape.into_boxed_slice(),
             itemsize,
         })
     }
@@ -369,7 +376,7 @@ impl SubArray {
     /// The full shape and the innermost base, as numpy flattens a subarray of subarrays:
     /// `(('<f8', (5,)), (2,))` is 2 × 5 `'<f8'`, `([2, 5], '<f8')`.
     pub fn flatten(&self) -> (Vec<u64>, &DType) {
-        let mut shape = self.shape.clone();
+        let mut shape = self.shape.to_vec();
         let mut base = &*self.base;
         while let DType::SubArray(inner) = base {
             shape.extend_from_slice(&inner.shape);
@@ -386,18 +393,14 @@ impl Record {
     /// [`ErrorKind::InvalidDescr`] for a repeated name or title, fields out of offset order or
     /// overlapping, or a field that ends past `itemsize`.
     pub fn new(fields: Vec<Field>, itemsize: u64) -> Result<Record, Error> {
-        // Repeated names or titles: sort the labels and compare neighbours (no hashing of
-        // file-controlled strings, O(n log n) whatever they are).
-        let mut labels: Vec<&str> = fields
-            .iter()
-            .flat_map(|f| std::iter::once(f.name.as_str()).chain(f.title.as_deref()))
-            .collect();
-        labels.sort_unstable();
-        if let Some(w) = labels.windows(2).find(|w| w[0] == w[1]) {
-            return Err(descr_error(
-                w[0],
-                &format!("field name or title {:?} is used twice", w[0]),
-            ));
+        // Names already in strictly increasing order without titles (`f0`, `f1`, ... and most
+        // wide records) are distinct as they stand: one pass.
+        let increasing = fields.iter().all(|f| f.title.is_none())
+            && fields
+                .windows(2)
+                .all(|w| w[0].name.as_str() < w[1].name.as_str());
+        if !increasing {
+            check_unique_labels(&fields)?;
         }
         let mut end = 0u64;
         for f in &fields {
@@ -418,6 +421,22 @@ impl Record {
                 &format!("fields need {end} bytes, more than the itemsize {itemsize}"),
             ));
         }
+        Ok(Record { fields, itemsize })
+    }
+
+    /// A record of fields laid out one after the other by the descr's rules
+    /// ([`RecordBuilder`]): offsets in order without overlap and within `itemsize` by
+    /// construction, so only the labels are checked, and not even those when the builder saw
+    /// the names strictly increasing without titles (`names_increasing`).
+    pub(crate) fn sequential(
+        fields: Vec<Field>,
+        itemsize: u64,
+        names_increasing: bool,
+    ) -> Result<Record, Error> {
+        if !names_increasing {
+            check_unique_labels(&fields)?;
+        }
+        debug_assert!(Record::new(fields.clone(), itemsize).is_ok());
         Ok(Record { fields, itemsize })
     }
 
@@ -601,6 +620,23 @@ impl DType {
             }),
             other => other.clone(),
         }
+    }
+}
+
+/// [`ErrorKind::InvalidDescr`] for a repeated name or title: sorts the labels and compares
+/// neighbours (no hashing of file-controlled strings, O(n log n) whatever they are).
+fn check_unique_labels(fields: &[Field]) -> Result<(), Error> {
+    let mut labels: Vec<&str> = fields
+        .iter()
+        .flat_map(|f| std::iter::once(f.name.as_str()).chain(f.title.as_deref()))
+        .collect();
+    labels.sort_unstable();
+    match labels.windows(2).find(|w| w[0] == w[1]) {
+        Some(w) => Err(descr_error(
+            w[0],
+            &format!("field name or title {:?} is used twice", w[0]),
+        )),
+        None => Ok(()),
     }
 }
 

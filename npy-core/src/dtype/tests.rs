@@ -185,3 +185,87 @@ fn object_detection() {
     assert!(d("[('a', '<i4'), ('o', [('x', '|O')])]").has_object());
     assert!(!d("[('a', '<i4')]").has_object());
 }
+
+/// The shortcut for `dtype.str` of numbers (`'<f4'`) gives what numpy's steps give, for every
+/// byte-order character, kind and digit, refusals included.
+#[test]
+fn number_shortcut_agrees_with_the_general_steps() {
+    for e in ['<', '>', '|', '='] {
+        for kind in ['b', 'i', 'u', 'f', 'c'] {
+            for size in '0'..='9' {
+                let s = format!("{e}{kind}{size}");
+                let fast = type_str::parse_type_str(&s).map_err(|e| e.to_string());
+                let general = type_str::parse_general(&s).map_err(|e| e.to_string());
+                assert_eq!(fast, general, "{s}");
+            }
+        }
+    }
+}
+
+/// Repeated names and titles are refused whether or not the names come in increasing order
+/// (the builder's shortcut skips the sort only for strictly increasing names without
+/// titles), and other orders are accepted (numpy's rule: names and titles are unique).
+#[test]
+fn repeated_labels_are_refused_in_any_order() {
+    for descr in [
+        "[('a', '<i4'), ('b', '<i4'), ('b', '<f4')]",
+        "[('b', '<i4'), ('a', '<i4'), ('b', '<f4')]",
+        "[('a', '<i4'), ('ab', '<i4'), ('a', '<f4')]",
+        "[(('t', 'a'), '<i4'), ('t', '<f4')]",
+        "[(('z', 'a'), '<i4'), (('z', 'b'), '<f4')]",
+    ] {
+        let err = descr.parse::<DType>().unwrap_err();
+        assert!(err.to_string().contains("is used twice"), "{descr}: {err}");
+    }
+    for (descr, names) in [
+        (
+            "[('a', '<i4'), ('ab', '<i4'), ('b', '<f4')]",
+            vec!["a", "ab", "b"],
+        ),
+        ("[('b', '<i4'), ('a', '<i4')]", vec!["b", "a"]),
+        (
+            "[('B', '<i4'), ('a', '<i4'), ('é', '<i2'), ('e', '<i2')]",
+            vec!["B", "a", "é", "e"],
+        ),
+        ("[('', '<i4'), ('x', '<i4')]", vec!["", "x"]),
+    ] {
+        let DType::Record(r) = d(descr) else {
+            panic!("{descr}")
+        };
+        let got: Vec<&str> = r.fields().iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(got, names, "{descr}");
+    }
+}
+
+/// The builder's in-line comparison is `str`'s order.
+#[test]
+fn name_order_is_strs() {
+    let names = [
+        "", "a", "ab", "b", "B", "é", "e", "f0001", "f0010", "整形", "\u{7f}",
+    ];
+    for a in names {
+        for b in names {
+            assert_eq!(
+                descr::less(a.as_bytes(), b.as_bytes()),
+                a < b,
+                "{a:?} < {b:?}"
+            );
+        }
+    }
+}
+
+/// The sizes a wide record's fields are made of (a field is written per header entry): no
+/// variant of `DType` above 40 bytes, no `Field` above 96.
+#[test]
+fn model_sizes() {
+    assert!(
+        std::mem::size_of::<DType>() <= 40,
+        "{}",
+        std::mem::size_of::<DType>()
+    );
+    assert!(
+        std::mem::size_of::<Field>() <= 96,
+        "{}",
+        std::mem::size_of::<Field>()
+    );
+}

@@ -59,7 +59,64 @@ impl TimeUnit {
 }
 
 /// Parses a type string as `np.dtype(str)` does (numpy's `_convert_from_str`).
+#[inline]
 pub(crate) fn parse_type_str(s: &str) -> Result<DType, Error> {
+    match number_type_str(s.as_bytes()) {
+        Some(d) => Ok(d),
+        None => parse_general(s),
+    }
+}
+
+/// [`parse_type_str`] as an `Option`, for the header fast path (which leaves every error to
+/// the general parser).
+#[inline]
+pub(crate) fn parse_type_str_ok(s: &str) -> Option<DType> {
+    match number_type_str(s.as_bytes()) {
+        Some(d) => Some(d),
+        None => parse_general(s).ok(),
+    }
+}
+
+/// The shortcut for what `dtype.str` writes for a number (`'<f4'`, `'|b1'`: a byte-order
+/// character, a kind, one digit); `None` for anything else. [`parse_general`] gives the same
+/// dtype for these strings (tested).
+#[inline]
+fn number_type_str(s: &[u8]) -> Option<DType> {
+    use Primitive::*;
+    let &[e @ (b'<' | b'>' | b'|' | b'='), kind, size] = s else {
+        return None;
+    };
+    let p = match (kind, size) {
+        (b'b', b'1') => return Some(DType::Number(Bool, ByteOrder::NotApplicable)),
+        (b'i', b'1') => return Some(DType::Number(I8, ByteOrder::NotApplicable)),
+        (b'u', b'1') => return Some(DType::Number(U8, ByteOrder::NotApplicable)),
+        (b'i', b'2') => I16,
+        (b'i', b'4') => I32,
+        (b'i', b'8') => I64,
+        (b'u', b'2') => U16,
+        (b'u', b'4') => U32,
+        (b'u', b'8') => U64,
+        (b'f', b'2') => F16,
+        (b'f', b'4') => F32,
+        (b'f', b'8') => F64,
+        (b'c', b'8') => C64,
+        _ => return None,
+    };
+    Some(DType::Number(p, order_of(e)))
+}
+
+/// The byte order a type string's byte-order character stands for (`'|'` and `'='`: the
+/// machine's).
+fn order_of(endian: u8) -> ByteOrder {
+    match endian {
+        b'<' => ByteOrder::Little,
+        b'>' => ByteOrder::Big,
+        _ => ByteOrder::NATIVE,
+    }
+}
+
+/// [`parse_type_str`] step by step, as numpy's `_convert_from_str`.
+pub(super) fn parse_general(s: &str) -> Result<DType, Error> {
     let bad = |reason: &str| descr_error(&format!("'{s}'"), reason);
     let b = s.as_bytes();
     if comma::is_comma_string(b) {
@@ -71,11 +128,7 @@ pub(crate) fn parse_type_str(s: &str) -> Result<DType, Error> {
         [b'|', rest @ ..] if !rest.is_empty() => (b'=', rest),
         _ => (b'=', b),
     };
-    let order = match endian {
-        b'<' => ByteOrder::Little,
-        b'>' => ByteOrder::Big,
-        _ => ByteOrder::NATIVE,
-    };
+    let order = order_of(endian);
     if ty.is_empty() {
         return Err(bad("data type not understood"));
     }

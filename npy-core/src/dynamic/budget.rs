@@ -179,7 +179,7 @@ mod tests {
         let value = std::mem::size_of::<DynValue>() as u64;
         let name_len = MAX_DYN_EXPANSION - value - entry;
         let field = Field {
-            name: "n".repeat(name_len as usize),
+            name: "n".repeat(name_len as usize).into(),
             title: None,
             dtype: DType::Number(Primitive::U8, ByteOrder::NotApplicable),
             offset: 0,

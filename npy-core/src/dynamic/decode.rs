@@ -82,7 +82,7 @@ impl Decoder {
                     .iter()
                     .map(|f| {
                         Ok(FieldDecoder {
-                            name: f.name.clone(),
+                            name: f.name.to_string(),
                             offset: to_usize(f.offset, "record field offset")?,
                             size: to_usize(f.dtype.itemsize(), "record field itemsize")?,
                             decoder: Decoder::new(&f.dtype)?,

@@ -75,6 +75,28 @@ pub trait NpyElement: Sized {
     /// Values the type cannot hold: [`ErrorKind::InvalidUnicode`].
     fn read(plan: &Self::Plan, src: &[u8]) -> Result<Self, Error>;
 
+    /// Decodes the whole elements of `src`, `itemsize` bytes each (`itemsize` is the dtype's,
+    /// not 0; a trailing part of an element is ignored), in order, handing each to `put`.
+    ///
+    /// The readers' chunked path calls this once per chunk (64 KiB of elements), so that a
+    /// type can resolve its plan once per chunk and decode in a tight loop; the default calls
+    /// [`NpyElement::read`] for each element. `#[derive(NpyElement)]` overrides it for records.
+    ///
+    /// # Errors
+    /// As [`NpyElement::read`]; the elements before the failing one have been handed to `put`.
+    #[inline]
+    fn read_each(
+        plan: &Self::Plan,
+        src: &[u8],
+        itemsize: usize,
+        mut put: impl FnMut(Self),
+    ) -> Result<(), Error> {
+        for element in src.chunks_exact(itemsize) {
+            put(Self::read(plan, element)?);
+        }
+        Ok(())
+    }
+
     /// Encodes one element into `dst` (`dst.len()` is the dtype's itemsize).
     ///
     /// # Errors

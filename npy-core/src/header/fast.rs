@@ -10,7 +10,7 @@
 //! [`RecordBuilder`], type strings through [`parse_type_str`].
 
 use super::Header;
-use crate::dtype::{parse_type_str, subarray_or_base, DType, RecordBuilder};
+use crate::dtype::{parse_type_str_ok, subarray_or_base, CompactString, DType, RecordBuilder};
 
 /// The header in `text` when it is in numpy's own layout and valid; `None` otherwise.
 /// `max_depth` is the general parser's nesting limit: a record nested `k` deep uses `2k + 2`
@@ -21,6 +21,7 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Option<Header> {
         s: text.as_bytes(),
         text,
         pos: 0,
+        sized: false,
     };
     c.lit("{'descr': ")?;
     let dtype = c.descr(max_depth.saturating_sub(2) / 2)?;
@@ -50,10 +51,34 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Option<Header> {
     Some(header)
 }
 
+/// Bytes of the shortest field entry of a descr list with its separator: `('', '?'), `.
+const MIN_ENTRY_BYTES: usize = 11;
+
+/// The most fields the fast path reserves up front (6.5 MiB of [`crate::dtype::Field`]s); a
+/// longer list grows as its fields parse.
+const MAX_RESERVED_FIELDS: usize = 1 << 16;
+
+/// How many fields to reserve for a field list whose text starts `rest`: one per `(` left (an
+/// entry opens with one), no more than a valid list of this length could hold, and at most
+/// [`MAX_RESERVED_FIELDS`], so that a hostile header that fails after its first field has not
+/// allocated more than that.
+fn reservation(rest: &[u8]) -> usize {
+    // Counted 255 bytes at a time in bytes, which vectorises.
+    let opening: usize = rest
+        .chunks(255)
+        .map(|c| usize::from(c.iter().map(|&b| u8::from(b == b'(')).sum::<u8>()))
+        .sum();
+    opening
+        .min(rest.len() / MIN_ENTRY_BYTES)
+        .min(MAX_RESERVED_FIELDS)
+}
+
 struct Cursor<'a> {
     s: &'a [u8],
     text: &'a str,
     pos: usize,
+    /// Whether the outermost field list has reserved its fields.
+    sized: bool,
 }
 
 impl<'a> Cursor<'a> {
@@ -89,7 +114,7 @@ impl<'a> Cursor<'a> {
 
     fn descr(&mut self, depth_left: usize) -> Option<DType> {
         match self.peek()? {
-            b'\'' => parse_type_str(self.string()?).ok(),
+            b'\'' => parse_type_str_ok(self.string()?),
             b'[' if depth_left > 0 => self.record(depth_left - 1),
             _ => None,
         }
@@ -98,12 +123,22 @@ impl<'a> Cursor<'a> {
     fn record(&mut self, depth_left: usize) -> Option<DType> {
         self.lit("[")?;
         let mut record = RecordBuilder::default();
+        if !self.sized {
+            // The outermost list reserves its fields once (nested lists are small and grow).
+            self.sized = true;
+            record.reserve(reservation(&self.s[self.pos..]));
+        }
         if !self.eat("]") {
             loop {
                 self.lit("(")?;
-                let name = self.string()?.to_owned();
+                let name = CompactString::from(self.string()?);
                 self.lit(", ")?;
-                let mut dtype = self.descr(depth_left)?;
+                // A type string (most fields) without the call through `descr`.
+                let mut dtype = if self.peek()? == b'\'' {
+                    parse_type_str_ok(self.string()?)?
+                } else {
+                    self.descr(depth_left)?
+                };
                 if self.eat(", ") {
                     dtype = subarray_or_base(dtype, self.shape()?).ok()?;
                 }
@@ -191,6 +226,27 @@ mod tests {
                 .unwrap_or_else(|| panic!("fast path refused {text}"));
             assert_eq!(fast, slow(text).unwrap(), "{text}");
         }
+    }
+
+    /// The reservation: one field per `(`, bounded by the text's length and by the limit.
+    #[test]
+    fn reservation_is_bounded_at_the_limit() {
+        let entry = "('', '?'), ";
+        assert_eq!(entry.len(), MIN_ENTRY_BYTES);
+        assert_eq!(reservation(entry.repeat(3).as_bytes()), 3);
+        assert_eq!(reservation(b"(((((((((((((("), 1, "14 bytes hold one entry");
+        let at = entry.repeat(MAX_RESERVED_FIELDS);
+        assert_eq!(reservation(at.as_bytes()), MAX_RESERVED_FIELDS);
+        let past = entry.repeat(MAX_RESERVED_FIELDS + 1);
+        assert_eq!(reservation(past.as_bytes()), MAX_RESERVED_FIELDS);
+        let below = entry.repeat(MAX_RESERVED_FIELDS - 1);
+        assert_eq!(reservation(below.as_bytes()), MAX_RESERVED_FIELDS - 1);
+        // A hostile list: a first field, then a long run of `(` the parser refuses.
+        let hostile = format!(
+            "{{'descr': [('a', '<f4'), {}], 'fortran_order': False, 'shape': (), }}",
+            "(".repeat(10 * MAX_RESERVED_FIELDS)
+        );
+        assert!(parse(&hostile, DEFAULT_MAX_DEPTH).is_none());
     }
 
     /// Everything outside numpy's own layout, and every invalid header, is left to the general

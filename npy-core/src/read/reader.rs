@@ -27,6 +27,21 @@ pub(crate) trait Decode {
     /// Decodes one element from exactly its itemsize bytes.
     fn decode(&self, src: &[u8]) -> Result<Self::Value, Error>;
 
+    /// Decodes the whole elements of `src` (`itemsize` bytes each, `itemsize > 0`) in order,
+    /// handing each to `put`: one call per chunk, so that typed plans decode in a tight loop.
+    #[inline]
+    fn decode_each(
+        &self,
+        src: &[u8],
+        itemsize: usize,
+        mut put: impl FnMut(Self::Value),
+    ) -> Result<(), Error> {
+        for element in src.chunks_exact(itemsize) {
+            put(self.decode(element)?);
+        }
+        Ok(())
+    }
+
     /// How the data maps to `[Self::Value]` in memory.
     fn bulk(&self) -> Bulk<Self::Value> {
         Bulk::No
@@ -79,6 +94,24 @@ impl<T: NpyElement> Decode for Typed<T> {
         match self {
             Typed::Exact { plan, .. } => T::read(plan, src),
             Typed::Widened(w) => Ok(w.read(src)),
+        }
+    }
+
+    #[inline]
+    fn decode_each(
+        &self,
+        src: &[u8],
+        itemsize: usize,
+        mut put: impl FnMut(T),
+    ) -> Result<(), Error> {
+        match self {
+            Typed::Exact { plan, .. } => T::read_each(plan, src, itemsize, put),
+            Typed::Widened(w) => {
+                for element in src.chunks_exact(itemsize) {
+                    put(w.read(element));
+                }
+                Ok(())
+            }
         }
     }
 
@@ -364,6 +397,8 @@ impl<R: Read> NpyReader<R> {
                 return Ok(v);
             }
             let mut v = Vec::with_capacity(n_usize);
+            // As above: the decoded values go to fresh pages.
+            crate::hugepage::advise_spare(&mut v);
             self.decode_into_vec(decoder, n, &mut v)?;
             return Ok(v);
         }
@@ -431,9 +466,12 @@ impl<R: Read> NpyReader<R> {
         for slots in out.chunks_mut(per_chunk(itemsize, CHUNK_BYTES)) {
             self.read_chunk(&mut buf, slots.len() * itemsize)?;
             self.check_bools(&buf, self.pos)?;
-            for (slot, src) in slots.iter_mut().zip(buf.chunks_exact(itemsize)) {
-                *slot = decoder.decode(src)?;
-            }
+            let mut slots_left = slots.iter_mut();
+            decoder.decode_each(&buf, itemsize, |value| {
+                if let Some(slot) = slots_left.next() {
+                    *slot = value;
+                }
+            })?;
             self.pos += slots.len() as u64;
         }
         Ok(())
@@ -461,9 +499,7 @@ impl<R: Read> NpyReader<R> {
             let k = left.min(per_chunk) as usize;
             self.read_chunk(&mut buf, k * itemsize)?;
             self.check_bools(&buf, self.pos)?;
-            for src in buf.chunks_exact(itemsize) {
-                v.push(decoder.decode(src)?);
-            }
+            decoder.decode_each(&buf, itemsize, |value| v.push(value))?;
             self.pos += k as u64;
             left -= k as u64;
         }

@@ -144,7 +144,7 @@ fn record(inner: BoxedStrategy<DType>) -> impl Strategy<Value = DType> {
                 let title = title.map(|t| format!("Title {t}{i}"));
                 let size = dtype.itemsize();
                 fields.push(Field {
-                    name,
+                    name: name.into(),
                     title,
                     dtype,
                     offset,

@@ -423,6 +423,95 @@ fn subset_of_fields_in_another_order() {
     }
 }
 
+/// `rec_chunks.npy`: 300 records of 512 bytes, more than two of the readers' 64 KiB chunks,
+/// fields in another order than the struct's, big- and little-endian, padding between. Every
+/// read path decodes the records numpy wrote.
+#[test]
+fn rec_chunks_decodes_across_read_chunks() {
+    let path = fixture("rec_chunks.npy");
+    // 128 records to a chunk: three chunks.
+    assert_eq!(entry("rec_chunks.npy")["itemsize"], 512);
+    let want = records("rec_chunks.npy");
+    assert_eq!(want.len(), 300);
+    check_packed(&read_records::<Packed>(&path).unwrap(), "rec_chunks.npy");
+
+    // A stream of unknown length (grown as it arrives), a reused buffer, one by one.
+    let bytes = std::fs::read(&path).unwrap();
+    let streamed: Vec<Packed> = NpyReader::new(&bytes[..]).unwrap().read_vec().unwrap();
+    check_packed(&streamed, "rec_chunks.npy");
+    let mut buf = vec![
+        Packed {
+            x: 0.0,
+            y: 0.0,
+            id: 0
+        };
+        300
+    ];
+    NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap();
+    check_packed(&buf, "rec_chunks.npy");
+    let one_by_one: Vec<Packed> = NpyReader::open(&path)
+        .unwrap()
+        .iter::<Packed>()
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    check_packed(&one_by_one, "rec_chunks.npy");
+
+    // A range that starts inside the first chunk and ends inside the third.
+    let mid = NpyReader::open(&path)
+        .unwrap()
+        .read_range::<Packed>(100..290)
+        .unwrap();
+    assert_eq!(mid.len(), 190);
+    for (g, w) in mid.iter().zip(&want[100..]) {
+        same_f32(g.x, &w["x"]);
+        same_f32(g.y, &w["y"]);
+        assert_eq!(g.id, int(&w["id"]));
+    }
+}
+
+/// A value the field type cannot hold, in the second chunk, fails the read with the value's
+/// error (a UCS-4 surrogate is no `char`, the format's rule for `U`).
+#[test]
+fn invalid_value_in_a_later_chunk_fails_the_read() {
+    #[derive(NpyElement, Debug, Clone, PartialEq)]
+    struct Tagged {
+        id: u32,
+        #[npy(width = 1)]
+        tag: String,
+    }
+    // 10,000 records of 8 bytes: two chunks of 8,192 and 1,808.
+    let rows: Vec<Tagged> = (0..10_000)
+        .map(|i| Tagged {
+            id: i,
+            tag: "a".into(),
+        })
+        .collect();
+    let mut bytes = to_bytes(&rows);
+    let data = bytes.len() - 8 * rows.len();
+    let bad = data + 8 * 9_000 + 4;
+    bytes[bad..bad + 4].copy_from_slice(&0xD800u32.to_le_bytes());
+    let err = NpyReader::new(&bytes[..])
+        .unwrap()
+        .read_vec::<Tagged>()
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::InvalidUnicode { code_point: 0xD800 }),
+        "{err}"
+    );
+    let mut buf = rows.clone();
+    let err = NpyReader::new(&bytes[..])
+        .unwrap()
+        .read_into(&mut buf)
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::InvalidUnicode { code_point: 0xD800 }),
+        "{err}"
+    );
+    // The records before the bad one were read.
+    assert_eq!(buf[..9_000], rows[..9_000]);
+}
+
 #[test]
 fn writing_into_a_wider_record_zeroes_the_other_fields() {
     #[derive(NpyElement, Debug, PartialEq)]

@@ -1301,7 +1301,7 @@ impl Vm<'_> {
                     ),
                 };
                 out.push(Field {
-                    name: name.to_owned(),
+                    name: name.into(),
                     title,
                     dtype,
                     offset,
@@ -1604,7 +1604,7 @@ fn py_to_dyn(obj: PyObject, dtype: &DType) -> Result<DynValue, PickleError> {
         (DType::Record(r), PyObject::Tuple(items)) if items.len() == r.fields().len() => {
             let mut out = Vec::with_capacity(items.len());
             for (f, v) in r.fields().iter().zip(items) {
-                out.push((f.name.clone(), py_to_dyn(v, &f.dtype)?));
+                out.push((f.name.to_string(), py_to_dyn(v, &f.dtype)?));
             }
             DynValue::Record(out)
         }
