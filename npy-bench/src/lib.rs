@@ -307,3 +307,16 @@ pub fn data_dir() -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(&dir)?;
     dir.canonicalize()
 }
+
+/// The value of `key` (`"VmHWM:"`, `"VmRSS:"`) in this process's `/proc/self/status`, in KiB
+/// (`None` off Linux): what the memory binaries (`peak_mem`, `write_view`) report.
+pub fn status_kib(key: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(key))?;
+    line[key.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}

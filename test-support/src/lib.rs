@@ -85,6 +85,17 @@ pub fn manifest() -> Vec<Json> {
     m["fixtures"].as_array().expect("fixtures list").clone()
 }
 
+/// numpy's `files` for an archive of `fixtures/npz/manifest.json`: every entry's key in
+/// central-directory order, a repeated name once per entry.
+pub fn npz_files(archive: &Json) -> Vec<&str> {
+    archive["files"]
+        .as_array()
+        .expect("files list")
+        .iter()
+        .map(|k| k.as_str().expect("a key"))
+        .collect()
+}
+
 pub fn entry(name: &str) -> Json {
     manifest()
         .into_iter()

@@ -9,17 +9,6 @@
 
 use std::process::{Command, ExitCode};
 
-fn status_kib(key: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(key))?;
-    line[key.len()..]
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()
-}
-
 fn main() -> ExitCode {
     let path = match std::env::args_os().nth(1) {
         Some(p) => std::path::PathBuf::from(p),
@@ -45,7 +34,10 @@ fn main() -> ExitCode {
             path
         }
     };
-    let (Some(baseline), Some(_)) = (status_kib("VmRSS:"), status_kib("VmHWM:")) else {
+    let (Some(baseline), Some(_)) = (
+        npy_bench::status_kib("VmRSS:"),
+        npy_bench::status_kib("VmHWM:"),
+    ) else {
         eprintln!("peak_mem: no VmRSS/VmHWM in /proc/self/status (Linux only)");
         return ExitCode::FAILURE;
     };
@@ -56,7 +48,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let peak = status_kib("VmHWM:").unwrap_or(0);
+    let peak = npy_bench::status_kib("VmHWM:").unwrap_or(0);
     let data = std::mem::size_of_val(array.data()) as u64;
     let extra = peak.saturating_sub(baseline) * 1024;
     println!(

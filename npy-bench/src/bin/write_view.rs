@@ -13,17 +13,6 @@ use std::time::Instant;
 
 use ndarray::{Array3, ShapeBuilder};
 
-fn status_kib(key: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(key))?;
-    line[key.len()..]
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()
-}
-
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
     let Some(out) = args.next().map(std::path::PathBuf::from) else {
@@ -43,7 +32,7 @@ fn main() -> ExitCode {
     let a = Array3::<u8>::from_shape_fn((n, n, n).f(), |(i, j, k)| (i ^ j ^ k) as u8);
     let view = a.view().permuted_axes([1, 2, 0]);
     assert!(view.as_slice().is_none() && view.t().as_slice().is_none());
-    let Some(before) = status_kib("VmHWM:") else {
+    let Some(before) = npy_bench::status_kib("VmHWM:") else {
         eprintln!("write_view: no VmHWM in /proc/self/status (Linux only)");
         return ExitCode::FAILURE;
     };
@@ -53,7 +42,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let seconds = start.elapsed().as_secs_f64();
-    let after = status_kib("VmHWM:").unwrap_or(0);
+    let after = npy_bench::status_kib("VmHWM:").unwrap_or(0);
     println!(
         "{{\"array_bytes\": {}, \"hwm_before_kib\": {before}, \"hwm_after_kib\": {after}, \
          \"seconds\": {seconds}}}",

@@ -43,13 +43,7 @@ fn info_json_has_a_line_per_member_with_numpy_keys() {
         .iter()
         .map(|l| l["member"].as_str().unwrap())
         .collect();
-    let files: Vec<&str> = entry["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f.as_str().unwrap())
-        .collect();
-    assert_eq!(keys, files);
+    assert_eq!(keys, npy_test_support::npz_files(&entry));
     for l in &lines {
         let m = &entry["members"][l["member"].as_str().unwrap()];
         assert_eq!(l["compressed_size"], m["compressed_size"]);

@@ -3,7 +3,7 @@
 
 #![cfg(feature = "npz")]
 
-use npy_test_support::dyn_json;
+use npy_test_support::{dyn_json, npz_files};
 
 use std::borrow::Cow;
 use std::io::Cursor;
@@ -38,12 +38,7 @@ fn check_archive(entry: &Json) -> Result<usize, String> {
     let path = npz_dir().join(file);
     let mut npz = NpzArchive::open(&path).map_err(|e| format!("{file}: {e}"))?;
     // keys() is numpy's `files`, a duplicated name once per entry; members() once per name.
-    let files: Vec<&str> = entry["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|k| k.as_str().unwrap())
-        .collect();
+    let files = npz_files(entry);
     let keys: Vec<&str> = npz.keys().collect();
     if keys != files {
         return Err(format!("{file}: keys {keys:?}, numpy {files:?}"));
