@@ -28,7 +28,7 @@ mod type_str;
 
 pub(crate) use descr::{subarray_or_base, RecordBuilder};
 pub use layout::alignment;
-pub(crate) use type_str::{parse_type_str, parse_type_str_ok};
+pub(crate) use type_str::{number_type, parse_type_str, parse_type_str_ok};
 
 /// The numeric (and bool) element types of the format's number table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -254,6 +254,24 @@ fn name_order_is_strs() {
     }
 }
 
+/// The header fast path's name copy at a length the compiler knows gives the same string as
+/// `CompactString::from` for every length around the inline limit (24 bytes), multi-byte
+/// UTF-8 included.
+#[test]
+fn compact_name_is_compact_string_from() {
+    for n in 0..=40 {
+        for name in [
+            "abcdefghijklmnopqrstuvwxyz0123456789abcdefgh"[..n].to_string(),
+            "é".repeat(n / 2) + &"a".repeat(n % 2),
+            "整".repeat(n / 3),
+        ] {
+            let fast = descr::compact_name(&name);
+            assert_eq!(fast, CompactString::from(name.as_str()));
+            assert_eq!(fast.as_str(), name);
+        }
+    }
+}
+
 /// The sizes a wide record's fields are made of (a field is written per header entry): no
 /// variant of `DType` above 40 bytes, no `Field` above 96.
 #[test]

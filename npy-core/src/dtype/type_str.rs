@@ -81,15 +81,25 @@ pub(crate) fn parse_type_str_ok(s: &str) -> Option<DType> {
 /// character, a kind, one digit); `None` for anything else. [`parse_general`] gives the same
 /// dtype for these strings (tested).
 #[inline]
-fn number_type_str(s: &[u8]) -> Option<DType> {
-    use Primitive::*;
-    let &[e @ (b'<' | b'>' | b'|' | b'='), kind, size] = s else {
+pub(crate) fn number_type_str(s: &[u8]) -> Option<DType> {
+    let &[e, kind, size] = s else {
         return None;
     };
+    number_type(e, kind, size).map(|(p, order)| DType::Number(p, order))
+}
+
+/// [`number_type_str`]'s rule on the three bytes of such a string, as a primitive and byte
+/// order (two bytes, kept in registers by the header fast path).
+#[inline(always)]
+pub(crate) fn number_type(e: u8, kind: u8, size: u8) -> Option<(Primitive, ByteOrder)> {
+    use Primitive::*;
+    if !matches!(e, b'<' | b'>' | b'|' | b'=') {
+        return None;
+    }
     let p = match (kind, size) {
-        (b'b', b'1') => return Some(DType::Number(Bool, ByteOrder::NotApplicable)),
-        (b'i', b'1') => return Some(DType::Number(I8, ByteOrder::NotApplicable)),
-        (b'u', b'1') => return Some(DType::Number(U8, ByteOrder::NotApplicable)),
+        (b'b', b'1') => return Some((Bool, ByteOrder::NotApplicable)),
+        (b'i', b'1') => return Some((I8, ByteOrder::NotApplicable)),
+        (b'u', b'1') => return Some((U8, ByteOrder::NotApplicable)),
         (b'i', b'2') => I16,
         (b'i', b'4') => I32,
         (b'i', b'8') => I64,
@@ -102,11 +112,12 @@ fn number_type_str(s: &[u8]) -> Option<DType> {
         (b'c', b'8') => C64,
         _ => return None,
     };
-    Some(DType::Number(p, order_of(e)))
+    Some((p, order_of(e)))
 }
 
 /// The byte order a type string's byte-order character stands for (`'|'` and `'='`: the
 /// machine's).
+#[inline]
 fn order_of(endian: u8) -> ByteOrder {
     match endian {
         b'<' => ByteOrder::Little,
