@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use npy_core::AppendOptions;
 
 use crate::format::fail;
+use crate::progress::Progress;
 
 /// Append the arrays of IN... to FILE in place, along its growth axis: the first in C order,
 /// the last in Fortran order.
@@ -16,7 +17,8 @@ use crate::format::fail;
 /// new shape: in place (numpy leaves room for it), or, for a header written without that room,
 /// by rewriting FILE atomically. The data is synced to the disk before the header claims it, so
 /// a crash leaves FILE with its old shape or its new one. An exclusive lock on FILE keeps
-/// concurrent `npy append` runs (and other `NpyAppender` users) from interleaving.
+/// concurrent `npy append` runs (and other `NpyAppender` users) from interleaving. On a
+/// terminal, a progress bar on stderr follows appends of more than 256 MiB.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The .npy file to grow.
@@ -33,13 +35,19 @@ pub struct Args {
 
 /// Runs `npy append`.
 pub fn run(args: &Args) -> ExitCode {
-    let append = || -> Result<(), npy_core::Error> {
+    let mut bar: Option<Progress> = None;
+    let mut append = || -> Result<(), npy_core::Error> {
         AppendOptions::new()
             .sync(!args.no_sync)
             .open(&args.file)?
-            .append_files(&args.inputs)
+            .append_files_with_progress(&args.inputs, |done, total| {
+                bar.get_or_insert_with(|| Progress::new(total, "appending"))
+                    .set(done);
+            })
     };
-    match append() {
+    let result = append();
+    drop(bar);
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&e, &args.file),
     }

@@ -1,9 +1,9 @@
 //! Progress bars on stderr for commands that work through much data: `npy convert`, `npy cat`,
-//! `npy pack`, `npy unpack`, and `npy show --full` / `--json` when their output goes to a file
-//! or a pipe. A bar appears only when stderr is a terminal (never in a pipe, a file or a
-//! test's captured output) and the work exceeds [`THRESHOLD`] bytes; it is cleared when the
-//! work ends, so nothing of it stays on the screen. `npy show` draws none when stdout is the
-//! terminal too, where a bar would cut through the values.
+//! `npy append`, `npy pack`, `npy unpack`, and `npy show --full` / `--json` when their output
+//! goes to a file or a pipe. A bar appears only when stderr is a terminal (never in a pipe, a
+//! file or a test's captured output) and the work exceeds [`THRESHOLD`] bytes; it is cleared
+//! when the work ends, so nothing of it stays on the screen. `npy show` draws none when stdout
+//! is the terminal too, where a bar would cut through the values.
 
 use std::io::IsTerminal;
 

@@ -112,6 +112,36 @@ fn cat_shows_progress_on_a_terminal_only() {
     }
 }
 
+/// `npy append` of two 130 MiB files (260 MiB of data) draws a bar on a terminal, none in a
+/// pipe.
+#[test]
+fn append_shows_progress_on_a_terminal_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("half.npy");
+    large_input(&src, 130 << 20);
+    let file = dir.path().join("grow.npy");
+    sparse(&file, "<f4", vec![1], 4);
+    let piped = Command::new(env!("CARGO_BIN_EXE_npy"))
+        .args(["append", "--no-sync"])
+        .args([&file, &src, &src])
+        .output()
+        .unwrap();
+    assert!(piped.status.success(), "{piped:?}");
+    assert!(
+        piped.stderr.is_empty() && piped.stdout.is_empty(),
+        "{piped:?}"
+    );
+    let args = format!(
+        "append --no-sync '{}' '{}' '{}'",
+        file.display(),
+        src.display(),
+        src.display()
+    );
+    if let Some(tty) = on_a_terminal(&args) {
+        assert_bar(&tty, "appending", "260.00 MiB");
+    }
+}
+
 /// `npy show --json` into a file draws a bar on the terminal's stderr; with stdout on the
 /// terminal too it draws none (the bar would cut through the values). The file is 260
 /// elements of `|S1048576`, all NUL bytes: 260 MiB to read, 260 empty strings to print.

@@ -281,6 +281,42 @@ impl NpyAppender {
     /// than its header claims (the file is left as it was); header and I/O errors of either
     /// file, each naming its file.
     pub fn append_files(&mut self, sources: &[impl AsRef<Path>]) -> Result<(), Error> {
+        self.append_files_with_progress(sources, |_, _| {})
+    }
+
+    /// [`NpyAppender::append_files`], calling `progress(done, total)` as the data is copied:
+    /// `total` is the data bytes of every source together, `done` the data bytes copied so
+    /// far. The first call is `(0, total)`, once every source is checked; each later one has a
+    /// larger `done`, one per buffer of at most 1 MiB; the last is `(total, total)`, before the
+    /// data is synced and the header rewritten. An error stops the calls. The calls come from
+    /// the calling thread, so the hook can drive a progress bar (`npy append` does, on a
+    /// terminal).
+    ///
+    /// # Errors
+    /// As [`NpyAppender::append_files`].
+    ///
+    /// # Examples
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("npy-core-append-p-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let (file, more) = (dir.join("grow.npy"), dir.join("more.npy"));
+    /// npy_core::write(&file, &[1i32, 2], &[2])?;
+    /// npy_core::write(&more, &[3i32, 4, 5], &[3])?;
+    /// let mut seen = Vec::new();
+    /// npy_core::AppendOptions::new()
+    ///     .open(&file)?
+    ///     .append_files_with_progress(&[&more, &more], |done, total| seen.push((done, total)))?;
+    /// assert_eq!(seen.first(), Some(&(0, 24)));
+    /// assert_eq!(seen.last(), Some(&(24, 24)));
+    /// assert_eq!(npy_core::read::<i32>(&file)?.data(), [1, 2, 3, 4, 5, 3, 4, 5]);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn append_files_with_progress(
+        &mut self,
+        sources: &[impl AsRef<Path>],
+        mut progress: impl FnMut(u64, u64),
+    ) -> Result<(), Error> {
         let path = self.path.clone();
         let mut checked = Vec::with_capacity(sources.len());
         let mut added = 0u64;
@@ -292,7 +328,22 @@ impl NpyAppender {
             added = added.checked_add(rows).ok_or_else(|| self.overflow())?;
             checked.push((source, parsed.header));
         }
+        let total = checked.iter().try_fold(0u64, |sum, (_, header)| {
+            header
+                .nbytes()
+                .ok()
+                .and_then(|n| sum.checked_add(n))
+                .ok_or_else(|| self.overflow())
+        })?;
         let copy = |w: &mut dyn Write| -> Result<(), Error> {
+            progress(0, total);
+            let mut done = 0u64;
+            let mut w = Reporting {
+                inner: w,
+                done: &mut done,
+                total,
+                progress: &mut progress,
+            };
             for (source, header) in &checked {
                 let (mut input, now) = open_source(source)?;
                 if now.header != *header {
@@ -302,7 +353,7 @@ impl NpyAppender {
                     })
                     .with_path(source));
                 }
-                copy_exact(&mut input, w, header.nbytes()?, "array data").at_path(source)?;
+                copy_exact(&mut input, &mut w, header.nbytes()?, "array data").at_path(source)?;
             }
             Ok(())
         };
@@ -553,14 +604,14 @@ fn write_counted(
 }
 
 /// A writer that reports the bytes written through it to a progress hook.
-struct Reporting<'a, W, F> {
+struct Reporting<'a, W: ?Sized, F> {
     inner: &'a mut W,
     done: &'a mut u64,
     total: u64,
     progress: &'a mut F,
 }
 
-impl<W: Write, F: FnMut(u64, u64)> Write for Reporting<'_, W, F> {
+impl<W: Write + ?Sized, F: FnMut(u64, u64)> Write for Reporting<'_, W, F> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(buf)?;
         *self.done += n as u64;

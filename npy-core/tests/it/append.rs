@@ -565,3 +565,49 @@ fn concatenation_progress_is_monotone_and_complete() {
     );
     assert!(seen.len() >= 4, "one call per buffer: {seen:?}");
 }
+
+/// `append_files_with_progress` reports every data byte once, in increasing steps from
+/// `(0, total)` to `(total, total)` (3 MiB from three sources, 1 MiB buffers), and grows the
+/// file to what numpy's concatenation gives; a mismatching source stops it before any call.
+#[test]
+fn append_progress_is_monotone_and_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.npy");
+    let rows = (1 << 20) / 16; // 1 MiB of (rows, 4) f32
+    npy_core::write(&a, &vec![1.5f32; rows * 4], &[rows as u64, 4]).unwrap();
+    let file = dir.path().join("grow.npy");
+    npy_core::write(&file, &[0f32; 4], &[1, 4]).unwrap();
+    let mut seen = Vec::new();
+    npy_core::AppendOptions::new()
+        .sync(false)
+        .open(&file)
+        .unwrap()
+        .append_files_with_progress(&[&a, &a, &a], |d, t| seen.push((d, t)))
+        .unwrap();
+    let total = 3 << 20;
+    assert_eq!(seen.first(), Some(&(0, total)));
+    assert_eq!(seen.last(), Some(&(total, total)));
+    assert!(
+        seen.windows(2).all(|w| w[0].0 < w[1].0 && w[1].1 == total),
+        "{seen:?}"
+    );
+    assert!(seen.len() >= 4, "one call per buffer: {seen:?}");
+    let grown = npy_core::read::<f32>(&file).unwrap();
+    assert_eq!(grown.shape(), [1 + 3 * rows as u64, 4]);
+    assert!(grown.data()[..4].iter().all(|&v| v == 0.0));
+    assert!(grown.data()[4..].iter().all(|&v| v == 1.5));
+
+    let other = dir.path().join("other.npy");
+    npy_core::write(&other, &[1i32; 4], &[1, 4]).unwrap();
+    let mut calls = 0;
+    let err = npy_core::AppendOptions::new()
+        .open(&file)
+        .unwrap()
+        .append_files_with_progress(&[&a, &other], |_, _| calls += 1)
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), npy_core::ErrorKind::AppendMismatch { .. }),
+        "{err}"
+    );
+    assert_eq!(calls, 0);
+}
