@@ -327,7 +327,7 @@ mod tests {
         for len in 0..=40 {
             for &fill in &fillers {
                 let mut s: Vec<u8> = (0..len).map(|i| fill.wrapping_add((i % 3) as u8)).collect();
-                for b in s.iter_mut() {
+                for b in &mut s {
                     if matches!(*b, b'\'' | b'\\' | b'\n' | b'\r') {
                         *b = b'x';
                     }
