@@ -35,6 +35,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use npy_core::{Header, NpyReader, NpyView, TensorInfo};
+use npy_test_support::Rng;
 
 struct Counting;
 
@@ -413,22 +414,6 @@ fn fixtures() -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// xorshift64*: a seeded, reproducible mutator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// Where the header text ends in a well-formed file (the mutations aim there).
 fn header_end(f: &[u8]) -> usize {
     let len = match f.get(6) {
@@ -468,7 +453,7 @@ fn mutate(rng: &mut Rng, f: &[u8]) -> Vec<u8> {
             // A byte of the header changed.
             1 if !m.is_empty() => {
                 let i = rng.below(hend.min(m.len()));
-                m[i] = rng.next() as u8;
+                m[i] = rng.next_u64() as u8;
             }
             // Truncation.
             2 => {
@@ -481,7 +466,7 @@ fn mutate(rng: &mut Rng, f: &[u8]) -> Vec<u8> {
                 m[i] = match rng.below(3) {
                     0 => 0xff,
                     1 => 0,
-                    _ => rng.next() as u8,
+                    _ => rng.next_u64() as u8,
                 };
             }
             // Header text spliced: a hostile token replaces a span of the header.

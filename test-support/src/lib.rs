@@ -392,3 +392,28 @@ pub fn assert_skips_are_expected() {
         );
     }
 }
+
+/// xorshift64*: a seeded, reproducible generator for the randomised tests (mutators and
+/// differential generators), without a dependency.
+#[derive(Debug, Clone)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits (the seed must not be 0).
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number in `0..n` (0 for `n` = 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+
+    /// One of `items` (which must not be empty).
+    pub fn pick<'t, T>(&mut self, items: &'t [T]) -> &'t T {
+        &items[self.below(items.len())]
+    }
+}

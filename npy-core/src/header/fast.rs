@@ -21,6 +21,10 @@ use crate::format::ByteOrder;
 /// levels there (dict, then a list and a tuple per level, then a shape tuple), so the fast path
 /// takes at most `(max_depth - 2) / 2` levels and leaves deeper input to the general parser.
 pub(crate) fn parse(text: &str, max_depth: usize) -> Option<Header> {
+    // The dict and the shape tuple are two levels: below that the general parser refuses all.
+    if max_depth < 2 {
+        return None;
+    }
     let mut c = Cursor {
         s: text.as_bytes(),
         text,
@@ -56,8 +60,9 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Option<Header> {
 }
 
 /// Where the single-quoted string whose text starts `s` ends: the index of its first `'`,
-/// `\\`, `\n` or `\r` (the fast path takes no escapes or line breaks), or `None` if there is
-/// none. Eight bytes at a time: a byte equal to one of those four zeroes its lane of
+/// `\\`, `\n`, `\r` or NUL (the fast path takes no escapes or line breaks, and Python refuses
+/// source holding a NUL byte, so the general parser must give that error), or `None` if there
+/// is none. Eight bytes at a time: a byte equal to one of those five zeroes its lane of
 /// `word ^ pattern`, and the zero-lane test (`(x - 0x01…) & !x & 0x80…`) flags the first zero
 /// lane exactly (a borrow only ever flags lanes above a true zero), so the lowest flag is the
 /// answer.
@@ -72,7 +77,8 @@ fn string_end(s: &[u8]) -> Option<usize> {
         let flags = zero_lanes(word ^ (LO * u64::from(b'\'')))
             | zero_lanes(word ^ (LO * u64::from(b'\\')))
             | zero_lanes(word ^ (LO * u64::from(b'\n')))
-            | zero_lanes(word ^ (LO * u64::from(b'\r')));
+            | zero_lanes(word ^ (LO * u64::from(b'\r')))
+            | zero_lanes(word);
         if flags != 0 {
             return Some(at + (flags.trailing_zeros() / 8) as usize);
         }
@@ -80,7 +86,7 @@ fn string_end(s: &[u8]) -> Option<usize> {
     }
     s[at..]
         .iter()
-        .position(|&b| matches!(b, b'\'' | b'\\' | b'\n' | b'\r'))
+        .position(|&b| matches!(b, b'\'' | b'\\' | b'\n' | b'\r' | 0))
         .map(|p| at + p)
 }
 
@@ -132,7 +138,7 @@ impl<'a> Cursor<'a> {
         self.s.get(self.pos).copied()
     }
 
-    /// A single-quoted string without escapes or line breaks.
+    /// A single-quoted string without escapes, line breaks or NUL bytes.
     fn string(&mut self) -> Option<&'a str> {
         self.lit("'")?;
         let start = self.pos;
@@ -267,6 +273,7 @@ impl<'a> Cursor<'a> {
 mod tests {
     use super::*;
     use crate::literal::DEFAULT_MAX_DEPTH;
+    use npy_test_support::Rng;
 
     fn slow(text: &str) -> Result<Header, crate::error::Error> {
         let value = crate::literal::parse(text, crate::literal::ParseOptions::default())
@@ -304,7 +311,7 @@ mod tests {
     fn string_end_matches_a_byte_scan() {
         let naive = |s: &[u8]| {
             s.iter()
-                .position(|&b| matches!(b, b'\'' | b'\\' | b'\n' | b'\r'))
+                .position(|&b| matches!(b, b'\'' | b'\\' | b'\n' | b'\r' | 0))
         };
         let fillers = [
             0x00u8,
@@ -328,13 +335,13 @@ mod tests {
             for &fill in &fillers {
                 let mut s: Vec<u8> = (0..len).map(|i| fill.wrapping_add((i % 3) as u8)).collect();
                 for b in &mut s {
-                    if matches!(*b, b'\'' | b'\\' | b'\n' | b'\r') {
+                    if matches!(*b, b'\'' | b'\\' | b'\n' | b'\r' | 0) {
                         *b = b'x';
                     }
                 }
                 assert_eq!(string_end(&s), None, "len {len} fill {fill:#x}");
                 for at in 0..len {
-                    for stop in [b'\'', b'\\', b'\n', b'\r'] {
+                    for stop in [b'\'', b'\\', b'\n', b'\r', 0] {
                         let mut t = s.clone();
                         t[at] = stop;
                         // A second stop byte later must not move the answer.
@@ -419,6 +426,217 @@ mod tests {
         assert!(slow(&over).is_err());
         let at = text(i64::from(i32::MAX) - 8);
         assert_eq!(parse(&at, DEFAULT_MAX_DEPTH).unwrap(), slow(&at).unwrap());
+    }
+
+    /// A NUL byte in a name or type string: Python (so numpy's `np.load`: "Cannot parse
+    /// header") and the general parser refuse any source holding one, so the fast path must
+    /// not take it, neither in a number entry, a general entry nor the top-level type string.
+    #[test]
+    fn nul_in_a_string_falls_back() {
+        for text in [
+            "{'descr': [('a\0b', '<f4')], 'fortran_order': False, 'shape': (0,), }\n",
+            "{'descr': [('\0', '<f4')], 'fortran_order': False, 'shape': (0,), }\n",
+            "{'descr': [('abcdefgh\0', '<i8'), ('b', '<f4')], 'fortran_order': False, 'shape': (2,), }\n",
+            "{'descr': [('a\0', '<f4', (2,))], 'fortran_order': False, 'shape': (0,), }\n",
+            "{'descr': [('a', [('\0', '<f4')])], 'fortran_order': False, 'shape': (0,), }\n",
+        ] {
+            assert!(slow(text).is_err(), "{text:?}");
+            assert_eq!(parse(text, DEFAULT_MAX_DEPTH), None, "{text:?}");
+        }
+    }
+
+    /// A nesting limit below two levels (the dict and the shape tuple every header has): the
+    /// general parser refuses every header, so the fast path must take none.
+    #[test]
+    fn nesting_limit_below_two_falls_back() {
+        let text = "{'descr': '<f4', 'fortran_order': False, 'shape': (), }\n";
+        for max_depth in [0, 1] {
+            assert!(slow_at(text, max_depth).is_err());
+            assert_eq!(parse(text, max_depth), None, "at {max_depth}");
+        }
+        assert_eq!(parse(text, 2).unwrap(), slow_at(text, 2).unwrap());
+    }
+
+    /// Type strings: every number type as `dtype.str` writes it (mostly), and near misses.
+    const TYPES: &[&str] = &[
+        "<f4", "<f8", "<i4", "<i8", "<u1", "|u1", "|b1", "<b1", "|i1", ">i1", "<f2", ">f2", "<c8",
+        ">c8", "=f4", "|f4", ">u8", "<u2", "<i2", ">i4", "=c8", "|V4", "|V0", "<V4", "<U3", "|S5",
+        "|S0", "<M8[ns]", "|O", "<f16", "<c16", "f4", "<f", "<f 4", "!f4", "&f4", "<F4", "<x4", "",
+        "<f4 ", "<d", "<i3", "<b2", "<q", "|u0", "<U0",
+    ];
+
+    /// A field name: lengths around the word (8), inline (24) and `compact_name` (16) limits,
+    /// ASCII, multi-byte UTF-8, Python-significant punctuation and (rarely) the bytes the fast
+    /// path must stop at.
+    fn name(rng: &mut Rng) -> String {
+        const CHARS: &[char] = &[
+            'a', 'b', 'z', 'A', '0', '_', ' ', 'é', '整', '😀', ',', '(', ')', '[', ']', '"', '#',
+            '\t', '\x0b', '\x0c', '\u{85}', '\u{2028}', '\u{ff}', '\u{7f}', '\u{1}',
+        ];
+        const RARE: &[char] = &['\'', '\\', '\n', '\r', '\0'];
+        let len = match rng.below(4) {
+            0 => *rng.pick(&[0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 25]),
+            _ => rng.below(30),
+        };
+        let mut out = String::new();
+        while out.len() < len {
+            let c = if rng.below(60) == 0 {
+                *rng.pick(RARE)
+            } else if rng.below(3) == 0 {
+                *rng.pick(CHARS)
+            } else {
+                char::from(b'a' + rng.below(26) as u8)
+            };
+            out.push(c);
+        }
+        out
+    }
+
+    fn shape(rng: &mut Rng, big: bool) -> String {
+        let dim = |rng: &mut Rng| {
+            if big && rng.below(4) == 0 {
+                rng.pick(&["1073741824", "268435455", "268435456", "4294967296", "0"])
+                    .to_string()
+            } else {
+                rng.below(5).to_string()
+            }
+        };
+        match rng.below(4) {
+            0 => "()".to_string(),
+            1 | 2 => format!("({},)", dim(rng)),
+            _ => format!("({}, {})", dim(rng), dim(rng)),
+        }
+    }
+
+    /// A descr in numpy's layout (records nest at most `depth` deep).
+    fn descr(rng: &mut Rng, depth: usize, names: &mut Vec<String>) -> String {
+        if depth == 0 || rng.below(4) == 0 {
+            return format!("'{}'", rng.pick(TYPES));
+        }
+        let n = rng.below(7);
+        let mut entries = Vec::with_capacity(n);
+        for _ in 0..n {
+            let field = if !names.is_empty() && rng.below(8) == 0 {
+                rng.pick(names).clone()
+            } else {
+                let f = name(rng);
+                names.push(f.clone());
+                f
+            };
+            let entry = match rng.below(12) {
+                0 => format!("('{field}', '|V{}')", rng.below(6)),
+                1 => format!("('', '|V{}')", rng.below(6)),
+                2 => format!("('{field}', '{}', {})", rng.pick(TYPES), shape(rng, true)),
+                3 => format!("('{field}', {})", descr(rng, depth - 1, names)),
+                4 => format!("(('t', '{field}'), '{}')", rng.pick(TYPES)),
+                _ => format!("('{field}', '{}')", rng.pick(TYPES)),
+            };
+            entries.push(entry);
+        }
+        format!("[{}]", entries.join(", "))
+    }
+
+    fn header(rng: &mut Rng) -> String {
+        let mut names = Vec::new();
+        let d = descr(rng, 3, &mut names);
+        let order = if rng.below(2) == 0 { "False" } else { "True" };
+        let s = shape(rng, true);
+        let pad = " ".repeat(rng.below(20));
+        let end = if rng.below(5) == 0 { "" } else { "\n" };
+        format!("{{'descr': {d}, 'fortran_order': {order}, 'shape': {s}, }}{pad}{end}")
+    }
+
+    /// The general parser at a nesting limit.
+    fn slow_at(text: &str, max_depth: usize) -> Result<Header, crate::error::Error> {
+        let opts = crate::literal::ParseOptions {
+            max_depth,
+            ..Default::default()
+        };
+        let value = crate::literal::parse(text, opts)
+            .map_err(|e| crate::error::Error::new(crate::error::ErrorKind::HeaderSyntax(e)))?;
+        Header::from_value(&value)
+    }
+
+    /// Whatever the fast path takes, the general parser parses to the same header (and never
+    /// refuses); `true` when the fast path took it.
+    fn agrees(text: &str, max_depth: usize) -> bool {
+        match parse(text, max_depth) {
+            Some(fast) => {
+                let slow = slow_at(text, max_depth);
+                assert_eq!(
+                    Some(&fast),
+                    slow.as_ref().ok(),
+                    "{text:?} at depth {max_depth}"
+                );
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Differential: seeded random headers in numpy's layout (number entries with names of
+    /// 0-30 bytes, multi-byte UTF-8 and Python punctuation next to the quotes, near-miss type
+    /// strings, padding, subarrays, nested records, titles, repeated names, itemsizes past the
+    /// C-int limit), each then mutated char-wise (replaced, deleted, inserted, truncated: an
+    /// entry cut short anywhere), at nesting limits around the fast path's. The fast path must
+    /// agree with the general parser whenever it answers, and never panic.
+    #[test]
+    fn random_headers_and_mutations_agree_with_the_general_parser() {
+        const MUTANTS: &[char] = &[
+            '\'', '"', ')', '(', ',', ' ', '[', ']', '<', '>', '|', '=', 'f', '4', 'V', '\0', '\\',
+            '\n', '\r', 'é', '整', '#', 'L', '0', '9',
+        ];
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (mut taken, mut mutants_taken, mut total) = (0, 0, 0);
+        for _ in 0..10_000 {
+            let text = header(&mut rng);
+            let depth = *rng.pick(&[DEFAULT_MAX_DEPTH, 0, 3, 4, 5, 6, 7, 8]);
+            total += 1;
+            taken += usize::from(agrees(&text, depth));
+            // The whole reader on the file's bytes: latin-1 text in a 1.0 file where it can be
+            // (chars up to U+00FF as one byte each), UTF-8 in 3.0 otherwise.
+            let latin1: Option<Vec<u8>> = text.chars().map(|c| u8::try_from(c).ok()).collect();
+            let (version, raw) = match latin1 {
+                Some(raw) => ([1u8, 0], raw),
+                None => ([3, 0], text.as_bytes().to_vec()),
+            };
+            let mut file = b"\x93NUMPY".to_vec();
+            file.extend_from_slice(&version);
+            if version[0] == 1 {
+                file.extend_from_slice(&u16::try_from(raw.len()).unwrap().to_le_bytes());
+            } else {
+                file.extend_from_slice(&u32::try_from(raw.len()).unwrap().to_le_bytes());
+            }
+            file.extend_from_slice(&raw);
+            let read = Header::read(&mut file.as_slice()).map(|p| p.header);
+            assert_eq!(
+                read.ok(),
+                slow(&text).ok(),
+                "{text:?} read from {version:?}"
+            );
+            for _ in 0..4 {
+                let mut chars: Vec<char> = text.chars().collect();
+                for _ in 0..=rng.below(3) {
+                    let at = rng.below(chars.len() + 1);
+                    match rng.below(4) {
+                        0 if at < chars.len() => chars[at] = *rng.pick(MUTANTS),
+                        1 if at < chars.len() => {
+                            chars.remove(at);
+                        }
+                        2 => chars.truncate(at),
+                        _ => chars.insert(at, *rng.pick(MUTANTS)),
+                    }
+                }
+                let mutant: String = chars.into_iter().collect();
+                total += 1;
+                mutants_taken += usize::from(agrees(&mutant, depth));
+            }
+        }
+        // The generator must reach the fast path (the comparison) often enough to mean much.
+        assert!(
+            taken > 2_000 && mutants_taken > 500,
+            "{taken} {mutants_taken} of {total}"
+        );
     }
 
     /// The reservation: one field per `(`, bounded by the text's length and by the limit.
