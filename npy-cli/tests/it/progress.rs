@@ -84,6 +84,26 @@ fn progress_bar_on_a_terminal() {
     }
 }
 
+/// `npy ARGS PATHS...` exits successfully leaving a piped stderr (and stdout) empty, and on a
+/// terminal draws a bar labelled `label` up to 260 MiB and clears it.
+fn bar_on_a_terminal_only(args: &[&str], paths: &[&Path], label: &str) {
+    let piped = Command::new(env!("CARGO_BIN_EXE_npy"))
+        .args(args)
+        .args(paths)
+        .output()
+        .unwrap();
+    assert!(piped.status.success(), "{piped:?}");
+    assert!(
+        piped.stderr.is_empty() && piped.stdout.is_empty(),
+        "{piped:?}"
+    );
+    let quoted: Vec<String> = paths.iter().map(|p| format!("'{}'", p.display())).collect();
+    let line = format!("{} {}", args.join(" "), quoted.join(" "));
+    if let Some(tty) = on_a_terminal(&line) {
+        assert_bar(&tty, label, "260.00 MiB");
+    }
+}
+
 /// `npy cat` of two 130 MiB files (260 MiB of data) draws a bar on a terminal, none in a pipe.
 #[test]
 fn cat_shows_progress_on_a_terminal_only() {
@@ -91,25 +111,7 @@ fn cat_shows_progress_on_a_terminal_only() {
     let src = dir.path().join("half.npy");
     large_input(&src, 130 << 20);
     let out = dir.path().join("o.npy");
-    let piped = Command::new(env!("CARGO_BIN_EXE_npy"))
-        .arg("cat")
-        .args([&out, &src, &src])
-        .output()
-        .unwrap();
-    assert!(piped.status.success());
-    assert!(
-        piped.stderr.is_empty() && piped.stdout.is_empty(),
-        "{piped:?}"
-    );
-    let args = format!(
-        "cat '{}' '{}' '{}'",
-        out.display(),
-        src.display(),
-        src.display()
-    );
-    if let Some(tty) = on_a_terminal(&args) {
-        assert_bar(&tty, "concatenating", "260.00 MiB");
-    }
+    bar_on_a_terminal_only(&["cat"], &[&out, &src, &src], "concatenating");
 }
 
 /// `npy append` of two 130 MiB files (260 MiB of data) draws a bar on a terminal, none in a
@@ -121,25 +123,7 @@ fn append_shows_progress_on_a_terminal_only() {
     large_input(&src, 130 << 20);
     let file = dir.path().join("grow.npy");
     sparse(&file, "<f4", vec![1], 4);
-    let piped = Command::new(env!("CARGO_BIN_EXE_npy"))
-        .args(["append", "--no-sync"])
-        .args([&file, &src, &src])
-        .output()
-        .unwrap();
-    assert!(piped.status.success(), "{piped:?}");
-    assert!(
-        piped.stderr.is_empty() && piped.stdout.is_empty(),
-        "{piped:?}"
-    );
-    let args = format!(
-        "append --no-sync '{}' '{}' '{}'",
-        file.display(),
-        src.display(),
-        src.display()
-    );
-    if let Some(tty) = on_a_terminal(&args) {
-        assert_bar(&tty, "appending", "260.00 MiB");
-    }
+    bar_on_a_terminal_only(&["append", "--no-sync"], &[&file, &src, &src], "appending");
 }
 
 /// `npy show --json` into a file draws a bar on the terminal's stderr; with stdout on the
