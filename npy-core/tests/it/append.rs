@@ -616,3 +616,111 @@ fn append_progress_is_monotone_and_complete() {
     );
     assert_eq!(calls, 0);
 }
+
+/// As a new user would try it: sources of different sizes (one of no rows) give one `total`,
+/// the sum of their data bytes, and calls from `(0, total)` to `(total, total)`; a Fortran-order
+/// file grows along its last axis; all-empty sources give the single call `(0, 0)`.
+#[test]
+fn append_progress_with_uneven_and_empty_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let (big, rows) = one_mib_of_rows(dir.path());
+    let small = dir.path().join("small.npy");
+    npy_core::write(&small, &[2.5f32; 12], &[3, 4]).unwrap();
+    let empty = dir.path().join("empty.npy");
+    npy_core::write::<f32>(&empty, &[], &[0, 4]).unwrap();
+    let file = dir.path().join("grow.npy");
+    npy_core::write(&file, &[0f32; 4], &[1, 4]).unwrap();
+    let mut seen = Vec::new();
+    AppendOptions::new()
+        .sync(false)
+        .open(&file)
+        .unwrap()
+        .append_files_with_progress(&[&small, &empty, &big, &empty, &small], |d, t| {
+            seen.push((d, t))
+        })
+        .unwrap();
+    // Every data byte: 2 × 3 rows × 4 f32 + 1 MiB.
+    let total = 2 * 3 * 4 * 4 + (1 << 20);
+    assert_eq!(seen.first(), Some(&(0, total)));
+    assert_eq!(seen.last(), Some(&(total, total)));
+    assert!(
+        seen.windows(2).all(|w| w[0].0 < w[1].0 && w[1].1 == total),
+        "{seen:?}"
+    );
+    let grown = read::<f32>(&file).unwrap();
+    assert_eq!(grown.shape(), [1 + 3 + rows + 3, 4]);
+    let data = grown.data();
+    assert!(data[..4].iter().all(|&v| v == 0.0));
+    assert!(data[4..16].iter().all(|&v| v == 2.5));
+    assert!(data[16..16 + 4 * rows as usize].iter().all(|&v| v == 1.5));
+    assert!(data[16 + 4 * rows as usize..].iter().all(|&v| v == 2.5));
+
+    let mut seen = Vec::new();
+    NpyAppender::open(&file)
+        .unwrap()
+        .append_files_with_progress(&[&empty, &empty], |d, t| seen.push((d, t)))
+        .unwrap();
+    assert_eq!(seen, [(0, 0)]);
+
+    // Fortran order: [[1, 2], [3, 4]] stored column by column, grown by a (2, 1) column
+    // and a (2, 3) block, gives columns 1 3 | 2 4 | 5 6 | 7 8 | 9 10 | 11 12.
+    let f = WriteOptions::new().order(Order::Fortran);
+    let ff = dir.path().join("f.npy");
+    f.write_path(&ff, &[1i16, 3, 2, 4], &[2, 2]).unwrap();
+    let col = dir.path().join("col.npy");
+    f.write_path(&col, &[5i16, 6], &[2, 1]).unwrap();
+    let block = dir.path().join("block.npy");
+    f.write_path(&block, &[7i16, 8, 9, 10, 11, 12], &[2, 3])
+        .unwrap();
+    let mut seen = Vec::new();
+    NpyAppender::open(&ff)
+        .unwrap()
+        .append_files_with_progress(&[&col, &block], |d, t| seen.push((d, t)))
+        .unwrap();
+    assert_eq!(seen.first(), Some(&(0, 16)));
+    assert_eq!(seen.last(), Some(&(16, 16)));
+    let a = read::<i16>(&ff).unwrap();
+    assert_eq!(a.shape(), [2, 6]);
+    assert_eq!(a.data(), [1, 3, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+}
+
+/// A source shorter than its header claims, after a good one: the calls stop short of
+/// `total`, the error is `Truncated` naming the source, and the file is byte for byte as it
+/// was, both for an in-place append and for one that rewrites the file (no growth room).
+#[test]
+fn a_truncated_source_leaves_the_file_and_stops_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.npy");
+    npy_core::write(&good, &[1f32; 8], &[2, 4]).unwrap();
+    let cut = dir.path().join("cut.npy");
+    npy_core::write(&cut, &[2f32; 40], &[10, 4]).unwrap();
+    let len = fs::metadata(&cut).unwrap().len();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&cut)
+        .unwrap()
+        .set_len(len - 20)
+        .unwrap();
+    let in_place = dir.path().join("in_place.npy");
+    npy_core::write(&in_place, &[0f32; 4], &[1, 4]).unwrap();
+    // A header of another writer, without numpy's growth room: appends rewrite the file.
+    let tight = dir.path().join("tight.npy");
+    let dict = "{'descr':'<f4','fortran_order':False,'shape':(1,4)}";
+    fs::write(&tight, handmade(dict, dict.len() + 1, &[0.0; 4])).unwrap();
+    assert_eq!(read::<f32>(&tight).unwrap().shape(), [1, 4]);
+    for file in [&in_place, &tight] {
+        let before = fs::read(file).unwrap();
+        let mut seen = Vec::new();
+        let err = NpyAppender::open(file)
+            .unwrap()
+            .append_files_with_progress(&[&good, &cut], |d, t| seen.push((d, t)))
+            .unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::Truncated { .. }), "{err}");
+        assert_eq!(err.path(), Some(cut.as_path()), "{err}");
+        assert_eq!(seen.first(), Some(&(0, 32 + 160)));
+        assert!(seen.iter().all(|&(d, _)| d < 192), "{seen:?}");
+        assert_eq!(fs::read(file).unwrap(), before, "{}", file.display());
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 4, "no temporary file left: {names:?}");
+    }
+}
