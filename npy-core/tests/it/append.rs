@@ -723,4 +723,8 @@ fn a_truncated_source_leaves_the_file_and_stops_progress() {
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 4, "no temporary file left: {names:?}");
     }
+    // The second case did take the rewrite path: the same good source alone rewrites it.
+    let mut w = NpyAppender::open(&tight).unwrap();
+    w.append_file(&good).unwrap();
+    assert_eq!(w.rewrites(), 1);
 }
