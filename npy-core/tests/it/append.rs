@@ -636,7 +636,7 @@ fn append_progress_with_uneven_and_empty_sources() {
         .open(&file)
         .unwrap()
         .append_files_with_progress(&[&small, &empty, &big, &empty, &small], |d, t| {
-            seen.push((d, t))
+            seen.push((d, t));
         })
         .unwrap();
     // Every data byte: 2 × 3 rows × 4 f32 + 1 MiB.
