@@ -8,11 +8,12 @@ use npy_core::AppendOptions;
 use crate::format::fail;
 use crate::progress::Progress;
 
-/// Append the arrays of IN... to FILE in place, along its growth axis: the first in C order,
-/// the last in Fortran order.
+/// Append the arrays of IN... to FILE, along its growth axis: the first in C order, the last in
+/// Fortran order.
 ///
 /// Every IN must have FILE's dtype (byte order included), its memory order, and its shape
-/// except along the growth axis; all are checked before anything is written. The data is
+/// except along the growth axis; every header is checked before anything is written (an IN
+/// shorter than its header claims is found while copying, and FILE is restored). The data is
 /// copied as it is, through one 1 MiB buffer, then FILE's header is rewritten once with the
 /// new shape: in place (numpy leaves room for it), or, for a header written without that room,
 /// by rewriting FILE atomically. The data is synced to the disk before the header claims it, so

@@ -271,8 +271,9 @@ impl NpyAppender {
     /// bytes are copied as they are, in bounded memory (one buffer of 1 MiB), and the header
     /// is rewritten once, after all of them. Each must have the file's dtype, byte order
     /// included, its memory order (or one where both orders are the same bytes), and a shape
-    /// that continues the file's along the growth axis. All are checked before any is copied,
-    /// so a mismatch leaves the file as it was.
+    /// that continues the file's along the growth axis. Every header is checked before any
+    /// data is copied, so a mismatch leaves the file as it was; a source shorter than its
+    /// header claims is found while copying, and the file is then restored as it was.
     ///
     /// # Errors
     /// [`ErrorKind::AppendMismatch`] for another dtype or shape (naming the source);
@@ -290,7 +291,9 @@ impl NpyAppender {
     /// larger `done`, one per buffer of at most 1 MiB; the last is `(total, total)`, before the
     /// data is synced and the header rewritten. An error stops the calls. The calls come from
     /// the calling thread, so the hook can drive a progress bar (`npy append` does, on a
-    /// terminal).
+    /// terminal). Only the sources' data is counted: when the file's header has no room for
+    /// the new shape and the file is rewritten, the copy of its existing data comes before
+    /// the first call.
     ///
     /// # Errors
     /// As [`NpyAppender::append_files`].
