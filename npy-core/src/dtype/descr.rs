@@ -252,12 +252,7 @@ impl RecordBuilder {
         let is_void = matches!(dtype, DType::Void(_) | DType::SubArray(_));
         let is_padding = title.is_none() && name.is_empty() && is_void;
         if !is_padding {
-            self.increasing = self.increasing
-                && title.is_none()
-                && self
-                    .fields
-                    .last()
-                    .is_none_or(|last| less(last.name.as_bytes(), name.as_bytes()));
+            self.increasing = self.increasing && title.is_none() && self.follows_last(&name);
             // Grown as fields validate, not sized up front (the header fast path reserves what
             // its text bounds): a header list of a million `1`s must fail on the first
             // without allocating a million fields.
@@ -272,6 +267,15 @@ impl RecordBuilder {
         Ok(())
     }
 
+    /// Whether `name` sorts after the last field's name (or is the first): what keeps
+    /// `increasing` true.
+    #[inline]
+    fn follows_last(&self, name: &str) -> bool {
+        self.fields
+            .last()
+            .is_none_or(|last| less(last.name.as_bytes(), name.as_bytes()))
+    }
+
     /// [`RecordBuilder::push`] for an untitled field of the number dtype `(primitive, order)`
     /// (never padding, whatever its name), for the header fast path's commonest entry.
     /// `None` where `push` would fail (the record size overflowing).
@@ -284,11 +288,7 @@ impl RecordBuilder {
     ) -> Option<()> {
         let itemsize = primitive.itemsize();
         let next = self.offset.checked_add(itemsize)?;
-        self.increasing = self.increasing
-            && self
-                .fields
-                .last()
-                .is_none_or(|last| less(last.name.as_bytes(), name.as_bytes()));
+        self.increasing = self.increasing && self.follows_last(name);
         self.fields.reserve(1);
         let slot = self.fields.spare_capacity_mut().first_mut()?;
         slot.write(Field {
