@@ -12,6 +12,7 @@
 #![allow(clippy::missing_panics_doc)]
 
 pub mod dyn_json;
+pub mod python;
 
 use std::fmt::Debug;
 use std::fs;

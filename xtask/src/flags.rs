@@ -14,6 +14,9 @@ pub struct Xtask {
 /// The tasks, one module each.
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
+    /// Make (or bring up to date) the project's Python environment in target/xtask-venv from
+    /// xtask/requirements.txt; tests that check against numpy use it.
+    Venv,
     /// Regenerate fixtures/ with xtask/fixtures.py (numpy==2.4.6).
     Fixtures(Fixtures),
     /// Check our files against numpy: the fixtures written back by npy-core load identically and

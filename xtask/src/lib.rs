@@ -17,9 +17,9 @@
 //!
 //! Shared helpers:
 //!
-//! - [`python`]: find (or create, in `target/xtask-venv`) a Python interpreter with
-//!   the pinned numpy version; later subcommands (`interop`, `bench`, ...) reuse
-//!   [`python::numpy_python`].
+//! - [`python`]: the project's Python environment (`target/xtask-venv`, from
+//!   `xtask/requirements.txt`), made by `cargo xtask venv` or by any subcommand that runs
+//!   Python ([`python::numpy_python`]).
 //!
 //! The crate depends on `std`, on npy-core (`interop`), and on npy-bench and `serde_json`
 //! (`bench`).
@@ -52,8 +52,5 @@ pub fn workspace_root() -> PathBuf {
 /// Cargo's target directory: `CARGO_TARGET_DIR` if set (relative paths are taken
 /// from the workspace root), otherwise `<workspace>/target`.
 pub fn target_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) if !dir.is_empty() => workspace_root().join(dir),
-        _ => workspace_root().join("target"),
-    }
+    npy_test_support::python::target_dir()
 }
