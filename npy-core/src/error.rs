@@ -411,6 +411,18 @@ pub enum ErrorKind {
         value: String,
     },
 
+    /// A datetime64/timedelta64 value that the requested time type cannot hold: NaT, the
+    /// generic unit, timedelta years or months (no fixed length), a negative `Duration`, or a
+    /// value out of the target's range.
+    TimeConversion {
+        /// The value, with its unit, as numpy prints it (or the source value).
+        value: String,
+        /// The type asked for: `"SystemTime"`, `"Duration"`, `"datetime64"`, ...
+        target: &'static str,
+        /// Why it does not convert.
+        reason: &'static str,
+    },
+
     /// An object array's pickle was refused or could not be decoded, or a value could not be
     /// pickled (feature `pickle`); the [`PickleError`] says which.
     #[cfg(feature = "pickle")]
@@ -455,7 +467,8 @@ impl ErrorKind {
             | ValueTooLong { .. }
             | LengthMismatch { .. }
             | OutOfRange { .. }
-            | ValueMismatch { .. } => Category::Usage,
+            | ValueMismatch { .. }
+            | TimeConversion { .. } => Category::Usage,
             HeaderTooLong { .. } | AllocationLimit { .. } | PlatformLimit { .. } => Category::Limit,
             UnsupportedVersion { .. } | ObjectArray { .. } | Unsupported { .. } => {
                 Category::Unsupported
@@ -690,6 +703,11 @@ impl fmt::Display for ErrorKind {
                     py_shape(&wanted)
                 )
             }
+            TimeConversion {
+                value,
+                target,
+                reason,
+            } => write!(f, "{value} does not convert to {target}: {reason}"),
             #[cfg(feature = "pickle")]
             Pickle(e) => write!(f, "object array: {e}"),
             #[cfg(feature = "npz")]

@@ -227,6 +227,7 @@ where
     }
 }
 
+#[cfg(feature = "mmap")]
 impl<T: NpyElement + bytemuck::CheckedBitPattern> crate::mmap::NpyMmap<T> {
     /// The mapped array as an ndarray [`ArrayView`] of dimension `D`, borrowing the mapping
     /// (Fortran strides for Fortran-order data): `m.as_ndarray::<Ix2>()?`, or

@@ -19,6 +19,8 @@ pub enum Cmd {
     Venv,
     /// Regenerate fixtures/ with xtask/fixtures.py (numpy==2.4.6).
     Fixtures(Fixtures),
+    /// Check that no resolved dependency needs a newer Rust than the workspace's rust-version.
+    Msrv,
     /// Check our files against numpy: the fixtures written back by npy-core load identically and
     /// match byte for byte, and `npy show` prints random arrays as numpy's `str()` and
     /// `tolist()` do.

@@ -11,6 +11,7 @@
 //!   [`interop_npz`] does the same for the `.npz` archives (through `np.load` and `zipfile`).
 //! - [`bench`](mod@bench): the npy-bench criterion suite, numpy's `np.load`/`np.save` (`xtask/bench_numpy.py`)
 //!   and peak memory in one table, written into `npy-bench/README.md`.
+//! - [`msrv`]: every resolved dependency declares a `rust-version` no newer than ours.
 //! - [`miri`]: npy-core's byte-reinterpreting paths (bulk casts, swaps, views) under Miri.
 //! - [`unicode`]: the table of code points Python's `repr` escapes, from Python's own
 //!   Unicode database.
@@ -35,6 +36,7 @@ pub mod flags;
 pub mod interop;
 pub mod interop_npz;
 pub mod miri;
+pub mod msrv;
 pub mod python;
 pub mod unicode;
 

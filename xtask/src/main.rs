@@ -9,6 +9,7 @@ use xtask::flags::{Cmd, Xtask};
 fn main() -> ExitCode {
     let result = match Xtask::parse().command {
         Cmd::Venv => xtask::python::numpy_python().map(|python| println!("{}", python.display())),
+        Cmd::Msrv => xtask::msrv::run(),
         Cmd::Fixtures(f) => xtask::fixtures::run(&f),
         Cmd::Interop(f) => xtask::interop::run(&f),
         Cmd::Bench(f) => xtask::bench::run(&f),

@@ -32,7 +32,7 @@ use npy_core::{DType, DynArray, DynValue, Primitive, TimeKind};
 
 use crate::format::printable;
 
-use self::datetime::{datetime_iso, datetime_quoted, timedelta_str, TimeStats};
+use self::datetime::{datetime_quoted, TimeStats};
 use self::float::{FloatFormat, FloatKind, FloatStats};
 use self::int::{format_bool, IntStats};
 
@@ -307,10 +307,10 @@ pub fn scalar_str(dtype: &DType, v: &DynValue, full: bool) -> String {
             float::complex_scalar_str(*re, *im, kind)
         }
         DynValue::Datetime { ticks, unit } => {
-            ticks.map_or_else(|| "NaT".to_owned(), |t| datetime_iso(t, *unit))
+            ticks.map_or_else(|| "NaT".to_owned(), |t| unit.value_str(t))
         }
         DynValue::Timedelta { ticks, unit } => {
-            ticks.map_or_else(|| "NaT".to_owned(), |t| timedelta_str(t, *unit))
+            ticks.map_or_else(|| "NaT".to_owned(), |t| unit.value_str(t))
         }
         // numpy 2 prints a 0-d bytes array through the scalar's repr.
         DynValue::Bytes(b) => format!("np.bytes_({})", strings::repr_bytes(b)),

@@ -5,7 +5,6 @@
 use npy_core::pickle::PyObject;
 use npy_core::{DynValue, TimeKind, TimeType, TimeUnit};
 
-use super::datetime::datetime_iso;
 use super::{array_str, scalar_str};
 use crate::format::printable;
 
@@ -35,7 +34,7 @@ fn time_repr(name: &str, ticks: Option<i64>, ty: TimeType) -> String {
     match (ticks, ty.kind) {
         (None, _) => format!("np.{name}('NaT','{unit}')"),
         (Some(t), TimeKind::Datetime) => {
-            let iso = datetime_iso(t, ty);
+            let iso = ty.value_str(t);
             if generic || (ty.multiplier == 1 && ty.unit != TimeUnit::Hour) {
                 format!("np.{name}('{iso}')")
             } else {

@@ -20,6 +20,8 @@ mod array;
 mod number;
 mod string;
 mod time;
+mod time_convert;
+mod time_text;
 mod widen;
 
 pub use crate::codec::Endian;

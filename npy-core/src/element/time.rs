@@ -79,6 +79,19 @@ macro_rules! time_type {
             }
         }
 
+        /// numpy's `str()` of the scalar ([`TimeType::value_str`]): `2024-01-02T03:04:05.678`
+        /// for a `Datetime64<Ms>`, `30 milliseconds` for a `Timedelta64<Ms>`, `NaT`.
+        impl<U: Unit> fmt::Display for $name<U> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let ty = TimeType {
+                    kind: TimeKind::$kind,
+                    unit: U::UNIT,
+                    multiplier: 1,
+                };
+                f.write_str(&ty.value_str(self.ticks))
+            }
+        }
+
         impl<U: Unit> NpyElement for $name<U> {
             type Plan = Endian;
             fn npy_dtype() -> DType {

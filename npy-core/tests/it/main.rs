@@ -27,6 +27,7 @@ mod mmap;
 mod ndarray;
 mod roundtrip;
 mod stream_drop;
+mod time;
 mod typed;
 mod view;
 
