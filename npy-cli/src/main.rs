@@ -70,7 +70,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// Inspect NumPy .npy files.
+/// Inspect, convert and pack NumPy .npy files and .npz archives.
 #[derive(Debug, Parser)]
 #[command(name = "npy", version)]
 struct Cli {

@@ -7,7 +7,8 @@
 //! - [`Error::kind`] is what happened, to match on; [`Error::classify`] sorts it into a
 //!   [`Category`] a caller can act on (retry, report the file, fix the call).
 //! - [`Error::path`] is the file, for every error of a function that takes a path.
-//! - `Display` is one self-contained line, `path: message`; [`std::error::Error::source`]
+//! - [`Error::member`] is the `.npz` member's key, for errors about one member of an archive.
+//! - `Display` is one self-contained line, `path: member "key": message`; [`std::error::Error::source`]
 //!   returns only causes that line does not already quote, so an error chain printed by
 //!   `anyhow` or `eprintln!("{e:#}")` says nothing twice.
 
@@ -49,6 +50,8 @@ pub struct Error {
 struct Inner {
     kind: ErrorKind,
     path: Option<PathBuf>,
+    /// The `.npz` member's key, for errors about one member of an archive.
+    member: Option<String>,
 }
 
 /// What kind of problem an [`Error`] is, for a caller deciding what to do about it.
@@ -235,6 +238,10 @@ pub enum ErrorKind {
         file: String,
         /// The Rust type and its dtype, e.g. `Complex<f64> ('<c16')`.
         requested: String,
+        /// Whether numpy casts the file's dtype to the requested one safely
+        /// (`np.can_cast(file, requested, 'safe')`), so that a read with
+        /// [`Casting::Safe`](crate::Casting::Safe) would succeed; the message then says so.
+        safe_cast: bool,
     },
 
     /// A record field the Rust type needs is not in the file's record dtype.
@@ -481,6 +488,15 @@ impl ErrorKind {
     }
 }
 
+/// Where [`ErrorKind::ObjectArray`] sends the reader: the readers that decode pickles without
+/// executing anything, or the feature that has them.
+#[cfg(feature = "pickle")]
+const OBJECT_READERS: &str = "read it with npy_core::read_dyn or npy_core::pickle::read_objects, \
+     which decode numpy's pickles without executing anything";
+#[cfg(not(feature = "pickle"))]
+const OBJECT_READERS: &str = "npy-core's feature `pickle` decodes it without executing anything \
+     (npy_core::read_dyn, npy_core::pickle::read_objects)";
+
 /// `1 byte`, `2 bytes`: a count with its unit, in the right number.
 pub(crate) fn count(n: impl Into<u128>, unit: &str) -> String {
     let n = n.into();
@@ -562,8 +578,19 @@ impl fmt::Display for ErrorKind {
                 "header text is not latin-1, which format {version} requires (format 3.0 \
                  allows UTF-8)"
             ),
-            TypeMismatch { file, requested } => {
-                write!(f, "file has dtype {file}, requested {requested}")
+            TypeMismatch {
+                file,
+                requested,
+                safe_cast,
+            } => {
+                write!(f, "file has dtype {file}, requested {requested}")?;
+                if *safe_cast {
+                    f.write_str(
+                        "; numpy casts it safely: read with \
+                         ReadOptions::default().casting(Casting::Safe)",
+                    )?;
+                }
+                Ok(())
             }
             MissingField { field, available } => {
                 write!(f, "file's record has no field {field:?} (it has: ")?;
@@ -576,8 +603,8 @@ impl fmt::Display for ErrorKind {
             FieldType { field, error } => write!(f, "field {field:?}: {}", error.kind()),
             ObjectArray { dtype } => write!(
                 f,
-                "file has dtype {dtype}, an array of Python objects stored as a pickle; it is \
-                 not read, because unpickling can execute code"
+                "file has dtype {dtype}, an array of Python objects stored as a pickle, which \
+                 no typed read decodes; {OBJECT_READERS}"
             ),
             InvalidBool { byte, offset } => write!(
                 f,
@@ -721,7 +748,11 @@ impl Error {
     #[cold]
     pub fn new(kind: ErrorKind) -> Error {
         Error {
-            inner: Box::new(Inner { kind, path: None }),
+            inner: Box::new(Inner {
+                kind,
+                path: None,
+                member: None,
+            }),
         }
     }
 
@@ -745,6 +776,22 @@ impl Error {
         self.inner.path.as_deref()
     }
 
+    /// The key of the `.npz` member the error concerns, for errors of an archive's member
+    /// (`NpzArchive::read("x")`, a view of a member); `Display` names it after the path.
+    pub fn member(&self) -> Option<&str> {
+        self.inner.member.as_deref()
+    }
+
+    /// The error, naming the `.npz` member `key` unless it already names one.
+    #[cold]
+    #[must_use]
+    pub fn with_member(mut self, key: impl Into<String>) -> Error {
+        if self.inner.member.is_none() {
+            self.inner.member = Some(key.into());
+        }
+        self
+    }
+
     /// The error, naming `path` unless it already names a file (the innermost path wins: a
     /// conversion's output file stays named when the caller adds its input).
     #[cold]
@@ -752,6 +799,18 @@ impl Error {
     pub fn with_path(mut self, path: impl AsRef<Path>) -> Error {
         if self.inner.path.is_none() {
             self.inner.path = Some(path.as_ref().to_owned());
+        }
+        self
+    }
+}
+
+impl Error {
+    /// A [`ErrorKind::TypeMismatch`] that a read with [`Casting::Safe`](crate::Casting::Safe)
+    /// would not have: its message then names that option.
+    #[cold]
+    pub(crate) fn with_safe_cast_hint(mut self) -> Error {
+        if let ErrorKind::TypeMismatch { safe_cast, .. } = &mut self.inner.kind {
+            *safe_cast = true;
         }
         self
     }
@@ -810,6 +869,16 @@ impl fmt::Display for Error {
         if let Some(path) = &self.inner.path {
             write!(f, "{}: ", path.display())?;
         }
+        if let Some(key) = &self.inner.member {
+            // An archive's own errors name their member already.
+            #[cfg(feature = "npz")]
+            let named = matches!(self.inner.kind, ErrorKind::Npz(_));
+            #[cfg(not(feature = "npz"))]
+            let named = false;
+            if !named {
+                write!(f, "member {key:?}: ")?;
+            }
+        }
         fmt::Display::fmt(&self.inner.kind, f)
     }
 }
@@ -820,6 +889,9 @@ impl fmt::Debug for Error {
         d.field("kind", &self.inner.kind);
         if let Some(path) = &self.inner.path {
             d.field("path", path);
+        }
+        if let Some(key) = &self.inner.member {
+            d.field("member", key);
         }
         d.finish()
     }

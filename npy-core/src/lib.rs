@@ -8,7 +8,7 @@
 //! | (none) | [`read`], [`write()`], [`NpyReader`], [`NpyView`], [`read_dyn`], [`Header`], [`convert_file`], streaming writers, [`append`] / [`NpyAppender`] |
 //! | `pickle` (default) | object arrays (dtype `O`) through [`read_dyn`] and `pickle`: numpy's pickles decoded without executing anything, and written |
 //! | `npz` (default) | `npz::NpzArchive` and `npz::NpzWriter`: `.npz` archives as `np.savez` / `np.load` |
-//! | `ndarray` | `read_ndarray`, `write_ndarray`, `NpyReader::read_ndarray`, `as_ndarray` on views and maps, `WriteOptions::write_ndarray_path` |
+//! | `ndarray` | `read_ndarray` (`read_ndarray_with` for options), `write_ndarray`, `NpyReader::read_ndarray`, `as_ndarray` on views and maps, `WriteOptions::write_ndarray_path` |
 //! | `derive` | `#[derive(NpyElement)]`: a struct as a numpy record (structured dtype) |
 //! | `mmap` | `NpyMmap`: map a file and borrow its elements; `NpyMmapMut`: create or open one writable |
 //! | `serde` | `Serialize`/`Deserialize` for the header types |
@@ -245,6 +245,30 @@
 //! assert_eq!(info.nbytes, 1024);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # From async code (tokio and other runtimes)
+//!
+//! The crate's I/O is blocking (files, memory maps, `std::io::Read`), and it has no async
+//! dependency. From a task of an async runtime, either run the read on the runtime's blocking
+//! pool (`spawn_blocking`), or read the bytes with the runtime's own I/O and parse them in
+//! memory, which does no I/O at all ([`NpyReader::new`] over a slice, [`view_or_copy`],
+//! [`npz::NpzArchive::new`] over a `Cursor`):
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let path = std::env::temp_dir().join(format!("npy-core-async-{}.npy", std::process::id()));
+//! # npy_core::write(&path, &[1.0f32, 2.0, 3.0], &[3])?;
+//! // 1. The blocking read, on tokio's blocking pool.
+//! let p = path.clone();
+//! let a = tokio::task::spawn_blocking(move || npy_core::read::<f32>(p)).await??;
+//! // 2. The file's bytes read asynchronously, then parsed in memory.
+//! let bytes = tokio::fs::read(&path).await?;
+//! let b = npy_core::NpyReader::new(&bytes[..])?.read_vec::<f32>()?;
+//! assert_eq!(a.data(), b);
+//! # std::fs::remove_file(&path)?;
+//! # Ok(()) }
+//! ```
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
@@ -290,7 +314,7 @@ pub use num_complex;
 
 #[cfg(feature = "ndarray")]
 #[allow(deprecated)]
-pub use crate::ndarray::{read_ndarray, read_ndarray_dim, write_ndarray};
+pub use crate::ndarray::{read_ndarray, read_ndarray_dim, read_ndarray_with, write_ndarray};
 pub use convert::{convert_file, convert_file_with_progress, ConvertOptions};
 pub use dtype::{
     Canonical, DType, Field, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
@@ -389,7 +413,7 @@ pub use read::{
     MAX_EXPANSION, MAX_UNBACKED_BYTES, PARALLEL_MIN_BYTES,
 };
 pub use records::{read_records, write_records};
-pub use view::{view_or_copy, NpyView};
+pub use view::{view_or_copy, CowArray, NpyView};
 pub use write::{
     append, concatenate, concatenate_with_progress, write, AppendOptions, NpyAppender,
     PathStreamWriter, StreamWriter, WriteOptions,

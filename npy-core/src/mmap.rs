@@ -10,7 +10,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::marker::PhantomData;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use bytemuck::{CheckedBitPattern, NoUninit};
 use memmap2::{Mmap, MmapMut};
@@ -86,6 +86,8 @@ pub unsafe fn mmap<T: NpyElement + CheckedBitPattern>(
 pub struct NpyMmap<T> {
     map: Mmap,
     meta: ArrayMeta,
+    /// The file mapped, named by errors of later calls.
+    path: PathBuf,
     /// Byte offset of the data in the map.
     start: usize,
     /// Elements of the data.
@@ -144,6 +146,7 @@ impl<T: NpyElement + CheckedBitPattern> NpyMmap<T> {
                 len,
                 map,
                 meta,
+                path: path.to_owned(),
                 _t: PhantomData,
             })
         };
@@ -199,6 +202,11 @@ impl<T> NpyMmap<T> {
     pub fn as_bytes(&self) -> &[u8] {
         &self.map
     }
+
+    /// The file mapped.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
 }
 
 /// A `.npy` file mapped writable, its array a mutable `[T]` in the file's memory order: numpy's
@@ -229,6 +237,8 @@ impl<T> NpyMmap<T> {
 pub struct NpyMmapMut<T> {
     map: MmapMut,
     meta: ArrayMeta,
+    /// The file mapped, named by errors of later calls.
+    path: PathBuf,
     /// Byte offset of the data in the map.
     start: usize,
     /// Elements of the data.
@@ -291,7 +301,7 @@ impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
             file.write_all(&meta.header().to_bytes(None)?)?;
             file.set_len(end)?;
             // SAFETY: the caller upholds map's contract, which is this function's.
-            unsafe { Self::map(&file) }
+            unsafe { Self::map(&file, path) }
         };
         create().at_path(path)
     }
@@ -309,7 +319,7 @@ impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
         let open = || -> Result<Self, Error> {
             let file = OpenOptions::new().read(true).write(true).open(path)?;
             // SAFETY: the caller upholds map's contract, which is this function's.
-            unsafe { Self::map(&file) }
+            unsafe { Self::map(&file, path) }
         };
         open().at_path(path)
     }
@@ -317,7 +327,7 @@ impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
     /// # Safety
     /// No one else modifies or truncates `file` while the returned value exists.
     #[allow(unsafe_code)]
-    unsafe fn map(file: &File) -> Result<Self, Error> {
+    unsafe fn map(file: &File, path: &Path) -> Result<Self, Error> {
         // SAFETY: `MmapMut::map_mut` is unsafe because the mapped bytes alias the file; the
         // caller promised that no one else modifies or truncates it while this value lives.
         // The map is shared (writes reach the file) and owned by this value alone.
@@ -329,6 +339,7 @@ impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
             len,
             map,
             meta,
+            path: path.to_owned(),
             _t: PhantomData,
         })
     }
@@ -385,7 +396,14 @@ impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
     /// # Errors
     /// I/O errors.
     pub fn flush(&self) -> Result<(), Error> {
-        Ok(self.map.flush()?)
+        self.map
+            .flush()
+            .map_err(|e| Error::from(e).with_path(&self.path))
+    }
+
+    /// The file mapped.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 }
 

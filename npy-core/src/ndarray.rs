@@ -11,6 +11,7 @@ use crate::codec::saturating_product;
 use crate::element::NpyElement;
 use crate::error::{to_usize, Error, ErrorKind, PathContext};
 use crate::format::{AsShape, Order};
+use crate::header::ReadOptions;
 use crate::read::{NpyArray, NpyReader};
 use crate::view::NpyView;
 use crate::write::{AtomicFile, NpyAppender, WriteOptions};
@@ -52,8 +53,36 @@ use crate::write::{AtomicFile, NpyAppender, WriteOptions};
 pub fn read_ndarray<T: NpyElement, D: Dimension>(
     path: impl AsRef<Path>,
 ) -> Result<Array<T, D>, Error> {
+    read_ndarray_with(path, &ReadOptions::default())
+}
+
+/// [`read_ndarray`] with options, as [`read_with`](crate::read_with) is [`read`](crate::read)
+/// with them: widening reads ([`ReadOptions::casting`]), the strict bool check, the header's
+/// limits and the read threads.
+///
+/// # Errors
+/// As [`read_ndarray`] and [`read_with`](crate::read_with). Each names the file.
+///
+/// # Examples
+/// ```
+/// use ndarray::Array2;
+/// use npy_core::{Casting, ReadOptions};
+/// # let dir = std::env::temp_dir().join(format!("npy-core-nd-read-with-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("m.npy");
+/// npy_core::write(&path, &[1.5f32, 2.0, 3.0, 4.0], &[2, 2])?;
+/// let safe = ReadOptions::default().casting(Casting::Safe);
+/// let wide: Array2<f64> = npy_core::read_ndarray_with(&path, &safe)?;
+/// assert_eq!(wide[[0, 0]], 1.5);
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
+pub fn read_ndarray_with<T: NpyElement, D: Dimension>(
+    path: impl AsRef<Path>,
+    options: &ReadOptions,
+) -> Result<Array<T, D>, Error> {
     let path = path.as_ref();
-    let mut r = NpyReader::open(path)?;
+    let mut r = NpyReader::open_with(path, options)?;
     r.read_ndarray().at_path(path)
 }
 
@@ -216,7 +245,7 @@ where
     /// ```
     pub fn as_ndarray_mut(&mut self) -> Result<::ndarray::ArrayViewMutD<'_, T>, Error> {
         let shape = self.shape().to_vec();
-        let dim = IxDyn(&usize_shape(&shape)?);
+        let dim = IxDyn(&usize_shape(&shape).at_path(self.path())?);
         let order = self.order();
         let data = self.data_mut();
         let view = match order {
@@ -252,7 +281,7 @@ impl<T: NpyElement + bytemuck::CheckedBitPattern> crate::mmap::NpyMmap<T> {
     /// ```
     #[cfg_attr(docsrs, doc(cfg(all(feature = "ndarray", feature = "mmap"))))]
     pub fn as_ndarray<D: Dimension>(&self) -> Result<ArrayView<'_, T, D>, Error> {
-        ndarray_view(self.shape(), self.order(), self.data())
+        ndarray_view(self.shape(), self.order(), self.data()).at_path(self.path())
     }
 }
 

@@ -201,6 +201,7 @@ pub mod __private {
                 other => Error::new(ErrorKind::TypeMismatch {
                     file: f.dtype.describe(),
                     requested: format!("{} ({other})", T::rust_name()),
+                    safe_cast: false,
                 }),
             };
             Error::new(ErrorKind::FieldType {

@@ -35,7 +35,6 @@ use crate::read::{NpyArray, NpyReader};
 ///
 /// # Examples
 /// ```
-/// use std::borrow::Cow;
 /// use npy_core::{view_or_copy, ErrorKind, NpyView, Order, WriteOptions};
 ///
 /// let mut file = Vec::new();
@@ -58,7 +57,8 @@ use crate::read::{NpyArray, NpyReader};
 /// assert!(matches!(err.kind(), ErrorKind::Misaligned { offset: 128, align: 8 }));
 /// // view_or_copy borrows when it can and copies when it must.
 /// let values = view_or_copy::<f64>(shifted)?;
-/// assert!(matches!(values, Cow::Owned(_)));
+/// assert!(!values.is_borrowed());
+/// assert_eq!(values.shape(), [2, 3]);
 /// assert_eq!(values[3], 4.0);
 /// # Ok::<(), npy_core::Error>(())
 /// ```
@@ -157,12 +157,65 @@ impl<'a, T> NpyView<'a, T> {
     }
 }
 
-/// The elements of the `.npy` file in `bytes`, in the file's memory order: borrowed when
-/// [`NpyView::new`] can view them, decoded into a vector when they are byte-swapped or
-/// misaligned in memory, hold `bool` bytes other than 0 and 1 (decoded as `true`, as numpy reads
-/// them), or `T` is decoded element by element.
+/// The array of a `.npy` file held in memory, its elements borrowed from the file's bytes when
+/// they can be ([`NpyView`]'s rules) and decoded into a vector when not: what [`view_or_copy`]
+/// returns. The header's shape and order come with the elements.
 ///
-/// The shape and order are the header's: `Header::read(&mut &bytes[..])`.
+/// It dereferences to the elements, `&[T]` in memory order.
+#[derive(Debug, Clone)]
+pub struct CowArray<'a, T: Clone> {
+    meta: ArrayMeta,
+    data: Cow<'a, [T]>,
+}
+
+impl<'a, T: Clone> CowArray<'a, T> {
+    meta_accessors!();
+
+    /// The elements in memory order ([`CowArray::order`]).
+    pub fn data(&self) -> &[T] {
+        &self.data
+    }
+
+    /// Whether the elements are borrowed from the file's bytes (no copy was made).
+    pub fn is_borrowed(&self) -> bool {
+        matches!(self.data, Cow::Borrowed(_))
+    }
+
+    /// The elements, borrowed or owned.
+    pub fn into_data(self) -> Cow<'a, [T]> {
+        self.data
+    }
+
+    /// The array with its elements owned (copied now if they were borrowed).
+    pub fn into_owned(self) -> NpyArray<T> {
+        // view_or_copy built the elements from this metadata.
+        NpyArray::from_meta_and_data(self.meta, self.data.into_owned())
+    }
+}
+
+impl<T: NpyElement + Clone> From<NpyArray<T>> for CowArray<'_, T> {
+    /// The owned array, as a `CowArray` that holds a copy.
+    fn from(array: NpyArray<T>) -> Self {
+        let (meta, data) = array.into_meta_and_data();
+        CowArray {
+            meta,
+            data: Cow::Owned(data),
+        }
+    }
+}
+
+impl<T: Clone> std::ops::Deref for CowArray<'_, T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        &self.data
+    }
+}
+
+/// The array of the `.npy` file in `bytes`, its elements in the file's memory order: borrowed
+/// when [`NpyView::new`] can view them, decoded into a vector when they are byte-swapped or
+/// misaligned in memory, hold `bool` bytes other than 0 and 1 (decoded as `true`, as numpy reads
+/// them), or `T` is decoded element by element. The shape and order are the header's.
 ///
 /// # Errors
 /// Header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::TypeMismatch`], [`ErrorKind::Truncated`] and the
@@ -171,21 +224,25 @@ impl<'a, T> NpyView<'a, T> {
 ///
 /// # Examples
 /// ```
-/// use npy_core::{view_or_copy, ByteOrder, WriteOptions};
+/// use npy_core::{view_or_copy, ByteOrder, Order, WriteOptions};
 /// let mut file = Vec::new();
 /// WriteOptions::new()
 ///     .byte_order(ByteOrder::Big)
-///     .write_to(&mut file, &[1i32, -2, 3], &[3])?;
+///     .write_to(&mut file, &[1i32, -2, 3, 4, 5, 6], &[2, 3])?;
 /// // Big-endian data cannot be borrowed on a little-endian machine; it is decoded instead.
-/// assert_eq!(*view_or_copy::<i32>(&file)?, [1, -2, 3]);
+/// let a = view_or_copy::<i32>(&file)?;
+/// assert_eq!(a.shape(), [2, 3]);
+/// assert_eq!(a.order(), Order::C);
+/// assert_eq!(*a, [1, -2, 3, 4, 5, 6]);
+/// assert!(!a.is_borrowed());
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 pub fn view_or_copy<T: NpyElement + CheckedBitPattern>(
     bytes: &[u8],
-) -> Result<Cow<'_, [T]>, Error> {
+) -> Result<CowArray<'_, T>, Error> {
     let meta = ArrayMeta::new(Header::read(&mut &bytes[..])?)?;
-    match view_data::<T>(bytes, &meta) {
-        Ok(data) => Ok(Cow::Borrowed(data)),
+    let data = match view_data::<T>(bytes, &meta) {
+        Ok(data) => Cow::Borrowed(data),
         Err(e)
             if matches!(
                 e.kind(),
@@ -196,10 +253,11 @@ pub fn view_or_copy<T: NpyElement + CheckedBitPattern>(
         {
             let available = bytes.len() - data_start(bytes, &meta);
             let mut r = NpyReader::new(bytes)?.with_available_bytes(available as u64);
-            Ok(Cow::Owned(r.read_vec()?))
+            Cow::Owned(r.read_vec()?)
         }
-        Err(e) => Err(e),
-    }
+        Err(e) => return Err(e),
+    };
+    Ok(CowArray { meta, data })
 }
 
 /// Where the data starts in `bytes` (the header reader consumed exactly the header's bytes, so
@@ -300,7 +358,9 @@ fn is_bool_layout<T: NpyElement>(dtype: &DType) -> bool {
 #[cold]
 fn not_viewable<T: NpyElement>(dtype: &DType, reason: &'static str) -> Error {
     match mismatch::<T>(dtype).into_kind() {
-        ErrorKind::TypeMismatch { file, requested } => Error::new(ErrorKind::NotViewable {
+        ErrorKind::TypeMismatch {
+            file, requested, ..
+        } => Error::new(ErrorKind::NotViewable {
             file,
             requested,
             reason,

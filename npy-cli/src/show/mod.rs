@@ -80,7 +80,7 @@ Exit status:
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = JSON_ENCODING)]
 pub struct Args {
-    /// The .npy file to show.
+    /// The .npy file, or .npz archive (see --member), to show.
     #[arg(value_name = "FILE")]
     file: PathBuf,
 

@@ -238,6 +238,7 @@ pub(crate) fn mismatch<T: NpyElement>(dtype: &DType) -> Error {
     Error::new(ErrorKind::TypeMismatch {
         file: dtype.describe(),
         requested: requested::<T>(),
+        safe_cast: false,
     })
 }
 

@@ -1,7 +1,6 @@
 //! Reading archives: the member list, numpy's lookup, and each member as an array, a
 //! streaming [`NpyReader`], raw bytes, or a view of the archive's own bytes.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufReader, Cursor, Read, Seek, SeekFrom};
@@ -22,7 +21,7 @@ use crate::header::{Header, ParsedHeader, ReadOptions};
 use crate::info::TensorInfo;
 use crate::io::read_up_to;
 use crate::read::{NpyArray, NpyReader};
-use crate::view::NpyView;
+use crate::view::{CowArray, NpyView};
 
 /// The `.npy` magic, which tells numpy's `np.load(...)[key]` to read a member as an array.
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
@@ -608,17 +607,17 @@ pub fn view_member<'a, T: NpyElement + CheckedBitPattern>(
 pub fn view_or_copy_member<'a, T: NpyElement + CheckedBitPattern>(
     archive: &'a [u8],
     key: &str,
-) -> Result<Cow<'a, [T]>, Error> {
+) -> Result<CowArray<'a, T>, Error> {
     let mut npz = NpzArchive::new(Cursor::new(archive))?;
     let index = npz.find(key)?;
     if !npz.members[index].is_stored() {
-        return Ok(Cow::Owned(npz.read::<T>(key)?.into_vec()));
+        return Ok(CowArray::from(npz.read::<T>(key)?));
     }
     let range = npz.member_range(key)?;
     let crc = npz.members[index].crc32;
     let bytes = slice(archive, range);
     let values = crate::view::view_or_copy::<T>(bytes)?;
-    if matches!(values, Cow::Owned(_)) {
+    if !values.is_borrowed() {
         let found = crc32fast::hash(bytes);
         if found != crc {
             return Err(Error::from(NpzError::CrcMismatch {

@@ -252,6 +252,7 @@ impl<R: Read> NpyReader<R> {
             return Err(Error::new(ErrorKind::TypeMismatch {
                 file: self.dtype().describe(),
                 requested: format!("{} objects ('|O')", T::NAME),
+                safe_cast: false,
             }));
         }
         let array = crate::dynamic::object::read_array(self)?;

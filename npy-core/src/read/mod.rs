@@ -152,6 +152,17 @@ impl<T> NpyArray<T> {
         self.data
     }
 
+    /// The metadata and the elements.
+    pub(crate) fn into_meta_and_data(self) -> (ArrayMeta, Vec<T>) {
+        (self.meta, self.data)
+    }
+
+    /// The array of `meta` holding `data`, which the caller took from an array of that
+    /// metadata (exactly its elements).
+    pub(crate) fn from_meta_and_data(meta: ArrayMeta, data: Vec<T>) -> Self {
+        NpyArray { meta, data }
+    }
+
     /// The elements in C order (last index fastest; numpy's `a.flat`, `a.ravel()`), whatever
     /// the file's order, giving up the shape. A C-order array is returned as it is; a
     /// Fortran-order one is rearranged in place (no second copy: one extra bit per element).

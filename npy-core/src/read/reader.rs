@@ -71,6 +71,7 @@ impl<T: NpyElement> Typed<T> {
             }),
             Err(e) => match (casting, T::widening(dtype)) {
                 (Casting::Safe, Some(w)) => Ok(Typed::Widened(w)),
+                (Casting::Equiv, Some(_)) => Err(e.with_safe_cast_hint()),
                 _ => Err(e),
             },
         }

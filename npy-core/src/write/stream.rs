@@ -143,6 +143,36 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         values.iter().try_for_each(|v| self.push(v))
     }
 
+    /// Appends the elements an iterator yields, in the file's memory order, as
+    /// [`StreamWriter::push`] does one by one (the elements may be borrowed or owned):
+    /// `w.extend((0..n).map(|i| i as f32 * 0.5))?`, `w.extend(&values)?`.
+    ///
+    /// # Errors
+    /// As [`StreamWriter::push`]; the elements before the failing one are written.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::{NpyReader, WriteOptions};
+    /// let mut file = std::io::Cursor::new(Vec::new());
+    /// let mut w = WriteOptions::new().stream_to::<_, f32>(&mut file, &[3])?;
+    /// w.extend((1..=6).map(|i| i as f32 / 2.0))?; // owned elements
+    /// w.extend(&[7.0, 8.0, 9.0])?; // borrowed ones
+    /// w.finish()?;
+    /// let mut r = NpyReader::new(&file.get_ref()[..])?;
+    /// assert_eq!(r.shape(), [3, 3]);
+    /// assert_eq!(r.read_vec::<f32>()?, [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 7.0, 8.0, 9.0]);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn extend<I>(&mut self, values: I) -> Result<(), Error>
+    where
+        I: IntoIterator,
+        I::Item: std::borrow::Borrow<T>,
+    {
+        values
+            .into_iter()
+            .try_for_each(|v| self.push(std::borrow::Borrow::borrow(&v)))
+    }
+
     /// Appends one row: one index of the growth axis (the first in C order, the last in
     /// Fortran order), its `row_shape` elements in the file's memory order.
     ///
@@ -357,6 +387,19 @@ impl<T: NpyElement> PathStreamWriter<T> {
     /// As [`StreamWriter::push_row`].
     pub fn push_row(&mut self, row: &[T]) -> Result<(), Error> {
         let result = self.inner.push_row(row);
+        self.report(result)
+    }
+
+    /// See [`StreamWriter::extend`].
+    ///
+    /// # Errors
+    /// As [`StreamWriter::push`].
+    pub fn extend<I>(&mut self, values: I) -> Result<(), Error>
+    where
+        I: IntoIterator,
+        I::Item: std::borrow::Borrow<T>,
+    {
+        let result = self.inner.extend(values);
         self.report(result)
     }
 

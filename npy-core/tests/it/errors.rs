@@ -167,6 +167,7 @@ fn field_errors_say_their_cause_once() {
     let inner = Error::new(ErrorKind::TypeMismatch {
         file: "'<f4' (float32)".into(),
         requested: "i64 ('<i8')".into(),
+        safe_cast: false,
     });
     let e = Error::new(ErrorKind::FieldType {
         field: "x".into(),

@@ -414,3 +414,42 @@ fn appended_arrays_of_either_layout_rebuild_numpy_files() {
         );
     }
 }
+
+/// Errors of a map's later calls name the mapped file, as its open does.
+#[cfg(feature = "mmap")]
+#[test]
+fn map_errors_name_the_file() {
+    let path = npy_test_support::fixture("f4_le_c_2x3x4.npy");
+    // SAFETY: the fixtures are not modified while mapped.
+    let m = unsafe { npy_core::NpyMmap::<f32>::open(&path) }.unwrap();
+    assert_eq!(m.path(), path);
+    let err = m.as_ndarray::<ndarray::Ix2>().unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::DimensionMismatch { expected: 2, .. }),
+        "{err:?}"
+    );
+    assert_eq!(err.path(), Some(path.as_path()));
+    assert!(
+        err.to_string()
+            .starts_with(&format!("{}: ", path.display())),
+        "{err}"
+    );
+}
+
+/// `read_ndarray_with` takes the options `read_with` takes: a widening read.
+#[test]
+fn read_ndarray_with_widens_as_numpys_astype() {
+    let path = npy_test_support::fixture("f4_le_c_2x3x4.npy");
+    let narrow: ndarray::Array3<f32> = npy_core::read_ndarray(&path).unwrap();
+    let safe = npy_core::ReadOptions::default().casting(npy_core::Casting::Safe);
+    let wide: ndarray::Array3<f64> = npy_core::read_ndarray_with(&path, &safe).unwrap();
+    assert_eq!(wide.shape(), narrow.shape());
+    for (w, n) in wide.iter().zip(narrow.iter()) {
+        assert!(
+            w.to_bits() == f64::from(*n).to_bits() || (w.is_nan() && n.is_nan()),
+            "{w} {n}"
+        );
+    }
+    let err = npy_core::read_ndarray::<f64, ndarray::Ix3>(&path).unwrap_err();
+    assert!(err.to_string().contains("Casting::Safe"), "{err}");
+}

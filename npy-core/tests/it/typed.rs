@@ -526,3 +526,88 @@ fn a_partly_used_iterator_loses_no_elements() {
     let _ = r.iter::<i16>().unwrap().next();
     assert_eq!(r.read_range::<i16>(5..7).unwrap(), all[5..7]);
 }
+
+/// A refusal names the way out when there is one: `Casting::Safe` for a dtype numpy widens
+/// safely to the requested one (the full table is `parity::widen`), the safe object readers
+/// for an object array.
+#[test]
+fn refusals_name_the_read_that_works() {
+    let err = read::<f64>(fixture("f4_le_c_5.npy")).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: file has dtype '<f4' (float32), requested f64 ('<f8'); numpy casts it safely: \
+             read with ReadOptions::default().casting(Casting::Safe)",
+            fixture("f4_le_c_5.npy").display()
+        )
+    );
+    // Narrowing has no such way.
+    let err = read::<f32>(fixture("f8_le_c_5.npy")).unwrap_err();
+    assert!(!err.to_string().contains("Casting"), "{err}");
+    // Following the hint works.
+    let opts = npy_core::ReadOptions::default().casting(npy_core::Casting::Safe);
+    assert!(npy_core::read_with::<f64>(fixture("f4_le_c_5.npy"), &opts).is_ok());
+
+    let objects = npy_test_support::fixtures_dir().join("object");
+    let file = fs::read_dir(&objects)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "npy"))
+        .expect("an object-array fixture");
+    let err = read::<f64>(&file).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::ObjectArray { .. }),
+        "{err:?}"
+    );
+    let msg = err.to_string();
+    assert!(
+        msg.contains("npy_core::read_dyn") && msg.contains("npy_core::pickle::read_objects"),
+        "{msg}"
+    );
+    assert!(npy_core::read_dyn(&file).is_ok(), "{}", file.display());
+}
+
+/// `StreamWriter::extend` writes the file `write_to` writes for the same elements, byte for
+/// byte (`write_numpy.rs` holds those bytes to `np.save`'s); a value the dtype cannot hold stops
+/// it, with the elements before it written.
+#[test]
+fn stream_extend_writes_what_a_slice_write_writes() {
+    let (path, values) = f8_fixture();
+    let numpy = fs::read(&path).unwrap();
+    let header = npy_core::Header::read(&mut &numpy[..]).unwrap();
+    let row: Vec<u64> = header.header.shape[1..].to_vec();
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut w = npy_core::WriteOptions::new()
+        .stream_to::<_, f64>(&mut out, &row)
+        .unwrap();
+    let (first, rest) = values.split_at(values.len() / 3);
+    w.extend(first).unwrap();
+    w.extend(rest.iter().copied()).unwrap();
+    w.finish().unwrap();
+    let mut whole = Vec::new();
+    npy_core::WriteOptions::new()
+        .write_to(&mut whole, &values, &header.header.shape)
+        .unwrap();
+    let out = out.into_inner();
+    assert_eq!(out, whole);
+    assert_eq!(out, numpy, "np.save's own file");
+
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut w = npy_core::WriteOptions::new()
+        .dtype("<U2".parse().unwrap())
+        .stream_to::<_, String>(&mut out, &[])
+        .unwrap();
+    let err = w
+        .extend([
+            "ab".to_owned(),
+            "c".to_owned(),
+            "def".to_owned(),
+            "g".to_owned(),
+        ])
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::ValueTooLong { len: 3, .. }),
+        "{err:?}"
+    );
+    assert_eq!(w.len(), 2);
+}

@@ -107,11 +107,27 @@ fn widening_pairs_are_numpys_safe_casts() {
                 (true, Err(e)) => failures.push(format!("{from} -> {to}: refused ({e})")),
                 (false, r) => failures.push(format!("{from} -> {to}: numpy refuses, ours {r:?}")),
             }
-            // The default is exact: only the dtype itself, in either byte order.
+            // The default is exact: only the dtype itself, in either byte order; its refusal
+            // names Casting::Safe exactly when numpy casts safely.
             let exact = read_as_dtype(&file, to, &ReadOptions::default()).unwrap();
             let same = from[1..] == to[1..];
             if exact.is_ok() != same {
                 failures.push(format!("{from} -> {to}: default casting gave {exact:?}"));
+            }
+            if let Err(e) = &exact {
+                let hinted = matches!(
+                    e.kind(),
+                    ErrorKind::TypeMismatch {
+                        safe_cast: true,
+                        ..
+                    }
+                );
+                let says = e.to_string().contains("Casting::Safe");
+                if hinted != numpy_safe || says != numpy_safe {
+                    failures.push(format!(
+                        "{from} -> {to}: numpy safe {numpy_safe}, hint {hinted}, message {e}"
+                    ));
+                }
             }
         }
     }
