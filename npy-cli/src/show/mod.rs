@@ -329,7 +329,7 @@ fn show_reader<R: Read + Seek>(
 
 /// Shows an array with objects (`O`, also as a record field): its data is one pickle,
 /// decoded whole (never executed; see `npy_core::pickle`), so memory follows the pickle's
-/// size, within the decoder's limits (values at most 256 bytes per pickle byte plus 64 MiB).
+/// size, within the decoder's budget (`npy_core::pickle::PICKLE_BUDGET`, 128 MiB in all).
 fn show_objects<R: Read + Seek>(
     args: &Args,
     mut reader: NpyReader<R>,
