@@ -106,6 +106,30 @@ pub enum NpzError {
         member: String,
     },
 
+    /// The member's bytes run into the next entry's local header (or the central directory):
+    /// members that share bytes let a small archive name gigabytes (Python's zipfile:
+    /// "Overlapped entries", unzip: "overlapped components").
+    #[error("member {member:?} overlaps another entry: its data ends at byte {data_end}, the next entry starts at byte {next}; refused (a possible zip bomb)")]
+    Overlapped {
+        /// The member's name.
+        member: String,
+        /// Where the member's compressed data ends in the archive.
+        data_end: u64,
+        /// Where the next local header (by offset), or the central directory, starts.
+        next: u64,
+    },
+
+    /// The member's local header names another file than its central-directory entry
+    /// (Python's zipfile refuses to read it: "File name in directory ... and header ...
+    /// differ").
+    #[error("member {member:?}: its local header names {local:?}; refused (the names must agree)")]
+    NameMismatch {
+        /// The member's name in the central directory.
+        member: String,
+        /// The name in its local header (lossy UTF-8).
+        local: String,
+    },
+
     /// Writing: a key numpy would refuse or that would not round-trip (a NUL, empty).
     #[error("invalid key {key:?}: {reason}")]
     InvalidKey {
@@ -165,9 +189,12 @@ impl NpzError {
     pub fn category(&self) -> Category {
         use NpzError::*;
         match self {
-            Container(_) | CrcMismatch { .. } | InflatesPast { .. } | SizeMismatch { .. } => {
-                Category::Format
-            }
+            Container(_)
+            | CrcMismatch { .. }
+            | InflatesPast { .. }
+            | SizeMismatch { .. }
+            | Overlapped { .. }
+            | NameMismatch { .. } => Category::Format,
             MissingMember { .. } | NotNpyMember { .. } | NotStored { .. } => Category::Mismatch,
             Unbacked { .. } => Category::Limit,
             UnsupportedMethod { .. } | Encrypted { .. } => Category::Unsupported,
