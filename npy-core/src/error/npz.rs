@@ -106,16 +106,17 @@ pub enum NpzError {
         member: String,
     },
 
-    /// The member's bytes run into the next entry's local header (or the central directory):
-    /// members that share bytes let a small archive name gigabytes (Python's zipfile:
-    /// "Overlapped entries", unzip: "overlapped components").
-    #[error("member {member:?} overlaps another entry: its data ends at byte {data_end}, the next entry starts at byte {next}; refused (a possible zip bomb)")]
+    /// The member's bytes (local header to the end of its data) share bytes with another
+    /// member's, or run into the central directory: members that share bytes let a small
+    /// archive name gigabytes (unzip: "overlapped components (possible zip bomb)", Python's
+    /// zipfile: "Overlapped entries"). Every member of an overlap is refused.
+    #[error("member {member:?} shares bytes with another entry: it ends at byte {data_end}, and the entry at byte {next} overlaps it; refused (a possible zip bomb)")]
     Overlapped {
         /// The member's name.
         member: String,
         /// Where the member's compressed data ends in the archive.
         data_end: u64,
-        /// Where the next local header (by offset), or the central directory, starts.
+        /// Where the overlapping entry (its local header), or the central directory, starts.
         next: u64,
     },
 

@@ -128,9 +128,13 @@ fn decode_name(raw: &[u8], flags: u16) -> Result<String, NpzError> {
         .collect())
 }
 
-/// The name in the local header at `offset`, or `None` when there is no local header there
-/// (reading the member then fails in the zip crate).
-fn local_name<R: Read + Seek>(reader: &mut R, offset: u64) -> Result<Option<Vec<u8>>, Error> {
+/// The name in the local header at `offset` and the bytes of the header (fixed part, name and
+/// extra field), or `None` when there is no local header there (reading the member then fails
+/// in the zip crate).
+fn local_header<R: Read + Seek>(
+    reader: &mut R,
+    offset: u64,
+) -> Result<Option<(Vec<u8>, u64)>, Error> {
     reader.seek(SeekFrom::Start(offset))?;
     let mut fixed = [0u8; LOCAL_HEADER_LEN];
     if read_up_to(reader, &mut fixed)? < LOCAL_HEADER_LEN
@@ -142,23 +146,45 @@ fn local_name<R: Read + Seek>(reader: &mut R, offset: u64) -> Result<Option<Vec<
     if read_up_to(reader, &mut name)? < name.len() {
         return Ok(None);
     }
-    Ok(Some(name))
+    let extra = u16::from_le_bytes([fixed[28], fixed[29]]);
+    let len = LOCAL_HEADER_LEN as u64 + name.len() as u64 + u64::from(extra);
+    Ok(Some((name, len)))
 }
 
-/// Where each member's bytes must end, as Python's zipfile bounds them (`_end_offset`): the
-/// next local header by offset, or the central directory. Of entries at one offset the first
-/// in directory order keeps the next offset and the others end where they start, so at most
-/// one of them is read.
-fn entry_ends(offsets: &[u64], directory: u64) -> Vec<u64> {
-    let mut order: Vec<usize> = (0..offsets.len()).collect();
-    order.sort_by_key(|&i| (offsets[i], std::cmp::Reverse(i)));
-    let mut ends = vec![directory; offsets.len()];
-    let mut end = directory;
-    for &i in order.iter().rev() {
-        ends[i] = end.max(offsets[i]);
-        end = offsets[i];
+/// For each member whose bytes `[local header, end of data)` share a byte with another
+/// member's or run into the central directory: the start of the range it runs into (as
+/// unzip's "overlapped components" check). `ranges` are the members' ranges in the archive.
+fn overlaps(ranges: &[Range<u64>], directory: u64) -> Vec<Option<u64>> {
+    let mut order: Vec<usize> = (0..ranges.len()).collect();
+    order.sort_by_key(|&i| (ranges[i].start, ranges[i].end));
+    let mut out = vec![None; ranges.len()];
+    for w in order.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if ranges[a].end > ranges[b].start {
+            out[a] = Some(ranges[b].start);
+            out[b] = Some(ranges[a].start);
+        }
     }
-    ends
+    // A range that contains several others: the pairwise check above sees only its
+    // neighbour; the furthest end so far catches the rest.
+    let mut furthest: Option<usize> = None;
+    for &i in &order {
+        if let Some(f) = furthest {
+            if ranges[f].end > ranges[i].start {
+                out[i] = out[i].or(Some(ranges[f].start));
+                out[f] = out[f].or(Some(ranges[i].start));
+            }
+        }
+        if furthest.is_none_or(|f| ranges[i].end > ranges[f].end) {
+            furthest = Some(i);
+        }
+    }
+    for (i, r) in ranges.iter().enumerate() {
+        if r.end > directory {
+            out[i] = out[i].or(Some(directory));
+        }
+    }
+    out
 }
 
 /// The central directory's entries in order, each as the index of its member (found by its
@@ -261,8 +287,9 @@ pub struct NpzArchive<R> {
     /// numpy's `files` when a name repeats: each central-directory entry in order, as the index
     /// of its name's member (`None`: no name repeats, and `members` is the list).
     entries: Option<Vec<usize>>,
-    /// Per member: the offset its bytes may not pass ([`entry_ends`]).
-    ends: Vec<u64>,
+    /// Per member: where its bytes end in the archive, and the start of another member's
+    /// bytes (or the central directory) they run into ([`overlaps`]).
+    ranges: Vec<(u64, Option<u64>)>,
     /// Per member: its local header's name when it differs from the central directory's.
     local_names: Vec<Option<Vec<u8>>>,
     options: ReadOptions,
@@ -345,16 +372,28 @@ impl<R: Read + Seek> NpzArchive<R> {
             }
         }
         let mut local_names = Vec::with_capacity(members.len());
+        let mut spans = Vec::with_capacity(members.len());
         for (i, m) in members.iter().enumerate() {
             let central: &[u8] = match (duplicates, walked.get(i)) {
                 (false, Some(w)) => &w.name,
                 _ => m.name.as_bytes(),
             };
-            let local = local_name(&mut reader, m.header_offset)?;
+            let (local, header_len) = match local_header(&mut reader, m.header_offset)? {
+                Some((name, len)) => (Some(name), len),
+                None => (None, LOCAL_HEADER_LEN as u64),
+            };
             local_names.push(local.filter(|l| l != central));
+            let end = m
+                .header_offset
+                .saturating_add(header_len)
+                .saturating_add(m.compressed_size);
+            spans.push(m.header_offset..end);
         }
-        let offsets: Vec<u64> = members.iter().map(|m| m.header_offset).collect();
-        let ends = entry_ends(&offsets, start);
+        let ranges = overlaps(&spans, start)
+            .into_iter()
+            .zip(&spans)
+            .map(|(o, r)| (r.end, o))
+            .collect();
         let by_name = members
             .iter()
             .enumerate()
@@ -371,7 +410,7 @@ impl<R: Read + Seek> NpzArchive<R> {
             members,
             by_name,
             entries,
-            ends,
+            ranges,
             local_names,
             options,
         })
@@ -466,12 +505,11 @@ impl<R: Read + Seek> NpzArchive<R> {
             }
             .into());
         }
-        let data_end = start.saturating_add(m.compressed_size);
-        if data_end > self.ends[index] {
+        if let (data_end, Some(next)) = self.ranges[index] {
             return Err(NpzError::Overlapped {
                 member: m.name.clone(),
                 data_end,
-                next: self.ends[index],
+                next,
             }
             .into());
         }
@@ -981,5 +1019,34 @@ pub(crate) fn not_npy(member: &str, start: &[u8]) -> NpzError {
     NpzError::NotNpyMember {
         member: member.to_owned(),
         start: Escaped(start).to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// unzip's rule over ranges: disjoint and adjacent ranges are fine; any shared byte
+    /// refuses both members, a range holding several others included, and a range past the
+    /// central directory.
+    #[test]
+    fn overlapping_ranges() {
+        assert_eq!(overlaps(&[0..10, 10..20], 20), [None, None]);
+        assert_eq!(overlaps(&[10..20, 0..11], 20), [Some(0), Some(10)]);
+        // One range over two others that do not touch each other.
+        let got = overlaps(&[0..100, 10..20, 30..40], 100);
+        assert_eq!(got, [Some(10), Some(0), Some(0)]);
+        // Equal starts.
+        assert_eq!(overlaps(&[0..50, 0..50, 0..50], 50), [Some(0); 3]);
+        assert_eq!(overlaps(&[0..10, 10..21], 20), [None, Some(20)]);
+    }
+
+    #[test]
+    fn names_decode_as_zipfile_decodes_them() {
+        assert_eq!(decode_name(b"a.npy", 0).unwrap(), "a.npy");
+        assert_eq!(decode_name(b"\x80\xff", 0).unwrap(), "Ç\u{a0}");
+        assert_eq!(decode_name("é".as_bytes(), UTF8_FLAG).unwrap(), "é");
+        assert!(decode_name(b"\xff", UTF8_FLAG).is_err());
+        assert_eq!(CP437_HIGH.chars().count(), 128);
     }
 }
