@@ -5,6 +5,8 @@
 //! tests running in the same process would inflate the children's readings.
 //! Also the inputs of public reports about large files (N23, X7, N10).
 
+#[path = "hostile/mod.rs"]
+mod hostile;
 mod peak;
 
 use std::ffi::OsStr;

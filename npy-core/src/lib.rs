@@ -163,10 +163,11 @@
 //!     64 KiB decode chunk; views and memory maps allocate nothing for the data;
 //!   - [`read_dyn`]: the [`DynValue`] tree, at most [`MAX_DYN_EXPANSION`] bytes per data byte
 //!     plus [`DYN_ALLOWANCE`]; elements over [`MAX_DYN_ITEMSIZE`] are refused;
-//!   - object arrays (feature `pickle`): the pickle's bytes, and the decoded values at most
-//!     `pickle::MAX_PICKLE_EXPANSION` (256) bytes per pickle byte plus
-//!     `pickle::PICKLE_ALLOWANCE` (64 MiB), each copy of a value the pickle shares counted
-//!     (memo bombs are `pickle::PickleError::TooLarge` before they are built).
+//!   - object arrays (feature `pickle`): one budget of `pickle::PICKLE_BUDGET` (128 MiB,
+//!     [`ReadOptions::max_pickle_bytes`]) whatever the file's size or how well it compresses,
+//!     charged with the pickle's bytes, the interpreter's stack, memo and nodes and every
+//!     decoded value, each copy of a value the pickle shares counted (memo bombs are
+//!     `pickle::PickleError::TooLarge` before they are built).
 //!
 //!   Beyond these, [`ErrorKind::AllocationLimit`] before anything is allocated.
 //! - **Time linear in the input.** The header parser is one left-to-right pass with no
@@ -201,7 +202,7 @@
 //! | zero-size values in `read_dyn` | counted in the tree; elements of no bytes: [`DYN_ALLOWANCE`] | fixed |
 //! | `read_dyn` element | [`MAX_DYN_ITEMSIZE`] (1 GiB) | fixed; use typed reads or views |
 //! | `read_dyn` tree | [`MAX_DYN_EXPANSION`] × data + [`DYN_ALLOWANCE`] | fixed; use typed reads or views |
-//! | object-array values | 256 × pickle + 64 MiB, 128 levels deep (`pickle::PickleLimits`) | `pickle::loads_with` |
+//! | object-array pickles | 128 MiB held and built in all, 128 levels deep (`pickle::PickleLimits`) | [`ReadOptions::max_pickle_bytes`], `pickle::loads_with` |
 //! | decimal `int` text in a pickle | 4300 digits (Python's limit) | fixed |
 //!
 //! Pass [`ReadOptions`] to [`read_with`], [`Header::read_with`], [`NpyReader::with_options`],

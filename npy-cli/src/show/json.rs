@@ -5,6 +5,7 @@
 //! of each value is documented once, in [`JSON_ENCODING`](super::JSON_ENCODING).
 
 use std::borrow::Borrow;
+use std::cell::Cell;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -28,14 +29,58 @@ where
     W: Write,
     E: From<io::Error>,
 {
+    let limits = Limits::default();
     out.write_all(b"{\"descr\":")?;
     serde_json::to_writer(&mut *out, descr).map_err(io::Error::from)?;
     out.write_all(b",\"shape\":")?;
     serde_json::to_writer(&mut *out, shape).map_err(io::Error::from)?;
     write!(out, ",\"fortran_order\":{fortran_order},\"data\":")?;
-    lists(out, shape, next)?;
+    lists(out, shape, next, &limits)?;
     out.write_all(b"}")?;
     Ok(())
+}
+
+/// Python's limit on the digits of an `int` it converts to decimal text
+/// (`sys.int_info.default_max_str_digits`): `json.dumps` refuses larger ints, and so does
+/// `--json` (the conversion is quadratic in the digits).
+pub const MAX_INT_DIGITS: usize = 4300;
+
+/// Most empty lists (`[]`) the arrays nested in an object array may print in all: their
+/// zero-length axes have no elements, so no data bounds them (the outer array's are checked
+/// before anything is written, against the same number).
+pub const MAX_NESTED_EMPTY_LISTS: u64 = super::MAX_EMPTY_LISTS;
+
+/// What one `--json` output has spent of its limits.
+#[derive(Default)]
+struct Limits {
+    empty_lists: Cell<u64>,
+}
+
+impl Limits {
+    /// Counts the empty lists of an array of `shape` nested in an object array.
+    fn nested_array<E: serde::ser::Error>(&self, shape: &[u64]) -> Result<(), E> {
+        let total = self
+            .empty_lists
+            .get()
+            .saturating_add(super::empty_lists(shape));
+        if total > MAX_NESTED_EMPTY_LISTS {
+            return Err(E::custom(format!(
+                "an array of shape {shape:?} inside an object array would print more than \
+                 {MAX_NESTED_EMPTY_LISTS} empty lists; refused (numpy's tolist() would build as many)"
+            )));
+        }
+        self.empty_lists.set(total);
+        Ok(())
+    }
+}
+
+/// A serde error of `--json` (a value JSON cannot hold within the limits) as the I/O error
+/// the writers return; `npy show` reports its kind, `InvalidData`, as a refusal of the file.
+fn refused(e: serde_json::Error) -> io::Error {
+    if e.is_io() {
+        return io::Error::from(e);
+    }
+    io::Error::new(io::ErrorKind::InvalidData, e.to_string())
 }
 
 /// Nested lists of `shape` (the bare value for an empty shape).
@@ -43,6 +88,7 @@ fn lists<W, E>(
     out: &mut W,
     shape: &[u64],
     next: &mut impl FnMut() -> Result<DynValue, E>,
+    limits: &Limits,
 ) -> Result<(), E>
 where
     W: Write,
@@ -50,7 +96,7 @@ where
 {
     let Some((&n, rest)) = shape.split_first() else {
         let v = next()?;
-        serde_json::to_writer(&mut *out, &Json(&v)).map_err(io::Error::from)?;
+        serde_json::to_writer(&mut *out, &Json(&v, limits)).map_err(refused)?;
         return Ok(());
     };
     out.write_all(b"[")?;
@@ -62,7 +108,7 @@ where
             // No values below: the empty lists alone (bounded by the caller).
             empty(out, rest)?;
         } else {
-            lists(out, rest, next)?;
+            lists(out, rest, next, limits)?;
         }
     }
     out.write_all(b"]")?;
@@ -91,13 +137,14 @@ fn empty(out: &mut impl Write, shape: &[u64]) -> io::Result<()> {
 struct Nested<'a, T> {
     shape: &'a [u64],
     leaves: &'a [T],
+    limits: &'a Limits,
 }
 
 impl<T: Borrow<DynValue>> Serialize for Nested<'_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let Some((&n, rest)) = self.shape.split_first() else {
             return match self.leaves.first() {
-                Some(v) => Json(v.borrow()).serialize(s),
+                Some(v) => Json(v.borrow(), self.limits).serialize(s),
                 None => s.serialize_none(),
             };
         };
@@ -109,6 +156,7 @@ impl<T: Borrow<DynValue>> Serialize for Nested<'_, T> {
             seq.serialize_element(&Nested {
                 shape: rest,
                 leaves: &self.leaves[start..end],
+                limits: self.limits,
             })?;
         }
         seq.end()
@@ -117,7 +165,7 @@ impl<T: Borrow<DynValue>> Serialize for Nested<'_, T> {
 
 /// One value in the `--json` encoding (see [`JSON_ENCODING`](super::JSON_ENCODING)). Serialised directly rather than
 /// through `serde_json::Value`, whose maps would sort record fields by name.
-struct Json<'a>(&'a DynValue);
+struct Json<'a>(&'a DynValue, &'a Limits);
 
 /// A float: a JSON number, or "nan", "inf", "-inf".
 struct JsonFloat(f64);
@@ -159,16 +207,17 @@ impl Serialize for Json<'_> {
             DynValue::Record(fields) => {
                 let mut m = s.serialize_map(Some(fields.len()))?;
                 for (name, v) in fields {
-                    m.serialize_entry(name, &Json(v))?;
+                    m.serialize_entry(name, &Json(v, self.1))?;
                 }
                 m.end()
             }
             DynValue::SubArray { shape, values } => Nested {
                 shape,
                 leaves: values,
+                limits: self.1,
             }
             .serialize(s),
-            DynValue::Object(o) => JsonObject(o).serialize(s),
+            DynValue::Object(o) => JsonObject(o, self.1).serialize(s),
         }
     }
 }
@@ -179,7 +228,7 @@ fn latin1(b: &[u8]) -> String {
 }
 
 /// An object array's item in the `--json` encoding (see [`JSON_ENCODING`](super::JSON_ENCODING)).
-struct JsonObject<'a>(&'a PyObject);
+struct JsonObject<'a>(&'a PyObject, &'a Limits);
 
 impl Serialize for JsonObject<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -188,8 +237,26 @@ impl Serialize for JsonObject<'_> {
             PyObject::Bool(b) => s.serialize_bool(*b),
             PyObject::Int(i) => s.serialize_i64(*i),
             PyObject::BigInt(b) => {
-                // An exact integer of any size: its decimal digits as a JSON number.
-                let digits = serde_json::value::RawValue::from_string(b.to_string())
+                // An exact integer: its decimal digits as a JSON number, up to Python's limit
+                // (bits × log10 2 is at least the digits minus one: most are refused from
+                // their size alone, before any conversion).
+                let too_many = |digits: u64| {
+                    serde::ser::Error::custom(format!(
+                        "an int of {digits} or more decimal digits: JSON output stops at \
+                         Python's limit of {MAX_INT_DIGITS} (json.dumps refuses it too; \
+                         `npy show` without --json prints it in hexadecimal)"
+                    ))
+                };
+                let at_least = b.bits().saturating_sub(1) * 30_103 / 100_000 + 1;
+                if at_least > MAX_INT_DIGITS as u64 {
+                    return Err(too_many(at_least));
+                }
+                let text = b.to_string();
+                let digits = text.trim_start_matches('-').len();
+                if digits > MAX_INT_DIGITS {
+                    return Err(too_many(digits as u64));
+                }
+                let digits = serde_json::value::RawValue::from_string(text)
                     .map_err(serde::ser::Error::custom)?;
                 digits.serialize(s)
             }
@@ -198,7 +265,7 @@ impl Serialize for JsonObject<'_> {
             PyObject::Str(t) => s.serialize_str(t),
             PyObject::Bytes(b) | PyObject::ByteArray(b) => s.serialize_str(&latin1(b)),
             PyObject::List(v) | PyObject::Tuple(v) | PyObject::Set(v) | PyObject::FrozenSet(v) => {
-                s.collect_seq(v.iter().map(JsonObject))
+                s.collect_seq(v.iter().map(|o| JsonObject(o, self.1)))
             }
             PyObject::Dict(d) => {
                 let mut m = s.serialize_map(Some(d.len()))?;
@@ -207,16 +274,18 @@ impl Serialize for JsonObject<'_> {
                         PyObject::Str(t) => t.clone(),
                         other => other.to_string(),
                     };
-                    m.serialize_entry(&key, &JsonObject(v))?;
+                    m.serialize_entry(&key, &JsonObject(v, self.1))?;
                 }
                 m.end()
             }
-            PyObject::Scalar(x) => Json(&x.value).serialize(s),
+            PyObject::Scalar(x) => Json(&x.value, self.1).serialize(s),
             PyObject::Array(a) => {
+                self.1.nested_array(a.shape())?;
                 let values: Vec<&DynValue> = a.iter_c_order().collect();
                 Nested {
                     shape: a.shape(),
                     leaves: &values,
+                    limits: self.1,
                 }
                 .serialize(s)
             }

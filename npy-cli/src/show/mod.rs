@@ -54,13 +54,16 @@ JSON output (--json):
     record                   an object of the fields by name, in field order (padding skipped)
     subarray field           nested lists of the field's shape
     O (object)               each Python value as JSON: str a string; int an integer (exact,
-                             any size); float as above; bool; None null; complex [re, im];
-                             list, tuple, set and frozenset arrays (sets in the file's order);
-                             dict an object (a key that is not a str becomes its Python repr);
-                             bytes and bytearray a string, one char per byte (latin-1); a numpy
-                             scalar as its dtype's value above; a numpy array nested lists of
-                             its values in C order; range, slice, dtype and other named objects
-                             the string of their Python repr
+                             up to 4300 digits, Python's limit: a larger one is an error, as
+                             in json.dumps, and the output stops there); float as above; bool;
+                             None null; complex [re, im]; list, tuple, set and frozenset arrays
+                             (sets in the file's order); dict an object (a key that is not a
+                             str becomes its Python repr); bytes and bytearray a string, one
+                             char per byte (latin-1); a numpy scalar as its dtype's value
+                             above; a numpy array nested lists of its values in C order (empty
+                             arrays whose empty lists pass 16,777,216 in all are an error);
+                             range, slice, dtype and other named objects the string of their
+                             Python repr
   An .npz archive without --member: one object mapping each key (numpy's `files`, in order)
   to the object above for that member, or null for a member that is not an .npy file.
   An object array's data is a pickle: it is decoded by npy's own reader, which never executes
@@ -135,6 +138,10 @@ pub fn run(args: &Args) -> ExitCode {
         Ok(()) => return ExitCode::SUCCESS,
         Err(Failure::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
             return ExitCode::FAILURE
+        }
+        // A value --json refuses (serde's errors, see `json::refused`): the file's fault.
+        Err(Failure::Write(e)) if e.kind() == io::ErrorKind::InvalidData => {
+            format!("npy: {}: {e}", printable(&path))
         }
         Err(Failure::Write(e)) => format!("npy: writing output: {e}"),
         Err(Failure::Read(e)) => format!("npy: {}: {}", printable(&path), e.kind()),
@@ -329,7 +336,7 @@ fn show_reader<R: Read + Seek>(
 
 /// Shows an array with objects (`O`, also as a record field): its data is one pickle,
 /// decoded whole (never executed; see `npy_core::pickle`), so memory follows the pickle's
-/// size, within the decoder's limits (values at most 256 bytes per pickle byte plus 64 MiB).
+/// size, within the decoder's budget (`npy_core::pickle::PICKLE_BUDGET`, 128 MiB in all).
 fn show_objects<R: Read + Seek>(
     args: &Args,
     mut reader: NpyReader<R>,
@@ -366,7 +373,7 @@ fn too_few() -> Failure {
 
 /// Most empty lists (`[]` for an axis of length 0) an output may hold: a shape such as
 /// `(10**12, 0)` has no elements, so no data bounds them.
-const MAX_EMPTY_LISTS: u64 = 1 << 24;
+pub(crate) const MAX_EMPTY_LISTS: u64 = 1 << 24;
 
 /// Refuses arrays whose zero-length axes would print more than [`MAX_EMPTY_LISTS`] empty lists.
 fn check_empty_lists(dtype: &DType, shape: &[u64]) -> Result<(), Failure> {
@@ -401,7 +408,7 @@ fn check_empty_lists(dtype: &DType, shape: &[u64]) -> Result<(), Failure> {
 }
 
 /// Empty lists in the nested lists of `shape`: the lists just above its first zero-length axis.
-fn empty_lists(shape: &[u64]) -> u64 {
+pub(crate) fn empty_lists(shape: &[u64]) -> u64 {
     match shape.iter().position(|&d| d == 0) {
         Some(i) => shape[..i].iter().fold(1u64, |x, &d| x.saturating_mul(d)),
         None => 0,

@@ -5,6 +5,8 @@
 //! which other tests running in the same process would inflate.
 
 mod common;
+#[path = "../hostile/mod.rs"]
+mod hostile;
 
 mod cat_append;
 mod convert;

@@ -295,3 +295,85 @@ fn an_archive_error_names_the_member() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("member b"), "{err}");
 }
+
+/// Runs `npy ARGS`; (exit code, stdout, stderr).
+fn run(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
+    let o = npy(args);
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (
+        o.status.code().unwrap_or(-1),
+        text(&o.stdout),
+        text(&o.stderr),
+    )
+}
+
+/// Issue 23, r11: `npy unpack` of a zero-size member whose recorded CRC is not the CRC of
+/// nothing fails (exit 1, the CRC named) where it wrote an empty file and exited 0; Python's
+/// zipfile: "Bad CRC-32".
+#[test]
+fn r11_unpack_checks_a_zero_size_members_crc() {
+    use crate::hostile::{arange, crc32, zip_of, ZipEntry};
+    let dir = tempfile::tempdir().unwrap();
+    let data = arange(10);
+    let mut e = ZipEntry::stored("a.npy", &[]);
+    e.crc = crc32(&data);
+    let path = dir.path().join("x.npz");
+    std::fs::write(&path, zip_of(&[e], None)).unwrap();
+    let out = dir.path().join("out");
+    let (code, _, err) = run(&["unpack".as_ref(), path.as_os_str(), out.as_os_str()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("fails its CRC check"), "{err}");
+    let (code, _, err) = run(&["show".as_ref(), path.as_os_str()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("fails its CRC check"), "{err}");
+}
+
+/// Issue 23, r02 (scaled down: 4 directory entries on one 64 KiB member) and r15: members
+/// sharing bytes are refused and nothing of the refused members is written; a local name that
+/// differs is refused; an end record counting no entries is refused (the library's tests,
+/// `npz_hostile.rs`, check the rest of r15 against numpy).
+#[test]
+fn r02_r15_unpack_and_info_read_zip_as_zipfile() {
+    use crate::hostile::{arange, zip_of, ZipEntry};
+    let dir = tempfile::tempdir().unwrap();
+    let data = arange(8192);
+    let mut entries: Vec<ZipEntry> = (0..4)
+        .map(|i| {
+            let mut e = ZipEntry::stored(&format!("m{i}.npy"), &data);
+            e.local_name = b"m0.npy".to_vec();
+            e.points_at = Some(0);
+            e
+        })
+        .collect();
+    entries[0].points_at = None;
+    let overlap = dir.path().join("overlap.npz");
+    std::fs::write(&overlap, zip_of(&entries, None)).unwrap();
+    let out = dir.path().join("out");
+    let (code, _, err) = run(&["unpack".as_ref(), overlap.as_os_str(), out.as_os_str()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("shares bytes with another entry"), "{err}");
+    let written: u64 = std::fs::read_dir(&out)
+        .map_or(0, |d| d.map(|e| e.unwrap().metadata().unwrap().len()).sum());
+    assert_eq!(written, 0, "bytes of refused members written");
+
+    let mut e = ZipEntry::stored("ok.npy", &arange(3));
+    e.local_name = b"../../evil.npy".to_vec();
+    let differs = dir.path().join("differs.npz");
+    std::fs::write(&differs, zip_of(&[e], None)).unwrap();
+    let (code, _, err) = run(&["show".as_ref(), differs.as_os_str()]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("its local header names \"../../evil.npy\""),
+        "{err}"
+    );
+
+    let count0 = dir.path().join("count0.npz");
+    std::fs::write(
+        &count0,
+        zip_of(&[ZipEntry::stored("a.npy", &arange(3))], Some(0)),
+    )
+    .unwrap();
+    let (code, out, err) = run(&["info".as_ref(), count0.as_os_str()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(err.contains("counts 0 entries"), "{err}");
+}

@@ -532,3 +532,126 @@ fn an_empty_array_prints_as_numpy_prints_it() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "[]\n");
 }
+
+/// Runs `npy show ARGS` on a file holding `bytes`; (exit code, stdout, stderr).
+fn show_bytes(dir: &Path, name: &str, bytes: &[u8], json: bool) -> (i32, String, String) {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write");
+    let mut args = vec![PathBuf::from("show")];
+    if json {
+        args.push("--json".into());
+    }
+    args.push(path);
+    let o = npy(&args);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    (o.status.code().unwrap_or(-1), stdout(&o), err)
+}
+
+/// Issue 23, r01: an empty array of shape (2^62, 0) in a set or as a dict key (inside a
+/// slice) is unhashable, refused at once; as a plain element `npy show` prints numpy's
+/// `str()` of the object array (checked against numpy when the project's Python is there)
+/// and `--json` refuses the 2^62 empty lists it would print.
+#[test]
+fn r01_huge_empty_nested_arrays() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, item) in crate::hostile::r01_items() {
+        let file = crate::hostile::npy(&crate::hostile::object_array(&item));
+        let (code, out, err) = show_bytes(dir.path(), &format!("{name}.npy"), &file, false);
+        let (jcode, jout, jerr) = show_bytes(dir.path(), &format!("{name}.npy"), &file, true);
+        if name == "plain_element" {
+            assert_eq!(code, 0, "{err}");
+            let want = "[array([], shape=(4611686018427387904, 0), dtype=uint8)]\n";
+            assert_eq!(out, want);
+            assert_eq!(jcode, 1);
+            assert!(jerr.contains("empty lists"), "{jerr}");
+            assert!(jout.len() < 100, "{jout}");
+            if let Some(python) = npy_test_support::python::python_for("numpy's str() of r01") {
+                let path = dir.path().join(format!("{name}.npy"));
+                let o = Command::new(python)
+                    .args([
+                        "-c",
+                        "import sys, numpy as np; print(np.load(sys.argv[1], allow_pickle=True))",
+                    ])
+                    .arg(&path)
+                    .output()
+                    .expect("python");
+                assert_eq!(String::from_utf8_lossy(&o.stdout), want);
+            }
+        } else {
+            for (c, o, e) in [(code, &out, &err), (jcode, &jout, &jerr)] {
+                assert_eq!(c, 1, "{name}");
+                assert!(o.is_empty(), "{name}: {o}");
+                assert!(e.contains("unhashable type"), "{name}: {e}");
+            }
+        }
+    }
+}
+
+/// Issue 23, r03 and r04: the constant pickle budget and the argument check at REDUCE, as
+/// `npy show` reports them, whether the pickle is stored or deflated into a few KB.
+#[test]
+fn r03_r04_pickle_budget_and_arguments_are_reported() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases = [
+        (
+            "tuples",
+            crate::hostile::npy(&crate::hostile::r03_tuples()),
+            "needs more than 134217728 bytes",
+        ),
+        (
+            "str",
+            crate::hostile::npy(&crate::hostile::r03_shared_str()),
+            "needs more than 134217728 bytes",
+        ),
+        (
+            "quad",
+            crate::hostile::npy(&crate::hostile::r04_quad(400_000, 120_000)),
+            "numpy.dtype at byte 400029: takes at most 4 arguments (400001 given)",
+        ),
+    ];
+    for (name, npy_bytes, message) in cases {
+        let npz = crate::hostile::deflated_npz(&npy_bytes);
+        for (file, bytes) in [
+            (format!("{name}.npy"), &npy_bytes),
+            (format!("{name}.npz"), &npz),
+        ] {
+            let (code, _, err) = show_bytes(dir.path(), &file, bytes, false);
+            assert_eq!(code, 1, "{file}");
+            assert!(err.contains(message), "{file}: {err}");
+        }
+    }
+}
+
+/// Issue 23, r05: an int of 4 MiB (about 10 million digits) in `--json` is refused from its
+/// size, as Python's `json.dumps` refuses more than 4300 digits; the text form prints it in
+/// hexadecimal. At the limit: 4300 digits are written, 4301 refused.
+#[test]
+fn r05_big_ints_in_json_follow_pythons_digit_limit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = crate::hostile::npy(&crate::hostile::r05_bigint(4 << 20));
+    let (code, _, err) = show_bytes(dir.path(), "big.npy", &file, true);
+    assert_eq!(code, 1);
+    assert!(err.contains("4300"), "{err}");
+    let (code, out, _) = show_bytes(dir.path(), "big.npy", &file, false);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("[0x7f7f7f"), "{}", &out[..20]);
+    // 10**4299 has 4300 digits; 10**4300 has 4301. LONG1/LONG4 of their two's complement.
+    for (digits, ok) in [(4300usize, true), (4301, false)] {
+        let n =
+            npy_core::pickle::BigInt::from(10u32).pow(u32::try_from(digits - 1).expect("small"));
+        let bytes = n.to_signed_bytes_le();
+        let mut item = vec![0x8b];
+        item.extend_from_slice(&u32::try_from(bytes.len()).expect("small").to_le_bytes());
+        item.extend_from_slice(&bytes);
+        let file = crate::hostile::npy(&crate::hostile::object_array(&item));
+        let (code, out, err) = show_bytes(dir.path(), "edge.npy", &file, true);
+        if ok {
+            assert_eq!(code, 0, "{err}");
+            let want = format!("\"data\":[1{}]}}\n", "0".repeat(digits - 1));
+            assert!(out.ends_with(&want), "{out}");
+        } else {
+            assert_eq!(code, 1);
+            assert!(err.contains("4301"), "{err}");
+        }
+    }
+}

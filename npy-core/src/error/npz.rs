@@ -106,6 +106,31 @@ pub enum NpzError {
         member: String,
     },
 
+    /// The member's bytes (local header to the end of its data) share bytes with another
+    /// member's, or run into the central directory: members that share bytes let a small
+    /// archive name gigabytes (unzip: "overlapped components (possible zip bomb)", Python's
+    /// zipfile: "Overlapped entries"). Every member of an overlap is refused.
+    #[error("member {member:?} shares bytes with another entry: it ends at byte {data_end}, and the entry at byte {next} overlaps it; refused (a possible zip bomb)")]
+    Overlapped {
+        /// The member's name.
+        member: String,
+        /// Where the member's compressed data ends in the archive.
+        data_end: u64,
+        /// Where the overlapping entry (its local header), or the central directory, starts.
+        next: u64,
+    },
+
+    /// The member's local header names another file than its central-directory entry
+    /// (Python's zipfile refuses to read it: "File name in directory ... and header ...
+    /// differ").
+    #[error("member {member:?}: its local header names {local:?}; refused (the names must agree)")]
+    NameMismatch {
+        /// The member's name in the central directory.
+        member: String,
+        /// The name in its local header (lossy UTF-8).
+        local: String,
+    },
+
     /// Writing: a key numpy would refuse or that would not round-trip (a NUL, empty).
     #[error("invalid key {key:?}: {reason}")]
     InvalidKey {
@@ -165,9 +190,12 @@ impl NpzError {
     pub fn category(&self) -> Category {
         use NpzError::*;
         match self {
-            Container(_) | CrcMismatch { .. } | InflatesPast { .. } | SizeMismatch { .. } => {
-                Category::Format
-            }
+            Container(_)
+            | CrcMismatch { .. }
+            | InflatesPast { .. }
+            | SizeMismatch { .. }
+            | Overlapped { .. }
+            | NameMismatch { .. } => Category::Format,
             MissingMember { .. } | NotNpyMember { .. } | NotStored { .. } => Category::Mismatch,
             Unbacked { .. } => Category::Limit,
             UnsupportedMethod { .. } | Encrypted { .. } => Category::Unsupported,

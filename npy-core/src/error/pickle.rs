@@ -79,13 +79,16 @@ pub enum PickleError {
         limit: usize,
     },
 
-    /// Materialising the values would take more memory than the pickle's size allows: shared
-    /// references (the memo) let a few bytes name a huge tree.
-    #[error("pickle of {pickle_bytes} bytes describes values of more than {limit} bytes (shared references expand it); refused")]
+    /// Decoding would hold or build more bytes than the budget
+    /// ([`PickleLimits::max_bytes`](crate::pickle::PickleLimits)): the pickle itself, the
+    /// interpreter's stack, memo and nodes, and the values built, each copy of a shared one
+    /// again (the memo lets a few bytes name a huge tree).
+    #[error("pickle of {pickle_bytes} bytes needs more than {limit} bytes to decode (its bytes, the interpreter's stack, memo and values; shared references are copied); refused")]
     TooLarge {
-        /// Size of the pickle.
+        /// Size of the pickle (for a pickle longer than the budget, which is not read to its
+        /// end: the budget + 1).
         pickle_bytes: u64,
-        /// Bytes of values allowed for it.
+        /// The budget in force.
         limit: u64,
     },
 

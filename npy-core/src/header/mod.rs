@@ -23,6 +23,11 @@ mod write;
 /// field can make the reader buffer.
 pub const DEFAULT_MAX_HEADER_LEN: u64 = 16 << 20;
 
+/// Default of [`ReadOptions::max_pickle_bytes`] (feature `pickle`): 128 MiB, re-exported as
+/// `npy_core::pickle::PICKLE_BUDGET`, whose docs say what it counts.
+#[cfg(feature = "pickle")]
+pub(crate) const DEFAULT_MAX_PICKLE_BYTES: u64 = 128 << 20;
+
 /// Options for reading: the header's limits, and how the data may be read.
 ///
 /// # Examples
@@ -58,6 +63,11 @@ pub struct ReadOptions {
     /// Threads an owned read of a large file uses (see [`ReadOptions::threads`]); `0`, the
     /// default, is [`std::thread::available_parallelism`].
     pub threads: usize,
+    /// Bytes [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) may hold and build to decode
+    /// an object array's pickle, its bytes included (feature `pickle`; default
+    /// `npy_core::pickle::PICKLE_BUDGET`, 128 MiB, whose docs say what is counted).
+    #[cfg(feature = "pickle")]
+    pub max_pickle_bytes: u64,
 }
 
 /// Which file dtypes a typed read (read, iterators, ranges, `ndarray`) accepts for an element
@@ -85,6 +95,8 @@ impl Default for ReadOptions {
             casting: Casting::Equiv,
             decode_pickles: true,
             threads: 0,
+            #[cfg(feature = "pickle")]
+            max_pickle_bytes: DEFAULT_MAX_PICKLE_BYTES,
         }
     }
 }

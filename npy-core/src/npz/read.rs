@@ -32,21 +32,31 @@ const CENTRAL_HEADER: u32 = 0x0201_4b50;
 /// Bytes of a central-directory file header before its name (APPNOTE 4.3.12).
 const CENTRAL_HEADER_LEN: usize = 46;
 
-/// The central directory's entries in order, each as the index of its member (found by its raw
-/// name in `raw_names`), read from `start` until the next record is not a file header.
-/// `None` when the walk does not account for every member (a directory the zip crate read
-/// differently): the members' own order is the best list then.
-fn entry_order<R: Read + Seek>(
-    reader: &mut R,
-    start: u64,
-    raw_names: &HashMap<Vec<u8>, usize>,
-    members: usize,
-) -> Result<Option<Vec<usize>>, Error> {
+/// Signature of a local file header (APPNOTE 4.3.7).
+const LOCAL_HEADER: u32 = 0x0403_4b50;
+
+/// Bytes of a local file header before its name (APPNOTE 4.3.7).
+const LOCAL_HEADER_LEN: usize = 30;
+
+/// General-purpose flag bit 11: the name is UTF-8 (APPNOTE appendix D).
+const UTF8_FLAG: u16 = 1 << 11;
+
+/// CP437, the code page of names without the UTF-8 flag (APPNOTE appendix D), bytes
+/// 0x80–0xFF, as Python's zipfile decodes them (`bytes.decode('cp437')`).
+const CP437_HIGH: &str = "ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■\u{a0}";
+
+/// A central-directory entry as its bytes say it: the flags and the raw name.
+struct RawEntry {
+    flags: u16,
+    name: Vec<u8>,
+}
+
+/// The central directory's entries in order, read from `start` until the next record is not
+/// a file header (whatever the end record counts: Python's zipfile reads them so).
+fn walk_directory<R: Read + Seek>(reader: &mut R, start: u64) -> Result<Vec<RawEntry>, Error> {
     reader.seek(SeekFrom::Start(start))?;
-    let mut order = Vec::with_capacity(members);
-    let mut seen = vec![false; members];
+    let mut entries = Vec::new();
     let mut fixed = [0u8; CENTRAL_HEADER_LEN];
-    let mut name = Vec::new();
     loop {
         if read_up_to(reader, &mut fixed)? < CENTRAL_HEADER_LEN
             || u32::from_le_bytes([fixed[0], fixed[1], fixed[2], fixed[3]]) != CENTRAL_HEADER
@@ -55,19 +65,143 @@ fn entry_order<R: Read + Seek>(
         }
         let field = |at: usize| u16::from_le_bytes([fixed[at], fixed[at + 1]]);
         let (name_len, skip) = (field(28), i64::from(field(30)) + i64::from(field(32)));
-        name.resize(usize::from(name_len), 0);
+        let mut name = vec![0u8; usize::from(name_len)];
         if read_up_to(reader, &mut name)? < name.len() {
             break;
         }
         reader.seek(SeekFrom::Current(skip))?;
-        // Every entry took at least 46 bytes of the archive: `order` grows with the input.
-        let Some(&i) = raw_names.get(&name) else {
-            return Ok(None);
+        // Every entry took at least 46 bytes of the archive: `entries` grows with the input.
+        entries.push(RawEntry {
+            flags: field(8),
+            name,
+        });
+    }
+    Ok(entries)
+}
+
+/// Signature of the end of central directory record (APPNOTE 4.3.16).
+const END_RECORD: u32 = 0x0605_4b50;
+
+/// Where the end of central directory record says the directory starts (`None` without a
+/// record, or for zip64's `0xFFFFFFFF`): the last record in the final 64 KiB + 22 bytes whose
+/// comment reaches the end of the file.
+fn end_record_directory<R: Read + Seek>(reader: &mut R) -> Result<Option<u64>, Error> {
+    let len = reader.seek(SeekFrom::End(0))?;
+    let tail_len = len.min(22 + 0xFFFF);
+    reader.seek(SeekFrom::Start(len - tail_len))?;
+    let mut tail = vec![0u8; usize::try_from(tail_len).unwrap_or(0)];
+    let got = read_up_to(reader, &mut tail)?;
+    tail.truncate(got);
+    for at in (0..tail.len().saturating_sub(21)).rev() {
+        let Some(record) = tail.get(at..at + 22) else {
+            continue;
         };
+        let word =
+            |i: usize| u32::from_le_bytes([record[i], record[i + 1], record[i + 2], record[i + 3]]);
+        let comment = usize::from(u16::from_le_bytes([record[20], record[21]]));
+        if word(0) == END_RECORD && at + 22 + comment == tail.len() {
+            let offset = word(16);
+            return Ok((offset != u32::MAX).then_some(u64::from(offset)));
+        }
+    }
+    Ok(None)
+}
+
+/// A name as Python's zipfile decodes it: UTF-8 under flag bit 11 (an error otherwise, as
+/// zipfile's), CP437 without; Info-ZIP's Unicode Path extra field (0x7075) is not read.
+fn decode_name(raw: &[u8], flags: u16) -> Result<String, NpzError> {
+    if flags & UTF8_FLAG != 0 {
+        return String::from_utf8(raw.to_vec()).map_err(|_| {
+            NpzError::Container(format!(
+                "the name {:?} is not UTF-8 although its UTF-8 flag (bit 11) is set (Python's zipfile refuses the archive too)",
+                String::from_utf8_lossy(raw)
+            ))
+        });
+    }
+    Ok(raw
+        .iter()
+        .map(|&b| match b {
+            0..=0x7f => char::from(b),
+            _ => CP437_HIGH.chars().nth(usize::from(b - 0x80)).unwrap_or('?'),
+        })
+        .collect())
+}
+
+/// The name in the local header at `offset` and the bytes of the header (fixed part, name and
+/// extra field), or `None` when there is no local header there (reading the member then fails
+/// in the zip crate).
+fn local_header<R: Read + Seek>(
+    reader: &mut R,
+    offset: u64,
+) -> Result<Option<(Vec<u8>, u64)>, Error> {
+    reader.seek(SeekFrom::Start(offset))?;
+    let mut fixed = [0u8; LOCAL_HEADER_LEN];
+    if read_up_to(reader, &mut fixed)? < LOCAL_HEADER_LEN
+        || u32::from_le_bytes([fixed[0], fixed[1], fixed[2], fixed[3]]) != LOCAL_HEADER
+    {
+        return Ok(None);
+    }
+    let mut name = vec![0u8; usize::from(u16::from_le_bytes([fixed[26], fixed[27]]))];
+    if read_up_to(reader, &mut name)? < name.len() {
+        return Ok(None);
+    }
+    let extra = u16::from_le_bytes([fixed[28], fixed[29]]);
+    let len = LOCAL_HEADER_LEN as u64 + name.len() as u64 + u64::from(extra);
+    Ok(Some((name, len)))
+}
+
+/// For each member whose bytes `[local header, end of data)` share a byte with another
+/// member's or run into the central directory: the start of the range it runs into (as
+/// unzip's "overlapped components" check). `ranges` are the members' ranges in the archive.
+fn overlaps(ranges: &[Range<u64>], directory: u64) -> Vec<Option<u64>> {
+    let mut order: Vec<usize> = (0..ranges.len()).collect();
+    order.sort_by_key(|&i| (ranges[i].start, ranges[i].end));
+    let mut out = vec![None; ranges.len()];
+    for w in order.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if ranges[a].end > ranges[b].start {
+            out[a] = Some(ranges[b].start);
+            out[b] = Some(ranges[a].start);
+        }
+    }
+    // A range that contains several others: the pairwise check above sees only its
+    // neighbour; the furthest end so far catches the rest.
+    let mut furthest: Option<usize> = None;
+    for &i in &order {
+        if let Some(f) = furthest {
+            if ranges[f].end > ranges[i].start {
+                out[i] = out[i].or(Some(ranges[f].start));
+                out[f] = out[f].or(Some(ranges[i].start));
+            }
+        }
+        if furthest.is_none_or(|f| ranges[i].end > ranges[f].end) {
+            furthest = Some(i);
+        }
+    }
+    for (i, r) in ranges.iter().enumerate() {
+        if r.end > directory {
+            out[i] = out[i].or(Some(directory));
+        }
+    }
+    out
+}
+
+/// The central directory's entries in order, each as the index of its member (found by its
+/// raw name in `raw_names`). `None` when the walk does not account for every member (a
+/// directory the zip crate read differently): the members' own order is the best list then.
+fn entry_order(
+    walked: &[RawEntry],
+    raw_names: &HashMap<Vec<u8>, usize>,
+    members: usize,
+) -> Option<Vec<usize>> {
+    let mut order = Vec::with_capacity(members);
+    let mut seen = vec![false; members];
+    for e in walked {
+        let &i = raw_names.get(&e.name)?;
         seen[i] = true;
         order.push(i);
     }
-    Ok(seen.iter().all(|&s| s).then_some(order))
+    seen.iter().all(|&s| s).then_some(order)
 }
 
 /// One member of an archive, as its central directory describes it.
@@ -152,6 +286,11 @@ pub struct NpzArchive<R> {
     /// numpy's `files` when a name repeats: each central-directory entry in order, as the index
     /// of its name's member (`None`: no name repeats, and `members` is the list).
     entries: Option<Vec<usize>>,
+    /// Per member: where its bytes end in the archive, and the start of another member's
+    /// bytes (or the central directory) they run into ([`overlaps`]).
+    ranges: Vec<(u64, Option<u64>)>,
+    /// Per member: its local header's name when it differs from the central directory's.
+    local_names: Vec<Option<Vec<u8>>>,
     options: ReadOptions,
 }
 
@@ -181,7 +320,7 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// # Errors
     /// As [`NpzArchive::new`].
     pub fn with_options(reader: R, options: ReadOptions) -> Result<Self, Error> {
-        let mut zip = ZipArchive::new(reader).map_err(from_zip)?;
+        let zip = ZipArchive::new(reader).map_err(from_zip)?;
         let duplicates = zip.has_duplicate_names();
         let mut members = Vec::with_capacity(zip.len());
         let mut raw_names = HashMap::new();
@@ -204,6 +343,56 @@ impl<R: Read + Seek> NpzArchive<R> {
                 header_offset: e.header_start(),
             });
         }
+        // The directory walked once more for what the zip crate does not say as zipfile
+        // reads it (each name's flags and raw bytes, whatever Unicode Path extra field
+        // renames it; every entry whatever the end record counts), and each member's local
+        // header name; then the archive is parsed again.
+        let start = zip.central_directory_start();
+        let mut reader = zip.into_inner();
+        // The zip crate finds no directory when the end record counts none: walk from
+        // where the end record says it is.
+        let from = if members.is_empty() {
+            end_record_directory(&mut reader)?.unwrap_or(start)
+        } else {
+            start
+        };
+        let walked = walk_directory(&mut reader, from)?;
+        if !duplicates {
+            if walked.len() != members.len() {
+                return Err(NpzError::Container(format!(
+                    "the end record counts {} entries, the central directory at byte {start} holds {} (Python's zipfile reads them all; this reader refuses the disagreement)",
+                    members.len(),
+                    walked.len()
+                ))
+                .into());
+            }
+            for (m, w) in members.iter_mut().zip(&walked) {
+                m.name = decode_name(&w.name, w.flags)?;
+            }
+        }
+        let mut local_names = Vec::with_capacity(members.len());
+        let mut spans = Vec::with_capacity(members.len());
+        for (i, m) in members.iter().enumerate() {
+            let central: &[u8] = match (duplicates, walked.get(i)) {
+                (false, Some(w)) => &w.name,
+                _ => m.name.as_bytes(),
+            };
+            let (local, header_len) = match local_header(&mut reader, m.header_offset)? {
+                Some((name, len)) => (Some(name), len),
+                None => (None, LOCAL_HEADER_LEN as u64),
+            };
+            local_names.push(local.filter(|l| l != central));
+            let end = m
+                .header_offset
+                .saturating_add(header_len)
+                .saturating_add(m.compressed_size);
+            spans.push(m.header_offset..end);
+        }
+        let ranges = overlaps(&spans, start)
+            .into_iter()
+            .zip(&spans)
+            .map(|(o, r)| (r.end, o))
+            .collect();
         let by_name = members
             .iter()
             .enumerate()
@@ -211,19 +400,17 @@ impl<R: Read + Seek> NpzArchive<R> {
             .collect();
         let mut entries = None;
         if duplicates {
-            // The zip crate keeps one entry per name; numpy's `files` lists every entry, so
-            // walk the central directory's names once more and parse the archive again (only
-            // archives with repeated names pay for it).
-            let start = zip.central_directory_start();
-            let mut reader = zip.into_inner();
-            entries = entry_order(&mut reader, start, &raw_names, members.len())?;
-            zip = ZipArchive::new(reader).map_err(from_zip)?;
+            // The zip crate keeps one entry per name; numpy's `files` lists every entry.
+            entries = entry_order(&walked, &raw_names, members.len());
         }
+        let zip = ZipArchive::new(reader).map_err(from_zip)?;
         Ok(NpzArchive {
             zip,
             members,
             by_name,
             entries,
+            ranges,
+            local_names,
             options,
         })
     }
@@ -310,6 +497,21 @@ impl<R: Read + Seek> NpzArchive<R> {
             m.size,
             dir,
         )?;
+        if let Some(local) = &self.local_names[index] {
+            return Err(NpzError::NameMismatch {
+                member: m.name.clone(),
+                local: String::from_utf8_lossy(local).into_owned(),
+            }
+            .into());
+        }
+        if let (data_end, Some(next)) = self.ranges[index] {
+            return Err(NpzError::Overlapped {
+                member: m.name.clone(),
+                data_end,
+                next,
+            }
+            .into());
+        }
         Ok(start)
     }
 
@@ -345,6 +547,7 @@ impl<R: Read + Seek> NpzArchive<R> {
             pos: 0,
             hashed: 0,
             hasher: crc32fast::Hasher::new(),
+            ended: false,
         })
     }
 
@@ -664,6 +867,8 @@ pub struct MemberReader<'a, R: Read + Seek> {
     /// Bytes hashed in order from the start; the CRC is checked only when this reaches `size`.
     hashed: u64,
     hasher: crc32fast::Hasher,
+    /// Whether a member of size 0 had its end checked.
+    ended: bool,
 }
 
 impl<R: Read + Seek> MemberReader<'_, R> {
@@ -737,6 +942,12 @@ impl<R: Read + Seek> MemberReader<'_, R> {
 impl<R: Read + Seek> Read for MemberReader<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let left = self.size.saturating_sub(self.pos);
+        if left == 0 && self.size == 0 && !self.ended {
+            // A member of no bytes ends at once: its CRC (and a stream that inflates past
+            // nothing) are checked at the first read, as for any other member at its last.
+            self.ended = true;
+            self.at_end()?;
+        }
         if left == 0 || buf.is_empty() {
             return Ok(0);
         }
@@ -807,5 +1018,34 @@ pub(crate) fn not_npy(member: &str, start: &[u8]) -> NpzError {
     NpzError::NotNpyMember {
         member: member.to_owned(),
         start: Escaped(start).to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// unzip's rule over ranges: disjoint and adjacent ranges are fine; any shared byte
+    /// refuses both members, a range holding several others included, and a range past the
+    /// central directory.
+    #[test]
+    fn overlapping_ranges() {
+        assert_eq!(overlaps(&[0..10, 10..20], 20), [None, None]);
+        assert_eq!(overlaps(&[10..20, 0..11], 20), [Some(0), Some(10)]);
+        // One range over two others that do not touch each other.
+        let got = overlaps(&[0..100, 10..20, 30..40], 100);
+        assert_eq!(got, [Some(10), Some(0), Some(0)]);
+        // Equal starts.
+        assert_eq!(overlaps(&[0..50, 0..50, 0..50], 50), [Some(0); 3]);
+        assert_eq!(overlaps(&[0..10, 10..21], 20), [None, Some(20)]);
+    }
+
+    #[test]
+    fn names_decode_as_zipfile_decodes_them() {
+        assert_eq!(decode_name(b"a.npy", 0).unwrap(), "a.npy");
+        assert_eq!(decode_name(b"\x80\xff", 0).unwrap(), "Ç\u{a0}");
+        assert_eq!(decode_name("é".as_bytes(), UTF8_FLAG).unwrap(), "é");
+        assert!(decode_name(b"\xff", UTF8_FLAG).is_err());
+        assert_eq!(CP437_HIGH.chars().count(), 128);
     }
 }

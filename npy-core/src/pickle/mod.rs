@@ -41,16 +41,19 @@
 //!
 //! # Limits
 //!
-//! - **Size**: values are built once the opcodes have run, each copy of a shared value again,
-//!   and every byte built is counted against [`MAX_PICKLE_EXPANSION`] bytes per pickle byte
-//!   plus [`PICKLE_ALLOWANCE`]: a memo bomb (a list of a list of ... shared references, a few
-//!   hundred bytes naming gigabytes) is [`PickleError::TooLarge`] before it is allocated.
+//! - **Size**: one budget, [`PICKLE_BUDGET`] (128 MiB) whatever the pickle's length, counts
+//!   everything the reader holds or builds: the pickle's bytes, the interpreter's stack, marks,
+//!   memo and nodes, each value of the tree (each copy of a shared value again) and the keys
+//!   that compare dict keys and set items. A memo bomb (a list of a list of ... shared
+//!   references, a few hundred bytes naming gigabytes) or 16 million `EMPTY_TUPLE` opcodes
+//!   deflated into 16 KB are [`PickleError::TooLarge`] before the memory is taken.
 //! - **Depth**: values nest at most [`MAX_PICKLE_DEPTH`] levels ([`PickleError::TooDeep`]);
 //!   the opcode interpreter itself never recurses, so 100,000 nested lists are an error, not a
 //!   stack overflow.
-//! - **Time**: one pass over the opcodes, then building the values, both linear in the input
-//!   (in the budget); integers written as decimal text are limited to 4300 digits, as Python
-//!   limits them.
+//! - **Time**: one pass over the opcodes, then building the values, both linear in what the
+//!   budget counts: an opcode copies nothing it has not charged, and a constructor given more
+//!   arguments than it takes is refused before they are looked at (Python's `TypeError`);
+//!   integers written as decimal text are limited to 4300 digits, as Python limits them.
 //! - **Malformed input** (truncation anywhere, a wrong stack, unknown opcodes) is an error
 //!   naming the opcode and its offset; nothing panics.
 //!
@@ -100,7 +103,7 @@ use std::path::Path;
 
 pub use crate::dynamic::object::{
     dumps_object_array, loads, loads_with, NpyScalar, PickleLimits, PyDType, PyGlobal, PyObject,
-    ALLOWED, MAX_PICKLE_DEPTH, MAX_PICKLE_EXPANSION, PICKLE_ALLOWANCE,
+    ALLOWED, MAX_PICKLE_DEPTH, PICKLE_BUDGET,
 };
 pub use crate::error::PickleError;
 pub use num_bigint::BigInt;

@@ -1,110 +1,208 @@
 //! Python's equality of dict keys and set items, for the dicts and sets a pickle builds.
+//!
+//! A key borrows what it compares from the value (no copy of a str, bytes or big int); what it
+//! builds (its own nodes, a dtype's or scalar's repr) is counted and charged to the pickle
+//! budget by the caller.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use num_bigint::BigInt;
+use num_traits::ToPrimitive;
 
 use super::value::PyObject;
 use crate::dynamic::DynValue;
 use crate::error::PickleError;
 
 /// A hashable value reduced to what Python's `==` compares: `1`, `1.0`, `True` and `1+0j` are
-/// one key; NaNs are never equal (each pickled NaN is its own object).
+/// one key; NaNs are never equal (each pickled NaN is its own object); `range(0)` and
+/// `range(5, 5)` are one key (ranges compare as sequences).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Key {
+pub(crate) enum Key<'a> {
     None,
-    Int(BigInt),
+    /// An integer that fits 128 bits (every `int` a pickle's opcodes make below 2^63 does).
+    Int(i128),
+    /// Any larger integer.
+    Big(Cow<'a, BigInt>),
     Float(u64),
     Complex(u64, u64),
     NaN(u64),
-    Str(String),
-    Bytes(Vec<u8>),
-    Tuple(Vec<Key>),
-    FrozenSet(Vec<Key>),
+    Str(Cow<'a, str>),
+    Bytes(&'a [u8]),
+    Tuple(Vec<Key<'a>>),
+    FrozenSet(Vec<Key<'a>>),
+    /// `(first, step, len)`, normalised: `(0, 0, 0)` when empty, step 0 for one item.
+    Range(i64, i64, u64),
+    /// Python 3.12's `hash(slice)`: a slice is hashable when its parts are.
+    Slice(Box<[Key<'a>; 3]>),
+    /// A global by its module and name.
+    Global(&'static str, &'static str),
     Other(String),
 }
 
-impl Key {
-    /// The key of `v`, or the Python type that cannot be hashed.
-    pub(crate) fn of(v: &PyObject, nan_id: &mut u64) -> Result<Key, String> {
+/// Bytes a key takes beyond what it borrows, per node.
+pub(crate) const KEY_NODE: u64 = std::mem::size_of::<Key<'static>>() as u64;
+
+/// Builds keys, counting what they take and numbering NaNs.
+pub(crate) struct Keys {
+    nan_id: u64,
+    /// Bytes built so far (key nodes, reprs), for the caller to charge.
+    pub(crate) built: u64,
+}
+
+impl Keys {
+    pub(crate) fn new() -> Keys {
+        Keys {
+            nan_id: 0,
+            built: 0,
+        }
+    }
+
+    fn nan(&mut self) -> Key<'static> {
+        self.nan_id += 1;
+        Key::NaN(self.nan_id)
+    }
+
+    /// The key of `v`, or the Python type that cannot be hashed (found before anything of
+    /// its size is built).
+    pub(crate) fn of<'a>(&mut self, v: &'a PyObject) -> Result<Key<'a>, String> {
+        self.built = self.built.saturating_add(KEY_NODE);
         Ok(match v {
             PyObject::None => Key::None,
-            PyObject::Bool(b) => Key::Int(BigInt::from(u8::from(*b))),
-            PyObject::Int(i) => Key::Int(BigInt::from(*i)),
-            PyObject::BigInt(b) => Key::Int((**b).clone()),
-            PyObject::Float(x) => float_key(*x, nan_id),
-            PyObject::Complex(re, im) if *im == 0.0 => float_key(*re, nan_id),
+            PyObject::Bool(b) => Key::Int(i128::from(*b)),
+            PyObject::Int(i) => Key::Int(i128::from(*i)),
+            PyObject::BigInt(b) => int_key(Cow::Borrowed(&**b)),
+            PyObject::Float(x) => self.float(*x),
+            PyObject::Complex(re, im) if *im == 0.0 => self.float(*re),
             PyObject::Complex(re, im) => {
                 if re.is_nan() || im.is_nan() {
-                    *nan_id += 1;
-                    Key::NaN(*nan_id)
+                    self.nan()
                 } else {
                     Key::Complex((re + 0.0).to_bits(), (im + 0.0).to_bits())
                 }
             }
-            PyObject::Str(s) => Key::Str(s.clone()),
-            PyObject::Bytes(b) => Key::Bytes(b.clone()),
-            PyObject::Tuple(items) => Key::Tuple(
-                items
-                    .iter()
-                    .map(|i| Key::of(i, nan_id))
-                    .collect::<Result<_, _>>()?,
-            ),
+            PyObject::Str(s) => Key::Str(Cow::Borrowed(s)),
+            PyObject::Bytes(b) => Key::Bytes(b),
+            PyObject::Tuple(items) => {
+                Key::Tuple(items.iter().map(|i| self.of(i)).collect::<Result<_, _>>()?)
+            }
             PyObject::FrozenSet(items) => {
-                let mut keys: Vec<Key> = items
-                    .iter()
-                    .map(|i| Key::of(i, nan_id))
-                    .collect::<Result<_, _>>()?;
+                let mut keys: Vec<Key<'a>> =
+                    items.iter().map(|i| self.of(i)).collect::<Result<_, _>>()?;
                 keys.sort();
                 keys.dedup();
                 Key::FrozenSet(keys)
             }
             PyObject::Scalar(s) => match &s.value {
-                DynValue::Bool(b) => Key::Int(BigInt::from(u8::from(*b))),
-                DynValue::Int(i) => Key::Int(BigInt::from(*i)),
-                DynValue::UInt(u) => Key::Int(BigInt::from(*u)),
-                DynValue::Float(x) | DynValue::LongDouble { approx: x, .. } => {
-                    float_key(*x, nan_id)
-                }
-                DynValue::Str(s) => Key::Str(s.to_string_lossy()),
-                DynValue::Bytes(b) => Key::Bytes(b.clone()),
-                _ => Key::Other(v.to_string()),
+                DynValue::Bool(b) => Key::Int(i128::from(*b)),
+                DynValue::Int(i) => Key::Int(i128::from(*i)),
+                DynValue::UInt(u) => Key::Int(i128::from(*u)),
+                DynValue::Float(x) | DynValue::LongDouble { approx: x, .. } => self.float(*x),
+                DynValue::Str(s) => Key::Str(Cow::Owned(s.to_string_lossy())),
+                DynValue::Bytes(b) => Key::Bytes(b),
+                _ => self.repr(v),
             },
-            PyObject::Range(..) | PyObject::Slice(_) | PyObject::Global(_) | PyObject::DType(_) => {
-                Key::Other(v.to_string())
+            PyObject::Range(start, stop, step) => range_key(*start, *stop, *step),
+            PyObject::Slice(parts) => {
+                let [a, b, c] = &**parts;
+                Key::Slice(Box::new([self.of(a)?, self.of(b)?, self.of(c)?]))
             }
+            PyObject::Global(g) => {
+                let (m, n) = g.path();
+                Key::Global(m, n)
+            }
+            PyObject::DType(_) => self.repr(v),
             other => return Err(other.type_name()),
         })
     }
+
+    /// The repr of a small value (a dtype, a numpy scalar of a kind compared by its text).
+    fn repr(&mut self, v: &PyObject) -> Key<'static> {
+        let s = v.to_string();
+        self.built = self.built.saturating_add(s.len() as u64);
+        Key::Other(s)
+    }
+
+    fn float(&mut self, x: f64) -> Key<'static> {
+        if x.is_nan() {
+            return self.nan();
+        }
+        if x.is_finite() && x.fract() == 0.0 {
+            if let Some(i) = x.to_i128() {
+                return Key::Int(i);
+            }
+            if let Some(b) = num_traits::FromPrimitive::from_f64(x) {
+                self.built = self.built.saturating_add(160);
+                return Key::Big(Cow::Owned(b));
+            }
+        }
+        Key::Float(x.to_bits())
+    }
 }
 
-fn float_key(x: f64, nan_id: &mut u64) -> Key {
-    if x.is_nan() {
-        *nan_id += 1;
-        return Key::NaN(*nan_id);
+fn int_key(b: Cow<'_, BigInt>) -> Key<'_> {
+    match b.to_i128() {
+        Some(i) => Key::Int(i),
+        None => Key::Big(b),
     }
-    if x.is_finite() && x.fract() == 0.0 {
-        if let Some(b) = num_traits::FromPrimitive::from_f64(x) {
-            return Key::Int(b);
-        }
+}
+
+/// Python's equality of ranges: as the sequences they hold.
+fn range_key(start: i64, stop: i64, step: i64) -> Key<'static> {
+    let (start_, stop_, step_) = (i128::from(start), i128::from(stop), i128::from(step));
+    let len = if step_ > 0 && stop_ > start_ {
+        (stop_ - start_ + step_ - 1) / step_
+    } else if step_ < 0 && stop_ < start_ {
+        (start_ - stop_ - step_ - 1) / -step_
+    } else {
+        0
+    };
+    match len {
+        0 => Key::Range(0, 0, 0),
+        1 => Key::Range(start, 0, 1),
+        n => Key::Range(start, step, u64::try_from(n).unwrap_or(u64::MAX)),
     }
-    Key::Float(x.to_bits())
+}
+
+/// Refuses an unhashable dict key or set item as soon as it is built (Python's `TypeError`
+/// at the `SETITEM` or `ADDITEMS`); returns the bytes its key took.
+pub(crate) fn check_hashable(v: &PyObject) -> Result<u64, PickleError> {
+    let mut keys = Keys::new();
+    keys.of(v).map_err(unhashable)?;
+    Ok(keys.built)
 }
 
 /// Python's dict semantics over pairs in insertion order: a repeated key keeps its first
-/// position and key object and takes the last value.
+/// position and key object and takes the last value. `charge` is given the bytes the keys and
+/// their table take before the pairs are moved.
 pub(crate) fn dedup_dict(
     pairs: Vec<(PyObject, PyObject)>,
+    charge: impl Fn(u64) -> Result<(), PickleError>,
 ) -> Result<Vec<(PyObject, PyObject)>, PickleError> {
-    let mut nan_id = 0;
-    let mut seen: HashMap<Key, usize> = HashMap::with_capacity(pairs.len());
-    let mut out: Vec<(PyObject, PyObject)> = Vec::with_capacity(pairs.len());
-    for (k, v) in pairs {
-        let key = Key::of(&k, &mut nan_id).map_err(unhashable)?;
-        match seen.get(&key) {
-            Some(&i) => out[i].1 = v,
+    // For each pair, the earlier pair whose key it repeats.
+    let mut repeats: Vec<Option<usize>> = Vec::with_capacity(pairs.len());
+    {
+        let mut keys = Keys::new();
+        let mut seen: HashMap<Key<'_>, usize> = HashMap::new();
+        for (i, (k, _)) in pairs.iter().enumerate() {
+            let key = keys.of(k).map_err(unhashable)?;
+            charge(std::mem::replace(&mut keys.built, 0) + 16)?;
+            match seen.get(&key) {
+                Some(&first) => repeats.push(Some(first)),
+                None => {
+                    seen.insert(key, i);
+                    repeats.push(None);
+                }
+            }
+        }
+    }
+    let mut at = vec![0usize; pairs.len()];
+    let mut out: Vec<(PyObject, PyObject)> = Vec::new();
+    for (i, ((k, v), first)) in pairs.into_iter().zip(repeats).enumerate() {
+        match first {
+            Some(first) => out[at[first]].1 = v,
             None => {
-                seen.insert(key, out.len());
+                at[i] = out.len();
                 out.push((k, v));
             }
         }
@@ -112,17 +210,26 @@ pub(crate) fn dedup_dict(
     Ok(out)
 }
 
-/// Python's set semantics: the first of equal items is kept.
-pub(crate) fn dedup_set(items: Vec<PyObject>) -> Result<Vec<PyObject>, PickleError> {
-    let mut nan_id = 0;
-    let mut seen = std::collections::HashSet::with_capacity(items.len());
-    let mut out = Vec::with_capacity(items.len());
-    for v in items {
-        if seen.insert(Key::of(&v, &mut nan_id).map_err(unhashable)?) {
-            out.push(v);
+/// Python's set semantics: the first of equal items is kept. `charge` as for [`dedup_dict`].
+pub(crate) fn dedup_set(
+    items: Vec<PyObject>,
+    charge: impl Fn(u64) -> Result<(), PickleError>,
+) -> Result<Vec<PyObject>, PickleError> {
+    let mut keep = Vec::with_capacity(items.len());
+    {
+        let mut keys = Keys::new();
+        let mut seen = std::collections::HashSet::new();
+        for v in &items {
+            let key = keys.of(v).map_err(unhashable)?;
+            charge(std::mem::replace(&mut keys.built, 0) + 8)?;
+            keep.push(seen.insert(key));
         }
     }
-    Ok(out)
+    Ok(items
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(v, k)| k.then_some(v))
+        .collect())
 }
 
 #[cold]
@@ -147,9 +254,23 @@ mod tests {
             (PyObject::Float(f64::NAN), PyObject::None),
             (PyObject::Float(f64::NAN), PyObject::None),
         ];
-        let d = dedup_dict(pairs).unwrap();
+        let d = dedup_dict(pairs, |_| Ok(())).unwrap();
         assert_eq!(d.len(), 3);
         assert_eq!(d[0], (PyObject::Int(1), PyObject::Str("c".into())));
-        assert!(dedup_set(vec![PyObject::List(vec![])]).is_err());
+        assert!(dedup_set(vec![PyObject::List(vec![])], |_| Ok(())).is_err());
+        // Ranges compare as the sequences they hold; slices by their parts.
+        let ranges = vec![
+            PyObject::Range(0, 0, 1),
+            PyObject::Range(5, 5, 1),
+            PyObject::Range(0, 3, 2),
+            PyObject::Range(0, 4, 2),
+            PyObject::Range(7, 8, 1),
+            PyObject::Range(7, 9, 5),
+        ];
+        assert_eq!(dedup_set(ranges, |_| Ok(())).unwrap().len(), 3);
+        let slice = |x: PyObject| PyObject::Slice(Box::new([PyObject::None, x, PyObject::None]));
+        let s = vec![slice(PyObject::Int(1)), slice(PyObject::Float(1.0))];
+        assert_eq!(dedup_set(s, |_| Ok(())).unwrap().len(), 1);
+        assert!(dedup_set(vec![slice(PyObject::List(vec![]))], |_| Ok(())).is_err());
     }
 }

@@ -5,24 +5,23 @@
 /// around the elements; real data (ragged lists, dicts of lists) rarely goes past ten.
 pub const MAX_PICKLE_DEPTH: usize = 128;
 
-/// Most bytes of decoded values per byte of pickle, beyond [`PICKLE_ALLOWANCE`].
+/// Bytes the pickle reader may hold and build for one pickle, whatever its size (128 MiB).
 ///
-/// Every value is counted when it is built, each copy of a shared value (memo references)
-/// again: a [`PyObject`](super::PyObject) is 32 bytes plus its text or bytes, an element of
-/// a nested numeric array a [`DynValue`](crate::DynValue) of 48 bytes plus its bytes. Plain
-/// pickles stay far below the limit (a list of small ints: 16 bytes per pickle byte; a `|u1`
-/// array inside an object array: 49); only a pickle that references large shared values many
-/// times (a memo bomb) goes past it.
-pub const MAX_PICKLE_EXPANSION: u64 = 256;
-
-/// Bytes of decoded values allowed whatever the pickle's size (64 MiB).
+/// One budget counts everything: the pickle's own bytes (read whole before it is decoded),
+/// the interpreter's stack (16 bytes a slot, at its deepest), memo (48 bytes an entry) and
+/// arena (64 bytes a node, plus the text, bytes and 16 bytes per item it holds), every value
+/// of the decoded tree (a [`PyObject`](super::PyObject) is 32 bytes plus its text or bytes; an
+/// element of a nested numeric array a [`DynValue`](crate::DynValue) of 48 bytes plus its
+/// bytes), each copy of a shared value again, the keys built to compare dict keys and set
+/// items, and the `repr`s built for them. The bytes counted are what the values take, not what
+/// the allocator reserves: the memory used stays within about twice the budget.
 ///
-/// Python shares what a pickle references twice; this reader copies it, so an ordinary file
-/// that repeats one long string or list (numpy's `np.array(['...'] * 20000, dtype=object)`:
-/// a 40 KB pickle of 12 MB of values) needs more than the per-byte budget: the allowance
-/// covers such files up to tens of megabytes of values while a memo bomb, which doubles with
-/// every level, still goes past it within a few more bytes of pickle.
-pub const PICKLE_ALLOWANCE: u64 = 64 << 20;
+/// The budget is a constant and not a multiple of the input, so a pickle that compresses
+/// well (16 MB of `EMPTY_TUPLE` opcodes deflate to 16 KB) gets no more than any other. Files
+/// beyond it (an object array of a million strings takes about 200 MB) need a larger
+/// [`PickleLimits::max_bytes`]; the printed forms of a decoded value (`repr`, `npy show`,
+/// `npy show --json`) are proportional to what was counted here.
+pub const PICKLE_BUDGET: u64 = crate::header::DEFAULT_MAX_PICKLE_BYTES;
 
 /// Limits of the pickle reader; the defaults are the constants of this module.
 ///
@@ -35,6 +34,8 @@ pub const PICKLE_ALLOWANCE: u64 = 64 << 20;
 /// let mut limits = PickleLimits::default();
 /// limits.max_depth = 2;
 /// assert!(matches!(loads_with(nested, &limits), Err(PickleError::TooDeep { limit: 2 })));
+/// limits.max_bytes = 100;
+/// assert!(matches!(loads_with(nested, &limits), Err(PickleError::TooLarge { limit: 100, .. })));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -42,26 +43,16 @@ pub struct PickleLimits {
     /// Deepest nesting of values ([`MAX_PICKLE_DEPTH`]). Values are built recursively, so a
     /// much larger limit needs a thread stack in proportion.
     pub max_depth: usize,
-    /// Bytes of values per pickle byte ([`MAX_PICKLE_EXPANSION`]).
-    pub max_expansion: u64,
-    /// Bytes of values allowed beyond that ([`PICKLE_ALLOWANCE`]).
-    pub allowance: u64,
+    /// Bytes the reader may hold and build, the pickle's own bytes included
+    /// ([`PICKLE_BUDGET`], which says what is counted).
+    pub max_bytes: u64,
 }
 
 impl Default for PickleLimits {
     fn default() -> Self {
         PickleLimits {
             max_depth: MAX_PICKLE_DEPTH,
-            max_expansion: MAX_PICKLE_EXPANSION,
-            allowance: PICKLE_ALLOWANCE,
+            max_bytes: PICKLE_BUDGET,
         }
-    }
-}
-
-impl PickleLimits {
-    /// Bytes of values a pickle of `len` bytes may decode into.
-    pub fn budget(&self, len: u64) -> u64 {
-        len.saturating_mul(self.max_expansion)
-            .saturating_add(self.allowance)
     }
 }

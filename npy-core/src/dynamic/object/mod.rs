@@ -26,7 +26,7 @@ mod writer;
 use std::io::{Read, Write};
 
 pub use globals::{PyGlobal, ALLOWED};
-pub use limits::{PickleLimits, MAX_PICKLE_DEPTH, MAX_PICKLE_EXPANSION, PICKLE_ALLOWANCE};
+pub use limits::{PickleLimits, MAX_PICKLE_DEPTH, PICKLE_BUDGET};
 pub use value::{NpyScalar, PyDType, PyObject};
 
 use super::{DynArray, DynValue};
@@ -86,8 +86,19 @@ pub fn dumps_object_array(items: &[PyObject], shape: &[u64]) -> Result<Vec<u8>, 
 /// [`NpyReader::read_dyn`]: the rest of the input is the pickle, whose array must be the one
 /// the header describes.
 pub(crate) fn read_array<R: Read>(reader: &mut NpyReader<R>) -> Result<DynArray, Error> {
-    let bytes = reader.read_rest()?;
-    let root = loads(&bytes)?;
+    let limits = PickleLimits {
+        max_bytes: reader.max_pickle_bytes(),
+        ..PickleLimits::default()
+    };
+    let Some(bytes) = reader.read_rest(limits.max_bytes)? else {
+        // The pickle's own bytes are the first thing the budget holds.
+        return Err(PickleError::TooLarge {
+            pickle_bytes: limits.max_bytes.saturating_add(1),
+            limit: limits.max_bytes,
+        }
+        .into());
+    };
+    let root = loads_with(&bytes, &limits)?;
     let header = reader.header();
     let described = |dtype: &dyn std::fmt::Display, shape: &[u64], fortran: bool| {
         let order = if fortran { "Fortran" } else { "C" };

@@ -496,18 +496,47 @@ pub(crate) fn dyn_repr(f: &mut fmt::Formatter<'_>, v: &DynValue) -> fmt::Result 
     }
 }
 
+/// numpy's summarisation threshold (`np.get_printoptions()['threshold']`): larger arrays print
+/// [`EDGE_ITEMS`] items at each edge of each axis around `...`.
+const THRESHOLD: usize = 1000;
+
+/// Items printed at each edge of a summarised axis (numpy's `edgeitems`).
+const EDGE_ITEMS: u64 = 3;
+
+/// numpy 2's `repr` of an array: `array([], shape=(4611686018427387904, 0), dtype=uint8)` for
+/// one without elements (its shape unless it is `(0,)`, and always its dtype), the items at
+/// the edges of each axis and `shape=` for one of more than 1000 elements, else every item;
+/// the dtype unless numpy implies it (`int64`, `float64`, `bool`, `complex128`). Lines are not
+/// wrapped. The text grows with the items printed, never with the shape alone.
 fn array_repr(f: &mut fmt::Formatter<'_>, a: &DynArray) -> fmt::Result {
     f.write_str("array(")?;
-    let items: Vec<&DynValue> = a.iter_c_order().collect();
-    if a.shape().is_empty() {
-        if let Some(v) = items.first() {
+    let shape = a.shape();
+    let empty = shape.contains(&0);
+    let summarise = a.len() > THRESHOLD;
+    if shape.is_empty() {
+        if let Some(v) = a.iter_c_order().next() {
             dyn_repr(f, v)?;
         }
+    } else if empty {
+        f.write_str("[]")?;
     } else {
-        nested(f, a.shape(), &items)?;
+        let items: Vec<&DynValue> = a.iter_c_order().collect();
+        nested(f, shape, &items, summarise)?;
+    }
+    if (empty && shape != [0]) || summarise {
+        f.write_str(", shape=(")?;
+        for (i, d) in shape.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{d}")?;
+        }
+        f.write_str(if shape.len() == 1 { ",)" } else { ")" })?;
     }
     match a.dtype() {
-        DType::Number(Primitive::I64 | Primitive::F64 | Primitive::Bool | Primitive::C128, _) => {
+        DType::Number(Primitive::I64 | Primitive::F64 | Primitive::Bool | Primitive::C128, o)
+            if !empty && *o != ByteOrder::Big =>
+        {
             f.write_char(')')
         }
         DType::Object => f.write_str(", dtype=object)"),
@@ -532,25 +561,42 @@ impl fmt::Display for DtypeArg<'_> {
     }
 }
 
-fn nested(f: &mut fmt::Formatter<'_>, shape: &[u64], items: &[&DynValue]) -> fmt::Result {
+/// The nested lists of `shape` over `items` (C order, non-empty shape without zero-length
+/// axes), each axis longer than twice [`EDGE_ITEMS`] cut to its edges when `summarise`.
+fn nested(
+    f: &mut fmt::Formatter<'_>,
+    shape: &[u64],
+    items: &[&DynValue],
+    summarise: bool,
+) -> fmt::Result {
     f.write_char('[')?;
     let Some((&n, rest)) = shape.split_first() else {
         return f.write_char(']');
     };
-    let inner: u64 = rest.iter().product();
-    for i in 0..n {
-        if i > 0 {
+    let inner = rest.iter().product::<u64>();
+    let cut = summarise && n > 2 * EDGE_ITEMS;
+    let mut first = true;
+    let mut i = 0;
+    while i < n {
+        if !first {
             f.write_str(", ")?;
         }
+        first = false;
+        if cut && i == EDGE_ITEMS {
+            f.write_str("...")?;
+            i = n - EDGE_ITEMS;
+            continue;
+        }
         if rest.is_empty() {
-            if let Some(v) = items.get(i as usize) {
+            if let Some(v) = usize::try_from(i).ok().and_then(|i| items.get(i)) {
                 dyn_repr(f, v)?;
             }
         } else {
-            let start = (i * inner) as usize;
-            let end = ((i + 1) * inner) as usize;
-            nested(f, rest, items.get(start..end).unwrap_or(&[]))?;
+            let block = |j: u64| usize::try_from(j.saturating_mul(inner)).unwrap_or(usize::MAX);
+            let part = items.get(block(i)..block(i + 1)).unwrap_or(&[]);
+            nested(f, rest, part, summarise)?;
         }
+        i += 1;
     }
     f.write_char(']')
 }

@@ -4,8 +4,12 @@
 //! recursing: every container is a node in one arena, the stack and the memo hold small
 //! [`Ref`]s to nodes, and mutations (`APPEND`, `SETITEM`, `BUILD`) change nodes in place, so
 //! shared references behave as Python's do. After `STOP` the root is materialised into an
-//! owned tree, recursively with a depth limit; each value built (each copy of a shared one too)
-//! is charged to a budget in proportion to the pickle's length.
+//! owned tree, recursively with a depth limit. One budget ([`PickleLimits::max_bytes`]) is
+//! charged with everything either stage holds or builds: the pickle's bytes, the stack and the
+//! marks at their deepest, each memo entry, each node and what it holds, each value of the tree
+//! (each copy of a shared one too), the keys that compare dict keys and set items. Every
+//! opcode does work in proportion to what it charges or to its own bytes: arguments are
+//! counted before anything copies them.
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -20,7 +24,7 @@ use crate::format::{Order, MAX_DIMS};
 use crate::header::Header;
 
 use super::globals::PyGlobal;
-use super::keys::{dedup_dict, dedup_set};
+use super::keys::{check_hashable, dedup_dict, dedup_set};
 use super::limits::PickleLimits;
 use super::value::{NpyScalar, PyDType, PyObject};
 use crate::error::PickleError;
@@ -28,6 +32,48 @@ use crate::error::PickleError;
 /// Most decimal digits of an `int` written as text (`INT`, `LONG`); Python refuses more
 /// (`sys.int_info.default_max_str_digits`), and decimal conversion is quadratic.
 const MAX_INT_DIGITS: usize = 4300;
+
+/// Bytes of a stack slot, of an item of a list, tuple or set node (half a dict pair).
+const REF: u64 = std::mem::size_of::<Ref>() as u64;
+
+/// Bytes of a node of the arena, before what it holds.
+const NODE: u64 = std::mem::size_of::<Node>() as u64;
+
+/// Bytes of a memo entry: its key and ref, and the hash table's slack.
+const MEMO_ENTRY: u64 = 48;
+
+/// Most positional arguments each allowed global's constructor takes (as the interpreter
+/// reads them; Python's own signatures take no more).
+fn max_args(g: PyGlobal) -> usize {
+    match g {
+        PyGlobal::Reconstruct => 3,
+        // numpy.dtype(obj, align, copy, metadata)
+        PyGlobal::DType => 4,
+        PyGlobal::NdArray => 0,
+        PyGlobal::Scalar | PyGlobal::StringDType | PyGlobal::Complex => 2,
+        PyGlobal::FromBuffer => 5,
+        PyGlobal::Set | PyGlobal::FrozenSet | PyGlobal::Bytes => 1,
+        PyGlobal::ByteArray | PyGlobal::Encode => 2,
+        PyGlobal::Range | PyGlobal::Slice => 3,
+    }
+}
+
+/// Heap bytes a node holds when it is made (later `APPEND`s and `SETITEM`s charge theirs).
+fn node_heap(n: &Node) -> u64 {
+    match n {
+        Node::Str(s) => s.len() as u64,
+        Node::Bytes(b) | Node::ByteArray(b) => b.len() as u64,
+        Node::BigInt(b) => b.bits() / 8 + 8,
+        Node::List(v) | Node::Tuple(v) | Node::Set(v) | Node::FrozenSet(v) => {
+            REF.saturating_mul(v.len() as u64)
+        }
+        Node::Dict(d) => 2 * REF.saturating_mul(d.len() as u64),
+        Node::DType { typestr, built } => {
+            typestr.len() as u64 + built.as_ref().map_or(0, dtype_weight)
+        }
+        _ => 0,
+    }
+}
 
 /// A stack or memo entry: small values inline, everything else a node of the arena.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -98,10 +144,13 @@ pub(crate) fn run(input: &[u8], limits: &PickleLimits) -> Result<PyObject, Pickl
         memo: HashMap::new(),
         nodes: Vec::new(),
         spent: Cell::new(0),
-        budget: limits.budget(input.len() as u64),
+        budget: limits.max_bytes,
+        stack_peak: 0,
+        marks_peak: 0,
         max_depth: limits.max_depth,
         visiting: Vec::new(),
     };
+    vm.charge(input.len() as u64)?;
     let root = vm.execute()?;
     vm.visiting = vec![false; vm.nodes.len()];
     vm.materialize(root, 1)
@@ -122,6 +171,9 @@ struct Vm<'a> {
     /// `&self` methods as they are copied).
     spent: Cell<u64>,
     budget: u64,
+    /// The deepest the stack and the marks have been (what their buffers hold).
+    stack_peak: usize,
+    marks_peak: usize,
     max_depth: usize,
     /// Nodes being materialised (a node reached again while set contains itself).
     visiting: Vec<bool>,
@@ -294,13 +346,29 @@ impl Vm<'_> {
         self.marks.last().copied().unwrap_or(0)
     }
 
-    fn push(&mut self, r: Ref) {
+    fn push(&mut self, r: Ref) -> Result<(), PickleError> {
         self.stack.push(r);
+        if self.stack.len() > self.stack_peak {
+            self.stack_peak = self.stack.len();
+            self.charge(REF)?;
+        }
+        Ok(())
     }
 
-    fn node(&mut self, n: Node) -> Ref {
+    fn mark(&mut self) -> Result<(), PickleError> {
+        self.marks.push(self.stack.len());
+        if self.marks.len() > self.marks_peak {
+            self.marks_peak = self.marks.len();
+            self.charge(std::mem::size_of::<usize>() as u64)?;
+        }
+        Ok(())
+    }
+
+    /// A new node of the arena, charged with its size and what it holds.
+    fn node(&mut self, n: Node) -> Result<Ref, PickleError> {
+        self.charge(NODE.saturating_add(node_heap(&n)))?;
         self.nodes.push(n);
-        Ref::Node(self.nodes.len() - 1)
+        Ok(Ref::Node(self.nodes.len() - 1))
     }
 
     fn pop(&mut self) -> Result<Ref, PickleError> {
@@ -455,7 +523,7 @@ impl Vm<'_> {
                     }
                 }
                 b'.' => return self.pop(),
-                b'(' => self.marks.push(self.stack.len()),
+                b'(' => self.mark()?,
                 b'0' => {
                     if self.stack.len() > self.floor() {
                         self.stack.pop();
@@ -468,23 +536,23 @@ impl Vm<'_> {
                 }
                 b'2' => {
                     let r = self.peek()?;
-                    self.push(r);
+                    self.push(r)?;
                 }
                 // numbers
-                b'N' => self.push(Ref::None),
-                0x88 => self.push(Ref::Bool(true)),
-                0x89 => self.push(Ref::Bool(false)),
+                b'N' => self.push(Ref::None)?,
+                0x88 => self.push(Ref::Bool(true))?,
+                0x89 => self.push(Ref::Bool(false))?,
                 b'K' => {
                     let [b] = self.le::<1>("the argument of BININT1")?;
-                    self.push(Ref::Int(i64::from(b)));
+                    self.push(Ref::Int(i64::from(b)))?;
                 }
                 b'M' => {
                     let v = u16::from_le_bytes(self.le("the argument of BININT2")?);
-                    self.push(Ref::Int(i64::from(v)));
+                    self.push(Ref::Int(i64::from(v)))?;
                 }
                 b'J' => {
                     let v = i32::from_le_bytes(self.le("the argument of BININT")?);
-                    self.push(Ref::Int(i64::from(v)));
+                    self.push(Ref::Int(i64::from(v)))?;
                 }
                 b'I' => {
                     let l = self.text_line()?;
@@ -493,32 +561,32 @@ impl Vm<'_> {
                         "01" => Ref::Bool(true),
                         s => self.decimal(s)?,
                     };
-                    self.push(r);
+                    self.push(r)?;
                 }
                 b'L' => {
                     let l = self.text_line()?;
                     let r = self.decimal(l.strip_suffix('L').unwrap_or(&l))?;
-                    self.push(r);
+                    self.push(r)?;
                 }
                 0x8a => {
                     let [n] = self.le::<1>("the argument of LONG1")?;
                     let r = self.long(u64::from(n))?;
-                    self.push(r);
+                    self.push(r)?;
                 }
                 0x8b => {
                     let n = i32::from_le_bytes(self.le("the argument of LONG4")?);
                     let n = u64::try_from(n).map_err(|_| self.bad("negative byte count"))?;
                     let r = self.long(n)?;
-                    self.push(r);
+                    self.push(r)?;
                 }
                 b'G' => {
                     let x = f64::from_be_bytes(self.le("the argument of BINFLOAT")?);
-                    self.push(Ref::Float(x));
+                    self.push(Ref::Float(x))?;
                 }
                 b'F' => {
                     let l = self.text_line()?;
                     let x = parse_float(l.trim()).ok_or_else(|| self.bad("not a float"))?;
-                    self.push(Ref::Float(x));
+                    self.push(Ref::Float(x))?;
                 }
                 // text and bytes
                 b'S' => {
@@ -532,8 +600,8 @@ impl Vm<'_> {
                         _ => return Err(self.bad("the STRING opcode argument must be quoted")),
                     };
                     let bytes = escape_decode(inner);
-                    let r = self.node(Node::Bytes(bytes));
-                    self.push(r);
+                    let r = self.node(Node::Bytes(bytes))?;
+                    self.push(r)?;
                 }
                 b'T' => {
                     let n = i32::from_le_bytes(self.le("the argument of BINSTRING")?);
@@ -565,8 +633,8 @@ impl Vm<'_> {
                     let s = raw_unicode_escape(&l).ok_or_else(|| {
                         self.bad("invalid \\u escape or a lone surrogate in UNICODE")
                     })?;
-                    let r = self.node(Node::Str(s));
-                    self.push(r);
+                    let r = self.node(Node::Str(s))?;
+                    self.push(r)?;
                 }
                 0x8c => {
                     let [n] = self.le::<1>("the argument of SHORT_BINUNICODE")?;
@@ -582,13 +650,13 @@ impl Vm<'_> {
                 }
                 // containers
                 b')' => {
-                    let r = self.node(Node::Tuple(Vec::new()));
-                    self.push(r);
+                    let r = self.node(Node::Tuple(Vec::new()))?;
+                    self.push(r)?;
                 }
                 b't' => {
                     let items = self.pop_mark()?;
-                    let r = self.node(Node::Tuple(items));
-                    self.push(r);
+                    let r = self.node(Node::Tuple(items))?;
+                    self.push(r)?;
                 }
                 0x85..=0x87 => {
                     let n = usize::from(op - 0x84);
@@ -596,36 +664,36 @@ impl Vm<'_> {
                         return Err(self.bad(format!("needs {n} items above the last MARK")));
                     }
                     let items = self.stack.split_off(self.stack.len() - n);
-                    let r = self.node(Node::Tuple(items));
-                    self.push(r);
+                    let r = self.node(Node::Tuple(items))?;
+                    self.push(r)?;
                 }
                 b']' => {
-                    let r = self.node(Node::List(Vec::new()));
-                    self.push(r);
+                    let r = self.node(Node::List(Vec::new()))?;
+                    self.push(r)?;
                 }
                 b'l' => {
                     let items = self.pop_mark()?;
-                    let r = self.node(Node::List(items));
-                    self.push(r);
+                    let r = self.node(Node::List(items))?;
+                    self.push(r)?;
                 }
                 b'}' => {
-                    let r = self.node(Node::Dict(Vec::new()));
-                    self.push(r);
+                    let r = self.node(Node::Dict(Vec::new()))?;
+                    self.push(r)?;
                 }
                 b'd' => {
                     let items = self.pop_mark()?;
                     let pairs = self.pairs(items)?;
-                    let r = self.node(Node::Dict(pairs));
-                    self.push(r);
+                    let r = self.node(Node::Dict(pairs))?;
+                    self.push(r)?;
                 }
                 0x8f => {
-                    let r = self.node(Node::Set(Vec::new()));
-                    self.push(r);
+                    let r = self.node(Node::Set(Vec::new()))?;
+                    self.push(r)?;
                 }
                 0x91 => {
                     let items = self.pop_mark()?;
-                    let r = self.node(Node::FrozenSet(items));
-                    self.push(r);
+                    let r = self.node(Node::FrozenSet(items))?;
+                    self.push(r)?;
                 }
                 b'a' => {
                     let v = self.pop()?;
@@ -650,6 +718,7 @@ impl Vm<'_> {
                     let target = self.peek()?;
                     match target {
                         Ref::Node(i) if matches!(self.nodes.get(i), Some(Node::Set(_))) => {
+                            self.charge(REF.saturating_mul(items.len() as u64))?;
                             if let Some(Node::Set(s)) = self.nodes.get_mut(i) {
                                 s.extend(items);
                             }
@@ -696,8 +765,8 @@ impl Vm<'_> {
                     let module = self.text_line()?;
                     let name = self.text_line()?;
                     let g = PyGlobal::lookup(&module, &name)?;
-                    let r = self.node(Node::Global(g));
-                    self.push(r);
+                    let r = self.node(Node::Global(g))?;
+                    self.push(r)?;
                 }
                 0x93 => {
                     let name = self.pop()?;
@@ -708,8 +777,8 @@ impl Vm<'_> {
                         return Err(self.bad("module and name must be str"));
                     };
                     let g = PyGlobal::lookup(m, n)?;
-                    let r = self.node(Node::Global(g));
-                    self.push(r);
+                    let r = self.node(Node::Global(g))?;
+                    self.push(r)?;
                 }
                 b'R' => {
                     let args = self.pop()?;
@@ -717,20 +786,25 @@ impl Vm<'_> {
                     let g = self.global_of(callable).ok_or_else(|| {
                         self.bad(format!("REDUCE calls {}", self.describe(callable)))
                     })?;
-                    let args = self
+                    let given = self
                         .tuple(args)
                         .ok_or_else(|| self.bad("REDUCE arguments are not a tuple"))?
-                        .to_vec();
+                        .len();
+                    // Python raises TypeError here, before anything is copied: the copy
+                    // below is at most `max_args` refs.
+                    self.check_arity(g, given)?;
+                    let args = self.tuple(args).map(<[Ref]>::to_vec).unwrap_or_default();
                     let r = self.call(g, &args)?;
-                    self.push(r);
+                    self.push(r)?;
                 }
                 b'i' => {
                     let module = self.text_line()?;
                     let name = self.text_line()?;
                     let g = PyGlobal::lookup(&module, &name)?;
                     let args = self.pop_mark()?;
+                    self.check_arity(g, args.len())?;
                     let r = self.call(g, &args)?;
-                    self.push(r);
+                    self.push(r)?;
                 }
                 b'o' => {
                     let mut items = self.pop_mark()?;
@@ -741,8 +815,9 @@ impl Vm<'_> {
                     let g = self
                         .global_of(cls)
                         .ok_or_else(|| self.bad(format!("OBJ calls {}", self.describe(cls))))?;
+                    self.check_arity(g, items.len())?;
                     let r = self.call(g, &items)?;
-                    self.push(r);
+                    self.push(r)?;
                 }
                 0x81 | 0x92 => {
                     let name = op_name(op);
@@ -807,15 +882,18 @@ impl Vm<'_> {
             .parse()
             .map_err(|_| self.bad("not a decimal int"))?;
         self.charge(b.bits() / 8)?;
-        Ok(self.node(Node::BigInt(b)))
+        self.node(Node::BigInt(b))
     }
 
     fn long(&mut self, n: u64) -> Result<Ref, PickleError> {
+        // The digits (a copy of the argument) before they are built: the node charges them
+        // again below.
+        self.charge(n)?;
         let b = self.take(n, "the bytes of a LONG")?;
         let b = BigInt::from_signed_bytes_le(b);
         Ok(match i64::try_from(&b) {
             Ok(i) => Ref::Int(i),
-            Err(_) => self.node(Node::BigInt(b)),
+            Err(_) => self.node(Node::BigInt(b))?,
         })
     }
 
@@ -825,8 +903,8 @@ impl Vm<'_> {
             Node::ByteArray(b)
         } else {
             Node::Bytes(b)
-        });
-        self.push(r);
+        })?;
+        self.push(r)?;
         Ok(())
     }
 
@@ -838,8 +916,8 @@ impl Vm<'_> {
                 "text is not UTF-8 (a lone surrogate, which this reader does not keep, or garbage)",
             )),
         };
-        let r = self.node(Node::Str(s));
-        self.push(r);
+        let r = self.node(Node::Str(s))?;
+        self.push(r)?;
         Ok(())
     }
 
@@ -858,6 +936,9 @@ impl Vm<'_> {
     fn extend(&mut self, items: Vec<Ref>) -> Result<(), PickleError> {
         let target = self.peek()?;
         if let Ref::Node(i) = target {
+            if matches!(self.nodes.get(i), Some(Node::List(_))) {
+                self.charge(REF.saturating_mul(items.len() as u64))?;
+            }
             if let Some(Node::List(l)) = self.nodes.get_mut(i) {
                 l.extend(items);
                 return Ok(());
@@ -869,6 +950,9 @@ impl Vm<'_> {
     fn set_items(&mut self, pairs: Vec<(Ref, Ref)>) -> Result<(), PickleError> {
         let target = self.peek()?;
         if let Ref::Node(i) = target {
+            if matches!(self.nodes.get(i), Some(Node::Dict(_))) {
+                self.charge(2 * REF.saturating_mul(pairs.len() as u64))?;
+            }
             if let Some(Node::Dict(d)) = self.nodes.get_mut(i) {
                 d.extend(pairs);
                 return Ok(());
@@ -885,7 +969,9 @@ impl Vm<'_> {
 
     fn put(&mut self, i: u32) -> Result<(), PickleError> {
         let r = self.peek()?;
-        self.memo.insert(i, r);
+        if self.memo.insert(i, r).is_none() {
+            self.charge(MEMO_ENTRY)?;
+        }
         Ok(())
     }
 
@@ -894,13 +980,27 @@ impl Vm<'_> {
             .memo
             .get(&i)
             .ok_or_else(|| self.bad(format!("memo entry {i} does not exist")))?;
-        self.push(r);
+        self.push(r)?;
         Ok(())
     }
 
     // -----------------------------------------------------------------------------------------
     // allowed globals
     // -----------------------------------------------------------------------------------------
+
+    /// Python's `TypeError` for more arguments than the constructor takes, before they are
+    /// copied or looked at.
+    fn check_arity(&self, g: PyGlobal, given: usize) -> Result<(), PickleError> {
+        let most = max_args(g);
+        if given > most {
+            let (m, n) = g.path();
+            return Err(self.unsupported(
+                format!("{m}.{n}"),
+                format!("takes at most {most} arguments ({given} given)"),
+            ));
+        }
+        Ok(())
+    }
 
     fn call(&mut self, g: PyGlobal, args: &[Ref]) -> Result<Ref, PickleError> {
         let (m, n) = g.path();
@@ -939,13 +1039,15 @@ impl Vm<'_> {
                     return Err(wrong(self, "object scalars are not rebuilt"));
                 }
                 let bytes = match args.get(1).and_then(|&a| self.get(a)) {
-                    Some(Node::Bytes(b)) => b.clone(),
+                    Some(Node::Bytes(b)) if b.len() as u64 == dtype.itemsize() => {
+                        self.charge(48 + b.len() as u64)?;
+                        b.clone()
+                    }
+                    Some(Node::Bytes(_)) => {
+                        return Err(wrong(self, "the bytes are not one element of the dtype"))
+                    }
                     _ => return Err(wrong(self, "the second argument is not bytes")),
                 };
-                if bytes.len() as u64 != dtype.itemsize() {
-                    return Err(wrong(self, "the bytes are not one element of the dtype"));
-                }
-                self.charge(48 + bytes.len() as u64)?;
                 let value = decode_all(&dtype, &bytes, 1)
                     .map_err(|e| wrong(self, &e.to_string()))?
                     .pop()
@@ -972,10 +1074,12 @@ impl Vm<'_> {
                     .shape(*shape)
                     .ok_or_else(|| wrong(self, "the shape is not a tuple of ints"))?;
                 let raw = match self.get(*buf) {
-                    Some(Node::Bytes(b) | Node::ByteArray(b)) => b.clone(),
+                    Some(Node::Bytes(b) | Node::ByteArray(b)) => {
+                        self.charge(b.len() as u64)?;
+                        b.clone()
+                    }
                     _ => return Err(wrong(self, "the buffer is not bytes")),
                 };
-                self.charge(raw.len() as u64)?;
                 let data = self.array_node(shape, dtype, fortran, ArrayData::Raw(raw))?;
                 Node::Array(Some(data))
             }
@@ -1005,13 +1109,16 @@ impl Vm<'_> {
             PyGlobal::Set | PyGlobal::FrozenSet => {
                 let items = match args {
                     [] => Vec::new(),
-                    [it] => self
-                        .items(*it)
-                        .ok_or_else(|| wrong(self, "the argument is not a list, tuple or set"))?
-                        .to_vec(),
+                    [it] => {
+                        let items = self.items(*it).ok_or_else(|| {
+                            wrong(self, "the argument is not a list, tuple or set")
+                        })?;
+                        // Charged by `node` below too: the copy, before it is made.
+                        self.charge(REF * items.len() as u64)?;
+                        items.to_vec()
+                    }
                     _ => return Err(wrong(self, "too many arguments")),
                 };
-                self.charge(16 * items.len() as u64)?;
                 if g == PyGlobal::Set {
                     Node::Set(items)
                 } else {
@@ -1022,22 +1129,23 @@ impl Vm<'_> {
                 let b = match args {
                     [] => Vec::new(),
                     [b] => match self.get(*b) {
-                        Some(Node::Bytes(b) | Node::ByteArray(b)) => b.clone(),
+                        Some(Node::Bytes(b) | Node::ByteArray(b)) => {
+                            self.charge(b.len() as u64)?;
+                            b.clone()
+                        }
                         _ => return Err(wrong(self, "the argument is not bytes")),
                     },
                     [s, enc] => self.encode(*s, *enc).map_err(|why| wrong(self, why))?,
                     _ => return Err(wrong(self, "too many arguments")),
                 };
-                self.charge(b.len() as u64)?;
                 Node::ByteArray(b)
             }
             PyGlobal::Bytes => match args {
                 [] => Node::Bytes(Vec::new()),
                 [b] => match self.get(*b) {
                     Some(Node::Bytes(b) | Node::ByteArray(b)) => {
-                        let b = b.clone();
                         self.charge(b.len() as u64)?;
-                        Node::Bytes(b)
+                        Node::Bytes(b.clone())
                     }
                     _ => return Err(wrong(self, "the argument is not bytes")),
                 },
@@ -1048,7 +1156,6 @@ impl Vm<'_> {
                     return Err(wrong(self, "needs a str and an encoding"));
                 };
                 let b = self.encode(*s, *enc).map_err(|why| wrong(self, why))?;
-                self.charge(b.len() as u64)?;
                 Node::Bytes(b)
             }
             PyGlobal::Range => {
@@ -1068,7 +1175,7 @@ impl Vm<'_> {
                 _ => return Err(wrong(self, "needs 1 to 3 arguments")),
             },
         };
-        Ok(self.node(node))
+        self.node(node)
     }
 
     /// `_codecs.encode(s, 'latin1')`: the code points of `s`, each below 256.
@@ -1395,7 +1502,8 @@ impl Vm<'_> {
     }
 
     fn many(&mut self, refs: &[Ref], depth: usize) -> Result<Vec<PyObject>, PickleError> {
-        let mut out = Vec::with_capacity(refs.len());
+        // Grown as each value is charged, not reserved ahead of the charges.
+        let mut out = Vec::new();
         for &r in refs {
             out.push(self.materialize(r, depth + 1)?);
         }
@@ -1414,33 +1522,39 @@ impl Vm<'_> {
         }
         let plan = match &self.nodes[i] {
             Node::Str(s) => {
-                let s = s.clone();
                 self.charge(s.len() as u64)?;
-                Plan::Done(PyObject::Str(s))
+                Plan::Done(PyObject::Str(s.clone()))
             }
             Node::Bytes(b) => {
-                let b = b.clone();
                 self.charge(b.len() as u64)?;
-                Plan::Done(PyObject::Bytes(b))
+                Plan::Done(PyObject::Bytes(b.clone()))
             }
             Node::ByteArray(b) => {
-                let b = b.clone();
                 self.charge(b.len() as u64)?;
-                Plan::Done(PyObject::ByteArray(b))
+                Plan::Done(PyObject::ByteArray(b.clone()))
             }
             Node::BigInt(b) => {
-                let b = b.clone();
                 self.charge(b.bits() / 8 + 32)?;
-                Plan::Done(PyObject::from_bigint(b))
+                Plan::Done(PyObject::from_bigint(b.clone()))
             }
             Node::Complex(re, im) => Plan::Done(PyObject::Complex(*re, *im)),
             Node::Range(a, b, c) => Plan::Done(PyObject::Range(*a, *b, *c)),
             Node::Global(g) => Plan::Done(PyObject::Global(*g)),
-            Node::List(v) => Plan::Seq(0, v.clone()),
-            Node::Tuple(v) => Plan::Seq(1, v.clone()),
-            Node::Set(v) => Plan::Seq(2, v.clone()),
-            Node::FrozenSet(v) => Plan::Seq(3, v.clone()),
-            Node::Dict(d) => Plan::Dict(d.clone()),
+            // The refs are copied (a node may be reached again below): charged first.
+            Node::List(v) | Node::Tuple(v) | Node::Set(v) | Node::FrozenSet(v) => {
+                self.charge(REF * v.len() as u64)?;
+                let kind = match &self.nodes[i] {
+                    Node::List(_) => 0,
+                    Node::Tuple(_) => 1,
+                    Node::Set(_) => 2,
+                    _ => 3,
+                };
+                Plan::Seq(kind, v.clone())
+            }
+            Node::Dict(d) => {
+                self.charge(2 * REF * d.len() as u64)?;
+                Plan::Dict(d.clone())
+            }
             Node::Slice(s) => Plan::Slice(*s),
             Node::DType { typestr, built } => {
                 let dt = match built {
@@ -1466,23 +1580,25 @@ impl Vm<'_> {
         Ok(match plan {
             Plan::Done(v) => v,
             Plan::Seq(kind, refs) => {
-                self.charge(16 * refs.len() as u64)?;
                 let items = self.many(&refs, depth)?;
                 match kind {
                     0 => PyObject::List(items),
                     1 => PyObject::Tuple(items),
-                    2 => PyObject::Set(dedup_set(items)?),
-                    _ => PyObject::FrozenSet(dedup_set(items)?),
+                    2 => PyObject::Set(dedup_set(items, |b| self.charge(b))?),
+                    _ => PyObject::FrozenSet(dedup_set(items, |b| self.charge(b))?),
                 }
             }
             Plan::Dict(pairs) => {
-                let mut out = Vec::with_capacity(pairs.len());
+                self.charge(2 * REF * pairs.len() as u64)?;
+                let mut out = Vec::new();
                 for (k, v) in pairs {
                     let k = self.materialize(k, depth + 1)?;
+                    // Python's TypeError at SETITEM: before the value is built.
+                    self.charge(check_hashable(&k)?)?;
                     let v = self.materialize(v, depth + 1)?;
                     out.push((k, v));
                 }
-                PyObject::Dict(dedup_dict(out)?)
+                PyObject::Dict(dedup_dict(out, |b| self.charge(b))?)
             }
             Plan::Slice([a, b, c]) => PyObject::Slice(Box::new([
                 self.materialize(a, depth + 1)?,
@@ -1513,9 +1629,9 @@ impl Vm<'_> {
         self.charge(2 * a.dtype.as_ref().map_or(0, dtype_weight))?;
         let values = match &a.data {
             ArrayData::Raw(raw) => {
-                let raw = raw.clone();
                 let dt = dtype.clone().unwrap_or(DType::Object);
                 self.charge(len.saturating_mul(DYN.saturating_add(dt.itemsize())))?;
+                let raw = raw.clone();
                 decode_all(&dt, &raw, len).map_err(|e| PickleError::Malformed {
                     offset: 0,
                     opcode: "BUILD".into(),
@@ -1523,8 +1639,8 @@ impl Vm<'_> {
                 })?
             }
             ArrayData::Items(items) => {
+                self.charge(len.saturating_mul(DYN.saturating_add(REF)))?;
                 let items = items.clone();
-                self.charge(len.saturating_mul(DYN))?;
                 let mut values = Vec::with_capacity(items.len());
                 for r in items {
                     let obj = self.materialize(r, depth + 1)?;
@@ -1534,6 +1650,8 @@ impl Vm<'_> {
                     });
                 }
                 if fortran && shape.len() > 1 {
+                    // Reordered through a second buffer of the values.
+                    self.charge(len.saturating_mul(DYN + 8))?;
                     c_to_fortran(values, &shape)
                 } else {
                     values
