@@ -6,6 +6,7 @@ use std::fs::File;
 use std::io::{self, BufReader, Cursor, Read, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 
 use bytemuck::CheckedBitPattern;
 use zip::read::{ZipFile, ZipFileSeek};
@@ -16,7 +17,7 @@ use super::limits::check_backed;
 use super::names::key_of;
 use crate::dynamic::DynArray;
 use crate::element::NpyElement;
-use crate::error::{Error, ErrorKind, NotNpy};
+use crate::error::{Error, ErrorKind, NotNpy, PathContext};
 use crate::header::{Header, ParsedHeader, ReadOptions};
 use crate::info::TensorInfo;
 use crate::io::read_up_to;
@@ -292,6 +293,8 @@ pub struct NpzArchive<R> {
     /// Per member: its local header's name when it differs from the central directory's.
     local_names: Vec<Option<Vec<u8>>>,
     options: ReadOptions,
+    /// The archive's file, for [`NpzArchive::open`]: errors of its members name it.
+    path: Option<Arc<Path>>,
 }
 
 impl NpzArchive<BufReader<File>> {
@@ -300,9 +303,13 @@ impl NpzArchive<BufReader<File>> {
     /// # Errors
     /// I/O errors and [`NpzError::Container`] for a file that is not a readable zip.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
         // Small: every member's local header and `.npy` header is a seek and a refill; large
         // reads of array data bypass the buffer.
-        NpzArchive::new(BufReader::with_capacity(8 << 10, File::open(path)?))
+        let open = || NpzArchive::new(BufReader::with_capacity(8 << 10, File::open(path)?));
+        let mut archive = open().at_path(path)?;
+        archive.path = Some(Arc::from(path));
+        Ok(archive)
     }
 }
 
@@ -412,6 +419,7 @@ impl<R: Read + Seek> NpzArchive<R> {
             ranges,
             local_names,
             options,
+            path: None,
         })
     }
 
@@ -465,7 +473,9 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// # Errors
     /// [`NpzError::MissingMember`].
     pub fn member(&self, key: &str) -> Result<&Member, Error> {
-        Ok(&self.members[self.find(key)?])
+        let path = self.path.clone();
+        let result = (move || Ok(&self.members[self.find(key)?]))();
+        in_member(result, path.as_deref(), key)
     }
 
     fn find(&self, key: &str) -> Result<usize, Error> {
@@ -522,8 +532,9 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// [`NpzError::MissingMember`], [`NpzError::Encrypted`], [`NpzError::UnsupportedMethod`],
     /// [`NpzError::Unbacked`], I/O errors.
     pub fn open_member(&mut self, key: &str) -> Result<MemberReader<'_, R>, Error> {
-        let index = self.find(key)?;
-        self.open_index(index)
+        let path = self.path.clone();
+        let index = in_member(self.find(key), path.as_deref(), key)?;
+        in_member(self.open_index(index), path.as_deref(), key)
     }
 
     fn open_index(&mut self, index: usize) -> Result<MemberReader<'_, R>, Error> {
@@ -558,9 +569,13 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// [`NpzError::NotNpyMember`] for a member without the `.npy` magic; otherwise as
     /// [`NpzArchive::open_member`] and [`Header::read`].
     pub fn header(&mut self, key: &str) -> Result<ParsedHeader, Error> {
-        let options = self.options;
-        let mut r = self.open_member(key)?;
-        read_header(&mut r, &options)
+        let path = self.path.clone();
+        let result = (move || {
+            let options = self.options;
+            let mut r = self.open_member(key)?;
+            read_header(&mut r, &options)
+        })();
+        in_member(result, path.as_deref(), key)
     }
 
     /// The member's summary from its header ([`TensorInfo`], named by its key; its
@@ -569,12 +584,16 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// # Errors
     /// As [`NpzArchive::header`].
     pub fn info(&mut self, key: &str) -> Result<TensorInfo, Error> {
-        let index = self.find(key)?;
-        let name = self.members[index].key().to_owned();
-        let options = self.options;
-        let mut r = self.open_index(index)?;
-        let member = r.name.clone();
-        TensorInfo::from_reader_with(name, &mut r, &options).map_err(|e| named(e, &member))
+        let path = self.path.clone();
+        let result = (move || {
+            let index = self.find(key)?;
+            let name = self.members[index].key().to_owned();
+            let options = self.options;
+            let mut r = self.open_index(index)?;
+            let member = r.name.clone();
+            TensorInfo::from_reader_with(name, &mut r, &options).map_err(|e| named(e, &member))
+        })();
+        in_member(result, path.as_deref(), key)
     }
 
     /// A streaming reader of the member's array: the header read, the data next. The member
@@ -601,20 +620,22 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn npy_reader(&mut self, key: &str) -> Result<NpyReader<MemberReader<'_, R>>, Error> {
+        let path = self.path.clone();
+        let at = |e: Error| member_error(e, path.as_deref(), key);
         let options = self.options;
         let r = self.open_member(key)?;
         let (name, size) = (r.name.clone(), r.size);
-        let reader = NpyReader::with_options(r, &options).map_err(|e| named(e, &name))?;
+        let reader = NpyReader::with_options(r, &options).map_err(|e| at(named(e, &name)))?;
         let parsed = reader.parsed_header();
         let start = parsed.data_offset();
         if !parsed.header.dtype.has_object() {
-            let needed = start.checked_add(parsed.header.nbytes()?);
+            let needed = start.checked_add(parsed.header.nbytes().map_err(at)?);
             if needed != Some(size) {
-                return Err(Error::from(NpzError::SizeMismatch {
+                return Err(at(Error::from(NpzError::SizeMismatch {
                     member: name,
                     declared: size,
                     needed: needed.unwrap_or(u64::MAX),
-                }));
+                })));
             }
         }
         Ok(reader.with_available_bytes(size.saturating_sub(start)))
@@ -626,9 +647,13 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// # Errors
     /// As [`NpzArchive::npy_reader`] and [`NpyReader::read_vec`], [`NpzError::CrcMismatch`].
     pub fn read<T: NpyElement>(&mut self, key: &str) -> Result<NpyArray<T>, Error> {
-        let mut r = self.npy_reader(key)?;
-        let data = r.read_vec::<T>().map_err(lift)?;
-        NpyArray::from_parts(r.shape().to_vec(), r.order(), data)
+        let path = self.path.clone();
+        let result = (move || {
+            let mut r = self.npy_reader(key)?;
+            let data = r.read_vec::<T>().map_err(lift)?;
+            NpyArray::from_parts(r.shape().to_vec(), r.order(), data)
+        })();
+        in_member(result, path.as_deref(), key)
     }
 
     /// Reads the member's array whatever its dtype ([`crate::read_dyn`]).
@@ -636,7 +661,9 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// # Errors
     /// As [`NpzArchive::read`].
     pub fn read_dyn(&mut self, key: &str) -> Result<DynArray, Error> {
-        self.npy_reader(key)?.read_dyn().map_err(lift)
+        let path = self.path.clone();
+        let result = (move || self.npy_reader(key)?.read_dyn().map_err(lift))();
+        in_member(result, path.as_deref(), key)
     }
 
     /// Reads the member's array into an `ndarray` array (feature `ndarray`), Fortran-order
@@ -649,7 +676,9 @@ impl<R: Read + Seek> NpzArchive<R> {
         &mut self,
         key: &str,
     ) -> Result<::ndarray::ArrayD<T>, Error> {
-        self.read::<T>(key)?.into_ndarray()
+        let path = self.path.clone();
+        let result = (move || self.read::<T>(key)?.into_ndarray())();
+        in_member(result, path.as_deref(), key)
     }
 
     /// The member's bytes, whatever they hold (numpy returns a member without the `.npy`
@@ -658,19 +687,23 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// # Errors
     /// As [`NpzArchive::open_member`]; [`ErrorKind::Truncated`] when the member ends early.
     pub fn read_bytes(&mut self, key: &str) -> Result<Vec<u8>, Error> {
-        let mut r = self.open_member(key)?;
-        // The size is backed (check_backed): stored bytes are in the file, deflated ones
-        // within deflate's ratio of them.
-        let size = usize::try_from(r.size).map_err(|_| {
-            Error::new(ErrorKind::AllocationLimit {
-                what: "member bytes",
-                elements: r.size,
-                bytes_each: 1,
-            })
-        })?;
-        let mut out = Vec::with_capacity(size);
-        r.copy_to(&mut out)?;
-        Ok(out)
+        let path = self.path.clone();
+        let result = (move || {
+            let mut r = self.open_member(key)?;
+            // The size is backed (check_backed): stored bytes are in the file, deflated ones
+            // within deflate's ratio of them.
+            let size = usize::try_from(r.size).map_err(|_| {
+                Error::new(ErrorKind::AllocationLimit {
+                    what: "member bytes",
+                    elements: r.size,
+                    bytes_each: 1,
+                })
+            })?;
+            let mut out = Vec::with_capacity(size);
+            r.copy_to(&mut out)?;
+            Ok(out)
+        })();
+        in_member(result, path.as_deref(), key)
     }
 
     /// Whether the member starts with the `.npy` magic (numpy then reads it as an array).
@@ -678,10 +711,14 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// # Errors
     /// As [`NpzArchive::open_member`].
     pub fn is_npy(&mut self, key: &str) -> Result<bool, Error> {
-        let mut r = self.open_member(key)?;
-        let mut start = [0u8; 6];
-        let n = crate::io::read_up_to(&mut r, &mut start).map_err(lift)?;
-        Ok(&start[..n] == MAGIC)
+        let path = self.path.clone();
+        let result = (move || {
+            let mut r = self.open_member(key)?;
+            let mut start = [0u8; 6];
+            let n = crate::io::read_up_to(&mut r, &mut start).map_err(lift)?;
+            Ok(&start[..n] == MAGIC)
+        })();
+        in_member(result, path.as_deref(), key)
     }
 
     /// Reads the member to its end and checks its CRC-32, keeping nothing.
@@ -690,8 +727,12 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// [`NpzError::CrcMismatch`], [`NpzError::InflatesPast`], [`ErrorKind::Truncated`], and as
     /// [`NpzArchive::open_member`].
     pub fn verify(&mut self, key: &str) -> Result<(), Error> {
-        self.open_member(key)?.copy_to(&mut io::sink())?;
-        Ok(())
+        let path = self.path.clone();
+        let result = (move || {
+            self.open_member(key)?.copy_to(&mut io::sink())?;
+            Ok(())
+        })();
+        in_member(result, path.as_deref(), key)
     }
 
     /// The byte range of a stored member in the archive (its local header excluded): the
@@ -700,16 +741,20 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// # Errors
     /// [`NpzError::NotStored`] for a deflated member; as [`NpzArchive::open_member`].
     pub fn member_range(&mut self, key: &str) -> Result<Range<u64>, Error> {
-        let index = self.find(key)?;
-        let start = self.data_start(index)?;
-        let m = &self.members[index];
-        if !m.is_stored() {
-            return Err(Error::from(NpzError::NotStored {
-                member: m.name.clone(),
-            }));
-        }
-        // check_backed: start + size <= the central directory's start.
-        Ok(start..start + m.size)
+        let path = self.path.clone();
+        let result = (move || {
+            let index = self.find(key)?;
+            let start = self.data_start(index)?;
+            let m = &self.members[index];
+            if !m.is_stored() {
+                return Err(Error::from(NpzError::NotStored {
+                    member: m.name.clone(),
+                }));
+            }
+            // check_backed: start + size <= the central directory's start.
+            Ok(start..start + m.size)
+        })();
+        in_member(result, path.as_deref(), key)
     }
 
     /// Offset of a stored member's array data in the archive file: memory-map the archive
@@ -719,9 +764,13 @@ impl<R: Read + Seek> NpzArchive<R> {
     /// # Errors
     /// As [`NpzArchive::member_range`] and [`NpzArchive::header`].
     pub fn data_offset(&mut self, key: &str) -> Result<u64, Error> {
-        let range = self.member_range(key)?;
-        let parsed = self.header(key)?;
-        Ok(range.start + parsed.data_offset())
+        let path = self.path.clone();
+        let result = (move || {
+            let range = self.member_range(key)?;
+            let parsed = self.header(key)?;
+            Ok(range.start + parsed.data_offset())
+        })();
+        in_member(result, path.as_deref(), key)
     }
 
     /// The reader the archive was read from.
@@ -746,6 +795,21 @@ fn named(e: Error, member: &str) -> Error {
         ErrorKind::NotNpy(NotNpy::Magic(start)) => Error::from(not_npy(member, start)),
         ErrorKind::NotNpy(_) => Error::from(not_npy(member, &[])),
         _ => e,
+    }
+}
+
+/// `result`'s error naming the member `key` and, for an archive opened from a path, the file.
+fn in_member<T>(result: Result<T, Error>, path: Option<&Path>, key: &str) -> Result<T, Error> {
+    result.map_err(|e| member_error(e, path, key))
+}
+
+/// `e` naming the member `key` and, for an archive opened from a path, the file.
+#[cold]
+fn member_error(e: Error, path: Option<&Path>, key: &str) -> Error {
+    let e = e.with_member(key);
+    match path {
+        Some(p) => e.with_path(p),
+        None => e,
     }
 }
 
@@ -797,7 +861,7 @@ pub fn view_member<'a, T: NpyElement + CheckedBitPattern>(
     key: &str,
 ) -> Result<NpyView<'a, T>, Error> {
     let range = NpzArchive::new(Cursor::new(archive))?.member_range(key)?;
-    NpyView::new(slice(archive, range))
+    in_member(NpyView::new(slice(archive, range)), None, key)
 }
 
 /// The member's elements as `T`: borrowed from `archive` when [`view_member`] can view them,
@@ -819,7 +883,7 @@ pub fn view_or_copy_member<'a, T: NpyElement + CheckedBitPattern>(
     let range = npz.member_range(key)?;
     let crc = npz.members[index].crc32;
     let bytes = slice(archive, range);
-    let values = crate::view::view_or_copy::<T>(bytes)?;
+    let values = in_member(crate::view::view_or_copy::<T>(bytes), None, key)?;
     if !values.is_borrowed() {
         let found = crc32fast::hash(bytes);
         if found != crc {

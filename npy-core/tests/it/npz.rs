@@ -625,3 +625,45 @@ fn every_key_of_a_70000_member_archive_is_found() {
         assert_eq!(npz.index_of(&format!("m{i}")), Some(i as usize), "m{i}");
     }
 }
+
+/// Errors about a member name the archive's file and the member's key, in `path()`,
+/// `member()` and the message, for every call that takes a key; views over bytes name the key.
+#[test]
+fn member_errors_name_the_file_and_the_key() {
+    let path = npz_dir().join("order_endian.npz");
+    let mut npz = NpzArchive::open(&path).unwrap();
+    let prefix = format!("{}: member \"f\": ", path.display());
+    let checks = [
+        ("read", npz.read::<i32>("f").unwrap_err()),
+        (
+            "npy_reader",
+            npz.npy_reader("f")
+                .map(drop)
+                .and_then(|()| npz.read::<u8>("f").map(drop))
+                .unwrap_err(),
+        ),
+    ];
+    for (what, e) in &checks {
+        assert!(
+            matches!(e.kind(), ErrorKind::TypeMismatch { .. }),
+            "{what}: {e:?}"
+        );
+        assert_eq!(e.path(), Some(path.as_path()), "{what}");
+        assert_eq!(e.member(), Some("f"), "{what}");
+        assert!(e.to_string().starts_with(&prefix), "{what}: {e}");
+    }
+    // An archive's own errors name the member once.
+    let e = npz.read::<f64>("nope").unwrap_err();
+    assert_eq!(e.path(), Some(path.as_path()));
+    assert_eq!(e.member(), Some("nope"));
+    assert_eq!(e.to_string().matches("nope").count(), 1, "{e}");
+    // An archive that cannot be opened names its file.
+    let missing = npz_dir().join("missing.npz");
+    let e = NpzArchive::open(&missing).unwrap_err();
+    assert_eq!(e.path(), Some(missing.as_path()));
+    // Views over bytes know the key, not a file.
+    let bytes = std::fs::read(&path).unwrap();
+    let e = view_member::<f64>(&bytes, "f").unwrap_err();
+    assert_eq!((e.path(), e.member()), (None, Some("f")));
+    assert!(e.to_string().starts_with("member \"f\": "), "{e}");
+}
