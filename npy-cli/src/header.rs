@@ -1,6 +1,5 @@
 //! `npy header`: the header dict of a file, as JSON or exactly as stored.
 
-use std::fs::File;
 use std::io::{self, BufReader, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,9 +40,9 @@ pub fn run(args: &Args) -> ExitCode {
     // npz integration point: a member of an archive.
     let parsed = match &args.member {
         Some(key) => crate::npz::header(&args.file, key),
-        None => File::open(&args.file)
-            .map_err(npy_core::Error::from)
-            .and_then(|f| Header::read(&mut BufReader::new(f))),
+        None => {
+            npy_core::open_regular(&args.file).and_then(|f| Header::read(&mut BufReader::new(f)))
+        }
     };
     let parsed = match parsed {
         Ok(p) => p,

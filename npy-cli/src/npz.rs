@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use npy_core::npz::{Compression, NpzArchive};
 use npy_core::Error;
+use npy_core::PendingFile;
 use serde::Serialize;
 
 use crate::format::{printable, thousands};
@@ -19,7 +20,10 @@ use crate::progress::Progress;
 /// empty archive), as `np.load` decides.
 pub fn is_npz(path: &Path) -> bool {
     let mut magic = [0u8; 4];
-    File::open(path)
+    // Never a FIFO or device: peeking would consume it (or wait for a writer).
+    npy_core::open_regular(path)
+        .ok()
+        .ok_or_else(|| io::Error::from(io::ErrorKind::Unsupported))
         .and_then(|mut f| f.read_exact(&mut magic))
         .is_ok_and(|()| &magic == b"PK\x03\x04" || &magic == b"PK\x05\x06")
 }
@@ -199,9 +203,7 @@ pub fn pack(args: &PackArgs) -> ExitCode {
                 .and_then(|f| w.add_npy(&key, BufReader::with_capacity(1 << 16, bar.counted(f))))
                 .map_err(|e| (file.clone(), e))?;
         }
-        w.finish()
-            .and_then(npy_core::npz::PendingFile::commit)
-            .map_err(out)
+        w.finish().map_err(out)
     };
     match run() {
         Ok(()) => ExitCode::SUCCESS,
@@ -274,8 +276,11 @@ fn enclosed(dir: &Path, name: &str) -> Option<PathBuf> {
     (normal && rel.components().next().is_some()).then(|| dir.join(rel))
 }
 
-/// Writes member `name` (the exact zip name) to `target` through a partial file renamed
-/// once the member's CRC has checked out.
+/// Writes member `name` (the exact zip name) to `target` through a temporary file
+/// ([`PendingFile`]: unnamed or randomly named, never through a symlink planted in DIR)
+/// renamed there once the member's CRC has checked out. A symlink already at `target` is
+/// written through to its file, as `npy convert` does; a directory, FIFO or device there is
+/// refused. Nothing is left behind on any error.
 fn extract<R: Read + io::Seek>(
     npz: &mut NpzArchive<R>,
     name: &str,
@@ -285,23 +290,10 @@ fn extract<R: Read + io::Seek>(
     if let Some(parent) = target.parent() {
         fs::create_dir_all(parent)?;
     }
-    let mut partial = target.as_os_str().to_owned();
-    partial.push(".partial");
-    let partial = PathBuf::from(partial);
-    let result = (|| {
-        let mut r = npz.open_member(name)?;
-        let mut f = io::BufWriter::with_capacity(1 << 16, bar.counted(File::create(&partial)?));
-        r.copy_to(&mut f)?;
-        f.flush()?;
-        Ok(())
-    })();
-    match result {
-        Ok(()) => Ok(fs::rename(&partial, target)?),
-        Err(e) => {
-            let _ = fs::remove_file(&partial);
-            Err(e)
-        }
-    }
+    let mut r = npz.open_member(name)?;
+    let mut f = PendingFile::create(target)?;
+    r.copy_to(&mut bar.counted(&mut f))?;
+    f.commit()
 }
 
 #[cfg(test)]

@@ -164,7 +164,10 @@ impl NpzArchive<BufReader<File>> {
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
         // Small: every member's local header and `.npy` header is a seek and a refill; large
         // reads of array data bypass the buffer.
-        NpzArchive::new(BufReader::with_capacity(8 << 10, File::open(path)?))
+        NpzArchive::new(BufReader::with_capacity(
+            8 << 10,
+            crate::io::open_regular(path)?,
+        ))
     }
 }
 
