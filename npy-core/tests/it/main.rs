@@ -27,6 +27,8 @@ mod mmap;
 mod ndarray;
 mod roundtrip;
 mod stream_drop;
+// What the path writers do with what is at the path, and leave behind (issue 23).
+mod output_files;
 mod typed;
 mod view;
 
