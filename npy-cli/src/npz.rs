@@ -2,7 +2,7 @@
 //! and `unpack`.
 
 use std::fmt::Write as _;
-use std::fs::{self, File};
+use std::fs;
 use std::io::{self, BufReader, Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
@@ -198,8 +198,7 @@ pub fn pack(args: &PackArgs) -> ExitCode {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            File::open(file)
-                .map_err(Error::from)
+            npy_core::open_regular(file)
                 .and_then(|f| w.add_npy(&key, BufReader::with_capacity(1 << 16, bar.counted(f))))
                 .map_err(|e| (file.clone(), e))?;
         }

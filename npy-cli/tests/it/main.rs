@@ -11,5 +11,6 @@ mod convert;
 mod header;
 mod info;
 mod npz;
+mod output_files;
 mod progress;
 mod show;
