@@ -474,3 +474,35 @@ fn special_inputs_never_hang() {
     }
     assert_eq!(listing(d), ["good.npy", "p"]);
 }
+
+/// F6's variants at the member's own path: a symlink at `DIR/x.npy` (to a file outside DIR)
+/// is replaced by the member, never followed, as tar replaces it; a symlinked directory on the
+/// way (`DIR/d -> outside`) is refused for `d/e.npy`. Nothing outside DIR is touched.
+#[test]
+fn unpack_never_writes_through_links_in_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (victim, outside) = (d.join("VICTIM"), d.join("outside"));
+    fs::write(&victim, "VICTIM ORIGINAL").unwrap();
+    fs::create_dir(&outside).unwrap();
+    let out = d.join("out");
+    fs::create_dir(&out).unwrap();
+    std::os::unix::fs::symlink(&victim, out.join("x.npy")).unwrap();
+    std::os::unix::fs::symlink(&outside, out.join("d")).unwrap();
+    let x = npy_bytes(&[1, 2, 3]);
+    let z = d.join("z.npz");
+    fs::write(&z, mkzip(&[("x.npy", &x), ("d/e.npy", &x), ("d/", b"")])).unwrap();
+    let o = npy_within(&[Path::new("unpack"), &z, &out]);
+    assert!(!o.status.success(), "d/e.npy must be refused");
+    let err = stderr(&o);
+    assert!(
+        err.contains("z.npz[d/e.npy]") && err.contains("a symlink"),
+        "{err}"
+    );
+    assert_eq!(fs::read(&victim).unwrap(), b"VICTIM ORIGINAL");
+    assert!(listing(&outside).is_empty(), "nothing written outside DIR");
+    let kind = fs::symlink_metadata(out.join("x.npy")).unwrap().file_type();
+    assert!(kind.is_file(), "the link at the member's path was replaced");
+    assert_eq!(fs::read(out.join("x.npy")).unwrap(), x);
+    assert_eq!(listing(&out), ["d", "x.npy"]);
+}

@@ -82,6 +82,8 @@ pub(crate) struct AtomicFile {
     target: PathBuf,
     /// The file replaced: `target` with its symlinks followed.
     dest: PathBuf,
+    /// Whether a symlink at `target` was followed (else it is replaced).
+    follow: bool,
     /// The existing file at `dest`, locked until the rename (Unix).
     #[allow(dead_code, reason = "held for its lock only")]
     guard: Option<File>,
@@ -91,18 +93,24 @@ impl AtomicFile {
     /// A temporary file for `target`, taking the lock of an existing target (waiting for an
     /// appender or another rewrite to finish).
     pub(crate) fn create(target: &Path) -> Result<Self, Error> {
-        Self::create_with(target, true)
+        Self::create_with(target, true, true)
     }
 
     /// [`AtomicFile::create`] for a caller that already holds the target's lock (an
     /// appender's rewrite): taking it again would wait forever.
     pub(crate) fn create_locked_by_caller(target: &Path) -> Result<Self, Error> {
-        Self::create_with(target, false)
+        Self::create_with(target, false, true)
     }
 
-    fn create_with(target: &Path, lock: bool) -> Result<Self, Error> {
+    /// [`AtomicFile::create`] for an archive's member: a symlink at `target` is replaced by
+    /// the file, never followed.
+    pub(crate) fn create_replacing_links(target: &Path) -> Result<Self, Error> {
+        Self::create_with(target, true, false)
+    }
+
+    fn create_with(target: &Path, lock: bool, follow: bool) -> Result<Self, Error> {
         let (dest, found, guard) = loop {
-            let (dest, found) = resolve(target)?;
+            let (dest, found) = resolve(target, follow)?;
             let guard = match (&found, lock) {
                 (Target::Existing(meta), true) => match lock_existing(&dest, meta)? {
                     Some(file) => Some(file),
@@ -124,6 +132,7 @@ impl AtomicFile {
             temp,
             target: target.to_owned(),
             dest,
+            follow,
             guard,
         })
     }
@@ -182,6 +191,7 @@ impl AtomicFile {
             temp,
             target,
             dest,
+            follow,
             guard,
         } = self;
         let file = file.into_inner().map_err(io::IntoInnerError::into_error)?;
@@ -193,7 +203,8 @@ impl AtomicFile {
             Err(e) => return Err(e.into()),
         };
         if let Some(meta) = &now {
-            if !meta.file_type().is_file() {
+            let replaced_link = !follow && meta.file_type().is_symlink();
+            if !meta.file_type().is_file() && !replaced_link {
                 return Err(not_regular(meta.file_type()).with_path(&target));
             }
         }
@@ -268,6 +279,20 @@ impl PendingFile {
         AtomicFile::create(path).map(PendingFile).at_path(path)
     }
 
+    /// [`PendingFile::create`] for extracting an archive's member: a symlink at `path` is
+    /// replaced by the new file (as `tar` replaces it), never followed, so a link planted in
+    /// the target directory cannot send the member outside it. The other rules are
+    /// [`PendingFile::create`]'s (a FIFO, device, socket or directory there is refused).
+    ///
+    /// # Errors
+    /// As [`PendingFile::create`].
+    pub fn create_replacing_links(path: impl AsRef<Path>) -> Result<PendingFile, Error> {
+        let path = path.as_ref();
+        AtomicFile::create_replacing_links(path)
+            .map(PendingFile)
+            .at_path(path)
+    }
+
     /// The path the file appears under once committed.
     pub fn path(&self) -> &Path {
         self.0.target()
@@ -311,7 +336,7 @@ fn parent_dir(path: &Path) -> &Path {
 }
 
 /// Follows the symlinks of `target`'s last component: the file to replace and what it is.
-fn resolve(target: &Path) -> Result<(PathBuf, Target), Error> {
+fn resolve(target: &Path, follow: bool) -> Result<(PathBuf, Target), Error> {
     let mut path = target.to_owned();
     for _ in 0..=MAX_SYMLINKS {
         let meta = match fs::symlink_metadata(&path) {
@@ -328,6 +353,10 @@ fn resolve(target: &Path) -> Result<(PathBuf, Target), Error> {
             Err(e) => return Err(e.into()),
         };
         let kind = meta.file_type();
+        if kind.is_symlink() && !follow {
+            // Replaced by the new file, as tar replaces a link it extracts over.
+            return Ok((path, Target::New));
+        }
         if kind.is_symlink() && is_proc_fd(&path) {
             // `/dev/stdout` -> `/proc/self/fd/1`: a process's open file, whose "path" may be a
             // pipe, a deleted file, or a file the caller never named. Not replaced.
