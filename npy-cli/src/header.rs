@@ -14,9 +14,12 @@ use crate::format::printable;
 /// descr is the type string (`"<f4"`) of a simple dtype and numpy's descr list for a record
 /// (`[["x", "<f4"], ["", "|V4"], ["y", "<i8", [2]]]`: `[name, descr]` or `[name, descr, shape]`,
 /// `[title, name]` for a titled field, `["", "|Vn"]` for padding).
+///
+/// FILE may be `-` (standard input), a FIFO or a character device: the header is read in one
+/// pass, never waiting for a FIFO's writer to appear (with none, the input is empty).
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The .npy file (or .npz archive).
+    /// The .npy file (or .npz archive); `-` for standard input.
     #[arg(value_name = "FILE")]
     file: PathBuf,
 
@@ -40,8 +43,11 @@ pub fn run(args: &Args) -> ExitCode {
     // npz integration point: a member of an archive.
     let parsed = match &args.member {
         Some(key) => crate::npz::header(&args.file, key),
+        // One pass over the bytes: standard input, a FIFO or a device are read as streams
+        // (opened without waiting for a FIFO's writer; with none, the stream is empty).
+        None if args.file.as_os_str() == "-" => Header::read(&mut io::stdin().lock()),
         None => {
-            npy_core::open_regular(&args.file).and_then(|f| Header::read(&mut BufReader::new(f)))
+            npy_core::open_stream(&args.file).and_then(|f| Header::read(&mut BufReader::new(f)))
         }
     };
     let parsed = match parsed {

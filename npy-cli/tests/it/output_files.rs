@@ -466,13 +466,63 @@ fn special_inputs_never_hang() {
             let o = npy_within(&args);
             assert!(!o.status.success(), "{args:?}");
             let err = stderr(&o);
+            // `header` reads streams: an empty FIFO or /dev/zero's zeros are no .npy.
+            let streamed = args[0] == Path::new("header");
             assert!(
-                err.contains("a FIFO") || err.contains("a character device"),
+                err.contains("a FIFO")
+                    || err.contains("a character device")
+                    || streamed && err.contains("not an .npy file"),
                 "{args:?}: {err}"
             );
         }
     }
     assert_eq!(listing(d), ["good.npy", "p"]);
+}
+
+/// F14, the one-pass side: `npy header` reads standard input (`-`) and a FIFO with a writer
+/// as streams, giving the same header as for the file.
+#[test]
+fn header_reads_stdin_and_fifos_as_streams() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = d.join("good.npy");
+    npy_core::write(&good, &[1.0f64, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
+    let expected = npy_within(&[Path::new("header"), &good]);
+    assert!(expected.status.success());
+    let o = Command::new(bin())
+        .args(["header", "-"])
+        .stdin(fs::File::open(&good).unwrap())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, expected.stdout);
+    let p = d.join("p");
+    mkfifo(&p);
+    let (p2, bytes) = (p.clone(), fs::read(&good).unwrap());
+    let writer = std::thread::spawn(move || {
+        // Blocks until the reader has opened the FIFO; the reader may close it early.
+        let _ = fs::OpenOptions::new()
+            .write(true)
+            .open(&p2)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes));
+    });
+    // The writer may not be there when `npy` opens the FIFO: then the stream is empty and npy
+    // says so; retried until the writer is met (it waits in open() for a reader).
+    let start = Instant::now();
+    loop {
+        let o = npy_within(&[Path::new("header"), &p]);
+        if o.status.success() {
+            assert_eq!(o.stdout, expected.stdout);
+            break;
+        }
+        assert!(stderr(&o).contains("empty"), "{}", stderr(&o));
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "never met the writer"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    writer.join().unwrap();
 }
 
 /// F6's variants at the member's own path: a symlink at `DIR/x.npy` (to a file outside DIR)

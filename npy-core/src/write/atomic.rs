@@ -270,6 +270,12 @@ impl PendingFile {
     /// A temporary file for `path` (see the type's docs for the rules), waiting for the lock of
     /// an existing file there.
     ///
+    /// # Blocking
+    /// The wait lasts while any other handle holds that lock, an [`crate::NpyAppender`] of
+    /// this very process on the same file included (`flock` locks belong to open files, not
+    /// processes): drop an appender before rewriting its file. Every path writer of the crate
+    /// waits the same way.
+    ///
     /// # Errors
     /// [`ErrorKind::NotRegularFile`] when `path` is (or links to) a directory, FIFO, device or
     /// socket, or is a dangling symlink or a chain of more than [`MAX_SYMLINKS`]; I/O errors
@@ -362,7 +368,7 @@ fn resolve(target: &Path, follow: bool) -> Result<(PathBuf, Target), Error> {
             // pipe, a deleted file, or a file the caller never named. Not replaced.
             return Err(Error::new(ErrorKind::NotRegularFile {
                 role: "output",
-                found: "a link to a process's open file (/proc/…/fd/…)",
+                found: "a link to a process's open file (/proc/PID/fd/N)",
             }));
         }
         if kind.is_symlink() {

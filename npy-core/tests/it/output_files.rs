@@ -120,7 +120,7 @@ fn special_outputs_are_refused_and_left_as_they_are() {
         ("to_null", "a character device"),
         (
             "to_stdout",
-            "a link to a process's open file (/proc/…/fd/…)",
+            "a link to a process's open file (/proc/PID/fd/N)",
         ),
         (
             "dangling",
