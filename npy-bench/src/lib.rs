@@ -229,7 +229,7 @@ pub fn npz_100_file(dir: &Path) -> Result<PathBuf, npy_core::Error> {
                 w.add(&format!("m{i}"), &small, &[1024])?;
             }
         }
-        w.finish()?.commit()?;
+        w.finish()?;
     }
     Ok(path)
 }
@@ -245,7 +245,7 @@ pub fn npz_1000_file(dir: &Path) -> Result<PathBuf, npy_core::Error> {
         for i in 0..1000 {
             w.add(&format!("m{i}"), &[i as f32; 16], &[4, 4])?;
         }
-        w.finish()?.commit()?;
+        w.finish()?;
     }
     Ok(path)
 }

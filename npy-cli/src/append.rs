@@ -19,7 +19,10 @@ use crate::progress::Progress;
 /// by rewriting FILE atomically. The data is synced to the disk before the header claims it, so
 /// a crash leaves FILE with its old shape or its new one. An exclusive lock on FILE keeps
 /// concurrent `npy append` runs (and other `NpyAppender` users) from interleaving. On a
-/// terminal, a progress bar on stderr follows appends of more than 256 MiB.
+/// terminal, a progress bar on stderr follows appends of more than 256 MiB. `npy convert`,
+/// `npy cat` and `npy pack` take the same lock before rewriting FILE. Shapes stay within
+/// numpy's sizes (at most 2**63 - 1 elements, as `npy_intp`): an append past them is refused.
+/// FILE and the INs must be regular files (a FIFO or device is refused at once).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The .npy file to grow.

@@ -12,9 +12,16 @@ use crate::progress::Progress;
 /// Every IN must have the first one's dtype (byte order included) and the same dimensions
 /// after the first, in C order (convert a Fortran-order file with `npy convert --order C`
 /// first). The data streams through one 1 MiB buffer, so files larger than memory
-/// concatenate. OUT is written atomically (temporary file, then rename): it appears complete
-/// or not at all, and may be one of the INs. On a terminal, a progress bar on stderr follows
-/// a concatenation of more than 256 MiB (never in a pipe).
+/// concatenate. OUT appears complete or not at all, and may be one of the INs. On a terminal,
+/// a progress bar on stderr follows a concatenation of more than 256 MiB (never in a pipe).
+///
+/// OUT is written as a careful Unix tool writes a file: a temporary file beside it (unnamed on
+/// Linux, so a killed run leaves nothing), renamed over it once complete. A symlink OUT is
+/// followed and the file it names replaced (the link stays); a FIFO, device, socket,
+/// directory or dangling link is refused and left as it is, never replaced. An existing OUT
+/// keeps its mode and is locked as `npy append` locks it (a running append finishes first); a
+/// new one gets 0666 less the umask. Inputs must be regular files: a FIFO or device is
+/// refused at once.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The output .npy file.

@@ -13,9 +13,16 @@ use crate::progress::Progress;
 ///
 /// Memory stays bounded whatever the size: a byte-order or version change streams the data
 /// through two 1 MiB buffers, an order change transposes it tile by tile through three 8 MiB
-/// buffers, so files larger than memory convert. OUT is written atomically (temporary file
-/// beside it, then rename), so OUT may be IN. On a terminal, a progress bar on stderr follows
-/// conversions of more than 256 MiB.
+/// buffers, so files larger than memory convert. OUT appears complete or not at all, and may
+/// be IN. On a terminal, a progress bar on stderr follows conversions of more than 256 MiB.
+///
+/// OUT is written as a careful Unix tool writes a file: a temporary file beside it (unnamed on
+/// Linux, so a killed run leaves nothing), renamed over it once complete. A symlink OUT is
+/// followed and the file it names replaced (the link stays); a FIFO, device, socket,
+/// directory or dangling link is refused and left as it is, never replaced. An existing OUT
+/// keeps its mode and is locked as `npy append` locks it (a running append finishes first); a
+/// new one gets 0666 less the umask. Inputs must be regular files: a FIFO or device is
+/// refused at once.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The input .npy file.

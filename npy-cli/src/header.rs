@@ -1,6 +1,5 @@
 //! `npy header`: the header dict of a file, as JSON or exactly as stored.
 
-use std::fs::File;
 use std::io::{self, BufReader, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,9 +14,12 @@ use crate::format::printable;
 /// descr is the type string (`"<f4"`) of a simple dtype and numpy's descr list for a record
 /// (`[["x", "<f4"], ["", "|V4"], ["y", "<i8", [2]]]`: `[name, descr]` or `[name, descr, shape]`,
 /// `[title, name]` for a titled field, `["", "|Vn"]` for padding).
+///
+/// FILE may be `-` (standard input), a FIFO or a character device: the header is read in one
+/// pass, never waiting for a FIFO's writer to appear (with none, the input is empty).
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The .npy file (or .npz archive).
+    /// The .npy file (or .npz archive); `-` for standard input.
     #[arg(value_name = "FILE")]
     file: PathBuf,
 
@@ -41,9 +43,12 @@ pub fn run(args: &Args) -> ExitCode {
     // npz integration point: a member of an archive.
     let parsed = match &args.member {
         Some(key) => crate::npz::header(&args.file, key),
-        None => File::open(&args.file)
-            .map_err(npy_core::Error::from)
-            .and_then(|f| Header::read(&mut BufReader::new(f))),
+        // One pass over the bytes: standard input, a FIFO or a device are read as streams
+        // (opened without waiting for a FIFO's writer; with none, the stream is empty).
+        None if args.file.as_os_str() == "-" => Header::read(&mut io::stdin().lock()),
+        None => {
+            npy_core::open_stream(&args.file).and_then(|f| Header::read(&mut BufReader::new(f)))
+        }
     };
     let parsed = match parsed {
         Ok(p) => p,

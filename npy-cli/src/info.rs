@@ -2,7 +2,6 @@
 
 use std::borrow::Cow;
 use std::fmt::{Display, Write as _};
-use std::fs::File;
 use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -138,7 +137,7 @@ pub(crate) struct Report<'a> {
 
 impl<'a> Report<'a> {
     fn read(path: &'a Path) -> Result<Report<'a>, Error> {
-        let file = File::open(path)?;
+        let file = npy_core::open_regular(path)?;
         let file_size = file.metadata()?.len();
         let name = path
             .file_stem()

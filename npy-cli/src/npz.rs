@@ -2,13 +2,14 @@
 //! and `unpack`.
 
 use std::fmt::Write as _;
-use std::fs::{self, File};
+use std::fs;
 use std::io::{self, BufReader, Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
 use npy_core::npz::{Compression, NpzArchive};
 use npy_core::Error;
+use npy_core::PendingFile;
 use serde::Serialize;
 
 use crate::format::{printable, thousands};
@@ -19,7 +20,10 @@ use crate::progress::Progress;
 /// empty archive), as `np.load` decides.
 pub fn is_npz(path: &Path) -> bool {
     let mut magic = [0u8; 4];
-    File::open(path)
+    // Never a FIFO or device: peeking would consume it (or wait for a writer).
+    npy_core::open_regular(path)
+        .ok()
+        .ok_or_else(|| io::Error::from(io::ErrorKind::Unsupported))
         .and_then(|mut f| f.read_exact(&mut magic))
         .is_ok_and(|()| &magic == b"PK\x03\x04" || &magic == b"PK\x05\x06")
 }
@@ -159,7 +163,15 @@ pub fn header(path: &Path, key: &str) -> Result<npy_core::ParsedHeader, Error> {
 /// Pack .npy files into an .npz archive, each under its file stem (as np.savez(OUT, stem=array)).
 ///
 /// Each file's header is checked and its bytes copied as they are (the archive's members are
-/// the files); OUT is written atomically.
+/// the files).
+///
+/// OUT is written as a careful Unix tool writes a file: a temporary file beside it (unnamed on
+/// Linux, so a killed run leaves nothing), renamed over it once complete. A symlink OUT is
+/// followed and the file it names replaced (the link stays); a FIFO, device, socket,
+/// directory or dangling link is refused and left as it is, never replaced. An existing OUT
+/// keeps its mode and is locked as `npy append` locks it (a running append finishes first); a
+/// new one gets 0666 less the umask. Inputs must be regular files: a FIFO or device is
+/// refused at once.
 #[derive(Debug, clap::Args)]
 pub struct PackArgs {
     /// The archive to write.
@@ -194,14 +206,11 @@ pub fn pack(args: &PackArgs) -> ExitCode {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            File::open(file)
-                .map_err(Error::from)
+            npy_core::open_regular(file)
                 .and_then(|f| w.add_npy(&key, BufReader::with_capacity(1 << 16, bar.counted(f))))
                 .map_err(|e| (file.clone(), e))?;
         }
-        w.finish()
-            .and_then(npy_core::npz::PendingFile::commit)
-            .map_err(out)
+        w.finish().map_err(out)
     };
     match run() {
         Ok(()) => ExitCode::SUCCESS,
@@ -216,7 +225,11 @@ pub fn pack(args: &PackArgs) -> ExitCode {
 /// (`arr_0.npy`, `d/e.npy`; a member that is not .npy keeps its name).
 ///
 /// Every member's CRC is checked; a member name that would leave DIR (`..`, an absolute
-/// path) is refused.
+/// path) is refused. Each member is written through a temporary file renamed into place, so
+/// no partial file and no temporary file is left on any error; a symlink at a member's path
+/// is replaced (never followed), a symlink or file in place of a directory on its way is
+/// refused, and so is a directory, FIFO or device at its path. New files get 0666 less the
+/// umask. The archive must be a regular file.
 #[derive(Debug, clap::Args)]
 pub struct UnpackArgs {
     /// The archive.
@@ -241,21 +254,21 @@ pub fn unpack(args: &UnpackArgs) -> ExitCode {
     let mut failed = false;
     for name in names {
         let at = PathBuf::from(format!("{}[{name}]", args.archive.display()));
-        let Some(target) = enclosed(&args.dir, &name) else {
+        if enclosed(&args.dir, &name).is_none() {
             complain(&at, &"member name leaves the directory; not written");
             failed = true;
             continue;
-        };
+        }
         // A directory entry (`dir/`, as zipfile writes one): the directory, as Python's
         // extractall makes it.
         if name.ends_with('/') {
-            if let Err(e) = fs::create_dir_all(&target) {
+            if let Err(e) = make_dirs(&args.dir, Path::new(name.trim_end_matches('/'))) {
                 complain(&at, &e);
                 failed = true;
             }
             continue;
         }
-        if let Err(e) = extract(&mut npz, &name, &target, &bar) {
+        if let Err(e) = extract(&mut npz, &name, &args.dir, &bar) {
             complain(&at, &e);
             failed = true;
         }
@@ -274,34 +287,55 @@ fn enclosed(dir: &Path, name: &str) -> Option<PathBuf> {
     (normal && rel.components().next().is_some()).then(|| dir.join(rel))
 }
 
-/// Writes member `name` (the exact zip name) to `target` through a partial file renamed
-/// once the member's CRC has checked out.
+/// Writes member `name` (the exact zip name) to `target` through a temporary file
+/// ([`PendingFile`]: unnamed or randomly named, never through a symlink planted in DIR)
+/// renamed there once the member's CRC has checked out. A symlink at `target` is replaced,
+/// never followed, and the directories on the way must be real directories inside DIR
+/// ([`make_dirs`]); a directory, FIFO or device at `target` is refused. Nothing is left
+/// behind on any error.
 fn extract<R: Read + io::Seek>(
     npz: &mut NpzArchive<R>,
     name: &str,
-    target: &Path,
+    dir: &Path,
     bar: &Progress,
 ) -> Result<(), Error> {
-    if let Some(parent) = target.parent() {
-        fs::create_dir_all(parent)?;
+    let rel = Path::new(name);
+    if let Some(parent) = rel.parent() {
+        make_dirs(dir, parent)?;
     }
-    let mut partial = target.as_os_str().to_owned();
-    partial.push(".partial");
-    let partial = PathBuf::from(partial);
-    let result = (|| {
-        let mut r = npz.open_member(name)?;
-        let mut f = io::BufWriter::with_capacity(1 << 16, bar.counted(File::create(&partial)?));
-        r.copy_to(&mut f)?;
-        f.flush()?;
-        Ok(())
-    })();
-    match result {
-        Ok(()) => Ok(fs::rename(&partial, target)?),
-        Err(e) => {
-            let _ = fs::remove_file(&partial);
-            Err(e)
+    let target = dir.join(rel);
+    let mut r = npz.open_member(name)?;
+    let mut f = PendingFile::create_replacing_links(&target)?;
+    r.copy_to(&mut bar.counted(&mut f))?;
+    f.commit()
+}
+
+/// Creates `dir/rel` one component at a time (and `dir` itself), refusing a component that is
+/// a symlink or not a directory: a link planted in DIR (`d -> /elsewhere`) would otherwise
+/// send `d/e.npy` out of DIR.
+fn make_dirs(dir: &Path, rel: &Path) -> Result<(), Error> {
+    fs::create_dir_all(dir)?;
+    let mut at = dir.to_owned();
+    for part in rel.components() {
+        at.push(part);
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.is_dir() => {}
+            Ok(m) => {
+                let what = if m.file_type().is_symlink() {
+                    "a symlink"
+                } else {
+                    "not a directory"
+                };
+                return Err(Error::from(io::Error::other(format!(
+                    "{} is {what}: members are written only into real directories inside DIR",
+                    at.display()
+                ))));
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => fs::create_dir(&at)?,
+            Err(e) => return Err(e.into()),
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]

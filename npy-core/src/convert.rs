@@ -323,6 +323,14 @@ fn convert(
     options: &ConvertOptions,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), Error> {
+    // A missing or special input is reported before the output is touched.
+    drop(crate::io::open_regular(src)?);
+    // Then the output: an existing one is locked (waiting for an appender), and only then is
+    // the input read, so `convert F F` during `npy append F` sees the appended rows.
+    let mut out = Output {
+        file: AtomicFile::create(dst).at_path(dst)?,
+        path: dst,
+    };
     let (header, data_offset) = {
         let reader = NpyReader::open(src)?;
         (
@@ -356,7 +364,7 @@ fn convert(
     let nbytes = header.nbytes()?;
     let header_bytes = out_header.to_bytes(options.version)?;
     // Its own handle: the data is read at explicit offsets.
-    let file = File::open(src)?;
+    let file = crate::io::open_regular(src)?;
     let available = file.metadata()?.len().saturating_sub(data_offset);
     if available < nbytes {
         return Err(truncated(nbytes, available));
@@ -365,10 +373,6 @@ fn convert(
         file,
         offset: data_offset,
         nbytes,
-    };
-    let mut out = Output {
-        file: AtomicFile::create(dst).at_path(dst)?,
-        path: dst,
     };
     out.write(&header_bytes)?;
     let budget = options.buffer_bytes.unwrap_or(TILE_BYTES);

@@ -208,7 +208,8 @@ pub enum ErrorKind {
         reason: String,
     },
 
-    /// `prod(shape) × itemsize` does not fit in 64 bits.
+    /// A dimension, the element count or `prod(shape) × itemsize` exceeds numpy's sizes
+    /// (`npy_intp`, at most 2^63 − 1: [`crate::header::MAX_NUMPY_SIZE`]).
     SizeOverflow {
         /// The shape.
         shape: Vec<u64>,
@@ -325,6 +326,19 @@ pub enum ErrorKind {
         end: u64,
         /// Elements (rows, for a row range) the array has.
         len: u64,
+    },
+
+    /// A path that must name a regular file names something else. An output that is a
+    /// directory, FIFO, device or socket is never replaced (renaming over `/dev/null` would
+    /// replace the device) nor written into, and a symlink to nothing is not written through,
+    /// as `cp` refuses; an input that is a FIFO, device or socket is refused at once rather
+    /// than waited on, by the readers that need a file they can seek in.
+    NotRegularFile {
+        /// What the path was for: `"output"` or `"input"`.
+        role: &'static str,
+        /// What is there: `"a FIFO"`, `"a character device"`, `"a directory"`, `"a symlink to
+        /// a missing file …"`.
+        found: &'static str,
     },
 
     /// An operation the array's layout or the reader's state does not support: rows of a
@@ -477,9 +491,10 @@ impl ErrorKind {
             | ValueMismatch { .. }
             | TimeConversion { .. } => Category::Usage,
             HeaderTooLong { .. } | AllocationLimit { .. } | PlatformLimit { .. } => Category::Limit,
-            UnsupportedVersion { .. } | ObjectArray { .. } | Unsupported { .. } => {
-                Category::Unsupported
-            }
+            UnsupportedVersion { .. }
+            | ObjectArray { .. }
+            | Unsupported { .. }
+            | NotRegularFile { .. } => Category::Unsupported,
             #[cfg(feature = "pickle")]
             Pickle(e) => e.category(),
             #[cfg(feature = "npz")]
@@ -564,7 +579,8 @@ impl fmt::Display for ErrorKind {
             InvalidDescr { found, reason } => write!(f, "invalid descr {found}: {reason}"),
             SizeOverflow { shape, itemsize } => write!(
                 f,
-                "array size overflows: shape {shape:?} with itemsize {} does not fit in 64 bits",
+                "array size overflows: shape {shape:?} with itemsize {} exceeds numpy's sizes \
+                 (dimensions, element count and bytes at most 2**63 - 1)",
                 count(*itemsize, "byte")
             ),
             HeaderTooLargeForVersion { version, len, max } => write!(
@@ -670,6 +686,19 @@ impl fmt::Display for ErrorKind {
             Unsupported { operation, reason } => {
                 write!(f, "{operation} is not supported here: {reason}")
             }
+            NotRegularFile {
+                role: "output",
+                found,
+            } => write!(
+                f,
+                "the output is {found}, not a regular file: left as it is (only a regular file \
+                 is replaced, by renaming a temporary file over it)"
+            ),
+            NotRegularFile { role, found } => write!(
+                f,
+                "the {role} is {found}, not a regular file: refused (reading it needs a file \
+                 that can be measured and read at any offset; copy it to a file first)"
+            ),
             PlatformLimit { what, value } => write!(
                 f,
                 "{what} of {value} does not fit this platform's {}-bit address space",

@@ -1,6 +1,5 @@
 //! [`TensorInfo`]: the summary of one `.npy` file, read from its header alone.
 
-use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
@@ -66,7 +65,7 @@ impl TensorInfo {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         let read = || -> Result<TensorInfo, Error> {
-            let mut r = BufReader::new(File::open(path)?);
+            let mut r = BufReader::new(crate::io::open_regular(path)?);
             TensorInfo::from_reader(name, &mut r)
         };
         read().at_path(path)

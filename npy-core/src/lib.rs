@@ -197,7 +197,7 @@
 //! | dimensions | [`header::MAX_DIMS`] (64, numpy's `NPY_MAXDIMS`) | fixed, as numpy |
 //! | `S`/`U`/`V` itemsize | 2³¹ − 1 bytes (numpy keeps it in a C `int`) | fixed, as numpy |
 //! | datetime multiplier | 2³¹ − 1 | fixed, as numpy |
-//! | array bytes | shape × itemsize must fit in 64 bits ([`ErrorKind::SizeOverflow`]) | fixed |
+//! | array bytes | dimensions, element count and shape × itemsize at most 2^63 − 1, numpy's `npy_intp` ([`ErrorKind::SizeOverflow`]) | fixed |
 //! | typed read memory | [`MAX_EXPANSION`] × data + [`MAX_UNBACKED_BYTES`] | fixed; read in parts with [`NpyReader::read_into`] or [`NpyReader::iter`] |
 //! | zero-size values in `read_dyn` | counted in the tree; elements of no bytes: [`DYN_ALLOWANCE`] | fixed |
 //! | `read_dyn` element | [`MAX_DYN_ITEMSIZE`] (1 GiB) | fixed; use typed reads or views |
@@ -329,6 +329,7 @@ pub use error::{Category, Error, ErrorKind, NotNpy};
 pub use format::{AsShape, ByteOrder, Order, Version};
 pub use header::{Casting, Header, ParsedHeader, ReadOptions};
 pub use info::TensorInfo;
+pub use io::{open_regular, open_stream};
 pub use meta::ArrayMeta;
 #[cfg(feature = "mmap")]
 pub use mmap::{mmap, NpyMmap, NpyMmapMut};
@@ -416,6 +417,7 @@ pub use read::{
 pub use records::{read_records, write_records};
 pub use view::{view_or_copy, CowArray, NpyView};
 pub use write::{
-    append, concatenate, concatenate_with_progress, write, AppendOptions, NpyAppender,
-    PathStreamWriter, StreamWriter, WriteOptions,
+    append, concatenate, concatenate_with_progress, remove_stale_temp_files, write, AppendOptions,
+    NpyAppender, PathStreamWriter, PendingFile, StreamWriter, WriteOptions, MAX_SYMLINKS,
+    STALE_AFTER,
 };

@@ -65,7 +65,7 @@ fn rewrite(
             w.add_raw(&m.name, &npz.read_bytes(key)?)?;
         }
     }
-    w.finish()?.commit()
+    w.finish()
 }
 
 /// `rows`: 10,000 rows of 3 `u32`, `i*3 + j`, streamed; checked by interop.py.
@@ -76,7 +76,7 @@ fn write_streamed(dst: &Path) -> Result<(), npy_core::Error> {
         s.push_row(&[i * 3, i * 3 + 1, i * 3 + 2])?;
     }
     s.finish()?;
-    w.finish()?.commit()
+    w.finish()
 }
 
 /// Members deflated on 2 threads in 1 MiB blocks: `ramp` (400,000 `f64`, `i * 0.5`: 3.2 MB,
@@ -88,7 +88,7 @@ fn write_blocks(dst: &Path) -> Result<(), npy_core::Error> {
     let ramp: Vec<f64> = (0..400_000).map(|i| f64::from(i) * 0.5).collect();
     w.add("ramp", &ramp, &[400_000])?;
     w.add("empty", &[0f32; 0], &[0])?;
-    w.finish()?.commit()
+    w.finish()
 }
 
 /// 70,000 0-d `u8` members `k0`…: past 65,535 the end records are zip64.
@@ -97,5 +97,5 @@ fn write_many(dst: &Path) -> Result<(), npy_core::Error> {
     for i in 0..70_000u32 {
         w.add(&format!("k{i}"), &[(i % 251) as u8], &[])?;
     }
-    w.finish()?.commit()
+    w.finish()
 }

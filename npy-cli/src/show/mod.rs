@@ -170,7 +170,7 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
     if crate::npz::is_npz(&args.file) {
         return show_archive(args, out);
     }
-    let file = std::fs::File::open(&args.file).map_err(Error::from)?;
+    let file = npy_core::open_regular(&args.file)?;
     let size = file.metadata().map_err(Error::from)?.len();
     // `--full` and `--json` read every byte (`--full` twice): a bar on stderr when it is a
     // terminal and stdout is not (on one terminal the bar would cut through the values).

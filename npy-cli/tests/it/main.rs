@@ -13,5 +13,6 @@ mod convert;
 mod header;
 mod info;
 mod npz;
+mod output_files;
 mod progress;
 mod show;

@@ -289,7 +289,7 @@ fn an_archive_error_names_the_member() {
     w.add("a", &[1i32, 2], &[2]).unwrap();
     w.add_raw("b.npy", b"\x93NUMPY\x01\x00\x76\x00{'descr'")
         .unwrap();
-    w.finish().unwrap().commit().unwrap();
+    w.finish().unwrap();
     let o = npy([Path::new("show"), &path]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);

@@ -37,7 +37,7 @@ impl DynArray {
     ///
     /// # Errors
     /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch) when the number of values is not the product of the
-    /// shape; [`ErrorKind::SizeOverflow`](crate::ErrorKind::SizeOverflow) for a shape whose size does not fit in 64 bits.
+    /// shape; [`ErrorKind::SizeOverflow`](crate::ErrorKind::SizeOverflow) for a shape whose size exceeds numpy's (2^63 − 1).
     ///
     /// # Examples
     /// ```

@@ -294,13 +294,22 @@ mod tests {
             "{'descr': [('z', '<f4', (4, 0, 4)), ('k', '<i2')], 'fortran_order': False, 'shape': (3,), }\n",
             "{'descr': [('', '<i4', (2,)), ('a', '<i2')], 'fortran_order': False, 'shape': (1,), }\n",
             "{'descr': [], 'fortran_order': False, 'shape': (2,), }\n",
-            "{'descr': '|u1', 'fortran_order': False, 'shape': (18446744073709551615,), }\n",
+            "{'descr': '|u1', 'fortran_order': False, 'shape': (9223372036854775807,), }\n",
             "{'descr': '<M8[10ms]', 'fortran_order': False, 'shape': (3,), }\n",
         ];
         for text in cases {
             let fast = parse(text, DEFAULT_MAX_DEPTH)
                 .unwrap_or_else(|| panic!("fast path refused {text}"));
             assert_eq!(fast, slow(text).unwrap(), "{text}");
+        }
+        // Past numpy's npy_intp (np.load: "negative dimensions are not allowed", "Maximum
+        // allowed dimension exceeded"): both refuse.
+        for text in [
+            "{'descr': '|u1', 'fortran_order': False, 'shape': (9223372036854775808,), }\n",
+            "{'descr': '|V0', 'fortran_order': False, 'shape': (0, 18446744073709551615), }\n",
+        ] {
+            assert_eq!(parse(text, DEFAULT_MAX_DEPTH), None, "{text}");
+            assert!(slow(text).is_err(), "{text}");
         }
     }
 

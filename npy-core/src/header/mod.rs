@@ -195,6 +195,11 @@ impl ParsedHeader {
     }
 }
 
+/// The largest dimension, element count and byte count numpy holds: `npy_intp` is 64-bit
+/// signed (`i64::MAX`, 2^63 − 1) on every platform numpy ships 64-bit builds for. A header
+/// beyond it is refused on reading (as `np.load` refuses it) and never written.
+pub const MAX_NUMPY_SIZE: u64 = i64::MAX as u64;
+
 impl Header {
     /// A C-order header.
     pub fn new(dtype: DType, shape: Vec<u64>) -> Header {
@@ -221,28 +226,36 @@ impl Header {
 
     /// Number of elements: the product of the shape (1 for `()`).
     ///
+    /// As `np.load` computes it: sizes are numpy's `npy_intp` (64-bit signed), so every
+    /// dimension is at most [`MAX_NUMPY_SIZE`] and so is the product taken left to right
+    /// (`reshape`'s check: `(0, 2**62, 4)` passes, its running product staying 0, while
+    /// `(2**31, 2**32, 0)` overflows before reaching the 0).
+    ///
     /// # Errors
-    /// [`ErrorKind::SizeOverflow`] when the product of the non-zero dimensions does not fit in 64
-    /// bits (as numpy, a zero dimension does not excuse the others, wherever it stands).
+    /// [`ErrorKind::SizeOverflow`] when a dimension or that product exceeds [`MAX_NUMPY_SIZE`].
     pub fn num_elements(&self) -> Result<u64, Error> {
-        let (product, any_zero) = self.nonzero_product(1)?;
-        Ok(if any_zero { 0 } else { product })
+        let mut product = 1u64;
+        for &d in &self.shape {
+            product = product
+                .checked_mul(d)
+                .filter(|&p| p <= MAX_NUMPY_SIZE && d <= MAX_NUMPY_SIZE)
+                .ok_or_else(|| self.overflow())?;
+        }
+        Ok(product)
     }
 
     /// Bytes of array data: elements × itemsize.
     ///
     /// # Errors
-    /// [`ErrorKind::SizeOverflow`] when the element count or itemsize × the non-zero dimensions
-    /// does not fit in 64 bits.
+    /// [`ErrorKind::SizeOverflow`] when [`Header::num_elements`] fails or itemsize × the
+    /// non-zero dimensions exceeds [`MAX_NUMPY_SIZE`] (numpy's `PyArray_NewFromDescr` rule: a
+    /// zero dimension does not excuse the others, wherever it stands).
     pub fn nbytes(&self) -> Result<u64, Error> {
         self.num_elements()?;
-        let (product, any_zero) = self.nonzero_product(self.dtype.itemsize())?;
+        let (product, any_zero) = nonzero_product(self.dtype.itemsize(), &self.shape)
+            .filter(|&(p, _)| p <= MAX_NUMPY_SIZE)
+            .ok_or_else(|| self.overflow())?;
         Ok(if any_zero { 0 } else { product })
-    }
-
-    /// `start` × every non-zero dimension ([`nonzero_product`]), or the overflow error.
-    fn nonzero_product(&self, start: u64) -> Result<(u64, bool), Error> {
-        nonzero_product(start, &self.shape).ok_or_else(|| self.overflow())
     }
 
     #[cold]

@@ -44,9 +44,18 @@ impl Header {
     /// bytes; 3.0 when the text is not latin-1.
     ///
     /// # Errors
-    /// For an explicit `version`: [`ErrorKind::HeaderNotLatin1`] (1.0, 2.0 with non-latin-1 text),
+    /// [`ErrorKind::SizeOverflow`] for a shape numpy cannot load ([`Header::nbytes`]: sizes
+    /// are `npy_intp`, at most [`crate::header::MAX_NUMPY_SIZE`]); for an explicit `version`:
+    /// [`ErrorKind::HeaderNotLatin1`] (1.0, 2.0 with non-latin-1 text),
     /// [`ErrorKind::HeaderTooLargeForVersion`].
     pub fn to_bytes(&self, version: Option<Version>) -> Result<Vec<u8>, Error> {
+        self.nbytes()?;
+        self.to_bytes_unchecked(version)
+    }
+
+    /// [`Header::to_bytes`] without the size check: the longest header a streaming writer
+    /// might need, measured over row counts beyond any real array.
+    pub(crate) fn to_bytes_unchecked(&self, version: Option<Version>) -> Result<Vec<u8>, Error> {
         let text = self.to_text();
         match version {
             Some(v) => wrap_header(&text, v, 0),
@@ -66,6 +75,7 @@ impl Header {
         version: Version,
         min_len: usize,
     ) -> Result<Vec<u8>, Error> {
+        self.nbytes()?;
         wrap_header(&self.to_text(), version, min_len as u64)
     }
 }
@@ -82,12 +92,14 @@ impl Header {
     /// padding), when that fits.
     ///
     /// # Errors
-    /// [`ErrorKind::HeaderNotLatin1`] for a 1.0 or 2.0 header whose text is not latin-1.
+    /// [`ErrorKind::SizeOverflow`] as [`Header::to_bytes`]; [`ErrorKind::HeaderNotLatin1`] for
+    /// a 1.0 or 2.0 header whose text is not latin-1.
     pub fn to_bytes_in_room(
         &self,
         version: Version,
         header_len: u64,
     ) -> Result<Option<Vec<u8>>, Error> {
+        self.nbytes()?;
         let room = version.prefix_len() + header_len;
         let text = self.to_text();
         match wrap_header(&text, version, 0) {

@@ -35,10 +35,11 @@ mod pardeflate;
 mod read;
 mod write;
 
+pub use crate::write::PendingFile;
 pub use error::NpzError;
 pub use names::{key_of, member_name, positional_key};
 pub use read::{view_member, view_or_copy_member, Member, MemberReader, NpzArchive};
-pub use write::{Compression, MemberStream, NpzWriter, PendingFile, DEFAULT_ALIGNMENT};
+pub use write::{Compression, MemberStream, NpzPathWriter, NpzWriter, DEFAULT_ALIGNMENT};
 
 /// Reads everything an archive in `bytes` holds, ignoring errors: every member's header,
 /// array ([`NpzArchive::read_dyn`]), bytes and view. The fuzz target `fuzz/fuzz_targets/npz.rs`

@@ -306,7 +306,12 @@ impl NpzArchive<BufReader<File>> {
         let path = path.as_ref();
         // Small: every member's local header and `.npy` header is a seek and a refill; large
         // reads of array data bypass the buffer.
-        let open = || NpzArchive::new(BufReader::with_capacity(8 << 10, File::open(path)?));
+        let open = || {
+            NpzArchive::new(BufReader::with_capacity(
+                8 << 10,
+                crate::io::open_regular(path)?,
+            ))
+        };
         let mut archive = open().at_path(path)?;
         archive.path = Some(Arc::from(path));
         Ok(archive)

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, System, ZipWriter};
@@ -14,9 +14,10 @@ use super::names::{check_key, member_name, positional_key};
 use super::pardeflate::ParallelDeflate;
 use crate::dynamic::DynArray;
 use crate::element::NpyElement;
+use crate::error::PathContext;
 use crate::error::{Error, ErrorKind};
 use crate::header::Header;
-use crate::write::{AtomicFile, StreamWriter, WriteOptions};
+use crate::write::{PendingFile, StreamWriter, WriteOptions};
 
 /// Where a stored member's bytes start by default: a multiple of 64, so the `.npy` data
 /// (at offset 128 of numpy's headers, a multiple of 64 by the format's rule) is too.
@@ -39,40 +40,6 @@ impl Compression {
     pub const NUMPY_DEFLATED: Compression = Compression::Deflated { level: 6 };
 }
 
-/// A temporary file beside the target path, renamed over it by [`PendingFile::commit`]
-/// (removed if dropped uncommitted): what [`NpzWriter::create`] writes into.
-#[derive(Debug)]
-#[must_use = "the archive appears under its path only once commit() renames it there"]
-pub struct PendingFile(AtomicFile);
-
-impl PendingFile {
-    /// Syncs the file and renames it over the target path.
-    ///
-    /// # Errors
-    /// I/O errors.
-    pub fn commit(self) -> Result<(), Error> {
-        self.0.commit()
-    }
-}
-
-impl Write for PendingFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.write(buf)
-    }
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.0.write_all(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
-    }
-}
-
-impl Seek for PendingFile {
-    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
-        self.0.seek(pos)
-    }
-}
-
 /// Writes an `.npz` archive: `np.savez` (stored) or `np.savez_compressed` (deflated).
 ///
 /// As numpy: a member is named `key + ".npy"` ([`member_name`]), positional arrays `arr_0`,
@@ -92,13 +59,14 @@ impl Seek for PendingFile {
 /// let mut w = NpzWriter::create(&path)?.compression(Compression::NUMPY_DEFLATED);
 /// w.add("weights", &[0.5f32; 12], &[3, 4])?;
 /// w.add("bias", &[0.0f32; 4], &[4])?;
-/// w.finish()?.commit()?; // renames the finished archive into place
+/// w.finish()?; // the archive is now at `path`
 ///
 /// let mut npz = NpzArchive::open(&path)?;
 /// assert_eq!(npz.read::<f32>("bias")?.shape(), [4]);
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 #[derive(Debug)]
+#[must_use = "nothing is written until finish() writes the central directory"]
 pub struct NpzWriter<W: Write + Seek> {
     zip: ZipWriter<W>,
     names: HashSet<String>,
@@ -110,15 +78,180 @@ pub struct NpzWriter<W: Write + Seek> {
 }
 
 impl NpzWriter<PendingFile> {
-    /// A writer to a temporary file beside `path`; `finish()?.commit()` renames it over
-    /// `path`, so an error or a crash never leaves a partial archive there.
+    /// A writer of the archive at `path` ([`NpzPathWriter`]): its `finish()` puts the archive
+    /// there. Until then it is a temporary file beside `path`, by [`PendingFile`]'s rules, so
+    /// an error or a crash never leaves a partial archive there.
     ///
     /// # Errors
-    /// I/O errors creating the temporary file.
+    /// As [`PendingFile::create`].
+    pub fn create(path: impl AsRef<Path>) -> Result<NpzPathWriter, Error> {
+        NpzPathWriter::create(path)
+    }
+}
+
+/// An [`NpzWriter`] to a path ([`NpzWriter::create`]): [`NpzPathWriter::finish`] writes the
+/// central directory and renames the archive into place.
+///
+/// Until `finish` returns, the archive is a temporary file beside the path (see
+/// [`PendingFile`] for the rules: symlinks followed to their file, anything but a regular
+/// file refused, the existing file's lock held, its mode kept). Dropping the writer instead
+/// removes it and leaves the path as it was. [`NpzPathWriter::finish_pending`] is the
+/// two-phase form, for a caller that commits several files together.
+///
+/// # Examples
+/// ```
+/// use npy_core::npz::{NpzArchive, NpzWriter};
+/// # let dir = std::env::temp_dir().join(format!("npy-core-npzpath-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("pair.npz");
+/// let mut w = NpzWriter::create(&path)?;
+/// w.add("x", &[1i64, 2, 3], &[3])?;
+/// w.finish()?;
+/// assert_eq!(NpzArchive::open(&path)?.read::<i64>("x")?.data(), [1, 2, 3]);
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+#[derive(Debug)]
+#[must_use = "the archive appears under its path only once finish() puts it there"]
+pub struct NpzPathWriter {
+    inner: NpzWriter<PendingFile>,
+    path: PathBuf,
+}
+
+impl NpzPathWriter {
+    /// See [`NpzWriter::create`].
+    ///
+    /// # Errors
+    /// As [`PendingFile::create`].
     pub fn create(path: impl AsRef<Path>) -> Result<Self, Error> {
-        Ok(NpzWriter::new(PendingFile(AtomicFile::create(
-            path.as_ref(),
-        )?)))
+        let path = path.as_ref();
+        Ok(NpzPathWriter {
+            inner: NpzWriter::new(PendingFile::create(path)?),
+            path: path.to_owned(),
+        })
+    }
+
+    /// The path the archive appears under.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// See [`NpzWriter::threads`].
+    pub fn threads(self, threads: usize) -> Self {
+        self.map(|w| w.threads(threads))
+    }
+
+    /// See [`NpzWriter::compression`].
+    pub fn compression(self, compression: Compression) -> Self {
+        self.map(|w| w.compression(compression))
+    }
+
+    /// See [`NpzWriter::alignment`].
+    pub fn alignment(self, bytes: u16) -> Self {
+        self.map(|w| w.alignment(bytes))
+    }
+
+    fn map(self, f: impl FnOnce(NpzWriter<PendingFile>) -> NpzWriter<PendingFile>) -> Self {
+        NpzPathWriter {
+            inner: f(self.inner),
+            path: self.path,
+        }
+    }
+
+    /// See [`NpzWriter::add`].
+    ///
+    /// # Errors
+    /// As [`NpzWriter::add`], naming the archive.
+    pub fn add<T: NpyElement>(
+        &mut self,
+        key: &str,
+        data: &[T],
+        shape: &[u64],
+    ) -> Result<(), Error> {
+        self.inner.add(key, data, shape).at_path(&self.path)
+    }
+
+    /// See [`NpzWriter::add_with`].
+    ///
+    /// # Errors
+    /// As [`NpzWriter::add`], naming the archive.
+    pub fn add_with<T: NpyElement>(
+        &mut self,
+        key: &str,
+        options: &WriteOptions,
+        data: &[T],
+        shape: &[u64],
+    ) -> Result<(), Error> {
+        let added = self.inner.add_with(key, options, data, shape);
+        added.at_path(&self.path)
+    }
+
+    /// See [`NpzWriter::add_positional`].
+    ///
+    /// # Errors
+    /// As [`NpzWriter::add_positional`], naming the archive.
+    pub fn add_positional<T: NpyElement>(
+        &mut self,
+        data: &[T],
+        shape: &[u64],
+    ) -> Result<String, Error> {
+        self.inner.add_positional(data, shape).at_path(&self.path)
+    }
+
+    /// See [`NpzWriter::add_dyn`].
+    ///
+    /// # Errors
+    /// As [`NpzWriter::add_dyn`], naming the archive.
+    pub fn add_dyn(&mut self, key: &str, array: &DynArray) -> Result<(), Error> {
+        self.inner.add_dyn(key, array).at_path(&self.path)
+    }
+
+    /// See [`NpzWriter::add_npy`].
+    ///
+    /// # Errors
+    /// As [`NpzWriter::add_npy`], naming the archive.
+    pub fn add_npy<R: Read>(&mut self, key: &str, npy: R) -> Result<(), Error> {
+        self.inner.add_npy(key, npy).at_path(&self.path)
+    }
+
+    /// See [`NpzWriter::add_raw`].
+    ///
+    /// # Errors
+    /// As [`NpzWriter::add_raw`], naming the archive.
+    pub fn add_raw(&mut self, name: &str, bytes: &[u8]) -> Result<(), Error> {
+        self.inner.add_raw(name, bytes).at_path(&self.path)
+    }
+
+    /// See [`NpzWriter::stream`].
+    ///
+    /// # Errors
+    /// As [`NpzWriter::stream`], naming the archive.
+    pub fn stream<T: NpyElement>(
+        &mut self,
+        key: &str,
+        options: &WriteOptions,
+        row_shape: &[u64],
+    ) -> Result<MemberStream<'_, PendingFile, T>, Error> {
+        self.inner
+            .stream(key, options, row_shape)
+            .at_path(&self.path)
+    }
+
+    /// Writes the central directory and puts the archive at its path (sync, then rename).
+    ///
+    /// # Errors
+    /// As [`NpzWriter::finish`] and [`PendingFile::commit`], naming the archive.
+    pub fn finish(self) -> Result<(), Error> {
+        self.finish_pending()?.commit()
+    }
+
+    /// The two-phase form of [`NpzPathWriter::finish`]: writes the central directory and
+    /// returns the complete archive still under its temporary name; nothing is at the path
+    /// until [`PendingFile::commit`] (dropping it removes the archive).
+    ///
+    /// # Errors
+    /// As [`NpzWriter::finish`], naming the archive.
+    pub fn finish_pending(self) -> Result<PendingFile, Error> {
+        self.inner.finish().at_path(&self.path)
     }
 }
 
@@ -158,14 +291,12 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// assert_eq!(npz.read::<f64>("x")?.data()[299_999], 1.5);
     /// # Ok::<(), npy_core::Error>(())
     /// ```
-    #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads.max(1));
         self
     }
 
     /// How the members added from now on are written.
-    #[must_use]
     pub fn compression(mut self, compression: Compression) -> Self {
         self.compression = compression;
         self
@@ -173,7 +304,6 @@ impl<W: Write + Seek> NpzWriter<W> {
 
     /// The multiple stored members start at (1: numpy's layout, no padding). Deflated
     /// members are never padded.
-    #[must_use]
     pub fn alignment(mut self, bytes: u16) -> Self {
         self.alignment = bytes.max(1);
         self
@@ -407,7 +537,8 @@ impl<W: Write + Seek> NpzWriter<W> {
     }
 
     /// Writes the central directory (zip64 records when the archive needs them) and returns
-    /// the writer, positioned after the archive.
+    /// the writer, positioned after the archive. (For an archive written to a path,
+    /// [`NpzPathWriter::finish`] also puts it in place.)
     ///
     /// # Errors
     /// I/O errors.
@@ -435,6 +566,7 @@ impl<W: Write + Seek> Write for Pieces<'_, W> {
 
 /// Rows of one member, written through a temporary file; see [`NpzWriter::stream`].
 #[derive(Debug)]
+#[must_use = "the member is added only by finish()"]
 pub struct MemberStream<'a, W: Write + Seek, T: NpyElement> {
     archive: &'a mut NpzWriter<W>,
     name: String,

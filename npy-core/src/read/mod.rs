@@ -97,7 +97,7 @@ impl<T: NpyElement> NpyArray<T> {
     ///
     /// # Errors
     /// [`ErrorKind::LengthMismatch`] when `data.len()` is not the product of `shape`;
-    /// [`ErrorKind::SizeOverflow`] for a shape whose size does not fit in 64 bits.
+    /// [`ErrorKind::SizeOverflow`] for a shape whose size exceeds numpy's (2^63 − 1).
     pub fn from_parts(shape: Vec<u64>, order: Order, data: Vec<T>) -> Result<Self, Error> {
         let expected = checked_product(1, &shape);
         if expected != Some(data.len() as u64) {
@@ -301,7 +301,7 @@ impl NpyReader<BufReader<File>> {
     pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Self, Error> {
         let path = path.as_ref();
         let open = || -> Result<Self, Error> {
-            let file = File::open(path)?;
+            let file = crate::io::open_regular(path)?;
             let file_len = file.metadata()?.len();
             let buffered = BufReader::with_capacity(FILE_BUFFER_BYTES, file);
             let r = NpyReader::with_options(buffered, options)?;

@@ -7,7 +7,7 @@
 //! (`_format_impl.py`, `_wrap_header`), so the header of a grown array is exactly as long as
 //! the old one and is rewritten in place ([`Header::to_bytes_in_room`]).
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -482,10 +482,9 @@ impl NpyAppender {
         new_end: u64,
         write_data: impl FnOnce(&mut dyn Write) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let mut tmp = AtomicFile::create(&self.path)?;
+        // This appender holds the path's lock; the new file keeps the old one's mode.
+        let mut tmp = AtomicFile::create_locked_by_caller(&self.path)?;
         tmp.file().lock()?;
-        tmp.file()
-            .set_permissions(self.file.metadata()?.permissions())?;
         let bytes = header.to_bytes(None)?;
         let parsed = Header::read(&mut &bytes[..])?;
         let end = data_end(&parsed)?;
@@ -511,7 +510,7 @@ impl NpyAppender {
 /// process waited, another appender replaced the file by a rewrite.
 fn open_locked(path: &Path) -> Result<File, Error> {
     loop {
-        let file = OpenOptions::new().read(true).write(true).open(path)?;
+        let file = crate::io::open_regular_rw(path)?;
         file.lock()?;
         if is_file_at(&file, path)? {
             return Ok(file);
@@ -661,7 +660,7 @@ fn copy_exact(
 /// Opens a `.npy` file to copy its data: the file positioned at the data, and its header.
 fn open_source(path: &Path) -> Result<(File, ParsedHeader), Error> {
     let open = || -> Result<(File, ParsedHeader), Error> {
-        let mut file = File::open(path)?;
+        let mut file = crate::io::open_regular(path)?;
         let parsed = Header::read_with(&mut file, &ReadOptions::default())?;
         parsed.header.dtype.refuse_object()?;
         file.seek(SeekFrom::Start(parsed.data_offset()))?;
@@ -738,6 +737,9 @@ pub fn concatenate_with_progress(
     mut progress: impl FnMut(u64, u64),
 ) -> Result<Header, Error> {
     let out = out.as_ref();
+    // The output first: an existing one is locked (waiting for an appender) before any input
+    // is read, so `cat F F X` during `npy append F` sees the appended rows.
+    let mut file = AtomicFile::create(out).at_path(out)?;
     let mut headers = Vec::with_capacity(inputs.len());
     for input in inputs {
         let input = input.as_ref();
@@ -763,8 +765,7 @@ pub fn concatenate_with_progress(
             })
         })?;
     let total = header.nbytes().at_path(out)?;
-    let mut write = || -> Result<(), Error> {
-        let mut file = AtomicFile::create(out)?;
+    let write = || -> Result<(), Error> {
         file.write_all(&header.to_bytes(None)?)?;
         progress(0, total);
         let mut done = 0u64;

@@ -18,6 +18,7 @@ mod stream;
 
 pub use append::{append, concatenate, concatenate_with_progress, AppendOptions, NpyAppender};
 pub(crate) use atomic::AtomicFile;
+pub use atomic::{remove_stale_temp_files, PendingFile, MAX_SYMLINKS, STALE_AFTER};
 pub use stream::{PathStreamWriter, StreamWriter};
 
 /// Writes `data` (in C order, `shape` outermost first) to `path` as numpy's `np.save` would:
@@ -28,7 +29,8 @@ pub use stream::{PathStreamWriter, StreamWriter};
 /// `a.shape()` (`&[usize]`).
 ///
 /// The file is written to a temporary file in the same directory and renamed over `path`, so an
-/// error or a crash never leaves a partial file under `path`.
+/// error or a crash never leaves a partial file under `path`; [`PendingFile`] gives the rules
+/// every path writer follows (symlinks, special files, the append lock, permissions).
 ///
 /// # Errors
 /// [`ErrorKind::LengthMismatch`] when `data.len()` is not the product of `shape`; I/O errors.

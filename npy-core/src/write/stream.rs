@@ -4,7 +4,7 @@ use std::io::{Seek, SeekFrom, Write};
 use std::marker::PhantomData;
 use std::path::Path;
 
-use super::{AtomicFile, WriteOptions};
+use super::{AtomicFile, PendingFile, WriteOptions};
 use crate::codec::{checked_product, CHUNK_BYTES};
 use crate::dtype::DType;
 use crate::element::{bulk_kind, Bulk, NpyElement};
@@ -37,6 +37,7 @@ use crate::header::Header;
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 #[derive(Debug)]
+#[must_use = "the header holds the final row count only once finish() rewrites it"]
 pub struct StreamWriter<W: Write + Seek, T: NpyElement> {
     inner: W,
     plan: T::Plan,
@@ -278,7 +279,7 @@ fn reserve(
             let mut h = header.clone();
             h.shape[growth_axis] = n;
             h.fortran_order = Header::fortran_order_for(&h.shape, order);
-            len = len.max(h.to_bytes(Some(version))?.len());
+            len = len.max(h.to_bytes_unchecked(Some(version))?.len());
         }
         Ok(len)
     };
@@ -292,7 +293,6 @@ fn reserve(
     }
 }
 
-/// A [`StreamWriter`] to a path that appears there only once finished.
 /// A [`StreamWriter`] to a path that appears there only once finished
 /// ([`WriteOptions::create_stream`]).
 ///
@@ -321,6 +321,7 @@ fn reserve(
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 #[derive(Debug)]
+#[must_use = "the file appears under its path only once finish() puts it there"]
 pub struct PathStreamWriter<T: NpyElement> {
     inner: StreamWriter<AtomicFile, T>,
     unfinished: UnfinishedWarning,
@@ -421,5 +422,20 @@ impl<T: NpyElement> PathStreamWriter<T> {
         unfinished.armed = false;
         let finish = || inner.finish()?.commit();
         finish().at_path(&unfinished.path)
+    }
+
+    /// The two-phase form of [`PathStreamWriter::finish`]: finishes the file (final header)
+    /// and returns it still under its temporary name; nothing is at the path until
+    /// [`PendingFile::commit`] (dropping it removes the file).
+    ///
+    /// # Errors
+    /// As [`StreamWriter::finish`].
+    pub fn finish_pending(self) -> Result<PendingFile, Error> {
+        let PathStreamWriter {
+            inner,
+            mut unfinished,
+        } = self;
+        unfinished.armed = false;
+        inner.finish().map(PendingFile).at_path(&unfinished.path)
     }
 }

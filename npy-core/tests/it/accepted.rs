@@ -289,9 +289,16 @@ fn empty_arrays_with_large_dimensions() {
     assert_eq!(p.header.num_elements().unwrap(), 0);
     let p = read(
         1,
-        "{'descr': '|u1', 'fortran_order': False, 'shape': (4294967296, 0, 4294967295), }",
+        "{'descr': '|u1', 'fortran_order': False, 'shape': (2147483648, 0, 4294967295), }",
     );
     assert_eq!(p.header.nbytes().unwrap(), 0);
+    // The non-zero dimensions × itemsize past 2**63 - 1 (npy_intp): np.load refuses "array is
+    // too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size."
+    let bytes = file(
+        1,
+        b"{'descr': '|u1', 'fortran_order': False, 'shape': (4294967296, 0, 4294967295), }",
+    );
+    assert!(Header::read(&mut &bytes[..]).is_err());
 }
 
 #[test]

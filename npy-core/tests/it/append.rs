@@ -468,19 +468,22 @@ fn a_killed_appender_leaves_a_valid_file() {
 
 #[test]
 fn the_growth_room_holds_the_largest_dimension() {
-    // numpy's room is GROWTH_AXIS_MAX_DIGITS (21) digits; a u64 has at most 20. Rows of no
-    // elements reach u64::MAX rows without data: the header stays as long, in place.
+    // numpy's room is GROWTH_AXIS_MAX_DIGITS (21) digits; its largest dimension (npy_intp,
+    // i64::MAX) has 19. Rows of no elements reach it without data: the header stays as long,
+    // in place.
     assert_eq!(npy_core::header::GROWTH_AXIS_MAX_DIGITS, 21);
-    assert_eq!(u64::MAX.to_string().len(), 20);
+    let max = npy_core::header::MAX_NUMPY_SIZE;
+    assert_eq!(max, 9_223_372_036_854_775_807);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("empty_rows.npy");
     npy_core::write::<u8>(&path, &[], &[0, 0]).unwrap();
     let before = fs::read(&path).unwrap();
     let mut w = NpyAppender::open(&path).unwrap();
-    w.append::<u8>(&[], &[u64::MAX, 0]).unwrap();
+    w.append::<u8>(&[], &[max, 0]).unwrap();
     assert_eq!(w.rewrites(), 0);
     assert_eq!(w.parsed_header().data_offset(), before.len() as u64);
-    // One row more does not fit in 64 bits: refused, the file as it was.
+    // One row more is past numpy's npy_intp (np.load: "negative dimensions are not allowed"):
+    // refused, the file as it was.
     let err = w.append::<u8>(&[], &[1, 0]).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::SizeOverflow { .. }),
@@ -488,10 +491,10 @@ fn the_growth_room_holds_the_largest_dimension() {
     );
     drop(w);
     let h = Header::read(&mut fs::File::open(&path).unwrap()).unwrap();
-    assert_eq!(h.header.shape, [u64::MAX, 0]);
+    assert_eq!(h.header.shape, [max, 0]);
     assert_eq!(h.data_offset(), before.len() as u64);
     assert!(h.text.starts_with(
-        "{'descr': '|u1', 'fortran_order': False, 'shape': (18446744073709551615, 0), }"
+        "{'descr': '|u1', 'fortran_order': False, 'shape': (9223372036854775807, 0), }"
     ));
 }
 

@@ -28,6 +28,8 @@ mod ndarray;
 mod roundtrip;
 mod stream_drop;
 mod time;
+// What the path writers do with what is at the path, and leave behind (issue 23).
+mod output_files;
 mod typed;
 mod view;
 

@@ -349,7 +349,7 @@ fn streamed_member_and_atomic_path() {
         s.push_row(&[i, i * 2, i * 3]).unwrap();
     }
     s.finish().unwrap();
-    let pending = w.finish().unwrap();
+    let pending = w.finish_pending().unwrap();
     assert!(!path.exists(), "nothing under the path before commit");
     pending.commit().unwrap();
     let mut npz = NpzArchive::open(&path).unwrap();

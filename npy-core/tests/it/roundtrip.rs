@@ -182,6 +182,7 @@ fn shape() -> impl Strategy<Value = Vec<u64>> {
     let dim = prop_oneof![
         4 => 0u64..10,
         1 => 0u64..=1_000_000_000_000,
+        1 => Just(i64::MAX as u64),
         1 => Just(u64::MAX),
     ];
     prop::collection::vec(dim, 0..5)
@@ -198,9 +199,18 @@ fn header() -> impl Strategy<Value = Header> {
 // ---------------------------------------------------------------------------------------------
 // The format's rules, computed independently of the writer.
 
-/// Independent size computation: u128 product, zero dims skipped (numpy's rule), must fit u64.
+/// Independent size computation, numpy's rules in u128 (`npy_intp` is i64): every dimension and
+/// the running product of the shape (`reshape`'s check, left to right) at most `i64::MAX`, and
+/// itemsize × the non-zero dimensions at most `i64::MAX` (`PyArray_NewFromDescr`).
 fn expected_nbytes(h: &Header) -> Option<u64> {
-    let mut count: u128 = 1;
+    const MAX: u128 = i64::MAX as u128;
+    let mut running: u128 = 1;
+    for &d in &h.shape {
+        running *= u128::from(d);
+        if u128::from(d) > MAX || running > MAX {
+            return None;
+        }
+    }
     let mut bytes: u128 = u128::from(h.dtype.itemsize());
     let mut zero = false;
     for &d in &h.shape {
@@ -208,9 +218,8 @@ fn expected_nbytes(h: &Header) -> Option<u64> {
             zero = true;
             continue;
         }
-        count = count.checked_mul(u128::from(d))?;
         bytes = bytes.checked_mul(u128::from(d))?;
-        if count > u128::from(u64::MAX) || bytes > u128::from(u64::MAX) {
+        if bytes > MAX {
             return None;
         }
     }
@@ -234,6 +243,16 @@ fn expected_version(text: &str) -> Version {
 }
 
 fn check_round_trip(h: &Header) -> Result<(), TestCaseError> {
+    if expected_nbytes(h).is_none() {
+        // A header np.load refuses is never written.
+        let written = h.to_bytes(None).map_err(Error::into_kind);
+        prop_assert!(
+            matches!(written, Err(ErrorKind::SizeOverflow { .. })),
+            "{:?}",
+            written
+        );
+        return Ok(());
+    }
     let bytes = h
         .to_bytes(None)
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -312,11 +331,13 @@ proptest! {
         let latin1 = text.chars().all(|c| u32::from(c) < 256);
         for v in [Version::V1_0, Version::V2_0, Version::V3_0] {
             match h.to_bytes(Some(v)).map_err(Error::into_kind) {
+                Err(ErrorKind::SizeOverflow { .. }) => prop_assert!(expected_nbytes(&h).is_none()),
                 Ok(bytes) => {
                     prop_assert!(latin1 || v == Version::V3_0);
                     prop_assert_eq!((bytes[6], bytes[7]), v.bytes());
                     prop_assert_eq!(bytes.len() % 64, 0);
-                    if expected_nbytes(&h).is_some() {
+                    prop_assert!(expected_nbytes(&h).is_some());
+                    {
                         let p = Header::read(&mut &bytes[..]).unwrap();
                         prop_assert_eq!(&p.header, &h);
                         prop_assert_eq!(p.version, v);
@@ -458,16 +479,20 @@ fn numpy_bytes_simple_shapes() {
         &hd("<f8", false, &[0]),
         b"\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (0,), }                                                            \n",
     );
-    // 'u1', False, (12345678901234567890,)
+    // 'u1', False, (9223372036854775807,): numpy's largest dimension (npy_intp is i64)
     numpy_bytes(
-        &hd("|u1", false, &[12345678901234567890]),
-        b"\x93NUMPY\x01\x00v\x00{'descr': '|u1', 'fortran_order': False, 'shape': (12345678901234567890,), }                                         \n",
+        &hd("|u1", false, &[9_223_372_036_854_775_807]),
+        b"\x93NUMPY\x01\x00v\x00{'descr': '|u1', 'fortran_order': False, 'shape': (9223372036854775807,), }                                          \n",
     );
-    // 'u1', False, (18446744073709551615,)
-    numpy_bytes(
-        &hd("|u1", false, &[u64::MAX]),
-        b"\x93NUMPY\x01\x00v\x00{'descr': '|u1', 'fortran_order': False, 'shape': (18446744073709551615,), }                                         \n",
-    );
+    // One more, or u64::MAX: np.load refuses them ("negative dimensions are not allowed",
+    // "Maximum allowed dimension exceeded"), so they are never written.
+    for d in [9_223_372_036_854_775_808, u64::MAX] {
+        let err = hd("|u1", false, &[d]).to_bytes(None).unwrap_err();
+        assert!(
+            matches!(err.kind(), ErrorKind::SizeOverflow { .. }),
+            "{err}"
+        );
+    }
     // '<M8[10ms]', False, (2,)
     numpy_bytes(
         &hd("<M8[10ms]", false, &[2]),
