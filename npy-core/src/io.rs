@@ -1,7 +1,7 @@
 //! Small I/O helpers shared by the header reader, the data readers and conversion.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read};
+use std::io::Read;
 use std::path::Path;
 
 use crate::error::{Error, ErrorKind};
@@ -86,9 +86,9 @@ fn open_checked(path: &Path, options: &mut OpenOptions, streams: bool) -> Result
     #[cfg(unix)]
     {
         // Reads block again as they should (a FIFO's data arrives when it arrives).
-        let flags = rustix::fs::fcntl_getfl(&file).map_err(io::Error::from)?;
+        let flags = rustix::fs::fcntl_getfl(&file).map_err(std::io::Error::from)?;
         rustix::fs::fcntl_setfl(&file, flags - rustix::fs::OFlags::NONBLOCK)
-            .map_err(io::Error::from)?;
+            .map_err(std::io::Error::from)?;
     }
     Ok(file)
 }
