@@ -13,6 +13,7 @@
 
 pub mod dyn_json;
 pub mod python;
+pub mod readme;
 
 use std::fmt::Debug;
 use std::fs;

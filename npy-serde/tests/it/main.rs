@@ -6,3 +6,5 @@ mod fixtures;
 mod literal;
 // Property tests: values through the format and back.
 mod roundtrip;
+// The README's example.
+mod readme;
