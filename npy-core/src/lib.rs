@@ -293,13 +293,18 @@ pub use num_complex;
 pub use crate::ndarray::{read_ndarray, read_ndarray_dim, write_ndarray};
 pub use convert::{convert_file, convert_file_with_progress, ConvertOptions};
 pub use dtype::{
-    Canonical, DType, Field, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
+    Canonical, DType, Field, MlType, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
 };
 pub use dynamic::{
     read_dyn, write_dyn, write_dyn_to, COrderIter, DynArray, DynValue, UcsString, DYN_ALLOWANCE,
     MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE,
 };
 pub use element::{Datetime64, NpyElement, PodLayout, Timedelta64, Widening, NAT};
+pub use element::{
+    Float4E2M1Fn, Float6E2M3Fn, Float6E3M2Fn, Float8E3M4, Float8E4M3, Float8E4M3B11FnUz,
+    Float8E4M3Fn, Float8E4M3FnUz, Float8E5M2, Float8E5M2FnUz, Float8E8M0Fnu, Int2, Int4, UInt2,
+    UInt4,
+};
 pub use error::{Category, Error, ErrorKind, NotNpy};
 pub use format::{AsShape, ByteOrder, Order, Version};
 pub use header::{Casting, Header, ParsedHeader, ReadOptions};

@@ -97,6 +97,16 @@ pub struct Args {
     /// too).
     #[arg(long, value_name = "KEY")]
     member: Option<String>,
+
+    /// The element type of data whose descr lost it: numpy with ml_dtypes saves bfloat16 as
+    /// '<V2' and float8_e4m3fn, int4, ... as '<V1'. TYPE is an ml_dtypes name (bfloat16,
+    /// float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz,
+    /// float8_e4m3, float8_e3m4, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn,
+    /// int4, uint4, int2, uint2). Values print as numpy with ml_dtypes prints them; other
+    /// descrs are shown as they are.
+    #[allow(clippy::doc_markdown, reason = "clap help text, printed as written")]
+    #[arg(long, value_name = "TYPE", value_parser = crate::format::parse_hint)]
+    hint: Option<npy_core::MlType>,
 }
 
 /// Arrays with at most this many printed elements are read once and kept; larger ones are
@@ -262,10 +272,11 @@ fn show_archive(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
 /// bytes in all.
 fn show_reader<R: Read + Seek>(
     args: &Args,
-    mut reader: NpyReader<R>,
+    reader: NpyReader<R>,
     size: u64,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
+    let mut reader = reader.with_hint(args.hint);
     if reader.dtype().has_object() {
         return show_objects(args, reader, out);
     }

@@ -13,3 +13,4 @@ mod info;
 mod npz;
 mod progress;
 mod show;
+mod show_ml;

@@ -30,6 +30,9 @@ mod stream_drop;
 mod typed;
 mod view;
 
+// ml_dtypes' element types: bfloat16, float8, int4 (`fixtures/mltypes/`).
+mod mltypes;
+
 // Dynamic values: `read_dyn` and `write_dyn`.
 mod dynamic;
 mod write_dyn;
