@@ -46,7 +46,7 @@ Exit status:
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = JSON_FIELDS)]
 pub struct Args {
-    /// The .npy files (or .npz archives) to describe.
+    /// The .npy files (or .npz archives, or .safetensors files) to describe.
     #[arg(value_name = "FILE", required = true)]
     files: Vec<PathBuf>,
 
@@ -61,6 +61,12 @@ pub fn run(args: &Args) -> ExitCode {
     let mut failed = false;
     let mut blocks = 0usize;
     for path in &args.files {
+        if crate::safetensors::is_safetensors(path) {
+            let (ok, n) = crate::safetensors::info(path, args.json, blocks, &mut out);
+            failed |= !ok;
+            blocks += n;
+            continue;
+        }
         // npz integration point: an archive is described member by member.
         if crate::npz::is_npz(path) {
             let (ok, n) = crate::npz::info(path, args.json, blocks, &mut out);

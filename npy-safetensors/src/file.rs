@@ -5,7 +5,7 @@ use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use npy_core::npz::NpzWriter;
-use npy_core::{Header, NpyReader};
+use npy_core::{DType, Header, NpyReader};
 
 use crate::error::{Error, ErrorKind};
 use crate::header::{SafetensorsHeader, TensorEntry};
@@ -66,6 +66,7 @@ impl SafetensorsFile {
         let head = Self::npy_header(entry).to_bytes(None)?;
         let start = self.header.data_start() + entry.data_range().start;
         Ok(NpyStream {
+            dtype: entry.dtype().to_npy(),
             head,
             file: &mut self.file,
             start,
@@ -74,14 +75,23 @@ impl SafetensorsFile {
         })
     }
 
-    /// The tensor `name` as an [`NpyReader`] (buffered), for typed or dynamic reads.
+    /// The tensor `name` as an [`NpyReader`] (buffered), for typed or dynamic reads; its dtype
+    /// is the tensor's (`DType::Ml` for BF16 and the F8 kinds).
     ///
     /// # Errors
     /// As [`SafetensorsFile::npy_stream`].
     pub fn npy_reader(&mut self, name: &str) -> Result<NpyReader<BufReader<NpyStream<'_>>>, Error> {
         let stream = self.npy_stream(name)?;
         let len = stream.len;
-        Ok(NpyReader::new(BufReader::with_capacity(1 << 16, stream))?.with_available_bytes(len))
+        // The `.npy` header says `<V2` for BF16 (as np.save writes it): the tensor's dtype is
+        // the hint that gives the type back.
+        let hint = match stream.dtype {
+            DType::Ml(t) => Some(t),
+            _ => None,
+        };
+        Ok(NpyReader::new(BufReader::with_capacity(1 << 16, stream))?
+            .with_hint(hint)
+            .with_available_bytes(len))
     }
 }
 
@@ -89,6 +99,7 @@ impl SafetensorsFile {
 /// bytes, read from the file at their offset. See [`SafetensorsFile::npy_stream`].
 #[derive(Debug)]
 pub struct NpyStream<'a> {
+    dtype: DType,
     head: Vec<u8>,
     file: &'a mut File,
     start: u64,

@@ -156,6 +156,9 @@ pub fn run(args: &Args) -> ExitCode {
 }
 
 fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
+    if crate::safetensors::is_safetensors(&args.file) {
+        return show_safetensors(args, out);
+    }
     if let Some(key) = &args.member {
         if !crate::npz::is_npz(&args.file) && args.file.is_file() {
             return Err(Failure::Refused(
@@ -264,6 +267,56 @@ fn show_archive(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
     }
     if args.json {
         out.write_all(b"}\n")?;
+    }
+    Ok(())
+}
+
+/// Shows the tensors of a safetensors file as [`show_archive`] shows members (`--member NAME`:
+/// that tensor alone, as a file is shown).
+fn show_safetensors(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
+    let mut st = npy_safetensors::SafetensorsFile::open(&args.file)
+        .map_err(|e| Failure::Refused(e.kind().to_string()))?;
+    let names: Vec<String> = match &args.member {
+        Some(m) => vec![m.clone()],
+        None => st
+            .header()
+            .tensors()
+            .iter()
+            .map(|t| t.name().to_owned())
+            .collect(),
+    };
+    let whole = args.member.is_none();
+    if args.json && whole {
+        out.write_all(b"{")?;
+    }
+    for (i, name) in names.iter().enumerate() {
+        if whole {
+            if args.json {
+                if i > 0 {
+                    out.write_all(b",")?;
+                }
+                serde_json::to_writer(&mut *out, name).map_err(io::Error::from)?;
+                out.write_all(b":")?;
+            } else {
+                if i > 0 {
+                    out.write_all(b"\n")?;
+                }
+                writeln!(out, "{}:", printable(name))?;
+            }
+        }
+        let reader = st
+            .npy_reader(name)
+            .map_err(|e| Failure::Refused(e.kind().to_string()))?;
+        let size = reader.parsed_header().data_offset() + reader.header().nbytes()?;
+        show_reader(args, reader, size, out).map_err(|f| match f {
+            Failure::Read(e) => {
+                Failure::Refused(format!("tensor {}: {}", printable(name), e.kind()))
+            }
+            other => other,
+        })?;
+    }
+    if args.json {
+        out.write_all(if whole { b"}\n" } else { b"\n" })?;
     }
     Ok(())
 }

@@ -12,5 +12,6 @@ mod header;
 mod info;
 mod npz;
 mod progress;
+mod safetensors;
 mod show;
 mod show_ml;
