@@ -43,3 +43,21 @@ pub use error::{Error, ErrorKind};
 pub use file::{from_safetensors, SafetensorsFile};
 pub use header::{SafetensorsHeader, TensorEntry, MAX_HEADER_LEN};
 pub use write::{to_safetensors, ToOptions, COPY_BUFFER_BYTES};
+
+/// Feeds `data` to every parser of the crate, as the fuzz target `safetensors` does: the
+/// whole bytes as a file, and as header JSON for a data section of every length the bytes
+/// could claim. Never panics; returns how many parses succeeded.
+#[doc(hidden)]
+pub fn exercise(data: &[u8]) -> usize {
+    let mut ok = 0;
+    if let Ok(h) = SafetensorsHeader::read(&mut &data[..], data.len() as u64) {
+        for t in h.tensors() {
+            let _ = (t.name(), t.dtype().to_npy(), t.shape(), t.data_range());
+        }
+        ok += 1;
+    }
+    for len in [0, data.len() as u64, u64::MAX] {
+        ok += usize::from(SafetensorsHeader::parse(data, len).is_ok());
+    }
+    ok
+}
