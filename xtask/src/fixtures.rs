@@ -40,6 +40,7 @@ pub fn run(flags: &crate::flags::Fixtures) -> Result<(), String> {
 pub const SUBSETS: &[(&str, &str)] = &[
     ("parity", "fixtures_parity.py"),
     ("mltypes", "fixtures_mltypes.py"),
+    ("sparse", "fixtures_sparse.py"),
 ];
 
 /// The committed fixture directory, `<workspace>/fixtures`.
