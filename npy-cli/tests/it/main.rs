@@ -15,3 +15,4 @@ mod progress;
 mod safetensors;
 mod show;
 mod show_ml;
+mod sparse;
