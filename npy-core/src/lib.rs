@@ -122,7 +122,10 @@
 //!   small reads ([`FILE_BUFFER_BYTES`]) and read large bulk ranges on several threads
 //!   ([`ReadOptions::threads`]).
 //! - [`Header`] reads and writes the header, byte for byte as `np.save` writes it.
-//! - [`DType`] models every dtype a header can describe, records included.
+//! - [`DType`] models every dtype a header can describe, records included; [`DType::Ml`]
+//!   and [`MlType`] the ml_dtypes types (bfloat16, float8, int4, …) numpy saves as `'<V2'`,
+//!   `'<V1'` or `'<f1'`, read back through a hint ([`ReadOptions::hint`](ReadOptions#structfield.hint),
+//!   or the requested type: `half::bf16`, [`Float8E4M3Fn`], [`Int4`], …).
 //! - [`TensorInfo`] summarises a file from its header.
 //! - [`literal`] is the Python-literal codec the header uses.
 //! - [`ArrayMeta`] is what every reader, view, map and array knows about its array.

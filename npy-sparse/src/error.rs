@@ -45,7 +45,7 @@ pub enum Error {
         /// The caller's limit, in elements.
         limit: u64,
     },
-    /// A matrix given to [`write`](crate::write) breaks the format's rules.
+    /// A matrix given to [`write()`](crate::write()) breaks the format's rules.
     #[error("matrix to write: {0}")]
     BadMatrix(String),
 }

@@ -14,7 +14,7 @@
 //!   dtypes) without reading the data.
 //! - [`read`] gives a [`SparseMatrix`], validated (index ranges, `indptr` monotonic, lengths);
 //!   [`SparseMatrix::to_dense`] expands it within a caller's element limit.
-//! - [`write`] writes one that `scipy.sparse.load_npz` loads to an equal matrix.
+//! - [`write()`] writes one that `scipy.sparse.load_npz` loads to an equal matrix.
 //!
 //! # Examples
 //! ```

@@ -61,7 +61,7 @@ pub struct ReadOptions {
     /// The type of the bytes when the descr has lost it (issue 26): numpy with ml_dtypes
     /// writes bfloat16 as `'<V2'` and `float8_e4m3fn`, `int4`, … as `'<V1'`. With a hint, a
     /// header whose descr is what `np.save` writes for the hinted type is read as
-    /// [`DType::Ml`](crate::DType::Ml) of it (see [`DType::with_hint`](crate::DType::with_hint));
+    /// [`DType::Ml`] of it (see [`DType::with_hint`]);
     /// any other descr is read as it stands. `None`, the default, reads descrs as numpy does
     /// (`'<f1'`, which numpy cannot load, is `float8_e5m2` even so).
     pub hint: Option<crate::dtype::MlType>,
