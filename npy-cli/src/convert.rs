@@ -65,6 +65,13 @@ pub fn run(args: &Args) -> ExitCode {
         crate::safetensors::is_safetensors(&args.output),
         crate::safetensors::is_safetensors(&args.input),
     );
+    if args.hint.is_some() && !to_st {
+        let _ = writeln!(
+            std::io::stderr(),
+            "npy: --hint applies to a .safetensors OUT only (an .npy OUT keeps the descr numpy wrote)"
+        );
+        return ExitCode::from(2);
+    }
     if to_st || from_st {
         if args.byte_order.is_some() || args.order.is_some() || args.version.is_some() {
             let _ = writeln!(

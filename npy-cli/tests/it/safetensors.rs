@@ -141,5 +141,14 @@ fn hostile_safetensors_is_an_error_not_a_crash() {
     let o = npy([Path::new("convert"), &path, &dir.join("o.npz")]);
     assert_eq!(o.status.code(), Some(1));
     assert!(!dir.join("o.npz").exists());
+    // --hint is for a safetensors output only.
+    let o = npy([
+        Path::new("convert"),
+        Path::new("--hint"),
+        Path::new("bfloat16"),
+        &path,
+        &dir.join("o.npy"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
