@@ -1,5 +1,6 @@
 //! `npy convert IN OUT`: rewrite a file with another byte order, memory order or format version.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -9,7 +10,9 @@ use crate::format::fail;
 use crate::progress::Progress;
 
 /// Rewrite a .npy file with another byte order, memory order or format version; every value
-/// is preserved (records and strings included; object arrays are refused).
+/// is preserved (records and strings included; object arrays are refused). An OUT ending in
+/// .safetensors converts an .npy or .npz IN to safetensors (as `safetensors.numpy.save_file`
+/// writes it), an IN ending in .safetensors converts to .npz (or .npy for one tensor).
 ///
 /// Memory stays bounded whatever the size: a byte-order or version change streams the data
 /// through two 1 MiB buffers, an order change transposes it tile by tile through three 8 MiB
@@ -40,6 +43,11 @@ pub struct Args {
     /// Format version of OUT (default: numpy's choice, 1 unless the header needs 2 or 3).
     #[arg(long, value_parser = ["1", "2", "3"])]
     version: Option<String>,
+    /// For a .safetensors OUT: the ml_dtypes type of members whose descr lost it ('<V2'
+    /// bfloat16 -> BF16, '<V1' float8_e4m3fn -> F8_E4M3, ...; see `npy show --help`).
+    #[allow(clippy::doc_markdown, reason = "clap help text, printed as written")]
+    #[arg(long, value_name = "TYPE", value_parser = crate::format::parse_hint)]
+    hint: Option<npy_core::MlType>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -59,6 +67,40 @@ enum OrderArg {
 
 /// Runs `npy convert`.
 pub fn run(args: &Args) -> ExitCode {
+    // safetensors integration point: IN.npz|IN.npy -> OUT.safetensors and back.
+    let (to_st, from_st) = (
+        crate::safetensors::is_safetensors(&args.output),
+        crate::safetensors::is_safetensors(&args.input),
+    );
+    if args.hint.is_some() && !to_st {
+        let _ = writeln!(
+            std::io::stderr(),
+            "npy: --hint applies to a .safetensors OUT only (an .npy OUT keeps the descr numpy wrote)"
+        );
+        return ExitCode::from(2);
+    }
+    if to_st || from_st {
+        if args.byte_order.is_some() || args.order.is_some() || args.version.is_some() {
+            let _ = writeln!(
+                std::io::stderr(),
+                "npy: --byte-order, --order and --version do not apply to safetensors (always little-endian C order)"
+            );
+            return ExitCode::from(2);
+        }
+        let result = if to_st {
+            let options = npy_safetensors::ToOptions::default().hint(args.hint);
+            npy_safetensors::to_safetensors(&args.input, &args.output, &options)
+        } else {
+            npy_safetensors::from_safetensors(&args.input, &args.output)
+        };
+        return match result {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                let _ = writeln!(std::io::stderr(), "npy: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let mut options = ConvertOptions::default();
     options.byte_order = args.byte_order.map(|b| match b {
         ByteOrderArg::Little => ByteOrder::Little,

@@ -59,6 +59,15 @@ pub fn fail(e: &npy_core::Error, fallback: &std::path::Path) -> std::process::Ex
     std::process::ExitCode::FAILURE
 }
 
+/// `--hint TYPE`: an ml_dtypes type name (`bfloat16`, `float8_e4m3fn`, `int4`, …, or
+/// safetensors' `BF16`, `F8_E4M3`, `F8_E5M2`).
+pub fn parse_hint(s: &str) -> Result<npy_core::MlType, String> {
+    npy_core::MlType::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = npy_core::MlType::ALL.iter().map(|t| t.name()).collect();
+        format!("unknown type {s:?}; expected one of {}", names.join(", "))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,7 +45,7 @@ Exit status:
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = JSON_FIELDS)]
 pub struct Args {
-    /// The .npy files (or .npz archives) to describe.
+    /// The .npy files (or .npz archives, or .safetensors files) to describe.
     #[arg(value_name = "FILE", required = true)]
     files: Vec<PathBuf>,
 
@@ -60,8 +60,22 @@ pub fn run(args: &Args) -> ExitCode {
     let mut failed = false;
     let mut blocks = 0usize;
     for path in &args.files {
+        if crate::safetensors::is_safetensors(path) {
+            let (ok, n) = crate::safetensors::info(path, args.json, blocks, &mut out);
+            failed |= !ok;
+            blocks += n;
+            continue;
+        }
         // npz integration point: an archive is described member by member.
         if crate::npz::is_npz(path) {
+            // A scipy.sparse archive says so first (a line of its own; --json: an object with
+            // "sparse"), then its members as any archive's.
+            if let Ok(Some(sparse)) = npy_sparse::detect(path) {
+                let line = sparse_line(path, &sparse, args.json);
+                if let Err(e) = out.write_all(line.as_bytes()) {
+                    return output_failed(&e);
+                }
+            }
             let (ok, n) = crate::npz::info(path, args.json, blocks, &mut out);
             failed |= !ok;
             blocks += n;
@@ -110,6 +124,43 @@ pub fn run(args: &Args) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The line `npy info` prints for a scipy.sparse archive: `FILE: scipy.sparse csr_matrix,
+/// 4 × 4, 6 stored elements, data <f8, index <i4`, or a JSON object with `"sparse"`.
+fn sparse_line(path: &Path, s: &npy_sparse::SparseInfo, json: bool) -> String {
+    let class = format!(
+        "{}_{}",
+        s.format.name(),
+        if s.is_array { "array" } else { "matrix" }
+    );
+    if json {
+        let v = serde_json::json!({
+            "path": path.display().to_string(),
+            "sparse": {
+                "format": s.format.name(),
+                "class": class,
+                "shape": s.shape,
+                "stored": s.stored,
+                "data_descr": s.data_dtype.to_string(),
+                "index_descr": s.index_dtype.to_string(),
+                "blocksize": s.blocksize,
+            }
+        });
+        return format!("{v}\n");
+    }
+    let blocks = s
+        .blocksize
+        .map(|[r, c]| format!(", blocks {r} × {c}"))
+        .unwrap_or_default();
+    format!(
+        "{}: scipy.sparse {class}, {}, {} stored elements{blocks}, data {}, index {}\n",
+        printable(&path.display().to_string()),
+        shape(&s.shape),
+        thousands(s.stored),
+        s.data_dtype,
+        s.index_dtype
+    )
 }
 
 /// `npy: FILE: message` on stderr. A closed stderr is not worth a panic.

@@ -64,6 +64,7 @@ mod header;
 mod info;
 mod npz;
 mod progress;
+mod safetensors;
 mod show;
 
 use std::process::ExitCode;

@@ -293,3 +293,90 @@ fn convert_order_and_byte_order_in_bounded_memory() {
         assert_eq!(at(last, 4), (true, nine.to_vec()), "{shape:?}");
     }
 }
+
+/// Issue 26: `npy convert A.npz A.safetensors` streams: a stored archive of a 256 MiB C-order
+/// member and a 64 MiB big-endian Fortran-order one (reordered through a temporary file), and
+/// a deflated archive of a 256 MiB member, each convert under 64 MiB of peak RSS. Values are
+/// checked where the safetensors layout (8-byte length, JSON, data in the header's order)
+/// puts them.
+#[test]
+fn safetensors_convert_in_bounded_memory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let big = dir.path().join("big.npy");
+    let fbe = dir.path().join("fbe.npy");
+    // (8192, 8192) float32, 256 MiB: element 1 = 7.0, the last = 9.0.
+    let n = 8192u64 * 8192;
+    sparse(
+        &big,
+        "<f4",
+        &[8192, 8192],
+        &[(4, &7f32.to_le_bytes()), ((n - 1) * 4, &9f32.to_le_bytes())],
+    );
+    // (4096, 4096) big-endian, Fortran order, 64 MiB: element (0, 1), at Fortran index 4096,
+    // is 5.0.
+    {
+        let mut h = Header::new(">f4".parse().expect("descr"), vec![4096, 4096]);
+        h.fortran_order = true;
+        let bytes = h.to_bytes(None).expect("header");
+        let mut f = File::create(&fbe).expect("create");
+        f.write_all(&bytes).expect("header");
+        f.set_len(bytes.len() as u64 + 4096 * 4096 * 4)
+            .expect("len");
+        f.seek(SeekFrom::Start(bytes.len() as u64 + 4096 * 4))
+            .expect("seek");
+        f.write_all(&5f32.to_be_bytes()).expect("patch");
+    }
+    let stored = dir.path().join("stored.npz");
+    let mut w = npy_core::npz::NpzWriter::create(&stored).expect("npz");
+    w.add_npy("big", File::open(&big).expect("big"))
+        .expect("add");
+    w.add_npy("fbe", File::open(&fbe).expect("fbe"))
+        .expect("add");
+    w.finish().expect("finish");
+    let deflated = dir.path().join("deflated.npz");
+    let mut w = npy_core::npz::NpzWriter::create(&deflated)
+        .expect("npz")
+        .compression(npy_core::npz::Compression::Deflated { level: 1 });
+    w.add_npy("big", File::open(&big).expect("big"))
+        .expect("add");
+    w.finish().expect("finish");
+    drop((fs::remove_file(&big), fs::remove_file(&fbe)));
+
+    let out = dir.path().join("out.safetensors");
+    let value_at = |offset: u64| {
+        let mut f = File::open(&out).expect("open");
+        let mut len = [0u8; 8];
+        std::io::Read::read_exact(&mut f, &mut len).expect("len");
+        f.seek(SeekFrom::Start(8 + u64::from_le_bytes(len) + offset))
+            .expect("seek");
+        let mut b = [0u8; 4];
+        std::io::Read::read_exact(&mut f, &mut b).expect("read");
+        f32::from_le_bytes(b)
+    };
+    for (archive, members) in [(&stored, 2), (&deflated, 1)] {
+        let args = [OsStr::new("convert"), archive.as_os_str(), out.as_os_str()];
+        let started = std::time::Instant::now();
+        let (code, _, rss) = peak::run_npy(&args, false);
+        let took = started.elapsed();
+        assert_eq!(code, 0, "{}", archive.display());
+        eprintln!(
+            "{}: peak RSS {} MiB, {:.2} s",
+            archive.display(),
+            rss / MIB,
+            took.as_secs_f64()
+        );
+        assert!(
+            rss < STREAM_LIMIT,
+            "{}: peak RSS {} MiB",
+            archive.display(),
+            rss / MIB
+        );
+        // Both F32: sorted by name, "big" first (offset 0), then "fbe".
+        assert_eq!(value_at(4), 7.0);
+        assert_eq!(value_at((n - 1) * 4), 9.0);
+        if members == 2 {
+            // C order of (0, 1) is index 1, little-endian now.
+            assert_eq!(value_at(n * 4 + 4), 5.0);
+        }
+    }
+}

@@ -122,7 +122,10 @@
 //!   small reads ([`FILE_BUFFER_BYTES`]) and read large bulk ranges on several threads
 //!   ([`ReadOptions::threads`]).
 //! - [`Header`] reads and writes the header, byte for byte as `np.save` writes it.
-//! - [`DType`] models every dtype a header can describe, records included.
+//! - [`DType`] models every dtype a header can describe, records included; [`DType::Ml`]
+//!   and [`MlType`] the ml_dtypes types (bfloat16, float8, int4, …) numpy saves as `'<V2'`,
+//!   `'<V1'` or `'<f1'`, read back through a hint ([`ReadOptions::hint`](ReadOptions#structfield.hint),
+//!   or the requested type: `half::bf16`, [`Float8E4M3Fn`], [`Int4`], …).
 //! - [`TensorInfo`] summarises a file from its header.
 //! - [`literal`] is the Python-literal codec the header uses.
 //! - [`ArrayMeta`] is what every reader, view, map and array knows about its array.
@@ -318,13 +321,18 @@ pub use num_complex;
 pub use crate::ndarray::{read_ndarray, read_ndarray_dim, read_ndarray_with, write_ndarray};
 pub use convert::{convert_file, convert_file_with_progress, ConvertOptions};
 pub use dtype::{
-    Canonical, DType, Field, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
+    Canonical, DType, Field, MlType, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
 };
 pub use dynamic::{
     read_dyn, write_dyn, write_dyn_to, COrderIter, DynArray, DynValue, UcsString, DYN_ALLOWANCE,
     MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE,
 };
 pub use element::{Datetime64, NpyElement, PodLayout, Timedelta64, Widening, NAT};
+pub use element::{
+    Float4E2M1Fn, Float6E2M3Fn, Float6E3M2Fn, Float8E3M4, Float8E4M3, Float8E4M3B11FnUz,
+    Float8E4M3Fn, Float8E4M3FnUz, Float8E5M2, Float8E5M2FnUz, Float8E8M0Fnu, Int2, Int4, UInt2,
+    UInt4,
+};
 pub use error::{Category, Error, ErrorKind, NotNpy};
 pub use format::{AsShape, ByteOrder, Order, Version};
 pub use header::{Casting, Header, ParsedHeader, ReadOptions};

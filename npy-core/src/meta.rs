@@ -51,6 +51,15 @@ impl ArrayMeta {
         })
     }
 
+    /// The same metadata with the dtype read through `hint` ([`DType::with_hint`]; same
+    /// itemsize, so the sizes stand).
+    pub(crate) fn hint(&mut self, hint: crate::dtype::MlType) {
+        if let Some(d) = self.parsed.header.dtype.with_hint(hint) {
+            debug_assert_eq!(d.itemsize(), self.itemsize);
+            self.parsed.header.dtype = d;
+        }
+    }
+
     /// The metadata of an array of `header` stored as `np.save` would store it (numpy's
     /// version choice and padding).
     ///

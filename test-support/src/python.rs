@@ -76,7 +76,21 @@ pub fn pinned_python() -> Result<PathBuf, String> {
         .get_or_init(|| {
             let python = match std::env::var_os(PYTHON_VAR) {
                 Some(p) if !p.is_empty() => PathBuf::from(p),
-                _ => venv_python(&venv_dir()),
+                _ => {
+                    // A venv installed from other pins (before a package was added to
+                    // requirements.txt) lacks what the checks import: stale, not pinned.
+                    let venv = venv_dir();
+                    let stamp = venv.join("npy-requirements.txt");
+                    if venv.exists()
+                        && !std::fs::read_to_string(&stamp).is_ok_and(|s| s == REQUIREMENTS)
+                    {
+                        return Err(format!(
+                            "{} was installed from other pins than xtask/requirements.txt (run `cargo xtask venv`)",
+                            venv.display()
+                        ));
+                    }
+                    venv_python(&venv)
+                }
             };
             match numpy_version(&python) {
                 Some(v) if v == NUMPY_VERSION => Ok(python),

@@ -37,7 +37,11 @@ pub fn run(flags: &crate::flags::Fixtures) -> Result<(), String> {
 }
 
 /// Sub-directories of `fixtures/` and the script that owns all of each (`xtask/<script>`).
-pub const SUBSETS: &[(&str, &str)] = &[("parity", "fixtures_parity.py")];
+pub const SUBSETS: &[(&str, &str)] = &[
+    ("parity", "fixtures_parity.py"),
+    ("mltypes", "fixtures_mltypes.py"),
+    ("sparse", "fixtures_sparse.py"),
+];
 
 /// The committed fixture directory, `<workspace>/fixtures`.
 pub fn fixtures_dir() -> PathBuf {

@@ -83,6 +83,8 @@ pub enum BenchPart {
     WriteView,
     /// `npy convert --order F` and `--byte-order big` of a 512 MiB file against numpy and `cp`.
     Convert,
+    /// `npy convert A.npz A.safetensors` of 1 GiB (stored and deflated) against `save_file`.
+    Safetensors,
 }
 
 /// Flags of `cargo xtask miri`.

@@ -28,7 +28,7 @@ mod strings;
 use std::io;
 use std::ops::Range;
 
-use npy_core::{DType, DynArray, DynValue, Primitive, TimeKind};
+use npy_core::{DType, DynArray, DynValue, MlType, Primitive, TimeKind};
 
 use crate::format::printable;
 
@@ -96,6 +96,9 @@ pub enum Builder {
     Void,
     /// `O`: Python reprs, no common width.
     Object,
+    /// An ml_dtypes type (bfloat16, float8, int4, …): numpy prints each element as the
+    /// scalar's `str`, no common width (numpy's `repr_format` for types it does not know).
+    Ml(MlType),
     /// A record: one builder per field.
     Record(Vec<Builder>),
     /// A subarray field: the builder of its elements, and whether to print them all.
@@ -140,6 +143,7 @@ impl Builder {
             DType::Unicode(..) => Builder::Str,
             DType::Void(_) => Builder::Void,
             DType::Object => Builder::Object,
+            DType::Ml(t) => Builder::Ml(*t),
             DType::Record(r) => Builder::Record(
                 r.fields()
                     .iter()
@@ -212,6 +216,7 @@ impl Builder {
             Builder::Str => Format::Str,
             Builder::Void => Format::Void,
             Builder::Object => Format::Object,
+            Builder::Ml(t) => Format::Ml(*t),
             Builder::Record(fields) => Format::Record(fields.iter().map(Builder::finish).collect()),
             Builder::SubArray(base, full) => Format::SubArray(Box::new(base.finish()), *full),
         }
@@ -243,6 +248,8 @@ pub enum Format {
     Void,
     /// numpy's `_object_format`: the item's Python `repr`, a list as `list([...])`.
     Object,
+    /// The ml_dtypes scalar's `str` ([`MlType::format_value`]).
+    Ml(MlType),
     /// numpy's `StructuredVoidFormat`.
     Record(Vec<Format>),
     /// numpy's `SubArrayFormat`, and whether to print every element.
@@ -278,6 +285,9 @@ impl Format {
             (Format::Str, DynValue::Str(u)) => strings::repr_ucs(u),
             (Format::Void, DynValue::Void(b)) => strings::repr_void(b),
             (Format::Object, DynValue::Object(o)) => object::repr(o),
+            (Format::Ml(t), v) if ml_value(v).is_some() => {
+                t.format_value(ml_value(v).unwrap_or(0.0))
+            }
             (Format::Record(fmts), DynValue::Record(fields)) => record::format_record(fmts, fields),
             (Format::SubArray(base, full), DynValue::SubArray { shape, values }) => {
                 record::format_subarray(base, shape, values, *full)
@@ -295,8 +305,20 @@ fn complex(v: &DynValue) -> Option<(f64, f64)> {
     }
 }
 
+/// The value of an ml_dtypes element as the decoder gives it (a float, or an int kind's int).
+fn ml_value(v: &DynValue) -> Option<f64> {
+    match *v {
+        DynValue::Float(x) => Some(x),
+        DynValue::Int(i) => Some(i as f64),
+        _ => None,
+    }
+}
+
 /// numpy's `str()` of a 0-d array of `dtype` holding `v`: the scalar's own `str`.
 pub fn scalar_str(dtype: &DType, v: &DynValue, full: bool) -> String {
+    if let (DType::Ml(t), Some(x)) = (dtype, ml_value(v)) {
+        return t.format_value(x);
+    }
     let kind = FloatKind::of(dtype);
     match v {
         DynValue::Bool(b) => format_bool(*b, true).to_owned(),

@@ -100,6 +100,16 @@ pub struct Args {
     /// too).
     #[arg(long, value_name = "KEY")]
     member: Option<String>,
+
+    /// The element type of data whose descr lost it: numpy with ml_dtypes saves bfloat16 as
+    /// '<V2' and float8_e4m3fn, int4, ... as '<V1'. TYPE is an ml_dtypes name (bfloat16,
+    /// float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz,
+    /// float8_e4m3, float8_e3m4, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn,
+    /// int4, uint4, int2, uint2). Values print as numpy with ml_dtypes prints them; other
+    /// descrs are shown as they are.
+    #[allow(clippy::doc_markdown, reason = "clap help text, printed as written")]
+    #[arg(long, value_name = "TYPE", value_parser = crate::format::parse_hint)]
+    hint: Option<npy_core::MlType>,
 }
 
 /// Arrays with at most this many printed elements are read once and kept; larger ones are
@@ -153,6 +163,9 @@ pub fn run(args: &Args) -> ExitCode {
 }
 
 fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
+    if crate::safetensors::is_safetensors(&args.file) {
+        return show_safetensors(args, out);
+    }
     if let Some(key) = &args.member {
         if !crate::npz::is_npz(&args.file) && args.file.is_file() {
             return Err(Failure::Refused(
@@ -265,14 +278,65 @@ fn show_archive(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Shows the tensors of a safetensors file as [`show_archive`] shows members (`--member NAME`:
+/// that tensor alone, as a file is shown).
+fn show_safetensors(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
+    let mut st = npy_safetensors::SafetensorsFile::open(&args.file)
+        .map_err(|e| Failure::Refused(e.kind().to_string()))?;
+    let names: Vec<String> = match &args.member {
+        Some(m) => vec![m.clone()],
+        None => st
+            .header()
+            .tensors()
+            .iter()
+            .map(|t| t.name().to_owned())
+            .collect(),
+    };
+    let whole = args.member.is_none();
+    if args.json && whole {
+        out.write_all(b"{")?;
+    }
+    for (i, name) in names.iter().enumerate() {
+        if whole {
+            if args.json {
+                if i > 0 {
+                    out.write_all(b",")?;
+                }
+                serde_json::to_writer(&mut *out, name).map_err(io::Error::from)?;
+                out.write_all(b":")?;
+            } else {
+                if i > 0 {
+                    out.write_all(b"\n")?;
+                }
+                writeln!(out, "{}:", printable(name))?;
+            }
+        }
+        let reader = st
+            .npy_reader(name)
+            .map_err(|e| Failure::Refused(e.kind().to_string()))?;
+        let size = reader.parsed_header().data_offset() + reader.header().nbytes()?;
+        show_reader(args, reader, size, out).map_err(|f| match f {
+            Failure::Read(e) => {
+                Failure::Refused(format!("tensor {}: {}", printable(name), e.kind()))
+            }
+            other => other,
+        })?;
+    }
+    if args.json {
+        out.write_all(if whole { b"}\n" } else { b"\n" })?;
+    }
+    Ok(())
+}
+
 /// Shows the array of `reader`, whose input (a file, or an archive's member) holds `size`
 /// bytes in all.
 fn show_reader<R: Read + Seek>(
     args: &Args,
-    mut reader: NpyReader<R>,
+    reader: NpyReader<R>,
     size: u64,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
+    let mut reader = reader.with_hint(args.hint);
     if reader.dtype().has_object() {
         return show_objects(args, reader, out);
     }

@@ -15,4 +15,7 @@ mod info;
 mod npz;
 mod output_files;
 mod progress;
+mod safetensors;
 mod show;
+mod show_ml;
+mod sparse;

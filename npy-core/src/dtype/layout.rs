@@ -73,6 +73,7 @@ pub fn alignment(dtype: &DType) -> u64 {
         DType::Time(..) => 8,
         DType::Unicode(..) => 4,
         DType::Bytes(_) | DType::Void(_) => 1,
+        DType::Ml(t) => t.itemsize(),
         DType::Object => 8,
         DType::SubArray(s) => alignment(s.base()),
         DType::Record(r) => r

@@ -22,12 +22,14 @@ use crate::format::MAX_DIMS;
 mod comma;
 mod descr;
 mod layout;
+mod ml;
 #[cfg(test)]
 mod tests;
 mod type_str;
 
 pub(crate) use descr::{subarray_or_base, RecordBuilder};
 pub use layout::alignment;
+pub use ml::MlType;
 pub(crate) use type_str::{number_type, parse_type_str, parse_type_str_ok};
 
 /// The numeric (and bool) element types of the format's number table.
@@ -287,6 +289,11 @@ pub enum DType {
     Record(Record),
     /// A subarray: a fixed-shape block of a base dtype (record fields; rarely a whole array).
     SubArray(SubArray),
+    /// An `ml_dtypes` type (bfloat16, float8, int4, …). numpy writes these as `'<V2'`,
+    /// `'<V1'` or `'<f1'`, so parsing never gives one except `'<f1'` in a header (read as
+    /// `float8_e5m2`); a hint does ([`MlType`], [`DType::with_hint`]). `Display` writes the
+    /// descr `np.save` writes.
+    Ml(MlType),
 }
 
 /// A structured dtype: named fields at byte offsets inside a record of `itemsize` bytes.
@@ -471,6 +478,7 @@ impl DType {
             DType::Object => 8,
             DType::Record(r) => r.itemsize,
             DType::SubArray(s) => s.itemsize,
+            DType::Ml(t) => t.itemsize(),
         }
     }
 
@@ -505,6 +513,7 @@ impl DType {
             DType::Unicode(..) => 'U',
             DType::Void(_) | DType::Record(_) | DType::SubArray(_) => 'V',
             DType::Object => 'O',
+            DType::Ml(t) => t.kind(),
         }
     }
 
@@ -585,9 +594,24 @@ impl DType {
 
     /// `'<c8' (complex64)`: the descr and its canonical name, for messages.
     pub(crate) fn describe(&self) -> String {
-        match self.canonical() {
-            Some(c) => format!("'{self}' ({c})"),
-            None => format!("'{self}'"),
+        match (self, self.canonical()) {
+            (DType::Ml(t), _) => format!("'{self}' ({t})"),
+            (_, Some(c)) => format!("'{self}' ({c})"),
+            (_, None) => format!("'{self}'"),
+        }
+    }
+
+    /// The dtype read with `hint`: [`DType::Ml`] of the hint when this dtype is what `np.save`
+    /// writes for it (`|V2` for bfloat16, `|V1` for the 1-byte kinds, `<f1`/`float8_e5m2`
+    /// itself), else `None`. A dtype that already is an [`MlType`] takes another hint of the
+    /// same size (a `<f1` file read as `float8_e4m3fn` is not; the `<f1` descr is e5m2's).
+    pub fn with_hint(&self, hint: MlType) -> Option<DType> {
+        match self {
+            DType::Void(n) if *n == hint.itemsize() => Some(DType::Ml(hint)),
+            DType::Ml(t) if *t == hint => Some(DType::Ml(hint)),
+            DType::Ml(MlType::Float8E5M2) => None,
+            DType::Ml(t) if t.itemsize() == hint.itemsize() => Some(DType::Ml(hint)),
+            _ => None,
         }
     }
 

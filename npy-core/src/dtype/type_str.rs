@@ -30,6 +30,7 @@ impl DType {
             DType::Void(n) => format!("|V{n}"),
             DType::Object => "|O".to_owned(),
             DType::Record(_) | DType::SubArray(_) => format!("|V{}", self.itemsize()),
+            DType::Ml(t) => t.type_str(),
         }
     }
 }

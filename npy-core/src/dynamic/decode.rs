@@ -8,7 +8,7 @@ use half::f16;
 use super::longdouble::longdouble_to_f64;
 use super::{DynValue, UcsString};
 use crate::codec::{decode_bool, saturating_product, trim_nuls, ucs4_code_points, Endian, Scalar};
-use crate::dtype::{DType, Primitive, TimeKind, TimeType};
+use crate::dtype::{DType, MlType, Primitive, TimeKind, TimeType};
 use crate::error::{to_usize, Error};
 use crate::read::Decode;
 
@@ -33,6 +33,8 @@ pub(super) enum Decoder {
     Bytes,
     Unicode(Endian),
     Void,
+    /// An ml_dtypes type: its code (native byte order for bfloat16), decoded exactly.
+    Ml(MlType),
     Record(Vec<FieldDecoder>),
     SubArray {
         shape: Vec<u64>,
@@ -73,6 +75,7 @@ impl Decoder {
             DType::Bytes(_) => Decoder::Bytes,
             DType::Unicode(_, o) => Decoder::Unicode(Endian::of(*o)),
             DType::Void(_) => Decoder::Void,
+            DType::Ml(t) => Decoder::Ml(*t),
             DType::Object => {
                 dtype.refuse_object()?;
                 unreachable!("refuse_object refuses |O")
@@ -152,6 +155,18 @@ impl Decoder {
                 DynValue::Str(UcsString::new(ucs4_code_points(src, *e).collect()))
             }
             Decoder::Void => DynValue::Void(src.to_vec()),
+            Decoder::Ml(t) => {
+                let code = match src {
+                    [a, b] => u16::from_ne_bytes([*a, *b]),
+                    [a] => u16::from(*a),
+                    _ => 0,
+                };
+                if t.is_integer() {
+                    DynValue::Int(t.decode(code) as i64)
+                } else {
+                    DynValue::Float(t.decode(code))
+                }
+            }
             Decoder::Record(fields) => {
                 // Exact capacities (not `collect` through `Result`, which grows by doubling):
                 // the budget counts what these hold.

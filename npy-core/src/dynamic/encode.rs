@@ -164,6 +164,27 @@ pub(super) fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<
             .ok_or_else(bad)?
             .encode(dst, Endian::of(*o)),
         (DType::Number(F64, o), DynValue::Float(x)) => x.encode(dst, Endian::of(*o)),
+        (DType::Ml(t), v) if t.is_integer() => {
+            let x = match v {
+                DynValue::Int(i) => *i,
+                DynValue::UInt(u) => i64::try_from(*u).map_err(|_| bad())?,
+                _ => return Err(bad()),
+            };
+            dst[0] = t.encode_int(x).ok_or_else(bad)?;
+        }
+        (DType::Ml(t), DynValue::Float(x)) => {
+            // Refuse a finite value the type cannot hold, as for f2 and f4.
+            let code = t.encode(*x);
+            let y = t.decode(code);
+            if x.is_finite() && !y.is_finite() {
+                return Err(bad());
+            }
+            if let [a, b] = dst {
+                [*a, *b] = code.to_ne_bytes();
+            } else {
+                dst[0] = code as u8;
+            }
+        }
         (DType::Number(C64, o), DynValue::Complex(re, im)) => {
             let part = |x: f64| narrow(x, |x| x as f32, f32::is_infinite).ok_or_else(bad);
             let (a, b) = dst.split_at_mut(4);

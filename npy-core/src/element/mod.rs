@@ -17,6 +17,7 @@ use crate::dtype::{ByteOrder, DType};
 use crate::error::{Error, ErrorKind};
 
 mod array;
+mod ml;
 mod number;
 mod string;
 mod time;
@@ -25,6 +26,11 @@ mod time_text;
 mod widen;
 
 pub use crate::codec::Endian;
+pub use ml::{
+    Float4E2M1Fn, Float6E2M3Fn, Float6E3M2Fn, Float8E3M4, Float8E4M3, Float8E4M3B11FnUz,
+    Float8E4M3Fn, Float8E4M3FnUz, Float8E5M2, Float8E5M2FnUz, Float8E8M0Fnu, Int2, Int4, UInt2,
+    UInt4,
+};
 pub use time::{units, Datetime64, Timedelta64, Unit, NAT};
 pub(crate) use widen::widening;
 pub use widen::Widening;
@@ -33,6 +39,8 @@ pub use widen::Widening;
 /// bytes of a dtype.
 ///
 /// Implemented for `bool`, `i8`–`i64`, `u8`–`u64`, `f32`, `f64`, [`half::f16`],
+/// [`half::bf16`] and the other ml_dtypes types ([`Float8E4M3Fn`], [`Float8E5M2`], [`Int4`], …;
+/// a `'<V2'` / `'<V1'` file reads as the one requested),
 /// [`num_complex::Complex<f32>`] / `Complex<f64>`, `[T; N]` (a subarray of `T`), `Vec<u8>`
 /// (bytes, `S`), `String` (UCS-4 strings, `U`), [`Datetime64`] and [`Timedelta64`]; and by
 /// `#[derive(NpyElement)]` for records (feature `derive`).
@@ -223,6 +231,9 @@ pub(crate) fn bulk_kind<T: NpyElement>(dtype: &DType) -> Bulk<T> {
     };
     let native = T::npy_dtype();
     if *dtype == native {
+        Bulk::Native(layout)
+    } else if matches!((dtype, &native), (DType::Void(n), DType::Ml(t)) if *n == t.itemsize()) {
+        // The descr numpy writes for an ml_dtypes type: the requested type is the hint.
         Bulk::Native(layout)
     } else if layout.swap_unit() != 0 && dtype.with_byte_order(ByteOrder::NATIVE) == native {
         Bulk::Swapped(layout)

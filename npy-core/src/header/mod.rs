@@ -68,6 +68,13 @@ pub struct ReadOptions {
     /// `npy_core::pickle::PICKLE_BUDGET`, 128 MiB, whose docs say what is counted).
     #[cfg(feature = "pickle")]
     pub max_pickle_bytes: u64,
+    /// The type of the bytes when the descr has lost it (issue 26): numpy with ml_dtypes
+    /// writes bfloat16 as `'<V2'` and `float8_e4m3fn`, `int4`, … as `'<V1'`. With a hint, a
+    /// header whose descr is what `np.save` writes for the hinted type is read as
+    /// [`DType::Ml`] of it (see [`DType::with_hint`]);
+    /// any other descr is read as it stands. `None`, the default, reads descrs as numpy does
+    /// (`'<f1'`, which numpy cannot load, is `float8_e5m2` even so).
+    pub hint: Option<crate::dtype::MlType>,
 }
 
 /// Which file dtypes a typed read (read, iterators, ranges, `ndarray`) accepts for an element
@@ -97,6 +104,7 @@ impl Default for ReadOptions {
             threads: 0,
             #[cfg(feature = "pickle")]
             max_pickle_bytes: DEFAULT_MAX_PICKLE_BYTES,
+            hint: None,
         }
     }
 }
@@ -140,6 +148,28 @@ impl ReadOptions {
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = threads;
+        self
+    }
+
+    /// These options with a type hint for descrs that lost their type (see
+    /// [`ReadOptions::hint`](ReadOptions#structfield.hint)).
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::{DType, MlType, NpyReader, ReadOptions};
+    /// // What `np.save` writes for `np.array([1, -2], ml_dtypes.bfloat16)`.
+    /// let mut bytes = npy_core::Header::new("|V2".parse()?, vec![2]).to_bytes(None)?;
+    /// bytes.extend_from_slice(&[0x80, 0x3f, 0x00, 0xc0]);
+    /// let options = ReadOptions::default().hint(Some(MlType::BFloat16));
+    /// let mut r = NpyReader::with_options(&bytes[..], &options)?;
+    /// assert_eq!(*r.dtype(), DType::Ml(MlType::BFloat16));
+    /// let values: Vec<f64> = r.read_dyn()?.values().iter().filter_map(|v| v.as_f64()).collect();
+    /// assert_eq!(values, [1.0, -2.0]);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn hint(mut self, hint: Option<crate::dtype::MlType>) -> Self {
+        self.hint = hint;
         self
     }
 

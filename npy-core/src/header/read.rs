@@ -100,7 +100,10 @@ impl Header {
             }));
         }
         let text = decode_header(raw, version)?;
-        let header = Header::from_text(&text, version, options)?;
+        let mut header = Header::from_text(&text, version, options)?;
+        if let Some(dtype) = options.hint.and_then(|h| header.dtype.with_hint(h)) {
+            header.dtype = dtype;
+        }
         Ok(ParsedHeader {
             header,
             version,
@@ -166,7 +169,14 @@ impl Header {
                 }))
             }
         };
-        let dtype = DType::from_descr_value(descr)?;
+        let dtype = DType::from_descr_value(descr).or_else(|e| match descr {
+            // `'<f1'` is not a numpy dtype, but it is what ml_dtypes' float8_e5m2 writes (its
+            // `dtype.str`): a header whose descr it is holds that type (issue 26).
+            Value::Str(s) if matches!(s.as_str(), "<f1" | ">f1" | "|f1" | "=f1") => {
+                Ok(DType::Ml(crate::dtype::MlType::Float8E5M2))
+            }
+            _ => Err(e),
+        })?;
         let header = Header {
             dtype,
             fortran_order,

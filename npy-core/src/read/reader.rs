@@ -285,6 +285,30 @@ impl<R> NpyReader<R> {
     }
 }
 
+impl<R> NpyReader<R> {
+    /// The reader with its dtype read through a type hint, as
+    /// [`ReadOptions::hint`](ReadOptions#structfield.hint) does when opening: for readers
+    /// opened without options (an `.npz` member's). `None`, or a dtype the hint does not
+    /// apply to, leaves the reader as it is.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::{DType, MlType, NpyReader};
+    /// let mut bytes = npy_core::Header::new("|V1".parse()?, vec![2]).to_bytes(None)?;
+    /// bytes.extend_from_slice(&[0x38, 0xc0]);
+    /// let r = NpyReader::new(&bytes[..])?.with_hint(Some(MlType::Float8E4M3Fn));
+    /// assert_eq!(*r.dtype(), DType::Ml(MlType::Float8E4M3Fn));
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_hint(mut self, hint: Option<crate::dtype::MlType>) -> Self {
+        if let Some(h) = hint {
+            self.meta.hint(h);
+        }
+        self
+    }
+}
+
 impl<R: Read> NpyReader<R> {
     /// Reads the header from `inner`.
     ///

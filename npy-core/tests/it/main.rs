@@ -33,6 +33,9 @@ mod output_files;
 mod typed;
 mod view;
 
+// ml_dtypes' element types: bfloat16, float8, int4 (`fixtures/mltypes/`).
+mod mltypes;
+
 // Dynamic values: `read_dyn` and `write_dyn`.
 mod dynamic;
 mod write_dyn;

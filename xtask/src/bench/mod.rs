@@ -19,6 +19,8 @@
 //!    10: time, peak memory, same bytes).
 //! 7. [`convert`]: the `npy convert` targets of issue 10 (`--order F` against numpy,
 //!    `--byte-order big` against `cp`, a 512 MiB file in tmpfs, whole processes).
+//! 8. [`safetensors`]: `npy convert A.npz A.safetensors` of 1 GiB, stored and deflated,
+//!    against Python's `save_file(dict(np.load(f)))` (issue 26).
 //!
 //! `--table-only` skips the runs and rebuilds the table from the results on disk (criterion's
 //! estimates, `target/bench-data/numpy.json` and `peak_mem.json`).
@@ -34,6 +36,7 @@ use crate::flags::BenchPart;
 use crate::python::numpy_python;
 
 pub mod convert;
+pub mod safetensors;
 pub mod show;
 pub mod write_view;
 use crate::{target_dir, workspace_root};
@@ -69,6 +72,12 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
         print!("{}", convert::render(&convert));
         return Ok(());
     }
+    if flags.only == Some(BenchPart::Safetensors) {
+        let st = safetensors::measure(quick)?;
+        write_file(&safetensors::results_path(&data), st.to_string().as_bytes())?;
+        print!("{}", safetensors::render(&st));
+        return Ok(());
+    }
     if !table_only {
         run_criterion(quick)?;
         eprintln!("xtask: making the inputs in {}", data.display());
@@ -94,6 +103,8 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
             &convert::results_path(&data),
             convert.to_string().as_bytes(),
         )?;
+        let st = safetensors::measure(quick)?;
+        write_file(&safetensors::results_path(&data), st.to_string().as_bytes())?;
     }
     let numpy: Value = read_json(&numpy_json)?;
     let peak: Value = read_json(&peak_json)?;
@@ -110,6 +121,9 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
     }
     if let Ok(convert) = read_json(&convert::results_path(&data)) {
         table.push_str(&format!("\n{}", convert::render(&convert)));
+    }
+    if let Ok(st) = read_json(&safetensors::results_path(&data)) {
+        table.push_str(&format!("\n{}", safetensors::render(&st)));
     }
     print!("{table}");
     let readme = workspace_root().join("npy-bench").join("README.md");

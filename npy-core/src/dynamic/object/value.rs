@@ -270,6 +270,7 @@ pub(crate) fn scalar_type(dtype: &DType) -> String {
         DType::Bytes(_) => "bytes_".into(),
         DType::Unicode(..) => "str_".into(),
         DType::Object => "object_".into(),
+        DType::Ml(t) => t.name().into(),
         DType::Void(_) | DType::Record(_) | DType::SubArray(_) => "void".into(),
     }
 }

@@ -295,6 +295,8 @@ impl Pickler {
             DType::Bytes(n) => (format!("S{n}"), *n, 1, 0),
             DType::Unicode(n, _) => (format!("U{n}"), n.saturating_mul(4), 4, 8),
             DType::Void(n) => (format!("V{n}"), *n, 1, 0),
+            // ml_dtypes types pickle as ml_dtypes' own classes; here they are their bytes.
+            DType::Ml(t) => (format!("V{}", t.itemsize()), t.itemsize(), 1, 0),
             DType::Time(t, _) => {
                 let k = if t.kind == TimeKind::Datetime {
                     "M8"

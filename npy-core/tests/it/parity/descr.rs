@@ -61,6 +61,11 @@ fn every_descr_string_as_numpy() {
         let same = match (&ours, &header) {
             (Ok(a), Ok(h)) => *a == h.dtype,
             (Err(_), Err(_)) => true,
+            // The one deliberate difference (issue 26): numpy refuses `'<f1'`, but ml_dtypes'
+            // float8_e5m2 arrays are saved with it, so a header holding it is that type.
+            (Err(_), Ok(h)) if matches!(s, "<f1" | ">f1" | "|f1" | "=f1") => {
+                h.dtype == DType::Ml(npy_core::MlType::Float8E5M2)
+            }
             _ => false,
         };
         if !same {

@@ -1,0 +1,154 @@
+//! `.safetensors` in `npy convert`, `npy info` and `npy show` (issue 26). Expected bytes and
+//! text come from safetensors 0.8.0 / numpy 2.4.6 / ml_dtypes 0.7.0 through the pinned
+//! Python: `save_file`'s output, the header's JSON, `str()` of the arrays `load_file` gives.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common::{npy, stderr, stdout};
+use serde_json::Value;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("npy-cli-st-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn python(script: &str, dir: &Path) -> Option<String> {
+    let python = npy_test_support::python::python_for("npy with .safetensors vs safetensors")?;
+    let o = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    Some(String::from_utf8(o.stdout).unwrap())
+}
+
+const MAKE: &str = r#"
+import sys, os, json, numpy as np, ml_dtypes as m
+from safetensors.numpy import save_file
+d = sys.argv[1]
+arrs = {"w": np.arange(12, dtype=">f4").reshape(3, 4) / 4,
+        "ids": np.asfortranarray(np.arange(6, dtype="<i8").reshape(2, 3)),
+        "s": np.array(7, dtype="<u2"), "flags": np.array([True, False])}
+np.savez_compressed(os.path.join(d, "in.npz"), **arrs, h=np.arange(3, dtype=np.float32).astype(m.bfloat16))
+le = {k: v.astype(v.dtype.newbyteorder("<"), order="C") for k, v in arrs.items()}
+le["h"] = np.arange(3, dtype=np.float32).astype(m.bfloat16)
+save_file(le, os.path.join(d, "want.safetensors"))
+del le["h"]
+save_file(le, os.path.join(d, "plain.safetensors"))
+raw = open(os.path.join(d, "plain.safetensors"), "rb").read()
+n = int.from_bytes(raw[:8], "little")
+head = json.loads(raw[8:8 + n])
+order = sorted(head, key=lambda k: head[k]["data_offsets"][0])
+info = [{"name": k, "dtype": head[k]["dtype"], "shape": head[k]["shape"],
+         "nbytes": head[k]["data_offsets"][1] - head[k]["data_offsets"][0],
+         "data_offset": 8 + n + head[k]["data_offsets"][0]} for k in order]
+text = "\n\n".join(f"{k}:\n{le[k]}" for k in order)
+print(json.dumps({"info": info, "text": text}))
+"#;
+
+#[test]
+fn convert_info_show_against_safetensors() {
+    let dir = scratch("cli");
+    let Some(out) = python(MAKE, &dir) else {
+        return;
+    };
+    let want: Value = serde_json::from_str(&out).unwrap();
+    // npz -> safetensors, with the hint for the bfloat16 member: save_file's bytes.
+    let st = dir.join("ours.safetensors");
+    let o = npy([
+        Path::new("convert"),
+        Path::new("--hint"),
+        Path::new("bfloat16"),
+        &dir.join("in.npz"),
+        &st,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        std::fs::read(&st).unwrap() == std::fs::read(dir.join("want.safetensors")).unwrap(),
+        "npy convert differs from save_file"
+    );
+    // Without the hint the bfloat16 member is refused by name, and nothing is written.
+    let refused = dir.join("refused.safetensors");
+    let o = npy([Path::new("convert"), &dir.join("in.npz"), &refused]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("\"h\"") && stderr(&o).contains("hint"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!refused.exists());
+    // info --json: the header's facts.
+    let o = npy([
+        Path::new("info"),
+        Path::new("--json"),
+        &dir.join("plain.safetensors"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let info = want["info"].as_array().unwrap();
+    assert_eq!(lines.len(), info.len());
+    for (got, w) in lines.iter().zip(info) {
+        for k in ["name", "dtype", "shape", "nbytes", "data_offset"] {
+            assert_eq!(got[k], w[k], "{k} of {}", w["name"]);
+        }
+    }
+    // show: each tensor under its name, as numpy prints the arrays load_file gives.
+    let o = npy([Path::new("show"), &dir.join("plain.safetensors")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim_end(), want["text"].as_str().unwrap());
+    // And back to .npz: numpy loads what load_file gives.
+    let back = dir.join("back.npz");
+    let o = npy([Path::new("convert"), &dir.join("plain.safetensors"), &back]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let check = r#"
+import sys, os, numpy as np
+from safetensors.numpy import load_file
+d = sys.argv[1]
+want = load_file(os.path.join(d, "plain.safetensors"))
+got = np.load(os.path.join(d, "back.npz"))
+assert sorted(got.files) == sorted(want)
+for k, v in want.items():
+    assert got[k].dtype == v.dtype and np.array_equal(got[k], v), k
+print("ok")
+"#;
+    assert_eq!(python(check, &dir).unwrap().trim(), "ok");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn hostile_safetensors_is_an_error_not_a_crash() {
+    let dir = scratch("hostile");
+    let path = dir.join("bad.safetensors");
+    let mut bytes = (1u64 << 40).to_le_bytes().to_vec();
+    bytes.extend_from_slice(b"{}");
+    std::fs::write(&path, &bytes).unwrap();
+    for cmd in ["info", "show"] {
+        let o = npy([Path::new(cmd), &path]);
+        assert_eq!(o.status.code(), Some(1), "{cmd}");
+        assert!(
+            stderr(&o).contains("header length"),
+            "{cmd}: {}",
+            stderr(&o)
+        );
+    }
+    let o = npy([Path::new("convert"), &path, &dir.join("o.npz")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!dir.join("o.npz").exists());
+    // --hint is for a safetensors output only.
+    let o = npy([
+        Path::new("convert"),
+        Path::new("--hint"),
+        Path::new("bfloat16"),
+        &path,
+        &dir.join("o.npy"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

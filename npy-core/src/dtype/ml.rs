@@ -1,0 +1,539 @@
+//! The narrow float and int types of `ml_dtypes` (JAX, TensorFlow, Keras): bfloat16, the
+//! float8/float6/float4 kinds, int4/uint4/int2/uint2.
+//!
+//! numpy has no such types, so `np.save` of an `ml_dtypes` array writes a descr that loses the
+//! type (measured with numpy 2.4.6 and ml_dtypes 0.7.0): bfloat16 is `'<V2'`, float8_e5m2 is
+//! `'<f1'` (a descr numpy itself cannot load), every other kind is `'<V1'`. A reader gets the
+//! type back from a hint: the requested Rust type of a typed read, or
+//! [`ReadOptions::hint`](crate::ReadOptions) for a dynamic one.
+//!
+//! The encodings follow ml_dtypes' `float8.h` / `intn.h` (and OCP's MX and FP8 specifications):
+//! a sign bit (none for `e8m0fnu`), `e` exponent bits with a bias, `m` mantissa bits. The
+//! `fn` kinds have no infinities ("finite") and one NaN per sign (all bits set); the `fnuz`
+//! kinds have no infinities, no negative zero, and one NaN (`0x80`); float6 and float4 have
+//! neither NaN nor infinities. A float6 or float4 element, and an int4/int2 element, is held in
+//! the low bits of its byte. `fixtures/mltypes/manifest.json` (written by numpy + ml_dtypes)
+//! holds ml_dtypes' value of every byte and its rounding of a sweep of floats; tests compare
+//! both with [`MlType::decode`] and [`MlType::encode`].
+
+#![allow(
+    clippy::doc_markdown,
+    reason = "ml_dtypes' type names (float8_e4m3fn, int4, …) are written as ml_dtypes spells them"
+)]
+
+use std::fmt;
+
+use super::ByteOrder;
+
+/// An `ml_dtypes` element type: what a `'<V2'`, `'<V1'` or `'<f1'` descr written by numpy with
+/// ml_dtypes holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MlType {
+    /// `bfloat16`: the high half of an IEEE binary32 (8 exponent bits, 7 mantissa bits); 2 bytes.
+    BFloat16,
+    /// `float8_e4m3fn` (OCP FP8 E4M3): bias 7, no infinities, NaN `S.1111.111`; max 448.
+    Float8E4M3Fn,
+    /// `float8_e5m2` (OCP FP8 E5M2): IEEE-like, bias 15, with infinities and NaNs; max 57344.
+    Float8E5M2,
+    /// `float8_e4m3fnuz`: bias 8, no infinities, no negative zero, NaN `0x80`.
+    Float8E4M3FnUz,
+    /// `float8_e5m2fnuz`: bias 16, no infinities, no negative zero, NaN `0x80`.
+    Float8E5M2FnUz,
+    /// `float8_e4m3b11fnuz`: bias 11, no infinities, no negative zero, NaN `0x80`.
+    Float8E4M3B11FnUz,
+    /// `float8_e4m3`: IEEE-like E4M3, bias 7, with infinities and NaNs.
+    Float8E4M3,
+    /// `float8_e3m4`: IEEE-like E3M4, bias 3, with infinities and NaNs.
+    Float8E3M4,
+    /// `float8_e8m0fnu` (OCP MX scale): unsigned powers of two `2^(c - 127)`, no zero, NaN `0xff`.
+    Float8E8M0Fnu,
+    /// `float6_e2m3fn` (OCP MX FP6): bias 1, finite only, in the low 6 bits of a byte.
+    Float6E2M3Fn,
+    /// `float6_e3m2fn` (OCP MX FP6): bias 3, finite only, in the low 6 bits of a byte.
+    Float6E3M2Fn,
+    /// `float4_e2m1fn` (OCP MX FP4): bias 1, finite only, in the low 4 bits of a byte.
+    Float4E2M1Fn,
+    /// `int4`: a two's-complement integer in -8..=7, in the low 4 bits of a byte.
+    Int4,
+    /// `uint4`: an integer in 0..=15, in the low 4 bits of a byte.
+    UInt4,
+    /// `int2`: a two's-complement integer in -2..=1, in the low 2 bits of a byte.
+    Int2,
+    /// `uint2`: an integer in 0..=3, in the low 2 bits of a byte.
+    UInt2,
+}
+
+/// How a float kind spends its special codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Specials {
+    /// IEEE: the top exponent holds infinities (mantissa 0) and NaNs.
+    Ieee,
+    /// `fn`: no infinities; the all-ones code of each sign is NaN.
+    Fn,
+    /// `fnuz`: no infinities, no negative zero; `1000…0` is the one NaN.
+    FnUz,
+    /// Finite only: no NaN, no infinities.
+    Finite,
+}
+
+/// The bit layout of a float kind.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    exp: u32,
+    man: u32,
+    bias: i32,
+    specials: Specials,
+}
+
+impl MlType {
+    /// Every type, in ml_dtypes' order.
+    pub const ALL: [MlType; 16] = [
+        MlType::BFloat16,
+        MlType::Float8E4M3Fn,
+        MlType::Float8E5M2,
+        MlType::Float8E4M3FnUz,
+        MlType::Float8E5M2FnUz,
+        MlType::Float8E4M3B11FnUz,
+        MlType::Float8E4M3,
+        MlType::Float8E3M4,
+        MlType::Float8E8M0Fnu,
+        MlType::Float6E2M3Fn,
+        MlType::Float6E3M2Fn,
+        MlType::Float4E2M1Fn,
+        MlType::Int4,
+        MlType::UInt4,
+        MlType::Int2,
+        MlType::UInt2,
+    ];
+
+    /// ml_dtypes' name (`"bfloat16"`, `"float8_e4m3fn"`, `"int4"`), as `str(arr.dtype)` prints it.
+    pub fn name(self) -> &'static str {
+        use MlType::*;
+        match self {
+            BFloat16 => "bfloat16",
+            Float8E4M3Fn => "float8_e4m3fn",
+            Float8E5M2 => "float8_e5m2",
+            Float8E4M3FnUz => "float8_e4m3fnuz",
+            Float8E5M2FnUz => "float8_e5m2fnuz",
+            Float8E4M3B11FnUz => "float8_e4m3b11fnuz",
+            Float8E4M3 => "float8_e4m3",
+            Float8E3M4 => "float8_e3m4",
+            Float8E8M0Fnu => "float8_e8m0fnu",
+            Float6E2M3Fn => "float6_e2m3fn",
+            Float6E3M2Fn => "float6_e3m2fn",
+            Float4E2M1Fn => "float4_e2m1fn",
+            Int4 => "int4",
+            UInt4 => "uint4",
+            Int2 => "int2",
+            UInt2 => "uint2",
+        }
+    }
+
+    /// The type named `name`: ml_dtypes' name (`bfloat16`, `float8_e4m3fn`, …,
+    /// case-insensitive) or safetensors' (`BF16`, `F8_E4M3` for float8_e4m3fn, `F8_E5M2`).
+    pub fn from_name(name: &str) -> Option<MlType> {
+        let lower = name.to_ascii_lowercase();
+        match lower.as_str() {
+            "bf16" => return Some(MlType::BFloat16),
+            "f8_e4m3" => return Some(MlType::Float8E4M3Fn),
+            "f8_e5m2" => return Some(MlType::Float8E5M2),
+            _ => {}
+        }
+        MlType::ALL.into_iter().find(|t| t.name() == lower)
+    }
+
+    /// Bytes per element: 2 for bfloat16, 1 for the others.
+    pub fn itemsize(self) -> u64 {
+        match self {
+            MlType::BFloat16 => 2,
+            _ => 1,
+        }
+    }
+
+    /// Whether the type is one of the integer kinds.
+    pub fn is_integer(self) -> bool {
+        matches!(
+            self,
+            MlType::Int4 | MlType::UInt4 | MlType::Int2 | MlType::UInt2
+        )
+    }
+
+    /// numpy's `dtype.kind` for the type: `'f'` for float8_e5m2, `'V'` for the others.
+    pub fn kind(self) -> char {
+        match self {
+            MlType::Float8E5M2 => 'f',
+            _ => 'V',
+        }
+    }
+
+    /// The descr `np.save` writes for the type on this machine: `'<V2'` for bfloat16, `'<f1'`
+    /// for float8_e5m2, `'<V1'` for the others (`'>'` on a big-endian machine).
+    pub fn type_str(self) -> String {
+        let order = ByteOrder::NATIVE.as_char();
+        match self {
+            MlType::BFloat16 => format!("{order}V2"),
+            MlType::Float8E5M2 => format!("{order}f1"),
+            _ => format!("{order}V1"),
+        }
+    }
+
+    /// The number of value bits in an element (16, 8, 6, 4 or 2).
+    pub fn bits(self) -> u32 {
+        use MlType::*;
+        match self {
+            BFloat16 => 16,
+            Float6E2M3Fn | Float6E3M2Fn => 6,
+            Float4E2M1Fn | Int4 | UInt4 => 4,
+            Int2 | UInt2 => 2,
+            _ => 8,
+        }
+    }
+
+    fn layout(self) -> Option<Layout> {
+        use MlType::*;
+        use Specials::*;
+        let (exp, man, bias, specials) = match self {
+            BFloat16 => (8, 7, 127, Ieee),
+            Float8E4M3Fn => (4, 3, 7, Fn),
+            Float8E5M2 => (5, 2, 15, Ieee),
+            Float8E4M3FnUz => (4, 3, 8, FnUz),
+            Float8E5M2FnUz => (5, 2, 16, FnUz),
+            Float8E4M3B11FnUz => (4, 3, 11, FnUz),
+            Float8E4M3 => (4, 3, 7, Ieee),
+            Float8E3M4 => (3, 4, 3, Ieee),
+            Float6E2M3Fn => (2, 3, 1, Finite),
+            Float6E3M2Fn => (3, 2, 3, Finite),
+            Float4E2M1Fn => (2, 1, 1, Finite),
+            Float8E8M0Fnu | Int4 | UInt4 | Int2 | UInt2 => return None,
+        };
+        Some(Layout {
+            exp,
+            man,
+            bias,
+            specials,
+        })
+    }
+
+    /// The value of the element whose bits are `code`, exactly as an `f64`; integer kinds give
+    /// their integer value. Bits above a sub-byte kind's width are read as ml_dtypes reads them
+    /// (measured): int4/int2/uint4/uint2 ignore them; for float6 and float4 any of them set
+    /// makes the value negative (ml_dtypes takes the sign as "the bits above the magnitude").
+    ///
+    /// # Panics
+    /// Never: every kind not matched by name has a float layout (tests decode every kind).
+    pub fn decode(self, code: u16) -> f64 {
+        let bits = self.bits();
+        let low = if bits == 16 {
+            code
+        } else {
+            code & ((1u16 << bits) - 1)
+        };
+        match self {
+            MlType::BFloat16 => f64::from(half::bf16::from_bits(code).to_f32()),
+            MlType::Float8E8M0Fnu => {
+                if code == 0xff {
+                    f64::NAN
+                } else {
+                    pow2(i32::from(code) - 127)
+                }
+            }
+            MlType::Int4 | MlType::Int2 => {
+                // Sign-extend from the top value bit.
+                let shift = 16 - bits;
+                f64::from(((low << shift) as i16) >> shift)
+            }
+            MlType::UInt4 | MlType::UInt2 => f64::from(low),
+            _ => {
+                let l = self
+                    .layout()
+                    .expect("every other kind is a float with a layout");
+                decode_float(l, code & 0xff)
+            }
+        }
+    }
+
+    /// The integer value of an integer kind's element (`None` for the float kinds).
+    pub fn decode_int(self, code: u8) -> Option<i64> {
+        self.is_integer()
+            .then(|| self.decode(u16::from(code)) as i64)
+    }
+
+    /// The code of the value nearest `x` (ties to even), as ml_dtypes' `astype` from float64
+    /// rounds it: beyond the largest finite value, infinity where the kind has one, NaN where
+    /// it has NaN but no infinity, the largest value (saturated) for the finite-only kinds
+    /// (whose NaN is ml_dtypes' `-0`).
+    /// Integer kinds truncate towards zero, and give 0 out of range (as ml_dtypes does).
+    ///
+    /// # Panics
+    /// Never: every kind not matched by name has a float layout (tests encode every kind).
+    pub fn encode(self, x: f64) -> u16 {
+        match self {
+            MlType::Float8E8M0Fnu => encode_e8m0(x),
+            MlType::Int4 | MlType::UInt4 | MlType::Int2 | MlType::UInt2 => {
+                // Truncated towards zero; out of range (NaN and infinities too) is 0, as
+                // ml_dtypes 0.7.0 casts (measured).
+                let v = if x.is_finite() { x.trunc() } else { f64::NAN };
+                if (-8.0..=15.0).contains(&v) {
+                    self.encode_int(v as i64).map_or(0, u16::from)
+                } else {
+                    0
+                }
+            }
+            _ => {
+                let l = self
+                    .layout()
+                    .expect("every other kind is a float with a layout");
+                encode_float(l, x)
+            }
+        }
+    }
+
+    /// The code of the integer `v` for an integer kind, `None` when `v` is out of its range.
+    pub fn encode_int(self, v: i64) -> Option<u8> {
+        let (lo, hi) = match self {
+            MlType::Int4 => (-8, 7),
+            MlType::UInt4 => (0, 15),
+            MlType::Int2 => (-2, 1),
+            MlType::UInt2 => (0, 3),
+            _ => return None,
+        };
+        (lo..=hi)
+            .contains(&v)
+            .then(|| (v as u8) & ((1u8 << self.bits()) - 1))
+    }
+}
+
+impl MlType {
+    /// What `str()` of the ml_dtypes scalar whose bits are `code` prints (and so what numpy
+    /// prints for each element of such an array, unpadded): for integer kinds the integer,
+    /// for floats C's `%g` of the value (ml_dtypes writes it through a C++ stream: 6
+    /// significant digits, trailing zeros dropped, `e+XX` exponents outside 1e-4..1e6,
+    /// `nan` (whatever the sign) / `inf` / `-inf`).
+    pub fn format_code(self, code: u16) -> String {
+        self.format_value(self.decode(code))
+    }
+
+    /// What `str()` of the ml_dtypes scalar of value `v` prints (see [`MlType::format_code`];
+    /// `v` is one of the type's values, as [`MlType::decode`] gives it).
+    pub fn format_value(self, v: f64) -> String {
+        if self.is_integer() {
+            return format!("{}", v as i64);
+        }
+        format_g(v)
+    }
+}
+
+/// C's `printf("%g", v)`: 6 significant digits, the shorter of fixed and exponent forms as C
+/// chooses them, trailing zeros removed.
+pub(crate) fn format_g(v: f64) -> String {
+    const P: i32 = 6;
+    let sign = if v.is_sign_negative() { "-" } else { "" };
+    if v.is_nan() {
+        // ml_dtypes prints every NaN as `nan`, whatever its sign (measured).
+        return "nan".to_owned();
+    }
+    if v.is_infinite() {
+        return format!("{sign}inf");
+    }
+    if v == 0.0 {
+        return format!("{sign}0");
+    }
+    // The exponent of the value rounded to P significant digits decides the form.
+    let sci = format!("{:.*e}", (P - 1) as usize, v.abs());
+    let (mantissa, exp) = sci
+        .split_once('e')
+        .expect("`{:e}` always writes an exponent");
+    let x: i32 = exp.parse().expect("`{:e}` writes a decimal exponent");
+    if (-4..P).contains(&x) {
+        let fixed = format!("{:.*}", (P - 1 - x) as usize, v.abs());
+        format!("{sign}{}", strip_zeros(&fixed))
+    } else {
+        let mantissa = strip_zeros(mantissa);
+        let esign = if x < 0 { '-' } else { '+' };
+        format!("{sign}{mantissa}e{esign}{:02}", x.abs())
+    }
+}
+
+fn strip_zeros(s: &str) -> &str {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
+    }
+}
+
+impl fmt::Display for MlType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `2^e` for `e` in f64's normal range.
+fn pow2(e: i32) -> f64 {
+    f64::from_bits(((e + 1023) as u64) << 52)
+}
+
+fn decode_float(l: Layout, code: u16) -> f64 {
+    let width = 1 + l.exp + l.man;
+    let sign_bit = 1u16 << (width - 1);
+    let magnitude = code & (sign_bit - 1);
+    let negative = code >= sign_bit;
+    let exp_field = i32::from(magnitude >> l.man);
+    let man_field = f64::from(magnitude & ((1u16 << l.man) - 1));
+    let exp_max = (1i32 << l.exp) - 1;
+    match l.specials {
+        Specials::FnUz if code == sign_bit => return f64::NAN,
+        Specials::Fn if magnitude == sign_bit - 1 => return f64::NAN,
+        Specials::Ieee if exp_field == exp_max => {
+            return if man_field == 0.0 {
+                if negative {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                }
+            } else {
+                f64::NAN
+            };
+        }
+        _ => {}
+    }
+    let scale = pow2(-(l.man as i32));
+    let value = if exp_field == 0 {
+        man_field * scale * pow2(1 - l.bias)
+    } else {
+        (1.0 + man_field * scale) * pow2(exp_field - l.bias)
+    };
+    if negative {
+        -value
+    } else {
+        value
+    }
+}
+
+fn encode_float(l: Layout, x: f64) -> u16 {
+    let width = 1 + l.exp + l.man;
+    let sign_bit = 1u16 << (width - 1);
+    let exp_max = (1i32 << l.exp) - 1;
+    let sign = if x.is_sign_negative() { sign_bit } else { 0 };
+    // The largest finite code of the positive half.
+    let max_finite: u16 = match l.specials {
+        Specials::Ieee => ((exp_max as u16) << l.man) - 1,
+        Specials::Fn => sign_bit - 2,
+        Specials::FnUz | Specials::Finite => sign_bit - 1,
+    };
+    let nan = match l.specials {
+        Specials::Ieee => ((exp_max as u16) << l.man) | (1 << (l.man - 1)) | sign,
+        Specials::Fn => (sign_bit - 1) | sign,
+        Specials::FnUz => sign_bit,
+        // No NaN: ml_dtypes 0.7.0 gives -0 for NaN and +0 for -NaN (measured,
+        // fixtures/mltypes/encode.json).
+        Specials::Finite => sign_bit ^ sign,
+    };
+    if x.is_nan() {
+        return nan;
+    }
+    let overflow = match l.specials {
+        Specials::Ieee => ((exp_max as u16) << l.man) | sign,
+        Specials::Fn | Specials::FnUz => nan,
+        Specials::Finite => max_finite | sign,
+    };
+    let a = x.abs();
+    if a.is_infinite() {
+        return overflow;
+    }
+    // The codes of the positive half run up in value order, so the rounded code is the
+    // subnormal quantum count below the smallest normal, and exponent·2^m + mantissa above it.
+    let emin = 1 - l.bias;
+    let code = if a < pow2(emin) {
+        (a / pow2(emin - l.man as i32)).round_ties_even()
+    } else {
+        let e = exponent(a);
+        let mantissa = (a / pow2(e) - 1.0) * pow2(l.man as i32);
+        f64::from(e - emin + 1) * pow2(l.man as i32) + mantissa.round_ties_even()
+    };
+    if code > f64::from(max_finite) {
+        return overflow;
+    }
+    let code = code as u16;
+    if code == 0 && l.specials == Specials::FnUz {
+        return 0; // no negative zero
+    }
+    code | sign
+}
+
+/// `floor(log2(a))` for a positive finite `a`.
+fn exponent(a: f64) -> i32 {
+    let bits = a.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    if biased == 0 {
+        // f64 subnormal: far below every kind's range; the caller treats it as tiny.
+        -1075
+    } else {
+        biased - 1023
+    }
+}
+
+fn encode_e8m0(x: f64) -> u16 {
+    if x.is_nan() || x <= 0.0 || x.is_infinite() {
+        return 0xff;
+    }
+    let e = exponent(x);
+    // Round to the nearest power of two (ties, 1.5·2^e, up), as ml_dtypes rounds the mantissa.
+    let e = if x / pow2(e) >= 1.5 { e + 1 } else { e };
+    match e + 127 {
+        c if c < 0 => 0,
+        c if c > 254 => 0xff,
+        c => c as u16,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for t in MlType::ALL {
+            assert_eq!(MlType::from_name(t.name()), Some(t));
+        }
+        assert_eq!(MlType::from_name("BF16"), Some(MlType::BFloat16));
+        assert_eq!(MlType::from_name("F8_E4M3"), Some(MlType::Float8E4M3Fn));
+        assert_eq!(MlType::from_name("float9"), None);
+    }
+
+    #[test]
+    fn percent_g() {
+        // C's printf("%g") on these values.
+        for (v, want) in [
+            (0.333984375, "0.333984"),
+            (100.0, "100"),
+            (123392.0, "123392"),
+            (1236992.0, "1.23699e+06"),
+            (1.00117e-08, "1.00117e-08"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (-1.5, "-1.5"),
+            (-0.0, "-0"),
+            (f64::NEG_INFINITY, "-inf"),
+            (999999.5, "1e+06"),
+        ] {
+            assert_eq!(format_g(v), want, "{v}");
+        }
+    }
+
+    #[test]
+    fn format_rules() {
+        // OCP FP8: E4M3 max 448, E5M2 max 57344, both from their bit layouts.
+        assert_eq!(MlType::Float8E4M3Fn.decode(0x7e), 448.0);
+        assert!(MlType::Float8E4M3Fn.decode(0x7f).is_nan());
+        assert_eq!(MlType::Float8E5M2.decode(0x7b), 57344.0);
+        assert_eq!(MlType::Float8E5M2.decode(0x7c), f64::INFINITY);
+        // OCP MX FP4: 0b0111 is 6.0, 0b0001 the subnormal 0.5.
+        assert_eq!(MlType::Float4E2M1Fn.decode(0x7), 6.0);
+        assert_eq!(MlType::Float4E2M1Fn.decode(0x1), 0.5);
+        assert_eq!(MlType::Int4.decode(0xf), -1.0);
+        assert_eq!(MlType::Int4.encode_int(-8), Some(0x8));
+        assert_eq!(MlType::Int4.encode_int(8), None);
+    }
+}

@@ -1,0 +1,229 @@
+//! The `ml_dtypes` element types: [`half::bf16`], and this crate's one-byte types for the
+//! float8, float6, float4 and int4/int2 kinds ([`MlType`] has the encodings).
+//!
+//! A typed read takes the requested type as the hint: a `'<V2'` file (what `np.save` writes for
+//! an ml_dtypes bfloat16 array) reads as `bf16`, a `'<V1'` one as any one-byte kind, a `'<f1'`
+//! one as [`Float8E5M2`]. Writes give the descr `np.save` writes for the ml_dtypes array, byte
+//! for byte.
+
+#![allow(
+    clippy::doc_markdown,
+    reason = "ml_dtypes' type names (float8_e4m3fn, int4, …) are written as ml_dtypes spells them"
+)]
+
+use std::fmt;
+
+use half::bf16;
+
+use super::{mismatch, NpyElement, PodLayout};
+use crate::dtype::{DType, MlType};
+use crate::error::Error;
+
+/// Whether a file of `dtype` holds elements of `t`: its own dtype, or the descr `np.save`
+/// writes for it (`|V2`, `|V1`; a `<f1` file is float8_e5m2 only).
+fn holds(dtype: &DType, t: MlType) -> bool {
+    match dtype {
+        DType::Ml(d) => *d == t,
+        DType::Void(n) => *n == t.itemsize(),
+        _ => false,
+    }
+}
+
+impl NpyElement for bf16 {
+    type Plan = ();
+    fn npy_dtype() -> DType {
+        DType::Ml(MlType::BFloat16)
+    }
+    fn rust_name() -> String {
+        "bf16".to_owned()
+    }
+    fn plan(dtype: &DType) -> Result<(), Error> {
+        if holds(dtype, MlType::BFloat16) {
+            Ok(())
+        } else {
+            Err(mismatch::<Self>(dtype))
+        }
+    }
+    #[inline]
+    fn read((): &(), src: &[u8]) -> Result<Self, Error> {
+        // ml_dtypes stores bfloat16 in the machine's byte order (its descr is `<V2` here).
+        Ok(bf16::from_bits(u16::from_ne_bytes([src[0], src[1]])))
+    }
+    #[inline]
+    fn write(&self, (): &(), dst: &mut [u8]) -> Result<(), Error> {
+        dst.copy_from_slice(&self.to_bits().to_ne_bytes());
+        Ok(())
+    }
+    fn pod_layout() -> Option<PodLayout<Self>> {
+        Some(PodLayout::swapping(2))
+    }
+}
+
+/// A one-byte ml_dtypes type: the struct, its [`MlType`] and its docs.
+macro_rules! one_byte {
+    ($(#[$doc:meta])* $name:ident, $kind:ident) => {
+        $(#[$doc])*
+        ///
+        /// The value is its code byte ([`Self::to_bits`]), as ml_dtypes stores it; `==`
+        /// compares codes (so a NaN equals itself and, where the kind has one, `-0` differs
+        /// from `0`). `Display` prints what `str()` of the ml_dtypes scalar prints.
+        #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, bytemuck::Pod, bytemuck::Zeroable)]
+        #[repr(transparent)]
+        pub struct $name(u8);
+
+        impl $name {
+            /// The element type's [`MlType`].
+            pub const KIND: MlType = MlType::$kind;
+
+            /// The element whose code is `bits` (the bits above the kind's width are kept, and
+            /// ignored by [`Self::to_f64`], as ml_dtypes ignores them).
+            pub const fn from_bits(bits: u8) -> Self {
+                $name(bits)
+            }
+
+            /// The element's code byte.
+            pub const fn to_bits(self) -> u8 {
+                self.0
+            }
+
+            /// The nearest element to `x` (ties to even), as ml_dtypes' `astype` rounds (see
+            /// [`MlType::encode`]).
+            pub fn from_f64(x: f64) -> Self {
+                $name(MlType::$kind.encode(x) as u8)
+            }
+
+            /// The nearest element to `x`, as [`Self::from_f64`].
+            pub fn from_f32(x: f32) -> Self {
+                Self::from_f64(f64::from(x))
+            }
+
+            /// The element's value, exactly.
+            pub fn to_f64(self) -> f64 {
+                MlType::$kind.decode(u16::from(self.0))
+            }
+
+            /// The element's value, exactly (every value of these kinds is an `f32`).
+            pub fn to_f32(self) -> f32 {
+                self.to_f64() as f32
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&MlType::$kind.format_code(u16::from(self.0)))
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}({self})", stringify!($name))
+            }
+        }
+
+        impl NpyElement for $name {
+            type Plan = ();
+            fn npy_dtype() -> DType {
+                DType::Ml(MlType::$kind)
+            }
+            fn rust_name() -> String {
+                stringify!($name).to_owned()
+            }
+            fn plan(dtype: &DType) -> Result<(), Error> {
+                if holds(dtype, MlType::$kind) {
+                    Ok(())
+                } else {
+                    Err(mismatch::<Self>(dtype))
+                }
+            }
+            #[inline]
+            fn read((): &(), src: &[u8]) -> Result<Self, Error> {
+                Ok($name(src[0]))
+            }
+            #[inline]
+            fn write(&self, (): &(), dst: &mut [u8]) -> Result<(), Error> {
+                dst[0] = self.0;
+                Ok(())
+            }
+            fn pod_layout() -> Option<PodLayout<Self>> {
+                Some(PodLayout::swapping(1))
+            }
+        }
+    };
+}
+
+one_byte!(
+    /// ml_dtypes' `float8_e4m3fn` (OCP FP8 E4M3): finite, max 448, NaN `0x7f`/`0xff`.
+    Float8E4M3Fn,
+    Float8E4M3Fn
+);
+one_byte!(
+    /// ml_dtypes' `float8_e5m2` (OCP FP8 E5M2): IEEE-like, max 57344; numpy writes its descr
+    /// as `'<f1'`.
+    Float8E5M2,
+    Float8E5M2
+);
+one_byte!(
+    /// ml_dtypes' `float8_e4m3fnuz`: bias 8, no infinities, no negative zero, NaN `0x80`.
+    Float8E4M3FnUz,
+    Float8E4M3FnUz
+);
+one_byte!(
+    /// ml_dtypes' `float8_e5m2fnuz`: bias 16, no infinities, no negative zero, NaN `0x80`.
+    Float8E5M2FnUz,
+    Float8E5M2FnUz
+);
+one_byte!(
+    /// ml_dtypes' `float8_e4m3b11fnuz`: bias 11, no infinities, no negative zero, NaN `0x80`.
+    Float8E4M3B11FnUz,
+    Float8E4M3B11FnUz
+);
+one_byte!(
+    /// ml_dtypes' `float8_e4m3`: IEEE-like E4M3 with infinities.
+    Float8E4M3,
+    Float8E4M3
+);
+one_byte!(
+    /// ml_dtypes' `float8_e3m4`: IEEE-like E3M4 with infinities.
+    Float8E3M4,
+    Float8E3M4
+);
+one_byte!(
+    /// ml_dtypes' `float8_e8m0fnu` (OCP MX scale): unsigned powers of two, NaN `0xff`.
+    Float8E8M0Fnu,
+    Float8E8M0Fnu
+);
+one_byte!(
+    /// ml_dtypes' `float6_e2m3fn` (OCP MX FP6), in the low 6 bits.
+    Float6E2M3Fn,
+    Float6E2M3Fn
+);
+one_byte!(
+    /// ml_dtypes' `float6_e3m2fn` (OCP MX FP6), in the low 6 bits.
+    Float6E3M2Fn,
+    Float6E3M2Fn
+);
+one_byte!(
+    /// ml_dtypes' `float4_e2m1fn` (OCP MX FP4), in the low 4 bits: ±{0, 0.5, 1, 1.5, 2, 3, 4, 6}.
+    Float4E2M1Fn,
+    Float4E2M1Fn
+);
+one_byte!(
+    /// ml_dtypes' `int4`: -8..=7 in the low 4 bits (two's complement).
+    Int4,
+    Int4
+);
+one_byte!(
+    /// ml_dtypes' `uint4`: 0..=15 in the low 4 bits.
+    UInt4,
+    UInt4
+);
+one_byte!(
+    /// ml_dtypes' `int2`: -2..=1 in the low 2 bits (two's complement).
+    Int2,
+    Int2
+);
+one_byte!(
+    /// ml_dtypes' `uint2`: 0..=3 in the low 2 bits.
+    UInt2,
+    UInt2
+);

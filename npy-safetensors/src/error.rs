@@ -1,0 +1,153 @@
+//! The crate's one error type.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// What went wrong, with what the file holds and what was asked.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Reading or writing failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file is shorter than its 8-byte header length, or than the header it announces.
+    #[error("file is {found} bytes, too short for {what} ({needed} bytes)")]
+    Truncated {
+        /// What did not fit.
+        what: &'static str,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes in the file.
+        found: u64,
+    },
+    /// The header length is over [`MAX_HEADER_LEN`](crate::MAX_HEADER_LEN).
+    #[error("header length {len} is over the limit of {max} bytes")]
+    HeaderTooLong {
+        /// The length the file claims.
+        len: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// The header is not UTF-8.
+    #[error("header is not UTF-8 (invalid byte at offset {valid_up_to})")]
+    HeaderNotUtf8 {
+        /// Bytes of valid UTF-8 before the first invalid one.
+        valid_up_to: usize,
+    },
+    /// The header is not the JSON object safetensors writes.
+    #[error("header is not valid JSON: {0}")]
+    HeaderJson(String),
+    /// A tensor entry is malformed (unknown dtype, bad shape, offsets not as the data lies).
+    #[error("tensor {name:?}: {reason}")]
+    InvalidTensor {
+        /// The tensor's name.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The data section is not what the offsets say.
+    #[error("data section is {found} bytes, the header's tensors take {expected}")]
+    DataLength {
+        /// Bytes the tensors take.
+        expected: u64,
+        /// Bytes after the header.
+        found: u64,
+    },
+    /// An array safetensors cannot hold.
+    #[error("member {member:?}: {dtype} cannot be stored in safetensors ({reason})")]
+    Unsupported {
+        /// The member (the `.npz` key or the `.npy` file's stem).
+        member: String,
+        /// The array's dtype.
+        dtype: String,
+        /// Why.
+        reason: &'static str,
+    },
+    /// No tensor of that name.
+    #[error("no tensor named {0:?}")]
+    NoSuchTensor(String),
+    /// The output is `.npy` but the file holds other than one tensor.
+    #[error("a .npy output holds one array, the file has {0} tensors (write an .npz)")]
+    NotOneTensor(usize),
+    /// An error of npy-core (reading the `.npy` / `.npz` side).
+    #[error(transparent)]
+    Npy(#[from] npy_core::Error),
+}
+
+/// An error: its [`ErrorKind`] and the file it concerns. Boxed, so that a `Result` stays one
+/// word wide.
+pub struct Error {
+    inner: Box<(ErrorKind, Option<PathBuf>)>,
+}
+
+impl Error {
+    #[cold]
+    pub(crate) fn new(kind: ErrorKind) -> Error {
+        Error {
+            inner: Box::new((kind, None)),
+        }
+    }
+
+    /// An I/O error while doing `what`.
+    #[cold]
+    pub fn io(source: std::io::Error, what: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Io {
+            what: what.into(),
+            source,
+        })
+    }
+
+    /// The error with the path of the file it concerns (kept if one is already set).
+    #[must_use]
+    pub(crate) fn at(mut self, path: &Path) -> Error {
+        if self.inner.1.is_none() {
+            self.inner.1 = Some(path.to_owned());
+        }
+        self
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.inner.0
+    }
+
+    /// The file the error concerns, when known.
+    pub fn path(&self) -> Option<&Path> {
+        self.inner.1.as_deref()
+    }
+}
+
+impl From<npy_core::Error> for Error {
+    fn from(e: npy_core::Error) -> Error {
+        Error::new(ErrorKind::Npy(e))
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.inner.0)
+            .field("path", &self.inner.1)
+            .finish()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.inner.1 {
+            Some(p) => write!(f, "{}: {}", p.display(), self.inner.0),
+            None => write!(f, "{}", self.inner.0),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.inner.0)
+    }
+}

@@ -1,0 +1,51 @@
+//! The crate's one error type.
+
+use std::path::PathBuf;
+
+/// What went wrong reading or writing a scipy.sparse archive; every variant that concerns a
+/// file names it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// npy-core could not read or write the archive or one of its members.
+    #[error("{}: {source}", path.display())]
+    Npy {
+        /// The archive.
+        path: PathBuf,
+        /// The cause.
+        source: npy_core::Error,
+    },
+    /// The archive is not what `save_npz` writes (no `format` member, an unknown format, a
+    /// missing member).
+    #[error("{}: not a scipy.sparse archive: {reason}", path.display())]
+    NotSparse {
+        /// The archive.
+        path: PathBuf,
+        /// What is missing or unknown.
+        reason: String,
+    },
+    /// A member's contents break the format's rules (lengths, index ranges, `indptr` order).
+    #[error("{}: member {member:?}: {reason}", path.display())]
+    Invalid {
+        /// The archive.
+        path: PathBuf,
+        /// The member (`indptr`, `indices`, `data`, `row`, `col`, `offsets`, `shape`).
+        member: &'static str,
+        /// What is wrong, with the values found.
+        reason: String,
+    },
+    /// [`SparseMatrix::to_dense`](crate::SparseMatrix::to_dense) would hold more elements than
+    /// the caller allowed.
+    #[error("a dense {rows} x {cols} matrix is over the limit of {limit} elements")]
+    TooLarge {
+        /// Rows of the matrix.
+        rows: u64,
+        /// Columns of the matrix.
+        cols: u64,
+        /// The caller's limit, in elements.
+        limit: u64,
+    },
+    /// A matrix given to [`write()`](crate::write()) breaks the format's rules.
+    #[error("matrix to write: {0}")]
+    BadMatrix(String),
+}
