@@ -8,6 +8,7 @@ mod common;
 
 mod cat_append;
 mod convert;
+mod convert_columnar;
 mod header;
 mod info;
 mod npz;
