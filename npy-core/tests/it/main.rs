@@ -31,6 +31,7 @@ mod typed;
 mod view;
 
 // Dynamic values: `read_dyn` and `write_dyn`.
+mod columns;
 mod dynamic;
 mod write_dyn;
 
