@@ -4,6 +4,7 @@
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::Path;
+#[cfg(feature = "parquet")]
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
@@ -273,6 +274,55 @@ fn with_source<T>(
 /// ```
 pub fn read_npy(path: impl AsRef<Path>) -> Result<RecordBatch, Error> {
     with_source(path.as_ref(), None, whole)
+}
+
+/// The `.npy` bytes `bytes` (a whole file, typically a memory map) as one [`RecordBatch`]
+/// whose number columns point into `bytes` itself: nothing is copied for native-order,
+/// aligned, C-order numbers (the buffer keeps `bytes` alive), so the time does not depend on
+/// the array's size. Other columns are gathered as [`read_npy`] does.
+///
+/// The mapping's hazard stays with the caller, who maps the file (`unsafe { Mmap::map(..) }`)
+/// and so promises that nobody changes it while the batch lives.
+///
+/// # Errors
+/// npy-core's header errors; truncated data (`bytes` shorter than the header's claim); the
+/// mapping's errors, as [`read_npy`].
+///
+/// # Examples
+/// ```
+/// let mut bytes = Vec::new();
+/// npy_core::WriteOptions::new().write_to(&mut bytes, &[1.0f32, 2.0, 3.0], &[3])?;
+/// let batch = npy_arrow::batch_from_npy_bytes(bytes, "x")?;
+/// assert_eq!(batch.num_rows(), 3);
+/// # Ok::<(), npy_arrow::Error>(())
+/// ```
+pub fn batch_from_npy_bytes(
+    bytes: impl AsRef<[u8]> + Send + 'static,
+    name: &str,
+) -> Result<RecordBatch, Error> {
+    let meta = NpyReader::new(bytes.as_ref())?.meta().clone();
+    let buffer = Buffer::from(bytes::Bytes::from_owner(bytes));
+    let start = meta.data_offset();
+    let n = meta.nbytes();
+    let have = (buffer.len() as u64).saturating_sub(start);
+    if have < n {
+        return Err(Error::new(ErrorKind::Npy(npy_core::Error::new(
+            npy_core::ErrorKind::Truncated {
+                what: "array data",
+                needed: n,
+                found: have,
+            },
+        ))));
+    }
+    let data = buffer.slice_with_length(start as usize, n as usize);
+    let shape = meta.shape();
+    let rows = shape.first().copied().unwrap_or(1) as usize;
+    let row_shape = shape.get(1..).unwrap_or(&[]);
+    if meta.order().is_fortran() && shape.len() >= 2 {
+        let c = transpose_f_to_c(&data, shape, meta.itemsize() as usize);
+        return batch_from_bytes(meta.dtype(), row_shape, rows, &c, name);
+    }
+    batch_from_bytes(meta.dtype(), row_shape, rows, &data, name)
 }
 
 /// Reads member `key` of the `.npz` at `path` into one [`RecordBatch`] (a plain array's column

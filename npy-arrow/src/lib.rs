@@ -38,7 +38,8 @@
 //! Numbers in native byte order that are a whole plain array (not a record field) become Arrow
 //! buffers without a copy: [`read_npy`] reads the data into one 64-byte aligned buffer and every
 //! such column is a slice of it ([`batch_from_bytes`] does the same for a buffer the caller
-//! owns, e.g. `Buffer::from_vec(vec)`). Record fields are gathered field by field, one pass over
+//! owns, e.g. `Buffer::from_vec(vec)`, and [`batch_from_npy_bytes`] for a memory-mapped
+//! file, whose batch points into the map). Record fields are gathered field by field, one pass over
 //! the batch's rows per field.
 //!
 //! # Examples
@@ -69,8 +70,8 @@ mod to_arrow;
 pub use arrow_array::RecordBatch;
 pub use error::{Error, ErrorKind};
 pub use file::{
-    convert, for_each_batch, read_ipc, read_npy, read_npz_member, stem_name, write_ipc,
-    ConvertOptions, Format, BATCH_BYTES,
+    batch_from_npy_bytes, convert, for_each_batch, read_ipc, read_npy, read_npz_member, stem_name,
+    write_ipc, ConvertOptions, Format, BATCH_BYTES,
 };
 #[cfg(feature = "parquet")]
 pub use file::{read_parquet, write_parquet};

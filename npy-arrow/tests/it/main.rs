@@ -12,6 +12,7 @@ use std::process::Command;
 
 /// The project's Python when it also imports pyarrow, else `None` after saying NOT CHECKED
 /// (a failure under `NPY_REQUIRE_PYTHON=1`, as for numpy).
+#[cfg_attr(not(feature = "parquet"), allow(dead_code))]
 pub(crate) fn pyarrow_python(what: &str) -> Option<PathBuf> {
     let python = npy_test_support::python::python_for(what)?;
     let ok = Command::new(&python)
@@ -33,6 +34,7 @@ pub(crate) fn pyarrow_python(what: &str) -> Option<PathBuf> {
 }
 
 /// Runs `script` with `args`, failing the test with its stderr when it fails; returns stdout.
+#[cfg_attr(not(feature = "parquet"), allow(dead_code))]
 pub(crate) fn run_python(python: &Path, script: &str, args: &[&Path]) -> String {
     let out = Command::new(python)
         .arg("-c")
