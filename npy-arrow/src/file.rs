@@ -4,7 +4,6 @@
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::Path;
-#[cfg(feature = "parquet")]
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
@@ -15,7 +14,7 @@ use npy_core::{ArrayMeta, NpyReader};
 
 use crate::error::{overflow, Context, Error, ErrorKind};
 use crate::from_arrow::{FromArrowOptions, NpyPlan};
-use crate::to_arrow::{batch_from_bytes, schema_for};
+use crate::to_arrow::{batch_from_bytes, object_column, schema_for};
 
 /// Bytes of `.npy` data per batch when streaming (a batch holds at least one row).
 pub const BATCH_BYTES: usize = 8 << 20;
@@ -35,9 +34,30 @@ struct Source<'a> {
     /// Bytes known to follow the header (a file's length), bounding the whole-array buffer.
     available: Option<u64>,
     name: String,
+    /// An object array's elements, decoded from its pickle by `read_dyn` (its data is one
+    /// pickle, not rows).
+    objects: Option<npy_core::DynArray>,
 }
 
 impl Source<'_> {
+    /// The batch of an object array (1-d or 0-d; see [`object_column`]).
+    fn object_batch(&self, a: &npy_core::DynArray) -> Result<RecordBatch, Error> {
+        if a.shape().len() > 1 {
+            return Err(Error::new(ErrorKind::UnsupportedDType {
+                dtype: "|O".into(),
+                reason: format!(
+                    "an object array of shape {:?}: only 1-d object arrays become a column",
+                    a.shape()
+                ),
+            }));
+        }
+        let (field, column) = object_column(a.values(), &self.name)?;
+        Ok(RecordBatch::try_new(
+            Arc::new(arrow_schema::Schema::new(vec![field])),
+            vec![column],
+        )?)
+    }
+
     fn row_shape(&self) -> &[u64] {
         self.meta.shape().get(1..).unwrap_or(&[])
     }
@@ -55,6 +75,9 @@ impl Source<'_> {
     }
 
     fn schema(&self) -> Result<SchemaRef, Error> {
+        if let Some(a) = &self.objects {
+            return Ok(self.object_batch(a)?.schema());
+        }
         let mut shape = vec![self.rows()];
         shape.extend_from_slice(self.row_shape());
         schema_for(self.meta.dtype(), &shape, &self.name)
@@ -106,6 +129,11 @@ impl Source<'_> {
         batch_rows: Option<usize>,
         f: &mut dyn FnMut(RecordBatch, u64, u64) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        if let Some(a) = &self.objects {
+            let batch = self.object_batch(a)?;
+            let n = batch.num_rows() as u64;
+            return f(batch, n, n);
+        }
         let rows = self.rows();
         let row_bytes = self.row_bytes()?;
         let dtype = self.meta.dtype().clone();
@@ -210,6 +238,18 @@ fn with_source<T>(
         }
         let reader = NpyReader::open(path).at_path(path)?;
         let meta = reader.meta().clone();
+        if meta.dtype() == &npy_core::DType::Object {
+            let objects = npy_core::read_dyn(path).at_path(path)?;
+            let mut none: &[u8] = &[];
+            let mut source = Source {
+                meta,
+                data: &mut none,
+                available: Some(0),
+                name: stem_name(path),
+                objects: Some(objects),
+            };
+            return f(&mut source).at_path(path);
+        }
         let file_len = std::fs::metadata(path).at_path(path)?.len();
         let mut data = reader.into_inner();
         let mut source = Source {
@@ -217,6 +257,7 @@ fn with_source<T>(
             meta,
             data: &mut data,
             name: stem_name(path),
+            objects: None,
         };
         return f(&mut source).at_path(path);
     }
@@ -242,12 +283,28 @@ fn with_source<T>(
         .npy_reader(&key)
         .map_err(|e| Error::from(e).at_path(path).in_member(&key))?;
     let meta = reader.meta().clone();
+    if meta.dtype() == &npy_core::DType::Object {
+        drop(reader);
+        let objects = archive
+            .read_dyn(&key)
+            .map_err(|e| Error::from(e).at_path(path).in_member(&key))?;
+        let mut none: &[u8] = &[];
+        let mut source = Source {
+            meta,
+            data: &mut none,
+            available: Some(0),
+            name: key.clone(),
+            objects: Some(objects),
+        };
+        return f(&mut source).map_err(|e| e.at_path(path).in_member(&key));
+    }
     let mut data = reader.into_inner();
     let mut source = Source {
         meta,
         data: &mut data,
         available: None,
         name: key.clone(),
+        objects: None,
     };
     f(&mut source).map_err(|e| e.at_path(path).in_member(&key))
 }

@@ -30,7 +30,7 @@
 //! | Fortran order | the logical values as numpy sees them: the data is **transposed** to C order while reading (no permutation metadata) | C order |
 //! | `f16`/`f12` (longdouble), `c32`/`c24` | refused: Arrow has no extended float ([`ErrorKind::UnsupportedDType`]) | |
 //! | record without fields (`[]`) | refused: no column to hold its rows | |
-//! | `O` (object) | refused ([`ErrorKind::UnsupportedDType`]: the pickle is not decoded here) | |
+//! | `O` (object), 0-d or 1-d | decoded by npy-core's pickle reader (never executes anything): Utf8, Int64 or Float64 when every item but `None` is a `str`, a 64-bit `int` or a `float`; `None` is null; other items, mixed kinds or only `None`: [`ErrorKind::Value`] naming the first item; objects inside records or N-d: [`ErrorKind::UnsupportedDType`] | |
 //! | nulls in numbers, bool, strings | | [`ErrorKind::Nulls`] unless [`FromArrowOptions::fill`] gives a value |
 //! | Dictionary, List, Decimal, Null, … | | refused: [`ErrorKind::UnsupportedArrowType`] |
 //!

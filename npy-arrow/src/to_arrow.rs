@@ -691,6 +691,104 @@ pub fn batch_from_bytes(
     )?)
 }
 
+/// The column of an object array's elements (as `read_dyn` decodes its pickle): Utf8, Int64
+/// or Float64 when every item other than `None` is a `str`, an `int` that fits 64 bits, or a
+/// `float`; `None` is null. Anything else (mixed kinds, lists, bytes, big ints, only `None`)
+/// is [`ErrorKind::Value`](crate::ErrorKind::Value) naming the first item that does not fit.
+pub(crate) fn object_column(
+    values: &[npy_core::DynValue],
+    name: &str,
+) -> Result<(Field, ArrayRef), Error> {
+    use npy_core::pickle::PyObject;
+    use npy_core::DynValue;
+    #[derive(PartialEq, Clone, Copy, Debug)]
+    enum Kind {
+        Str,
+        Int,
+        Float,
+    }
+    let mut kind = None;
+    for (i, v) in values.iter().enumerate() {
+        let k = match v {
+            DynValue::Object(PyObject::None) => continue,
+            DynValue::Object(PyObject::Str(_)) => Kind::Str,
+            DynValue::Object(PyObject::Int(_)) => Kind::Int,
+            DynValue::Object(PyObject::Float(_)) => Kind::Float,
+            other => {
+                let mut item = format!("{other:?}");
+                item.truncate(80);
+                return Err(value_error(
+                    name,
+                    i as u64,
+                    format!("object item {item} is not a str, an int of 64 bits, a float or None"),
+                ));
+            }
+        };
+        match kind {
+            None => kind = Some(k),
+            Some(first) if first != k => {
+                return Err(value_error(
+                    name,
+                    i as u64,
+                    format!("object items are not uniform: {k:?} after {first:?}"),
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    fn obj(v: &npy_core::DynValue) -> Option<&PyObject> {
+        match v {
+            npy_core::DynValue::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+    Ok(match kind {
+        Some(Kind::Str) => (
+            Field::new(name, DataType::Utf8, true),
+            Arc::new(
+                values
+                    .iter()
+                    .map(|v| match obj(v) {
+                        Some(PyObject::Str(s)) => Some(s.as_str()),
+                        _ => None,
+                    })
+                    .collect::<StringArray>(),
+            ),
+        ),
+        Some(Kind::Int) => (
+            Field::new(name, DataType::Int64, true),
+            Arc::new(
+                values
+                    .iter()
+                    .map(|v| match obj(v) {
+                        Some(PyObject::Int(i)) => Some(*i),
+                        _ => None,
+                    })
+                    .collect::<PrimitiveArray<Int64Type>>(),
+            ),
+        ),
+        Some(Kind::Float) => (
+            Field::new(name, DataType::Float64, true),
+            Arc::new(
+                values
+                    .iter()
+                    .map(|v| match obj(v) {
+                        Some(PyObject::Float(f)) => Some(*f),
+                        _ => None,
+                    })
+                    .collect::<PrimitiveArray<Float64Type>>(),
+            ),
+        ),
+        None => {
+            return Err(value_error(
+                name,
+                0,
+                "an object array of only None has no column type".into(),
+            ))
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

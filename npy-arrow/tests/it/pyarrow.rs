@@ -358,3 +358,68 @@ fn pyarrow_reads_every_fixture_we_convert_as_numpy_loads_it() {
         .unwrap();
     assert_eq!(checked, 2 * converted);
 }
+
+const OBJECTS: &str = r"
+import sys, numpy as np
+d = sys.argv[1]
+np.save(f'{d}/words.npy', np.array(['a', None, '\u00e9t\u00e9', ''], dtype=object))
+np.save(f'{d}/counts.npy', np.array([1, None, -2**63, 2**63 - 1], dtype=object))
+np.save(f'{d}/ratios.npy', np.array([0.5, None, float('inf')], dtype=object))
+np.save(f'{d}/mixed.npy', np.array(['a', 1], dtype=object))
+np.save(f'{d}/lists.npy', np.array([None, [1, 2]], dtype=object))
+";
+
+const OBJECTS_CHECK: &str = r"
+import sys, numpy as np, pyarrow as pa, pyarrow.parquet as pq, pyarrow.ipc as ipc
+d = sys.argv[1]
+for stem, t in (('words', pa.string()), ('counts', pa.int64()), ('ratios', pa.float64())):
+    want = np.load(f'{d}/{stem}.npy', allow_pickle=True).tolist()
+    for table in (ipc.open_file(f'{d}/{stem}.arrow').read_all(), pq.read_table(f'{d}/{stem}.parquet')):
+        col = table.column(stem)
+        assert col.type == t, (stem, col.type)
+        assert col.to_pylist() == want, (stem, col.to_pylist(), want)
+print('ok')
+";
+
+#[test]
+fn uniform_object_arrays_become_typed_columns_with_nulls() {
+    let Some(python) = pyarrow_python("object arrays → Arrow / Parquet, read by pyarrow") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    run_python(&python, OBJECTS, &[dir.path()]);
+    for stem in ["words", "counts", "ratios"] {
+        let npy = dir.path().join(format!("{stem}.npy"));
+        for ext in ["arrow", "parquet"] {
+            convert(
+                &npy,
+                &npy.with_extension(ext),
+                &ConvertOptions::new(),
+                |_, _| {},
+            )
+            .unwrap_or_else(|e| panic!("{stem}: {e}"));
+        }
+    }
+    assert_eq!(
+        run_python(&python, OBJECTS_CHECK, &[dir.path()]).trim(),
+        "ok"
+    );
+    for (stem, index) in [("mixed", 1), ("lists", 1)] {
+        let npy = dir.path().join(format!("{stem}.npy"));
+        let err = convert(
+            &npy,
+            &npy.with_extension("arrow"),
+            &ConvertOptions::new(),
+            |_, _| {},
+        )
+        .unwrap_err();
+        match err.kind() {
+            ErrorKind::Value {
+                column, index: i, ..
+            } => {
+                assert_eq!((column.as_str(), *i), (stem, index), "{err}");
+            }
+            other => panic!("{stem}: {other:?}"),
+        }
+    }
+}
