@@ -22,6 +22,10 @@ use npy_core::{ByteOrder, DType, Primitive, TimeKind, TimeType, TimeUnit};
 
 use crate::error::{overflow, unsupported_dtype, value_error, Error};
 
+/// Batches of records with at least this many data bytes gather their fields on several
+/// threads (below it, starting threads costs more than the gathering).
+const PARALLEL_BYTES: usize = 4 << 20;
+
 /// The extension name of Arrow's canonical fixed-shape tensor type.
 pub const FIXED_SHAPE_TENSOR: &str = "arrow.fixed_shape_tensor";
 /// The field-metadata key holding an extension type's name.
@@ -604,7 +608,8 @@ fn offset_i32(len: usize, column: &str) -> Result<i32, Error> {
 /// first dimension). `name` names the column of a non-record dtype.
 ///
 /// Zero copy: numbers in native byte order, packed (a plain array, not a record field) and
-/// aligned are slices of `data`; everything else is gathered field by field in one pass.
+/// aligned are slices of `data`; everything else is gathered field by field in one pass, the
+/// fields of a record of 4 MiB or more on as many threads as the machine has cores.
 ///
 /// # Errors
 /// As [`schema_for`]; [`ErrorKind::Value`](crate::ErrorKind::Value) for a value the Arrow type
@@ -677,11 +682,43 @@ pub fn batch_from_bytes(
         tensor_column(&base, &full, &rows_view, name)
     };
     let columns = match dtype {
-        DType::Record(r) if !r.fields().is_empty() => r
-            .fields()
-            .iter()
-            .map(|f| one(&f.dtype, f.offset as usize, &f.name))
-            .collect::<Result<Vec<_>, _>>()?,
+        DType::Record(r) if !r.fields().is_empty() => {
+            let fields = r.fields();
+            let threads = std::thread::available_parallelism()
+                .map_or(1, std::num::NonZeroUsize::get)
+                .min(fields.len());
+            if threads > 1 && need >= PARALLEL_BYTES {
+                // Fields are independent columns: gather them on several threads, each
+                // thread a run of consecutive fields.
+                let per = fields.len().div_ceil(threads);
+                let mut out: Vec<Option<Result<ArrayRef, Error>>> =
+                    fields.iter().map(|_| None).collect();
+                std::thread::scope(|scope| {
+                    for (fs, os) in fields.chunks(per).zip(out.chunks_mut(per)) {
+                        let one = &one;
+                        scope.spawn(move || {
+                            for (f, o) in fs.iter().zip(os) {
+                                *o = Some(one(&f.dtype, f.offset as usize, &f.name));
+                            }
+                        });
+                    }
+                });
+                // Every slot is filled: each thread runs to its end (a panic would have
+                // propagated out of the scope).
+                out.into_iter()
+                    .map(|o| {
+                        o.unwrap_or_else(|| {
+                            Err(overflow("field threads", "a field was not gathered".into()))
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+            } else {
+                fields
+                    .iter()
+                    .map(|f| one(&f.dtype, f.offset as usize, &f.name))
+                    .collect::<Result<Vec<_>, _>>()?
+            }
+        }
         _ => vec![one(dtype, 0, name)?],
     };
     Ok(RecordBatch::try_new_with_options(

@@ -215,3 +215,40 @@ fn a_mapped_file_becomes_a_batch_without_copying_its_data() {
     // A copy of 1 GiB takes far longer than this on any machine (memory bandwidth).
     assert!(took.as_millis() < 50, "{took:?}");
 }
+
+#[test]
+fn large_records_gathered_on_several_threads_keep_every_field() {
+    // 300,000 records of 20 bytes (6 MB, past the 4 MiB parallel threshold), values a formula
+    // of the row, so each column can be checked against the bytes written.
+    let n = 300_000i64;
+    let mut data = Vec::with_capacity(20 * n as usize);
+    for i in 0..n {
+        data.extend_from_slice(&(i * 3).to_le_bytes());
+        data.extend_from_slice(&(i as f32 / 2.0).to_be_bytes());
+        for c in [u32::from(b'a') + (i % 26) as u32, 0] {
+            data.extend_from_slice(&c.to_le_bytes());
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = npy(
+        dir.path(),
+        "big.npy",
+        "[('a', '<i8'), ('b', '>f4'), ('s', '<U2')]",
+        &[n as u64],
+        false,
+        &data,
+    );
+    let batch = read_npy(&path).unwrap();
+    let a = batch.column(0).as_primitive::<Int64Type>();
+    let b = batch
+        .column(1)
+        .as_primitive::<arrow_array::types::Float32Type>();
+    let s = batch.column(2).as_string::<i32>();
+    for i in [0, 1, 77_777, n - 1] {
+        let k = i as usize;
+        assert_eq!(a.value(k), i * 3);
+        assert_eq!(b.value(k), i as f32 / 2.0);
+        assert_eq!(s.value(k), char::from(b'a' + (i % 26) as u8).to_string());
+    }
+    assert_eq!(a.len(), n as usize);
+}
