@@ -97,8 +97,7 @@ impl Source<'_> {
                 },
             )))
         };
-        if let Some(avail) = self.available.filter(|&a| a >= n) {
-            let _ = avail;
+        if self.available.is_some_and(|a| a >= n) {
             let mut buf = MutableBuffer::from_len_zeroed(len);
             self.data.read_exact(buf.as_slice_mut()).map_err(|e| {
                 if e.kind() == std::io::ErrorKind::UnexpectedEof {
@@ -927,6 +926,8 @@ fn arrow_to_npy(
             ))),
         }
     };
+    // Only Parquet reads in batches of rows.
+    #[cfg(not(feature = "parquet"))]
     let _ = rows_per;
     let plan: std::cell::RefCell<Option<NpyPlan>> = std::cell::RefCell::new(None);
     let fa = &options.from_arrow;
