@@ -411,8 +411,52 @@ fn npz(c: &mut Criterion) {
     g.finish();
 }
 
+/// Issue 24's file: 1M records `[('id','<i8'), ('name','<U12'), ('score','<f4'),
+/// ('when','<M8[ms]'), ('ok','?')]` (69 MB), read dynamically as a tree (`read_dyn`) and as
+/// columns (`read_columns`).
+fn read_dyn_records(c: &mut Criterion) {
+    const N: u64 = 1_000_000;
+    let dir = data_dir().unwrap();
+    let path = dir.join("dyn_records_1M.npy");
+    if !path.exists() {
+        let dtype =
+            "[('id', '<i8'), ('name', '<U12'), ('score', '<f4'), ('when', '<M8[ms]'), ('ok', '?')]"
+                .parse()
+                .unwrap();
+        let mut bytes = npy_core::Header::new(dtype, vec![N])
+            .to_bytes(None)
+            .unwrap();
+        for i in 0..N {
+            bytes.extend_from_slice(&(i as i64).to_le_bytes());
+            let name = ["alpha", "beta", "gamma", "delta-epsilon"][(i % 4) as usize];
+            let mut cps = [0u32; 12];
+            for (d, ch) in cps.iter_mut().zip(name.chars()) {
+                *d = u32::from(ch);
+            }
+            for cp in cps {
+                bytes.extend_from_slice(&cp.to_le_bytes());
+            }
+            bytes.extend_from_slice(&((i as f32) * 0.5).to_le_bytes());
+            bytes.extend_from_slice(&(1_700_000_000_000i64 + i as i64).to_le_bytes());
+            bytes.push(u8::from(i % 3 == 0));
+        }
+        std::fs::write(&path, bytes).unwrap();
+    }
+    let mut g = c.benchmark_group("read_dyn_records");
+    g.throughput(Throughput::Bytes(69_000_000));
+    g.sample_size(10);
+    g.bench_function(BenchmarkId::new("1M_records", "read_columns"), |b| {
+        b.iter(|| npy_core::read_columns(&path).unwrap());
+    });
+    g.bench_function(BenchmarkId::new("1M_records", "read_dyn"), |b| {
+        b.iter(|| npy_core::read_dyn(&path).unwrap());
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
+    read_dyn_records,
     npz,
     header_parse,
     read_f32,

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use npy_core::{convert_file_with_progress, ByteOrder, ConvertOptions, Order, Version};
 
-use crate::format::fail;
+use crate::format::{fail, printable};
 use crate::progress::Progress;
 
 /// Rewrite a .npy file with another byte order, memory order or format version; every value
@@ -26,12 +26,19 @@ use crate::progress::Progress;
 /// keeps its mode and is locked as `npy append` locks it (a running append finishes first); a
 /// new one gets 0666 less the umask. Inputs must be regular files: a FIFO or device is
 /// refused at once.
+///
+/// Other formats, chosen by extension: IN and OUT may be .npy, .npz (--member KEY picks the
+/// array), .arrow (the Arrow IPC file format) or .parquet (Snappy), and .safetensors. The type
+/// mapping is npy-arrow's table (a record's fields become columns, an (n, d1, ...) array a
+/// tensor column, NaT a null). Arrow and Parquet input is read twice, batch by
+/// batch (once for the rows and string widths, once to write), and .npy input is streamed in
+/// 8 MiB batches, so memory stays bounded (Parquet adds one row group).
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The input .npy file.
+    /// The input file (.npy, .npz, .arrow, .parquet).
     #[arg(value_name = "IN")]
     input: PathBuf,
-    /// The output .npy file.
+    /// The output file (.npy, .npz, .arrow, .parquet).
     #[arg(value_name = "OUT")]
     output: PathBuf,
     /// Byte order of every multi-byte scalar in OUT.
@@ -48,6 +55,13 @@ pub struct Args {
     #[allow(clippy::doc_markdown, reason = "clap help text, printed as written")]
     #[arg(long, value_name = "TYPE", value_parser = crate::format::parse_hint)]
     hint: Option<npy_core::MlType>,
+    /// The member of an .npz IN to convert (needed when it holds more than one array).
+    #[arg(long, value_name = "KEY")]
+    member: Option<String>,
+    /// The value written for nulls of number, bool and string columns when reading Arrow or
+    /// Parquet (without it such a null is an error; time columns get NaT).
+    #[arg(long, value_name = "VALUE", allow_hyphen_values = true)]
+    fill: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -101,6 +115,9 @@ pub fn run(args: &Args) -> ExitCode {
             }
         };
     }
+    if let Some(code) = columnar(args) {
+        return code;
+    }
     let mut options = ConvertOptions::default();
     options.byte_order = args.byte_order.map(|b| match b {
         ByteOrderArg::Little => ByteOrder::Little,
@@ -127,4 +144,46 @@ pub fn run(args: &Args) -> ExitCode {
         // The error names the input or the output file, whichever failed.
         Err(e) => fail(&e, &args.input),
     }
+}
+
+/// Conversions that involve Arrow IPC, Parquet or .npz (by IN's and OUT's extensions), done by
+/// npy-arrow: `None` for .npy to .npy, which the code above does.
+fn columnar(args: &Args) -> Option<ExitCode> {
+    use npy_arrow::Format;
+    let formats = (Format::of(&args.input), Format::of(&args.output));
+    let plain = matches!(
+        formats,
+        (Some(Format::Npy) | None, Some(Format::Npy) | None)
+    );
+    if plain && args.member.is_none() {
+        return None;
+    }
+    if args.byte_order.is_some() || args.order.is_some() || args.version.is_some() {
+        eprintln!("npy: --byte-order, --order and --version apply to .npy → .npy only");
+        return Some(ExitCode::FAILURE);
+    }
+    let mut options = npy_arrow::ConvertOptions::new();
+    options.member.clone_from(&args.member);
+    if let Some(fill) = args.fill {
+        options.from_arrow = npy_arrow::FromArrowOptions::new().fill(fill);
+    }
+    let mut bar: Option<Progress> = None;
+    let result = npy_arrow::convert(&args.input, &args.output, &options, |done, total| {
+        bar.get_or_insert_with(|| Progress::new(total, "converting"))
+            .set(done);
+    });
+    drop(bar);
+    Some(match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let mut msg = String::from("npy: ");
+            if e.path().is_none() {
+                msg.push_str(&printable(&args.input.display().to_string()));
+                msg.push_str(": ");
+            }
+            msg.push_str(&printable(&e.to_string()));
+            eprintln!("{msg}");
+            ExitCode::FAILURE
+        }
+    })
 }

@@ -324,8 +324,8 @@ pub use dtype::{
     Canonical, DType, Field, MlType, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
 };
 pub use dynamic::{
-    read_dyn, write_dyn, write_dyn_to, COrderIter, DynArray, DynValue, UcsString, DYN_ALLOWANCE,
-    MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE,
+    read_columns, read_dyn, write_dyn, write_dyn_to, COrderIter, Column, DynArray, DynColumns,
+    DynValue, UcsString, DYN_ALLOWANCE, MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE,
 };
 pub use element::{Datetime64, NpyElement, PodLayout, Timedelta64, Widening, NAT};
 pub use element::{

@@ -10,6 +10,7 @@ mod hostile;
 
 mod cat_append;
 mod convert;
+mod convert_columnar;
 mod header;
 mod info;
 mod npz;

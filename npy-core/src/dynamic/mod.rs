@@ -31,6 +31,7 @@ use crate::read::NpyReader;
 
 mod array;
 mod budget;
+mod columns;
 mod decode;
 mod encode;
 mod longdouble;
@@ -40,6 +41,7 @@ mod value;
 
 pub use array::{COrderIter, DynArray};
 pub use budget::{DYN_ALLOWANCE, MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE};
+pub use columns::{read_columns, Column, DynColumns};
 pub use encode::{write_dyn, write_dyn_to};
 pub use value::{DynValue, UcsString};
 

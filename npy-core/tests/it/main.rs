@@ -37,6 +37,7 @@ mod view;
 mod mltypes;
 
 // Dynamic values: `read_dyn` and `write_dyn`.
+mod columns;
 mod dynamic;
 mod write_dyn;
 

@@ -1,0 +1,223 @@
+//! The crate's one error type: what went wrong, and where (file path, `.npz` member, column).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// An error of this crate: a [`ErrorKind`] and where it happened.
+///
+/// Boxed, so that every `Result` of the crate stays one pointer wide.
+#[derive(Debug)]
+pub struct Error {
+    inner: Box<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    kind: ErrorKind,
+    path: Option<PathBuf>,
+    member: Option<String>,
+}
+
+/// What went wrong.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Reading or writing the `.npy` / `.npz` side failed (npy-core's error, which names the
+    /// header field or dtype involved).
+    #[error(transparent)]
+    Npy(#[from] npy_core::Error),
+    /// arrow-rs refused a batch or an IPC stream (a malformed IPC file, a schema mismatch).
+    #[error("arrow: {0}")]
+    Arrow(#[from] arrow_schema::ArrowError),
+    /// The parquet crate refused a file (malformed footer, page or encoding).
+    #[cfg(feature = "parquet")]
+    #[error("parquet: {0}")]
+    Parquet(#[from] parquet::errors::ParquetError),
+    /// An I/O error.
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+    /// A numpy dtype with no Arrow type in the mapping (longdouble, `M8[Y]`, `O`, ...).
+    #[error("dtype {dtype} has no Arrow type: {reason}")]
+    UnsupportedDType {
+        /// The dtype as the file's header writes it.
+        dtype: String,
+        /// Why, and what to do instead.
+        reason: String,
+    },
+    /// An Arrow type with no numpy dtype in the mapping (Decimal, List, Dictionary, ...).
+    #[error("column {column:?} of type {data_type} has no numpy dtype: {reason}")]
+    UnsupportedArrowType {
+        /// The column (dotted path for a nested field).
+        column: String,
+        /// The Arrow type as arrow-rs prints it.
+        data_type: String,
+        /// Why.
+        reason: String,
+    },
+    /// A column holds nulls and its numpy dtype has no null value (numbers, bool, strings
+    /// without a fill).
+    #[error(
+        "column {column:?} holds {nulls} null(s) (first at row {first_row}) and {dtype} has no null; give a fill value"
+    )]
+    Nulls {
+        /// The column.
+        column: String,
+        /// How many nulls it holds in the batch that was being converted.
+        nulls: usize,
+        /// Row of the first null, counted from the start of the input.
+        first_row: u64,
+        /// The numpy dtype the column becomes.
+        dtype: String,
+    },
+    /// A value that the target type cannot hold: a date beyond Date32, a tick count that
+    /// overflows when scaled to an Arrow unit, a lone surrogate in a `U` string, a fill value
+    /// out of an integer column's range.
+    #[error("column {column:?}, element {index}: {reason}")]
+    Value {
+        /// The column (the file's stem for a plain array).
+        column: String,
+        /// Element index (flat, C order) within the column.
+        index: u64,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A size computed from the input (rows × itemsize, string offsets) overflows.
+    #[error("{what} overflows: {detail}")]
+    Overflow {
+        /// The quantity.
+        what: &'static str,
+        /// The numbers involved.
+        detail: String,
+    },
+    /// An Arrow IPC or Parquet file that is not well formed: a footer claiming bytes past the
+    /// file's end, or a decoder of arrow-rs / parquet stopping (those crates panic on some
+    /// malformed input; the panic is caught and reported here).
+    #[error("malformed file: {0}")]
+    Malformed(String),
+    /// The input is not what the operation needs (an `.npz` without `--member` holding several
+    /// arrays, an extension of neither format, mismatched batches).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Error {
+    /// An error of `kind`, at no path yet.
+    #[cold]
+    pub fn new(kind: ErrorKind) -> Error {
+        Error {
+            inner: Box::new(Inner {
+                kind,
+                path: None,
+                member: None,
+            }),
+        }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.inner.kind
+    }
+
+    /// The file involved, when known.
+    pub fn path(&self) -> Option<&Path> {
+        self.inner.path.as_deref()
+    }
+
+    /// The `.npz` member involved, when known.
+    pub fn member(&self) -> Option<&str> {
+        self.inner.member.as_deref()
+    }
+
+    /// This error, at `path` (kept if already set: the innermost path is the precise one).
+    #[must_use]
+    pub fn at_path(mut self, path: &Path) -> Error {
+        if self.inner.path.is_none() {
+            self.inner.path = Some(path.to_owned());
+        }
+        self
+    }
+
+    /// This error, in `.npz` member `key`.
+    #[must_use]
+    pub fn in_member(mut self, key: &str) -> Error {
+        if self.inner.member.is_none() {
+            self.inner.member = Some(key.to_owned());
+        }
+        self
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(p) = &self.inner.path {
+            write!(f, "{}", p.display())?;
+            if let Some(m) = &self.inner.member {
+                write!(f, " member {m:?}")?;
+            }
+            f.write_str(": ")?;
+        } else if let Some(m) = &self.inner.member {
+            write!(f, "member {m:?}: ")?;
+        }
+        write!(f, "{}", self.inner.kind)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.inner.kind)
+    }
+}
+
+macro_rules! from_kind {
+    ($($(#[$m:meta])* $t:ty),*) => {$(
+        $(#[$m])*
+        impl From<$t> for Error {
+            #[cold]
+            fn from(e: $t) -> Error {
+                Error::new(ErrorKind::from(e))
+            }
+        }
+    )*};
+}
+
+from_kind!(
+    ErrorKind,
+    npy_core::Error,
+    arrow_schema::ArrowError,
+    std::io::Error,
+    #[cfg(feature = "parquet")]
+    parquet::errors::ParquetError
+);
+
+/// Adds a path (and member) to the error of a `Result`.
+pub(crate) trait Context<T> {
+    fn at_path(self, path: &Path) -> Result<T, Error>;
+}
+
+impl<T, E: Into<Error>> Context<T> for Result<T, E> {
+    fn at_path(self, path: &Path) -> Result<T, Error> {
+        self.map_err(|e| e.into().at_path(path))
+    }
+}
+
+#[cold]
+pub(crate) fn unsupported_dtype(dtype: &npy_core::DType, reason: &str) -> Error {
+    Error::new(ErrorKind::UnsupportedDType {
+        dtype: dtype.to_string(),
+        reason: reason.to_owned(),
+    })
+}
+
+#[cold]
+pub(crate) fn overflow(what: &'static str, detail: String) -> Error {
+    Error::new(ErrorKind::Overflow { what, detail })
+}
+
+#[cold]
+pub(crate) fn value_error(column: &str, index: u64, reason: String) -> Error {
+    Error::new(ErrorKind::Value {
+        column: column.to_owned(),
+        index,
+        reason,
+    })
+}

@@ -1,0 +1,1047 @@
+//! Files: `.npy` / `.npz` members read as batches, Arrow IPC and Parquet files written from
+//! them and read back into `.npy`, and [`convert`] choosing between them by extension.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_buffer::{Buffer, MutableBuffer};
+use arrow_schema::SchemaRef;
+use npy_core::npz::NpzArchive;
+use npy_core::{ArrayMeta, NpyReader};
+
+use crate::error::{overflow, Context, Error, ErrorKind};
+use crate::from_arrow::{FromArrowOptions, NpyPlan};
+use crate::to_arrow::{batch_from_bytes, object_column, schema_for};
+
+/// Bytes of `.npy` data per batch when streaming (a batch holds at least one row).
+pub const BATCH_BYTES: usize = 8 << 20;
+
+/// The column name of a plain array read from `path`: the file's stem (`"a"` for `a.npy`), or
+/// `"values"` when the path has none.
+pub fn stem_name(path: &Path) -> String {
+    path.file_stem()
+        .and_then(|s| s.to_str())
+        .map_or_else(|| "values".to_owned(), str::to_owned)
+}
+
+/// An array about to be read: its metadata and a reader positioned at its data.
+struct Source<'a> {
+    meta: ArrayMeta,
+    data: &'a mut dyn Read,
+    /// Bytes known to follow the header (a file's length), bounding the whole-array buffer.
+    available: Option<u64>,
+    name: String,
+    /// An object array's elements, decoded from its pickle by `read_dyn` (its data is one
+    /// pickle, not rows).
+    objects: Option<npy_core::DynArray>,
+}
+
+impl Source<'_> {
+    /// The batch of an object array (1-d or 0-d; see [`object_column`]).
+    fn object_batch(&self, a: &npy_core::DynArray) -> Result<RecordBatch, Error> {
+        if a.shape().len() > 1 {
+            return Err(Error::new(ErrorKind::UnsupportedDType {
+                dtype: "|O".into(),
+                reason: format!(
+                    "an object array of shape {:?}: only 1-d object arrays become a column",
+                    a.shape()
+                ),
+            }));
+        }
+        let (field, column) = object_column(a.values(), &self.name)?;
+        Ok(RecordBatch::try_new(
+            Arc::new(arrow_schema::Schema::new(vec![field])),
+            vec![column],
+        )?)
+    }
+
+    fn row_shape(&self) -> &[u64] {
+        self.meta.shape().get(1..).unwrap_or(&[])
+    }
+
+    /// Rows: the first dimension (1 for a 0-d array).
+    fn rows(&self) -> u64 {
+        self.meta.shape().first().copied().unwrap_or(1)
+    }
+
+    fn row_bytes(&self) -> Result<u64, Error> {
+        self.row_shape()
+            .iter()
+            .try_fold(self.meta.itemsize(), |a, &d| a.checked_mul(d))
+            .ok_or_else(|| overflow("row size", format!("{:?}", self.meta.shape())))
+    }
+
+    fn schema(&self) -> Result<SchemaRef, Error> {
+        if let Some(a) = &self.objects {
+            return Ok(self.object_batch(a)?.schema());
+        }
+        let mut shape = vec![self.rows()];
+        shape.extend_from_slice(self.row_shape());
+        schema_for(self.meta.dtype(), &shape, &self.name)
+    }
+
+    /// Reads `n` data bytes into an Arrow buffer (64-byte aligned for a file whose length
+    /// proves the bytes are there; else grown as they arrive, so a header's claim never sizes
+    /// an allocation by itself).
+    fn read_bytes(&mut self, n: u64) -> Result<Buffer, Error> {
+        let len = usize::try_from(n).map_err(|_| overflow("data size", n.to_string()))?;
+        let truncated = |found: u64| {
+            Error::new(ErrorKind::Npy(npy_core::Error::new(
+                npy_core::ErrorKind::Truncated {
+                    what: "array data",
+                    needed: n,
+                    found,
+                },
+            )))
+        };
+        if self.available.is_some_and(|a| a >= n) {
+            let mut buf = MutableBuffer::from_len_zeroed(len);
+            self.data.read_exact(buf.as_slice_mut()).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                    truncated(0)
+                } else {
+                    e.into()
+                }
+            })?;
+            self.available = self.available.map(|a| a - n);
+            return Ok(buf.into());
+        }
+        if self.available.is_some_and(|a| a < n) {
+            return Err(truncated(self.available.unwrap_or(0)));
+        }
+        let mut v = Vec::new();
+        (&mut self.data).take(n).read_to_end(&mut v)?;
+        if v.len() < len {
+            return Err(truncated(v.len() as u64));
+        }
+        Ok(Buffer::from_vec(v))
+    }
+
+    /// Streams the array as batches of about [`BATCH_BYTES`] (`batch_rows` rows when given),
+    /// handing each to `f` with the data bytes done so far and in all. A Fortran-order array of two or more
+    /// dimensions is read whole and transposed to C order (its rows are not contiguous).
+    fn for_each_batch(
+        &mut self,
+        batch_rows: Option<usize>,
+        f: &mut dyn FnMut(RecordBatch, u64, u64) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        if let Some(a) = &self.objects {
+            let batch = self.object_batch(a)?;
+            let n = batch.num_rows() as u64;
+            return f(batch, n, n);
+        }
+        let rows = self.rows();
+        let row_bytes = self.row_bytes()?;
+        let dtype = self.meta.dtype().clone();
+        let row_shape = self.row_shape().to_vec();
+        let fortran = self.meta.order().is_fortran() && self.meta.shape().len() >= 2;
+        if fortran {
+            let n = self.meta.nbytes();
+            let data = self.read_bytes(n)?;
+            let c = transpose_f_to_c(&data, self.meta.shape(), self.meta.itemsize() as usize);
+            let batch = batch_from_bytes(&dtype, &row_shape, rows as usize, &c, &self.name)?;
+            let per = batch_rows.unwrap_or_else(|| default_rows(row_bytes)).max(1);
+            let mut at = 0usize;
+            while at < batch.num_rows() {
+                let len = per.min(batch.num_rows() - at);
+                f(
+                    batch.slice(at, len),
+                    (at + len) as u64 * row_bytes,
+                    rows * row_bytes,
+                )?;
+                at += len;
+            }
+            return Ok(());
+        }
+        let per = batch_rows.unwrap_or_else(|| default_rows(row_bytes)).max(1) as u64;
+        let mut done = 0u64;
+        loop {
+            let len = per.min(rows - done);
+            let bytes = len
+                .checked_mul(row_bytes)
+                .ok_or_else(|| overflow("batch size", format!("{len} rows × {row_bytes}")))?;
+            let data = self.read_bytes(bytes)?;
+            let batch = batch_from_bytes(&dtype, &row_shape, len as usize, &data, &self.name)?;
+            done += len;
+            f(batch, done * row_bytes, rows * row_bytes)?;
+            if done >= rows {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The whole array as one batch.
+    fn whole(&mut self) -> Result<RecordBatch, Error> {
+        let mut out = None;
+        let rows = usize::try_from(self.rows()).unwrap_or(usize::MAX);
+        self.for_each_batch(Some(rows.max(1)), &mut |b, _, _| {
+            out = Some(b);
+            Ok(())
+        })?;
+        Ok(out.expect("for_each_batch hands out at least one batch"))
+    }
+}
+
+/// The whole array of `s` as one batch (a free function: higher-ranked over both lifetimes).
+fn whole(s: &mut Source<'_>) -> Result<RecordBatch, Error> {
+    s.whole()
+}
+
+fn default_rows(row_bytes: u64) -> usize {
+    (BATCH_BYTES as u64 / row_bytes.max(1)).clamp(1, 1 << 20) as usize
+}
+
+/// C-order bytes of a Fortran-order array of `shape` (the logical values numpy shows: the
+/// file's column-major data transposed).
+fn transpose_f_to_c(data: &Buffer, shape: &[u64], itemsize: usize) -> Buffer {
+    let total: usize = shape.iter().map(|&d| d as usize).product();
+    let mut out = MutableBuffer::with_capacity(total * itemsize);
+    // Fortran strides (in elements): dim 0 fastest.
+    let mut strides = vec![1usize; shape.len()];
+    for k in 1..shape.len() {
+        strides[k] = strides[k - 1] * shape[k - 1] as usize;
+    }
+    let mut index = vec![0usize; shape.len()];
+    let src = data.as_slice();
+    for _ in 0..total {
+        let at: usize = index.iter().zip(&strides).map(|(i, s)| i * s).sum();
+        out.extend_from_slice(&src[at * itemsize..(at + 1) * itemsize]);
+        // Next C-order index: last dimension fastest.
+        for k in (0..shape.len()).rev() {
+            index[k] += 1;
+            if index[k] < shape[k] as usize {
+                break;
+            }
+            index[k] = 0;
+        }
+    }
+    out.into()
+}
+
+/// Opens the `.npy` at `path` (or member `member` of the `.npz` at `path`) and runs `f` on it.
+fn with_source<T>(
+    path: &Path,
+    member: Option<&str>,
+    f: impl FnOnce(&mut Source<'_>) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let is_npz = path.extension().is_some_and(|e| e == "npz");
+    if !is_npz {
+        if let Some(key) = member {
+            return Err(Error::new(ErrorKind::Invalid(format!(
+                "member {key:?} was asked of a file that is not an .npz"
+            )))
+            .at_path(path));
+        }
+        let reader = NpyReader::open(path).at_path(path)?;
+        let meta = reader.meta().clone();
+        if meta.dtype() == &npy_core::DType::Object {
+            let objects = npy_core::read_dyn(path).at_path(path)?;
+            let mut none: &[u8] = &[];
+            let mut source = Source {
+                meta,
+                data: &mut none,
+                available: Some(0),
+                name: stem_name(path),
+                objects: Some(objects),
+            };
+            return f(&mut source).at_path(path);
+        }
+        let file_len = std::fs::metadata(path).at_path(path)?.len();
+        let mut data = reader.into_inner();
+        let mut source = Source {
+            available: Some(file_len.saturating_sub(meta.data_offset())),
+            meta,
+            data: &mut data,
+            name: stem_name(path),
+            objects: None,
+        };
+        return f(&mut source).at_path(path);
+    }
+    let mut archive = NpzArchive::open(path).at_path(path)?;
+    let key = match member {
+        Some(k) => k.to_owned(),
+        None => {
+            let keys: Vec<&str> = archive.keys().collect();
+            match keys.as_slice() {
+                [one] => (*one).to_owned(),
+                _ => {
+                    return Err(Error::new(ErrorKind::Invalid(format!(
+                        "the archive holds {} arrays ({}); choose one with a member key",
+                        keys.len(),
+                        keys.join(", ")
+                    )))
+                    .at_path(path))
+                }
+            }
+        }
+    };
+    let reader = archive
+        .npy_reader(&key)
+        .map_err(|e| Error::from(e).at_path(path).in_member(&key))?;
+    let meta = reader.meta().clone();
+    if meta.dtype() == &npy_core::DType::Object {
+        drop(reader);
+        let objects = archive
+            .read_dyn(&key)
+            .map_err(|e| Error::from(e).at_path(path).in_member(&key))?;
+        let mut none: &[u8] = &[];
+        let mut source = Source {
+            meta,
+            data: &mut none,
+            available: Some(0),
+            name: key.clone(),
+            objects: Some(objects),
+        };
+        return f(&mut source).map_err(|e| e.at_path(path).in_member(&key));
+    }
+    let mut data = reader.into_inner();
+    let mut source = Source {
+        meta,
+        data: &mut data,
+        available: None,
+        name: key.clone(),
+        objects: None,
+    };
+    f(&mut source).map_err(|e| e.at_path(path).in_member(&key))
+}
+
+/// Reads the `.npy` file at `path` into one [`RecordBatch`] (the mapping of the crate docs; a
+/// plain array's column is named by the file's stem).
+///
+/// Native-order numbers are not copied: the batch's buffers are the one buffer the data was
+/// read into.
+///
+/// # Errors
+/// npy-core's header and I/O errors, truncated data, and the mapping's errors
+/// ([`ErrorKind::UnsupportedDType`], [`ErrorKind::Value`]), each naming `path`.
+///
+/// # Examples
+/// ```
+/// # let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("temps.npy");
+/// npy_core::write(&path, &[20.5f32, 21.0, 19.75], &[3])?;
+/// let batch = npy_arrow::read_npy(&path)?;
+/// assert_eq!(batch.schema().field(0).name(), "temps");
+/// assert_eq!(batch.num_rows(), 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_npy(path: impl AsRef<Path>) -> Result<RecordBatch, Error> {
+    with_source(path.as_ref(), None, whole)
+}
+
+/// The `.npy` bytes `bytes` (a whole file, typically a memory map) as one [`RecordBatch`]
+/// whose number columns point into `bytes` itself: nothing is copied for native-order,
+/// aligned, C-order numbers (the buffer keeps `bytes` alive), so the time does not depend on
+/// the array's size. Other columns are gathered as [`read_npy`] does.
+///
+/// The mapping's hazard stays with the caller, who maps the file (`unsafe { Mmap::map(..) }`)
+/// and so promises that nobody changes it while the batch lives.
+///
+/// # Errors
+/// npy-core's header errors; truncated data (`bytes` shorter than the header's claim); the
+/// mapping's errors, as [`read_npy`].
+///
+/// # Examples
+/// ```
+/// let mut bytes = Vec::new();
+/// npy_core::WriteOptions::new().write_to(&mut bytes, &[1.0f32, 2.0, 3.0], &[3])?;
+/// let batch = npy_arrow::batch_from_npy_bytes(bytes, "x")?;
+/// assert_eq!(batch.num_rows(), 3);
+/// # Ok::<(), npy_arrow::Error>(())
+/// ```
+pub fn batch_from_npy_bytes(
+    bytes: impl AsRef<[u8]> + Send + 'static,
+    name: &str,
+) -> Result<RecordBatch, Error> {
+    let meta = NpyReader::new(bytes.as_ref())?.meta().clone();
+    let buffer = Buffer::from(bytes::Bytes::from_owner(bytes));
+    let start = meta.data_offset();
+    let n = meta.nbytes();
+    let have = (buffer.len() as u64).saturating_sub(start);
+    if have < n {
+        return Err(Error::new(ErrorKind::Npy(npy_core::Error::new(
+            npy_core::ErrorKind::Truncated {
+                what: "array data",
+                needed: n,
+                found: have,
+            },
+        ))));
+    }
+    let data = buffer.slice_with_length(start as usize, n as usize);
+    let shape = meta.shape();
+    let rows = shape.first().copied().unwrap_or(1) as usize;
+    let row_shape = shape.get(1..).unwrap_or(&[]);
+    if meta.order().is_fortran() && shape.len() >= 2 {
+        let c = transpose_f_to_c(&data, shape, meta.itemsize() as usize);
+        return batch_from_bytes(meta.dtype(), row_shape, rows, &c, name);
+    }
+    batch_from_bytes(meta.dtype(), row_shape, rows, &data, name)
+}
+
+/// Reads member `key` of the `.npz` at `path` into one [`RecordBatch`] (a plain array's column
+/// is named by the key).
+///
+/// # Errors
+/// As [`read_npy`], plus npz errors (a missing member), naming the path and the member.
+pub fn read_npz_member(path: impl AsRef<Path>, key: &str) -> Result<RecordBatch, Error> {
+    with_source(path.as_ref(), Some(key), whole)
+}
+
+/// Streams the `.npy` at `path` (or an `.npz` member) as batches of about [`BATCH_BYTES`]
+/// (or `batch_rows` rows) to `f`, after giving `schema` the batches' schema. `f` gets each
+/// batch with the data bytes done so far and the array's data bytes.
+///
+/// Memory: one batch at a time (a Fortran-order array of 2 or more dimensions is read whole).
+///
+/// # Errors
+/// As [`read_npy`], and whatever `f` returns.
+pub fn for_each_batch(
+    path: impl AsRef<Path>,
+    member: Option<&str>,
+    batch_rows: Option<usize>,
+    schema: impl FnOnce(SchemaRef) -> Result<(), Error>,
+    mut f: impl FnMut(RecordBatch, u64, u64) -> Result<(), Error>,
+) -> Result<(), Error> {
+    with_source(path.as_ref(), member, |s| {
+        schema(s.schema()?)?;
+        s.for_each_batch(batch_rows, &mut f)
+    })
+}
+
+/// The output file, written as npy-core writes every path ([`npy_core::PendingFile`]): beside
+/// its target and renamed over it on success, so an error never leaves a partial file; a
+/// symlink written through, a device, FIFO or directory refused, the umask's mode (or the
+/// replaced file's), the append lock honoured.
+pub(crate) struct Atomic {
+    file: npy_core::PendingFile,
+}
+
+impl Atomic {
+    pub(crate) fn create(target: &Path) -> Result<Atomic, Error> {
+        Ok(Atomic {
+            file: npy_core::PendingFile::create(target)?,
+        })
+    }
+
+    pub(crate) fn file(&mut self) -> &mut npy_core::PendingFile {
+        &mut self.file
+    }
+
+    pub(crate) fn commit(self) -> Result<(), Error> {
+        Ok(self.file.commit()?)
+    }
+}
+
+/// Writes an Arrow IPC file (the "Feather v2" file format) at `path` from the batches `fill`
+/// pushes into the writer it is given; atomic.
+///
+/// # Errors
+/// I/O and arrow errors, naming `path`.
+pub fn write_ipc(
+    path: &Path,
+    schema: &SchemaRef,
+    fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), Error>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let mut out = Atomic::create(path)?;
+    {
+        let w = BufWriter::with_capacity(1 << 20, out.file());
+        let mut writer = arrow_ipc::writer::FileWriter::try_new(w, schema).at_path(path)?;
+        fill(&mut |b| writer.write(b).map_err(Error::from))?;
+        writer.finish().at_path(path)?;
+        writer.into_inner().at_path(path)?.flush().at_path(path)?;
+    }
+    out.commit()
+}
+
+/// Reads the Arrow IPC file at `path` batch by batch into `f` (with the schema first).
+///
+/// Every block the footer lists is checked to lie inside the file before it is read, so a
+/// hostile footer cannot make the reader allocate more than the file's size.
+///
+/// # Errors
+/// I/O and arrow errors (a malformed footer or message), naming `path`.
+pub fn read_ipc(
+    path: &Path,
+    schema: impl FnOnce(SchemaRef) -> Result<(), Error>,
+    mut f: impl FnMut(RecordBatch) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let mut file = File::open(path).at_path(path)?;
+    check_ipc_blocks(&mut file).at_path(path)?;
+    file.rewind().at_path(path)?;
+    let reader = contained(|| {
+        arrow_ipc::reader::FileReader::try_new(BufReader::new(file), None).map_err(Error::from)
+    })
+    .at_path(path)?;
+    schema(reader.schema()).at_path(path)?;
+    let mut reader = reader;
+    while let Some(b) = contained(|| Ok(reader.next())).at_path(path)? {
+        f(b.at_path(path)?).at_path(path)?;
+    }
+    Ok(())
+}
+
+/// Runs a decoder of arrow-rs / parquet on untrusted bytes. Those crates panic on some
+/// malformed input (slicing past a buffer's end, bitmaps shorter than their length); such a
+/// panic is turned into [`ErrorKind::Malformed`] here, so that a caller never sees it (the
+/// default panic hook still prints its message on stderr).
+fn contained<T>(f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("a panic");
+        Err(Error::new(ErrorKind::Malformed(format!(
+            "the decoder stopped on malformed input: {what}"
+        ))))
+    })
+}
+
+/// Checks that every block an IPC file's footer lists lies inside the file, before arrow-ipc
+/// reads (and allocates) any of them: a footer can claim blocks of any size.
+fn check_ipc_blocks(file: &mut File) -> Result<(), Error> {
+    use std::io::SeekFrom;
+    let len = file.metadata()?.len();
+    let malformed = |why: String| Error::new(ErrorKind::Malformed(why));
+    if len < 10 + 8 {
+        return Err(malformed(format!(
+            "{len} bytes is too short for an Arrow IPC file"
+        )));
+    }
+    let mut tail = [0u8; 10];
+    file.seek(SeekFrom::End(-10))?;
+    file.read_exact(&mut tail)?;
+    let footer_len = arrow_ipc::reader::read_footer_length(tail)? as u64;
+    if footer_len > len - 10 {
+        return Err(malformed(format!(
+            "the footer claims {footer_len} bytes of a {len}-byte file"
+        )));
+    }
+    let mut footer = vec![0u8; footer_len as usize];
+    file.seek(SeekFrom::Start(len - 10 - footer_len))?;
+    file.read_exact(&mut footer)?;
+    let footer = arrow_ipc::root_as_footer(&footer)
+        .map_err(|e| malformed(format!("the footer is not a flatbuffer: {e}")))?;
+    let blocks = footer
+        .recordBatches()
+        .into_iter()
+        .flatten()
+        .chain(footer.dictionaries().into_iter().flatten());
+    for b in blocks {
+        let end = u64::try_from(b.offset())
+            .ok()
+            .zip(u64::try_from(b.metaDataLength()).ok())
+            .zip(u64::try_from(b.bodyLength()).ok())
+            .and_then(|((o, m), body)| o.checked_add(m)?.checked_add(body));
+        if end.is_none_or(|e| e > len) {
+            return Err(malformed(format!(
+                "a block at {} of {} + {} bytes lies outside the {len}-byte file",
+                b.offset(),
+                b.metaDataLength(),
+                b.bodyLength()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Writes a Parquet file at `path` (Snappy, pyarrow's default) from the batches `fill`
+/// pushes; row groups are flushed as they fill, so memory stays at about one row group.
+///
+/// # Errors
+/// I/O and parquet errors, naming `path`.
+#[cfg(feature = "parquet")]
+pub fn write_parquet(
+    path: &Path,
+    schema: &SchemaRef,
+    fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), Error>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    use parquet::arrow::ArrowWriter;
+    use parquet::basic::Compression;
+    use parquet::file::properties::WriterProperties;
+    let mut out = Atomic::create(path)?;
+    {
+        let props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .build();
+        let w = BufWriter::with_capacity(1 << 20, out.file());
+        let stored = parquet_schema_of(schema);
+        let mut writer = ArrowWriter::try_new(w, stored.clone(), Some(props)).at_path(path)?;
+        fill(&mut |b| {
+            let b = parquet_batch(b, &stored)?;
+            writer.write(&b).map_err(Error::from)
+        })?;
+        writer.into_inner().at_path(path)?.flush().at_path(path)?;
+    }
+    out.commit()
+}
+
+/// The schema a Parquet file stores for `schema`: Parquet has no second unit, so
+/// `Timestamp(Second)` columns (also inside structs and tensors) are stored as milliseconds
+/// (×1000), as pyarrow stores them.
+#[cfg(feature = "parquet")]
+fn parquet_schema_of(schema: &SchemaRef) -> SchemaRef {
+    let fields: Vec<arrow_schema::FieldRef> = schema
+        .fields()
+        .iter()
+        .map(|f| Arc::new(parquet_field(f)))
+        .collect();
+    Arc::new(arrow_schema::Schema::new_with_metadata(
+        fields,
+        schema.metadata().clone(),
+    ))
+}
+
+#[cfg(feature = "parquet")]
+fn parquet_field(f: &arrow_schema::Field) -> arrow_schema::Field {
+    f.clone().with_data_type(parquet_type(f.data_type()))
+}
+
+#[cfg(feature = "parquet")]
+fn parquet_type(dt: &arrow_schema::DataType) -> arrow_schema::DataType {
+    use arrow_schema::{DataType, TimeUnit};
+    match dt {
+        DataType::Timestamp(TimeUnit::Second, tz) => {
+            DataType::Timestamp(TimeUnit::Millisecond, tz.clone())
+        }
+        DataType::Struct(fields) => {
+            DataType::Struct(fields.iter().map(|f| parquet_field(f)).collect())
+        }
+        DataType::FixedSizeList(item, n) => {
+            DataType::FixedSizeList(Arc::new(parquet_field(item)), *n)
+        }
+        other => other.clone(),
+    }
+}
+
+/// `array` in its [`parquet_type`].
+#[cfg(feature = "parquet")]
+fn parquet_array(
+    array: &arrow_array::ArrayRef,
+    column: &str,
+) -> Result<arrow_array::ArrayRef, Error> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{TimestampMillisecondType, TimestampSecondType};
+    use arrow_array::{Array, FixedSizeListArray, StructArray};
+    use arrow_schema::{ArrowError, DataType, TimeUnit};
+    Ok(match array.data_type() {
+        DataType::Timestamp(TimeUnit::Second, tz) => Arc::new(
+            array
+                .as_primitive::<TimestampSecondType>()
+                .try_unary::<_, TimestampMillisecondType, _>(|s| {
+                    s.checked_mul(1000).ok_or_else(|| {
+                        ArrowError::ComputeError(format!(
+                            "column {column:?}: {s} s is beyond the i64 milliseconds Parquet stores"
+                        ))
+                    })
+                })?
+                .with_timezone_opt(tz.clone()),
+        ),
+        DataType::Struct(fields) => {
+            let s = array.as_struct();
+            let children = s
+                .columns()
+                .iter()
+                .map(|c| parquet_array(c, column))
+                .collect::<Result<Vec<_>, _>>()?;
+            let fields = fields.iter().map(|f| parquet_field(f)).collect();
+            Arc::new(StructArray::try_new_with_length(
+                fields,
+                children,
+                s.nulls().cloned(),
+                s.len(),
+            )?)
+        }
+        DataType::FixedSizeList(item, n) => {
+            let l = array.as_fixed_size_list();
+            Arc::new(FixedSizeListArray::try_new_with_length(
+                Arc::new(parquet_field(item)),
+                *n,
+                parquet_array(l.values(), column)?,
+                l.nulls().cloned(),
+                l.len(),
+            )?)
+        }
+        _ => array.clone(),
+    })
+}
+
+#[cfg(feature = "parquet")]
+fn parquet_batch(batch: &RecordBatch, stored: &SchemaRef) -> Result<RecordBatch, Error> {
+    if batch.schema().fields() == stored.fields() {
+        return Ok(batch.clone());
+    }
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(stored.fields())
+        .map(|(c, f)| parquet_array(c, f.name()))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(RecordBatch::try_new_with_options(
+        stored.clone(),
+        columns,
+        &arrow_array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+    )?)
+}
+
+/// Reads the Parquet file at `path` row group by row group, as batches of at most
+/// `batch_rows` rows, into `f` (with the schema first).
+///
+/// # Errors
+/// I/O and parquet errors, naming `path`.
+#[cfg(feature = "parquet")]
+pub fn read_parquet(
+    path: &Path,
+    batch_rows: usize,
+    schema: impl FnOnce(SchemaRef) -> Result<(), Error>,
+    mut f: impl FnMut(RecordBatch) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let builder = parquet_builder(path)?;
+    schema(builder.schema().clone()).at_path(path)?;
+    let mut reader =
+        contained(|| Ok(builder.with_batch_size(batch_rows.max(1)).build()?)).at_path(path)?;
+    while let Some(b) = contained(|| Ok(reader.next())).at_path(path)? {
+        f(b.map_err(Error::from).at_path(path)?).at_path(path)?;
+    }
+    Ok(())
+}
+
+/// The reader builder of the Parquet file at `path`, after checking that every column chunk
+/// the footer lists lies inside the file (a footer can claim chunks of any size, which the
+/// reader would allocate before reading).
+#[cfg(feature = "parquet")]
+fn parquet_builder(
+    path: &Path,
+) -> Result<parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder<File>, Error> {
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let file = File::open(path).at_path(path)?;
+    let len = file.metadata().at_path(path)?.len();
+    let builder =
+        contained(|| Ok(ParquetRecordBatchReaderBuilder::try_new(file)?)).at_path(path)?;
+    for rg in builder.metadata().row_groups() {
+        for c in rg.columns() {
+            // ColumnChunkMetaData::byte_range asserts these are not negative: test first.
+            let start = c.dictionary_page_offset().unwrap_or(c.data_page_offset());
+            let n = c.compressed_size();
+            let end = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(n).ok())
+                .and_then(|(a, b)| a.checked_add(b));
+            if end.is_none_or(|e| e > len) {
+                return Err(Error::new(ErrorKind::Malformed(format!(
+                    "column chunk {:?} claims bytes {start}..+{n} of a {len}-byte file",
+                    c.column_path().string()
+                )))
+                .at_path(path));
+            }
+        }
+    }
+    Ok(builder)
+}
+
+/// The kinds of file [`convert`] reads and writes, by extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `.npy`
+    Npy,
+    /// `.npz` (one member)
+    Npz,
+    /// `.arrow` / `.ipc` / `.feather`: the Arrow IPC file format.
+    Ipc,
+    /// `.parquet`
+    Parquet,
+}
+
+impl Format {
+    /// The format of `path` by its extension (`None` for another one).
+    pub fn of(path: &Path) -> Option<Format> {
+        match path.extension()?.to_str()? {
+            "npy" => Some(Format::Npy),
+            "npz" => Some(Format::Npz),
+            "arrow" | "ipc" | "feather" => Some(Format::Ipc),
+            "parquet" => Some(Format::Parquet),
+            _ => None,
+        }
+    }
+}
+
+/// Options of [`convert`].
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct ConvertOptions {
+    /// The `.npz` member to read (needed when the archive holds more than one).
+    pub member: Option<String>,
+    /// How Arrow nulls are written to `.npy` ([`FromArrowOptions`]).
+    pub from_arrow: FromArrowOptions,
+    /// Rows per batch (default: about [`BATCH_BYTES`] of `.npy` data).
+    pub batch_rows: Option<usize>,
+}
+
+impl ConvertOptions {
+    /// Defaults: no member, no fill, one column → a plain array.
+    pub fn new() -> Self {
+        ConvertOptions {
+            member: None,
+            from_arrow: FromArrowOptions::new(),
+            batch_rows: None,
+        }
+    }
+}
+
+/// Converts `input` to `output`, each format chosen by its extension ([`Format::of`]):
+/// `.npy`/`.npz` → `.parquet`/`.arrow` streams batches (memory: one batch, plus one row group
+/// for Parquet); `.parquet`/`.arrow` → `.npy`/`.npz` reads the input twice (first to find the
+/// rows and the widths of string columns, then to write), one batch at a time; `.npy` ↔ `.npz`
+/// copies the array's bytes. `progress(done, total)` follows the bytes of `.npy` data read or
+/// written (none for `.arrow` ↔ `.parquet`). The output is written
+/// atomically.
+///
+/// # Errors
+/// [`ErrorKind::Invalid`] for an extension of no format; the readers' and writers' errors.
+///
+/// # Examples
+/// ```
+/// # let dir = tempfile::tempdir()?;
+/// let npy = dir.path().join("x.npy");
+/// npy_core::write(&npy, &[1i32, 2, 3], &[3])?;
+/// let arrow = dir.path().join("x.arrow");
+/// npy_arrow::convert(&npy, &arrow, &npy_arrow::ConvertOptions::new(), |_, _| {})?;
+/// let back = dir.path().join("y.npy");
+/// npy_arrow::convert(&arrow, &back, &npy_arrow::ConvertOptions::new(), |_, _| {})?;
+/// assert_eq!(npy_core::read::<i32>(&back)?.into_vec(), [1, 2, 3]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn convert(
+    input: &Path,
+    output: &Path,
+    options: &ConvertOptions,
+    mut progress: impl FnMut(u64, u64),
+) -> Result<(), Error> {
+    let kind = |p: &Path| {
+        Format::of(p).ok_or_else(|| {
+            Error::new(ErrorKind::Invalid(
+                "the extension is none of .npy, .npz, .arrow (.ipc, .feather), .parquet".into(),
+            ))
+            .at_path(p)
+        })
+    };
+    let (from, to) = (kind(input)?, kind(output)?);
+    let member = options.member.as_deref();
+    match (from, to) {
+        (Format::Npy | Format::Npz, Format::Ipc) => {
+            let schema = with_source(input, member, |s| s.schema())?;
+            write_ipc(output, &schema, |push| {
+                for_each_batch(
+                    input,
+                    member,
+                    options.batch_rows,
+                    |_| Ok(()),
+                    |b, done, total| {
+                        push(&b)?;
+                        progress(done, total);
+                        Ok(())
+                    },
+                )
+            })
+        }
+        #[cfg(feature = "parquet")]
+        (Format::Npy | Format::Npz, Format::Parquet) => {
+            let schema = with_source(input, member, |s| s.schema())?;
+            write_parquet(output, &schema, |push| {
+                for_each_batch(
+                    input,
+                    member,
+                    options.batch_rows,
+                    |_| Ok(()),
+                    |b, done, total| {
+                        push(&b)?;
+                        progress(done, total);
+                        Ok(())
+                    },
+                )
+            })
+        }
+        (Format::Ipc | Format::Parquet, Format::Npy | Format::Npz) => {
+            arrow_to_npy(input, from, output, to, options, &mut progress)
+        }
+        #[cfg(feature = "parquet")]
+        (Format::Ipc, Format::Parquet) => {
+            let schema = ipc_schema(input)?;
+            write_parquet(output, &schema, |push| {
+                read_ipc(input, |_| Ok(()), |b| push(&b))
+            })
+        }
+        #[cfg(feature = "parquet")]
+        (Format::Parquet, Format::Ipc) => {
+            let schema = parquet_schema(input)?;
+            let rows = options.batch_rows.unwrap_or(64 * 1024);
+            write_ipc(output, &schema, |push| {
+                read_parquet(input, rows, |_| Ok(()), |b| push(&b))
+            })
+        }
+        (Format::Npy | Format::Npz, Format::Npy | Format::Npz) => {
+            npy_to_npy(input, output, to, member)
+        }
+        #[allow(unreachable_patterns, reason = "reached without feature `parquet`")]
+        _ => Err(Error::new(ErrorKind::Invalid(
+            "Parquet needs npy-arrow's feature `parquet`".into(),
+        ))),
+    }
+}
+
+/// Reads an IPC or Parquet file twice: the plan, then the data.
+fn arrow_to_npy(
+    input: &Path,
+    from: Format,
+    output: &Path,
+    to: Format,
+    options: &ConvertOptions,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(), Error> {
+    let rows_per = options.batch_rows.unwrap_or(64 * 1024);
+    let each = |f: &mut dyn FnMut(RecordBatch) -> Result<(), Error>,
+                s: &mut dyn FnMut(SchemaRef) -> Result<(), Error>|
+     -> Result<(), Error> {
+        match from {
+            Format::Ipc => read_ipc(input, s, f),
+            #[cfg(feature = "parquet")]
+            Format::Parquet => read_parquet(input, rows_per, s, f),
+            _ => Err(Error::new(ErrorKind::Invalid(
+                "Parquet needs npy-arrow's feature `parquet`".into(),
+            ))),
+        }
+    };
+    // Only Parquet reads in batches of rows.
+    #[cfg(not(feature = "parquet"))]
+    let _ = rows_per;
+    let plan: std::cell::RefCell<Option<NpyPlan>> = std::cell::RefCell::new(None);
+    let fa = &options.from_arrow;
+    each(
+        &mut |b| {
+            plan.borrow_mut()
+                .as_mut()
+                .expect("the readers give the schema first")
+                .observe(&b)
+        },
+        &mut |s| {
+            *plan.borrow_mut() = Some(NpyPlan::new(s, fa)?);
+            Ok(())
+        },
+    )?;
+    let plan = plan
+        .into_inner()
+        .expect("the readers give the schema first");
+    let header = plan.header()?;
+    let row_bytes = header
+        .shape
+        .get(1..)
+        .unwrap_or(&[])
+        .iter()
+        .fold(header.dtype.itemsize(), |a, &d| a.saturating_mul(d));
+    let total = plan.rows();
+    let write_npy = |w: &mut dyn Write, progress: &mut dyn FnMut(u64, u64)| -> Result<(), Error> {
+        w.write_all(&header.to_bytes(None)?)?;
+        let mut done = 0u64;
+        each(
+            &mut |b| {
+                let bytes = plan.encode(&b, done, fa)?;
+                w.write_all(&bytes)?;
+                done += b.num_rows() as u64;
+                progress(
+                    done.saturating_mul(row_bytes),
+                    total.saturating_mul(row_bytes),
+                );
+                Ok(())
+            },
+            &mut |_| Ok(()),
+        )?;
+        if done != total {
+            return Err(Error::new(ErrorKind::Invalid(format!(
+                "the input gave {total} rows on the first read and {done} on the second"
+            ))));
+        }
+        Ok(())
+    };
+    match to {
+        Format::Npy => {
+            let mut out = Atomic::create(output)?;
+            {
+                let mut w = BufWriter::with_capacity(1 << 20, out.file());
+                write_npy(&mut w, progress).at_path(output)?;
+                w.flush().at_path(output)?;
+            }
+            out.commit()
+        }
+        _ => {
+            let mut tmp = tempfile::tempfile().at_path(output)?;
+            {
+                let mut w = BufWriter::with_capacity(1 << 20, &mut tmp);
+                write_npy(&mut w, progress).at_path(output)?;
+                w.flush().at_path(output)?;
+            }
+            tmp.rewind().at_path(output)?;
+            let mut npz = npy_core::npz::NpzWriter::create(output).at_path(output)?;
+            npz.add_npy(&stem_name(input), BufReader::new(tmp))
+                .at_path(output)?;
+            npz.finish().at_path(output)?;
+            Ok(())
+        }
+    }
+}
+
+/// `.npy` ↔ `.npz` (one member): the array's bytes copied.
+fn npy_to_npy(input: &Path, output: &Path, to: Format, member: Option<&str>) -> Result<(), Error> {
+    let mut tmp = tempfile::tempfile().at_path(output)?;
+    let key = with_source(input, member, |s| {
+        let header = npy_core::Header {
+            dtype: s.meta.dtype().clone(),
+            fortran_order: s.meta.order().is_fortran(),
+            shape: s.meta.shape().to_vec(),
+        };
+        let mut w = BufWriter::new(&mut tmp);
+        w.write_all(&header.to_bytes(None)?)?;
+        let n = s.meta.nbytes();
+        let copied = std::io::copy(&mut (&mut s.data).take(n), &mut w)?;
+        if copied < n {
+            return Err(Error::new(ErrorKind::Npy(npy_core::Error::new(
+                npy_core::ErrorKind::Truncated {
+                    what: "array data",
+                    needed: n,
+                    found: copied,
+                },
+            ))));
+        }
+        w.flush()?;
+        Ok(s.name.clone())
+    })?;
+    tmp.rewind().at_path(output)?;
+    if to == Format::Npz {
+        let mut npz = npy_core::npz::NpzWriter::create(output).at_path(output)?;
+        npz.add_npy(&key, BufReader::new(tmp)).at_path(output)?;
+        npz.finish().at_path(output)?;
+        return Ok(());
+    }
+    let mut out = Atomic::create(output)?;
+    std::io::copy(&mut tmp, out.file()).at_path(output)?;
+    out.commit()
+}
+
+#[cfg(feature = "parquet")]
+fn ipc_schema(path: &Path) -> Result<SchemaRef, Error> {
+    let mut file = File::open(path).at_path(path)?;
+    check_ipc_blocks(&mut file).at_path(path)?;
+    file.rewind().at_path(path)?;
+    let reader = contained(|| {
+        arrow_ipc::reader::FileReader::try_new(BufReader::new(file), None).map_err(Error::from)
+    })
+    .at_path(path)?;
+    Ok(reader.schema())
+}
+
+#[cfg(feature = "parquet")]
+fn parquet_schema(path: &Path) -> Result<SchemaRef, Error> {
+    Ok(parquet_builder(path)?.schema().clone())
+}

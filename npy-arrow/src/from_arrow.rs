@@ -1,0 +1,844 @@
+//! Arrow → numpy: a schema to a dtype (widths of strings found by looking at the values), and
+//! batches to the `.npy` data bytes of that dtype.
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Date32Type, Date64Type, DurationMicrosecondType, DurationMillisecondType,
+    DurationNanosecondType, DurationSecondType, Float16Type, Float32Type, Float64Type, Int16Type,
+    Int32Type, Int64Type, Int8Type, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+};
+use arrow_array::{Array, ArrowPrimitiveType, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, TimeUnit as ArrowUnit};
+use npy_core::dtype::Field as NpyField;
+use npy_core::{ByteOrder, DType, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit};
+
+use crate::error::{overflow, value_error, Error, ErrorKind};
+use crate::to_arrow::{EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY, FIXED_SHAPE_TENSOR};
+
+/// How Arrow values numpy cannot hold are written.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct FromArrowOptions {
+    /// The value written for a null in a number, bool or string column (`None`: such a null is
+    /// [`ErrorKind::Nulls`]). Integers take it when it is integral and in range, bools take
+    /// `fill != 0`, strings and bytes the empty string. Time columns always write NaT.
+    pub fill: Option<f64>,
+    /// A batch of one column becomes a plain array (its name is dropped), not a record of one
+    /// field. On by default ([`FromArrowOptions::new`]).
+    pub single_column_plain: bool,
+}
+
+impl FromArrowOptions {
+    /// No fill; one column → a plain array.
+    pub fn new() -> Self {
+        FromArrowOptions {
+            fill: None,
+            single_column_plain: true,
+        }
+    }
+
+    /// Nulls in number, bool and string columns are written as `fill` (see the field).
+    #[must_use]
+    pub fn fill(mut self, fill: f64) -> Self {
+        self.fill = Some(fill);
+        self
+    }
+}
+
+/// What a column becomes in numpy; string widths grow as batches are observed.
+#[derive(Debug, Clone)]
+enum Plan {
+    Number(Primitive),
+    Complex(Primitive),
+    Time(TimeType),
+    Str { chars: u64, kind: StrKind },
+    Bytes { len: u64, kind: StrKind },
+    Void(u64),
+    Struct(Vec<(String, Plan)>),
+    Tensor { shape: Vec<u64>, item: Box<Plan> },
+}
+
+#[derive(Debug, Clone, Copy)]
+enum StrKind {
+    Small,
+    Large,
+    View,
+}
+
+fn native(p: Primitive) -> DType {
+    let order = if p.itemsize() == 1 {
+        ByteOrder::NotApplicable
+    } else {
+        ByteOrder::NATIVE
+    };
+    DType::Number(p, order)
+}
+
+#[cold]
+fn unsupported(column: &str, dt: &DataType, reason: &str) -> Error {
+    Error::new(ErrorKind::UnsupportedArrowType {
+        column: column.to_owned(),
+        data_type: dt.to_string(),
+        reason: reason.to_owned(),
+    })
+}
+
+fn time(kind: TimeKind, u: ArrowUnit) -> Plan {
+    let unit = match u {
+        ArrowUnit::Second => TimeUnit::Second,
+        ArrowUnit::Millisecond => TimeUnit::Millisecond,
+        ArrowUnit::Microsecond => TimeUnit::Microsecond,
+        ArrowUnit::Nanosecond => TimeUnit::Nanosecond,
+    };
+    Plan::Time(TimeType {
+        kind,
+        unit,
+        multiplier: 1,
+    })
+}
+
+/// The shape of a `FixedSizeList` field: its tensor extension's `shape`, or `[size]`.
+fn list_shape(field: &Field, size: i32) -> Result<Vec<u64>, Error> {
+    let name = field.name();
+    let size = u64::try_from(size)
+        .map_err(|_| unsupported(name, field.data_type(), "negative list size"))?;
+    if field.metadata().get(EXTENSION_NAME_KEY).map(String::as_str) != Some(FIXED_SHAPE_TENSOR) {
+        return Ok(vec![size]);
+    }
+    let bad = |why: &str| unsupported(name, field.data_type(), why);
+    let meta = field
+        .metadata()
+        .get(EXTENSION_METADATA_KEY)
+        .ok_or_else(|| bad("fixed_shape_tensor without metadata"))?;
+    let json: serde_json::Value = serde_json::from_str(meta)
+        .map_err(|e| bad(&format!("fixed_shape_tensor metadata is not JSON: {e}")))?;
+    let shape: Vec<u64> = json
+        .get("shape")
+        .and_then(serde_json::Value::as_array)
+        .ok_or_else(|| bad("fixed_shape_tensor metadata has no shape list"))?
+        .iter()
+        .map(serde_json::Value::as_u64)
+        .collect::<Option<_>>()
+        .ok_or_else(|| bad("fixed_shape_tensor shape holds a non-integer"))?;
+    if shape.is_empty() || shape.len() > 32 {
+        return Err(bad("fixed_shape_tensor shape must have 1 to 32 dimensions"));
+    }
+    if let Some(perm) = json
+        .get("permutation")
+        .and_then(serde_json::Value::as_array)
+    {
+        let identity = perm
+            .iter()
+            .enumerate()
+            .all(|(i, p)| p.as_u64() == Some(i as u64));
+        if !identity {
+            return Err(bad(
+                "a permuted fixed_shape_tensor (the logical layout differs from the storage); \
+                 only the identity permutation is read",
+            ));
+        }
+    }
+    let product = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
+    if product != Some(size) {
+        return Err(bad(&format!(
+            "fixed_shape_tensor shape {shape:?} does not hold the list size {size}"
+        )));
+    }
+    Ok(shape)
+}
+
+fn plan_for(field: &Field, column: &str) -> Result<Plan, Error> {
+    let dt = field.data_type();
+    Ok(match dt {
+        DataType::Boolean => Plan::Number(Primitive::Bool),
+        DataType::Int8 => Plan::Number(Primitive::I8),
+        DataType::Int16 => Plan::Number(Primitive::I16),
+        DataType::Int32 => Plan::Number(Primitive::I32),
+        DataType::Int64 => Plan::Number(Primitive::I64),
+        DataType::UInt8 => Plan::Number(Primitive::U8),
+        DataType::UInt16 => Plan::Number(Primitive::U16),
+        DataType::UInt32 => Plan::Number(Primitive::U32),
+        DataType::UInt64 => Plan::Number(Primitive::U64),
+        DataType::Float16 => Plan::Number(Primitive::F16),
+        DataType::Float32 => Plan::Number(Primitive::F32),
+        DataType::Float64 => Plan::Number(Primitive::F64),
+        DataType::Timestamp(u, _) => time(TimeKind::Datetime, *u),
+        DataType::Duration(u) => time(TimeKind::Timedelta, *u),
+        DataType::Date32 => Plan::Time(TimeType {
+            kind: TimeKind::Datetime,
+            unit: TimeUnit::Day,
+            multiplier: 1,
+        }),
+        DataType::Date64 => time(TimeKind::Datetime, ArrowUnit::Millisecond),
+        DataType::Utf8 => Plan::Str {
+            chars: 1,
+            kind: StrKind::Small,
+        },
+        DataType::LargeUtf8 => Plan::Str {
+            chars: 1,
+            kind: StrKind::Large,
+        },
+        DataType::Utf8View => Plan::Str {
+            chars: 1,
+            kind: StrKind::View,
+        },
+        DataType::Binary => Plan::Bytes {
+            len: 1,
+            kind: StrKind::Small,
+        },
+        DataType::LargeBinary => Plan::Bytes {
+            len: 1,
+            kind: StrKind::Large,
+        },
+        DataType::BinaryView => Plan::Bytes {
+            len: 1,
+            kind: StrKind::View,
+        },
+        DataType::FixedSizeBinary(n) => {
+            Plan::Void(u64::try_from(*n).map_err(|_| unsupported(column, dt, "negative width"))?)
+        }
+        DataType::Struct(fields) => {
+            let complex = fields.len() == 2
+                && fields[0].name() == "re"
+                && fields[1].name() == "im"
+                && fields[0].data_type() == fields[1].data_type();
+            match (complex, fields.first().map(|f| f.data_type())) {
+                (true, Some(DataType::Float32)) => Plan::Complex(Primitive::C64),
+                (true, Some(DataType::Float64)) => Plan::Complex(Primitive::C128),
+                _ => {
+                    if fields.is_empty() {
+                        return Err(unsupported(column, dt, "a struct without fields"));
+                    }
+                    let mut out = Vec::with_capacity(fields.len());
+                    for f in fields {
+                        let path = format!("{column}.{}", f.name());
+                        out.push((f.name().clone(), plan_for(f, &path)?));
+                    }
+                    Plan::Struct(out)
+                }
+            }
+        }
+        DataType::FixedSizeList(item, size) => {
+            let shape = list_shape(field, *size)?;
+            let item = plan_for(item, &format!("{column}.item"))?;
+            if matches!(item, Plan::Tensor { .. }) {
+                return Err(unsupported(
+                    column,
+                    dt,
+                    "a list of lists (nest shapes in one tensor)",
+                ));
+            }
+            Plan::Tensor {
+                shape,
+                item: Box::new(item),
+            }
+        }
+        DataType::Null => {
+            return Err(unsupported(
+                column,
+                dt,
+                "a column of only nulls has no numpy type (give it one in Arrow first)",
+            ))
+        }
+        _ => {
+            return Err(unsupported(
+                column,
+                dt,
+                "not in the mapping (numbers, bool, Timestamp, Duration, Date32/64, \
+                 Utf8, Binary, FixedSizeBinary, Struct, FixedSizeList)",
+            ))
+        }
+    })
+}
+
+impl Plan {
+    fn dtype(&self) -> Result<DType, Error> {
+        Ok(match self {
+            Plan::Number(p) | Plan::Complex(p) => native(*p),
+            Plan::Time(t) => DType::Time(*t, ByteOrder::NATIVE),
+            Plan::Str { chars, .. } => DType::Unicode(*chars, ByteOrder::NATIVE),
+            Plan::Bytes { len, .. } => DType::Bytes(*len),
+            Plan::Void(n) => DType::Void(*n),
+            Plan::Struct(fields) => {
+                let mut out = Vec::with_capacity(fields.len());
+                let mut offset = 0u64;
+                for (name, plan) in fields {
+                    let dtype = plan.dtype()?;
+                    let size = dtype.itemsize();
+                    out.push(NpyField {
+                        name: name.as_str().into(),
+                        title: None,
+                        dtype,
+                        offset,
+                    });
+                    offset = offset
+                        .checked_add(size)
+                        .ok_or_else(|| overflow("record size", name.clone()))?;
+                }
+                DType::Record(Record::new(out, offset)?)
+            }
+            Plan::Tensor { shape, item } => {
+                DType::SubArray(SubArray::new(item.dtype()?, shape.clone())?)
+            }
+        })
+    }
+
+    /// Widens the string widths to hold `array`'s values.
+    fn observe(&mut self, array: &dyn Array) {
+        match self {
+            Plan::Str { chars, kind } => {
+                let longest = |it: &mut dyn Iterator<Item = Option<&str>>| {
+                    it.flatten()
+                        .map(|s| s.chars().count() as u64)
+                        .max()
+                        .unwrap_or(0)
+                };
+                let n = match kind {
+                    StrKind::Small => longest(&mut array.as_string::<i32>().iter()),
+                    StrKind::Large => longest(&mut array.as_string::<i64>().iter()),
+                    StrKind::View => longest(&mut array.as_string_view().iter()),
+                };
+                *chars = (*chars).max(n);
+            }
+            Plan::Bytes { len, kind } => {
+                let longest = |it: &mut dyn Iterator<Item = Option<&[u8]>>| {
+                    it.flatten().map(|s| s.len() as u64).max().unwrap_or(0)
+                };
+                let n = match kind {
+                    StrKind::Small => longest(&mut array.as_binary::<i32>().iter()),
+                    StrKind::Large => longest(&mut array.as_binary::<i64>().iter()),
+                    StrKind::View => longest(&mut array.as_binary_view().iter()),
+                };
+                *len = (*len).max(n);
+            }
+            Plan::Struct(fields) => {
+                let s = array.as_struct();
+                for (i, (_, plan)) in fields.iter_mut().enumerate() {
+                    plan.observe(s.column(i).as_ref());
+                }
+            }
+            Plan::Tensor { item, .. } => item.observe(array.as_fixed_size_list().values().as_ref()),
+            _ => {}
+        }
+    }
+}
+
+/// Where encoded values go: element `i` at `offset + i * stride` of `out`.
+struct Out<'a> {
+    bytes: &'a mut [u8],
+    stride: usize,
+    offset: usize,
+}
+
+impl Out<'_> {
+    #[inline]
+    fn put(&mut self, i: usize, bytes: &[u8]) {
+        let at = self.offset + i * self.stride;
+        self.bytes[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+}
+
+/// Context of the column being encoded, for error messages.
+struct Ctx<'a> {
+    column: &'a str,
+    first_row: u64,
+    fill: Option<f64>,
+}
+
+impl Ctx<'_> {
+    fn nulls(&self, array: &dyn Array, dtype: &str) -> Result<(), Error> {
+        if array.null_count() == 0 || self.fill.is_some() {
+            return Ok(());
+        }
+        let first = (0..array.len()).find(|&i| array.is_null(i)).unwrap_or(0);
+        Err(Error::new(ErrorKind::Nulls {
+            column: self.column.to_owned(),
+            nulls: array.null_count(),
+            first_row: self.first_row + first as u64,
+            dtype: dtype.to_owned(),
+        }))
+    }
+}
+
+/// A fill value as `T`, or the error naming why it does not fit.
+trait Fill: Sized {
+    fn fill(f: f64) -> Option<Self>;
+}
+macro_rules! fill_int {
+    ($($t:ty),*) => {$(
+        impl Fill for $t {
+            #[allow(clippy::cast_lossless, reason = "one macro for the 64-bit types too")]
+            fn fill(f: f64) -> Option<Self> {
+                // `MAX as f64 + 1` is exact or rounds to 2^63 / 2^64: `<` keeps `as` from
+                // saturating a fill one past the range.
+                (f.fract() == 0.0 && f >= <$t>::MIN as f64 && f < <$t>::MAX as f64 + 1.0)
+                    .then(|| f as $t)
+            }
+        }
+    )*};
+}
+fill_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+impl Fill for f32 {
+    fn fill(f: f64) -> Option<Self> {
+        Some(f as f32)
+    }
+}
+impl Fill for f64 {
+    fn fill(f: f64) -> Option<Self> {
+        Some(f)
+    }
+}
+impl Fill for half::f16 {
+    fn fill(f: f64) -> Option<Self> {
+        Some(half::f16::from_f64(f))
+    }
+}
+
+trait NeBytes: Copy {
+    type Bytes: AsRef<[u8]>;
+    fn ne_bytes(self) -> Self::Bytes;
+}
+macro_rules! ne_bytes {
+    ($($t:ty),*) => {$(
+        impl NeBytes for $t {
+            type Bytes = [u8; std::mem::size_of::<$t>()];
+            #[inline]
+            fn ne_bytes(self) -> Self::Bytes { self.to_ne_bytes() }
+        }
+    )*};
+}
+ne_bytes!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, half::f16);
+
+fn numbers<P: ArrowPrimitiveType>(
+    array: &dyn Array,
+    out: &mut Out<'_>,
+    ctx: &Ctx<'_>,
+    dtype: &str,
+) -> Result<(), Error>
+where
+    P::Native: NeBytes + Fill,
+{
+    ctx.nulls(array, dtype)?;
+    let a = array.as_primitive::<P>();
+    let values = a.values();
+    if a.null_count() == 0 {
+        for (i, v) in values.iter().enumerate() {
+            out.put(i, v.ne_bytes().as_ref());
+        }
+        return Ok(());
+    }
+    let f = ctx.fill.unwrap_or(0.0);
+    let fill = P::Native::fill(f).ok_or_else(|| {
+        value_error(
+            ctx.column,
+            ctx.first_row,
+            format!("the fill value {f} does not fit {dtype}"),
+        )
+    })?;
+    for (i, v) in values.iter().enumerate() {
+        let v = if a.is_null(i) { fill } else { *v };
+        out.put(i, v.ne_bytes().as_ref());
+    }
+    Ok(())
+}
+
+/// Ticks, NaT for nulls.
+fn ticks<P: ArrowPrimitiveType>(array: &dyn Array, out: &mut Out<'_>)
+where
+    P::Native: Into<i64>,
+{
+    let a = array.as_primitive::<P>();
+    for (i, v) in a.values().iter().enumerate() {
+        let t: i64 = if a.is_null(i) { i64::MIN } else { (*v).into() };
+        out.put(i, &t.to_ne_bytes());
+    }
+}
+
+#[cold]
+fn too_long(ctx: &Ctx<'_>, i: usize, dtype: &str) -> Error {
+    value_error(
+        ctx.column,
+        ctx.first_row + i as u64,
+        format!("longer than {dtype}, the width planned from the batches observed"),
+    )
+}
+
+fn encode(
+    plan: &Plan,
+    field: &Field,
+    array: &dyn Array,
+    out: &mut Out<'_>,
+    ctx: &Ctx<'_>,
+) -> Result<(), Error> {
+    let dtype = plan.dtype()?.to_string();
+    match (plan, field.data_type()) {
+        (Plan::Number(Primitive::Bool), _) => {
+            ctx.nulls(array, &dtype)?;
+            let a = array.as_boolean();
+            let fill = ctx.fill.is_some_and(|f| f != 0.0);
+            for i in 0..a.len() {
+                let v = if a.is_null(i) { fill } else { a.value(i) };
+                out.put(i, &[u8::from(v)]);
+            }
+        }
+        (Plan::Number(_), DataType::Int8) => numbers::<Int8Type>(array, out, ctx, &dtype)?,
+        (Plan::Number(_), DataType::Int16) => numbers::<Int16Type>(array, out, ctx, &dtype)?,
+        (Plan::Number(_), DataType::Int32) => numbers::<Int32Type>(array, out, ctx, &dtype)?,
+        (Plan::Number(_), DataType::Int64) => numbers::<Int64Type>(array, out, ctx, &dtype)?,
+        (Plan::Number(_), DataType::UInt8) => numbers::<UInt8Type>(array, out, ctx, &dtype)?,
+        (Plan::Number(_), DataType::UInt16) => numbers::<UInt16Type>(array, out, ctx, &dtype)?,
+        (Plan::Number(_), DataType::UInt32) => numbers::<UInt32Type>(array, out, ctx, &dtype)?,
+        (Plan::Number(_), DataType::UInt64) => numbers::<UInt64Type>(array, out, ctx, &dtype)?,
+        (Plan::Number(_), DataType::Float16) => numbers::<Float16Type>(array, out, ctx, &dtype)?,
+        (Plan::Number(_), DataType::Float32) => numbers::<Float32Type>(array, out, ctx, &dtype)?,
+        (Plan::Number(_), DataType::Float64) => numbers::<Float64Type>(array, out, ctx, &dtype)?,
+        (Plan::Complex(p), DataType::Struct(fields)) => {
+            let s = array.as_struct();
+            if s.null_count() > 0 {
+                ctx.nulls(array, &dtype)?;
+            }
+            let half = (p.itemsize() / 2) as usize;
+            let part = Plan::Number(if half == 4 {
+                Primitive::F32
+            } else {
+                Primitive::F64
+            });
+            for (k, f) in fields.iter().enumerate() {
+                let mut o = Out {
+                    bytes: &mut *out.bytes,
+                    stride: out.stride,
+                    offset: out.offset + k * half,
+                };
+                encode(&part, f, s.column(k).as_ref(), &mut o, ctx)?;
+            }
+        }
+        (Plan::Time(_), dt) => match dt {
+            DataType::Timestamp(ArrowUnit::Second, _) => ticks::<TimestampSecondType>(array, out),
+            DataType::Timestamp(ArrowUnit::Millisecond, _) => {
+                ticks::<TimestampMillisecondType>(array, out);
+            }
+            DataType::Timestamp(ArrowUnit::Microsecond, _) => {
+                ticks::<TimestampMicrosecondType>(array, out);
+            }
+            DataType::Timestamp(ArrowUnit::Nanosecond, _) => {
+                ticks::<TimestampNanosecondType>(array, out);
+            }
+            DataType::Duration(ArrowUnit::Second) => ticks::<DurationSecondType>(array, out),
+            DataType::Duration(ArrowUnit::Millisecond) => {
+                ticks::<DurationMillisecondType>(array, out);
+            }
+            DataType::Duration(ArrowUnit::Microsecond) => {
+                ticks::<DurationMicrosecondType>(array, out);
+            }
+            DataType::Duration(ArrowUnit::Nanosecond) => {
+                ticks::<DurationNanosecondType>(array, out);
+            }
+            DataType::Date32 => ticks::<Date32Type>(array, out),
+            DataType::Date64 => ticks::<Date64Type>(array, out),
+            other => return Err(unsupported(ctx.column, other, "planned as time")),
+        },
+        (Plan::Str { kind, .. }, _) => {
+            ctx.nulls(array, &dtype)?;
+            let Plan::Str { chars, .. } = plan else {
+                unreachable!("matched above")
+            };
+            let width = *chars as usize;
+            let mut cps: Vec<u8> = Vec::with_capacity(width * 4);
+            let mut put = |i: usize, s: Option<&str>| -> Result<(), Error> {
+                cps.clear();
+                for c in s.unwrap_or("").chars() {
+                    cps.extend_from_slice(&u32::from(c).to_ne_bytes());
+                }
+                if cps.len() > width * 4 {
+                    return Err(too_long(ctx, i, &dtype));
+                }
+                out.put(i, &cps);
+                Ok(())
+            };
+            match kind {
+                StrKind::Small => array
+                    .as_string::<i32>()
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(i, s)| put(i, s))?,
+                StrKind::Large => array
+                    .as_string::<i64>()
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(i, s)| put(i, s))?,
+                StrKind::View => array
+                    .as_string_view()
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(i, s)| put(i, s))?,
+            }
+        }
+        (Plan::Bytes { kind, .. }, _) => {
+            ctx.nulls(array, &dtype)?;
+            let Plan::Bytes { len, .. } = plan else {
+                unreachable!("matched above")
+            };
+            let width = *len as usize;
+            let mut put = |i: usize, s: Option<&[u8]>| -> Result<(), Error> {
+                let s = s.unwrap_or(&[]);
+                if s.len() > width {
+                    return Err(too_long(ctx, i, &dtype));
+                }
+                out.put(i, s);
+                Ok(())
+            };
+            match kind {
+                StrKind::Small => array
+                    .as_binary::<i32>()
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(i, s)| put(i, s))?,
+                StrKind::Large => array
+                    .as_binary::<i64>()
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(i, s)| put(i, s))?,
+                StrKind::View => array
+                    .as_binary_view()
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(i, s)| put(i, s))?,
+            }
+        }
+        (Plan::Void(_), _) => {
+            ctx.nulls(array, &dtype)?;
+            let a = array.as_fixed_size_binary();
+            for i in 0..a.len() {
+                if !a.is_null(i) {
+                    out.put(i, a.value(i));
+                }
+            }
+        }
+        (Plan::Struct(plans), DataType::Struct(fields)) => {
+            if array.null_count() > 0 {
+                return Err(Error::new(ErrorKind::Nulls {
+                    column: ctx.column.to_owned(),
+                    nulls: array.null_count(),
+                    first_row: ctx.first_row,
+                    dtype,
+                }));
+            }
+            let s = array.as_struct();
+            let DType::Record(rec) = plan.dtype()? else {
+                unreachable!("a struct plan is a record")
+            };
+            for (k, ((name, p), f)) in plans.iter().zip(fields.iter()).enumerate() {
+                let path = format!("{}.{name}", ctx.column);
+                let sub = Ctx {
+                    column: &path,
+                    first_row: ctx.first_row,
+                    fill: ctx.fill,
+                };
+                let mut o = Out {
+                    bytes: &mut *out.bytes,
+                    stride: out.stride,
+                    offset: out.offset + rec.fields()[k].offset as usize,
+                };
+                encode(p, f, s.column(k).as_ref(), &mut o, &sub)?;
+            }
+        }
+        (Plan::Tensor { item, .. }, DataType::FixedSizeList(item_field, size)) => {
+            if array.null_count() > 0 {
+                return Err(Error::new(ErrorKind::Nulls {
+                    column: ctx.column.to_owned(),
+                    nulls: array.null_count(),
+                    first_row: ctx.first_row,
+                    dtype,
+                }));
+            }
+            let a = array.as_fixed_size_list();
+            let per = *size as usize;
+            let item_size = item.dtype()?.itemsize() as usize;
+            let want = a.len() * per;
+            if a.values().len() < want {
+                return Err(unsupported(
+                    ctx.column,
+                    field.data_type(),
+                    "list values shorter than its rows",
+                ));
+            }
+            let values = a.values().slice(0, want);
+            // Rows of `per` items, item j of row i at offset + i*stride + j*item_size. When
+            // the rows are packed (a plain N-d array), that is one stride.
+            if out.stride == per * item_size {
+                let mut o = Out {
+                    bytes: &mut *out.bytes,
+                    stride: item_size,
+                    offset: out.offset,
+                };
+                encode(item, item_field, values.as_ref(), &mut o, ctx)?;
+            } else {
+                // A subarray field of a record: encode the items packed, then copy each row's
+                // block to its place.
+                let block = per * item_size;
+                let mut packed = vec![0u8; a.len() * block];
+                let mut o = Out {
+                    bytes: &mut packed,
+                    stride: item_size,
+                    offset: 0,
+                };
+                encode(item, item_field, values.as_ref(), &mut o, ctx)?;
+                for (i, row) in packed.chunks_exact(block).enumerate() {
+                    out.put(i, row);
+                }
+            }
+        }
+        (_, other) => return Err(unsupported(ctx.column, other, "does not match its plan")),
+    }
+    Ok(())
+}
+
+/// What a batch stream becomes: the dtype and row shape of the `.npy` file, found from the
+/// schema and (for string widths) every batch shown to [`NpyPlan::observe`].
+#[derive(Debug, Clone)]
+pub struct NpyPlan {
+    schema: Arc<Schema>,
+    columns: Vec<Plan>,
+    plain: bool,
+    rows: u64,
+}
+
+impl NpyPlan {
+    /// The plan of `schema`, before any batch is seen.
+    ///
+    /// # Errors
+    /// [`ErrorKind::UnsupportedArrowType`] for a column outside the mapping.
+    pub fn new(schema: Arc<Schema>, options: &FromArrowOptions) -> Result<NpyPlan, Error> {
+        let columns = schema
+            .fields()
+            .iter()
+            .map(|f| plan_for(f, f.name()))
+            .collect::<Result<Vec<_>, _>>()?;
+        if columns.is_empty() {
+            return Err(Error::new(ErrorKind::Invalid(
+                "a batch without columns has no numpy dtype".into(),
+            )));
+        }
+        let plain = options.single_column_plain && columns.len() == 1;
+        Ok(NpyPlan {
+            schema,
+            columns,
+            plain,
+            rows: 0,
+        })
+    }
+
+    /// Widens string widths to `batch`'s values and counts its rows.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Invalid`] when the batch's schema is not the plan's.
+    pub fn observe(&mut self, batch: &RecordBatch) -> Result<(), Error> {
+        self.check(batch)?;
+        for (plan, col) in self.columns.iter_mut().zip(batch.columns()) {
+            plan.observe(col.as_ref());
+        }
+        self.rows += batch.num_rows() as u64;
+        Ok(())
+    }
+
+    fn check(&self, batch: &RecordBatch) -> Result<(), Error> {
+        if batch.schema().fields() != self.schema.fields() {
+            return Err(Error::new(ErrorKind::Invalid(format!(
+                "batch schema {:?} differs from the first {:?}",
+                batch.schema(),
+                self.schema
+            ))));
+        }
+        Ok(())
+    }
+
+    /// Rows observed so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// The `.npy` dtype and shape for the rows observed: one column → a plain array (a tensor
+    /// column → its shape after the rows), several → a record of one field per column.
+    ///
+    /// # Errors
+    /// npy-core's errors building the dtype (a record over 64-bit sizes).
+    pub fn header(&self) -> Result<npy_core::Header, Error> {
+        let mut shape = vec![self.rows];
+        let dtype = if self.plain {
+            match &self.columns[0] {
+                Plan::Tensor { shape: s, item } => {
+                    shape.extend_from_slice(s);
+                    item.dtype()?
+                }
+                p => p.dtype()?,
+            }
+        } else {
+            let fields = self
+                .schema
+                .fields()
+                .iter()
+                .zip(&self.columns)
+                .map(|(f, p)| (f.name().clone(), p.clone()))
+                .collect();
+            Plan::Struct(fields).dtype()?
+        };
+        Ok(npy_core::Header::new(dtype, shape))
+    }
+
+    /// The data bytes of `batch` in the plan's dtype (native byte order, C order): rows ×
+    /// itemsize bytes. `first_row` is the batch's first row in the whole input (for errors).
+    ///
+    /// # Errors
+    /// [`ErrorKind::Nulls`] for a null without a fill, [`ErrorKind::Value`] for a fill value
+    /// that does not fit, [`ErrorKind::Invalid`] for a batch of another schema.
+    pub fn encode(
+        &self,
+        batch: &RecordBatch,
+        first_row: u64,
+        options: &FromArrowOptions,
+    ) -> Result<Vec<u8>, Error> {
+        self.check(batch)?;
+        let header = self.header()?;
+        let row_bytes = header
+            .shape
+            .get(1..)
+            .unwrap_or(&[])
+            .iter()
+            .try_fold(header.dtype.itemsize(), |a, &d| a.checked_mul(d))
+            .ok_or_else(|| overflow("row size", header.dtype.to_string()))?;
+        let total = (batch.num_rows() as u64)
+            .checked_mul(row_bytes)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| {
+                overflow(
+                    "batch size",
+                    format!("{} rows × {row_bytes}", batch.num_rows()),
+                )
+            })?;
+        let mut out = vec![0u8; total];
+        let offsets: Vec<usize> = match &header.dtype {
+            DType::Record(r) if !self.plain => {
+                r.fields().iter().map(|f| f.offset as usize).collect()
+            }
+            _ => vec![0],
+        };
+        for (k, (plan, col)) in self.columns.iter().zip(batch.columns()).enumerate() {
+            let field = &self.schema.fields()[k];
+            let ctx = Ctx {
+                column: field.name(),
+                first_row,
+                fill: options.fill,
+            };
+            let mut o = Out {
+                bytes: &mut out,
+                stride: row_bytes as usize,
+                offset: offsets[k],
+            };
+            encode(plan, field, col.as_ref(), &mut o, &ctx)?;
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,82 @@
+//! NumPy `.npy` / `.npz` arrays as Apache Arrow [`RecordBatch`]es, Arrow IPC files and (feature
+//! `parquet`) Parquet files, and back.
+//!
+//! # The mapping
+//!
+//! Written once (`to_arrow.rs` one way, `from_arrow.rs` the other) and tested row by row
+//! against pyarrow (`tests/it/pyarrow.rs`).
+//!
+//! | numpy | Arrow | back to numpy |
+//! |---|---|---|
+//! | `b1` | Boolean (a byte other than 0 is `true`, as numpy reads it) | `b1` |
+//! | `i1` `i2` `i4` `i8`, `u1` … `u8` | `Int8` … `Int64`, `UInt8` … `UInt64` | the same, native order |
+//! | `f2` `f4` `f8` | Float16, Float32, Float64 | the same |
+//! | big-endian numbers (`>i4`, …) | the same type, values swapped to native order | native order |
+//! | `c8` / `c16` | Struct{`re`, `im`} of Float32 / Float64 | a Struct of exactly `re`, `im` of one float type → `c8` / `c16` |
+//! | `M8[s]` `M8[ms]` `M8[us]` `M8[ns]` | Timestamp(unit, no zone); NaT is null | `M8[unit]` (a zone is dropped: the values are UTC instants); null → NaT |
+//! | `m8[s]` … `m8[ns]` | Duration(unit); NaT is null | `m8[unit]`; null → NaT |
+//! | `M8[D]`, `M8[W]` | Date32 (weeks ×7); NaT is null | Date32 → `M8[D]`, Date64 → `M8[ms]` |
+//! | `M8[h]`, `M8[m]`, `m8[D]` `m8[W]` `m8[h]` `m8[m]`, multiples (`M8[10ms]`) | Timestamp/Duration(Second, or the unit), ticks scaled exactly (overflow is an error) | the Arrow unit |
+//! | `M8[Y]`, `M8[M]` (no fixed length), `ps` `fs` `as` (finer than Arrow's ns), generic `M8` | refused: [`ErrorKind::UnsupportedDType`] | |
+//! | `S<n>` | Binary, the values numpy's `tolist()` gives (trailing NULs stripped, inner NULs kept) | Binary/LargeBinary/BinaryView → `S<longest>` |
+//! | `U<n>` | Utf8, as `tolist()` (trailing NULs stripped); a lone surrogate is [`ErrorKind::Value`] | Utf8/LargeUtf8/Utf8View → `U<longest>` (at least 1, as numpy) |
+//! | `V<n>` | FixedSizeBinary(n) | `V<n>` |
+//! | record | one column per field at the top level (padding dropped; titles dropped) | several columns → a packed record, one field per column |
+//! | nested record | Struct | Struct → nested record |
+//! | subarray field `(name, t, (d1…dk))` | `arrow.fixed_shape_tensor` extension (shape `[d1…dk]`) over `FixedSizeList(t, d1·…·dk)` | `FixedSizeList` → subarray (tensor shape, or `[size]` without the extension) |
+//! | array of shape `(n, d1, …, dk)`, k ≥ 1 | one column per field, each a `fixed_shape_tensor` of shape `[d1…dk]` (a field's subarray shape appended) | one tensor column → an array of shape `(n, d1, …, dk)` |
+//! | 0-d array | one row | |
+//! | plain (non-record) array | one column named by the file's stem (`.npz`: the member key) | one column → a plain array (name dropped) |
+//! | Fortran order | the logical values as numpy sees them: the data is **transposed** to C order while reading (no permutation metadata) | C order |
+//! | `f16`/`f12` (longdouble), `c32`/`c24` | refused: Arrow has no extended float ([`ErrorKind::UnsupportedDType`]) | |
+//! | record without fields (`[]`) | refused: no column to hold its rows | |
+//! | `O` (object), 0-d or 1-d | decoded by npy-core's pickle reader (never executes anything): Utf8, Int64 or Float64 when every item but `None` is a `str`, a 64-bit `int` or a `float`; `None` is null; other items, mixed kinds or only `None`: [`ErrorKind::Value`] naming the first item; objects inside records or N-d: [`ErrorKind::UnsupportedDType`] | |
+//! | nulls in numbers, bool, strings | | [`ErrorKind::Nulls`] unless [`FromArrowOptions::fill`] gives a value |
+//! | Dictionary, List, Decimal, Null, … | | refused: [`ErrorKind::UnsupportedArrowType`] |
+//!
+//! # Zero copy
+//! Numbers in native byte order that are a whole plain array (not a record field) become Arrow
+//! buffers without a copy: [`read_npy`] reads the data into one 64-byte aligned buffer and every
+//! such column is a slice of it ([`batch_from_bytes`] does the same for a buffer the caller
+//! owns, e.g. `Buffer::from_vec(vec)`, and [`batch_from_npy_bytes`] for a memory-mapped
+//! file, whose batch points into the map). Record fields are gathered field by field, one pass over
+//! the batch's rows per field.
+//!
+//! # Examples
+//! ```
+//! # let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("points.npy");
+//! let bytes = {
+//!     let dtype = "[('x', '<f4'), ('id', '<u2')]".parse()?;
+//!     let mut b = npy_core::Header::new(dtype, vec![2]).to_bytes(None)?;
+//!     b.extend_from_slice(&[0, 0, 0xc0, 0x3f, 7, 0, 0, 0, 0, 0x40, 9, 0]);
+//!     b
+//! };
+//! std::fs::write(&path, bytes)?;
+//! let batch = npy_arrow::read_npy(&path)?;
+//! assert_eq!(batch.schema().field(0).name(), "x");
+//! assert_eq!(batch.schema().field(1).data_type(), &arrow_schema::DataType::UInt16);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+mod error;
+mod file;
+mod from_arrow;
+mod to_arrow;
+
+pub use arrow_array::RecordBatch;
+pub use error::{Error, ErrorKind};
+pub use file::{
+    batch_from_npy_bytes, convert, for_each_batch, read_ipc, read_npy, read_npz_member, stem_name,
+    write_ipc, ConvertOptions, Format, BATCH_BYTES,
+};
+#[cfg(feature = "parquet")]
+pub use file::{read_parquet, write_parquet};
+pub use from_arrow::{FromArrowOptions, NpyPlan};
+pub use to_arrow::{
+    batch_from_bytes, field_for, schema_for, EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY,
+    FIXED_SHAPE_TENSOR,
+};

@@ -1,0 +1,863 @@
+//! numpy → Arrow: a dtype to an Arrow [`Field`], and an array's data bytes to Arrow arrays,
+//! following the table of the crate docs (`lib.rs`), which is written out once, here.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::types::{
+    Date32Type, DurationMicrosecondType, DurationMillisecondType, DurationNanosecondType,
+    DurationSecondType, Float16Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
+    Int8Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+};
+use arrow_array::{
+    ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray, FixedSizeBinaryArray,
+    FixedSizeListArray, PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray, StructArray,
+};
+use arrow_buffer::{
+    ArrowNativeType, BooleanBuffer, Buffer, MutableBuffer, NullBuffer, OffsetBuffer, ScalarBuffer,
+};
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit as ArrowUnit};
+use npy_core::{ByteOrder, DType, Primitive, TimeKind, TimeType, TimeUnit};
+
+use crate::error::{overflow, unsupported_dtype, value_error, Error};
+
+/// Batches of records with at least this many data bytes gather their fields on several
+/// threads (below it, starting threads costs more than the gathering).
+const PARALLEL_BYTES: usize = 4 << 20;
+
+/// The extension name of Arrow's canonical fixed-shape tensor type.
+pub const FIXED_SHAPE_TENSOR: &str = "arrow.fixed_shape_tensor";
+/// The field-metadata key holding an extension type's name.
+pub const EXTENSION_NAME_KEY: &str = "ARROW:extension:name";
+/// The field-metadata key holding an extension type's serialized parameters.
+pub const EXTENSION_METADATA_KEY: &str = "ARROW:extension:metadata";
+
+/// Where a time value goes in Arrow, and the factor its ticks are multiplied by.
+#[derive(Debug, Clone, Copy)]
+enum TimeTarget {
+    Timestamp(ArrowUnit),
+    Duration(ArrowUnit),
+    Date32,
+}
+
+/// The Arrow type of a `M8`/`m8` dtype and the factor (ticks of the Arrow unit per numpy tick):
+/// `s ms us ns` map to the same Arrow unit; `D` datetimes to Date32 (days), `W` to Date32 ×7;
+/// `h`/`m` to seconds; timedelta `D`/`W` to seconds. `Y`, `M` (calendar units: no fixed length),
+/// `ps fs as` (finer than Arrow's nanoseconds) and generic units are refused.
+fn time_target(t: TimeType, dtype: &DType) -> Result<(TimeTarget, i64), Error> {
+    use TimeUnit::*;
+    let m = i64::from(t.multiplier);
+    let (unit, factor) = match t.unit {
+        Second => (ArrowUnit::Second, 1),
+        Millisecond => (ArrowUnit::Millisecond, 1),
+        Microsecond => (ArrowUnit::Microsecond, 1),
+        Nanosecond => (ArrowUnit::Nanosecond, 1),
+        Minute => (ArrowUnit::Second, 60),
+        Hour => (ArrowUnit::Second, 3600),
+        Day if t.kind == TimeKind::Datetime => return Ok((TimeTarget::Date32, m)),
+        Week if t.kind == TimeKind::Datetime => return Ok((TimeTarget::Date32, m * 7)),
+        Day => (ArrowUnit::Second, 86_400),
+        Week => (ArrowUnit::Second, 604_800),
+        Year | Month => {
+            return Err(unsupported_dtype(
+                dtype,
+                "calendar units (years, months) have no fixed length in an Arrow unit; \
+                 convert with astype('M8[D]') first",
+            ))
+        }
+        Picosecond | Femtosecond | Attosecond => {
+            return Err(unsupported_dtype(
+                dtype,
+                "Arrow's finest unit is the nanosecond, so these ticks would be rounded",
+            ))
+        }
+        Generic => {
+            return Err(unsupported_dtype(
+                dtype,
+                "a datetime without a unit holds only NaT in numpy",
+            ))
+        }
+    };
+    let target = match t.kind {
+        TimeKind::Datetime => TimeTarget::Timestamp(unit),
+        TimeKind::Timedelta => TimeTarget::Duration(unit),
+    };
+    Ok((target, factor * m))
+}
+
+/// The Arrow field of a column of `dtype` elements named `name`. Subarrays become
+/// `FixedSizeList`s carrying the `arrow.fixed_shape_tensor` extension with their shape.
+///
+/// # Errors
+/// [`ErrorKind::UnsupportedDType`](crate::ErrorKind::UnsupportedDType) for the dtypes the table
+/// refuses.
+pub fn field_for(name: &str, dtype: &DType) -> Result<Field, Error> {
+    if let DType::SubArray(s) = dtype {
+        let (shape, base) = s.flatten();
+        return tensor_field(name, &field_for("item", base)?, &shape);
+    }
+    let (data_type, nullable) = data_type_for(dtype)?;
+    Ok(Field::new(name, data_type, nullable))
+}
+
+/// A `FixedSizeList` field of `item`s with the tensor extension of `shape` (k ≥ 1 dimensions).
+pub(crate) fn tensor_field(name: &str, item: &Field, shape: &[u64]) -> Result<Field, Error> {
+    let size = shape
+        .iter()
+        .try_fold(1u64, |a, &d| a.checked_mul(d))
+        .and_then(|n| i32::try_from(n).ok())
+        .ok_or_else(|| {
+            overflow(
+                "tensor size",
+                format!("shape {shape:?} exceeds i32 elements"),
+            )
+        })?;
+    let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
+    let metadata = HashMap::from([
+        (EXTENSION_NAME_KEY.to_owned(), FIXED_SHAPE_TENSOR.to_owned()),
+        (
+            EXTENSION_METADATA_KEY.to_owned(),
+            format!("{{\"shape\":[{}]}}", dims.join(",")),
+        ),
+    ]);
+    // The item field is nullable, as the canonical extension's storage type is written by
+    // pyarrow (`fixed_size_list<item: T>[n]`): pyarrow restores the extension from a Parquet
+    // file's stored schema only when the storage types match exactly.
+    let item = item.clone().with_nullable(true);
+    Ok(
+        Field::new(name, DataType::FixedSizeList(Arc::new(item), size), false)
+            .with_metadata(metadata),
+    )
+}
+
+/// Why ml_dtypes arrays have no column: Arrow has no bfloat16, float8 or int4 type.
+const ML_TYPES: &str =
+    "Arrow has no bfloat16, float8, float6, float4 or int4 type (ml_dtypes); widen the array with \
+     numpy or npy-core first";
+
+fn data_type_for(dtype: &DType) -> Result<(DataType, bool), Error> {
+    Ok(match dtype {
+        DType::Number(p, _) => (
+            match p {
+                Primitive::Bool => DataType::Boolean,
+                Primitive::I8 => DataType::Int8,
+                Primitive::I16 => DataType::Int16,
+                Primitive::I32 => DataType::Int32,
+                Primitive::I64 => DataType::Int64,
+                Primitive::U8 => DataType::UInt8,
+                Primitive::U16 => DataType::UInt16,
+                Primitive::U32 => DataType::UInt32,
+                Primitive::U64 => DataType::UInt64,
+                Primitive::F16 => DataType::Float16,
+                Primitive::F32 => DataType::Float32,
+                Primitive::F64 => DataType::Float64,
+                Primitive::C64 => complex_type(DataType::Float32),
+                Primitive::C128 => complex_type(DataType::Float64),
+                Primitive::LongDouble { .. } | Primitive::CLongDouble { .. } => {
+                    return Err(unsupported_dtype(
+                        dtype,
+                        "Arrow has no extended-precision float; convert with astype('f8') \
+                         (which rounds) first",
+                    ))
+                }
+            },
+            false,
+        ),
+        DType::Time(t, _) => (
+            match time_target(*t, dtype)?.0 {
+                TimeTarget::Timestamp(u) => DataType::Timestamp(u, None),
+                TimeTarget::Duration(u) => DataType::Duration(u),
+                TimeTarget::Date32 => DataType::Date32,
+            },
+            true,
+        ),
+        DType::Bytes(_) => (DataType::Binary, false),
+        DType::Unicode(..) => (DataType::Utf8, false),
+        DType::Void(n) => (
+            DataType::FixedSizeBinary(i32::try_from(*n).map_err(|_| {
+                unsupported_dtype(dtype, "FixedSizeBinary widths are at most i32::MAX bytes")
+            })?),
+            false,
+        ),
+        DType::Object => {
+            return Err(unsupported_dtype(
+                dtype,
+                "object arrays hold pickled Python objects; read them with npy_core::read_dyn",
+            ))
+        }
+        DType::Ml(_) => return Err(unsupported_dtype(dtype, ML_TYPES)),
+        DType::Record(r) => {
+            if r.fields().is_empty() {
+                return Err(unsupported_dtype(
+                    dtype,
+                    "a record without fields has no Arrow column",
+                ));
+            }
+            let fields: Result<Vec<Field>, Error> = r
+                .fields()
+                .iter()
+                .map(|f| field_for(&f.name, &f.dtype))
+                .collect();
+            (DataType::Struct(Fields::from(fields?)), false)
+        }
+        DType::SubArray(_) => {
+            let f = field_for("item", dtype)?;
+            (f.data_type().clone(), false)
+        }
+    })
+}
+
+/// `Struct{re, im}` of the component float type.
+fn complex_type(component: DataType) -> DataType {
+    DataType::Struct(Fields::from(vec![
+        Field::new("re", component.clone(), false),
+        Field::new("im", component, false),
+    ]))
+}
+
+/// The Arrow schema of an array of `dtype` with `shape` whose plain column is named `name`:
+/// a record's fields are the columns (each a tensor of `shape[1..]` when the array has more
+/// than one dimension); any other dtype is one column.
+///
+/// # Errors
+/// As [`field_for`].
+pub fn schema_for(dtype: &DType, shape: &[u64], name: &str) -> Result<SchemaRef, Error> {
+    let inner = shape.get(1..).unwrap_or(&[]);
+    let column = |name: &str, dtype: &DType| -> Result<Field, Error> {
+        if inner.is_empty() {
+            return field_for(name, dtype);
+        }
+        let (mut dims, base) = match dtype {
+            DType::SubArray(s) => {
+                let (d, b) = s.flatten();
+                (d, b.clone())
+            }
+            other => (Vec::new(), other.clone()),
+        };
+        let mut full = inner.to_vec();
+        full.append(&mut dims);
+        tensor_field(name, &field_for("item", &base)?, &full)
+    };
+    let fields = match dtype {
+        DType::Record(r) if !r.fields().is_empty() => r
+            .fields()
+            .iter()
+            .map(|f| column(&f.name, &f.dtype))
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => vec![column(name, dtype)?],
+    };
+    Ok(Arc::new(Schema::new(fields)))
+}
+
+/// Elements of one dtype inside a buffer: `count` of them, the first at byte `offset`, one
+/// every `stride` bytes.
+#[derive(Debug, Clone)]
+struct Strided<'a> {
+    buf: &'a Buffer,
+    count: usize,
+    stride: usize,
+    offset: usize,
+}
+
+impl Strided<'_> {
+    /// The `width` bytes of element `i`; the caller proved the whole extent in bounds.
+    fn element(&self, i: usize, width: usize) -> &[u8] {
+        let at = self.offset + i * self.stride;
+        &self.buf.as_slice()[at..at + width]
+    }
+
+    /// The elements as one packed buffer of `width` bytes each: a slice of the source (no copy)
+    /// when they already are, else one gathering pass.
+    fn packed(&self, width: usize) -> Buffer {
+        if self.stride == width {
+            return self.buf.slice_with_length(self.offset, self.count * width);
+        }
+        let mut out = MutableBuffer::with_capacity(self.count * width);
+        for i in 0..self.count {
+            out.extend_from_slice(self.element(i, width));
+        }
+        out.into()
+    }
+}
+
+/// Bytes of a native-order value of `T`, from file bytes of order `order`.
+trait FromFile: ArrowNativeType {
+    fn from_file(bytes: &[u8], order: ByteOrder) -> Self;
+}
+
+macro_rules! from_file {
+    ($($t:ty),*) => {$(
+        impl FromFile for $t {
+            #[inline]
+            fn from_file(bytes: &[u8], order: ByteOrder) -> Self {
+                let mut a = [0u8; std::mem::size_of::<$t>()];
+                a.copy_from_slice(bytes);
+                match order {
+                    ByteOrder::Big => <$t>::from_be_bytes(a),
+                    _ => <$t>::from_le_bytes(a),
+                }
+            }
+        }
+    )*};
+}
+from_file!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, half::f16);
+
+/// Whether `order` is the machine's (or does not apply).
+fn is_native(order: ByteOrder) -> bool {
+    match order {
+        ByteOrder::Little => cfg!(target_endian = "little"),
+        ByteOrder::Big => cfg!(target_endian = "big"),
+        ByteOrder::NotApplicable => true,
+    }
+}
+
+/// The values of `s` as a `ScalarBuffer<T>`: the source buffer itself when the elements are
+/// packed, aligned and in native order (zero copy), else gathered in one pass.
+fn scalars<T: FromFile>(s: &Strided<'_>, order: ByteOrder) -> ScalarBuffer<T> {
+    let width = std::mem::size_of::<T>();
+    if s.stride == width && is_native(order) {
+        let b = s.buf.slice_with_length(s.offset, s.count * width);
+        if b.as_ptr().align_offset(std::mem::align_of::<T>()) == 0 {
+            return ScalarBuffer::new(b, 0, s.count);
+        }
+    }
+    let mut v = Vec::with_capacity(s.count);
+    for i in 0..s.count {
+        v.push(T::from_file(s.element(i, width), order));
+    }
+    ScalarBuffer::from(v)
+}
+
+fn primitive<P: ArrowPrimitiveType>(s: &Strided<'_>, order: ByteOrder) -> ArrayRef
+where
+    P::Native: FromFile,
+{
+    Arc::new(PrimitiveArray::<P>::new(
+        scalars::<P::Native>(s, order),
+        None,
+    ))
+}
+
+/// A time column: ticks scaled by `factor` into the Arrow unit, NaT as null.
+fn time_array<P: ArrowPrimitiveType<Native = i64>>(
+    s: &Strided<'_>,
+    order: ByteOrder,
+    factor: i64,
+    column: &str,
+) -> Result<ArrayRef, Error> {
+    let mut ticks = scalars::<i64>(s, order);
+    let nat = ticks.contains(&i64::MIN);
+    let nulls = nat.then(|| ticks.iter().map(|&t| t != i64::MIN).collect::<NullBuffer>());
+    if factor != 1 {
+        let mut v = Vec::with_capacity(ticks.len());
+        for (i, &t) in ticks.iter().enumerate() {
+            v.push(if t == i64::MIN {
+                0
+            } else {
+                t.checked_mul(factor).ok_or_else(|| {
+                    value_error(
+                        column,
+                        i as u64,
+                        format!("{t} ticks × {factor} overflows the 64-bit Arrow unit"),
+                    )
+                })?
+            });
+        }
+        ticks = ScalarBuffer::from(v);
+    }
+    Ok(Arc::new(PrimitiveArray::<P>::new(ticks, nulls)))
+}
+
+fn date32_array(
+    s: &Strided<'_>,
+    order: ByteOrder,
+    factor: i64,
+    column: &str,
+) -> Result<ArrayRef, Error> {
+    let ticks = scalars::<i64>(s, order);
+    let mut days = Vec::with_capacity(ticks.len());
+    let mut valid = Vec::with_capacity(ticks.len());
+    for (i, &t) in ticks.iter().enumerate() {
+        if t == i64::MIN {
+            days.push(0);
+            valid.push(false);
+            continue;
+        }
+        let d = t
+            .checked_mul(factor)
+            .and_then(|d| i32::try_from(d).ok())
+            .ok_or_else(|| {
+                value_error(
+                    column,
+                    i as u64,
+                    format!("{t} ticks × {factor} days is beyond Date32 (32-bit days)"),
+                )
+            })?;
+        days.push(d);
+        valid.push(true);
+    }
+    let nulls = valid.iter().any(|v| !v).then(|| NullBuffer::from(valid));
+    Ok(Arc::new(PrimitiveArray::<Date32Type>::new(
+        ScalarBuffer::from(days),
+        nulls,
+    )))
+}
+
+/// The column of the elements `s` of `dtype`: a flat array of `s.count` values (a
+/// `FixedSizeList` for a subarray dtype).
+fn column(dtype: &DType, s: &Strided<'_>, name: &str) -> Result<ArrayRef, Error> {
+    Ok(match dtype {
+        DType::Number(p, order) => {
+            let o = *order;
+            match p {
+                Primitive::Bool => Arc::new(BooleanArray::new(
+                    BooleanBuffer::collect_bool(s.count, |i| s.element(i, 1)[0] != 0),
+                    None,
+                )),
+                Primitive::I8 => primitive::<Int8Type>(s, o),
+                Primitive::I16 => primitive::<Int16Type>(s, o),
+                Primitive::I32 => primitive::<Int32Type>(s, o),
+                Primitive::I64 => primitive::<Int64Type>(s, o),
+                Primitive::U8 => primitive::<UInt8Type>(s, o),
+                Primitive::U16 => primitive::<UInt16Type>(s, o),
+                Primitive::U32 => primitive::<UInt32Type>(s, o),
+                Primitive::U64 => primitive::<UInt64Type>(s, o),
+                Primitive::F16 => primitive::<Float16Type>(s, o),
+                Primitive::F32 => primitive::<Float32Type>(s, o),
+                Primitive::F64 => primitive::<Float64Type>(s, o),
+                Primitive::C64 | Primitive::C128 => {
+                    let part_size = (p.itemsize() / 2) as usize;
+                    let part = |at: usize| Strided {
+                        offset: s.offset + at,
+                        ..s.clone()
+                    };
+                    let (re, im) = if part_size == 4 {
+                        (
+                            primitive::<Float32Type>(&part(0), o),
+                            primitive::<Float32Type>(&part(part_size), o),
+                        )
+                    } else {
+                        (
+                            primitive::<Float64Type>(&part(0), o),
+                            primitive::<Float64Type>(&part(part_size), o),
+                        )
+                    };
+                    let DataType::Struct(fields) = data_type_for(dtype)?.0 else {
+                        unreachable!("complex_type is a struct")
+                    };
+                    Arc::new(StructArray::try_new(fields, vec![re, im], None)?)
+                }
+                Primitive::LongDouble { .. } | Primitive::CLongDouble { .. } => {
+                    return Err(data_type_for(dtype).expect_err("longdouble is refused"))
+                }
+            }
+        }
+        DType::Time(t, order) => {
+            let (target, factor) = time_target(*t, dtype)?;
+            match target {
+                TimeTarget::Date32 => date32_array(s, *order, factor, name)?,
+                TimeTarget::Timestamp(u) => match u {
+                    ArrowUnit::Second => {
+                        time_array::<TimestampSecondType>(s, *order, factor, name)?
+                    }
+                    ArrowUnit::Millisecond => {
+                        time_array::<TimestampMillisecondType>(s, *order, factor, name)?
+                    }
+                    ArrowUnit::Microsecond => {
+                        time_array::<TimestampMicrosecondType>(s, *order, factor, name)?
+                    }
+                    ArrowUnit::Nanosecond => {
+                        time_array::<TimestampNanosecondType>(s, *order, factor, name)?
+                    }
+                },
+                TimeTarget::Duration(u) => match u {
+                    ArrowUnit::Second => time_array::<DurationSecondType>(s, *order, factor, name)?,
+                    ArrowUnit::Millisecond => {
+                        time_array::<DurationMillisecondType>(s, *order, factor, name)?
+                    }
+                    ArrowUnit::Microsecond => {
+                        time_array::<DurationMicrosecondType>(s, *order, factor, name)?
+                    }
+                    ArrowUnit::Nanosecond => {
+                        time_array::<DurationNanosecondType>(s, *order, factor, name)?
+                    }
+                },
+            }
+        }
+        DType::Bytes(n) => {
+            let n = *n as usize;
+            let mut offsets = Vec::with_capacity(s.count + 1);
+            let mut values = MutableBuffer::new(0);
+            offsets.push(0i32);
+            for i in 0..s.count {
+                let e = s.element(i, n);
+                let end = e.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
+                values.extend_from_slice(&e[..end]);
+                offsets.push(offset_i32(values.len(), name)?);
+            }
+            Arc::new(BinaryArray::try_new(
+                OffsetBuffer::new(ScalarBuffer::from(offsets)),
+                values.into(),
+                None,
+            )?)
+        }
+        DType::Unicode(n, order) => {
+            let n = *n as usize;
+            let mut offsets = Vec::with_capacity(s.count + 1);
+            let mut values = MutableBuffer::new(0);
+            offsets.push(0i32);
+            let mut utf8 = [0u8; 4];
+            for i in 0..s.count {
+                let e = s.element(i, n * 4);
+                let mut len = n;
+                while len > 0 && e[(len - 1) * 4..len * 4] == [0, 0, 0, 0] {
+                    len -= 1;
+                }
+                for cp in e[..len * 4].chunks_exact(4) {
+                    let u = u32::from_file(cp, *order);
+                    let c = char::from_u32(u).ok_or_else(|| {
+                        value_error(
+                            name,
+                            i as u64,
+                            format!("code point {u:#x} is not a Unicode scalar value (UTF-8 cannot hold it)"),
+                        )
+                    })?;
+                    values.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                }
+                offsets.push(offset_i32(values.len(), name)?);
+            }
+            // SAFETY-free: try_new validates the UTF-8 we wrote (char::encode_utf8 output).
+            Arc::new(StringArray::try_new(
+                OffsetBuffer::new(ScalarBuffer::from(offsets)),
+                values.into(),
+                None,
+            )?)
+        }
+        DType::Void(n) => {
+            let width = *n as usize;
+            let size = i32::try_from(*n).map_err(|_| {
+                unsupported_dtype(dtype, "FixedSizeBinary widths are at most i32::MAX bytes")
+            })?;
+            Arc::new(FixedSizeBinaryArray::try_new_with_len(
+                size,
+                s.packed(width),
+                None,
+                s.count,
+            )?)
+        }
+        DType::Object => return Err(data_type_for(dtype).expect_err("object is refused")),
+        DType::Ml(_) => return Err(unsupported_dtype(dtype, ML_TYPES)),
+        DType::Record(r) => {
+            let DataType::Struct(fields) = data_type_for(dtype)?.0 else {
+                unreachable!("a record's type is a struct")
+            };
+            let mut children = Vec::with_capacity(r.fields().len());
+            for f in r.fields() {
+                let child = Strided {
+                    offset: s.offset + f.offset as usize,
+                    ..s.clone()
+                };
+                children.push(column(&f.dtype, &child, &format!("{name}.{}", f.name))?);
+            }
+            Arc::new(StructArray::try_new(fields, children, None)?)
+        }
+        DType::SubArray(sub) => {
+            let (shape, base) = sub.flatten();
+            tensor_column(base, &shape, s, name)?
+        }
+    })
+}
+
+/// A `FixedSizeList` column: each of the `s.count` elements is `shape`'s product of `base`
+/// values, packed.
+fn tensor_column(
+    base: &DType,
+    shape: &[u64],
+    s: &Strided<'_>,
+    name: &str,
+) -> Result<ArrayRef, Error> {
+    let field = tensor_field(name, &field_for("item", base)?, shape)?;
+    let DataType::FixedSizeList(item, size) = field.data_type() else {
+        unreachable!("tensor_field makes a FixedSizeList")
+    };
+    let per = *size as usize;
+    let width = base.itemsize() as usize * per;
+    let packed = s.packed(width);
+    let inner = Strided {
+        buf: &packed,
+        count: s.count * per,
+        stride: base.itemsize() as usize,
+        offset: 0,
+    };
+    let values = column(base, &inner, name)?;
+    // With the length given: a list of size 0 (shape (3, 0)) has rows but no values.
+    Ok(Arc::new(FixedSizeListArray::try_new_with_length(
+        item.clone(),
+        *size,
+        values,
+        None,
+        s.count,
+    )?))
+}
+
+fn offset_i32(len: usize, column: &str) -> Result<i32, Error> {
+    i32::try_from(len).map_err(|_| {
+        overflow(
+            "string offsets",
+            format!("column {column:?} holds more than 2 GiB of string bytes in one batch; read fewer rows per batch"),
+        )
+    })
+}
+
+/// A [`RecordBatch`] of `rows` rows of an array of `dtype` whose C-order data is `data`, one
+/// row being `row_shape`'s product of elements (`row_shape` is the array's shape without its
+/// first dimension). `name` names the column of a non-record dtype.
+///
+/// Zero copy: numbers in native byte order, packed (a plain array, not a record field) and
+/// aligned are slices of `data`; everything else is gathered field by field in one pass, the
+/// fields of a record of 4 MiB or more on as many threads as the machine has cores.
+///
+/// # Errors
+/// As [`schema_for`]; [`ErrorKind::Value`](crate::ErrorKind::Value) for a value the Arrow type
+/// cannot hold; [`ErrorKind::Overflow`](crate::ErrorKind::Overflow) when `data` is shorter than
+/// `rows` rows or a size overflows.
+pub fn batch_from_bytes(
+    dtype: &DType,
+    row_shape: &[u64],
+    rows: usize,
+    data: &Buffer,
+    name: &str,
+) -> Result<RecordBatch, Error> {
+    let mut shape = vec![rows as u64];
+    shape.extend_from_slice(row_shape);
+    let schema = schema_for(dtype, &shape, name)?;
+    let per_row = row_shape
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(usize::try_from(d).ok()?))
+        .ok_or_else(|| overflow("row size", format!("row shape {row_shape:?}")))?;
+    let itemsize =
+        usize::try_from(dtype.itemsize()).map_err(|_| overflow("itemsize", dtype.to_string()))?;
+    let count = rows
+        .checked_mul(per_row)
+        .ok_or_else(|| overflow("element count", format!("{rows} rows × {per_row}")))?;
+    let need = count
+        .checked_mul(itemsize)
+        .ok_or_else(|| overflow("data size", format!("{count} elements × {itemsize} bytes")))?;
+    if data.len() < need {
+        return Err(overflow(
+            "data size",
+            format!(
+                "{rows} rows need {need} bytes, the buffer holds {}",
+                data.len()
+            ),
+        ));
+    }
+    let all = Strided {
+        buf: data,
+        count,
+        stride: itemsize,
+        offset: 0,
+    };
+    let one = |dtype: &DType, offset: usize, name: &str| -> Result<ArrayRef, Error> {
+        let s = Strided {
+            offset,
+            ..all.clone()
+        };
+        if row_shape.is_empty() {
+            return column(dtype, &s, name);
+        }
+        // Each row: per_row elements of the field, `itemsize` apart. Gather the field's
+        // elements packed, then group them as tensors of the row shape.
+        let (mut dims, base) = match dtype {
+            DType::SubArray(sub) => {
+                let (d, b) = sub.flatten();
+                (d, b.clone())
+            }
+            other => (Vec::new(), other.clone()),
+        };
+        let mut full = row_shape.to_vec();
+        full.append(&mut dims);
+        let width = dtype.itemsize() as usize;
+        let packed = s.packed(width);
+        let rows_view = Strided {
+            buf: &packed,
+            count: rows,
+            stride: width * per_row,
+            offset: 0,
+        };
+        tensor_column(&base, &full, &rows_view, name)
+    };
+    let columns = match dtype {
+        DType::Record(r) if !r.fields().is_empty() => {
+            let fields = r.fields();
+            let threads = std::thread::available_parallelism()
+                .map_or(1, std::num::NonZeroUsize::get)
+                .min(fields.len());
+            if threads > 1 && need >= PARALLEL_BYTES {
+                // Fields are independent columns: gather them on several threads, each
+                // thread a run of consecutive fields.
+                let per = fields.len().div_ceil(threads);
+                let mut out: Vec<Option<Result<ArrayRef, Error>>> =
+                    fields.iter().map(|_| None).collect();
+                std::thread::scope(|scope| {
+                    for (fs, os) in fields.chunks(per).zip(out.chunks_mut(per)) {
+                        let one = &one;
+                        scope.spawn(move || {
+                            for (f, o) in fs.iter().zip(os) {
+                                *o = Some(one(&f.dtype, f.offset as usize, &f.name));
+                            }
+                        });
+                    }
+                });
+                // Every slot is filled: each thread runs to its end (a panic would have
+                // propagated out of the scope).
+                out.into_iter()
+                    .map(|o| {
+                        o.unwrap_or_else(|| {
+                            Err(overflow("field threads", "a field was not gathered".into()))
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+            } else {
+                fields
+                    .iter()
+                    .map(|f| one(&f.dtype, f.offset as usize, &f.name))
+                    .collect::<Result<Vec<_>, _>>()?
+            }
+        }
+        _ => vec![one(dtype, 0, name)?],
+    };
+    Ok(RecordBatch::try_new_with_options(
+        schema,
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(rows)),
+    )?)
+}
+
+/// The column of an object array's elements (as `read_dyn` decodes its pickle): Utf8, Int64
+/// or Float64 when every item other than `None` is a `str`, an `int` that fits 64 bits, or a
+/// `float`; `None` is null. Anything else (mixed kinds, lists, bytes, big ints, only `None`)
+/// is [`ErrorKind::Value`](crate::ErrorKind::Value) naming the first item that does not fit.
+pub(crate) fn object_column(
+    values: &[npy_core::DynValue],
+    name: &str,
+) -> Result<(Field, ArrayRef), Error> {
+    use npy_core::pickle::PyObject;
+    use npy_core::DynValue;
+    #[derive(PartialEq, Clone, Copy, Debug)]
+    enum Kind {
+        Str,
+        Int,
+        Float,
+    }
+    let mut kind = None;
+    for (i, v) in values.iter().enumerate() {
+        let k = match v {
+            DynValue::Object(PyObject::None) => continue,
+            DynValue::Object(PyObject::Str(_)) => Kind::Str,
+            DynValue::Object(PyObject::Int(_)) => Kind::Int,
+            DynValue::Object(PyObject::Float(_)) => Kind::Float,
+            other => {
+                let mut item = format!("{other:?}");
+                item.truncate(80);
+                return Err(value_error(
+                    name,
+                    i as u64,
+                    format!("object item {item} is not a str, an int of 64 bits, a float or None"),
+                ));
+            }
+        };
+        match kind {
+            None => kind = Some(k),
+            Some(first) if first != k => {
+                return Err(value_error(
+                    name,
+                    i as u64,
+                    format!("object items are not uniform: {k:?} after {first:?}"),
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    fn obj(v: &npy_core::DynValue) -> Option<&PyObject> {
+        match v {
+            npy_core::DynValue::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+    Ok(match kind {
+        Some(Kind::Str) => (
+            Field::new(name, DataType::Utf8, true),
+            Arc::new(
+                values
+                    .iter()
+                    .map(|v| match obj(v) {
+                        Some(PyObject::Str(s)) => Some(s.as_str()),
+                        _ => None,
+                    })
+                    .collect::<StringArray>(),
+            ),
+        ),
+        Some(Kind::Int) => (
+            Field::new(name, DataType::Int64, true),
+            Arc::new(
+                values
+                    .iter()
+                    .map(|v| match obj(v) {
+                        Some(PyObject::Int(i)) => Some(*i),
+                        _ => None,
+                    })
+                    .collect::<PrimitiveArray<Int64Type>>(),
+            ),
+        ),
+        Some(Kind::Float) => (
+            Field::new(name, DataType::Float64, true),
+            Arc::new(
+                values
+                    .iter()
+                    .map(|v| match obj(v) {
+                        Some(PyObject::Float(f)) => Some(*f),
+                        _ => None,
+                    })
+                    .collect::<PrimitiveArray<Float64Type>>(),
+            ),
+        ),
+        None => {
+            return Err(value_error(
+                name,
+                0,
+                "an object array of only None has no column type".into(),
+            ))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::Array;
+
+    #[test]
+    fn native_numbers_are_not_copied() {
+        let v: Vec<i64> = (0..1000).collect();
+        let buf = Buffer::from_vec(v);
+        let dtype: DType = "<i8".parse().unwrap();
+        let b = batch_from_bytes(&dtype, &[], 1000, &buf, "x").unwrap();
+        let col = b.column(0).to_data();
+        assert_eq!(col.buffers()[0].as_ptr(), buf.as_ptr());
+    }
+
+    #[test]
+    fn big_endian_is_swapped() {
+        let buf = Buffer::from_vec(vec![0u8, 0, 1, 2]);
+        let dtype: DType = ">u2".parse().unwrap();
+        let b = batch_from_bytes(&dtype, &[], 2, &buf, "x").unwrap();
+        let a = b
+            .column(0)
+            .as_any()
+            .downcast_ref::<PrimitiveArray<UInt16Type>>()
+            .unwrap();
+        assert_eq!(a.values().as_ref(), [0, 0x0102]);
+    }
+}

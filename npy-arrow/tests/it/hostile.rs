@@ -1,0 +1,76 @@
+//! Hostile Arrow IPC and Parquet input: every truncation and many byte flips of a valid file
+//! give a typed error (or, where the damage misses what is read, a result), never a panic, and
+//! leave no output behind.
+
+use npy_arrow::{convert, ConvertOptions};
+
+fn valid(dir: &std::path::Path, ext: &str) -> Vec<u8> {
+    let src = dir.join("src.npy");
+    let mut header = npy_core::Header::new(
+        "[('id', '<i8'), ('name', '<U4'), ('when', '<M8[ms]')]"
+            .parse()
+            .unwrap(),
+        vec![5],
+    );
+    header.fortran_order = false;
+    let mut bytes = header.to_bytes(None).unwrap();
+    for i in 0..5i64 {
+        bytes.extend_from_slice(&i.to_le_bytes());
+        for c in ['a', 'b', 'c', 'd'] {
+            bytes.extend_from_slice(&u32::from(c).to_le_bytes());
+        }
+        bytes.extend_from_slice(&(i * 1000).to_le_bytes());
+    }
+    std::fs::write(&src, bytes).unwrap();
+    let out = dir.join(format!("valid.{ext}"));
+    let mut options = ConvertOptions::new();
+    options.batch_rows = Some(2);
+    convert(&src, &out, &options, |_, _| {}).unwrap();
+    std::fs::read(out).unwrap()
+}
+
+fn damaged_inputs_never_panic(ext: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let good = valid(dir.path(), ext);
+    let input = dir.path().join(format!("bad.{ext}"));
+    let out = dir.path().join("out.npy");
+    let mut errors = 0;
+    let mut cases: Vec<Vec<u8>> = (0..good.len()).map(|n| good[..n].to_vec()).collect();
+    for at in 0..good.len() {
+        for flip in [0xffu8, 0x80, 0x01] {
+            let mut b = good.clone();
+            b[at] ^= flip;
+            cases.push(b);
+        }
+    }
+    for case in &cases {
+        std::fs::write(&input, case).unwrap();
+        match convert(&input, &out, &ConvertOptions::new(), |_, _| {}) {
+            Ok(()) => {
+                let _ = std::fs::remove_file(&out);
+            }
+            Err(e) => {
+                errors += 1;
+                assert_eq!(e.path(), Some(input.as_path()), "{e}");
+                assert!(!out.exists());
+            }
+        }
+    }
+    // Every truncation is an error at least.
+    assert!(
+        errors >= good.len(),
+        "{errors} errors of {} cases",
+        cases.len()
+    );
+}
+
+#[test]
+fn damaged_ipc_files_are_errors_not_panics() {
+    damaged_inputs_never_panic("arrow");
+}
+
+#[cfg(feature = "parquet")]
+#[test]
+fn damaged_parquet_files_are_errors_not_panics() {
+    damaged_inputs_never_panic("parquet");
+}

@@ -1,0 +1,52 @@
+//! npy-arrow's integration tests: the mapping checked against pyarrow (`pyarrow.rs`), the
+//! rules the format fixes without Python (`rules.rs`), and hostile Arrow/Parquet input
+//! (`hostile.rs`).
+
+mod hostile;
+#[cfg(feature = "parquet")]
+mod pyarrow;
+mod rules;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The project's Python when it also imports pyarrow, else `None` after saying NOT CHECKED
+/// (a failure under `NPY_REQUIRE_PYTHON=1`, as for numpy).
+#[cfg_attr(not(feature = "parquet"), allow(dead_code))]
+pub(crate) fn pyarrow_python(what: &str) -> Option<PathBuf> {
+    let python = npy_test_support::python::python_for(what)?;
+    let ok = Command::new(&python)
+        .args(["-c", "import pyarrow"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        return Some(python);
+    }
+    assert!(
+        std::env::var_os("NPY_REQUIRE_PYTHON").is_none_or(|v| v != "1"),
+        "{what} needs pyarrow in the project's Python (xtask/requirements.txt; `cargo xtask venv`)"
+    );
+    eprintln!(
+        "NOT CHECKED: {what}: {} has no pyarrow (run `cargo xtask venv`)",
+        python.display()
+    );
+    None
+}
+
+/// Runs `script` with `args`, failing the test with its stderr when it fails; returns stdout.
+#[cfg_attr(not(feature = "parquet"), allow(dead_code))]
+pub(crate) fn run_python(python: &Path, script: &str, args: &[&Path]) -> String {
+    let out = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python runs");
+    assert!(
+        out.status.success(),
+        "python failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
