@@ -35,6 +35,24 @@ pub enum Cmd {
     /// Regenerate npy-core/src/literal/printable.rs, the code points Python's repr escapes,
     /// from the Python that runs numpy.
     Unicode(Unicode),
+    /// Run the cargo-fuzz targets of fuzz/ (cargo +nightly fuzz; `cargo install --locked
+    /// cargo-fuzz`), each seeded from fixtures/ and from issue 23's hostile inputs, with the
+    /// allocation limit of its documented budget; prints executions and findings per target.
+    #[allow(clippy::doc_markdown, reason = "clap help text, printed as written")]
+    Fuzz(Fuzz),
+}
+
+/// Flags of `cargo xtask fuzz`.
+#[derive(Debug, Args)]
+pub struct Fuzz {
+    /// Minutes each target runs.
+    #[arg(long, default_value_t = 2.0)]
+    pub minutes: f64,
+    /// Run only this target (header, read_dyn, typed, pickle, npz, npz_directory,
+    /// serde_from_str).
+    #[allow(clippy::doc_markdown, reason = "clap help text, printed as written")]
+    #[arg(long)]
+    pub target: Option<String>,
 }
 
 /// Flags of `cargo xtask fixtures`.

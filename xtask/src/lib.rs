@@ -15,6 +15,7 @@
 //! - [`miri`]: npy-core's byte-reinterpreting paths (bulk casts, swaps, views) under Miri.
 //! - [`unicode`]: the table of code points Python's `repr` escapes, from Python's own
 //!   Unicode database.
+//! - [`fuzz`](mod@fuzz): the cargo-fuzz targets of `fuzz/`, seeded and bounded, for N minutes each.
 //!
 //! Shared helpers:
 //!
@@ -33,6 +34,7 @@
 pub mod bench;
 pub mod fixtures;
 pub mod flags;
+pub mod fuzz;
 pub mod interop;
 pub mod interop_npz;
 pub mod miri;

@@ -15,6 +15,7 @@ fn main() -> ExitCode {
         Cmd::Bench(f) => xtask::bench::run(&f),
         Cmd::Miri(f) => xtask::miri::run(&f),
         Cmd::Unicode(f) => xtask::unicode::run(f.check),
+        Cmd::Fuzz(f) => xtask::fuzz::run(&f),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

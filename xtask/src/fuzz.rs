@@ -1,0 +1,455 @@
+//! `cargo xtask fuzz`: every cargo-fuzz target of `fuzz/` for N minutes, seeded and bounded.
+//!
+//! Each target's corpus (`fuzz/corpus/<target>/`, not committed) is seeded from the fixtures
+//! (as `fuzz/seed.sh` does: `.npy` files, the pickles of `fixtures/object/`, the archives of
+//! `fixtures/npz/`, the header texts) and from issue 23's hostile inputs
+//! (`../shared/cases/turn3/`), built here at seed size: r01's empty array of shape (2^62, 0)
+//! in a set, as a dict key and bare; r03's runs of `EMPTY_TUPLE`, `MARK`, `DUP`; r04's memoised
+//! tuple reduced many times; r05's long `LONG4`; r02's entries sharing one local header; r11's
+//! zero-size member with a wrong CRC; r15's end record counting 0, differing local name,
+//! Unicode Path extra field and bad UTF-8 name.
+//!
+//! Each target runs with `-malloc_limit_mb` of its documented budget: 256 MiB for `pickle`
+//! and `npz_directory` (the pickle budget is 128 MiB of values, which the allocator may hold
+//! at most twice), 512 MiB for the others (what `fuzz/README.md` gives them). A crash, a leak,
+//! an allocation past the limit or a timeout (10 s) is a finding: its input is left in
+//! `fuzz/artifacts/<target>/` and the task fails after running every target.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use crate::workspace_root;
+
+/// The targets and their `-malloc_limit_mb`.
+const TARGETS: &[(&str, u32)] = &[
+    ("header", 512),
+    ("read_dyn", 512),
+    ("typed", 512),
+    ("pickle", 256),
+    ("npz", 512),
+    ("npz_directory", 256),
+    ("serde_from_str", 512),
+    ("safetensors", 256),
+    ("arrow", 512),
+];
+
+/// Runs the targets (all, or `flags.target`) for `flags.minutes` each.
+pub fn run(flags: &crate::flags::Fuzz) -> Result<(), String> {
+    let chosen: Vec<(&str, u32)> = match &flags.target {
+        Some(t) => vec![*TARGETS
+            .iter()
+            .find(|(name, _)| name == t)
+            .ok_or_else(|| format!("no fuzz target {t:?}; the targets: {TARGETS:?}"))?],
+        None => TARGETS.to_vec(),
+    };
+    let fuzz = workspace_root().join("fuzz");
+    seed(&fuzz).map_err(|e| format!("seeding fuzz/corpus: {e}"))?;
+    let seconds = (flags.minutes * 60.0).round().max(1.0) as u64;
+    let mut findings = Vec::new();
+    for (target, malloc_mb) in chosen {
+        let artifacts = fuzz.join("artifacts").join(target);
+        let before = count_files(&artifacts);
+        let out = Command::new("cargo")
+            .current_dir(&fuzz)
+            .args(["+nightly", "fuzz", "run", target])
+            .arg(fuzz.join("corpus").join(target))
+            .args([
+                "--",
+                &format!("-max_total_time={seconds}"),
+                &format!("-malloc_limit_mb={malloc_mb}"),
+                &format!("-rss_limit_mb={}", malloc_mb * 2),
+                "-timeout=10",
+                "-print_final_stats=1",
+            ])
+            .output()
+            .map_err(|e| {
+                format!("running cargo +nightly fuzz: {e} (`cargo install --locked cargo-fuzz`)")
+            })?;
+        let log = String::from_utf8_lossy(&out.stderr);
+        let runs = stat(&log, "stat::number_of_executed_units:").unwrap_or(0);
+        let found = count_files(&artifacts).saturating_sub(before);
+        println!(
+            "{target:>15}: {runs} executions in {seconds} s, -malloc_limit_mb={malloc_mb}, {} ({})",
+            if found == 0 && out.status.success() {
+                "no findings".to_owned()
+            } else {
+                format!("{found} new finding(s) in fuzz/artifacts/{target}/")
+            },
+            out.status
+        );
+        if found > 0 || !out.status.success() {
+            let tail: Vec<&str> = log.lines().rev().take(30).collect();
+            for line in tail.into_iter().rev() {
+                println!("    {line}");
+            }
+            findings.push(target);
+        }
+    }
+    if findings.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("findings in {findings:?}"))
+    }
+}
+
+/// A libFuzzer final stat (`-print_final_stats=1`).
+fn stat(log: &str, key: &str) -> Option<u64> {
+    log.lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+fn count_files(dir: &Path) -> usize {
+    fs::read_dir(dir).map_or(0, Iterator::count)
+}
+
+/// Writes the seeds of every target into `fuzz/corpus/`.
+fn seed(fuzz: &Path) -> std::io::Result<()> {
+    let corpus = fuzz.join("corpus");
+    let fixtures = workspace_root().join("fixtures");
+    let put = |target: &str, name: &str, bytes: &[u8]| -> std::io::Result<()> {
+        let dir = corpus.join(target);
+        fs::create_dir_all(&dir)?;
+        fs::write(dir.join(name), bytes)
+    };
+    for entry in fs::read_dir(&fixtures)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "npy") {
+            let bytes = fs::read(&path)?;
+            let name = file_name(&path);
+            for t in ["header", "read_dyn", "typed"] {
+                put(t, &name, &bytes)?;
+            }
+            if let Some(header) = header_text(&bytes) {
+                put("serde_from_str", &format!("{name}.txt"), header)?;
+            }
+        }
+    }
+    for entry in fs::read_dir(fixtures.join("object"))? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "npy") {
+            let bytes = fs::read(&path)?;
+            let name = file_name(&path);
+            put("read_dyn", &name, &bytes)?;
+            if let Some(pickle) = data(&bytes) {
+                put("pickle", &format!("{name}.pkl"), pickle)?;
+            }
+        }
+    }
+    for entry in fs::read_dir(fixtures.join("npz"))? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "npz") {
+            let bytes = fs::read(&path)?;
+            put("npz", &file_name(&path), &bytes)?;
+            put("npz_directory", &file_name(&path), &bytes)?;
+        }
+    }
+    for (name, pickle) in hostile_pickles() {
+        put("pickle", &format!("turn3_{name}.pkl"), &pickle)?;
+        put(
+            "read_dyn",
+            &format!("turn3_{name}.npy"),
+            &object_npy(&pickle),
+        )?;
+    }
+    for (name, archive) in hostile_archives() {
+        put("npz", &format!("turn3_{name}.npz"), &archive)?;
+        put("npz_directory", &format!("turn3_{name}.npz"), &archive)?;
+    }
+    // A two-tensor safetensors file by the format's rules: the header's length (u64 LE), its
+    // JSON padded with spaces to a multiple of 8, then the tensors' bytes back to back.
+    let mut json =
+        br#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"I8","shape":[1,2],"data_offsets":[8,10]}}"#
+            .to_vec();
+    while json.len() % 8 != 0 {
+        json.push(b' ');
+    }
+    let mut st = (json.len() as u64).to_le_bytes().to_vec();
+    st.extend_from_slice(&json);
+    st.extend_from_slice(&[0, 0, 128, 63, 0, 0, 0, 64, 1, 255]);
+    put("safetensors", "two_tensors.safetensors", &st)?;
+    Ok(())
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The header text of a `.npy` file (format 1.0: a 2-byte length; later: 4 bytes).
+fn header_text(b: &[u8]) -> Option<&[u8]> {
+    let (n, off) = match b.get(6)? {
+        1 => (
+            usize::from(u16::from_le_bytes([*b.get(8)?, *b.get(9)?])),
+            10,
+        ),
+        _ => (
+            u32::from_le_bytes(b.get(8..12)?.try_into().ok()?) as usize,
+            12,
+        ),
+    };
+    b.get(off..off + n)
+}
+
+/// The bytes after a `.npy` file's header.
+fn data(b: &[u8]) -> Option<&[u8]> {
+    let header = header_text(b)?;
+    let off = if b.get(6)? == &1 { 10 } else { 12 };
+    b.get(off + header.len()..)
+}
+
+/// `SHORT_BINUNICODE s`.
+fn su(s: &str) -> Vec<u8> {
+    let mut o = vec![0x8c, s.len() as u8];
+    o.extend_from_slice(s.as_bytes());
+    o
+}
+
+fn glob(module: &str, name: &str) -> Vec<u8> {
+    [su(module), su(name), vec![0x93]].concat()
+}
+
+fn dt(s: &str) -> Vec<u8> {
+    [glob("numpy", "dtype"), su(s), b"\x89\x88\x87R".to_vec()].concat()
+}
+
+/// numpy's pickle of `np.array([item], dtype=object)`.
+fn object_array(item: &[u8]) -> Vec<u8> {
+    [
+        vec![0x80, 4],
+        glob("numpy._core.multiarray", "_reconstruct"),
+        glob("numpy", "ndarray"),
+        b"K\x00\x85C\x01b\x87R(K\x01K\x01\x85".to_vec(),
+        dt("O8"),
+        b"(K\x03".to_vec(),
+        su("|"),
+        b"NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK?tb\x89](".to_vec(),
+        item.to_vec(),
+        b"etb.".to_vec(),
+    ]
+    .concat()
+}
+
+fn object_npy(pickle: &[u8]) -> Vec<u8> {
+    let dict = "{'descr': '|O', 'fortran_order': False, 'shape': (1,), }";
+    let mut out = b"\x93NUMPY\x01\x00\x76\x00".to_vec();
+    out.extend_from_slice(format!("{dict:<117}\n").as_bytes());
+    out.extend_from_slice(pickle);
+    out
+}
+
+/// Issue 23's hostile pickles (r01, r03, r04, r05) at seed size.
+fn hostile_pickles() -> Vec<(&'static str, Vec<u8>)> {
+    let empty = [
+        glob("numpy._core.numeric", "_frombuffer"),
+        b"(C\x00".to_vec(),
+        dt("u1"),
+        b"(\x8a\x08".to_vec(),
+        (1u64 << 62).to_le_bytes().to_vec(),
+        b"K\x00t".to_vec(),
+        su("C"),
+        b"tR".to_vec(),
+    ]
+    .concat();
+    let slice = [glob("builtins", "slice"), empty.clone(), b"\x85R".to_vec()].concat();
+    let quad = [
+        vec![0x80, 4],
+        su("numpy"),
+        su("dtype"),
+        b"\x93\x94(".to_vec(),
+        su("f8"),
+        vec![b'N'; 20],
+        b"t\x94".to_vec(),
+        b"h\x00h\x01R0".repeat(5),
+        b"N.".to_vec(),
+    ]
+    .concat();
+    let mut long4 = vec![0x8b];
+    long4.extend_from_slice(&2000i32.to_le_bytes());
+    long4.extend(std::iter::repeat_n(0x7f, 2000));
+    vec![
+        (
+            "r01_set",
+            object_array(&[vec![0x8f, b'('], slice.clone(), vec![0x90]].concat()),
+        ),
+        (
+            "r01_key",
+            object_array(&[vec![b'}'], slice, b"K\x01s".to_vec()].concat()),
+        ),
+        ("r01_plain", object_array(&empty)),
+        (
+            "r03_tuples",
+            [b"\x80\x04(".to_vec(), vec![b')'; 1000], b"l.".to_vec()].concat(),
+        ),
+        (
+            "r03_marks",
+            [b"\x80\x04".to_vec(), vec![b'('; 1000], b"N.".to_vec()].concat(),
+        ),
+        (
+            "r03_dups",
+            [b"\x80\x04N".to_vec(), vec![b'2'; 1000], b".".to_vec()].concat(),
+        ),
+        ("r04_quad", quad),
+        ("r05_long4", object_array(&long4)),
+    ]
+}
+
+/// CRC-32 (IEEE), bitwise: seeds are small.
+fn crc32(data: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in data {
+        c ^= u32::from(b);
+        for _ in 0..8 {
+            c = if c & 1 == 1 {
+                (c >> 1) ^ 0xEDB8_8320
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
+
+/// One stored entry: (central name, local name, data, recorded CRC, recorded size, central
+/// extra field, flags, index of the local header it points at).
+struct Entry<'a> {
+    name: &'a [u8],
+    local: &'a [u8],
+    data: &'a [u8],
+    crc: u32,
+    size: u32,
+    extra: &'a [u8],
+    flags: u16,
+    at: usize,
+}
+
+/// A zip of stored entries; `count` overrides the end record's.
+fn zip(entries: &[Entry<'_>], count: Option<u16>) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut offsets = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        offsets.push(out.len() as u32);
+        if e.at != i {
+            continue;
+        }
+        out.extend_from_slice(b"PK\x03\x04");
+        for v in [20u16, e.flags, 0, 0, 0x21] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [e.crc, e.data.len() as u32, e.size] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&(e.local.len() as u16).to_le_bytes());
+        out.extend_from_slice(&(e.extra.len() as u16).to_le_bytes());
+        out.extend_from_slice(e.local);
+        out.extend_from_slice(e.extra);
+        out.extend_from_slice(e.data);
+    }
+    let cd_start = out.len() as u32;
+    for e in entries {
+        out.extend_from_slice(b"PK\x01\x02");
+        for v in [0x031e_u16, 20, e.flags, 0, 0, 0x21] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [e.crc, e.data.len() as u32, e.size] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [e.name.len() as u16, e.extra.len() as u16, 0, 0, 0] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&offsets[e.at].to_le_bytes());
+        out.extend_from_slice(e.name);
+        out.extend_from_slice(e.extra);
+    }
+    let cd_len = out.len() as u32 - cd_start;
+    let n = count.unwrap_or(entries.len() as u16);
+    out.extend_from_slice(b"PK\x05\x06");
+    for v in [0u16, 0, n, n] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(&cd_len.to_le_bytes());
+    out.extend_from_slice(&cd_start.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out
+}
+
+/// Issue 23's hostile archives (r02, r11, r15) at seed size.
+fn hostile_archives() -> Vec<(&'static str, Vec<u8>)> {
+    let dict = "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }";
+    let mut p = b"\x93NUMPY\x01\x00\x76\x00".to_vec();
+    p.extend_from_slice(format!("{dict:<117}\n").as_bytes());
+    for i in 0..3i64 {
+        p.extend_from_slice(&i.to_le_bytes());
+    }
+    let crc = crc32(&p);
+    let size = p.len() as u32;
+    let plain = |name: &'static [u8], at: usize| Entry {
+        name,
+        local: name,
+        data: &p,
+        crc,
+        size,
+        extra: &[],
+        flags: 0,
+        at,
+    };
+    // Info-ZIP Unicode Path: id 0x7075, 16 bytes: version 1, the CRC of the name, the new name.
+    let mut up = vec![0x75, 0x70, 16, 0, 1];
+    up.extend_from_slice(&crc32(b"benign.npy").to_le_bytes());
+    up.extend_from_slice(b"renamed.npy");
+    let shared: Vec<Entry<'_>> = [&b"m0.npy"[..], b"m1.npy", b"m2.npy", b"m3.npy"]
+        .into_iter()
+        .map(|name| Entry {
+            local: b"m0.npy",
+            ..plain(name, 0)
+        })
+        .collect();
+    vec![
+        ("r02_shared_header", zip(&shared, None)),
+        (
+            "r11_zero_size_crc",
+            zip(
+                &[Entry {
+                    data: &[],
+                    size: 0,
+                    ..plain(b"a.npy", 0)
+                }],
+                None,
+            ),
+        ),
+        ("r15_count_0", zip(&[plain(b"a.npy", 0)], Some(0))),
+        (
+            "r15_local_name",
+            zip(
+                &[Entry {
+                    local: b"../../evil.npy",
+                    ..plain(b"ok.npy", 0)
+                }],
+                None,
+            ),
+        ),
+        (
+            "r15_unicode_path",
+            zip(
+                &[Entry {
+                    extra: &up,
+                    ..plain(b"benign.npy", 0)
+                }],
+                None,
+            ),
+        ),
+        (
+            "r15_bad_utf8",
+            zip(
+                &[Entry {
+                    flags: 1 << 11,
+                    ..plain(b"\xff\xfe.npy", 0)
+                }],
+                None,
+            ),
+        ),
+    ]
+}
