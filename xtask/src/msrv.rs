@@ -1,15 +1,10 @@
 //! `cargo xtask msrv`: the workspace's `rust-version` holds for what it builds with.
 //!
-//! Only one toolchain can be installed on the project's machines, so the MSRV is checked in
-//! two halves rather than by building with that old compiler:
-//!
-//! - std APIs newer than `rust-version` are caught by clippy's `incompatible_msrv` lint, which
-//!   reads `rust-version` from each manifest and runs in CI's clippy step (`-D warnings`);
-//! - every package in the resolved dependency graph (`cargo metadata`, as `Cargo.lock` pins it)
-//!   must declare a `rust-version` no newer than ours, or none. This module checks that.
-//!
-//! Language features are limited by `edition = "2021"`; a feature stabilised after the MSRV
-//! would be caught only by building with the MSRV compiler, which CI cannot install.
+//! `.ci/run` builds the workspace with that toolchain (`cargo +1.89 check`); this check says
+//! which dependency is to blame when that fails, and stands in where the toolchain cannot be
+//! installed: every package in the resolved dependency graph (`cargo metadata`, as
+//! `Cargo.lock` pins it) must declare a `rust-version` no newer than ours, or none. std APIs
+//! newer than the MSRV are caught by clippy's `incompatible_msrv` lint as well.
 
 use std::process::Command;
 
