@@ -149,6 +149,12 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // npy-core's error names its file (and member) itself: say them once.
+        if let ErrorKind::Npy(e) = &self.inner.kind {
+            if e.path().is_some() {
+                return write!(f, "{e}");
+            }
+        }
         if let Some(p) = &self.inner.path {
             write!(f, "{}", p.display())?;
             if let Some(m) = &self.inner.member {

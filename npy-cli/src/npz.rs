@@ -54,7 +54,7 @@ pub fn info(path: &Path, json: bool, blocks_before: usize, out: &mut impl Write)
     let mut npz = match NpzArchive::open(path) {
         Ok(a) => a,
         Err(e) => {
-            complain(path, &e);
+            complain(path, &e.kind());
             return (false, 0);
         }
     };
@@ -135,13 +135,13 @@ pub fn info(path: &Path, json: bool, blocks_before: usize, out: &mut impl Write)
                     ok &= shortfall.is_none();
                 }
                 Err(e) => {
-                    complain(&at, &e);
+                    complain(&at, &e.kind());
                     ok = false;
                     continue;
                 }
             },
             Err(e) => {
-                complain(&at, &e);
+                complain(&at, &e.kind());
                 ok = false;
                 continue;
             }
@@ -245,7 +245,7 @@ pub fn unpack(args: &UnpackArgs) -> ExitCode {
     let mut npz = match NpzArchive::open(&args.archive) {
         Ok(a) => a,
         Err(e) => {
-            complain(&args.archive, &e);
+            complain(&args.archive, &e.kind());
             return ExitCode::FAILURE;
         }
     };
@@ -263,13 +263,13 @@ pub fn unpack(args: &UnpackArgs) -> ExitCode {
         // extractall makes it.
         if name.ends_with('/') {
             if let Err(e) = make_dirs(&args.dir, Path::new(name.trim_end_matches('/'))) {
-                complain(&at, &e);
+                complain(&at, &e.kind());
                 failed = true;
             }
             continue;
         }
         if let Err(e) = extract(&mut npz, &name, &args.dir, &bar) {
-            complain(&at, &e);
+            complain(&at, &e.kind());
             failed = true;
         }
     }

@@ -210,12 +210,26 @@ impl AsShape for &Vec<u64> {
     }
 }
 
+/// Dimensions given as `usize` (a length, ndarray's `shape()`), widened to `u64`.
+fn usize_dims(dims: &[usize]) -> std::borrow::Cow<'static, [u64]> {
+    std::borrow::Cow::Owned(
+        dims.iter()
+            .map(|&d| u64::try_from(d).unwrap_or(u64::MAX))
+            .collect(),
+    )
+}
+
+// No `&[usize; N]`: with two array impls an integer literal shape (`&[2, 3]`) would no longer
+// infer its type.
+
+impl AsShape for &Vec<usize> {
+    fn to_dims(&self) -> std::borrow::Cow<'_, [u64]> {
+        usize_dims(self)
+    }
+}
+
 impl AsShape for &[usize] {
     fn to_dims(&self) -> std::borrow::Cow<'_, [u64]> {
-        std::borrow::Cow::Owned(
-            self.iter()
-                .map(|&d| u64::try_from(d).unwrap_or(u64::MAX))
-                .collect(),
-        )
+        usize_dims(self)
     }
 }

@@ -139,6 +139,12 @@ impl fmt::Debug for Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // npy-core's error names its file (and member) itself: say them once.
+        if let ErrorKind::Npy(e) = &self.inner.0 {
+            if e.path().is_some() {
+                return write!(f, "{e}");
+            }
+        }
         match &self.inner.1 {
             Some(p) => write!(f, "{}: {}", p.display(), self.inner.0),
             None => write!(f, "{}", self.inner.0),

@@ -162,7 +162,7 @@ fn seed(fuzz: &Path) -> std::io::Result<()> {
     let mut json =
         br#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"I8","shape":[1,2],"data_offsets":[8,10]}}"#
             .to_vec();
-    while json.len() % 8 != 0 {
+    while !json.len().is_multiple_of(8) {
         json.push(b' ');
     }
     let mut st = (json.len() as u64).to_le_bytes().to_vec();

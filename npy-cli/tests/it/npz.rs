@@ -377,3 +377,27 @@ fn r02_r15_unpack_and_info_read_zip_as_zipfile() {
     assert_eq!(code, 1, "{out}");
     assert!(err.contains("counts 0 entries"), "{err}");
 }
+
+/// A broken archive's error names the file once, whichever command reads it (library errors
+/// carry the path themselves since they name archive and member).
+#[test]
+fn a_broken_archive_is_named_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("broken.npz");
+    std::fs::write(&bad, b"PK\x03\x04 not a whole zip").unwrap();
+    let b = bad.to_str().unwrap();
+    let out = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    for args in [
+        vec!["info", b],
+        vec!["show", b],
+        vec!["unpack", b, &out("dir")],
+        vec!["convert", b, &out("a.npy")],
+        vec!["convert", b, &out("a.parquet")],
+        vec!["convert", b, &out("a.safetensors")],
+    ] {
+        let o = npy(&args);
+        let err = crate::common::stderr(&o);
+        assert!(!o.status.success(), "{args:?}");
+        assert_eq!(err.matches("broken.npz").count(), 1, "{args:?}: {err}");
+    }
+}

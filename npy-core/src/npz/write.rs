@@ -16,6 +16,7 @@ use crate::dynamic::DynArray;
 use crate::element::NpyElement;
 use crate::error::PathContext;
 use crate::error::{Error, ErrorKind};
+use crate::format::AsShape;
 use crate::header::Header;
 use crate::write::{PendingFile, StreamWriter, WriteOptions};
 
@@ -165,7 +166,7 @@ impl NpzPathWriter {
         &mut self,
         key: &str,
         data: &[T],
-        shape: &[u64],
+        shape: impl AsShape,
     ) -> Result<(), Error> {
         self.inner.add(key, data, shape).at_path(&self.path)
     }
@@ -392,8 +393,9 @@ impl<W: Write + Seek> NpzWriter<W> {
         told.map_err(from_zip)
     }
 
-    /// Adds `data` (C order, `shape` outermost first) as the member `key.npy`, as
-    /// `np.savez(f, key=array)` would write it.
+    /// Adds `data` (C order, `shape` outermost first: `&[2, 3]`, a `&[u64]`, a `&[usize]`
+    /// such as ndarray's `a.shape()`) as the member `key.npy`, as `np.savez(f, key=array)`
+    /// would write it.
     ///
     /// # Errors
     /// [`NpzError::InvalidKey`], [`NpzError::DuplicateMember`], and the errors of
@@ -402,9 +404,9 @@ impl<W: Write + Seek> NpzWriter<W> {
         &mut self,
         key: &str,
         data: &[T],
-        shape: &[u64],
+        shape: impl AsShape,
     ) -> Result<(), Error> {
-        self.add_with(key, &WriteOptions::new(), data, shape)
+        self.add_with(key, &WriteOptions::new(), data, &shape.to_dims())
     }
 
     /// [`NpzWriter::add`] with write options (dtype, memory order, byte order, version).

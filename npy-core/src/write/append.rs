@@ -15,6 +15,7 @@ use super::{check_data_len, write_elements, AtomicFile};
 use crate::dtype::{DType, SubArray};
 use crate::element::{requested, NpyElement};
 use crate::error::{Error, ErrorKind, PathContext};
+use crate::format::AsShape;
 use crate::header::{Header, ParsedHeader, ReadOptions};
 
 /// Bytes copied at a time when data moves from file to file (a rewrite, a concatenation).
@@ -42,7 +43,7 @@ const COPY_BYTES: usize = 1 << 20;
 pub fn append<T: NpyElement>(
     path: impl AsRef<Path>,
     data: &[T],
-    shape: &[u64],
+    shape: impl AsShape,
 ) -> Result<(), Error> {
     NpyAppender::open(path)?.append(data, shape)
 }
@@ -228,7 +229,8 @@ impl NpyAppender {
     /// fill `shape`; [`ErrorKind::MissingField`] and [`ErrorKind::FieldType`] for records;
     /// [`ErrorKind::ValueTooLong`] (the file is left as it was); [`ErrorKind::SizeOverflow`];
     /// I/O errors. Each names the file.
-    pub fn append<T: NpyElement>(&mut self, data: &[T], shape: &[u64]) -> Result<(), Error> {
+    pub fn append<T: NpyElement>(&mut self, data: &[T], shape: impl AsShape) -> Result<(), Error> {
+        let shape: &[u64] = &shape.to_dims();
         let path = self.path.clone();
         self.append_typed(data, shape).at_path(&path)
     }

@@ -667,3 +667,20 @@ fn member_errors_name_the_file_and_the_key() {
     assert_eq!((e.path(), e.member()), (None, Some("f")));
     assert!(e.to_string().starts_with("member \"f\": "), "{e}");
 }
+
+/// `add` takes a shape as `write` does: `usize` dimensions (a length, ndarray's `shape()`)
+/// as well as `u64` ones.
+#[test]
+fn members_take_any_shape_write_takes() {
+    let v: Vec<f32> = (0..6u8).map(f32::from).collect();
+    let dims: Vec<usize> = vec![2, v.len() / 2];
+    let mut w = npy_core::npz::NpzWriter::new(Cursor::new(Vec::new()));
+    w.add("a", &v, &dims).unwrap();
+    w.add("b", &v, &[v.len() as u64]).unwrap();
+    w.add("c", &v, &dims[..]).unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    let mut npz = NpzArchive::new(Cursor::new(bytes)).unwrap();
+    assert_eq!(npz.read::<f32>("a").unwrap().shape(), [2, 3]);
+    assert_eq!(npz.read::<f32>("b").unwrap().shape(), [6]);
+    assert_eq!(npz.read::<f32>("c").unwrap().shape(), [2, 3]);
+}
