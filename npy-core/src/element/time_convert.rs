@@ -262,6 +262,9 @@ impl<U: Unit> TryFrom<Duration> for Timedelta64<U> {
 mod chrono_impls {
     use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 
+    #[allow(unused_imports, reason = "named by the docs' links")]
+    use crate::error::ErrorKind;
+
     use super::{
         from_nanos, refuse, time_type, to_nanos, Datetime64, Error, TimeKind, Timedelta64, Unit,
     };
