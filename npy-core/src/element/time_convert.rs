@@ -91,7 +91,9 @@ fn to_nanos(ticks: i64, ty: TimeType, target: &'static str) -> Result<i128, Erro
         (unit, _) => Ok(match scale(unit) {
             Some(Scale::Nanos(n)) => total * n,
             Some(Scale::PerNano(n)) => total.div_euclid(n),
-            None => unreachable!("units without a scale are matched above"),
+            // Units without a scale (generic, years, months) are matched above; an error, not
+            // a panic, should that table ever change.
+            None => return Err(refuse(what(), target, "the unit has no fixed length")),
         }),
     }
 }
@@ -126,7 +128,8 @@ fn from_nanos(nanos: i128, ty: TimeType, source: &str) -> Result<i64, Error> {
             Some(Scale::PerNano(n)) => nanos
                 .checked_mul(n)
                 .ok_or_else(|| refuse_here("the value does not fit 64-bit ticks of the unit"))?,
-            None => unreachable!("units without a scale are matched above"),
+            // As in to_nanos: matched above, an error rather than a panic.
+            None => return Err(refuse_here("the unit has no fixed length")),
         },
     };
     let ticks = units.div_euclid(i128::from(ty.multiplier.max(1)));
