@@ -121,3 +121,210 @@ pub(crate) fn describe_type(kind: std::fs::FileType) -> &'static str {
         "not a regular file"
     }
 }
+
+/// A range source: bytes read by position ("give me the bytes at `offset..offset + n`"), the
+/// input of every reader that needs more than one pass over its input: headers read before
+/// their data, row ranges, parallel bulk reads, conversions and the `.npz` directory.
+///
+/// Reads take `&self`, so one source serves several threads (or several pending requests of a
+/// remote store) at once. Files ([`std::fs::File`], by `pread` / `seek_read`), byte slices,
+/// `Vec<u8>`, and references, boxes and `Arc`s of sources implement it; a remote object
+/// store implements it in `npy-object-store`. npy-core itself neither blocks on a network nor
+/// depends on an async runtime: an implementation decides how a read is served.
+///
+/// Lengths and offsets are bytes. A read past the end is not an error: it returns fewer
+/// bytes (0 at or beyond the end), as `pread` does.
+///
+/// # Examples
+/// ```
+/// use npy_core::ReadAt;
+/// let bytes: &[u8] = b"\x93NUMPY\x01\x00";
+/// let mut magic = [0u8; 6];
+/// bytes.read_exact_at(0, &mut magic)?;
+/// assert_eq!(&magic, b"\x93NUMPY");
+/// assert_eq!(bytes.size()?, 8);
+/// assert_eq!(bytes.read_at(6, &mut [0u8; 4])?, 2); // only 2 bytes left
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub trait ReadAt {
+    /// The source's length in bytes.
+    ///
+    /// # Errors
+    /// What the source reports (a file's metadata, a store's `HEAD`).
+    fn size(&self) -> std::io::Result<u64>;
+
+    /// Reads up to `buf.len()` bytes at `offset`; returns how many were read, fewer only at the
+    /// end of the source (0 at or past it). Implementations retry interrupted reads.
+    ///
+    /// # Errors
+    /// What the source reports.
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize>;
+
+    /// Fills `buf` from `offset`.
+    ///
+    /// # Errors
+    /// [`std::io::ErrorKind::UnexpectedEof`] when the source ends before `buf` is full; what
+    /// the source reports.
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        let n = self.read_at(offset, buf)?;
+        if n < buf.len() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                format!(
+                    "the source ends {} bytes into a read of {} bytes at offset {offset}",
+                    n,
+                    buf.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads several ranges (byte offsets, end exclusive), each as far as the source allows.
+    /// A remote source overrides it to coalesce the ranges into few requests; the default reads
+    /// them one after another.
+    ///
+    /// # Errors
+    /// What the source reports. Memory: the sum of the ranges' lengths, which the caller chose.
+    fn read_ranges(&self, ranges: &[std::ops::Range<u64>]) -> std::io::Result<Vec<Vec<u8>>> {
+        ranges
+            .iter()
+            .map(|r| {
+                let len = usize::try_from(r.end.saturating_sub(r.start)).map_err(|_| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        "a range longer than this platform's address space",
+                    )
+                })?;
+                let mut buf = vec![0u8; len];
+                let n = self.read_at(r.start, &mut buf)?;
+                buf.truncate(n);
+                Ok(buf)
+            })
+            .collect()
+    }
+}
+
+impl ReadAt for [u8] {
+    fn size(&self) -> std::io::Result<u64> {
+        Ok(self.len() as u64)
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(self.len());
+        let n = buf.len().min(self.len() - start);
+        buf[..n].copy_from_slice(&self[start..start + n]);
+        Ok(n)
+    }
+}
+
+impl ReadAt for Vec<u8> {
+    fn size(&self) -> std::io::Result<u64> {
+        self.as_slice().size()
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.as_slice().read_at(offset, buf)
+    }
+}
+
+#[cfg(any(unix, windows))]
+impl ReadAt for File {
+    fn size(&self) -> std::io::Result<u64> {
+        Ok(self.metadata()?.len())
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        #[cfg(unix)]
+        use std::os::unix::fs::FileExt;
+        #[cfg(windows)]
+        use std::os::windows::fs::FileExt;
+        // No file is longer than i64::MAX bytes (the OS refuses such offsets): past the end.
+        if offset > i64::MAX as u64 {
+            return Ok(0);
+        }
+        let mut n = 0;
+        while n < buf.len() {
+            let at = offset.saturating_add(n as u64);
+            #[cfg(unix)]
+            let r = FileExt::read_at(self, &mut buf[n..], at);
+            #[cfg(windows)]
+            let r = FileExt::seek_read(self, &mut buf[n..], at);
+            match r {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(n)
+    }
+}
+
+macro_rules! forward_read_at {
+    ($($t:ty),*) => {$(
+        impl<T: ReadAt + ?Sized> ReadAt for $t {
+            fn size(&self) -> std::io::Result<u64> {
+                (**self).size()
+            }
+            fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+                (**self).read_at(offset, buf)
+            }
+            fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+                (**self).read_exact_at(offset, buf)
+            }
+            fn read_ranges(
+                &self,
+                ranges: &[std::ops::Range<u64>],
+            ) -> std::io::Result<Vec<Vec<u8>>> {
+                (**self).read_ranges(ranges)
+            }
+        }
+    )*};
+}
+forward_read_at!(&T, Box<T>, std::sync::Arc<T>);
+
+#[cfg(test)]
+mod read_at_tests {
+    use std::io::Write;
+
+    use super::ReadAt;
+
+    #[test]
+    fn slices_and_files_read_the_same_ranges() {
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(10_000).collect();
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(&bytes).unwrap();
+        for (offset, len) in [
+            (0u64, 0usize),
+            (0, 10),
+            (9_990, 20),
+            (10_000, 5),
+            (u64::MAX, 3),
+        ] {
+            let mut a = vec![0u8; len];
+            let mut b = vec![0u8; len];
+            let na = bytes.read_at(offset, &mut a).unwrap();
+            let nb = file.read_at(offset, &mut b).unwrap();
+            let expected = usize::try_from(offset)
+                .ok()
+                .filter(|&o| o < bytes.len())
+                .map_or(0, |o| len.min(bytes.len() - o));
+            assert_eq!((na, nb), (expected, expected), "offset {offset}");
+            assert_eq!(a[..na], b[..nb]);
+            if let Ok(o) = usize::try_from(offset) {
+                if expected > 0 {
+                    assert_eq!(a[..na], bytes[o..o + na]);
+                }
+            }
+        }
+        assert_eq!(file.size().unwrap(), 10_000);
+        let err = bytes.read_exact_at(9_995, &mut [0u8; 10]).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
+        let by_ref: &dyn ReadAt = &&file;
+        let parts = by_ref.read_ranges(&[0..4, 9_998..10_004]).unwrap();
+        assert_eq!(parts, [bytes[0..4].to_vec(), bytes[9_998..].to_vec()]);
+    }
+}

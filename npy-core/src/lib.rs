@@ -337,7 +337,7 @@ pub use error::{Category, Error, ErrorKind, NotNpy};
 pub use format::{AsShape, ByteOrder, Order, Version};
 pub use header::{Casting, Header, ParsedHeader, ReadOptions};
 pub use info::TensorInfo;
-pub use io::{open_regular, open_stream};
+pub use io::{open_regular, open_stream, ReadAt};
 pub use meta::ArrayMeta;
 #[cfg(feature = "mmap")]
 pub use mmap::{mmap, NpyMmap, NpyMmapMut};

@@ -13,6 +13,7 @@ use std::io;
 
 #[cfg(any(unix, windows))]
 use crate::codec::{per_chunk, swap_in_place, SWAP_CHUNK_BYTES};
+use crate::io::ReadAt;
 
 /// Fewest data bytes per thread: a read of less than twice this stays on the calling thread,
 /// and a larger one uses at most one thread per this many bytes. Spawning a thread costs tens
@@ -104,28 +105,10 @@ fn read_part(file: &File, offset: u64, part: &mut [u8], swap_unit: usize) -> io:
     Ok(done)
 }
 
-/// Fills `buf` from `offset` as far as the file allows (a positional read loop, retrying on
-/// interruption); returns how many bytes were read.
+/// Fills `buf` from `offset` as far as the file allows ([`ReadAt`], written once in `io`).
 #[cfg(any(unix, windows))]
 fn fill_at(file: &File, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
-    #[cfg(unix)]
-    use std::os::unix::fs::FileExt;
-    #[cfg(windows)]
-    use std::os::windows::fs::FileExt;
-    let mut n = 0;
-    while n < buf.len() {
-        #[cfg(unix)]
-        let r = file.read_at(&mut buf[n..], offset + n as u64);
-        #[cfg(windows)]
-        let r = file.seek_read(&mut buf[n..], offset + n as u64);
-        match r {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
+    ReadAt::read_at(file, offset, buf)
 }
 
 #[cfg(all(test, any(unix, windows)))]
