@@ -118,21 +118,27 @@ pub fn run(args: &Args) -> ExitCode {
     if let Some(code) = columnar(args) {
         return code;
     }
-    let mut options = ConvertOptions::default();
-    options.byte_order = args.byte_order.map(|b| match b {
-        ByteOrderArg::Little => ByteOrder::Little,
-        ByteOrderArg::Big => ByteOrder::Big,
-        ByteOrderArg::Native => ByteOrder::NATIVE,
-    });
-    options.order = args.order.map(|o| match o {
-        OrderArg::C => Order::C,
-        OrderArg::F => Order::Fortran,
-    });
-    options.version = args.version.as_deref().map(|v| match v {
-        "1" => Version::V1_0,
-        "2" => Version::V2_0,
-        _ => Version::V3_0,
-    });
+    let mut options = ConvertOptions::new();
+    if let Some(b) = args.byte_order {
+        options = options.byte_order(match b {
+            ByteOrderArg::Little => ByteOrder::Little,
+            ByteOrderArg::Big => ByteOrder::Big,
+            ByteOrderArg::Native => ByteOrder::NATIVE,
+        });
+    }
+    if let Some(o) = args.order {
+        options = options.order(match o {
+            OrderArg::C => Order::C,
+            OrderArg::F => Order::Fortran,
+        });
+    }
+    if let Some(v) = args.version.as_deref() {
+        options = options.version(match v {
+            "1" => Version::V1_0,
+            "2" => Version::V2_0,
+            _ => Version::V3_0,
+        });
+    }
     let mut bar: Option<Progress> = None;
     let result = convert_file_with_progress(&args.input, &args.output, &options, |done, total| {
         bar.get_or_insert_with(|| Progress::new(total, "converting"))

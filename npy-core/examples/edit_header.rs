@@ -26,9 +26,9 @@ fn main() -> Result<(), npy_core::Error> {
     assert_eq!(npy_core::read::<i32>(&path)?.shape(), [3, 2]);
 
     // Byte order and memory order: the data is converted with the header (atomically).
-    let mut options = ConvertOptions::default();
-    options.byte_order = Some(ByteOrder::Big);
-    options.order = Some(Order::Fortran);
+    let options = ConvertOptions::new()
+        .byte_order(ByteOrder::Big)
+        .order(Order::Fortran);
     convert_file(&path, &path, &options)?;
     let a = npy_core::read::<i32>(&path)?;
     println!("{} fortran_order={}", a.dtype(), a.header().fortran_order);

@@ -122,6 +122,39 @@ pub(crate) fn describe_type(kind: std::fs::FileType) -> &'static str {
     }
 }
 
+/// Writes all of `buf` at byte `offset` of `file` (`pwrite` / `seek_write`, retried on
+/// interruption), leaving the file's position for sequential writes where it was on Unix and
+/// Windows (elsewhere: restored after a seek).
+pub(crate) fn write_all_at(file: &File, buf: &[u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    return std::os::unix::fs::FileExt::write_all_at(file, buf, offset);
+    #[cfg(windows)]
+    {
+        let (mut buf, mut offset) = (buf, offset);
+        while !buf.is_empty() {
+            match std::os::windows::fs::FileExt::seek_write(file, buf, offset) {
+                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Ok(n) => {
+                    buf = &buf[n..];
+                    offset += n as u64;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        return Ok(());
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut file = file;
+        let here = file.stream_position()?;
+        file.seek(SeekFrom::Start(offset))?;
+        file.write_all(buf)?;
+        file.seek(SeekFrom::Start(here)).map(drop)
+    }
+}
+
 /// A range source: bytes read by position ("give me the bytes at `offset..offset + n`"), the
 /// input of every reader that needs more than one pass over its input: headers read before
 /// their data, row ranges, parallel bulk reads, conversions and the `.npz` directory.
@@ -260,6 +293,22 @@ impl ReadAt for File {
             }
         }
         Ok(n)
+    }
+}
+
+/// Elsewhere a positional read is a seek and a read through `&File` (not atomic: concurrent
+/// readers of one handle on such platforms must not share it).
+#[cfg(not(any(unix, windows)))]
+impl ReadAt for File {
+    fn size(&self) -> std::io::Result<u64> {
+        Ok(self.metadata()?.len())
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::io::{Seek, SeekFrom};
+        let mut file = self;
+        file.seek(SeekFrom::Start(offset))?;
+        read_up_to(&mut file, buf).map_err(std::io::Error::other)
     }
 }
 

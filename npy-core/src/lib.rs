@@ -317,8 +317,7 @@ pub use half;
 pub use num_complex;
 
 #[cfg(feature = "ndarray")]
-#[allow(deprecated)]
-pub use crate::ndarray::{read_ndarray, read_ndarray_dim, read_ndarray_with, write_ndarray};
+pub use crate::ndarray::{read_ndarray, read_ndarray_with, write_ndarray};
 pub use convert::{convert_file, convert_file_with_progress, ConvertOptions};
 pub use dtype::{
     Canonical, DType, Field, MlType, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
@@ -416,8 +415,6 @@ pub use mmap::{mmap, NpyMmap, NpyMmapMut};
 /// ```
 #[cfg(feature = "derive")]
 pub use npy_derive::NpyElement;
-#[allow(deprecated, reason = "kept for callers that named it")]
-pub use read::MAX_ZERO_SIZE_ELEMENTS;
 pub use read::{
     read, read_with, Elements, NpyArray, NpyFileReader, NpyReader, FILE_BUFFER_BYTES,
     MAX_EXPANSION, MAX_UNBACKED_BYTES, PARALLEL_MIN_BYTES,

@@ -24,9 +24,6 @@ use crate::write::{AtomicFile, NpyAppender, WriteOptions};
 /// A Fortran-order file becomes an array with Fortran strides over the data as read (no
 /// reordering), so every logical index holds the value numpy shows at that index.
 ///
-/// [`read_ndarray_dim`] (dimension named first) is the same function under its former name,
-/// kept for existing callers and deprecated.
-///
 /// # Errors
 /// [`ErrorKind::DimensionMismatch`] when `D` is fixed and the file has another number of
 /// dimensions; every error of [`crate::read`]; [`ErrorKind::PlatformLimit`] for a shape ndarray
@@ -84,22 +81,6 @@ pub fn read_ndarray_with<T: NpyElement, D: Dimension>(
     let path = path.as_ref();
     let mut r = NpyReader::open_with(path, options)?;
     r.read_ndarray().at_path(path)
-}
-
-/// The former name of [`read_ndarray`], which now infers the dimension from the target type
-/// (`read_ndarray::<T, D>` with both named).
-///
-/// # Errors
-/// As [`read_ndarray`].
-#[deprecated(
-    since = "0.1.0",
-    note = "read_ndarray infers the dimension now: `read_ndarray::<T, D>`"
-)]
-#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
-pub fn read_ndarray_dim<T: NpyElement, D: Dimension>(
-    path: impl AsRef<Path>,
-) -> Result<Array<T, D>, Error> {
-    read_ndarray(path)
 }
 
 impl<R: Read> NpyReader<R> {
@@ -166,19 +147,6 @@ impl<T> NpyArray<T> {
             .map_err(|_| shape_error(&shape))?
             .into_dimensionality::<D>()
             .map_err(|_| dimension_mismatch::<D>(&shape))
-    }
-
-    /// The former name of [`NpyArray::into_ndarray`], which now infers the dimension.
-    ///
-    /// # Errors
-    /// As [`NpyArray::into_ndarray`].
-    #[deprecated(
-        since = "0.1.0",
-        note = "into_ndarray infers the dimension now: `into_ndarray::<D>`"
-    )]
-    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
-    pub fn into_ndarray_dim<D: Dimension>(self) -> Result<Array<T, D>, Error> {
-        self.into_ndarray()
     }
 }
 

@@ -62,7 +62,7 @@ fn side_by_side(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     npy_core::convert_file(
         dir.join("m.npy"),
         dir.join("m_be.npy"),
-        &npy_core::ConvertOptions::default(),
+        &npy_core::ConvertOptions::new(),
     )?;
     // stream a file larger than memory: `create_stream` + `push_row` + `finish`
     let mut w = WriteOptions::new().create_stream::<f32>(dir.join("s.npy"), &[3])?;

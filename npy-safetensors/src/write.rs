@@ -245,9 +245,9 @@ fn copy_c_little<R: Read + Seek>(
         _ => src.to_owned(),
     };
     let converted = NamedTempFile::new().map_err(rerr)?;
-    let mut options = ConvertOptions::default();
-    options.byte_order = Some(ByteOrder::Little);
-    options.order = Some(Order::C);
+    let options = ConvertOptions::new()
+        .byte_order(ByteOrder::Little)
+        .order(Order::C);
     npy_core::convert_file(&input, converted.path(), &options)
         .map_err(|e| Error::from(e).at(src))?;
     let mut f = File::open(converted.path()).map_err(rerr)?;

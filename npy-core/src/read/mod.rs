@@ -38,15 +38,6 @@ pub const FILE_BUFFER_BYTES: usize = 8 << 10;
 /// read.
 pub type NpyFileReader = NpyReader<BufReader<File>>;
 
-/// Formerly the most zero-size values (`S0`, `V0`, empty records) a dynamic read would
-/// materialise. It also refused zero-size fields inside records of some bytes, which those
-/// bytes back (numpy loads 17,000,000 records of `[('a', '|S0'), ('b', '|u1')]`); the tree
-/// budget of `read_dyn` ([`MAX_DYN_EXPANSION`](crate::MAX_DYN_EXPANSION) × data +
-/// [`DYN_ALLOWANCE`](crate::DYN_ALLOWANCE)) counts zero-size values like any other, and bounds
-/// elements of no bytes to the allowance, well under this count. No read applies it.
-#[deprecated(note = "read_dyn bounds zero-size values by DYN_ALLOWANCE; nothing applies this")]
-pub const MAX_ZERO_SIZE_ELEMENTS: u64 = 1 << 24;
-
 /// How many bytes of Rust elements a typed read may allocate per byte of array data
 /// (`Vec<u8>` elements of `S1` data take 24 bytes each, the largest ratio of the built-in types).
 pub const MAX_EXPANSION: u64 = 32;

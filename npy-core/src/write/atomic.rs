@@ -155,33 +155,7 @@ impl AtomicFile {
     /// position of sequential writes where it was: the tiles of `convert_file`.
     pub(crate) fn write_all_at(&mut self, buf: &[u8], offset: u64) -> io::Result<()> {
         self.file.flush()?;
-        let file = self.file.get_ref();
-        #[cfg(unix)]
-        return std::os::unix::fs::FileExt::write_all_at(file, buf, offset);
-        #[cfg(windows)]
-        {
-            let (mut buf, mut offset) = (buf, offset);
-            while !buf.is_empty() {
-                match std::os::windows::fs::FileExt::seek_write(file, buf, offset) {
-                    Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                    Ok(n) => {
-                        buf = &buf[n..];
-                        offset += n as u64;
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(e),
-                }
-            }
-            return Ok(());
-        }
-        #[cfg(not(any(unix, windows)))]
-        {
-            let mut file = file;
-            let here = file.stream_position()?;
-            file.seek(SeekFrom::Start(offset))?;
-            file.write_all(buf)?;
-            file.seek(SeekFrom::Start(here)).map(drop)
-        }
+        crate::io::write_all_at(self.file.get_ref(), buf, offset)
     }
 
     /// [`AtomicFile::commit`], keeping the file open (read and write) and any lock on it.

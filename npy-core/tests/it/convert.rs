@@ -19,10 +19,7 @@ fn two_order_dtypes() -> Vec<String> {
 }
 
 fn options(byte_order: ByteOrder, order: Order) -> ConvertOptions {
-    let mut o = ConvertOptions::default();
-    o.byte_order = Some(byte_order);
-    o.order = Some(order);
-    o
+    ConvertOptions::new().byte_order(byte_order).order(order)
 }
 
 #[test]
@@ -103,8 +100,7 @@ fn version_change_and_in_place_conversion() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("w.npy");
     std::fs::copy(fixtures_dir().join("w_f32.npy"), &path).unwrap();
-    let mut o = ConvertOptions::default();
-    o.version = Some(Version::V3_0);
+    let o = ConvertOptions::new().version(Version::V3_0);
     convert_file(&path, &path, &o).unwrap();
     let r = npy_core::NpyReader::open(&path).unwrap();
     assert_eq!(r.parsed_header().version, Version::V3_0);
@@ -135,7 +131,7 @@ fn object_arrays_and_truncated_input_are_refused() {
         .unwrap();
     bytes.extend_from_slice(b"\x80\x03N.");
     std::fs::write(&obj, &bytes).unwrap();
-    let err = convert_file(&obj, &out, &ConvertOptions::default()).unwrap_err();
+    let err = convert_file(&obj, &out, &ConvertOptions::new()).unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::ObjectArray { .. }), "{err}");
     assert!(
         !out.exists(),
@@ -322,10 +318,13 @@ fn check_order_changes<'a>(
                 for to in [Order::C, Order::Fortran] {
                     for swap in [false, true] {
                         for &budget in budgets {
-                            let mut o = ConvertOptions::default();
-                            o.order = Some(to);
-                            o.byte_order = swap.then_some(ByteOrder::Big);
-                            o.buffer_bytes = budget;
+                            let mut o = ConvertOptions::new().order(to);
+                            if swap {
+                                o = o.byte_order(ByteOrder::Big);
+                            }
+                            if let Some(b) = budget {
+                                o = o.buffer_bytes(b);
+                            }
                             let dst = dir.path().join("dst.npy");
                             convert_file(&src, &dst, &o).unwrap();
                             let r = npy_core::NpyReader::open(&dst).unwrap();
@@ -370,10 +369,10 @@ fn progress_is_monotone_and_reaches_the_total() {
         &layout(&shape, Order::C, 8, None),
     );
     for order in [Order::Fortran, Order::C] {
-        let mut o = ConvertOptions::default();
-        o.order = Some(order);
-        o.byte_order = Some(ByteOrder::Big);
-        o.buffer_bytes = Some(1000);
+        let o = ConvertOptions::new()
+            .order(order)
+            .byte_order(ByteOrder::Big)
+            .buffer_bytes(1000);
         let mut seen = Vec::new();
         npy_core::convert_file_with_progress(&src, &dst, &o, |d, t| seen.push((d, t))).unwrap();
         assert_eq!(seen.first(), Some(&(0, 16_000)), "{order:?}");
@@ -386,7 +385,7 @@ fn progress_is_monotone_and_reaches_the_total() {
     }
     write_layout(&src, "<f8", &[3, 0], Order::C, &[]);
     let mut seen = Vec::new();
-    npy_core::convert_file_with_progress(&src, &dst, &ConvertOptions::default(), |d, t| {
+    npy_core::convert_file_with_progress(&src, &dst, &ConvertOptions::new(), |d, t| {
         seen.push((d, t));
     })
     .unwrap();

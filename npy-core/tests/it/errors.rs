@@ -83,7 +83,7 @@ fn every_path_function_names_its_file() {
     );
 
     // convert_file names the file that failed: the input, or the output.
-    let options = ConvertOptions::default();
+    let options = ConvertOptions::new();
     assert_names(
         convert_file(&missing, &no_dir, &options),
         &missing,

@@ -137,11 +137,7 @@ fn object_arrays_are_refused_before_any_data_byte() {
         assert!(is_object(r.read_range::<f64>(1..3)), "{descr}: read_range");
         let out = dir.path().join(format!("o{i}-out.npy"));
         assert!(
-            is_object(npy_core::convert_file(
-                &path,
-                &out,
-                &ConvertOptions::default()
-            )),
+            is_object(npy_core::convert_file(&path, &out, &ConvertOptions::new())),
             "{descr}: convert_file"
         );
         assert!(!out.exists(), "{descr}: convert_file left an output");

@@ -61,7 +61,7 @@ fn writers() -> Vec<(&'static str, Writer)> {
             npy_core::write_dyn(out, &npy_core::read_dyn(src)?)
         }),
         ("convert_file", |src, out| {
-            npy_core::convert_file(src, out, &ConvertOptions::default())
+            npy_core::convert_file(src, out, &ConvertOptions::new())
         }),
         ("concatenate", |src, out| {
             npy_core::concatenate(out, &[src, src]).map(drop)
@@ -195,7 +195,7 @@ fn symlinked_outputs_replace_the_file_they_name() {
     // What convert wrote through the links is the array.
     let target = d.join("real").join("target");
     std::os::unix::fs::symlink(&target, d.join("link")).unwrap();
-    npy_core::convert_file(&src, d.join("link"), &ConvertOptions::default()).unwrap();
+    npy_core::convert_file(&src, d.join("link"), &ConvertOptions::new()).unwrap();
     assert_eq!(
         npy_core::read::<f64>(&target).unwrap().data(),
         [1.0, 2.0, 3.0]
@@ -288,8 +288,7 @@ fn modes_are_kept_and_the_umask_honoured() {
     }
     // In place: convert F F of a 0640 file.
     fs::set_permissions(&src, fs::Permissions::from_mode(0o640)).unwrap();
-    let mut options = ConvertOptions::default();
-    options.byte_order = Some(npy_core::ByteOrder::Big);
+    let options = ConvertOptions::new().byte_order(npy_core::ByteOrder::Big);
     npy_core::convert_file(&src, &src, &options).unwrap();
     assert_eq!(fs::metadata(&src).unwrap().mode() & 0o7777, 0o640);
 }
@@ -315,7 +314,7 @@ fn errors_leave_nothing_behind() {
         ),
         (
             "convert of a truncated file",
-            Box::new(|| npy_core::convert_file(&short, &out, &ConvertOptions::default())),
+            Box::new(|| npy_core::convert_file(&short, &out, &ConvertOptions::new())),
         ),
         (
             "concatenate with a truncated file",
@@ -415,8 +414,7 @@ fn rewrites_wait_for_the_append_lock() {
         (
             "convert F F",
             |f| {
-                let mut o = ConvertOptions::default();
-                o.byte_order = Some(npy_core::ByteOrder::Big);
+                let o = ConvertOptions::new().byte_order(npy_core::ByteOrder::Big);
                 npy_core::convert_file(f, f, &o)
             },
             3,
@@ -620,7 +618,7 @@ fn special_inputs_are_refused_at_once() {
             npy_core::TensorInfo::from_path(p).map(drop)
         }),
         ("convert_file", |p, good| {
-            npy_core::convert_file(p, good.with_extension("out"), &ConvertOptions::default())
+            npy_core::convert_file(p, good.with_extension("out"), &ConvertOptions::new())
         }),
         ("NpzArchive::open", |p, _| NpzArchive::open(p).map(drop)),
         ("NpyAppender::open", |p, _| NpyAppender::open(p).map(drop)),

@@ -679,8 +679,7 @@ fn fortran_order_only_where_numpy_writes_it() {
         assert!(!r.header().fortran_order, "{shape:?}");
         let (src, dst) = (dir.path().join("c.npy"), dir.path().join("f.npy"));
         npy_core::write(&src, &data, &shape).unwrap();
-        let mut o = npy_core::ConvertOptions::default();
-        o.order = Some(Order::Fortran);
+        let o = npy_core::ConvertOptions::new().order(Order::Fortran);
         npy_core::convert_file(&src, &dst, &o).unwrap();
         assert_eq!(
             std::fs::read(&dst).unwrap(),
