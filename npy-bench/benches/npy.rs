@@ -279,14 +279,14 @@ fn read_records(c: &mut Criterion) {
         let id = format!("xyid_1M_{}", if aligned { "aligned" } else { "packed" });
         if aligned {
             g.bench_function(BenchmarkId::new(&id, "npy-core"), |b| {
-                b.iter(|| npy_core::read_records::<XyIdAligned>(&path).unwrap());
+                b.iter(|| npy_core::read::<XyIdAligned>(&path).unwrap().into_vec());
             });
             let mut buf = vec![XyIdAligned::default(); RECORDS];
             g.bench_function(BenchmarkId::new(&id, "npy-core-into"), |b| {
                 b.iter(|| NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap());
             });
             g.bench_function(BenchmarkId::new(&id, "npy-core-pod"), |b| {
-                b.iter(|| npy_core::read_records::<XyIdAlignedPod>(&path).unwrap());
+                b.iter(|| npy_core::read::<XyIdAlignedPod>(&path).unwrap().into_vec());
             });
             let mut buf = vec![XyIdAlignedPod::default(); RECORDS];
             g.bench_function(BenchmarkId::new(&id, "npy-core-pod-into"), |b| {
@@ -294,14 +294,14 @@ fn read_records(c: &mut Criterion) {
             });
         } else {
             g.bench_function(BenchmarkId::new(&id, "npy-core"), |b| {
-                b.iter(|| npy_core::read_records::<XyId>(&path).unwrap());
+                b.iter(|| npy_core::read::<XyId>(&path).unwrap().into_vec());
             });
             let mut buf = vec![XyId::default(); RECORDS];
             g.bench_function(BenchmarkId::new(&id, "npy-core-into"), |b| {
                 b.iter(|| NpyReader::open(&path).unwrap().read_into(&mut buf).unwrap());
             });
             g.bench_function(BenchmarkId::new(&id, "npy-core-pod"), |b| {
-                b.iter(|| npy_core::read_records::<XyIdPod>(&path).unwrap());
+                b.iter(|| npy_core::read::<XyIdPod>(&path).unwrap().into_vec());
             });
             let mut buf = vec![XyIdPod::default(); RECORDS];
             g.bench_function(BenchmarkId::new(&id, "npy-core-pod-into"), |b| {

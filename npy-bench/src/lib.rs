@@ -175,7 +175,7 @@ pub fn records_file(dir: &Path, aligned: bool) -> Result<PathBuf, npy_core::Erro
                     XyIdAligned { x, y, id }
                 })
                 .collect();
-            npy_core::write_records(&path, &recs)?;
+            npy_core::write(&path, &recs, &[recs.len() as u64])?;
         } else {
             let recs: Vec<XyId> = (0..RECORDS)
                 .map(|i| {
@@ -183,7 +183,7 @@ pub fn records_file(dir: &Path, aligned: bool) -> Result<PathBuf, npy_core::Erro
                     XyId { x, y, id }
                 })
                 .collect();
-            npy_core::write_records(&path, &recs)?;
+            npy_core::write(&path, &recs, &[recs.len() as u64])?;
         }
     }
     Ok(path)

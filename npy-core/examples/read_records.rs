@@ -15,7 +15,7 @@ struct Point {
 
 fn main() -> Result<(), npy_core::Error> {
     let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/rec_packed.npy");
-    let points: Vec<Point> = npy_core::read_records(fixture)?;
+    let points: Vec<Point> = npy_core::read(fixture)?.into_vec();
     for p in &points {
         println!("{p:?}");
     }
@@ -24,7 +24,7 @@ fn main() -> Result<(), npy_core::Error> {
     // And back: numpy reads this as a structured array with the fields in this order.
     let dir = tempfile::tempdir()?;
     let out = dir.path().join("points.npy");
-    npy_core::write_records(&out, &points)?;
+    npy_core::write(&out, &points, &[points.len() as u64])?;
     let info = npy_core::TensorInfo::from_path(&out)?;
     println!("{}: {} {:?}", info.name, info.dtype, info.shape);
     assert_eq!(

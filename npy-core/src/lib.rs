@@ -43,7 +43,7 @@
 //! # fn main() -> Result<(), npy_core::Error> {
 //! #[derive(npy_core::NpyElement)]
 //! struct Point { x: f32, y: f32, id: i64 }
-//! let points: Vec<Point> = npy_core::read_records("points.npy")?;
+//! let points: Vec<Point> = npy_core::read("points.npy")?.into_vec();
 //! # Ok(()) }
 //! # #[cfg(not(feature = "derive"))] fn main() {}
 //! ```
@@ -118,8 +118,8 @@
 //! - [`read`] / [`NpyArray`] (owned, with shape and order), [`NpyReader`] (caller buffers,
 //!   iteration, row ranges), [`NpyView`] (borrowed bytes), [`read_dyn`] / [`DynArray`] (any
 //!   dtype, values decided at run time) read; [`write()`], [`WriteOptions`], [`StreamWriter`]
-//!   and [`PathStreamWriter`] write. Readers opened from a path ([`NpyFileReader`]) buffer
-//!   small reads ([`FILE_BUFFER_BYTES`]) and read large bulk ranges on several threads
+//!   and [`PathStreamWriter`] write. Readers opened from a path buffer
+//!   small reads (8 KiB) and read large bulk ranges on several threads
 //!   ([`ReadOptions::threads`]).
 //! - [`Header`] reads and writes the header, byte for byte as `np.save` writes it.
 //! - [`DType`] models every dtype a header can describe, records included; [`DType::Ml`]
@@ -301,7 +301,7 @@ pub mod npz;
 #[cfg(feature = "pickle")]
 pub mod pickle;
 mod read;
-pub mod records;
+mod records;
 #[cfg(feature = "serde")]
 pub mod serde_impls;
 mod view;
@@ -311,7 +311,8 @@ mod write;
 /// bounds the element types of views and maps; re-exported so that bounds in users' code and
 /// compiler messages name one path.
 pub use bytemuck;
-/// The type of record field names ([`Field::name`](dtype::Field::name)).
+/// The type of record field names ([`Field::name`](dtype::Field::name) is a
+/// `compact_str::CompactString`).
 pub use compact_str;
 pub use half;
 pub use num_complex;
@@ -326,7 +327,7 @@ pub use dynamic::{
     read_columns, read_dyn, write_dyn, write_dyn_to, COrderIter, Column, DynArray, DynColumns,
     DynValue, UcsString, DYN_ALLOWANCE, MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE,
 };
-pub use element::{Datetime64, NpyElement, PodLayout, Timedelta64, Widening, NAT};
+pub use element::{Datetime64, NpyElement, Timedelta64, Widening, NAT};
 pub use element::{
     Float4E2M1Fn, Float6E2M3Fn, Float6E3M2Fn, Float8E3M4, Float8E4M3, Float8E4M3B11FnUz,
     Float8E4M3Fn, Float8E4M3FnUz, Float8E5M2, Float8E5M2FnUz, Float8E8M0Fnu, Int2, Int4, UInt2,
@@ -415,11 +416,23 @@ pub use mmap::{mmap, NpyMmap, NpyMmapMut};
 /// ```
 #[cfg(feature = "derive")]
 pub use npy_derive::NpyElement;
-pub use read::{
-    read, read_with, Elements, NpyArray, NpyFileReader, NpyReader, FILE_BUFFER_BYTES,
-    MAX_EXPANSION, MAX_UNBACKED_BYTES, PARALLEL_MIN_BYTES,
-};
-pub use records::{read_records, write_records};
+pub use read::{read, read_with, Elements, NpyArray, NpyReader, MAX_EXPANSION, MAX_UNBACKED_BYTES};
+
+/// Not public API: the pieces `#[derive(NpyElement)]`'s generated code and the workspace's own
+/// crates use (record plans, the plain-data layout proof, byte order, the Python-literal
+/// writers, the readers' buffer sizes). Anything here may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::codec::Endian;
+    pub use crate::element::PodLayout;
+    pub use crate::literal::repr::{
+        write_repr_bytes, write_repr_code_points, write_repr_float, write_repr_str,
+    };
+    pub use crate::read::{NpyFileReader, FILE_BUFFER_BYTES, PARALLEL_MIN_BYTES};
+    pub use crate::records::__private::*;
+    pub use crate::records::{FieldPlan, RecordPlan};
+}
+
 pub use view::{view_or_copy, CowArray, NpyView};
 pub use write::{
     append, concatenate, concatenate_with_progress, remove_stale_temp_files, write, AppendOptions,

@@ -11,67 +11,20 @@
 //! exactly the struct's (the usual case: files the struct wrote, or numpy's of the same dtype)
 //! is read and written in bulk, as plain numbers are; see the derive's documentation.
 //!
-//! [`read_records`] and [`write_records`] read and write whole record arrays. For large files,
-//! the general entry points work for records as for any element type:
+//! Records are read and written by the entry points of every element type: [`crate::read`] /
+//! [`crate::write()`] for whole arrays, and for large files:
 //! - [`NpyReader::iter`](crate::NpyReader::iter) streams records one by one;
 //! - [`NpyReader::read_range`](crate::NpyReader::read_range) reads records by index, seeking
 //!   past the others;
 //! - [`WriteOptions::create_stream`](crate::WriteOptions::create_stream) writes records as
 //!   they come.
 //!
-//! [`FieldPlan`], [`RecordPlan`] and [`alignment`] are the pieces the derive's generated code
-//! uses; they are public so hand-written [`NpyElement`] impls for records can use them too.
+//! [`FieldPlan`], [`RecordPlan`] and the helpers of `__private` are what the derive's generated
+//! code uses, through `npy_core::__private`: not public API.
 
-use std::path::Path;
-
-#[doc(no_inline)]
-pub use crate::dtype::alignment;
 use crate::dtype::{DType, Record};
 use crate::element::{bulk_kind, mismatch, Bulk, NpyElement};
-use crate::error::{to_usize, Error, ErrorKind, PathContext};
-use crate::read::NpyReader;
-use crate::write::write;
-
-/// Reads a record array (any shape) as a flat vector of `T`, in the file's memory order.
-///
-/// # Errors
-/// [`ErrorKind::MissingField`] and [`ErrorKind::FieldType`] when the file's record does not fit `T`;
-/// otherwise as [`NpyReader::read_vec`](crate::NpyReader::read_vec).
-///
-/// # Examples
-/// ```
-/// # #[cfg(feature = "derive")] {
-/// use npy_core::NpyElement;
-///
-/// #[derive(NpyElement, Debug, PartialEq)]
-/// struct Point {
-///     x: f32,
-///     y: f32,
-/// }
-///
-/// # let dir = std::env::temp_dir().join(format!("npy-core-rec-{}", std::process::id()));
-/// # std::fs::create_dir_all(&dir)?;
-/// let path = dir.join("points.npy");
-/// let points = [Point { x: 1.0, y: 2.0 }, Point { x: -0.5, y: 0.0 }];
-/// npy_core::write_records(&path, &points)?;
-/// assert_eq!(npy_core::read_records::<Point>(&path)?, points);
-/// # }
-/// # Ok::<(), npy_core::Error>(())
-/// ```
-pub fn read_records<T: NpyElement>(path: impl AsRef<Path>) -> Result<Vec<T>, Error> {
-    let path = path.as_ref();
-    NpyReader::open(path)?.read_vec().at_path(path)
-}
-
-/// Writes `records` as a 1-d record array of shape `(records.len(),)`, with
-/// [`NpyElement::dtype_for`] as the dtype.
-///
-/// # Errors
-/// As [`write`](crate::write()): I/O errors, [`ErrorKind::ValueTooLong`] for a string field wider
-/// than its dtype.
-pub fn write_records<T: NpyElement>(path: impl AsRef<Path>, records: &[T]) -> Result<(), Error> {
-    write(path, records, &[records.len() as u64])
-}
+use crate::error::{to_usize, Error, ErrorKind};
 
 /// Where one field of a Rust record lives in the file's record, and how to convert it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,13 +40,40 @@ pub struct FieldPlan<P> {
 }
 
 impl<P> FieldPlan<P> {
+    /// The field's bytes in `record`; a record shorter than the field's end is an error (the
+    /// plan was made for another dtype), never a panic.
+    fn bytes<'r>(&self, record: &'r [u8]) -> Result<&'r [u8], Error> {
+        let len = record.len();
+        self.offset
+            .checked_add(self.size)
+            .and_then(|end| record.get(self.offset..end))
+            .ok_or_else(|| self.short(len))
+    }
+
+    fn bytes_mut<'r>(&self, record: &'r mut [u8]) -> Result<&'r mut [u8], Error> {
+        let len = record.len();
+        match self.offset.checked_add(self.size) {
+            Some(end) if end <= len => Ok(&mut record[self.offset..end]),
+            _ => Err(self.short(len)),
+        }
+    }
+
+    #[cold]
+    fn short(&self, len: usize) -> Error {
+        Error::new(ErrorKind::LengthMismatch {
+            what: "record bytes for the field's plan",
+            expected: (self.offset as u64).saturating_add(self.size as u64),
+            found: len as u64,
+        })
+    }
+
     /// Decodes the field from a whole record's bytes.
     ///
     /// # Errors
     /// As [`NpyElement::read`].
     #[inline]
     pub fn read<T: NpyElement<Plan = P>>(&self, record: &[u8]) -> Result<T, Error> {
-        T::read(&self.plan, &record[self.offset..self.offset + self.size])
+        T::read(&self.plan, self.bytes(record)?)
     }
 
     /// Encodes `value` into a whole record's bytes.
@@ -107,10 +87,7 @@ impl<P> FieldPlan<P> {
         record: &mut [u8],
     ) -> Result<(), Error> {
         value
-            .write(
-                &self.plan,
-                &mut record[self.offset..self.offset + self.size],
-            )
+            .write(&self.plan, self.bytes_mut(record)?)
             .map_err(|e| match e.into_kind() {
                 ErrorKind::ValueTooLong {
                     len,

@@ -43,15 +43,13 @@ fn side_by_side(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     type T = Row;
     let file = dir.join("rows.npy");
     let p = file.as_path();
-    npy_core::write_records(
-        p,
-        &[Row {
-            x: 1.0,
-            y: 2.0,
-            id: 7,
-        }],
-    )?;
-    let rows = npy_core::read_records::<T>(p)?;
+    let records = [Row {
+        x: 1.0,
+        y: 2.0,
+        id: 7,
+    }];
+    npy_core::write(p, &records, &[records.len() as u64])?;
+    let rows = npy_core::read::<T>(p)?.into_vec();
     assert_eq!((rows[0].x, rows[0].y, rows[0].id), (1.0, 2.0, 7));
     // edit a header: `Header::read`, edit `header.shape` / `dtype`, `to_bytes`; `convert_file`
     let bytes = std::fs::read(dir.join("m.npy"))?;
@@ -103,14 +101,12 @@ fn side_by_side(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
 /// npy-core/README.md, in the directory it names its files relative to.
 fn npy_core_readme() -> Result<(), Box<dyn std::error::Error>> {
     npy_core::write("weights.npy", &[0.5f32; 6], &[2, 3])?;
-    npy_core::write_records(
-        "points.npy",
-        &[Point {
-            x: 1.0,
-            y: 2.0,
-            id: 3,
-        }],
-    )?;
+    let records = [Point {
+        x: 1.0,
+        y: 2.0,
+        id: 3,
+    }];
+    npy_core::write("points.npy", &records, &[records.len() as u64])?;
 
     let m: ndarray::Array2<f32> = npy_core::read_ndarray("weights.npy")?;
     assert_eq!(m.dim(), (2, 3));
@@ -121,7 +117,7 @@ fn npy_core_readme() -> Result<(), Box<dyn std::error::Error>> {
     #[derive(npy_core::NpyElement)]
     #[rustfmt::skip]
     struct Point { x: f32, y: f32, id: i64 }
-    let points: Vec<Point> = npy_core::read_records("points.npy")?;
+    let points: Vec<Point> = npy_core::read("points.npy")?.into_vec();
     assert_eq!((points[0].x, points[0].y, points[0].id), (1.0, 2.0, 3));
     Ok(())
 }
@@ -146,10 +142,10 @@ fn npy_derive_readme() -> Result<(), Box<dyn std::error::Error>> {
         pos: [1.0, 2.0],
         tag: "a".into(),
     };
-    npy_core::write_records("samples.npy", &[sample])?;
-    let rows: Vec<Sample> = npy_core::read_records("samples.npy")?;
-    npy_core::write_records("out.npy", &rows)?;
-    let again: Vec<Sample> = npy_core::read_records("out.npy")?;
+    npy_core::write("samples.npy", &[sample], &[1])?;
+    let rows: Vec<Sample> = npy_core::read("samples.npy")?.into_vec();
+    npy_core::write("out.npy", &rows, &[rows.len() as u64])?;
+    let again: Vec<Sample> = npy_core::read("out.npy")?.into_vec();
     assert_eq!(format!("{again:?}"), format!("{rows:?}"));
     assert_eq!(
         npy_core::Header::read(&mut &std::fs::read("out.npy")?[..])?

@@ -140,7 +140,7 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
     let align = container.align;
-    let private = quote!(#krate::records::__private);
+    let private = quote!(#krate::__private);
 
     let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
     let tys: Vec<&Type> = fields.iter().map(|f| f.ty).collect();
@@ -190,7 +190,7 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
         .rev()
         .fold(quote!(()), |acc, (_, ty)| {
             let plan = quote_spanned!(ty.span()=> <#ty as #krate::NpyElement>::Plan);
-            quote!((#krate::records::FieldPlan<#plan>, #acc))
+            quote!((#krate::__private::FieldPlan<#plan>, #acc))
         });
     let plan_pat = vars
         .iter()
@@ -232,7 +232,7 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
         // path) and `pod_layout` confirms numpy's field offsets are the `repr(C)` ones.
         let leaves: Vec<&Type> = tys.iter().copied().map(leaf).collect();
         quote! {
-            fn pod_layout() -> ::std::option::Option<#krate::PodLayout<Self>> {
+            fn pod_layout() -> ::std::option::Option<#krate::__private::PodLayout<Self>> {
                 let __fields: &[(usize, usize, bool)] = &[ #( (
                     ::core::mem::offset_of!(Self, #members),
                     ::core::mem::size_of::<#tys>(),
@@ -243,7 +243,7 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
                     ::core::mem::size_of::<Self>(),
                     __fields,
                 ) {
-                    ::std::option::Option::Some(#krate::PodLayout::native_only())
+                    ::std::option::Option::Some(#krate::__private::PodLayout::native_only())
                 } else {
                     ::std::option::Option::None
                 }
@@ -271,7 +271,7 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
         const _: () = {
             #[automatically_derived]
             impl #impl_generics #krate::NpyElement for #ident #ty_generics #where_clause {
-                type Plan = #krate::records::RecordPlan<#plan_ty>;
+                type Plan = #krate::__private::RecordPlan<#plan_ty>;
 
                 fn npy_dtype() -> #krate::DType {
                     #private::layout(
@@ -298,7 +298,7 @@ fn generate(input: &DeriveInput, container: &Container, fields: &[FieldInfo<'_>]
                     let __record = #private::record::<Self>(__dtype)?;
                     #( let #vars = #private::field::<#tys>(__record, #names)?; )*
                     let __covered: u64 = 0 #( + #vars.size as u64 )*;
-                    ::std::result::Result::Ok(#krate::records::RecordPlan {
+                    ::std::result::Result::Ok(#krate::__private::RecordPlan {
                         zero_fill: __covered != __record.itemsize(),
                         fields: #plan_pat,
                     })

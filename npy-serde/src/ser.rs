@@ -3,7 +3,7 @@
 use std::fmt;
 use std::io;
 
-use npy_core::literal::{write_repr_bytes, write_repr_float, write_repr_str};
+use npy_core::__private::{write_repr_bytes, write_repr_float, write_repr_str};
 use serde::ser::{self, Serialize};
 
 use crate::error::{Error, Result};

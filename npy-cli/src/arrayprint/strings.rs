@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use npy_core::literal::{write_repr_bytes, write_repr_code_points};
+use npy_core::__private::{write_repr_bytes, write_repr_code_points};
 use npy_core::UcsString;
 
 /// Python's repr of a `bytes` value: `b'a\x00b'`.

@@ -193,7 +193,7 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
     } else {
         Progress::none()
     };
-    let buffered = io::BufReader::with_capacity(npy_core::FILE_BUFFER_BYTES, file);
+    let buffered = io::BufReader::with_capacity(npy_core::__private::FILE_BUFFER_BYTES, file);
     let reader = NpyReader::new(progress.counted(buffered))?;
     let backed = size.saturating_sub(reader.parsed_header().data_offset());
     show_reader(args, reader.with_available_bytes(backed), size, out)?;

@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-pub use compact_str::CompactString;
+pub(crate) use compact_str::CompactString;
 
 use crate::codec::{checked_product, first_noncanonical_bool};
 use crate::error::{Error, ErrorKind};

@@ -25,7 +25,6 @@ mod time_convert;
 mod time_text;
 mod widen;
 
-pub use crate::codec::Endian;
 pub use ml::{
     Float4E2M1Fn, Float6E2M3Fn, Float6E3M2Fn, Float8E3M4, Float8E4M3, Float8E4M3B11FnUz,
     Float8E4M3Fn, Float8E4M3FnUz, Float8E5M2, Float8E5M2FnUz, Float8E8M0Fnu, Int2, Int4, UInt2,

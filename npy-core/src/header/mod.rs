@@ -143,7 +143,7 @@ impl ReadOptions {
     /// element types whose bytes are their memory (numbers, in either byte order) use more
     /// than one thread, each reading its part of the file with positional reads (`pread`,
     /// Unix only) and swapping it while in cache; at most one thread per
-    /// [`PARALLEL_MIN_BYTES`](crate::PARALLEL_MIN_BYTES) of data. Streams read on
+    /// 8 MiB (`PARALLEL_MIN_BYTES`) of data. Streams read on
     /// one thread.
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {

@@ -76,7 +76,7 @@ pub fn write_repr_str(f: &mut impl fmt::Write, s: &str) -> fmt::Result {
 /// # Examples
 /// ```
 /// let mut s = String::new();
-/// npy_core::literal::write_repr_code_points(&mut s, [0x61, 0xD805, 0x27].into_iter())?;
+/// npy_core::__private::write_repr_code_points(&mut s, [0x61, 0xD805, 0x27].into_iter())?;
 /// assert_eq!(s, r#""a\ud805'""#);
 /// # Ok::<(), std::fmt::Error>(())
 /// ```

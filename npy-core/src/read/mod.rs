@@ -259,10 +259,10 @@ pub fn read_with<T: NpyElement>(
 impl NpyReader<BufReader<File>> {
     /// Opens the file at `path` and reads its header; the file's length bounds later reads.
     ///
-    /// Reads go through a [`BufReader`] of [`FILE_BUFFER_BYTES`] (8 KiB), so that reading row by
+    /// Reads go through a [`BufReader`] of 8 KiB, so that reading row by
     /// row or element by element costs a system call per 8 KiB, not one per read; reads of
     /// 8 KiB or more bypass the buffer. A bulk read ([`NpyReader::read_vec`],
-    /// [`NpyReader::read_into`]) of at least twice [`PARALLEL_MIN_BYTES`] of numbers is
+    /// [`NpyReader::read_into`]) of at least 16 MiB of numbers (twice `PARALLEL_MIN_BYTES`) is
     /// split over several threads ([`ReadOptions::threads`]).
     ///
     /// # Errors

@@ -517,10 +517,10 @@ fn records_append_by_field_name() {
             ok: i % 2 == 0,
         })
         .collect();
-    npy_core::write_records(&path, &rows[..1]).unwrap();
+    npy_core::write(&path, &rows[..1], &[1]).unwrap();
     append(&path, &rows[1..3], &[2]).unwrap();
     append(&path, &rows[3..], &[2]).unwrap();
-    assert_eq!(npy_core::read_records::<Sample>(&path).unwrap(), rows);
+    assert_eq!(npy_core::read::<Sample>(&path).unwrap().into_vec(), rows);
     // A record type without the file's fields is named as such.
     #[derive(npy_core::NpyElement, Debug, Clone, PartialEq)]
     struct Other {

@@ -5,8 +5,8 @@ use std::error::Error as _;
 use std::path::Path;
 
 use npy_core::{
-    convert_file, read, read_dyn, read_records, write, write_dyn, write_records, Category,
-    ConvertOptions, DType, Error, ErrorKind, Header, NpyReader, TensorInfo, WriteOptions,
+    convert_file, read, read_dyn, write, write_dyn, Category, ConvertOptions, DType, Error,
+    ErrorKind, Header, NpyReader, TensorInfo, WriteOptions,
 };
 use npy_test_support::fixture;
 
@@ -59,12 +59,10 @@ fn every_path_function_names_its_file() {
     assert_names(read::<f64>(&missing), &missing, "read, missing file");
     assert_names(read::<i8>(&f8), &f8, "read, type mismatch");
     assert_names(read_dyn(&missing), &missing, "read_dyn");
-    assert_names(read_records::<f64>(&missing), &missing, "read_records");
     assert_names(NpyReader::open(&missing), &missing, "NpyReader::open");
     assert_names(TensorInfo::from_path(&missing), &missing, "from_path");
     assert_names(write(&no_dir, &[1u8], &[1]), &no_dir, "write");
     assert_names(write(&no_dir, &[1u8], &[2]), &no_dir, "write, bad shape");
-    assert_names(write_records(&no_dir, &[1u8]), &no_dir, "write_records");
     let array = read_dyn(&f8).unwrap();
     assert_names(write_dyn(&no_dir, &array), &no_dir, "write_dyn");
     assert_names(

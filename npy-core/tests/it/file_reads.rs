@@ -7,7 +7,8 @@
 
 use std::io::{Read, Seek};
 
-use npy_core::{ByteOrder, ErrorKind, NpyReader, ReadOptions, WriteOptions, PARALLEL_MIN_BYTES};
+use npy_core::__private::PARALLEL_MIN_BYTES;
+use npy_core::{ByteOrder, ErrorKind, NpyReader, ReadOptions, WriteOptions};
 
 /// `n` counting `u32` values (3 per row) written at `path`, in `order`; their data offset.
 fn counting(path: &std::path::Path, n: usize, order: ByteOrder) -> u64 {

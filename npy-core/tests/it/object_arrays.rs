@@ -130,8 +130,8 @@ fn object_arrays_are_refused_before_any_data_byte() {
         assert!(is_object(npy_core::read::<f64>(&path)), "{descr}: read");
         #[cfg(feature = "derive")]
         assert!(
-            is_object(npy_core::read_records::<Rec>(&path)),
-            "{descr}: read_records"
+            is_object(npy_core::read::<Rec>(&path)),
+            "{descr}: read of records"
         );
         let mut r = NpyReader::open(&path).unwrap();
         assert!(is_object(r.read_range::<f64>(1..3)), "{descr}: read_range");

@@ -4,7 +4,7 @@
 use crate::common::{entry, fixture, int, records, same_f32, same_f64};
 use npy_core::element::units;
 use npy_core::num_complex::Complex;
-use npy_core::{read_records, Datetime64, ErrorKind, NpyElement, NpyReader, WriteOptions};
+use npy_core::{read, Datetime64, ErrorKind, NpyElement, NpyReader, WriteOptions};
 
 /// Writes `values` (shape `(len,)`) to memory.
 fn to_bytes<T: NpyElement>(values: &[T]) -> Vec<u8> {
@@ -43,7 +43,9 @@ fn check_packed(got: &[Packed], file: &str) {
 
 #[test]
 fn rec_packed_reads_and_writes_numpy_bytes() {
-    let got = read_records::<Packed>(fixture("rec_packed.npy")).unwrap();
+    let got = read::<Packed>(fixture("rec_packed.npy"))
+        .unwrap()
+        .into_vec();
     check_packed(&got, "rec_packed.npy");
     assert_eq!(
         Packed::npy_dtype().to_string(),
@@ -56,13 +58,13 @@ fn rec_packed_reads_and_writes_numpy_bytes() {
     let dir = std::env::temp_dir().join(format!("npy-derive-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("packed.npy");
-    npy_core::write_records(&path, &got).unwrap();
+    npy_core::write(&path, &got, &[got.len() as u64]).unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), file);
 }
 
 #[test]
 fn rec_be_reads_and_writes_big_endian_with_the_write_option() {
-    let got = read_records::<Packed>(fixture("rec_be.npy")).unwrap();
+    let got = read::<Packed>(fixture("rec_be.npy")).unwrap().into_vec();
     check_packed(&got, "rec_be.npy");
     let mut out = Vec::new();
     WriteOptions::new()
@@ -90,7 +92,9 @@ fn rec_aligned_layout_descr_and_bytes() {
         Aligned::npy_dtype().to_string(),
         "[('a', '|u1'), ('', '|V3'), ('b', '<i4')]"
     );
-    let got = read_records::<Aligned>(fixture("rec_aligned.npy")).unwrap();
+    let got = read::<Aligned>(fixture("rec_aligned.npy"))
+        .unwrap()
+        .into_vec();
     let want: Vec<Aligned> = records("rec_aligned.npy")
         .iter()
         .map(|w| Aligned {
@@ -132,7 +136,7 @@ fn rec_offsets_reads_by_name_past_padding() {
         a: i16,
         b: f64,
     }
-    let got = read_records::<Off>(fixture("rec_offsets.npy")).unwrap();
+    let got = read::<Off>(fixture("rec_offsets.npy")).unwrap().into_vec();
     let want = records("rec_offsets.npy");
     assert_eq!(got.len(), 3);
     for (g, w) in got.iter().zip(&want) {
@@ -150,7 +154,7 @@ struct AB {
 
 #[test]
 fn rec_titles_reads_by_name() {
-    let got = read_records::<AB>(fixture("rec_titles.npy")).unwrap();
+    let got = read::<AB>(fixture("rec_titles.npy")).unwrap().into_vec();
     for (g, w) in got.iter().zip(&records("rec_titles.npy")) {
         assert_eq!(i64::from(g.a), int(&w["a"]));
         same_f64(g.b, &w["b"]);
@@ -161,7 +165,9 @@ fn rec_titles_reads_by_name() {
         #[npy(rename = "Title B")]
         b: f64,
     }
-    let t = read_records::<ByTitle>(fixture("rec_titles.npy")).unwrap();
+    let t = read::<ByTitle>(fixture("rec_titles.npy"))
+        .unwrap()
+        .into_vec();
     assert_eq!(t[1].b, -1.25);
     round_trip(&got);
 }
@@ -185,7 +191,9 @@ fn rec_nested_records_and_subarrays() {
         Nested::npy_dtype().to_string(),
         e["descr"].as_str().unwrap()
     );
-    let got = read_records::<Nested>(fixture("rec_nested.npy")).unwrap();
+    let got = read::<Nested>(fixture("rec_nested.npy"))
+        .unwrap()
+        .into_vec();
     for (g, w) in got.iter().zip(&records("rec_nested.npy")) {
         same_f32(g.p.x, &w["p"]["x"]);
         same_f32(g.p.y, &w["p"]["y"]);
@@ -208,7 +216,7 @@ fn rec_subsub_subarray_of_subarray() {
     struct Sub {
         c: [[f64; 5]; 2],
     }
-    let got = read_records::<Sub>(fixture("rec_subsub.npy")).unwrap();
+    let got = read::<Sub>(fixture("rec_subsub.npy")).unwrap().into_vec();
     assert_eq!(got.len(), 3);
     for (g, w) in got.iter().zip(&records("rec_subsub.npy")) {
         for i in 0..2 {
@@ -231,7 +239,7 @@ struct Utf8 {
 
 #[test]
 fn rec_utf8_rename_and_format_3() {
-    let got = read_records::<Utf8>(fixture("rec_utf8.npy")).unwrap();
+    let got = read::<Utf8>(fixture("rec_utf8.npy")).unwrap().into_vec();
     for (g, w) in got.iter().zip(&records("rec_utf8.npy")) {
         assert_eq!(i64::from(g.i), int(&w["整形"]));
         same_f64(g.x, &w["x"]);
@@ -251,7 +259,7 @@ fn rec_quote_names_with_quotes() {
         #[npy(rename = "b\"q")]
         b: f32,
     }
-    let got = read_records::<Quote>(fixture("rec_quote.npy")).unwrap();
+    let got = read::<Quote>(fixture("rec_quote.npy")).unwrap().into_vec();
     for (g, w) in got.iter().zip(&records("rec_quote.npy")) {
         assert_eq!(i64::from(g.a), int(&w["it's"]));
         same_f32(g.b, &w["b\"q"]);
@@ -264,7 +272,9 @@ fn rec_quote_names_with_quotes() {
 
 #[test]
 fn rec_scalar_zero_dimensional() {
-    let got = read_records::<Packed>(fixture("rec_scalar.npy")).unwrap();
+    let got = read::<Packed>(fixture("rec_scalar.npy"))
+        .unwrap()
+        .into_vec();
     assert_eq!(got.len(), 1);
     check_packed(&got, "rec_scalar.npy");
     let mut r = NpyReader::open(fixture("rec_scalar.npy")).unwrap();
@@ -281,7 +291,9 @@ fn rec_zero_sub_zero_size_subarray() {
     }
     let e = entry("rec_zero_sub.npy");
     assert_eq!(Zero::npy_dtype().to_string(), e["descr"].as_str().unwrap());
-    let got = read_records::<Zero>(fixture("rec_zero_sub.npy")).unwrap();
+    let got = read::<Zero>(fixture("rec_zero_sub.npy"))
+        .unwrap()
+        .into_vec();
     let ks: Vec<i64> = got.iter().map(|z| i64::from(z.k)).collect();
     let want: Vec<i64> = records("rec_zero_sub.npy")
         .iter()
@@ -303,7 +315,9 @@ fn rec_mixed_bo_per_field_byte_orders() {
         c: f64,
         d: u8,
     }
-    let got = read_records::<Mixed>(fixture("rec_mixed_bo.npy")).unwrap();
+    let got = read::<Mixed>(fixture("rec_mixed_bo.npy"))
+        .unwrap()
+        .into_vec();
     for (g, w) in got.iter().zip(&records("rec_mixed_bo.npy")) {
         assert_eq!(i64::from(g.a), int(&w["a"]));
         assert_eq!(i64::from(g.b), int(&w["b"]));
@@ -331,7 +345,9 @@ fn rec_strings_string_bool_datetime_complex_fields() {
         Strings::npy_dtype().to_string(),
         e["descr"].as_str().unwrap()
     );
-    let got = read_records::<Strings>(fixture("rec_strings.npy")).unwrap();
+    let got = read::<Strings>(fixture("rec_strings.npy"))
+        .unwrap()
+        .into_vec();
     for (g, w) in got.iter().zip(&records("rec_strings.npy")) {
         let latin1: Vec<u8> = w["name"]
             .as_str()
@@ -414,7 +430,7 @@ fn subset_of_fields_in_another_order() {
         id: i64,
         x: f32,
     }
-    let got = read_records::<IdX>(fixture("rec_packed.npy")).unwrap();
+    let got = read::<IdX>(fixture("rec_packed.npy")).unwrap().into_vec();
     let want = records("rec_packed.npy");
     assert_eq!(got.len(), 3);
     for (g, w) in got.iter().zip(&want) {
@@ -433,7 +449,7 @@ fn rec_chunks_decodes_across_read_chunks() {
     assert_eq!(entry("rec_chunks.npy")["itemsize"], 512);
     let want = records("rec_chunks.npy");
     assert_eq!(want.len(), 300);
-    check_packed(&read_records::<Packed>(&path).unwrap(), "rec_chunks.npy");
+    check_packed(&read::<Packed>(&path).unwrap().into_vec(), "rec_chunks.npy");
 
     // A stream of unknown length (grown as it arrives), a reused buffer, one by one.
     let bytes = std::fs::read(&path).unwrap();
@@ -549,7 +565,7 @@ fn missing_field_lists_the_files_fields() {
         x: f32,
         z: f64,
     }
-    let err = read_records::<Missing>(fixture("rec_packed.npy")).unwrap_err();
+    let err = read::<Missing>(fixture("rec_packed.npy")).unwrap_err();
     assert!(matches!(&err.kind(), ErrorKind::MissingField { field, .. } if field == "z"));
     assert_eq!(err.path(), Some(fixture("rec_packed.npy").as_path()));
     assert_eq!(
@@ -564,7 +580,7 @@ fn incompatible_field_names_field_file_dtype_and_rust_type() {
     struct Wrong {
         x: f64,
     }
-    let err = read_records::<Wrong>(fixture("rec_packed.npy")).unwrap_err();
+    let err = read::<Wrong>(fixture("rec_packed.npy")).unwrap_err();
     assert!(matches!(&err.kind(), ErrorKind::FieldType { field, .. } if field == "x"));
     assert_eq!(err.path(), Some(fixture("rec_packed.npy").as_path()));
     assert_eq!(
@@ -575,7 +591,7 @@ fn incompatible_field_names_field_file_dtype_and_rust_type() {
 
 #[test]
 fn non_record_file_is_a_type_mismatch() {
-    let err = read_records::<Packed>(fixture("w_f32.npy")).unwrap_err();
+    let err = read::<Packed>(fixture("w_f32.npy")).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::TypeMismatch { .. }),
         "{err}"
@@ -627,7 +643,7 @@ fn streaming_and_random_access_work_for_records() {
 fn empty_struct_is_a_record_without_fields() {
     #[derive(NpyElement, Debug, PartialEq)]
     struct Empty {}
-    let got = read_records::<Empty>(fixture("rec_empty.npy")).unwrap();
+    let got = read::<Empty>(fixture("rec_empty.npy")).unwrap().into_vec();
     assert_eq!(got, [Empty {}, Empty {}]);
     assert_eq!(Empty::npy_dtype().to_string(), "[]");
 }
