@@ -247,7 +247,7 @@ fn view(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new(&id, "npy-core-mmap"), |b| {
             b.iter(|| {
                 // SAFETY: the benchmark's own file, not modified while mapped.
-                let m = unsafe { npy_core::mmap::<f32>(black_box(&path)) }.unwrap();
+                let m = unsafe { npy_core::NpyMmap::<f32>::open(black_box(&path)) }.unwrap();
                 black_box(m.data().len())
             });
         });

@@ -340,7 +340,7 @@ pub use info::TensorInfo;
 pub use io::{open_regular, open_stream, ReadAt};
 pub use meta::ArrayMeta;
 #[cfg(feature = "mmap")]
-pub use mmap::{mmap, NpyMmap, NpyMmapMut};
+pub use mmap::{NpyMmap, NpyMmapMut};
 /// `#[derive(NpyElement)]`: a struct as a numpy structured (record) dtype (feature `derive`).
 ///
 /// Needs the `derive` feature (`npy-core = { version = "0.1", features = ["derive"] }`);

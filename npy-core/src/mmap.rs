@@ -24,37 +24,6 @@ use crate::meta::{meta_accessors, ArrayMeta};
 use crate::read::NpyArray;
 use crate::view::{data_start, view_data, NpyView};
 
-/// Maps the `.npy` file at `path` read-only and views its array as `[T]` without reading it.
-///
-/// Shorthand for [`NpyMmap::open`]; see there for what a view needs.
-///
-/// # Safety
-/// As [`NpyMmap::open`]: the file must not be modified or truncated while the map exists.
-///
-/// # Errors
-/// As [`NpyMmap::open`].
-///
-/// # Examples
-/// ```
-/// # let dir = std::env::temp_dir().join(format!("npy-core-mmap-{}", std::process::id()));
-/// # std::fs::create_dir_all(&dir)?;
-/// let path = dir.join("w.npy");
-/// npy_core::write(&path, &[0.5f32, 1.5, 2.5, 3.5], &[2, 2])?;
-/// // SAFETY: the file is ours and nothing writes to it while it is mapped.
-/// let m = unsafe { npy_core::mmap::<f32>(&path)? };
-/// assert_eq!(m.shape(), [2, 2]);
-/// assert_eq!(m.data(), [0.5, 1.5, 2.5, 3.5]);
-/// assert_eq!(m.get(&[1, 0]), Some(&2.5));
-/// # Ok::<(), npy_core::Error>(())
-/// ```
-#[allow(unsafe_code)] // an unsafe contract, forwarded to NpyMmap::open
-pub unsafe fn mmap<T: NpyElement + CheckedBitPattern>(
-    path: impl AsRef<Path>,
-) -> Result<NpyMmap<T>, Error> {
-    // SAFETY: the caller upholds NpyMmap::open's contract, which is this function's.
-    unsafe { NpyMmap::open(path) }
-}
-
 /// A `.npy` file mapped read-only into memory, its array viewed as `[T]` in the file's memory
 /// order.
 ///

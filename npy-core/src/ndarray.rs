@@ -150,16 +150,6 @@ impl<T> NpyArray<T> {
     }
 }
 
-/// [`NpyArray::into_ndarray`] as a conversion (`ArrayD<T>` for any number of dimensions).
-#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
-impl<T, D: Dimension> TryFrom<NpyArray<T>> for Array<T, D> {
-    type Error = Error;
-
-    fn try_from(a: NpyArray<T>) -> Result<Self, Error> {
-        a.into_ndarray()
-    }
-}
-
 impl<'a, T> NpyView<'a, T> {
     /// The view as an ndarray [`ArrayView`] of dimension `D` borrowing the same bytes
     /// (Fortran strides for Fortran-order data): `view.as_ndarray::<Ix2>()?`, or

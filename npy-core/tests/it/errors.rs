@@ -123,7 +123,10 @@ fn mmap_names_its_file() {
     // SAFETY: nothing modifies the fixture while it is mapped (and the first file is absent).
     let (a, b) = unsafe {
         let f8 = fixture("f8_le_c_2x3x4.npy");
-        (npy_core::mmap::<f32>(&missing), npy_core::mmap::<f32>(f8))
+        (
+            npy_core::NpyMmap::<f32>::open(&missing),
+            npy_core::NpyMmap::<f32>::open(f8),
+        )
     };
     assert_names(a, &missing, "mmap");
     assert_names(b, &fixture("f8_le_c_2x3x4.npy"), "mmap, type mismatch");

@@ -9,11 +9,11 @@ use npy_core::{Error, ErrorKind, NpyElement, NpyMmap, NpyMmapMut, Order};
 use npy_test_support::fixture;
 use serde_json::Value as Json;
 
-/// [`npy_core::mmap`], for the files of these tests.
+/// [`npy_core::NpyMmap::open`], for the files of these tests.
 fn mmap<T: NpyElement + CheckedBitPattern>(path: impl AsRef<Path>) -> Result<NpyMmap<T>, Error> {
     // SAFETY: the fixtures and these tests' temporary files are not modified in place while
     // mapped (the one test that replaces a mapped file does so by rename, which is allowed).
-    unsafe { npy_core::mmap(path) }
+    unsafe { npy_core::NpyMmap::open(path) }
 }
 
 fn manifest_entry(file: &str) -> Json {

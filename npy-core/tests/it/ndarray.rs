@@ -85,8 +85,8 @@ fn fixed_dimension_reads_check_the_number_of_dimensions() {
     );
     // Via TryFrom on an owned NpyArray.
     let owned = npy_core::read::<i32>(fixture("i4_le_c_2x3x4.npy")).unwrap();
-    assert!(Array::<i32, Ix2>::try_from(owned.clone()).is_err());
-    let a3 = Array3::<i32>::try_from(owned).unwrap();
+    assert!(owned.clone().into_ndarray::<Ix2>().is_err());
+    let a3 = owned.into_ndarray::<ndarray::Ix3>().unwrap();
     assert_eq!(a3.shape(), [2, 3, 4]);
     // Scalars are 0-dimensional.
     let s = read_ndarray::<i32, IxDyn>(fixture("i4_le_c_scalar.npy")).unwrap();

@@ -154,7 +154,7 @@ fn object_arrays_are_refused_before_any_data_byte() {
         #[cfg(feature = "mmap")]
         {
             // SAFETY: the test's own file, not modified while mapped.
-            let mapped = unsafe { npy_core::mmap::<u8>(&path) };
+            let mapped = unsafe { npy_core::NpyMmap::<u8>::open(&path) };
             assert!(is_object(mapped), "{descr}: mmap");
         }
         #[cfg(feature = "ndarray")]
