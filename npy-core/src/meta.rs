@@ -21,7 +21,7 @@ use crate::header::{Header, ParsedHeader};
 /// let mut header = Header::new("<f8".parse()?, vec![2, 3]);
 /// header.fortran_order = true;
 /// let meta = ArrayMeta::from_header(header)?;
-/// assert_eq!((meta.len(), meta.nbytes(), meta.order()), (6, 48, Order::Fortran));
+/// assert_eq!((meta.num_elements(), meta.nbytes(), meta.order()), (6, 48, Order::Fortran));
 /// assert_eq!(meta.data_offset(), 128);
 /// assert_eq!(meta.index_of(&[1, 0]), Some(1)); // Fortran order: the first index is fastest
 /// # Ok::<(), npy_core::Error>(())
@@ -104,9 +104,10 @@ impl ArrayMeta {
         self.parsed.header.order()
     }
 
-    /// Number of elements: the product of the shape (1 for `()`).
+    /// Number of elements: the product of the shape (1 for `()`), as the header says (a
+    /// `u64`: the data may not be in memory; `len()` of in-memory arrays is `usize`).
     #[inline]
-    pub fn len(&self) -> u64 {
+    pub fn num_elements(&self) -> u64 {
         self.len
     }
 

@@ -118,7 +118,7 @@ impl<'a, T> NpyView<'a, T> {
     /// A view of `data`, which [`view_data`] checked against `meta`.
     #[cfg_attr(not(feature = "mmap"), allow(dead_code))]
     pub(crate) fn from_checked(meta: ArrayMeta, data: &'a [T]) -> Self {
-        debug_assert_eq!(meta.len(), data.len() as u64);
+        debug_assert_eq!(meta.num_elements(), data.len() as u64);
         NpyView { meta, data }
     }
 
@@ -344,7 +344,7 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
              [T] unless misaligned: {e}"
         ),
     };
-    debug_assert_eq!(view.len() as u64, meta.len());
+    debug_assert_eq!(view.len() as u64, meta.num_elements());
     Ok(view)
 }
 

@@ -243,7 +243,7 @@ fn a_rejected_push_leaves_no_bytes_behind() {
         Err(ErrorKind::ValueTooLong { len: 4, .. })
     ));
     w.push(&"xyz".to_owned()).unwrap();
-    assert_eq!(w.len(), 2);
+    assert_eq!(w.elements_written(), 2);
     let bytes = w.finish().unwrap().into_inner();
     let mut r = NpyReader::new(&bytes[..]).unwrap();
     assert_eq!(r.shape(), [2]);

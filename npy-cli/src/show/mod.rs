@@ -371,7 +371,7 @@ fn show_reader<R: Read + Seek>(
         out.write_all(b"[]\n")?;
         return Ok(());
     }
-    let summarise = arrayprint::summarises(reader.len(), args.full);
+    let summarise = arrayprint::summarises(reader.num_elements(), args.full);
     let mut builder = Builder::for_array(&dtype, args.full);
     if source::count(&shape, summarise) <= KEEP_ELEMENTS {
         let kept = Values::new(&mut reader, summarise).collect::<Result<Vec<_>, _>>()?;

@@ -73,7 +73,7 @@ impl<'a, R: Read + Seek> Values<'a, R> {
         } else if !summarise && (!fortran || shape.len() < 2) {
             Walk::Sequential {
                 next: 0,
-                end: reader.len(),
+                end: reader.num_elements(),
             }
         } else {
             let mut strides = vec![1u64; shape.len()];
@@ -106,7 +106,7 @@ impl<'a, R: Read + Seek> Values<'a, R> {
         let end = if reader.shape().contains(&0) {
             0
         } else {
-            reader.len()
+            reader.num_elements()
         };
         let chunk = (CHUNK_BYTES / reader.dtype().itemsize().max(1)).clamp(1, CHUNK_ELEMENTS);
         Values {

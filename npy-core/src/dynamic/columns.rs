@@ -116,9 +116,10 @@ pub struct DynColumns {
 impl DynColumns {
     meta_accessors!();
 
-    /// Number of elements.
-    pub fn len(&self) -> u64 {
-        self.meta.len()
+    /// Number of elements (records, for a record dtype).
+    pub fn len(&self) -> usize {
+        // In memory: every column holds this many values, so it fits.
+        self.meta.num_elements() as usize
     }
 
     /// Whether the array has no elements.
@@ -139,7 +140,7 @@ impl DynColumns {
     /// Element `i` (memory order, as [`DynArray::values`](crate::DynArray::values)) as the
     /// tree `read_dyn` gives: a [`DynValue::Record`] for records.
     pub fn element(&self, i: usize) -> Option<DynValue> {
-        if i as u64 >= self.meta.len() {
+        if i as u64 >= self.meta.num_elements() {
             return None;
         }
         let mut next = 0;
@@ -148,7 +149,7 @@ impl DynColumns {
 
     /// The elements as trees, in memory order.
     pub fn iter(&self) -> impl Iterator<Item = DynValue> + '_ {
-        (0..self.meta.len() as usize).filter_map(|i| self.element(i))
+        (0..self.meta.num_elements() as usize).filter_map(|i| self.element(i))
     }
 
     fn build(&self, dtype: &DType, i: usize, next: &mut usize) -> DynValue {
@@ -300,7 +301,7 @@ fn read_columns_at(path: &Path) -> Result<DynColumns, Error> {
     }
     let mut columns = Vec::new();
     leaves(&dtype, 0, &mut Vec::new(), &mut columns)?;
-    let n = meta.len() as usize;
+    let n = meta.num_elements() as usize;
     let itemsize = meta.itemsize() as usize;
     for c in &mut columns {
         // Sizes proven by the file's length: n × width ≤ n × itemsize ≤ nbytes.

@@ -111,13 +111,13 @@ impl<R: Read> NpyReader<R> {
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn read_dyn(&mut self) -> Result<DynArray, Error> {
-        if self.remaining() != self.len() {
+        if self.remaining() != self.num_elements() {
             return Err(Error::new(ErrorKind::Unsupported {
                 operation: "read_dyn",
                 reason: format!(
                     "it reads a whole array, and {} of its {} were already read",
-                    self.len() - self.remaining(),
-                    count(self.len(), "element")
+                    self.num_elements() - self.remaining(),
+                    count(self.num_elements(), "element")
                 ),
             }));
         }

@@ -196,9 +196,10 @@ impl NpyReader<BufReader<File>> {
 impl<R> NpyReader<R> {
     meta_accessors!();
 
-    /// Number of elements in the array.
-    pub fn len(&self) -> u64 {
-        self.meta.len()
+    /// Number of elements in the array, as the header says (a `u64`: the data is still in the
+    /// file; `len()` of in-memory arrays is `usize`).
+    pub fn num_elements(&self) -> u64 {
+        self.meta.num_elements()
     }
 
     /// Whether the array has no elements.
@@ -328,7 +329,7 @@ impl<R: Read> NpyReader<R> {
         let meta = ArrayMeta::new(Header::read_with(&mut inner, options)?)?;
         Ok(NpyReader {
             inner,
-            end: meta.len(),
+            end: meta.num_elements(),
             meta,
             pos: 0,
             available: None,
@@ -665,12 +666,12 @@ impl<R: Read + Seek> NpyReader<R> {
         range: Range<u64>,
         read: impl FnOnce(&mut Self) -> Result<T, Error>,
     ) -> Result<T, Error> {
-        if range.start > range.end || range.end > self.len() {
+        if range.start > range.end || range.end > self.num_elements() {
             return Err(Error::new(ErrorKind::OutOfRange {
                 what: "element range",
                 start: range.start,
                 end: range.end,
-                len: self.len(),
+                len: self.num_elements(),
             }));
         }
         self.seek_to(range.start)?;
@@ -715,12 +716,12 @@ impl<R: Read + Seek> NpyReader<R> {
     /// # Errors
     /// [`ErrorKind::OutOfRange`] past the end; I/O errors.
     pub fn seek_to(&mut self, index: u64) -> Result<(), Error> {
-        if index > self.len() {
+        if index > self.num_elements() {
             return Err(Error::new(ErrorKind::OutOfRange {
                 what: "seek position",
                 start: index,
                 end: index,
-                len: self.len(),
+                len: self.num_elements(),
             }));
         }
         let itemsize = self.itemsize();

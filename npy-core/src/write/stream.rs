@@ -196,7 +196,7 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
     }
 
     /// Elements written so far.
-    pub fn len(&self) -> u64 {
+    pub fn elements_written(&self) -> u64 {
         self.count
     }
 

@@ -240,7 +240,7 @@ fn read_dyn_range_reads_only_the_range() {
     let path = fixtures_dir().join("rec_strings.npy");
     let whole = npy_core::read_dyn(&path).expect("read").into_values();
     let mut r = NpyReader::open(&path).expect("open");
-    let n = r.len();
+    let n = r.num_elements();
     assert_eq!(r.read_dyn_range(1..n).expect("tail"), whole[1..]);
     assert_eq!(r.read_dyn_range(0..1).expect("head"), whole[..1]);
     assert_eq!(r.read_dyn_range(n..n).expect("empty"), []);

@@ -609,5 +609,5 @@ fn stream_extend_writes_what_a_slice_write_writes() {
         matches!(err.kind(), ErrorKind::ValueTooLong { len: 3, .. }),
         "{err:?}"
     );
-    assert_eq!(w.len(), 2);
+    assert_eq!(w.elements_written(), 2);
 }
