@@ -33,6 +33,15 @@ pub enum ErrorKind {
     #[cfg(feature = "parquet")]
     #[error("parquet: {0}")]
     Parquet(#[from] parquet::errors::ParquetError),
+    /// The `.npy` input ends inside its array data (fewer bytes than the header's shape and
+    /// dtype need).
+    #[error("file ends inside the array data: {needed} bytes needed, {found} present")]
+    Truncated {
+        /// Data bytes the header promises.
+        needed: u64,
+        /// Data bytes present.
+        found: u64,
+    },
     /// An I/O error.
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),

@@ -88,15 +88,7 @@ impl Source<'_> {
     /// an allocation by itself).
     fn read_bytes(&mut self, n: u64) -> Result<Buffer, Error> {
         let len = usize::try_from(n).map_err(|_| overflow("data size", n.to_string()))?;
-        let truncated = |found: u64| {
-            Error::new(ErrorKind::Npy(npy_core::Error::new(
-                npy_core::ErrorKind::Truncated {
-                    what: "array data",
-                    needed: n,
-                    found,
-                },
-            )))
-        };
+        let truncated = |found: u64| Error::new(ErrorKind::Truncated { needed: n, found });
         if self.available.is_some_and(|a| a >= n) {
             let mut buf = MutableBuffer::from_len_zeroed(len);
             self.data.read_exact(buf.as_slice_mut()).map_err(|e| {
@@ -362,13 +354,10 @@ pub fn batch_from_npy_bytes(
     let n = meta.nbytes();
     let have = (buffer.len() as u64).saturating_sub(start);
     if have < n {
-        return Err(Error::new(ErrorKind::Npy(npy_core::Error::new(
-            npy_core::ErrorKind::Truncated {
-                what: "array data",
-                needed: n,
-                found: have,
-            },
-        ))));
+        return Err(Error::new(ErrorKind::Truncated {
+            needed: n,
+            found: have,
+        }));
     }
     let data = buffer.slice_with_length(start as usize, n as usize);
     let shape = meta.shape();
@@ -1006,13 +995,10 @@ fn npy_to_npy(input: &Path, output: &Path, to: Format, member: Option<&str>) -> 
         let n = s.meta.nbytes();
         let copied = std::io::copy(&mut (&mut s.data).take(n), &mut w)?;
         if copied < n {
-            return Err(Error::new(ErrorKind::Npy(npy_core::Error::new(
-                npy_core::ErrorKind::Truncated {
-                    what: "array data",
-                    needed: n,
-                    found: copied,
-                },
-            ))));
+            return Err(Error::new(ErrorKind::Truncated {
+                needed: n,
+                found: copied,
+            }));
         }
         w.flush()?;
         Ok(s.name.clone())

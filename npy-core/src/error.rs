@@ -775,7 +775,7 @@ impl fmt::Display for ErrorKind {
 impl Error {
     /// An error of `kind`, with no path yet.
     #[cold]
-    pub fn new(kind: ErrorKind) -> Error {
+    pub(crate) fn new(kind: ErrorKind) -> Error {
         Error {
             inner: Box::new(Inner {
                 kind,
@@ -863,13 +863,6 @@ impl<T> PathContext for Result<T, Error> {
     }
 }
 
-impl From<ErrorKind> for Error {
-    #[cold]
-    fn from(kind: ErrorKind) -> Error {
-        Error::new(kind)
-    }
-}
-
 #[cfg(feature = "pickle")]
 impl From<PickleError> for Error {
     #[cold]
@@ -940,7 +933,55 @@ impl std::error::Error for Error {
 
 #[cfg(test)]
 mod tests {
+    use std::error::Error as _;
+
     use super::*;
+
+    /// The error and its sources, outermost first.
+    fn chain(e: &Error) -> Vec<String> {
+        let mut out = vec![e.to_string()];
+        let mut next = e.source();
+        while let Some(s) = next {
+            out.push(s.to_string());
+            next = s.source();
+        }
+        out
+    }
+
+    #[test]
+    fn field_errors_say_their_cause_once() {
+        let inner = Error::new(ErrorKind::TypeMismatch {
+            file: "'<f4' (float32)".into(),
+            requested: "i64 ('<i8')".into(),
+            safe_cast: false,
+        });
+        let e = Error::new(ErrorKind::FieldType {
+            field: "x".into(),
+            error: inner,
+        });
+        assert_eq!(
+            chain(&e),
+            ["field \"x\": file has dtype '<f4' (float32), requested i64 ('<i8')"]
+        );
+    }
+
+    #[test]
+    fn messages_count_in_number() {
+        let e = Error::new(ErrorKind::DimensionMismatch {
+            shape: vec![3],
+            expected: 2,
+        });
+        assert_eq!(
+            e.to_string(),
+            "file has shape [3] (1 dimension), requested a 2-dimensional array"
+        );
+        let e = Error::new(ErrorKind::LengthMismatch {
+            what: "row",
+            expected: 3,
+            found: 1,
+        });
+        assert_eq!(e.to_string(), "row: 1 element given, 3 expected");
+    }
 
     #[test]
     fn result_stays_small() {

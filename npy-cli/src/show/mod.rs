@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use npy_core::npz::NpzArchive;
-use npy_core::{DType, DynValue, Error, ErrorKind, NpyReader};
+use npy_core::{DType, DynValue, Error, NpyReader};
 
 use crate::arrayprint::{self, Builder};
 use crate::format::printable;
@@ -342,16 +342,7 @@ fn show_reader<R: Read + Seek>(
     }
     // Refusals that need no data come before any output: a file shorter than its header
     // says, which numpy does not load either.
-    let nbytes = reader.header().nbytes()?;
-    let found = size.saturating_sub(reader.parsed_header().data_offset());
-    if found < nbytes {
-        return Err(Error::new(ErrorKind::Truncated {
-            what: "array data",
-            needed: nbytes,
-            found,
-        })
-        .into());
-    }
+    reader.parsed_header().check_data_len(size)?;
     let dtype = reader.dtype().clone();
     let shape = reader.shape().to_vec();
     if args.json {

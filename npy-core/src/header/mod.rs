@@ -223,6 +223,38 @@ impl ParsedHeader {
     pub fn data_offset(&self) -> u64 {
         self.version.prefix_len() + self.header_len
     }
+
+    /// Checks that an input of `size` bytes in all (header included) holds the whole array
+    /// data: for callers that know an input's length (a file's, an archive member's, an
+    /// object's) and refuse a short one before reading it, as `np.load` refuses it.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Truncated`](crate::ErrorKind::Truncated) (`what: "array data"`) naming the
+    /// bytes needed and present; [`ErrorKind::SizeOverflow`](crate::ErrorKind::SizeOverflow)
+    /// for a shape whose size overflows.
+    ///
+    /// # Examples
+    /// ```
+    /// let mut bytes = Vec::new();
+    /// npy_core::WriteOptions::new().write_to(&mut bytes, &[1u16, 2, 3], &[3])?;
+    /// let parsed = npy_core::Header::read(&mut &bytes[..])?;
+    /// assert!(parsed.check_data_len(bytes.len() as u64).is_ok());
+    /// let err = parsed.check_data_len(bytes.len() as u64 - 1).unwrap_err();
+    /// assert!(matches!(err.kind(), npy_core::ErrorKind::Truncated { needed: 6, found: 5, .. }));
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn check_data_len(&self, size: u64) -> Result<(), Error> {
+        let needed = self.header.nbytes()?;
+        let found = size.saturating_sub(self.data_offset());
+        if found < needed {
+            return Err(Error::new(ErrorKind::Truncated {
+                what: "array data",
+                needed,
+                found,
+            }));
+        }
+        Ok(())
+    }
 }
 
 /// The largest dimension, element count and byte count numpy holds: `npy_intp` is 64-bit

@@ -164,41 +164,6 @@ fn io_errors_keep_their_own_causes_once() {
 }
 
 #[test]
-fn field_errors_say_their_cause_once() {
-    let inner = Error::new(ErrorKind::TypeMismatch {
-        file: "'<f4' (float32)".into(),
-        requested: "i64 ('<i8')".into(),
-        safe_cast: false,
-    });
-    let e = Error::new(ErrorKind::FieldType {
-        field: "x".into(),
-        error: inner,
-    });
-    assert_eq!(
-        chain(&e),
-        ["field \"x\": file has dtype '<f4' (float32), requested i64 ('<i8')"]
-    );
-}
-
-#[test]
-fn counts_agree_in_number() {
-    let e = Error::new(ErrorKind::DimensionMismatch {
-        shape: vec![3],
-        expected: 2,
-    });
-    assert_eq!(
-        e.to_string(),
-        "file has shape [3] (1 dimension), requested a 2-dimensional array"
-    );
-    let e = Error::new(ErrorKind::LengthMismatch {
-        what: "row",
-        expected: 3,
-        found: 1,
-    });
-    assert_eq!(e.to_string(), "row: 1 element given, 3 expected");
-}
-
-#[test]
 fn ranges_and_unsupported_operations_say_what_was_asked() {
     let mut r = NpyReader::open(fixture("f8_le_c_2x3x4.npy")).unwrap();
     let msg = |e: Error| e.to_string();
