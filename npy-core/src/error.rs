@@ -124,18 +124,22 @@ fn escape(b: &[u8]) -> String {
 ///
 /// `Display` writes the message without the file's path ([`Error`]'s `Display` adds it).
 ///
-/// To add a kind: a variant with a doc line saying when it happens, its message in
-/// `describe`, its [`Category`] in `ErrorKind::category`, and a test that produces it.
-#[derive(Debug)]
+/// To add a kind: a variant with a doc line saying when it happens and its message in its
+/// `#[error(...)]` attribute (written once, beside the payload), its [`Category`] in
+/// `ErrorKind::category`, and a test that produces it.
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
     /// An I/O error from the underlying reader or writer.
+    #[error("I/O error: {0}")]
     Io(io::Error),
 
     /// The input is not an `.npy` file.
+    #[error("not an .npy file: {0}")]
     NotNpy(NotNpy),
 
     /// A format version other than 1.0, 2.0 and 3.0.
+    #[error("unsupported .npy format version {major}.{minor} (supported: 1.0, 2.0, 3.0)")]
     UnsupportedVersion {
         /// Major version byte found.
         major: u8,
@@ -144,6 +148,7 @@ pub enum ErrorKind {
     },
 
     /// The input ends before a part the file's own prefix or header promises.
+    #[error("file ends inside the {what}: {} needed, {found} present", counted(.needed, "byte"))]
     Truncated {
         /// Which part: "magic string", "header length", "header", "array data".
         what: &'static str,
@@ -154,6 +159,11 @@ pub enum ErrorKind {
     },
 
     /// The header length field exceeds the configured limit.
+    #[error(
+        "header length {} exceeds the limit of {} (raise ReadOptions::max_header_len to read it)",
+        counted(.len, "byte"),
+        counted(.limit, "byte")
+    )]
     HeaderTooLong {
         /// The `HEADER_LEN` field.
         len: u64,
@@ -162,31 +172,40 @@ pub enum ErrorKind {
     },
 
     /// A format 3.0 header that is not UTF-8.
+    #[error("format 3.0 header is not valid UTF-8 (byte {offset} of the header)")]
     HeaderNotUtf8 {
         /// Offset of the first invalid byte within the header text.
         offset: usize,
     },
 
     /// The header text is not a valid Python literal.
+    #[error("header is not a valid Python literal: {0}")]
     HeaderSyntax(LiteralError),
 
     /// A descr given as text ([`DType`](crate::DType)'s `FromStr`) is not a valid Python
     /// literal.
+    #[error("descr is not a valid Python literal: {0}")]
     DescrSyntax(LiteralError),
 
     /// The header literal is not a dict.
+    #[error("header is a {found}, expected a dict")]
     HeaderNotDict {
         /// Python type name of what was found.
         found: &'static str,
     },
 
     /// The header dict's keys are not exactly `descr`, `fortran_order`, `shape`.
+    #[error(
+        "header has keys [{}], expected exactly 'descr', 'fortran_order', 'shape'",
+        .found.join(", ")
+    )]
     HeaderKeys {
         /// The keys found, as Python reprs.
         found: Vec<String>,
     },
 
     /// The `shape` value is not a tuple of non-negative ints.
+    #[error("header 'shape' is {found}: {reason}")]
     InvalidShape {
         /// Python repr of the value.
         found: String,
@@ -195,12 +214,14 @@ pub enum ErrorKind {
     },
 
     /// The `fortran_order` value is not a bool.
+    #[error("header 'fortran_order' is {found}, expected True or False")]
     InvalidFortranOrder {
         /// Python repr of the value.
         found: String,
     },
 
     /// The `descr` value is not a dtype numpy can read.
+    #[error("invalid descr {found}: {reason}")]
     InvalidDescr {
         /// The offending descr or part of it.
         found: String,
@@ -210,6 +231,11 @@ pub enum ErrorKind {
 
     /// A dimension, the element count or `prod(shape) × itemsize` exceeds numpy's sizes
     /// (`npy_intp`, at most 2^63 − 1: [`crate::header::MAX_NUMPY_SIZE`]).
+    #[error(
+        "array size overflows: shape {shape:?} with itemsize {} exceeds numpy's sizes \
+         (dimensions, element count and bytes at most 2**63 - 1)",
+        counted(.itemsize, "byte")
+    )]
     SizeOverflow {
         /// The shape.
         shape: Vec<u64>,
@@ -218,6 +244,11 @@ pub enum ErrorKind {
     },
 
     /// Writing: the header does not fit the requested format version.
+    #[error(
+        "header of {} does not fit format {version} (at most {})",
+        counted(.len, "byte"),
+        counted(.max, "byte")
+    )]
     HeaderTooLargeForVersion {
         /// The version asked for.
         version: Version,
@@ -228,12 +259,16 @@ pub enum ErrorKind {
     },
 
     /// Writing: the header text has characters outside latin-1, which only format 3.0 can hold.
+    #[error(
+        "header text is not latin-1, which format {version} requires (format 3.0 allows UTF-8)"
+    )]
     HeaderNotLatin1 {
         /// The version asked for.
         version: Version,
     },
 
     /// The file's dtype does not convert to the requested Rust type.
+    #[error("file has dtype {file}, requested {requested}{}", safe_cast_hint(*.safe_cast))]
     TypeMismatch {
         /// The file's dtype, e.g. `'<c8' (complex64)`.
         file: String,
@@ -246,6 +281,7 @@ pub enum ErrorKind {
     },
 
     /// A record field the Rust type needs is not in the file's record dtype.
+    #[error("file's record has no field {field:?} (it has: {})", quoted_list(.available))]
     MissingField {
         /// The field asked for.
         field: String,
@@ -254,6 +290,7 @@ pub enum ErrorKind {
     },
 
     /// A record field whose dtype does not convert to the Rust field's type.
+    #[error("field {field:?}: {}", .error.kind())]
     FieldType {
         /// The field's name.
         field: String,
@@ -263,6 +300,10 @@ pub enum ErrorKind {
     },
 
     /// The array holds Python objects: its data is a pickle, which is never interpreted.
+    #[error(
+        "file has dtype {dtype}, an array of Python objects stored as a pickle, which no typed \
+         read decodes; {OBJECT_READERS}"
+    )]
     ObjectArray {
         /// The dtype holding `O`.
         dtype: String,
@@ -271,6 +312,10 @@ pub enum ErrorKind {
     /// A bool byte other than 0 or 1, found by the strict check
     /// ([`ReadOptions::strict_bools`](crate::ReadOptions::strict_bools)); by default numpy's
     /// rule applies and any non-zero byte is `true`.
+    #[error(
+        "bool byte {byte:#04x} at byte {offset} is not 0 or 1 (numpy reads it as True, and \
+         np.save writes such bytes for masks viewed as bool; the strict bool check refuses it)"
+    )]
     InvalidBool {
         /// The byte found.
         byte: u8,
@@ -281,6 +326,10 @@ pub enum ErrorKind {
     /// A zero-copy view (or map) of `bool` data holding a byte other than 0 and 1: numpy reads
     /// it as `True`, but a Rust `bool` in memory can only be 0 or 1, so the data cannot be
     /// borrowed. [`view_or_copy`](crate::view_or_copy) and the readers decode such data.
+    #[error(
+        "bool byte {byte:#04x} at byte {offset} cannot be borrowed as a Rust bool, which holds \
+         only 0 and 1 (numpy reads it as True); read or view_or_copy the array, which decode it"
+    )]
     NonCanonicalBool {
         /// The byte found.
         byte: u8,
@@ -289,12 +338,17 @@ pub enum ErrorKind {
     },
 
     /// A `U` code point that a Rust `char` cannot hold (a lone surrogate, or past U+10FFFF).
+    #[error(
+        "invalid code point U+{code_point:04X} in a 'U' string (lone surrogate or out of range); \
+         read_dyn keeps raw code points"
+    )]
     InvalidUnicode {
         /// The code point found.
         code_point: u32,
     },
 
     /// Writing a string longer than its dtype's width.
+    #[error("{}", too_long(*.len, .dtype, .field.as_deref()))]
     ValueTooLong {
         /// Length of the value (bytes for `S`, characters for `U`).
         len: usize,
@@ -306,6 +360,7 @@ pub enum ErrorKind {
     },
 
     /// A buffer or slice whose length does not match the number of elements.
+    #[error("{what}: {} given, {expected} expected", counted(.found, "element"))]
     LengthMismatch {
         /// What was being done.
         what: &'static str,
@@ -317,6 +372,7 @@ pub enum ErrorKind {
 
     /// A range or position outside the array: an element or row range that is reversed or
     /// ends past the array, a seek past its last element.
+    #[error("{}", out_of_range(.what, *.start, *.end, *.len))]
     OutOfRange {
         /// What was asked: `"element range"`, `"row range"`, `"seek position"`.
         what: &'static str,
@@ -333,6 +389,7 @@ pub enum ErrorKind {
     /// replace the device) nor written into, and a symlink to nothing is not written through,
     /// as `cp` refuses; an input that is a FIFO, device or socket is refused at once rather
     /// than waited on, by the readers that need a file they can seek in.
+    #[error("{}", not_regular(.role, .found))]
     NotRegularFile {
         /// What the path was for: `"output"` or `"input"`.
         role: &'static str,
@@ -344,6 +401,7 @@ pub enum ErrorKind {
     /// An operation the array's layout or the reader's state does not support: rows of a
     /// Fortran-order or 0-d array, `[T; N]` elements written in Fortran order, a
     /// whole-array read after part of the array was read.
+    #[error("{operation} is not supported here: {reason}")]
     Unsupported {
         /// The operation, e.g. `"read_rows"`.
         operation: &'static str,
@@ -353,6 +411,10 @@ pub enum ErrorKind {
 
     /// A size the format allows (64 bits) that this platform cannot address: a count of bytes
     /// or elements beyond `usize` (or `isize`, for `ndarray`).
+    #[error(
+        "{what} of {value} does not fit this platform's {}-bit address space",
+        usize::BITS
+    )]
     PlatformLimit {
         /// What does not fit, e.g. `"itemsize"`, `"dimension"`.
         what: &'static str,
@@ -362,6 +424,7 @@ pub enum ErrorKind {
 
     /// The data holds a byte pattern that is no value of the requested plain-data type (a
     /// `bool` byte other than 0 and 1 is [`ErrorKind::NonCanonicalBool`]).
+    #[error("array data holds a byte pattern that is no valid {requested}")]
     InvalidBitPattern {
         /// The Rust type asked for.
         requested: String,
@@ -369,6 +432,11 @@ pub enum ErrorKind {
 
     /// A zero-copy view needs the array data aligned in memory for the element type, and it is
     /// not: the buffer's start address or the file's data offset is not a multiple of `align`.
+    #[error(
+        "array data at byte offset {offset} is not aligned to {} in memory, which a zero-copy \
+         view of the element type needs; use view_or_copy or a copying read",
+        count(*.align as u64, "byte")
+    )]
     Misaligned {
         /// Offset of the array data from the start of the input, in bytes.
         offset: u64,
@@ -379,6 +447,9 @@ pub enum ErrorKind {
     /// The file's dtype holds the requested type, but its bytes are not the type's in-memory
     /// layout (another byte order, or a type decoded element by element), so they cannot be
     /// viewed without copying.
+    #[error(
+        "file has dtype {file}, requested {requested}: {reason}; use view_or_copy or a copying read"
+    )]
     NotViewable {
         /// The file's dtype, e.g. `'>f8' (float64)`.
         file: String,
@@ -389,6 +460,10 @@ pub enum ErrorKind {
     },
 
     /// The file's number of dimensions differs from that of the requested array type.
+    #[error(
+        "file has shape {shape:?} ({}), requested a {expected}-dimensional array",
+        count(.shape.len() as u64, "dimension")
+    )]
     DimensionMismatch {
         /// The file's shape.
         shape: Vec<u64>,
@@ -398,6 +473,11 @@ pub enum ErrorKind {
 
     /// Reading would allocate memory that the input cannot back (zero-size elements in
     /// numbers no file holds).
+    #[error(
+        "refusing to allocate {} of {} each for {what}, which the input does not back",
+        counted(.elements, "element"),
+        counted(.bytes_each, "byte")
+    )]
     AllocationLimit {
         /// What was being read.
         what: &'static str,
@@ -410,6 +490,10 @@ pub enum ErrorKind {
     /// Data appended to a file (or files concatenated) whose dtype or shape does not continue
     /// the file's array: the dtype must be the file's and every dimension but the growth axis
     /// (the first in C order, the last in Fortran order) the same.
+    #[error(
+        "{}",
+        append_mismatch(.file_dtype, .file_shape, .dtype, .shape, *.axis)
+    )]
     AppendMismatch {
         /// The file's dtype, e.g. `'<f4' (float32)`.
         file_dtype: String,
@@ -425,6 +509,7 @@ pub enum ErrorKind {
 
     /// Writing a dynamic value that the dtype cannot hold (wrong kind, out of range, wrong
     /// length, another datetime unit).
+    #[error("value {value} does not fit dtype {dtype}")]
     ValueMismatch {
         /// The dtype written, e.g. `'<i2'`.
         dtype: String,
@@ -435,6 +520,7 @@ pub enum ErrorKind {
     /// A datetime64/timedelta64 value that the requested time type cannot hold: NaT, the
     /// generic unit, timedelta years or months (no fixed length), a negative `Duration`, or a
     /// value out of the target's range.
+    #[error("{value} does not convert to {target}: {reason}")]
     TimeConversion {
         /// The value, with its unit, as numpy prints it (or the source value).
         value: String,
@@ -447,11 +533,13 @@ pub enum ErrorKind {
     /// An object array's pickle was refused or could not be decoded, or a value could not be
     /// pickled (feature `pickle`); the [`PickleError`] says which.
     #[cfg(feature = "pickle")]
+    #[error("object array: {0}")]
     Pickle(PickleError),
 
     /// An `.npz` archive or one of its members is broken, or a key or member is missing or
     /// refused (feature `npz`); the [`NpzError`] says which.
     #[cfg(feature = "npz")]
+    #[error("{0}")]
     Npz(NpzError),
 }
 
@@ -533,243 +621,88 @@ fn py_shape<D: fmt::Display>(shape: &[D]) -> String {
     }
 }
 
-impl fmt::Display for ErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use ErrorKind::*;
-        match self {
-            Io(e) => write!(f, "I/O error: {e}"),
-            NotNpy(n) => write!(f, "not an .npy file: {n}"),
-            UnsupportedVersion { major, minor } => write!(
-                f,
-                "unsupported .npy format version {major}.{minor} (supported: 1.0, 2.0, 3.0)"
-            ),
-            Truncated {
-                what,
-                needed,
-                found,
-            } => write!(
-                f,
-                "file ends inside the {what}: {} needed, {found} present",
-                count(*needed, "byte")
-            ),
-            HeaderTooLong { len, limit } => write!(
-                f,
-                "header length {} exceeds the limit of {} (raise \
-                 ReadOptions::max_header_len to read it)",
-                count(*len, "byte"),
-                count(*limit, "byte")
-            ),
-            HeaderNotUtf8 { offset } => write!(
-                f,
-                "format 3.0 header is not valid UTF-8 (byte {offset} of the header)"
-            ),
-            HeaderSyntax(e) => write!(f, "header is not a valid Python literal: {e}"),
-            DescrSyntax(e) => write!(f, "descr is not a valid Python literal: {e}"),
-            HeaderNotDict { found } => write!(f, "header is a {found}, expected a dict"),
-            HeaderKeys { found } => write!(
-                f,
-                "header has keys [{}], expected exactly 'descr', 'fortran_order', 'shape'",
-                found.join(", ")
-            ),
-            InvalidShape { found, reason } => write!(f, "header 'shape' is {found}: {reason}"),
-            InvalidFortranOrder { found } => write!(
-                f,
-                "header 'fortran_order' is {found}, expected True or False"
-            ),
-            InvalidDescr { found, reason } => write!(f, "invalid descr {found}: {reason}"),
-            SizeOverflow { shape, itemsize } => write!(
-                f,
-                "array size overflows: shape {shape:?} with itemsize {} exceeds numpy's sizes \
-                 (dimensions, element count and bytes at most 2**63 - 1)",
-                count(*itemsize, "byte")
-            ),
-            HeaderTooLargeForVersion { version, len, max } => write!(
-                f,
-                "header of {} does not fit format {version} (at most {})",
-                count(*len, "byte"),
-                count(*max, "byte")
-            ),
-            HeaderNotLatin1 { version } => write!(
-                f,
-                "header text is not latin-1, which format {version} requires (format 3.0 \
-                 allows UTF-8)"
-            ),
-            TypeMismatch {
-                file,
-                requested,
-                safe_cast,
-            } => {
-                write!(f, "file has dtype {file}, requested {requested}")?;
-                if *safe_cast {
-                    f.write_str(
-                        "; numpy casts it safely: read with \
-                         ReadOptions::default().casting(Casting::Safe)",
-                    )?;
-                }
-                Ok(())
-            }
-            MissingField { field, available } => {
-                write!(f, "file's record has no field {field:?} (it has: ")?;
-                for (i, name) in available.iter().enumerate() {
-                    let sep = if i == 0 { "" } else { ", " };
-                    write!(f, "{sep}{name:?}")?;
-                }
-                f.write_str(")")
-            }
-            FieldType { field, error } => write!(f, "field {field:?}: {}", error.kind()),
-            ObjectArray { dtype } => write!(
-                f,
-                "file has dtype {dtype}, an array of Python objects stored as a pickle, which \
-                 no typed read decodes; {OBJECT_READERS}"
-            ),
-            InvalidBool { byte, offset } => write!(
-                f,
-                "bool byte {byte:#04x} at byte {offset} is not 0 or 1 (numpy reads it as True, \
-                 and np.save writes such bytes for masks viewed as bool; the strict bool check \
-                 refuses it)"
-            ),
-            NonCanonicalBool { byte, offset } => write!(
-                f,
-                "bool byte {byte:#04x} at byte {offset} cannot be borrowed as a Rust bool, which \
-                 holds only 0 and 1 (numpy reads it as True); read or view_or_copy the array, \
-                 which decode it"
-            ),
-            InvalidUnicode { code_point } => write!(
-                f,
-                "invalid code point U+{code_point:04X} in a 'U' string (lone surrogate or out \
-                 of range); read_dyn keeps raw code points"
-            ),
-            ValueTooLong { len, dtype, field } => {
-                let value = count(*len as u64, "character");
-                match field {
-                    Some(field) => write!(
-                        f,
-                        "field {field:?}: value of {value} does not fit dtype {dtype} (give \
-                         the field a wider width with #[npy(width = N)])"
-                    ),
-                    None => write!(
-                        f,
-                        "value of {value} does not fit dtype {dtype} (set a wider dtype with \
-                         WriteOptions::dtype)"
-                    ),
-                }
-            }
-            LengthMismatch {
-                what,
-                expected,
-                found,
-            } => write!(
-                f,
-                "{what}: {} given, {expected} expected",
-                count(*found, "element")
-            ),
-            OutOfRange {
-                what,
-                start,
-                end,
-                len,
-            } => {
-                let unit = if *what == "row range" {
-                    "row"
-                } else {
-                    "element"
-                };
-                let len = count(*len, unit);
-                if !what.ends_with("range") {
-                    write!(f, "{what} {start} is past the end of the array's {len}")
-                } else if start > end {
-                    write!(f, "{what} {start}..{end} is reversed")
-                } else {
-                    write!(f, "{what} {start}..{end} is outside the array's {len}")
-                }
-            }
-            Unsupported { operation, reason } => {
-                write!(f, "{operation} is not supported here: {reason}")
-            }
-            NotRegularFile {
-                role: "output",
-                found,
-            } => write!(
-                f,
-                "the output is {found}, not a regular file: left as it is (only a regular file \
-                 is replaced, by renaming a temporary file over it)"
-            ),
-            NotRegularFile { role, found } => write!(
-                f,
-                "the {role} is {found}, not a regular file: refused (reading it needs a file \
-                 that can be measured and read at any offset; copy it to a file first)"
-            ),
-            PlatformLimit { what, value } => write!(
-                f,
-                "{what} of {value} does not fit this platform's {}-bit address space",
-                usize::BITS
-            ),
-            InvalidBitPattern { requested } => write!(
-                f,
-                "array data holds a byte pattern that is no valid {requested}"
-            ),
-            Misaligned { offset, align } => write!(
-                f,
-                "array data at byte offset {offset} is not aligned to {} in memory, which a \
-                 zero-copy view of the element type needs; use view_or_copy or a copying read",
-                count(*align as u64, "byte")
-            ),
-            NotViewable {
-                file,
-                requested,
-                reason,
-            } => write!(
-                f,
-                "file has dtype {file}, requested {requested}: {reason}; use view_or_copy or a \
-                 copying read"
-            ),
-            DimensionMismatch { shape, expected } => write!(
-                f,
-                "file has shape {shape:?} ({}), requested a {expected}-dimensional array",
-                count(shape.len() as u64, "dimension")
-            ),
-            AllocationLimit {
-                what,
-                elements,
-                bytes_each,
-            } => write!(
-                f,
-                "refusing to allocate {} of {} each for {what}, which the input does not back",
-                count(*elements, "element"),
-                count(*bytes_each, "byte")
-            ),
-            ValueMismatch { dtype, value } => write!(f, "value {value} does not fit dtype {dtype}"),
-            AppendMismatch {
-                file_dtype,
-                file_shape,
-                dtype,
-                shape,
-                axis,
-            } => {
-                let mut wanted: Vec<String> = file_shape.iter().map(u64::to_string).collect();
-                if let Some(d) = wanted.get_mut(*axis) {
-                    *d = "n".into();
-                }
-                write!(
-                    f,
-                    "file has dtype {file_dtype} shape {}; cannot append dtype {dtype} shape {} \
-                     along axis {axis}: appended data needs the file's dtype and shape {}",
-                    py_shape(file_shape),
-                    py_shape(shape),
-                    py_shape(&wanted)
-                )
-            }
-            TimeConversion {
-                value,
-                target,
-                reason,
-            } => write!(f, "{value} does not convert to {target}: {reason}"),
-            #[cfg(feature = "pickle")]
-            Pickle(e) => write!(f, "object array: {e}"),
-            #[cfg(feature = "npz")]
-            Npz(e) => write!(f, "{e}"),
-        }
+/// `count` of a field (the message attributes see fields by reference).
+fn counted<N: Copy + Into<u128>>(n: &N, unit: &str) -> String {
+    count(*n, unit)
+}
+
+/// The remedy [`ErrorKind::TypeMismatch`] names when numpy casts safely.
+fn safe_cast_hint(safe: bool) -> &'static str {
+    if safe {
+        "; numpy casts it safely: read with ReadOptions::default().casting(Casting::Safe)"
+    } else {
+        ""
     }
+}
+
+/// `"a", "b"`: names as Rust debug-quotes them, comma-separated.
+fn quoted_list(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+    quoted.join(", ")
+}
+
+fn too_long(len: usize, dtype: &str, field: Option<&str>) -> String {
+    let value = count(len as u64, "character");
+    match field {
+        Some(field) => format!(
+            "field {field:?}: value of {value} does not fit dtype {dtype} (give the field a \
+             wider width with #[npy(width = N)])"
+        ),
+        None => format!(
+            "value of {value} does not fit dtype {dtype} (set a wider dtype with \
+             WriteOptions::dtype)"
+        ),
+    }
+}
+
+fn out_of_range(what: &str, start: u64, end: u64, len: u64) -> String {
+    let unit = if what == "row range" {
+        "row"
+    } else {
+        "element"
+    };
+    let len = count(len, unit);
+    if !what.ends_with("range") {
+        format!("{what} {start} is past the end of the array's {len}")
+    } else if start > end {
+        format!("{what} {start}..{end} is reversed")
+    } else {
+        format!("{what} {start}..{end} is outside the array's {len}")
+    }
+}
+
+fn not_regular(role: &str, found: &str) -> String {
+    if role == "output" {
+        format!(
+            "the output is {found}, not a regular file: left as it is (only a regular file is \
+             replaced, by renaming a temporary file over it)"
+        )
+    } else {
+        format!(
+            "the {role} is {found}, not a regular file: refused (reading it needs a file that \
+             can be measured and read at any offset; copy it to a file first)"
+        )
+    }
+}
+
+fn append_mismatch(
+    file_dtype: &str,
+    file_shape: &[u64],
+    dtype: &str,
+    shape: &[u64],
+    axis: usize,
+) -> String {
+    let mut wanted: Vec<String> = file_shape.iter().map(u64::to_string).collect();
+    if let Some(d) = wanted.get_mut(axis) {
+        *d = "n".into();
+    }
+    format!(
+        "file has dtype {file_dtype} shape {}; cannot append dtype {dtype} shape {} along axis \
+         {axis}: appended data needs the file's dtype and shape {}",
+        py_shape(file_shape),
+        py_shape(shape),
+        py_shape(&wanted)
+    )
 }
 
 impl Error {
