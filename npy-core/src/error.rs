@@ -21,12 +21,8 @@ use crate::literal::LiteralError;
 
 #[cfg(feature = "npz")]
 mod npz;
-#[cfg(feature = "pickle")]
-mod pickle;
 #[cfg(feature = "npz")]
 pub use npz::NpzError;
-#[cfg(feature = "pickle")]
-pub use pickle::PickleError;
 
 /// An error of reading, parsing or writing `.npy` files.
 ///
@@ -262,7 +258,9 @@ pub enum ErrorKind {
         error: Error,
     },
 
-    /// The array holds Python objects: its data is a pickle, which is never interpreted.
+    /// The array holds Python objects: its data is a pickle, which only a dynamic read given
+    /// an [`ObjectCodec`](crate::object::ObjectCodec) decodes (npy-pickle's, which never
+    /// executes anything); typed reads, views and maps always refuse it.
     ObjectArray {
         /// The dtype holding `O`.
         dtype: String,
@@ -445,9 +443,16 @@ pub enum ErrorKind {
     },
 
     /// An object array's pickle was refused or could not be decoded, or a value could not be
-    /// pickled (feature `pickle`); the [`PickleError`] says which.
+    /// pickled, by the [`ObjectCodec`](crate::object::ObjectCodec) of the read or write
+    /// (feature `pickle`). npy-pickle's codec gives its `PickleError`, which
+    /// `npy_pickle::PickleError::of(&error)` finds again.
     #[cfg(feature = "pickle")]
-    Pickle(PickleError),
+    Pickle {
+        /// The error's [`Category`], as the codec sorts it.
+        category: Category,
+        /// The codec's own error; its message is part of this one.
+        error: Box<dyn std::error::Error + Send + Sync>,
+    },
 
     /// An `.npz` archive or one of its members is broken, or a key or member is missing or
     /// refused (feature `npz`); the [`NpzError`] says which.
@@ -496,21 +501,17 @@ impl ErrorKind {
             | Unsupported { .. }
             | NotRegularFile { .. } => Category::Unsupported,
             #[cfg(feature = "pickle")]
-            Pickle(e) => e.category(),
+            Pickle { category, .. } => *category,
             #[cfg(feature = "npz")]
             Npz(e) => e.category(),
         }
     }
 }
 
-/// Where [`ErrorKind::ObjectArray`] sends the reader: the readers that decode pickles without
-/// executing anything, or the feature that has them.
-#[cfg(feature = "pickle")]
-const OBJECT_READERS: &str = "read it with npy_core::read_dyn or npy_core::pickle::read_objects, \
-     which decode numpy's pickles without executing anything";
-#[cfg(not(feature = "pickle"))]
-const OBJECT_READERS: &str = "npy-core's feature `pickle` decodes it without executing anything \
-     (npy_core::read_dyn, npy_core::pickle::read_objects)";
+/// Where [`ErrorKind::ObjectArray`] sends the reader: the crate that decodes pickles without
+/// executing anything, and its calls.
+const OBJECT_READERS: &str = "the crate npy-pickle decodes it without executing anything \
+     (npy_pickle::read_dyn, npy_pickle::read_objects, or NpyReader::read_dyn_with(&npy_pickle::PickleCodec::default()))";
 
 /// `1 byte`, `2 bytes`: a count with its unit, in the right number.
 pub(crate) fn count(n: impl Into<u128>, unit: &str) -> String {
@@ -765,7 +766,7 @@ impl fmt::Display for ErrorKind {
                 reason,
             } => write!(f, "{value} does not convert to {target}: {reason}"),
             #[cfg(feature = "pickle")]
-            Pickle(e) => write!(f, "object array: {e}"),
+            Pickle { error, .. } => write!(f, "object array: {error}"),
             #[cfg(feature = "npz")]
             Npz(e) => write!(f, "{e}"),
         }
@@ -870,14 +871,6 @@ impl From<ErrorKind> for Error {
     }
 }
 
-#[cfg(feature = "pickle")]
-impl From<PickleError> for Error {
-    #[cold]
-    fn from(e: PickleError) -> Error {
-        Error::new(ErrorKind::Pickle(e))
-    }
-}
-
 #[cfg(feature = "npz")]
 impl From<NpzError> for Error {
     #[cold]
@@ -933,6 +926,8 @@ impl std::error::Error for Error {
         match &self.inner.kind {
             ErrorKind::Io(e) => e.source(),
             ErrorKind::FieldType { error, .. } => std::error::Error::source(error),
+            #[cfg(feature = "pickle")]
+            ErrorKind::Pickle { error, .. } => error.source(),
             _ => None,
         }
     }

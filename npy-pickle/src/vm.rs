@@ -16,18 +16,15 @@ use std::collections::HashMap;
 
 use num_bigint::BigInt;
 
-use crate::codec::{flat_index, Stepper};
-use crate::dtype::{DType, Field, Record, SubArray};
-use crate::dynamic::decode::decode_all;
-use crate::dynamic::{DynArray, DynValue, UcsString};
-use crate::format::{Order, MAX_DIMS};
-use crate::header::Header;
+use npy_core::header::MAX_DIMS;
+use npy_core::object::internals::decode_all;
+use npy_core::object::{NpyScalar, PyDType, PyGlobal, PyObject};
+use npy_core::{DType, DynArray, DynValue, Field, Header, Record, SubArray, UcsString};
 
-use super::globals::PyGlobal;
-use super::keys::{check_hashable, dedup_dict, dedup_set};
-use super::limits::PickleLimits;
-use super::value::{NpyScalar, PyDType, PyObject};
 use crate::error::PickleError;
+use crate::globals::lookup;
+use crate::keys::{check_hashable, dedup_dict, dedup_set};
+use crate::limits::PickleLimits;
 
 /// Most decimal digits of an `int` written as text (`INT`, `LONG`); Python refuses more
 /// (`sys.int_info.default_max_str_digits`), and decimal conversion is quadratic.
@@ -55,6 +52,8 @@ fn max_args(g: PyGlobal) -> usize {
         PyGlobal::Set | PyGlobal::FrozenSet | PyGlobal::Bytes => 1,
         PyGlobal::ByteArray | PyGlobal::Encode => 2,
         PyGlobal::Range | PyGlobal::Slice => 3,
+        // A global npy-core added and this crate does not construct: no arguments.
+        _ => 0,
     }
 }
 
@@ -132,7 +131,7 @@ enum ArrayData {
     Raw(Vec<u8>),
 }
 
-/// Decodes one pickle; see [`super::loads_with`].
+/// Decodes one pickle; see [`crate::loads_with`].
 pub(crate) fn run(input: &[u8], limits: &PickleLimits) -> Result<PyObject, PickleError> {
     let mut vm = Vm {
         input,
@@ -764,7 +763,7 @@ impl Vm<'_> {
                 b'c' => {
                     let module = self.text_line()?;
                     let name = self.text_line()?;
-                    let g = PyGlobal::lookup(&module, &name)?;
+                    let g = lookup(&module, &name)?;
                     let r = self.node(Node::Global(g))?;
                     self.push(r)?;
                 }
@@ -776,7 +775,7 @@ impl Vm<'_> {
                     else {
                         return Err(self.bad("module and name must be str"));
                     };
-                    let g = PyGlobal::lookup(m, n)?;
+                    let g = lookup(m, n)?;
                     let r = self.node(Node::Global(g))?;
                     self.push(r)?;
                 }
@@ -800,7 +799,7 @@ impl Vm<'_> {
                 b'i' => {
                     let module = self.text_line()?;
                     let name = self.text_line()?;
-                    let g = PyGlobal::lookup(&module, &name)?;
+                    let g = lookup(&module, &name)?;
                     let args = self.pop_mark()?;
                     self.check_arity(g, args.len())?;
                     let r = self.call(g, &args)?;
@@ -1174,6 +1173,7 @@ impl Vm<'_> {
                 [a, b, c] => Node::Slice([*a, *b, *c]),
                 _ => return Err(wrong(self, "needs 1 to 3 arguments")),
             },
+            _ => return Err(wrong(self, "this interpreter does not construct it")),
         };
         self.node(node)
     }
@@ -1685,25 +1685,51 @@ fn dtype_weight(dt: &DType) -> u64 {
     }
 }
 
-/// Reorders values listed in C order into Fortran memory order.
+/// Reorders values listed in C order into Fortran memory order (`values` holds the product of
+/// `shape`, which the caller checked).
 fn c_to_fortran(values: Vec<DynValue>, shape: &[u64]) -> Vec<DynValue> {
     let mut slots: Vec<Option<DynValue>> = values.into_iter().map(Some).collect();
     let mut out = Vec::with_capacity(slots.len());
-    let mut walk = Stepper::new(shape, Order::Fortran);
-    while let Some(index) = walk.index() {
-        let c = flat_index(shape, Order::C, index);
-        if let Some(v) = c.and_then(|c| slots.get_mut(c)).and_then(Option::take) {
+    if shape.contains(&0) {
+        return out;
+    }
+    // C-order strides, in elements.
+    let mut strides = vec![0u64; shape.len()];
+    let mut stride = 1u64;
+    for (s, &d) in strides.iter_mut().zip(shape).rev() {
+        *s = stride;
+        stride = stride.saturating_mul(d);
+    }
+    // The Fortran walk: the first axis moves fastest.
+    let mut index = vec![0u64; shape.len()];
+    loop {
+        let c = index
+            .iter()
+            .zip(&strides)
+            .try_fold(0u64, |acc, (i, s)| acc.checked_add(i.checked_mul(*s)?));
+        let slot = c.and_then(|c| usize::try_from(c).ok());
+        if let Some(v) = slot.and_then(|c| slots.get_mut(c)).and_then(Option::take) {
             out.push(v);
         }
-        walk.step();
+        let mut axis = 0;
+        loop {
+            let (Some(i), Some(&d)) = (index.get_mut(axis), shape.get(axis)) else {
+                return out;
+            };
+            *i += 1;
+            if *i < d {
+                break;
+            }
+            *i = 0;
+            axis += 1;
+        }
     }
-    out
 }
 
 /// A record element (a tuple) or one of its fields as numpy's `item()` gives it, back to a
 /// [`DynValue`] of `dtype`.
 fn py_to_dyn(obj: PyObject, dtype: &DType) -> Result<DynValue, PickleError> {
-    use crate::dtype::Primitive as P;
+    use npy_core::Primitive as P;
     let mismatch = |obj: &PyObject| PickleError::Malformed {
         offset: 0,
         opcode: "BUILD".into(),
