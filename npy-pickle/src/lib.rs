@@ -79,7 +79,7 @@
 //! The values ([`PyObject`] and friends) are npy-core's (`npy_core::object`): a dynamic
 //! array's [`DynValue::Object`](npy_core::DynValue::Object) holds one, and an object array
 //! may hold numpy arrays and scalars of every dtype. This crate owns the interpreter
-//! (`vm.rs`), the allow-list (`globals.rs`), Python's
+//! (`vm.rs`, its opcode table in `opcode.rs`), the allow-list (`globals.rs`), Python's
 //! equality of dict keys and set items (`keys.rs`), the pickler (`writer.rs`), the limits
 //! (`limits.rs`) and [`PickleError`] (`error.rs`).
 //!
@@ -107,6 +107,7 @@ mod error;
 mod globals;
 mod keys;
 mod limits;
+mod opcode;
 mod vm;
 mod writer;
 
