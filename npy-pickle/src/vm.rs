@@ -19,7 +19,10 @@ use num_bigint::BigInt;
 use npy_core::header::MAX_DIMS;
 use npy_core::object::internals::decode_all;
 use npy_core::object::{NpyScalar, PyDType, PyGlobal, PyObject};
-use npy_core::{DType, DynArray, DynValue, Field, Header, Record, SubArray, UcsString};
+use npy_core::{
+    ByteOrder, DType, DynArray, DynValue, Field, Header, Primitive, Record, SubArray, TimeKind,
+    TimeType, TimeUnit, UcsString,
+};
 
 use crate::error::PickleError;
 use crate::globals::lookup;
@@ -1315,12 +1318,13 @@ impl Vm<'_> {
                 _ => return Err(bad("dtype state of an unknown version".into())),
             }
         }
-        let endian = match get(1).map(|r| self.text(r)) {
-            None => "=",
-            Some(Some(e @ ("<" | ">" | "|" | "="))) => e,
+        // numpy's '=' is the machine's order, as is '|' for a dtype that has one.
+        let order = match get(1).map(|r| self.text(r)) {
+            None | Some(Some("<" | "=")) => ByteOrder::Little,
+            Some(Some(">")) => ByteOrder::Big,
+            Some(Some("|")) => ByteOrder::NATIVE,
             Some(_) => return Err(bad("byte order is not one of < > | =".into())),
         };
-        let endian = if endian == "=" { "<" } else { endian };
         let elsize = get(5).and_then(|r| self.int(r)).unwrap_or(-1);
         // A subarray: (base, shape).
         if let Some(sub) = get(2).filter(|&r| r != Ref::None) {
@@ -1400,47 +1404,92 @@ impl Vm<'_> {
             .next()
             .ok_or_else(|| bad("empty type string".into()))?;
         let size: Option<u64> = chars.as_str().parse().ok();
-        let flexible = |unit: i64| -> Result<u64, PickleError> {
-            match (elsize, size) {
-                (e, _) if e >= 0 => Ok(e as u64 / unit as u64),
+        let flexible = |unit: u64| -> Result<u64, PickleError> {
+            match (u64::try_from(elsize), size) {
+                (Ok(e), _) => Ok(e / unit),
                 (_, Some(s)) => Ok(s),
                 _ => Err(bad("no itemsize".into())),
             }
         };
-        let spelled = match kind {
-            'O' => return Ok(DType::Object),
-            'S' | 'a' => return Ok(DType::Bytes(flexible(1)?)),
-            'V' => return Ok(DType::Void(flexible(1)?)),
-            'U' => format!("{endian}U{}", flexible(4)?),
-            'b' => "|b1".to_owned(),
-            'i' | 'u' | 'f' | 'c' => format!("{endian}{typestr}"),
+        let dtype = match kind {
+            'O' => DType::Object,
+            'S' | 'a' => DType::Bytes(flexible(1)?),
+            'V' => DType::Void(flexible(1)?),
+            'U' => {
+                // numpy keeps the itemsize (4 bytes a character) in a C int.
+                let chars = flexible(4)?;
+                if chars > i32::MAX as u64 / 4 {
+                    return Err(bad(
+                        "itemsize exceeds numpy's limit of 2147483647 bytes".into()
+                    ));
+                }
+                DType::Unicode(chars, order)
+            }
+            'b' => DType::Number(Primitive::Bool, ByteOrder::NotApplicable),
+            'i' | 'u' | 'f' | 'c' => {
+                let primitive = size
+                    .and_then(|n| number(kind, n))
+                    .ok_or_else(|| bad("not a number type numpy writes".into()))?;
+                // One-byte numbers have no byte order, whatever the state says.
+                if primitive.itemsize() == 1 {
+                    DType::Number(primitive, ByteOrder::NotApplicable)
+                } else {
+                    DType::Number(primitive, order)
+                }
+            }
             'M' | 'm' => {
-                let unit = get(8)
-                    .and_then(|meta| self.time_unit(meta))
-                    .unwrap_or_default();
-                format!("{endian}{kind}8{unit}")
+                let (unit, multiplier) = match get(8) {
+                    Some(meta) => self.time_unit(meta).map_err(|why| bad(why.into()))?,
+                    None => (TimeUnit::Generic, 1),
+                };
+                let kind = if kind == 'M' {
+                    TimeKind::Datetime
+                } else {
+                    TimeKind::Timedelta
+                };
+                DType::Time(
+                    TimeType {
+                        kind,
+                        unit,
+                        multiplier,
+                    },
+                    order,
+                )
             }
             _ => return Err(bad("unknown kind".into())),
         };
-        spelled.parse::<DType>().map_err(|e| bad(e.to_string()))
+        Ok(dtype)
     }
 
-    /// `[10ms]` from datetime metadata `(None, (b'ms', 10, 1, 1))`.
-    fn time_unit(&self, meta: Ref) -> Option<String> {
-        let [_, unit] = self.tuple(meta)? else {
-            return None;
+    /// The unit and multiplier of datetime metadata `(None, (b'ms', 10, 1, 1))`: the generic
+    /// unit when the metadata has another form (as numpy's `M8` without one).
+    ///
+    /// # Errors
+    /// A unit code numpy does not have, a multiplier outside a C int.
+    fn time_unit(&self, meta: Ref) -> Result<(TimeUnit, u32), &'static str> {
+        let parts = || -> Option<(&str, i64)> {
+            let [_, unit] = self.tuple(meta)? else {
+                return None;
+            };
+            let unit = self.tuple(*unit)?;
+            Some((self.text(*unit.first()?)?, self.int(*unit.get(1)?)?))
         };
-        let unit = self.tuple(*unit)?;
-        let code = self.text(*unit.first()?)?;
-        let num = self.int(*unit.get(1)?)?;
+        let Some((code, num)) = parts() else {
+            return Ok((TimeUnit::Generic, 1));
+        };
         if code == "generic" {
-            return Some(String::new());
+            return Ok((TimeUnit::Generic, 1));
         }
-        Some(if num == 1 {
-            format!("[{code}]")
-        } else {
-            format!("[{num}{code}]")
-        })
+        let unit = TIME_UNITS
+            .iter()
+            .copied()
+            .find(|u| u.code() == code || (code == "\u{3bc}s" && *u == TimeUnit::Microsecond))
+            .ok_or("invalid datetime unit")?;
+        let multiplier = u32::try_from(num)
+            .ok()
+            .filter(|&m| m <= i32::MAX as u32)
+            .ok_or("invalid datetime metadata")?;
+        Ok((unit, multiplier))
     }
 
     // -----------------------------------------------------------------------------------------
@@ -1658,6 +1707,47 @@ fn dtype_weight(dt: &DType) -> u64 {
         DType::SubArray(s) => 8 * s.shape().len() as u64 + dtype_weight(s.base()),
         _ => 0,
     }
+}
+
+/// The units of datetime64 and timedelta64 but the generic one.
+const TIME_UNITS: &[TimeUnit] = &[
+    TimeUnit::Year,
+    TimeUnit::Month,
+    TimeUnit::Week,
+    TimeUnit::Day,
+    TimeUnit::Hour,
+    TimeUnit::Minute,
+    TimeUnit::Second,
+    TimeUnit::Millisecond,
+    TimeUnit::Microsecond,
+    TimeUnit::Nanosecond,
+    TimeUnit::Picosecond,
+    TimeUnit::Femtosecond,
+    TimeUnit::Attosecond,
+];
+
+/// The number type of a type string's kind and size, as numpy's `np.dtype('f8')` (x86-64:
+/// `f16` and `c32` are `longdouble`, `f12` refused).
+fn number(kind: char, size: u64) -> Option<Primitive> {
+    use Primitive::*;
+    Some(match (kind, size) {
+        ('i', 1) => I8,
+        ('i', 2) => I16,
+        ('i', 4) => I32,
+        ('i', 8) => I64,
+        ('u', 1) => U8,
+        ('u', 2) => U16,
+        ('u', 4) => U32,
+        ('u', 8) => U64,
+        ('f', 2) => F16,
+        ('f', 4) => F32,
+        ('f', 8) => F64,
+        ('f', 16) => LongDouble { size: 16 },
+        ('c', 8) => C64,
+        ('c', 16) => C128,
+        ('c', 32) => CLongDouble { size: 32 },
+        _ => return None,
+    })
 }
 
 /// Reorders values listed in C order into Fortran memory order (`values` holds the product of
