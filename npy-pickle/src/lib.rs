@@ -63,21 +63,21 @@
 //! # Reading and writing `.npy` files
 //!
 //! [`read_dyn`] reads a `.npy` file of any dtype, object arrays (and records with object
-//! fields) as [`DynValue::Object`](npy_core::DynValue::Object) values; [`read_objects`] gives
+//! fields) as [`DynValue::Object`] values; [`read_objects`] gives
 //! an object array of one kind of value as a typed [`NpyArray`] (`Option<String>` for strings
 //! with `None` for missing, `i64`, `f64`, ...). [`write_dyn`] of an array of dtype `|O` and
 //! [`write_objects`] write numpy's pickle. Typed reads, views and memory maps of `O` always
 //! refuse (an object has no fixed-size bytes to view).
 //!
 //! Other readers take the codec: [`PickleCodec`] is npy-core's
-//! [`ObjectCodec`](npy_core::object::ObjectCodec), given to
+//! [`ObjectCodec`], given to
 //! [`NpyReader::read_dyn_with`](npy_core::NpyReader::read_dyn_with) (an `.npz` member, a
 //! stream, other limits) and [`npy_core::write_dyn_to_with`].
 //!
 //! # Where it lives
 //!
 //! The values ([`PyObject`] and friends) are npy-core's (`npy_core::object`): a dynamic
-//! array's [`DynValue::Object`](npy_core::DynValue::Object) holds one, and an object array
+//! array's [`DynValue::Object`] holds one, and an object array
 //! may hold numpy arrays and scalars of every dtype. This crate owns the interpreter
 //! (`vm.rs`, its opcode table in `opcode.rs`), the allow-list (`globals.rs`), Python's
 //! equality of dict keys and set items (`keys.rs`), the pickler (`writer.rs`), the limits
@@ -495,3 +495,8 @@ fn describe(dtype: &DType) -> String {
         (_, None) => format!("'{dtype}'"),
     }
 }
+
+/// The README's examples, compiled as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

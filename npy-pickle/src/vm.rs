@@ -1485,9 +1485,10 @@ impl Vm<'_> {
             .copied()
             .find(|u| u.code() == code || (code == "\u{3bc}s" && *u == TimeUnit::Microsecond))
             .ok_or("invalid datetime unit")?;
-        let multiplier = u32::try_from(num)
+        // A C int, not negative.
+        let multiplier = i32::try_from(num)
             .ok()
-            .filter(|&m| m <= i32::MAX as u32)
+            .and_then(|m| u32::try_from(m).ok())
             .ok_or("invalid datetime metadata")?;
         Ok((unit, multiplier))
     }

@@ -8,7 +8,7 @@
 //! whose message names the crate that has the codec, npy-pickle (its interpreter never
 //! imports, calls or looks up anything).
 //!
-//! The values live here because a [`DynValue::Object`] holds one and a [`PyObject`] may hold
+//! The values live here because a [`DynValue::Object`](crate::DynValue::Object) holds one and a [`PyObject`] may hold
 //! a [`DynArray`]:
 //!
 //! - `value.rs`: [`PyObject`], [`NpyScalar`], [`PyDType`] and Python's `repr` of them;
