@@ -1,3 +1,3 @@
-//! Any bytes as a pickle: `npy_core::pickle::loads` (values within the allow-list, or an error).
+//! Any bytes as a pickle: `npy_pickle::loads` (values within the allow-list, or an error).
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| drop(npy_core::pickle::loads(data)));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| drop(npy_pickle::loads(data)));

@@ -34,7 +34,7 @@ struct Source<'a> {
     /// Bytes known to follow the header (a file's length), bounding the whole-array buffer.
     available: Option<u64>,
     name: String,
-    /// An object array's elements, decoded from its pickle by `read_dyn` (its data is one
+    /// An object array's elements, decoded from its pickle by npy-pickle (its data is one
     /// pickle, not rows).
     objects: Option<npy_core::DynArray>,
 }
@@ -230,7 +230,7 @@ fn with_source<T>(
         let reader = NpyReader::open(path).at_path(path)?;
         let meta = reader.meta().clone();
         if meta.dtype() == &npy_core::DType::Object {
-            let objects = npy_core::read_dyn(path).at_path(path)?;
+            let objects = npy_pickle::read_dyn(path).at_path(path)?;
             let mut none: &[u8] = &[];
             let mut source = Source {
                 meta,
@@ -275,9 +275,8 @@ fn with_source<T>(
         .map_err(|e| Error::from(e).at_path(path).in_member(&key))?;
     let meta = reader.meta().clone();
     if meta.dtype() == &npy_core::DType::Object {
-        drop(reader);
-        let objects = archive
-            .read_dyn(&key)
+        let objects = { reader }
+            .read_dyn_with(&npy_pickle::PickleCodec::default())
             .map_err(|e| Error::from(e).at_path(path).in_member(&key))?;
         let mut none: &[u8] = &[];
         let mut source = Source {

@@ -183,7 +183,7 @@ fn data_type_for(dtype: &DType) -> Result<(DataType, bool), Error> {
         DType::Object => {
             return Err(unsupported_dtype(
                 dtype,
-                "object arrays hold pickled Python objects; read them with npy_core::read_dyn",
+                "object arrays hold pickled Python objects; read them with npy_pickle::read_dyn",
             ))
         }
         DType::Ml(_) => return Err(unsupported_dtype(dtype, ML_TYPES)),
@@ -743,7 +743,7 @@ pub(crate) fn object_column(
     values: &[npy_core::DynValue],
     name: &str,
 ) -> Result<(Field, ArrayRef), Error> {
-    use npy_core::pickle::PyObject;
+    use npy_core::object::PyObject;
     use npy_core::DynValue;
     #[derive(PartialEq, Clone, Copy, Debug)]
     enum Kind {

@@ -21,12 +21,8 @@ use crate::literal::LiteralError;
 
 #[cfg(feature = "npz")]
 mod npz;
-#[cfg(feature = "pickle")]
-mod pickle;
 #[cfg(feature = "npz")]
 pub use npz::NpzError;
-#[cfg(feature = "pickle")]
-pub use pickle::PickleError;
 
 /// An error of reading, parsing or writing `.npy` files.
 ///
@@ -299,7 +295,9 @@ pub enum ErrorKind {
         error: Error,
     },
 
-    /// The array holds Python objects: its data is a pickle, which is never interpreted.
+    /// The array holds Python objects: its data is a pickle, which only a dynamic read given
+    /// an [`ObjectCodec`](crate::object::ObjectCodec) decodes (npy-pickle's, which never
+    /// executes anything); typed reads, views and maps always refuse it.
     #[error(
         "file has dtype {dtype}, an array of Python objects stored as a pickle, which no typed \
          read decodes; {OBJECT_READERS}"
@@ -531,10 +529,17 @@ pub enum ErrorKind {
     },
 
     /// An object array's pickle was refused or could not be decoded, or a value could not be
-    /// pickled (feature `pickle`); the [`PickleError`] says which.
+    /// pickled, by the [`ObjectCodec`](crate::object::ObjectCodec) of the read or write
+    /// (feature `pickle`). npy-pickle's codec gives its `PickleError`, which
+    /// `npy_pickle::PickleError::of(&error)` finds again.
     #[cfg(feature = "pickle")]
-    #[error("object array: {0}")]
-    Pickle(PickleError),
+    #[error("object array: {error}")]
+    Pickle {
+        /// The error's [`Category`], as the codec sorts it.
+        category: Category,
+        /// The codec's own error; its message is part of this one.
+        error: Box<dyn std::error::Error + Send + Sync>,
+    },
 
     /// An `.npz` archive or one of its members is broken, or a key or member is missing or
     /// refused (feature `npz`); the [`NpzError`] says which.
@@ -584,21 +589,17 @@ impl ErrorKind {
             | Unsupported { .. }
             | NotRegularFile { .. } => Category::Unsupported,
             #[cfg(feature = "pickle")]
-            Pickle(e) => e.category(),
+            Pickle { category, .. } => *category,
             #[cfg(feature = "npz")]
             Npz(e) => e.category(),
         }
     }
 }
 
-/// Where [`ErrorKind::ObjectArray`] sends the reader: the readers that decode pickles without
-/// executing anything, or the feature that has them.
-#[cfg(feature = "pickle")]
-const OBJECT_READERS: &str = "read it with npy_core::read_dyn or npy_core::pickle::read_objects, \
-     which decode numpy's pickles without executing anything";
-#[cfg(not(feature = "pickle"))]
-const OBJECT_READERS: &str = "npy-core's feature `pickle` decodes it without executing anything \
-     (npy_core::read_dyn, npy_core::pickle::read_objects)";
+/// Where [`ErrorKind::ObjectArray`] sends the reader: the crate that decodes pickles without
+/// executing anything, and its calls.
+const OBJECT_READERS: &str = "the crate npy-pickle decodes it without executing anything \
+     (npy_pickle::read_dyn, npy_pickle::read_objects, or NpyReader::read_dyn_with(&npy_pickle::PickleCodec::default()))";
 
 /// `1 byte`, `2 bytes`: a count with its unit, in the right number.
 pub(crate) fn count(n: impl Into<u128>, unit: &str) -> String {
@@ -718,6 +719,31 @@ impl Error {
         }
     }
 
+    /// The error of an [`ObjectCodec`](crate::object::ObjectCodec): `error`, the codec's own
+    /// (npy-pickle's `PickleError`), sorted into `category`, as
+    /// [`ErrorKind::Pickle`]; its message is quoted in this one (`object array: …`). The
+    /// one way a codec outside this crate reports a pickle it refuses.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::{Category, Error, ErrorKind};
+    /// let e = Error::from_codec(Category::Format, "opcode 0xff is not a pickle opcode");
+    /// assert_eq!(e.classify(), Category::Format);
+    /// assert!(matches!(e.kind(), ErrorKind::Pickle { .. }));
+    /// assert_eq!(e.to_string(), "object array: opcode 0xff is not a pickle opcode");
+    /// ```
+    #[cfg(feature = "pickle")]
+    #[cold]
+    pub fn from_codec(
+        category: Category,
+        error: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Error {
+        Error::new(ErrorKind::Pickle {
+            category,
+            error: error.into(),
+        })
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
         &self.inner.kind
@@ -796,14 +822,6 @@ impl<T> PathContext for Result<T, Error> {
     }
 }
 
-#[cfg(feature = "pickle")]
-impl From<PickleError> for Error {
-    #[cold]
-    fn from(e: PickleError) -> Error {
-        Error::new(ErrorKind::Pickle(e))
-    }
-}
-
 #[cfg(feature = "npz")]
 impl From<NpzError> for Error {
     #[cold]
@@ -859,6 +877,8 @@ impl std::error::Error for Error {
         match &self.inner.kind {
             ErrorKind::Io(e) => e.source(),
             ErrorKind::FieldType { error, .. } => std::error::Error::source(error),
+            #[cfg(feature = "pickle")]
+            ErrorKind::Pickle { error, .. } => error.source(),
             _ => None,
         }
     }

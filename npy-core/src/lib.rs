@@ -6,7 +6,7 @@
 //! | feature | adds |
 //! |---|---|
 //! | (none) | [`read`], [`write()`], [`NpyReader`], [`NpyView`], [`read_dyn`], [`Header`], [`convert_file`], streaming writers, [`append`] / [`NpyAppender`] |
-//! | `pickle` (default) | object arrays (dtype `O`) through [`read_dyn`] and `pickle`: numpy's pickles decoded without executing anything, and written |
+//! | `pickle` (default) | the values of object arrays (dtype `O`, [`object::PyObject`]) and the [`object::ObjectCodec`] hook; the crate npy-pickle decodes numpy's pickles without executing anything, and writes them |
 //! | `npz` (default) | `npz::NpzArchive` and `npz::NpzWriter`: `.npz` archives as `np.savez` / `np.load` |
 //! | `ndarray` | `read_ndarray` (`read_ndarray_with` for options), `write_ndarray`, `NpyReader::read_ndarray`, `as_ndarray` on views and maps, `WriteOptions::write_ndarray_path` |
 //! | `derive` | `#[derive(NpyElement)]`: a struct as a numpy record (structured dtype) |
@@ -134,8 +134,9 @@
 //!   `NpyMmapMut` (feature `mmap`) creates a sparse file and fills it in place.
 //! - [`Error`] is one small type: match on [`Error::kind`], sort with [`Error::classify`]; an
 //!   error of a function that takes a path names the file ([`Error::path`]).
-//! - `pickle` (feature `pickle`, on by default) decodes and writes object arrays (`|O`)
-//!   without ever executing a pickle.
+//! - [`object`] (feature `pickle`, on by default) holds the values of object arrays (`|O`)
+//!   and the hook through which the crate npy-pickle decodes and writes them without ever
+//!   executing a pickle.
 //! - `npz` (feature `npz`, on by default) reads and writes `.npz` archives as `np.savez` and
 //!   `np.load` do.
 //!
@@ -166,11 +167,11 @@
 //!     64 KiB decode chunk; views and memory maps allocate nothing for the data;
 //!   - [`read_dyn`]: the [`DynValue`] tree, at most [`MAX_DYN_EXPANSION`] bytes per data byte
 //!     plus [`DYN_ALLOWANCE`]; elements over [`MAX_DYN_ITEMSIZE`] are refused;
-//!   - object arrays (feature `pickle`): one budget of `pickle::PICKLE_BUDGET` (128 MiB,
-//!     [`ReadOptions::max_pickle_bytes`]) whatever the file's size or how well it compresses,
-//!     charged with the pickle's bytes, the interpreter's stack, memo and nodes and every
-//!     decoded value, each copy of a value the pickle shares counted (memo bombs are
-//!     `pickle::PickleError::TooLarge` before they are built).
+//!   - object arrays (npy-pickle's codec): one budget of `npy_pickle::PICKLE_BUDGET` (128 MiB)
+//!     whatever the file's size or how well it compresses, charged with the pickle's bytes,
+//!     the interpreter's stack, memo and nodes and every decoded value, each copy of a value
+//!     the pickle shares counted (memo bombs are `npy_pickle::PickleError::TooLarge` before
+//!     they are built).
 //!
 //!   Beyond these, [`ErrorKind::AllocationLimit`] before anything is allocated.
 //! - **Time linear in the input.** The header parser is one left-to-right pass with no
@@ -178,17 +179,18 @@
 //!   worst constructs we found at the 16 MiB limit). Reading data is linear in the data.
 //! - **Bounded stack.** Nesting deeper than [`literal::DEFAULT_MAX_DEPTH`] (128) levels is an
 //!   error, not a stack overflow; 100,000 levels of any bracket fail at once. The same holds
-//!   for values in an object array's pickle (`pickle::MAX_PICKLE_DEPTH`, 128).
+//!   for values in an object array's pickle (`npy_pickle::MAX_PICKLE_DEPTH`, 128).
 //! - **No code execution.** Object arrays (`|O`, anywhere in a record or subarray) hold
-//!   pickles, which numpy loads by executing them. Here, with feature `pickle` (the default),
-//!   [`read_dyn`] decodes them with an interpreter of its own that never imports, calls or
-//!   looks up anything: it knows the pickle opcodes and a fixed allow-list of names (numpy's
-//!   array, dtype and scalar constructors, a few builtins), each imitated by a constructor of
-//!   ours; any other name is refused at the opcode that names it ("pickle calls os.system;
-//!   refused, nothing was executed"). The module docs of `pickle` say exactly what is
-//!   accepted. [`ReadOptions::decode_pickles`] turns decoding off; typed reads, views, memory
-//!   maps and [`convert_file`] always refuse object arrays with [`ErrorKind::ObjectArray`] from
-//!   the header alone, before any data byte is read. A file that *is* a pickle (`np.save` with
+//!   pickles, which numpy loads by executing them. This crate never decodes them itself:
+//!   [`read_dyn`] refuses them with [`ErrorKind::ObjectArray`], and only
+//!   [`NpyReader::read_dyn_with`] hands them to an [`object::ObjectCodec`]. npy-pickle's codec
+//!   is an interpreter that never imports, calls or looks up anything: it knows the pickle
+//!   opcodes and a fixed allow-list of names (numpy's array, dtype and scalar constructors, a
+//!   few builtins), each imitated by a constructor of its own; any other name is refused at
+//!   the opcode that names it ("pickle calls os.system; refused, nothing was executed"); its
+//!   crate docs say exactly what is accepted. Typed reads, views, memory maps and
+//!   [`convert_file`] always refuse object arrays with [`ErrorKind::ObjectArray`] from the
+//!   header alone, before any data byte is read. A file that *is* a pickle (`np.save` with
 //!   `allow_pickle` of a non-array) is [`NotNpy::Pickle`] and not decoded.
 //!
 //! ## Limits, and how to raise them
@@ -205,7 +207,7 @@
 //! | zero-size values in `read_dyn` | counted in the tree; elements of no bytes: [`DYN_ALLOWANCE`] | fixed |
 //! | `read_dyn` element | [`MAX_DYN_ITEMSIZE`] (1 GiB) | fixed; use typed reads or views |
 //! | `read_dyn` tree | [`MAX_DYN_EXPANSION`] × data + [`DYN_ALLOWANCE`] | fixed; use typed reads or views |
-//! | object-array pickles | 128 MiB held and built in all, 128 levels deep (`pickle::PickleLimits`) | [`ReadOptions::max_pickle_bytes`], `pickle::loads_with` |
+//! | object-array pickles | 128 MiB held and built in all, 128 levels deep (`npy_pickle::PickleLimits`) | `npy_pickle::PickleCodec::with_limits`, `npy_pickle::loads_with` |
 //! | decimal `int` text in a pickle | 4300 digits (Python's limit) | fixed |
 //!
 //! Pass [`ReadOptions`] to [`read_with`], [`Header::read_with`], [`NpyReader::with_options`],
@@ -298,8 +300,6 @@ mod mmap;
 mod ndarray;
 #[cfg(feature = "npz")]
 pub mod npz;
-#[cfg(feature = "pickle")]
-pub mod pickle;
 mod read;
 mod records;
 #[cfg(feature = "serde")]
@@ -323,6 +323,10 @@ pub use convert::{convert_file, convert_file_with_progress, ConvertOptions};
 pub use dtype::{
     Canonical, DType, Field, MlType, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
 };
+/// Object arrays (feature `pickle`): the Python values they hold and the [`object::ObjectCodec`]
+/// hook that decodes them (npy-pickle's `PickleCodec`).
+#[cfg(feature = "pickle")]
+pub use dynamic::{object, write_dyn_to_with};
 pub use dynamic::{
     read_columns, read_dyn, write_dyn, write_dyn_to, COrderIter, Column, DynArray, DynColumns,
     DynValue, UcsString, DYN_ALLOWANCE, MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE,

@@ -21,7 +21,7 @@
 //! instead: `read_dyn`, then `write_dyn`.
 //!
 //! Object arrays (`fixtures/object/`, dtype `|O`) go through `read_dyn` and `write_dyn` too
-//! (npy-core's pickle reader and writer, `object/<name>`); numpy loads ours with
+//! (npy-pickle's reader and writer, `object/<name>`); numpy loads ours with
 //! `allow_pickle=True` and compares the values with the fixture's, type for type, and the bytes
 //! where the fixture's manifest says numpy's bytes are reproducible. Fixtures holding values
 //! the writer does not write (arrays of records inside the array) and records with object
@@ -182,19 +182,17 @@ pub fn write_objects(fixtures: &Path, out_dir: &Path) -> Result<Written, String>
     let mut written = Written::default();
     for name in names {
         let src = fixtures.join(&name);
-        let array = npy_core::read_dyn(&src).map_err(|e| format!("object/{name}: {e}"))?;
+        let array = npy_pickle::read_dyn(&src).map_err(|e| format!("object/{name}: {e}"))?;
         let dst = out_dir.join(&name);
         if *array.dtype() != DType::Object {
             written.skipped.push(format!("object/{name} (record)"));
             continue;
         }
-        match npy_core::write_dyn(&dst, &array) {
+        match npy_pickle::write_dyn(&dst, &array) {
             Ok(()) => written.pairs.push((dst, src)),
-            Err(e) => match e.kind() {
-                npy_core::ErrorKind::Pickle(p) => {
-                    written.skipped.push(format!("object/{name} ({p})"));
-                }
-                _ => return Err(format!("object/{name}: {e}")),
+            Err(e) => match npy_pickle::PickleError::of(&e) {
+                Some(p) => written.skipped.push(format!("object/{name} ({p})")),
+                None => return Err(format!("object/{name}: {e}")),
             },
         }
     }

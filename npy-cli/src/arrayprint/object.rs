@@ -2,7 +2,7 @@
 //! `_object_format`, which writes a list as `list([...])` so that it does not read as an
 //! axis), and a 0-d array as its item's `str`.
 
-use npy_core::pickle::PyObject;
+use npy_core::object::PyObject;
 use npy_core::{DynValue, TimeKind, TimeType, TimeUnit};
 
 use super::{array_str, scalar_str};

@@ -9,7 +9,7 @@ use std::cell::Cell;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use npy_core::pickle::PyObject;
+use npy_core::object::PyObject;
 use npy_core::DynValue;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 

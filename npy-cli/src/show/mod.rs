@@ -390,14 +390,14 @@ fn show_reader<R: Read + Seek>(
 }
 
 /// Shows an array with objects (`O`, also as a record field): its data is one pickle,
-/// decoded whole (never executed; see `npy_core::pickle`), so memory follows the pickle's
-/// size, within the decoder's budget (`npy_core::pickle::PICKLE_BUDGET`, 128 MiB in all).
+/// decoded whole (never executed; see `npy_pickle`), so memory follows the pickle's
+/// size, within the decoder's budget (`npy_pickle::PICKLE_BUDGET`, 128 MiB in all).
 fn show_objects<R: Read + Seek>(
     args: &Args,
     mut reader: NpyReader<R>,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    let array = reader.read_dyn()?;
+    let array = reader.read_dyn_with(&npy_pickle::PickleCodec::default())?;
     if args.json {
         check_empty_lists(array.dtype(), array.shape())?;
         let fortran = array.order() == npy_core::Order::Fortran;

@@ -638,7 +638,7 @@ fn r05_big_ints_in_json_follow_pythons_digit_limit() {
     // 10**4299 has 4300 digits; 10**4300 has 4301. LONG1/LONG4 of their two's complement.
     for (digits, ok) in [(4300usize, true), (4301, false)] {
         let n =
-            npy_core::pickle::BigInt::from(10u32).pow(u32::try_from(digits - 1).expect("small"));
+            npy_core::object::BigInt::from(10u32).pow(u32::try_from(digits - 1).expect("small"));
         let bytes = n.to_signed_bytes_le();
         let mut item = vec![0x8b];
         item.extend_from_slice(&u32::try_from(bytes.len()).expect("small").to_le_bytes());

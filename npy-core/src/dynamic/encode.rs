@@ -16,19 +16,16 @@ use crate::write::AtomicFile;
 
 /// Writes `array` to `path` as numpy would write an array of its dtype, shape and order
 /// (atomically: a temporary file renamed into place). Together with [`crate::read_dyn`] this
-/// round-trips every dtype numpy writes, byte for byte, except records with object fields
-/// (refused) and object arrays (`|O`, feature `pickle`), whose values are written as numpy's
-/// pickle of them (see `npy_core::pickle::write_objects` for when that is byte-identical). An
+/// round-trips every dtype numpy writes, byte for byte, except dtypes holding objects
+/// (refused: `npy_pickle::write_dyn` writes object arrays as numpy's pickle of them). An
 /// array from `read_dyn` keeps the bytes its values do not determine (record padding, which
 /// numpy keeps too, e.g. in a saved multi-field view; `b1` bytes other than 0 and 1); an array
 /// built with [`DynArray::new`] gets zero padding and bools 0 and 1.
 ///
 /// # Errors
 /// [`ErrorKind::ValueMismatch`] when a value does not fit the dtype (wrong kind, out of range, a
-/// string longer than the width, another datetime unit), [`ErrorKind::Unsupported`] for
-/// records with object fields ([`ErrorKind::ObjectArray`] for any object dtype without feature
-/// `pickle`), `ErrorKind::Pickle` for
-/// values the pickler does not write, header and I/O errors.
+/// string longer than the width, another datetime unit), [`ErrorKind::ObjectArray`] for
+/// dtypes holding objects, header and I/O errors.
 ///
 /// # Examples
 /// ```
@@ -61,15 +58,32 @@ pub fn write_dyn_to<W: Write>(
     array: &DynArray,
     version: Option<Version>,
 ) -> Result<(), Error> {
+    write_plain(&mut w, array, version)
+}
+
+/// Writes `array` to `w` as [`write_dyn_to`] does, encoding object arrays (`|O`) with
+/// `objects`: `npy_pickle::PickleCodec` writes numpy's pickle. Arrays of other dtypes are
+/// written as by `write_dyn_to`.
+///
+/// # Errors
+/// As [`write_dyn_to`]; what `objects` refuses
+/// ([`ErrorKind::Pickle`](crate::ErrorKind::Pickle) for npy-pickle's codec);
+/// [`ErrorKind::Unsupported`] for records with object fields, which numpy pickles whole and
+/// this does not write.
+#[cfg(feature = "pickle")]
+pub fn write_dyn_to_with<W: Write>(
+    mut w: W,
+    array: &DynArray,
+    version: Option<Version>,
+    objects: &dyn super::object::ObjectCodec,
+) -> Result<(), Error> {
     let dtype = array.dtype();
-    #[cfg(feature = "pickle")]
     if *dtype == DType::Object {
         w.write_all(&array.header().to_bytes(version)?)?;
-        super::object::write_array(&mut w, array)?;
+        super::object::write_array(&mut w, array, objects)?;
         w.flush()?;
         return Ok(());
     }
-    #[cfg(feature = "pickle")]
     if dtype.has_object() {
         // The message of refuse_object is about reading; this is a write this crate lacks.
         return Err(Error::new(ErrorKind::Unsupported {
@@ -80,6 +94,16 @@ pub fn write_dyn_to<W: Write>(
             ),
         }));
     }
+    write_plain(&mut w, array, version)
+}
+
+/// [`write_dyn_to`] of a dtype without objects (any other is refused).
+fn write_plain<W: Write>(
+    w: &mut W,
+    array: &DynArray,
+    version: Option<Version>,
+) -> Result<(), Error> {
+    let dtype = array.dtype();
     dtype.refuse_object()?;
     w.write_all(&array.header().to_bytes(version)?)?;
     let itemsize = to_usize(dtype.itemsize(), "itemsize")?;

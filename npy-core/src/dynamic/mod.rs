@@ -36,12 +36,14 @@ mod decode;
 mod encode;
 mod longdouble;
 #[cfg(feature = "pickle")]
-pub(crate) mod object;
+pub mod object;
 mod value;
 
 pub use array::{COrderIter, DynArray};
 pub use budget::{DYN_ALLOWANCE, MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE};
 pub use columns::{read_columns, Column, DynColumns};
+#[cfg(feature = "pickle")]
+pub use encode::write_dyn_to_with;
 pub use encode::{write_dyn, write_dyn_to};
 pub use value::{DynValue, UcsString};
 
@@ -53,15 +55,13 @@ pub use value::{DynValue, UcsString};
 /// that elements of no bytes, `S0` or empty records, get) are [`ErrorKind::AllocationLimit`]. Trailing bytes after the data are ignored, as numpy ignores
 /// them.
 ///
-/// Object arrays (`O`, anywhere in the dtype) hold a pickle. With feature `pickle` (the
-/// default) it is decoded into [`DynValue::Object`]s by an interpreter that never executes
-/// anything (`npy_core::pickle` says what it accepts); without the feature, or with
-/// [`ReadOptions::decode_pickles`](crate::ReadOptions::decode_pickles) off, object arrays are
-/// refused with [`ErrorKind::ObjectArray`] before any data byte is read.
+/// Object arrays (`O`, anywhere in the dtype) hold a pickle, which this function does not
+/// decode: they are refused with [`ErrorKind::ObjectArray`] before any data byte is read.
+/// `npy_pickle::read_dyn` reads them (into `DynValue::Object`s, with an interpreter that never
+/// executes anything), as does [`NpyReader::read_dyn_with`] given its codec.
 ///
 /// # Errors
-/// I/O and header errors, [`ErrorKind::ObjectArray`], `ErrorKind::Pickle` (a pickle refused or
-/// malformed), [`ErrorKind::Truncated`], [`ErrorKind::AllocationLimit`]. A `b1` byte other
+/// I/O and header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], [`ErrorKind::AllocationLimit`]. A `b1` byte other
 /// than 0 and 1 reads as `true`, as numpy reads it (or is [`ErrorKind::InvalidBool`] for a
 /// reader given [`ReadOptions::strict_bools`](crate::ReadOptions::strict_bools)).
 ///
@@ -111,6 +111,32 @@ impl<R: Read> NpyReader<R> {
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn read_dyn(&mut self) -> Result<DynArray, Error> {
+        self.check_untouched()?;
+        self.read_dyn_plain()
+    }
+
+    /// Reads the whole array as [`NpyReader::read_dyn`] does, decoding object arrays (and
+    /// records with object fields) with `objects`: `npy_pickle::PickleCodec` reads numpy's
+    /// pickles without executing anything. Arrays of other dtypes read as with `read_dyn`.
+    ///
+    /// # Errors
+    /// As [`NpyReader::read_dyn`], and what `objects` refuses
+    /// ([`ErrorKind::Pickle`](crate::ErrorKind::Pickle) for npy-pickle's codec).
+    ///
+    /// # Examples
+    /// See [`ObjectCodec`](object::ObjectCodec).
+    #[cfg(feature = "pickle")]
+    pub fn read_dyn_with(&mut self, objects: &dyn object::ObjectCodec) -> Result<DynArray, Error> {
+        self.check_untouched()?;
+        if self.dtype().has_object() {
+            return object::read_array(self, objects);
+        }
+        self.read_dyn_plain()
+    }
+
+    /// [`ErrorKind::Unsupported`] when elements were already read: a dynamic read reads the
+    /// whole array.
+    fn check_untouched(&self) -> Result<(), Error> {
         if self.remaining() != self.num_elements() {
             return Err(Error::new(ErrorKind::Unsupported {
                 operation: "read_dyn",
@@ -121,10 +147,12 @@ impl<R: Read> NpyReader<R> {
                 ),
             }));
         }
-        #[cfg(feature = "pickle")]
-        if self.dtype().has_object() && self.decodes_pickles() {
-            return object::read_array(self);
-        }
+        Ok(())
+    }
+
+    /// [`NpyReader::read_dyn`] of a dtype that the reader decodes itself (object arrays are
+    /// refused).
+    fn read_dyn_plain(&mut self) -> Result<DynArray, Error> {
         let dtype = self.dtype().clone();
         if !(dtype.has_gaps() || dtype.has_bool()) {
             let values = self.read_dyn_values()?;
@@ -144,13 +172,6 @@ impl<R: Read> NpyReader<R> {
     /// values per data byte. An object array's data is one pickle, decoded whole by
     /// [`NpyReader::read_dyn`], not element by element.
     fn read_dyn_values(&mut self) -> Result<Vec<DynValue>, Error> {
-        #[cfg(feature = "pickle")]
-        if self.dtype().has_object() && self.decodes_pickles() {
-            return Err(Error::new(ErrorKind::Unsupported {
-                operation: "reading part of an object array",
-                reason: "its data is one pickle, which read_dyn decodes whole".into(),
-            }));
-        }
         self.dtype().refuse_object()?;
         self.check_backed()?;
         budget::check(self.dtype(), self.remaining(), false)?;
@@ -171,8 +192,8 @@ impl<R: Read + Seek> NpyReader<R> {
     ///
     /// # Errors
     /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end;
-    /// [`ErrorKind::ObjectArray`] (or, with feature `pickle`, [`ErrorKind::Unsupported`]: an
-    /// object array's pickle is decoded whole by [`NpyReader::read_dyn`]);
+    /// [`ErrorKind::ObjectArray`] (an object array's pickle is decoded whole, by
+    /// `NpyReader::read_dyn_with` given a codec);
     /// [`ErrorKind::Truncated`] when the input ends inside the range;
     /// [`ErrorKind::AllocationLimit`]; I/O errors.
     ///

@@ -23,11 +23,6 @@ mod write;
 /// field can make the reader buffer.
 pub const DEFAULT_MAX_HEADER_LEN: u64 = 16 << 20;
 
-/// Default of [`ReadOptions::max_pickle_bytes`] (feature `pickle`): 128 MiB, re-exported as
-/// `npy_core::pickle::PICKLE_BUDGET`, whose docs say what it counts.
-#[cfg(feature = "pickle")]
-pub(crate) const DEFAULT_MAX_PICKLE_BYTES: u64 = 128 << 20;
-
 /// Options for reading: the header's limits, and how the data may be read.
 ///
 /// # Examples
@@ -55,19 +50,9 @@ pub struct ReadOptions {
     /// Which file dtypes a typed read converts from (default [`Casting::Equiv`]: the type's own
     /// dtype in either byte order).
     pub casting: Casting,
-    /// Whether [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) decodes the pickle of an
-    /// object array (feature `pickle`, on by default): decoding never executes anything (see
-    /// `npy_core::pickle`). Off, object arrays are refused with [`ErrorKind::ObjectArray`] as
-    /// typed reads refuse them.
-    pub decode_pickles: bool,
     /// Threads an owned read of a large file uses (see [`ReadOptions::threads`]); `0`, the
     /// default, is [`std::thread::available_parallelism`].
     pub threads: usize,
-    /// Bytes [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) may hold and build to decode
-    /// an object array's pickle, its bytes included (feature `pickle`; default
-    /// `npy_core::pickle::PICKLE_BUDGET`, 128 MiB, whose docs say what is counted).
-    #[cfg(feature = "pickle")]
-    pub max_pickle_bytes: u64,
     /// The type of the bytes when the descr has lost it (issue 26): numpy with ml_dtypes
     /// writes bfloat16 as `'<V2'` and `float8_e4m3fn`, `int4`, … as `'<V1'`. With a hint, a
     /// header whose descr is what `np.save` writes for the hinted type is read as
@@ -100,26 +85,13 @@ impl Default for ReadOptions {
             max_depth: literal::DEFAULT_MAX_DEPTH,
             strict_bools: false,
             casting: Casting::Equiv,
-            decode_pickles: true,
             threads: 0,
-            #[cfg(feature = "pickle")]
-            max_pickle_bytes: DEFAULT_MAX_PICKLE_BYTES,
             hint: None,
         }
     }
 }
 
 impl ReadOptions {
-    /// These options with decoding of object-array pickles on (the default) or off; off,
-    /// [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) refuses object arrays with
-    /// [`ErrorKind::ObjectArray`] as typed reads do. Without feature `pickle` object arrays
-    /// are always refused.
-    #[must_use]
-    pub fn decode_pickles(mut self, on: bool) -> Self {
-        self.decode_pickles = on;
-        self
-    }
-
     /// These options with another header-length limit.
     #[must_use]
     pub fn max_header_len(mut self, bytes: u64) -> Self {

@@ -168,12 +168,6 @@ pub struct NpyReader<R> {
     strict_bools: bool,
     /// [`ReadOptions::casting`]: which file dtypes typed reads convert from.
     casting: Casting,
-    /// [`ReadOptions::decode_pickles`]: whether `read_dyn` decodes object arrays.
-    #[cfg(feature = "pickle")]
-    decode_pickles: bool,
-    /// [`ReadOptions::max_pickle_bytes`]: the pickle decoder's budget.
-    #[cfg(feature = "pickle")]
-    max_pickle_bytes: u64,
     /// [`ReadOptions::threads`]: threads of a large bulk read (0: the machine's).
     threads: usize,
     /// For a reader opened from a path ([`NpyReader::open`]): the buffered file behind `R`,
@@ -337,39 +331,21 @@ impl<R: Read> NpyReader<R> {
             ahead_at: 0,
             strict_bools: options.strict_bools,
             casting: options.casting,
-            #[cfg(feature = "pickle")]
-            decode_pickles: options.decode_pickles,
-            #[cfg(feature = "pickle")]
-            max_pickle_bytes: options.max_pickle_bytes,
             threads: options.threads,
             file: None,
         })
     }
 
-    /// Whether [`NpyReader::read_dyn`] decodes object arrays ([`ReadOptions::decode_pickles`]).
-    #[cfg(feature = "pickle")]
-    pub(crate) fn decodes_pickles(&self) -> bool {
-        self.decode_pickles
-    }
-
-    /// [`ReadOptions::max_pickle_bytes`].
-    #[cfg(feature = "pickle")]
-    pub(crate) fn max_pickle_bytes(&self) -> u64 {
-        self.max_pickle_bytes
-    }
-
     /// The rest of the input, which for an object array is its pickle (numpy's files end with
-    /// it), or `None` when it holds more than `limit` bytes (at most `limit + 1` are read).
-    /// Afterwards no element remains to be read.
+    /// it): the bytes already read ahead, then the inner reader. Afterwards no element remains
+    /// to be read; the caller bounds how much it reads.
     #[cfg(feature = "pickle")]
-    pub(crate) fn read_rest(&mut self, limit: u64) -> Result<Option<Vec<u8>>, Error> {
-        let mut out = self.ahead.split_off(self.ahead_at);
+    pub(crate) fn rest(&mut self) -> std::io::Chain<std::io::Cursor<Vec<u8>>, &mut R> {
+        let ahead = self.ahead.split_off(self.ahead_at);
         self.ahead.clear();
         self.ahead_at = 0;
-        let left = limit.saturating_add(1).saturating_sub(out.len() as u64);
-        (&mut self.inner).take(left).read_to_end(&mut out)?;
         self.pos = self.end;
-        Ok((out.len() as u64 <= limit).then_some(out))
+        std::io::Cursor::new(ahead).chain(&mut self.inner)
     }
 
     /// Tells the reader how many bytes follow the header (e.g. a file's length minus the data

@@ -90,21 +90,3 @@ fn write_dyn_refuses_float_overflow() {
     .unwrap();
     npy_core::write_dyn_to(Vec::new(), &a, None).unwrap();
 }
-
-/// A review's find: `write_dyn` of a record array with an object field (numpy's
-/// `fixtures/object/record_p4.npy`, which `read_dyn` reads) failed with the reading refusal's
-/// words ("it is not read, because unpickling can execute code"); it is a write this crate
-/// does not do, and says so.
-#[cfg(feature = "pickle")]
-#[test]
-fn records_with_object_fields_are_an_unsupported_write() {
-    let a = npy_core::read_dyn(npy_test_support::fixture("object/record_p4.npy")).unwrap();
-    let err = npy_core::write_dyn_to(Vec::new(), &a, None).unwrap_err();
-    assert!(
-        matches!(
-            err.kind(),
-            ErrorKind::Unsupported { operation, .. } if *operation == "writing records with object fields"
-        ),
-        "{err}"
-    );
-}

@@ -1,10 +1,7 @@
-//! The allow-list: the only globals a pickle may name, each mapped to one of our own value
-//! constructors. Nothing here imports or calls Python; a name not in [`ALLOWED`] is
-//! [`PickleError::Global`].
+//! [`PyGlobal`]: the Python classes and functions an object array's values may name (the
+//! pickle crate's allow-list maps a pickle's names to them).
 
 use std::fmt;
-
-use crate::error::PickleError;
 
 /// A global on the allow-list: a Python class or function the reader knows how to imitate.
 ///
@@ -48,68 +45,7 @@ pub enum PyGlobal {
     Bytes,
 }
 
-/// `(module, name, global)`: every accepted spelling. Python 2 pickles name `__builtin__`;
-/// the unpickler's `fix_imports` maps it to `builtins`, and `xrange` to `range`.
-pub const ALLOWED: &[(&str, &str, PyGlobal)] = &[
-    (
-        "numpy._core.multiarray",
-        "_reconstruct",
-        PyGlobal::Reconstruct,
-    ),
-    (
-        "numpy.core.multiarray",
-        "_reconstruct",
-        PyGlobal::Reconstruct,
-    ),
-    (
-        "numpy.core._internal",
-        "_reconstruct",
-        PyGlobal::Reconstruct,
-    ),
-    ("numpy", "ndarray", PyGlobal::NdArray),
-    ("numpy", "dtype", PyGlobal::DType),
-    ("numpy._core.multiarray", "scalar", PyGlobal::Scalar),
-    ("numpy.core.multiarray", "scalar", PyGlobal::Scalar),
-    ("numpy._core.numeric", "_frombuffer", PyGlobal::FromBuffer),
-    ("numpy.core.numeric", "_frombuffer", PyGlobal::FromBuffer),
-    (
-        "numpy._core._internal",
-        "_convert_to_stringdtype_kwargs",
-        PyGlobal::StringDType,
-    ),
-    ("builtins", "complex", PyGlobal::Complex),
-    ("__builtin__", "complex", PyGlobal::Complex),
-    ("builtins", "set", PyGlobal::Set),
-    ("__builtin__", "set", PyGlobal::Set),
-    ("builtins", "frozenset", PyGlobal::FrozenSet),
-    ("__builtin__", "frozenset", PyGlobal::FrozenSet),
-    ("builtins", "bytearray", PyGlobal::ByteArray),
-    ("__builtin__", "bytearray", PyGlobal::ByteArray),
-    ("builtins", "range", PyGlobal::Range),
-    ("__builtin__", "xrange", PyGlobal::Range),
-    ("builtins", "slice", PyGlobal::Slice),
-    ("__builtin__", "slice", PyGlobal::Slice),
-    ("_codecs", "encode", PyGlobal::Encode),
-    ("builtins", "bytes", PyGlobal::Bytes),
-    ("__builtin__", "bytes", PyGlobal::Bytes),
-];
-
 impl PyGlobal {
-    /// The global a pickle's `module` and `name` refer to.
-    ///
-    /// # Errors
-    /// [`PickleError::Global`] naming both when they are not on the allow-list.
-    pub fn lookup(module: &str, name: &str) -> Result<PyGlobal, PickleError> {
-        ALLOWED
-            .iter()
-            .find(|(m, n, _)| *m == module && *n == name)
-            .map(|(_, _, g)| *g)
-            .ok_or_else(|| PickleError::Global {
-                module: module.to_owned(),
-                name: name.to_owned(),
-            })
-    }
-
     /// `(module, name)` as numpy 2.4 and Python 3 write it.
     pub fn path(self) -> (&'static str, &'static str) {
         match self {
@@ -155,29 +91,6 @@ impl fmt::Display for PyGlobal {
                 write!(f, "<built-in function {name}>")
             }
             (false, _) => write!(f, "<function {name}>"),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lookup_names_refused_globals() {
-        assert_eq!(
-            PyGlobal::lookup("__builtin__", "xrange"),
-            Ok(PyGlobal::Range)
-        );
-        let e = PyGlobal::lookup("os", "system").unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "pickle calls os.system; refused, nothing was executed (only numpy's array, dtype and scalar constructors and a few builtins are allowed)"
-        );
-        // Every canonical path is itself on the list.
-        for (_, _, g) in ALLOWED {
-            let (m, n) = g.path();
-            assert_eq!(PyGlobal::lookup(m, n), Ok(*g));
         }
     }
 }

@@ -1,142 +1,180 @@
-//! The `O` dtype (feature `pickle`): the Python values an object array holds, and the pickle
-//! codec that reads and writes them without executing anything.
+//! The `O` dtype (feature `pickle`): the Python values an object array holds, and the hook
+//! through which a pickle codec decodes and encodes them.
 //!
-//! An object array's data is one pickle (`_reconstruct(ndarray, (0,), b'b')`, then `BUILD`
-//! with `(1, shape, dtype('O8'), fortran_order, [items in C order])`), so it is the dynamic
-//! reader's decoder of that dtype, as `decode.rs` is of the others; and since an object array
-//! may hold numpy arrays and scalars of any dtype, the two decode each other's values.
+//! An object array's data is one pickle. npy-core does not read pickles itself: a dynamic
+//! read given an [`ObjectCodec`] ([`NpyReader::read_dyn_with`](crate::NpyReader::read_dyn_with),
+//! [`write_dyn_to_with`](crate::write_dyn_to_with)) hands the pickle to it; without one,
+//! object arrays are refused with [`ErrorKind::ObjectArray`](crate::ErrorKind::ObjectArray),
+//! whose message names the crate that has the codec, npy-pickle (its interpreter never
+//! imports, calls or looks up anything).
+//!
+//! The values live here because a [`DynValue::Object`](crate::DynValue::Object) holds one and a [`PyObject`] may hold
+//! a [`DynArray`]:
 //!
 //! - `value.rs`: [`PyObject`], [`NpyScalar`], [`PyDType`] and Python's `repr` of them;
-//! - `globals.rs`: the allow-list ([`ALLOWED`], [`PyGlobal`]);
-//! - `vm.rs`: the opcode interpreter, which never imports, calls or looks up anything;
-//! - `keys.rs`: Python's equality of dict keys and set items;
-//! - `writer.rs`: the pickler, byte for byte as `np.save`;
-//! - `limits.rs`: [`PickleLimits`].
+//! - `globals.rs`: [`PyGlobal`], the classes and functions a value may name.
 //!
-//! The public face is `npy_core::pickle` (the crate's `pickle` module), which documents what is
-//! accepted and refused.
+//! # Examples
+//! ```
+//! use npy_core::object::PyObject;
+//! let v = PyObject::List(vec![PyObject::Int(1), PyObject::None]);
+//! assert_eq!(v.to_string(), "[1, None]");
+//! ```
 
 mod globals;
-mod keys;
-mod limits;
 mod value;
-mod vm;
-mod writer;
 
+use std::fmt;
 use std::io::{Read, Write};
 
-pub use globals::{PyGlobal, ALLOWED};
-pub use limits::{PickleLimits, MAX_PICKLE_DEPTH, PICKLE_BUDGET};
+pub use globals::PyGlobal;
+pub use num_bigint::BigInt;
 pub use value::{NpyScalar, PyDType, PyObject};
 
-use super::{DynArray, DynValue};
-use crate::codec::checked_product;
-use crate::error::{Error, ErrorKind, PickleError};
-use crate::read::NpyReader;
+use super::DynArray;
+use crate::error::Error;
+use crate::header::Header;
 
-/// Decodes a pickle of allowed values with the default [`PickleLimits`].
+/// Decodes an object array's pickle into values and encodes values into numpy's pickle: the
+/// hook through which npy-core's dynamic reads and writes handle dtypes holding `O`.
 ///
-/// Trailing bytes after the `STOP` opcode are ignored, as Python's `pickle.load` leaves them.
-///
-/// # Errors
-/// Every [`PickleError`] but `NotTheArray`, `ElementType` and `Unpicklable`.
+/// npy-core has no implementation; `npy_pickle::PickleCodec` is the one to use (an
+/// interpreter that never executes anything, with a memory budget). A codec must bound the
+/// bytes it reads and the memory it builds: `data` is the rest of the input, of any length.
 ///
 /// # Examples
+/// A codec that refuses everything, and what a read through it gives:
 /// ```
-/// use npy_core::pickle::{loads, PyObject};
-/// // pickle.dumps({'a': [1, 2.5]}, protocol=2)
-/// let v = loads(b"\x80\x02}q\x00X\x01\x00\x00\x00aq\x01]q\x02(K\x01G@\x04\x00\x00\x00\x00\x00\x00es.")?;
-/// assert_eq!(v.get("a"), Some(&PyObject::List(vec![PyObject::Int(1), PyObject::Float(2.5)])));
-/// assert_eq!(v.to_string(), "{'a': [1, 2.5]}");
-/// # Ok::<(), npy_core::pickle::PickleError>(())
+/// use std::io::{Read, Write};
+/// use npy_core::object::ObjectCodec;
+/// use npy_core::{Category, DType, DynArray, Error, ErrorKind, Header};
+///
+/// #[derive(Debug)]
+/// struct Refuse;
+/// impl ObjectCodec for Refuse {
+///     fn decode(&self, header: &Header, _data: &mut dyn Read) -> Result<DynArray, Error> {
+///         Err(Error::from_codec(Category::Unsupported, format!("decoding {}", header.dtype)))
+///     }
+///     fn encode(&self, _array: &DynArray, _out: &mut dyn Write) -> Result<(), Error> {
+///         Err(Error::from_codec(Category::Unsupported, "encoding"))
+///     }
+/// }
+///
+/// let mut bytes = Header::new(DType::Object, vec![1]).to_bytes(None)?;
+/// bytes.extend_from_slice(b"\x80\x04N.");
+/// let mut reader = npy_core::NpyReader::new(&bytes[..])?;
+/// let err = reader.read_dyn_with(&Refuse).unwrap_err();
+/// assert!(matches!(err.kind(), ErrorKind::Pickle { .. }));
+/// assert_eq!(err.to_string(), "object array: decoding |O");
+/// // Without a codec, the refusal names the crate that decodes objects.
+/// let err = npy_core::NpyReader::new(&bytes[..])?.read_dyn().unwrap_err();
+/// assert!(err.to_string().contains("npy-pickle"));
+/// # Ok::<(), Error>(())
 /// ```
-pub fn loads(pickle: &[u8]) -> Result<PyObject, PickleError> {
-    loads_with(pickle, &PickleLimits::default())
+pub trait ObjectCodec: fmt::Debug + Send + Sync {
+    /// Decodes the data of the array `header` describes (a dtype holding `O`: an object
+    /// array, or records with object fields) from `data`, the rest of the input after the
+    /// header. The array returned must be the one `header` describes.
+    ///
+    /// # Errors
+    /// Whatever the codec refuses, as [`ErrorKind::Pickle`](crate::ErrorKind::Pickle) (made
+    /// with [`Error::from_codec`]); I/O errors of `data`.
+    fn decode(&self, header: &Header, data: &mut dyn Read) -> Result<DynArray, Error>;
+
+    /// Writes the data of `array`, whose dtype holds `O`, to `out` (the header is written
+    /// already).
+    ///
+    /// # Errors
+    /// Values the codec cannot encode, usually [`ErrorKind::Pickle`](crate::ErrorKind::Pickle);
+    /// I/O errors of `out`.
+    fn encode(&self, array: &DynArray, out: &mut dyn Write) -> Result<(), Error>;
 }
 
-/// Decodes a pickle of allowed values with the given limits.
-///
-/// # Errors
-/// As [`loads`].
-pub fn loads_with(pickle: &[u8], limits: &PickleLimits) -> Result<PyObject, PickleError> {
-    vm::run(pickle, limits)
-}
+/// What the pickle crate needs of npy-core's dynamic codec, and nothing else should use:
+/// the values of a dtype decoded from and encoded into their bytes.
+#[doc(hidden)]
+pub mod internals {
+    use std::io::Write;
+    use std::path::Path;
 
-/// The pickle `np.save` writes for an object array of `shape` whose elements, in C order, are
-/// `items`: protocol 4, framed, byte for byte what numpy 2.4 writes when the array's elements
-/// are distinct Python objects (see `npy_core::pickle::write_objects`): every [`PyObject`] but
-/// records and `StringDType`, numpy scalars and nested arrays included.
-///
-/// # Errors
-/// [`PickleError::Unpicklable`] for record and subarray dtypes (of nested arrays, scalars or
-/// dtype values), `StringDType` values and functions;
-/// [`PickleError::TooDeep`] past [`MAX_PICKLE_DEPTH`] levels; [`PickleError::NotTheArray`]
-/// when the number of items is not the product of `shape`.
-pub fn dumps_object_array(items: &[PyObject], shape: &[u64]) -> Result<Vec<u8>, PickleError> {
-    if checked_product(1, shape) != Some(items.len() as u64) {
-        return Err(PickleError::NotTheArray {
-            found: format!("{} items", items.len()),
-            expected: format!("shape {shape:?}"),
-        });
+    use crate::error::ErrorKind;
+
+    /// An npy-core error of `kind`, for the refusals npy-pickle shares with npy-core (a
+    /// value the dtype cannot hold, a dtype that is not `|O`).
+    #[cold]
+    pub fn error(kind: ErrorKind) -> Error {
+        Error::new(kind)
     }
-    writer::dump_object_array(&items.iter().collect::<Vec<_>>(), shape, false)
-}
 
-/// The data of an object array (or a record with object fields) for
-/// [`NpyReader::read_dyn`]: the rest of the input is the pickle, whose array must be the one
-/// the header describes.
-pub(crate) fn read_array<R: Read>(reader: &mut NpyReader<R>) -> Result<DynArray, Error> {
-    let limits = PickleLimits {
-        max_bytes: reader.max_pickle_bytes(),
-        ..PickleLimits::default()
-    };
-    let Some(bytes) = reader.read_rest(limits.max_bytes)? else {
-        // The pickle's own bytes are the first thing the budget holds.
-        return Err(PickleError::TooLarge {
-            pickle_bytes: limits.max_bytes.saturating_add(1),
-            limit: limits.max_bytes,
-        }
-        .into());
-    };
-    let root = loads_with(&bytes, &limits)?;
-    let header = reader.header();
-    let described = |dtype: &dyn std::fmt::Display, shape: &[u64], fortran: bool| {
-        let order = if fortran { "Fortran" } else { "C" };
-        format!("an array of dtype '{dtype}', shape {shape:?}, {order} order")
-    };
-    let expected = || described(&header.dtype, &header.shape, header.fortran_order);
-    let PyObject::Array(array) = root else {
-        return Err(PickleError::NotTheArray {
-            found: format!("a {}", root.type_name()),
-            expected: expected(),
-        }
-        .into());
-    };
-    if array.header() != header {
-        let found = array.header();
-        return Err(PickleError::NotTheArray {
-            found: described(&found.dtype, &found.shape, found.fortran_order),
-            expected: expected(),
-        }
-        .into());
+    use crate::dtype::DType;
+    use crate::dynamic::DynValue;
+    use crate::error::{Error, PathContext};
+    use crate::meta::ArrayMeta;
+    use crate::read::NpyArray;
+    use crate::write::AtomicFile;
+
+    /// The `n` elements of `dtype` (which holds no object) in `bytes`, whose length the
+    /// caller checked to be `n` × the itemsize.
+    ///
+    /// # Errors
+    /// A dtype the dynamic decoder does not read; values it refuses.
+    pub fn decode_all(dtype: &DType, bytes: &[u8], n: u64) -> Result<Vec<DynValue>, Error> {
+        crate::dynamic::decode::decode_all(dtype, bytes, n)
     }
-    Ok(*array)
+
+    /// Encodes `value` as an element of `dtype` into `dst` (itemsize bytes).
+    ///
+    /// # Errors
+    /// A value that `dtype` cannot hold.
+    pub fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Error> {
+        crate::dynamic::encode::encode(dtype, value, dst)
+    }
+
+    /// An array of `meta` holding `data` (elements that are not [`NpyElement`]s: the Rust
+    /// values of an object array's elements).
+    ///
+    /// [`NpyElement`]: crate::NpyElement
+    ///
+    /// # Errors
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch) when `data` does not
+    /// hold `meta`'s elements.
+    pub fn npy_array<T>(meta: ArrayMeta, data: Vec<T>) -> Result<NpyArray<T>, Error> {
+        NpyArray::from_meta(meta, data)
+    }
+
+    /// Writes the file at `path` atomically, as the crate's path writers do (a temporary file
+    /// renamed into place once `write` succeeded), the error naming the file.
+    ///
+    /// # Errors
+    /// What `write` returns; creating, writing or renaming the temporary file.
+    pub fn write_file(
+        path: &Path,
+        write: impl FnOnce(&mut dyn Write) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let go = || -> Result<(), Error> {
+            let mut file = AtomicFile::create(path)?;
+            write(&mut file)?;
+            file.commit()
+        };
+        go().at_path(path)
+    }
 }
 
-/// Writes the data of an object array (`|O`) for [`write_dyn_to`](super::write_dyn_to):
-/// numpy's pickle of its values, which must all be [`DynValue::Object`].
-pub(super) fn write_array(w: &mut impl Write, array: &DynArray) -> Result<(), Error> {
-    let items: Vec<&PyObject> = array
-        .iter_c_order()
-        .map(|v| match v {
-            DynValue::Object(o) => Ok(o),
-            other => Err(Error::new(ErrorKind::ValueMismatch {
-                dtype: "'|O'".into(),
-                value: format!("{other:?}"),
-            })),
-        })
-        .collect::<Result<_, _>>()?;
-    let fortran = array.order().is_fortran();
-    w.write_all(&writer::dump_object_array(&items, array.shape(), fortran)?)?;
-    Ok(())
+/// The data of an array whose dtype holds `O`, decoded by `codec` from the rest of the input.
+pub(super) fn read_array<R: Read>(
+    reader: &mut crate::read::NpyReader<R>,
+    codec: &dyn ObjectCodec,
+) -> Result<DynArray, Error> {
+    let header = reader.header().clone();
+    let mut rest = reader.rest();
+    codec.decode(&header, &mut rest)
+}
+
+/// Writes the data of an array whose dtype holds `O` through `codec`, after its header.
+pub(super) fn write_array(
+    w: &mut dyn Write,
+    array: &DynArray,
+    codec: &dyn ObjectCodec,
+) -> Result<(), Error> {
+    codec.encode(array, w)
 }

@@ -18,7 +18,7 @@ use super::globals::PyGlobal;
 ///
 /// # Examples
 /// ```
-/// use npy_core::pickle::PyObject;
+/// use npy_core::object::PyObject;
 /// let v = PyObject::List(vec![
 ///     PyObject::Str("a".into()),
 ///     PyObject::None,

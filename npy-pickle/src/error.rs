@@ -1,15 +1,11 @@
 //! [`PickleError`]: what can go wrong decoding or encoding an object array's pickle.
-//!
-//! Defined here, beside [`ErrorKind`](super::ErrorKind), which carries it as
-//! [`ErrorKind::Pickle`](super::ErrorKind::Pickle): the error module sits below every other,
-//! and the pickle reader at the top of the module graph.
 
-use super::Category;
+use npy_core::{Category, Error, ErrorKind};
 
 /// Why a pickle was refused or could not be decoded (or a value could not be pickled).
 ///
-/// [`npy_core::pickle::loads`](crate::pickle::loads) returns it alone; the crate's
-/// [`Error`](crate::Error) carries it as [`ErrorKind::Pickle`](super::ErrorKind::Pickle).
+/// [`loads`](crate::loads) returns it alone; npy-core's [`Error`] carries it as
+/// [`ErrorKind::Pickle`] (find it again with [`PickleError::of`]).
 /// Every refusal happens before anything of the refused kind exists: the reader never imports,
 /// calls or builds anything but its own values, so "refused" always means "nothing was
 /// executed".
@@ -72,7 +68,7 @@ pub enum PickleError {
     },
 
     /// The decoded values nest deeper than the limit
-    /// ([`PickleLimits::max_depth`](crate::pickle::PickleLimits)).
+    /// ([`PickleLimits::max_depth`](crate::PickleLimits)).
     #[error("pickle nests values deeper than {limit} levels")]
     TooDeep {
         /// The limit in force.
@@ -80,7 +76,7 @@ pub enum PickleError {
     },
 
     /// Decoding would hold or build more bytes than the budget
-    /// ([`PickleLimits::max_bytes`](crate::pickle::PickleLimits)): the pickle itself, the
+    /// ([`PickleLimits::max_bytes`](crate::PickleLimits)): the pickle itself, the
     /// interpreter's stack, memo and nodes, and the values built, each copy of a shared one
     /// again (the memo lets a few bytes name a huge tree).
     #[error("pickle of {pickle_bytes} bytes needs more than {limit} bytes to decode (its bytes, the interpreter's stack, memo and values; shared references are copied); refused")]
@@ -146,5 +142,31 @@ impl PickleError {
             ElementType { .. } => Category::Mismatch,
             Unpicklable { .. } => Category::Usage,
         }
+    }
+}
+
+impl PickleError {
+    /// The [`PickleError`] an npy-core [`Error`] carries, when it is one
+    /// ([`ErrorKind::Pickle`] from this crate's codec).
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_pickle::PickleError;
+    /// let evil = b"\x80\x04cos\nsystem\n.";
+    /// let err: npy_core::Error = npy_pickle::loads(evil).unwrap_err().into();
+    /// assert!(matches!(PickleError::of(&err), Some(PickleError::Global { .. })));
+    /// ```
+    pub fn of(error: &Error) -> Option<&PickleError> {
+        match error.kind() {
+            ErrorKind::Pickle { error, .. } => error.downcast_ref(),
+            _ => None,
+        }
+    }
+}
+
+impl From<PickleError> for Error {
+    #[cold]
+    fn from(e: PickleError) -> Error {
+        Error::from_codec(e.category(), e)
     }
 }

@@ -2,15 +2,14 @@
 //! (proved with marker files that the same bytes *do* create under Python's own unpickler);
 //! memo bombs, deep nesting, truncation at every byte and opcodes on wrong stacks are errors,
 //! never panics or large allocations.
-#![cfg(feature = "pickle")]
 
 use std::path::Path;
 use std::process::Command;
 
-use npy_core::pickle::{
-    loads, loads_with, PickleError, PickleLimits, MAX_PICKLE_DEPTH, PICKLE_BUDGET,
+use npy_core::{Error, Header, NpyReader};
+use npy_pickle::{
+    loads, loads_with, PickleCodec, PickleError, PickleLimits, MAX_PICKLE_DEPTH, PICKLE_BUDGET,
 };
-use npy_core::{Error, ErrorKind, Header, NpyReader};
 
 // ---------------------------------------------------------------------------------------------
 // a tiny pickle assembler (protocol 2 opcodes unless said otherwise)
@@ -268,10 +267,10 @@ fn disallowed_globals_are_refused_and_nothing_runs() {
         let file = npy_with(bytes);
         match NpyReader::new(&file[..])
             .unwrap()
-            .read_dyn()
-            .map_err(Error::into_kind)
+            .read_dyn_with(&PickleCodec::default())
+            .map_err(into_pickle)
         {
-            Err(ErrorKind::Pickle(e)) => assert_eq!(e, err, "{what}"),
+            Err(Some(e)) => assert_eq!(e, err, "{what}"),
             other => panic!("{what}: {other:?}"),
         }
         if !marker.is_empty() {
@@ -430,9 +429,9 @@ fn memo_bombs_are_refused_before_they_are_built() {
     assert!(matches!(
         NpyReader::new(&file[..])
             .unwrap()
-            .read_dyn()
-            .map_err(Error::into_kind),
-        Err(ErrorKind::Pickle(PickleError::TooLarge { .. }))
+            .read_dyn_with(&PickleCodec::default())
+            .map_err(into_pickle),
+        Err(Some(PickleError::TooLarge { .. }))
     ));
     // A small bomb within the budget decodes: 2^8 copies.
     let ok = loads(&memo_bomb(8)).unwrap();
@@ -493,10 +492,7 @@ fn cost_of(p: &[u8]) -> u64 {
 #[test]
 fn the_budget_is_exact_at_its_boundary() {
     let obj = 32u64; // size_of::<PyObject>()
-    assert_eq!(
-        std::mem::size_of::<npy_core::pickle::PyObject>() as u64,
-        obj
-    );
+    assert_eq!(std::mem::size_of::<npy_pickle::PyObject>() as u64, obj);
     // One more `None` in `[None] * n` costs exactly: its opcode byte, a stack slot (16), its
     // slot in the list node (16), the copy of that slot when the list is built (16) and its
     // value in the tree (32).
@@ -568,9 +564,9 @@ fn depth_is_limited_at_the_boundary_and_100000_levels_fail_at_once() {
     assert!(matches!(
         NpyReader::new(&file[..])
             .unwrap()
-            .read_dyn()
-            .map_err(Error::into_kind),
-        Err(ErrorKind::Pickle(
+            .read_dyn_with(&PickleCodec::default())
+            .map_err(into_pickle),
+        Err(Some(
             PickleError::NotTheArray { .. } | PickleError::TooDeep { .. }
         ))
     ));
@@ -611,7 +607,10 @@ fn truncation_at_every_byte_is_an_error() {
             );
             let file = npy_with(&data[..n]);
             assert!(
-                NpyReader::new(&file[..]).unwrap().read_dyn().is_err(),
+                NpyReader::new(&file[..])
+                    .unwrap()
+                    .read_dyn_with(&PickleCodec::default())
+                    .is_err(),
                 "{name}: {n}"
             );
         }
@@ -810,7 +809,7 @@ fn shared_references_of_an_ordinary_file_decode() {
 /// when its items are.
 #[test]
 fn unhashable_keys_and_set_items_are_refused_when_writing() {
-    use npy_core::pickle::{dumps_object_array, PyObject};
+    use npy_pickle::{dumps, PyObject};
     let s = || PyObject::Str("a".into());
     let bad = [
         PyObject::Dict(vec![(PyObject::List(vec![]), s())]),
@@ -824,14 +823,14 @@ fn unhashable_keys_and_set_items_are_refused_when_writing() {
     for v in bad {
         assert!(
             matches!(
-                dumps_object_array(std::slice::from_ref(&v), &[1]),
+                dumps(std::slice::from_ref(&v), &[1]),
                 Err(PickleError::Unpicklable { .. })
             ),
             "{v}"
         );
     }
     let good = PyObject::Dict(vec![(PyObject::Tuple(vec![PyObject::Int(1), s()]), s())]);
-    let bytes = dumps_object_array(std::slice::from_ref(&good), &[1]).expect("hashable key");
+    let bytes = dumps(std::slice::from_ref(&good), &[1]).expect("hashable key");
     assert!(loads(&bytes).is_ok());
 }
 
@@ -900,11 +899,11 @@ fn slice_of(item: &[u8]) -> Vec<u8> {
 }
 
 /// Decodes an `.npy` of one object element holding `pickle` with `read_dyn`.
-fn read_object_npy(pickle: &[u8]) -> Result<npy_core::DynArray, ErrorKind> {
+fn read_object_npy(pickle: &[u8]) -> Result<npy_core::DynArray, Option<PickleError>> {
     let file = npy_with(pickle);
     NpyReader::new(&file[..])
-        .and_then(|mut r| r.read_dyn())
-        .map_err(Error::into_kind)
+        .and_then(|mut r| r.read_dyn_with(&PickleCodec::default()))
+        .map_err(into_pickle)
 }
 
 /// The repr of the one element of an object array.
@@ -915,8 +914,8 @@ fn object_repr(array: &npy_core::DynArray) -> String {
     }
 }
 
-fn too_large(r: Result<npy_core::DynArray, ErrorKind>) -> bool {
-    matches!(r, Err(ErrorKind::Pickle(PickleError::TooLarge { .. })))
+fn too_large(r: Result<npy_core::DynArray, Option<PickleError>>) -> bool {
+    matches!(r, Err(Some(PickleError::TooLarge { .. })))
 }
 
 /// r01: an empty array of shape (2^62, 0) as a set item or a dict key (inside a slice) is
@@ -951,7 +950,7 @@ fn r01_huge_empty_arrays_are_neither_hashed_nor_printed_whole() {
         ("bare key", bare_key),
     ] {
         match read_object_npy(&object_array(&item)) {
-            Err(ErrorKind::Pickle(PickleError::Malformed { reason, .. })) => {
+            Err(Some(PickleError::Malformed { reason, .. })) => {
                 assert!(reason.contains("unhashable type"), "{label}: {reason}");
             }
             other => panic!("{label}: {other:?}"),
@@ -1013,7 +1012,10 @@ for a in cases:
             .step_by(2)
             .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
             .collect();
-        let array = NpyReader::new(&bytes[..]).unwrap().read_dyn().unwrap();
+        let array = NpyReader::new(&bytes[..])
+            .unwrap()
+            .read_dyn_with(&PickleCodec::default())
+            .unwrap();
         let got = object_repr(&array);
         assert_eq!(squeeze(&got), squeeze(want));
         n += 1;
@@ -1078,15 +1080,15 @@ fn r03_what_the_interpreter_holds_is_charged_to_one_constant_budget() {
         loads_with(&ok, &small),
         Err(PickleError::TooLarge { limit, .. }) if limit == 8 << 20
     ));
-    // Through ReadOptions too, and a pickle longer than the budget is not read past it.
-    let mut options = npy_core::ReadOptions::default();
-    options.max_pickle_bytes = 1 << 20;
+    // Through the codec too, and a pickle longer than the budget is not read past it.
+    let mut limits = PickleLimits::default();
+    limits.max_bytes = 1 << 20;
     let file = npy_with(&ok);
     assert!(matches!(
-        NpyReader::with_options(&file[..], &options)
-            .and_then(|mut r| r.read_dyn())
-            .map_err(Error::into_kind),
-        Err(ErrorKind::Pickle(PickleError::TooLarge { limit, .. })) if limit == 1 << 20
+        NpyReader::new(&file[..])
+            .and_then(|mut r| r.read_dyn_with(&PickleCodec::with_limits(limits)))
+            .map_err(into_pickle),
+        Err(Some(PickleError::TooLarge { limit, .. })) if limit == 1 << 20
     ));
     assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
 }
@@ -1154,5 +1156,54 @@ fn r04_reduce_checks_its_arguments_before_copying_them() {
                 other => panic!("{module}.{name}: {other:?}"),
             }
         }
+    }
+}
+
+/// The [`PickleError`] an npy-core error carries (`None` for any other error).
+fn into_pickle(e: Error) -> Option<PickleError> {
+    PickleError::of(&e).cloned()
+}
+
+/// Object arrays of every shape of dtype that holds `O` (alone, in records, nested records,
+/// subarrays, titled fields), whose data would run `os.system`: `read_dyn` with the codec
+/// refuses the global by name (npy-core's `object_arrays` test holds the same files to the
+/// refusal of every read without a codec).
+#[test]
+fn hostile_object_arrays_are_refused_by_name_in_every_object_dtype() {
+    const PICKLE: &[u8] = b"\x80\x04\x95\x1f\x00\x00\x00\x00\x00\x00\x00\x8c\x02os\x94\x8c\x06system\x94\x93\x94\x8c\necho pwned\x94\x85\x94R\x94.";
+    let dir = tempfile::tempdir().unwrap();
+    for (i, descr) in [
+        "'|O'",
+        "'|O8'",
+        "[('a', '<f8'), ('o', '|O')]",
+        "[('a', '<f8'), ('inner', [('b', '<i4'), ('o', '|O')])]",
+        "[('s', '|O', (2,))]",
+        "[('a', '<f8'), ('s', [('o', '|O')], (2, 2))]",
+        "('|O', (3,))",
+        "[(('title', 'o'), '|O')]",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let text = format!("{{'descr': {descr}, 'fortran_order': False, 'shape': (4,), }}\n");
+        let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+        bytes.extend_from_slice(&u16::try_from(text.len()).unwrap().to_le_bytes());
+        bytes.extend_from_slice(text.as_bytes());
+        for _ in 0..64 {
+            bytes.extend_from_slice(PICKLE);
+        }
+        let path = dir.path().join(format!("o{i}.npy"));
+        std::fs::write(&path, &bytes).unwrap();
+        let err = npy_pickle::read_dyn(&path).unwrap_err();
+        assert_eq!(err.path(), Some(path.as_path()), "{descr}");
+        match PickleError::of(&err) {
+            Some(e @ PickleError::Global { .. }) => assert!(
+                e.to_string()
+                    .starts_with("pickle calls os.system; refused, nothing was executed"),
+                "{descr}: {e}"
+            ),
+            other => panic!("{descr}: read_dyn decoded a hostile pickle: {other:?} ({err})"),
+        }
+        assert_eq!(err.classify(), npy_core::Category::Unsupported, "{descr}");
     }
 }

@@ -13,12 +13,12 @@ use std::collections::HashMap;
 
 use num_bigint::BigInt;
 
-use crate::dtype::{ByteOrder, DType, TimeKind, TimeUnit};
-use crate::dynamic::{DynArray, DynValue};
+use npy_core::object::internals::encode;
+use npy_core::object::{NpyScalar, PyDType, PyGlobal, PyObject};
+use npy_core::{ByteOrder, DType, DynArray, DynValue, TimeKind, TimeUnit};
 
-use super::globals::PyGlobal;
-use super::value::{NpyScalar, PyDType, PyObject};
 use crate::error::PickleError;
+use crate::limits::MAX_PICKLE_DEPTH;
 
 const FRAME_SIZE_TARGET: usize = 64 * 1024;
 const FRAME_SIZE_MIN: usize = 4;
@@ -49,7 +49,7 @@ struct Pickler {
 /// # Errors
 /// [`PickleError::Unpicklable`] for values this writer does not write (records, subarrays,
 /// `StringDType`, functions), and [`PickleError::TooDeep`] past
-/// [`MAX_PICKLE_DEPTH`](super::MAX_PICKLE_DEPTH) levels.
+/// [`MAX_PICKLE_DEPTH`](MAX_PICKLE_DEPTH) levels.
 pub(crate) fn dump_object_array(
     items: &[&PyObject],
     shape: &[u64],
@@ -368,11 +368,9 @@ impl Pickler {
         let size = usize::try_from(dt.itemsize()).unwrap_or(usize::MAX);
         let mut out = vec![0u8; size.saturating_mul(values.len())];
         for (v, dst) in values.iter().zip(out.chunks_exact_mut(size.max(1))) {
-            crate::dynamic::encode::encode(dt, v, &mut dst[..size]).map_err(|e| {
-                PickleError::Unpicklable {
-                    what: format!("a value of dtype '{dt}' ({e})"),
-                    reason: "it does not fit its dtype",
-                }
+            encode(dt, v, &mut dst[..size]).map_err(|e| PickleError::Unpicklable {
+                what: format!("a value of dtype '{dt}' ({e})"),
+                reason: "it does not fit its dtype",
             })?;
         }
         Ok(out)
@@ -511,9 +509,9 @@ impl Pickler {
 
     fn save(&mut self, v: &PyObject) -> Result<(), PickleError> {
         self.depth += 1;
-        if self.depth > super::MAX_PICKLE_DEPTH {
+        if self.depth > MAX_PICKLE_DEPTH {
             return Err(PickleError::TooDeep {
-                limit: super::MAX_PICKLE_DEPTH,
+                limit: MAX_PICKLE_DEPTH,
             });
         }
         let r = self.save_inner(v);
@@ -580,6 +578,12 @@ impl Pickler {
                     return Err(PickleError::Unpicklable {
                         what: "StringDType".into(),
                         reason: "write its strings as an object array",
+                    })
+                }
+                _ => {
+                    return Err(PickleError::Unpicklable {
+                        what: "a dtype of a kind this pickler does not know".into(),
+                        reason: "numpy's pickle of it is not known here",
                     })
                 }
             },

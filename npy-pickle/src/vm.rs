@@ -16,18 +16,19 @@ use std::collections::HashMap;
 
 use num_bigint::BigInt;
 
-use crate::codec::{flat_index, Stepper};
-use crate::dtype::{DType, Field, Record, SubArray};
-use crate::dynamic::decode::decode_all;
-use crate::dynamic::{DynArray, DynValue, UcsString};
-use crate::format::{Order, MAX_DIMS};
-use crate::header::Header;
+use npy_core::header::MAX_DIMS;
+use npy_core::object::internals::decode_all;
+use npy_core::object::{NpyScalar, PyDType, PyGlobal, PyObject};
+use npy_core::{
+    ByteOrder, DType, DynArray, DynValue, Field, Header, Primitive, Record, SubArray, TimeKind,
+    TimeType, TimeUnit, UcsString,
+};
 
-use super::globals::PyGlobal;
-use super::keys::{check_hashable, dedup_dict, dedup_set};
-use super::limits::PickleLimits;
-use super::value::{NpyScalar, PyDType, PyObject};
 use crate::error::PickleError;
+use crate::globals::lookup;
+use crate::keys::{check_hashable, dedup_dict, dedup_set};
+use crate::limits::PickleLimits;
+use crate::opcode::{self, Family, Opcode};
 
 /// Most decimal digits of an `int` written as text (`INT`, `LONG`); Python refuses more
 /// (`sys.int_info.default_max_str_digits`), and decimal conversion is quadratic.
@@ -55,6 +56,8 @@ fn max_args(g: PyGlobal) -> usize {
         PyGlobal::Set | PyGlobal::FrozenSet | PyGlobal::Bytes => 1,
         PyGlobal::ByteArray | PyGlobal::Encode => 2,
         PyGlobal::Range | PyGlobal::Slice => 3,
+        // A global npy-core added and this crate does not construct: no arguments.
+        _ => 0,
     }
 }
 
@@ -132,7 +135,7 @@ enum ArrayData {
     Raw(Vec<u8>),
 }
 
-/// Decodes one pickle; see [`super::loads_with`].
+/// Decodes one pickle; see [`crate::loads_with`].
 pub(crate) fn run(input: &[u8], limits: &PickleLimits) -> Result<PyObject, PickleError> {
     let mut vm = Vm {
         input,
@@ -179,82 +182,6 @@ struct Vm<'a> {
     visiting: Vec<bool>,
 }
 
-/// The name of an opcode, for messages.
-fn op_name(op: u8) -> String {
-    let name = match op {
-        b'(' => "MARK",
-        b'.' => "STOP",
-        b'0' => "POP",
-        b'1' => "POP_MARK",
-        b'2' => "DUP",
-        b'F' => "FLOAT",
-        b'I' => "INT",
-        b'J' => "BININT",
-        b'K' => "BININT1",
-        b'L' => "LONG",
-        b'M' => "BININT2",
-        b'N' => "NONE",
-        b'P' => "PERSID",
-        b'Q' => "BINPERSID",
-        b'R' => "REDUCE",
-        b'S' => "STRING",
-        b'T' => "BINSTRING",
-        b'U' => "SHORT_BINSTRING",
-        b'V' => "UNICODE",
-        b'X' => "BINUNICODE",
-        b'a' => "APPEND",
-        b'b' => "BUILD",
-        b'c' => "GLOBAL",
-        b'd' => "DICT",
-        b'}' => "EMPTY_DICT",
-        b'e' => "APPENDS",
-        b'g' => "GET",
-        b'h' => "BINGET",
-        b'i' => "INST",
-        b'j' => "LONG_BINGET",
-        b'l' => "LIST",
-        b']' => "EMPTY_LIST",
-        b'o' => "OBJ",
-        b'p' => "PUT",
-        b'q' => "BINPUT",
-        b'r' => "LONG_BINPUT",
-        b's' => "SETITEM",
-        b't' => "TUPLE",
-        b')' => "EMPTY_TUPLE",
-        b'u' => "SETITEMS",
-        b'G' => "BINFLOAT",
-        0x80 => "PROTO",
-        0x81 => "NEWOBJ",
-        0x82 => "EXT1",
-        0x83 => "EXT2",
-        0x84 => "EXT4",
-        0x85 => "TUPLE1",
-        0x86 => "TUPLE2",
-        0x87 => "TUPLE3",
-        0x88 => "NEWTRUE",
-        0x89 => "NEWFALSE",
-        0x8a => "LONG1",
-        0x8b => "LONG4",
-        b'B' => "BINBYTES",
-        b'C' => "SHORT_BINBYTES",
-        0x8c => "SHORT_BINUNICODE",
-        0x8d => "BINUNICODE8",
-        0x8e => "BINBYTES8",
-        0x8f => "EMPTY_SET",
-        0x90 => "ADDITEMS",
-        0x91 => "FROZENSET",
-        0x92 => "NEWOBJ_EX",
-        0x93 => "STACK_GLOBAL",
-        0x94 => "MEMOIZE",
-        0x95 => "FRAME",
-        0x96 => "BYTEARRAY8",
-        0x97 => "NEXT_BUFFER",
-        0x98 => "READONLY_BUFFER",
-        other => return format!("unknown opcode 0x{other:02x}"),
-    };
-    name.to_owned()
-}
-
 impl Vm<'_> {
     // -----------------------------------------------------------------------------------------
     // errors
@@ -264,7 +191,7 @@ impl Vm<'_> {
     fn bad(&self, reason: impl Into<String>) -> PickleError {
         PickleError::Malformed {
             offset: self.op_at as u64,
-            opcode: op_name(self.op),
+            opcode: opcode::name_of(self.op),
             reason: reason.into(),
         }
     }
@@ -502,364 +429,414 @@ impl Vm<'_> {
     fn execute(&mut self) -> Result<Ref, PickleError> {
         loop {
             self.op_at = self.pos;
-            let op = *self.take(1, "an opcode (no STOP)")?.first().unwrap_or(&0);
-            self.op = op;
-            match op {
-                0x80 => {
-                    let [v] = self.le::<1>("the argument of PROTO")?;
-                    if v > 5 {
-                        return Err(self.bad(format!("unsupported pickle protocol {v}")));
-                    }
-                }
-                0x95 => {
-                    let n = u64::from_le_bytes(self.le("the argument of FRAME")?);
-                    let left = (self.input.len() - self.pos) as u64;
-                    if n > left {
-                        return Err(PickleError::Truncated {
-                            what: "a frame",
-                            offset: self.op_at as u64,
-                            len: self.input.len() as u64,
-                        });
-                    }
-                }
-                b'.' => return self.pop(),
-                b'(' => self.mark()?,
-                b'0' => {
-                    if self.stack.len() > self.floor() {
-                        self.stack.pop();
-                    } else {
-                        self.pop_mark()?;
-                    }
-                }
-                b'1' => {
-                    self.pop_mark()?;
-                }
-                b'2' => {
-                    let r = self.peek()?;
-                    self.push(r)?;
-                }
-                // numbers
-                b'N' => self.push(Ref::None)?,
-                0x88 => self.push(Ref::Bool(true))?,
-                0x89 => self.push(Ref::Bool(false))?,
-                b'K' => {
-                    let [b] = self.le::<1>("the argument of BININT1")?;
-                    self.push(Ref::Int(i64::from(b)))?;
-                }
-                b'M' => {
-                    let v = u16::from_le_bytes(self.le("the argument of BININT2")?);
-                    self.push(Ref::Int(i64::from(v)))?;
-                }
-                b'J' => {
-                    let v = i32::from_le_bytes(self.le("the argument of BININT")?);
-                    self.push(Ref::Int(i64::from(v)))?;
-                }
-                b'I' => {
-                    let l = self.text_line()?;
-                    let r = match l.as_str() {
-                        "00" => Ref::Bool(false),
-                        "01" => Ref::Bool(true),
-                        s => self.decimal(s)?,
-                    };
-                    self.push(r)?;
-                }
-                b'L' => {
-                    let l = self.text_line()?;
-                    let r = self.decimal(l.strip_suffix('L').unwrap_or(&l))?;
-                    self.push(r)?;
-                }
-                0x8a => {
-                    let [n] = self.le::<1>("the argument of LONG1")?;
-                    let r = self.long(u64::from(n))?;
-                    self.push(r)?;
-                }
-                0x8b => {
-                    let n = i32::from_le_bytes(self.le("the argument of LONG4")?);
-                    let n = u64::try_from(n).map_err(|_| self.bad("negative byte count"))?;
-                    let r = self.long(n)?;
-                    self.push(r)?;
-                }
-                b'G' => {
-                    let x = f64::from_be_bytes(self.le("the argument of BINFLOAT")?);
-                    self.push(Ref::Float(x))?;
-                }
-                b'F' => {
-                    let l = self.text_line()?;
-                    let x = parse_float(l.trim()).ok_or_else(|| self.bad("not a float"))?;
-                    self.push(Ref::Float(x))?;
-                }
-                // text and bytes
-                b'S' => {
-                    let l = self.line()?.to_vec();
-                    let inner = match (l.first(), l.last()) {
-                        (Some(&a), Some(&b))
-                            if l.len() >= 2 && a == b && (a == b'\'' || a == b'"') =>
-                        {
-                            &l[1..l.len() - 1]
-                        }
-                        _ => return Err(self.bad("the STRING opcode argument must be quoted")),
-                    };
-                    let bytes = escape_decode(inner);
-                    let r = self.node(Node::Bytes(bytes))?;
-                    self.push(r)?;
-                }
-                b'T' => {
-                    let n = i32::from_le_bytes(self.le("the argument of BINSTRING")?);
-                    let n = u64::try_from(n).map_err(|_| self.bad("negative byte count"))?;
-                    self.bytes_op(n, false)?;
-                }
-                b'U' => {
-                    let [n] = self.le::<1>("the argument of SHORT_BINSTRING")?;
-                    self.bytes_op(u64::from(n), false)?;
-                }
-                b'C' => {
-                    let [n] = self.le::<1>("the argument of SHORT_BINBYTES")?;
-                    self.bytes_op(u64::from(n), false)?;
-                }
-                b'B' => {
-                    let n = u32::from_le_bytes(self.le("the argument of BINBYTES")?);
-                    self.bytes_op(u64::from(n), false)?;
-                }
-                0x8e => {
-                    let n = u64::from_le_bytes(self.le("the argument of BINBYTES8")?);
-                    self.bytes_op(n, false)?;
-                }
-                0x96 => {
-                    let n = u64::from_le_bytes(self.le("the argument of BYTEARRAY8")?);
-                    self.bytes_op(n, true)?;
-                }
-                b'V' => {
-                    let l = self.line()?.to_vec();
-                    let s = raw_unicode_escape(&l).ok_or_else(|| {
-                        self.bad("invalid \\u escape or a lone surrogate in UNICODE")
-                    })?;
-                    let r = self.node(Node::Str(s))?;
-                    self.push(r)?;
-                }
-                0x8c => {
-                    let [n] = self.le::<1>("the argument of SHORT_BINUNICODE")?;
-                    self.unicode_op(u64::from(n))?;
-                }
-                b'X' => {
-                    let n = u32::from_le_bytes(self.le("the argument of BINUNICODE")?);
-                    self.unicode_op(u64::from(n))?;
-                }
-                0x8d => {
-                    let n = u64::from_le_bytes(self.le("the argument of BINUNICODE8")?);
-                    self.unicode_op(n)?;
-                }
-                // containers
-                b')' => {
-                    let r = self.node(Node::Tuple(Vec::new()))?;
-                    self.push(r)?;
-                }
-                b't' => {
-                    let items = self.pop_mark()?;
-                    let r = self.node(Node::Tuple(items))?;
-                    self.push(r)?;
-                }
-                0x85..=0x87 => {
-                    let n = usize::from(op - 0x84);
-                    if self.stack.len() < self.floor() + n {
-                        return Err(self.bad(format!("needs {n} items above the last MARK")));
-                    }
-                    let items = self.stack.split_off(self.stack.len() - n);
-                    let r = self.node(Node::Tuple(items))?;
-                    self.push(r)?;
-                }
-                b']' => {
-                    let r = self.node(Node::List(Vec::new()))?;
-                    self.push(r)?;
-                }
-                b'l' => {
-                    let items = self.pop_mark()?;
-                    let r = self.node(Node::List(items))?;
-                    self.push(r)?;
-                }
-                b'}' => {
-                    let r = self.node(Node::Dict(Vec::new()))?;
-                    self.push(r)?;
-                }
-                b'd' => {
-                    let items = self.pop_mark()?;
-                    let pairs = self.pairs(items)?;
-                    let r = self.node(Node::Dict(pairs))?;
-                    self.push(r)?;
-                }
-                0x8f => {
-                    let r = self.node(Node::Set(Vec::new()))?;
-                    self.push(r)?;
-                }
-                0x91 => {
-                    let items = self.pop_mark()?;
-                    let r = self.node(Node::FrozenSet(items))?;
-                    self.push(r)?;
-                }
-                b'a' => {
-                    let v = self.pop()?;
-                    self.extend(vec![v])?;
-                }
-                b'e' => {
-                    let items = self.pop_mark()?;
-                    self.extend(items)?;
-                }
-                b's' => {
-                    let v = self.pop()?;
-                    let k = self.pop()?;
-                    self.set_items(vec![(k, v)])?;
-                }
-                b'u' => {
-                    let items = self.pop_mark()?;
-                    let pairs = self.pairs(items)?;
-                    self.set_items(pairs)?;
-                }
-                0x90 => {
-                    let items = self.pop_mark()?;
-                    let target = self.peek()?;
-                    match target {
-                        Ref::Node(i) if matches!(self.nodes.get(i), Some(Node::Set(_))) => {
-                            self.charge(REF.saturating_mul(items.len() as u64))?;
-                            if let Some(Node::Set(s)) = self.nodes.get_mut(i) {
-                                s.extend(items);
-                            }
-                        }
-                        other => {
-                            return Err(self
-                                .bad(format!("ADDITEMS to {}, not a set", self.describe(other))))
-                        }
-                    }
-                }
-                // memo
-                b'p' => {
-                    let l = self.text_line()?;
-                    let i = self.memo_index(&l)?;
-                    self.put(i)?;
-                }
-                b'q' => {
-                    let [i] = self.le::<1>("the argument of BINPUT")?;
-                    self.put(u32::from(i))?;
-                }
-                b'r' => {
-                    let i = u32::from_le_bytes(self.le("the argument of LONG_BINPUT")?);
-                    self.put(i)?;
-                }
-                0x94 => {
-                    let i = u32::try_from(self.memo.len()).map_err(|_| self.bad("memo full"))?;
-                    self.put(i)?;
-                }
-                b'g' => {
-                    let l = self.text_line()?;
-                    let i = self.memo_index(&l)?;
-                    self.memo_get(i)?;
-                }
-                b'h' => {
-                    let [i] = self.le::<1>("the argument of BINGET")?;
-                    self.memo_get(u32::from(i))?;
-                }
-                b'j' => {
-                    let i = u32::from_le_bytes(self.le("the argument of LONG_BINGET")?);
-                    self.memo_get(i)?;
-                }
-                // globals and calls
-                b'c' => {
-                    let module = self.text_line()?;
-                    let name = self.text_line()?;
-                    let g = PyGlobal::lookup(&module, &name)?;
-                    let r = self.node(Node::Global(g))?;
-                    self.push(r)?;
-                }
-                0x93 => {
-                    let name = self.pop()?;
-                    let module = self.pop()?;
-                    let (Some(Node::Str(m)), Some(Node::Str(n))) =
-                        (self.get(module), self.get(name))
-                    else {
-                        return Err(self.bad("module and name must be str"));
-                    };
-                    let g = PyGlobal::lookup(m, n)?;
-                    let r = self.node(Node::Global(g))?;
-                    self.push(r)?;
-                }
-                b'R' => {
-                    let args = self.pop()?;
-                    let callable = self.pop()?;
-                    let g = self.global_of(callable).ok_or_else(|| {
-                        self.bad(format!("REDUCE calls {}", self.describe(callable)))
-                    })?;
-                    let given = self
-                        .tuple(args)
-                        .ok_or_else(|| self.bad("REDUCE arguments are not a tuple"))?
-                        .len();
-                    // Python raises TypeError here, before anything is copied: the copy
-                    // below is at most `max_args` refs.
-                    self.check_arity(g, given)?;
-                    let args = self.tuple(args).map(<[Ref]>::to_vec).unwrap_or_default();
-                    let r = self.call(g, &args)?;
-                    self.push(r)?;
-                }
-                b'i' => {
-                    let module = self.text_line()?;
-                    let name = self.text_line()?;
-                    let g = PyGlobal::lookup(&module, &name)?;
-                    let args = self.pop_mark()?;
-                    self.check_arity(g, args.len())?;
-                    let r = self.call(g, &args)?;
-                    self.push(r)?;
-                }
-                b'o' => {
-                    let mut items = self.pop_mark()?;
-                    if items.is_empty() {
-                        return Err(self.bad("OBJ needs a class"));
-                    }
-                    let cls = items.remove(0);
-                    let g = self
-                        .global_of(cls)
-                        .ok_or_else(|| self.bad(format!("OBJ calls {}", self.describe(cls))))?;
-                    self.check_arity(g, items.len())?;
-                    let r = self.call(g, &items)?;
-                    self.push(r)?;
-                }
-                0x81 | 0x92 => {
-                    let name = op_name(op);
-                    if op == 0x92 {
-                        self.pop()?; // kwargs
-                    }
-                    self.pop()?; // args
-                    let cls = self.pop()?;
-                    return Err(match self.global_of(cls) {
-                        Some(g) => {
-                            let (m, n) = g.path();
-                            self.unsupported(
-                                format!("{name} on {m}.{n}"),
-                                "numpy's pickles never create objects this way",
-                            )
-                        }
-                        None => self.bad(format!("{name} on {}", self.describe(cls))),
-                    });
-                }
-                b'b' => {
-                    let state = self.pop()?;
-                    let target = self.peek()?;
-                    self.build(target, state)?;
-                }
-                // references outside the pickle
-                b'P' | b'Q' | 0x82..=0x84 | 0x97 | 0x98 => {
+            let byte = *self.take(1, "an opcode (no STOP)")?.first().unwrap_or(&0);
+            self.op = byte;
+            let Some(op) = Opcode::from_byte(byte) else {
+                return Err(self.bad("not a pickle opcode"));
+            };
+            match op.family() {
+                Family::Stop => return self.pop(),
+                Family::Control => self.run_control(op)?,
+                Family::Number => self.run_number(op)?,
+                Family::TextOrBytes => self.run_text_or_bytes(op)?,
+                Family::Container => self.run_container(op)?,
+                Family::Memo => self.run_memo(op)?,
+                Family::Call => self.run_call(op)?,
+                Family::External => {
                     return Err(PickleError::External {
-                        opcode: match op {
-                            b'P' => "PERSID",
-                            b'Q' => "BINPERSID",
-                            0x82 => "EXT1",
-                            0x83 => "EXT2",
-                            0x84 => "EXT4",
-                            0x97 => "NEXT_BUFFER",
-                            _ => "READONLY_BUFFER",
-                        },
+                        opcode: op.name(),
                         offset: self.op_at as u64,
                     })
                 }
-                _ => return Err(self.bad("not a pickle opcode")),
             }
         }
+    }
+
+    /// An opcode given to a family that does not run it: the dispatch in [`Vm::execute`]
+    /// never does this.
+    #[cold]
+    fn not_in(&self, op: Opcode, family: &str) -> PickleError {
+        self.bad(format!("{} is not one of the {family} opcodes", op.name()))
+    }
+
+    /// Protocol, framing and the stack itself: `PROTO`, `FRAME`, `MARK`, `POP`, `POP_MARK`, `DUP`.
+    fn run_control(&mut self, op: Opcode) -> Result<(), PickleError> {
+        match op {
+            Opcode::Proto => {
+                let [v] = self.le::<1>("the argument of PROTO")?;
+                if v > 5 {
+                    return Err(self.bad(format!("unsupported pickle protocol {v}")));
+                }
+            }
+            Opcode::Frame => {
+                let n = u64::from_le_bytes(self.le("the argument of FRAME")?);
+                let left = (self.input.len() - self.pos) as u64;
+                if n > left {
+                    return Err(PickleError::Truncated {
+                        what: "a frame",
+                        offset: self.op_at as u64,
+                        len: self.input.len() as u64,
+                    });
+                }
+            }
+            Opcode::Mark => self.mark()?,
+            Opcode::Pop => {
+                if self.stack.len() > self.floor() {
+                    self.stack.pop();
+                } else {
+                    self.pop_mark()?;
+                }
+            }
+            Opcode::PopMark => {
+                self.pop_mark()?;
+            }
+            Opcode::Dup => {
+                let r = self.peek()?;
+                self.push(r)?;
+            }
+            other => return Err(self.not_in(other, "control")),
+        }
+        Ok(())
+    }
+
+    /// `None`, bools, ints and floats, pushed.
+    fn run_number(&mut self, op: Opcode) -> Result<(), PickleError> {
+        match op {
+            Opcode::None => self.push(Ref::None)?,
+            Opcode::NewTrue => self.push(Ref::Bool(true))?,
+            Opcode::NewFalse => self.push(Ref::Bool(false))?,
+            Opcode::BinInt1 => {
+                let [b] = self.le::<1>("the argument of BININT1")?;
+                self.push(Ref::Int(i64::from(b)))?;
+            }
+            Opcode::BinInt2 => {
+                let v = u16::from_le_bytes(self.le("the argument of BININT2")?);
+                self.push(Ref::Int(i64::from(v)))?;
+            }
+            Opcode::BinInt => {
+                let v = i32::from_le_bytes(self.le("the argument of BININT")?);
+                self.push(Ref::Int(i64::from(v)))?;
+            }
+            Opcode::Int => {
+                let l = self.text_line()?;
+                let r = match l.as_str() {
+                    "00" => Ref::Bool(false),
+                    "01" => Ref::Bool(true),
+                    s => self.decimal(s)?,
+                };
+                self.push(r)?;
+            }
+            Opcode::Long => {
+                let l = self.text_line()?;
+                let r = self.decimal(l.strip_suffix('L').unwrap_or(&l))?;
+                self.push(r)?;
+            }
+            Opcode::Long1 => {
+                let [n] = self.le::<1>("the argument of LONG1")?;
+                let r = self.long(u64::from(n))?;
+                self.push(r)?;
+            }
+            Opcode::Long4 => {
+                let n = i32::from_le_bytes(self.le("the argument of LONG4")?);
+                let n = u64::try_from(n).map_err(|_| self.bad("negative byte count"))?;
+                let r = self.long(n)?;
+                self.push(r)?;
+            }
+            Opcode::BinFloat => {
+                let x = f64::from_be_bytes(self.le("the argument of BINFLOAT")?);
+                self.push(Ref::Float(x))?;
+            }
+            Opcode::Float => {
+                let l = self.text_line()?;
+                let x = parse_float(l.trim()).ok_or_else(|| self.bad("not a float"))?;
+                self.push(Ref::Float(x))?;
+            }
+            other => return Err(self.not_in(other, "number")),
+        }
+        Ok(())
+    }
+
+    /// `str`, `bytes` and `bytearray` values of every protocol, pushed.
+    fn run_text_or_bytes(&mut self, op: Opcode) -> Result<(), PickleError> {
+        match op {
+            Opcode::String => {
+                let l = self.line()?.to_vec();
+                let inner = match (l.first(), l.last()) {
+                    (Some(&a), Some(&b)) if l.len() >= 2 && a == b && (a == b'\'' || a == b'"') => {
+                        &l[1..l.len() - 1]
+                    }
+                    _ => return Err(self.bad("the STRING opcode argument must be quoted")),
+                };
+                let bytes = escape_decode(inner);
+                let r = self.node(Node::Bytes(bytes))?;
+                self.push(r)?;
+            }
+            Opcode::BinString => {
+                let n = i32::from_le_bytes(self.le("the argument of BINSTRING")?);
+                let n = u64::try_from(n).map_err(|_| self.bad("negative byte count"))?;
+                self.bytes_op(n, false)?;
+            }
+            Opcode::ShortBinString => {
+                let [n] = self.le::<1>("the argument of SHORT_BINSTRING")?;
+                self.bytes_op(u64::from(n), false)?;
+            }
+            Opcode::ShortBinBytes => {
+                let [n] = self.le::<1>("the argument of SHORT_BINBYTES")?;
+                self.bytes_op(u64::from(n), false)?;
+            }
+            Opcode::BinBytes => {
+                let n = u32::from_le_bytes(self.le("the argument of BINBYTES")?);
+                self.bytes_op(u64::from(n), false)?;
+            }
+            Opcode::BinBytes8 => {
+                let n = u64::from_le_bytes(self.le("the argument of BINBYTES8")?);
+                self.bytes_op(n, false)?;
+            }
+            Opcode::ByteArray8 => {
+                let n = u64::from_le_bytes(self.le("the argument of BYTEARRAY8")?);
+                self.bytes_op(n, true)?;
+            }
+            Opcode::Unicode => {
+                let l = self.line()?.to_vec();
+                let s = raw_unicode_escape(&l)
+                    .ok_or_else(|| self.bad("invalid \\u escape or a lone surrogate in UNICODE"))?;
+                let r = self.node(Node::Str(s))?;
+                self.push(r)?;
+            }
+            Opcode::ShortBinUnicode => {
+                let [n] = self.le::<1>("the argument of SHORT_BINUNICODE")?;
+                self.unicode_op(u64::from(n))?;
+            }
+            Opcode::BinUnicode => {
+                let n = u32::from_le_bytes(self.le("the argument of BINUNICODE")?);
+                self.unicode_op(u64::from(n))?;
+            }
+            Opcode::BinUnicode8 => {
+                let n = u64::from_le_bytes(self.le("the argument of BINUNICODE8")?);
+                self.unicode_op(n)?;
+            }
+            other => return Err(self.not_in(other, "text or bytes")),
+        }
+        Ok(())
+    }
+
+    /// Tuples, lists, dicts and sets: made from the stack, or extended in place.
+    fn run_container(&mut self, op: Opcode) -> Result<(), PickleError> {
+        match op {
+            Opcode::EmptyTuple => {
+                let r = self.node(Node::Tuple(Vec::new()))?;
+                self.push(r)?;
+            }
+            Opcode::Tuple => {
+                let items = self.pop_mark()?;
+                let r = self.node(Node::Tuple(items))?;
+                self.push(r)?;
+            }
+            Opcode::Tuple1 | Opcode::Tuple2 | Opcode::Tuple3 => {
+                let n = match op {
+                    Opcode::Tuple1 => 1,
+                    Opcode::Tuple2 => 2,
+                    _ => 3,
+                };
+                if self.stack.len() < self.floor() + n {
+                    return Err(self.bad(format!("needs {n} items above the last MARK")));
+                }
+                let items = self.stack.split_off(self.stack.len() - n);
+                let r = self.node(Node::Tuple(items))?;
+                self.push(r)?;
+            }
+            Opcode::EmptyList => {
+                let r = self.node(Node::List(Vec::new()))?;
+                self.push(r)?;
+            }
+            Opcode::List => {
+                let items = self.pop_mark()?;
+                let r = self.node(Node::List(items))?;
+                self.push(r)?;
+            }
+            Opcode::EmptyDict => {
+                let r = self.node(Node::Dict(Vec::new()))?;
+                self.push(r)?;
+            }
+            Opcode::Dict => {
+                let items = self.pop_mark()?;
+                let pairs = self.pairs(items)?;
+                let r = self.node(Node::Dict(pairs))?;
+                self.push(r)?;
+            }
+            Opcode::EmptySet => {
+                let r = self.node(Node::Set(Vec::new()))?;
+                self.push(r)?;
+            }
+            Opcode::FrozenSet => {
+                let items = self.pop_mark()?;
+                let r = self.node(Node::FrozenSet(items))?;
+                self.push(r)?;
+            }
+            Opcode::Append => {
+                let v = self.pop()?;
+                self.extend(vec![v])?;
+            }
+            Opcode::Appends => {
+                let items = self.pop_mark()?;
+                self.extend(items)?;
+            }
+            Opcode::SetItem => {
+                let v = self.pop()?;
+                let k = self.pop()?;
+                self.set_items(vec![(k, v)])?;
+            }
+            Opcode::SetItems => {
+                let items = self.pop_mark()?;
+                let pairs = self.pairs(items)?;
+                self.set_items(pairs)?;
+            }
+            Opcode::AddItems => {
+                let items = self.pop_mark()?;
+                let target = self.peek()?;
+                match target {
+                    Ref::Node(i) if matches!(self.nodes.get(i), Some(Node::Set(_))) => {
+                        self.charge(REF.saturating_mul(items.len() as u64))?;
+                        if let Some(Node::Set(s)) = self.nodes.get_mut(i) {
+                            s.extend(items);
+                        }
+                    }
+                    other => {
+                        return Err(
+                            self.bad(format!("ADDITEMS to {}, not a set", self.describe(other)))
+                        )
+                    }
+                }
+            }
+            other => return Err(self.not_in(other, "container")),
+        }
+        Ok(())
+    }
+
+    /// The memo: `PUT`s store the top of the stack, `GET`s push a stored value again.
+    fn run_memo(&mut self, op: Opcode) -> Result<(), PickleError> {
+        match op {
+            Opcode::Put => {
+                let l = self.text_line()?;
+                let i = self.memo_index(&l)?;
+                self.put(i)?;
+            }
+            Opcode::BinPut => {
+                let [i] = self.le::<1>("the argument of BINPUT")?;
+                self.put(u32::from(i))?;
+            }
+            Opcode::LongBinPut => {
+                let i = u32::from_le_bytes(self.le("the argument of LONG_BINPUT")?);
+                self.put(i)?;
+            }
+            Opcode::Memoize => {
+                let i = u32::try_from(self.memo.len()).map_err(|_| self.bad("memo full"))?;
+                self.put(i)?;
+            }
+            Opcode::Get => {
+                let l = self.text_line()?;
+                let i = self.memo_index(&l)?;
+                self.memo_get(i)?;
+            }
+            Opcode::BinGet => {
+                let [i] = self.le::<1>("the argument of BINGET")?;
+                self.memo_get(u32::from(i))?;
+            }
+            Opcode::LongBinGet => {
+                let i = u32::from_le_bytes(self.le("the argument of LONG_BINGET")?);
+                self.memo_get(i)?;
+            }
+            other => return Err(self.not_in(other, "memo")),
+        }
+        Ok(())
+    }
+
+    /// Globals (only those of the allow-list), the calls of their constructors and `BUILD`.
+    fn run_call(&mut self, op: Opcode) -> Result<(), PickleError> {
+        match op {
+            Opcode::Global => {
+                let module = self.text_line()?;
+                let name = self.text_line()?;
+                let g = lookup(&module, &name)?;
+                let r = self.node(Node::Global(g))?;
+                self.push(r)?;
+            }
+            Opcode::StackGlobal => {
+                let name = self.pop()?;
+                let module = self.pop()?;
+                let (Some(Node::Str(m)), Some(Node::Str(n))) = (self.get(module), self.get(name))
+                else {
+                    return Err(self.bad("module and name must be str"));
+                };
+                let g = lookup(m, n)?;
+                let r = self.node(Node::Global(g))?;
+                self.push(r)?;
+            }
+            Opcode::Reduce => {
+                let args = self.pop()?;
+                let callable = self.pop()?;
+                let g = self
+                    .global_of(callable)
+                    .ok_or_else(|| self.bad(format!("REDUCE calls {}", self.describe(callable))))?;
+                let given = self
+                    .tuple(args)
+                    .ok_or_else(|| self.bad("REDUCE arguments are not a tuple"))?
+                    .len();
+                // Python raises TypeError here, before anything is copied: the copy
+                // below is at most `max_args` refs.
+                self.check_arity(g, given)?;
+                let args = self.tuple(args).map(<[Ref]>::to_vec).unwrap_or_default();
+                let r = self.call(g, &args)?;
+                self.push(r)?;
+            }
+            Opcode::Inst => {
+                let module = self.text_line()?;
+                let name = self.text_line()?;
+                let g = lookup(&module, &name)?;
+                let args = self.pop_mark()?;
+                self.check_arity(g, args.len())?;
+                let r = self.call(g, &args)?;
+                self.push(r)?;
+            }
+            Opcode::Obj => {
+                let mut items = self.pop_mark()?;
+                if items.is_empty() {
+                    return Err(self.bad("OBJ needs a class"));
+                }
+                let cls = items.remove(0);
+                let g = self
+                    .global_of(cls)
+                    .ok_or_else(|| self.bad(format!("OBJ calls {}", self.describe(cls))))?;
+                self.check_arity(g, items.len())?;
+                let r = self.call(g, &items)?;
+                self.push(r)?;
+            }
+            Opcode::NewObj | Opcode::NewObjEx => {
+                let name = op.name();
+                if op == Opcode::NewObjEx {
+                    self.pop()?; // kwargs
+                }
+                self.pop()?; // args
+                let cls = self.pop()?;
+                return Err(match self.global_of(cls) {
+                    Some(g) => {
+                        let (m, n) = g.path();
+                        self.unsupported(
+                            format!("{name} on {m}.{n}"),
+                            "numpy's pickles never create objects this way",
+                        )
+                    }
+                    None => self.bad(format!("{name} on {}", self.describe(cls))),
+                });
+            }
+            Opcode::Build => {
+                let state = self.pop()?;
+                let target = self.peek()?;
+                self.build(target, state)?;
+            }
+            other => return Err(self.not_in(other, "call")),
+        }
+        Ok(())
     }
 
     fn decimal(&mut self, s: &str) -> Result<Ref, PickleError> {
@@ -1174,6 +1151,7 @@ impl Vm<'_> {
                 [a, b, c] => Node::Slice([*a, *b, *c]),
                 _ => return Err(wrong(self, "needs 1 to 3 arguments")),
             },
+            _ => return Err(wrong(self, "this interpreter does not construct it")),
         };
         self.node(node)
     }
@@ -1340,12 +1318,13 @@ impl Vm<'_> {
                 _ => return Err(bad("dtype state of an unknown version".into())),
             }
         }
-        let endian = match get(1).map(|r| self.text(r)) {
-            None => "=",
-            Some(Some(e @ ("<" | ">" | "|" | "="))) => e,
+        // numpy's '=' is the machine's order, as is '|' for a dtype that has one.
+        let order = match get(1).map(|r| self.text(r)) {
+            None | Some(Some("<" | "=")) => ByteOrder::Little,
+            Some(Some(">")) => ByteOrder::Big,
+            Some(Some("|")) => ByteOrder::NATIVE,
             Some(_) => return Err(bad("byte order is not one of < > | =".into())),
         };
-        let endian = if endian == "=" { "<" } else { endian };
         let elsize = get(5).and_then(|r| self.int(r)).unwrap_or(-1);
         // A subarray: (base, shape).
         if let Some(sub) = get(2).filter(|&r| r != Ref::None) {
@@ -1425,47 +1404,93 @@ impl Vm<'_> {
             .next()
             .ok_or_else(|| bad("empty type string".into()))?;
         let size: Option<u64> = chars.as_str().parse().ok();
-        let flexible = |unit: i64| -> Result<u64, PickleError> {
-            match (elsize, size) {
-                (e, _) if e >= 0 => Ok(e as u64 / unit as u64),
+        let flexible = |unit: u64| -> Result<u64, PickleError> {
+            match (u64::try_from(elsize), size) {
+                (Ok(e), _) => Ok(e / unit),
                 (_, Some(s)) => Ok(s),
                 _ => Err(bad("no itemsize".into())),
             }
         };
-        let spelled = match kind {
-            'O' => return Ok(DType::Object),
-            'S' | 'a' => return Ok(DType::Bytes(flexible(1)?)),
-            'V' => return Ok(DType::Void(flexible(1)?)),
-            'U' => format!("{endian}U{}", flexible(4)?),
-            'b' => "|b1".to_owned(),
-            'i' | 'u' | 'f' | 'c' => format!("{endian}{typestr}"),
+        let dtype = match kind {
+            'O' => DType::Object,
+            'S' | 'a' => DType::Bytes(flexible(1)?),
+            'V' => DType::Void(flexible(1)?),
+            'U' => {
+                // numpy keeps the itemsize (4 bytes a character) in a C int.
+                let chars = flexible(4)?;
+                if chars > i32::MAX as u64 / 4 {
+                    return Err(bad(
+                        "itemsize exceeds numpy's limit of 2147483647 bytes".into()
+                    ));
+                }
+                DType::Unicode(chars, order)
+            }
+            'b' => DType::Number(Primitive::Bool, ByteOrder::NotApplicable),
+            'i' | 'u' | 'f' | 'c' => {
+                let primitive = size
+                    .and_then(|n| number(kind, n))
+                    .ok_or_else(|| bad("not a number type numpy writes".into()))?;
+                // One-byte numbers have no byte order, whatever the state says.
+                if primitive.itemsize() == 1 {
+                    DType::Number(primitive, ByteOrder::NotApplicable)
+                } else {
+                    DType::Number(primitive, order)
+                }
+            }
             'M' | 'm' => {
-                let unit = get(8)
-                    .and_then(|meta| self.time_unit(meta))
-                    .unwrap_or_default();
-                format!("{endian}{kind}8{unit}")
+                let (unit, multiplier) = match get(8) {
+                    Some(meta) => self.time_unit(meta).map_err(|why| bad(why.into()))?,
+                    None => (TimeUnit::Generic, 1),
+                };
+                let kind = if kind == 'M' {
+                    TimeKind::Datetime
+                } else {
+                    TimeKind::Timedelta
+                };
+                DType::Time(
+                    TimeType {
+                        kind,
+                        unit,
+                        multiplier,
+                    },
+                    order,
+                )
             }
             _ => return Err(bad("unknown kind".into())),
         };
-        spelled.parse::<DType>().map_err(|e| bad(e.to_string()))
+        Ok(dtype)
     }
 
-    /// `[10ms]` from datetime metadata `(None, (b'ms', 10, 1, 1))`.
-    fn time_unit(&self, meta: Ref) -> Option<String> {
-        let [_, unit] = self.tuple(meta)? else {
-            return None;
+    /// The unit and multiplier of datetime metadata `(None, (b'ms', 10, 1, 1))`: the generic
+    /// unit when the metadata has another form (as numpy's `M8` without one).
+    ///
+    /// # Errors
+    /// A unit code numpy does not have, a multiplier outside a C int.
+    fn time_unit(&self, meta: Ref) -> Result<(TimeUnit, u32), &'static str> {
+        let parts = || -> Option<(&str, i64)> {
+            let [_, unit] = self.tuple(meta)? else {
+                return None;
+            };
+            let unit = self.tuple(*unit)?;
+            Some((self.text(*unit.first()?)?, self.int(*unit.get(1)?)?))
         };
-        let unit = self.tuple(*unit)?;
-        let code = self.text(*unit.first()?)?;
-        let num = self.int(*unit.get(1)?)?;
+        let Some((code, num)) = parts() else {
+            return Ok((TimeUnit::Generic, 1));
+        };
         if code == "generic" {
-            return Some(String::new());
+            return Ok((TimeUnit::Generic, 1));
         }
-        Some(if num == 1 {
-            format!("[{code}]")
-        } else {
-            format!("[{num}{code}]")
-        })
+        let unit = TIME_UNITS
+            .iter()
+            .copied()
+            .find(|u| u.code() == code || (code == "\u{3bc}s" && *u == TimeUnit::Microsecond))
+            .ok_or("invalid datetime unit")?;
+        // A C int, not negative.
+        let multiplier = i32::try_from(num)
+            .ok()
+            .and_then(|m| u32::try_from(m).ok())
+            .ok_or("invalid datetime metadata")?;
+        Ok((unit, multiplier))
     }
 
     // -----------------------------------------------------------------------------------------
@@ -1685,25 +1710,92 @@ fn dtype_weight(dt: &DType) -> u64 {
     }
 }
 
-/// Reorders values listed in C order into Fortran memory order.
+/// The units of datetime64 and timedelta64 but the generic one.
+const TIME_UNITS: &[TimeUnit] = &[
+    TimeUnit::Year,
+    TimeUnit::Month,
+    TimeUnit::Week,
+    TimeUnit::Day,
+    TimeUnit::Hour,
+    TimeUnit::Minute,
+    TimeUnit::Second,
+    TimeUnit::Millisecond,
+    TimeUnit::Microsecond,
+    TimeUnit::Nanosecond,
+    TimeUnit::Picosecond,
+    TimeUnit::Femtosecond,
+    TimeUnit::Attosecond,
+];
+
+/// The number type of a type string's kind and size, as numpy's `np.dtype('f8')` (x86-64:
+/// `f16` and `c32` are `longdouble`, `f12` refused).
+fn number(kind: char, size: u64) -> Option<Primitive> {
+    use Primitive::*;
+    Some(match (kind, size) {
+        ('i', 1) => I8,
+        ('i', 2) => I16,
+        ('i', 4) => I32,
+        ('i', 8) => I64,
+        ('u', 1) => U8,
+        ('u', 2) => U16,
+        ('u', 4) => U32,
+        ('u', 8) => U64,
+        ('f', 2) => F16,
+        ('f', 4) => F32,
+        ('f', 8) => F64,
+        ('f', 16) => LongDouble { size: 16 },
+        ('c', 8) => C64,
+        ('c', 16) => C128,
+        ('c', 32) => CLongDouble { size: 32 },
+        _ => return None,
+    })
+}
+
+/// Reorders values listed in C order into Fortran memory order (`values` holds the product of
+/// `shape`, which the caller checked).
 fn c_to_fortran(values: Vec<DynValue>, shape: &[u64]) -> Vec<DynValue> {
     let mut slots: Vec<Option<DynValue>> = values.into_iter().map(Some).collect();
     let mut out = Vec::with_capacity(slots.len());
-    let mut walk = Stepper::new(shape, Order::Fortran);
-    while let Some(index) = walk.index() {
-        let c = flat_index(shape, Order::C, index);
-        if let Some(v) = c.and_then(|c| slots.get_mut(c)).and_then(Option::take) {
+    if shape.contains(&0) {
+        return out;
+    }
+    // C-order strides, in elements.
+    let mut strides = vec![0u64; shape.len()];
+    let mut stride = 1u64;
+    for (s, &d) in strides.iter_mut().zip(shape).rev() {
+        *s = stride;
+        stride = stride.saturating_mul(d);
+    }
+    // The Fortran walk: the first axis moves fastest.
+    let mut index = vec![0u64; shape.len()];
+    loop {
+        let c = index
+            .iter()
+            .zip(&strides)
+            .try_fold(0u64, |acc, (i, s)| acc.checked_add(i.checked_mul(*s)?));
+        let slot = c.and_then(|c| usize::try_from(c).ok());
+        if let Some(v) = slot.and_then(|c| slots.get_mut(c)).and_then(Option::take) {
             out.push(v);
         }
-        walk.step();
+        let mut axis = 0;
+        loop {
+            let (Some(i), Some(&d)) = (index.get_mut(axis), shape.get(axis)) else {
+                return out;
+            };
+            *i += 1;
+            if *i < d {
+                break;
+            }
+            *i = 0;
+            axis += 1;
+        }
     }
-    out
 }
 
 /// A record element (a tuple) or one of its fields as numpy's `item()` gives it, back to a
 /// [`DynValue`] of `dtype`.
 fn py_to_dyn(obj: PyObject, dtype: &DType) -> Result<DynValue, PickleError> {
-    use crate::dtype::Primitive as P;
+    use npy_core::Primitive as P;
     let mismatch = |obj: &PyObject| PickleError::Malformed {
         offset: 0,
         opcode: "BUILD".into(),

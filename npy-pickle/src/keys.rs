@@ -10,8 +10,9 @@ use std::collections::HashMap;
 use num_bigint::BigInt;
 use num_traits::ToPrimitive;
 
-use super::value::PyObject;
-use crate::dynamic::DynValue;
+use npy_core::object::PyObject;
+use npy_core::DynValue;
+
 use crate::error::PickleError;
 
 /// A hashable value reduced to what Python's `==` compares: `1`, `1.0`, `True` and `1+0j` are

@@ -10,8 +10,8 @@ pub const MAX_PICKLE_DEPTH: usize = 128;
 /// One budget counts everything: the pickle's own bytes (read whole before it is decoded),
 /// the interpreter's stack (16 bytes a slot, at its deepest), memo (48 bytes an entry) and
 /// arena (64 bytes a node, plus the text, bytes and 16 bytes per item it holds), every value
-/// of the decoded tree (a [`PyObject`](super::PyObject) is 32 bytes plus its text or bytes; an
-/// element of a nested numeric array a [`DynValue`](crate::DynValue) of 48 bytes plus its
+/// of the decoded tree (a [`PyObject`](npy_core::object::PyObject) is 32 bytes plus its text or bytes; an
+/// element of a nested numeric array a [`DynValue`](npy_core::DynValue) of 48 bytes plus its
 /// bytes), each copy of a shared value again, the keys built to compare dict keys and set
 /// items, and the `repr`s built for them. The bytes counted are what the values take, not what
 /// the allocator reserves: the memory used stays within about twice the budget.
@@ -21,13 +21,13 @@ pub const MAX_PICKLE_DEPTH: usize = 128;
 /// beyond it (an object array of a million strings takes about 200 MB) need a larger
 /// [`PickleLimits::max_bytes`]; the printed forms of a decoded value (`repr`, `npy show`,
 /// `npy show --json`) are proportional to what was counted here.
-pub const PICKLE_BUDGET: u64 = crate::header::DEFAULT_MAX_PICKLE_BYTES;
+pub const PICKLE_BUDGET: u64 = 128 << 20;
 
 /// Limits of the pickle reader; the defaults are the constants of this module.
 ///
 /// # Examples
 /// ```
-/// use npy_core::pickle::{loads_with, PickleError, PickleLimits};
+/// use npy_pickle::{loads_with, PickleError, PickleLimits};
 /// // [[[]]]: three levels.
 /// let nested = b"\x80\x04]]]aa.";
 /// assert!(loads_with(nested, &PickleLimits::default()).is_ok());
