@@ -3,6 +3,24 @@
 //!
 //! # Quick start
 //!
+//! One call per task (the other crates of the workspace in the last rows):
+//!
+//! | task | the call |
+//! |---|---|
+//! | read a file into a `Vec` | [`read::<T>(path)`](read) gives an [`NpyArray`] (shape, order, `into_vec()`, `into_c_order_vec()`); [`read_with`] takes [`ReadOptions`] |
+//! | read into ndarray | `read_ndarray::<A>(path)` (feature `ndarray`); `read_ndarray_with` for options |
+//! | map a file | `unsafe { NpyMmap::<T>::open(path) }` (feature `mmap`) |
+//! | view bytes in memory | [`NpyView::<T>::new(&bytes)`](NpyView::new) (zero copy); [`view_or_copy`] when they may be misaligned |
+//! | stream rows | [`NpyReader::open(path)`](NpyReader::open), then `read_into`, `iter`, `read_range` |
+//! | records as structs | `#[derive(NpyElement)]` (feature `derive`), then `read::<T>` / `write` as for numbers |
+//! | any dtype, decided at run time | [`read_dyn(path)`](read_dyn) gives a [`DynArray`]; [`read_columns`] gives one typed column per field |
+//! | the header only | [`TensorInfo::from_path`] (a summary); [`Header::read`] (the dict, version and data offset) |
+//! | write | [`write(path, &data, shape)`](write()); [`WriteOptions`] for dtype, order, byte order, version |
+//! | write a stream of rows | [`WriteOptions::create_stream`] |
+//! | append rows | [`append(path, &rows, shape)`](append); [`NpyAppender`] for many appends |
+//! | change byte order, memory order or version | [`convert_file`] with [`ConvertOptions`] |
+//! | object arrays (dtype `O`) | crate `npy-pickle`: `npy_pickle::read_dyn(path)`, `npy_pickle::read_objects` |
+//!
 //! | feature | adds |
 //! |---|---|
 //! | (none) | [`read`], [`write()`], [`NpyReader`], [`NpyView`], [`read_dyn`], [`Header`], [`convert_file`], streaming writers, [`append`] / [`NpyAppender`] |

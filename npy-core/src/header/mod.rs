@@ -201,8 +201,8 @@ impl ParsedHeader {
     /// object's) and refuse a short one before reading it, as `np.load` refuses it.
     ///
     /// # Errors
-    /// [`ErrorKind::Truncated`](crate::ErrorKind::Truncated) (`what: "array data"`) naming the
-    /// bytes needed and present; [`ErrorKind::SizeOverflow`](crate::ErrorKind::SizeOverflow)
+    /// [`ErrorKind::Truncated`] (`what: "array data"`) naming the
+    /// bytes needed and present; [`ErrorKind::SizeOverflow`]
     /// for a shape whose size overflows.
     ///
     /// # Examples
