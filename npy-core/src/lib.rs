@@ -142,7 +142,7 @@
 //! - [`Header`] reads and writes the header, byte for byte as `np.save` writes it.
 //! - [`DType`] models every dtype a header can describe, records included; [`DType::Ml`]
 //!   and [`MlType`] the ml_dtypes types (bfloat16, float8, int4, …) numpy saves as `'<V2'`,
-//!   `'<V1'` or `'<f1'`, read back through a hint ([`ReadOptions::hint`](ReadOptions#structfield.hint),
+//!   `'<V1'` or `'<f1'`, read back through a hint ([`ReadOptions::hint`],
 //!   or the requested type: `half::bf16`, [`Float8E4M3Fn`], [`Int4`], …).
 //! - [`TensorInfo`] summarises a file from its header.
 //! - [`literal`] is the Python-literal codec the header uses.

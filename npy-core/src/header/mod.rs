@@ -38,30 +38,14 @@ pub const DEFAULT_MAX_HEADER_LEN: u64 = 16 << 20;
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct ReadOptions {
-    /// The largest header length (bytes) accepted; longer is [`ErrorKind::HeaderTooLong`].
-    pub max_header_len: u64,
-    /// How deep the header literal may nest (see [`literal::ParseOptions::max_depth`]).
-    pub max_depth: usize,
-    /// Refuse `b1` bytes other than 0 and 1 with [`ErrorKind::InvalidBool`] (naming the byte
-    /// and its offset) instead of reading them as `true` as numpy does. Off by default.
-    pub strict_bools: bool,
-    /// Which file dtypes a typed read converts from (default [`Casting::Equiv`]: the type's own
-    /// dtype in either byte order).
-    pub casting: Casting,
-    /// Threads an owned read of a large file uses (see [`ReadOptions::threads`]); `0`, the
-    /// default, is [`std::thread::available_parallelism`].
-    pub threads: usize,
-    /// The type of the bytes when the descr has lost it (issue 26): numpy with ml_dtypes
-    /// writes bfloat16 as `'<V2'` and `float8_e4m3fn`, `int4`, … as `'<V1'`. With a hint, a
-    /// header whose descr is what `np.save` writes for the hinted type is read as
-    /// [`DType::Ml`] of it (see [`DType::with_hint`]);
-    /// any other descr is read as it stands. `None`, the default, reads descrs as numpy does
-    /// (`'<f1'`, which numpy cannot load, is `float8_e5m2` even so).
-    pub hint: Option<crate::dtype::MlType>,
+    max_header_len: u64,
+    max_depth: usize,
+    strict_bools: bool,
+    casting: Casting,
+    threads: usize,
+    hint: Option<crate::dtype::MlType>,
 }
-
 /// Which file dtypes a typed read (read, iterators, ranges, `ndarray`) accepts for an element
 /// type, in numpy's terms (`np.can_cast(from, to, casting)`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -92,15 +76,30 @@ impl Default for ReadOptions {
 }
 
 impl ReadOptions {
-    /// These options with another header-length limit.
+    /// numpy's reading rules with the crate's limits: the default.
+    pub fn new() -> Self {
+        ReadOptions::default()
+    }
+
+    /// These options with another header-length limit: the largest header length (bytes)
+    /// accepted (default [`DEFAULT_MAX_HEADER_LEN`]); longer is [`ErrorKind::HeaderTooLong`].
     #[must_use]
     pub fn max_header_len(mut self, bytes: u64) -> Self {
         self.max_header_len = bytes;
         self
     }
 
-    /// These options with the strict bool check on or off (see
-    /// [`ReadOptions::strict_bools`](ReadOptions#structfield.strict_bools)).
+    /// These options with another nesting limit of the header literal (see
+    /// [`literal::ParseOptions::max_depth`]; default [`literal::DEFAULT_MAX_DEPTH`]).
+    #[must_use]
+    pub fn max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = depth;
+        self
+    }
+
+    /// These options with the strict bool check on or off: on, `b1` bytes other than 0 and 1
+    /// are refused with [`ErrorKind::InvalidBool`] (naming the byte and its offset) instead of
+    /// read as `true` as numpy does. Off by default.
     #[must_use]
     pub fn strict_bools(mut self, strict: bool) -> Self {
         self.strict_bools = strict;
@@ -123,8 +122,12 @@ impl ReadOptions {
         self
     }
 
-    /// These options with a type hint for descrs that lost their type (see
-    /// [`ReadOptions::hint`](ReadOptions#structfield.hint)).
+    /// These options with a type hint for descrs that lost their type (issue 26): numpy with
+    /// ml_dtypes writes bfloat16 as `'<V2'` and `float8_e4m3fn`, `int4`, … as `'<V1'`. With a
+    /// hint, a header whose descr is what `np.save` writes for the hinted type is read as
+    /// [`DType::Ml`] of it (see [`DType::with_hint`]); any other descr is read as it stands.
+    /// `None`, the default, reads descrs as numpy does (`'<f1'`, which numpy cannot load, is
+    /// `float8_e5m2` even so).
     ///
     /// # Examples
     /// ```
@@ -145,11 +148,42 @@ impl ReadOptions {
         self
     }
 
-    /// These options with another [`Casting`].
+    /// These options with another [`Casting`]: which file dtypes a typed read converts from
+    /// (default [`Casting::Equiv`]: the type's own dtype in either byte order).
     #[must_use]
     pub fn casting(mut self, casting: Casting) -> Self {
         self.casting = casting;
         self
+    }
+
+    /// The header-length limit, in bytes.
+    pub fn get_max_header_len(&self) -> u64 {
+        self.max_header_len
+    }
+
+    /// The nesting limit of the header literal.
+    pub fn get_max_depth(&self) -> usize {
+        self.max_depth
+    }
+
+    /// Whether the strict bool check is on.
+    pub fn get_strict_bools(&self) -> bool {
+        self.strict_bools
+    }
+
+    /// The [`Casting`] of typed reads.
+    pub fn get_casting(&self) -> Casting {
+        self.casting
+    }
+
+    /// The thread count of bulk reads (`0`: the machine's parallelism).
+    pub fn get_threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The type hint, if any.
+    pub fn get_hint(&self) -> Option<crate::dtype::MlType> {
+        self.hint
     }
 }
 

@@ -282,7 +282,7 @@ impl<R> NpyReader<R> {
 
 impl<R> NpyReader<R> {
     /// The reader with its dtype read through a type hint, as
-    /// [`ReadOptions::hint`](ReadOptions#structfield.hint) does when opening: for readers
+    /// [`ReadOptions::hint`] does when opening: for readers
     /// opened without options (an `.npz` member's). `None`, or a dtype the hint does not
     /// apply to, leaves the reader as it is.
     ///
@@ -329,9 +329,9 @@ impl<R: Read> NpyReader<R> {
             available: None,
             ahead: Vec::new(),
             ahead_at: 0,
-            strict_bools: options.strict_bools,
-            casting: options.casting,
-            threads: options.threads,
+            strict_bools: options.get_strict_bools(),
+            casting: options.get_casting(),
+            threads: options.get_threads(),
             file: None,
         })
     }
