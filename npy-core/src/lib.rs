@@ -300,6 +300,7 @@ mod ndarray;
 pub mod npz;
 #[cfg(feature = "pickle")]
 pub mod pickle;
+pub mod print;
 mod read;
 pub mod records;
 #[cfg(feature = "serde")]

@@ -6,7 +6,7 @@
 //! reader's decoder of that dtype, as `decode.rs` is of the others; and since an object array
 //! may hold numpy arrays and scalars of any dtype, the two decode each other's values.
 //!
-//! - `value.rs`: [`PyObject`], [`NpyScalar`], [`PyDType`] and Python's `repr` of them;
+//! - `value.rs`: [`PyObject`], [`NpyScalar`], [`PyDType`] (their `repr` is in `crate::print`);
 //! - `globals.rs`: the allow-list ([`ALLOWED`], [`PyGlobal`]);
 //! - `vm.rs`: the opcode interpreter, which never imports, calls or looks up anything;
 //! - `keys.rs`: Python's equality of dict keys and set items;
