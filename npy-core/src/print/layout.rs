@@ -12,6 +12,7 @@ use super::PrintOptions;
 use crate::dtype::{DType, Primitive, TimeKind, TimeUnit};
 use crate::dynamic::{DynArray, DynValue};
 use crate::format::ByteOrder;
+use crate::literal::Value;
 
 /// Why a layout stopped: the writer failed, or the values' source did.
 pub(crate) enum Stop<E> {
@@ -422,7 +423,14 @@ fn dtype_is_implied(dtype: &DType) -> bool {
 /// (`float32`, `'datetime64[D]'`).
 fn write_dtype_short_repr(out: &mut impl fmt::Write, dtype: &DType) -> fmt::Result {
     let name = match dtype {
-        DType::Record(_) | DType::SubArray(_) => return write!(out, "{dtype}"),
+        DType::Record(_) | DType::SubArray(_) => {
+            let mut descr = dtype.to_descr_value();
+            return if struct_str(&mut descr) {
+                write!(out, "{descr}")
+            } else {
+                write!(out, "{dtype}")
+            };
+        }
         DType::Bytes(_) | DType::Unicode(..) | DType::Void(_) => return write!(out, "'{dtype}'"),
         _ if dtype.byte_order() == ByteOrder::Big => return write!(out, "'{dtype}'"),
         DType::Number(Primitive::LongDouble { size }, _) => {
@@ -453,6 +461,40 @@ fn write_dtype_short_repr(out: &mut impl fmt::Write, dtype: &DType) -> fmt::Resu
     } else {
         write!(out, "'{name}'")
     }
+}
+
+/// Turns a structured dtype's descr into numpy's `str(dtype)` of it, which writes the fields'
+/// types in their short form (`'?'`, `'S2'`, `'u1'`: no `|`); false for a descr with padding,
+/// which numpy writes as a dict of names, formats and offsets (then the descr is printed).
+fn struct_str(descr: &mut Value) -> bool {
+    let Value::List(fields) = descr else {
+        return false;
+    };
+    for field in fields {
+        let Value::Tuple(parts) = field else {
+            return false;
+        };
+        if matches!(parts.first(), Some(Value::Str(name)) if name.is_empty()) {
+            return false;
+        }
+        match parts.get_mut(1) {
+            Some(Value::Str(t)) => {
+                let short = match t.strip_prefix('|') {
+                    Some("b1") => "?".to_owned(),
+                    Some(rest) => rest.to_owned(),
+                    None => continue,
+                };
+                *t = short;
+            }
+            Some(nested @ Value::List(_)) => {
+                if !struct_str(nested) {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// numpy's `str()` of a 0-d array of `dtype` holding `value`: the scalar's own `str` (a

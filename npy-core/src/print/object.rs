@@ -20,11 +20,6 @@ use crate::literal::{write_repr_bytes, write_repr_str};
 pub(crate) fn repr(o: &PyObject) -> String {
     match o {
         PyObject::List(_) => format!("list({o})"),
-        PyObject::Scalar(s) => match s.value {
-            DynValue::Datetime { ticks, unit } => time_repr("datetime64", ticks, unit),
-            DynValue::Timedelta { ticks, unit } => time_repr("timedelta64", ticks, unit),
-            _ => o.to_string(),
-        },
         _ => o.to_string(),
     }
 }
@@ -173,6 +168,12 @@ fn scalar_repr(f: &mut fmt::Formatter<'_>, o: &PyObject, s: &NpyScalar) -> fmt::
     let name = type_name.strip_prefix("numpy.").unwrap_or(&type_name);
     match (&s.dtype, &s.value) {
         (_, DynValue::Bool(b)) => f.write_str(if *b { "np.True_" } else { "np.False_" }),
+        (_, DynValue::Datetime { ticks, unit }) => {
+            f.write_str(&time_repr("datetime64", *ticks, *unit))
+        }
+        (_, DynValue::Timedelta { ticks, unit }) => {
+            f.write_str(&time_repr("timedelta64", *ticks, *unit))
+        }
         (DType::Number(p @ (Primitive::F32 | Primitive::F16), _), DynValue::Float(x)) => {
             let kind = FloatKind::of(&s.dtype);
             let bits = if *p == Primitive::F32 { 32 } else { 16 };

@@ -41,6 +41,9 @@ mod columns;
 mod dynamic;
 mod write_dyn;
 
+// numpy's printer: str() and repr() against numpy's own.
+mod print;
+
 // Object arrays: decoding numpy's pickles without executing them.
 mod object_arrays;
 mod object_fixtures;
