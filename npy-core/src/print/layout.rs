@@ -10,7 +10,7 @@ use super::int::format_bool;
 use super::strings;
 use super::PrintOptions;
 use crate::dtype::{DType, Primitive, TimeKind, TimeUnit};
-use crate::dynamic::{DynArray, DynValue};
+use crate::dynamic::{DynArray, DynValue, UcsString};
 use crate::format::ByteOrder;
 use crate::literal::Value;
 
@@ -263,25 +263,80 @@ impl<'a> Line<'a> {
 /// assert_eq!(format!("{shown:#}"), "array([ 1, -2], dtype=int16)");
 /// # Ok::<(), npy_core::Error>(())
 /// ```
-#[derive(Debug, Clone, Copy)]
 pub struct ArrayDisplay<'a> {
-    array: &'a DynArray,
+    array: Source<'a>,
     options: PrintOptions,
+}
+
+/// The elements an [`ArrayDisplay`] prints: a dynamic array's, or a typed array's seen as
+/// [`DynValue`]s.
+enum Source<'a> {
+    Dyn(&'a DynArray),
+    Typed(Box<dyn Elements + 'a>),
+}
+
+/// An array whose elements can be printed: its dtype, shape and each element by logical index.
+pub(crate) trait Elements {
+    fn dtype(&self) -> &DType;
+    fn shape(&self) -> &[u64];
+    /// The element at a logical index; `None` out of range or when it cannot be shown.
+    fn value(&self, index: &[u64]) -> Option<DynValue>;
+}
+
+impl Elements for DynArray {
+    fn dtype(&self) -> &DType {
+        DynArray::dtype(self)
+    }
+
+    fn shape(&self) -> &[u64] {
+        DynArray::shape(self)
+    }
+
+    fn value(&self, index: &[u64]) -> Option<DynValue> {
+        self.get(index).cloned()
+    }
+}
+
+impl fmt::Debug for ArrayDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ArrayDisplay")
+            .field("dtype", self.source().dtype())
+            .field("shape", &self.source().shape())
+            .field("options", &self.options)
+            .finish()
+    }
 }
 
 impl<'a> ArrayDisplay<'a> {
     pub(crate) fn new(array: &'a DynArray, options: PrintOptions) -> ArrayDisplay<'a> {
-        ArrayDisplay { array, options }
+        ArrayDisplay {
+            array: Source::Dyn(array),
+            options,
+        }
+    }
+
+    pub(crate) fn typed(array: Box<dyn Elements + 'a>, options: PrintOptions) -> ArrayDisplay<'a> {
+        ArrayDisplay {
+            array: Source::Typed(array),
+            options,
+        }
+    }
+
+    fn source(&self) -> &dyn Elements {
+        match &self.array {
+            Source::Dyn(a) => *a,
+            Source::Typed(a) => &**a,
+        }
     }
 
     /// numpy's `str()`: the 0-d array's scalar, `[]` for an array without elements, else the
     /// shown elements laid out.
     fn write_str(&self, out: &mut impl fmt::Write) -> fmt::Result {
-        let a = self.array;
+        let a = self.source();
         let shape = a.shape();
         if shape.is_empty() {
-            return match a.values().first() {
-                Some(v) => out.write_str(&scalar_text(Some(a.dtype()), v, &self.options)),
+            return match a.value(&[]) {
+                Some(v) => out.write_str(&scalar_text(Some(a.dtype()), &v, &self.options)),
                 None => Ok(()),
             };
         }
@@ -294,8 +349,8 @@ impl<'a> ArrayDisplay<'a> {
     /// The shown elements of an array with at least one, fitted and laid out with `sep`
     /// between them and `hanging` as the first continuation indent.
     fn layout(&self, out: &mut impl fmt::Write, sep: &str, hanging: &str) -> fmt::Result {
-        let a = self.array;
-        let summarise = self.options.summarises(a.len() as u64);
+        let a = self.source();
+        let summarise = self.options.summarises(product(a.shape()));
         let place = Place {
             zero_d: false,
             float_str: false,
@@ -303,11 +358,19 @@ impl<'a> ArrayDisplay<'a> {
         };
         let mut builder = Builder::new(a.dtype(), place);
         for v in ShownValues::new(a, summarise, &self.options) {
-            builder.observe(v);
+            builder.observe(&v);
         }
         let fmt = builder.finish();
         let mut values = ShownValues::new(a, summarise, &self.options);
-        let mut next = || values.next().cloned().ok_or(());
+        // A typed array's element that does not convert (which the conversions rule out)
+        // shows as `'?'` rather than ending the text.
+        let mut next = || {
+            Ok::<_, ()>(
+                values
+                    .next()
+                    .unwrap_or_else(|| DynValue::Str(UcsString::new(vec![u32::from('?')]))),
+            )
+        };
         let mut p = Printer {
             out,
             shape: a.shape(),
@@ -325,22 +388,22 @@ impl<'a> ArrayDisplay<'a> {
     /// unless numpy implies it (`int64`, `float64`, `complex128`, `bool`), on a line of their
     /// own when they would pass the line width.
     fn write_repr(&self, out: &mut impl fmt::Write) -> fmt::Result {
-        let a = self.array;
+        let a = self.source();
         let shape = a.shape();
         let mut out = Column { out, col: 0 };
         const PREFIX: &str = "array(";
         out.write_str(PREFIX)?;
         let empty = shape.contains(&0);
         if shape.is_empty() {
-            if let Some(v) = a.values().first() {
+            if let Some(v) = a.value(&[]) {
                 let place = Place {
                     zero_d: true,
                     float_str: false,
                     options: self.options,
                 };
                 let mut b = Builder::new(a.dtype(), place);
-                b.observe(v);
-                out.write_str(&b.finish().format(v))?;
+                b.observe(&v);
+                out.write_str(&b.finish().format(&v))?;
             }
         } else if empty {
             out.write_str("[]")?;
@@ -566,10 +629,10 @@ pub(crate) fn array_str(array: &DynArray, options: &PrintOptions) -> String {
     ArrayDisplay::new(array, *options).to_string()
 }
 
-/// The elements of an in-memory array that a print shows, in C order: every one, or those at
-/// the edges of each axis when `summarise`.
+/// The elements of an array that a print shows, in C order: every one, or those at the edges
+/// of each axis when `summarise`.
 struct ShownValues<'a> {
-    array: &'a DynArray,
+    array: &'a dyn Elements,
     summarise: bool,
     options: &'a PrintOptions,
     /// The multi-index of the next element; `None` when done.
@@ -577,7 +640,7 @@ struct ShownValues<'a> {
 }
 
 impl<'a> ShownValues<'a> {
-    fn new(array: &'a DynArray, summarise: bool, options: &'a PrintOptions) -> ShownValues<'a> {
+    fn new(array: &'a dyn Elements, summarise: bool, options: &'a PrintOptions) -> ShownValues<'a> {
         let empty = array.shape().contains(&0);
         ShownValues {
             array,
@@ -588,12 +651,12 @@ impl<'a> ShownValues<'a> {
     }
 }
 
-impl<'a> Iterator for ShownValues<'a> {
-    type Item = &'a DynValue;
+impl Iterator for ShownValues<'_> {
+    type Item = DynValue;
 
-    fn next(&mut self) -> Option<&'a DynValue> {
+    fn next(&mut self) -> Option<DynValue> {
         let at = self.at.as_mut()?;
-        let value = self.array.get(at);
+        let value = self.array.value(at);
         // The next shown multi-index: the last axis fastest, jumping the summarised middle.
         let shape = self.array.shape();
         let mut axis = at.len();

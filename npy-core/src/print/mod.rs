@@ -1,11 +1,12 @@
 //! numpy's printer: `str()` and `repr()` of arrays, their elements and Python objects, as
 //! `numpy/_core/arrayprint.py` writes them.
 //!
-//! [`DynArray`]'s `Display` is numpy's `str(arr)` and its alternate form (`{:#}`) numpy's
-//! `repr(arr)`, with numpy's default print options; [`DynArray::display_with`] takes others
-//! ([`PrintOptions`]: `threshold`, `edgeitems`, `linewidth`, `precision`). [`DynValue`]'s
-//! `Display` is the `str()` of a 0-d array holding the value, and [`PyObject`]'s is Python's
-//! `repr()` (feature `pickle`).
+//! [`DynArray`]'s and [`NpyArray`](crate::NpyArray)'s `Display` is numpy's `str(arr)` and
+//! their alternate form (`{:#}`) numpy's `repr(arr)`, with numpy's default print options;
+//! [`DynArray::display_with`] and [`NpyArray::display_with`](crate::NpyArray::display_with)
+//! take others ([`PrintOptions`]: `threshold`, `edgeitems`, `linewidth`, `precision`).
+//! [`DynValue`]'s `Display` is the `str()` of a 0-d array holding the value, and `PyObject`'s
+//! (`npy_core::pickle`, feature `pickle`) is Python's `repr()`.
 //!
 //! Integers are right-aligned to a common width; floats are in positional or scientific
 //! notation chosen for the whole array as numpy chooses (the cutoff depends on the dtype), with
@@ -48,6 +49,7 @@ mod layout;
 mod object;
 mod record;
 mod strings;
+mod typed;
 
 use std::fmt;
 use std::ops::Range;

@@ -122,7 +122,7 @@ opt_full = np.arange(1200)  @100000,3,75,8
 opt_rec_sub = np.zeros(1, [('s', '<i4', (8,))])  @5,1,75,8
 "#;
 
-const SCRIPT: &str = r#"
+const SCRIPT: &str = r"
 import json, sys
 import numpy as np
 out = {}
@@ -139,7 +139,7 @@ for line in sys.stdin.read().strip().splitlines():
         case['items'] = [repr(x) for x in arr]
     out[name] = case
 json.dump(out, sys.stdout)
-"#;
+";
 
 #[test]
 fn str_and_repr_match_numpy() {
@@ -218,6 +218,7 @@ fn check(dir: &Path, name: &str, case: &Value, failures: &mut Vec<String>) {
             ));
         }
     }
+    typed(dir, name, case, &options, failures);
     if let Some(items) = case.get("items").and_then(Value::as_array) {
         for (i, (v, want)) in a.iter_c_order().zip(items).enumerate() {
             let DynValue::Object(o) = v else {
@@ -267,5 +268,42 @@ fn dyn_value_display_is_a_0d_arrays_str() {
     ];
     for (v, want) in cases {
         assert_eq!(v.to_string(), want, "{v:?}");
+    }
+}
+
+/// The typed arrays of some cases print as their dynamic reading does, numpy's text.
+fn typed(dir: &Path, name: &str, case: &Value, options: &PrintOptions, failures: &mut Vec<String>) {
+    fn texts<T: npy_core::NpyElement>(path: &Path, options: &PrintOptions) -> Option<[String; 2]> {
+        let a = npy_core::read::<T>(path).ok()?;
+        let shown = a.display_with(options);
+        Some([shown.to_string(), format!("{shown:#}")])
+    }
+    let path = dir.join(format!("{name}.npy"));
+    let got = match name {
+        "i1" => texts::<i8>(&path, options),
+        "u8" => texts::<u64>(&path, options),
+        "i8_2d" | "i8_3d_sum" | "i8_0d" | "opt_narrow" => texts::<i64>(&path, options),
+        "i4_be" => texts::<i32>(&path, options),
+        "u2_sum" => texts::<u16>(&path, options),
+        "f8" | "f8_be" | "f8_sum_2d" | "f8_tie" | "f8_0d" | "opt_all" => {
+            texts::<f64>(&path, options)
+        }
+        "f4_tie" | "f4_third" | "f4_0d" => texts::<f32>(&path, options),
+        "f2" => texts::<npy_core::half::f16>(&path, options),
+        "c8" => texts::<npy_core::num_complex::Complex<f32>>(&path, options),
+        "b1" | "b1_sum" => texts::<bool>(&path, options),
+        "u_arr" | "u_0d" => texts::<String>(&path, options),
+        _ => return,
+    };
+    let Some(got) = got else {
+        return failures.push(format!("{name}: typed read failed"));
+    };
+    for (what, got) in ["str", "repr"].into_iter().zip(got) {
+        let want = case[what].as_str().unwrap();
+        if got != want {
+            failures.push(format!(
+                "{name} typed {what}:\n  numpy: {want:?}\n  ours:  {got:?}"
+            ));
+        }
     }
 }
