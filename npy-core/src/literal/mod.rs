@@ -22,6 +22,7 @@
 
 use std::fmt::{self, Write as _};
 
+pub(crate) mod digits;
 mod parse;
 mod printable;
 mod repr;

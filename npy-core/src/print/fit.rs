@@ -172,7 +172,7 @@ pub(crate) enum Builder {
 
 impl Builder {
     pub(crate) fn new(dtype: &DType, place: Place) -> Builder {
-        let kind = FloatKind::of(dtype);
+        let kind = float::kind_of(dtype);
         match dtype {
             DType::Number(Primitive::Bool, _) => Builder::Bool {
                 zero_d: place.zero_d,

@@ -589,7 +589,7 @@ fn scalar_text(dtype: Option<&DType>, v: &DynValue, options: &PrintOptions) -> S
     if let (Some(DType::Ml(t)), Some(x)) = (dtype, ml_value(v)) {
         return t.format_value(x);
     }
-    let kind = dtype.map_or(FloatKind::Double, FloatKind::of);
+    let kind = dtype.map_or(FloatKind::Double, float::kind_of);
     match v {
         DynValue::Bool(b) => format_bool(*b, true).to_owned(),
         DynValue::Int(i) => i.to_string(),

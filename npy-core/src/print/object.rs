@@ -175,7 +175,7 @@ fn scalar_repr(f: &mut fmt::Formatter<'_>, o: &PyObject, s: &NpyScalar) -> fmt::
             f.write_str(&time_repr("timedelta64", *ticks, *unit))
         }
         (DType::Number(p @ (Primitive::F32 | Primitive::F16), _), DynValue::Float(x)) => {
-            let kind = FloatKind::of(&s.dtype);
+            let kind = float::kind_of(&s.dtype);
             let bits = if *p == Primitive::F32 { 32 } else { 16 };
             write!(f, "np.float{bits}({})", float::scalar_str(*x, kind))
         }
