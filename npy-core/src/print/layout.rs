@@ -158,17 +158,17 @@ impl<W: fmt::Write> Printer<'_, W> {
         if axis + 1 == ndim {
             // The last axis: words wrapped to the line width.
             let elem_width = width.saturating_sub(1);
-            let mut line = Line::new(hanging, elem_width);
+            let mut line = Line::new(self.out, hanging, elem_width)?;
             let last = lead_len + trail.as_ref().map_or(0, |t| t.end - t.start);
             for k in 0..last {
                 if trail.is_some() && k == lead_len {
                     line.extend(self.out, "...")?;
-                    line.text.push_str(self.sep);
+                    line.sep(self.sep);
                 }
                 let word = self.fmt.format(&next().map_err(Stop::Value)?);
                 line.extend(self.out, &word)?;
                 if k + 1 != last {
-                    line.text.push_str(self.sep);
+                    line.sep(self.sep);
                 }
             }
             line.finish(self.out)?;
@@ -196,54 +196,64 @@ impl<W: fmt::Write> Printer<'_, W> {
     }
 }
 
-/// The line being filled on the last axis (numpy's `line`); finished lines are written out.
+/// The line being filled on the last axis (numpy's `line`), written as it fills: only its
+/// length and the whitespace a wrap would strip (the last word's padding and the separator)
+/// are held, so a line of any width takes constant memory and time per word.
 struct Line<'a> {
     hanging: &'a str,
     width: usize,
-    text: String,
-    /// Whether no line was written yet: the first starts with `[` in place of the indent.
-    first: bool,
+    /// Characters on the line so far, the held whitespace not counted.
+    len: usize,
+    /// Written after the last word unless the line wraps first (then without its trailing
+    /// whitespace, as numpy's `line.rstrip()`).
+    pending: String,
 }
 
 impl<'a> Line<'a> {
-    fn new(hanging: &'a str, width: usize) -> Line<'a> {
-        Line {
+    /// Starts the row: numpy's `'[' + s[len(hanging):]`, the line counted as the indent.
+    fn new(
+        out: &mut impl fmt::Write,
+        hanging: &'a str,
+        width: usize,
+    ) -> Result<Line<'a>, fmt::Error> {
+        out.write_char('[')?;
+        Ok(Line {
             hanging,
             width,
-            text: hanging.to_owned(),
-            first: true,
-        }
+            len: hanging.chars().count(),
+            pending: String::new(),
+        })
     }
 
     /// numpy's `_extendLine`: wraps before `word` when it would pass the width, unless the
     /// line holds only the indent.
     fn extend(&mut self, out: &mut impl fmt::Write, word: &str) -> fmt::Result {
-        let len = self.text.chars().count();
-        if len + word.chars().count() > self.width && len > self.hanging.chars().count() {
-            let done = self.text.trim_end().len();
-            self.text.truncate(done);
-            self.text.push('\n');
-            self.flush(out)?;
-            self.text.push_str(self.hanging);
-        }
-        self.text.push_str(word);
-        Ok(())
-    }
-
-    fn flush(&mut self, out: &mut impl fmt::Write) -> fmt::Result {
-        if self.first {
-            out.write_char('[')?;
-            out.write_str(self.text.get(self.hanging.len()..).unwrap_or(""))?;
-            self.first = false;
+        let held = self.pending.chars().count();
+        let words = word.chars().count();
+        if self.len + held + words > self.width && self.len + held > self.hanging.chars().count() {
+            out.write_str(self.pending.trim_end())?;
+            out.write_char('\n')?;
+            out.write_str(self.hanging)?;
+            self.len = self.hanging.chars().count();
         } else {
-            out.write_str(&self.text)?;
+            out.write_str(&self.pending)?;
+            self.len += held;
         }
-        self.text.clear();
+        self.pending.clear();
+        let kept = word.trim_end();
+        out.write_str(kept)?;
+        self.len += kept.chars().count();
+        self.pending.push_str(&word[kept.len()..]);
         Ok(())
     }
 
-    fn finish(mut self, out: &mut impl fmt::Write) -> fmt::Result {
-        self.flush(out)?;
+    /// The separator after a word.
+    fn sep(&mut self, sep: &str) {
+        self.pending.push_str(sep);
+    }
+
+    fn finish(self, out: &mut impl fmt::Write) -> fmt::Result {
+        out.write_str(&self.pending)?;
         out.write_char(']')
     }
 }

@@ -307,3 +307,40 @@ fn typed(dir: &Path, name: &str, case: &Value, options: &PrintOptions, failures:
         }
     }
 }
+
+/// Issue 23 F1: the text grows with the items printed, never with the shape alone. numpy 2.4.6
+/// prints `repr(np.empty((2**62, 0), np.uint8))` as below and its `str()` as `[]`.
+#[test]
+fn huge_empty_arrays_print_in_constant_size() {
+    let header = npy_core::Header {
+        dtype: "|u1".parse().unwrap(),
+        fortran_order: false,
+        shape: vec![1 << 62, 0],
+    };
+    let a = npy_core::DynArray::new(header, Vec::new()).unwrap();
+    assert_eq!(a.to_string(), "[]");
+    assert_eq!(
+        format!("{a:#}"),
+        "array([], shape=(4611686018427387904, 0), dtype=uint8)"
+    );
+}
+
+/// A row printed whole on one line (`full()`, no line width) is written as it goes: time and
+/// memory per word stay constant, so 200,000 words take well under a second.
+#[test]
+fn an_unwrapped_row_prints_in_linear_time() {
+    let n = 200_000u64;
+    let header = npy_core::Header {
+        dtype: "<i8".parse().unwrap(),
+        fortran_order: false,
+        shape: vec![n],
+    };
+    let values = (0..n as i64).map(|i| DynValue::Int(i % 10)).collect();
+    let a = npy_core::DynArray::new(header, values).unwrap();
+    let options = PrintOptions::new().full().linewidth(usize::MAX);
+    let started = std::time::Instant::now();
+    let text = a.display_with(&options).to_string();
+    assert_eq!(text.len() as u64, 2 * n + 1);
+    assert!(!text.contains('\n'));
+    assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+}
