@@ -2,13 +2,12 @@
 //!
 //! [`Values`] yields the elements of an array in logical C order, all of them or only those a
 //! summarised print shows (numpy's `_leading_trailing`: `edgeitems` at each edge of each
-//! axis, [`PrintOptions::shown`]). It reads them with [`NpyReader::read_dyn_range`], at most [`CHUNK_ELEMENTS`]
-//! elements (and about [`CHUNK_BYTES`] of data) at a time, so memory does not grow with the
-//! file. A C-order array read whole is read front to back; otherwise each chunk of wanted
-//! elements is read as spans of nearby memory-order elements (three at each edge of a
-//! summarised C-order row; every `shape[0]`-th element when a Fortran-order array is walked
+//! axis, [`PrintOptions::shown`]). It reads them with [`NpyReader::read_dyn_range`], at most
+//! [`CHUNK_ELEMENTS`] elements (and about [`CHUNK_BYTES`] of data) at a time, so memory does not
+//! grow with the file. A C-order array read whole is read front to back; otherwise each chunk
+//! of wanted elements is read as spans of nearby memory-order elements (three at each edge of
+//! a summarised C-order row; every `shape[0]`-th element when a Fortran-order array is walked
 //! in C order, read through when `shape[0]` is at most [`GAP_ELEMENTS`], one by one beyond).
-//!
 
 use std::collections::VecDeque;
 use std::io::{Read, Seek};
