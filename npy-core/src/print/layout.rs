@@ -226,24 +226,53 @@ impl<'a> Line<'a> {
     }
 
     /// numpy's `_extendLine`: wraps before `word` when it would pass the width, unless the
-    /// line holds only the indent.
+    /// line holds only the indent; a word of several lines (an array's repr inside an object
+    /// array) is numpy's `_extendLine_pretty`: its lines start at the column of its first, and
+    /// the last is padded to the widest.
     fn extend(&mut self, out: &mut impl fmt::Write, word: &str) -> fmt::Result {
         let held = self.pending.chars().count();
-        let words = word.chars().count();
-        if self.len + held + words > self.width && self.len + held > self.hanging.chars().count() {
+        let hanging = self.hanging.chars().count();
+        let widest = word
+            .split('\n')
+            .map(|w| w.chars().count())
+            .max()
+            .unwrap_or(0);
+        let indent = if self.len + held + widest > self.width && self.len + held > hanging {
             out.write_str(self.pending.trim_end())?;
             out.write_char('\n')?;
             out.write_str(self.hanging)?;
-            self.len = self.hanging.chars().count();
+            self.len = hanging;
+            hanging
         } else {
             out.write_str(&self.pending)?;
             self.len += held;
-        }
+            self.len
+        };
         self.pending.clear();
-        let kept = word.trim_end();
-        out.write_str(kept)?;
-        self.len += kept.chars().count();
-        self.pending.push_str(&word[kept.len()..]);
+        let mut last = 0;
+        for (i, part) in word.split('\n').enumerate() {
+            if i > 0 {
+                // numpy's `s += line.rstrip() + '\n'; line = indent + word`: the indent is
+                // held like other whitespace, so an empty line stays empty.
+                out.write_char('\n')?;
+                self.pending.clear();
+                self.pending.extend(std::iter::repeat_n(' ', indent));
+                self.len = 0;
+            }
+            let kept = part.trim_end();
+            if !kept.is_empty() {
+                out.write_str(&self.pending)?;
+                self.len += self.pending.chars().count();
+                self.pending.clear();
+                out.write_str(kept)?;
+                self.len += kept.chars().count();
+            }
+            self.pending.push_str(&part[kept.len()..]);
+            last = part.chars().count();
+        }
+        for _ in last..widest {
+            self.pending.push(' ');
+        }
         Ok(())
     }
 

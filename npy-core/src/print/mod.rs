@@ -27,7 +27,7 @@
 //! longdouble (printed with all its digits) and a longdouble field of a 0-d record differ
 //! from numpy beyond float64's 17 digits; the `str` of a 0-d `U` array escapes control
 //! characters (numpy prints them raw) so that a file cannot drive the terminal; an array
-//! inside an object array prints on one line, its items as Python reprs of their `item()`.
+//! inside an object array prints with numpy's default options whatever the outer array's.
 //!
 //! # Examples
 //! ```

@@ -12,8 +12,7 @@ use super::strings::printable;
 use super::PrintOptions;
 use crate::dtype::{DType, Primitive, TimeKind, TimeType, TimeUnit};
 use crate::dynamic::object::{NpyScalar, PyDType, PyObject};
-use crate::dynamic::{DynArray, DynValue};
-use crate::format::ByteOrder;
+use crate::dynamic::DynValue;
 use crate::literal::{write_repr_bytes, write_repr_str};
 
 /// An item of an object array, as numpy prints it inside the array.
@@ -66,8 +65,9 @@ impl fmt::Display for PyObject {
     /// `bytearray`, containers, `range` and `slice`; `str` escapes control, separator and
     /// private-use characters and lone surrogates cannot occur (Python also escapes unassigned
     /// code points, which this does not know). Sets print in the pickle's order. numpy values
-    /// follow numpy 2's repr (`np.float32(2.5)`, `array([1, 2], dtype=int16)`) in a simplified
-    /// form: arrays print as nested lists of their elements' reprs with their dtype.
+    /// are numpy 2's repr: `np.float32(2.5)`, `np.datetime64('2020-01-01')`, an array as
+    /// [`DynArray`](crate::DynArray)'s `{:#}` (`array([1, 2], dtype=int16)`, summarised and
+    /// wrapped with numpy's default options).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PyObject::None => f.write_str("None"),
@@ -103,7 +103,7 @@ impl fmt::Display for PyObject {
             PyObject::Range(a, b, 1) => write!(f, "range({a}, {b})"),
             PyObject::Range(a, b, c) => write!(f, "range({a}, {b}, {c})"),
             PyObject::Slice(s) => write!(f, "slice({}, {}, {})", s[0], s[1], s[2]),
-            PyObject::Array(a) => array_repr(f, a),
+            PyObject::Array(a) => write!(f, "{a:#}"),
             PyObject::Scalar(s) => scalar_repr(f, self, s),
             PyObject::DType(d) => match &**d {
                 PyDType::Numpy(dt) => dtype_repr(f, dt),
@@ -237,113 +237,6 @@ fn dyn_repr(f: &mut fmt::Formatter<'_>, v: &DynValue) -> fmt::Result {
         }
         DynValue::Object(o) => write!(f, "{o}"),
     }
-}
-
-/// numpy's summarisation threshold (`np.get_printoptions()['threshold']`): larger arrays print
-/// [`EDGE_ITEMS`] items at each edge of each axis around `...`.
-const THRESHOLD: usize = 1000;
-
-/// Items printed at each edge of a summarised axis (numpy's `edgeitems`).
-const EDGE_ITEMS: u64 = 3;
-
-/// numpy 2's `repr` of an array: `array([], shape=(4611686018427387904, 0), dtype=uint8)` for
-/// one without elements (its shape unless it is `(0,)`, and always its dtype), the items at
-/// the edges of each axis and `shape=` for one of more than 1000 elements, else every item;
-/// the dtype unless numpy implies it (`int64`, `float64`, `bool`, `complex128`). Lines are not
-/// wrapped. The text grows with the items printed, never with the shape alone.
-fn array_repr(f: &mut fmt::Formatter<'_>, a: &DynArray) -> fmt::Result {
-    f.write_str("array(")?;
-    let shape = a.shape();
-    let empty = shape.contains(&0);
-    let summarise = a.len() > THRESHOLD;
-    if shape.is_empty() {
-        if let Some(v) = a.iter_c_order().next() {
-            dyn_repr(f, v)?;
-        }
-    } else if empty {
-        f.write_str("[]")?;
-    } else {
-        let items: Vec<&DynValue> = a.iter_c_order().collect();
-        nested(f, shape, &items, summarise)?;
-    }
-    if (empty && shape != [0]) || summarise {
-        f.write_str(", shape=(")?;
-        for (i, d) in shape.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{d}")?;
-        }
-        f.write_str(if shape.len() == 1 { ",)" } else { ")" })?;
-    }
-    match a.dtype() {
-        DType::Number(Primitive::I64 | Primitive::F64 | Primitive::Bool | Primitive::C128, o)
-            if !empty && *o != ByteOrder::Big =>
-        {
-            f.write_char(')')
-        }
-        DType::Object => f.write_str(", dtype=object)"),
-        DType::Number(p, _) if a.dtype().byte_order() != ByteOrder::Big => {
-            let name = match (p.canonical(), p) {
-                (Some(c), _) => c.name(),
-                (None, Primitive::CLongDouble { .. }) => "clongdouble",
-                (None, _) => "longdouble",
-            };
-            write!(f, ", dtype={name})")
-        }
-        dt => write!(f, ", dtype={})", DtypeArg(dt)),
-    }
-}
-
-struct DtypeArg<'a>(&'a DType);
-
-impl fmt::Display for DtypeArg<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            DType::Record(_) | DType::SubArray(_) => write!(f, "{}", self.0),
-            dt => write!(f, "'{dt}'"),
-        }
-    }
-}
-
-/// The nested lists of `shape` over `items` (C order, non-empty shape without zero-length
-/// axes), each axis longer than twice [`EDGE_ITEMS`] cut to its edges when `summarise`.
-fn nested(
-    f: &mut fmt::Formatter<'_>,
-    shape: &[u64],
-    items: &[&DynValue],
-    summarise: bool,
-) -> fmt::Result {
-    f.write_char('[')?;
-    let Some((&n, rest)) = shape.split_first() else {
-        return f.write_char(']');
-    };
-    let inner = rest.iter().product::<u64>();
-    let cut = summarise && n > 2 * EDGE_ITEMS;
-    let mut first = true;
-    let mut i = 0;
-    while i < n {
-        if !first {
-            f.write_str(", ")?;
-        }
-        first = false;
-        if cut && i == EDGE_ITEMS {
-            f.write_str("...")?;
-            i = n - EDGE_ITEMS;
-            continue;
-        }
-        if rest.is_empty() {
-            if let Some(v) = usize::try_from(i).ok().and_then(|i| items.get(i)) {
-                dyn_repr(f, v)?;
-            }
-        } else {
-            let block = |j: u64| usize::try_from(j.saturating_mul(inner)).unwrap_or(usize::MAX);
-            let part = items.get(block(i)..block(i + 1)).unwrap_or(&[]);
-            nested(f, rest, part, summarise)?;
-        }
-        i += 1;
-    }
-    f.write_char(']')
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! Python's `repr()` of each item, the `Display` of `PyObject`.
 //!
 //! Cases left out are the printer's documented differences (a 0-d longdouble's digits past
-//! float64, control characters in a 0-d `U` array, arrays nested in object arrays).
+//! float64, control characters in a 0-d `U` array).
 
 use std::path::Path;
 use std::process::Command;
@@ -110,6 +110,8 @@ obj_scalars = np.array([np.float32(1e6), np.int16(3), np.float64(0.1), np.float1
 obj_time = np.array([np.datetime64('2020-01-01'), np.datetime64(5, 'h'), np.timedelta64(10, 'ms'), np.datetime64('NaT', 's'), np.timedelta64(3)], dtype=object)
 obj_ties = np.array([2.0**50 + 0.25, np.float32(4040868.25), complex(2.0**50 + 0.25, -0.5)], dtype=object)
 obj_floats = np.array([0.1, 1e16, 1e-5, -0.0, float('nan'), float('inf'), 1e22, 5e-324], dtype=object)
+obj_nested = np.array([np.arange(3), np.array([[1.5, 2.0], [3.0, 4.5]]), None, np.zeros((2, 0), 'f4'), np.array(7, 'u4'), [np.arange(2)], np.arange(2000.0)], dtype=object)
+obj_nested_3d = np.array([np.arange(8).reshape(2, 2, 2), 'x'], dtype=object)
 obj_0d = np.array(None, dtype=object)
 obj_0d_str = np.array('text', dtype=object)
 obj_sum = np.array(list(range(2000)), dtype=object)
