@@ -159,8 +159,8 @@ pub(crate) enum Builder {
     Str,
     /// `V`.
     Void,
-    /// `O`: Python reprs, no common width.
-    Object,
+    /// `O`: Python reprs, no common width; arrays inside print with the options.
+    Object(PrintOptions),
     /// An ml_dtypes type (bfloat16, float8, int4, …): numpy prints each element as the
     /// scalar's `str`, no common width (numpy's `repr_format` for types it does not know).
     Ml(MlType),
@@ -199,7 +199,7 @@ impl Builder {
             DType::Bytes(_) => Builder::Bytes,
             DType::Unicode(..) => Builder::Str,
             DType::Void(_) => Builder::Void,
-            DType::Object => Builder::Object,
+            DType::Object => Builder::Object(place.options),
             DType::Ml(t) => Builder::Ml(*t),
             DType::Record(r) => Builder::Record(
                 r.fields()
@@ -246,7 +246,7 @@ impl Builder {
             DynValue::Str(_) => Builder::Str,
             DynValue::Void(_) => Builder::Void,
             #[cfg(feature = "pickle")]
-            DynValue::Object(_) => Builder::Object,
+            DynValue::Object(_) => Builder::Object(place.options),
             DynValue::Record(fields) => Builder::Record(
                 fields
                     .iter()
@@ -317,7 +317,7 @@ impl Builder {
             Builder::Bytes => Format::Bytes,
             Builder::Str => Format::Str,
             Builder::Void => Format::Void,
-            Builder::Object => Format::Object,
+            Builder::Object(options) => Format::Object(*options),
             Builder::Ml(t) => Format::Ml(*t),
             Builder::Record(fields) => Format::Record(fields.iter().map(Builder::finish).collect()),
             Builder::SubArray(base, options) => Format::SubArray(Box::new(base.finish()), *options),
@@ -348,8 +348,15 @@ pub(crate) enum Format {
     Str,
     /// numpy's void repr.
     Void,
-    /// numpy's `_object_format`: the item's Python `repr`, a list as `list([...])`.
-    Object,
+    /// numpy's `_object_format`: the item's Python `repr`, a list as `list([...])`, arrays
+    /// inside printed with the options.
+    Object(
+        #[cfg_attr(
+            not(feature = "pickle"),
+            expect(dead_code, reason = "objects are values only with the pickle feature")
+        )]
+        PrintOptions,
+    ),
     /// The ml_dtypes scalar's `str` ([`MlType::format_value`]).
     Ml(MlType),
     /// numpy's `StructuredVoidFormat`.
@@ -387,7 +394,7 @@ impl Format {
             (Format::Str, DynValue::Str(u)) => strings::repr_ucs(u),
             (Format::Void, DynValue::Void(b)) => strings::repr_void(b),
             #[cfg(feature = "pickle")]
-            (Format::Object, DynValue::Object(o)) => object::repr(o),
+            (Format::Object(options), DynValue::Object(o)) => object::repr(o, options),
             (Format::Ml(t), v) if ml_value(v).is_some() => {
                 t.format_value(ml_value(v).unwrap_or(0.0))
             }

@@ -26,8 +26,7 @@
 //! Known differences: a longdouble is formatted through its nearest float64, so a 0-d
 //! longdouble (printed with all its digits) and a longdouble field of a 0-d record differ
 //! from numpy beyond float64's 17 digits; the `str` of a 0-d `U` array escapes control
-//! characters (numpy prints them raw) so that a file cannot drive the terminal; an array
-//! inside an object array prints with numpy's default options whatever the outer array's.
+//! characters (numpy prints them raw) so that a file cannot drive the terminal.
 //!
 //! # Examples
 //! ```

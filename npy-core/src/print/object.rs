@@ -16,10 +16,10 @@ use crate::dynamic::DynValue;
 use crate::literal::{write_repr_bytes, write_repr_str};
 
 /// An item of an object array, as numpy prints it inside the array.
-pub(crate) fn repr(o: &PyObject) -> String {
+pub(crate) fn repr(o: &PyObject, options: &PrintOptions) -> String {
     match o {
-        PyObject::List(_) => format!("list({o})"),
-        _ => o.to_string(),
+        PyObject::List(_) => format!("list({})", Repr(o, options)),
+        _ => Repr(o, options).to_string(),
     }
 }
 
@@ -56,7 +56,7 @@ pub(crate) fn str(o: &PyObject, options: &PrintOptions) -> String {
         PyObject::Str(s) => printable(s).into_owned(),
         PyObject::Scalar(s) => scalar_str(&s.dtype, &s.value, options),
         PyObject::Array(a) => array_str(a, options),
-        _ => o.to_string(),
+        _ => Repr(o, options).to_string(),
     }
 }
 
@@ -69,7 +69,19 @@ impl fmt::Display for PyObject {
     /// [`DynArray`](crate::DynArray)'s `{:#}` (`array([1, 2], dtype=int16)`, summarised and
     /// wrapped with numpy's default options).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        fmt::Display::fmt(&Repr(self, &PrintOptions::new()), f)
+    }
+}
+
+/// Python's `repr()` of an object whose arrays print with the given options, as numpy's
+/// `repr()` of an array nested in an object array follows `np.set_printoptions`.
+pub(crate) struct Repr<'a>(pub(crate) &'a PyObject, pub(crate) &'a PrintOptions);
+
+impl fmt::Display for Repr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let options = self.1;
+        let r = |o| Repr(o, options);
+        match self.0 {
             PyObject::None => f.write_str("None"),
             PyObject::Bool(b) => f.write_str(if *b { "True" } else { "False" }),
             PyObject::Int(i) => write!(f, "{i}"),
@@ -83,28 +95,28 @@ impl fmt::Display for PyObject {
                 write_repr_bytes(f, b)?;
                 f.write_str(")")
             }
-            PyObject::List(v) => seq(f, "[", v, "]"),
-            PyObject::Tuple(v) if v.len() == 1 => write!(f, "({},)", v[0]),
-            PyObject::Tuple(v) => seq(f, "(", v, ")"),
+            PyObject::List(v) => seq(f, "[", v, "]", options),
+            PyObject::Tuple(v) if v.len() == 1 => write!(f, "({},)", r(&v[0])),
+            PyObject::Tuple(v) => seq(f, "(", v, ")", options),
             PyObject::Dict(d) => {
                 f.write_char('{')?;
                 for (i, (k, v)) in d.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
-                    write!(f, "{k}: {v}")?;
+                    write!(f, "{}: {}", r(k), r(v))?;
                 }
                 f.write_char('}')
             }
             PyObject::Set(v) if v.is_empty() => f.write_str("set()"),
-            PyObject::Set(v) => seq(f, "{", v, "}"),
+            PyObject::Set(v) => seq(f, "{", v, "}", options),
             PyObject::FrozenSet(v) if v.is_empty() => f.write_str("frozenset()"),
-            PyObject::FrozenSet(v) => seq(f, "frozenset({", v, "})"),
+            PyObject::FrozenSet(v) => seq(f, "frozenset({", v, "})", options),
             PyObject::Range(a, b, 1) => write!(f, "range({a}, {b})"),
             PyObject::Range(a, b, c) => write!(f, "range({a}, {b}, {c})"),
-            PyObject::Slice(s) => write!(f, "slice({}, {}, {})", s[0], s[1], s[2]),
-            PyObject::Array(a) => write!(f, "{a:#}"),
-            PyObject::Scalar(s) => scalar_repr(f, self, s),
+            PyObject::Slice(s) => write!(f, "slice({}, {}, {})", r(&s[0]), r(&s[1]), r(&s[2])),
+            PyObject::Array(a) => write!(f, "{:#}", a.display_with(options)),
+            PyObject::Scalar(s) => scalar_repr(f, self.0, s),
             PyObject::DType(d) => match &**d {
                 PyDType::Numpy(dt) => dtype_repr(f, dt),
                 PyDType::String {
@@ -113,20 +125,26 @@ impl fmt::Display for PyObject {
                 PyDType::String {
                     na_object: Some(na),
                     ..
-                } => write!(f, "StringDType(na_object={na})"),
+                } => write!(f, "StringDType(na_object={})", r(na)),
             },
             PyObject::Global(g) => write!(f, "{g}"),
         }
     }
 }
 
-fn seq(f: &mut fmt::Formatter<'_>, open: &str, items: &[PyObject], close: &str) -> fmt::Result {
+fn seq(
+    f: &mut fmt::Formatter<'_>,
+    open: &str,
+    items: &[PyObject],
+    close: &str,
+    options: &PrintOptions,
+) -> fmt::Result {
     f.write_str(open)?;
     for (i, v) in items.iter().enumerate() {
         if i > 0 {
             f.write_str(", ")?;
         }
-        write!(f, "{v}")?;
+        write!(f, "{}", Repr(v, options))?;
     }
     f.write_str(close)
 }

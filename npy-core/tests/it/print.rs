@@ -121,6 +121,7 @@ opt_precision = np.array([1 / 3, 2 / 3, 10.0])  @1000,3,75,3
 opt_precision_sci = np.array([1e-7 / 3, 1.0])  @1000,3,75,2
 opt_all = np.arange(30).reshape(5, 6) / 4  @10,1,30,2
 opt_full = np.arange(1200)  @100000,3,75,8
+opt_obj_nested = np.array([np.arange(20), [np.arange(12) / 7]], dtype=object)  @10,2,60,3
 opt_rec_sub = np.zeros(1, [('s', '<i4', (8,))])  @5,1,75,8
 "#;
 
