@@ -10,8 +10,9 @@
 //!
 //! Integers are right-aligned to a common width; floats are in positional or scientific
 //! notation chosen for the whole array as numpy chooses (the cutoff depends on the dtype), with
-//! the shortest digits that round-trip in the value's own type (one formatter, `float.rs`,
-//! serves arrays, scalars and Python's `float` repr); strings and bytes are Python reprs;
+//! the shortest digits that round-trip in the value's own type, ties to even (one engine,
+//! shared with [`write_repr_float`](crate::literal::write_repr_float), serves arrays, scalars
+//! and Python's `float` repr); strings and bytes are Python reprs;
 //! records are tuples; datetimes are ISO 8601 strings; lines wrap at the line width. A 0-d
 //! array prints as its scalar's `str`. Arrays of more than `threshold` elements are summarised
 //! with `...`, so the text grows with the items printed, never with the shape alone
@@ -26,7 +27,9 @@
 //! Known differences: a longdouble is formatted through its nearest float64, so a 0-d
 //! longdouble (printed with all its digits) and a longdouble field of a 0-d record differ
 //! from numpy beyond float64's 17 digits; the `str` of a 0-d `U` array escapes control
-//! characters (numpy prints them raw) so that a file cannot drive the terminal.
+//! characters (numpy prints them raw) so that a file cannot drive the terminal. numpy's other
+//! print options (`floatmode`, `suppress`, `sign`, `formatter`, `legacy`, ...) keep their
+//! defaults.
 //!
 //! # Examples
 //! ```
