@@ -171,7 +171,7 @@ impl Digits {
     /// the exact value rounded when they are longer, trailing zeros trimmed.
     pub(crate) fn capped_sci(x: f64, shortest: &Digits, precision: usize) -> Digits {
         let mut d = shortest.clone();
-        if d.digits.len() > precision + 1 {
+        if d.digits.len() > precision.saturating_add(1) {
             d = Digits::exact_sci(x, precision);
             let kept = d.digits.trim_end_matches('0').len().max(1);
             d.digits.truncate(kept);

@@ -347,3 +347,44 @@ fn an_unwrapped_row_prints_in_linear_time() {
     assert!(!text.contains('\n'));
     assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
 }
+
+/// Every fixture prints under extreme options (no threshold, one edge item, no line width,
+/// no precision, and their opposites) without a panic, its text bounded by what it shows.
+#[test]
+fn every_fixture_prints_under_any_options() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    let options = [
+        PrintOptions::new(),
+        PrintOptions::new()
+            .threshold(0)
+            .edgeitems(1)
+            .linewidth(0)
+            .precision(0),
+        PrintOptions::new().edgeitems(0).linewidth(1).precision(30),
+        PrintOptions::new()
+            .full()
+            .linewidth(usize::MAX)
+            .precision(usize::MAX),
+    ];
+    let mut printed = 0;
+    for dir in [root.clone(), root.join("object")] {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "npy") {
+                continue;
+            }
+            let Ok(a) = npy_core::read_dyn(&path) else {
+                continue;
+            };
+            for o in &options {
+                let shown = a.display_with(o);
+                let repr = format!("{shown:#}");
+                assert!(repr.starts_with("array("), "{}: {repr}", path.display());
+                let _ = shown.to_string();
+            }
+            let _ = a.iter_c_order().map(ToString::to_string).count();
+            printed += 1;
+        }
+    }
+    assert!(printed > 250, "{printed} fixtures printed");
+}
