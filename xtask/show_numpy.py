@@ -17,9 +17,7 @@ member of `fixtures/npz/`'s archives (`npy show ARCHIVE --member KEY`). For each
 
 Excluded, narrowly: the `str` of a 0-d longdouble or clongdouble, and of a 0-d record with a
 longdouble field (numpy prints every digit of the 80-bit value; npy shows it through its
-nearest float64), an object array holding a multi-dimensional or empty numpy array (npy
-prints those through a simplified repr: nested lists without numpy's column alignment),
-control characters in a 0-d `U` array (npy escapes them, numpy prints
+nearest float64), control characters in a 0-d `U` array (npy escapes them, numpy prints
 them raw), and a lone surrogate in a 0-d `U` array (numpy's `str` holds it, which no UTF-8
 output can; npy writes U+FFFD). Prints each mismatch with both texts and a diff, then
 `show: N files, N passed, N failed`; exits 1 on any failure.
@@ -192,8 +190,6 @@ def random_shape(rng):
 def excluded_text(a):
     """Why numpy's `str` is not compared, or None."""
     dt = a.dtype
-    if dt == object and a.size and any(isinstance(x, np.ndarray) and x.ndim > 1 or isinstance(x, np.ndarray) and x.size == 0 for x in a.reshape(-1)):
-        return "an array inside an object array: npy prints a simplified repr (no column alignment)"
     if a.shape == ():
         if dt.kind in "fc" and dt.itemsize in (12, 16, 24, 32) and dt.char in "gG":
             return "0-d longdouble: numpy prints all 80-bit digits"

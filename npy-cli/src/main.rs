@@ -56,7 +56,6 @@
 //! not be read or is shorter than its header promises; 2 for a usage error.
 
 mod append;
-mod arrayprint;
 mod cat;
 mod convert;
 mod format;

@@ -23,7 +23,7 @@ const LAYERS: &[&[&str]] = &[
     &["view"],
     &["mmap"],
     &["dynamic"],
-    &["records", "convert"],
+    &["records", "convert", "print"],
     &["npz"],
     &["ndarray", "serde_impls"],
 ];

@@ -318,6 +318,7 @@ mod mmap;
 mod ndarray;
 #[cfg(feature = "npz")]
 pub mod npz;
+pub mod print;
 mod read;
 mod records;
 #[cfg(feature = "serde")]

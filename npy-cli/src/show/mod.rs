@@ -5,7 +5,7 @@
 //! `floatmode='maxprec'`): integers right-aligned to a common width, floats in positional or
 //! scientific notation chosen for the whole array as numpy chooses, strings and bytes as Python
 //! reprs, records as tuples, datetimes as ISO 8601 strings, and lines wrapped at 75 columns.
-//! The formatting is [`crate::arrayprint`]'s; this module reads the file for it.
+//! The formatting is npy-core's printer ([`npy_core::print`]); this module reads the file for it.
 //!
 //! Memory stays bounded whatever the file's size: a summarised print reads only the elements
 //! it shows ([`source`]); `--full` reads the file twice, once to fit the format (numpy's
@@ -21,9 +21,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use npy_core::npz::NpzArchive;
+use npy_core::print::{self, FormatBuilder, PrintOptions};
 use npy_core::{DType, DynValue, Error, NpyReader};
 
-use crate::arrayprint::{self, Builder};
 use crate::format::printable;
 use crate::progress::Progress;
 
@@ -348,13 +348,14 @@ fn show_reader<R: Read + Seek>(
     if args.json {
         check_empty_lists(&dtype, &shape)?;
         let fortran = reader.order() == npy_core::Order::Fortran;
-        let mut values = Values::new(&mut reader, false);
+        let mut values = Values::new(&mut reader, false, PrintOptions::new());
         let mut next = || next_value(&mut values);
         return json::write_json(out, &dtype.to_string(), &shape, fortran, &mut next);
     }
+    let options = print_options(args);
     if shape.is_empty() {
-        let v = next_value(&mut Values::new(&mut reader, false))?;
-        writeln!(out, "{}", arrayprint::scalar_str(&dtype, &v, args.full))?;
+        let v = next_value(&mut Values::new(&mut reader, false, options))?;
+        writeln!(out, "{}", print::scalar_str(&dtype, &v, &options))?;
         return Ok(());
     }
     if shape.contains(&0) {
@@ -362,31 +363,40 @@ fn show_reader<R: Read + Seek>(
         out.write_all(b"[]\n")?;
         return Ok(());
     }
-    let summarise = arrayprint::summarises(reader.num_elements(), args.full);
-    let mut builder = Builder::for_array(&dtype, args.full);
-    if source::count(&shape, summarise) <= KEEP_ELEMENTS {
-        let kept = Values::new(&mut reader, summarise).collect::<Result<Vec<_>, _>>()?;
+    let summarise = options.summarises(reader.num_elements());
+    let mut builder = FormatBuilder::new(&dtype, &options);
+    if options.shown_count(&shape, summarise) <= KEEP_ELEMENTS {
+        let kept = Values::new(&mut reader, summarise, options).collect::<Result<Vec<_>, _>>()?;
         for v in &kept {
             builder.observe(v);
         }
         let mut kept = kept.into_iter();
         let mut next = || kept.next().ok_or_else(too_few);
-        arrayprint::write_array(out, &shape, summarise, &builder.finish(), &mut next)?;
+        print::write_str(out, &shape, &builder.finish(), &options, &mut next)?;
     } else {
         let first = if summarise {
-            Values::new(&mut reader, true)
+            Values::new(&mut reader, true, options)
         } else {
             Values::memory_order(&mut reader)
         };
         for v in first {
             builder.observe(&v?);
         }
-        let mut values = Values::new(&mut reader, summarise);
+        let mut values = Values::new(&mut reader, summarise, options);
         let mut next = || next_value(&mut values);
-        arrayprint::write_array(out, &shape, summarise, &builder.finish(), &mut next)?;
+        print::write_str(out, &shape, &builder.finish(), &options, &mut next)?;
     }
     out.write_all(b"\n")?;
     Ok(())
+}
+
+/// numpy's default print options, with every element shown for `--full`.
+fn print_options(args: &Args) -> PrintOptions {
+    if args.full {
+        PrintOptions::new().full()
+    } else {
+        PrintOptions::new()
+    }
 }
 
 /// Shows an array with objects (`O`, also as a record field): its data is one pickle,
@@ -411,8 +421,7 @@ fn show_objects<R: Read + Seek>(
             &mut next,
         );
     }
-    arrayprint::write_dyn_array(out, &array, args.full)?;
-    out.write_all(b"\n")?;
+    writeln!(out, "{}", array.display_with(&print_options(args)))?;
     Ok(())
 }
 

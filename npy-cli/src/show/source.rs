@@ -1,22 +1,19 @@
 //! The values `npy show` prints, read from the file in bounded chunks.
 //!
 //! [`Values`] yields the elements of an array in logical C order, all of them or only those a
-//! summarised print shows (numpy's `_leading_trailing`: [`EDGE_ITEMS`] at each edge of each
-//! axis). It reads them with [`NpyReader::read_dyn_range`], at most [`CHUNK_ELEMENTS`]
-//! elements (and about [`CHUNK_BYTES`] of data) at a time, so memory does not grow with the
-//! file. A C-order array read whole is read front to back; otherwise each chunk of wanted
-//! elements is read as spans of nearby memory-order elements (three at each edge of a
-//! summarised C-order row; every `shape[0]`-th element when a Fortran-order array is walked
+//! summarised print shows (numpy's `_leading_trailing`: `edgeitems` at each edge of each
+//! axis, [`PrintOptions::shown`]). It reads them with [`NpyReader::read_dyn_range`], at most
+//! [`CHUNK_ELEMENTS`] elements (and about [`CHUNK_BYTES`] of data) at a time, so memory does not
+//! grow with the file. A C-order array read whole is read front to back; otherwise each chunk
+//! of wanted elements is read as spans of nearby memory-order elements (three at each edge of
+//! a summarised C-order row; every `shape[0]`-th element when a Fortran-order array is walked
 //! in C order, read through when `shape[0]` is at most [`GAP_ELEMENTS`], one by one beyond).
-//!
-//! [`EDGE_ITEMS`]: crate::arrayprint::EDGE_ITEMS
 
 use std::collections::VecDeque;
 use std::io::{Read, Seek};
 
+use npy_core::print::PrintOptions;
 use npy_core::{DynValue, Error, NpyReader};
-
-use crate::arrayprint::shown;
 
 /// Most elements decoded at once.
 pub const CHUNK_ELEMENTS: u64 = 1 << 16;
@@ -26,15 +23,6 @@ pub const CHUNK_BYTES: u64 = 1 << 20;
 /// skipped with a seek: a Fortran-order array walked in C order wants every `shape[0]`-th
 /// element, and reading a few between is cheaper than a system call per element.
 const GAP_ELEMENTS: u64 = 64;
-
-/// How many elements a walk over `shape` yields in all (only the shown ones when `summarise`).
-pub fn count(shape: &[u64], summarise: bool) -> u64 {
-    shape.iter().fold(1u64, |acc, &n| {
-        let (lead, trail) = shown(n, summarise);
-        let k = (lead.end - lead.start) + trail.map_or(0, |t| t.end - t.start);
-        acc.saturating_mul(k)
-    })
-}
 
 /// The elements of an array in C order, read chunk by chunk; see the module docs.
 #[derive(Debug)]
@@ -55,6 +43,8 @@ enum Walk {
         /// Per axis: its length, and the memory-order stride of one step along it.
         axes: Vec<(u64, u64)>,
         summarise: bool,
+        /// Which indices a summarised print shows.
+        options: PrintOptions,
         /// Position along each axis as a count of shown indices; `None` when done.
         at: Option<Vec<u64>>,
     },
@@ -62,8 +52,12 @@ enum Walk {
 
 impl<'a, R: Read + Seek> Values<'a, R> {
     /// The elements of `reader`'s array (its shape and order), only the shown ones when
-    /// `summarise`.
-    pub fn new(reader: &'a mut NpyReader<R>, summarise: bool) -> Values<'a, R> {
+    /// `summarise` (those `options` shows).
+    pub fn new(
+        reader: &'a mut NpyReader<R>,
+        summarise: bool,
+        options: PrintOptions,
+    ) -> Values<'a, R> {
         let shape = reader.shape().to_vec();
         let fortran = reader.order() == npy_core::Order::Fortran;
         let itemsize = reader.dtype().itemsize().max(1);
@@ -89,6 +83,7 @@ impl<'a, R: Read + Seek> Values<'a, R> {
             Walk::Indexed {
                 axes: shape.iter().copied().zip(strides).collect(),
                 summarise,
+                options,
                 at: Some(vec![0; shape.len()]),
             }
         };
@@ -132,6 +127,7 @@ impl<'a, R: Read + Seek> Values<'a, R> {
             Walk::Indexed {
                 axes,
                 summarise,
+                options,
                 at,
             } => {
                 let mut offsets = Vec::new();
@@ -141,7 +137,7 @@ impl<'a, R: Read + Seek> Values<'a, R> {
                     }
                     let mut offset = 0u64;
                     for (&k, &(n, stride)) in pos.iter().zip(axes.iter()) {
-                        offset += index(n, *summarise, k) * stride;
+                        offset += index(options, n, *summarise, k) * stride;
                     }
                     offsets.push(offset);
                     // Advance, last axis fastest.
@@ -153,7 +149,7 @@ impl<'a, R: Read + Seek> Values<'a, R> {
                         }
                         axis -= 1;
                         pos[axis] += 1;
-                        if pos[axis] < count(&[axes[axis].0], *summarise) {
+                        if pos[axis] < options.shown_count(&[axes[axis].0], *summarise) {
                             break;
                         }
                         pos[axis] = 0;
@@ -188,8 +184,8 @@ impl<'a, R: Read + Seek> Values<'a, R> {
 }
 
 /// The index along an axis of length `n` of the `k`-th shown position.
-fn index(n: u64, summarise: bool, k: u64) -> u64 {
-    match shown(n, summarise) {
+fn index(options: &PrintOptions, n: u64, summarise: bool, k: u64) -> u64 {
+    match options.shown(n, summarise) {
         (lead, Some(trail)) if k >= lead.end => trail.start + (k - lead.end),
         _ => k,
     }

@@ -12,6 +12,24 @@ use crate::dtype::{DType, MlType, Primitive, TimeKind, TimeType};
 use crate::error::{to_usize, Error};
 use crate::read::Decode;
 
+/// Decodes single elements of one dtype, for code outside this module that holds elements
+/// as bytes: the printer shows a typed array's elements as [`DynValue`]s.
+#[derive(Debug, Clone)]
+pub(crate) struct ElementDecoder(Decoder);
+
+impl ElementDecoder {
+    /// A decoder of `dtype`'s elements; an error for dtypes the decoder does not read alone
+    /// (objects).
+    pub(crate) fn new(dtype: &DType) -> Result<ElementDecoder, Error> {
+        Decoder::new(dtype).map(ElementDecoder)
+    }
+
+    /// One element from its `itemsize` bytes.
+    pub(crate) fn decode(&self, src: &[u8]) -> Result<DynValue, Error> {
+        self.0.decode_value(src)
+    }
+}
+
 /// How to decode one element of a dtype, prepared once per array.
 #[derive(Debug, Clone)]
 pub(super) enum Decoder {

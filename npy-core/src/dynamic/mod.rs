@@ -47,6 +47,8 @@ pub use encode::write_dyn_to_with;
 pub use encode::{write_dyn, write_dyn_to};
 pub use value::{DynValue, UcsString};
 
+pub(crate) use decode::ElementDecoder;
+
 /// Reads the `.npy` file at `path`, whatever its dtype, into a [`DynArray`].
 ///
 /// Allocation is bounded as for [`read`](crate::read()): a header claiming more data than the

@@ -2,55 +2,16 @@
 
 use std::fmt;
 
-/// Writes Python's `repr` of a float: the shortest digits that round-trip, in fixed notation for
-/// decimal exponents -4..16 and scientific (`1e+16`, `1.5e-07`) outside, `inf`, `-inf`, `nan`.
+use super::digits::{scalar_str, FloatKind};
+
+/// Writes Python's `repr` of a float: the shortest digits that round-trip (a tie between two
+/// going to the even one, as Python's), in fixed notation for decimal exponents -4..16 and
+/// scientific (`1e+16`, `1.5e-07`) outside, `inf`, `-inf`, `nan`.
 ///
 /// # Errors
 /// Only those of the writer `f`.
 pub fn write_repr_float(f: &mut impl fmt::Write, x: f64) -> fmt::Result {
-    if x.is_nan() {
-        return f.write_str("nan");
-    }
-    if x.is_infinite() {
-        return f.write_str(if x > 0.0 { "inf" } else { "-inf" });
-    }
-    // Rust's `{:e}` gives the shortest round-trip digits, as Python's repr does; only the layout
-    // differs.
-    let sci = format!("{:e}", x.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    if x.is_sign_negative() {
-        f.write_char('-')?;
-    }
-    if (-4..16).contains(&exp) {
-        let point = exp + 1; // digits before the decimal point
-        if point <= 0 {
-            f.write_str("0.")?;
-            for _ in 0..-point {
-                f.write_char('0')?;
-            }
-            f.write_str(&digits)
-        } else {
-            let point = point as usize;
-            if point >= digits.len() {
-                f.write_str(&digits)?;
-                for _ in digits.len()..point {
-                    f.write_char('0')?;
-                }
-                f.write_str(".0")
-            } else {
-                write!(f, "{}.{}", &digits[..point], &digits[point..])
-            }
-        }
-    } else {
-        f.write_str(&digits[..1])?;
-        if digits.len() > 1 {
-            write!(f, ".{}", &digits[1..])?;
-        }
-        let sign = if exp < 0 { '-' } else { '+' };
-        write!(f, "e{sign}{:02}", exp.unsigned_abs())
-    }
+    f.write_str(&scalar_str(x, FloatKind::Double))
 }
 
 /// Writes Python's `repr` of a `str`: single quotes unless the text holds `'` and no `"`;

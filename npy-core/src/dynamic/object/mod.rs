@@ -11,7 +11,7 @@
 //! The values live here because a [`DynValue::Object`](crate::DynValue::Object) holds one and a [`PyObject`] may hold
 //! a [`DynArray`]:
 //!
-//! - `value.rs`: [`PyObject`], [`NpyScalar`], [`PyDType`] and Python's `repr` of them;
+//! - `value.rs`: [`PyObject`], [`NpyScalar`], [`PyDType`] (their `repr` is in `crate::print`);
 //! - `globals.rs`: [`PyGlobal`], the classes and functions a value may name.
 //!
 //! # Examples

@@ -1,12 +1,12 @@
 //! numpy's `StructuredVoidFormat` (records as tuples) and `SubArrayFormat` (subarray fields as
 //! nested lists, summarised past the threshold).
 
-use npy_core::DynValue;
-
-use super::{shown, Format, THRESHOLD};
+use super::fit::Format;
+use super::PrintOptions;
+use crate::dynamic::DynValue;
 
 /// A record: its fields' texts joined by `", "` in parentheses (`(1,)` for one field).
-pub fn format_record(fmts: &[Format], fields: &[(String, DynValue)]) -> String {
+pub(crate) fn format_record(fmts: &[Format], fields: &[(String, DynValue)]) -> String {
     let parts: Vec<String> = fmts
         .iter()
         .zip(fields)
@@ -19,16 +19,27 @@ pub fn format_record(fmts: &[Format], fields: &[(String, DynValue)]) -> String {
     }
 }
 
-/// A subarray field: nested lists joined by `", "`, with `...` past the threshold unless
-/// `full`.
-pub fn format_subarray(base: &Format, shape: &[u64], values: &[DynValue], full: bool) -> String {
-    let summarise = !full && values.len() as u64 > THRESHOLD;
+/// A subarray field: nested lists joined by `", "`, with `...` past the options' threshold.
+pub(crate) fn format_subarray(
+    base: &Format,
+    shape: &[u64],
+    values: &[DynValue],
+    options: &PrintOptions,
+) -> String {
+    let summarise = options.summarises(values.len() as u64);
     let mut out = String::new();
-    nested(base, shape, values, summarise, &mut out);
+    nested(base, shape, values, summarise, options, &mut out);
     out
 }
 
-fn nested(base: &Format, shape: &[u64], values: &[DynValue], summarise: bool, out: &mut String) {
+fn nested(
+    base: &Format,
+    shape: &[u64],
+    values: &[DynValue],
+    summarise: bool,
+    options: &PrintOptions,
+    out: &mut String,
+) {
     let Some((&n, rest)) = shape.split_first() else {
         if let Some(v) = values.first() {
             out.push_str(&base.format(v));
@@ -36,7 +47,7 @@ fn nested(base: &Format, shape: &[u64], values: &[DynValue], summarise: bool, ou
         return;
     };
     let block = rest.iter().product::<u64>() as usize;
-    let (lead, trail) = shown(n, summarise);
+    let (lead, trail) = options.shown(n, summarise);
     out.push('[');
     let mut first = true;
     let mut item = |i: u64, out: &mut String| {
@@ -45,7 +56,7 @@ fn nested(base: &Format, shape: &[u64], values: &[DynValue], summarise: bool, ou
         }
         first = false;
         let start = (i as usize).saturating_mul(block).min(values.len());
-        nested(base, rest, &values[start..], summarise, out);
+        nested(base, rest, &values[start..], summarise, options, out);
     };
     for i in lead {
         item(i, out);

@@ -1,0 +1,310 @@
+//! numpy's printer: `str()` and `repr()` of arrays, their elements and Python objects, as
+//! `numpy/_core/arrayprint.py` writes them.
+//!
+//! [`DynArray`]'s and [`NpyArray`](crate::NpyArray)'s `Display` is numpy's `str(arr)` and
+//! their alternate form (`{:#}`) numpy's `repr(arr)`, with numpy's default print options;
+//! [`DynArray::display_with`] and [`NpyArray::display_with`](crate::NpyArray::display_with)
+//! take others ([`PrintOptions`]: `threshold`, `edgeitems`, `linewidth`, `precision`).
+//! [`DynValue`]'s `Display` is the `str()` of a 0-d array holding the value, and `PyObject`'s
+//! (`npy_core::pickle`, feature `pickle`) is Python's `repr()`.
+//!
+//! Integers are right-aligned to a common width; floats are in positional or scientific
+//! notation chosen for the whole array as numpy chooses (the cutoff depends on the dtype), with
+//! the shortest digits that round-trip in the value's own type, ties to even (one engine,
+//! shared with [`write_repr_float`](crate::literal::write_repr_float), serves arrays, scalars
+//! and Python's `float` repr); strings and bytes are Python reprs;
+//! records are tuples; datetimes are ISO 8601 strings; lines wrap at the line width. A 0-d
+//! array prints as its scalar's `str`. Arrays of more than `threshold` elements are summarised
+//! with `...`, so the text grows with the items printed, never with the shape alone
+//! (`array([], shape=(4611686018427387904, 0), dtype=uint8)`).
+//!
+//! Printing is two steps, as numpy's: a [`FormatBuilder`] sees every value that will be printed
+//! (numpy's `_get_format_function` over `_leading_trailing` of a summarised array) and becomes
+//! an [`ElementFormat`]; then [`write_str`] lays the values out (numpy's `_formatArray`), taking
+//! them one at a time in C order. Neither step holds more than one value, so an array that is
+//! read in chunks (`npy show` of a file of any size) prints in constant memory.
+//!
+//! Known differences: a longdouble is formatted through its nearest float64, so a 0-d
+//! longdouble (printed with all its digits) and a longdouble field of a 0-d record differ
+//! from numpy beyond float64's 17 digits; the `str` of a 0-d `U` array escapes control
+//! characters (numpy prints them raw) so that a file cannot drive the terminal. numpy's other
+//! print options (`floatmode`, `suppress`, `sign`, `formatter`, `legacy`, ...) keep their
+//! defaults.
+//!
+//! # Examples
+//! ```
+//! use npy_core::{NpyReader, WriteOptions};
+//! let mut bytes = Vec::new();
+//! WriteOptions::new().write_to(&mut bytes, &[1.5f32, -2.25, 100.0], &[3])?;
+//! let a = NpyReader::new(&bytes[..])?.read_dyn()?;
+//! assert_eq!(a.to_string(), "[  1.5   -2.25 100.  ]");
+//! assert_eq!(format!("{a:#}"), "array([  1.5 ,  -2.25, 100.  ], dtype=float32)");
+//! # Ok::<(), npy_core::Error>(())
+//! ```
+
+mod datetime;
+mod fit;
+mod float;
+mod int;
+mod layout;
+#[cfg(feature = "pickle")]
+mod object;
+mod record;
+mod strings;
+mod typed;
+
+use std::fmt;
+use std::ops::Range;
+
+use crate::dynamic::{DynArray, DynValue};
+
+pub use fit::{ElementFormat, FormatBuilder};
+pub use layout::{scalar_str, write_str, ArrayDisplay};
+
+/// numpy's print options that this printer follows (`np.set_printoptions`): built from
+/// numpy's defaults with one method per option.
+///
+/// # Examples
+/// ```
+/// use npy_core::print::PrintOptions;
+/// use npy_core::{NpyReader, WriteOptions};
+/// let mut bytes = Vec::new();
+/// let values: Vec<i64> = (0..10).collect();
+/// WriteOptions::new().write_to(&mut bytes, &values, &[10])?;
+/// let a = NpyReader::new(&bytes[..])?.read_dyn()?;
+/// // np.set_printoptions(threshold=5, edgeitems=2)
+/// let options = PrintOptions::new().threshold(5).edgeitems(2);
+/// assert_eq!(a.display_with(&options).to_string(), "[0 1 ... 8 9]");
+/// assert_eq!(
+///     format!("{:#}", a.display_with(&options)),
+///     "array([0, 1, ..., 8, 9], shape=(10,))"
+/// );
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrintOptions {
+    threshold: u64,
+    edgeitems: u64,
+    linewidth: usize,
+    precision: usize,
+}
+
+impl Default for PrintOptions {
+    fn default() -> PrintOptions {
+        PrintOptions::new()
+    }
+}
+
+impl PrintOptions {
+    /// numpy's defaults: `threshold=1000`, `edgeitems=3`, `linewidth=75`, `precision=8`.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::print::PrintOptions;
+    /// assert_eq!(PrintOptions::new(), PrintOptions::default());
+    /// assert!(PrintOptions::new().summarises(1001));
+    /// ```
+    pub const fn new() -> PrintOptions {
+        PrintOptions {
+            threshold: 1000,
+            edgeitems: 3,
+            linewidth: 75,
+            precision: 8,
+        }
+    }
+
+    /// numpy's `threshold`: arrays of more elements than this are summarised (subarray fields
+    /// too).
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::print::PrintOptions;
+    /// assert!(!PrintOptions::new().threshold(5000).summarises(2000));
+    /// ```
+    #[must_use]
+    pub const fn threshold(mut self, elements: u64) -> PrintOptions {
+        self.threshold = elements;
+        self
+    }
+
+    /// Every element printed, however many (numpy's `threshold=sys.maxsize`; `npy show --full`).
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::print::PrintOptions;
+    /// assert!(!PrintOptions::new().full().summarises(u64::MAX));
+    /// ```
+    #[must_use]
+    pub const fn full(self) -> PrintOptions {
+        self.threshold(u64::MAX)
+    }
+
+    /// numpy's `edgeitems`: items kept at each edge of each axis of a summarised array (at
+    /// least 1).
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::print::PrintOptions;
+    /// let (lead, trail) = PrintOptions::new().edgeitems(2).shown(10, true);
+    /// assert_eq!((lead, trail), (0..2, Some(8..10)));
+    /// ```
+    #[must_use]
+    pub const fn edgeitems(mut self, items: u64) -> PrintOptions {
+        self.edgeitems = if items == 0 { 1 } else { items };
+        self
+    }
+
+    /// numpy's `linewidth`: the columns a line may fill before it wraps.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::print::PrintOptions;
+    /// use npy_core::{NpyReader, WriteOptions};
+    /// let mut bytes = Vec::new();
+    /// WriteOptions::new().write_to(&mut bytes, &[10i64, 20, 30], &[3])?;
+    /// let a = NpyReader::new(&bytes[..])?.read_dyn()?;
+    /// let narrow = PrintOptions::new().linewidth(8);
+    /// assert_eq!(a.display_with(&narrow).to_string(), "[10 20\n 30]");
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    #[must_use]
+    pub const fn linewidth(mut self, columns: usize) -> PrintOptions {
+        self.linewidth = columns;
+        self
+    }
+
+    /// numpy's `precision`: the most fractional digits a float in an array shows (floatmode
+    /// `'maxprec'`: fewer when the shortest round-trip digits are fewer). A 0-d array's `str`
+    /// is its scalar's, which shows every digit.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::print::PrintOptions;
+    /// use npy_core::{NpyReader, WriteOptions};
+    /// let mut bytes = Vec::new();
+    /// WriteOptions::new().write_to(&mut bytes, &[1.0f64 / 3.0, 0.5], &[2])?;
+    /// let a = NpyReader::new(&bytes[..])?.read_dyn()?;
+    /// let short = PrintOptions::new().precision(3);
+    /// assert_eq!(a.display_with(&short).to_string(), "[0.333 0.5  ]");
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    #[must_use]
+    pub const fn precision(mut self, digits: usize) -> PrintOptions {
+        self.precision = digits;
+        self
+    }
+
+    /// Whether an array of `len` elements is summarised (more than `threshold`).
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::print::PrintOptions;
+    /// assert!(!PrintOptions::new().summarises(1000));
+    /// ```
+    pub const fn summarises(&self, len: u64) -> bool {
+        len > self.threshold
+    }
+
+    /// The indices along an axis of length `n` that are printed: all of them, or the leading
+    /// and trailing `edgeitems` of an axis of a summarised array longer than twice that (the
+    /// second range, with `...` between).
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::print::PrintOptions;
+    /// let options = PrintOptions::new();
+    /// assert_eq!(options.shown(5, true), (0..5, None));
+    /// assert_eq!(options.shown(2000, true), (0..3, Some(1997..2000)));
+    /// assert_eq!(options.shown(2000, false), (0..2000, None));
+    /// ```
+    pub fn shown(&self, n: u64, summarise: bool) -> (Range<u64>, Option<Range<u64>>) {
+        let edge = self.edgeitems;
+        if summarise && n > edge.saturating_mul(2) {
+            (0..edge, Some(n - edge..n))
+        } else {
+            (0..n, None)
+        }
+    }
+
+    /// How many elements of an array of `shape` a print shows: all of them, or the edges of
+    /// each axis when `summarise`.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::print::PrintOptions;
+    /// assert_eq!(PrintOptions::new().shown_count(&[2, 1000], true), 12);
+    /// ```
+    pub fn shown_count(&self, shape: &[u64], summarise: bool) -> u64 {
+        shape.iter().fold(1u64, |acc, &n| {
+            let (lead, trail) = self.shown(n, summarise);
+            let k = (lead.end - lead.start) + trail.map_or(0, |t| t.end - t.start);
+            acc.saturating_mul(k)
+        })
+    }
+}
+
+impl DynArray {
+    /// The array printed with `options`: `Display` is numpy's `str(arr)`, the alternate form
+    /// (`{:#}`) numpy's `repr(arr)`. The array's own `Display` uses numpy's defaults.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::print::PrintOptions;
+    /// use npy_core::{NpyReader, WriteOptions};
+    /// let mut bytes = Vec::new();
+    /// let values: Vec<u16> = (0..2000).collect();
+    /// WriteOptions::new().write_to(&mut bytes, &values, &[2, 1000])?;
+    /// let a = NpyReader::new(&bytes[..])?.read_dyn()?;
+    /// assert_eq!(
+    ///     a.to_string(),
+    ///     "[[   0    1    2 ...  997  998  999]\n [1000 1001 1002 ... 1997 1998 1999]]"
+    /// );
+    /// assert_eq!(
+    ///     format!("{a:#}"),
+    ///     "array([[   0,    1,    2, ...,  997,  998,  999],\n       \
+    ///      [1000, 1001, 1002, ..., 1997, 1998, 1999]],\n      shape=(2, 1000), dtype=uint16)"
+    /// );
+    /// let all = a.display_with(&PrintOptions::new().full()).to_string();
+    /// assert_eq!(all.lines().count(), 144);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn display_with<'a>(&'a self, options: &PrintOptions) -> ArrayDisplay<'a> {
+        ArrayDisplay::new(self, *options)
+    }
+}
+
+impl fmt::Display for DynArray {
+    /// numpy's `str(arr)` with the default print options; `{:#}` is numpy's `repr(arr)`.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::{NpyReader, WriteOptions};
+    /// let mut bytes = Vec::new();
+    /// WriteOptions::new().write_to(&mut bytes, &[true, false], &[2])?;
+    /// let a = NpyReader::new(&bytes[..])?.read_dyn()?;
+    /// assert_eq!(a.to_string(), "[ True False]");
+    /// assert_eq!(format!("{a:#}"), "array([ True, False])");
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&ArrayDisplay::new(self, PrintOptions::new()), f)
+    }
+}
+
+impl fmt::Display for DynValue {
+    /// numpy's `str()` of a 0-d array holding the value: `True`, `-7`, `1.5`, `(1+2j)`,
+    /// `2023-12-09`, `b'ab'`, a record as a tuple. A value does not know its dtype's width, so
+    /// floats show float64's shortest digits (a float32 `0.1` prints as
+    /// `0.10000000149011612`); an array's `Display` prints its elements with their own type's.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::DynValue;
+    /// assert_eq!(DynValue::Float(0.5).to_string(), "0.5");
+    /// assert_eq!(DynValue::Complex(1.0, -2.0).to_string(), "(1-2j)");
+    /// assert_eq!(DynValue::Bool(true).to_string(), "True");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&layout::value_str(self, &PrintOptions::new()))
+    }
+}

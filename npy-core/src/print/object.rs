@@ -1,0 +1,309 @@
+//! Python objects (`O`): numpy's printing of object arrays (each item's Python `repr`, as
+//! numpy's `_object_format`, which writes a list as `list([...])` so that it does not read as
+//! an axis; a 0-d array as its item's `str`), and [`PyObject`]'s `Display`, Python's `repr()`.
+
+use std::fmt::{self, Write};
+
+use num_bigint::BigInt;
+
+use super::float::{self, FloatKind};
+use super::layout::{array_str, scalar_str};
+use super::strings::printable;
+use super::PrintOptions;
+use crate::dtype::{DType, Primitive, TimeKind, TimeType, TimeUnit};
+use crate::dynamic::object::{NpyScalar, PyDType, PyObject};
+use crate::dynamic::DynValue;
+use crate::literal::{write_repr_bytes, write_repr_str};
+
+/// An item of an object array, as numpy prints it inside the array.
+pub(crate) fn repr(o: &PyObject, options: &PrintOptions) -> String {
+    match o {
+        PyObject::List(_) => format!("list({})", Repr(o, options)),
+        _ => Repr(o, options).to_string(),
+    }
+}
+
+/// numpy 2's `repr` of a datetime64 or timedelta64 scalar (`scalartypes.c.src`):
+/// `np.datetime64('1970-01-02')`, with the unit as a second argument when the ISO text does
+/// not imply it (a multiplier, or hours); `np.timedelta64(10,'ms')`; NaT with its unit.
+fn time_repr(name: &str, ticks: Option<i64>, ty: TimeType) -> String {
+    let generic = ty.unit == TimeUnit::Generic;
+    let unit = match ty.multiplier {
+        _ if generic => "generic".to_owned(),
+        1 => ty.unit.code().to_owned(),
+        m => format!("{m}{}", ty.unit.code()),
+    };
+    match (ticks, ty.kind) {
+        (None, _) => format!("np.{name}('NaT','{unit}')"),
+        (Some(t), TimeKind::Datetime) => {
+            let iso = ty.value_str(t);
+            if generic || (ty.multiplier == 1 && ty.unit != TimeUnit::Hour) {
+                format!("np.{name}('{iso}')")
+            } else {
+                format!("np.{name}('{iso}','{unit}')")
+            }
+        }
+        (Some(t), TimeKind::Timedelta) if generic => format!("np.{name}({t})"),
+        (Some(t), TimeKind::Timedelta) => format!("np.{name}({t},'{unit}')"),
+    }
+}
+
+/// Python's `str` of an item, as numpy prints a 0-d object array: a `str` bare (control
+/// characters escaped, as for a 0-d `U` array), a numpy scalar or array as numpy's own `str`,
+/// anything else as its `repr`.
+pub(crate) fn str(o: &PyObject, options: &PrintOptions) -> String {
+    match o {
+        PyObject::Str(s) => printable(s).into_owned(),
+        PyObject::Scalar(s) => scalar_str(&s.dtype, &s.value, options),
+        PyObject::Array(a) => array_str(a, options),
+        _ => Repr(o, options).to_string(),
+    }
+}
+
+impl fmt::Display for PyObject {
+    /// Python's `repr()`. Exact for `None`, `bool`, `int`, `float`, `complex`, `bytes`,
+    /// `bytearray`, containers, `range` and `slice`; `str` escapes control, separator and
+    /// private-use characters and lone surrogates cannot occur (Python also escapes unassigned
+    /// code points, which this does not know). Sets print in the pickle's order. numpy values
+    /// are numpy 2's repr: `np.float32(2.5)`, `np.datetime64('2020-01-01')`, an array as
+    /// [`DynArray`](crate::DynArray)'s `{:#}` (`array([1, 2], dtype=int16)`, summarised and
+    /// wrapped with numpy's default options).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&Repr(self, &PrintOptions::new()), f)
+    }
+}
+
+/// Python's `repr()` of an object whose arrays print with the given options, as numpy's
+/// `repr()` of an array nested in an object array follows `np.set_printoptions`.
+pub(crate) struct Repr<'a>(pub(crate) &'a PyObject, pub(crate) &'a PrintOptions);
+
+impl fmt::Display for Repr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let options = self.1;
+        let r = |o| Repr(o, options);
+        match self.0 {
+            PyObject::None => f.write_str("None"),
+            PyObject::Bool(b) => f.write_str(if *b { "True" } else { "False" }),
+            PyObject::Int(i) => write!(f, "{i}"),
+            PyObject::BigInt(b) => write_bigint(f, b),
+            PyObject::Float(x) => f.write_str(&float::float_repr(*x, true)),
+            PyObject::Complex(re, im) => complex_repr(f, *re, *im),
+            PyObject::Str(s) => write_repr_str(f, s),
+            PyObject::Bytes(b) => write_repr_bytes(f, b),
+            PyObject::ByteArray(b) => {
+                f.write_str("bytearray(")?;
+                write_repr_bytes(f, b)?;
+                f.write_str(")")
+            }
+            PyObject::List(v) => seq(f, "[", v, "]", options),
+            PyObject::Tuple(v) if v.len() == 1 => write!(f, "({},)", r(&v[0])),
+            PyObject::Tuple(v) => seq(f, "(", v, ")", options),
+            PyObject::Dict(d) => {
+                f.write_char('{')?;
+                for (i, (k, v)) in d.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{}: {}", r(k), r(v))?;
+                }
+                f.write_char('}')
+            }
+            PyObject::Set(v) if v.is_empty() => f.write_str("set()"),
+            PyObject::Set(v) => seq(f, "{", v, "}", options),
+            PyObject::FrozenSet(v) if v.is_empty() => f.write_str("frozenset()"),
+            PyObject::FrozenSet(v) => seq(f, "frozenset({", v, "})", options),
+            PyObject::Range(a, b, 1) => write!(f, "range({a}, {b})"),
+            PyObject::Range(a, b, c) => write!(f, "range({a}, {b}, {c})"),
+            PyObject::Slice(s) => write!(f, "slice({}, {}, {})", r(&s[0]), r(&s[1]), r(&s[2])),
+            PyObject::Array(a) => write!(f, "{:#}", a.display_with(options)),
+            PyObject::Scalar(s) => scalar_repr(f, self.0, s),
+            PyObject::DType(d) => match &**d {
+                PyDType::Numpy(dt) => dtype_repr(f, dt),
+                PyDType::String {
+                    na_object: None, ..
+                } => f.write_str("StringDType()"),
+                PyDType::String {
+                    na_object: Some(na),
+                    ..
+                } => write!(f, "StringDType(na_object={})", r(na)),
+            },
+            PyObject::Global(g) => write!(f, "{g}"),
+        }
+    }
+}
+
+fn seq(
+    f: &mut fmt::Formatter<'_>,
+    open: &str,
+    items: &[PyObject],
+    close: &str,
+    options: &PrintOptions,
+) -> fmt::Result {
+    f.write_str(open)?;
+    for (i, v) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{}", Repr(v, options))?;
+    }
+    f.write_str(close)
+}
+
+/// Python refuses `str()` of an int of more than 4300 digits (`sys.int_info`); converting one
+/// to decimal takes time quadratic in its size, so larger ones print in hexadecimal.
+const MAX_DECIMAL_DIGITS: u64 = 4300;
+
+fn write_bigint(f: &mut fmt::Formatter<'_>, b: &BigInt) -> fmt::Result {
+    // bits × log10(2) < digits + 1
+    if b.bits() / 10 * 3 > MAX_DECIMAL_DIGITS {
+        let (sign, mag) = (b.sign(), b.magnitude());
+        let minus = if sign == num_bigint::Sign::Minus {
+            "-"
+        } else {
+            ""
+        };
+        return write!(f, "{minus}0x{mag:x}");
+    }
+    write!(f, "{b}")
+}
+
+fn complex_repr(f: &mut fmt::Formatter<'_>, re: f64, im: f64) -> fmt::Result {
+    f.write_str(&float::complex_scalar_str(re, im, FloatKind::Double))
+}
+
+fn dtype_repr(f: &mut fmt::Formatter<'_>, dt: &DType) -> fmt::Result {
+    match dt {
+        DType::Record(_) | DType::SubArray(_) => write!(f, "dtype({dt})"),
+        DType::Object => f.write_str("dtype('O')"),
+        _ => write!(f, "dtype('{dt}')"),
+    }
+}
+
+/// numpy 2's repr of a scalar: `np.float32(2.5)`, `np.True_`, `np.int64(7)`; float and
+/// complex parts with the shortest digits of their own type, laid out as the scalar's `str`.
+fn scalar_repr(f: &mut fmt::Formatter<'_>, o: &PyObject, s: &NpyScalar) -> fmt::Result {
+    let type_name = o.type_name();
+    let name = type_name.strip_prefix("numpy.").unwrap_or(&type_name);
+    match (&s.dtype, &s.value) {
+        (_, DynValue::Bool(b)) => f.write_str(if *b { "np.True_" } else { "np.False_" }),
+        (_, DynValue::Datetime { ticks, unit }) => {
+            f.write_str(&time_repr("datetime64", *ticks, *unit))
+        }
+        (_, DynValue::Timedelta { ticks, unit }) => {
+            f.write_str(&time_repr("timedelta64", *ticks, *unit))
+        }
+        (DType::Number(p @ (Primitive::F32 | Primitive::F16), _), DynValue::Float(x)) => {
+            let kind = float::kind_of(&s.dtype);
+            let bits = if *p == Primitive::F32 { 32 } else { 16 };
+            write!(f, "np.float{bits}({})", float::scalar_str(*x, kind))
+        }
+        (_, DynValue::LongDouble { approx, .. }) => {
+            write!(f, "np.{name}('{}')", float::float_repr(*approx, false))
+        }
+        (DType::Number(Primitive::C64, _), DynValue::Complex(re, im)) => {
+            let body = float::complex_body(*re, *im, FloatKind::Single).0;
+            write!(f, "np.complex64({body})")
+        }
+        (_, DynValue::Complex(re, im)) => {
+            let body = float::complex_body(*re, *im, FloatKind::Double).0;
+            write!(f, "np.{name}({body})")
+        }
+        (_, v) => {
+            write!(f, "np.{name}(")?;
+            dyn_repr(f, v)?;
+            f.write_str(")")
+        }
+    }
+}
+
+/// A [`DynValue`] as Python's repr of the value numpy's `item()` gives.
+fn dyn_repr(f: &mut fmt::Formatter<'_>, v: &DynValue) -> fmt::Result {
+    match v {
+        DynValue::Bool(b) => f.write_str(if *b { "True" } else { "False" }),
+        DynValue::Int(i) => write!(f, "{i}"),
+        DynValue::UInt(u) => write!(f, "{u}"),
+        DynValue::Float(x) => f.write_str(&float::float_repr(*x, true)),
+        DynValue::LongDouble { approx, .. } => f.write_str(&float::float_repr(*approx, true)),
+        DynValue::Complex(re, im) | DynValue::CLongDouble { re, im, .. } => {
+            complex_repr(f, *re, *im)
+        }
+        DynValue::Datetime { ticks, unit } | DynValue::Timedelta { ticks, unit } => match ticks {
+            Some(t) => write!(f, "{t}, '{unit}'"),
+            None => write!(f, "'NaT', '{unit}'"),
+        },
+        DynValue::Bytes(b) | DynValue::Void(b) => write_repr_bytes(f, b),
+        DynValue::Str(s) => write_repr_str(f, &s.to_string_lossy()),
+        DynValue::Record(fields) => {
+            f.write_char('(')?;
+            for (i, (_, v)) in fields.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                dyn_repr(f, v)?;
+            }
+            f.write_char(')')
+        }
+        DynValue::SubArray { values, .. } => {
+            f.write_char('[')?;
+            for (i, v) in values.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                dyn_repr(f, v)?;
+            }
+            f.write_char(']')
+        }
+        DynValue::Object(o) => write!(f, "{o}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_repr_is_pythons() {
+        // Expected strings are Python 3's repr() of the same floats.
+        let cases = [
+            (1.5, "1.5"),
+            (1.0, "1.0"),
+            (-0.0, "-0.0"),
+            (0.1, "0.1"),
+            (1e16, "1e+16"),
+            (1e15, "1000000000000000.0"),
+            (1.5e-5, "1.5e-05"),
+            (0.0001, "0.0001"),
+            (123456789.125, "123456789.125"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (5e-324, "5e-324"),
+            (f64::NAN, "nan"),
+            (f64::NEG_INFINITY, "-inf"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(float::float_repr(x, true), want, "{x:e}");
+        }
+    }
+
+    #[test]
+    fn complex_repr_is_pythons() {
+        let r = |re, im| PyObject::Complex(re, im).to_string();
+        assert_eq!(r(1.0, 2.0), "(1+2j)");
+        assert_eq!(r(0.0, 1.0), "1j");
+        assert_eq!(r(-0.0, 1.0), "(-0+1j)");
+        assert_eq!(r(1.5, -0.5), "(1.5-0.5j)");
+        assert_eq!(r(1.0, f64::NAN), "(1+nanj)");
+        assert_eq!(r(0.0, -0.0), "-0j");
+    }
+
+    #[test]
+    fn str_and_bytes_repr_are_pythons() {
+        let s = |t: &str| PyObject::Str(t.into()).to_string();
+        assert_eq!(s("a"), "'a'");
+        assert_eq!(s("it's"), "\"it's\"");
+        assert_eq!(s("'\""), "'\\'\"'");
+        assert_eq!(s("é\n\u{7}\u{a0}優"), "'é\\n\\x07\\xa0優'");
+        let b = |t: &[u8]| PyObject::Bytes(t.to_vec()).to_string();
+        assert_eq!(b(b"\xe4\x00a'"), "b\"\\xe4\\x00a'\"");
+        assert_eq!(b(b"\\"), "b'\\\\'");
+    }
+}
