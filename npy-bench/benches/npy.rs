@@ -327,7 +327,7 @@ fn read_records(c: &mut Criterion) {
 /// `.npz`: one member of a stored 100-member archive, every header of 1,000 members, and
 /// writing (deflated 64 MiB float32 signal; stored 256 MiB).
 fn npz(c: &mut Criterion) {
-    use npy_core::npz::{Compression, NpzArchive, NpzWriter};
+    use npy_npz::{Compression, NpzArchive, NpzWriter};
     let dir = data_dir().unwrap();
     let mut g = c.benchmark_group("npz");
     g.sample_size(10);
@@ -335,7 +335,7 @@ fn npz(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(64 * MIB as u64));
     g.bench_function(BenchmarkId::new("read_member_64MiB", "npy-core"), |b| {
         b.iter(|| {
-            let mut npz = NpzArchive::open(&archive).unwrap();
+            let npz = NpzArchive::open(&archive).unwrap();
             npz.read::<f32>(npy_bench::NPZ_BIG_KEY).unwrap()
         });
     });
@@ -351,7 +351,7 @@ fn npz(c: &mut Criterion) {
     g.throughput(Throughput::Elements(1000));
     g.bench_function(BenchmarkId::new("info_1000_members", "npy-core"), |b| {
         b.iter(|| {
-            let mut npz = NpzArchive::open(&many).unwrap();
+            let npz = NpzArchive::open(&many).unwrap();
             let keys: Vec<String> = npz.keys().map(str::to_owned).collect();
             keys.iter()
                 .map(|k| npz.info(k).unwrap().nbytes)

@@ -19,12 +19,8 @@ use std::path::{Path, PathBuf};
 use crate::format::Version;
 use crate::literal::LiteralError;
 
-#[cfg(feature = "npz")]
-mod npz;
 #[cfg(feature = "pickle")]
 mod pickle;
-#[cfg(feature = "npz")]
-pub use npz::NpzError;
 #[cfg(feature = "pickle")]
 pub use pickle::PickleError;
 
@@ -99,7 +95,7 @@ impl fmt::Display for NotNpy {
         match self {
             NotNpy::Empty => f.write_str("the file is empty"),
             NotNpy::Npz => f.write_str(
-                "this looks like an .npz archive (a zip of .npy files); read it with npy_core::npz::NpzArchive",
+                "this looks like an .npz archive (a zip of .npy files); read it with npy_npz::NpzArchive (crate npy-npz)",
             ),
             NotNpy::Pickle => f.write_str(
                 "this looks like a Python pickle, which is never loaded (it can execute code)",
@@ -448,11 +444,6 @@ pub enum ErrorKind {
     /// pickled (feature `pickle`); the [`PickleError`] says which.
     #[cfg(feature = "pickle")]
     Pickle(PickleError),
-
-    /// An `.npz` archive or one of its members is broken, or a key or member is missing or
-    /// refused (feature `npz`); the [`NpzError`] says which.
-    #[cfg(feature = "npz")]
-    Npz(NpzError),
 }
 
 impl ErrorKind {
@@ -497,8 +488,6 @@ impl ErrorKind {
             | NotRegularFile { .. } => Category::Unsupported,
             #[cfg(feature = "pickle")]
             Pickle(e) => e.category(),
-            #[cfg(feature = "npz")]
-            Npz(e) => e.category(),
         }
     }
 }
@@ -766,8 +755,6 @@ impl fmt::Display for ErrorKind {
             } => write!(f, "{value} does not convert to {target}: {reason}"),
             #[cfg(feature = "pickle")]
             Pickle(e) => write!(f, "object array: {e}"),
-            #[cfg(feature = "npz")]
-            Npz(e) => write!(f, "{e}"),
         }
     }
 }
@@ -878,14 +865,6 @@ impl From<PickleError> for Error {
     }
 }
 
-#[cfg(feature = "npz")]
-impl From<NpzError> for Error {
-    #[cold]
-    fn from(e: NpzError) -> Error {
-        Error::new(ErrorKind::Npz(e))
-    }
-}
-
 impl From<io::Error> for Error {
     #[cold]
     fn from(e: io::Error) -> Error {
@@ -899,14 +878,7 @@ impl fmt::Display for Error {
             write!(f, "{}: ", path.display())?;
         }
         if let Some(key) = &self.inner.member {
-            // An archive's own errors name their member already.
-            #[cfg(feature = "npz")]
-            let named = matches!(self.inner.kind, ErrorKind::Npz(_));
-            #[cfg(not(feature = "npz"))]
-            let named = false;
-            if !named {
-                write!(f, "member {key:?}: ")?;
-            }
+            write!(f, "member {key:?}: ")?;
         }
         fmt::Display::fmt(&self.inner.kind, f)
     }

@@ -7,7 +7,6 @@
 //! |---|---|
 //! | (none) | [`read`], [`write()`], [`NpyReader`], [`NpyView`], [`read_dyn`], [`Header`], [`convert_file`], streaming writers, [`append`] / [`NpyAppender`] |
 //! | `pickle` (default) | object arrays (dtype `O`) through [`read_dyn`] and `pickle`: numpy's pickles decoded without executing anything, and written |
-//! | `npz` (default) | `npz::NpzArchive` and `npz::NpzWriter`: `.npz` archives as `np.savez` / `np.load` |
 //! | `ndarray` | `read_ndarray` (`read_ndarray_with` for options), `write_ndarray`, `NpyReader::read_ndarray`, `as_ndarray` on views and maps, `WriteOptions::write_ndarray_path` |
 //! | `derive` | `#[derive(NpyElement)]`: a struct as a numpy record (structured dtype) |
 //! | `mmap` | `NpyMmap`: map a file and borrow its elements; `NpyMmapMut`: create or open one writable |
@@ -136,8 +135,7 @@
 //!   error of a function that takes a path names the file ([`Error::path`]).
 //! - `pickle` (feature `pickle`, on by default) decodes and writes object arrays (`|O`)
 //!   without ever executing a pickle.
-//! - `npz` (feature `npz`, on by default) reads and writes `.npz` archives as `np.savez` and
-//!   `np.load` do.
+//! - `.npz` archives are the crate `npy-npz`'s (`npy_npz::NpzArchive`, `npy_npz::NpzWriter`).
 //!
 //! The crate's layout, bottom layer first, and the path from bytes to values are in
 //! `ARCHITECTURE.md` beside this crate's `Cargo.toml`.
@@ -229,9 +227,9 @@
 //!   values and shapes before trusting them (as indices, sizes, file names, ...).
 //! - **Memory in proportion is still memory.** A 10 GB file reads into 10 GB; limit the size
 //!   of files you accept, or read them in parts.
-//! - **Other formats.** `.npz` archives are read by [`npz`] (feature `npz`, on by default;
-//!   its own guarantees are listed there); the `.npy` entry points recognise one
-//!   ([`NotNpy::Npz`]) and point there.
+//! - **Other formats.** `.npz` archives are read by the crate `npy-npz` (its own guarantees
+//!   are listed there); the `.npy` entry points recognise one ([`NotNpy::Npz`]) and point
+//!   there.
 //!
 //! # Summarising a file from its header
 //! ```
@@ -256,7 +254,7 @@
 //! dependency. From a task of an async runtime, either run the read on the runtime's blocking
 //! pool (`spawn_blocking`), or read the bytes with the runtime's own I/O and parse them in
 //! memory, which does no I/O at all ([`NpyReader::new`] over a slice, [`view_or_copy`],
-//! [`npz::NpzArchive::new`] over a `Cursor`):
+//! `npy_npz::NpzArchive::new` over the bytes):
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -296,8 +294,6 @@ mod meta;
 mod mmap;
 #[cfg(feature = "ndarray")]
 mod ndarray;
-#[cfg(feature = "npz")]
-pub mod npz;
 #[cfg(feature = "pickle")]
 pub mod pickle;
 mod read;
