@@ -204,6 +204,7 @@ pub fn make_all(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     records_file(dir, true)?;
     npz_100_file(dir)?;
     npz_1000_file(dir)?;
+    npz_deflated_file(dir)?;
     signal_file(dir)?;
     Ok(())
 }
@@ -245,6 +246,27 @@ pub fn npz_1000_file(dir: &Path) -> Result<PathBuf, npy_npz::Error> {
         for i in 0..1000 {
             w.add(&format!("m{i}"), &[i as f32; 16], &[4, 4])?;
         }
+        w.finish()?;
+    }
+    Ok(path)
+}
+
+/// Key of the member of [`npz_deflated_file`].
+pub const NPZ_DEFLATED_KEY: &str = "signal";
+
+/// [`signal_f32`] of 64 MiB as the one member of a deflated `.npz`, one zlib stream at level 6:
+/// the bytes `np.savez_compressed` writes, for the deflated read against `np.load`.
+///
+/// # Errors
+/// I/O and write errors.
+pub fn npz_deflated_file(dir: &Path) -> Result<PathBuf, npy_npz::Error> {
+    let path = dir.join("npz_deflated_signal_64MiB.npz");
+    if !path.exists() {
+        let data = signal_f32(16 * MIB);
+        let mut w = npy_npz::NpzWriter::create(&path)?
+            .compression(npy_npz::Compression::NUMPY_DEFLATED)
+            .threads(1);
+        w.add(NPZ_DEFLATED_KEY, &data, &[data.len() as u64])?;
         w.finish()?;
     }
     Ok(path)

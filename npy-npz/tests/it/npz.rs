@@ -694,3 +694,48 @@ fn members_take_any_shape_write_takes() {
     assert_eq!(npz.read::<f32>("b").unwrap().shape(), [6]);
     assert_eq!(npz.read::<f32>("c").unwrap().shape(), [2, 3]);
 }
+
+/// The writer's zip container is zipfile's, byte for byte: `np.savez` and
+/// `np.savez_compressed` (with zipfile's clock at 1980-01-01, the timestamp ours writes) give
+/// the same bytes as `NpzWriter` with numpy's layout (`alignment(1)`) and, deflated, one zlib
+/// stream (`threads(1)`).
+#[test]
+fn the_container_is_zipfiles_byte_for_byte() {
+    let Some(python) = npy_test_support::python::python_for("np.savez's bytes") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = "import sys, time, numpy as np\n\
+        time.localtime = lambda *a: time.struct_time((1980, 1, 1, 0, 0, 0, 1, 1, 0))\n\
+        a = np.array([1.5, 2.5], dtype=np.float32)\n\
+        x = np.arange(5)\n\
+        np.savez(sys.argv[1], a, x=x, **{'d/e': np.zeros((2, 3), np.uint8)})\n\
+        np.savez_compressed(sys.argv[2], a, x=x, **{'d/e': np.zeros((2, 3), np.uint8)})\n";
+    let (stored, deflated) = (dir.path().join("s.npz"), dir.path().join("d.npz"));
+    let out = std::process::Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .arg(&stored)
+        .arg(&deflated)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (compression, numpy) in [
+        (Compression::Stored, &stored),
+        (Compression::NUMPY_DEFLATED, &deflated),
+    ] {
+        let mut w = NpzWriter::new(Cursor::new(Vec::new()))
+            .alignment(1)
+            .threads(1)
+            .compression(compression);
+        w.add("x", &[0i64, 1, 2, 3, 4], &[5]).unwrap();
+        w.add("d/e", &[0u8; 6], &[2, 3]).unwrap();
+        w.add_positional(&[1.5f32, 2.5], &[2]).unwrap();
+        let ours = w.finish().unwrap().into_inner();
+        assert_eq!(ours, std::fs::read(numpy).unwrap(), "{compression:?}");
+    }
+}
