@@ -499,27 +499,13 @@ impl<R: ReadAt> NpzArchive<R> {
                 },
             })
         })?;
+        // Backed: start + compressed size <= the central directory's start (check_backed),
+        // and a stored member's two sizes agree.
+        let stored = self.bytes_at(start, m.compressed_size).map_err(at)?;
         let bytes = if m.is_stored() {
-            // Backed: start + size <= the central directory's start (check_backed).
-            let mut got = self
-                .source
-                .read_ranges(&[start..start + m.size])
-                .map_err(|e| at(ErrorKind::Io(e)))?;
-            let bytes = got.pop().unwrap_or_default();
-            if bytes.len() != len {
-                return Err(at(ErrorKind::EndsEarly {
-                    declared: m.size,
-                    found: bytes.len() as u64,
-                }));
-            }
-            bytes
+            stored
         } else {
-            let mut got = self
-                .source
-                .read_ranges(&[start..start + m.compressed_size])
-                .map_err(|e| at(ErrorKind::Io(e)))?;
-            let compressed = got.pop().unwrap_or_default();
-            inflate(&compressed, len).map_err(at)?
+            inflate(&stored, len).map_err(at)?
         };
         let found = crc32fast::hash(&bytes);
         if found != m.crc32 {
@@ -529,6 +515,24 @@ impl<R: ReadAt> NpzArchive<R> {
             }));
         }
         Ok(bytes)
+    }
+
+    /// `len` bytes of the source at `start`, all of them.
+    fn bytes_at(&self, start: u64, len: u64) -> Result<Vec<u8>, ErrorKind> {
+        let short = |found: usize| ErrorKind::EndsEarly {
+            declared: len,
+            found: found as u64,
+        };
+        let n = usize::try_from(len).map_err(|_| short(0))?;
+        let mut buf = vec![0u8; n];
+        let got = self
+            .source
+            .read_at(start, &mut buf)
+            .map_err(ErrorKind::Io)?;
+        if got < n {
+            return Err(short(got));
+        }
+        Ok(buf)
     }
 
     /// Reads the member's array into an owned array of `T` (records through
@@ -556,6 +560,10 @@ impl<R: ReadAt> NpzArchive<R> {
     /// As [`NpzArchive::read`].
     pub fn read_dyn(&self, key: &str) -> Result<DynArray, Error> {
         let index = self.find(key)?;
+        #[allow(
+            clippy::redundant_closure_for_method_calls,
+            reason = "the method path is not general over the reader's lifetime"
+        )]
         self.with_content(index, |r| r.read_dyn())
     }
 

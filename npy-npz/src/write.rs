@@ -504,10 +504,10 @@ impl<W: Write + Seek> NpzWriter<W> {
         Ok(key)
     }
 
-    /// Adds an array of any dtype ([`crate::read_dyn`]'s value) as `key.npy`.
+    /// Adds an array of any dtype ([`npy_core::read_dyn`]'s value) as `key.npy`.
     ///
     /// # Errors
-    /// As [`NpzWriter::add`] and [`crate::write_dyn_to`].
+    /// As [`NpzWriter::add`] and [`npy_core::write_dyn_to`].
     pub fn add_dyn(&mut self, key: &str, array: &DynArray) -> Result<(), Error> {
         self.member(member_name(key)?, |zip| {
             npy_core::write_dyn_to(zip, array, None)?;
@@ -521,7 +521,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// buffer, whatever the size.
     ///
     /// # Errors
-    /// Header errors, [`ErrorKind::Truncated`] when the stream ends before its data; as
+    /// Header errors, [`ErrorKind::EndsEarly`] when the stream ends before its data; as
     /// [`NpzWriter::add`].
     pub fn add_npy<R: Read>(&mut self, key: &str, mut npy: R) -> Result<(), Error> {
         let name = member_name(key)?;
