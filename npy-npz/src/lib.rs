@@ -77,7 +77,9 @@ mod zip;
 pub use error::{Backing, ContainerFault, Error, ErrorKind};
 pub use names::{key_of, member_name, positional_key};
 pub use read::{Member, MemberReader, NpzArchive};
-pub use write::{Compression, MemberStream, NpzPathWriter, NpzWriter, DEFAULT_ALIGNMENT};
+pub use write::{
+    Compression, MemberStream, NpzPathWriter, NpzWriter, DEFAULT_ALIGNMENT, MAX_ALIGNMENT,
+};
 
 /// Reads everything an archive in `bytes` holds, ignoring errors: every member's header,
 /// array ([`NpzArchive::read_dyn`]), bytes and view. The fuzz target `fuzz/fuzz_targets/npz.rs`

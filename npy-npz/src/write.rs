@@ -17,6 +17,10 @@ use crate::zip::{CENTRAL_SIG, END64_SIG, END_SIG, LOCAL_SIG, LOCATOR_SIG, UTF8_F
 /// (at offset 128 of numpy's headers, a multiple of 64 by the format's rule) is too.
 pub const DEFAULT_ALIGNMENT: u16 = 64;
 
+/// The largest alignment [`NpzWriter::alignment`] takes, in bytes: its padding (less than the
+/// alignment) and the zip64 and alignment fields must fit one extra field of 65,535 bytes.
+pub const MAX_ALIGNMENT: u16 = 1 << 15;
+
 /// How members are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {
@@ -321,10 +325,12 @@ impl<W: Write + Seek> NpzWriter<W> {
         self
     }
 
-    /// The multiple stored members start at (1: numpy's layout, no padding). Deflated
-    /// members are never padded.
+    /// The multiple, in bytes, that stored members' data start at (1: numpy's layout, no
+    /// padding), at most [`MAX_ALIGNMENT`] (larger values are taken as it: the padding lives
+    /// in a local header's extra field, which holds at most 65,535 bytes). Deflated members
+    /// are never padded.
     pub fn alignment(mut self, bytes: u16) -> Self {
-        self.alignment = bytes.max(1);
+        self.alignment = bytes.clamp(1, MAX_ALIGNMENT);
         self
     }
 

@@ -739,3 +739,25 @@ fn the_container_is_zipfiles_byte_for_byte() {
         assert_eq!(ours, std::fs::read(numpy).unwrap(), "{compression:?}");
     }
 }
+
+/// Stored members start at any multiple the writer is given, up to `MAX_ALIGNMENT` (the
+/// padding lives in one extra field); the archive reads back (and through zipfile).
+#[test]
+fn large_alignments_pad_within_one_extra_field() {
+    for align in [4096u16, npy_npz::MAX_ALIGNMENT, u16::MAX] {
+        let mut w = NpzWriter::new(Cursor::new(Vec::new())).alignment(align);
+        w.add("a", &[1u8, 2, 3], &[3]).unwrap();
+        w.add("b", &[4u16], &[1]).unwrap();
+        let bytes = w.finish().unwrap().into_inner();
+        let npz = NpzArchive::new(&bytes).unwrap();
+        let want = u64::from(align.min(npy_npz::MAX_ALIGNMENT));
+        for key in ["a", "b"] {
+            assert_eq!(
+                npz.member_range(key).unwrap().start % want,
+                0,
+                "{align} {key}"
+            );
+        }
+        assert_eq!(npz.read::<u16>("b").unwrap().into_vec(), [4]);
+    }
+}
