@@ -104,6 +104,16 @@ def main():
 
     npz_member()
     results["npz/read_member_64MiB"] = per_call(npz_member, repeat, number)
+    # The same 64 MiB signal as the one member of a deflated archive (npy-bench's
+    # npz_deflated_file: the bytes savez_compressed writes), read as np.load(f)[key] reads it.
+    deflated = path("npz_deflated_signal_64MiB.npz")
+
+    def npz_deflated():
+        with np.load(deflated) as f:
+            return f["signal"]
+
+    npz_deflated()
+    results["npz/read_deflated_64MiB"] = per_call(npz_deflated, repeat, max(1, number // 5))
     many = path("npz_1000_members.npz")
 
     def npz_headers():

@@ -26,6 +26,10 @@ pub enum ErrorKind {
     /// header field or dtype involved).
     #[error(transparent)]
     Npy(#[from] npy_core::Error),
+    /// Reading or writing an `.npz` archive failed (npy-npz's error, which names the archive
+    /// and the member).
+    #[error(transparent)]
+    Npz(#[from] npy_npz::Error),
     /// arrow-rs refused a batch or an IPC stream (a malformed IPC file, a schema mismatch).
     #[error("arrow: {0}")]
     Arrow(#[from] arrow_schema::ArrowError),
@@ -164,6 +168,17 @@ impl fmt::Display for Error {
                 return write!(f, "{e}");
             }
         }
+        if let ErrorKind::Npz(e) = &self.inner.kind {
+            if e.path().is_some() {
+                return write!(f, "{e}");
+            }
+            if e.member().is_some() {
+                if let Some(p) = &self.inner.path {
+                    write!(f, "{}: ", p.display())?;
+                }
+                return write!(f, "{e}");
+            }
+        }
         if let Some(p) = &self.inner.path {
             write!(f, "{}", p.display())?;
             if let Some(m) = &self.inner.member {
@@ -198,6 +213,7 @@ macro_rules! from_kind {
 from_kind!(
     ErrorKind,
     npy_core::Error,
+    npy_npz::Error,
     arrow_schema::ArrowError,
     std::io::Error,
     #[cfg(feature = "parquet")]

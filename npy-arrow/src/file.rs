@@ -9,8 +9,8 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_buffer::{Buffer, MutableBuffer};
 use arrow_schema::SchemaRef;
-use npy_core::npz::NpzArchive;
 use npy_core::{ArrayMeta, NpyReader};
+use npy_npz::NpzArchive;
 
 use crate::error::{overflow, Context, Error, ErrorKind};
 use crate::from_arrow::{FromArrowOptions, NpyPlan};
@@ -252,7 +252,7 @@ fn with_source<T>(
         };
         return f(&mut source).at_path(path);
     }
-    let mut archive = NpzArchive::open(path).at_path(path)?;
+    let archive = NpzArchive::open(path).at_path(path)?;
     let key = match member {
         Some(k) => k.to_owned(),
         None => {
@@ -971,7 +971,7 @@ fn arrow_to_npy(
                 w.flush().at_path(output)?;
             }
             tmp.rewind().at_path(output)?;
-            let mut npz = npy_core::npz::NpzWriter::create(output).at_path(output)?;
+            let mut npz = npy_npz::NpzWriter::create(output).at_path(output)?;
             npz.add_npy(&stem_name(input), BufReader::new(tmp))
                 .at_path(output)?;
             npz.finish().at_path(output)?;
@@ -1004,7 +1004,7 @@ fn npy_to_npy(input: &Path, output: &Path, to: Format, member: Option<&str>) -> 
     })?;
     tmp.rewind().at_path(output)?;
     if to == Format::Npz {
-        let mut npz = npy_core::npz::NpzWriter::create(output).at_path(output)?;
+        let mut npz = npy_npz::NpzWriter::create(output).at_path(output)?;
         npz.add_npy(&key, BufReader::new(tmp)).at_path(output)?;
         npz.finish().at_path(output)?;
         return Ok(());

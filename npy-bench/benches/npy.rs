@@ -324,10 +324,10 @@ fn read_records(c: &mut Criterion) {
     g.finish();
 }
 
-/// `.npz`: one member of a stored 100-member archive, every header of 1,000 members, and
-/// writing (deflated 64 MiB float32 signal; stored 256 MiB).
+/// `.npz`: one member of a stored 100-member archive, a deflated 64 MiB member, every header of
+/// 1,000 members, and writing (deflated 64 MiB float32 signal; stored 256 MiB).
 fn npz(c: &mut Criterion) {
-    use npy_core::npz::{Compression, NpzArchive, NpzWriter};
+    use npy_npz::{Compression, NpzArchive, NpzWriter};
     let dir = data_dir().unwrap();
     let mut g = c.benchmark_group("npz");
     g.sample_size(10);
@@ -335,7 +335,7 @@ fn npz(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(64 * MIB as u64));
     g.bench_function(BenchmarkId::new("read_member_64MiB", "npy-core"), |b| {
         b.iter(|| {
-            let mut npz = NpzArchive::open(&archive).unwrap();
+            let npz = NpzArchive::open(&archive).unwrap();
             npz.read::<f32>(npy_bench::NPZ_BIG_KEY).unwrap()
         });
     });
@@ -347,11 +347,31 @@ fn npz(c: &mut Criterion) {
             a
         });
     });
+    // A deflated 64 MiB member (np.savez_compressed's bytes): inflated whole by libdeflate,
+    // beside the streaming read (flate2's zlib, what a row stream uses); np.load of the same
+    // member is timed by `cargo xtask bench` (ndarray-npy is built here without deflate).
+    let deflated = npy_bench::npz_deflated_file(&dir).unwrap();
+    g.bench_function(BenchmarkId::new("read_deflated_64MiB", "npy-npz"), |b| {
+        b.iter(|| {
+            let npz = NpzArchive::open(&deflated).unwrap();
+            npz.read::<f32>(npy_bench::NPZ_DEFLATED_KEY).unwrap()
+        });
+    });
+    g.bench_function(
+        BenchmarkId::new("read_deflated_64MiB", "npy-npz-stream-zlib"),
+        |b| {
+            b.iter(|| {
+                let npz = NpzArchive::open(&deflated).unwrap();
+                let mut r = npz.npy_reader(npy_bench::NPZ_DEFLATED_KEY).unwrap();
+                r.read_vec::<f32>().unwrap()
+            });
+        },
+    );
     let many = npy_bench::npz_1000_file(&dir).unwrap();
     g.throughput(Throughput::Elements(1000));
     g.bench_function(BenchmarkId::new("info_1000_members", "npy-core"), |b| {
         b.iter(|| {
-            let mut npz = NpzArchive::open(&many).unwrap();
+            let npz = NpzArchive::open(&many).unwrap();
             let keys: Vec<String> = npz.keys().map(str::to_owned).collect();
             keys.iter()
                 .map(|k| npz.info(k).unwrap().nbytes)

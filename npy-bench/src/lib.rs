@@ -194,7 +194,7 @@ pub fn records_file(dir: &Path, aligned: bool) -> Result<PathBuf, npy_core::Erro
 ///
 /// # Errors
 /// I/O and write errors.
-pub fn make_all(dir: &Path) -> Result<(), npy_core::Error> {
+pub fn make_all(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     for size in [MIB, 64 * MIB, 256 * MIB, 1024 * MIB] {
         f32_file(dir, size)?;
     }
@@ -204,6 +204,7 @@ pub fn make_all(dir: &Path) -> Result<(), npy_core::Error> {
     records_file(dir, true)?;
     npz_100_file(dir)?;
     npz_1000_file(dir)?;
+    npz_deflated_file(dir)?;
     signal_file(dir)?;
     Ok(())
 }
@@ -216,12 +217,12 @@ pub const NPZ_BIG_KEY: &str = "big";
 ///
 /// # Errors
 /// I/O and write errors.
-pub fn npz_100_file(dir: &Path) -> Result<PathBuf, npy_core::Error> {
+pub fn npz_100_file(dir: &Path) -> Result<PathBuf, npy_npz::Error> {
     let path = dir.join("npz_100_members.npz");
     if !path.exists() {
         let small: Vec<f32> = (0..1024).map(|i| i as f32).collect();
         let big: Vec<f32> = (0..16 * MIB).map(|i| i as f32 * 0.5).collect();
-        let mut w = npy_core::npz::NpzWriter::create(&path)?;
+        let mut w = npy_npz::NpzWriter::create(&path)?;
         for i in 0..100 {
             if i == 50 {
                 w.add(NPZ_BIG_KEY, &big, &[big.len() as u64])?;
@@ -238,13 +239,34 @@ pub fn npz_100_file(dir: &Path) -> Result<PathBuf, npy_core::Error> {
 ///
 /// # Errors
 /// I/O and write errors.
-pub fn npz_1000_file(dir: &Path) -> Result<PathBuf, npy_core::Error> {
+pub fn npz_1000_file(dir: &Path) -> Result<PathBuf, npy_npz::Error> {
     let path = dir.join("npz_1000_members.npz");
     if !path.exists() {
-        let mut w = npy_core::npz::NpzWriter::create(&path)?;
+        let mut w = npy_npz::NpzWriter::create(&path)?;
         for i in 0..1000 {
             w.add(&format!("m{i}"), &[i as f32; 16], &[4, 4])?;
         }
+        w.finish()?;
+    }
+    Ok(path)
+}
+
+/// Key of the member of [`npz_deflated_file`].
+pub const NPZ_DEFLATED_KEY: &str = "signal";
+
+/// [`signal_f32`] of 64 MiB as the one member of a deflated `.npz`, one zlib stream at level 6:
+/// the bytes `np.savez_compressed` writes, for the deflated read against `np.load`.
+///
+/// # Errors
+/// I/O and write errors.
+pub fn npz_deflated_file(dir: &Path) -> Result<PathBuf, npy_npz::Error> {
+    let path = dir.join("npz_deflated_signal_64MiB.npz");
+    if !path.exists() {
+        let data = signal_f32(16 * MIB);
+        let mut w = npy_npz::NpzWriter::create(&path)?
+            .compression(npy_npz::Compression::NUMPY_DEFLATED)
+            .threads(1);
+        w.add(NPZ_DEFLATED_KEY, &data, &[data.len() as u64])?;
         w.finish()?;
     }
     Ok(path)

@@ -45,10 +45,12 @@ pub fn run(args: &Args) -> ExitCode {
         Some(key) => crate::npz::header(&args.file, key),
         // One pass over the bytes: standard input, a FIFO or a device are read as streams
         // (opened without waiting for a FIFO's writer; with none, the stream is empty).
-        None if args.file.as_os_str() == "-" => Header::read(&mut io::stdin().lock()),
-        None => {
-            npy_core::open_stream(&args.file).and_then(|f| Header::read(&mut BufReader::new(f)))
+        None if args.file.as_os_str() == "-" => {
+            Header::read(&mut io::stdin().lock()).map_err(|e| e.to_string())
         }
+        None => npy_core::open_stream(&args.file)
+            .and_then(|f| Header::read(&mut BufReader::new(f)))
+            .map_err(|e| e.to_string()),
     };
     let parsed = match parsed {
         Ok(p) => p,

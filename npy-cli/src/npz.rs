@@ -7,14 +7,59 @@ use std::io::{self, BufReader, Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
-use npy_core::npz::{Compression, NpzArchive};
-use npy_core::Error;
-use npy_core::PendingFile;
+use npy_core::{PendingFile, ReadAt};
+use npy_npz::{Compression, NpzArchive};
 use serde::Serialize;
 
 use crate::format::{printable, thousands};
 use crate::info::{complain, output_failed, Json, Report};
 use crate::progress::Progress;
+
+/// An archive's error as the commands print it after the archive's path: the member (when
+/// the error names one) and what is wrong.
+pub fn detail(e: &npy_npz::Error) -> String {
+    match (e.member(), e.kind()) {
+        (Some(m), kind) if !matches!(kind, npy_npz::ErrorKind::MissingMember { .. }) => {
+            format!("member {m:?}: {kind}")
+        }
+        (_, kind) => kind.to_string(),
+    }
+}
+
+/// An error of a command over an archive: the archive's, or the file system's while writing
+/// a member out. `Display` is what follows the path the command names.
+#[derive(Debug)]
+enum Fault {
+    Npz(npy_npz::Error),
+    Npy(npy_core::Error),
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fault::Npz(e) => write!(f, "{}", e.kind()),
+            Fault::Npy(e) => write!(f, "{}", e.kind()),
+        }
+    }
+}
+
+impl From<npy_npz::Error> for Fault {
+    fn from(e: npy_npz::Error) -> Fault {
+        Fault::Npz(e)
+    }
+}
+
+impl From<npy_core::Error> for Fault {
+    fn from(e: npy_core::Error) -> Fault {
+        Fault::Npy(e)
+    }
+}
+
+impl From<io::Error> for Fault {
+    fn from(e: io::Error) -> Fault {
+        Fault::Npy(e.into())
+    }
+}
 
 /// Whether `path` starts with a zip signature (a local header, or the end record of an
 /// empty archive), as `np.load` decides.
@@ -51,10 +96,10 @@ struct RawJson<'a> {
 /// `npy info` of an archive: a block (or a JSON line) per member. Returns whether every
 /// member was described without a problem, and how many blocks were written.
 pub fn info(path: &Path, json: bool, blocks_before: usize, out: &mut impl Write) -> (bool, usize) {
-    let mut npz = match NpzArchive::open(path) {
+    let npz = match NpzArchive::open(path) {
         Ok(a) => a,
         Err(e) => {
-            complain(path, &e.kind());
+            complain(path, &detail(&e));
             return (false, 0);
         }
     };
@@ -156,8 +201,13 @@ pub fn info(path: &Path, json: bool, blocks_before: usize, out: &mut impl Write)
 }
 
 /// The header of member `key` of the archive at `path`.
-pub fn header(path: &Path, key: &str) -> Result<npy_core::ParsedHeader, Error> {
-    NpzArchive::open(path)?.header(key)
+///
+/// # Errors
+/// The archive's error, as [`detail`] prints it.
+pub fn header(path: &Path, key: &str) -> Result<npy_core::ParsedHeader, String> {
+    NpzArchive::open(path)
+        .and_then(|npz| npz.header(key))
+        .map_err(|e| detail(&e))
 }
 
 /// Pack .npy files into an .npz archive, each under its file stem (as np.savez(OUT, stem=array)).
@@ -188,9 +238,9 @@ pub struct PackArgs {
 
 /// Runs `npy pack`.
 pub fn pack(args: &PackArgs) -> ExitCode {
-    let run = || -> Result<(), (PathBuf, Error)> {
-        let out = |e| (args.output.clone(), e);
-        let mut w = npy_core::npz::NpzWriter::create(&args.output).map_err(out)?;
+    let run = || -> Result<(), (PathBuf, String)> {
+        let out = |e: npy_npz::Error| (args.output.clone(), detail(&e));
+        let mut w = npy_npz::NpzWriter::create(&args.output).map_err(out)?;
         if args.compress {
             w = w.compression(Compression::NUMPY_DEFLATED);
         }
@@ -206,9 +256,9 @@ pub fn pack(args: &PackArgs) -> ExitCode {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            npy_core::open_regular(file)
-                .and_then(|f| w.add_npy(&key, BufReader::with_capacity(1 << 16, bar.counted(f))))
-                .map_err(|e| (file.clone(), e))?;
+            let f = npy_core::open_regular(file).map_err(|e| (file.clone(), e.to_string()))?;
+            w.add_npy(&key, BufReader::with_capacity(1 << 16, bar.counted(f)))
+                .map_err(|e| (file.clone(), e.kind().to_string()))?;
         }
         w.finish().map_err(out)
     };
@@ -242,10 +292,10 @@ pub struct UnpackArgs {
 
 /// Runs `npy unpack`.
 pub fn unpack(args: &UnpackArgs) -> ExitCode {
-    let mut npz = match NpzArchive::open(&args.archive) {
+    let npz = match NpzArchive::open(&args.archive) {
         Ok(a) => a,
         Err(e) => {
-            complain(&args.archive, &e.kind());
+            complain(&args.archive, &detail(&e));
             return ExitCode::FAILURE;
         }
     };
@@ -268,8 +318,8 @@ pub fn unpack(args: &UnpackArgs) -> ExitCode {
             }
             continue;
         }
-        if let Err(e) = extract(&mut npz, &name, &args.dir, &bar) {
-            complain(&at, &e.kind());
+        if let Err(e) = extract(&npz, &name, &args.dir, &bar) {
+            complain(&at, &e);
             failed = true;
         }
     }
@@ -293,12 +343,12 @@ fn enclosed(dir: &Path, name: &str) -> Option<PathBuf> {
 /// never followed, and the directories on the way must be real directories inside DIR
 /// ([`make_dirs`]); a directory, FIFO or device at `target` is refused. Nothing is left
 /// behind on any error.
-fn extract<R: Read + io::Seek>(
-    npz: &mut NpzArchive<R>,
+fn extract<R: ReadAt>(
+    npz: &NpzArchive<R>,
     name: &str,
     dir: &Path,
     bar: &Progress,
-) -> Result<(), Error> {
+) -> Result<(), Fault> {
     let rel = Path::new(name);
     if let Some(parent) = rel.parent() {
         make_dirs(dir, parent)?;
@@ -307,13 +357,13 @@ fn extract<R: Read + io::Seek>(
     let mut r = npz.open_member(name)?;
     let mut f = PendingFile::create_replacing_links(&target)?;
     r.copy_to(&mut bar.counted(&mut f))?;
-    f.commit()
+    Ok(f.commit()?)
 }
 
 /// Creates `dir/rel` one component at a time (and `dir` itself), refusing a component that is
 /// a symlink or not a directory: a link planted in DIR (`d -> /elsewhere`) would otherwise
 /// send `d/e.npy` out of DIR.
-fn make_dirs(dir: &Path, rel: &Path) -> Result<(), Error> {
+fn make_dirs(dir: &Path, rel: &Path) -> Result<(), npy_core::Error> {
     fs::create_dir_all(dir)?;
     let mut at = dir.to_owned();
     for part in rel.components() {
@@ -326,7 +376,7 @@ fn make_dirs(dir: &Path, rel: &Path) -> Result<(), Error> {
                 } else {
                     "not a directory"
                 };
-                return Err(Error::from(io::Error::other(format!(
+                return Err(npy_core::Error::from(io::Error::other(format!(
                     "{} is {what}: members are written only into real directories inside DIR",
                     at.display()
                 ))));

@@ -327,16 +327,16 @@ fn safetensors_convert_in_bounded_memory() {
         f.write_all(&5f32.to_be_bytes()).expect("patch");
     }
     let stored = dir.path().join("stored.npz");
-    let mut w = npy_core::npz::NpzWriter::create(&stored).expect("npz");
+    let mut w = npy_npz::NpzWriter::create(&stored).expect("npz");
     w.add_npy("big", File::open(&big).expect("big"))
         .expect("add");
     w.add_npy("fbe", File::open(&fbe).expect("fbe"))
         .expect("add");
     w.finish().expect("finish");
     let deflated = dir.path().join("deflated.npz");
-    let mut w = npy_core::npz::NpzWriter::create(&deflated)
+    let mut w = npy_npz::NpzWriter::create(&deflated)
         .expect("npz")
-        .compression(npy_core::npz::Compression::Deflated { level: 1 });
+        .compression(npy_npz::Compression::Deflated { level: 1 });
     w.add_npy("big", File::open(&big).expect("big"))
         .expect("add");
     w.finish().expect("finish");

@@ -7,8 +7,7 @@
 //! - [`Error::kind`] is what happened, to match on; [`Error::classify`] sorts it into a
 //!   [`Category`] a caller can act on (retry, report the file, fix the call).
 //! - [`Error::path`] is the file, for every error of a function that takes a path.
-//! - [`Error::member`] is the `.npz` member's key, for errors about one member of an archive.
-//! - `Display` is one self-contained line, `path: member "key": message`; [`std::error::Error::source`]
+//! - `Display` is one self-contained line, `path: message`; [`std::error::Error::source`]
 //!   returns only causes that line does not already quote, so an error chain printed by
 //!   `anyhow` or `eprintln!("{e:#}")` says nothing twice.
 
@@ -18,11 +17,6 @@ use std::path::{Path, PathBuf};
 
 use crate::format::Version;
 use crate::literal::LiteralError;
-
-#[cfg(feature = "npz")]
-mod npz;
-#[cfg(feature = "npz")]
-pub use npz::NpzError;
 
 /// An error of reading, parsing or writing `.npy` files.
 ///
@@ -46,8 +40,6 @@ pub struct Error {
 struct Inner {
     kind: ErrorKind,
     path: Option<PathBuf>,
-    /// The `.npz` member's key, for errors about one member of an archive.
-    member: Option<String>,
 }
 
 /// What kind of problem an [`Error`] is, for a caller deciding what to do about it.
@@ -95,7 +87,7 @@ impl fmt::Display for NotNpy {
         match self {
             NotNpy::Empty => f.write_str("the file is empty"),
             NotNpy::Npz => f.write_str(
-                "this looks like an .npz archive (a zip of .npy files); read it with npy_core::npz::NpzArchive",
+                "this looks like an .npz archive (a zip of .npy files); read it with npy_npz::NpzArchive (crate npy-npz)",
             ),
             NotNpy::Pickle => f.write_str(
                 "this looks like a Python pickle, which is never loaded (it can execute code)",
@@ -540,12 +532,6 @@ pub enum ErrorKind {
         /// The codec's own error; its message is part of this one.
         error: Box<dyn std::error::Error + Send + Sync>,
     },
-
-    /// An `.npz` archive or one of its members is broken, or a key or member is missing or
-    /// refused (feature `npz`); the [`NpzError`] says which.
-    #[cfg(feature = "npz")]
-    #[error("{0}")]
-    Npz(NpzError),
 }
 
 impl ErrorKind {
@@ -590,8 +576,6 @@ impl ErrorKind {
             | NotRegularFile { .. } => Category::Unsupported,
             #[cfg(feature = "pickle")]
             Pickle { category, .. } => *category,
-            #[cfg(feature = "npz")]
-            Npz(e) => e.category(),
         }
     }
 }
@@ -711,11 +695,7 @@ impl Error {
     #[cold]
     pub(crate) fn new(kind: ErrorKind) -> Error {
         Error {
-            inner: Box::new(Inner {
-                kind,
-                path: None,
-                member: None,
-            }),
+            inner: Box::new(Inner { kind, path: None }),
         }
     }
 
@@ -764,22 +744,6 @@ impl Error {
         self.inner.path.as_deref()
     }
 
-    /// The key of the `.npz` member the error concerns, for errors of an archive's member
-    /// (`NpzArchive::read("x")`, a view of a member); `Display` names it after the path.
-    pub fn member(&self) -> Option<&str> {
-        self.inner.member.as_deref()
-    }
-
-    /// The error, naming the `.npz` member `key` unless it already names one.
-    #[cold]
-    #[must_use]
-    pub fn with_member(mut self, key: impl Into<String>) -> Error {
-        if self.inner.member.is_none() {
-            self.inner.member = Some(key.into());
-        }
-        self
-    }
-
     /// The error, naming `path` unless it already names a file (the innermost path wins: a
     /// conversion's output file stays named when the caller adds its input).
     #[cold]
@@ -822,14 +786,6 @@ impl<T> PathContext for Result<T, Error> {
     }
 }
 
-#[cfg(feature = "npz")]
-impl From<NpzError> for Error {
-    #[cold]
-    fn from(e: NpzError) -> Error {
-        Error::new(ErrorKind::Npz(e))
-    }
-}
-
 impl From<io::Error> for Error {
     #[cold]
     fn from(e: io::Error) -> Error {
@@ -842,16 +798,6 @@ impl fmt::Display for Error {
         if let Some(path) = &self.inner.path {
             write!(f, "{}: ", path.display())?;
         }
-        if let Some(key) = &self.inner.member {
-            // An archive's own errors name their member already.
-            #[cfg(feature = "npz")]
-            let named = matches!(self.inner.kind, ErrorKind::Npz(_));
-            #[cfg(not(feature = "npz"))]
-            let named = false;
-            if !named {
-                write!(f, "member {key:?}: ")?;
-            }
-        }
         fmt::Display::fmt(&self.inner.kind, f)
     }
 }
@@ -862,9 +808,6 @@ impl fmt::Debug for Error {
         d.field("kind", &self.inner.kind);
         if let Some(path) = &self.inner.path {
             d.field("path", path);
-        }
-        if let Some(key) = &self.inner.member {
-            d.field("member", key);
         }
         d.finish()
     }

@@ -24,7 +24,6 @@ const LAYERS: &[&[&str]] = &[
     &["mmap"],
     &["dynamic"],
     &["records", "convert", "print"],
-    &["npz"],
     &["ndarray", "serde_impls"],
 ];
 

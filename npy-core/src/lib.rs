@@ -25,7 +25,6 @@
 //! |---|---|
 //! | (none) | [`read`], [`write()`], [`NpyReader`], [`NpyView`], [`read_dyn`], [`Header`], [`convert_file`], streaming writers, [`append`] / [`NpyAppender`] |
 //! | `pickle` (default) | the values of object arrays (dtype `O`, [`object::PyObject`]) and the [`object::ObjectCodec`] hook; the crate npy-pickle decodes numpy's pickles without executing anything, and writes them |
-//! | `npz` (default) | `npz::NpzArchive` and `npz::NpzWriter`: `.npz` archives as `np.savez` / `np.load` |
 //! | `ndarray` | `read_ndarray` (`read_ndarray_with` for options), `write_ndarray`, `NpyReader::read_ndarray`, `as_ndarray` on views and maps, `WriteOptions::write_ndarray_path` |
 //! | `derive` | `#[derive(NpyElement)]`: a struct as a numpy record (structured dtype) |
 //! | `mmap` | `NpyMmap`: map a file and borrow its elements; `NpyMmapMut`: create or open one writable |
@@ -155,8 +154,7 @@
 //! - [`object`] (feature `pickle`, on by default) holds the values of object arrays (`|O`)
 //!   and the hook through which the crate npy-pickle decodes and writes them without ever
 //!   executing a pickle.
-//! - `npz` (feature `npz`, on by default) reads and writes `.npz` archives as `np.savez` and
-//!   `np.load` do.
+//! - `.npz` archives are the crate `npy-npz`'s (`npy_npz::NpzArchive`, `npy_npz::NpzWriter`).
 //!
 //! The crate's layout, bottom layer first, and the path from bytes to values are in
 //! `ARCHITECTURE.md` beside this crate's `Cargo.toml`.
@@ -249,9 +247,9 @@
 //!   values and shapes before trusting them (as indices, sizes, file names, ...).
 //! - **Memory in proportion is still memory.** A 10 GB file reads into 10 GB; limit the size
 //!   of files you accept, or read them in parts.
-//! - **Other formats.** `.npz` archives are read by [`npz`] (feature `npz`, on by default;
-//!   its own guarantees are listed there); the `.npy` entry points recognise one
-//!   ([`NotNpy::Npz`]) and point there.
+//! - **Other formats.** `.npz` archives are read by the crate `npy-npz` (its own guarantees
+//!   are listed there); the `.npy` entry points recognise one ([`NotNpy::Npz`]) and point
+//!   there.
 //!
 //! # Summarising a file from its header
 //! ```
@@ -276,7 +274,7 @@
 //! dependency. From a task of an async runtime, either run the read on the runtime's blocking
 //! pool (`spawn_blocking`), or read the bytes with the runtime's own I/O and parse them in
 //! memory, which does no I/O at all ([`NpyReader::new`] over a slice, [`view_or_copy`],
-//! [`npz::NpzArchive::new`] over a `Cursor`):
+//! `npy_npz::NpzArchive::new` over the bytes):
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -316,8 +314,6 @@ mod meta;
 mod mmap;
 #[cfg(feature = "ndarray")]
 mod ndarray;
-#[cfg(feature = "npz")]
-pub mod npz;
 pub mod print;
 mod read;
 mod records;

@@ -74,9 +74,12 @@ pub enum ErrorKind {
     /// The output is `.npy` but the file holds other than one tensor.
     #[error("a .npy output holds one array, the file has {0} tensors (write an .npz)")]
     NotOneTensor(usize),
-    /// An error of npy-core (reading the `.npy` / `.npz` side).
+    /// An error of npy-core (reading the `.npy` side).
     #[error(transparent)]
     Npy(#[from] npy_core::Error),
+    /// An error of npy-npz (reading or writing the `.npz` side).
+    #[error(transparent)]
+    Npz(#[from] npy_npz::Error),
 }
 
 /// An error: its [`ErrorKind`] and the file it concerns. Boxed, so that a `Result` stays one
@@ -128,6 +131,12 @@ impl From<npy_core::Error> for Error {
     }
 }
 
+impl From<npy_npz::Error> for Error {
+    fn from(e: npy_npz::Error) -> Error {
+        Error::new(ErrorKind::Npz(e))
+    }
+}
+
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Error")
@@ -141,6 +150,11 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // npy-core's error names its file (and member) itself: say them once.
         if let ErrorKind::Npy(e) = &self.inner.0 {
+            if e.path().is_some() {
+                return write!(f, "{e}");
+            }
+        }
+        if let ErrorKind::Npz(e) = &self.inner.0 {
             if e.path().is_some() {
                 return write!(f, "{e}");
             }

@@ -4,8 +4,8 @@ use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use npy_core::npz::NpzWriter;
 use npy_core::{DType, Header, NpyReader};
+use npy_npz::NpzWriter;
 
 use crate::error::{Error, ErrorKind};
 use crate::header::{SafetensorsHeader, TensorEntry};

@@ -4,8 +4,8 @@ use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use npy_core::npz::NpzArchive;
 use npy_core::{ByteOrder, ConvertOptions, DType, MlType, Order, ParsedHeader};
+use npy_npz::NpzArchive;
 use tempfile::NamedTempFile;
 
 use crate::dtype::SafeDType;
@@ -142,7 +142,7 @@ pub fn to_safetensors(
     let mut sources = Vec::new();
     let mut npz = None;
     if is_npz(src).map_err(|e| e.at(src))? {
-        let mut archive = NpzArchive::open(src).map_err(|e| Error::from(e).at(src))?;
+        let archive = NpzArchive::open(src).map_err(|e| Error::from(e).at(src))?;
         let keys: Vec<String> = archive
             .members()
             .iter()
@@ -175,7 +175,7 @@ pub fn to_safetensors(
             .map_err(werr)?;
         out.write_all(&json).map_err(werr)?;
         for s in &sources {
-            copy_c_little(src, npz.as_mut(), s, &mut out)?;
+            copy_c_little(src, npz.as_ref(), s, &mut out)?;
         }
         out.flush().map_err(werr)?;
     }
@@ -194,9 +194,9 @@ fn as_stored(p: &ParsedHeader) -> bool {
 }
 
 /// Copies the data of `s` to `out` as C-order little-endian bytes.
-fn copy_c_little<R: Read + Seek>(
+fn copy_c_little<R: npy_core::ReadAt>(
     src: &Path,
-    npz: Option<&mut NpzArchive<R>>,
+    npz: Option<&NpzArchive<R>>,
     s: &Source,
     out: &mut impl Write,
 ) -> Result<(), Error> {

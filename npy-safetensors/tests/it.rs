@@ -135,7 +135,7 @@ print("ok", len(want))
 fn records_strings_objects_are_refused_by_name() {
     let dir = scratch("refuse");
     let npz = dir.join("mixed.npz");
-    let mut w = npy_core::npz::NpzWriter::create(&npz).unwrap();
+    let mut w = npy_npz::NpzWriter::create(&npz).unwrap();
     w.add("fine", &[1.0f32], &[1]).unwrap();
     w.add("names", &["ab".to_owned()], &[1]).unwrap();
     w.finish().unwrap();

@@ -7,13 +7,13 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// npy-core could not read or write the archive or one of its members.
-    #[error("{}: {source}", path.display())]
-    Npy {
+    /// npy-npz could not read or write the archive or one of its members.
+    #[error("{}", named(path, source))]
+    Npz {
         /// The archive.
         path: PathBuf,
         /// The cause.
-        source: npy_core::Error,
+        source: npy_npz::Error,
     },
     /// The archive is not what `save_npz` writes (no `format` member, an unknown format, a
     /// missing member).
@@ -48,4 +48,13 @@ pub enum Error {
     /// A matrix given to [`write()`](crate::write()) breaks the format's rules.
     #[error("matrix to write: {0}")]
     BadMatrix(String),
+}
+
+/// `source`'s message, naming `path` unless it names its file itself.
+fn named(path: &std::path::Path, source: &npy_npz::Error) -> String {
+    if source.path().is_some() {
+        source.to_string()
+    } else {
+        format!("{}: {source}", path.display())
+    }
 }

@@ -1,12 +1,11 @@
 //! The sparse formats: detection, reading with validation, dense expansion, writing.
 
 use std::fs::File;
-use std::io::BufReader;
 use std::ops::Add;
 use std::path::Path;
 
-use npy_core::npz::{Compression, NpzArchive, NpzWriter};
 use npy_core::{Casting, DType, NpyElement, ReadOptions};
+use npy_npz::{Compression, NpzArchive, NpzWriter};
 
 use crate::error::Error;
 
@@ -135,17 +134,16 @@ pub struct SparseMatrix<T> {
     pub storage: Storage<T>,
 }
 
-type Archive = NpzArchive<BufReader<File>>;
+type Archive = NpzArchive<File>;
 
 fn open(path: &Path) -> Result<Archive, Error> {
-    let npy = |source| Error::Npy {
+    let npy = |source| Error::Npz {
         path: path.to_owned(),
         source,
     };
-    let file = File::open(path).map_err(|e| npy(e.into()))?;
     // Index arrays are `<i4` or `<i8`: read either as i64 (a safe cast).
     let options = ReadOptions::default().casting(Casting::Safe);
-    NpzArchive::with_options(BufReader::new(file), options).map_err(npy)
+    NpzArchive::open_with(path, options).map_err(npy)
 }
 
 fn not_sparse(path: &Path, reason: impl Into<String>) -> Error {
@@ -168,7 +166,7 @@ fn format_of(path: &Path, npz: &mut Archive) -> Result<Option<Format>, Error> {
     if npz.index_of("format").is_none() {
         return Ok(None);
     }
-    let npy = |source| Error::Npy {
+    let npy = |source| Error::Npz {
         path: path.to_owned(),
         source,
     };
@@ -197,7 +195,7 @@ fn format_of(path: &Path, npz: &mut Archive) -> Result<Option<Format>, Error> {
 /// member.
 ///
 /// # Errors
-/// [`Error::Npy`] when the archive cannot be read; [`Error::NotSparse`] for an unknown format
+/// [`Error::Npz`] when the archive cannot be read; [`Error::NotSparse`] for an unknown format
 /// or a missing member; [`Error::Invalid`] for a bad `shape` or BSR `data` shape.
 pub fn detect(path: impl AsRef<Path>) -> Result<Option<SparseInfo>, Error> {
     let path = path.as_ref();
@@ -205,7 +203,7 @@ pub fn detect(path: impl AsRef<Path>) -> Result<Option<SparseInfo>, Error> {
     let Some(format) = format_of(path, &mut npz)? else {
         return Ok(None);
     };
-    let npy = |source| Error::Npy {
+    let npy = |source| Error::Npz {
         path: path.to_owned(),
         source,
     };
@@ -261,7 +259,7 @@ fn is_array(path: &Path, npz: &mut Archive) -> Result<bool, Error> {
     if npz.index_of("_is_array").is_none() {
         return Ok(false);
     }
-    let v = npz.read::<bool>("_is_array").map_err(|source| Error::Npy {
+    let v = npz.read::<bool>("_is_array").map_err(|source| Error::Npz {
         path: path.to_owned(),
         source,
     })?;
@@ -283,7 +281,7 @@ fn read_ints(path: &Path, npz: &mut Archive, key: &'static str) -> Result<Vec<i6
     member(path, npz, key)?;
     npz.read::<i64>(key)
         .map(npy_core::NpyArray::into_c_order_vec)
-        .map_err(|source| Error::Npy {
+        .map_err(|source| Error::Npz {
             path: path.to_owned(),
             source,
         })
@@ -295,7 +293,7 @@ fn read_ints(path: &Path, npz: &mut Archive, key: &'static str) -> Result<Vec<i6
 ///
 /// # Errors
 /// [`Error::NotSparse`] without a `format` member, for an unknown format or a missing member;
-/// [`Error::Invalid`] naming the member that breaks a rule; [`Error::Npy`] for read errors
+/// [`Error::Invalid`] naming the member that breaks a rule; [`Error::Npz`] for read errors
 /// (a `data` dtype `T` does not hold among them).
 pub fn read<T: NpyElement>(path: impl AsRef<Path>) -> Result<SparseMatrix<T>, Error> {
     let path = path.as_ref();
@@ -305,7 +303,7 @@ pub fn read<T: NpyElement>(path: impl AsRef<Path>) -> Result<SparseMatrix<T>, Er
     let shape = read_shape(path, &mut npz)?;
     let is_array = is_array(path, &mut npz)?;
     member(path, &npz, "data")?;
-    let data_arr = npz.read::<T>("data").map_err(|source| Error::Npy {
+    let data_arr = npz.read::<T>("data").map_err(|source| Error::Npz {
         path: path.to_owned(),
         source,
     })?;
@@ -587,14 +585,14 @@ impl<T: Copy + Default + Add<Output = T>> SparseMatrix<T> {
 ///
 /// # Errors
 /// [`Error::BadMatrix`] when the arrays' lengths disagree with each other or the shape;
-/// [`Error::Npy`] for write errors.
+/// [`Error::Npz`] for write errors.
 pub fn write<T: NpyElement>(
     path: impl AsRef<Path>,
     m: &SparseMatrix<T>,
     compressed: bool,
 ) -> Result<(), Error> {
     let path = path.as_ref();
-    let npy = |source| Error::Npy {
+    let npy = |source| Error::Npz {
         path: path.to_owned(),
         source,
     };
@@ -606,7 +604,7 @@ pub fn write<T: NpyElement>(
     let shape = [m.shape[0] as i64, m.shape[1] as i64];
     let fits = |v: &[i64]| v.iter().all(|&x| i32::try_from(x).is_ok());
     let dims_fit = shape.iter().all(|&d| i32::try_from(d).is_ok());
-    let index = |w: &mut npy_core::npz::NpzPathWriter, key: &str, v: &[i64], narrow: bool| {
+    let index = |w: &mut npy_npz::NpzPathWriter, key: &str, v: &[i64], narrow: bool| {
         if narrow {
             let v: Vec<i32> = v.iter().map(|&x| x as i32).collect();
             w.add(key, &v, &[v.len() as u64])

@@ -170,7 +170,7 @@ fn broken_archives_name_the_member() {
     ];
     for (name, indptr, indices, member) in cases {
         let path = out.join(format!("{name}.npz"));
-        let mut w = npy_core::npz::NpzWriter::create(&path).unwrap();
+        let mut w = npy_npz::NpzWriter::create(&path).unwrap();
         w.add("indices", &indices, &[indices.len() as u64]).unwrap();
         w.add("indptr", &indptr, &[indptr.len() as u64]).unwrap();
         w.add("format", &[b"csr".to_vec()], &[]).unwrap();

@@ -14,6 +14,7 @@
 pub mod dyn_json;
 pub mod python;
 pub mod readme;
+pub mod zip;
 
 use std::fmt::Debug;
 use std::fs;

@@ -296,160 +296,56 @@ fn hostile_pickles() -> Vec<(&'static str, Vec<u8>)> {
     ]
 }
 
-/// CRC-32 (IEEE), bitwise: seeds are small.
-fn crc32(data: &[u8]) -> u32 {
-    let mut c = !0u32;
-    for &b in data {
-        c ^= u32::from(b);
-        for _ in 0..8 {
-            c = if c & 1 == 1 {
-                (c >> 1) ^ 0xEDB8_8320
-            } else {
-                c >> 1
-            };
-        }
-    }
-    !c
-}
-
-/// One stored entry: (central name, local name, data, recorded CRC, recorded size, central
-/// extra field, flags, index of the local header it points at).
-struct Entry<'a> {
-    name: &'a [u8],
-    local: &'a [u8],
-    data: &'a [u8],
-    crc: u32,
-    size: u32,
-    extra: &'a [u8],
-    flags: u16,
-    at: usize,
-}
-
-/// A zip of stored entries; `count` overrides the end record's.
-fn zip(entries: &[Entry<'_>], count: Option<u16>) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut offsets = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        offsets.push(out.len() as u32);
-        if e.at != i {
-            continue;
-        }
-        out.extend_from_slice(b"PK\x03\x04");
-        for v in [20u16, e.flags, 0, 0, 0x21] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in [e.crc, e.data.len() as u32, e.size] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&(e.local.len() as u16).to_le_bytes());
-        out.extend_from_slice(&(e.extra.len() as u16).to_le_bytes());
-        out.extend_from_slice(e.local);
-        out.extend_from_slice(e.extra);
-        out.extend_from_slice(e.data);
-    }
-    let cd_start = out.len() as u32;
-    for e in entries {
-        out.extend_from_slice(b"PK\x01\x02");
-        for v in [0x031e_u16, 20, e.flags, 0, 0, 0x21] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in [e.crc, e.data.len() as u32, e.size] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in [e.name.len() as u16, e.extra.len() as u16, 0, 0, 0] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&0u32.to_le_bytes());
-        out.extend_from_slice(&offsets[e.at].to_le_bytes());
-        out.extend_from_slice(e.name);
-        out.extend_from_slice(e.extra);
-    }
-    let cd_len = out.len() as u32 - cd_start;
-    let n = count.unwrap_or(entries.len() as u16);
-    out.extend_from_slice(b"PK\x05\x06");
-    for v in [0u16, 0, n, n] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out.extend_from_slice(&cd_len.to_le_bytes());
-    out.extend_from_slice(&cd_start.to_le_bytes());
-    out.extend_from_slice(&0u16.to_le_bytes());
-    out
-}
-
-/// Issue 23's hostile archives (r02, r11, r15) at seed size.
+/// Issue 23's hostile archives (r02, r11, r15) at seed size, laid out by
+/// [`npy_test_support::zip`].
 fn hostile_archives() -> Vec<(&'static str, Vec<u8>)> {
+    use npy_test_support::zip::{crc32, zip, ZipEntry};
     let dict = "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }";
     let mut p = b"\x93NUMPY\x01\x00\x76\x00".to_vec();
     p.extend_from_slice(format!("{dict:<117}\n").as_bytes());
     for i in 0..3i64 {
         p.extend_from_slice(&i.to_le_bytes());
     }
-    let crc = crc32(&p);
-    let size = p.len() as u32;
-    let plain = |name: &'static [u8], at: usize| Entry {
-        name,
-        local: name,
-        data: &p,
-        crc,
-        size,
-        extra: &[],
-        flags: 0,
-        at,
-    };
+    let plain = |name: &str| ZipEntry::stored(name, &p);
     // Info-ZIP Unicode Path: id 0x7075, 16 bytes: version 1, the CRC of the name, the new name.
     let mut up = vec![0x75, 0x70, 16, 0, 1];
     up.extend_from_slice(&crc32(b"benign.npy").to_le_bytes());
     up.extend_from_slice(b"renamed.npy");
-    let shared: Vec<Entry<'_>> = [&b"m0.npy"[..], b"m1.npy", b"m2.npy", b"m3.npy"]
+    let shared: Vec<ZipEntry> = ["m0.npy", "m1.npy", "m2.npy", "m3.npy"]
         .into_iter()
-        .map(|name| Entry {
-            local: b"m0.npy",
-            ..plain(name, 0)
+        .enumerate()
+        .map(|(i, name)| ZipEntry {
+            local_name: b"m0.npy".to_vec(),
+            points_at: (i > 0).then_some(0),
+            ..plain(name)
         })
         .collect();
+    let zero_size = ZipEntry {
+        data: Vec::new(),
+        size: 0,
+        ..plain("a.npy")
+    };
+    let renamed = ZipEntry {
+        local_name: b"../../evil.npy".to_vec(),
+        ..plain("ok.npy")
+    };
+    let unicode = ZipEntry {
+        extra: up.clone(),
+        local_extra: up,
+        ..plain("benign.npy")
+    };
+    let bad_utf8 = ZipEntry {
+        name: b"\xff\xfe.npy".to_vec(),
+        local_name: b"\xff\xfe.npy".to_vec(),
+        flags: 1 << 11,
+        ..plain("x.npy")
+    };
     vec![
         ("r02_shared_header", zip(&shared, None)),
-        (
-            "r11_zero_size_crc",
-            zip(
-                &[Entry {
-                    data: &[],
-                    size: 0,
-                    ..plain(b"a.npy", 0)
-                }],
-                None,
-            ),
-        ),
-        ("r15_count_0", zip(&[plain(b"a.npy", 0)], Some(0))),
-        (
-            "r15_local_name",
-            zip(
-                &[Entry {
-                    local: b"../../evil.npy",
-                    ..plain(b"ok.npy", 0)
-                }],
-                None,
-            ),
-        ),
-        (
-            "r15_unicode_path",
-            zip(
-                &[Entry {
-                    extra: &up,
-                    ..plain(b"benign.npy", 0)
-                }],
-                None,
-            ),
-        ),
-        (
-            "r15_bad_utf8",
-            zip(
-                &[Entry {
-                    flags: 1 << 11,
-                    ..plain(b"\xff\xfe.npy", 0)
-                }],
-                None,
-            ),
-        ),
+        ("r11_zero_size_crc", zip(&[zero_size], None)),
+        ("r15_count_0", zip(&[plain("a.npy")], Some(0))),
+        ("r15_local_name", zip(&[renamed], None)),
+        ("r15_unicode_path", zip(&[unicode], None)),
+        ("r15_bad_utf8", zip(&[bad_utf8], None)),
     ]
 }

@@ -9,8 +9,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use npy_core::npz::{Compression, NpzArchive, NpzWriter};
 use npy_core::WriteOptions;
+use npy_npz::{Compression, NpzArchive, NpzWriter};
 
 /// Writes our archives into `out_dir`; returns `(ours, numpy's)` pairs for interop.py.
 pub fn write_archives(fixtures: &Path, out_dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, String> {
@@ -48,8 +48,8 @@ fn rewrite(
     dst: &Path,
     compression: Compression,
     alignment: u16,
-) -> Result<(), npy_core::Error> {
-    let mut npz = NpzArchive::open(src)?;
+) -> Result<(), npy_npz::Error> {
+    let npz = NpzArchive::open(src)?;
     let mut w = NpzWriter::create(dst)?
         .compression(compression)
         .alignment(alignment);
@@ -69,7 +69,7 @@ fn rewrite(
 }
 
 /// `rows`: 10,000 rows of 3 `u32`, `i*3 + j`, streamed; checked by interop.py.
-fn write_streamed(dst: &Path) -> Result<(), npy_core::Error> {
+fn write_streamed(dst: &Path) -> Result<(), npy_npz::Error> {
     let mut w = NpzWriter::create(dst)?;
     let mut s = w.stream::<u32>("rows", &WriteOptions::new(), &[3])?;
     for i in 0..10_000u32 {
@@ -81,7 +81,7 @@ fn write_streamed(dst: &Path) -> Result<(), npy_core::Error> {
 
 /// Members deflated on 2 threads in 1 MiB blocks: `ramp` (400,000 `f64`, `i * 0.5`: 3.2 MB,
 /// four blocks, the last one short) and `empty` (`f32`, shape (0,)); checked by interop.py.
-fn write_blocks(dst: &Path) -> Result<(), npy_core::Error> {
+fn write_blocks(dst: &Path) -> Result<(), npy_npz::Error> {
     let mut w = NpzWriter::create(dst)?
         .compression(Compression::NUMPY_DEFLATED)
         .threads(2);
@@ -92,7 +92,7 @@ fn write_blocks(dst: &Path) -> Result<(), npy_core::Error> {
 }
 
 /// 70,000 0-d `u8` members `k0`…: past 65,535 the end records are zip64.
-fn write_many(dst: &Path) -> Result<(), npy_core::Error> {
+fn write_many(dst: &Path) -> Result<(), npy_npz::Error> {
     let mut w = NpzWriter::create(dst)?.alignment(1);
     for i in 0..70_000u32 {
         w.add(&format!("k{i}"), &[(i % 251) as u8], &[])?;

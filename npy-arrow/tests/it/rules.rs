@@ -88,7 +88,7 @@ fn a_plain_column_is_named_by_the_stem_and_a_member_by_its_key() {
     npy_core::write(&path, &[1u8, 2], &[2]).unwrap();
     assert_eq!(read_npy(&path).unwrap().schema().field(0).name(), "weights");
     let npz = dir.path().join("w.npz");
-    let mut w = npy_core::npz::NpzWriter::create(&npz).unwrap();
+    let mut w = npy_npz::NpzWriter::create(&npz).unwrap();
     w.add("bias", &[0.5f32], &[1]).unwrap();
     w.add("scale", &[2.0f64], &[1]).unwrap();
     w.finish().unwrap();

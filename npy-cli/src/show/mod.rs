@@ -20,9 +20,9 @@ use std::io::{self, BufWriter, IsTerminal, Read, Seek, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use npy_core::npz::NpzArchive;
 use npy_core::print::{self, FormatBuilder, PrintOptions};
 use npy_core::{DType, DynValue, Error, NpyReader};
+use npy_npz::NpzArchive;
 
 use crate::format::printable;
 use crate::progress::Progress;
@@ -123,8 +123,16 @@ enum Failure {
     Read(Error),
     /// Writing the output failed.
     Write(io::Error),
+    /// The archive, or one of its members, could not be read.
+    Archive(npy_npz::Error),
     /// The file is readable but not shown (the message says why).
     Refused(String),
+}
+
+impl From<npy_npz::Error> for Failure {
+    fn from(e: npy_npz::Error) -> Failure {
+        Failure::Archive(e)
+    }
 }
 
 impl From<Error> for Failure {
@@ -155,6 +163,9 @@ pub fn run(args: &Args) -> ExitCode {
         }
         Err(Failure::Write(e)) => format!("npy: writing output: {e}"),
         Err(Failure::Read(e)) => format!("npy: {}: {}", printable(&path), e.kind()),
+        Err(Failure::Archive(e)) => {
+            format!("npy: {}: {}", printable(&path), crate::npz::detail(&e))
+        }
         Err(Failure::Refused(m)) => format!("npy: {}: {m}", printable(&path)),
     };
     drop(out);
@@ -172,8 +183,8 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
                 "not an .npz archive (--member picks a member of one)".to_owned(),
             ));
         }
-        let mut npz = NpzArchive::open(&args.file)?;
-        show_member(args, &mut npz, key, out)?;
+        let npz = NpzArchive::open(&args.file)?;
+        show_member(args, &npz, key, out)?;
         if args.json {
             out.write_all(b"\n")?;
         }
@@ -206,9 +217,9 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
 
 /// Shows the member `key` of `npz` as `npy show` shows a file (`--json`: without the final
 /// newline).
-fn show_member<R: Read + Seek>(
+fn show_member<R: npy_core::ReadAt>(
     args: &Args,
-    npz: &mut NpzArchive<R>,
+    npz: &NpzArchive<R>,
     key: &str,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
@@ -235,7 +246,7 @@ fn show_member<R: Read + Seek>(
 /// as JSON, one object mapping each key to what `--json --member KEY` prints (a member that
 /// is not an `.npy` file is a line saying so, or `null`).
 fn show_archive(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
-    let mut npz = NpzArchive::open(&args.file)?;
+    let npz = NpzArchive::open(&args.file)?;
     // Each name once (a repeated name shows its last entry, the one numpy reads).
     let keys: Vec<String> = npz.members().iter().map(|m| m.key().to_owned()).collect();
     if args.json {
@@ -256,8 +267,11 @@ fn show_archive(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
         }
         if npz.is_npy(key)? {
             // An error names the member: the archive's path alone does not say which.
-            show_member(args, &mut npz, key, out).map_err(|f| match f {
+            show_member(args, &npz, key, out).map_err(|f| match f {
                 Failure::Read(e) => {
+                    Failure::Refused(format!("member {}: {}", printable(key), e.kind()))
+                }
+                Failure::Archive(e) => {
                     Failure::Refused(format!("member {}: {}", printable(key), e.kind()))
                 }
                 other => other,

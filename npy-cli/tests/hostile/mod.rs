@@ -5,8 +5,8 @@
 
 #![allow(dead_code, reason = "each test binary uses a part")]
 
-use npy_core::npz::{Compression, NpzWriter};
 use npy_core::Header;
+use npy_npz::{Compression, NpzWriter};
 
 /// `SHORT_BINUNICODE s` (or `BINUNICODE` from 256 bytes).
 pub fn su(s: &str) -> Vec<u8> {
@@ -147,98 +147,8 @@ pub fn r05_bigint(n: usize) -> Vec<u8> {
     object_array(&item)
 }
 
-/// One central-directory entry of [`zip_of`]: names, method, the bytes stored, the size and
-/// CRC the directory records, and which local header it points at (`None`: its own).
-pub struct ZipEntry {
-    pub name: Vec<u8>,
-    pub local_name: Vec<u8>,
-    pub method: u16,
-    pub data: Vec<u8>,
-    pub size: u32,
-    pub crc: u32,
-    pub points_at: Option<usize>,
-}
-
-impl ZipEntry {
-    pub fn stored(name: &str, data: &[u8]) -> ZipEntry {
-        ZipEntry {
-            name: name.as_bytes().to_vec(),
-            local_name: name.as_bytes().to_vec(),
-            method: 0,
-            data: data.to_vec(),
-            size: data.len() as u32,
-            crc: crc32(data),
-            points_at: None,
-        }
-    }
-}
-
-/// CRC-32 (IEEE), bitwise: test inputs are small.
-pub fn crc32(data: &[u8]) -> u32 {
-    let mut c = !0u32;
-    for &b in data {
-        c ^= u32::from(b);
-        for _ in 0..8 {
-            c = if c & 1 == 1 {
-                (c >> 1) ^ 0xEDB8_8320
-            } else {
-                c >> 1
-            };
-        }
-    }
-    !c
-}
-
-/// A zip laid out by hand (as the r02, r11 and r15 scripts write theirs): local headers for
-/// the entries that point at themselves, the central directory, an end record counting
-/// `count` entries (default all).
-pub fn zip_of(entries: &[ZipEntry], count: Option<u16>) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut offsets = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        offsets.push(out.len() as u32);
-        if e.points_at.is_some_and(|p| p != i) {
-            continue;
-        }
-        out.extend_from_slice(b"PK\x03\x04");
-        for v in [20u16, 0, e.method, 0, 0x21] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in [e.crc, e.data.len() as u32, e.size] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&(e.local_name.len() as u16).to_le_bytes());
-        out.extend_from_slice(&0u16.to_le_bytes());
-        out.extend_from_slice(&e.local_name);
-        out.extend_from_slice(&e.data);
-    }
-    let cd_start = out.len() as u32;
-    for (i, e) in entries.iter().enumerate() {
-        out.extend_from_slice(b"PK\x01\x02");
-        for v in [0x031e_u16, 20, 0, e.method, 0, 0x21] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in [e.crc, e.data.len() as u32, e.size] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in [e.name.len() as u16, 0, 0, 0, 0] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&0u32.to_le_bytes());
-        out.extend_from_slice(&offsets[e.points_at.unwrap_or(i)].to_le_bytes());
-        out.extend_from_slice(&e.name);
-    }
-    let cd_len = out.len() as u32 - cd_start;
-    let n = count.unwrap_or(entries.len() as u16);
-    out.extend_from_slice(b"PK\x05\x06");
-    for v in [0u16, 0, n, n] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out.extend_from_slice(&cd_len.to_le_bytes());
-    out.extend_from_slice(&cd_start.to_le_bytes());
-    out.extend_from_slice(&0u16.to_le_bytes());
-    out
-}
+#[allow(unused_imports, reason = "each test binary uses a part")]
+pub use npy_test_support::zip::{crc32, zip as zip_of, ZipEntry};
 
 /// `np.save` of `np.arange(n)` (int64).
 pub fn arange(n: i64) -> Vec<u8> {

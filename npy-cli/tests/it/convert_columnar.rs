@@ -48,7 +48,7 @@ fn fixtures_round_trip_through_parquet_and_arrow_to_numpys_bytes() {
 fn an_npz_member_is_chosen_with_member() {
     let dir = tempfile::tempdir().unwrap();
     let npz = dir.path().join("two.npz");
-    let mut w = npy_core::npz::NpzWriter::create(&npz).unwrap();
+    let mut w = npy_npz::NpzWriter::create(&npz).unwrap();
     w.add("a", &[1i32, 2], &[2]).unwrap();
     w.add("b", &[3i64], &[1]).unwrap();
     w.finish().unwrap();

@@ -285,7 +285,7 @@ fn member_of_a_plain_npy_file_is_a_clear_error() {
 fn an_archive_error_names_the_member() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.npz");
-    let mut w = npy_core::npz::NpzWriter::create(&path).unwrap();
+    let mut w = npy_npz::NpzWriter::create(&path).unwrap();
     w.add("a", &[1i32, 2], &[2]).unwrap();
     w.add_raw("b.npy", b"\x93NUMPY\x01\x00\x76\x00{'descr'")
         .unwrap();

@@ -73,64 +73,15 @@ fn npy_bytes(data: &[i64]) -> Vec<u8> {
     out
 }
 
-/// CRC-32 (ISO-HDLC, the zip format's), bit by bit.
-fn crc32(data: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in data {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
-}
-
-/// A stored zip of `members`, byte for byte as the scripts' `mkzip` builds it (APPNOTE 4.3.7
-/// local headers, 4.3.12 central headers, 4.3.16 end record).
+/// A stored zip of `members`, as the scripts' `mkzip` builds it (APPNOTE 4.3.7 local headers,
+/// 4.3.12 central headers, 4.3.16 end record), by [`npy_test_support::zip`].
 fn mkzip(members: &[(&str, &[u8])]) -> Vec<u8> {
-    let (mut out, mut cd) = (Vec::new(), Vec::new());
-    for (name, data) in members {
-        let (n, crc, off) = (name.as_bytes(), crc32(data), out.len() as u32);
-        let len = data.len() as u32;
-        out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
-        for v in [20u16, 0, 0, 0, 0x21] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in [crc, len, len] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&(n.len() as u16).to_le_bytes());
-        out.extend_from_slice(&0u16.to_le_bytes());
-        out.extend_from_slice(n);
-        out.extend_from_slice(data);
-        cd.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
-        for v in [0x031eu16, 20, 0, 0, 0, 0x21] {
-            cd.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in [crc, len, len] {
-            cd.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in [n.len() as u16, 0, 0, 0, 0] {
-            cd.extend_from_slice(&v.to_le_bytes());
-        }
-        cd.extend_from_slice(&0u32.to_le_bytes());
-        cd.extend_from_slice(&off.to_le_bytes());
-        cd.extend_from_slice(n);
-    }
-    let (count, cd_len, cd_off) = (members.len() as u16, cd.len() as u32, out.len() as u32);
-    out.extend_from_slice(&cd);
-    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
-    for v in [0u16, 0, count, count] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out.extend_from_slice(&cd_len.to_le_bytes());
-    out.extend_from_slice(&cd_off.to_le_bytes());
-    out.extend_from_slice(&0u16.to_le_bytes());
-    out
+    use npy_test_support::zip::{zip, ZipEntry};
+    let entries: Vec<ZipEntry> = members
+        .iter()
+        .map(|(name, data)| ZipEntry::stored(name, data))
+        .collect();
+    zip(&entries, None)
 }
 
 /// r06 (F6): (a) a symlink planted at `DIR/x.npy.partial` (and at other guessable names) is

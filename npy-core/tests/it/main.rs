@@ -7,7 +7,7 @@
 //! Two tests that install a counting global allocator stay binaries of their own
 //! (`alloc_bound.rs`, `write_numpy.rs`): an allocator is process-wide.
 //!
-//! Run one subject with a filter: `cargo test -p npy-core --test it npz::`.
+//! Run one subject with a filter: `cargo test -p npy-core --test it header_time::`.
 
 // The header: what numpy accepts, what is malformed, how long parsing takes.
 mod accepted;
@@ -46,10 +46,6 @@ mod print;
 
 // Object arrays: refused by every read without an ObjectCodec (npy-pickle decodes them).
 mod object_arrays;
-
-// `.npz` archives.
-mod npz;
-mod npz_hostile;
 
 // numpy parity: numpy's and Python's verdicts, table by table (`fixtures/parity/`).
 mod parity;

@@ -17,7 +17,6 @@ use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use npy_core::npz::{NpzArchive, NpzWriter};
 use npy_core::{ConvertOptions, ErrorKind, NpyAppender, PendingFile, WriteOptions};
 
 /// The names in `dir`, sorted.
@@ -69,11 +68,6 @@ fn writers() -> Vec<(&'static str, Writer)> {
         ("create_stream", |_, out| {
             let mut w = WriteOptions::new().create_stream::<f64>(out, &[1])?;
             w.push_row(&[1.0])?;
-            w.finish()
-        }),
-        ("NpzWriter::create", |_, out| {
-            let mut w = NpzWriter::create(out)?;
-            w.add("x", &[1u8], &[1])?;
             w.finish()
         }),
         ("PendingFile", |_, out| {
@@ -326,24 +320,6 @@ fn errors_leave_nothing_behind() {
                 let mut w = WriteOptions::new().create_stream::<f64>(&out, &[2])?;
                 w.push(&1.0)?;
                 w.finish()
-            }),
-        ),
-        (
-            "npz of a duplicate key",
-            Box::new(|| {
-                let mut w = NpzWriter::create(&out)?;
-                w.add("x", &[1u8], &[1])?;
-                w.add("x", &[1u8], &[1])?;
-                w.finish()
-            }),
-        ),
-        (
-            "npz dropped unfinished",
-            Box::new(|| {
-                let mut w = NpzWriter::create(&out)?;
-                w.add("x", &[1u8], &[1])?;
-                drop(w);
-                Err(npy_core::Error::from(std::io::Error::other("dropped")))
             }),
         ),
         (
@@ -608,7 +584,7 @@ fn special_inputs_are_refused_at_once() {
         (d.clone(), "a directory"),
     ];
     type Reader = fn(&Path, &Path) -> Result<(), npy_core::Error>;
-    let readers: [(&str, Reader); 8] = [
+    let readers: [(&str, Reader); 7] = [
         ("NpyReader::open", |p, _| {
             npy_core::NpyReader::open(p).map(drop)
         }),
@@ -620,7 +596,6 @@ fn special_inputs_are_refused_at_once() {
         ("convert_file", |p, good| {
             npy_core::convert_file(p, good.with_extension("out"), &ConvertOptions::new())
         }),
-        ("NpzArchive::open", |p, _| NpzArchive::open(p).map(drop)),
         ("NpyAppender::open", |p, _| NpyAppender::open(p).map(drop)),
         ("append_file source", |p, good| {
             NpyAppender::open(good)?.append_file(p)
@@ -643,87 +618,4 @@ fn special_inputs_are_refused_at_once() {
     }
     assert!(!good.with_extension("out").exists());
     assert_eq!(npy_core::read::<f64>(&good).unwrap().data(), [1.0]);
-}
-
-/// Issue 21: the README's `.npz` snippet — `NpzWriter::create(p)?`, `.add("x", &v, &[n])?`,
-/// `.finish()?` — puts the archive at the path, and so does rustc's suggestion for an unused
-/// result (`let _ = w.finish()?;`); np.load reads it. The two-phase form keeps the file away
-/// until its commit.
-#[test]
-fn the_readme_npz_snippet_writes_the_file() {
-    let readme = include_str!("../../../README.md");
-    assert!(
-        readme.contains(r#"`NpzWriter::create(p)?`, `.add("x", &v, &[n])?`, `.finish()?`"#),
-        "the README's snippet changed: update this test with it"
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let (v, n) = (vec![0.5f32, 1.5, 2.5], 3u64);
-    let p = dir.path().join("readme.npz");
-    let snippet = || -> Result<(), npy_core::Error> {
-        let mut w = NpzWriter::create(&p)?;
-        w.add("x", &v, &[n])?;
-        w.finish()?;
-        Ok(())
-    };
-    snippet().unwrap();
-    assert!(p.exists(), "finish() put the archive in place");
-    assert_eq!(
-        NpzArchive::open(&p)
-            .unwrap()
-            .read::<f32>("x")
-            .unwrap()
-            .data(),
-        v
-    );
-    let q = dir.path().join("let_underscore.npz");
-    let suggestion = || -> Result<(), npy_core::Error> {
-        let mut w = NpzWriter::create(&q)?;
-        w.add("x", &v, &[n])?;
-        #[allow(
-            clippy::let_unit_value,
-            clippy::ignored_unit_patterns,
-            reason = "what rustc suggests users write"
-        )]
-        let _ = w.finish()?;
-        Ok(())
-    };
-    suggestion().unwrap();
-    assert!(q.exists(), "let _ = finish()? loses nothing");
-    // The two-phase forms.
-    let r = dir.path().join("pending.npz");
-    let mut w = NpzWriter::create(&r).unwrap();
-    w.add("x", &v, &[n]).unwrap();
-    let pending = w.finish_pending().unwrap();
-    assert!(!r.exists());
-    pending.commit().unwrap();
-    assert!(r.exists());
-    let s = dir.path().join("pending.npy");
-    let mut w = WriteOptions::new().create_stream::<f32>(&s, &[1]).unwrap();
-    w.push_row(&[1.0]).unwrap();
-    let pending = w.finish_pending().unwrap();
-    assert!(!s.exists());
-    pending.commit().unwrap();
-    assert_eq!(npy_core::read::<f32>(&s).unwrap().data(), [1.0]);
-    assert_eq!(
-        listing(dir.path()),
-        [
-            "let_underscore.npz",
-            "pending.npy",
-            "pending.npz",
-            "readme.npz"
-        ]
-    );
-    if let Some(python) =
-        npy_test_support::python::python_for("np.load of the README's npz snippet")
-    {
-        let o = Command::new(python)
-            .args([
-                "-c",
-                "import sys, numpy as np; print(np.load(sys.argv[1])['x'].tolist())",
-            ])
-            .arg(&p)
-            .output()
-            .unwrap();
-        assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "[0.5, 1.5, 2.5]");
-    }
 }

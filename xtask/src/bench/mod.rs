@@ -409,6 +409,14 @@ fn rows() -> Vec<Row> {
     );
     rows.push(
         Row::new(
+            "npz: read a deflated 64 MiB f32 member (savez_compressed's bytes)",
+            "npz/read_deflated_64MiB/npy-npz",
+        )
+        .numpy("npz/read_deflated_64MiB")
+        .bytes(64.0 * MIB),
+    );
+    rows.push(
+        Row::new(
             "npz: every header of 1,000 members (npy info)",
             "npz/info_1000_members/npy-core",
         )
@@ -730,6 +738,15 @@ fn targets(r: &Results<'_>, peak_ratio: Option<f64>) -> String {
         div(c("npz/read_member_64MiB/ndarray-npy"), member),
         1.5,
         false,
+    );
+    check(
+        "a deflated 64 MiB member, ours / np.load(f)[key] (issue 22: libdeflate, whole member)",
+        div(
+            c("npz/read_deflated_64MiB/npy-npz"),
+            r.numpy("npz/read_deflated_64MiB"),
+        ),
+        0.35,
+        true,
     );
     check(
         "every header of 1,000 members, ours / numpy",

@@ -13,13 +13,13 @@
 //! - **Content** (`__getitem__`): a member whose bytes start with the `.npy` magic is read as
 //!   an array, any other member is returned as its raw bytes (whatever its name).
 
-use super::error::NpzError;
+use crate::error::{Error, ErrorKind};
 
 /// The key numpy lists a member under: its name with one trailing `.npy` removed.
 ///
 /// # Examples
 /// ```
-/// use npy_core::npz::key_of;
+/// use npy_npz::key_of;
 /// assert_eq!(key_of("arr_0.npy"), "arr_0");
 /// assert_eq!(key_of("x.npy.npy"), "x.npy");
 /// assert_eq!(key_of("notes.txt"), "notes.txt");
@@ -31,9 +31,9 @@ pub fn key_of(member: &str) -> &str {
 /// The member name `np.savez` writes for a key: the key + `.npy`, always.
 ///
 /// # Errors
-/// [`NpzError::InvalidKey`] for an empty key or one holding a NUL (zip names are
+/// [`ErrorKind::InvalidKey`] for an empty key or one holding a NUL (zip names are
 /// NUL-free C strings to many readers; Python's `zipfile` cuts a name at its first NUL).
-pub fn member_name(key: &str) -> Result<String, NpzError> {
+pub fn member_name(key: &str) -> Result<String, Error> {
     check_key(key)?;
     Ok(format!("{key}.npy"))
 }
@@ -44,7 +44,7 @@ pub fn positional_key(index: u64) -> String {
 }
 
 /// Refuses keys that numpy's archive could not hold or give back.
-pub(crate) fn check_key(key: &str) -> Result<(), NpzError> {
+pub(crate) fn check_key(key: &str) -> Result<(), Error> {
     let reason = if key.is_empty() {
         "a key must not be empty"
     } else if key.contains('\0') {
@@ -54,8 +54,6 @@ pub(crate) fn check_key(key: &str) -> Result<(), NpzError> {
     } else {
         return Ok(());
     };
-    Err(NpzError::InvalidKey {
-        key: key.chars().take(64).collect(),
-        reason,
-    })
+    let shown: String = key.chars().take(64).collect();
+    Err(Error::from(ErrorKind::InvalidKey { reason }).with_member(&shown))
 }

@@ -12,7 +12,7 @@
 //!   with the member's size as the bytes available, and a stream that inflates past the
 //!   declared size is an error as soon as one byte too many arrives.
 
-use super::error::NpzError;
+use crate::error::{Backing, ErrorKind};
 
 /// Most bytes deflate can produce per compressed byte: the longest match (258 bytes) coded
 /// in the fewest bits (1 for a literal/length code, 1 for the distance code) gives 1032:1.
@@ -27,41 +27,33 @@ pub const DEFLATE_SLACK: u64 = 1024;
 /// `data_start` is where the member's (compressed) bytes begin in the archive, `limit` where
 /// they must end by (the central directory's start).
 pub(crate) fn check_backed(
-    member: &str,
     deflated: bool,
     data_start: u64,
     compressed: u64,
     size: u64,
     limit: u64,
-) -> Result<(), NpzError> {
+) -> Result<(), ErrorKind> {
     let room = limit.saturating_sub(data_start);
     if compressed > room {
-        return Err(NpzError::Unbacked {
-            member: member.to_owned(),
+        return Err(ErrorKind::Unbacked {
             claimed: compressed,
-            backing: format!(
-                "{room} bytes between its data start ({data_start}) and the central directory"
-            ),
+            backing: Backing::Room { data_start, room },
         });
     }
     if !deflated {
         if size != compressed {
-            return Err(NpzError::Unbacked {
-                member: member.to_owned(),
+            return Err(ErrorKind::Unbacked {
                 claimed: size,
-                backing: format!("{compressed} stored bytes"),
+                backing: Backing::Stored { compressed },
             });
         }
         return Ok(());
     }
     let most = max_inflated(compressed);
     if size > most {
-        return Err(NpzError::Unbacked {
-            member: member.to_owned(),
+        return Err(ErrorKind::Unbacked {
             claimed: size,
-            backing: format!(
-                "{compressed} compressed bytes (deflate expands at most {MAX_DEFLATE_RATIO}×, so at most {most} bytes)"
-            ),
+            backing: Backing::Deflate { compressed, most },
         });
     }
     Ok(())
@@ -82,21 +74,21 @@ mod tests {
     fn deflate_ratio_boundary() {
         let at = max_inflated(1000);
         assert_eq!(at, 1000 * 1032 + 1024);
-        assert!(check_backed("m", true, 0, 1000, at, 1 << 20).is_ok());
+        assert!(check_backed(true, 0, 1000, at, 1 << 20).is_ok());
         assert!(matches!(
-            check_backed("m", true, 0, 1000, at + 1, 1 << 20),
-            Err(NpzError::Unbacked { claimed, .. }) if claimed == at + 1
+            check_backed(true, 0, 1000, at + 1, 1 << 20),
+            Err(ErrorKind::Unbacked { claimed, .. }) if claimed == at + 1
         ));
         assert_eq!(max_inflated(u64::MAX), u64::MAX);
     }
 
     #[test]
     fn stored_must_fit_before_the_directory() {
-        assert!(check_backed("m", false, 100, 50, 50, 150).is_ok());
-        assert!(check_backed("m", false, 100, 51, 51, 150).is_err());
-        assert!(check_backed("m", false, 200, 0, 0, 150).is_ok());
+        assert!(check_backed(false, 100, 50, 50, 150).is_ok());
+        assert!(check_backed(false, 100, 51, 51, 150).is_err());
+        assert!(check_backed(false, 200, 0, 0, 150).is_ok());
         // a stored member's two sizes agree
-        assert!(check_backed("m", false, 100, 50, 49, 150).is_err());
+        assert!(check_backed(false, 100, 50, 49, 150).is_err());
     }
 
     #[test]

@@ -1,0 +1,103 @@
+//! `.npz` archives — a zip of `.npy` members — as `np.savez`, `np.savez_compressed` and
+//! `np.load` write and read them, over [npy-core](npy_core)'s `.npy` format.
+//!
+//! - [`NpzArchive`] opens an archive ([`NpzArchive::open`] for a file, [`NpzArchive::new`]
+//!   for any positional source: bytes in memory, a memory map's slice, a remote object
+//!   through [`npy_core::ReadAt`]), lists its members as numpy's `files` does and reads each
+//!   by numpy's lookup rules ([`names`]): the header alone, a typed array,
+//!   [`npy_core::DynArray`], a streaming [`npy_core::NpyReader`], raw bytes for members that
+//!   are not `.npy` files, or a view of a stored member in the archive's own bytes.
+//! - [`NpzWriter`] writes archives, stored or deflated (on several threads), deterministic,
+//!   with stored members 64-byte aligned so that they can be viewed in place. The zip
+//!   container is written here, as Python's zipfile writes it for `np.savez`.
+//! - [`Error`] names the archive's file and the member; [`ErrorKind`] says what is wrong,
+//!   npy-core's error inside for a member's `.npy` content.
+//!
+//! | task | the call |
+//! |---|---|
+//! | read a member | [`NpzArchive::open`]`(path)?.`[`read::<T>`](NpzArchive::read)`(key)?` |
+//! | any dtype | [`NpzArchive::read_dyn`] |
+//! | header only | [`NpzArchive::header`] / [`NpzArchive::info`] |
+//! | stream rows | [`NpzArchive::npy_reader`] |
+//! | view in place | [`NpzArchive::view`] (over bytes in memory) |
+//! | write | [`NpzWriter::create`]`(path)?`, [`add`](NpzWriter::add), [`finish`](NpzPathWriter::finish) |
+//!
+//! # Examples
+//! ```
+//! use npy_npz::{NpzArchive, NpzWriter};
+//! # let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("pair.npz");
+//! let mut w = NpzWriter::create(&path)?;
+//! w.add("x", &[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+//! w.add("labels", &[7i64, 8], &[2])?;
+//! w.finish()?;
+//!
+//! let npz = NpzArchive::open(&path)?;
+//! assert_eq!(npz.keys().collect::<Vec<_>>(), ["x", "labels"]);
+//! assert_eq!(npz.read::<f32>("x")?.shape(), [2, 2]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Untrusted archives
+//!
+//! What reading an archive from a stranger guarantees, beyond npy-core's `.npy` guarantees:
+//!
+//! - Opening reads the end of the source once and walks the central directory once, in time
+//!   linear in the number of members; every size and offset is checked arithmetic, and the
+//!   directory must lie inside the file before its bytes are read.
+//! - A member's declared sizes must be backed by the archive ([`limits`]): a stored member
+//!   lies between its local header and the central directory; a deflated one claims at most
+//!   [`limits::MAX_DEFLATE_RATIO`] times its compressed bytes. The `.npy` header must then
+//!   describe exactly the member's size before its data is allocated, and inflating past the
+//!   declared size is [`ErrorKind::InflatesPast`].
+//! - Zip as Python's zipfile and unzip read it: members that share bytes are refused
+//!   ([`ErrorKind::Overlapped`]), the local header must name the member as the directory
+//!   does ([`ErrorKind::NameMismatch`]), names decode as UTF-8 under flag bit 11 (refused if
+//!   they are not) and as CP437 otherwise, zip64 fields replace the 0xFFFFFFFF ones, a
+//!   repeated name reads its last entry.
+//! - The CRC-32 is checked once by every read that reaches a member's end, zero-size members
+//!   included ([`ErrorKind::CrcMismatch`]); views do not read the bytes and do not check it.
+//! - Compression methods other than stored and deflate, and encrypted members, are typed
+//!   errors naming what was found.
+//!
+//! Object members (`|O`) are decoded by npy-core's dynamic read with the archive's
+//! [`npy_core::ReadOptions`], whatever decoder those options name.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod error;
+mod inflate;
+pub mod limits;
+pub mod names;
+mod pardeflate;
+mod read;
+mod write;
+mod zip;
+
+pub use error::{Backing, ContainerFault, Error, ErrorKind};
+pub use names::{key_of, member_name, positional_key};
+pub use read::{Member, MemberReader, NpzArchive};
+pub use write::{
+    Compression, MemberStream, NpzPathWriter, NpzWriter, DEFAULT_ALIGNMENT, MAX_ALIGNMENT,
+};
+
+/// Reads everything an archive in `bytes` holds, ignoring errors: every member's header,
+/// array ([`NpzArchive::read_dyn`]), bytes and view. The fuzz target `fuzz/fuzz_targets/npz.rs`
+/// feeds it hostile input; it must never panic nor allocate beyond what the input backs.
+#[doc(hidden)]
+pub fn exercise(bytes: &[u8]) {
+    let Ok(npz) = NpzArchive::new(bytes) else {
+        return;
+    };
+    let keys: Vec<String> = npz.keys().map(str::to_owned).collect();
+    for key in keys {
+        let _ = npz.info(&key);
+        let _ = npz.read_dyn(&key);
+        let _ = npz.read_bytes(&key);
+        let _ = npz.verify(&key);
+        if let Ok(mut r) = npz.npy_reader(&key) {
+            let _ = r.read_range::<u8>(1..2);
+        }
+        let _ = npz.view_or_copy::<f32>(&key);
+    }
+}

@@ -1,0 +1,381 @@
+//! The zip container, as much of APPNOTE 6.3 as `.npz` archives use, read as Python's
+//! `zipfile` reads it: the end record (and zip64's), the central directory in one pass, each
+//! member's local header, and the check that no two members share bytes.
+//!
+//! Every size and offset comes from the file, so every sum is checked; every buffer is
+//! bounded by bytes the source holds (the directory's size is checked against the file's).
+
+use std::ops::Range;
+
+use npy_core::ReadAt;
+
+use crate::error::{ContainerFault, Error, ErrorKind};
+
+/// Signature of a local file header (APPNOTE 4.3.7).
+pub(crate) const LOCAL_SIG: u32 = 0x0403_4b50;
+/// Bytes of a local file header before its name.
+pub(crate) const LOCAL_LEN: u64 = 30;
+/// Signature of a central-directory file header (APPNOTE 4.3.12).
+pub(crate) const CENTRAL_SIG: u32 = 0x0201_4b50;
+/// Bytes of a central-directory file header before its name.
+pub(crate) const CENTRAL_LEN: usize = 46;
+/// Signature of the end of central directory record (APPNOTE 4.3.16).
+pub(crate) const END_SIG: u32 = 0x0605_4b50;
+/// Bytes of the end record before its comment.
+pub(crate) const END_LEN: usize = 22;
+/// Signature of the zip64 end of central directory record (APPNOTE 4.3.14).
+pub(crate) const END64_SIG: u32 = 0x0606_4b50;
+/// Bytes of the zip64 end record (version 1, no extensible data).
+pub(crate) const END64_LEN: usize = 56;
+/// Signature of the zip64 end of central directory locator (APPNOTE 4.3.15).
+pub(crate) const LOCATOR_SIG: u32 = 0x0706_4b50;
+/// Bytes of the zip64 locator.
+pub(crate) const LOCATOR_LEN: usize = 20;
+/// General-purpose flag bit 11: the name is UTF-8 (APPNOTE appendix D).
+pub(crate) const UTF8_FLAG: u16 = 1 << 11;
+
+/// Bytes read from the end of the source at once: the end record with the longest comment,
+/// the zip64 records before it, and the directory of a typical archive, in one read.
+const SUFFIX_BYTES: u64 = 256 << 10;
+
+/// CP437, the code page of names without the UTF-8 flag (APPNOTE appendix D), bytes
+/// 0x80–0xFF, as Python's zipfile decodes them (`bytes.decode('cp437')`).
+const CP437_HIGH: &str = "ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■\u{a0}";
+
+/// Little-endian fields of a record, read where the caller has checked the length.
+pub(crate) fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+pub(crate) fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+pub(crate) fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// One central-directory entry, its zip64 fields resolved.
+#[derive(Debug, Clone)]
+pub(crate) struct Entry {
+    /// The name as zipfile decodes it (UTF-8 under flag bit 11, CP437 otherwise).
+    pub name: String,
+    /// The name's bytes.
+    pub raw_name: Vec<u8>,
+    pub flags: u16,
+    pub method: u16,
+    pub crc32: u32,
+    pub compressed_size: u64,
+    pub size: u64,
+    /// Where the local header is, in the source (the archive's prefix, if any, added).
+    pub header_offset: u64,
+}
+
+/// The central directory: its entries in order and where it starts in the source.
+#[derive(Debug)]
+pub(crate) struct Directory {
+    pub entries: Vec<Entry>,
+    pub start: u64,
+}
+
+fn container(reason: ContainerFault, at: u64) -> Error {
+    Error::from(ErrorKind::Container { reason, at })
+}
+
+/// Reads the end record and the central directory of `src`: one read of the source's last
+/// [`SUFFIX_BYTES`], a second only when the directory starts before them.
+pub(crate) fn read_directory<R: ReadAt + ?Sized>(src: &R) -> Result<Directory, Error> {
+    let len = src.size()?;
+    let tail_start = len.saturating_sub(SUFFIX_BYTES);
+    let mut tail = vec![0u8; (len - tail_start) as usize];
+    src.read_exact_at(tail_start, &mut tail)?;
+    // The end record: the last one in the final 64 KiB + 22 bytes whose comment reaches the
+    // end of the file.
+    let search_from = tail.len().saturating_sub(END_LEN + 0xFFFF);
+    let mut end_at = None;
+    for at in (search_from..=tail.len().saturating_sub(END_LEN)).rev() {
+        if tail.len() < END_LEN {
+            break;
+        }
+        if u32_at(&tail, at) == END_SIG
+            && at + END_LEN + usize::from(u16_at(&tail, at + 20)) == tail.len()
+        {
+            end_at = Some(at);
+            break;
+        }
+    }
+    let Some(end_at) = end_at else {
+        return Err(ErrorKind::NoEndRecord.into());
+    };
+    let end = &tail[end_at..end_at + END_LEN];
+    let mut count = u64::from(u16_at(end, 10));
+    let mut cd_size = u64::from(u32_at(end, 12));
+    let mut cd_offset = u64::from(u32_at(end, 16));
+    // Where the directory ends: the zip64 end record when there is one, else the end record.
+    let mut location = tail_start + end_at as u64;
+    // zipfile's `_EndRecData64`: a locator right before the end record, and the zip64 end
+    // record right before the locator (the locator's own offset is not used).
+    if end_at >= LOCATOR_LEN + END64_LEN && u32_at(&tail, end_at - LOCATOR_LEN) == LOCATOR_SIG {
+        let loc = &tail[end_at - LOCATOR_LEN..end_at];
+        if u32_at(loc, 4) != 0 || u32_at(loc, 16) > 1 {
+            return Err(container(ContainerFault::MultiDisk, location));
+        }
+        let at = end_at - LOCATOR_LEN - END64_LEN;
+        let rec = &tail[at..at + END64_LEN];
+        if u32_at(rec, 0) == END64_SIG {
+            count = u64_at(rec, 32);
+            cd_size = u64_at(rec, 40);
+            cd_offset = u64_at(rec, 48);
+            location = tail_start + at as u64;
+        }
+    }
+    // An archive with bytes before it (a self-extractor's stub): zipfile's `concat`.
+    let prefix = cd_offset
+        .checked_add(cd_size)
+        .and_then(|e| location.checked_sub(e))
+        .ok_or_else(|| container(ContainerFault::DirectoryOutside, location))?;
+    let start = cd_offset + prefix;
+    let owned;
+    let dir: &[u8] = if start >= tail_start {
+        let from = (start - tail_start) as usize;
+        &tail[from..from + cd_size as usize]
+    } else {
+        // Bounded by the file: start + cd_size <= location <= len.
+        let n = usize::try_from(cd_size)
+            .map_err(|_| container(ContainerFault::DirectoryOutside, start))?;
+        let mut buf = vec![0u8; n];
+        src.read_exact_at(start, &mut buf)?;
+        owned = buf;
+        &owned
+    };
+    let entries = walk(dir, start, prefix)?;
+    if entries.len() as u64 != count {
+        return Err(container(
+            ContainerFault::CountMismatch {
+                counted: count,
+                found: entries.len() as u64,
+            },
+            start,
+        ));
+    }
+    Ok(Directory { entries, start })
+}
+
+/// The entries of the directory's bytes `dir` (which start at byte `start` of the source), as
+/// zipfile walks them: one after another until the directory's size is used up.
+fn walk(dir: &[u8], start: u64, prefix: u64) -> Result<Vec<Entry>, Error> {
+    let mut entries = Vec::new();
+    let mut at = 0usize;
+    while at < dir.len() {
+        let here = start + at as u64;
+        let bad = || container(ContainerFault::BadEntry, here);
+        let fixed = dir.get(at..at + CENTRAL_LEN).ok_or_else(bad)?;
+        if u32_at(fixed, 0) != CENTRAL_SIG {
+            return Err(bad());
+        }
+        let name_len = usize::from(u16_at(fixed, 28));
+        let extra_len = usize::from(u16_at(fixed, 30));
+        let comment_len = usize::from(u16_at(fixed, 32));
+        let name_at = at + CENTRAL_LEN;
+        let raw_name = dir.get(name_at..name_at + name_len).ok_or_else(bad)?;
+        let extra = dir
+            .get(name_at + name_len..name_at + name_len + extra_len)
+            .ok_or_else(bad)?;
+        let next = name_at + name_len + extra_len + comment_len;
+        if next > dir.len() {
+            return Err(bad());
+        }
+        let flags = u16_at(fixed, 8);
+        let mut compressed_size = u64::from(u32_at(fixed, 20));
+        let mut size = u64::from(u32_at(fixed, 24));
+        let mut header_offset = u64::from(u32_at(fixed, 42));
+        zip64_fields(extra, &mut size, &mut compressed_size, &mut header_offset)
+            .map_err(|()| container(ContainerFault::BadZip64Extra, here))?;
+        let header_offset = header_offset
+            .checked_add(prefix)
+            .ok_or_else(|| container(ContainerFault::DirectoryOutside, here))?;
+        // Every entry took at least 46 bytes of the directory: `entries` grows with the input.
+        entries.push(Entry {
+            name: decode_name(raw_name, flags)?,
+            raw_name: raw_name.to_vec(),
+            flags,
+            method: u16_at(fixed, 10),
+            crc32: u32_at(fixed, 16),
+            compressed_size,
+            size,
+            header_offset,
+        });
+        at = next;
+    }
+    Ok(entries)
+}
+
+/// Replaces each of the fields that hold 0xFFFFFFFF, in APPNOTE's order, by the next value
+/// of the zip64 extra field (id 1), as zipfile's `_decodeExtra` does.
+fn zip64_fields(
+    extra: &[u8],
+    size: &mut u64,
+    compressed: &mut u64,
+    offset: &mut u64,
+) -> Result<(), ()> {
+    let sentinel = u64::from(u32::MAX);
+    if *size != sentinel && *compressed != sentinel && *offset != sentinel {
+        return Ok(());
+    }
+    let mut at = 0;
+    while at + 4 <= extra.len() {
+        let id = u16_at(extra, at);
+        let len = usize::from(u16_at(extra, at + 2));
+        let body = extra.get(at + 4..at + 4 + len).ok_or(())?;
+        if id == 1 {
+            let mut values = body.chunks_exact(8).map(|c| u64_at(c, 0));
+            for field in [size, compressed, offset] {
+                if *field == sentinel {
+                    *field = values.next().ok_or(())?;
+                }
+            }
+            return Ok(());
+        }
+        at += 4 + len;
+    }
+    Ok(())
+}
+
+/// A name as Python's zipfile decodes it: UTF-8 under flag bit 11 (an error otherwise, as
+/// zipfile's), CP437 without; Info-ZIP's Unicode Path extra field (0x7075) is not read.
+pub(crate) fn decode_name(raw: &[u8], flags: u16) -> Result<String, Error> {
+    if flags & UTF8_FLAG != 0 {
+        return String::from_utf8(raw.to_vec()).map_err(|_| {
+            Error::from(ErrorKind::BadUtf8Name {
+                lossy: String::from_utf8_lossy(raw).into_owned(),
+            })
+        });
+    }
+    Ok(raw
+        .iter()
+        .map(|&b| match b {
+            0..=0x7f => char::from(b),
+            _ => CP437_HIGH.chars().nth(usize::from(b - 0x80)).unwrap_or('?'),
+        })
+        .collect())
+}
+
+/// What an entry's local header says: its name and where the member's data starts.
+#[derive(Debug, Clone)]
+pub(crate) struct Local {
+    pub name: Vec<u8>,
+    pub data_start: u64,
+}
+
+/// The local headers of `entries`, read as one batch of ranges (a remote source coalesces
+/// them): `None` where there is no local header.
+pub(crate) fn local_headers<R: ReadAt + ?Sized>(
+    src: &R,
+    entries: &[Entry],
+) -> Result<Vec<Option<Local>>, Error> {
+    let ranges: Vec<Range<u64>> = entries
+        .iter()
+        .map(|e| {
+            let end = e
+                .header_offset
+                .saturating_add(LOCAL_LEN + e.raw_name.len() as u64);
+            e.header_offset..end
+        })
+        .collect();
+    let got = src.read_ranges(&ranges)?;
+    let mut out = Vec::with_capacity(entries.len());
+    for (e, bytes) in entries.iter().zip(got) {
+        if bytes.len() < LOCAL_LEN as usize || u32_at(&bytes, 0) != LOCAL_SIG {
+            out.push(None);
+            continue;
+        }
+        let name_len = usize::from(u16_at(&bytes, 26));
+        let extra_len = u64::from(u16_at(&bytes, 28));
+        let name = match bytes.get(LOCAL_LEN as usize..LOCAL_LEN as usize + name_len) {
+            Some(n) => n.to_vec(),
+            None => {
+                // A local name longer than the central one: read it for the message.
+                let mut n = vec![0u8; name_len];
+                let got = src.read_at(e.header_offset + LOCAL_LEN, &mut n)?;
+                n.truncate(got);
+                n
+            }
+        };
+        let data_start = e
+            .header_offset
+            .checked_add(LOCAL_LEN + name_len as u64 + extra_len);
+        match data_start {
+            Some(data_start) => out.push(Some(Local { name, data_start })),
+            None => out.push(None),
+        }
+    }
+    Ok(out)
+}
+
+/// For each range `[local header, end of data)`: the start of a range it shares a byte with,
+/// or of the central directory when it runs into it (unzip's "overlapped components").
+pub(crate) fn overlaps(ranges: &[Range<u64>], directory: u64) -> Vec<Option<u64>> {
+    let mut order: Vec<usize> = (0..ranges.len()).collect();
+    order.sort_by_key(|&i| (ranges[i].start, ranges[i].end));
+    let mut out = vec![None; ranges.len()];
+    // The furthest end so far: a range that holds several others is caught for each.
+    let mut furthest: Option<usize> = None;
+    for &i in &order {
+        if let Some(f) = furthest {
+            if ranges[f].end > ranges[i].start {
+                out[i] = out[i].or(Some(ranges[f].start));
+                out[f] = out[f].or(Some(ranges[i].start));
+            }
+        }
+        if furthest.is_none_or(|f| ranges[i].end > ranges[f].end) {
+            furthest = Some(i);
+        }
+    }
+    for (i, r) in ranges.iter().enumerate() {
+        if r.end > directory {
+            out[i] = out[i].or(Some(directory));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// unzip's rule over ranges: disjoint and adjacent ranges are fine; any shared byte
+    /// refuses both members, a range holding several others included, and a range past the
+    /// central directory.
+    #[test]
+    fn overlapping_ranges() {
+        assert_eq!(overlaps(&[0..10, 10..20], 20), [None, None]);
+        assert_eq!(overlaps(&[10..20, 0..11], 20), [Some(0), Some(10)]);
+        let got = overlaps(&[0..100, 10..20, 30..40], 100);
+        assert_eq!(got, [Some(10), Some(0), Some(0)]);
+        assert_eq!(overlaps(&[0..50, 0..50, 0..50], 50), [Some(0); 3]);
+        assert_eq!(overlaps(&[0..10, 10..21], 20), [None, Some(20)]);
+    }
+
+    #[test]
+    fn names_decode_as_zipfile_decodes_them() {
+        assert_eq!(decode_name(b"a.npy", 0).unwrap(), "a.npy");
+        assert_eq!(decode_name(b"\x80\xff", 0).unwrap(), "Ç\u{a0}");
+        assert_eq!(decode_name("é".as_bytes(), UTF8_FLAG).unwrap(), "é");
+        assert!(decode_name(b"\xff", UTF8_FLAG).is_err());
+        assert_eq!(CP437_HIGH.chars().count(), 128);
+    }
+
+    #[test]
+    fn zip64_fields_replace_only_sentinels() {
+        let mut extra = vec![1u8, 0, 16, 0];
+        extra.extend_from_slice(&7u64.to_le_bytes());
+        extra.extend_from_slice(&9u64.to_le_bytes());
+        let (mut s, mut c, mut o) = (u64::from(u32::MAX), 5, u64::from(u32::MAX));
+        zip64_fields(&extra, &mut s, &mut c, &mut o).unwrap();
+        assert_eq!((s, c, o), (7, 5, 9));
+        let (mut s, mut c, mut o) = (u64::from(u32::MAX), u64::from(u32::MAX), 0);
+        assert!(zip64_fields(&extra[..12], &mut s, &mut c, &mut o).is_err());
+    }
+}

@@ -1,0 +1,14 @@
+//! npy-npz's integration tests, a module per subject (run one with a filter:
+//! `cargo test -p npy-npz --test it hostile::`). Expected values come from numpy
+//! (`fixtures/npz/`, written by numpy 2.4.6; `np.load` run where the project's Python is),
+//! from Python's zipfile and from APPNOTE, never from this crate's own output.
+
+// numpy's archives and ours read back.
+mod npz;
+// Hostile archives built byte by byte (issue 23).
+mod hostile;
+// What the path writers leave behind (unix: modes and listings).
+#[cfg(unix)]
+mod output_files;
+// The workspace README's `.npz` lines.
+mod readme;
