@@ -23,7 +23,7 @@ const LAYERS: &[&[&str]] = &[
     &["view"],
     &["mmap"],
     &["dynamic"],
-    &["records", "convert", "pickle"],
+    &["records", "convert", "pickle", "source"],
     &["npz"],
     &["ndarray", "serde_impls"],
 ];

@@ -304,6 +304,7 @@ mod read;
 pub mod records;
 #[cfg(feature = "serde")]
 pub mod serde_impls;
+mod source;
 mod view;
 mod write;
 
@@ -423,6 +424,9 @@ pub use read::{
     MAX_EXPANSION, MAX_UNBACKED_BYTES, PARALLEL_MIN_BYTES,
 };
 pub use records::{read_records, write_records};
+pub use source::{
+    header_extent, FetchedRange, NpySource, SourceCursor, FIRST_READ_BYTES, MAX_WINDOW_BYTES,
+};
 pub use view::{view_or_copy, CowArray, NpyView};
 pub use write::{
     append, concatenate, concatenate_with_progress, remove_stale_temp_files, write, AppendOptions,
