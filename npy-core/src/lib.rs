@@ -426,6 +426,7 @@ pub use read::{
 pub use records::{read_records, write_records};
 pub use source::{
     header_extent, FetchedRange, NpySource, SourceCursor, FIRST_READ_BYTES, MAX_WINDOW_BYTES,
+    READ_AHEAD_BYTES,
 };
 pub use view::{view_or_copy, CowArray, NpyView};
 pub use write::{

@@ -29,6 +29,11 @@ pub const FIRST_READ_BYTES: usize = 64 << 10;
 /// the source, a larger one one read per this many bytes.
 pub const MAX_WINDOW_BYTES: usize = 64 << 20;
 
+/// Bytes a [`SourceCursor`] reads ahead for a small read outside an operation's span (the
+/// streaming reader of [`NpySource::reader`]): as a buffered reader's buffer, so that reads of a
+/// few elements at a time cost one read of the source per 64 KiB.
+pub const READ_AHEAD_BYTES: usize = 64 << 10;
+
 /// Where the header that starts with `prefix` ends: `Some(data offset)` once `prefix` holds the
 /// magic string, the version and the header length field; `None` when it is too short to say
 /// (a prefix that still matches the magic string).
@@ -153,7 +158,7 @@ fn read_header<S: ReadAt + ?Sized>(
 /// assert_eq!(a.read_vec::<i32>()?.len(), 12);
 /// # Ok::<(), npy_core::Error>(())
 /// ```
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct NpySource<S> {
     source: S,
     meta: ArrayMeta,
@@ -487,7 +492,8 @@ impl<B: AsRef<[u8]>> ReadAt for FetchedRange<B> {
 /// Reads inside the source's first bytes (kept by [`NpySource::open`]) come from memory; a read
 /// that covers the rest of the span being read goes straight to the source into the caller's
 /// buffer; a smaller one (element-by-element decoding) fetches the rest of the span, up to
-/// [`MAX_WINDOW_BYTES`], in one read and serves the following reads from it.
+/// [`MAX_WINDOW_BYTES`], in one read and serves the following reads from it. Outside a span
+/// (streaming), a small read fetches [`READ_AHEAD_BYTES`].
 #[derive(Debug)]
 pub struct SourceCursor<'a, S: ?Sized> {
     source: &'a S,
@@ -521,8 +527,13 @@ impl<S: ReadAt + ?Sized> Read for SourceCursor<'_, S> {
             self.pos += n as u64;
             return Ok(n);
         }
-        let span = self.span_end.saturating_sub(self.pos);
-        let fill = usize::try_from(span)
+        // Outside an operation's span (a streaming reader's small reads: a summary's edges),
+        // read ahead as a buffered reader would.
+        let span = match self.span_end.saturating_sub(self.pos) {
+            0 => READ_AHEAD_BYTES as u64,
+            n => n,
+        };
+        let fill = usize::try_from(span.min(self.size.saturating_sub(self.pos)))
             .unwrap_or(usize::MAX)
             .min(MAX_WINDOW_BYTES);
         if fill <= out.len() {
@@ -686,6 +697,21 @@ mod tests {
         long.resize(100, b' ');
         let e = NpySource::open_with(long, &ReadOptions::default(), 16).unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::Truncated { .. }), "{e}");
+    }
+
+    /// A streaming reader's small reads outside any span read ahead 64 KiB at a time.
+    #[test]
+    fn streaming_reads_ahead() {
+        let data: Vec<u8> = (0..=255u8).cycle().take(200_000).collect();
+        let src = counting(npy(&data, &[200_000]));
+        let a = NpySource::open_with(&src, &ReadOptions::default(), 64).unwrap();
+        src.reads.borrow_mut().clear();
+        let mut r = a.reader();
+        let mut three = [0u8; 3];
+        r.read_into(&mut three).unwrap();
+        r.read_into(&mut three).unwrap();
+        assert_eq!(three, [3, 4, 5]);
+        assert_eq!(*src.reads.borrow(), [(128, READ_AHEAD_BYTES)]);
     }
 
     #[test]
