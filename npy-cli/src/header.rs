@@ -46,6 +46,7 @@ pub fn run(args: &Args) -> ExitCode {
         // One pass over the bytes: standard input, a FIFO or a device are read as streams
         // (opened without waiting for a FIFO's writer; with none, the stream is empty).
         None if args.file.as_os_str() == "-" => Header::read(&mut io::stdin().lock()),
+        None if crate::remote::is_url(&args.file) => crate::remote::header(&args.file),
         None => {
             npy_core::open_stream(&args.file).and_then(|f| Header::read(&mut BufReader::new(f)))
         }

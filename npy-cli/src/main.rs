@@ -64,6 +64,7 @@ mod header;
 mod info;
 mod npz;
 mod progress;
+mod remote;
 mod safetensors;
 mod show;
 

@@ -42,7 +42,7 @@ pub fn is_url(s: &str) -> bool {
 /// The store and path for `url`, with the store configured from the process's environment as
 /// object_store's builders read it (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
 /// `AWS_REGION`, `AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`, `GOOGLE_SERVICE_ACCOUNT`,
-/// `AZURE_STORAGE_ACCOUNT_NAME`, …). A scheme whose backend feature was not built is
+/// `AZURE_STORAGE_ACCOUNT_NAME`, …); an `http://` URL allows plain HTTP. A scheme whose backend feature was not built is
 /// [`RemoteErrorKind::Url`], naming the feature.
 ///
 /// # Errors
@@ -80,7 +80,13 @@ pub fn store_for_url(url: &str) -> Result<(Arc<dyn ObjectStore>, Path), RemoteEr
     }
     // Keys object_store's builders understand are their environment variables' names,
     // lower-cased; other variables are ignored by them.
-    let env = std::env::vars().map(|(k, v)| (k.to_ascii_lowercase(), v));
+    let mut env: Vec<(String, String)> = std::env::vars()
+        .map(|(k, v)| (k.to_ascii_lowercase(), v))
+        .collect();
+    if parsed.scheme() == "http" {
+        // An http:// URL asks for plain HTTP: the client refuses it unless allowed.
+        env.push(("allow_http".into(), "true".into()));
+    }
     let (store, path) = object_store::parse_url_opts(&parsed, env)
         .map_err(|e| RemoteError::new(url, classify(e, None)))?;
     Ok((Arc::from(store), path))

@@ -78,6 +78,40 @@ impl Moto {
         Some(moto)
     }
 
+    /// Sends `method /path` with `body` to moto (unsigned: moto does not check signatures)
+    /// and returns the status line.
+    ///
+    /// # Panics
+    /// When moto cannot be reached or answers other than 200.
+    pub fn send(&self, method: &str, path: &str, body: &[u8]) -> String {
+        use std::io::Read;
+        let mut c = TcpStream::connect(("127.0.0.1", self.port)).expect("connect to moto");
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n",
+            self.port,
+            body.len()
+        );
+        c.write_all(head.as_bytes()).expect("send to moto");
+        c.write_all(body).expect("send to moto");
+        let mut answer = Vec::new();
+        c.read_to_end(&mut answer).expect("moto's answer");
+        let answer = String::from_utf8_lossy(&answer);
+        let status = answer.lines().next().unwrap_or("").to_owned();
+        assert!(status.contains(" 200"), "{method} {path}: {answer}");
+        status
+    }
+
+    /// Creates bucket `name`.
+    pub fn create_bucket(&self, name: &str) {
+        self.send("PUT", &format!("/{name}"), b"");
+    }
+
+    /// Stores `bytes` as `key` of `bucket`.
+    pub fn put(&self, bucket: &str, key: &str, bytes: &[u8]) {
+        self.send("PUT", &format!("/{bucket}/{key}"), bytes);
+    }
+
     /// `http://127.0.0.1:PORT`, the endpoint to give the S3 client.
     pub fn endpoint(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)

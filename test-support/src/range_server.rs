@@ -36,6 +36,7 @@ struct State {
     objects: Mutex<HashMap<String, Vec<u8>>>,
     faults: Faults,
     requests: AtomicU64,
+    bytes: AtomicU64,
     generation: AtomicU64,
     stop: AtomicBool,
 }
@@ -102,6 +103,11 @@ impl RangeServer {
     /// The fault switches.
     pub fn faults(&self) -> &Faults {
         &self.state.faults
+    }
+
+    /// Body bytes sent so far, set back to zero.
+    pub fn take_bytes(&self) -> u64 {
+        self.state.bytes.swap(0, Ordering::SeqCst)
     }
 
     /// Requests answered so far (every status), set back to zero.
@@ -234,11 +240,14 @@ fn answer(
         .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
         .is_ok();
     if cut {
-        let _ = out.write_all(&bytes[..bytes.len() / 2]);
+        let half = &bytes[..bytes.len() / 2];
+        state.bytes.fetch_add(half.len() as u64, Ordering::SeqCst);
+        let _ = out.write_all(half);
         let _ = out.flush();
         let _ = out.shutdown(std::net::Shutdown::Both);
         return false;
     }
+    state.bytes.fetch_add(bytes.len() as u64, Ordering::SeqCst);
     out.write_all(bytes).is_ok() && out.flush().is_ok()
 }
 
