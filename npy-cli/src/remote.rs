@@ -87,7 +87,9 @@ pub(crate) fn download(path: &Path) -> Result<LocalCopy, Error> {
         file.write_all(&bytes)?;
         at = end;
     }
-    file.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    file.into_inner()
+        .map_err(std::io::IntoInnerError::into_error)?
+        .sync_all()?;
     Ok(LocalCopy {
         _dir: dir,
         path: dest,

@@ -584,9 +584,8 @@ impl RemoteNpy {
         let len = self.head.len();
         let bytes = self.head.byte_range::<T>(0..len);
         // A type mismatch is the decoder's to report, with its own message.
-        let bytes = match bytes {
-            Ok(b) => b,
-            Err(_) => return self.head.read_array::<T>().map_err(|e| self.npy(e)),
+        let Ok(bytes) = bytes else {
+            return self.head.read_array::<T>().map_err(|e| self.npy(e));
         };
         self.backed(&bytes)?;
         let fetched = self.parts(bytes).await?;

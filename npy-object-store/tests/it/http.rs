@@ -1,4 +1,4 @@
-//! object_store's HTTP store against the range server of npy_test_support on 127.0.0.1: the
+//! object_store's HTTP store against the range server of `npy_test_support` on 127.0.0.1: the
 //! same operations and counts as the in-memory store, then each fault switch.
 
 use std::sync::Arc;

@@ -1,6 +1,6 @@
-//! object_store's S3 client against moto's S3 API (moto_server from the project's venv) on
-//! 127.0.0.1: a bucket created and filled by the test, AWS_ALLOW_HTTP (here: the builder's
-//! allow_http), the same operations and counts as the in-memory store.
+//! object_store's S3 client against moto's S3 API (`moto_server` from the project's venv) on
+//! 127.0.0.1: a bucket created and filled by the test, `AWS_ALLOW_HTTP` (here: the builder's
+//! `allow_http`), the same operations and counts as the in-memory store.
 
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! object_store's InMemory and LocalFileSystem, behind a CountingStore: every operation's GETs
+//! object_store's `InMemory` and `LocalFileSystem`, behind a `CountingStore`: every operation's GETs
 //! and bytes, the header at the first read's boundary, and the faults these stores can show.
 
 use std::sync::Arc;
@@ -161,17 +161,17 @@ pub async fn exercise_async(
     assert_eq!(e.to_string(), "x://nope.npy: not found");
 
     // Changed after opening: the next GET's If-Match fails.
-    put("c.npy", npy(&[1u8; 100_000], &[100_000])).await;
+    put("c.npy", npy(&vec![1u8; 100_000], &[100_000])).await;
     let c = RemoteNpy::open(Arc::clone(&store), "c.npy".into(), url)
         .await
         .unwrap();
     expect(counts, "open c", 1, FIRST);
-    put("c.npy", npy(&[2u8; 100_000], &[100_000])).await;
+    put("c.npy", npy(&vec![2u8; 100_000], &[100_000])).await;
     let e = c.read_range::<u8>(90_000..90_001).await.unwrap_err();
     assert!(matches!(e.kind(), RemoteErrorKind::Changed(_)), "{e}");
 }
 
-/// npy-core's NpySource on the blocking wrapper: the same requests.
+/// npy-core's `NpySource` on the blocking wrapper: the same requests.
 pub fn exercise_blocking(store: Arc<dyn ObjectStore>, counts: &Counts, url: &str) {
     let (data, _) = matrix();
     let object = BlockingObject::open(store, "m.npy".into(), url).unwrap();
