@@ -67,15 +67,15 @@ where
 /// ```
 /// use std::sync::Arc;
 /// use npy_core::NpySource;
-/// use npy_object_store::BlockingObject;
+/// use npy_object_store::{block_on, BlockingObject, RemoteError, RemoteErrorKind};
 /// use object_store::{memory::InMemory, path::Path, ObjectStoreExt};
 /// let store = Arc::new(InMemory::new());
 /// let mut bytes = Vec::new();
 /// npy_core::WriteOptions::new().write_to(&mut bytes, &[1u16, 2, 3, 4], &[2, 2])?;
-/// let put = store.put(&Path::from("a.npy"), bytes.into());
-/// npy_object_store::block_on("memory:///a.npy", async move {
-///     put.await.map_err(|e| npy_object_store::RemoteError::new("memory:///a.npy",
-///         npy_object_store::RemoteErrorKind::Store(e)))
+/// let s = Arc::clone(&store);
+/// block_on("memory:///a.npy", async move {
+///     let put = s.put(&Path::from("a.npy"), bytes.into()).await;
+///     put.map(drop).map_err(|e| RemoteError::new("memory:///a.npy", RemoteErrorKind::Store(e)))
 /// })?;
 ///
 /// let object = BlockingObject::open(store, "a.npy".into(), "memory:///a.npy")?;

@@ -70,3 +70,8 @@ pub use counting::{CountingStore, Counts, Snapshot};
 pub use error::{RemoteError, RemoteErrorKind};
 pub use remote::{RemoteNpy, RemoteObject, RemoteOptions};
 pub use url::{is_url, store_for_url};
+
+/// The README's examples, run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

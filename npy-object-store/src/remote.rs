@@ -315,7 +315,7 @@ impl RemoteObject {
 /// use object_store::{memory::InMemory, path::Path, ObjectStoreExt};
 /// let store = Arc::new(InMemory::new());
 /// let mut bytes = Vec::new();
-/// npy_core::WriteOptions::new().write_to(&mut bytes, &(0..12).collect::<Vec<f32>>(), &[4, 3])?;
+/// npy_core::WriteOptions::new().write_to(&mut bytes, &(0..12).map(|i| i as f32).collect::<Vec<_>>(), &[4, 3])?;
 /// store.put(&Path::from("a.npy"), bytes.into()).await?;
 ///
 /// let a = npy_object_store::RemoteNpy::open(store, "a.npy".into(), "memory:///a.npy").await?;
