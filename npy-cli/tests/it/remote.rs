@@ -78,6 +78,16 @@ fn http_urls_print_what_local_files_print() {
 }
 
 #[test]
+fn file_urls_print_what_local_files_print() {
+    let root = std::fs::canonicalize(ROOT).unwrap();
+    let root = root.to_str().unwrap();
+    same_as_local(
+        |name| format!("file://{root}/fixtures/{name}"),
+        |command, url| npy(command.iter().copied().chain([url])),
+    );
+}
+
+#[test]
 fn a_summary_of_a_64_mib_array_takes_few_small_gets() {
     let server = RangeServer::start();
     let dir = tempfile::tempdir().unwrap();
