@@ -275,7 +275,7 @@ impl RemoteObject {
                 actual: format!("{:?}", result.range),
             }));
         }
-        let len = usize::try_from(expected.end - expected.start).map_err(|_| {
+        let len = usize::try_from(expected.end.saturating_sub(expected.start)).map_err(|_| {
             self.err(RemoteErrorKind::Npy(npy_core::Error::from(
                 std::io::Error::other("a range longer than this platform's address space"),
             )))
