@@ -33,7 +33,7 @@ use crate::progress::Progress;
 /// tensor column, NaT a null). Arrow and Parquet input is read twice, batch by
 /// batch (once for the rows and string widths, once to write), and .npy input is streamed in
 /// 8 MiB batches, so memory stays bounded (Parquet adds one row group).
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// The input file (.npy, .npz, .arrow, .parquet).
     #[arg(value_name = "IN")]
@@ -81,6 +81,16 @@ enum OrderArg {
 
 /// Runs `npy convert`.
 pub fn run(args: &Args) -> ExitCode {
+    // A URL IN: downloaded (in bounded parts) to a temporary copy, converted from there.
+    if crate::remote::is_url(&args.input) {
+        return match crate::remote::download(&args.input) {
+            Ok(copy) => run(&Args {
+                input: copy.path().to_path_buf(),
+                ..args.clone()
+            }),
+            Err(e) => fail(&e, &args.input),
+        };
+    }
     // safetensors integration point: IN.npz|IN.npy -> OUT.safetensors and back.
     let (to_st, from_st) = (
         crate::safetensors::is_safetensors(&args.output),

@@ -48,6 +48,9 @@ pub fn run(args: &Args) -> ExitCode {
         None if args.file.as_os_str() == "-" => {
             Header::read(&mut io::stdin().lock()).map_err(|e| e.to_string())
         }
+        None if crate::remote::is_url(&args.file) => {
+            crate::remote::header(&args.file).map_err(|e| e.to_string())
+        }
         None => npy_core::open_stream(&args.file)
             .and_then(|f| Header::read(&mut BufReader::new(f)))
             .map_err(|e| e.to_string()),

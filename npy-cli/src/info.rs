@@ -188,6 +188,14 @@ pub(crate) struct Report<'a> {
 
 impl<'a> Report<'a> {
     fn read(path: &'a Path) -> Result<Report<'a>, Error> {
+        if crate::remote::is_url(path) {
+            let (info, file_size) = crate::remote::info(path)?;
+            return Ok(Report {
+                path,
+                info,
+                file_size,
+            });
+        }
         let file = npy_core::open_regular(path)?;
         let file_size = file.metadata()?.len();
         let name = path

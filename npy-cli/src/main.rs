@@ -63,6 +63,7 @@ mod header;
 mod info;
 mod npz;
 mod progress;
+mod remote;
 mod safetensors;
 mod show;
 

@@ -23,7 +23,7 @@ const LAYERS: &[&[&str]] = &[
     &["view"],
     &["mmap"],
     &["dynamic"],
-    &["records", "convert", "print"],
+    &["records", "convert", "print", "source"],
     &["ndarray", "serde_impls"],
 ];
 

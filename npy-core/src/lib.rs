@@ -319,6 +319,7 @@ mod read;
 mod records;
 #[cfg(feature = "serde")]
 pub mod serde_impls;
+mod source;
 mod view;
 mod write;
 
@@ -452,6 +453,10 @@ pub mod __private {
     pub use crate::records::{FieldPlan, RecordPlan};
 }
 
+pub use source::{
+    header_extent, FetchedRange, NpySource, SourceCursor, FIRST_READ_BYTES, MAX_WINDOW_BYTES,
+    READ_AHEAD_BYTES,
+};
 pub use view::{view_or_copy, CowArray, NpyView};
 pub use write::{
     append, concatenate, concatenate_with_progress, remove_stale_temp_files, write, AppendOptions,

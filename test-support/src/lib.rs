@@ -12,7 +12,9 @@
 #![allow(clippy::missing_panics_doc)]
 
 pub mod dyn_json;
+pub mod moto;
 pub mod python;
+pub mod range_server;
 pub mod readme;
 pub mod zip;
 

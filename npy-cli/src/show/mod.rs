@@ -194,6 +194,15 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
     if crate::npz::is_npz(&args.file) {
         return show_archive(args, out);
     }
+    // A URL: read by ranged GETs (the source hook of crate::remote).
+    if crate::remote::is_url(&args.file) {
+        let source = crate::remote::source(&args.file)?;
+        show_reader(args, source.reader(), source.size(), out)?;
+        if args.json {
+            out.write_all(b"\n")?;
+        }
+        return Ok(());
+    }
     let file = npy_core::open_regular(&args.file)?;
     let size = file.metadata().map_err(Error::from)?.len();
     // `--full` and `--json` read every byte (`--full` twice): a bar on stderr when it is a

@@ -16,6 +16,7 @@ mod info;
 mod npz;
 mod output_files;
 mod progress;
+mod remote;
 mod safetensors;
 mod show;
 mod show_ml;

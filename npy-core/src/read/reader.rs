@@ -217,6 +217,18 @@ impl<R> NpyReader<R> {
         self.inner
     }
 
+    /// The underlying reader, mutably (a range source's cursor, told how far a read goes).
+    pub(crate) fn inner_mut(&mut self) -> &mut R {
+        &mut self.inner
+    }
+
+    /// Views the array as `T` elements, as a typed read does first (subarray dimensions
+    /// folded into `T`); returns the bytes of one such element.
+    pub(crate) fn fold_for<T: NpyElement>(&mut self) -> Result<u64, Error> {
+        self.fold_subarray::<T>()?;
+        Ok(self.itemsize())
+    }
+
     /// Bytes read from `R` ahead of what was handed out (by [`NpyReader::iter`]).
     pub(super) fn ahead_len(&self) -> usize {
         self.ahead.len() - self.ahead_at
@@ -321,7 +333,13 @@ impl<R: Read> NpyReader<R> {
     /// As [`NpyReader::new`].
     pub fn with_options(mut inner: R, options: &ReadOptions) -> Result<Self, Error> {
         let meta = ArrayMeta::new(Header::read_with(&mut inner, options)?)?;
-        Ok(NpyReader {
+        Ok(NpyReader::from_meta(inner, meta, options))
+    }
+
+    /// A reader of the array `meta` describes whose data starts at `inner`'s position (the
+    /// header was read elsewhere: a range source's prefix read).
+    pub(crate) fn from_meta(inner: R, meta: ArrayMeta, options: &ReadOptions) -> Self {
+        NpyReader {
             inner,
             end: meta.num_elements(),
             meta,
@@ -333,7 +351,7 @@ impl<R: Read> NpyReader<R> {
             casting: options.get_casting(),
             threads: options.get_threads(),
             file: None,
-        })
+        }
     }
 
     /// The rest of the input, which for an object array is its pickle (numpy's files end with

@@ -97,7 +97,7 @@ fn check_archive(entry: &Json) -> Result<usize, String> {
                 Err(npy_npz::ErrorKind::Npy(e))
                     if matches!(e.kind(), npy_core::ErrorKind::ObjectArray { .. }) =>
                 {
-                    checked += 1
+                    checked += 1;
                 }
                 other => return Err(ctx(&format!("object array read as {other:?}"))),
             }

@@ -1,0 +1,732 @@
+//! Arrays over a range source ([`ReadAt`]): the header from one prefix read, then rows, element
+//! ranges, several ranges at once and whole arrays, each in one read of the source.
+//!
+//! [`NpySource`] is what a remote store needs from the format: every read is positional and
+//! sized up front, so a source that pays per request (an object store, HTTP) is asked for the
+//! header once (a second time only when the header is longer than the first read) and for
+//! each range once. Decoding is the [`NpyReader`]'s own, run over a cursor on the source.
+
+use std::io::{self, Read, Seek, SeekFrom};
+use std::ops::Range;
+
+use crate::codec::checked_product;
+use crate::dynamic::{DynArray, DynValue};
+use crate::element::NpyElement;
+use crate::error::{Error, ErrorKind};
+use crate::format::{Version, MAGIC};
+use crate::header::{Header, ParsedHeader, ReadOptions};
+use crate::io::ReadAt;
+use crate::meta::{meta_accessors, ArrayMeta};
+use crate::read::{NpyArray, NpyReader};
+
+/// Bytes of the first read of [`NpySource::open`]: the header of every array `np.save` writes
+/// (128 bytes for up to a few dimensions, a few KiB for wide records) and the first rows of
+/// many, which later reads then take from memory.
+pub const FIRST_READ_BYTES: usize = 64 << 10;
+
+/// The most bytes a cursor on a source buffers for one read that decodes element by element
+/// (types without a bulk layout, byte-swapped data): a range up to this size is one read of
+/// the source, a larger one one read per this many bytes.
+pub const MAX_WINDOW_BYTES: usize = 64 << 20;
+
+/// Bytes a [`SourceCursor`] reads ahead for a small read outside an operation's span (the
+/// streaming reader of [`NpySource::reader`]): as a buffered reader's buffer, so that reads of a
+/// few elements at a time cost one read of the source per 64 KiB.
+pub const READ_AHEAD_BYTES: usize = 64 << 10;
+
+/// Where the header that starts with `prefix` ends: `Some(data offset)` once `prefix` holds the
+/// magic string, the version and the header length field; `None` when it is too short to say
+/// (a prefix that still matches the magic string).
+///
+/// This is how a caller that reads a file remotely decides whether its first read held the
+/// whole header, and how many bytes a second read must fetch otherwise, before asking for them.
+///
+/// # Errors
+/// [`ErrorKind::NotNpy`] for a prefix that is not a `.npy` file's,
+/// [`ErrorKind::UnsupportedVersion`], [`ErrorKind::HeaderTooLong`] (`options.get_max_header_len()`:
+/// checked before any byte of the header itself is read).
+///
+/// # Examples
+/// ```
+/// use npy_core::{header_extent, Header, ReadOptions};
+/// let bytes = Header::new("<f4".parse()?, vec![4, 64]).to_bytes(None)?;
+/// let opts = ReadOptions::default();
+/// assert_eq!(header_extent(&bytes[..12], &opts)?, Some(128));
+/// assert_eq!(header_extent(&bytes[..7], &opts)?, None);
+/// assert!(header_extent(b"PK\x03\x04 an npz", &opts).is_err());
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+pub fn header_extent(prefix: &[u8], options: &ReadOptions) -> Result<Option<u64>, Error> {
+    let magic_len = MAGIC.len();
+    let magic_ok = if prefix.len() >= magic_len {
+        prefix[..magic_len] == MAGIC[..]
+    } else {
+        MAGIC.starts_with(prefix) && !prefix.is_empty()
+    };
+    if !magic_ok {
+        return Err(refusal(prefix, options));
+    }
+    if prefix.len() < 8 {
+        return Ok(None);
+    }
+    let version = Version::from_bytes(prefix[6], prefix[7]).ok_or(Error::new(
+        ErrorKind::UnsupportedVersion {
+            major: prefix[6],
+            minor: prefix[7],
+        },
+    ))?;
+    let field = version.len_field_size() as usize;
+    let Some(len_bytes) = prefix.get(8..8 + field) else {
+        return Ok(None);
+    };
+    let header_len = match *len_bytes {
+        [a, b] => u64::from(u16::from_le_bytes([a, b])),
+        [a, b, c, d] => u64::from(u32::from_le_bytes([a, b, c, d])),
+        _ => return Ok(None),
+    };
+    if header_len > options.get_max_header_len() {
+        return Err(Error::new(ErrorKind::HeaderTooLong {
+            len: header_len,
+            limit: options.get_max_header_len(),
+        }));
+    }
+    Ok(Some(version.prefix_len() + header_len))
+}
+
+/// The header reader's own error for a prefix that is not a `.npy` file's (empty, a zip, a
+/// pickle, other bytes).
+fn refusal(prefix: &[u8], options: &ReadOptions) -> Error {
+    match Header::read_with(&mut &prefix[..], options) {
+        Err(e) => e,
+        Ok(_) => Error::new(ErrorKind::NotNpy(crate::error::NotNpy::Magic(
+            prefix[..prefix.len().min(6)].to_vec(),
+        ))),
+    }
+}
+
+/// Reads the header of the array at the start of `source`: one read of `first_read` bytes, and
+/// only when the header is longer, reads of the rest (each at most as long as what is already
+/// held, so memory stays within twice the bytes the source holds, whatever the length field
+/// claims). Returns the header and every byte read, header included.
+fn read_header<S: ReadAt + ?Sized>(
+    source: &S,
+    first_read: usize,
+    options: &ReadOptions,
+) -> Result<(ParsedHeader, Vec<u8>), Error> {
+    let mut head = vec![0u8; first_read.max(16)];
+    let n = source.read_at(0, &mut head)?;
+    head.truncate(n);
+    if n == first_read.max(16) {
+        if let Some(end) = header_extent(&head, options)? {
+            while (head.len() as u64) < end {
+                let have = head.len();
+                let more = usize::try_from(end - have as u64)
+                    .unwrap_or(usize::MAX)
+                    .min(have.max(1));
+                head.resize(have + more, 0);
+                let got = source.read_at(have as u64, &mut head[have..])?;
+                head.truncate(have + got);
+                if got < more {
+                    break; // the source ended: the parse below says what is missing
+                }
+            }
+        }
+    }
+    let parsed = Header::read_with(&mut &head[..], options)?;
+    Ok((parsed, head))
+}
+
+/// A `.npy` array over a range source: the header read with one prefix read, then rows,
+/// element ranges and the whole array, each one read of the source ([`ReadAt::read_at`]);
+/// several ranges in one [`ReadAt::read_ranges`] (which a remote source coalesces).
+///
+/// Reads take `&self`: one `NpySource` serves several threads. Bytes of the first read that
+/// follow the header are kept, and reads inside them cost no read of the source. Memory of a
+/// read is its output, plus the range's bytes when the dtype is decoded element by element or
+/// byte-swapped (at most [`MAX_WINDOW_BYTES`] at a time); nothing is sized by what the header
+/// claims before the source's length shows the bytes are there.
+///
+/// # Examples
+/// ```
+/// use npy_core::{NpySource, WriteOptions};
+/// let mut bytes = Vec::new();
+/// WriteOptions::new().write_to(&mut bytes, &(0..12).collect::<Vec<i32>>(), &[4, 3])?;
+/// let a = NpySource::open(bytes)?; // any ReadAt: a File, a Vec<u8>, a remote object
+/// assert_eq!(a.shape(), [4, 3]);
+/// assert_eq!(a.read_rows::<i32>(1..3)?, [3, 4, 5, 6, 7, 8]);
+/// assert_eq!(a.read_ranges::<i32>(&[0..2, 10..12])?, [vec![0, 1], vec![10, 11]]);
+/// assert_eq!(a.read_vec::<i32>()?.len(), 12);
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct NpySource<S> {
+    source: S,
+    meta: ArrayMeta,
+    options: ReadOptions,
+    /// The source's length in bytes.
+    size: u64,
+    /// The first bytes of the source (the first read), served from memory.
+    head: Vec<u8>,
+}
+
+impl<S: ReadAt> NpySource<S> {
+    /// Reads the header of `source` ([`FIRST_READ_BYTES`] in the first read) and its length.
+    ///
+    /// # Errors
+    /// Header errors ([`Header::read`]), [`ErrorKind::SizeOverflow`], the source's I/O errors.
+    pub fn open(source: S) -> Result<Self, Error> {
+        NpySource::open_with(source, &ReadOptions::default(), FIRST_READ_BYTES)
+    }
+
+    /// [`NpySource::open`] with read options (header limits, strict bools, casting, hint) and
+    /// the size of the first read (at least 16 bytes are read).
+    ///
+    /// # Errors
+    /// As [`NpySource::open`].
+    pub fn open_with(source: S, options: &ReadOptions, first_read: usize) -> Result<Self, Error> {
+        let (parsed, head) = read_header(&source, first_read, options)?;
+        let size = source.size()?;
+        let mut s = NpySource::from_parts(source, parsed, size, options)?;
+        s.head = head;
+        Ok(s)
+    }
+
+    /// An array over `source` whose header was read already (`header`, e.g. by a remote
+    /// reader's own first request) and whose source holds `size` bytes. No read happens.
+    ///
+    /// The source may hold only part of the bytes (a [`FetchedRange`]): reads then ask it for
+    /// the bytes they decode and nothing else.
+    ///
+    /// # Errors
+    /// [`ErrorKind::SizeOverflow`] when the header's sizes do not fit in 64 bits.
+    pub fn from_parts(
+        source: S,
+        header: ParsedHeader,
+        size: u64,
+        options: &ReadOptions,
+    ) -> Result<Self, Error> {
+        Ok(NpySource {
+            source,
+            meta: ArrayMeta::new(header)?,
+            options: *options,
+            size,
+            head: Vec::new(),
+        })
+    }
+
+    meta_accessors!();
+
+    /// Number of elements, as the header says (a `u64`: the data is still in the source;
+    /// `len()` of in-memory arrays is `usize`).
+    pub fn num_elements(&self) -> u64 {
+        self.meta.num_elements()
+    }
+
+    /// Whether the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.meta.is_empty()
+    }
+
+    /// The source's length in bytes, as found when opening.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The source.
+    pub fn get_ref(&self) -> &S {
+        &self.source
+    }
+
+    /// The source, giving up the header.
+    pub fn into_inner(self) -> S {
+        self.source
+    }
+
+    /// The bytes of the first read (header included), which reads take from memory.
+    pub fn head(&self) -> &[u8] {
+        &self.head
+    }
+
+    /// A streaming reader of the data from its first element ([`NpyReader::iter`],
+    /// [`NpyReader::read_into`] in parts, ...). Reads of it go to the source as they come,
+    /// each straight into the caller's buffer.
+    pub fn reader(&self) -> NpyReader<SourceCursor<'_, S>> {
+        let cursor = SourceCursor {
+            source: &self.source,
+            head: &self.head,
+            size: self.size,
+            pos: self.data_offset(),
+            span_end: self.data_offset(),
+            window: Vec::new(),
+            window_at: 0,
+        };
+        NpyReader::from_meta(cursor, self.meta.clone(), &self.options)
+            .with_available_bytes(self.size.saturating_sub(self.data_offset()))
+    }
+
+    /// A reader whose cursor reads the bytes up to `span_end` in one read of the source.
+    fn reader_to(&self, span_end: u64) -> NpyReader<SourceCursor<'_, S>> {
+        let mut r = self.reader();
+        r.inner_mut().span_end = span_end;
+        r
+    }
+
+    /// The byte range (offsets in the source) of elements `range` of `T` (memory order; a
+    /// subarray type `[U; N]` counts one element per trailing subarray, as typed reads do).
+    ///
+    /// # Errors
+    /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end;
+    /// [`ErrorKind::TypeMismatch`] when `T` does not read this dtype.
+    pub fn byte_range<T: NpyElement>(&self, range: Range<u64>) -> Result<Range<u64>, Error> {
+        let mut r = self.reader();
+        let each = r.fold_for::<T>()?;
+        if range.start > range.end || range.end > r.num_elements() {
+            return Err(Error::new(ErrorKind::OutOfRange {
+                what: "element range",
+                start: range.start,
+                end: range.end,
+                len: r.num_elements(),
+            }));
+        }
+        // Within the array's bytes, which fit in 64 bits.
+        let at = self.data_offset();
+        Ok(at + range.start * each..at + range.end * each)
+    }
+
+    /// The element range (memory order, in `T`) of rows `rows` of a C-order array.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Unsupported`] for Fortran-order or 0-d arrays, [`ErrorKind::OutOfRange`]
+    /// for rows outside the array.
+    pub fn row_elements<T: NpyElement>(&self, rows: Range<u64>) -> Result<Range<u64>, Error> {
+        let mut r = self.reader();
+        r.fold_for::<T>()?;
+        if r.order().is_fortran() || r.shape().is_empty() {
+            return Err(Error::new(ErrorKind::Unsupported {
+                operation: "read_rows",
+                reason: "rows are contiguous only in C-order arrays with at least one dimension"
+                    .into(),
+            }));
+        }
+        let count = r.shape()[0];
+        if rows.start > rows.end || rows.end > count {
+            return Err(Error::new(ErrorKind::OutOfRange {
+                what: "row range",
+                start: rows.start,
+                end: rows.end,
+                len: count,
+            }));
+        }
+        let row = checked_product(1, &r.shape()[1..]).unwrap_or(u64::MAX);
+        Ok(rows.start * row..rows.end * row)
+    }
+
+    /// Reads the whole array into a vector, in the file's memory order: one read of the
+    /// source (less what the first read already holds).
+    ///
+    /// # Errors
+    /// As [`NpyReader::read_vec`]; the source's I/O errors.
+    pub fn read_vec<T: NpyElement>(&self) -> Result<Vec<T>, Error> {
+        let mut r = self.reader();
+        let each = r.fold_for::<T>()?;
+        let end = self
+            .data_offset()
+            .saturating_add(r.num_elements().saturating_mul(each));
+        r.inner_mut().span_end = end;
+        r.read_vec()
+    }
+
+    /// Reads the whole array with its shape and order.
+    ///
+    /// # Errors
+    /// As [`NpySource::read_vec`].
+    pub fn read_array<T: NpyElement>(&self) -> Result<NpyArray<T>, Error> {
+        let mut r = self.reader();
+        let each = r.fold_for::<T>()?;
+        let end = self
+            .data_offset()
+            .saturating_add(r.num_elements().saturating_mul(each));
+        r.inner_mut().span_end = end;
+        let data = r.read_vec()?;
+        NpyArray::from_meta(r.meta().clone(), data)
+    }
+
+    /// Reads elements `range` (memory order) in one read of the source.
+    ///
+    /// # Errors
+    /// As [`NpyReader::read_range`]; the source's I/O errors.
+    pub fn read_range<T: NpyElement>(&self, range: Range<u64>) -> Result<Vec<T>, Error> {
+        let bytes = self.byte_range::<T>(range.clone())?;
+        let mut r = self.reader_to(bytes.end);
+        r.fold_for::<T>()?;
+        r.read_range(range)
+    }
+
+    /// Reads rows `rows` of a C-order array (a row is one index of the first dimension) in one
+    /// read of the source.
+    ///
+    /// # Errors
+    /// As [`NpyReader::read_rows`]; the source's I/O errors.
+    pub fn read_rows<T: NpyElement>(&self, rows: Range<u64>) -> Result<Vec<T>, Error> {
+        let elements = self.row_elements::<T>(rows)?;
+        self.read_range(elements)
+    }
+
+    /// Reads several element ranges (memory order), their bytes fetched with one
+    /// [`ReadAt::read_ranges`] call (one request per group of nearby ranges on a source that
+    /// coalesces them).
+    ///
+    /// # Errors
+    /// As [`NpySource::read_range`] for each range, checked before anything is read.
+    pub fn read_ranges<T: NpyElement>(&self, ranges: &[Range<u64>]) -> Result<Vec<Vec<T>>, Error> {
+        let bytes = ranges
+            .iter()
+            .map(|r| self.byte_range::<T>(r.clone()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let fetched = self.source.read_ranges(&bytes)?;
+        ranges
+            .iter()
+            .zip(bytes.iter().zip(fetched))
+            .map(|(range, (at, data))| {
+                let part = NpySource {
+                    source: FetchedRange::new(at.start, data),
+                    meta: self.meta.clone(),
+                    options: self.options,
+                    size: self.size,
+                    head: Vec::new(),
+                };
+                part.read_range::<T>(range.clone())
+            })
+            .collect()
+    }
+
+    /// Reads the whole array, whatever its dtype (see [`crate::read_dyn`]), in one read of the
+    /// source.
+    ///
+    /// # Errors
+    /// As [`NpyReader::read_dyn`]; the source's I/O errors.
+    pub fn read_dyn(&self) -> Result<DynArray, Error> {
+        let end = if self.dtype().has_object() {
+            // The pickle runs to the end of the file.
+            self.size
+        } else {
+            self.data_offset().saturating_add(self.meta.nbytes())
+        };
+        self.reader_to(end).read_dyn()
+    }
+
+    /// Reads elements `range` of any dtype (see [`NpyReader::read_dyn_range`]) in one read of
+    /// the source.
+    ///
+    /// # Errors
+    /// As [`NpyReader::read_dyn_range`]; the source's I/O errors.
+    pub fn read_dyn_range(&self, range: Range<u64>) -> Result<Vec<DynValue>, Error> {
+        let each = self.meta.itemsize();
+        let end = self
+            .data_offset()
+            .saturating_add(range.end.saturating_mul(each));
+        self.reader_to(end).read_dyn_range(range)
+    }
+}
+
+/// Bytes fetched from a larger source: `bytes` are the source's bytes at `offset..`. A
+/// [`ReadAt`] that serves reads inside them, for decoding a range fetched by other means (an
+/// async request) with [`NpySource::from_parts`].
+///
+/// # Examples
+/// ```
+/// use npy_core::{FetchedRange, ReadAt};
+/// let part = FetchedRange::new(100, vec![1u8, 2, 3]);
+/// let mut b = [0u8; 2];
+/// part.read_exact_at(101, &mut b)?;
+/// assert_eq!(b, [2, 3]);
+/// assert!(part.read_at(0, &mut b).is_err()); // not fetched
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct FetchedRange<B> {
+    offset: u64,
+    bytes: B,
+}
+
+impl<B: AsRef<[u8]>> FetchedRange<B> {
+    /// `bytes`, found at `offset` of their source.
+    pub fn new(offset: u64, bytes: B) -> Self {
+        FetchedRange { offset, bytes }
+    }
+
+    /// Where the bytes start in their source.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The bytes.
+    pub fn bytes(&self) -> &B {
+        &self.bytes
+    }
+}
+
+impl<B: AsRef<[u8]>> ReadAt for FetchedRange<B> {
+    /// The end of the fetched bytes (the source may be longer).
+    fn size(&self) -> io::Result<u64> {
+        Ok(self.offset.saturating_add(self.bytes.as_ref().len() as u64))
+    }
+
+    /// Reads inside the fetched bytes; a read that starts before them is
+    /// [`io::ErrorKind::InvalidInput`], one at or past their end reads 0 bytes.
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        let Some(rel) = offset.checked_sub(self.offset) else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "offset {offset} is before the fetched bytes (from {})",
+                    self.offset
+                ),
+            ));
+        };
+        self.bytes.as_ref().read_at(rel, buf)
+    }
+}
+
+/// A [`Read`] + [`Seek`] cursor on a [`ReadAt`]: what [`NpySource::reader`] reads through.
+///
+/// Reads inside the source's first bytes (kept by [`NpySource::open`]) come from memory; a read
+/// that covers the rest of the span being read goes straight to the source into the caller's
+/// buffer; a smaller one (element-by-element decoding) fetches the rest of the span, up to
+/// [`MAX_WINDOW_BYTES`], in one read and serves the following reads from it. Outside a span
+/// (streaming), a small read fetches [`READ_AHEAD_BYTES`].
+#[derive(Debug)]
+pub struct SourceCursor<'a, S: ?Sized> {
+    source: &'a S,
+    head: &'a [u8],
+    size: u64,
+    pos: u64,
+    /// Where the current operation's bytes end: a read before it fetches up to it.
+    span_end: u64,
+    window: Vec<u8>,
+    window_at: u64,
+}
+
+impl<S: ReadAt + ?Sized> Read for SourceCursor<'_, S> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        if let Ok(at) = usize::try_from(self.pos) {
+            if at < self.head.len() {
+                let n = out.len().min(self.head.len() - at);
+                out[..n].copy_from_slice(&self.head[at..at + n]);
+                self.pos += n as u64;
+                return Ok(n);
+            }
+        }
+        let window_end = self.window_at + self.window.len() as u64;
+        if self.pos >= self.window_at && self.pos < window_end {
+            let at = (self.pos - self.window_at) as usize;
+            let n = out.len().min(self.window.len() - at);
+            out[..n].copy_from_slice(&self.window[at..at + n]);
+            self.pos += n as u64;
+            return Ok(n);
+        }
+        // Outside an operation's span (a streaming reader's small reads: a summary's edges),
+        // read ahead as a buffered reader would.
+        let span = match self.span_end.saturating_sub(self.pos) {
+            0 => READ_AHEAD_BYTES as u64,
+            n => n,
+        };
+        let fill = usize::try_from(span.min(self.size.saturating_sub(self.pos)))
+            .unwrap_or(usize::MAX)
+            .min(MAX_WINDOW_BYTES);
+        if fill <= out.len() {
+            let n = self.source.read_at(self.pos, out)?;
+            self.pos += n as u64;
+            return Ok(n);
+        }
+        self.window.clear();
+        self.window.resize(fill, 0);
+        let n = self.source.read_at(self.pos, &mut self.window)?;
+        self.window.truncate(n);
+        self.window_at = self.pos;
+        let k = out.len().min(n);
+        out[..k].copy_from_slice(&self.window[..k]);
+        self.pos += k as u64;
+        Ok(k)
+    }
+}
+
+impl<S: ReadAt + ?Sized> Seek for SourceCursor<'_, S> {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let target = match to {
+            SeekFrom::Start(at) => Some(at),
+            SeekFrom::End(d) => self.size.checked_add_signed(d),
+            SeekFrom::Current(d) => self.pos.checked_add_signed(d),
+        };
+        let Some(target) = target else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a seek before the start or past 2^64 bytes",
+            ));
+        };
+        self.pos = target;
+        Ok(target)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use super::*;
+    use crate::write::WriteOptions;
+
+    /// A source that records every read (offset, length) it is asked for.
+    struct Counting {
+        bytes: Vec<u8>,
+        reads: RefCell<Vec<(u64, usize)>>,
+    }
+
+    impl ReadAt for Counting {
+        fn size(&self) -> io::Result<u64> {
+            Ok(self.bytes.len() as u64)
+        }
+        fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+            self.reads.borrow_mut().push((offset, buf.len()));
+            self.bytes.read_at(offset, buf)
+        }
+    }
+
+    fn counting(bytes: Vec<u8>) -> Counting {
+        Counting {
+            bytes,
+            reads: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn npy<T: NpyElement>(data: &[T], shape: &[u64]) -> Vec<u8> {
+        let mut out = Vec::new();
+        WriteOptions::new().write_to(&mut out, data, shape).unwrap();
+        out
+    }
+
+    /// A header whose data offset is exactly `end` (a record dtype with a long field name
+    /// sized to land there; `np.save` pads to 64 bytes, so `end` is a multiple of 64).
+    fn header_ending_at(end: usize) -> Vec<u8> {
+        for name_len in 1..end {
+            let descr = format!("[('{}', '<u1')]", "a".repeat(name_len));
+            let h = Header::new(descr.parse().unwrap(), vec![3]);
+            let bytes = h.to_bytes(None).unwrap();
+            if bytes.len() == end {
+                let mut b = bytes;
+                b.extend_from_slice(&[7, 8, 9]);
+                return b;
+            }
+        }
+        panic!("no header of {end} bytes");
+    }
+
+    /// The header in one read when it ends at, or before, the first read's end; two when it
+    /// ends one byte (here: one padding block) after.
+    #[test]
+    fn header_takes_one_read_unless_longer_than_the_first() {
+        for (end, first, reads) in [(256, 256, 1), (256, 257, 1), (320, 256, 2), (256, 255, 2)] {
+            let src = counting(header_ending_at(end));
+            let a = NpySource::open_with(&src, &ReadOptions::default(), first).unwrap();
+            assert_eq!(a.data_offset(), end as u64);
+            assert_eq!(src.reads.borrow().len(), reads, "end {end} first {first}");
+            assert_eq!(src.reads.borrow()[0], (0, first));
+            if reads == 2 {
+                assert_eq!(src.reads.borrow()[1].0, first as u64);
+            }
+        }
+    }
+
+    /// Rows and ranges: one read each, of exactly their bytes; several ranges one call.
+    #[test]
+    fn rows_and_ranges_read_once_each() {
+        let data: Vec<u16> = (0..4000).collect();
+        let src = counting(npy(&data, &[1000, 4]));
+        let a = NpySource::open_with(&src, &ReadOptions::default(), 64).unwrap();
+        src.reads.borrow_mut().clear();
+        assert_eq!(a.read_rows::<u16>(10..12).unwrap(), data[40..48]);
+        assert_eq!(*src.reads.borrow(), [(128 + 80, 16)]);
+        src.reads.borrow_mut().clear();
+        // Decoded element by element (widened to u32): still one read.
+        let opts = ReadOptions::default().casting(crate::header::Casting::Safe);
+        let b = NpySource::open_with(&src, &opts, 64).unwrap();
+        src.reads.borrow_mut().clear();
+        let wide: Vec<u32> = b.read_range(100..3000).unwrap();
+        assert_eq!(wide, (100..3000).collect::<Vec<u32>>());
+        assert_eq!(*src.reads.borrow(), [(128 + 200, 5800)]);
+        src.reads.borrow_mut().clear();
+        let parts = a.read_ranges::<u16>(&[0..2, 3998..4000]).unwrap();
+        assert_eq!(parts, [vec![0, 1], vec![3998, 3999]]);
+        assert_eq!(src.reads.borrow().len(), 2); // the default read_ranges: one read each
+        src.reads.borrow_mut().clear();
+        assert_eq!(a.read_vec::<u16>().unwrap(), data);
+        assert_eq!(*src.reads.borrow(), [(128, 8000)]);
+    }
+
+    /// Reads inside the first read's bytes cost nothing more.
+    #[test]
+    fn the_first_read_serves_small_arrays() {
+        let src = counting(npy(&[1.5f64, 2.5, -1.0], &[3]));
+        let a = NpySource::open(&src).unwrap();
+        assert_eq!(a.read_vec::<f64>().unwrap(), [1.5, 2.5, -1.0]);
+        assert_eq!(a.read_dyn().unwrap().values().len(), 3);
+        assert_eq!(src.reads.borrow().len(), 1);
+    }
+
+    /// A source shorter than its header claims: Truncated, without allocating the claim.
+    #[test]
+    fn short_sources_are_truncated_errors() {
+        let mut bytes = npy(&[1u32; 100], &[100]);
+        bytes.truncate(200);
+        let a = NpySource::open_with(bytes, &ReadOptions::default(), 64).unwrap();
+        let e = a.read_vec::<u32>().unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::Truncated { .. }), "{e}");
+        let e = a.read_range::<u32>(90..101).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::OutOfRange { .. }), "{e}");
+        // A header claiming 4 GiB of header bytes in a tiny source: refused by the limit.
+        let mut huge = b"\x93NUMPY\x02\x00".to_vec();
+        huge.extend_from_slice(&u32::MAX.to_le_bytes());
+        huge.resize(64, b' ');
+        let e = NpySource::open_with(huge, &ReadOptions::default(), 16).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::HeaderTooLong { .. }), "{e}");
+        // Within the limit but longer than the source: Truncated.
+        let mut long = b"\x93NUMPY\x02\x00".to_vec();
+        long.extend_from_slice(&(1u32 << 20).to_le_bytes());
+        long.resize(100, b' ');
+        let e = NpySource::open_with(long, &ReadOptions::default(), 16).unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::Truncated { .. }), "{e}");
+    }
+
+    /// A streaming reader's small reads outside any span read ahead 64 KiB at a time.
+    #[test]
+    fn streaming_reads_ahead() {
+        let data: Vec<u8> = (0..=255u8).cycle().take(200_000).collect();
+        let src = counting(npy(&data, &[200_000]));
+        let a = NpySource::open_with(&src, &ReadOptions::default(), 64).unwrap();
+        src.reads.borrow_mut().clear();
+        let mut r = a.reader();
+        let mut three = [0u8; 3];
+        r.read_into(&mut three).unwrap();
+        r.read_into(&mut three).unwrap();
+        assert_eq!(three, [3, 4, 5]);
+        assert_eq!(*src.reads.borrow(), [(128, READ_AHEAD_BYTES)]);
+    }
+
+    #[test]
+    fn header_extent_at_its_boundaries() {
+        let o = ReadOptions::default();
+        let bytes = npy(&[0u8; 4], &[4]);
+        for n in 0..bytes.len() {
+            let got = header_extent(&bytes[..n], &o);
+            match n {
+                0 => assert!(got.is_err()),
+                1..=9 => assert_eq!(got.unwrap(), None, "{n}"),
+                _ => assert_eq!(got.unwrap(), Some(128), "{n}"),
+            }
+        }
+        assert!(header_extent(b"\x93NUMPY\x09\x00", &o).is_err());
+    }
+}

@@ -1,0 +1,177 @@
+//! [`BlockingObject`]: a remote object as a synchronous [`npy_core::ReadAt`], so that
+//! npy-core's readers ([`npy_core::NpySource`], [`npy_core::TensorInfo`]) run on it.
+
+use std::future::Future;
+use std::ops::Range;
+use std::sync::{mpsc, Arc, OnceLock};
+
+use bytes::Bytes;
+use npy_core::ReadAt;
+use object_store::path::Path;
+use object_store::ObjectStore;
+
+use crate::error::{RemoteError, RemoteErrorKind};
+use crate::remote::{RemoteObject, RemoteOptions};
+
+/// The runtime the blocking calls run their requests on: two worker threads, made on first
+/// use and kept for the process (never dropped, so never dropped inside an async context).
+fn runtime() -> Result<&'static tokio::runtime::Runtime, String> {
+    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .thread_name("npy-object-store")
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start the I/O runtime: {e}"))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// Runs `fut` to completion on this crate's runtime and waits for it on the calling thread.
+/// Works from any thread, an async runtime's own included (the thread then blocks, as any
+/// blocking call does there).
+///
+/// # Errors
+/// `fut`'s errors; [`RemoteErrorKind::Url`] when the runtime cannot start or the request's
+/// task is lost.
+pub fn block_on<T, F>(url: &str, fut: F) -> Result<T, RemoteError>
+where
+    T: Send + 'static,
+    F: Future<Output = Result<T, RemoteError>> + Send + 'static,
+{
+    let rt = runtime().map_err(|e| RemoteError::new(url, RemoteErrorKind::Url(e)))?;
+    let (tx, rx) = mpsc::sync_channel(1);
+    rt.spawn(async move {
+        let _ = tx.send(fut.await);
+    });
+    rx.recv().unwrap_or_else(|_| {
+        Err(RemoteError::new(
+            url,
+            RemoteErrorKind::Url("the request's task ended without an answer".into()),
+        ))
+    })
+}
+
+/// A remote object read synchronously by ranged GETs: [`npy_core::ReadAt`] for it.
+///
+/// Opening sends the first GET ([`RemoteOptions::first_read`] bytes), which gives the size and
+/// ETag; reads inside those bytes are answered from memory, so `NpySource::open` on it reads
+/// the header with that one GET. Every other `read_at` is one ranged GET (checked as
+/// [`RemoteObject`] checks it); [`ReadAt::read_ranges`] is one `get_ranges` call (coalesced).
+/// Errors reach the caller as `std::io::Error`s that hold the [`RemoteError`] (URL and kind).
+///
+/// # Examples
+/// ```
+/// use std::sync::Arc;
+/// use npy_core::NpySource;
+/// use npy_object_store::{block_on, BlockingObject, RemoteError, RemoteErrorKind};
+/// use object_store::{memory::InMemory, path::Path, ObjectStoreExt};
+/// let store = Arc::new(InMemory::new());
+/// let mut bytes = Vec::new();
+/// npy_core::WriteOptions::new().write_to(&mut bytes, &[1u16, 2, 3, 4], &[2, 2])?;
+/// let s = Arc::clone(&store);
+/// block_on("memory:///a.npy", async move {
+///     let put = s.put(&Path::from("a.npy"), bytes.into()).await;
+///     put.map(drop).map_err(|e| RemoteError::new("memory:///a.npy", RemoteErrorKind::Store(e)))
+/// })?;
+///
+/// let object = BlockingObject::open(store, "a.npy".into(), "memory:///a.npy")?;
+/// let a = NpySource::open(object)?;
+/// assert_eq!(a.read_rows::<u16>(1..2)?, [3, 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct BlockingObject {
+    object: Arc<RemoteObject>,
+    head: Bytes,
+}
+
+impl BlockingObject {
+    /// Opens `path` of `store` with the default options (`url` names it in errors).
+    ///
+    /// # Errors
+    /// As [`RemoteObject::open`].
+    pub fn open(
+        store: Arc<dyn ObjectStore>,
+        path: Path,
+        url: impl Into<String>,
+    ) -> Result<BlockingObject, RemoteError> {
+        BlockingObject::open_with(store, path, url, RemoteOptions::default())
+    }
+
+    /// [`BlockingObject::open`] with options (first read, retries).
+    ///
+    /// # Errors
+    /// As [`RemoteObject::open`].
+    pub fn open_with(
+        store: Arc<dyn ObjectStore>,
+        path: Path,
+        url: impl Into<String>,
+        options: RemoteOptions,
+    ) -> Result<BlockingObject, RemoteError> {
+        let url = url.into();
+        let (object, head) = block_on(&url.clone(), async move {
+            RemoteObject::open(store, path, url, options.first_read, options.retries).await
+        })?;
+        Ok(BlockingObject {
+            object: Arc::new(object),
+            head,
+        })
+    }
+
+    /// The object (URL, size, ETag).
+    pub fn object(&self) -> &RemoteObject {
+        &self.object
+    }
+
+    /// The object's URL.
+    pub fn url(&self) -> &str {
+        self.object.url()
+    }
+
+    /// The bytes `range` with one GET (from memory inside the first GET's bytes).
+    ///
+    /// # Errors
+    /// As [`RemoteObject::get`].
+    pub fn get(&self, range: Range<u64>) -> Result<Bytes, RemoteError> {
+        let held = self.head.len() as u64;
+        if range.end <= held && range.start <= range.end {
+            return Ok(self.head.slice(range.start as usize..range.end as usize));
+        }
+        let object = Arc::clone(&self.object);
+        block_on(self.object.url(), async move { object.get(range).await })
+    }
+}
+
+impl ReadAt for BlockingObject {
+    /// The size the first response gave.
+    fn size(&self) -> std::io::Result<u64> {
+        Ok(self.object.size())
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        let end = offset
+            .saturating_add(buf.len() as u64)
+            .min(self.object.size());
+        if offset >= end {
+            return Ok(0);
+        }
+        let bytes = self.get(offset..end).map_err(RemoteError::into_io)?;
+        let n = bytes.len().min(buf.len());
+        buf[..n].copy_from_slice(&bytes[..n]);
+        Ok(n)
+    }
+
+    fn read_ranges(&self, ranges: &[Range<u64>]) -> std::io::Result<Vec<Vec<u8>>> {
+        let object = Arc::clone(&self.object);
+        let wanted = ranges.to_vec();
+        let got = block_on(self.object.url(), async move {
+            object.get_ranges(&wanted).await
+        })
+        .map_err(RemoteError::into_io)?;
+        Ok(got.into_iter().map(|b| b.to_vec()).collect())
+    }
+}

@@ -1,0 +1,201 @@
+//! [`RemoteError`]: every fault of a remote read, typed, naming the object's URL.
+
+use std::ops::Range;
+
+/// What went wrong in a remote read ([`RemoteError::kind`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RemoteErrorKind {
+    /// The object does not exist (HTTP 404).
+    #[error("not found")]
+    NotFound,
+    /// The store refused the request (HTTP 401 or 403: credentials missing or not allowed).
+    #[error("access denied: {0}")]
+    Denied(String),
+    /// The server answered a ranged request with the whole object (HTTP 200, not 206): it
+    /// ignores `Range`. Refused before the body is read, so nothing of the object is buffered.
+    #[error("the server ignores Range requests (it answered 200 with the whole object)")]
+    RangeIgnored,
+    /// The server sent a range other than the one asked for (`Content-Range`).
+    #[error("asked for bytes {expected:?}, the server sent {actual}")]
+    RangeMismatch {
+        /// The bytes asked for.
+        expected: Range<u64>,
+        /// What the server said it sent.
+        actual: String,
+    },
+    /// The body ended before the bytes asked for (a truncated or short response).
+    #[error("the response for bytes {range:?} ended after {got} bytes")]
+    Truncated {
+        /// The bytes asked for.
+        range: Range<u64>,
+        /// The bytes that arrived.
+        got: u64,
+    },
+    /// The body held more bytes than asked for; reading stopped there.
+    #[error("the response for bytes {range:?} holds more than its {} bytes", range.end - range.start)]
+    TooLong {
+        /// The bytes asked for.
+        range: Range<u64>,
+    },
+    /// The object changed between requests (another ETag or size than when it was opened, or
+    /// an `If-Match` precondition failed).
+    #[error("the object changed while being read ({0})")]
+    Changed(String),
+    /// A request timed out (after the store's and this crate's retries).
+    #[error("timed out: {0}")]
+    Timeout(String),
+    /// The `.npy` data itself: header errors, type mismatches, truncation.
+    #[error(transparent)]
+    Npy(npy_core::Error),
+    /// A URL this crate cannot open (unknown scheme, backend feature not built).
+    #[error("{0}")]
+    Url(String),
+    /// Any other error of the store (connection refused, reset, a server error).
+    #[error(transparent)]
+    Store(object_store::Error),
+}
+
+/// A remote read's error: its [`RemoteErrorKind`] and the URL of the object.
+///
+/// # Examples
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use std::sync::Arc;
+/// use npy_object_store::{RemoteErrorKind, RemoteNpy};
+/// let store = Arc::new(object_store::memory::InMemory::new());
+/// let err = RemoteNpy::open(store, "missing.npy".into(), "memory:///missing.npy")
+///     .await
+///     .unwrap_err();
+/// assert!(matches!(err.kind(), RemoteErrorKind::NotFound));
+/// assert_eq!(err.to_string(), "memory:///missing.npy: not found");
+/// # }
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[error("{url}: {kind}")]
+pub struct RemoteError {
+    url: String,
+    #[source]
+    kind: RemoteErrorKind,
+}
+
+impl RemoteError {
+    /// An error of `kind` reading `url`.
+    pub fn new(url: impl Into<String>, kind: RemoteErrorKind) -> Self {
+        RemoteError {
+            url: url.into(),
+            kind,
+        }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &RemoteErrorKind {
+        &self.kind
+    }
+
+    /// The object's URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Whether trying the same request again may succeed (a short body, a reset or a timeout),
+    /// what this crate's retries ([`RemoteOptions::retries`](crate::RemoteOptions)) retry.
+    pub fn is_transient(&self) -> bool {
+        match &self.kind {
+            RemoteErrorKind::Truncated { .. } | RemoteErrorKind::Timeout(_) => true,
+            RemoteErrorKind::Store(e) => !matches!(
+                e,
+                object_store::Error::NotFound { .. }
+                    | object_store::Error::Precondition { .. }
+                    | object_store::Error::PermissionDenied { .. }
+                    | object_store::Error::Unauthenticated { .. }
+                    | object_store::Error::NotSupported { .. }
+                    | object_store::Error::InvalidPath { .. }
+            ),
+            _ => false,
+        }
+    }
+
+    /// The error as an I/O error (what [`npy_core::ReadAt`] returns), kept inside it: a
+    /// `npy_core::Error` made from it still names the URL and its kind.
+    pub fn into_io(self) -> std::io::Error {
+        let kind = match &self.kind {
+            RemoteErrorKind::NotFound => std::io::ErrorKind::NotFound,
+            RemoteErrorKind::Denied(_) => std::io::ErrorKind::PermissionDenied,
+            RemoteErrorKind::Timeout(_) => std::io::ErrorKind::TimedOut,
+            RemoteErrorKind::Truncated { .. } => std::io::ErrorKind::UnexpectedEof,
+            _ => std::io::ErrorKind::Other,
+        };
+        std::io::Error::new(kind, self)
+    }
+}
+
+/// The typed kind of a store error: the HTTP client's refusals of a bad range are generic
+/// errors of object_store, told apart by their text.
+pub(crate) fn classify(e: object_store::Error, expected: Option<&Range<u64>>) -> RemoteErrorKind {
+    match e {
+        object_store::Error::NotFound { .. } => RemoteErrorKind::NotFound,
+        object_store::Error::PermissionDenied { source, .. }
+        | object_store::Error::Unauthenticated { source, .. } => {
+            RemoteErrorKind::Denied(source.to_string())
+        }
+        object_store::Error::Precondition { source, .. } => {
+            RemoteErrorKind::Changed(format!("If-Match failed: {source}"))
+        }
+        e => {
+            let chain = chain_text(&e);
+            // The generic client's check, and the HTTP store's own (a 200 to a ranged GET).
+            if chain.contains("Received non-partial response when range requested")
+                || chain.contains("Range request not supported")
+            {
+                return RemoteErrorKind::RangeIgnored;
+            }
+            if let (Some(at), Some(expected)) = (chain.find("Requested "), expected) {
+                if chain[at..].contains(", got ") {
+                    let actual = chain[at..].split(", got ").nth(1).unwrap_or("").to_owned();
+                    return RemoteErrorKind::RangeMismatch {
+                        expected: expected.clone(),
+                        actual,
+                    };
+                }
+            }
+            if timed_out(&e) {
+                return RemoteErrorKind::Timeout(chain);
+            }
+            RemoteErrorKind::Store(e)
+        }
+    }
+}
+
+/// Every message of the error's source chain, joined.
+fn chain_text(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        cur = s.source();
+    }
+    out
+}
+
+/// Whether the error (or one of its sources) is a timeout.
+fn timed_out(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(s) = cur {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::TimedOut {
+                return true;
+            }
+        }
+        #[cfg(any(feature = "aws", feature = "gcp", feature = "azure", feature = "http"))]
+        if let Some(h) = s.downcast_ref::<object_store::client::HttpError>() {
+            if matches!(h.kind(), object_store::client::HttpErrorKind::Timeout) {
+                return true;
+            }
+        }
+        cur = s.source();
+    }
+    false
+}

@@ -1,0 +1,77 @@
+//! Read NumPy `.npy` arrays from object stores by byte ranges: S3 (and S3 APIs), Google Cloud
+//! Storage, Azure Blob Storage, HTTP servers and local files, on Apache Arrow's
+//! [`object_store`].
+//!
+//! A `.npy` file's header is at its start and its data follows in one block, so a reader needs
+//! one ranged GET for the header and one for any row range:
+//!
+//! | operation | requests |
+//! |---|---|
+//! | open, header | 1 GET of [`npy_core::FIRST_READ_BYTES`] (a second only for a longer header) |
+//! | rows, an element range | 1 GET (none when the first GET's bytes hold it) |
+//! | several ranges | `get_ranges`: nearby ranges coalesced into one GET |
+//! | the whole array | parallel GETs of [`RemoteOptions::part_bytes`] |
+//!
+//! - [`RemoteNpy`]: async, runtime-agnostic (it spawns nothing; the HTTP-based stores need
+//!   tokio, as object_store's client does).
+//! - [`BlockingObject`]: a blocking [`npy_core::ReadAt`] over an object, so npy-core's
+//!   [`npy_core::NpySource`] and every reader on a range source run on it.
+//! - [`CountingStore`]: a store wrapper counting GETs and bytes (this crate's tests assert
+//!   both for every operation).
+//! - [`store_for_url`]: `s3://`, `gs://`, `az://`, `http(s)://`, `file://` URLs, configured
+//!   from object_store's environment variables.
+//!
+//! Faults are typed ([`RemoteErrorKind`]) and name the URL: a missing object, a refused one,
+//! a server that ignores `Range` (refused before its body is read), a short body, a
+//! `Content-Range` other than asked, timeouts (retries bounded: [`RemoteOptions::retries`]
+//! and the store's own `RetryConfig`), an object that changed between requests (`If-Match`
+//! on every GET after the first, ETag and size compared). Memory is bounded by what was
+//! asked: no body is buffered beyond the range requested.
+//!
+//! Cloud backends are features: `aws`, `gcp`, `azure`, `http` (each object_store's feature of
+//! that name, with reqwest and rustls). Without any, `file://` and in-memory stores work.
+//!
+//! # Examples
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! use npy_object_store::{CountingStore, RemoteNpy};
+//! use object_store::{memory::InMemory, path::Path, ObjectStoreExt};
+//!
+//! let store = Arc::new(CountingStore::new(InMemory::new()));
+//! let counts = store.counts();
+//! let mut bytes = Vec::new();
+//! let data: Vec<f32> = (0..100_000).map(|i| i as f32).collect();
+//! npy_core::WriteOptions::new().write_to(&mut bytes, &data, &[1000, 100])?;
+//! store.put(&Path::from("x.npy"), bytes.into()).await?;
+//!
+//! let a = RemoteNpy::open(store, "x.npy".into(), "memory:///x.npy").await?;
+//! assert_eq!(a.shape(), [1000, 100]);
+//! assert_eq!(counts.take().gets, 1); // the header
+//! let rows = a.read_rows::<f32>(900..902).await?;
+//! assert_eq!(rows[0], 90_000.0);
+//! let c = counts.take();
+//! assert_eq!((c.gets, c.bytes), (1, 800)); // one GET of exactly the two rows
+//! # Ok(()) }
+//! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+mod blocking;
+mod counting;
+mod error;
+mod remote;
+mod url;
+
+pub use blocking::{block_on, BlockingObject};
+pub use counting::{CountingStore, Counts, Snapshot};
+pub use error::{RemoteError, RemoteErrorKind};
+pub use remote::{RemoteNpy, RemoteObject, RemoteOptions};
+pub use url::{is_url, store_for_url};
+
+/// The README's examples, run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -1,0 +1,43 @@
+//! Arrays as `np.save` lays them out, and the assertions on request counts.
+
+use npy_core::{Header, WriteOptions};
+use npy_object_store::{Counts, Snapshot};
+
+/// `data` saved with shape `shape` (`np.save`'s layout: header padded to 64 bytes).
+pub fn npy<T: npy_core::NpyElement>(data: &[T], shape: &[u64]) -> Vec<u8> {
+    let mut out = Vec::new();
+    WriteOptions::new().write_to(&mut out, data, shape).unwrap();
+    out
+}
+
+/// 4 bytes of `u8` data after a header whose data offset is exactly `end`: one record field
+/// `('aaa…', '|u1')` whose name is sized so that `np.save`'s padding lands there.
+pub fn header_ending_at(end: usize) -> Vec<u8> {
+    for name_len in 1..end {
+        let descr = format!("[('{}', '|u1')]", "a".repeat(name_len));
+        let bytes = Header::new(descr.parse().unwrap(), vec![4])
+            .to_bytes(None)
+            .unwrap();
+        if bytes.len() == end {
+            let mut b = bytes;
+            b.extend_from_slice(&[1, 2, 3, 4]);
+            return b;
+        }
+    }
+    panic!("no np.save header is {end} bytes long");
+}
+
+/// The requests and bytes since the last call, checked.
+#[track_caller]
+pub fn expect(counts: &Counts, what: &str, gets: u64, bytes: u64) {
+    let got = counts.take();
+    assert_eq!(
+        got,
+        Snapshot {
+            gets,
+            heads: 0,
+            bytes
+        },
+        "{what}"
+    );
+}
