@@ -19,7 +19,11 @@
 //! | write a stream of rows | [`WriteOptions::create_stream`] |
 //! | append rows | [`append(path, &rows, shape)`](append); [`NpyAppender`] for many appends |
 //! | change byte order, memory order or version | [`convert_file`] with [`ConvertOptions`] |
+//! | read from any range source (a buffer, a user type, a remote object) | [`NpySource::open(source)`](NpySource::open) over a [`ReadAt`]: the header in one read, rows and ranges in one read each |
+//! | `.npz` archives | crate `npy-npz`: `npy_npz::NpzArchive::open(path)`, `npy_npz::NpzWriter` |
 //! | object arrays (dtype `O`) | crate `npy-pickle`: `npy_pickle::read_dyn(path)`, `npy_pickle::read_objects` |
+//! | arrays in S3, GCS, Azure or over HTTP | crate `npy-object-store`: `RemoteNpy` (async), `BlockingObject` (a [`ReadAt`] for [`NpySource`]) |
+//! | print as numpy does | `format!("{array}")` (numpy's `str()`), `{array:#}` (`repr()`); [`print::PrintOptions`] for threshold, edge items, width |
 //!
 //! | feature | adds |
 //! |---|---|
