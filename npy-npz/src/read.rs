@@ -42,6 +42,16 @@ pub struct Member {
     pub header_offset: u64,
 }
 
+/// Bytes a stored member's reader reads ahead for a read smaller than this (a header's magic,
+/// length field and text are three reads), so they cost one read of the source.
+const READ_AHEAD_BYTES: usize = 8 << 10;
+
+/// Bytes of a member read at once when only its `.npy` header is wanted ([`NpzArchive::header`],
+/// [`NpzArchive::info`]): the headers numpy writes are 128 bytes to a few KiB, so one read of
+/// the source (one request, remote) holds them; a longer header takes further reads of this
+/// size.
+const HEADER_READ_BYTES: usize = 8 << 10;
+
 impl Member {
     /// The key numpy lists the member under ([`key_of`] its name: one `.npy` removed).
     pub fn key(&self) -> &str {
@@ -354,6 +364,8 @@ impl<R: ReadAt> NpzArchive<R> {
             Inner::Stored {
                 src: &self.source,
                 start,
+                ahead: Vec::new(),
+                ahead_at: 0,
             }
         } else {
             let compressed = Compressed {
@@ -401,7 +413,13 @@ impl<R: ReadAt> NpzArchive<R> {
     pub fn header(&self, key: &str) -> Result<ParsedHeader, Error> {
         let index = self.find(key)?;
         let mut r = self.reader(index, false)?;
-        Header::read_with(&mut r, &self.options).map_err(|e| self.npy_error(e, index, &mut r))
+        // Through a buffer: a header's small reads (magic, length, text) are one read of the
+        // source, which for a remote source is one request.
+        let parsed = Header::read_with(
+            &mut BufReader::with_capacity(HEADER_READ_BYTES, &mut r),
+            &self.options,
+        );
+        parsed.map_err(|e| self.npy_error(e, index, &mut r))
     }
 
     /// The member's summary from its header ([`TensorInfo`], named by its key; its
@@ -413,8 +431,12 @@ impl<R: ReadAt> NpzArchive<R> {
         let index = self.find(key)?;
         let name = self.members[index].key().to_owned();
         let mut r = self.reader(index, false)?;
-        TensorInfo::from_reader_with(name, &mut r, &self.options)
-            .map_err(|e| self.npy_error(e, index, &mut r))
+        let info = TensorInfo::from_reader_with(
+            name,
+            &mut BufReader::with_capacity(HEADER_READ_BYTES, &mut r),
+            &self.options,
+        );
+        info.map_err(|e| self.npy_error(e, index, &mut r))
     }
 
     /// An npy-core error of reading member `index` through `r`: the reader's own fault
@@ -813,6 +835,10 @@ enum Inner<'a, R: ?Sized> {
     Stored {
         src: &'a R,
         start: u64,
+        /// Bytes read ahead for small reads (a header's magic, length and text), from member
+        /// position `ahead_at`: one read of the source (one request, remote) for many.
+        ahead: Vec<u8>,
+        ahead_at: u64,
     },
     Deflated(Box<DeflateDecoder<BufReader<Compressed<'a, R>>>>),
     /// A member inflated whole and CRC-checked already.
@@ -965,7 +991,36 @@ impl<R: ReadAt + ?Sized> Read for MemberReader<'_, R> {
         let want = usize::try_from(left).map_or(buf.len(), |l| l.min(buf.len()));
         let buf = &mut buf[..want];
         let n = match &mut self.inner {
-            Inner::Stored { src, start } => src.read_at(*start + self.pos, buf)?,
+            Inner::Stored {
+                src,
+                start,
+                ahead,
+                ahead_at,
+            } => {
+                let pos = self.pos;
+                let held = pos
+                    .checked_sub(*ahead_at)
+                    .and_then(|from| usize::try_from(from).ok())
+                    .filter(|&from| from < ahead.len());
+                if let Some(from) = held {
+                    let n = buf.len().min(ahead.len() - from);
+                    buf[..n].copy_from_slice(&ahead[from..from + n]);
+                    n
+                } else if buf.len() < READ_AHEAD_BYTES {
+                    // `left` bounds it: never past the member's end.
+                    let len =
+                        usize::try_from(left).map_or(READ_AHEAD_BYTES, |l| l.min(READ_AHEAD_BYTES));
+                    ahead.resize(len, 0);
+                    let got = src.read_at(*start + pos, ahead)?;
+                    ahead.truncate(got);
+                    *ahead_at = pos;
+                    let n = buf.len().min(got);
+                    buf[..n].copy_from_slice(&ahead[..n]);
+                    n
+                } else {
+                    src.read_at(*start + pos, buf)?
+                }
+            }
             Inner::Memory(bytes) => {
                 let from = usize::try_from(self.pos)
                     .unwrap_or(usize::MAX)

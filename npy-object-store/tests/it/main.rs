@@ -5,6 +5,7 @@
 mod common;
 #[cfg(feature = "http")]
 mod http;
+mod npz;
 #[cfg(feature = "aws")]
 mod s3;
 mod stores;
