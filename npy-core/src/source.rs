@@ -383,6 +383,15 @@ impl<S: ReadAt> NpySource<S> {
             .iter()
             .map(|r| self.byte_range::<T>(r.clone()))
             .collect::<Result<Vec<_>, _>>()?;
+        // The source's length shows the bytes are there before a buffer of each range's
+        // length is allocated (a header may claim far more than the file holds).
+        if let Some(r) = bytes.iter().find(|r| r.end > self.size) {
+            return Err(Error::new(ErrorKind::Truncated {
+                what: "array data",
+                needed: r.end - self.data_offset(),
+                found: self.size.saturating_sub(self.data_offset()),
+            }));
+        }
         let fetched = self.source.read_ranges(&bytes)?;
         ranges
             .iter()
@@ -593,6 +602,20 @@ mod tests {
             self.reads.borrow_mut().push((offset, buf.len()));
             self.bytes.read_at(offset, buf)
         }
+    }
+
+    /// A header claiming 2^40 elements over a file of a few bytes: a range of them is refused
+    /// by the source's length, not allocated (a 1 TiB buffer aborted the process).
+    #[test]
+    fn read_ranges_past_the_source_are_refused_before_allocating() {
+        let mut bytes = Header::new("|u1".parse().unwrap(), vec![1 << 40])
+            .to_bytes(None)
+            .unwrap();
+        bytes.extend_from_slice(&[1, 2, 3]);
+        let a = NpySource::open(bytes).unwrap();
+        assert_eq!(a.read_ranges::<u8>(&[0..3]).unwrap(), [vec![1, 2, 3]]);
+        let err = a.read_ranges::<u8>(&[0..2, 0..1 << 40]).unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::Truncated { found: 3, .. }), "{err}");
     }
 
     fn counting(bytes: Vec<u8>) -> Counting {

@@ -178,7 +178,9 @@ impl<R: ReadAt> NpzArchive<R> {
         for (((e, local), span), overlap) in
             dir.entries.into_iter().zip(locals).zip(spans).zip(overlaps)
         {
-            let renamed = local.as_ref().is_some_and(|l| l.name != e.raw_name);
+            let renamed = local
+                .as_ref()
+                .is_some_and(|l| l.name_len != e.raw_name.len() || l.name != e.raw_name);
             let member = Member {
                 method: e.method,
                 encrypted: e.flags & 1 != 0,
@@ -343,7 +345,13 @@ impl<R> NpzArchive<R> {
         }
         if p.renamed {
             return fail(ErrorKind::NameMismatch {
-                local: String::from_utf8_lossy(&local.name).into_owned(),
+                local: {
+                    let mut n = String::from_utf8_lossy(&local.name).into_owned();
+                    if local.name.len() < local.name_len {
+                        n.push('…');
+                    }
+                    n
+                },
             });
         }
         if let Some(next) = p.overlap {

@@ -262,10 +262,17 @@ pub(crate) fn decode_name(raw: &[u8], flags: u16) -> Result<String, Error> {
         .collect())
 }
 
+/// Bytes read past the central name's length in each local header: enough to show most
+/// local names that differ (the message's), a bounded multiple of the directory's bytes.
+const LOCAL_NAME_SLACK: u64 = 32;
+
 /// What an entry's local header says: its name and where the member's data starts.
 #[derive(Debug, Clone)]
 pub(crate) struct Local {
+    /// The name's first bytes (at most [`LOCAL_NAME_SLACK`] more than the central directory's name has).
     pub name: Vec<u8>,
+    /// The length the local header gives its name.
+    pub name_len: usize,
     pub data_start: u64,
 }
 
@@ -280,7 +287,7 @@ pub(crate) fn local_headers<R: ReadAt + ?Sized>(
         .map(|e| {
             let end = e
                 .header_offset
-                .saturating_add(LOCAL_LEN + e.raw_name.len() as u64);
+                .saturating_add(LOCAL_LEN + e.raw_name.len() as u64 + LOCAL_NAME_SLACK);
             e.header_offset..end
         })
         .collect();
@@ -293,21 +300,21 @@ pub(crate) fn local_headers<R: ReadAt + ?Sized>(
         }
         let name_len = usize::from(u16_at(&bytes, 26));
         let extra_len = u64::from(u16_at(&bytes, 28));
-        let name = match bytes.get(LOCAL_LEN as usize..LOCAL_LEN as usize + name_len) {
-            Some(n) => n.to_vec(),
-            None => {
-                // A local name longer than the central one: read it for the message.
-                let mut n = vec![0u8; name_len];
-                let got = src.read_at(e.header_offset + LOCAL_LEN, &mut n)?;
-                n.truncate(got);
-                n
-            }
-        };
+        // A local name longer than the central one is not read further (every entry may
+        // point at one local header claiming a 64 KiB name: reading each would make memory
+        // and requests a multiple of the directory): the bytes already read name it in the
+        // message, and its length alone tells that it differs.
+        let held = bytes.get(LOCAL_LEN as usize..).unwrap_or_default();
+        let name = held[..held.len().min(name_len)].to_vec();
         let data_start = e
             .header_offset
             .checked_add(LOCAL_LEN + name_len as u64 + extra_len);
         match data_start {
-            Some(data_start) => out.push(Some(Local { name, data_start })),
+            Some(data_start) => out.push(Some(Local {
+                name,
+                name_len,
+                data_start,
+            })),
             None => out.push(None),
         }
     }

@@ -475,3 +475,37 @@ fn r15_zip_differentials_follow_zipfile() {
     let want: Vec<&str> = cases.iter().map(|c| c.2).collect();
     assert_eq!(got, want, "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// Every central entry (46 bytes, no name) points at one local header whose name length says
+/// 65535: opening read 64 KiB per entry for the error message (1 MB of archive, 1.4 GB of
+/// memory, and one request per entry on a remote source). The name is now judged from the
+/// batch of small reads; the entries are refused as overlapping, each with a bounded message.
+#[test]
+fn a01_local_name_length_does_not_size_reads() {
+    let mut archive = vec![0x50u8, 0x4b, 3, 4, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    archive.extend_from_slice(&[0; 12]); // crc, sizes
+    archive.extend_from_slice(&u16::MAX.to_le_bytes()); // name length
+    archive.extend_from_slice(&[0, 0]); // extra length
+    archive.extend(std::iter::repeat_n(b'x', 65535));
+    let cd_at = archive.len() as u32;
+    let n = 2000u16;
+    for _ in 0..n {
+        let mut c = vec![0x50u8, 0x4b, 1, 2, 20, 0, 20, 0];
+        c.resize(46, 0);
+        archive.extend_from_slice(&c);
+    }
+    let cd_len = archive.len() as u32 - cd_at;
+    archive.extend_from_slice(&[0x50, 0x4b, 5, 6, 0, 0, 0, 0]);
+    archive.extend_from_slice(&n.to_le_bytes());
+    archive.extend_from_slice(&n.to_le_bytes());
+    archive.extend_from_slice(&cd_len.to_le_bytes());
+    archive.extend_from_slice(&cd_at.to_le_bytes());
+    archive.extend_from_slice(&[0, 0]);
+    let npz = NpzArchive::new(&archive[..]).unwrap();
+    let err = npz.read_bytes("").unwrap_err();
+    match err.kind() {
+        ErrorKind::NameMismatch { local } => assert!(local.chars().count() <= 33, "{local}"),
+        ErrorKind::Overlapped { .. } => {}
+        k => panic!("{k}"),
+    }
+}
