@@ -615,7 +615,10 @@ mod tests {
         let a = NpySource::open(bytes).unwrap();
         assert_eq!(a.read_ranges::<u8>(&[0..3]).unwrap(), [vec![1, 2, 3]]);
         let err = a.read_ranges::<u8>(&[0..2, 0..1 << 40]).unwrap_err();
-        assert!(matches!(err.kind(), ErrorKind::Truncated { found: 3, .. }), "{err}");
+        assert!(
+            matches!(err.kind(), ErrorKind::Truncated { found: 3, .. }),
+            "{err}"
+        );
     }
 
     fn counting(bytes: Vec<u8>) -> Counting {
