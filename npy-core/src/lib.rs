@@ -15,7 +15,7 @@
 //! | records as structs | `#[derive(NpyElement)]` (feature `derive`), then `read::<T>` / `write` as for numbers |
 //! | any dtype, decided at run time | [`read_dyn(path)`](read_dyn) gives a [`DynArray`]; [`read_columns`] gives one typed column per field |
 //! | the header only | [`TensorInfo::from_path`] (a summary); [`Header::read`] (the dict, version and data offset) |
-//! | write | [`write(path, &data, shape)`](write()); [`WriteOptions`] for dtype, order, byte order, version |
+//! | write | [`write(path, &data, shape)`](write()); [`WriteOptions`] for dtype, order, byte order, version, then [`WriteOptions::write_path`] (or [`WriteOptions::write_to`] for any `Write`) |
 //! | write a stream of rows | [`WriteOptions::create_stream`] |
 //! | append rows | [`append(path, &rows, shape)`](append); [`NpyAppender`] for many appends |
 //! | change byte order, memory order or version | [`convert_file`] with [`ConvertOptions`] |
@@ -33,6 +33,7 @@
 //! | `derive` | `#[derive(NpyElement)]`: a struct as a numpy record (structured dtype) |
 //! | `mmap` | `NpyMmap`: map a file and borrow its elements; `NpyMmapMut`: create or open one writable |
 //! | `serde` | `Serialize`/`Deserialize` for the header types |
+//! | `chrono` | conversions of `Datetime64` / `Timedelta64` to and from chrono's `DateTime<Utc>`, `NaiveDateTime` and `TimeDelta` |
 //!
 //! Each task below is also a runnable program in `examples/`
 //! (`cargo run -p npy-core --example NAME --all-features`).
