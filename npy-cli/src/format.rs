@@ -55,8 +55,28 @@ pub fn printable(s: &str) -> Cow<'_, str> {
 pub fn fail(e: &npy_core::Error, fallback: &std::path::Path) -> std::process::ExitCode {
     use std::io::Write as _;
     let path = e.path().unwrap_or(fallback).display().to_string();
-    let _ = writeln!(std::io::stderr(), "npy: {}: {}", printable(&path), e.kind());
+    let _ = writeln!(
+        std::io::stderr(),
+        "npy: {}: {}",
+        printable(&path),
+        describe(e)
+    );
     std::process::ExitCode::FAILURE
+}
+
+/// The message of `e` for someone at the command line: the library's, except where it names a
+/// Rust call the command line has an option for.
+pub fn describe(e: &npy_core::Error) -> String {
+    match e.kind() {
+        npy_core::ErrorKind::NotNpy(npy_core::NotNpy::Npz) => "this is an .npz archive (a zip of \
+            .npy files): pick a member with --member KEY (`npy info FILE` lists the keys)"
+            .to_owned(),
+        npy_core::ErrorKind::ObjectArray { dtype } => format!(
+            "file has dtype {dtype}, an array of Python objects: `npy show` prints it (decoding \
+             its pickle without executing anything); other commands do not rewrite object arrays"
+        ),
+        kind => kind.to_string(),
+    }
 }
 
 /// `--hint TYPE`: an ml_dtypes type name (`bfloat16`, `float8_e4m3fn`, `int4`, …, or

@@ -46,14 +46,14 @@ pub fn run(args: &Args) -> ExitCode {
         // One pass over the bytes: standard input, a FIFO or a device are read as streams
         // (opened without waiting for a FIFO's writer; with none, the stream is empty).
         None if args.file.as_os_str() == "-" => {
-            Header::read(&mut io::stdin().lock()).map_err(|e| e.to_string())
+            Header::read(&mut io::stdin().lock()).map_err(|e| crate::format::describe(&e))
         }
         None if crate::remote::is_url(&args.file) => {
-            crate::remote::header(&args.file).map_err(|e| e.to_string())
+            crate::remote::header(&args.file).map_err(|e| crate::format::describe(&e))
         }
         None => npy_core::open_stream(&args.file)
             .and_then(|f| Header::read(&mut BufReader::new(f)))
-            .map_err(|e| e.to_string()),
+            .map_err(|e| crate::format::describe(&e)),
     };
     let parsed = match parsed {
         Ok(p) => p,

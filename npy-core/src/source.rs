@@ -613,7 +613,10 @@ mod tests {
             .unwrap();
         bytes.extend_from_slice(&[1, 2, 3]);
         let a = NpySource::open(bytes).unwrap();
-        assert_eq!(a.read_ranges::<u8>(&[0..3]).unwrap(), [vec![1, 2, 3]]);
+        assert_eq!(
+            a.read_ranges::<u8>(&[0..3, 1..2]).unwrap(),
+            [vec![1, 2, 3], vec![2]]
+        );
         let err = a.read_ranges::<u8>(&[0..2, 0..1 << 40]).unwrap_err();
         assert!(
             matches!(err.kind(), ErrorKind::Truncated { found: 3, .. }),

@@ -14,7 +14,11 @@ pub enum RemoteErrorKind {
     Denied(String),
     /// The server answered a ranged request with the whole object (HTTP 200, not 206): it
     /// ignores `Range`. Refused before the body is read, so nothing of the object is buffered.
-    #[error("the server ignores Range requests (it answered 200 with the whole object)")]
+    #[error(
+        "the server ignores Range requests (it answered 200 with the whole object, which is not \
+         read): serve the file with a server that answers Range (most object stores and web \
+         servers do; Python's http.server does not), or download it first"
+    )]
     RangeIgnored,
     /// The server sent a range other than the one asked for (`Content-Range`).
     #[error("asked for bytes {expected:?}, the server sent {actual}")]

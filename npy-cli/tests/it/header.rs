@@ -84,3 +84,14 @@ fn errors() {
     let o = npy(["header"]);
     assert_eq!(o.status.code(), Some(2), "usage error");
 }
+
+/// An archive given where a `.npy` is expected: the message names the command line's way to
+/// it (`--member`), not a Rust call (found by a new user's trial).
+#[test]
+fn an_archive_without_member_names_the_option() {
+    let o = npy(["header", "fixtures/npz/order_endian.npz"]);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(err.contains("--member KEY"), "{err}");
+    assert!(!err.contains("npy_npz::"), "{err}");
+}
