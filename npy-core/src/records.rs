@@ -254,6 +254,7 @@ pub mod __private {
         } else {
             Record::packed(fields)
         };
+        // Unreachable from input: the fields are a Rust struct's (see # Panics).
         DType::Record(record.expect("a Rust struct's fields make a valid record"))
     }
 }

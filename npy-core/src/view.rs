@@ -152,6 +152,7 @@ impl<'a, T> NpyView<'a, T> {
     where
         T: Clone,
     {
+        // Unreachable from input: the view's length was checked against its shape when made.
         NpyArray::from_meta(self.meta.clone(), self.data.to_vec())
             .expect("view_data checked that a view holds exactly its shape's elements")
     }

@@ -245,6 +245,8 @@ impl MlType {
             }
             MlType::UInt4 | MlType::UInt2 => f64::from(low),
             _ => {
+                // Unreachable from input: the match above took every kind without a float
+                // layout (the int kinds); `layout()` is a table of the rest.
                 let l = self
                     .layout()
                     .expect("every other kind is a float with a layout");
@@ -281,6 +283,8 @@ impl MlType {
                 }
             }
             _ => {
+                // Unreachable from input: the match above took every kind without a float
+                // layout (the int kinds); `layout()` is a table of the rest.
                 let l = self
                     .layout()
                     .expect("every other kind is a float with a layout");
@@ -341,6 +345,8 @@ pub(crate) fn format_g(v: f64) -> String {
     }
     // The exponent of the value rounded to P significant digits decides the form.
     let sci = format!("{:.*e}", (P - 1) as usize, v.abs());
+    // Unreachable from input: the text is std's `{:e}` of a finite non-zero f64, which always
+    // ends in `e` and a decimal exponent.
     let (mantissa, exp) = sci
         .split_once('e')
         .expect("`{:e}` always writes an exponent");

@@ -163,6 +163,8 @@ impl DynColumns {
             _ => {
                 let c = &self.columns[*next];
                 *next += 1;
+                // Unreachable from input: every column was filled with one value per element
+                // of the array, and `i` is below its length.
                 c.value(i).expect("columns hold every element")
             }
         }

@@ -177,6 +177,8 @@ impl ParsedHeader {
     pub fn for_header(header: Header) -> Result<ParsedHeader, Error> {
         let text = header.to_text();
         let bytes = header.to_bytes(None)?;
+        // Unreachable from input: `bytes` is what `to_bytes` just wrote for this header (one of
+        // its versions, padding below ARRAY_ALIGN).
         let version = Version::from_bytes(bytes[6], bytes[7])
             .expect("to_bytes writes one of the versions it knows");
         let header_len = bytes.len() as u64 - version.prefix_len();
