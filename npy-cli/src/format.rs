@@ -1,7 +1,6 @@
 //! Small text helpers shared by the subcommands: thousands separators, shapes, and escaping
 //! of text taken from a file before it reaches a terminal.
 
-use std::borrow::Cow;
 use std::fmt::Write;
 
 /// `1024` as `"1,024"`.
@@ -34,21 +33,9 @@ pub fn shape(dims: &[u64]) -> String {
 }
 
 /// `s` with control characters escaped (`\n`, `\u{1b}`), so that text read from a file
-/// (header, field names, file names) cannot move the cursor or recolour the terminal.
-pub fn printable(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if c.is_control() {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
+/// (header, field names, file names) cannot move the cursor or recolour the terminal: the
+/// printer's own rule.
+pub use npy_core::__private::printable;
 
 /// Reports an error of a command that writes files as `npy: FILE: message` on stderr, FILE
 /// being the file the error names (`fallback` when it names none), and returns exit status 1.
@@ -91,6 +78,7 @@ pub fn parse_hint(s: &str) -> Result<npy_core::MlType, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
 
     #[test]
     fn thousands_separators() {

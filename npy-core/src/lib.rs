@@ -453,6 +453,7 @@ pub mod __private {
     pub use crate::literal::repr::{
         write_repr_bytes, write_repr_code_points, write_repr_float, write_repr_str,
     };
+    pub use crate::print::printable;
     pub use crate::read::{NpyFileReader, FILE_BUFFER_BYTES, PARALLEL_MIN_BYTES};
     pub use crate::records::__private::*;
     pub use crate::records::{FieldPlan, RecordPlan};

@@ -60,6 +60,8 @@ use crate::dynamic::{DynArray, DynValue};
 
 pub use fit::{ElementFormat, FormatBuilder};
 pub use layout::{scalar_str, write_str, ArrayDisplay};
+#[doc(hidden)]
+pub use strings::printable;
 
 /// numpy's print options that this printer follows (`np.set_printoptions`): built from
 /// numpy's defaults with one method per option.

@@ -36,7 +36,7 @@ pub(crate) fn repr_void(b: &[u8]) -> String {
 /// `s` with its control characters escaped (`\n`, `\u{1b}`) and the rest as it is: the `str`
 /// of a 0-d `U` array or of a `str` object, which numpy prints raw, so that a file cannot drive
 /// the terminal.
-pub(crate) fn printable(s: &str) -> Cow<'_, str> {
+pub fn printable(s: &str) -> Cow<'_, str> {
     if !s.chars().any(char::is_control) {
         return Cow::Borrowed(s);
     }
