@@ -278,11 +278,11 @@ impl Plan {
                         .checked_add(size)
                         .ok_or_else(|| overflow("record size", name.clone()))?;
                 }
-                DType::Record(Record::new(out, offset)?)
+                DType::Record(Record::new(out, offset).map_err(npy_core::Error::from)?)
             }
-            Plan::Tensor { shape, item } => {
-                DType::SubArray(SubArray::new(item.dtype()?, shape.clone())?)
-            }
+            Plan::Tensor { shape, item } => DType::SubArray(
+                SubArray::new(item.dtype()?, shape.clone()).map_err(npy_core::Error::from)?,
+            ),
         })
     }
 

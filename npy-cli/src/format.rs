@@ -59,7 +59,7 @@ pub fn describe(e: &npy_core::Error) -> String {
             .npy files): pick a member with --member KEY (`npy info FILE` lists the keys)"
             .to_owned(),
         npy_core::ErrorKind::ObjectArray { dtype } => format!(
-            "file has dtype {dtype}, an array of Python objects: `npy show` prints it (decoding \
+            "file has dtype '{dtype}', an array of Python objects: `npy show` prints it (decoding \
              its pickle without executing anything); other commands do not rewrite object arrays"
         ),
         kind => kind.to_string(),

@@ -15,6 +15,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::dtype::{DType, DescrError};
 use crate::format::Version;
 use crate::literal::LiteralError;
 
@@ -256,12 +257,16 @@ pub enum ErrorKind {
     },
 
     /// The file's dtype does not convert to the requested Rust type.
-    #[error("file has dtype {file}, requested {requested}{}", safe_cast_hint(*.safe_cast))]
+    #[error(
+        "file has dtype {}, requested {requested}{}",
+        .file.describe(),
+        safe_cast_hint(*.safe_cast)
+    )]
     TypeMismatch {
-        /// The file's dtype, e.g. `'<c8' (complex64)`.
-        file: String,
-        /// The Rust type and its dtype, e.g. `Complex<f64> ('<c16')`.
-        requested: String,
+        /// The file's dtype (in a record, the field's).
+        file: DType,
+        /// The Rust type and its own dtype.
+        requested: Box<Requested>,
         /// Whether numpy casts the file's dtype to the requested one safely
         /// (`np.can_cast(file, requested, 'safe')`), so that a read with
         /// [`Casting::Safe`](crate::Casting::Safe) would succeed; the message then says so.
@@ -291,12 +296,26 @@ pub enum ErrorKind {
     /// an [`ObjectCodec`](crate::object::ObjectCodec) decodes (npy-pickle's, which never
     /// executes anything); typed reads, views and maps always refuse it.
     #[error(
-        "file has dtype {dtype}, an array of Python objects stored as a pickle, which no typed \
-         read decodes; {OBJECT_READERS}"
+        "file has dtype {}, an array of Python objects stored as a pickle, which no typed \
+         read decodes; {OBJECT_READERS}",
+        .dtype.describe()
     )]
     ObjectArray {
-        /// The dtype holding `O`.
-        dtype: String,
+        /// The dtype holding `O` (itself, or a record with an object field).
+        dtype: DType,
+    },
+
+    /// The descr is numpy's variable-width string dtype (`'T'`, `StringDType`), whose arrays
+    /// `np.save` stores as Python objects; `np.load` refuses them without `allow_pickle`, and
+    /// this crate refuses them.
+    #[error(
+        "file has dtype {found} (StringDType), numpy's variable-width strings, which np.save \
+         stores as a pickle of Python objects: refused (np.load refuses it too without \
+         allow_pickle)"
+    )]
+    StringDType {
+        /// The type string, as the file wrote it.
+        found: String,
     },
 
     /// A bool byte other than 0 or 1, found by the strict check
@@ -342,8 +361,8 @@ pub enum ErrorKind {
     ValueTooLong {
         /// Length of the value (bytes for `S`, characters for `U`).
         len: usize,
-        /// The dtype written.
-        dtype: String,
+        /// The dtype written (`S<n>` or `U<n>`).
+        dtype: DType,
         /// The record field the value belongs to, when written through a derived record
         /// (whose remedy is `#[npy(width = N)]` rather than another dtype).
         field: Option<String>,
@@ -438,13 +457,14 @@ pub enum ErrorKind {
     /// layout (another byte order, or a type decoded element by element), so they cannot be
     /// viewed without copying.
     #[error(
-        "file has dtype {file}, requested {requested}: {reason}; use view_or_copy or a copying read"
+        "file has dtype {}, requested {requested}: {reason}; use view_or_copy or a copying read",
+        .file.describe()
     )]
     NotViewable {
-        /// The file's dtype, e.g. `'>f8' (float64)`.
-        file: String,
-        /// The Rust type and its dtype, e.g. `f64 ('<f8')`.
-        requested: String,
+        /// The file's dtype.
+        file: DType,
+        /// The Rust type and its own dtype.
+        requested: Box<Requested>,
         /// Why the bytes cannot be borrowed.
         reason: &'static str,
     },
@@ -482,15 +502,16 @@ pub enum ErrorKind {
     /// (the first in C order, the last in Fortran order) the same.
     #[error(
         "{}",
-        append_mismatch(.file_dtype, .file_shape, .dtype, .shape, *.axis)
+        append_mismatch(.file_dtype, .file_shape, .appended, .shape, *.axis)
     )]
     AppendMismatch {
-        /// The file's dtype, e.g. `'<f4' (float32)`.
-        file_dtype: String,
+        /// The file's dtype.
+        file_dtype: DType,
         /// The file's shape.
         file_shape: Vec<u64>,
-        /// What was appended: a Rust type and its dtype (`f64 ('<f8')`), or another file's dtype.
-        dtype: String,
+        /// What was appended: a Rust type and its dtype, or another file's dtype
+        /// ([`Requested::rust_type`] `None`).
+        appended: Box<Requested>,
         /// The shape of what was appended.
         shape: Vec<u64>,
         /// The axis the file grows along.
@@ -499,10 +520,10 @@ pub enum ErrorKind {
 
     /// Writing a dynamic value that the dtype cannot hold (wrong kind, out of range, wrong
     /// length, another datetime unit).
-    #[error("value {value} does not fit dtype {dtype}")]
+    #[error("value {value} does not fit dtype {}", .dtype.describe())]
     ValueMismatch {
-        /// The dtype written, e.g. `'<i2'`.
-        dtype: String,
+        /// The dtype written.
+        dtype: DType,
         /// The value, briefly.
         value: String,
     },
@@ -572,11 +593,117 @@ impl ErrorKind {
             HeaderTooLong { .. } | AllocationLimit { .. } | PlatformLimit { .. } => Category::Limit,
             UnsupportedVersion { .. }
             | ObjectArray { .. }
+            | StringDType { .. }
             | Unsupported { .. }
             | NotRegularFile { .. } => Category::Unsupported,
             #[cfg(feature = "pickle")]
             Pickle { category, .. } => *category,
         }
+    }
+}
+
+/// What a typed read or write asked for, as [`ErrorKind::TypeMismatch`],
+/// [`ErrorKind::NotViewable`] and [`ErrorKind::AppendMismatch`] report it: a Rust type and the
+/// dtype it stands for, or (appending one file to another) another file's dtype.
+///
+/// `Display` writes `Complex<f64> ('<c16')`, `String ('U')` for a type of any width,
+/// `'<f8' (of b.npy)` for another file's array, or `'<f8' (float64)`.
+///
+/// # Examples
+/// ```
+/// use npy_core::{DType, ErrorKind};
+/// # let dir = tempfile::tempdir()?;
+/// # let path = dir.path().join("a.npy");
+/// npy_core::write(&path, &[1.5f32, 2.0], &[2])?;
+/// let err = npy_core::read::<i64>(&path).unwrap_err();
+/// let ErrorKind::TypeMismatch { file, requested, .. } = err.kind() else { panic!("{err}") };
+/// assert_eq!(*file, "<f4".parse::<DType>()?);
+/// assert_eq!(requested.rust_type.as_deref(), Some("i64"));
+/// assert_eq!(requested.dtype, "<i8".parse::<DType>()?);
+/// assert_eq!(requested.to_string(), "i64 ('<i8')");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Requested {
+    /// The Rust type, as its [`NpyElement::rust_name`](crate::NpyElement::rust_name) names it;
+    /// `None` when what was given is another file's array.
+    pub rust_type: Option<String>,
+    /// The dtype the Rust type reads and writes (for a string type of any width, width 0:
+    /// `|S0`, `<U0`), or the other file's dtype.
+    pub dtype: DType,
+    /// The other file, when what was given is another file's array.
+    pub file: Option<PathBuf>,
+}
+
+impl Requested {
+    /// Rust type `rust_type`, which stands for `dtype`.
+    pub fn rust(rust_type: impl Into<String>, dtype: DType) -> Requested {
+        Requested {
+            rust_type: Some(rust_type.into()),
+            dtype,
+            file: None,
+        }
+    }
+
+    /// An array of `dtype` given without a Rust type or file.
+    pub fn dtype(dtype: DType) -> Requested {
+        Requested {
+            rust_type: None,
+            dtype,
+            file: None,
+        }
+    }
+
+    /// The array of `dtype` that `file` holds.
+    pub fn file(dtype: DType, file: impl AsRef<Path>) -> Requested {
+        Requested {
+            rust_type: None,
+            dtype,
+            file: Some(file.as_ref().to_owned()),
+        }
+    }
+}
+
+impl fmt::Display for Requested {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(rust) = &self.rust_type else {
+            return match &self.file {
+                Some(file) => write!(f, "'{}' (of {})", self.dtype, file.display()),
+                None => f.write_str(&self.dtype.describe()),
+            };
+        };
+        match &self.dtype {
+            DType::Bytes(0) => write!(f, "{rust} ('|S')"),
+            DType::Unicode(0, _) => write!(f, "{rust} ('U')"),
+            d => write!(f, "{rust} ('{d}')"),
+        }
+    }
+}
+
+impl From<DescrError> for Error {
+    #[cold]
+    fn from(e: DescrError) -> Error {
+        Error::new(match e {
+            DescrError::Syntax(e) => ErrorKind::DescrSyntax(e),
+            DescrError::Invalid { found, reason } => ErrorKind::InvalidDescr { found, reason },
+            DescrError::StringDType { found } => ErrorKind::StringDType { found },
+        })
+    }
+}
+
+// The check sits here, beside its error, since the dtype model is below this layer.
+impl DType {
+    /// [`ErrorKind::ObjectArray`] when the dtype holds Python objects anywhere: the one check
+    /// every reader, view, conversion and writer makes before touching data, so that no pickle
+    /// is ever read.
+    pub(crate) fn refuse_object(&self) -> Result<(), Error> {
+        if self.has_object() {
+            return Err(Error::new(ErrorKind::ObjectArray {
+                dtype: self.clone(),
+            }));
+        }
+        Ok(())
     }
 }
 
@@ -626,7 +753,11 @@ fn quoted_list(names: &[String]) -> String {
     quoted.join(", ")
 }
 
-fn too_long(len: usize, dtype: &str, field: Option<&str>) -> String {
+fn too_long(len: usize, dtype: &DType, field: Option<&str>) -> String {
+    let dtype = match dtype {
+        DType::Unicode(n, _) => format!("'U{n}'"),
+        d => format!("'{d}'"),
+    };
     let value = count(len as u64, "character");
     match field {
         Some(field) => format!(
@@ -671,9 +802,9 @@ fn not_regular(role: &str, found: &str) -> String {
 }
 
 fn append_mismatch(
-    file_dtype: &str,
+    file_dtype: &DType,
     file_shape: &[u64],
-    dtype: &str,
+    dtype: &Requested,
     shape: &[u64],
     axis: usize,
 ) -> String {
@@ -682,8 +813,9 @@ fn append_mismatch(
         *d = "n".into();
     }
     format!(
-        "file has dtype {file_dtype} shape {}; cannot append dtype {dtype} shape {} along axis \
+        "file has dtype {} shape {}; cannot append dtype {dtype} shape {} along axis \
          {axis}: appended data needs the file's dtype and shape {}",
+        file_dtype.describe(),
         py_shape(file_shape),
         py_shape(shape),
         py_shape(&wanted)
@@ -847,8 +979,8 @@ mod tests {
     #[test]
     fn field_errors_say_their_cause_once() {
         let inner = Error::new(ErrorKind::TypeMismatch {
-            file: "'<f4' (float32)".into(),
-            requested: "i64 ('<i8')".into(),
+            file: "<f4".parse().unwrap(),
+            requested: Box::new(Requested::rust("i64", "<i8".parse().unwrap())),
             safe_cast: false,
         });
         let e = Error::new(ErrorKind::FieldType {

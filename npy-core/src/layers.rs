@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 /// Top-level modules, bottom layer first; modules in one entry are independent of each other.
 const LAYERS: &[&[&str]] = &[
     &["format", "hugepage"],
-    &["literal"],
-    &["error"],
-    &["io", "codec"],
+    &["literal", "codec"],
     &["dtype"],
+    &["error"],
+    &["io"],
     &["header"],
     &["element", "meta"],
     &["info"],

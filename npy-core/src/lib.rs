@@ -342,7 +342,8 @@ pub use num_complex;
 pub use crate::ndarray::{read_ndarray, read_ndarray_with, write_ndarray};
 pub use convert::{convert_file, convert_file_with_progress, ConvertOptions};
 pub use dtype::{
-    Canonical, DType, Field, MlType, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit,
+    Canonical, DType, DescrError, Field, MlType, Primitive, Record, SubArray, TimeKind, TimeType,
+    TimeUnit,
 };
 /// Object arrays (feature `pickle`): the Python values they hold and the [`object::ObjectCodec`]
 /// hook that decodes them (npy-pickle's `PickleCodec`).
@@ -358,7 +359,7 @@ pub use element::{
     Float8E4M3Fn, Float8E4M3FnUz, Float8E5M2, Float8E5M2FnUz, Float8E8M0Fnu, Int2, Int4, UInt2,
     UInt4,
 };
-pub use error::{Category, Error, ErrorKind, NotNpy};
+pub use error::{Category, Error, ErrorKind, NotNpy, Requested};
 pub use format::{AsShape, ByteOrder, Order, Version};
 pub use header::{Casting, Header, ParsedHeader, ReadOptions};
 pub use info::TensorInfo;

@@ -170,17 +170,7 @@ pub mod __private {
         let Some(f) = record.field(name) else {
             return Err(missing(record, name));
         };
-        let plan = T::plan(&f.dtype).map_err(|e| {
-            let error = match e.kind() {
-                ErrorKind::TypeMismatch { .. }
-                | ErrorKind::FieldType { .. }
-                | ErrorKind::MissingField { .. } => e,
-                other => Error::new(ErrorKind::TypeMismatch {
-                    file: f.dtype.describe(),
-                    requested: format!("{} ({other})", T::rust_name()),
-                    safe_cast: false,
-                }),
-            };
+        let plan = T::plan(&f.dtype).map_err(|error| {
             Error::new(ErrorKind::FieldType {
                 field: name.to_owned(),
                 error,

@@ -122,7 +122,9 @@ pub use npy_core::object::{BigInt, NpyScalar, PyDType, PyGlobal, PyObject};
 
 use npy_core::object::internals::{self, npy_array, write_file};
 use npy_core::object::ObjectCodec;
-use npy_core::{DType, DynArray, DynValue, Error, ErrorKind, Header, NpyArray, NpyReader};
+use npy_core::{
+    DType, DynArray, DynValue, Error, ErrorKind, Header, NpyArray, NpyReader, Requested,
+};
 
 /// Decodes a pickle of allowed values with the default [`PickleLimits`].
 ///
@@ -263,7 +265,7 @@ impl ObjectCodec for PickleCodec {
             .map(|v| match v {
                 DynValue::Object(o) => Ok(o),
                 other => Err(internals::error(ErrorKind::ValueMismatch {
-                    dtype: "'|O'".into(),
+                    dtype: DType::Object,
                     value: format!("{other:?}"),
                 })),
             })
@@ -461,8 +463,11 @@ pub fn read_objects_from<T: FromPyObject, R: Read>(
 ) -> Result<NpyArray<T>, Error> {
     if *reader.dtype() != DType::Object {
         return Err(internals::error(ErrorKind::TypeMismatch {
-            file: describe(reader.dtype()),
-            requested: format!("{} objects ('|O')", T::NAME),
+            file: reader.dtype().clone(),
+            requested: Box::new(Requested::rust(
+                format!("{} objects", T::NAME),
+                DType::Object,
+            )),
             safe_cast: false,
         }));
     }
@@ -488,14 +493,6 @@ pub fn read_objects_from<T: FromPyObject, R: Read>(
 }
 
 /// `'<c8' (complex64)`: a dtype's descr and its canonical name, as npy-core's messages say it.
-fn describe(dtype: &DType) -> String {
-    match (dtype, dtype.canonical()) {
-        (DType::Ml(t), _) => format!("'{dtype}' ({t})"),
-        (_, Some(c)) => format!("'{dtype}' ({c})"),
-        (_, None) => format!("'{dtype}'"),
-    }
-}
-
 /// The README's examples, compiled as doc tests.
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

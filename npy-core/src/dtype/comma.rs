@@ -7,8 +7,7 @@
 //! literal giving a shape (or, for `S`, `U`, `V` without a size, the size). More than one item,
 //! or a trailing comma, makes a record with fields `f0`, `f1`, ...; one item is its own dtype.
 
-use super::{descr_error, parse_type_str, DType, RecordBuilder, SubArray};
-use crate::error::Error;
+use super::{descr_error, parse_type_str, DType, DescrError, RecordBuilder, SubArray};
 use crate::format::MAX_DIMS;
 use crate::literal::{self, Value};
 
@@ -43,7 +42,7 @@ struct Item<'a> {
 }
 
 /// Parses a comma string (one for which [`is_comma_string`] holds).
-pub(super) fn parse(s: &str) -> Result<DType, Error> {
+pub(super) fn parse(s: &str) -> Result<DType, DescrError> {
     let bad = |reason: &str| descr_error(&format!("'{s}'"), reason);
     let b = s.as_bytes();
     let mut items = Vec::new();
@@ -79,7 +78,7 @@ pub(super) fn parse(s: &str) -> Result<DType, Error> {
                 Some(r) => with_shape(base, &repeats(r).map_err(|e| bad(&e))?),
             }
         })
-        .collect::<Result<Vec<DType>, Error>>()?;
+        .collect::<Result<Vec<DType>, DescrError>>()?;
     if !is_list {
         return dtypes
             .into_iter()
@@ -180,7 +179,7 @@ fn item(s: &str, at: usize) -> Result<(Item<'_>, usize), &'static str> {
 /// numpy's `_convert_from_tuple` for `(base, shape)`: an int sizes a flexible type without a
 /// size (`('S', 5)` is `'|S5'`) and is otherwise a 1-d shape; a tuple or list is a shape (the
 /// empty one gives `base` itself).
-pub(crate) fn with_shape(base: DType, shape: &Value) -> Result<DType, Error> {
+pub(crate) fn with_shape(base: DType, shape: &Value) -> Result<DType, DescrError> {
     let bad = |reason: &str| descr_error(&format!("({base}, {shape})"), reason);
     if matches!(
         base,
@@ -216,7 +215,7 @@ pub(crate) fn with_shape(base: DType, shape: &Value) -> Result<DType, Error> {
                 .map_err(|_| bad("invalid shape in fixed-type tuple: dimension smaller than zero")),
             _ => Err(bad("invalid shape in fixed-type tuple")),
         })
-        .collect::<Result<Vec<u64>, Error>>()?;
+        .collect::<Result<Vec<u64>, DescrError>>()?;
     if matches!(shape, Value::Tuple(_)) && dims.is_empty() {
         return Ok(base);
     }
@@ -225,7 +224,7 @@ pub(crate) fn with_shape(base: DType, shape: &Value) -> Result<DType, Error> {
 
 /// A subarray of `shape` elements of `base`, within numpy's limits: at most 64 dimensions,
 /// each and the whole itemsize in a C int. An empty shape is `base` itself.
-pub(crate) fn subarray(base: DType, shape: Vec<u64>) -> Result<DType, Error> {
+pub(crate) fn subarray(base: DType, shape: Vec<u64>) -> Result<DType, DescrError> {
     if shape.is_empty() {
         return Ok(base);
     }

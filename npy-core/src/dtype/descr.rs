@@ -6,9 +6,9 @@ use std::str::FromStr;
 
 use super::comma::with_shape;
 use super::{
-    descr_error, parse_type_str, ByteOrder, CompactString, DType, Field, Primitive, Record,
+    descr_error, parse_type_str, ByteOrder, CompactString, DType, DescrError, Field, Primitive,
+    Record,
 };
-use crate::error::{Error, ErrorKind};
 use crate::literal::{self, Value};
 
 impl DType {
@@ -56,8 +56,8 @@ impl DType {
     /// offset and are dropped.
     ///
     /// # Errors
-    /// [`ErrorKind::InvalidDescr`] naming the offending part.
-    pub fn from_descr_value(v: &Value) -> Result<DType, Error> {
+    /// [`DescrError::Invalid`] naming the offending part.
+    pub fn from_descr_value(v: &Value) -> Result<DType, DescrError> {
         match v {
             Value::Str(s) => parse_type_str(s),
             Value::List(items) => parse_record(items),
@@ -85,15 +85,15 @@ impl fmt::Display for DType {
 }
 
 impl FromStr for DType {
-    type Err = Error;
+    type Err = DescrError;
 
     /// A type string as `np.dtype(str)` reads it (`'<f4'`, `'M8[ns]'`, `'float32'`,
     /// `'i4,(2,3)f8'`) or a descr literal (`[('x', '<f4')]`, `('<f4', (2,))`).
-    fn from_str(s: &str) -> Result<DType, Error> {
+    fn from_str(s: &str) -> Result<DType, DescrError> {
         let t = s.trim_start();
         if t.starts_with('[') {
-            let v = literal::parse(s, literal::ParseOptions::default())
-                .map_err(|e| Error::new(ErrorKind::DescrSyntax(e)))?;
+            let v =
+                literal::parse(s, literal::ParseOptions::default()).map_err(DescrError::Syntax)?;
             DType::from_descr_value(&v)
         } else if t.starts_with('(') {
             // `('<f4', (2,))` is a literal, `(2,3)f4` a type string.
@@ -118,7 +118,7 @@ fn shape_value(shape: &[u64]) -> Value {
     Value::Tuple(shape.iter().map(|&d| Value::Int(i128::from(d))).collect())
 }
 
-fn parse_record(items: &[Value]) -> Result<DType, Error> {
+fn parse_record(items: &[Value]) -> Result<DType, DescrError> {
     let mut record = RecordBuilder::default();
     for item in items {
         let parts = match item {
@@ -191,7 +191,7 @@ pub(super) fn compact_name(name: &str) -> CompactString {
 
 /// `(base, shape)` as numpy's `np.dtype((base, shape))` for a tuple shape: the base itself for
 /// an empty shape, else a subarray within numpy's limits.
-pub(crate) fn subarray_or_base(base: DType, shape: Vec<u64>) -> Result<DType, Error> {
+pub(crate) fn subarray_or_base(base: DType, shape: Vec<u64>) -> Result<DType, DescrError> {
     if matches!(
         base,
         DType::Bytes(0) | DType::Unicode(0, _) | DType::Void(0)
@@ -240,7 +240,7 @@ impl RecordBuilder {
         title: Option<String>,
         name: CompactString,
         dtype: DType,
-    ) -> Result<(), Error> {
+    ) -> Result<(), DescrError> {
         let size = dtype.itemsize();
         let next = self
             .offset
@@ -310,7 +310,7 @@ impl RecordBuilder {
 
     /// The record (its labels checked as [`Record::new`] does; the offsets are in order by
     /// construction); numpy keeps its itemsize in a C int.
-    pub(crate) fn finish(self) -> Result<DType, Error> {
+    pub(crate) fn finish(self) -> Result<DType, DescrError> {
         if self.offset > i32::MAX as u64 {
             return Err(descr_error(
                 "record",

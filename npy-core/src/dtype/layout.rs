@@ -1,7 +1,6 @@
 //! numpy's record layout rules: packed offsets, `align=True` offsets and each dtype's alignment.
 
-use super::{descr_error, DType, Field, Primitive, Record};
-use crate::error::Error;
+use super::{descr_error, DType, DescrError, Field, Primitive, Record};
 
 impl Record {
     /// A packed record (numpy's default layout): fields one after another, no padding.
@@ -10,7 +9,7 @@ impl Record {
     /// As [`Record::new`], and when the total size overflows.
     pub fn packed<N: Into<String>>(
         fields: impl IntoIterator<Item = (N, DType)>,
-    ) -> Result<Record, Error> {
+    ) -> Result<Record, DescrError> {
         Record::laid_out(fields, false)
     }
 
@@ -22,14 +21,14 @@ impl Record {
     /// As [`Record::new`], and when the total size overflows.
     pub fn aligned<N: Into<String>>(
         fields: impl IntoIterator<Item = (N, DType)>,
-    ) -> Result<Record, Error> {
+    ) -> Result<Record, DescrError> {
         Record::laid_out(fields, true)
     }
 
     fn laid_out<N: Into<String>>(
         fields: impl IntoIterator<Item = (N, DType)>,
         align: bool,
-    ) -> Result<Record, Error> {
+    ) -> Result<Record, DescrError> {
         let mut out = Vec::new();
         let mut offset = 0u64;
         let mut max_align = 1u64;

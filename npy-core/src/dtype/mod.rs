@@ -14,13 +14,13 @@ use std::fmt;
 pub(crate) use compact_str::CompactString;
 
 use crate::codec::{checked_product, first_noncanonical_bool};
-use crate::error::{Error, ErrorKind};
 #[doc(no_inline)]
 pub use crate::format::ByteOrder;
 use crate::format::MAX_DIMS;
 
 mod comma;
 mod descr;
+mod error;
 mod layout;
 mod ml;
 #[cfg(test)]
@@ -28,6 +28,8 @@ mod tests;
 mod type_str;
 
 pub(crate) use descr::{subarray_or_base, RecordBuilder};
+pub(crate) use error::descr_error;
+pub use error::DescrError;
 pub use layout::alignment;
 pub use ml::MlType;
 pub(crate) use type_str::{number_type, parse_type_str, parse_type_str_ok};
@@ -336,9 +338,9 @@ impl SubArray {
     /// A subarray of `shape` elements of `base`.
     ///
     /// # Errors
-    /// [`ErrorKind::InvalidDescr`] when the shape is empty (numpy turns `(dtype, ())` into the plain
+    /// [`DescrError::Invalid`] when the shape is empty (numpy turns `(dtype, ())` into the plain
     /// dtype; use `base` itself) or when its size overflows 64 bits.
-    pub fn new(base: DType, shape: Vec<u64>) -> Result<SubArray, Error> {
+    pub fn new(base: DType, shape: Vec<u64>) -> Result<SubArray, DescrError> {
         if matches!(
             base,
             DType::Bytes(0) | DType::Unicode(0, _) | DType::Void(0)
@@ -397,9 +399,9 @@ impl Record {
     /// A record from fields with explicit offsets and a total `itemsize` in bytes.
     ///
     /// # Errors
-    /// [`ErrorKind::InvalidDescr`] for a repeated name or title, fields out of offset order or
+    /// [`DescrError::Invalid`] for a repeated name or title, fields out of offset order or
     /// overlapping, or a field that ends past `itemsize`.
-    pub fn new(fields: Vec<Field>, itemsize: u64) -> Result<Record, Error> {
+    pub fn new(fields: Vec<Field>, itemsize: u64) -> Result<Record, DescrError> {
         // Names already in strictly increasing order without titles (`f0`, `f1`, ... and most
         // wide records) are distinct as they stand: one pass.
         let increasing = fields.iter().all(|f| f.title.is_none())
@@ -439,7 +441,7 @@ impl Record {
         fields: Vec<Field>,
         itemsize: u64,
         names_increasing: bool,
-    ) -> Result<Record, Error> {
+    ) -> Result<Record, DescrError> {
         if !names_increasing {
             check_unique_labels(&fields)?;
         }
@@ -580,18 +582,6 @@ impl DType {
         }
     }
 
-    /// [`ErrorKind::ObjectArray`] when the dtype holds Python objects anywhere: the one check
-    /// every reader, view, conversion and writer makes before touching data, so that no pickle
-    /// is ever read.
-    pub(crate) fn refuse_object(&self) -> Result<(), Error> {
-        if self.has_object() {
-            return Err(Error::new(ErrorKind::ObjectArray {
-                dtype: self.describe(),
-            }));
-        }
-        Ok(())
-    }
-
     /// `'<c8' (complex64)`: the descr and its canonical name, for messages.
     pub(crate) fn describe(&self) -> String {
         match (self, self.canonical()) {
@@ -647,9 +637,9 @@ impl DType {
     }
 }
 
-/// [`ErrorKind::InvalidDescr`] for a repeated name or title: sorts the labels and compares
+/// [`DescrError::Invalid`] for a repeated name or title: sorts the labels and compares
 /// neighbours (no hashing of file-controlled strings, O(n log n) whatever they are).
-fn check_unique_labels(fields: &[Field]) -> Result<(), Error> {
+fn check_unique_labels(fields: &[Field]) -> Result<(), DescrError> {
     let mut labels: Vec<&str> = fields
         .iter()
         .flat_map(|f| std::iter::once(f.name.as_str()).chain(f.title.as_deref()))
@@ -662,12 +652,4 @@ fn check_unique_labels(fields: &[Field]) -> Result<(), Error> {
         )),
         None => Ok(()),
     }
-}
-
-#[cold]
-pub(crate) fn descr_error(found: &str, reason: &str) -> Error {
-    Error::new(ErrorKind::InvalidDescr {
-        found: found.to_owned(),
-        reason: reason.to_owned(),
-    })
 }

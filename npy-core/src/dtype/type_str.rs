@@ -9,8 +9,9 @@
 //! `fixtures/parity/descr.json` holds numpy's verdict on thousands of strings, and a test checks
 //! every row.
 
-use super::{comma, descr_error, ByteOrder, DType, Primitive, TimeKind, TimeType, TimeUnit};
-use crate::error::{Error, ErrorKind};
+use super::{
+    comma, descr_error, ByteOrder, DType, DescrError, Primitive, TimeKind, TimeType, TimeUnit,
+};
 
 impl DType {
     /// numpy's `dtype.str`: the type string of a simple dtype (`'<f4'`, `'|S7'`, `'<M8[ns]'`);
@@ -61,7 +62,7 @@ impl TimeUnit {
 
 /// Parses a type string as `np.dtype(str)` does (numpy's `_convert_from_str`).
 #[inline]
-pub(crate) fn parse_type_str(s: &str) -> Result<DType, Error> {
+pub(crate) fn parse_type_str(s: &str) -> Result<DType, DescrError> {
     match number_type_str(s.as_bytes()) {
         Some(d) => Ok(d),
         None => parse_general(s),
@@ -128,7 +129,7 @@ fn order_of(endian: u8) -> ByteOrder {
 }
 
 /// [`parse_type_str`] step by step, as numpy's `_convert_from_str`.
-pub(super) fn parse_general(s: &str) -> Result<DType, Error> {
+pub(super) fn parse_general(s: &str) -> Result<DType, DescrError> {
     let bad = |reason: &str| descr_error(&format!("'{s}'"), reason);
     let b = s.as_bytes();
     if comma::is_comma_string(b) {
@@ -192,9 +193,9 @@ pub(super) fn parse_general(s: &str) -> Result<DType, Error> {
     let dtype = match found {
         Found::Sized(d) | Found::Plain(d) => d,
         Found::StringDType => {
-            return Err(Error::new(ErrorKind::ObjectArray {
-                dtype: format!("'{s}' (StringDType)"),
-            }))
+            return Err(DescrError::StringDType {
+                found: format!("'{s}'"),
+            })
         }
     };
     Ok(dtype.with_byte_order(order))

@@ -135,7 +135,7 @@ fn mismatch(dtype: &DType, value: &DynValue) -> Error {
         value.push('…');
     }
     Error::new(ErrorKind::ValueMismatch {
-        dtype: dtype.describe(),
+        dtype: dtype.clone(),
         value,
     })
 }

@@ -14,7 +14,7 @@
 use std::fmt;
 
 use crate::dtype::{ByteOrder, DType};
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Requested};
 
 mod array;
 mod ml;
@@ -246,18 +246,13 @@ pub(crate) fn bulk_kind<T: NpyElement>(dtype: &DType) -> Bulk<T> {
 #[cold]
 pub(crate) fn mismatch<T: NpyElement>(dtype: &DType) -> Error {
     Error::new(ErrorKind::TypeMismatch {
-        file: dtype.describe(),
-        requested: requested::<T>(),
+        file: dtype.clone(),
+        requested: Box::new(requested::<T>()),
         safe_cast: false,
     })
 }
 
-/// `T` and its own dtype, as messages name a Rust type: `Complex<f64> ('<c16')`, `String ('U')`.
-pub(crate) fn requested<T: NpyElement>() -> String {
-    let own = match T::npy_dtype() {
-        DType::Bytes(0) => "'|S'".to_owned(),
-        DType::Unicode(0, _) => "'U'".to_owned(),
-        d => format!("'{d}'"),
-    };
-    format!("{} ({own})", T::rust_name())
+/// `T` and its own dtype, as errors name a Rust type.
+pub(crate) fn requested<T: NpyElement>() -> Requested {
+    Requested::rust(T::rust_name(), T::npy_dtype())
 }

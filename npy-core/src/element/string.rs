@@ -38,7 +38,7 @@ impl NpyElement for Vec<u8> {
         if !encode_bytes(self, dst) {
             return Err(Error::new(ErrorKind::ValueTooLong {
                 len: self.len(),
-                dtype: format!("'|S{width}'"),
+                dtype: DType::Bytes(*width as u64),
                 field: None,
             }));
         }
@@ -84,7 +84,14 @@ impl NpyElement for String {
         if !encode_ucs4(self.chars().map(u32::from), dst, plan.0) {
             return Err(Error::new(ErrorKind::ValueTooLong {
                 len: self.chars().count(),
-                dtype: format!("'U{}'", plan.1),
+                dtype: DType::Unicode(
+                    plan.1 as u64,
+                    if plan.0.is_big() {
+                        ByteOrder::Big
+                    } else {
+                        ByteOrder::Little
+                    },
+                ),
                 field: None,
             }));
         }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use super::{check_data_len, write_elements, AtomicFile};
 use crate::dtype::{DType, SubArray};
 use crate::element::{requested, NpyElement};
-use crate::error::{Error, ErrorKind, PathContext};
+use crate::error::{Error, ErrorKind, PathContext, Requested};
 use crate::format::AsShape;
 use crate::header::{Header, ParsedHeader, ReadOptions};
 
@@ -368,7 +368,7 @@ impl NpyAppender {
     /// Checks that the array of `header` (from the file `source`) can be appended as bytes.
     fn check_source(&self, source: &Path, header: &Header) -> Result<(), Error> {
         let own = &self.parsed.header;
-        let describe = || format!("'{}' (of {})", header.dtype, source.display());
+        let describe = || Requested::file(header.dtype.clone(), source);
         if header.dtype != own.dtype {
             return Err(self.mismatch(describe(), &header.shape));
         }
@@ -394,18 +394,18 @@ impl NpyAppender {
         })
     }
 
-    fn mismatch(&self, dtype: String, shape: &[u64]) -> Error {
+    fn mismatch(&self, appended: Requested, shape: &[u64]) -> Error {
         Error::new(ErrorKind::AppendMismatch {
-            file_dtype: self.parsed.header.dtype.describe(),
+            file_dtype: self.parsed.header.dtype.clone(),
             file_shape: self.parsed.header.shape.clone(),
-            dtype,
+            appended: Box::new(appended),
             shape: shape.to_vec(),
             axis: self.axis(),
         })
     }
 
     /// Checks that a block of `shape` continues the file's shape.
-    fn check_block(&self, shape: &[u64], dtype: impl FnOnce() -> String) -> Result<(), Error> {
+    fn check_block(&self, shape: &[u64], dtype: impl FnOnce() -> Requested) -> Result<(), Error> {
         let own = &self.parsed.header.shape;
         let axis = self.axis();
         let continues = shape.len() == own.len()
@@ -814,9 +814,9 @@ fn check_concat(before: &[Header], next: &Header) -> Result<(), Error> {
         return Ok(());
     }
     Err(Error::new(ErrorKind::AppendMismatch {
-        file_dtype: first.dtype.describe(),
+        file_dtype: first.dtype.clone(),
         file_shape: first.shape.clone(),
-        dtype: format!("'{}'", next.dtype),
+        appended: Box::new(Requested::dtype(next.dtype.clone())),
         shape: next.shape.clone(),
         axis: 0,
     }))

@@ -193,7 +193,7 @@ fn huge_claims_fail_before_allocating() {
     assert!(matches!(
         "[('z', '|S0', (1000000, 1000000)), ('k', '|u1')]"
             .parse::<npy_core::DType>()
-            .map_err(Error::into_kind),
+            .map_err(|e| Error::from(e).into_kind()),
         Err(ErrorKind::InvalidDescr { .. })
     ));
     let dtype = "[('z', [], (1000000, 1000000)), ('k', '|u1')]"

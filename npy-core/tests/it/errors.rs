@@ -199,7 +199,7 @@ fn ranges_and_unsupported_operations_say_what_was_asked() {
 
 #[test]
 fn descr_syntax_errors_are_not_header_errors() {
-    let e = "[('a', '<f4')".parse::<DType>().unwrap_err();
+    let e = npy_core::Error::from("[('a', '<f4')".parse::<DType>().unwrap_err());
     assert!(matches!(e.kind(), ErrorKind::DescrSyntax(_)), "{e:?}");
     assert!(
         e.to_string()

@@ -831,7 +831,7 @@ fn zero_width_string_subarrays_are_refused_as_numpy_does() {
         "[('name', '<U0'), ('tags', '<U0', (8,))]",
         "[('v', '|V0', (2,))]",
     ] {
-        let err = descr.parse::<DType>().unwrap_err();
+        let err = npy_core::Error::from(descr.parse::<DType>().unwrap_err());
         assert!(
             matches!(err.kind(), ErrorKind::InvalidDescr { .. }),
             "{descr}: {err}"
