@@ -219,7 +219,7 @@
 //! | limit | default | where |
 //! |---|---|---|
 //! | header length | [`header::DEFAULT_MAX_HEADER_LEN`] (16 MiB; numpy: 10,000 bytes) | [`ReadOptions::max_header_len`] |
-//! | literal nesting | [`literal::DEFAULT_MAX_DEPTH`] (128) | [`ReadOptions::max_depth`] (a public field: `let mut o = ReadOptions::default(); o.max_depth = 256;`) |
+//! | literal nesting | [`literal::DEFAULT_MAX_DEPTH`] (128) | [`ReadOptions::max_depth`] |
 //! | dimensions | [`header::MAX_DIMS`] (64, numpy's `NPY_MAXDIMS`) | fixed, as numpy |
 //! | `S`/`U`/`V` itemsize | 2³¹ − 1 bytes (numpy keeps it in a C `int`) | fixed, as numpy |
 //! | datetime multiplier | 2³¹ − 1 | fixed, as numpy |
@@ -353,7 +353,7 @@ pub use dynamic::{
     read_columns, read_dyn, write_dyn, write_dyn_to, COrderIter, Column, DynArray, DynColumns,
     DynValue, UcsString, DYN_ALLOWANCE, MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE,
 };
-pub use element::{Datetime64, NpyElement, Timedelta64, Widening, NAT};
+pub use element::{Datetime64, NpyElement, Timedelta64, NAT};
 pub use element::{
     Float4E2M1Fn, Float6E2M3Fn, Float6E3M2Fn, Float8E3M4, Float8E4M3, Float8E4M3B11FnUz,
     Float8E4M3Fn, Float8E4M3FnUz, Float8E5M2, Float8E5M2FnUz, Float8E8M0Fnu, Int2, Int4, UInt2,
@@ -361,7 +361,7 @@ pub use element::{
 };
 pub use error::{Category, Error, ErrorKind, NotNpy, Requested};
 pub use format::{AsShape, ByteOrder, Order, Version};
-pub use header::{Casting, Header, ParsedHeader, ReadOptions};
+pub use header::{Header, HeaderOptions, ParsedHeader};
 pub use info::TensorInfo;
 pub use io::{open_regular, open_stream, ReadAt};
 pub use meta::ArrayMeta;
@@ -442,7 +442,10 @@ pub use mmap::{NpyMmap, NpyMmapMut};
 /// ```
 #[cfg(feature = "derive")]
 pub use npy_derive::NpyElement;
-pub use read::{read, read_with, Elements, NpyArray, NpyReader, MAX_EXPANSION, MAX_UNBACKED_BYTES};
+pub use read::{
+    read, read_with, Casting, Elements, NpyArray, NpyReader, ReadOptions, MAX_EXPANSION,
+    MAX_UNBACKED_BYTES,
+};
 
 /// Not public API: the pieces `#[derive(NpyElement)]`'s generated code and the workspace's own
 /// crates use (record plans, the plain-data layout proof, byte order, the Python-literal
@@ -450,7 +453,7 @@ pub use read::{read, read_with, Elements, NpyArray, NpyReader, MAX_EXPANSION, MA
 #[doc(hidden)]
 pub mod __private {
     pub use crate::codec::Endian;
-    pub use crate::element::PodLayout;
+    pub use crate::element::{PodLayout, Widening};
     pub use crate::literal::repr::{
         write_repr_bytes, write_repr_code_points, write_repr_float, write_repr_str,
     };

@@ -19,9 +19,10 @@ use crate::dtype::DType;
 use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::Order;
-use crate::header::{Header, ReadOptions};
+use crate::header::Header;
 use crate::meta::{meta_accessors, ArrayMeta};
 use crate::read::NpyArray;
+use crate::read::ReadOptions;
 use crate::view::{data_start, view_data, NpyView};
 
 /// A `.npy` file mapped read-only into memory, its array viewed as `[T]` in the file's memory

@@ -11,7 +11,7 @@ use crate::codec::saturating_product;
 use crate::element::NpyElement;
 use crate::error::{to_usize, Error, ErrorKind, PathContext};
 use crate::format::{AsShape, Order};
-use crate::header::ReadOptions;
+use crate::read::ReadOptions;
 use crate::read::{NpyArray, NpyReader};
 use crate::view::NpyView;
 use crate::write::{AtomicFile, NpyAppender, WriteOptions};

@@ -14,9 +14,10 @@ use crate::dynamic::{DynArray, DynValue};
 use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind};
 use crate::format::{Version, MAGIC};
-use crate::header::{Header, ParsedHeader, ReadOptions};
+use crate::header::{Header, ParsedHeader};
 use crate::io::ReadAt;
 use crate::meta::{meta_accessors, ArrayMeta};
+use crate::read::ReadOptions;
 use crate::read::{NpyArray, NpyReader};
 
 /// Bytes of the first read of [`NpySource::open`]: the header of every array `np.save` writes
@@ -680,7 +681,7 @@ mod tests {
         assert_eq!(*src.reads.borrow(), [(128 + 80, 16)]);
         src.reads.borrow_mut().clear();
         // Decoded element by element (widened to u32): still one read.
-        let opts = ReadOptions::default().casting(crate::header::Casting::Safe);
+        let opts = ReadOptions::default().casting(crate::read::Casting::Safe);
         let b = NpySource::open_with(&src, &opts, 64).unwrap();
         src.reads.borrow_mut().clear();
         let wide: Vec<u32> = b.read_range(100..3000).unwrap();

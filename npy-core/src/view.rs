@@ -15,8 +15,9 @@ use crate::codec::first_noncanonical_bool;
 use crate::dtype::{DType, Primitive};
 use crate::element::{bulk_kind, mismatch, Bulk, NpyElement};
 use crate::error::{Error, ErrorKind};
-use crate::header::{Header, ReadOptions};
+use crate::header::Header;
 use crate::meta::{meta_accessors, ArrayMeta};
+use crate::read::ReadOptions;
 use crate::read::{NpyArray, NpyReader};
 
 /// A `.npy` file's array, borrowed from the bytes of the whole file without copying.

@@ -49,12 +49,14 @@ pub use widen::Widening;
 /// any non-zero byte as `true`, as numpy does; [`ReadOptions::strict_bools`](crate::ReadOptions)
 /// refuses bytes other than 0 and 1 with [`ErrorKind::InvalidBool`].
 ///
-/// Every method but [`NpyElement::pod_layout`] is needed for both directions: the plan is
-/// shared (one dtype check serves reading and writing), and plain-data types declare their
-/// memory layout once, as a [`PodLayout`] that only a `bytemuck::Pod` type can build.
+/// A user's type gets it from `#[derive(NpyElement)]`; the trait's visible items say which
+/// dtype the type stands for. Its conversion machinery (a per-array plan, element and bulk
+/// codecs, the plain-data layout) is hidden from these docs and not a stable interface: the
+/// derive's generated code uses it, as `serde_derive`'s code uses serde's private items.
 pub trait NpyElement: Sized {
     /// What the type needs to know about the file's dtype to convert elements (byte order,
-    /// string width, field offsets...). Built once per array by [`NpyElement::plan`].
+    /// string width, field offsets...). Built once per array by `NpyElement::plan`.
+    #[doc(hidden)]
     type Plan: Clone + fmt::Debug;
 
     /// The dtype numpy writes for this type, in the machine's byte order (`'<c8'` for
@@ -76,12 +78,14 @@ pub trait NpyElement: Sized {
     ///
     /// # Errors
     /// [`ErrorKind::TypeMismatch`] naming the file's dtype and the Rust type.
+    #[doc(hidden)]
     fn plan(dtype: &DType) -> Result<Self::Plan, Error>;
 
     /// Decodes one element from `src` (`src.len()` is the dtype's itemsize).
     ///
     /// # Errors
     /// Values the type cannot hold: [`ErrorKind::InvalidUnicode`].
+    #[doc(hidden)]
     fn read(plan: &Self::Plan, src: &[u8]) -> Result<Self, Error>;
 
     /// Decodes the whole elements of `src`, `itemsize` bytes each (`itemsize` is the dtype's,
@@ -93,6 +97,7 @@ pub trait NpyElement: Sized {
     ///
     /// # Errors
     /// As [`NpyElement::read`]; the elements before the failing one have been handed to `put`.
+    #[doc(hidden)]
     #[inline]
     fn read_each(
         plan: &Self::Plan,
@@ -110,12 +115,14 @@ pub trait NpyElement: Sized {
     ///
     /// # Errors
     /// [`ErrorKind::ValueTooLong`] for a string wider than the dtype.
+    #[doc(hidden)]
     fn write(&self, plan: &Self::Plan, dst: &mut [u8]) -> Result<(), Error>;
 
     /// How to read elements of `dtype` as `Self` when `dtype` is not the type's own but numpy
     /// casts it to [`NpyElement::npy_dtype`] safely (`np.can_cast(dtype, npy_dtype, 'safe')`);
     /// used by reads with [`Casting::Safe`](crate::Casting::Safe). `None`, the default, for
     /// types that do not widen (all but `bool`, the integers, floats and complex numbers).
+    #[doc(hidden)]
     fn widening(dtype: &DType) -> Option<Widening<Self>> {
         let _ = dtype;
         None
@@ -124,6 +131,7 @@ pub trait NpyElement: Sized {
     /// `Some` when `[Self]` in memory is exactly the array bytes of
     /// [`NpyElement::npy_dtype`] in the machine's byte order, so that whole arrays are read and
     /// written in bulk (and viewed in place). `None`, the default, for every other type.
+    #[doc(hidden)]
     fn pod_layout() -> Option<PodLayout<Self>> {
         None
     }

@@ -18,67 +18,52 @@ mod fast;
 mod read;
 mod write;
 
-/// Default of [`ReadOptions::max_header_len`]: 16 MiB, far above numpy's 10,000 so that wide
+/// Default of [`HeaderOptions::max_header_len`]: 16 MiB, far above numpy's 10,000 so that wide
 /// records (a 4,000-field record needs about 100 KB) load, while bounding what a hostile length
 /// field can make the reader buffer.
 pub const DEFAULT_MAX_HEADER_LEN: u64 = 16 << 20;
 
-/// Options for reading: the header's limits, and how the data may be read.
+/// How headers are read: the limits on what a file's header may make the reader buffer and
+/// parse, and the type hint for descrs that lost their type. Part of every
+/// [`ReadOptions`](crate::ReadOptions) (which passes as these options wherever a header is
+/// read: [`Header::read_with`], [`Header::from_text`]).
 ///
 /// # Examples
 /// ```
-/// use npy_core::{Casting, NpyReader, ReadOptions, WriteOptions};
-/// let mut bytes = Vec::new();
-/// WriteOptions::new().write_to(&mut bytes, &[1i32, -2, 3], &[3])?;
-/// // An `<i4` file reads as i64 only when asked: numpy casts i4 to i8 safely.
-/// let options = ReadOptions::default().casting(Casting::Safe);
-/// let mut r = NpyReader::with_options(&bytes[..], &options)?;
-/// assert_eq!(r.read_vec::<i64>()?, [1, -2, 3]);
-/// assert!(NpyReader::new(&bytes[..])?.read_vec::<i64>().is_err());
+/// use npy_core::{ErrorKind, Header, HeaderOptions};
+/// let bytes = Header::new("<f4".parse()?, vec![4, 64]).to_bytes(None)?;
+/// let options = HeaderOptions::new().max_header_len(64);
+/// let err = Header::read_with(&mut &bytes[..], &options).unwrap_err();
+/// assert!(matches!(err.kind(), ErrorKind::HeaderTooLong { .. }));
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReadOptions {
+pub struct HeaderOptions {
     max_header_len: u64,
     max_depth: usize,
-    strict_bools: bool,
-    casting: Casting,
-    threads: usize,
     hint: Option<crate::dtype::MlType>,
 }
-/// Which file dtypes a typed read (read, iterators, ranges, `ndarray`) accepts for an element
-/// type, in numpy's terms (`np.can_cast(from, to, casting)`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum Casting {
-    /// The type's own dtype, in either byte order (numpy's `'equiv'`): the default.
-    #[default]
-    Equiv,
-    /// Also every number dtype numpy casts to the type's dtype with `casting='safe'` (`<i4` as
-    /// `i64`, `<f4` as `f64`, `u1` as `u16` or `i16`, `b1` as any number, `i8` as `f64`), never
-    /// narrowing. Values are what numpy's `astype` gives. Applies to `bool`, the integers,
-    /// floats and complex numbers (not datetimes: numpy's unit casts between calendar units are
-    /// not simple multiples).
-    Safe,
-}
 
-impl Default for ReadOptions {
+impl Default for HeaderOptions {
     fn default() -> Self {
-        ReadOptions {
+        HeaderOptions {
             max_header_len: DEFAULT_MAX_HEADER_LEN,
             max_depth: literal::DEFAULT_MAX_DEPTH,
-            strict_bools: false,
-            casting: Casting::Equiv,
-            threads: 0,
             hint: None,
         }
     }
 }
 
-impl ReadOptions {
-    /// numpy's reading rules with the crate's limits: the default.
+impl AsRef<HeaderOptions> for HeaderOptions {
+    fn as_ref(&self) -> &HeaderOptions {
+        self
+    }
+}
+
+impl HeaderOptions {
+    /// numpy's header rules with the crate's limits: the default.
     pub fn new() -> Self {
-        ReadOptions::default()
+        HeaderOptions::default()
     }
 
     /// These options with another header-length limit: the largest header length (bytes)
@@ -97,62 +82,16 @@ impl ReadOptions {
         self
     }
 
-    /// These options with the strict bool check on or off: on, `b1` bytes other than 0 and 1
-    /// are refused with [`ErrorKind::InvalidBool`] (naming the byte and its offset) instead of
-    /// read as `true` as numpy does. Off by default.
-    #[must_use]
-    pub fn strict_bools(mut self, strict: bool) -> Self {
-        self.strict_bools = strict;
-        self
-    }
-
-    /// These options with another thread count for reads of large files: `0` (the default)
-    /// uses [`std::thread::available_parallelism`], `1` reads on the calling thread alone.
-    ///
-    /// Only bulk reads of a reader opened from a path ([`crate::read`],
-    /// [`NpyReader::open`](crate::NpyReader::open) then `read_vec` or a large `read_into`) of
-    /// element types whose bytes are their memory (numbers, in either byte order) use more
-    /// than one thread, each reading its part of the file with positional reads (`pread`,
-    /// Unix only) and swapping it while in cache; at most one thread per
-    /// 8 MiB (`PARALLEL_MIN_BYTES`) of data. Streams read on
-    /// one thread.
-    #[must_use]
-    pub fn threads(mut self, threads: usize) -> Self {
-        self.threads = threads;
-        self
-    }
-
     /// These options with a type hint for descrs that lost their type (issue 26): numpy with
     /// ml_dtypes writes bfloat16 as `'<V2'` and `float8_e4m3fn`, `int4`, … as `'<V1'`. With a
     /// hint, a header whose descr is what `np.save` writes for the hinted type is read as
     /// [`DType::Ml`] of it (see [`DType::with_hint`]); any other descr is read as it stands.
     /// `None`, the default, reads descrs as numpy does (`'<f1'`, which numpy cannot load, is
-    /// `float8_e5m2` even so).
-    ///
-    /// # Examples
-    /// ```
-    /// use npy_core::{DType, MlType, NpyReader, ReadOptions};
-    /// // What `np.save` writes for `np.array([1, -2], ml_dtypes.bfloat16)`.
-    /// let mut bytes = npy_core::Header::new("|V2".parse()?, vec![2]).to_bytes(None)?;
-    /// bytes.extend_from_slice(&[0x80, 0x3f, 0x00, 0xc0]);
-    /// let options = ReadOptions::default().hint(Some(MlType::BFloat16));
-    /// let mut r = NpyReader::with_options(&bytes[..], &options)?;
-    /// assert_eq!(*r.dtype(), DType::Ml(MlType::BFloat16));
-    /// let values: Vec<f64> = r.read_dyn()?.values().iter().filter_map(|v| v.as_f64()).collect();
-    /// assert_eq!(values, [1.0, -2.0]);
-    /// # Ok::<(), npy_core::Error>(())
-    /// ```
+    /// `float8_e5m2` even so). [`ReadOptions::hint`](crate::ReadOptions::hint) sets it for
+    /// reads.
     #[must_use]
     pub fn hint(mut self, hint: Option<crate::dtype::MlType>) -> Self {
         self.hint = hint;
-        self
-    }
-
-    /// These options with another [`Casting`]: which file dtypes a typed read converts from
-    /// (default [`Casting::Equiv`]: the type's own dtype in either byte order).
-    #[must_use]
-    pub fn casting(mut self, casting: Casting) -> Self {
-        self.casting = casting;
         self
     }
 
@@ -164,21 +103,6 @@ impl ReadOptions {
     /// The nesting limit of the header literal.
     pub fn get_max_depth(&self) -> usize {
         self.max_depth
-    }
-
-    /// Whether the strict bool check is on.
-    pub fn get_strict_bools(&self) -> bool {
-        self.strict_bools
-    }
-
-    /// The [`Casting`] of typed reads.
-    pub fn get_casting(&self) -> Casting {
-        self.casting
-    }
-
-    /// The thread count of bulk reads (`0`: the machine's parallelism).
-    pub fn get_threads(&self) -> usize {
-        self.threads
     }
 
     /// The type hint, if any.

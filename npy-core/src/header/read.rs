@@ -5,7 +5,7 @@
 
 use std::io::Read;
 
-use super::{Header, ParsedHeader, ReadOptions};
+use super::{Header, HeaderOptions, ParsedHeader};
 use crate::dtype::DType;
 use crate::error::{Error, ErrorKind, NotNpy};
 use crate::format::{Version, MAGIC, MAX_DIMS};
@@ -21,17 +21,19 @@ impl Header {
     /// [`ErrorKind::NotNpy`], [`ErrorKind::UnsupportedVersion`], [`ErrorKind::Truncated`],
     /// [`ErrorKind::HeaderTooLong`] and the header validation errors of [`Header::from_text`].
     pub fn read<R: Read + ?Sized>(r: &mut R) -> Result<ParsedHeader, Error> {
-        Header::read_with(r, &ReadOptions::default())
+        Header::read_with(r, &HeaderOptions::default())
     }
 
-    /// [`Header::read`] with options.
+    /// [`Header::read`] with options: [`HeaderOptions`], or the
+    /// [`ReadOptions`](crate::ReadOptions) of a read (their header part).
     ///
     /// # Errors
     /// As [`Header::read`].
     pub fn read_with<R: Read + ?Sized>(
         r: &mut R,
-        options: &ReadOptions,
+        options: &impl AsRef<HeaderOptions>,
     ) -> Result<ParsedHeader, Error> {
+        let options = options.as_ref();
         let mut prefix = [0u8; 8];
         let got = read_up_to(r, &mut prefix)?;
         let head = &prefix[..got];
@@ -83,10 +85,10 @@ impl Header {
             Version::V1_0 => u64::from(u16::from_le_bytes([len_buf[0], len_buf[1]])),
             _ => u64::from(u32::from_le_bytes(len_buf)),
         };
-        if header_len > options.max_header_len {
+        if header_len > options.get_max_header_len() {
             return Err(Error::new(ErrorKind::HeaderTooLong {
                 len: header_len,
-                limit: options.max_header_len,
+                limit: options.get_max_header_len(),
             }));
         }
         // Grows with what arrives, never to the claimed length up front.
@@ -101,7 +103,7 @@ impl Header {
         }
         let text = decode_header(raw, version)?;
         let mut header = Header::from_text(&text, version, options)?;
-        if let Some(dtype) = options.hint.and_then(|h| header.dtype.with_hint(h)) {
+        if let Some(dtype) = options.get_hint().and_then(|h| header.dtype.with_hint(h)) {
             header.dtype = dtype;
         }
         Ok(ParsedHeader {
@@ -119,15 +121,20 @@ impl Header {
     /// [`ErrorKind::HeaderSyntax`], [`ErrorKind::HeaderNotDict`], [`ErrorKind::HeaderKeys`],
     /// [`ErrorKind::InvalidShape`], [`ErrorKind::InvalidFortranOrder`], [`ErrorKind::InvalidDescr`],
     /// [`ErrorKind::SizeOverflow`].
-    pub fn from_text(text: &str, version: Version, options: &ReadOptions) -> Result<Header, Error> {
+    pub fn from_text(
+        text: &str,
+        version: Version,
+        options: &impl AsRef<HeaderOptions>,
+    ) -> Result<Header, Error> {
+        let options = options.as_ref();
         // numpy's own layout (every file np.save writes) takes the fast path; anything else,
         // and every error, goes through the general literal parser.
-        if let Some(header) = super::fast::parse(text, options.max_depth) {
+        if let Some(header) = super::fast::parse(text, options.get_max_depth()) {
             return Ok(header);
         }
         let opts = ParseOptions {
             long_suffix: version != Version::V3_0,
-            max_depth: options.max_depth,
+            max_depth: options.get_max_depth(),
         };
         let value =
             literal::parse(text, opts).map_err(|e| Error::new(ErrorKind::HeaderSyntax(e)))?;

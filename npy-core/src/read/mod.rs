@@ -17,12 +17,14 @@ use crate::codec::{checked_product, permute_to_c_order};
 use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::Order;
-use crate::header::{Header, ReadOptions};
+use crate::header::Header;
 use crate::meta::{meta_accessors, ArrayMeta};
 
+mod options;
 mod parallel;
 mod reader;
 
+pub use options::{Casting, ReadOptions};
 pub use parallel::PARALLEL_MIN_BYTES;
 pub(crate) use reader::Decode;
 pub use reader::{Elements, NpyReader};

@@ -10,11 +10,12 @@ use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::ops::Range;
 
 use super::{check_expansion, parallel};
+use super::{Casting, ReadOptions};
 use crate::codec::{checked_product, per_chunk, swap_in_place, CHUNK_BYTES, SWAP_CHUNK_BYTES};
 use crate::dtype::DType;
 use crate::element::{bulk_kind, Bulk, NpyElement, PodLayout, Widening};
 use crate::error::{Error, ErrorKind};
-use crate::header::{Casting, Header, ReadOptions};
+use crate::header::Header;
 use crate::io::read_up_to;
 use crate::meta::{meta_accessors, ArrayMeta};
 

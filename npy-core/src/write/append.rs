@@ -16,7 +16,7 @@ use crate::dtype::{DType, SubArray};
 use crate::element::{requested, NpyElement};
 use crate::error::{Error, ErrorKind, PathContext, Requested};
 use crate::format::AsShape;
-use crate::header::{Header, ParsedHeader, ReadOptions};
+use crate::header::{Header, HeaderOptions, ParsedHeader};
 
 /// Bytes copied at a time when data moves from file to file (a rewrite, a concatenation).
 const COPY_BYTES: usize = 1 << 20;
@@ -161,7 +161,7 @@ impl NpyAppender {
 
     fn open_with(path: &Path, options: AppendOptions) -> Result<NpyAppender, Error> {
         let file = open_locked(path)?;
-        let parsed = Header::read_with(&mut &file, &ReadOptions::default())?;
+        let parsed = Header::read_with(&mut &file, &HeaderOptions::default())?;
         let header = &parsed.header;
         header.dtype.refuse_object()?;
         if header.shape.is_empty() {
@@ -663,7 +663,7 @@ fn copy_exact(
 fn open_source(path: &Path) -> Result<(File, ParsedHeader), Error> {
     let open = || -> Result<(File, ParsedHeader), Error> {
         let mut file = crate::io::open_regular(path)?;
-        let parsed = Header::read_with(&mut file, &ReadOptions::default())?;
+        let parsed = Header::read_with(&mut file, &HeaderOptions::default())?;
         parsed.header.dtype.refuse_object()?;
         file.seek(SeekFrom::Start(parsed.data_offset()))?;
         Ok((file, parsed))

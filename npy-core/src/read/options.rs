@@ -1,0 +1,176 @@
+//! [`ReadOptions`]: how a read treats the file, from its header limits to the threads that
+//! read its data, and [`Casting`].
+
+use crate::dtype::MlType;
+use crate::header::HeaderOptions;
+
+/// Options for reading: the header's limits ([`HeaderOptions`]), and how the data may be read.
+///
+/// # Examples
+/// ```
+/// use npy_core::{Casting, NpyReader, ReadOptions, WriteOptions};
+/// let mut bytes = Vec::new();
+/// WriteOptions::new().write_to(&mut bytes, &[1i32, -2, 3], &[3])?;
+/// // An `<i4` file reads as i64 only when asked: numpy casts i4 to i8 safely.
+/// let options = ReadOptions::default().casting(Casting::Safe);
+/// let mut r = NpyReader::with_options(&bytes[..], &options)?;
+/// assert_eq!(r.read_vec::<i64>()?, [1, -2, 3]);
+/// assert!(NpyReader::new(&bytes[..])?.read_vec::<i64>().is_err());
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReadOptions {
+    header: HeaderOptions,
+    strict_bools: bool,
+    casting: Casting,
+    threads: usize,
+}
+
+/// Which file dtypes a typed read (read, iterators, ranges, `ndarray`) accepts for an element
+/// type, in numpy's terms (`np.can_cast(from, to, casting)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Casting {
+    /// The type's own dtype, in either byte order (numpy's `'equiv'`): the default.
+    #[default]
+    Equiv,
+    /// Also every number dtype numpy casts to the type's dtype with `casting='safe'` (`<i4` as
+    /// `i64`, `<f4` as `f64`, `u1` as `u16` or `i16`, `b1` as any number, `i8` as `f64`), never
+    /// narrowing. Values are what numpy's `astype` gives. Applies to `bool`, the integers,
+    /// floats and complex numbers (not datetimes: numpy's unit casts between calendar units are
+    /// not simple multiples).
+    Safe,
+}
+
+/// A read's header options are its [`ReadOptions::header`]: every call that reads a header
+/// takes either.
+impl AsRef<HeaderOptions> for ReadOptions {
+    fn as_ref(&self) -> &HeaderOptions {
+        &self.header
+    }
+}
+
+impl From<HeaderOptions> for ReadOptions {
+    fn from(header: HeaderOptions) -> Self {
+        ReadOptions::default().header(header)
+    }
+}
+
+impl ReadOptions {
+    /// numpy's reading rules with the crate's limits: the default.
+    pub fn new() -> Self {
+        ReadOptions::default()
+    }
+
+    /// These options with other [`HeaderOptions`] (limits and type hint).
+    #[must_use]
+    pub fn header(mut self, header: HeaderOptions) -> Self {
+        self.header = header;
+        self
+    }
+
+    /// These options with another header-length limit ([`HeaderOptions::max_header_len`]).
+    #[must_use]
+    pub fn max_header_len(mut self, bytes: u64) -> Self {
+        self.header = self.header.max_header_len(bytes);
+        self
+    }
+
+    /// These options with another nesting limit of the header literal
+    /// ([`HeaderOptions::max_depth`]).
+    #[must_use]
+    pub fn max_depth(mut self, depth: usize) -> Self {
+        self.header = self.header.max_depth(depth);
+        self
+    }
+
+    /// These options with a type hint for descrs that lost their type
+    /// ([`HeaderOptions::hint`]): numpy with ml_dtypes writes bfloat16 as `'<V2'`.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::{DType, MlType, NpyReader, ReadOptions};
+    /// // What `np.save` writes for `np.array([1, -2], ml_dtypes.bfloat16)`.
+    /// let mut bytes = npy_core::Header::new("|V2".parse()?, vec![2]).to_bytes(None)?;
+    /// bytes.extend_from_slice(&[0x80, 0x3f, 0x00, 0xc0]);
+    /// let options = ReadOptions::default().hint(Some(MlType::BFloat16));
+    /// let mut r = NpyReader::with_options(&bytes[..], &options)?;
+    /// assert_eq!(*r.dtype(), DType::Ml(MlType::BFloat16));
+    /// let values: Vec<f64> = r.read_dyn()?.values().iter().filter_map(|v| v.as_f64()).collect();
+    /// assert_eq!(values, [1.0, -2.0]);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn hint(mut self, hint: Option<MlType>) -> Self {
+        self.header = self.header.hint(hint);
+        self
+    }
+
+    /// These options with the strict bool check on or off: on, `b1` bytes other than 0 and 1
+    /// are refused with [`ErrorKind::InvalidBool`](crate::ErrorKind::InvalidBool) (naming the
+    /// byte and its offset) instead of read as `true` as numpy does. Off by default.
+    #[must_use]
+    pub fn strict_bools(mut self, strict: bool) -> Self {
+        self.strict_bools = strict;
+        self
+    }
+
+    /// These options with another thread count for reads of large files: `0` (the default)
+    /// uses [`std::thread::available_parallelism`], `1` reads on the calling thread alone.
+    ///
+    /// Only bulk reads of a reader opened from a path ([`crate::read`],
+    /// [`NpyReader::open`](crate::NpyReader::open) then `read_vec` or a large `read_into`) of
+    /// element types whose bytes are their memory (numbers, in either byte order) use more
+    /// than one thread, each reading its part of the file with positional reads (`pread`,
+    /// Unix only) and swapping it while in cache; at most one thread per
+    /// 8 MiB (`PARALLEL_MIN_BYTES`) of data. Streams read on
+    /// one thread.
+    #[must_use]
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// These options with another [`Casting`]: which file dtypes a typed read converts from
+    /// (default [`Casting::Equiv`]: the type's own dtype in either byte order).
+    #[must_use]
+    pub fn casting(mut self, casting: Casting) -> Self {
+        self.casting = casting;
+        self
+    }
+
+    /// The header options.
+    pub fn get_header(&self) -> &HeaderOptions {
+        &self.header
+    }
+
+    /// The header-length limit, in bytes.
+    pub fn get_max_header_len(&self) -> u64 {
+        self.header.get_max_header_len()
+    }
+
+    /// The nesting limit of the header literal.
+    pub fn get_max_depth(&self) -> usize {
+        self.header.get_max_depth()
+    }
+
+    /// Whether the strict bool check is on.
+    pub fn get_strict_bools(&self) -> bool {
+        self.strict_bools
+    }
+
+    /// The [`Casting`] of typed reads.
+    pub fn get_casting(&self) -> Casting {
+        self.casting
+    }
+
+    /// The thread count of bulk reads (`0`: the machine's parallelism).
+    pub fn get_threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The type hint, if any.
+    pub fn get_hint(&self) -> Option<MlType> {
+        self.header.get_hint()
+    }
+}
