@@ -94,8 +94,12 @@ fn source(
     mut parsed: ParsedHeader,
     hint: Option<MlType>,
 ) -> Result<Source, Error> {
-    if let Some(d) = hint.and_then(|h| parsed.header.dtype.with_hint(h)) {
-        parsed.header.dtype = d;
+    // A hint applies to the members it fits (an archive mixes them); a big-endian '>V2'
+    // with a bfloat16 hint is refused (npy_core::ParsedHeader::hinted_dtype).
+    if let Some(h) = hint {
+        if let Some(d) = parsed.hinted_dtype(h)? {
+            parsed.header.dtype = d;
+        }
     }
     let dtype = SafeDType::from_npy(&parsed.header.dtype)
         .ok_or_else(|| unsupported(&name, &parsed.header.dtype))?;
