@@ -11,10 +11,17 @@ issue 26's element types:
 - ``small_{name}.npy``: a (2, 3) array of everyday values, and ``small_{name}_f.npy`` the same
   in Fortran order.
 - ``scalar_bfloat16.npy``: a 0-d bfloat16 array.
+- ``be_{name}.npy``: the small array in big-endian byte order (``dtype.newbyteorder('>')``:
+  ``'>V2'`` for bfloat16, whose bytes ml_dtypes swaps; ``'>f1'``, ``'>V1'`` for one-byte kinds,
+  whose bytes are the little-endian file's).
+- ``rec_ml.npy``: a record whose fields are ml_dtypes types (``'<f1'`` float8_e5m2, a
+  float8_e5m2 subarray, ``'<V2'`` bfloat16, ``'<V1'`` float8_e4m3fn) beside ``'<f4'``.
 
 ``manifest.json`` has one row per file: the header text, the descr, shape, order, the data bytes
 as hex, the values (``float(x)`` of each element in C order; nan and +-inf as strings; integer
-kinds as integers) and ``str(arr)``, numpy's print of the array. ``encode.json`` has, for each
+kinds as integers) and ``str(arr)``, numpy's print of the array. ``variants.json`` has the same for the ``be_`` and
+``rec_`` files, a record's values by field (``fields``: name to the values of every record in C
+order, a subarray's flattened). ``encode.json`` has, for each
 kind, ml_dtypes' rounding (``np.float32(x).astype(kind)``) of a sweep of float32 values: every
 value of the kind, the midpoints between neighbours (the ties), the float32 just above and below
 each midpoint, values beyond the largest, infinities, NaN and tiny values; each row is
@@ -102,6 +109,40 @@ def file_row(out_dir, name, kind, arr):
     }
 
 
+def record_row(out_dir, name, arr):
+    data = npy_bytes(arr)
+    with open(os.path.join(out_dir, name), "wb") as f:
+        f.write(data)
+    hlen = int.from_bytes(data[8:10], "little")
+    fields = {}
+    for field in arr.dtype.names:
+        sub = arr[field]
+        kind = sub.dtype.base.name
+        fields[field] = [value(x, kind) for x in np.asarray(sub).ravel(order="C")]
+    return {
+        "file": name,
+        "header": data[10:10 + hlen].decode("latin-1"),
+        "descr": str(arr.dtype.descr),
+        "shape": list(arr.shape),
+        "data_hex": data[10 + hlen:].hex(),
+        "fields": fields,
+        "str": str(arr),
+    }
+
+
+def ml_record():
+    m = ml_dtypes
+    dt = np.dtype([("a", m.float8_e5m2), ("s", m.float8_e5m2, (2,)), ("w", "<f4"),
+                   ("b", m.bfloat16), ("e", m.float8_e4m3fn)])
+    arr = np.zeros(3, dt)
+    arr["a"] = np.array([1.5, -2.0, 57344.0], dtype=np.float32).astype(m.float8_e5m2)
+    arr["s"] = np.array([[0.25, -0.5], [3.0, 1e-5], [-0.0, 6.0]], dtype=np.float32).astype(m.float8_e5m2)
+    arr["w"] = [7.0, -1.25, 0.1]
+    arr["b"] = np.array([3.0, 0.5, -1e10], dtype=np.float32).astype(m.bfloat16)
+    arr["e"] = np.array([0.25, 448.0, -3.5], dtype=np.float32).astype(m.float8_e4m3fn)
+    return arr
+
+
 def sweep(kind):
     """float32 inputs that exercise every rounding decision of `kind`."""
     t = getattr(ml_dtypes, kind)
@@ -176,6 +217,13 @@ def main(argv):
     scalar = np.array(3.140625, dtype=np.float32).astype(ml_dtypes.bfloat16)
     files.append(file_row(out_dir, "scalar_bfloat16.npy", "bfloat16", scalar))
     write_rows(os.path.join(out_dir, "manifest.json"), machine, "files", files)
+    variants = []
+    for kind in ["bfloat16", "float8_e5m2", "float8_e4m3fn", "int4"]:
+        small = small_array(kind)
+        variants.append(file_row(out_dir, f"be_{kind}.npy", kind,
+                                 small.astype(small.dtype.newbyteorder(">"))))
+    variants.append(record_row(out_dir, "rec_ml.npy", ml_record()))
+    write_rows(os.path.join(out_dir, "variants.json"), machine, "files", variants)
     enc = [[k] + row for k in KINDS for row in encode_rows(k)]
     write_rows(os.path.join(out_dir, "encode.json"), machine, "rows", enc)
     return 0

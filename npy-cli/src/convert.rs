@@ -12,7 +12,9 @@ use crate::progress::Progress;
 /// Rewrite a .npy file with another byte order, memory order or format version; every value
 /// is preserved (records and strings included; object arrays are refused). An OUT ending in
 /// .safetensors converts an .npy or .npz IN to safetensors (as `safetensors.numpy.save_file`
-/// writes it), an IN ending in .safetensors converts to .npz (or .npy for one tensor).
+/// writes it), an IN ending in .safetensors converts to .npz (or .npy for one tensor); an
+/// .arrow or .parquet table goes through a temporary .npy (or .npz) on the way (a one-column
+/// table is one tensor; several columns make a record, which safetensors cannot hold).
 ///
 /// Memory stays bounded whatever the size: a byte-order or version change streams the data
 /// through two 1 MiB buffers, an order change transposes it tile by tile through three 8 MiB
@@ -111,6 +113,9 @@ pub fn run(args: &Args) -> ExitCode {
             );
             return ExitCode::from(2);
         }
+        if let Some(code) = through_npz(args, to_st) {
+            return code;
+        }
         let result = if to_st {
             let options = npy_safetensors::ToOptions::default().hint(args.hint);
             npy_safetensors::to_safetensors(&args.input, &args.output, &options)
@@ -164,6 +169,65 @@ pub fn run(args: &Args) -> ExitCode {
 
 /// Conversions that involve Arrow IPC, Parquet or .npz (by IN's and OUT's extensions), done by
 /// npy-arrow: `None` for .npy to .npy, which the code above does.
+/// Arrow IPC or Parquet to safetensors, and back: safetensors converts from and to numpy
+/// arrays, so the table goes through a temporary `.npy` (named by IN's stem, which names the
+/// tensor) or `.npz` (a member per tensor) beside nothing the user sees, by
+/// [`columnar`]'s rules (one column → a plain array; several → a record, which safetensors
+/// refuses, naming it). `None` when neither side is a table.
+fn through_npz(args: &Args, to_st: bool) -> Option<ExitCode> {
+    use npy_arrow::Format;
+    let table = |p: &std::path::Path| matches!(Format::of(p), Some(Format::Ipc | Format::Parquet));
+    let side = if to_st { &args.input } else { &args.output };
+    if !table(side) {
+        return None;
+    }
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("npy: a temporary directory: {e}");
+            return Some(ExitCode::FAILURE);
+        }
+    };
+    let stem = side.file_stem().unwrap_or_else(|| "arr_0".as_ref());
+    if to_st {
+        let middle = dir.path().join(stem).with_extension("npy");
+        let step = Args {
+            output: middle.clone(),
+            hint: None,
+            ..args.clone()
+        };
+        match columnar(&step) {
+            Some(code) if code == ExitCode::SUCCESS => {}
+            Some(code) => return Some(code),
+            None => return None,
+        }
+        let options = npy_safetensors::ToOptions::default().hint(args.hint);
+        Some(
+            match npy_safetensors::to_safetensors(&middle, &args.output, &options) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!(
+                        "npy: {}: {} (the table, read as numpy arrays)",
+                        printable(&args.input.display().to_string()),
+                        printable(&e.kind().to_string())
+                    );
+                    ExitCode::FAILURE
+                }
+            },
+        )
+    } else {
+        let middle = dir.path().join(stem).with_extension("npz");
+        if let Err(e) = npy_safetensors::from_safetensors(&args.input, &middle) {
+            eprintln!("npy: {e}");
+            return Some(ExitCode::FAILURE);
+        }
+        columnar(&Args {
+            input: middle,
+            ..args.clone()
+        })
+    }
+}
+
 fn columnar(args: &Args) -> Option<ExitCode> {
     use npy_arrow::Format;
     let formats = (Format::of(&args.input), Format::of(&args.output));

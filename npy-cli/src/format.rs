@@ -75,6 +75,41 @@ pub fn parse_hint(s: &str) -> Result<npy_core::MlType, String> {
     })
 }
 
+/// What `--hint TYPE` makes of the array of `parsed`: the dtype read with it, or the message
+/// saying why the hint does not fit (naming the file's dtype and the hint) or is refused (a
+/// big-endian `'>V2'`). A hint is asked for by a user who believes the file holds that type:
+/// one that does not fit is an error, never ignored.
+pub fn hinted(
+    parsed: &npy_core::ParsedHeader,
+    hint: npy_core::MlType,
+) -> Result<npy_core::DType, String> {
+    match parsed.hinted_dtype(hint) {
+        Ok(Some(dtype)) => Ok(dtype),
+        Ok(None) => {
+            let file = &parsed.header.dtype;
+            let what = match file.canonical() {
+                Some(c) => format!("'{file}' ({})", c.name()),
+                None => format!("'{file}'"),
+            };
+            let saved = npy_core::DType::Ml(hint);
+            let size = if hint.itemsize() == file.itemsize() {
+                String::new()
+            } else {
+                format!(
+                    ", {} byte(s) per element where the file has {}",
+                    hint.itemsize(),
+                    file.itemsize()
+                )
+            };
+            Err(format!(
+                "--hint {hint} does not fit: the file's dtype is {what}, and numpy with \
+                 ml_dtypes saves {hint} as '{saved}'{size}"
+            ))
+        }
+        Err(e) => Err(e.kind().to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,8 +23,9 @@ JSON output (--json):
     data_offset    offset of the array data from the start of the file, in bytes
     descr          the dtype as the header writes it, without the quotes of a simple one:
                    \"<f4\", \"|S7\", \"[('x', '<f4'), ('id', '<i8')]\"
-    canonical      the canonical number type (\"float32\", \"int64\", \"bool\", ...), or null for
-                   longdouble, datetime64, timedelta64, S, U, V, O and record dtypes
+    canonical      the canonical number type (\"float32\", \"int64\", \"bool\", ...) or ml_dtypes
+                   type (\"float8_e5m2\" for '<f1', \"bfloat16\" with --hint bfloat16), or null
+                   for longdouble, datetime64, timedelta64, S, U, V, O and record dtypes
     shape          the dimensions, outermost first ([] for a 0-d array)
     fortran_order  true when the data is in Fortran (column-major) order
     itemsize       bytes per element
@@ -52,6 +53,14 @@ pub struct Args {
     /// Print one JSON object per line per file instead of text (fields: see --help).
     #[arg(long)]
     json: bool,
+
+    /// Describe the data as this ml_dtypes type (bfloat16, float8_e4m3fn, int4, ...: see
+    /// `npy show --help`), as `npy show --hint` reads it: numpy with ml_dtypes saves bfloat16
+    /// as '<V2' and the one-byte kinds as '<V1'. A file (or member) whose descr is not what
+    /// numpy saves for TYPE is an error.
+    #[allow(clippy::doc_markdown, reason = "clap help text, printed as written")]
+    #[arg(long, value_name = "TYPE", value_parser = crate::format::parse_hint)]
+    hint: Option<npy_core::MlType>,
 }
 
 /// Runs `npy info`.
@@ -61,6 +70,15 @@ pub fn run(args: &Args) -> ExitCode {
     let mut blocks = 0usize;
     for path in &args.files {
         if crate::safetensors::is_safetensors(path) {
+            if args.hint.is_some() {
+                complain(
+                    path,
+                    &"--hint applies to .npy and .npz files: a .safetensors file names its \
+                      dtypes (BF16, F8_E4M3, F8_E5M2)",
+                );
+                failed = true;
+                continue;
+            }
             let (ok, n) = crate::safetensors::info(path, args.json, blocks, &mut out);
             failed |= !ok;
             blocks += n;
@@ -76,12 +94,12 @@ pub fn run(args: &Args) -> ExitCode {
                     return output_failed(&e);
                 }
             }
-            let (ok, n) = crate::npz::info(path, args.json, blocks, &mut out);
+            let (ok, n) = crate::npz::info(path, args.json, args.hint, blocks, &mut out);
             failed |= !ok;
             blocks += n;
             continue;
         }
-        let report = match Report::read(path) {
+        let mut report = match Report::read(path) {
             Ok(r) => r,
             Err(e) => {
                 complain(path, &e);
@@ -89,6 +107,11 @@ pub fn run(args: &Args) -> ExitCode {
                 continue;
             }
         };
+        if let Err(m) = apply_hint(&mut report.info, args.hint) {
+            complain(path, &m);
+            failed = true;
+            continue;
+        }
         let shortfall = report.shortfall();
         failed |= shortfall.is_some();
         let text = if args.json {
@@ -177,6 +200,31 @@ pub(crate) fn output_failed(e: &io::Error) -> ExitCode {
     ExitCode::FAILURE
 }
 
+/// `info` with its dtype read through `--hint` ([`crate::format::hinted`]): the hinted
+/// dtype, its canonical name (none) and byte order; `Err` with the message when the hint does
+/// not fit. No hint: `info` as it is.
+pub(crate) fn apply_hint(
+    info: &mut TensorInfo,
+    hint: Option<npy_core::MlType>,
+) -> Result<(), String> {
+    let Some(hint) = hint else {
+        return Ok(());
+    };
+    let mut header = npy_core::Header::new(info.dtype.clone(), info.shape.clone());
+    header.fortran_order = info.order == npy_core::Order::Fortran;
+    let parsed = npy_core::ParsedHeader {
+        header,
+        version: info.version,
+        header_len: info.header_len,
+        text: info.header.clone(),
+    };
+    let dtype = crate::format::hinted(&parsed, hint)?;
+    info.canonical = dtype.canonical();
+    info.byte_order = dtype.byte_order();
+    info.dtype = dtype;
+    Ok(())
+}
+
 /// One file: its header summary and its size.
 #[derive(Debug)]
 pub(crate) struct Report<'a> {
@@ -238,7 +286,13 @@ impl<'a> Report<'a> {
             header_len: i.header_len,
             data_offset: i.data_offset,
             descr: i.dtype.to_string(),
-            canonical: i.canonical.map(npy_core::Canonical::name),
+            canonical: i
+                .canonical
+                .map(npy_core::Canonical::name)
+                .or(match &i.dtype {
+                    DType::Ml(t) => Some(t.name()),
+                    _ => None,
+                }),
             shape: &i.shape,
             fortran_order: i.order == npy_core::Order::Fortran,
             itemsize: i.itemsize,
@@ -253,13 +307,16 @@ impl<'a> Report<'a> {
         let i = &self.info;
         line(out, "", printable(&i.name));
         let descr = i.dtype.to_string();
-        match i.canonical {
-            Some(c) => row(
+        match (i.canonical, &i.dtype) {
+            (Some(c), _) => row(
                 out,
                 "dtype",
                 format_args!("{} {}", printable(&descr), c.name()),
             ),
-            None => row(out, "dtype", printable(&descr)),
+            // An ml_dtypes type (a `<f1` descr, or a hint): its name, as numpy with ml_dtypes
+            // names the dtype.
+            (None, DType::Ml(t)) => row(out, "dtype", format_args!("{} {t}", printable(&descr))),
+            (None, _) => row(out, "dtype", printable(&descr)),
         }
         if let DType::Record(r) = &i.dtype {
             write_fields(out, r.fields());

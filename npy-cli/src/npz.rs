@@ -95,7 +95,13 @@ struct RawJson<'a> {
 
 /// `npy info` of an archive: a block (or a JSON line) per member. Returns whether every
 /// member was described without a problem, and how many blocks were written.
-pub fn info(path: &Path, json: bool, blocks_before: usize, out: &mut impl Write) -> (bool, usize) {
+pub fn info(
+    path: &Path,
+    json: bool,
+    hint: Option<npy_core::MlType>,
+    blocks_before: usize,
+    out: &mut impl Write,
+) -> (bool, usize) {
     let npz = match NpzArchive::open(path) {
         Ok(a) => a,
         Err(e) => {
@@ -148,7 +154,12 @@ pub fn info(path: &Path, json: bool, blocks_before: usize, out: &mut impl Write)
                 }
             }
             Ok(true) => match npz.info(key) {
-                Ok(info) => {
+                Ok(mut info) => {
+                    if let Err(m) = crate::info::apply_hint(&mut info, hint) {
+                        complain(&at, &m);
+                        ok = false;
+                        continue;
+                    }
                     let report = Report {
                         path,
                         info,

@@ -258,9 +258,10 @@ pub enum ErrorKind {
 
     /// The file's dtype does not convert to the requested Rust type.
     #[error(
-        "file has dtype {}, requested {requested}{}",
+        "file has dtype {}, requested {requested}{}{}",
         .file.describe(),
-        safe_cast_hint(*.safe_cast)
+        safe_cast_hint(*.safe_cast),
+        ml_dtypes_hint(.file)
     )]
     TypeMismatch {
         /// The file's dtype (in a record, the field's).
@@ -742,6 +743,21 @@ fn counted<N: Copy + Into<u128>>(n: &N, unit: &str) -> String {
 fn safe_cast_hint(safe: bool) -> &'static str {
     if safe {
         "; numpy casts it safely: read with ReadOptions::default().casting(Casting::Safe)"
+    } else {
+        ""
+    }
+}
+
+/// The remedy [`ErrorKind::TypeMismatch`] names for a void file of one or two bytes per
+/// element: what `np.save` writes for an ml_dtypes array (issue 26), whose type the descr lost.
+fn ml_dtypes_hint(file: &DType) -> &'static str {
+    if *file == DType::Void(2) {
+        "; '|V2' is what np.save writes for an ml_dtypes bfloat16 array: read it as half::bf16, \
+         or give ReadOptions::hint(Some(MlType::BFloat16)) (npy show --hint bfloat16)"
+    } else if *file == DType::Void(1) {
+        "; '|V1' is what np.save writes for ml_dtypes' one-byte types (float8_e4m3fn, int4, ...): \
+         read it as that type (npy_core::Float8E4M3Fn, Int4, ...), or give ReadOptions::hint \
+         (npy show --hint float8_e4m3fn)"
     } else {
         ""
     }

@@ -470,6 +470,6 @@ pub use source::{
 pub use view::{view_or_copy, CowArray, NpyView};
 pub use write::{
     append, concatenate, concatenate_with_progress, remove_stale_temp_files, write, AppendOptions,
-    NpyAppender, PathStreamWriter, PendingFile, StreamWriter, WriteOptions, MAX_SYMLINKS,
-    STALE_AFTER,
+    NpyAppender, OffsetWriter, PathStreamWriter, PendingFile, StreamWriter, WriteOptions,
+    MAX_SYMLINKS, STALE_AFTER,
 };

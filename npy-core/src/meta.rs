@@ -51,10 +51,11 @@ impl ArrayMeta {
         })
     }
 
-    /// The same metadata with the dtype read through `hint` ([`DType::with_hint`]; same
-    /// itemsize, so the sizes stand).
+    /// The same metadata with the dtype read through `hint` ([`ParsedHeader::hinted_dtype`];
+    /// same itemsize, so the sizes stand). A hint it refuses (big-endian `'>V2'` as
+    /// bfloat16) leaves the dtype as numpy reads it.
     pub(crate) fn hint(&mut self, hint: crate::dtype::MlType) {
-        if let Some(d) = self.parsed.header.dtype.with_hint(hint) {
+        if let Ok(Some(d)) = self.parsed.hinted_dtype(hint) {
             debug_assert_eq!(d.itemsize(), self.itemsize);
             self.parsed.header.dtype = d;
         }

@@ -8,14 +8,13 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use bytemuck::CheckedBitPattern;
-use flate2::read::DeflateDecoder;
 use npy_core::{
     view_or_copy, CowArray, DynArray, Header, NotNpy, NpyArray, NpyElement, NpyReader, NpyView,
     ParsedHeader, ReadAt, ReadOptions, TensorInfo,
 };
 
 use crate::error::{ContainerFault, Error, ErrorKind};
-use crate::inflate::inflate;
+use crate::inflate::{inflate, Inflater};
 use crate::limits::check_backed;
 use crate::names::key_of;
 use crate::zip::{self, Local};
@@ -381,10 +380,7 @@ impl<R: ReadAt> NpzArchive<R> {
                 pos: start,
                 end: start + m.compressed_size,
             };
-            Inner::Deflated(Box::new(DeflateDecoder::new(BufReader::with_capacity(
-                32 << 10,
-                compressed,
-            ))))
+            Inner::Deflated(Box::new(Inflater::new(compressed)))
         };
         Ok(MemberReader {
             inner,
@@ -848,7 +844,7 @@ enum Inner<'a, R: ?Sized> {
         ahead: Vec<u8>,
         ahead_at: u64,
     },
-    Deflated(Box<DeflateDecoder<BufReader<Compressed<'a, R>>>>),
+    Deflated(Box<Inflater<Compressed<'a, R>>>),
     /// A member inflated whole and CRC-checked already.
     Memory(Vec<u8>),
 }

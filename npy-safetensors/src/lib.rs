@@ -42,7 +42,7 @@ pub use dtype::SafeDType;
 pub use error::{Error, ErrorKind};
 pub use file::{from_safetensors, SafetensorsFile};
 pub use header::{SafetensorsHeader, TensorEntry, MAX_HEADER_LEN};
-pub use write::{to_safetensors, ToOptions, COPY_BUFFER_BYTES};
+pub use write::{to_safetensors, ToOptions, COPY_BUFFER_BYTES, MAX_THREADS};
 
 /// Feeds `data` to every parser of the crate, as the fuzz target `safetensors` does: the
 /// whole bytes as a file, and as header JSON for a data section of every length the bytes

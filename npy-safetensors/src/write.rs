@@ -1,8 +1,11 @@
 //! Writing safetensors from `.npy` and `.npz` files, as `safetensors.numpy.save_file` writes.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use npy_core::{ByteOrder, ConvertOptions, DType, MlType, Order, ParsedHeader};
 use npy_npz::NpzArchive;
@@ -11,8 +14,9 @@ use tempfile::NamedTempFile;
 use crate::dtype::SafeDType;
 use crate::error::{Error, ErrorKind};
 
-/// Bytes of the output buffer (and of each copy): 1 MiB. A conversion holds this, the
-/// headers, and for a member that must change byte order or memory order, npy-core's
+/// Bytes of each copy thread's buffer: 1 MiB. A conversion holds one per thread (at most
+/// [`MAX_THREADS`]), an inflate state per deflated member being copied, the headers, and for
+/// a member that must change byte order or memory order (copied alone), npy-core's
 /// `convert_file` buffers (3 × 8 MiB): peak memory stays under 64 MiB whatever the sizes.
 pub const COPY_BUFFER_BYTES: usize = 1 << 20;
 
@@ -23,6 +27,9 @@ pub struct ToOptions {
     /// The ml_dtypes type of members whose descr lost it (`'<V2'` bfloat16, `'<V1'` float8):
     /// see `npy_core::ReadOptions::hint`. Without it such members are refused.
     pub hint: Option<MlType>,
+    /// Threads copying members at once (`None`: the machine's parallelism), at most
+    /// [`MAX_THREADS`].
+    pub threads: Option<NonZeroUsize>,
 }
 
 impl ToOptions {
@@ -31,6 +38,23 @@ impl ToOptions {
     pub fn hint(mut self, hint: Option<MlType>) -> Self {
         self.hint = hint;
         self
+    }
+
+    /// These options copying members on `threads` threads at once (1: one after the other),
+    /// at most [`MAX_THREADS`]. The output is the same whatever the count.
+    #[must_use]
+    pub fn with_threads(mut self, threads: NonZeroUsize) -> Self {
+        self.threads = Some(threads);
+        self
+    }
+
+    /// The threads a conversion uses: [`ToOptions::threads`], else the machine's parallelism,
+    /// at most [`MAX_THREADS`].
+    fn thread_count(&self) -> usize {
+        self.threads
+            .or_else(|| std::thread::available_parallelism().ok())
+            .map_or(1, NonZeroUsize::get)
+            .min(MAX_THREADS)
     }
 }
 
@@ -70,8 +94,12 @@ fn source(
     mut parsed: ParsedHeader,
     hint: Option<MlType>,
 ) -> Result<Source, Error> {
-    if let Some(d) = hint.and_then(|h| parsed.header.dtype.with_hint(h)) {
-        parsed.header.dtype = d;
+    // A hint applies to the members it fits (an archive mixes them); a big-endian '>V2'
+    // with a bfloat16 hint is refused (npy_core::ParsedHeader::hinted_dtype).
+    if let Some(h) = hint {
+        if let Some(d) = parsed.hinted_dtype(h)? {
+            parsed.header.dtype = d;
+        }
     }
     let dtype = SafeDType::from_npy(&parsed.header.dtype)
         .ok_or_else(|| unsupported(&name, &parsed.header.dtype))?;
@@ -127,7 +155,9 @@ fn header_json(sources: &[Source]) -> Vec<u8> {
 /// memory as if it were C order). Members are streamed: peak memory is bounded by
 /// [`COPY_BUFFER_BYTES`] and npy-core's conversion buffers, whatever the sizes, deflated
 /// members included (a member that needs reordering is inflated to a temporary file first).
-/// The output appears complete or not at all (temporary file beside it, then rename).
+/// Members are copied on several threads at once ([`ToOptions::with_threads`]), each into its
+/// own range of the output. The output appears complete or not at all (temporary file beside
+/// it, then rename).
 ///
 /// # Errors
 /// [`ErrorKind::Unsupported`] naming the member for records, strings, object arrays, raw void
@@ -166,20 +196,225 @@ pub fn to_safetensors(
     // The safetensors crate's order: dtype descending, then name.
     sources.sort_by(|a, b| b.dtype.cmp(&a.dtype).then_with(|| a.name.cmp(&b.name)));
     let json = header_json(&sources);
+    // Where each tensor's bytes go in the output: back to back after the header.
+    let mut offsets = Vec::with_capacity(sources.len());
+    let mut at = 8 + json.len() as u64;
+    for s in &sources {
+        offsets.push(at);
+        at = at.checked_add(s.nbytes).ok_or_else(|| {
+            Error::new(ErrorKind::InvalidTensor {
+                name: s.name.clone(),
+                reason: format!(
+                    "{} data bytes do not fit in a file after the others",
+                    s.nbytes
+                ),
+            })
+            .at(src)
+        })?;
+    }
 
     let mut tmp = temp_beside(dst)?;
+    let werr = |e: io::Error| Error::io(e, "writing").at(dst);
+    tmp.write_all(&(json.len() as u64).to_le_bytes())
+        .map_err(werr)?;
+    tmp.write_all(&json).map_err(werr)?;
     {
-        let mut out = BufWriter::with_capacity(COPY_BUFFER_BYTES, &mut tmp);
-        let werr = |e: io::Error| Error::io(e, "writing").at(dst);
-        out.write_all(&(json.len() as u64).to_le_bytes())
-            .map_err(werr)?;
-        out.write_all(&json).map_err(werr)?;
-        for s in &sources {
-            copy_c_little(src, npz.as_ref(), s, &mut out)?;
+        let out = tmp.offsets().map_err(werr)?;
+        let job = Job {
+            src,
+            dst,
+            npz: npz.as_ref(),
+            sources: &sources,
+            offsets: &offsets,
+            out,
+        };
+        // Members already in safetensors' layout are copied on `threads` threads at once,
+        // each to its own range of the output; the others (swapped or reordered through
+        // temporary files) one at a time after them, so their buffers are never doubled.
+        let (direct, staged): (Vec<usize>, Vec<usize>) =
+            (0..sources.len()).partition(|&i| as_stored(&sources[i].parsed));
+        job.copy_parallel(&direct, options.thread_count())?;
+        for i in staged {
+            job.copy_staged(i)?;
         }
-        out.flush().map_err(werr)?;
     }
     persist(tmp, dst)
+}
+
+/// The most threads [`to_safetensors`] copies members on (each holds a
+/// [`COPY_BUFFER_BYTES`] buffer and, for a deflated member, an inflate state of about
+/// 300 KiB): 8, so its memory stays bounded on any machine.
+pub const MAX_THREADS: usize = 8;
+
+/// What every member's copy shares.
+struct Job<'a, R> {
+    src: &'a Path,
+    dst: &'a Path,
+    npz: Option<&'a NpzArchive<R>>,
+    sources: &'a [Source],
+    /// The output offset of each source's bytes.
+    offsets: &'a [u64],
+    out: npy_core::OffsetWriter<'a>,
+}
+
+impl<R: npy_core::ReadAt + Sync> Job<'_, R> {
+    /// Copies the sources `which` (each already in safetensors' layout) on up to `threads`
+    /// threads, each taking the next member when done with one. On an error the others stop
+    /// after their current piece; the error of the first member (in output order) that
+    /// failed is returned.
+    fn copy_parallel(&self, which: &[usize], threads: usize) -> Result<(), Error> {
+        let threads = threads.clamp(1, MAX_THREADS).min(which.len());
+        if threads <= 1 {
+            let mut buf = vec![0u8; COPY_BUFFER_BYTES];
+            for &i in which {
+                self.copy_direct(i, &mut buf, &AtomicBool::new(false))?;
+            }
+            return Ok(());
+        }
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let failed: Mutex<Vec<(usize, Error)>> = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    let mut buf = vec![0u8; COPY_BUFFER_BYTES];
+                    while !stop.load(Ordering::Relaxed) {
+                        let Some(&i) = which.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                            break;
+                        };
+                        if let Err(e) = self.copy_direct(i, &mut buf, &stop) {
+                            stop.store(true, Ordering::Relaxed);
+                            failed
+                                .lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .push((i, e));
+                        }
+                    }
+                });
+            }
+        });
+        let mut failed = failed
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        failed.sort_by_key(|(i, _)| *i);
+        match failed.into_iter().next() {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn read_error(&self, i: usize) -> impl Fn(io::Error) -> Error + '_ {
+        move |e| Error::io(e, format!("copying member {:?}", self.sources[i].name)).at(self.src)
+    }
+
+    /// Copies source `i`'s data bytes (already C order, little-endian) to its place in the
+    /// output, through `buf`; gives up early when `stop` is set (another member failed).
+    fn copy_direct(&self, i: usize, buf: &mut [u8], stop: &AtomicBool) -> Result<(), Error> {
+        let s = &self.sources[i];
+        let rerr = self.read_error(i);
+        match (self.npz, &s.key) {
+            (Some(npz), Some(key)) => {
+                let mut m = npz
+                    .open_member(key)
+                    .map_err(|e| Error::from(e).at(self.src))?;
+                npy_core::Header::read(&mut m).map_err(|e| Error::from(e).at(self.src))?;
+                self.copy_from(i, &mut m, buf, stop)
+            }
+            _ => {
+                let mut f = File::open(self.src).map_err(&rerr)?;
+                f.seek(SeekFrom::Start(s.parsed.data_offset()))
+                    .map_err(&rerr)?;
+                self.copy_from(i, &mut f, buf, stop)
+            }
+        }
+    }
+
+    /// Copies source `i`'s `nbytes` from `input` (positioned at its first data byte) to the
+    /// output, a full `buf` per write.
+    fn copy_from(
+        &self,
+        i: usize,
+        input: &mut impl Read,
+        buf: &mut [u8],
+        stop: &AtomicBool,
+    ) -> Result<(), Error> {
+        let s = &self.sources[i];
+        let rerr = self.read_error(i);
+        let mut copied = 0u64;
+        while copied < s.nbytes {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            let want = usize::try_from(s.nbytes - copied).map_or(buf.len(), |l| l.min(buf.len()));
+            let got = read_full(input, &mut buf[..want]).map_err(&rerr)?;
+            self.out
+                .write_all_at(&buf[..got], self.offsets[i] + copied)
+                .map_err(|e| Error::io(e, "writing").at(self.dst))?;
+            copied += got as u64;
+            if got < want {
+                return Err(short(s, copied).at(self.src));
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies source `i` (big-endian or Fortran order) to its place in the output as C-order
+    /// little-endian bytes, through npy-core's bounded-memory conversion on disk. An `.npz`
+    /// member is inflated to a temporary file first (kept until the conversion is done).
+    fn copy_staged(&self, i: usize) -> Result<(), Error> {
+        let s = &self.sources[i];
+        let (src, rerr) = (self.src, self.read_error(i));
+        let mut staged: Option<NamedTempFile> = None;
+        let input: PathBuf = match (self.npz, &s.key) {
+            (Some(npz), Some(key)) => {
+                let tmp = staged.insert(NamedTempFile::new().map_err(&rerr)?);
+                let mut m = npz.open_member(key).map_err(|e| Error::from(e).at(src))?;
+                m.copy_to(&mut tmp.as_file())
+                    .map_err(|e| Error::from(e).at(src))?;
+                tmp.path().to_owned()
+            }
+            _ => src.to_owned(),
+        };
+        let converted = NamedTempFile::new().map_err(&rerr)?;
+        let options = ConvertOptions::new()
+            .byte_order(ByteOrder::Little)
+            .order(Order::C);
+        npy_core::convert_file(&input, converted.path(), &options)
+            .map_err(|e| Error::from(e).at(src))?;
+        drop(staged);
+        let mut f = File::open(converted.path()).map_err(&rerr)?;
+        let parsed = npy_core::Header::read(&mut io::BufReader::new(&mut f))
+            .map_err(|e| Error::from(e).at(src))?;
+        f.seek(SeekFrom::Start(parsed.data_offset()))
+            .map_err(&rerr)?;
+        let mut buf = vec![0u8; COPY_BUFFER_BYTES];
+        self.copy_from(i, &mut f, &mut buf, &AtomicBool::new(false))
+    }
+}
+
+/// Reads into `buf` until it is full or `input` ends; the bytes read.
+fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match input.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// A source that ended after `copied` of its data bytes.
+fn short(s: &Source, copied: u64) -> Error {
+    Error::from(npy_core::Error::from(io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        format!(
+            "member {:?} holds {copied} of its {} data bytes",
+            s.name, s.nbytes
+        ),
+    )))
 }
 
 /// Whether the stored bytes already are the C-order little-endian bytes safetensors wants.
@@ -191,73 +426,6 @@ fn as_stored(p: &ParsedHeader) -> bool {
         ByteOrder::Little | ByteOrder::NotApplicable
     );
     c_order && little
-}
-
-/// Copies the data of `s` to `out` as C-order little-endian bytes.
-fn copy_c_little<R: npy_core::ReadAt>(
-    src: &Path,
-    npz: Option<&NpzArchive<R>>,
-    s: &Source,
-    out: &mut impl Write,
-) -> Result<(), Error> {
-    let rerr = |e: io::Error| Error::io(e, format!("copying member {:?}", s.name)).at(src);
-    let check = |copied: u64| {
-        if copied == s.nbytes {
-            Ok(())
-        } else {
-            Err(Error::from(npy_core::Error::from(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                format!(
-                    "member {:?} holds {copied} of its {} data bytes",
-                    s.name, s.nbytes
-                ),
-            )))
-            .at(src))
-        }
-    };
-    if as_stored(&s.parsed) {
-        let copied = match (npz, &s.key) {
-            (Some(npz), Some(key)) => {
-                let mut m = npz.open_member(key).map_err(|e| Error::from(e).at(src))?;
-                npy_core::Header::read(&mut m).map_err(|e| Error::from(e).at(src))?;
-                io::copy(&mut (&mut m).take(s.nbytes), out).map_err(rerr)?
-            }
-            _ => {
-                let mut f = File::open(src).map_err(rerr)?;
-                f.seek(SeekFrom::Start(s.parsed.data_offset()))
-                    .map_err(rerr)?;
-                io::copy(&mut f.take(s.nbytes), out).map_err(rerr)?
-            }
-        };
-        return check(copied);
-    }
-    // Reorder and swap through npy-core's bounded-memory conversion, on disk.
-    // A member is inflated to a temporary file first (kept until the conversion is done).
-    let mut staged: Option<NamedTempFile> = None;
-    let input: PathBuf = match (npz, &s.key) {
-        (Some(npz), Some(key)) => {
-            let tmp = staged.insert(NamedTempFile::new().map_err(rerr)?);
-            let mut m = npz.open_member(key).map_err(|e| Error::from(e).at(src))?;
-            m.copy_to(&mut tmp.as_file())
-                .map_err(|e| Error::from(e).at(src))?;
-            tmp.path().to_owned()
-        }
-        _ => src.to_owned(),
-    };
-    let converted = NamedTempFile::new().map_err(rerr)?;
-    let options = ConvertOptions::new()
-        .byte_order(ByteOrder::Little)
-        .order(Order::C);
-    npy_core::convert_file(&input, converted.path(), &options)
-        .map_err(|e| Error::from(e).at(src))?;
-    let mut f = File::open(converted.path()).map_err(rerr)?;
-    let parsed = npy_core::Header::read(&mut io::BufReader::new(&mut f))
-        .map_err(|e| Error::from(e).at(src))?;
-    f.seek(SeekFrom::Start(parsed.data_offset()))
-        .map_err(rerr)?;
-    let copied = io::copy(&mut f.take(s.nbytes), out).map_err(rerr)?;
-    drop(staged);
-    check(copied)
 }
 
 /// The output file, written as npy-core writes every path ([`npy_core::PendingFile`]: an

@@ -2,6 +2,7 @@
 //! ml_dtypes 0.7.0, through the project's pinned Python) and against hand-written hostile
 //! headers (the format's rules: 8-byte LE length, JSON, offsets tiling the data).
 
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -83,18 +84,23 @@ save_file({"one": np.arange(6, dtype="<f8").reshape(2, 3)}, os.path.join(d, "wan
         ("e5m2.npz", "want_e5m2.safetensors", None),
         ("one.npy", "want_one.safetensors", None),
     ];
+    // Members copied one after the other, or several at once each into its own range.
     for (src, want, hint) in cases {
-        let out = dir.join(format!("{src}.safetensors"));
-        to_safetensors(dir.join(src), &out, &ToOptions::default().hint(hint))
-            .unwrap_or_else(|e| panic!("{src}: {e}"));
-        let got = std::fs::read(&out).unwrap();
-        let want_bytes = std::fs::read(dir.join(want)).unwrap();
-        assert!(
-            got == want_bytes,
-            "{src}: differs from save_file\nours:   {:?}\nnumpy's: {:?}",
-            String::from_utf8_lossy(&got[..got.len().min(400)]),
-            String::from_utf8_lossy(&want_bytes[..want_bytes.len().min(400)])
-        );
+        for threads in [1, 2, 5] {
+            let out = dir.join(format!("{src}.safetensors"));
+            let options = ToOptions::default()
+                .hint(hint)
+                .with_threads(NonZeroUsize::new(threads).unwrap());
+            to_safetensors(dir.join(src), &out, &options).unwrap_or_else(|e| panic!("{src}: {e}"));
+            let got = std::fs::read(&out).unwrap();
+            let want_bytes = std::fs::read(dir.join(want)).unwrap();
+            assert!(
+                got == want_bytes,
+                "{src} on {threads} threads: differs from save_file\nours:   {:?}\nnumpy's: {:?}",
+                String::from_utf8_lossy(&got[..got.len().min(400)]),
+                String::from_utf8_lossy(&want_bytes[..want_bytes.len().min(400)])
+            );
+        }
     }
     // bfloat16 without a hint is refused, naming the member.
     let err = to_safetensors(
@@ -126,6 +132,71 @@ print("ok", len(want))
 "#;
     let said = run_python(&python, check, &[&dir]);
     assert!(said.starts_with("ok 20"), "{said}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A member whose bytes do not match its CRC-32 (stored) or whose deflate stream is broken,
+/// among members copied on several threads at once: the conversion fails naming that member,
+/// on every thread count, and leaves no output (the zip's rule: the CRC of every member read
+/// to its end is checked, as Python's zipfile checks it).
+#[test]
+fn a_broken_member_among_parallel_copies_fails_by_name() {
+    let Some(python) = npy_test_support::python::python_for("broken npz member") else {
+        return;
+    };
+    let dir = scratch("broken");
+    // Five members of 3 MiB (several copy buffers each); member "c" holds a marker run that
+    // the script flips one byte of, in the stored archive's data and in the deflated
+    // archive's compressed bytes (a run of one value deflates to a repeated pattern too).
+    let script = r#"
+import sys, os, numpy as np
+d = sys.argv[1]
+a = {k: np.full(3 << 18, i, dtype="<f4") for i, k in enumerate("abcde")}
+a["c"][1000:1010] = np.frombuffer(b"MARKERMARKERMARKERMARKERMARKERMARKERMARKERMA", dtype="<f4")[:10]
+np.savez(os.path.join(d, "stored.npz"), **a)
+raw = bytearray(open(os.path.join(d, "stored.npz"), "rb").read())
+at = raw.index(b"MARKERMARKER")
+raw[at] ^= 1
+open(os.path.join(d, "stored_bad.npz"), "wb").write(raw)
+rng = np.random.default_rng(26)
+z = {k: rng.standard_normal(3 << 18).astype("<f4") for k in "abcde"}
+np.savez_compressed(os.path.join(d, "deflated.npz"), **z)
+import zipfile
+with zipfile.ZipFile(os.path.join(d, "deflated.npz")) as f:
+    info = f.getinfo("c.npy")
+raw = bytearray(open(os.path.join(d, "deflated.npz"), "rb").read())
+start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+raw[start + info.compress_size // 2] ^= 0x55
+open(os.path.join(d, "deflated_bad.npz"), "wb").write(raw)
+"#;
+    run_python(&python, script, &[&dir]);
+    for src in ["stored_bad.npz", "deflated_bad.npz"] {
+        for threads in [1, 2, 4] {
+            let out = dir.join(format!("{src}-{threads}.safetensors"));
+            let options = ToOptions::default().with_threads(NonZeroUsize::new(threads).unwrap());
+            let err = to_safetensors(dir.join(src), &out, &options).unwrap_err();
+            let msg = err.to_string();
+            assert!(msg.contains("\"c\""), "{src} on {threads}: {msg}");
+            assert!(
+                msg.contains("CRC") || msg.contains("deflate") || msg.contains("data bytes"),
+                "{src} on {threads}: {msg}"
+            );
+            assert!(!out.exists(), "{src} on {threads}: an output was left");
+        }
+    }
+    // The intact archives convert on any thread count to the same bytes.
+    for src in ["stored.npz", "deflated.npz"] {
+        let outs: Vec<Vec<u8>> = [1, 3]
+            .iter()
+            .map(|&t| {
+                let out = dir.join(format!("{src}-{t}.safetensors"));
+                let options = ToOptions::default().with_threads(NonZeroUsize::new(t).unwrap());
+                to_safetensors(dir.join(src), &out, &options).unwrap();
+                std::fs::read(&out).unwrap()
+            })
+            .collect();
+        assert!(outs[0] == outs[1], "{src}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

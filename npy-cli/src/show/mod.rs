@@ -105,8 +105,8 @@ pub struct Args {
     /// '<V2' and float8_e4m3fn, int4, ... as '<V1'. TYPE is an ml_dtypes name (bfloat16,
     /// float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz,
     /// float8_e4m3, float8_e3m4, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn,
-    /// int4, uint4, int2, uint2). Values print as numpy with ml_dtypes prints them; other
-    /// descrs are shown as they are.
+    /// int4, uint4, int2, uint2). Values print as numpy with ml_dtypes prints them; a file
+    /// (or member) whose descr is not what numpy saves for TYPE is an error.
     #[allow(clippy::doc_markdown, reason = "clap help text, printed as written")]
     #[arg(long, value_name = "TYPE", value_parser = crate::format::parse_hint)]
     hint: Option<npy_core::MlType>,
@@ -283,7 +283,8 @@ fn show_archive(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
                 Failure::Archive(e) => {
                     Failure::Refused(format!("member {}: {}", printable(key), e.kind()))
                 }
-                other => other,
+                Failure::Refused(m) => Failure::Refused(format!("member {}: {m}", printable(key))),
+                other @ Failure::Write(_) => other,
             })?;
         } else if args.json {
             out.write_all(b"null")?;
@@ -359,7 +360,13 @@ fn show_reader<R: Read + Seek>(
     size: u64,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    let mut reader = reader.with_hint(args.hint);
+    let mut reader = match args.hint {
+        Some(hint) => {
+            crate::format::hinted(reader.parsed_header(), hint).map_err(Failure::Refused)?;
+            reader.with_hint(Some(hint))
+        }
+        None => reader,
+    };
     if reader.dtype().has_object() {
         return show_objects(args, reader, out);
     }

@@ -152,3 +152,61 @@ fn hostile_safetensors_is_an_error_not_a_crash() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A Parquet or Arrow table to safetensors and back: the table goes through numpy arrays
+/// (npy-arrow's mapping: one column is one plain array), so a one-column table gives the
+/// bytes `save_file` writes for that column's values (read by pyarrow), named by IN's stem;
+/// a table of several columns is a record, which safetensors cannot hold: the error says so,
+/// not "not an .npy file". And safetensors back to Parquet gives pyarrow the values.
+#[test]
+fn tables_go_to_safetensors_through_numpy_arrays() {
+    let dir = scratch("tables");
+    let script = r#"
+import sys, os, numpy as np, pyarrow as pa, pyarrow.parquet as pq, pyarrow.feather as pf
+from safetensors.numpy import save_file, load_file
+d = sys.argv[1]
+x = np.arange(10, dtype="<f4") / 8
+pq.write_table(pa.table({"x": x}), os.path.join(d, "one.parquet"))
+pf.write_feather(pa.table({"x": x}), os.path.join(d, "one.arrow"), compression="uncompressed")
+pq.write_table(pa.table({"x": x, "n": np.arange(10, dtype="<i8")}), os.path.join(d, "two.parquet"))
+col = pq.read_table(os.path.join(d, "one.parquet")).column("x").to_numpy()
+save_file({"one": col}, os.path.join(d, "want.safetensors"))
+print("ok")
+"#;
+    if python(script, &dir).is_none() {
+        return;
+    }
+    let want = std::fs::read(dir.join("want.safetensors")).unwrap();
+    for src in ["one.parquet", "one.arrow"] {
+        let out = dir.join(format!("{src}.safetensors"));
+        let o = npy([Path::new("convert"), &dir.join(src), &out]);
+        assert!(o.status.success(), "{src}: {}", stderr(&o));
+        assert!(
+            std::fs::read(&out).unwrap() == want,
+            "{src}: differs from save_file"
+        );
+    }
+    let out = dir.join("two.safetensors");
+    let o = npy([Path::new("convert"), &dir.join("two.parquet"), &out]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!err.contains("not an .npy file"), "{err}");
+    assert!(
+        err.contains("two.parquet") && err.contains("record"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    // Back: safetensors -> Parquet, read by pyarrow.
+    let back = dir.join("back.parquet");
+    let o = npy([Path::new("convert"), &dir.join("want.safetensors"), &back]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let check = r#"
+import sys, os, numpy as np, pyarrow.parquet as pq
+d = sys.argv[1]
+t = pq.read_table(os.path.join(d, "back.parquet"))
+assert t.num_columns == 1 and np.array_equal(t.column(0).to_numpy(), np.arange(10, dtype="<f4") / 8), t
+print("ok")
+"#;
+    assert_eq!(python(check, &dir).unwrap().trim(), "ok");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -114,3 +114,146 @@ json.dump(rows, sys.stdout)
     assert_eq!(rows.len(), 64);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+fn run(args: &[&Path]) -> std::process::Output {
+    npy(args.iter().copied())
+}
+
+/// A hint the file's descr does not fit (a `|V1` file for bfloat16, a float32 file, a
+/// bfloat16 file for a one-byte kind) is an error naming the file's dtype and the hint, for
+/// `show` and `info`, never ignored; nothing is printed on stdout. The fixtures are numpy's.
+#[test]
+fn a_hint_that_does_not_fit_is_an_error_naming_both() {
+    let f32_file = Path::new(ROOT).join("fixtures/w_f32.npy");
+    let cases = [
+        ("bfloat16", dir().join("small_float8_e4m3fn.npy"), "'|V1'"),
+        ("bfloat16", f32_file.clone(), "'<f4' (float32)"),
+        ("float8_e4m3fn", dir().join("small_bfloat16.npy"), "'|V2'"),
+        (
+            "float8_e4m3fn",
+            dir().join("small_float8_e5m2.npy"),
+            "'<f1'",
+        ),
+    ];
+    for (hint, file, dtype) in &cases {
+        for cmd in ["show", "info"] {
+            let o = run(&[Path::new(cmd), Path::new("--hint"), Path::new(hint), file]);
+            let err = stderr(&o);
+            assert_eq!(
+                o.status.code(),
+                Some(1),
+                "{cmd} {hint} {}: {err}",
+                file.display()
+            );
+            assert!(
+                err.contains(&format!("--hint {hint} does not fit")) && err.contains(dtype),
+                "{cmd} {hint} {}: {err}",
+                file.display()
+            );
+            assert!(stdout(&o).is_empty(), "{cmd}: {}", stdout(&o));
+        }
+    }
+}
+
+/// `npy info --hint TYPE` describes the data as that type: the descr as numpy wrote it and the
+/// ml_dtypes name (text and `--json`'s `canonical`); a `'<f1'` file is named `float8_e5m2`
+/// without a hint.
+#[test]
+fn info_with_a_hint_names_the_ml_dtypes_type() {
+    let file = dir().join("small_bfloat16.npy");
+    let o = run(&[
+        Path::new("info"),
+        Path::new("--hint"),
+        Path::new("bfloat16"),
+        &file,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let dtype_line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("dtype"))
+        .unwrap();
+    assert_eq!(
+        dtype_line.split_whitespace().collect::<Vec<_>>(),
+        ["dtype", "<V2", "bfloat16"]
+    );
+    let o = run(&[
+        Path::new("info"),
+        Path::new("--json"),
+        Path::new("--hint"),
+        Path::new("bfloat16"),
+        &file,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(
+        (j["descr"].as_str(), j["canonical"].as_str()),
+        (Some("<V2"), Some("bfloat16"))
+    );
+    // Without the hint: numpy's reading, '|V2', no type.
+    let o = run(&[Path::new("info"), Path::new("--json"), &file]);
+    let j: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(
+        (j["descr"].as_str(), j["canonical"].as_str()),
+        (Some("|V2"), None)
+    );
+    let o = run(&[
+        Path::new("info"),
+        Path::new("--json"),
+        &dir().join("small_float8_e5m2.npy"),
+    ]);
+    let j: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(j["canonical"].as_str(), Some("float8_e5m2"));
+}
+
+/// Big-endian bfloat16 (`'>V2'`, as ml_dtypes writes `newbyteorder('>')`) with the hint is
+/// refused by `show`, `info` and `convert` to safetensors, naming the descr; a big-endian
+/// one-byte kind (`'>V1'`) shows as numpy with ml_dtypes prints it.
+#[test]
+fn big_endian_bfloat16_is_refused_and_one_byte_kinds_show() {
+    let text = std::fs::read_to_string(dir().join("variants.json")).unwrap();
+    let m: Value = serde_json::from_str(&text).unwrap();
+    for e in m["files"].as_array().unwrap() {
+        let file = e["file"].as_str().unwrap();
+        let Some(kind) = e["kind"].as_str() else {
+            continue;
+        };
+        let path = dir().join(file);
+        if kind == "bfloat16" {
+            let out = tempfile::tempdir().unwrap();
+            let st = out.path().join("x.safetensors");
+            for args in [
+                vec![
+                    Path::new("show"),
+                    Path::new("--hint"),
+                    Path::new(kind),
+                    &path,
+                ],
+                vec![
+                    Path::new("info"),
+                    Path::new("--hint"),
+                    Path::new(kind),
+                    &path,
+                ],
+                vec![
+                    Path::new("convert"),
+                    Path::new("--hint"),
+                    Path::new(kind),
+                    &path,
+                    &st,
+                ],
+            ] {
+                let o = run(&args);
+                let err = stderr(&o);
+                assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+                assert!(
+                    err.contains("'>V2'") && err.contains("big-endian"),
+                    "{args:?}: {err}"
+                );
+            }
+            assert!(!st.exists());
+        } else {
+            assert_eq!(show_hint(kind, &path), e["str"].as_str().unwrap(), "{file}");
+        }
+    }
+}

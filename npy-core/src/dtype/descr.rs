@@ -58,18 +58,36 @@ impl DType {
     /// # Errors
     /// [`DescrError::Invalid`] naming the offending part.
     pub fn from_descr_value(v: &Value) -> Result<DType, DescrError> {
-        match v {
-            Value::Str(s) => parse_type_str(s),
-            Value::List(items) => parse_record(items),
-            // numpy's descr_to_dtype: np.dtype((descr_to_dtype(descr[0]), descr[1])).
-            Value::Tuple(items) if items.len() == 2 => {
-                with_shape(DType::from_descr_value(&items[0])?, &items[1])
+        descr_value(v, false)
+    }
+
+    /// [`DType::from_descr_value`] of a header's descr: `'<f1'` (and `'>f1'`, `'|f1'`,
+    /// `'=f1'`), which numpy refuses, is ml_dtypes' `float8_e5m2` (the `dtype.str` it writes),
+    /// alone, as a record field's type or a subarray's base.
+    pub(crate) fn from_header_descr(v: &Value) -> Result<DType, DescrError> {
+        descr_value(v, true)
+    }
+}
+
+/// A descr value as a dtype; `f1_is_e5m2`: a `'<f1'` type string is `float8_e5m2`.
+fn descr_value(v: &Value, f1_is_e5m2: bool) -> Result<DType, DescrError> {
+    match v {
+        Value::Str(s) => parse_type_str(s).or_else(|e| {
+            if f1_is_e5m2 && matches!(s.as_str(), "<f1" | ">f1" | "|f1" | "=f1") {
+                Ok(DType::Ml(super::MlType::Float8E5M2))
+            } else {
+                Err(e)
             }
-            other => Err(descr_error(
-                &other.to_string(),
-                "expected a type string, a list of fields or a (type, shape) tuple",
-            )),
+        }),
+        Value::List(items) => parse_record(items, f1_is_e5m2),
+        // numpy's descr_to_dtype: np.dtype((descr_to_dtype(descr[0]), descr[1])).
+        Value::Tuple(items) if items.len() == 2 => {
+            with_shape(descr_value(&items[0], f1_is_e5m2)?, &items[1])
         }
+        other => Err(descr_error(
+            &other.to_string(),
+            "expected a type string, a list of fields or a (type, shape) tuple",
+        )),
     }
 }
 
@@ -118,7 +136,7 @@ fn shape_value(shape: &[u64]) -> Value {
     Value::Tuple(shape.iter().map(|&d| Value::Int(i128::from(d))).collect())
 }
 
-fn parse_record(items: &[Value]) -> Result<DType, DescrError> {
+fn parse_record(items: &[Value], f1_is_e5m2: bool) -> Result<DType, DescrError> {
     let mut record = RecordBuilder::default();
     for item in items {
         let parts = match item {
@@ -150,7 +168,7 @@ fn parse_record(items: &[Value]) -> Result<DType, DescrError> {
                 ))
             }
         };
-        let mut dtype = DType::from_descr_value(&parts[1])?;
+        let mut dtype = descr_value(&parts[1], f1_is_e5m2)?;
         if let Some(shape) = parts.get(2) {
             // numpy: np.dtype((descr_to_dtype(descr_str), shape)).
             dtype = with_shape(dtype, shape)?;

@@ -405,8 +405,13 @@ mod tests {
                     taken += 1;
                     assert_eq!(Some(&fast), slow.as_ref().ok(), "{text}");
                 }
+                // Void and byte-string fields, and ml_dtypes' `'<f1'` (float8_e5m2, not a
+                // numpy type), are left to the general parser.
                 None => assert!(
-                    slow.is_err() || text.contains("'V") || text.contains("'S"),
+                    slow.is_err()
+                        || text.contains("'V")
+                        || text.contains("'S")
+                        || text.contains("f1'"),
                     "fast path refused a valid header: {text}"
                 ),
             }

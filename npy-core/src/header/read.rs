@@ -6,7 +6,7 @@
 use std::io::Read;
 
 use super::{Header, HeaderOptions, ParsedHeader};
-use crate::dtype::DType;
+use crate::dtype::{DType, MlType};
 use crate::error::{Error, ErrorKind, NotNpy};
 use crate::format::{Version, MAGIC, MAX_DIMS};
 use crate::io::read_up_to;
@@ -102,16 +102,19 @@ impl Header {
             }));
         }
         let text = decode_header(raw, version)?;
-        let mut header = Header::from_text(&text, version, options)?;
-        if let Some(dtype) = options.get_hint().and_then(|h| header.dtype.with_hint(h)) {
-            header.dtype = dtype;
-        }
-        Ok(ParsedHeader {
+        let header = Header::from_text(&text, version, options)?;
+        let mut parsed = ParsedHeader {
             header,
             version,
             header_len,
             text,
-        })
+        };
+        if let Some(hint) = options.get_hint() {
+            if let Some(dtype) = parsed.hinted_dtype(hint)? {
+                parsed.header.dtype = dtype;
+            }
+        }
+        Ok(parsed)
     }
 
     /// Parses and validates header text (the dict literal, padding allowed) as numpy does for a
@@ -176,14 +179,10 @@ impl Header {
                 }))
             }
         };
-        let dtype = DType::from_descr_value(descr).or_else(|e| match descr {
-            // `'<f1'` is not a numpy dtype, but it is what ml_dtypes' float8_e5m2 writes (its
-            // `dtype.str`): a header whose descr it is holds that type (issue 26).
-            Value::Str(s) if matches!(s.as_str(), "<f1" | ">f1" | "|f1" | "=f1") => {
-                Ok(DType::Ml(crate::dtype::MlType::Float8E5M2))
-            }
-            _ => Err(e),
-        })?;
+        // `'<f1'` is not a numpy dtype, but it is what ml_dtypes' float8_e5m2 writes (its
+        // `dtype.str`), alone or as a record field's type: a header whose descr holds it
+        // holds that type (issue 26).
+        let dtype = DType::from_header_descr(descr)?;
         let header = Header {
             dtype,
             fortran_order,
@@ -234,5 +233,101 @@ fn decode_header(raw: Vec<u8>, version: Version) -> Result<String, Error> {
         Err(e) => Err(Error::new(ErrorKind::HeaderNotUtf8 {
             offset: e.utf8_error().valid_up_to(),
         })),
+    }
+}
+
+impl ParsedHeader {
+    /// The dtype this header's array has when read with `hint` ([`DType::with_hint`]):
+    /// `Some` of it when the descr is what `np.save` writes for the hinted ml_dtypes type,
+    /// `None` when the hint does not apply (the descr stands as it is).
+    ///
+    /// A hint of bfloat16 (the one ml_dtypes type wider than a byte) for a descr of
+    /// `'>V2'` is refused: ml_dtypes writes big-endian bfloat16
+    /// (`a.astype(a.dtype.newbyteorder('>'))`) so, its bytes swapped, and numpy reads the
+    /// descr as `|V2` (a void type has no byte order), so the order is known only from the
+    /// header text, and this crate's readers hold ml_dtypes values in little-endian order.
+    /// One-byte kinds (`'>V1'`, `'>f1'`) have no byte order and read as they stand.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Unsupported`] for a big-endian `'>V2'` (any void of more than one byte
+    /// in the byte order this machine does not use, in a record field too) with a bfloat16
+    /// hint, naming the descr and numpy's remedy.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::{DType, Header, MlType};
+    /// // The header `np.save` writes for big-endian bfloat16 (`dtype.newbyteorder('>')`).
+    /// let text = "{'descr': '>V2', 'fortran_order': False, 'shape': (1,), }\n";
+    /// let mut big = b"\x93NUMPY\x01\x00".to_vec();
+    /// big.extend_from_slice(&(text.len() as u16).to_le_bytes());
+    /// big.extend_from_slice(text.as_bytes());
+    /// let parsed = Header::read(&mut &big[..])?;
+    /// assert_eq!(parsed.header.dtype, DType::Void(2)); // as numpy reads it
+    /// assert!(parsed.hinted_dtype(MlType::BFloat16).is_err());
+    /// assert_eq!(parsed.hinted_dtype(MlType::Float8E4M3Fn)?, None); // not one byte
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn hinted_dtype(&self, hint: MlType) -> Result<Option<DType>, Error> {
+        let Some(dtype) = self.header.dtype.with_hint(hint) else {
+            return Ok(None);
+        };
+        if hint.itemsize() > 1 {
+            if let Some(descr) = self.swapped_void() {
+                return Err(Error::new(ErrorKind::Unsupported {
+                    operation: "reading with a bfloat16 hint",
+                    reason: format!(
+                        "the descr '{descr}' is big-endian bfloat16 as ml_dtypes writes it \
+                         (numpy reads it as '|V2', its byte order lost); this reader takes \
+                         little-endian bfloat16 only: convert it with numpy and ml_dtypes \
+                         first, np.save(f, a.astype(ml_dtypes.bfloat16))"
+                    ),
+                }));
+            }
+        }
+        Ok(Some(dtype))
+    }
+
+    /// The first type string of the descr (alone, or a record field's, or a subarray's base)
+    /// naming a void type of more than one byte in the byte order this machine does not use:
+    /// `'>V2'` on a little-endian machine. numpy drops that byte order (`np.dtype('>V2')` is
+    /// `|V2`); only the header text keeps it.
+    pub(crate) fn swapped_void(&self) -> Option<String> {
+        let options = ParseOptions {
+            long_suffix: self.version != Version::V3_0,
+            ..ParseOptions::default()
+        };
+        let Ok(Value::Dict(items)) = literal::parse(&self.text, options) else {
+            return None;
+        };
+        let descr = items
+            .iter()
+            .find(|(k, _)| matches!(k, Value::Str(s) if s == "descr"))?;
+        swapped_void_in(&descr.1)
+    }
+}
+
+/// [`ParsedHeader::swapped_void`] of one descr value.
+fn swapped_void_in(v: &Value) -> Option<String> {
+    match v {
+        Value::Str(s) => {
+            let foreign: &[char] = if cfg!(target_endian = "little") {
+                &['>', '!']
+            } else {
+                &['<']
+            };
+            let wide_void = matches!(
+                crate::dtype::parse_type_str_ok(s),
+                Some(DType::Void(n)) if n > 1
+            );
+            (s.starts_with(foreign) && wide_void).then(|| s.clone())
+        }
+        Value::List(fields) => fields.iter().find_map(|f| match f {
+            Value::Tuple(parts) | Value::List(parts) if parts.len() >= 2 => {
+                swapped_void_in(&parts[1])
+            }
+            _ => None,
+        }),
+        Value::Tuple(items) if items.len() == 2 => swapped_void_in(&items[0]),
+        _ => None,
     }
 }

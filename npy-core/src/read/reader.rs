@@ -264,6 +264,19 @@ impl<R> NpyReader<R> {
         }
     }
 
+    /// `T`'s plan for the file's dtype ([`Typed::new`]). A big-endian `'>V2'` (ml_dtypes'
+    /// big-endian bfloat16, whose byte order numpy's `|V2` loses) is refused for a type wider
+    /// than a byte that takes a void's bytes (`half::bf16`), which would read it swapped.
+    fn typed<T: NpyElement>(&self) -> Result<Typed<T>, Error> {
+        let typed = Typed::<T>::new(self.dtype(), self.casting)?;
+        if let (DType::Void(_), DType::Ml(t)) = (self.dtype(), T::npy_dtype()) {
+            if t.itemsize() > 1 {
+                self.meta.parsed_header().hinted_dtype(t)?;
+            }
+        }
+        Ok(typed)
+    }
+
     /// numpy stores an array whose elements are subarrays as the base dtype with the
     /// subarray's dimensions appended to the shape. When `T` is a subarray type (`[U; N]`) and
     /// the file is such a C-order array (its trailing dimensions are `T`'s subarray shape), the
@@ -297,7 +310,9 @@ impl<R> NpyReader<R> {
     /// The reader with its dtype read through a type hint, as
     /// [`ReadOptions::hint`] does when opening: for readers
     /// opened without options (an `.npz` member's). `None`, or a dtype the hint does not
-    /// apply to, leaves the reader as it is.
+    /// apply to, leaves the reader as it is, and so does a hint
+    /// [`ParsedHeader::hinted_dtype`](crate::ParsedHeader::hinted_dtype) refuses (a
+    /// big-endian `'>V2'` as bfloat16): call that to learn why.
     ///
     /// # Examples
     /// ```
@@ -383,7 +398,7 @@ impl<R: Read> NpyReader<R> {
     pub fn read_vec<T: NpyElement>(&mut self) -> Result<Vec<T>, Error> {
         self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
-        let typed = Typed::<T>::new(self.dtype(), self.casting)?;
+        let typed = self.typed::<T>()?;
         let n = self.remaining();
         // A short file is Truncated, whatever the memory bound would have said of its claim.
         self.check_backed()?;
@@ -462,7 +477,7 @@ impl<R: Read> NpyReader<R> {
     pub fn read_into<T: NpyElement>(&mut self, out: &mut [T]) -> Result<(), Error> {
         self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
-        let typed = Typed::<T>::new(self.dtype(), self.casting)?;
+        let typed = self.typed::<T>()?;
         if out.len() as u64 > self.remaining() {
             return Err(Error::new(ErrorKind::LengthMismatch {
                 what: "read_into buffer",
@@ -628,7 +643,7 @@ impl<R: Read> NpyReader<R> {
     pub fn iter<T: NpyElement>(&mut self) -> Result<Elements<'_, R, T>, Error> {
         self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
-        let typed = Typed::new(self.dtype(), self.casting)?;
+        let typed = self.typed::<T>()?;
         Ok(Elements {
             reader: self,
             typed,

@@ -278,6 +278,36 @@ impl PendingFile {
         self.0.target()
     }
 
+    /// Flushes what the sequential writes buffered and gives a handle for writes at explicit
+    /// byte offsets, which several threads may share (each
+    /// [`OffsetWriter::write_all_at`] is one positional write, `pwrite` on Unix): a
+    /// converter that knows where each part of the output goes writes the parts in parallel.
+    /// Sequential writes resume where they were once the handle is gone.
+    ///
+    /// # Errors
+    /// I/O errors of the flush.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::io::Write;
+    /// # let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("parts.bin");
+    /// let mut f = npy_core::PendingFile::create(&path)?;
+    /// f.write_all(b"head:")?;
+    /// let at = f.offsets()?;
+    /// std::thread::scope(|s| {
+    ///     s.spawn(|| at.write_all_at(b"two", 8));
+    ///     s.spawn(|| at.write_all_at(b"one", 5));
+    /// });
+    /// f.commit()?;
+    /// assert_eq!(std::fs::read(&path)?, b"head:onetwo");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn offsets(&mut self) -> io::Result<OffsetWriter<'_>> {
+        self.0.flush()?;
+        Ok(OffsetWriter(self.0.file()))
+    }
+
     /// Syncs the file and renames it over its path (over the file a symlink there names).
     ///
     /// # Errors
@@ -286,6 +316,24 @@ impl PendingFile {
     pub fn commit(self) -> Result<(), Error> {
         let path = self.0.target().to_owned();
         self.0.commit().at_path(&path)
+    }
+}
+
+/// Writes at explicit byte offsets of a [`PendingFile`], from [`PendingFile::offsets`]:
+/// `Copy` and `Sync`, so threads writing disjoint ranges of the file share it.
+#[derive(Debug, Clone, Copy)]
+pub struct OffsetWriter<'a>(&'a File);
+
+impl OffsetWriter<'_> {
+    /// Writes all of `buf` at byte `offset` of the file (growing it if it ends before),
+    /// without moving the position of the file's sequential writes. On Unix and Windows one
+    /// positional write (several threads may write at once); elsewhere a seek and a write,
+    /// for one thread at a time.
+    ///
+    /// # Errors
+    /// I/O errors of the write (a full disk: `WriteZero` or the system's error).
+    pub fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
+        crate::io::write_all_at(self.0, buf, offset)
     }
 }
 

@@ -18,7 +18,7 @@ mod stream;
 
 pub use append::{append, concatenate, concatenate_with_progress, AppendOptions, NpyAppender};
 pub(crate) use atomic::AtomicFile;
-pub use atomic::{remove_stale_temp_files, PendingFile, MAX_SYMLINKS, STALE_AFTER};
+pub use atomic::{remove_stale_temp_files, OffsetWriter, PendingFile, MAX_SYMLINKS, STALE_AFTER};
 pub use stream::{PathStreamWriter, StreamWriter};
 
 /// Writes `data` (in C order, `shape` outermost first) to `path` as numpy's `np.save` would:

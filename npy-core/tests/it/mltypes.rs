@@ -291,3 +291,202 @@ fn write_dyn_of_hinted_reads_is_np_save() {
     refuse(MlType::Int4, DynValue::Int(8));
     refuse(MlType::BFloat16, DynValue::Int(1));
 }
+
+/// A value of `variants.json` (`values`, or a record field's) as an f64.
+fn values_f64(v: &Json) -> Vec<f64> {
+    v.as_array().unwrap().iter().map(json_f64).collect()
+}
+
+/// Big-endian ml_dtypes files (`dtype.newbyteorder('>')`, as ml_dtypes and numpy write them):
+/// the one-byte kinds (`'>f1'`, `'>V1'`) have no byte order and read, with the hint or as the
+/// requested type, to ml_dtypes' values; bfloat16 (`'>V2'`, its bytes swapped by ml_dtypes)
+/// is refused with the hint and as `bf16`, since numpy's `|V2` loses the order, and without
+/// either it reads as numpy reads it (`|V2`).
+#[test]
+fn big_endian_files_read_or_are_refused_by_ml_dtypes_rules() {
+    let mut checked = 0;
+    for e in rows("variants.json", "files") {
+        let file = e["file"].as_str().unwrap();
+        if !file.starts_with("be_") {
+            continue;
+        }
+        let kind = kind_of(&e);
+        let bytes = std::fs::read(dir().join(file)).unwrap();
+        let options = ReadOptions::default().hint(Some(kind));
+        if kind == MlType::BFloat16 {
+            assert_eq!(e["descr"], ">V2");
+            let err = NpyReader::with_options(&bytes[..], &options).unwrap_err();
+            let msg = err.to_string();
+            assert!(msg.contains("'>V2'") && msg.contains("big-endian"), "{msg}");
+            let r = NpyReader::new(&bytes[..]).unwrap();
+            assert_eq!(*r.dtype(), DType::Void(2), "numpy reads it as |V2");
+            assert!(r.parsed_header().hinted_dtype(kind).is_err());
+            // NpyReader::with_hint cannot fail: it leaves the dtype as numpy reads it.
+            let r = r.with_hint(Some(kind));
+            assert_eq!(*r.dtype(), DType::Void(2));
+            let err = NpyReader::new(&bytes[..])
+                .unwrap()
+                .read_vec::<bf16>()
+                .unwrap_err();
+            assert!(err.to_string().contains("'>V2'"), "{err}");
+            checked += 1;
+            continue;
+        }
+        let want = e["values"].as_array().unwrap();
+        let a = NpyReader::with_options(&bytes[..], &options)
+            .unwrap()
+            .read_dyn()
+            .unwrap();
+        assert_eq!(a.dtype(), &DType::Ml(kind), "{file}");
+        let got: Vec<&DynValue> = a.iter_c_order().collect();
+        assert_eq!(got.len(), want.len(), "{file}");
+        for (g, w) in got.iter().zip(want) {
+            if kind.is_integer() {
+                assert_eq!(**g, DynValue::Int(w.as_i64().unwrap()), "{file}");
+            } else {
+                assert!(
+                    same(g.as_f64().unwrap(), json_f64(w)),
+                    "{file}: {g:?} vs {w}"
+                );
+            }
+        }
+        // The one-byte file's bytes are the little-endian file's: the typed read agrees.
+        let typed: Vec<f64> = match kind {
+            MlType::Float8E5M2 => npy_core::read::<Float8E5M2>(dir().join(file))
+                .unwrap()
+                .into_vec()
+                .into_iter()
+                .map(Float8E5M2::to_f64)
+                .collect(),
+            MlType::Float8E4M3Fn => npy_core::read::<Float8E4M3Fn>(dir().join(file))
+                .unwrap()
+                .into_vec()
+                .into_iter()
+                .map(Float8E4M3Fn::to_f64)
+                .collect(),
+            MlType::Int4 => npy_core::read::<Int4>(dir().join(file))
+                .unwrap()
+                .into_vec()
+                .into_iter()
+                .map(Int4::to_f64)
+                .collect(),
+            other => panic!("{file}: no typed check for {other}"),
+        };
+        let want: Vec<f64> = want
+            .iter()
+            .map(|w| w.as_i64().map_or_else(|| json_f64(w), |i| i as f64))
+            .collect();
+        assert_eq!(typed.len(), want.len(), "{file}");
+        assert!(
+            typed.iter().zip(&want).all(|(g, w)| same(*g, *w)),
+            "{file}: {typed:?} vs {want:?}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 4);
+}
+
+/// A record whose fields are ml_dtypes types, as numpy + ml_dtypes write it: `'<f1'` fields
+/// (and a `'<f1'` subarray) read as `float8_e5m2`, as a top-level `'<f1'` does; `'<V2'` and
+/// `'<V1'` fields stay void (the hint is for a whole array's descr); `write_dyn` gives back
+/// the data bytes `np.save` wrote.
+#[test]
+fn f1_record_fields_read_as_float8_e5m2() {
+    let e = rows("variants.json", "files")
+        .into_iter()
+        .find(|e| e["file"] == "rec_ml.npy")
+        .unwrap();
+    let bytes = std::fs::read(dir().join("rec_ml.npy")).unwrap();
+    let a = NpyReader::new(&bytes[..]).unwrap().read_dyn().unwrap();
+    let DType::Record(rec) = a.dtype() else {
+        panic!("{:?}", a.dtype());
+    };
+    let kinds: Vec<(&str, String)> = rec
+        .fields()
+        .iter()
+        .map(|f| (&*f.name, f.dtype.to_string()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("a", "<f1".to_owned()),
+            ("s", "('<f1', (2,))".to_owned()),
+            ("w", "<f4".to_owned()),
+            ("b", "|V2".to_owned()),
+            ("e", "|V1".to_owned())
+        ]
+    );
+    assert_eq!(rec.fields()[0].dtype, DType::Ml(MlType::Float8E5M2));
+    let fields = &e["fields"];
+    let mut got = std::collections::BTreeMap::<&str, Vec<f64>>::new();
+    for v in a.iter_c_order() {
+        let DynValue::Record(items) = v else {
+            panic!("{v:?}")
+        };
+        for (name, x) in items {
+            let slot = got.entry(match name.as_str() {
+                "a" => "a",
+                "s" => "s",
+                "w" => "w",
+                _ => continue,
+            });
+            match x {
+                DynValue::SubArray { values, .. } => slot
+                    .or_default()
+                    .extend(values.iter().map(|x| x.as_f64().unwrap())),
+                x => slot.or_default().push(x.as_f64().unwrap()),
+            }
+        }
+    }
+    for name in ["a", "s", "w"] {
+        let want = values_f64(&fields[name]);
+        let g = &got[name];
+        assert_eq!(g.len(), want.len(), "{name}");
+        assert!(
+            g.iter().zip(&want).all(|(g, w)| same(*g, *w)),
+            "{name}: {g:?} vs {want:?}"
+        );
+    }
+    // Written back, the data bytes are np.save's (the void fields' descr is numpy's `|V2`,
+    // the type of a void field being lost on reading as numpy loses it).
+    let mut out = Vec::new();
+    npy_core::write_dyn_to(&mut out, &a, None).unwrap();
+    let data = hex(e["data_hex"].as_str().unwrap());
+    assert_eq!(&out[out.len() - data.len()..], &data[..]);
+    assert_eq!(&bytes[bytes.len() - data.len()..], &data[..]);
+    // numpy itself refuses the descr: only a header reads '<f1' as a type.
+    assert!("[('a', '<f1')]".parse::<DType>().is_err());
+}
+
+/// A typed read of another type from a file of what `np.save` writes for an ml_dtypes array
+/// (`|V2`, `|V1`) names the ml_dtypes remedy: the element type, or the hint.
+#[test]
+fn type_mismatch_on_ml_dtypes_files_names_the_type() {
+    let err = npy_core::read::<f32>(dir().join("small_bfloat16.npy")).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        matches!(err.kind(), npy_core::ErrorKind::TypeMismatch { .. }),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("'|V2'") && msg.contains("half::bf16") && msg.contains("--hint bfloat16"),
+        "{msg}"
+    );
+    let msg = npy_core::read::<u16>(dir().join("small_bfloat16.npy"))
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("half::bf16"), "{msg}");
+    let msg = npy_core::read::<f32>(dir().join("small_float8_e4m3fn.npy"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("'|V1'") && msg.contains("Float8E4M3Fn"),
+        "{msg}"
+    );
+    // Other files get no such remedy.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.npy");
+    npy_core::write(&path, &[1.0f64], &[1]).unwrap();
+    let msg = npy_core::read::<f32>(&path).unwrap_err().to_string();
+    assert!(!msg.contains("ml_dtypes"), "{msg}");
+}
