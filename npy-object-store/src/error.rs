@@ -52,6 +52,11 @@ pub enum RemoteErrorKind {
     /// The `.npy` data itself: header errors, type mismatches, truncation.
     #[error(transparent)]
     Npy(npy_core::Error),
+    /// Converting rows to Arrow (feature `arrow`): a dtype Arrow cannot hold (object arrays
+    /// among them), a value out of an Arrow type's range.
+    #[cfg(feature = "arrow")]
+    #[error(transparent)]
+    Arrow(npy_arrow::Error),
     /// A URL this crate cannot open (unknown scheme, backend feature not built).
     #[error("{0}")]
     Url(String),
