@@ -96,7 +96,18 @@ struct RawJson<'a> {
 /// `npy info` of an archive: a block (or a JSON line) per member. Returns whether every
 /// member was described without a problem, and how many blocks were written.
 pub fn info(path: &Path, json: bool, blocks_before: usize, out: &mut impl Write) -> (bool, usize) {
-    let npz = match NpzArchive::open(path) {
+    info_of(path, NpzArchive::open(path), json, blocks_before, out)
+}
+
+/// [`info`] of the archive opened from `path` (a file, or an object at a URL).
+pub fn info_of<R: ReadAt>(
+    path: &Path,
+    npz: Result<NpzArchive<R>, npy_npz::Error>,
+    json: bool,
+    blocks_before: usize,
+    out: &mut impl Write,
+) -> (bool, usize) {
+    let npz = match npz {
         Ok(a) => a,
         Err(e) => {
             complain(path, &detail(&e));
@@ -205,6 +216,11 @@ pub fn info(path: &Path, json: bool, blocks_before: usize, out: &mut impl Write)
 /// # Errors
 /// The archive's error, as [`detail`] prints it.
 pub fn header(path: &Path, key: &str) -> Result<npy_core::ParsedHeader, String> {
+    if crate::remote::is_url(path) {
+        return crate::remote::archive(path)
+            .and_then(|npz| npz.header(key))
+            .map_err(|e| detail(&e));
+    }
     NpzArchive::open(path)
         .and_then(|npz| npz.header(key))
         .map_err(|e| detail(&e))
