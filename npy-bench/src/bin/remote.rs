@@ -2,11 +2,12 @@
 //! `cargo xtask bench --only remote`, which filled `BUCKET` with `xtask/bench_remote.py`):
 //!
 //! - `whole.npy` (`np.arange(64 Mi, dtype='<u4')`, 256 MiB) read into memory with
-//!   `RemoteNpy::read_vec` (parallel ranged GETs of `RemoteOptions::part_bytes`, 8 in flight);
+//!   `RemoteNpy::read_vec`: parallel ranged GETs of `RemoteOptions::part_bytes` (8 MiB, 8 in
+//!   flight), and with one GET of the whole object (`part_bytes(u64::MAX)`);
 //! - the headers of `h/0.npy` … `h/999.npy`, opened concurrently (64 in flight), one GET each.
 //!
-//! Each is run `RUNS` times; prints JSON `{"whole": {"seconds", "gets", "bytes"}, "headers":
-//! {...}}` with the median time and the GETs and bytes of one run, after checking the values
+//! Each is run `RUNS` times; prints JSON `{"whole": {"seconds", "gets", "bytes"}, "whole_one_get":
+//! {...}, "headers": {...}}` with the median time and the GETs and bytes of one run, after checking the values
 //! against the arrays the script wrote (every element of `whole.npy`, each header's shape).
 
 use std::sync::Arc;
@@ -46,26 +47,36 @@ fn main() -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     let url = |key: &str| format!("s3://{bucket}/{key}");
 
-    let mut whole = Vec::new();
-    let mut whole_counts = None;
-    for _ in 0..runs {
-        counts.take();
-        let start = Instant::now();
-        let values = rt.block_on(async {
-            let a = RemoteNpy::open_with(
-                Arc::clone(&store),
-                "whole.npy".into(),
-                url("whole.npy"),
-                RemoteOptions::default(),
-            )
-            .await?;
-            a.read_vec::<u32>().await
-        });
-        let values = values.map_err(|e| e.to_string())?;
-        whole.push(start.elapsed().as_secs_f64());
-        whole_counts = Some(counts.take());
-        if values.len() != WHOLE || values.iter().enumerate().any(|(i, &v)| v as usize != i) {
-            return Err("whole.npy: not np.arange(64 Mi, dtype='<u4')".into());
+    // 8 MiB parts, 8 in flight (the default); and one GET of the whole object, what a server
+    // that reads the whole object for every ranged GET (moto) rewards.
+    let mut whole = [Vec::new(), Vec::new()];
+    let mut whole_counts = [None, None];
+    for (k, options) in [
+        RemoteOptions::default(),
+        RemoteOptions::default().part_bytes(u64::MAX),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for _ in 0..runs {
+            counts.take();
+            let start = Instant::now();
+            let values = rt.block_on(async {
+                let a = RemoteNpy::open_with(
+                    Arc::clone(&store),
+                    "whole.npy".into(),
+                    url("whole.npy"),
+                    options,
+                )
+                .await?;
+                a.read_vec::<u32>().await
+            });
+            let values = values.map_err(|e| e.to_string())?;
+            whole[k].push(start.elapsed().as_secs_f64());
+            whole_counts[k] = Some(counts.take());
+            if values.len() != WHOLE || values.iter().enumerate().any(|(i, &v)| v as usize != i) {
+                return Err("whole.npy: not np.arange(64 Mi, dtype='<u4')".into());
+            }
         }
     }
 
@@ -100,16 +111,19 @@ fn main() -> Result<(), String> {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    let (w, h) = (
-        whole_counts.unwrap_or_default(),
-        header_counts.unwrap_or_default(),
-    );
+    let h = header_counts.unwrap_or_default();
+    let [w, w1] = whole_counts.map(Option::unwrap_or_default);
+    let [mut parts, mut one] = whole;
     println!(
         "{{\"whole\": {{\"seconds\": {}, \"gets\": {}, \"bytes\": {}}}, \
+         \"whole_one_get\": {{\"seconds\": {}, \"gets\": {}, \"bytes\": {}}}, \
          \"headers\": {{\"seconds\": {}, \"gets\": {}, \"bytes\": {}}}}}",
-        median(&mut whole),
+        median(&mut parts),
         w.gets,
         w.bytes,
+        median(&mut one),
+        w1.gets,
+        w1.bytes,
         median(&mut headers),
         h.gets,
         h.bytes
