@@ -84,8 +84,28 @@ pub fn run(args: &Args) -> ExitCode {
             blocks += n;
             continue;
         }
+        // A URL: the object's first GET tells an archive from an array.
+        let remote = if crate::remote::is_url(path) {
+            match crate::remote::open(path) {
+                Ok(object) => Some(object),
+                Err(e) => {
+                    complain(path, &e);
+                    failed = true;
+                    continue;
+                }
+            }
+        } else {
+            None
+        };
+        if let Some(object) = remote.as_ref().filter(|o| crate::remote::is_zip(o)) {
+            let npz = npy_npz::NpzArchive::new(object.clone());
+            let (ok, n) = crate::npz::info_of(path, npz, args.json, args.hint, blocks, &mut out);
+            failed |= !ok;
+            blocks += n;
+            continue;
+        }
         // npz integration point: an archive is described member by member.
-        if crate::npz::is_npz(path) {
+        if remote.is_none() && crate::npz::is_npz(path) {
             // A scipy.sparse archive says so first (a line of its own; --json: an object with
             // "sparse"), then its members as any archive's.
             if let Ok(Some(sparse)) = npy_sparse::detect(path) {
@@ -99,7 +119,7 @@ pub fn run(args: &Args) -> ExitCode {
             blocks += n;
             continue;
         }
-        let mut report = match Report::read(path) {
+        let mut report = match Report::read(path, remote) {
             Ok(r) => r,
             Err(e) => {
                 complain(path, &e);
@@ -235,9 +255,13 @@ pub(crate) struct Report<'a> {
 }
 
 impl<'a> Report<'a> {
-    fn read(path: &'a Path) -> Result<Report<'a>, Error> {
-        if crate::remote::is_url(path) {
-            let (info, file_size) = crate::remote::info(path)?;
+    /// The report of the file at `path`, or of the remote object opened from it.
+    fn read(
+        path: &'a Path,
+        remote: Option<npy_object_store::BlockingObject>,
+    ) -> Result<Report<'a>, Error> {
+        if let Some(object) = remote {
+            let (info, file_size) = crate::remote::info(path, object)?;
             return Ok(Report {
                 path,
                 info,

@@ -16,6 +16,12 @@
 //! `"member"`, the key numpy uses, and `"compressed_size"`); `npy header X.npz --member KEY`
 //! prints a member's header and `npy show X.npz --member KEY` its values.
 //!
+//! `info`, `header`, `show` and `convert` read URLs as well as paths (`s3://`, `gs://`,
+//! `az://`, `http(s)://`, `file://`; `.npy` and `.npz`) by ranged GETs, with credentials and
+//! endpoints from the standard environment variables (`AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`,
+//! `AWS_ACCESS_KEY_ID`, …); the output is the local file's, with the URL where a path is
+//! printed. A member's header of a remote archive takes 3 requests.
+//!
 //! Each subcommand is a module (`info`); `main` parses the command line and dispatches.
 //!
 //! # `npy info`

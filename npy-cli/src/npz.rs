@@ -102,7 +102,19 @@ pub fn info(
     blocks_before: usize,
     out: &mut impl Write,
 ) -> (bool, usize) {
-    let npz = match NpzArchive::open(path) {
+    info_of(path, NpzArchive::open(path), json, hint, blocks_before, out)
+}
+
+/// [`info`] of the archive opened from `path` (a file, or an object at a URL).
+pub fn info_of<R: ReadAt>(
+    path: &Path,
+    npz: Result<NpzArchive<R>, npy_npz::Error>,
+    json: bool,
+    hint: Option<npy_core::MlType>,
+    blocks_before: usize,
+    out: &mut impl Write,
+) -> (bool, usize) {
+    let npz = match npz {
         Ok(a) => a,
         Err(e) => {
             complain(path, &detail(&e));
@@ -216,6 +228,11 @@ pub fn info(
 /// # Errors
 /// The archive's error, as [`detail`] prints it.
 pub fn header(path: &Path, key: &str) -> Result<npy_core::ParsedHeader, String> {
+    if crate::remote::is_url(path) {
+        return crate::remote::archive(path)
+            .and_then(|npz| npz.header(key))
+            .map_err(|e| detail(&e));
+    }
     NpzArchive::open(path)
         .and_then(|npz| npz.header(key))
         .map_err(|e| detail(&e))

@@ -8,6 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use npy_core::{Error, NpySource, ParsedHeader, TensorInfo};
+use npy_npz::NpzArchive;
 use npy_object_store::{BlockingObject, RemoteError};
 
 /// Bytes of each GET of a download (`convert`'s input): memory stays at this, whatever the
@@ -27,10 +28,25 @@ fn to_error(e: RemoteError) -> Error {
 }
 
 /// The object at URL `path`, its first bytes fetched.
-fn open(path: &Path) -> Result<BlockingObject, Error> {
+pub(crate) fn open(path: &Path) -> Result<BlockingObject, Error> {
     let url = path.to_str().unwrap_or_default();
     let (store, location) = npy_object_store::store_for_url(url).map_err(to_error)?;
     BlockingObject::open(store, location, url).map_err(to_error)
+}
+
+/// Whether the object starts with a zip signature (a local header, or the end record of an
+/// empty archive), as `np.load` decides: from the first GET's bytes, no request.
+pub(crate) fn is_zip(object: &BlockingObject) -> bool {
+    object
+        .get(0..4)
+        .is_ok_and(|m| &m[..] == b"PK\x03\x04" || &m[..] == b"PK\x05\x06")
+}
+
+/// The `.npz` archive at URL `path`: its directory read with one suffix read (and the
+/// object's first GET); each member's local header with its `.npy` header in one more.
+pub(crate) fn archive(path: &Path) -> Result<NpzArchive<BlockingObject>, npy_npz::Error> {
+    let object = open(path).map_err(npy_npz::Error::from)?;
+    NpzArchive::new(object)
 }
 
 /// The array at URL `path`, its header read (one GET for every header of up to 64 KiB).
@@ -44,9 +60,9 @@ pub(crate) fn header(path: &Path) -> Result<ParsedHeader, Error> {
 }
 
 /// `npy info`'s input: the summary (named after the URL's file stem, as a path's) and the
-/// object's size.
-pub(crate) fn info(path: &Path) -> Result<(TensorInfo, u64), Error> {
-    let s = source(path)?;
+/// object's size, from the object opened (`object`).
+pub(crate) fn info(path: &Path, object: BlockingObject) -> Result<(TensorInfo, u64), Error> {
+    let s = NpySource::open(object)?;
     let name = path
         .file_stem()
         .map(|n| n.to_string_lossy().into_owned())

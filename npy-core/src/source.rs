@@ -322,6 +322,45 @@ impl<S: ReadAt> NpySource<S> {
         Ok(rows.start * row..rows.end * row)
     }
 
+    /// The bytes (offsets in the source) of rows `rows` of a C-order array, whatever its
+    /// dtype: for callers that decode rows themselves (an Arrow batch of them).
+    ///
+    /// # Errors
+    /// As [`NpySource::row_elements`], without its type check.
+    ///
+    /// # Examples
+    /// ```
+    /// let mut bytes = Vec::new();
+    /// npy_core::WriteOptions::new().write_to(&mut bytes, &[0u16; 12], &[4, 3])?;
+    /// let a = npy_core::NpySource::open(bytes)?;
+    /// assert_eq!(a.row_byte_range(1..3)?, 128 + 6..128 + 18);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn row_byte_range(&self, rows: Range<u64>) -> Result<Range<u64>, Error> {
+        let r = self.reader();
+        if r.order().is_fortran() || r.shape().is_empty() {
+            return Err(Error::new(ErrorKind::Unsupported {
+                operation: "read_rows",
+                reason: "rows are contiguous only in C-order arrays with at least one dimension"
+                    .into(),
+            }));
+        }
+        let count = r.shape()[0];
+        if rows.start > rows.end || rows.end > count {
+            return Err(Error::new(ErrorKind::OutOfRange {
+                what: "row range",
+                start: rows.start,
+                end: rows.end,
+                len: count,
+            }));
+        }
+        // Within the array's bytes, which fit in 64 bits (checked when the header was read;
+        // a row of zero rows may not, and is never multiplied by more than 0).
+        let row = checked_product(self.meta.itemsize(), &r.shape()[1..]).unwrap_or(u64::MAX);
+        let at = self.data_offset();
+        Ok(at.saturating_add(rows.start * row)..at.saturating_add(rows.end * row))
+    }
+
     /// Reads the whole array into a vector, in the file's memory order: one read of the
     /// source (less what the first read already holds).
     ///

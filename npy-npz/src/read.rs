@@ -6,6 +6,7 @@ use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use bytemuck::CheckedBitPattern;
 use npy_core::{
@@ -63,26 +64,34 @@ impl Member {
     }
 }
 
-/// What opening found about a member's bytes, checked when the member is read.
+/// What opening found about a member's bytes from the central directory, and its local
+/// header once the member is first read.
 #[derive(Debug)]
 struct Place {
-    /// The local header, `None` when there is none where the directory points.
-    local: Option<Local>,
-    /// Whether the local header's name differs from the directory's.
-    renamed: bool,
-    /// Where the member's data ends, and the start of what it runs into (another entry's
-    /// local header, or the central directory).
-    data_end: u64,
+    /// The central directory's name bytes, which the local header's must equal.
+    raw_name: Vec<u8>,
+    /// The local header, read and kept at the member's first read: `None` inside when there
+    /// is none where the directory points.
+    local: OnceLock<Option<Local>>,
+    /// The start of what the member's bytes, as the directory gives them (local header with
+    /// the central name, then the compressed size), run into: another entry's, or the central
+    /// directory.
     overlap: Option<u64>,
+    /// Where the member must end: the next local header after its own, or the central
+    /// directory (checked against its local header's data start at the first read).
+    limit: u64,
 }
-
 /// An `.npz` archive open for reading: numpy's `np.load` of an `.npz` (`NpzFile`), over any
 /// positional source ([`ReadAt`]: a [`File`], bytes in memory, a remote object).
 ///
 /// Opening reads the end of the source once (the end record and, for most archives, the
-/// whole central directory), walks the directory once and reads every member's local header
-/// as one batch of small ranges; then each member is found by a hash lookup and read when
-/// asked for, by numpy's lookup rules ([`NpzArchive::index_of`]). Every read of a member to
+/// whole central directory; a second read only when the directory is longer), walks the
+/// directory once and checks over its entries that no two members share bytes; no local
+/// header is read. Each member is found by a hash lookup and read when asked for, by numpy's
+/// lookup rules ([`NpzArchive::index_of`]); its first read reads its local header (the name
+/// must be the directory's, the data must end before the next local header) together with
+/// the member's first bytes, so a member's `.npy` header is one read of the source (one
+/// request, remote). Every read of a member to
 /// its end checks its CRC-32 once; a member whose `.npy` header describes more or fewer bytes
 /// than the member holds is an error before its data is allocated (see
 /// [`limits`](crate::limits)). Reads take `&self`.
@@ -159,27 +168,33 @@ impl<R: ReadAt> NpzArchive<R> {
     /// As [`NpzArchive::open`].
     pub fn with_options(source: R, options: ReadOptions) -> Result<Self, Error> {
         let dir = zip::read_directory(&source)?;
-        let locals = zip::local_headers(&source, &dir.entries)?;
-        let mut spans = Vec::with_capacity(dir.entries.len());
-        for (e, local) in dir.entries.iter().zip(&locals) {
-            let data_start = local
-                .as_ref()
-                .map_or(e.header_offset.saturating_add(zip::LOCAL_LEN), |l| {
-                    l.data_start
-                });
-            spans.push(e.header_offset..data_start.saturating_add(e.compressed_size));
-        }
+        // Each entry's bytes as the directory alone gives them (its local header with the
+        // central name, then its compressed bytes): the overlap check over these runs at
+        // opening, without reading any local header; what a local header adds (a longer
+        // name, an extra field) is checked at the member's first read, against `limit`.
+        let spans: Vec<Range<u64>> = dir
+            .entries
+            .iter()
+            .map(|e| {
+                let end = e
+                    .header_offset
+                    .saturating_add(zip::LOCAL_LEN + e.raw_name.len() as u64)
+                    .saturating_add(e.compressed_size);
+                e.header_offset..end
+            })
+            .collect();
         let overlaps = zip::overlaps(&spans, dir.start);
+        let mut starts: Vec<u64> = spans.iter().map(|s| s.start).collect();
+        starts.sort_unstable();
         let mut members: Vec<Member> = Vec::new();
         let mut places: Vec<Place> = Vec::new();
         let mut entries = Vec::with_capacity(dir.entries.len());
         let mut by_name: HashMap<String, usize> = HashMap::with_capacity(dir.entries.len());
-        for (((e, local), span), overlap) in
-            dir.entries.into_iter().zip(locals).zip(spans).zip(overlaps)
-        {
-            let renamed = local
-                .as_ref()
-                .is_some_and(|l| l.name_len != e.raw_name.len() || l.name != e.raw_name);
+        for (e, overlap) in dir.entries.into_iter().zip(overlaps) {
+            let next = starts[starts.partition_point(|&s| s <= e.header_offset)..]
+                .first()
+                .copied()
+                .unwrap_or(u64::MAX);
             let member = Member {
                 method: e.method,
                 encrypted: e.flags & 1 != 0,
@@ -190,10 +205,10 @@ impl<R: ReadAt> NpzArchive<R> {
                 name: e.name,
             };
             let place = Place {
-                local,
-                renamed,
-                data_end: span.end,
+                raw_name: e.raw_name,
+                local: OnceLock::new(),
                 overlap,
+                limit: next.min(dir.start),
             };
             // A repeated name: listed at its first position, read from its last entry.
             let index = match by_name.get(&member.name) {
@@ -311,12 +326,19 @@ impl<R> NpzArchive<R> {
     fn at_index(&self, e: Error, index: usize) -> Error {
         self.at(e, self.members[index].key())
     }
+}
 
+impl<R: ReadAt> NpzArchive<R> {
     /// Where the member's (compressed) bytes start, from its local header, once the checks
-    /// the directory allows have passed: a method this crate reads, not encrypted, a local
-    /// header there, sizes the archive's bytes back, the same name in both headers, no bytes
-    /// shared with another entry.
-    fn data_start(&self, index: usize) -> Result<u64, Error> {
+    /// have passed: a method this crate reads, not encrypted, a local header there, sizes the
+    /// archive's bytes back, the same name in both headers, no bytes shared with another
+    /// entry (over the directory's spans at opening; here, the local header's own data start
+    /// against the next local header).
+    ///
+    /// The member's first read reads its local header, with up to `ahead` bytes of its data
+    /// in the same read of the source (one request, remote), and keeps it; those data bytes
+    /// are returned (none when the local header was read before).
+    fn data_start(&self, index: usize, ahead: u64) -> Result<(u64, Vec<u8>), Error> {
         let m = &self.members[index];
         let p = &self.places[index];
         let fail = |k: ErrorKind| Err(self.at_index(k.into(), index));
@@ -326,7 +348,21 @@ impl<R> NpzArchive<R> {
         if m.method != 0 && m.method != 8 {
             return fail(ErrorKind::UnsupportedMethod { method: m.method });
         }
-        let Some(local) = &p.local else {
+        let (local, mut data) = match p.local.get() {
+            Some(local) => (local, Vec::new()),
+            None => {
+                // Never past the member's bytes, nor past what the archive holds before its
+                // directory: a hostile compressed size sizes nothing.
+                let ahead = ahead
+                    .min(m.compressed_size)
+                    .min(self.directory.saturating_sub(m.header_offset));
+                let (local, data) =
+                    zip::local_header(&self.source, m.header_offset, p.raw_name.len(), ahead)
+                        .map_err(|e| self.at_index(e, index))?;
+                (p.local.get_or_init(|| local), data)
+            }
+        };
+        let Some(local) = local else {
             return fail(ErrorKind::Container {
                 reason: ContainerFault::NoLocalHeader,
                 at: m.header_offset,
@@ -342,7 +378,7 @@ impl<R> NpzArchive<R> {
         ) {
             return fail(k);
         }
-        if p.renamed {
+        if local.name_len != p.raw_name.len() || local.name != p.raw_name {
             return fail(ErrorKind::NameMismatch {
                 local: {
                     let mut n = String::from_utf8_lossy(&local.name).into_owned();
@@ -353,32 +389,33 @@ impl<R> NpzArchive<R> {
                 },
             });
         }
-        if let Some(next) = p.overlap {
-            return fail(ErrorKind::Overlapped {
-                data_end: p.data_end,
-                next,
-            });
+        // check_backed: start + compressed size <= the central directory's start.
+        let data_end = start + m.compressed_size;
+        if let Some(next) = p.overlap.or((data_end > p.limit).then_some(p.limit)) {
+            return fail(ErrorKind::Overlapped { data_end, next });
         }
-        Ok(start)
+        data.truncate(usize::try_from(m.compressed_size).unwrap_or(usize::MAX));
+        Ok((start, data))
     }
-}
 
-impl<R: ReadAt> NpzArchive<R> {
     fn reader(&self, index: usize, eager: bool) -> Result<MemberReader<'_, R>, Error> {
-        let start = self.data_start(index)?;
+        // A first read's local header comes with the member's first bytes (a header's).
+        let (start, first) = self.data_start(index, READ_AHEAD_BYTES as u64)?;
         let m = &self.members[index];
         let inner = if m.is_stored() {
             Inner::Stored {
                 src: &self.source,
                 start,
-                ahead: Vec::new(),
+                ahead: first,
                 ahead_at: 0,
             }
         } else {
             let compressed = Compressed {
                 src: &self.source,
-                pos: start,
+                pos: start + first.len() as u64,
                 end: start + m.compressed_size,
+                first,
+                first_at: 0,
             };
             Inner::Deflated(Box::new(Inflater::new(compressed)))
         };
@@ -513,7 +550,8 @@ impl<R: ReadAt> NpzArchive<R> {
     /// deflated one inflated in one call into a buffer of its declared size (which
     /// [`limits`](crate::limits) bounds by its compressed bytes).
     fn whole(&self, index: usize) -> Result<Vec<u8>, Error> {
-        let start = self.data_start(index)?;
+        // A first read takes the local header and the member's bytes in one read.
+        let (start, first) = self.data_start(index, self.members[index].compressed_size)?;
         let m = &self.members[index];
         let at = |k: ErrorKind| self.at_index(k.into(), index);
         let len = usize::try_from(m.size).map_err(|_| {
@@ -527,7 +565,7 @@ impl<R: ReadAt> NpzArchive<R> {
         })?;
         // Backed: start + compressed size <= the central directory's start (check_backed),
         // and a stored member's two sizes agree.
-        let stored = self.bytes_at(start, m.compressed_size).map_err(at)?;
+        let stored = self.bytes_at(start, first, m.compressed_size).map_err(at)?;
         let bytes = if m.is_stored() {
             stored
         } else {
@@ -543,20 +581,23 @@ impl<R: ReadAt> NpzArchive<R> {
         Ok(bytes)
     }
 
-    /// `len` bytes of the source at `start`, all of them.
-    fn bytes_at(&self, start: u64, len: u64) -> Result<Vec<u8>, ErrorKind> {
+    /// `len` bytes of the source at `start`, all of them, the first of which are `first`
+    /// (read before).
+    fn bytes_at(&self, start: u64, first: Vec<u8>, len: u64) -> Result<Vec<u8>, ErrorKind> {
         let short = |found: usize| ErrorKind::EndsEarly {
             declared: len,
             found: found as u64,
         };
         let n = usize::try_from(len).map_err(|_| short(0))?;
-        let mut buf = vec![0u8; n];
+        let held = first.len().min(n);
+        let mut buf = first;
+        buf.resize(n, 0);
         let got = self
             .source
-            .read_at(start, &mut buf)
+            .read_at(start + held as u64, &mut buf[held..])
             .map_err(ErrorKind::Io)?;
-        if got < n {
-            return Err(short(got));
+        if held + got < n {
+            return Err(short(held + got));
         }
         Ok(buf)
     }
@@ -703,7 +744,7 @@ impl<R: ReadAt> NpzArchive<R> {
     /// [`ErrorKind::NotStored`] for a deflated member; as [`NpzArchive::open_member`].
     pub fn member_range(&self, key: &str) -> Result<Range<u64>, Error> {
         let index = self.find(key)?;
-        let start = self.data_start(index)?;
+        let (start, _) = self.data_start(index, 0)?;
         let m = &self.members[index];
         if !m.is_stored() {
             return Err(self.at_index(ErrorKind::NotStored.into(), index));
@@ -728,7 +769,7 @@ impl<R: ReadAt + AsRef<[u8]>> NpzArchive<R> {
     /// The stored member's bytes in the archive's own bytes (a `Vec`, a `&[u8]`, a memory
     /// map's slice).
     fn member_bytes(&self, index: usize) -> Result<&[u8], Error> {
-        let start = self.data_start(index)?;
+        let (start, _) = self.data_start(index, 0)?;
         let m = &self.members[index];
         if !m.is_stored() {
             return Err(self.at_index(ErrorKind::NotStored.into(), index));
@@ -818,15 +859,26 @@ impl<R: ReadAt + AsRef<[u8]>> NpzArchive<R> {
     }
 }
 
-/// A member's compressed bytes as a `Read`, by positional reads of the source.
+/// A member's compressed bytes as a `Read`: the bytes read with its local header first,
+/// then positional reads of the source.
 struct Compressed<'a, R: ?Sized> {
     src: &'a R,
+    /// Where the next read of the source starts.
     pos: u64,
     end: u64,
+    /// The member's first bytes, read with its local header, and how many were given out.
+    first: Vec<u8>,
+    first_at: usize,
 }
 
 impl<R: ReadAt + ?Sized> Read for Compressed<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(held) = self.first.get(self.first_at..).filter(|h| !h.is_empty()) {
+            let n = held.len().min(buf.len());
+            buf[..n].copy_from_slice(&held[..n]);
+            self.first_at += n;
+            return Ok(n);
+        }
         let left = self.end.saturating_sub(self.pos);
         let want = usize::try_from(left).map_or(buf.len(), |l| l.min(buf.len()));
         let n = self.src.read_at(self.pos, &mut buf[..want])?;

@@ -34,9 +34,11 @@ pub(crate) const LOCATOR_LEN: usize = 20;
 /// General-purpose flag bit 11: the name is UTF-8 (APPNOTE appendix D).
 pub(crate) const UTF8_FLAG: u16 = 1 << 11;
 
-/// Bytes read from the end of the source at once: the end record with the longest comment,
-/// the zip64 records before it, and the directory of a typical archive, in one read.
-const SUFFIX_BYTES: u64 = 256 << 10;
+/// Bytes [`NpzArchive::new`](crate::NpzArchive::new) reads from the end of the source at
+/// once (all of a shorter source): the end record with the longest comment, the zip64
+/// records before it, and the directory of a typical archive (some 4,000 members with short
+/// names), in one read (one request, remote); a longer directory takes one more read.
+pub const SUFFIX_BYTES: u64 = 256 << 10;
 
 /// CP437, the code page of names without the UTF-8 flag (APPNOTE appendix D), bytes
 /// 0x80–0xFF, as Python's zipfile decodes them (`bytes.decode('cp437')`).
@@ -276,49 +278,60 @@ pub(crate) struct Local {
     pub data_start: u64,
 }
 
-/// The local headers of `entries`, read as one batch of ranges (a remote source coalesces
-/// them): `None` where there is no local header.
-pub(crate) fn local_headers<R: ReadAt + ?Sized>(
+/// The local header at `offset` (of an entry whose central name is `central_name_len`
+/// bytes) and up to `ahead` bytes of the member's data after it, in one read of the source
+/// (one request, remote): the first read of a member checks its local header this way.
+/// `None` where there is no local header; the bytes returned are those after the local
+/// header's name and extra field (empty when the read ended before them).
+///
+/// Memory: at most [`LOCAL_LEN`] + `central_name_len` + [`LOCAL_NAME_SLACK`] + `ahead`
+/// bytes, whatever the local header claims.
+pub(crate) fn local_header<R: ReadAt + ?Sized>(
     src: &R,
-    entries: &[Entry],
-) -> Result<Vec<Option<Local>>, Error> {
-    let ranges: Vec<Range<u64>> = entries
-        .iter()
-        .map(|e| {
-            let end = e
-                .header_offset
-                .saturating_add(LOCAL_LEN + e.raw_name.len() as u64 + LOCAL_NAME_SLACK);
-            e.header_offset..end
-        })
-        .collect();
-    let got = src.read_ranges(&ranges)?;
-    let mut out = Vec::with_capacity(entries.len());
-    for (e, bytes) in entries.iter().zip(got) {
-        if bytes.len() < LOCAL_LEN as usize || u32_at(&bytes, 0) != LOCAL_SIG {
-            out.push(None);
-            continue;
-        }
-        let name_len = usize::from(u16_at(&bytes, 26));
-        let extra_len = u64::from(u16_at(&bytes, 28));
-        // A local name longer than the central one is not read further (every entry may
-        // point at one local header claiming a 64 KiB name: reading each would make memory
-        // and requests a multiple of the directory): the bytes already read name it in the
-        // message, and its length alone tells that it differs.
-        let held = bytes.get(LOCAL_LEN as usize..).unwrap_or_default();
-        let name = held[..held.len().min(name_len)].to_vec();
-        let data_start = e
-            .header_offset
-            .checked_add(LOCAL_LEN + name_len as u64 + extra_len);
-        match data_start {
-            Some(data_start) => out.push(Some(Local {
-                name,
-                name_len,
-                data_start,
-            })),
-            None => out.push(None),
-        }
+    offset: u64,
+    central_name_len: usize,
+    ahead: u64,
+) -> Result<(Option<Local>, Vec<u8>), Error> {
+    let want = LOCAL_LEN
+        .saturating_add(central_name_len as u64)
+        .saturating_add(LOCAL_NAME_SLACK)
+        .saturating_add(ahead);
+    let len =
+        usize::try_from(want).map_err(|_| container(ContainerFault::NoLocalHeader, offset))?;
+    let mut bytes = vec![0u8; len];
+    let got = src.read_at(offset, &mut bytes)?;
+    bytes.truncate(got);
+    if bytes.len() < LOCAL_LEN as usize || u32_at(&bytes, 0) != LOCAL_SIG {
+        return Ok((None, Vec::new()));
     }
-    Ok(out)
+    let name_len = usize::from(u16_at(&bytes, 26));
+    let extra_len = usize::from(u16_at(&bytes, 28));
+    // A local name longer than the central one is not read further (every entry may point
+    // at one local header claiming a 64 KiB name: reading each would make memory and
+    // requests a multiple of the directory): the bytes already read name it in the message,
+    // and its length alone tells that it differs.
+    let held = &bytes[LOCAL_LEN as usize..];
+    let name = held[..held
+        .len()
+        .min(name_len)
+        .min(central_name_len + LOCAL_NAME_SLACK as usize)]
+        .to_vec();
+    let Some(data_start) = offset.checked_add(LOCAL_LEN + name_len as u64 + extra_len as u64)
+    else {
+        return Ok((None, Vec::new()));
+    };
+    let data = held
+        .get(name_len + extra_len..)
+        .map(<[u8]>::to_vec)
+        .unwrap_or_default();
+    Ok((
+        Some(Local {
+            name,
+            name_len,
+            data_start,
+        }),
+        data,
+    ))
 }
 
 /// For each range `[local header, end of data)`: the start of a range it shares a byte with,

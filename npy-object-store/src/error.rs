@@ -46,12 +46,31 @@ pub enum RemoteErrorKind {
     /// an `If-Match` precondition failed).
     #[error("the object changed while being read ({0})")]
     Changed(String),
+    /// No connection to the server (refused, no route, DNS failure), after the store's
+    /// retries.
+    #[error(
+        "cannot connect to the server ({0}): check that it is running and that the URL's host \
+         and port are right (for an S3 API, the endpoint AWS_ENDPOINT_URL names)"
+    )]
+    Unreachable(String),
+    /// The store found no credentials: none in the environment, and the cloud's metadata
+    /// service (AWS's IMDS at 169.254.169.254, for S3) did not answer, as off the cloud.
+    #[error(
+        "no credentials ({0}): set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE), \
+         or AWS_SKIP_SIGNATURE=true for a public bucket"
+    )]
+    NoCredentials(String),
     /// A request timed out (after the store's and this crate's retries).
     #[error("timed out: {0}")]
     Timeout(String),
     /// The `.npy` data itself: header errors, type mismatches, truncation.
     #[error(transparent)]
     Npy(npy_core::Error),
+    /// Converting rows to Arrow (feature `arrow`): a dtype Arrow cannot hold (object arrays
+    /// among them), a value out of an Arrow type's range.
+    #[cfg(feature = "arrow")]
+    #[error(transparent)]
+    Arrow(npy_arrow::Error),
     /// A URL this crate cannot open (unknown scheme, backend feature not built).
     #[error("{0}")]
     Url(String),
@@ -126,7 +145,10 @@ impl RemoteError {
     pub fn into_io(self) -> std::io::Error {
         let kind = match &self.kind {
             RemoteErrorKind::NotFound => std::io::ErrorKind::NotFound,
-            RemoteErrorKind::Denied(_) => std::io::ErrorKind::PermissionDenied,
+            RemoteErrorKind::Denied(_) | RemoteErrorKind::NoCredentials(_) => {
+                std::io::ErrorKind::PermissionDenied
+            }
+            RemoteErrorKind::Unreachable(_) => std::io::ErrorKind::ConnectionRefused,
             RemoteErrorKind::Timeout(_) => std::io::ErrorKind::TimedOut,
             RemoteErrorKind::Truncated { .. } => std::io::ErrorKind::UnexpectedEof,
             _ => std::io::ErrorKind::Other,
@@ -164,6 +186,18 @@ pub(crate) fn classify(e: object_store::Error, expected: Option<&Range<u64>>) ->
                     };
                 }
             }
+            // AWS's instance metadata service, asked for credentials when the environment
+            // has none (object_store's `instance_creds`): its failure means no credentials,
+            // whatever the transport said.
+            if chain.contains("/latest/api/token") || chain.contains("/latest/meta-data/iam") {
+                return RemoteErrorKind::NoCredentials(format!(
+                    "the instance metadata service did not answer: {}",
+                    innermost(&e)
+                ));
+            }
+            if connect_failed(&e) {
+                return RemoteErrorKind::Unreachable(innermost(&e));
+            }
             if timed_out(&e) {
                 return RemoteErrorKind::Timeout(chain);
             }
@@ -182,6 +216,41 @@ fn chain_text(e: &(dyn std::error::Error + 'static)) -> String {
         cur = s.source();
     }
     out
+}
+
+/// The message of the error's last source (the cause itself: "tcp connect error: Connection
+/// refused (os error 111)"), without the retry layers above it.
+fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(s) = cur.source() {
+        cur = s;
+    }
+    cur.to_string()
+}
+
+/// Whether the error (or one of its sources) is a failure to connect.
+fn connect_failed(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(s) = cur {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            if matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionRefused
+                    | std::io::ErrorKind::HostUnreachable
+                    | std::io::ErrorKind::NetworkUnreachable
+            ) {
+                return true;
+            }
+        }
+        #[cfg(any(feature = "aws", feature = "gcp", feature = "azure", feature = "http"))]
+        if let Some(h) = s.downcast_ref::<object_store::client::HttpError>() {
+            if matches!(h.kind(), object_store::client::HttpErrorKind::Connect) {
+                return true;
+            }
+        }
+        cur = s.source();
+    }
+    false
 }
 
 /// Whether the error (or one of its sources) is a timeout.

@@ -11,6 +11,7 @@
 //! | rows, an element range | 1 GET (none when the first GET's bytes hold it) |
 //! | several ranges | `get_ranges`: nearby ranges coalesced into one GET |
 //! | the whole array | parallel GETs of [`RemoteOptions::part_bytes`] |
+//! | rows as an Arrow `RecordBatch` (feature `arrow`) | 1 GET (`RemoteNpy::read_record_batch`) |
 //!
 //! - [`RemoteNpy`]: async, runtime-agnostic (it spawns nothing; the HTTP-based stores need
 //!   tokio, as object_store's client does).
@@ -59,6 +60,8 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+#[cfg(feature = "arrow")]
+mod arrow;
 mod blocking;
 mod counting;
 mod error;

@@ -416,13 +416,22 @@ impl RemoteNpy {
         self.head.get_ref().bytes()
     }
 
-    fn npy(&self, e: npy_core::Error) -> RemoteError {
+    /// The header and the first GET's bytes, as npy-core's array over them.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn source(&self) -> &NpySource<FetchedRange<Bytes>> {
+        &self.head
+    }
+
+    pub(crate) fn npy(&self, e: npy_core::Error) -> RemoteError {
         RemoteError::new(self.url(), RemoteErrorKind::Npy(e))
     }
 
     /// The bytes `range` of the object: from the first GET's bytes when they hold them,
     /// otherwise one GET.
-    async fn bytes(&self, range: Range<u64>) -> Result<FetchedRange<Bytes>, RemoteError> {
+    pub(crate) async fn bytes(
+        &self,
+        range: Range<u64>,
+    ) -> Result<FetchedRange<Bytes>, RemoteError> {
         let head = self.head();
         if range.end <= head.len() as u64 {
             let bytes = head.slice(range.start as usize..range.end as usize);
@@ -451,7 +460,7 @@ impl RemoteNpy {
     /// Whether a read of `bytes` is backed: a short object (one holding less than its
     /// header's data, which `np.load` refuses) is reported as npy-core's truncation, from the
     /// object's size, before anything is fetched for it.
-    fn backed(&self, bytes: &Range<u64>) -> Result<(), RemoteError> {
+    pub(crate) fn backed(&self, bytes: &Range<u64>) -> Result<(), RemoteError> {
         if bytes.end > self.object.size() {
             self.head
                 .parsed_header()

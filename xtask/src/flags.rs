@@ -103,6 +103,9 @@ pub enum BenchPart {
     Convert,
     /// `npy convert A.npz A.safetensors` of 1 GiB (stored and deflated) against `save_file`.
     Safetensors,
+    /// Remote reads (issue 25): `npy show URL` over HTTP, a 256 MiB `.npy` and 1,000 headers
+    /// over S3 on moto against boto3.
+    Remote,
 }
 
 /// Flags of `cargo xtask miri`.

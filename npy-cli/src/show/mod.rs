@@ -177,26 +177,42 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
     if crate::safetensors::is_safetensors(&args.file) {
         return show_safetensors(args, out);
     }
+    // A URL: read by ranged GETs (the source hook of crate::remote); an archive's members
+    // as a local archive's.
+    let remote = if crate::remote::is_url(&args.file) {
+        Some(crate::remote::open(&args.file)?)
+    } else {
+        None
+    };
+    let remote_zip = remote.as_ref().is_some_and(crate::remote::is_zip);
     if let Some(key) = &args.member {
-        if !crate::npz::is_npz(&args.file) && args.file.is_file() {
+        let not_npz = match &remote {
+            Some(_) => !remote_zip,
+            None => !crate::npz::is_npz(&args.file) && args.file.is_file(),
+        };
+        if not_npz {
             return Err(Failure::Refused(
                 "not an .npz archive (--member picks a member of one)".to_owned(),
             ));
         }
-        let npz = NpzArchive::open(&args.file)?;
-        show_member(args, &npz, key, out)?;
+        match remote {
+            Some(object) => show_member(args, &NpzArchive::new(object)?, key, out)?,
+            None => show_member(args, &NpzArchive::open(&args.file)?, key, out)?,
+        }
         if args.json {
             out.write_all(b"\n")?;
         }
         return Ok(());
     }
 
-    if crate::npz::is_npz(&args.file) {
-        return show_archive(args, out);
+    if let (Some(object), true) = (&remote, remote_zip) {
+        return show_archive(args, NpzArchive::new(object.clone())?, out);
     }
-    // A URL: read by ranged GETs (the source hook of crate::remote).
-    if crate::remote::is_url(&args.file) {
-        let source = crate::remote::source(&args.file)?;
+    if crate::npz::is_npz(&args.file) {
+        return show_archive(args, NpzArchive::open(&args.file)?, out);
+    }
+    if let Some(object) = remote {
+        let source = npy_core::NpySource::open(object)?;
         show_reader(args, source.reader(), source.size(), out)?;
         if args.json {
             out.write_all(b"\n")?;
@@ -254,8 +270,11 @@ fn show_member<R: npy_core::ReadAt>(
 /// `KEY:` line followed by what `npy show --member KEY` prints, a blank line between members;
 /// as JSON, one object mapping each key to what `--json --member KEY` prints (a member that
 /// is not an `.npy` file is a line saying so, or `null`).
-fn show_archive(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
-    let npz = NpzArchive::open(&args.file)?;
+fn show_archive<R: npy_core::ReadAt>(
+    args: &Args,
+    npz: NpzArchive<R>,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
     // Each name once (a repeated name shows its last entry, the one numpy reads).
     let keys: Vec<String> = npz.members().iter().map(|m| m.key().to_owned()).collect();
     if args.json {

@@ -162,3 +162,166 @@ fn s3_urls_from_moto_with_the_standard_variables() {
         },
     );
 }
+
+/// numpy-written archives: stored and deflated members, Fortran order and big-endian, a 0-d
+/// and empty members, a member that is not an `.npy` file.
+const ARCHIVES: [(&str, &str); 4] = [
+    ("npz/savez_compressed.npz", "U5"),
+    ("npz/order_endian.npz", "bef"),
+    ("npz/scalar_and_empty.npz", "scalar"),
+    ("npz/non_npy_member.npz", "a"),
+];
+
+/// Every command over an archive, whole and `--member KEY`: the URL's output is the local
+/// file's with the URL for the path.
+fn archives_same_as_local(url_of: impl Fn(&str) -> String, run: impl Fn(&[&str], &str) -> Output) {
+    for (name, key) in ARCHIVES {
+        let local = format!("fixtures/{name}");
+        let url = url_of(name);
+        let commands: [&[&str]; 7] = [
+            &["info"],
+            &["info", "--json"],
+            &["show"],
+            &["show", "--json"],
+            &["header", "--member", key],
+            &["header", "--python", "--member", key],
+            &["show", "--member", key],
+        ];
+        for command in commands {
+            let want = npy(command.iter().copied().chain([local.as_str()]));
+            let got = run(command, &url);
+            assert_eq!(
+                want.status.success(),
+                got.status.success(),
+                "{command:?} {url}: {}",
+                stderr(&got)
+            );
+            assert_eq!(
+                stdout(&got),
+                stdout(&want).replace(&local, &url),
+                "{command:?} {url}"
+            );
+            assert_eq!(
+                stderr(&got),
+                stderr(&want).replace(&local, &url),
+                "{command:?} {url}"
+            );
+        }
+    }
+}
+
+fn archive_bytes(name: &str) -> Vec<u8> {
+    std::fs::read(format!("{ROOT}/fixtures/{name}")).unwrap()
+}
+
+#[test]
+fn npz_urls_print_what_local_archives_print() {
+    let server = RangeServer::start();
+    for (name, _) in ARCHIVES {
+        server.put(name, archive_bytes(name));
+    }
+    archives_same_as_local(
+        |name| server.url(name),
+        |command, url| npy(command.iter().copied().chain([url])),
+    );
+    // A missing member: the URL named, the keys listed as for a file.
+    let (name, _) = ARCHIVES[1];
+    let url = server.url(name);
+    let local = format!("fixtures/{name}");
+    let want = npy(["header", "--member", "nope", local.as_str()]);
+    let got = npy(["header", "--member", "nope", url.as_str()]);
+    assert!(!got.status.success());
+    assert_eq!(stderr(&got), stderr(&want).replace(&local, &url));
+}
+
+/// One member's header of a remote archive: the object's first GET, the directory's suffix
+/// read and one GET of the member's local and `.npy` headers (issue 25: at most 3).
+#[test]
+fn a_member_header_over_http_takes_three_requests() {
+    let server = RangeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.npz");
+    let mut w = npy_npz::NpzWriter::create(&path).unwrap();
+    // 1,000 members of 1 KiB: member m500 lies past the first read (64 KiB) and before the
+    // suffix read of the directory (256 KiB).
+    let data = vec![7u8; 1 << 10];
+    for i in 0..1000 {
+        w.add(&format!("m{i}"), &data, &[data.len() as u64])
+            .unwrap();
+    }
+    w.finish().unwrap();
+    server.put("many.npz", std::fs::read(&path).unwrap());
+    let url = server.url("many.npz");
+    server.take_requests();
+    let got = npy(["header", "--member", "m500", url.as_str()]);
+    let requests = server.take_requests();
+    let want = npy(["header", "--member", "m500", path.to_str().unwrap()]);
+    assert!(got.status.success(), "{}", stderr(&got));
+    assert_eq!(stdout(&got), stdout(&want));
+    assert!(requests <= 3, "{requests} requests");
+}
+
+#[test]
+fn npz_urls_on_s3_and_convert_from_one() {
+    let Some(moto) = Moto::start("npy info/show of s3:// archives (moto_server)") else {
+        return;
+    };
+    moto.create_bucket("npz");
+    for (name, _) in ARCHIVES {
+        moto.put("npz", name, &archive_bytes(name));
+    }
+    let endpoint = moto.endpoint();
+    let run = |command: &[&str], url: &str| {
+        Command::new(env!("CARGO_BIN_EXE_npy"))
+            .args(command.iter().copied().chain([url]))
+            .current_dir(ROOT)
+            .env("AWS_ENDPOINT_URL", &endpoint)
+            .env("AWS_ALLOW_HTTP", "true")
+            .env("AWS_ACCESS_KEY_ID", "testing")
+            .env("AWS_SECRET_ACCESS_KEY", "testing")
+            .env("AWS_REGION", "us-east-1")
+            .output()
+            .unwrap()
+    };
+    archives_same_as_local(|name| format!("s3://npz/{name}"), run);
+
+    // convert: a member of a remote archive, the same bytes as from the local file.
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("local.npy"), dir.path().join("remote.npy"));
+    let local = format!("fixtures/{}", ARCHIVES[1].0);
+    let url = format!("s3://npz/{}", ARCHIVES[1].0);
+    let ok = |o: Output| assert!(o.status.success(), "{}", stderr(&o));
+    ok(npy([
+        "convert",
+        local.as_str(),
+        a.to_str().unwrap(),
+        "--member",
+        "bef",
+    ]));
+    ok(run(
+        &["convert", "--member", "bef", url.as_str()],
+        b.to_str().unwrap(),
+    ));
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+}
+
+/// A server that is not running: a typed error naming the URL and what to check, not
+/// object_store's error chain.
+#[test]
+fn a_stopped_server_is_named_with_a_remedy() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/a.npy");
+    let out = npy(["info", url.as_str()]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!("npy: {url}: "))
+            && err.contains("cannot connect to the server (")
+            && err.contains("Connection refused")
+            && err.contains("AWS_ENDPOINT_URL"),
+        "{err}"
+    );
+}

@@ -376,6 +376,66 @@ fn r02_members_that_share_bytes_are_refused() {
     assert!(member_bytes(&bad, "b").is_err());
 }
 
+/// A local header's extra field that the directory does not show, long enough to move the
+/// member's data into the next member's local header: opening reads no local header (the
+/// overlap check there runs over the directory's entries), so the first read of that member
+/// finds it and refuses it (zipfile's "Overlapped entries" check at `open`, Python 3.12 on;
+/// the pinned Python 3.11 refuses it too, by the CRC of the bytes it reads instead); the next
+/// member, whose bytes are its own, reads. numpy's `np.load` agrees when the pinned Python is
+/// there.
+#[test]
+fn a_local_extra_field_that_runs_into_the_next_member_is_refused_at_first_read() {
+    let data = arange3();
+    let good = zip(
+        &[
+            ZipEntry::stored("a.npy", &data),
+            ZipEntry::stored("b.npy", &data),
+        ],
+        None,
+    );
+    let b_offset = 30 + 5 + data.len();
+    for extra in [1u16, 20] {
+        let mut bad = good.clone();
+        // a's local extra field length (APPNOTE 4.3.7, offset 28): a's data moves `extra`
+        // bytes on, over b's local header.
+        bad[28..30].copy_from_slice(&extra.to_le_bytes());
+        let npz = NpzArchive::new(&bad[..]).unwrap();
+        let err = npz.read_bytes("a").unwrap_err().into_kind();
+        let a_end = b_offset + usize::from(extra);
+        assert!(
+            matches!(err, ErrorKind::Overlapped { data_end, next } if next == b_offset as u64 && data_end == a_end as u64),
+            "{err}"
+        );
+        assert!(matches!(
+            npz.header("a").unwrap_err().into_kind(),
+            ErrorKind::Overlapped { .. }
+        ));
+        assert_eq!(npz.read_bytes("b").unwrap(), data);
+
+        let Some(python) = npy_test_support::python::python_for("np.load of an overlapped member")
+        else {
+            continue;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.npz");
+        std::fs::write(&path, &bad).unwrap();
+        let script = "import sys, numpy as np\nz = np.load(sys.argv[1])\nfor k in ('a', 'b'):\n    try: print(k, z[k].tolist())\n    except Exception as e: print(k, type(e).__name__)\n";
+        let out = std::process::Command::new(python)
+            .arg("-c")
+            .arg(script)
+            .arg(&path)
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(
+            text,
+            "a BadZipFile\nb [0, 1, 2]\n",
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 /// r15: the archives numpy reads differently from the old reader, each read as numpy reads
 /// it or refused where zipfile refuses, checked against numpy's `np.load` when the project's
 /// Python is there (the expected values below are what numpy 2.4.6 under Python 3.11 gives).

@@ -133,3 +133,45 @@ async fn http_faults_are_typed_and_bounded() {
     let sent = server.take_requests();
     assert!((1..=4).contains(&sent), "{sent} requests");
 }
+
+/// A port nobody listens on: the store's connection error becomes
+/// [`RemoteErrorKind::Unreachable`], naming the URL and saying what to check, not retried by
+/// this crate beyond the store's own retries.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_connection_is_unreachable() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let base = format!("http://127.0.0.1:{port}");
+    let store = HttpBuilder::new()
+        .with_url(&base)
+        .with_client_options(ClientOptions::new().with_allow_http(true))
+        .with_retry(RetryConfig {
+            backoff: BackoffConfig {
+                init_backoff: Duration::from_millis(10),
+                max_backoff: Duration::from_millis(20),
+                base: 2.0,
+            },
+            max_retries: 1,
+            retry_timeout: Duration::from_secs(10),
+        })
+        .build()
+        .unwrap();
+    let url = format!("{base}/a.npy");
+    let err = RemoteNpy::open(Arc::new(store), "a.npy".into(), url.as_str())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), RemoteErrorKind::Unreachable(_)),
+        "{err:?}"
+    );
+    assert!(!err.is_transient());
+    let message = err.to_string();
+    assert!(
+        message.starts_with(&format!("{url}: cannot connect to the server"))
+            && message.contains("AWS_ENDPOINT_URL")
+            && message.contains("Connection refused"),
+        "{message}"
+    );
+}

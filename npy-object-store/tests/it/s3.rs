@@ -42,3 +42,51 @@ async fn moto_s3() {
         .unwrap();
     drop(moto);
 }
+
+/// No credentials in the configuration: object_store asks AWS's instance metadata service
+/// (here a port of 127.0.0.1 nobody listens on, as 169.254.169.254 off the cloud); its
+/// failure is [`npy_object_store::RemoteErrorKind::NoCredentials`], naming the URL and the
+/// variables to set.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn missing_credentials_are_named() {
+    use std::time::Duration;
+
+    use npy_object_store::{RemoteErrorKind, RemoteNpy};
+    use object_store::{BackoffConfig, RetryConfig};
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let s3 = AmazonS3Builder::new()
+        .with_bucket_name("nobody")
+        .with_region("us-east-1")
+        .with_endpoint(format!("http://127.0.0.1:{closed}"))
+        .with_allow_http(true)
+        .with_metadata_endpoint(format!("http://127.0.0.1:{closed}"))
+        .with_retry(RetryConfig {
+            backoff: BackoffConfig {
+                init_backoff: Duration::from_millis(10),
+                max_backoff: Duration::from_millis(20),
+                base: 2.0,
+            },
+            max_retries: 1,
+            retry_timeout: Duration::from_secs(10),
+        })
+        .build()
+        .unwrap();
+    let url = "s3://nobody/a.npy";
+    let err = RemoteNpy::open(Arc::new(s3), "a.npy".into(), url)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), RemoteErrorKind::NoCredentials(_)),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.starts_with("s3://nobody/a.npy: no credentials")
+            && message.contains("AWS_ACCESS_KEY_ID")
+            && message.contains("Connection refused"),
+        "{message}"
+    );
+}

@@ -22,6 +22,9 @@
 //! 8. [`safetensors`]: `npy convert A.npz A.safetensors` of 1 GiB, stored and deflated,
 //!    against Python's `save_file(dict(np.load(f)))` (issue 26).
 //!
+//! 9. [`remote`]: issue 25's remote reads: `npy show URL` on the HTTP range server (requests
+//!    and bytes), a 256 MiB `.npy` and 1,000 headers over S3 on moto against boto3.
+//!
 //! `--table-only` skips the runs and rebuilds the table from the results on disk (criterion's
 //! estimates, `target/bench-data/numpy.json` and `peak_mem.json`).
 
@@ -36,6 +39,7 @@ use crate::flags::BenchPart;
 use crate::python::numpy_python;
 
 pub mod convert;
+pub mod remote;
 pub mod safetensors;
 pub mod show;
 pub mod write_view;
@@ -78,6 +82,12 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
         print!("{}", safetensors::render(&st));
         return Ok(());
     }
+    if flags.only == Some(BenchPart::Remote) {
+        let r = remote::measure(&data, quick)?;
+        write_file(&remote::results_path(&data), r.to_string().as_bytes())?;
+        print!("{}", remote::render(&r));
+        return Ok(());
+    }
     if !table_only {
         run_criterion(quick)?;
         eprintln!("xtask: making the inputs in {}", data.display());
@@ -105,6 +115,8 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
         )?;
         let st = safetensors::measure(quick)?;
         write_file(&safetensors::results_path(&data), st.to_string().as_bytes())?;
+        let r = remote::measure(&data, quick)?;
+        write_file(&remote::results_path(&data), r.to_string().as_bytes())?;
     }
     let numpy: Value = read_json(&numpy_json)?;
     let peak: Value = read_json(&peak_json)?;
@@ -124,6 +136,9 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
     }
     if let Ok(st) = read_json(&safetensors::results_path(&data)) {
         table.push_str(&format!("\n{}", safetensors::render(&st)));
+    }
+    if let Ok(r) = read_json(&remote::results_path(&data)) {
+        table.push_str(&format!("\n{}", remote::render(&r)));
     }
     print!("{table}");
     let readme = workspace_root().join("npy-bench").join("README.md");
