@@ -103,6 +103,9 @@ pub enum BenchPart {
     Convert,
     /// `npy convert A.npz A.safetensors` of 1 GiB (stored and deflated) against `save_file`.
     Safetensors,
+    /// Issue 24's 1M-record file: `read_dyn` against `np.load`, to a `RecordBatch` against
+    /// pyarrow, to Parquet against `pq.write_table`.
+    Columnar,
 }
 
 /// Flags of `cargo xtask miri`.

@@ -21,6 +21,9 @@
 //!    `--byte-order big` against `cp`, a 512 MiB file in tmpfs, whole processes).
 //! 8. [`safetensors`]: `npy convert A.npz A.safetensors` of 1 GiB, stored and deflated,
 //!    against Python's `save_file(dict(np.load(f)))` (issue 26).
+//! 9. [`columnar`]: issue 24's 1M-record file: `read_dyn` against `np.load`, to a
+//!    `RecordBatch` against numpy + pyarrow, `npy convert` to Parquet against
+//!    `pq.write_table` (whole processes, time and peak memory).
 //!
 //! `--table-only` skips the runs and rebuilds the table from the results on disk (criterion's
 //! estimates, `target/bench-data/numpy.json` and `peak_mem.json`).
@@ -35,6 +38,7 @@ use serde_json::Value;
 use crate::flags::BenchPart;
 use crate::python::numpy_python;
 
+pub mod columnar;
 pub mod convert;
 pub mod safetensors;
 pub mod show;
@@ -78,6 +82,12 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
         print!("{}", safetensors::render(&st));
         return Ok(());
     }
+    if flags.only == Some(BenchPart::Columnar) {
+        let c = columnar::measure(quick)?;
+        write_file(&columnar::results_path(&data), c.to_string().as_bytes())?;
+        print!("{}", columnar::render(&c));
+        return Ok(());
+    }
     if !table_only {
         run_criterion(quick)?;
         eprintln!("xtask: making the inputs in {}", data.display());
@@ -105,6 +115,8 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
         )?;
         let st = safetensors::measure(quick)?;
         write_file(&safetensors::results_path(&data), st.to_string().as_bytes())?;
+        let c = columnar::measure(quick)?;
+        write_file(&columnar::results_path(&data), c.to_string().as_bytes())?;
     }
     let numpy: Value = read_json(&numpy_json)?;
     let peak: Value = read_json(&peak_json)?;
@@ -124,6 +136,9 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
     }
     if let Ok(st) = read_json(&safetensors::results_path(&data)) {
         table.push_str(&format!("\n{}", safetensors::render(&st)));
+    }
+    if let Ok(c) = read_json(&columnar::results_path(&data)) {
+        table.push_str(&format!("\n{}", columnar::render(&c)));
     }
     print!("{table}");
     let readme = workspace_root().join("npy-bench").join("README.md");
