@@ -51,7 +51,8 @@ impl Source<'_> {
                 ),
             }));
         }
-        let (field, column) = object_column(a.values(), &self.name)?;
+        // An object array holds its decoded objects (its dtype is `|O`: checked by the caller).
+        let (field, column) = object_column(a.objects().unwrap_or_default(), &self.name)?;
         Ok(RecordBatch::try_new(
             Arc::new(arrow_schema::Schema::new(vec![field])),
             vec![column],

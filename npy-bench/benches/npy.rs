@@ -465,9 +465,6 @@ fn read_dyn_records(c: &mut Criterion) {
     let mut g = c.benchmark_group("read_dyn_records");
     g.throughput(Throughput::Bytes(69_000_000));
     g.sample_size(10);
-    g.bench_function(BenchmarkId::new("1M_records", "read_columns"), |b| {
-        b.iter(|| npy_core::read_columns(&path).unwrap());
-    });
     g.bench_function(BenchmarkId::new("1M_records", "read_dyn"), |b| {
         b.iter(|| npy_core::read_dyn(&path).unwrap());
     });

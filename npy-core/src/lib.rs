@@ -13,7 +13,7 @@
 //! | view bytes in memory | [`NpyView::<T>::new(&bytes)`](NpyView::new) (zero copy); [`view_or_copy`] when they may be misaligned |
 //! | stream rows | [`NpyReader::open(path)`](NpyReader::open), then `read_into`, `iter`, `read_range` |
 //! | records as structs | `#[derive(NpyElement)]` (feature `derive`), then `read::<T>` / `write` as for numbers |
-//! | any dtype, decided at run time | [`read_dyn(path)`](read_dyn) gives a [`DynArray`]; [`read_columns`] gives one typed column per field |
+//! | any dtype, decided at run time | [`read_dyn(path)`](read_dyn) gives a [`DynArray`]: one typed [`Column`] per leaf field ([`DynArray::columns`], numbers as `&[T]` by [`Column::values`]), each element as a [`DynValue`] tree when asked ([`DynArray::get`], [`DynArray::iter`]) |
 //! | the header only | [`TensorInfo::from_path`] (a summary); [`Header::read`] (the dict, version and data offset) |
 //! | write | [`write(path, &data, shape)`](write()); [`WriteOptions`] for dtype, order, byte order, version, then [`WriteOptions::write_path`] (or [`WriteOptions::write_to`] for any `Write`) |
 //! | write a stream of rows | [`WriteOptions::create_stream`] |
@@ -186,8 +186,10 @@
 //!   - typed reads: the Rust elements, at most [`MAX_EXPANSION`] bytes per data byte plus
 //!     [`MAX_UNBACKED_BYTES`] for zero-size elements (`f32` from `<f4` is exactly 1×), plus a
 //!     64 KiB decode chunk; views and memory maps allocate nothing for the data;
-//!   - [`read_dyn`]: the [`DynValue`] tree, at most [`MAX_DYN_EXPANSION`] bytes per data byte
-//!     plus [`DYN_ALLOWANCE`]; elements over [`MAX_DYN_ITEMSIZE`] are refused;
+//!   - [`read_dyn`]: the data's bytes in columns (padding included, nothing per element) plus
+//!     a 1 MiB read chunk; the [`DynValue`] trees of its elements, built when asked for, at
+//!     most [`MAX_DYN_EXPANSION`] bytes per data byte plus [`DYN_ALLOWANCE`] for all of them
+//!     (checked at the read); elements over [`MAX_DYN_ITEMSIZE`] are refused;
 //!   - object arrays (npy-pickle's codec): one budget of `npy_pickle::PICKLE_BUDGET` (128 MiB)
 //!     whatever the file's size or how well it compresses, charged with the pickle's bytes,
 //!     the interpreter's stack, memo and nodes and every decoded value, each copy of a value
@@ -227,7 +229,7 @@
 //! | typed read memory | [`MAX_EXPANSION`] × data + [`MAX_UNBACKED_BYTES`] | fixed; read in parts with [`NpyReader::read_into`] or [`NpyReader::iter`] |
 //! | zero-size values in `read_dyn` | counted in the tree; elements of no bytes: [`DYN_ALLOWANCE`] | fixed |
 //! | `read_dyn` element | [`MAX_DYN_ITEMSIZE`] (1 GiB) | fixed; use typed reads or views |
-//! | `read_dyn` tree | [`MAX_DYN_EXPANSION`] × data + [`DYN_ALLOWANCE`] | fixed; use typed reads or views |
+//! | `read_dyn` trees (all elements) | [`MAX_DYN_EXPANSION`] × data + [`DYN_ALLOWANCE`] | fixed; use typed reads or views |
 //! | object-array pickles | 128 MiB held and built in all, 128 levels deep (`npy_pickle::PickleLimits`) | `npy_pickle::PickleCodec::with_limits`, `npy_pickle::loads_with` |
 //! | decimal `int` text in a pickle | 4300 digits (Python's limit) | fixed |
 //!
@@ -350,8 +352,8 @@ pub use dtype::{
 #[cfg(feature = "pickle")]
 pub use dynamic::{object, write_dyn_to_with};
 pub use dynamic::{
-    read_columns, read_dyn, write_dyn, write_dyn_to, COrderIter, Column, DynArray, DynColumns,
-    DynValue, UcsString, DYN_ALLOWANCE, MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE,
+    read_dyn, write_dyn, write_dyn_to, COrderIter, Column, DynArray, DynValue, Iter, UcsString,
+    DYN_ALLOWANCE, MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE,
 };
 pub use element::{Datetime64, NpyElement, Timedelta64, NAT};
 pub use element::{

@@ -741,7 +741,7 @@ mod tests {
         let src = counting(npy(&[1.5f64, 2.5, -1.0], &[3]));
         let a = NpySource::open(&src).unwrap();
         assert_eq!(a.read_vec::<f64>().unwrap(), [1.5, 2.5, -1.0]);
-        assert_eq!(a.read_dyn().unwrap().values().len(), 3);
+        assert_eq!(a.read_dyn().unwrap().len(), 3);
         assert_eq!(src.reads.borrow().len(), 1);
     }
 

@@ -191,7 +191,7 @@ pub fn dumps(items: &[PyObject], shape: &[u64]) -> Result<Vec<u8>, PickleError> 
 /// let mut bytes = Header::new(DType::Object, vec![1]).to_bytes(None)?;
 /// bytes.extend_from_slice(&npy_pickle::dumps(&[PyObject::Str("hi".into())], &[1])?);
 /// let a = NpyReader::new(&bytes[..])?.read_dyn_with(&PickleCodec::default())?;
-/// assert_eq!(a.values()[0], npy_core::DynValue::Object(PyObject::Str("hi".into())));
+/// assert_eq!(a.element(0), Some(npy_core::DynValue::Object(PyObject::Str("hi".into()))));
 ///
 /// // A smaller budget than the pickle's bytes: refused before decoding.
 /// let mut limits = PickleLimits::default();
@@ -260,7 +260,7 @@ impl ObjectCodec for PickleCodec {
     /// numpy's pickle of an object array (`|O`), whose values must all be
     /// [`DynValue::Object`].
     fn encode(&self, array: &DynArray, out: &mut dyn Write) -> Result<(), Error> {
-        let items: Vec<&PyObject> = array
+        let items: Vec<PyObject> = array
             .iter_c_order()
             .map(|v| match v {
                 DynValue::Object(o) => Ok(o),
@@ -271,6 +271,7 @@ impl ObjectCodec for PickleCodec {
             })
             .collect::<Result<_, _>>()?;
         let fortran = array.order().is_fortran();
+        let items: Vec<&PyObject> = items.iter().collect();
         out.write_all(&writer::dump_object_array(&items, array.shape(), fortran)?)?;
         Ok(())
     }
@@ -293,7 +294,7 @@ impl ObjectCodec for PickleCodec {
 /// let path = dir.join("mixed.npy");
 /// npy_pickle::write_objects(&path, &[PyObject::Int(7), PyObject::None], &[2])?;
 /// let a = npy_pickle::read_dyn(&path)?;
-/// assert_eq!(a.values()[0], DynValue::Object(PyObject::Int(7)));
+/// assert_eq!(a.element(0), Some(DynValue::Object(PyObject::Int(7))));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_dyn(path: impl AsRef<Path>) -> Result<DynArray, Error> {
@@ -483,8 +484,10 @@ pub fn read_objects_from<T: FromPyObject, R: Read>(
             requested: T::NAME,
         })
     };
+    // An object array holds its decoded values (memory order).
     let data = array
-        .values()
+        .objects()
+        .unwrap_or_default()
         .iter()
         .enumerate()
         .map(element)

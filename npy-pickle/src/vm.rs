@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use num_bigint::BigInt;
 
 use npy_core::header::MAX_DIMS;
-use npy_core::object::internals::decode_all;
+use npy_core::object::internals::{array_from_bytes, decode_all};
 use npy_core::object::{NpyScalar, PyDType, PyGlobal, PyObject};
 use npy_core::{
     ByteOrder, DType, DynArray, DynValue, Field, Header, Primitive, Record, SubArray, TimeKind,
@@ -1656,12 +1656,17 @@ impl Vm<'_> {
             ArrayData::Raw(raw) => {
                 let dt = dtype.clone().unwrap_or(DType::Object);
                 self.charge(len.saturating_mul(DYN.saturating_add(dt.itemsize())))?;
-                let raw = raw.clone();
-                decode_all(&dt, &raw, len).map_err(|e| PickleError::Malformed {
+                let header = Header {
+                    dtype: dt,
+                    fortran_order: fortran,
+                    shape,
+                };
+                // The bytes gathered into the array's columns, no value per element.
+                return array_from_bytes(header, raw).map_err(|e| PickleError::Malformed {
                     offset: 0,
                     opcode: "BUILD".into(),
                     reason: format!("array data: {e}"),
-                })?
+                });
             }
             ArrayData::Items(items) => {
                 self.charge(len.saturating_mul(DYN.saturating_add(REF)))?;
@@ -1823,7 +1828,7 @@ fn py_to_dyn(obj: PyObject, dtype: &DType) -> Result<DynValue, PickleError> {
             let shape = a.shape().to_vec();
             DynValue::SubArray {
                 shape,
-                values: a.into_c_order(),
+                values: a.iter_c_order().collect(),
             }
         }
         (DType::Number(P::Bool, _), PyObject::Bool(b)) => DynValue::Bool(b),

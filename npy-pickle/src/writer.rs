@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use num_bigint::BigInt;
 
-use npy_core::object::internals::encode;
+use npy_core::object::internals::{array_bytes, encode};
 use npy_core::object::{NpyScalar, PyDType, PyGlobal, PyObject};
 use npy_core::{ByteOrder, DType, DynArray, DynValue, TimeKind, TimeUnit};
 
@@ -413,7 +413,7 @@ impl Pickler {
         let fortran = a.order().is_fortran() && a.shape().iter().filter(|&&d| d > 1).count() > 1;
         self.op(&[if fortran { 0x88 } else { 0x89 }]);
         if *a.dtype() == DType::Object {
-            let items: Vec<&PyObject> = a
+            let items: Vec<PyObject> = a
                 .iter_c_order()
                 .map(|v| match v {
                     DynValue::Object(o) => Ok(o),
@@ -423,9 +423,13 @@ impl Pickler {
                     }),
                 })
                 .collect::<Result<_, _>>()?;
-            self.list(&items)?;
+            self.list(&items.iter().collect::<Vec<_>>())?;
+        } else if let Some(raw) = array_bytes(a) {
+            // Held in columns: the bytes as a file holds them.
+            self.bytes(&raw);
         } else {
-            let values: Vec<&DynValue> = a.values().iter().collect();
+            // Records with object fields: encoded value by value (which refuses the objects).
+            let values: Vec<&DynValue> = a.objects().unwrap_or_default().iter().collect();
             let raw = Self::raw(a.dtype(), &values)?;
             self.bytes(&raw);
         }

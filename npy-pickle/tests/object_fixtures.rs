@@ -222,14 +222,14 @@ fn check_array(e: &Json, got: &DynArray) -> Result<(), String> {
         ));
     }
     let items = e["items"].as_array().unwrap();
-    let values: Vec<&DynValue> = got.iter_c_order().collect();
+    let values: Vec<DynValue> = got.iter_c_order().collect();
     if items.len() != values.len() {
         return Err(format!("{} values, expected {}", values.len(), items.len()));
     }
     items
         .iter()
         .zip(values)
-        .try_for_each(|(e, v)| check_dyn(e, v))
+        .try_for_each(|(e, v)| check_dyn(e, &v))
 }
 
 fn hex(s: &str) -> Vec<u8> {
@@ -287,7 +287,7 @@ fn display_is_pythons_repr() {
             let DynValue::Object(o) = v else {
                 panic!("{name}: not an object: {v:?}")
             };
-            if repr_is_exact(o) {
+            if repr_is_exact(&o) {
                 assert_eq!(o.to_string(), r.as_str().unwrap(), "{name}");
                 checked += 1;
             }
@@ -461,10 +461,7 @@ fn numpys_object_archive_decodes() {
             .read_dyn_with(&PickleCodec::default())
             .unwrap_or_else(|e| panic!("{key}: {e}"));
         assert!(a.dtype().has_object(), "{key}");
-        assert!(
-            a.values().iter().all(|v| matches!(v, DynValue::Object(_))),
-            "{key}"
-        );
+        assert!(a.iter().all(|v| matches!(v, DynValue::Object(_))), "{key}");
     }
 }
 

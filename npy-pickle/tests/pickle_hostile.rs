@@ -908,7 +908,7 @@ fn read_object_npy(pickle: &[u8]) -> Result<npy_core::DynArray, Option<PickleErr
 
 /// The repr of the one element of an object array.
 fn object_repr(array: &npy_core::DynArray) -> String {
-    match &array.values()[0] {
+    match &array.element(0).expect("one element") {
         npy_core::DynValue::Object(o) => o.to_string(),
         other => panic!("{other:?}"),
     }

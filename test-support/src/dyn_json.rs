@@ -56,7 +56,7 @@ pub fn nest(shape: &[u64], leaves: &mut impl Iterator<Item = Json>) -> Json {
 }
 
 pub fn array_json(a: &DynArray) -> Json {
-    let leaves: Vec<Json> = a.iter_c_order().map(to_json).collect();
+    let leaves: Vec<Json> = a.iter_c_order().map(|v| to_json(&v)).collect();
     assert_eq!(
         leaves.len() as u64,
         a.shape().iter().product::<u64>(),

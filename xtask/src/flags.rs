@@ -106,6 +106,9 @@ pub enum BenchPart {
     /// Remote reads (issue 25): `npy show URL` over HTTP, a 256 MiB `.npy` and 1,000 headers
     /// over S3 on moto against boto3.
     Remote,
+    /// Issue 24's 1M-record file: `read_dyn` against `np.load`, to a `RecordBatch` against
+    /// pyarrow, to Parquet against `pq.write_table`.
+    Columnar,
 }
 
 /// Flags of `cargo xtask miri`.

@@ -281,7 +281,8 @@ impl Serialize for JsonObject<'_> {
             PyObject::Scalar(x) => Json(&x.value, self.1).serialize(s),
             PyObject::Array(a) => {
                 self.1.nested_array(a.shape())?;
-                let values: Vec<&DynValue> = a.iter_c_order().collect();
+                let owned: Vec<DynValue> = a.iter_c_order().collect();
+                let values: Vec<&DynValue> = owned.iter().collect();
                 Nested {
                     shape: a.shape(),
                     leaves: &values,

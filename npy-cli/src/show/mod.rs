@@ -461,7 +461,7 @@ fn show_objects<R: Read + Seek>(
         check_empty_lists(array.dtype(), array.shape())?;
         let fortran = array.order() == npy_core::Order::Fortran;
         let mut values = array.iter_c_order();
-        let mut next = || values.next().cloned().ok_or_else(too_few);
+        let mut next = || values.next().ok_or_else(too_few);
         return json::write_json(
             out,
             &array.dtype().to_string(),

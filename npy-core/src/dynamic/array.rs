@@ -1,13 +1,28 @@
-//! [`DynArray`]: the values of a dynamic read with their array's metadata.
+//! [`DynArray`]: an array of any dtype, held as one typed column per leaf field (or, for
+//! dtypes holding objects, as the decoded objects), with its metadata.
 
-use super::DynValue;
-use crate::codec::{permute_to_c_order, Stepper};
-use crate::error::{Error, ErrorKind};
+use super::columns::Columns;
+use super::{Column, DynValue};
+use crate::codec::{per_chunk, Stepper};
+use crate::error::{to_usize, Error};
 use crate::format::Order;
 use crate::header::Header;
 use crate::meta::{meta_accessors, ArrayMeta};
 
-/// An array of any dtype, read by [`read_dyn`](crate::read_dyn): the header's facts and the elements.
+/// Bytes of elements encoded at a time when an array is built from values.
+const BUILD_CHUNK_BYTES: usize = 1 << 20;
+
+/// An array of any dtype, read by [`read_dyn`](crate::read_dyn): the header's facts and the
+/// elements, held as one typed [`Column`] per leaf field.
+///
+/// The columns hold the file's bytes of each field ([`DynArray::columns`]; numbers viewable
+/// in place with [`Column::values`]), so an array costs about what its data takes: not a
+/// tree of values. The tree form of one element is built when asked for:
+/// [`DynArray::get`] (a logical index), [`DynArray::element`] (memory order),
+/// [`DynArray::iter`] and [`DynArray::iter_c_order`] give owned [`DynValue`]s. Arrays whose
+/// dtype holds objects (`O`, decoded through an
+/// [`ObjectCodec`](crate::object::ObjectCodec)) hold their decoded values instead
+/// ([`DynArray::objects`]), and have no columns.
 ///
 /// # Examples
 /// ```
@@ -16,98 +31,170 @@ use crate::meta::{meta_accessors, ArrayMeta};
 /// WriteOptions::new().write_to(&mut bytes, &[1i32, 2, 3, 4, 5, 6], &[2, 3])?;
 /// let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
 /// assert_eq!(a.dtype().to_string(), "<i4");
-/// let row: Vec<_> = a.iter_c_order().skip(3).cloned().collect();
+/// assert_eq!(a.get(&[1, 0]), Some(DynValue::Int(4)));
+/// let row: Vec<_> = a.iter_c_order().skip(3).collect();
 /// assert_eq!(row, [DynValue::Int(4), DynValue::Int(5), DynValue::Int(6)]);
+/// assert_eq!(a.columns()[0].values::<i32>(), Some(&[1, 2, 3, 4, 5, 6][..]));
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct DynArray {
     meta: ArrayMeta,
-    values: Vec<DynValue>,
-    /// The elements' bytes as read (memory order, `nbytes` long), kept by `read_dyn` when the
-    /// values do not determine every byte: record padding and `b1` bytes other than 0 and 1.
-    /// [`write_dyn`](crate::write_dyn) writes the values over them, so a read array writes
-    /// back as it was stored, as `np.save` of a loaded array does.
-    stored: Option<Vec<u8>>,
+    data: Data,
+}
+
+#[derive(Debug, Clone)]
+enum Data {
+    /// Every dtype without objects.
+    Columns(Columns),
+    /// A dtype holding objects: the decoded values, in memory order.
+    Values(Vec<DynValue>),
 }
 
 impl DynArray {
     /// An array of `header`'s dtype, shape and order holding `values` (in that order), with
-    /// the header `np.save` would write for it.
+    /// the header `np.save` would write for it. The values are encoded into the dtype's
+    /// columns now (record padding zero, bools 0 and 1); for a dtype holding objects they are
+    /// kept as they are.
     ///
     /// # Errors
-    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch) when the number of values is not the product of the
-    /// shape; [`ErrorKind::SizeOverflow`](crate::ErrorKind::SizeOverflow) for a shape whose size exceeds numpy's (2^63 − 1).
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch) when the number of
+    /// values is not the product of the shape;
+    /// [`ErrorKind::ValueMismatch`](crate::ErrorKind::ValueMismatch) for a value the dtype
+    /// cannot hold (another kind, out of range, a string longer than the width, another
+    /// datetime unit); [`ErrorKind::SizeOverflow`](crate::ErrorKind::SizeOverflow) for a shape
+    /// whose size exceeds numpy's (2^63 − 1).
     ///
     /// # Examples
     /// ```
     /// use npy_core::{DynArray, DynValue, Header};
     /// let header = Header::new("<i2".parse()?, vec![2]);
-    /// let a = DynArray::new(header, vec![DynValue::Int(-1), DynValue::Int(7)])?;
-    /// assert_eq!(a.get(&[1]), Some(&DynValue::Int(7)));
+    /// let a = DynArray::new(header.clone(), vec![DynValue::Int(-1), DynValue::Int(7)])?;
+    /// assert_eq!(a.get(&[1]), Some(DynValue::Int(7)));
+    /// assert!(DynArray::new(header, vec![DynValue::Int(1 << 20), DynValue::Int(0)]).is_err());
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn new(header: Header, values: Vec<DynValue>) -> Result<DynArray, Error> {
-        DynArray::from_meta(ArrayMeta::from_header(header)?, values)
-    }
-
-    /// An array of `meta` holding `values`.
-    pub(crate) fn from_meta(meta: ArrayMeta, values: Vec<DynValue>) -> Result<DynArray, Error> {
+        let meta = ArrayMeta::from_header(header)?;
         meta.check_len("values for the shape", values.len())?;
+        let dtype = meta.dtype().clone();
+        if dtype.has_object() {
+            return Ok(DynArray {
+                meta,
+                data: Data::Values(values),
+            });
+        }
+        let mut columns = Columns::new(&dtype, false)?;
+        columns.reserve_exact(values.len());
+        let itemsize = to_usize(dtype.itemsize(), "itemsize")?;
+        let rows = per_chunk(itemsize, BUILD_CHUNK_BYTES);
+        let mut buf = vec![0u8; rows.min(values.len()) * itemsize];
+        for part in values.chunks(rows) {
+            let buf = &mut buf[..part.len() * itemsize];
+            buf.fill(0);
+            if itemsize == 0 {
+                for v in part {
+                    super::encode::encode(&dtype, v, &mut [])?;
+                }
+            } else {
+                for (v, slot) in part.iter().zip(buf.chunks_exact_mut(itemsize)) {
+                    super::encode::encode(&dtype, v, slot)?;
+                }
+            }
+            columns.push_rows(buf, part.len());
+        }
         Ok(DynArray {
             meta,
-            values,
-            stored: None,
+            data: Data::Columns(columns),
         })
     }
 
-    /// The array with the stored bytes its values were decoded from (`nbytes` of them).
-    pub(crate) fn with_stored(mut self, stored: Vec<u8>) -> Result<DynArray, Error> {
-        if stored.len() as u64 != self.meta.nbytes() {
-            return Err(Error::new(ErrorKind::LengthMismatch {
-                what: "stored bytes for the values",
-                expected: self.meta.nbytes(),
-                found: stored.len() as u64,
-            }));
-        }
-        self.stored = Some(stored);
-        Ok(self)
+    /// An array of `meta` held in `columns` (one element per element of `meta`).
+    pub(super) fn from_columns(meta: ArrayMeta, columns: Columns) -> Result<DynArray, Error> {
+        meta.check_len("elements in the columns", columns.len())?;
+        Ok(DynArray {
+            meta,
+            data: Data::Columns(columns),
+        })
     }
 
-    /// The stored bytes of element `i` (memory order), when the array keeps them.
-    pub(crate) fn stored(&self, i: usize, itemsize: usize) -> Option<&[u8]> {
-        self.stored
-            .as_deref()
-            .and_then(|s| s.get(i.checked_mul(itemsize)?..i.checked_add(1)?.checked_mul(itemsize)?))
+    /// The columns, for the writer; `None` for a dtype holding objects.
+    pub(super) fn column_store(&self) -> Option<&Columns> {
+        match &self.data {
+            Data::Columns(c) => Some(c),
+            Data::Values(_) => None,
+        }
     }
 
     meta_accessors!();
 
-    /// The elements in memory order ([`DynArray::order`]; see [`DynArray::iter_c_order`] for
-    /// logical order).
-    pub fn values(&self) -> &[DynValue] {
-        &self.values
-    }
-
-    /// The elements in memory order, giving up the metadata.
-    pub fn into_values(self) -> Vec<DynValue> {
-        self.values
-    }
-
     /// Number of elements.
     pub fn len(&self) -> usize {
-        self.values.len()
+        match &self.data {
+            Data::Columns(c) => c.len(),
+            Data::Values(v) => v.len(),
+        }
     }
 
     /// Whether the array has no elements.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.len() == 0
+    }
+
+    /// The leaf columns, in the dtype's field order (depth first; one column for a dtype that
+    /// is not a record); empty for a dtype holding objects.
+    pub fn columns(&self) -> &[Column] {
+        match &self.data {
+            Data::Columns(c) => &c.leaves,
+            Data::Values(_) => &[],
+        }
+    }
+
+    /// The column of the field at dotted `path` (`"pos.x"`; `""` for a non-record array).
+    ///
+    /// # Examples
+    /// See [`Column`].
+    pub fn column(&self, path: &str) -> Option<&Column> {
+        self.columns().iter().find(|c| {
+            let mut parts = path.split('.');
+            if path.is_empty() {
+                return c.path().is_empty();
+            }
+            c.path().iter().all(|p| parts.next() == Some(p)) && parts.next().is_none()
+        })
+    }
+
+    /// The decoded values of an array whose dtype holds objects (`|O`, or records with
+    /// object fields), in memory order; `None` for other dtypes, which are held as columns.
+    pub fn objects(&self) -> Option<&[DynValue]> {
+        match &self.data {
+            Data::Values(v) => Some(v),
+            Data::Columns(_) => None,
+        }
+    }
+
+    /// Element `i` in memory order ([`DynArray::order`]) as a tree: a [`DynValue::Record`]
+    /// for records; `None` out of range.
+    pub fn element(&self, i: usize) -> Option<DynValue> {
+        match &self.data {
+            Data::Columns(c) => c.element(self.meta.dtype(), i),
+            Data::Values(v) => v.get(i).cloned(),
+        }
     }
 
     /// The element at a logical index (one entry per dimension; `&[]` for a 0-d array),
     /// whatever the memory order; `None` out of range.
-    pub fn get(&self, index: &[u64]) -> Option<&DynValue> {
-        self.meta.index_of(index).and_then(|i| self.values.get(i))
+    pub fn get(&self, index: &[u64]) -> Option<DynValue> {
+        self.meta.index_of(index).and_then(|i| self.element(i))
+    }
+
+    /// The elements in memory order ([`DynArray::order`]; see [`DynArray::iter_c_order`] for
+    /// logical order), each built as a tree when reached.
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            array: self,
+            next: 0,
+        }
     }
 
     /// The elements in logical C order (last index fastest), whatever the memory order: what
@@ -118,26 +205,53 @@ impl DynArray {
             walk: Stepper::new(self.shape(), Order::C),
         }
     }
+}
 
-    /// The elements in logical C order, giving up the array (no copy when it is in C order).
-    pub fn into_c_order(self) -> Vec<DynValue> {
-        let mut values = self.values;
-        permute_to_c_order(&mut values, self.meta.shape(), self.meta.order());
-        values
+/// Equal arrays have the same dtype, shape, order and values (compared as [`DynValue`]s, so
+/// that NaN is unequal as in numpy; record padding and the bytes of `b1` values other than 0
+/// and 1 may differ: numpy's `==` compares values too).
+impl<'a> IntoIterator for &'a DynArray {
+    type Item = DynValue;
+    type IntoIter = Iter<'a>;
+
+    /// [`DynArray::iter`]: the elements in memory order.
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
     }
 }
 
-/// Equal arrays have the same dtype, shape, order and values (the stored header text and the
-/// bytes the values do not determine, such as record padding, may differ: numpy's `==` on
-/// records compares fields too).
 impl PartialEq for DynArray {
     fn eq(&self, other: &Self) -> bool {
         self.dtype() == other.dtype()
             && self.shape() == other.shape()
             && self.order() == other.order()
-            && self.values == other.values
+            && self.iter().eq(other.iter())
     }
 }
+
+/// Iterator over a [`DynArray`]'s elements in memory order; see [`DynArray::iter`].
+#[derive(Debug, Clone)]
+pub struct Iter<'a> {
+    array: &'a DynArray,
+    next: usize,
+}
+
+impl Iterator for Iter<'_> {
+    type Item = DynValue;
+
+    fn next(&mut self) -> Option<DynValue> {
+        let v = self.array.element(self.next)?;
+        self.next += 1;
+        Some(v)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.array.len().saturating_sub(self.next);
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
 
 /// Iterator over a [`DynArray`]'s elements in logical C order; see [`DynArray::iter_c_order`].
 #[derive(Debug, Clone)]
@@ -146,10 +260,10 @@ pub struct COrderIter<'a> {
     walk: Stepper,
 }
 
-impl<'a> Iterator for COrderIter<'a> {
-    type Item = &'a DynValue;
+impl Iterator for COrderIter<'_> {
+    type Item = DynValue;
 
-    fn next(&mut self) -> Option<&'a DynValue> {
+    fn next(&mut self) -> Option<DynValue> {
         let item = self.array.get(self.walk.index()?);
         self.walk.step();
         item
@@ -165,11 +279,11 @@ mod tests {
         let mut header = Header::new("<i8".parse().unwrap(), vec![2, 3]);
         header.fortran_order = true;
         let a = DynArray::new(header.clone(), (0..6).map(DynValue::Int).collect()).unwrap();
-        let c: Vec<_> = a.iter_c_order().cloned().collect();
+        let c: Vec<_> = a.iter_c_order().collect();
         let want: Vec<_> = [0, 2, 4, 1, 3, 5].map(DynValue::Int).to_vec();
         assert_eq!(c, want);
-        assert_eq!(a.get(&[1, 0]), Some(&DynValue::Int(1)));
-        assert_eq!(a.clone().into_c_order(), want);
+        assert_eq!(a.get(&[1, 0]), Some(DynValue::Int(1)));
+        assert_eq!(a.iter().count(), 6);
         let empty = DynArray::new(
             Header {
                 shape: vec![3, 0],
@@ -188,5 +302,30 @@ mod tests {
         )
         .unwrap();
         assert_eq!(scalar.iter_c_order().count(), 1);
+    }
+
+    /// Columns are found by their dotted path, whole names only.
+    #[test]
+    fn columns_by_path() {
+        let dtype = "[('pos', [('x', '<f4'), ('y', '<f4')]), ('p', '<u1')]"
+            .parse()
+            .unwrap();
+        let zero = DynValue::Float(0.0);
+        let rec = DynValue::Record(vec![
+            (
+                "pos".into(),
+                DynValue::Record(vec![("x".into(), zero.clone()), ("y".into(), zero)]),
+            ),
+            ("p".into(), DynValue::UInt(3)),
+        ]);
+        let a = DynArray::new(Header::new(dtype, vec![1]), vec![rec.clone()]).unwrap();
+        assert_eq!(a.columns().len(), 3);
+        assert_eq!(a.column("pos.y").unwrap().path(), ["pos", "y"]);
+        assert!(a.column("pos").is_none());
+        assert!(a.column("pos.y.z").is_none());
+        assert!(a.column("").is_none());
+        assert_eq!(a.column("p").unwrap().values::<u8>(), Some(&[3u8][..]));
+        assert_eq!(a.element(0), Some(rec));
+        assert_eq!(a.element(1), None);
     }
 }

@@ -1,5 +1,7 @@
-//! The memory budget of a dynamic read: checked from the header alone, before anything is
-//! decoded.
+//! The budget of a dynamic read's trees: checked from the header alone, before anything is
+//! read. The columns a read fills hold the data's bytes, bounded by the input; the trees of
+//! [`DynValue`]s built from them when asked for ([`DynArray::iter`](crate::DynArray::iter))
+//! are bounded here.
 
 use super::DynValue;
 use crate::codec::saturating_product;
@@ -11,8 +13,10 @@ use crate::error::{Error, ErrorKind};
 /// bytes exist first.
 pub const MAX_DYN_ITEMSIZE: u64 = 1 << 30;
 
-/// Most bytes of [`DynValue`]s [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) builds per
-/// byte of array data, beyond a fixed [`DYN_ALLOWANCE`].
+/// Most bytes of [`DynValue`]s the elements of an array from
+/// [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) may take as trees (all of them, as
+/// [`DynArray::iter`](crate::DynArray::iter) builds them) per byte of array data, beyond a
+/// fixed [`DYN_ALLOWANCE`]. The array itself holds its data's bytes, in columns.
 ///
 /// A decoded tree is larger than the bytes it decodes: a `DynValue` is 48 bytes, one per byte
 /// of a `|u1` array; a record field adds its name and a `(String, DynValue)` entry per
@@ -23,17 +27,17 @@ pub const MAX_DYN_ITEMSIZE: u64 = 1 << 30;
 /// or views.
 pub const MAX_DYN_EXPANSION: u64 = 256;
 
-/// Bytes of decoded values [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) allows whatever
-/// the data: what zero-size parts (`S0`, empty records, zero-size subarrays), which no byte
+/// Bytes of decoded values the trees of an array from
+/// [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) may take whatever the data: what zero-size parts (`S0`, empty records, zero-size subarrays), which no byte
 /// backs, may take.
 pub const DYN_ALLOWANCE: u64 = 1 << 20;
 
 /// Refuses a dynamic read of `len` elements of `dtype` whose values would take more memory
-/// than their data backs: elements over [`MAX_DYN_ITEMSIZE`], a tree over [`MAX_DYN_EXPANSION`] × the data +
-/// [`DYN_ALLOWANCE`] (the tree counts the elements' stored bytes too when `stored`). `len` ×
+/// than their data backs: elements over [`MAX_DYN_ITEMSIZE`], trees over [`MAX_DYN_EXPANSION`] × the data +
+/// [`DYN_ALLOWANCE`]. `len` ×
 /// the itemsize fits in 64 bits (at most the array's, which
 /// [`ArrayMeta`](crate::meta::ArrayMeta) checked).
-pub(super) fn check(dtype: &DType, len: u64, stored: bool) -> Result<(), Error> {
+pub(super) fn check(dtype: &DType, len: u64) -> Result<(), Error> {
     let itemsize = dtype.itemsize();
     if itemsize > MAX_DYN_ITEMSIZE {
         return Err(Error::new(ErrorKind::AllocationLimit {
@@ -47,7 +51,7 @@ pub(super) fn check(dtype: &DType, len: u64, stored: bool) -> Result<(), Error> 
     // inside an element of some bytes they are backed by those bytes (numpy loads 17,000,000
     // records of `[('a', '|S0'), ('b', '|u1')]`); elements of no bytes at all get only the
     // allowance (at most 1 MiB / 48 bytes = 21,845 values).
-    let per_element = dyn_cost(dtype).saturating_add(if stored { itemsize } else { 0 });
+    let per_element = dyn_cost(dtype);
     let budget = len
         .saturating_mul(itemsize)
         .saturating_mul(MAX_DYN_EXPANSION)
@@ -122,7 +126,7 @@ mod tests {
     ];
 
     /// Each family's smallest element decodes into at most `MAX_DYN_EXPANSION` bytes of values
-    /// per data byte, its stored bytes included where `read_dyn` keeps them: any length of it
+    /// per data byte: any length of it
     /// fits the budget, up to the largest whose budget does not saturate.
     #[test]
     fn every_family_fits_the_expansion_at_its_smallest_itemsize() {
@@ -130,14 +134,13 @@ mod tests {
             let dtype: DType = descr.parse().unwrap();
             let itemsize = dtype.itemsize();
             assert!(itemsize > 0, "{descr}");
-            let stored = dtype.has_gaps() || dtype.has_bool();
-            let cost = dyn_cost(&dtype) + if stored { itemsize } else { 0 };
+            let cost = dyn_cost(&dtype);
             assert!(
                 cost <= MAX_DYN_EXPANSION * itemsize,
                 "{descr}: {cost} bytes of values for {itemsize} data bytes"
             );
             let longest = u64::MAX / itemsize / MAX_DYN_EXPANSION;
-            assert!(check(&dtype, longest, stored).is_ok(), "{descr}");
+            assert!(check(&dtype, longest).is_ok(), "{descr}");
         }
     }
 
@@ -148,48 +151,50 @@ mod tests {
     #[test]
     fn zero_size_values_are_bounded_by_the_bytes_that_back_them() {
         let record: DType = "[('a', '|S0'), ('b', '|u1')]".parse().unwrap();
-        assert!(check(&record, (1 << 24) + 1, false).is_ok());
-        assert!(check(&record, 17_000_000, false).is_ok());
+        assert!(check(&record, (1 << 24) + 1).is_ok());
+        assert!(check(&record, 17_000_000).is_ok());
         let empty: DType = "|S0".parse().unwrap();
         let value = std::mem::size_of::<DynValue>() as u64;
         let fit = DYN_ALLOWANCE / value;
-        assert!(check(&empty, fit, false).is_ok());
-        let err = check(&empty, fit + 1, false).unwrap_err();
+        assert!(check(&empty, fit).is_ok());
+        let err = check(&empty, fit + 1).unwrap_err();
         assert!(matches!(err.kind(), ErrorKind::AllocationLimit { .. }));
     }
 
     /// One element of at most `MAX_DYN_ITEMSIZE` bytes is read; one byte more is refused.
     #[test]
     fn element_size_at_its_boundary() {
-        assert!(check(&DType::Void(MAX_DYN_ITEMSIZE), 1, false).is_ok());
-        let err = check(&DType::Void(MAX_DYN_ITEMSIZE + 1), 1, false).unwrap_err();
+        assert!(check(&DType::Void(MAX_DYN_ITEMSIZE), 1).is_ok());
+        let err = check(&DType::Void(MAX_DYN_ITEMSIZE + 1), 1).unwrap_err();
         assert!(matches!(
             err.kind(),
             ErrorKind::AllocationLimit { bytes_each, .. } if *bytes_each == MAX_DYN_ITEMSIZE + 1
         ));
     }
 
-    /// The budget at its boundary, with and without the stored bytes `read_dyn` keeps: a
-    /// one-byte record whose decoded value costs exactly `MAX_DYN_EXPANSION` bytes fits any
-    /// length; keeping its byte too (one more per element) fits until the excess passes
-    /// `DYN_ALLOWANCE`.
+    /// The budget at its boundary: a one-byte record whose decoded value costs exactly
+    /// `MAX_DYN_EXPANSION` bytes fits any length; a name one byte longer does not, past
+    /// `DYN_ALLOWANCE` elements.
     #[test]
-    fn stored_bytes_count_against_the_budget_at_its_boundary() {
+    fn the_budget_at_its_boundary() {
         let entry = std::mem::size_of::<(String, DynValue)>() as u64;
         let value = std::mem::size_of::<DynValue>() as u64;
-        let name_len = MAX_DYN_EXPANSION - value - entry;
-        let field = Field {
-            name: "n".repeat(name_len as usize).into(),
-            title: None,
-            dtype: DType::Number(Primitive::U8, ByteOrder::NotApplicable),
-            offset: 0,
+        let record = |name_len: u64| {
+            let field = Field {
+                name: "n".repeat(name_len as usize).into(),
+                title: None,
+                dtype: DType::Number(Primitive::U8, ByteOrder::NotApplicable),
+                offset: 0,
+            };
+            DType::Record(Record::new(vec![field], 1).unwrap())
         };
-        let dtype = DType::Record(Record::new(vec![field], 1).unwrap());
+        let name_len = MAX_DYN_EXPANSION - value - entry;
+        let dtype = record(name_len);
         assert_eq!(dyn_cost(&dtype), MAX_DYN_EXPANSION);
-        let edge = DYN_ALLOWANCE;
-        assert!(check(&dtype, u64::MAX / 512, false).is_ok());
-        assert!(check(&dtype, edge, true).is_ok());
-        let err = check(&dtype, edge + 1, true).unwrap_err();
+        assert!(check(&dtype, u64::MAX / 512).is_ok());
+        let longer = record(name_len + 1);
+        assert!(check(&longer, DYN_ALLOWANCE).is_ok());
+        let err = check(&longer, DYN_ALLOWANCE + 1).unwrap_err();
         assert!(matches!(
             err.kind(),
             ErrorKind::AllocationLimit { bytes_each, .. } if *bytes_each == MAX_DYN_EXPANSION + 1

@@ -1,37 +1,52 @@
-//! [`DynColumns`]: a dynamic read held as one typed column per leaf field, not as a tree.
+//! The storage of a [`DynArray`](crate::DynArray): one typed [`Column`] per leaf field.
 //!
-//! [`read_dyn`](crate::read_dyn) builds a [`DynValue`] per element, and for a record a name and
-//! a node per field per element: on a 1M-record file of five fields that is 9.6× the file's
-//! size in memory. [`read_columns`] reads the same files into columns that hold the file's
-//! bytes of each leaf field, gathered field by field in one pass per 8 MiB chunk: numbers,
-//! datetimes and `U` strings in the machine's byte order (so that numbers can be viewed as
-//! `&[T]`), `S`/`V`/longdouble bytes as stored. Memory is about the data's size (padding
-//! dropped), plus one chunk. The tree form stays available per element
-//! ([`DynColumns::element`]), decoded by the same decoder as `read_dyn`, so both give equal
-//! values.
-
-use std::io::Read;
-use std::path::Path;
+//! A tree of [`DynValue`]s per element costs a node per element and a name and a node per
+//! field per record: on a 1M-record file of five fields that was 9.6× the file's size in
+//! memory. A dynamic read instead gathers the bytes of each leaf field into its column, field
+//! by field in one pass per chunk: numbers, datetimes and `U` strings in the machine's byte
+//! order (so that numbers can be viewed as `&[T]`), `S`/`V`/longdouble bytes as stored, `b1`
+//! bytes as stored (a byte other than 0 and 1 reads as `true` and writes back as it was).
+//! Record padding, which no field holds, is kept beside the columns ([`Gaps`]), so that the
+//! element's bytes can be rebuilt exactly ([`Columns::scatter`]). Memory is the data's size,
+//! plus one chunk while reading.
 
 use super::decode::Decoder;
 use super::DynValue;
 use crate::dtype::{DType, Record, SubArray};
-use crate::error::{Error, ErrorKind, PathContext};
+use crate::error::Error;
 use crate::format::ByteOrder;
-use crate::meta::{meta_accessors, ArrayMeta};
-use crate::read::{Decode, NpyReader};
 
-/// Bytes of file data gathered per chunk.
-const CHUNK_BYTES: usize = 8 << 20;
-
-/// One leaf field of a record (or the whole element of a non-record dtype), as a column.
+/// One leaf field of a record (or the whole element of a non-record dtype), as a column of a
+/// [`DynArray`](crate::DynArray).
+///
+/// # Examples
+/// ```
+/// # let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("r.npy");
+/// let dtype = "[('id', '>i8'), ('score', '<f4')]".parse()?;
+/// let mut bytes = npy_core::Header::new(dtype, vec![2]).to_bytes(None)?;
+/// for (id, score) in [(7i64, 0.5f32), (-1, 2.0)] {
+///     bytes.extend_from_slice(&id.to_be_bytes());
+///     bytes.extend_from_slice(&score.to_le_bytes());
+/// }
+/// std::fs::write(&path, bytes)?;
+/// let a = npy_core::read_dyn(&path)?;
+/// let id = a.column("id").unwrap();
+/// assert_eq!(id.path(), ["id"]);
+/// assert_eq!(id.dtype().to_string(), "<i8"); // the machine's order (little-endian here)
+/// assert_eq!(id.values::<i64>(), Some(&[7i64, -1][..]));
+/// assert_eq!(a.column("score").unwrap().values::<f32>(), Some(&[0.5f32, 2.0][..]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Column {
     path: Vec<String>,
     dtype: DType,
+    /// Where the field sits in the element, in bytes.
     offset: usize,
     width: usize,
-    /// Byte swapping needed at gather time: the size of the swapped unit (0: none).
+    /// Byte swapping between the file's order and the column's: the size of the swapped unit
+    /// (0: none).
     swap: usize,
     /// The column's bytes, `width` per element; `u64`s so that any number type can be viewed
     /// in place (alignment 8).
@@ -48,7 +63,8 @@ impl Column {
     }
 
     /// The column's dtype: the field's, in the machine's byte order for numbers, datetimes
-    /// and `U` strings (a subarray field keeps its subarray dtype).
+    /// and `U` strings (a subarray field keeps its subarray dtype, a subarray of records is
+    /// one column).
     pub fn dtype(&self) -> &DType {
         &self.dtype
     }
@@ -58,30 +74,24 @@ impl Column {
         self.width
     }
 
-    /// The column's bytes: `width()` per element, in the array's memory order.
+    /// Number of elements (the array's).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the column has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The column's bytes: [`Column::width`] per element, in the array's memory order, in the
+    /// byte order of [`Column::dtype`].
     pub fn bytes(&self) -> &[u8] {
         &bytemuck::cast_slice(&self.words)[..self.len * self.width]
     }
 
     /// The values as `&[T]` when `T`'s dtype is the column's (a subarray field of `n` values
-    /// gives `n` per element), in place; `None` otherwise.
-    ///
-    /// # Examples
-    /// ```
-    /// # let dir = tempfile::tempdir()?;
-    /// let path = dir.path().join("r.npy");
-    /// let dtype = "[('id', '>i8'), ('score', '<f4')]".parse()?;
-    /// let mut bytes = npy_core::Header::new(dtype, vec![2]).to_bytes(None)?;
-    /// for (id, score) in [(7i64, 0.5f32), (-1, 2.0)] {
-    ///     bytes.extend_from_slice(&id.to_be_bytes());
-    ///     bytes.extend_from_slice(&score.to_le_bytes());
-    /// }
-    /// std::fs::write(&path, bytes)?;
-    /// let cols = npy_core::read_columns(&path)?;
-    /// assert_eq!(cols.column("id").unwrap().values::<i64>(), Some(&[7i64, -1][..]));
-    /// assert_eq!(cols.column("score").unwrap().values::<f32>(), Some(&[0.5f32, 2.0][..]));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
+    /// gives `n` per element), in place; `None` otherwise. See [`Column`] for an example.
     pub fn values<T: crate::element::NpyElement + bytemuck::Pod>(&self) -> Option<&[T]> {
         let base = match &self.dtype {
             DType::SubArray(s) => s.flatten().1.clone(),
@@ -93,82 +103,265 @@ impl Column {
         bytemuck::try_cast_slice(self.bytes()).ok()
     }
 
-    /// Element `i` of the column as a [`DynValue`] (as `read_dyn` decodes it).
+    /// Element `i` of the column (memory order) as a [`DynValue`]; `None` when `i` is out of
+    /// bounds.
     ///
-    /// # Errors
-    /// `None` when `i` is out of bounds.
+    /// # Examples
+    /// ```
+    /// use npy_core::{DynValue, UcsString, WriteOptions};
+    /// let mut bytes = Vec::new();
+    /// WriteOptions::new().write_to(&mut bytes, &["hi".to_string(), "numpy".to_string()], &[2])?;
+    /// let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
+    /// let c = &a.columns()[0];
+    /// assert_eq!(c.width(), 20); // <U5: five UCS-4 code points, trailing NULs included
+    /// assert_eq!(c.value(0), Some(DynValue::Str(UcsString::from("hi"))));
+    /// assert_eq!(c.value(2), None);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
     pub fn value(&self, i: usize) -> Option<DynValue> {
         if i >= self.len {
             return None;
         }
         let b = &self.bytes()[i * self.width..(i + 1) * self.width];
-        self.decoder.decode(b).ok()
-    }
-}
-
-/// An array of any dtype as columns ([`read_columns`]); see the module docs.
-#[derive(Debug, Clone)]
-pub struct DynColumns {
-    meta: ArrayMeta,
-    columns: Vec<Column>,
-}
-
-impl DynColumns {
-    meta_accessors!();
-
-    /// Number of elements (records, for a record dtype).
-    pub fn len(&self) -> usize {
-        // In memory: every column holds this many values, so it fits.
-        self.meta.num_elements() as usize
+        self.decoder.decode_value(b).ok()
     }
 
-    /// Whether the array has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.meta.is_empty()
-    }
-
-    /// The leaf columns, in the dtype's field order (depth first).
-    pub fn columns(&self) -> &[Column] {
-        &self.columns
-    }
-
-    /// The column of the field at dotted `path` (`"pos.x"`; `""` for a non-record array).
-    pub fn column(&self, path: &str) -> Option<&Column> {
-        self.columns.iter().find(|c| c.path.join(".") == path)
-    }
-
-    /// Element `i` (memory order, as [`DynArray::values`](crate::DynArray::values)) as the
-    /// tree `read_dyn` gives: a [`DynValue::Record`] for records.
-    pub fn element(&self, i: usize) -> Option<DynValue> {
-        if i as u64 >= self.meta.num_elements() {
-            return None;
+    /// Copies this field of `rows` elements of `buf` (whole elements of `itemsize` bytes, in
+    /// the file's byte order) into the column from element `first` on, which exists.
+    fn gather(&mut self, buf: &[u8], itemsize: usize, first: usize, rows: usize) {
+        let w = self.width;
+        if w == 0 {
+            return;
         }
-        let mut next = 0;
-        Some(self.build(self.meta.dtype(), i, &mut next))
-    }
-
-    /// The elements as trees, in memory order.
-    pub fn iter(&self) -> impl Iterator<Item = DynValue> + '_ {
-        (0..self.meta.num_elements() as usize).filter_map(|i| self.element(i))
-    }
-
-    fn build(&self, dtype: &DType, i: usize, next: &mut usize) -> DynValue {
-        match dtype {
-            DType::Record(r) => DynValue::Record(
-                r.fields()
-                    .iter()
-                    .map(|f| (f.name.to_string(), self.build(&f.dtype, i, next)))
-                    .collect(),
-            ),
+        let out: &mut [u8] = bytemuck::cast_slice_mut(&mut self.words);
+        let out = &mut out[first * w..(first + rows) * w];
+        let o = self.offset;
+        match w {
+            _ if itemsize == w => out.copy_from_slice(&buf[..rows * w]),
+            // The common widths as fixed-size copies (one load and store each, not a call).
+            1 => gather_fixed::<1>(out, buf, itemsize, o),
+            2 => gather_fixed::<2>(out, buf, itemsize, o),
+            4 => gather_fixed::<4>(out, buf, itemsize, o),
+            8 => gather_fixed::<8>(out, buf, itemsize, o),
+            16 => gather_fixed::<16>(out, buf, itemsize, o),
             _ => {
-                let c = &self.columns[*next];
-                *next += 1;
-                // Unreachable from input: every column was filled with one value per element
-                // of the array, and `i` is below its length.
-                c.value(i).expect("columns hold every element")
+                for (dst, src) in out.chunks_exact_mut(w).zip(buf.chunks_exact(itemsize)) {
+                    dst.copy_from_slice(&src[o..o + w]);
+                }
+            }
+        }
+        if self.swap > 1 {
+            crate::codec::swap_in_place(out, self.swap);
+        }
+    }
+
+    /// Writes this field of elements `first..first + rows` into `buf` (whole elements, the
+    /// file's byte order): the inverse of [`Column::gather`].
+    fn scatter(&self, buf: &mut [u8], itemsize: usize, first: usize, rows: usize) {
+        let w = self.width;
+        if w == 0 {
+            return;
+        }
+        let src = &self.bytes()[first * w..(first + rows) * w];
+        for (dst, s) in buf.chunks_exact_mut(itemsize).zip(src.chunks_exact(w)) {
+            let dst = &mut dst[self.offset..self.offset + w];
+            dst.copy_from_slice(s);
+            if self.swap > 1 {
+                crate::codec::swap_in_place(dst, self.swap);
             }
         }
     }
+}
+
+/// [`Column::gather`] of a field of `W` bytes at `offset` of elements of `itemsize` bytes.
+fn gather_fixed<const W: usize>(out: &mut [u8], buf: &[u8], itemsize: usize, offset: usize) {
+    for (dst, src) in out.chunks_exact_mut(W).zip(buf.chunks_exact(itemsize)) {
+        let field: &[u8; W] = src[offset..offset + W].try_into().unwrap_or(&[0; W]);
+        dst.copy_from_slice(field);
+    }
+}
+
+/// The bytes of a record no field covers (padding), kept as read so that a read array writes
+/// back as stored.
+#[derive(Debug, Clone)]
+struct Gaps {
+    /// `(offset, len)` of each uncovered range of the element.
+    ranges: Vec<(usize, usize)>,
+    /// Sum of the ranges' lengths: bytes kept per element.
+    per: usize,
+    bytes: Vec<u8>,
+}
+
+/// The columns of an array: its leaves, and the padding when the array keeps it.
+#[derive(Debug, Clone)]
+pub(super) struct Columns {
+    pub(super) leaves: Vec<Column>,
+    gaps: Option<Gaps>,
+    itemsize: usize,
+    len: usize,
+}
+
+impl Columns {
+    /// Empty columns of `dtype` (no object); `keep_gaps`: keep the padding bytes of records
+    /// too (else they are written as zeros). They grow with [`Columns::push`], or are
+    /// allocated once by [`Columns::reserve_exact`].
+    pub(super) fn new(dtype: &DType, keep_gaps: bool) -> Result<Columns, Error> {
+        let mut leaves = Vec::new();
+        collect_leaves(dtype, 0, &mut Vec::new(), &mut leaves)?;
+        let itemsize = crate::error::to_usize(dtype.itemsize(), "itemsize")?;
+        let gaps = (keep_gaps && dtype.has_gaps()).then(|| {
+            let ranges = uncovered(&leaves, itemsize);
+            Gaps {
+                per: ranges.iter().map(|r| r.1).sum(),
+                ranges,
+                bytes: Vec::new(),
+            }
+        });
+        Ok(Columns {
+            leaves,
+            gaps,
+            itemsize,
+            len: 0,
+        })
+    }
+
+    /// Allocates room for `total` elements at once (zeroed: untouched pages until filled).
+    /// `total` × the itemsize is backed by bytes the caller has or will read.
+    pub(super) fn reserve_exact(&mut self, total: usize) {
+        for c in &mut self.leaves {
+            c.words = vec![0u64; (total * c.width).div_ceil(8)];
+            crate::hugepage::advise(bytemuck::cast_slice_mut(&mut c.words));
+        }
+        if let Some(g) = &mut self.gaps {
+            g.bytes = vec![0u8; total * g.per];
+        }
+    }
+
+    /// Number of elements held.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Appends the elements of `buf` (whole elements in the file's byte order), growing the
+    /// columns when [`Columns::reserve_exact`] did not make room.
+    pub(super) fn push(&mut self, buf: &[u8]) {
+        let rows = buf.len().checked_div(self.itemsize).unwrap_or(0);
+        self.push_rows(buf, rows);
+    }
+
+    /// Appends `rows` elements of no bytes, or of the bytes in `buf`.
+    pub(super) fn push_rows(&mut self, buf: &[u8], rows: usize) {
+        let first = self.len;
+        let end = first + rows;
+        for c in &mut self.leaves {
+            let words = (end * c.width).div_ceil(8);
+            if c.words.len() < words {
+                c.words.resize(words, 0);
+            }
+            c.gather(buf, self.itemsize, first, rows);
+            c.len = end;
+        }
+        if let Some(g) = &mut self.gaps {
+            if g.bytes.len() < end * g.per {
+                g.bytes.resize(end * g.per, 0);
+            }
+            if g.per > 0 {
+                let out = &mut g.bytes[first * g.per..end * g.per];
+                for (dst, src) in out
+                    .chunks_exact_mut(g.per)
+                    .zip(buf.chunks_exact(self.itemsize))
+                {
+                    let mut at = 0;
+                    for &(o, l) in &g.ranges {
+                        dst[at..at + l].copy_from_slice(&src[o..o + l]);
+                        at += l;
+                    }
+                }
+            }
+        }
+        self.len = end;
+    }
+
+    /// Writes elements `first..first + rows` (which exist) into `buf`, `rows` × itemsize
+    /// bytes, as the file holds them: the padding as read, or zeros when it was not kept.
+    pub(super) fn scatter(&self, buf: &mut [u8], first: usize, rows: usize) {
+        let size = self.itemsize;
+        if size == 0 {
+            return;
+        }
+        match &self.gaps {
+            Some(g) if g.per > 0 => {
+                let src = &g.bytes[first * g.per..(first + rows) * g.per];
+                for (dst, s) in buf.chunks_exact_mut(size).zip(src.chunks_exact(g.per)) {
+                    let mut at = 0;
+                    for &(o, l) in &g.ranges {
+                        dst[o..o + l].copy_from_slice(&s[at..at + l]);
+                        at += l;
+                    }
+                }
+            }
+            _ => buf.fill(0),
+        }
+        for c in &self.leaves {
+            c.scatter(buf, size, first, rows);
+        }
+    }
+
+    /// Element `i` (memory order, below the length) as the tree of `dtype`, the columns'
+    /// dtype: a [`DynValue::Record`] for records.
+    pub(super) fn element(&self, dtype: &DType, i: usize) -> Option<DynValue> {
+        if i >= self.len {
+            return None;
+        }
+        let mut next = 0;
+        self.build(dtype, i, &mut next)
+    }
+
+    fn build(&self, dtype: &DType, i: usize, next: &mut usize) -> Option<DynValue> {
+        match dtype {
+            DType::Record(r) => {
+                let mut fields = Vec::with_capacity(r.fields().len());
+                for f in r.fields() {
+                    fields.push((f.name.to_string(), self.build(&f.dtype, i, next)?));
+                }
+                Some(DynValue::Record(fields))
+            }
+            _ => {
+                let c = self.leaves.get(*next)?;
+                *next += 1;
+                c.value(i)
+            }
+        }
+    }
+
+    /// Bytes the columns hold (the data without padding, plus the padding when kept).
+    #[cfg(test)]
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.leaves.iter().map(|c| c.words.len() * 8).sum::<usize>()
+            + self.gaps.as_ref().map_or(0, |g| g.bytes.len())
+    }
+}
+
+/// The `(offset, len)` ranges of an element of `itemsize` bytes that no leaf covers.
+fn uncovered(leaves: &[Column], itemsize: usize) -> Vec<(usize, usize)> {
+    let mut spans: Vec<(usize, usize)> = leaves
+        .iter()
+        .filter(|c| c.width > 0)
+        .map(|c| (c.offset, c.offset + c.width))
+        .collect();
+    spans.sort_unstable();
+    let mut out = Vec::new();
+    let mut at = 0;
+    for (start, end) in spans {
+        if start > at {
+            out.push((at, start - at));
+        }
+        at = at.max(end);
+    }
+    if itemsize > at {
+        out.push((at, itemsize - at));
+    }
+    out
 }
 
 /// The machine-order dtype of a leaf and the unit its gathered bytes are swapped in.
@@ -212,7 +405,7 @@ fn native_leaf(dtype: &DType) -> (DType, usize) {
     }
 }
 
-fn leaves(
+fn collect_leaves(
     dtype: &DType,
     offset: usize,
     path: &mut Vec<String>,
@@ -225,7 +418,7 @@ fn leaves(
     out.push(Column {
         path: path.clone(),
         decoder: Decoder::new(&native)?,
-        width: dtype.itemsize() as usize,
+        width: crate::error::to_usize(dtype.itemsize(), "itemsize")?,
         dtype: native,
         offset,
         swap,
@@ -243,122 +436,45 @@ fn record_leaves(
 ) -> Result<(), Error> {
     for f in r.fields() {
         path.push(f.name.to_string());
-        leaves(&f.dtype, offset + f.offset as usize, path, out)?;
+        let at = crate::error::to_usize(f.offset, "record field offset")?;
+        // Record::new keeps every field inside its record, whose offset fits the itemsize.
+        collect_leaves(&f.dtype, offset + at, path, out)?;
         path.pop();
     }
     Ok(())
 }
 
-/// Reads the `.npy` file at `path`, whatever its dtype (object arrays aside), into
-/// [`DynColumns`]: one column per leaf field (see the module docs).
-///
-/// Allocation is bounded by the file: a header claiming more data than the file holds is
-/// [`ErrorKind::Truncated`] before any column is allocated, and the columns together hold at
-/// most the data's bytes.
-///
-/// # Errors
-/// I/O and header errors, [`ErrorKind::Truncated`], [`ErrorKind::ObjectArray`](crate::ErrorKind::ObjectArray)
-/// (object arrays hold a pickle: use [`read_dyn`](crate::read_dyn)), each naming `path`.
-///
-/// # Examples
-/// ```
-/// use npy_core::DynValue;
-/// # let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("p.npy");
-/// let dtype = "[('x', '<f4'), ('tag', '<U3')]".parse()?;
-/// let mut bytes = npy_core::Header::new(dtype, vec![1]).to_bytes(None)?;
-/// bytes.extend_from_slice(&1.5f32.to_le_bytes());
-/// for c in ['a', 'b', '\0'] {
-///     bytes.extend_from_slice(&u32::from(c).to_le_bytes());
-/// }
-/// std::fs::write(&path, bytes)?;
-/// let cols = npy_core::read_columns(&path)?;
-/// assert_eq!(cols.columns().len(), 2);
-/// let e = cols.element(0).unwrap();
-/// assert_eq!(e.field("x"), Some(&DynValue::Float(1.5)));
-/// assert_eq!(e, npy_core::read_dyn(&path)?.values()[0]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn read_columns(path: impl AsRef<Path>) -> Result<DynColumns, Error> {
-    let path = path.as_ref();
-    read_columns_at(path).at_path(path)
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn read_columns_at(path: &Path) -> Result<DynColumns, Error> {
-    let reader = NpyReader::open(path)?;
-    let meta = reader.meta().clone();
-    let dtype = meta.dtype().clone();
-    // Object arrays hold one pickle, not fields: refused by name (read_dyn decodes them).
-    dtype.refuse_object()?;
-    let nbytes = meta.nbytes();
-    let available = std::fs::metadata(path)?
-        .len()
-        .saturating_sub(meta.data_offset());
-    if available < nbytes {
-        return Err(Error::new(ErrorKind::Truncated {
-            what: "array data",
-            needed: nbytes,
-            found: available,
-        }));
-    }
-    let mut columns = Vec::new();
-    leaves(&dtype, 0, &mut Vec::new(), &mut columns)?;
-    let n = meta.num_elements() as usize;
-    let itemsize = meta.itemsize() as usize;
-    for c in &mut columns {
-        // Sizes proven by the file's length: n × width ≤ n × itemsize ≤ nbytes.
-        c.words = vec![0u64; (n * c.width).div_ceil(8)];
-        c.len = n;
-    }
-    if itemsize == 0 {
-        // Elements of no bytes (`S0`, `[]`): nothing to read, however many the shape claims.
-        return Ok(DynColumns { meta, columns });
-    }
-    let mut data = reader.into_inner();
-    let rows_per = (CHUNK_BYTES / itemsize.max(1)).max(1);
-    let mut chunk = vec![0u8; rows_per.min(n) * itemsize];
-    let mut done = 0usize;
-    while done < n {
-        let rows = rows_per.min(n - done);
-        let buf = &mut chunk[..rows * itemsize];
-        data.read_exact(buf).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                Error::new(ErrorKind::Truncated {
-                    what: "array data",
-                    needed: nbytes,
-                    found: (done * itemsize) as u64,
-                })
-            } else {
-                e.into()
-            }
-        })?;
-        for c in &mut columns {
-            gather(c, buf, itemsize, done, rows);
-        }
-        done += rows;
-    }
-    Ok(DynColumns { meta, columns })
-}
-
-/// Copies field `c` of `rows` records of `buf` into its column from element `first` on,
-/// swapping to the machine's order where its dtype needs it.
-fn gather(c: &mut Column, buf: &[u8], itemsize: usize, first: usize, rows: usize) {
-    let w = c.width;
-    if w == 0 {
-        return;
-    }
-    let out: &mut [u8] = bytemuck::cast_slice_mut(&mut c.words);
-    let out = &mut out[first * w..(first + rows) * w];
-    if itemsize == w && c.offset == 0 {
-        out.copy_from_slice(&buf[..rows * w]);
-    } else {
-        for (dst, src) in out.chunks_exact_mut(w).zip(buf.chunks_exact(itemsize)) {
-            dst.copy_from_slice(&src[c.offset..c.offset + w]);
-        }
-    }
-    if c.swap > 1 {
-        for unit in out.chunks_exact_mut(c.swap) {
-            unit.reverse();
-        }
+    /// The padding of a record with a gap between fields and at its end (numpy's
+    /// `align=True` layout of `[('a', 'u1'), ('b', '<u4')]` plus 3 bytes of tail) is found,
+    /// kept, and written back byte for byte.
+    #[test]
+    fn padding_is_kept_and_rebuilt() {
+        let field = |name: &str, descr: &str, offset| crate::dtype::Field {
+            name: name.into(),
+            title: None,
+            dtype: descr.parse().unwrap(),
+            offset,
+        };
+        let fields = vec![field("a", "|u1", 0), field("b", "<u4", 4)];
+        let dtype = DType::Record(Record::new(fields, 11).unwrap());
+        let mut c = Columns::new(&dtype, true).unwrap();
+        let g = c.gaps.as_ref().unwrap();
+        assert_eq!(g.ranges, [(1, 3), (8, 3)]);
+        let bytes: Vec<u8> = (0u8..22).collect();
+        c.push(&bytes);
+        assert_eq!(c.len(), 2);
+        let mut back = vec![0xAA; 22];
+        c.scatter(&mut back, 0, 2);
+        assert_eq!(back, bytes);
+        assert_eq!(c.heap_bytes(), 8 + 8 + 2 * 6);
+        // Without keeping the padding, it is written as zeros.
+        let mut c = Columns::new(&dtype, false).unwrap();
+        c.push(&bytes);
+        c.scatter(&mut back, 1, 1);
+        assert_eq!(back[..11], [11, 0, 0, 0, 15, 16, 17, 18, 0, 0, 0]);
     }
 }

@@ -1,8 +1,6 @@
 //! The dynamic decoder: one element of any dtype into a [`DynValue`], through the crate's
 //! scalar codec (the same byte order, `bool`, `S` and `U` rules as the typed elements).
 
-use std::cell::RefCell;
-
 use half::f16;
 
 use super::longdouble::longdouble_to_f64;
@@ -126,7 +124,7 @@ impl Decoder {
     /// Decodes one element from `src`, exactly its dtype's itemsize bytes: the reader hands
     /// over whole elements, and [`Record::new`](crate::Record::new) keeps every field inside
     /// its record, so the slicing below stays in bounds.
-    fn decode_value(&self, src: &[u8]) -> Result<DynValue, Error> {
+    pub(super) fn decode_value(&self, src: &[u8]) -> Result<DynValue, Error> {
         use Primitive::*;
         Ok(match self {
             Decoder::Bool => DynValue::Bool(decode_bool(src[0])),
@@ -235,37 +233,6 @@ impl Decode for Decoder {
 
     fn decode(&self, src: &[u8]) -> Result<DynValue, Error> {
         self.decode_value(src)
-    }
-}
-
-/// A [`Decoder`] that also keeps every element's stored bytes, in order: for dtypes whose
-/// values do not determine all their bytes (record padding, `b1` bytes other than 0 and 1), so
-/// that writing the values back gives the bytes read, as `np.save` of a loaded array does.
-pub(super) struct Keeping<'a> {
-    decoder: &'a Decoder,
-    stored: RefCell<Vec<u8>>,
-}
-
-impl<'a> Keeping<'a> {
-    pub(super) fn new(decoder: &'a Decoder) -> Self {
-        Keeping {
-            decoder,
-            stored: RefCell::new(Vec::new()),
-        }
-    }
-
-    /// The bytes of the elements decoded so far.
-    pub(super) fn into_stored(self) -> Vec<u8> {
-        self.stored.into_inner()
-    }
-}
-
-impl Decode for Keeping<'_> {
-    type Value = DynValue;
-
-    fn decode(&self, src: &[u8]) -> Result<DynValue, Error> {
-        self.stored.borrow_mut().extend_from_slice(src);
-        self.decoder.decode_value(src)
     }
 }
 

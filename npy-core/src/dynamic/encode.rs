@@ -7,7 +7,10 @@ use std::path::Path;
 use half::f16;
 
 use super::{DynArray, DynValue};
-use crate::codec::{encode_bool, encode_bytes, encode_ucs4, Endian, Scalar};
+use crate::codec::{encode_bool, encode_bytes, encode_ucs4, per_chunk, Endian, Scalar};
+
+/// Bytes of elements rebuilt from the columns per write.
+const WRITE_CHUNK_BYTES: usize = 1 << 20;
 use crate::dtype::{DType, Primitive, TimeKind};
 use crate::element::NAT;
 use crate::error::{to_usize, Error, ErrorKind, PathContext};
@@ -107,16 +110,25 @@ fn write_plain<W: Write>(
     dtype.refuse_object()?;
     w.write_all(&array.header().to_bytes(version)?)?;
     let itemsize = to_usize(dtype.itemsize(), "itemsize")?;
-    let mut buf = vec![0u8; itemsize];
-    for (i, v) in array.values().iter().enumerate() {
-        // The values are written over the bytes they were read from, if kept (padding and
-        // bool bytes as stored), else over zeros (numpy's padding of a new array).
-        match array.stored(i, itemsize) {
-            Some(stored) => buf.copy_from_slice(stored),
-            None => buf.fill(0),
+    // An array without objects is held in columns (objects were refused above).
+    let Some(columns) = array.column_store() else {
+        return Err(Error::new(ErrorKind::ObjectArray {
+            dtype: dtype.clone(),
+        }));
+    };
+    if itemsize > 0 {
+        // The elements rebuilt chunk by chunk from the columns (padding as read, or zeros).
+        let rows = per_chunk(itemsize, WRITE_CHUNK_BYTES);
+        let n = array.len();
+        let mut buf = vec![0u8; rows.min(n) * itemsize];
+        let mut first = 0;
+        while first < n {
+            let k = rows.min(n - first);
+            let part = &mut buf[..k * itemsize];
+            columns.scatter(part, first, k);
+            w.write_all(part)?;
+            first += k;
         }
-        encode(dtype, v, &mut buf)?;
-        w.write_all(&buf)?;
     }
     w.flush()?;
     Ok(())

@@ -1,8 +1,11 @@
-//! Dynamic reading: any dtype, records included, into a tree of [`DynValue`]s.
+//! Dynamic reading: any dtype, records included, into a [`DynArray`] of typed columns, one per
+//! leaf field, each element a tree of [`DynValue`]s when asked for.
 //!
 //! The typed readers ([`read`](crate::read), [`NpyReader::read_vec`]) need the element type at
-//! compile time. [`read_dyn`] reads whatever the file holds, the way `np.load(...).tolist()`
-//! does, with two differences that keep information numpy's Python objects would lose or
+//! compile time. [`read_dyn`] reads whatever the file holds: the data's bytes gathered into
+//! one [`Column`] per leaf field (numbers in the machine's order, viewable as `&[T]`; strings
+//! as their bytes), about the file's size in memory. Its elements are the values
+//! `np.load(...).tolist()` gives, with two differences that keep information numpy's Python objects would lose or
 //! refuse: `longdouble` values keep their raw bytes next to an `f64` approximation, and `U`
 //! strings keep their raw UCS-4 code points (a lone surrogate, which numpy allows, survives).
 //!
@@ -13,12 +16,13 @@
 //! WriteOptions::new().write_to(&mut bytes, &[1.5f32, -2.0, 0.25, 8.0], &[2, 2])?;
 //! let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
 //! assert_eq!(a.shape(), [2, 2]);
-//! assert_eq!(a.get(&[1, 0]), Some(&DynValue::Float(0.25)));
+//! assert_eq!(a.get(&[1, 0]), Some(DynValue::Float(0.25)));
 //! # Ok::<(), npy_core::Error>(())
 //! ```
 //!
 //! The parts: the value model ([`DynValue`], [`UcsString`]: `value.rs`), the array
-//! ([`DynArray`]: `array.rs`), the memory budget of a read (`budget.rs`), the decoder and
+//! ([`DynArray`]: `array.rs`) and its columns ([`Column`], the padding, gathering and
+//! scattering: `columns.rs`), the budget of the trees (`budget.rs`), the decoder and
 //! encoder (`decode.rs`, `encode.rs`, both through the crate's scalar codec) and the x87
 //! `longdouble` arithmetic (`longdouble.rs`).
 
@@ -39,9 +43,9 @@ mod longdouble;
 pub mod object;
 mod value;
 
-pub use array::{COrderIter, DynArray};
+pub use array::{COrderIter, DynArray, Iter};
 pub use budget::{DYN_ALLOWANCE, MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE};
-pub use columns::{read_columns, Column, DynColumns};
+pub use columns::Column;
 #[cfg(feature = "pickle")]
 pub use encode::write_dyn_to_with;
 pub use encode::{write_dyn, write_dyn_to};
@@ -49,13 +53,20 @@ pub use value::{DynValue, UcsString};
 
 pub(crate) use decode::ElementDecoder;
 
-/// Reads the `.npy` file at `path`, whatever its dtype, into a [`DynArray`].
+/// Bytes of file data read per chunk by a dynamic read, each gathered into the columns while
+/// in cache.
+const COLUMN_CHUNK_BYTES: usize = 1 << 20;
+
+/// Reads the `.npy` file at `path`, whatever its dtype, into a [`DynArray`]: one typed
+/// [`Column`] per leaf field, read in chunks of 1 MiB, each gathered field by field.
 ///
-/// Allocation is bounded as for [`read`](crate::read()): a header claiming more data than the
-/// file holds is [`ErrorKind::Truncated`] before the values are allocated, and values that would
-/// take more than [`MAX_DYN_EXPANSION`] bytes per data byte plus [`DYN_ALLOWANCE`] (which is all
-/// that elements of no bytes, `S0` or empty records, get) are [`ErrorKind::AllocationLimit`]. Trailing bytes after the data are ignored, as numpy ignores
-/// them.
+/// Memory is the data's bytes (record padding is kept beside the columns, so that
+/// [`write_dyn`] writes the file back as it was) plus one chunk. A header claiming more data
+/// than the file holds is [`ErrorKind::Truncated`] before the columns are allocated, and
+/// arrays whose elements as [`DynValue`] trees would take more than [`MAX_DYN_EXPANSION`]
+/// bytes per data byte plus [`DYN_ALLOWANCE`] (which is all that elements of no bytes, `S0`
+/// or empty records, get) are [`ErrorKind::AllocationLimit`]. Trailing bytes after the data
+/// are ignored, as numpy ignores them.
 ///
 /// Object arrays (`O`, anywhere in the dtype) hold a pickle, which this function does not
 /// decode: they are refused with [`ErrorKind::ObjectArray`] before any data byte is read.
@@ -80,6 +91,7 @@ pub(crate) use decode::ElementDecoder;
 /// std::fs::write(&path, bytes)?;
 ///
 /// let a = npy_core::read_dyn(&path)?;
+/// assert_eq!(a.column("x").unwrap().values::<f32>(), Some(&[1.5f32][..]));
 /// let point = a.get(&[0]).unwrap();
 /// assert_eq!(point.field("x"), Some(&DynValue::Float(1.5)));
 /// assert_eq!(point.field("id"), Some(&DynValue::UInt(7)));
@@ -88,6 +100,48 @@ pub(crate) use decode::ElementDecoder;
 pub fn read_dyn(path: impl AsRef<Path>) -> Result<DynArray, Error> {
     let path = path.as_ref();
     NpyReader::open(path)?.read_dyn().at_path(path)
+}
+
+/// The array `header` describes (no objects) holding the elements in `bytes`, exactly its
+/// `nbytes` (in the file's byte order).
+#[cfg(feature = "pickle")]
+pub(crate) fn array_from_bytes(
+    header: crate::header::Header,
+    bytes: &[u8],
+) -> Result<DynArray, Error> {
+    let meta = crate::meta::ArrayMeta::from_header(header)?;
+    let dtype = meta.dtype().clone();
+    dtype.refuse_object()?;
+    if bytes.len() as u64 != meta.nbytes() {
+        return Err(Error::new(ErrorKind::LengthMismatch {
+            what: "array data",
+            expected: meta.nbytes(),
+            found: bytes.len() as u64,
+        }));
+    }
+    let n = usize::try_from(meta.num_elements()).map_err(|_| {
+        Error::new(ErrorKind::AllocationLimit {
+            what: "elements of a dynamic array",
+            elements: meta.num_elements(),
+            bytes_each: dtype.itemsize(),
+        })
+    })?;
+    let mut columns = columns::Columns::new(&dtype, true)?;
+    columns.reserve_exact(n);
+    columns.push_rows(bytes, n);
+    DynArray::from_columns(meta, columns)
+}
+
+/// The elements' bytes of `array` in memory order, rebuilt from its columns (`None` for a
+/// dtype holding objects).
+#[cfg(feature = "pickle")]
+pub(crate) fn array_bytes(array: &DynArray) -> Option<Vec<u8>> {
+    let columns = array.column_store()?;
+    // In memory: the columns hold these bytes already (padding included, or zeros).
+    let size = usize::try_from(array.dtype().itemsize()).ok()?;
+    let mut out = vec![0u8; size.checked_mul(array.len())?];
+    columns.scatter(&mut out, 0, array.len());
+    Some(out)
 }
 
 impl<R: Read> NpyReader<R> {
@@ -109,7 +163,7 @@ impl<R: Read> NpyReader<R> {
     /// WriteOptions::new().write_to(&mut bytes, &["hi".to_string(), "numpy".to_string()], &[2])?;
     /// let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
     /// assert_eq!(a.dtype().to_string(), "<U5");
-    /// assert_eq!(a.values()[0], DynValue::Str(UcsString::from("hi")));
+    /// assert_eq!(a.element(0), Some(DynValue::Str(UcsString::from("hi"))));
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn read_dyn(&mut self) -> Result<DynArray, Error> {
@@ -153,21 +207,34 @@ impl<R: Read> NpyReader<R> {
     }
 
     /// [`NpyReader::read_dyn`] of a dtype that the reader decodes itself (object arrays are
-    /// refused).
+    /// refused): the elements gathered into one column per leaf field, chunk by chunk.
     fn read_dyn_plain(&mut self) -> Result<DynArray, Error> {
         let dtype = self.dtype().clone();
-        if !(dtype.has_gaps() || dtype.has_bool()) {
-            let values = self.read_dyn_values()?;
-            return DynArray::from_meta(self.meta().clone(), values);
-        }
-        // Values that do not determine every byte: keep the bytes for write_dyn.
         dtype.refuse_object()?;
         self.check_backed()?;
-        budget::check(&dtype, self.remaining(), true)?;
-        let decoder = decode::Decoder::new(&dtype)?;
-        let keeping = decode::Keeping::new(&decoder);
-        let values = self.read_vec_with(&keeping)?;
-        DynArray::from_meta(self.meta().clone(), values)?.with_stored(keeping.into_stored())
+        budget::check(&dtype, self.remaining())?;
+        let n = self.remaining();
+        let n_usize = usize::try_from(n).map_err(|_| {
+            Error::new(ErrorKind::AllocationLimit {
+                what: "elements of a dynamic read",
+                elements: n,
+                bytes_each: dtype.itemsize(),
+            })
+        })?;
+        let mut columns = columns::Columns::new(&dtype, true)?;
+        if self.knows_length() || dtype.itemsize() == 0 {
+            // The bytes are there (or none are needed): allocate once.
+            columns.reserve_exact(n_usize);
+        }
+        if dtype.itemsize() == 0 {
+            columns.push_rows(&[], n_usize);
+        } else {
+            self.read_chunks(COLUMN_CHUNK_BYTES, |chunk| {
+                columns.push(chunk);
+                Ok(())
+            })?;
+        }
+        DynArray::from_columns(self.meta().clone(), columns)
     }
 
     /// Decodes the remaining elements, within the budget of [`MAX_DYN_EXPANSION`] bytes of
@@ -176,7 +243,7 @@ impl<R: Read> NpyReader<R> {
     fn read_dyn_values(&mut self) -> Result<Vec<DynValue>, Error> {
         self.dtype().refuse_object()?;
         self.check_backed()?;
-        budget::check(self.dtype(), self.remaining(), false)?;
+        budget::check(self.dtype(), self.remaining())?;
         let decoder = decode::Decoder::new(self.dtype())?;
         self.read_vec_with(&decoder)
     }

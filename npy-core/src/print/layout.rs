@@ -332,7 +332,7 @@ impl Elements for DynArray {
     }
 
     fn value(&self, index: &[u64]) -> Option<DynValue> {
-        self.get(index).cloned()
+        self.get(index)
     }
 }
 

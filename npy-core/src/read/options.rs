@@ -96,7 +96,7 @@ impl ReadOptions {
     /// let options = ReadOptions::default().hint(Some(MlType::BFloat16));
     /// let mut r = NpyReader::with_options(&bytes[..], &options)?;
     /// assert_eq!(*r.dtype(), DType::Ml(MlType::BFloat16));
-    /// let values: Vec<f64> = r.read_dyn()?.values().iter().filter_map(|v| v.as_f64()).collect();
+    /// let values: Vec<f64> = r.read_dyn()?.iter().filter_map(|v| v.as_f64()).collect();
     /// assert_eq!(values, [1.0, -2.0]);
     /// # Ok::<(), npy_core::Error>(())
     /// ```

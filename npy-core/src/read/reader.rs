@@ -422,6 +422,36 @@ impl<R: Read> NpyReader<R> {
         Ok(())
     }
 
+    /// Whether the bytes left are known to be there (a file's length, or
+    /// [`NpyReader::with_available_bytes`]), checked by [`NpyReader::check_backed`].
+    pub(crate) fn knows_length(&self) -> bool {
+        self.available.is_some()
+    }
+
+    /// Reads the remaining elements (of some bytes each) in chunks of whole elements, about
+    /// `chunk_bytes` each and at least one element, handing each chunk to `f` in order; the
+    /// bools of each are checked first under [`ReadOptions::strict_bools`].
+    pub(crate) fn read_chunks(
+        &mut self,
+        chunk_bytes: usize,
+        mut f: impl FnMut(&[u8]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let itemsize = self.itemsize() as usize;
+        if itemsize == 0 {
+            return Ok(());
+        }
+        let per = per_chunk(itemsize, chunk_bytes) as u64;
+        let mut buf = Vec::new();
+        while self.remaining() > 0 {
+            let k = self.remaining().min(per) as usize;
+            self.read_chunk(&mut buf, k * itemsize)?;
+            self.check_bools(&buf, self.pos)?;
+            f(&buf)?;
+            self.pos += k as u64;
+        }
+        Ok(())
+    }
+
     /// Reads all remaining elements with `decoder` (the caller checked the dtype and bounded
     /// the values' memory).
     pub(crate) fn read_vec_with<D: Decode>(&mut self, decoder: &D) -> Result<Vec<D::Value>, Error> {

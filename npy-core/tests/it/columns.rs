@@ -1,55 +1,31 @@
-//! `read_columns` against the numpy-written fixtures: the elements rebuilt from the columns are
-//! what numpy's `tolist()` gives (the manifest's data), for every fixture with data; typed
-//! columns view numbers in place in the machine's order; hostile sizes fail before allocating.
+//! The columns of `read_dyn` against the numpy-written fixtures: typed columns view numbers in
+//! place in the machine's order, with the values numpy lists; the elements built from the
+//! columns are the trees; hostile sizes fail before allocating. (Every fixture's elements
+//! against numpy's `tolist()` are checked in `dynamic.rs`.)
 
 use std::fs;
 
-use npy_core::{DynArray, DynValue};
-use npy_test_support::dyn_json::{array_json, same};
 use npy_test_support::{fixtures_dir, manifest};
-
-#[test]
-fn every_fixture_rebuilt_from_columns_is_numpys_tolist() {
-    let (mut checked, mut failures) = (0, Vec::new());
-    for entry in manifest() {
-        let Some(want) = entry.get("data") else {
-            continue;
-        };
-        let file = entry["file"].as_str().expect("file name");
-        let path = fixtures_dir().join(file);
-        let cols = match npy_core::read_columns(&path) {
-            Ok(c) => c,
-            Err(e) => {
-                failures.push(format!("{file}: {e}"));
-                continue;
-            }
-        };
-        let values: Vec<DynValue> = cols.iter().collect();
-        let a = DynArray::new(cols.header().clone(), values).expect("one value per element");
-        if let Err(e) = same(&array_json(&a), want, file) {
-            failures.push(e);
-        }
-        checked += 1;
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(checked >= 200, "only {checked} fixtures had data");
-}
 
 #[test]
 fn numbers_are_typed_columns_in_the_machines_order() {
     // A big-endian file: the column holds machine-order i16 (the values numpy lists, which
     // every_fixture_with_data_reads_as_numpy_lists_it checks read_dyn against).
     let path = fixtures_dir().join("i2_be_c_2x3x4.npy");
-    let cols = npy_core::read_columns(&path).unwrap();
-    let want: Vec<i16> = npy_core::read_dyn(&path)
-        .unwrap()
-        .values()
-        .iter()
-        .map(|v| match v {
-            DynValue::Int(i) => *i as i16,
-            other => panic!("{other:?}"),
-        })
-        .collect();
+    let cols = npy_core::read_dyn(&path).unwrap();
+    let entry = manifest()
+        .into_iter()
+        .find(|e| e["file"] == "i2_be_c_2x3x4.npy")
+        .expect("the fixture's manifest entry");
+    fn flat(j: &serde_json::Value, out: &mut Vec<i16>) {
+        match j {
+            serde_json::Value::Array(items) => items.iter().for_each(|i| flat(i, out)),
+            n => out.push(n.as_i64().expect("an integer") as i16),
+        }
+    }
+    let mut want = Vec::new();
+    flat(&entry["data"], &mut want);
+    assert_eq!(want.len(), 24);
     assert_eq!(cols.columns()[0].values::<i16>(), Some(&want[..]));
     assert_eq!(
         cols.columns()[0].values::<u16>(),
@@ -57,14 +33,23 @@ fn numbers_are_typed_columns_in_the_machines_order() {
         "another type is refused"
     );
     // A record: one column per leaf field, nested fields by their path.
-    let cols = npy_core::read_columns(fixtures_dir().join("rec_nested.npy")).unwrap();
-    let dyn_ = npy_core::read_dyn(fixtures_dir().join("rec_nested.npy")).unwrap();
-    assert!(cols.columns().len() > 1);
-    for (i, v) in dyn_.values().iter().enumerate() {
-        // Debug text: the fixture holds NaN, which `==` never matches.
-        assert_eq!(format!("{:?}", cols.element(i)), format!("{:?}", Some(v)));
+    let a = npy_core::read_dyn(fixtures_dir().join("rec_nested.npy")).unwrap();
+    assert!(a.columns().len() > 1);
+    // Each element's tree holds, field by field, the value of that field's column.
+    for (i, v) in a.iter().enumerate() {
+        for col in a.columns() {
+            let mut node = Some(&v);
+            for name in col.path() {
+                node = node.and_then(|n| n.field(name));
+            }
+            // Debug text: the fixture holds NaN, which `==` never matches.
+            assert_eq!(
+                format!("{:?}", node.cloned()),
+                format!("{:?}", col.value(i))
+            );
+        }
     }
-    assert_eq!(cols.element(dyn_.values().len()), None);
+    assert_eq!(a.element(a.len()), None);
 }
 
 #[test]
@@ -73,7 +58,7 @@ fn a_short_file_fails_before_the_columns_are_allocated() {
     let src = fs::read(fixtures_dir().join("rec_nested.npy")).unwrap();
     let path = dir.path().join("short.npy");
     fs::write(&path, &src[..src.len() - 1]).unwrap();
-    let err = npy_core::read_columns(&path).unwrap_err();
+    let err = npy_core::read_dyn(&path).unwrap_err();
     assert!(
         matches!(err.kind(), npy_core::ErrorKind::Truncated { .. }),
         "{err}"
@@ -89,7 +74,7 @@ fn a_short_file_fails_before_the_columns_are_allocated() {
     bytes.extend_from_slice(&[0; 12]);
     fs::write(&path, bytes).unwrap();
     assert!(matches!(
-        npy_core::read_columns(&path).unwrap_err().kind(),
+        npy_core::read_dyn(&path).unwrap_err().kind(),
         npy_core::ErrorKind::Truncated { .. }
     ));
 }

@@ -80,8 +80,8 @@ fn records_convert_byte_order_per_field_and_round_trip() {
         let orig = npy_core::read_dyn(&src).unwrap();
         let swapped = npy_core::read_dyn(&big).unwrap();
         assert_eq!(
-            format!("{:?}", orig.values()),
-            format!("{:?}", swapped.values()),
+            format!("{:?}", orig.iter().collect::<Vec<_>>()),
+            format!("{:?}", swapped.iter().collect::<Vec<_>>()),
             "{stem}"
         );
         if stem != "rec_mixed_bo" {

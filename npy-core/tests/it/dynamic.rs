@@ -66,7 +66,7 @@ fn longdouble_keeps_raw_bytes() {
     let a = npy_core::read_dyn(fixtures_dir().join("f16_be_c_2x3x4.npy")).expect("read");
     let raw = fs::read(fixtures_dir().join("f16_be_c_2x3x4.npy")).expect("file");
     let data = &raw[raw.len() - 24 * 16..];
-    for (i, v) in a.values().iter().enumerate() {
+    for (i, v) in a.iter().enumerate() {
         match v {
             DynValue::LongDouble { bytes, .. } => assert_eq!(bytes, &data[i * 16..i * 16 + 16]),
             other => panic!("{other:?}"),
@@ -123,7 +123,7 @@ fn lone_surrogate_keeps_its_code_point() {
     let path = npy_test_support::external_dir().join("npyz/unicode/surrogate.npy");
     let a = npy_core::read_dyn(&path).expect("read");
     assert_eq!(a.shape(), [1]);
-    match &a.values()[0] {
+    match &a.element(0).expect("one element") {
         DynValue::Str(s) => {
             assert_eq!(s.code_points(), [0xD805]);
             assert_eq!(s.to_string_lossy(), "\u{FFFD}");
@@ -217,7 +217,10 @@ fn zero_size_and_empty_arrays() {
     let a = NpyReader::new(&bytes[..])
         .and_then(|mut r| r.read_dyn())
         .expect("read");
-    assert_eq!(a.values(), vec![DynValue::Bytes(vec![]); 4]);
+    assert_eq!(
+        a.iter().collect::<Vec<_>>(),
+        vec![DynValue::Bytes(vec![]); 4]
+    );
     let a = npy_core::read_dyn(fixtures_dir().join("f8_le_c_3x0.npy")).expect("read");
     assert_eq!(array_json(&a), json!([[], [], []]));
 }
@@ -234,7 +237,12 @@ fn any_nonzero_bool_byte_is_true() {
         .and_then(|mut r| r.read_dyn())
         .expect("read");
     let want = [true, false, true, true].map(DynValue::Bool);
-    assert_eq!(a.values(), want);
+    assert_eq!(a.iter().collect::<Vec<_>>(), want);
+    // The bytes are kept as stored: written back, the file is the same (np.save of the
+    // loaded array writes them too).
+    let mut back = Vec::new();
+    npy_core::write_dyn_to(&mut back, &a, None).expect("write");
+    assert_eq!(back, bytes);
 }
 
 /// `read_dyn_range` reads exactly the memory-order elements asked for, of any dtype, and
@@ -242,7 +250,7 @@ fn any_nonzero_bool_byte_is_true() {
 #[test]
 fn read_dyn_range_reads_only_the_range() {
     let path = fixtures_dir().join("rec_strings.npy");
-    let whole = npy_core::read_dyn(&path).expect("read").into_values();
+    let whole: Vec<_> = npy_core::read_dyn(&path).expect("read").iter().collect();
     let mut r = NpyReader::open(&path).expect("open");
     let n = r.num_elements();
     assert_eq!(r.read_dyn_range(1..n).expect("tail"), whole[1..]);
@@ -254,7 +262,7 @@ fn read_dyn_range_reads_only_the_range() {
     ));
     // The file's memory order, not C order: a Fortran-order fixture's second stored element.
     let path = fixtures_dir().join("i4_le_f_2x3x4.npy");
-    let whole = npy_core::read_dyn(&path).expect("read").into_values();
+    let whole: Vec<_> = npy_core::read_dyn(&path).expect("read").iter().collect();
     let mut r = NpyReader::open(&path).expect("open");
     assert_eq!(r.read_dyn_range(1..2).expect("one"), whole[1..2]);
     // A file shorter than the range is truncated, not an allocation refusal.
@@ -285,7 +293,7 @@ fn record_fields_come_in_dtype_order_without_padding() {
     };
     let want: Vec<&str> = r.fields().iter().map(|f| f.name.as_str()).collect();
     assert_eq!(want, ["a", "b"]);
-    for v in a.values() {
+    for v in &a {
         let DynValue::Record(fields) = v else {
             panic!("{v:?}")
         };
@@ -293,7 +301,7 @@ fn record_fields_come_in_dtype_order_without_padding() {
         assert_eq!(names, want);
     }
     let a = npy_core::read_dyn(fixtures_dir().join("rec_quote.npy")).expect("read");
-    let DynValue::Record(fields) = &a.values()[0] else {
+    let DynValue::Record(fields) = &a.element(0).expect("one record") else {
         panic!()
     };
     let names: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
@@ -313,7 +321,12 @@ fn read_dyn_is_bounded_by_its_own_budget_not_the_typed_one() {
     npy_core::write(&path, &vec![7u8; n], &[n as u64]).unwrap();
     let a = npy_core::read_dyn(&path).unwrap();
     assert_eq!(a.len(), n);
-    assert_eq!(a.values()[n - 1], DynValue::UInt(7));
+    assert_eq!(a.element(n - 1), Some(DynValue::UInt(7)));
+    assert_eq!(
+        a.columns()[0].bytes().len(),
+        n,
+        "one byte per element in memory"
+    );
     let mut r = NpyReader::open(&path).unwrap();
     let n = n as u64;
     assert_eq!(r.read_dyn_range(0..n).unwrap().len() as u64, n);

@@ -179,5 +179,5 @@ fn dynamic_reads_of_swapped_and_record_data() {
         .write_to(&mut file, &[1.5f64, -2.0, 3.25], &[3])
         .unwrap();
     let a = NpyReader::new(&file[..]).unwrap().read_dyn().unwrap();
-    assert_eq!(a.values()[2], npy_core::DynValue::Float(3.25));
+    assert_eq!(a.element(2), Some(npy_core::DynValue::Float(3.25)));
 }

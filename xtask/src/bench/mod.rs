@@ -21,6 +21,9 @@
 //!    `--byte-order big` against `cp`, a 512 MiB file in tmpfs, whole processes).
 //! 8. [`safetensors`]: `npy convert A.npz A.safetensors` of 1 GiB, stored and deflated,
 //!    against Python's `save_file(dict(np.load(f)))` (issue 26).
+//! 9. [`columnar`]: issue 24's 1M-record file: `read_dyn` against `np.load`, to a
+//!    `RecordBatch` against numpy + pyarrow, `npy convert` to Parquet against
+//!    `pq.write_table` (whole processes, time and peak memory).
 //!
 //! 9. [`remote`]: issue 25's remote reads: `npy show URL` on the HTTP range server (requests
 //!    and bytes), a 256 MiB `.npy` and 1,000 headers over S3 on moto against boto3.
@@ -38,6 +41,7 @@ use serde_json::Value;
 use crate::flags::BenchPart;
 use crate::python::numpy_python;
 
+pub mod columnar;
 pub mod convert;
 pub mod remote;
 pub mod safetensors;
@@ -88,6 +92,12 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
         print!("{}", remote::render(&r));
         return Ok(());
     }
+    if flags.only == Some(BenchPart::Columnar) {
+        let c = columnar::measure(quick)?;
+        write_file(&columnar::results_path(&data), c.to_string().as_bytes())?;
+        print!("{}", columnar::render(&c));
+        return Ok(());
+    }
     if !table_only {
         run_criterion(quick)?;
         eprintln!("xtask: making the inputs in {}", data.display());
@@ -117,6 +127,8 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
         write_file(&safetensors::results_path(&data), st.to_string().as_bytes())?;
         let r = remote::measure(&data, quick)?;
         write_file(&remote::results_path(&data), r.to_string().as_bytes())?;
+        let c = columnar::measure(quick)?;
+        write_file(&columnar::results_path(&data), c.to_string().as_bytes())?;
     }
     let numpy: Value = read_json(&numpy_json)?;
     let peak: Value = read_json(&peak_json)?;
@@ -139,6 +151,9 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
     }
     if let Ok(r) = read_json(&remote::results_path(&data)) {
         table.push_str(&format!("\n{}", remote::render(&r)));
+    }
+    if let Ok(c) = read_json(&columnar::results_path(&data)) {
+        table.push_str(&format!("\n{}", columnar::render(&c)));
     }
     print!("{table}");
     let readme = workspace_root().join("npy-bench").join("README.md");

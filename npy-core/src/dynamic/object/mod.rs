@@ -107,7 +107,7 @@ pub mod internals {
     }
 
     use crate::dtype::DType;
-    use crate::dynamic::DynValue;
+    use crate::dynamic::{DynArray, DynValue};
     use crate::error::{Error, PathContext};
     use crate::meta::ArrayMeta;
     use crate::read::NpyArray;
@@ -120,6 +120,28 @@ pub mod internals {
     /// A dtype the dynamic decoder does not read; values it refuses.
     pub fn decode_all(dtype: &DType, bytes: &[u8], n: u64) -> Result<Vec<DynValue>, Error> {
         crate::dynamic::decode::decode_all(dtype, bytes, n)
+    }
+
+    /// The array `header` describes (a dtype without objects) holding the elements in
+    /// `bytes` (memory order, the file's byte order), whose length the caller checked to be
+    /// the header's element count × the itemsize: a numeric array inside an object array's
+    /// pickle, gathered into columns without a tree per element.
+    ///
+    /// # Errors
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch) when `bytes` does not
+    /// hold the header's elements; a dtype holding objects; a shape over numpy's size.
+    pub fn array_from_bytes(
+        header: crate::header::Header,
+        bytes: &[u8],
+    ) -> Result<DynArray, Error> {
+        crate::dynamic::array_from_bytes(header, bytes)
+    }
+
+    /// The elements' bytes of `array` (memory order, the dtype's byte order: what a file
+    /// holds after the header), for an array held in columns; `None` for a dtype holding
+    /// objects.
+    pub fn array_bytes(array: &DynArray) -> Option<Vec<u8>> {
+        crate::dynamic::array_bytes(array)
     }
 
     /// Encodes `value` as an element of `dtype` into `dst` (itemsize bytes).

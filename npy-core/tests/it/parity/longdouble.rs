@@ -66,25 +66,25 @@ fn longdouble_classes_read_as_numpy() {
     for name in ["ld_classes_le.npy", "ld_classes_be.npy"] {
         let a = read_dyn(path(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(a.len(), n, "{name}");
-        for (i, v) in a.values().iter().enumerate() {
+        for (i, v) in a.iter().enumerate() {
             let DynValue::LongDouble { approx, .. } = v else {
                 panic!("{name}: {v:?}");
             };
             let class = classes[i].as_str().unwrap();
-            check(name, *approx, class, &hex[i], isnan[i], &mut failures);
+            check(name, approx, class, &hex[i], isnan[i], &mut failures);
         }
     }
     // clongdouble: element i is (class i, class n-1-i).
     let name = "ld_complex.npy";
     let a = read_dyn(path(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-    for (i, v) in a.values().iter().enumerate() {
+    for (i, v) in a.iter().enumerate() {
         let DynValue::CLongDouble { re, im, .. } = v else {
             panic!("{name}: {v:?}");
         };
         let j = n - 1 - i;
         check(
             name,
-            *re,
+            re,
             classes[i].as_str().unwrap(),
             &hex[i],
             isnan[i],
@@ -92,7 +92,7 @@ fn longdouble_classes_read_as_numpy() {
         );
         check(
             name,
-            *im,
+            im,
             classes[j].as_str().unwrap(),
             &hex[j],
             isnan[j],

@@ -47,7 +47,7 @@ fn arrays_built_from_values_write_zero_padding() {
     };
     let built = DynArray::new(
         Header::new(read.dtype().clone(), read.shape().to_vec()),
-        read.values().to_vec(),
+        read.iter().collect(),
     )
     .unwrap();
     assert_eq!(built, read, "equal values: equal arrays");

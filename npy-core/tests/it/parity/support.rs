@@ -63,7 +63,7 @@ pub fn tolist(a: &npy_core::DynArray) -> Json {
             _ => Json::Null,
         }
     }
-    nest(a.shape(), &mut a.iter_c_order().map(leaf))
+    nest(a.shape(), &mut a.iter_c_order().map(|v| leaf(&v)))
 }
 
 /// Nested lists of `shape` from leaves in C order (the leaf itself for an empty shape).

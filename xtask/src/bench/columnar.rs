@@ -1,0 +1,191 @@
+//! The columnar targets of issue 24, measured as whole processes like [`super::convert`], on
+//! numpy's file of 1,000,000 records `[('id', '<i8'), ('name', '<U12'), ('score', '<f4'),
+//! ('when', '<M8[ms]'), ('ok', '?')]` (69,000,000 data bytes), written by the pinned numpy in
+//! the write benchmarks' folder (tmpfs where it exists):
+//!
+//! - `read_dyn`: npy-bench's `dyn_peak dyn FILE` (release) against
+//!   `python -c "np.load(f)"`; target at most 1.0× the time, peak resident set at most 1.3×
+//!   the data;
+//! - to a `RecordBatch`: npy-arrow's example `read_batch FILE` (release) against `np.load`, then
+//!   `pa.table({f: a[f] ...})`; target at most 0.5×;
+//! - to Parquet: `npy convert FILE OUT.parquet` against `pq.write_table` of that table with
+//!   the same compression (Snappy, both sides' default) and pyarrow's other defaults; target at
+//!   most 0.7×.
+//!
+//! Python's side includes its interpreter's start and `import numpy` (and pyarrow), as a user
+//! running it pays them. `--quick` runs each 3 times instead of 5. Inputs and outputs are
+//! removed afterwards.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use super::show::{build_npy, load_average, run};
+use crate::python::numpy_python;
+use crate::target_dir;
+
+/// Data bytes of the records file (1,000,000 × 69).
+const DATA_BYTES: f64 = 69_000_000.0;
+
+/// Measures the three rows; returns `{"read_dyn": .., "batch": .., "parquet": .., "load": ..}`,
+/// each `{"ours": {"seconds", "peak_bytes"}, "python": {...}}`.
+pub fn measure(quick: bool) -> Result<Value, String> {
+    let dir = npy_bench::write_dir().map_err(|e| format!("write directory: {e}"))?;
+    let files: Vec<PathBuf> = ["col_records.npy", "col_ours.parquet", "col_py.parquet"]
+        .iter()
+        .map(|f| dir.join(f))
+        .collect();
+    let result = measure_in(&files, quick);
+    for f in &files {
+        let _ = std::fs::remove_file(f);
+    }
+    result
+}
+
+fn measure_in(files: &[PathBuf], quick: bool) -> Result<Value, String> {
+    let [input, ours_pq, py_pq] = [&files[0], &files[1], &files[2]];
+    let python = numpy_python()?;
+    eprintln!("xtask: writing {}", input.display());
+    let make = format!(
+        "import numpy as np\nn = 1_000_000\n\
+         dt = np.dtype([('id', '<i8'), ('name', '<U12'), ('score', '<f4'), ('when', '<M8[ms]'), ('ok', '?')])\n\
+         a = np.zeros(n, dt)\na['id'] = np.arange(n)\n\
+         a['name'] = np.char.add('name', np.arange(n).astype('U8'))\n\
+         a['score'] = np.arange(n, dtype=np.float32) * 0.5\n\
+         a['when'] = (1_700_000_000_000 + np.arange(n)).astype('M8[ms]')\n\
+         a['ok'] = np.arange(n) % 3 == 0\nnp.save({:?}, a)\n",
+        input.display().to_string()
+    );
+    let status = Command::new(&python)
+        .args(["-c", &make])
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+    if !status.success() {
+        return Err(format!("making the records file failed ({status})"));
+    }
+    let (dyn_peak, read_batch) = build_bins()?;
+    let npy = build_npy()?;
+    let runs = if quick { 3 } else { 5 };
+    let f = input.display().to_string();
+    let load = format!("import numpy as np\na = np.load({f:?})\n");
+    let table = format!(
+        "import numpy as np, pyarrow as pa\na = np.load({f:?})\n\
+         t = pa.table({{n: a[n] for n in a.dtype.names}})\n"
+    );
+    let parquet = format!(
+        "import numpy as np, pyarrow as pa, pyarrow.parquet as pq\na = np.load({f:?})\n\
+         t = pa.table({{n: a[n] for n in a.dtype.names}})\n\
+         pq.write_table(t, {:?}, compression='snappy')\n",
+        py_pq.display().to_string()
+    );
+    eprintln!("xtask: timing read_dyn, read_batch and npy convert against numpy and pyarrow");
+    let read_dyn = json!({
+        "ours": run(Command::new(&dyn_peak).arg("dyn").arg(input), runs)?,
+        "python": run(Command::new(&python).args(["-c", &load]), runs)?,
+    });
+    let batch = json!({
+        "ours": run(Command::new(&read_batch).arg(input), runs)?,
+        "python": run(Command::new(&python).args(["-c", &table]), runs)?,
+    });
+    let parquet = json!({
+        "ours": run(Command::new(&npy).arg("convert").arg(input).arg(ours_pq), runs)?,
+        "python": run(Command::new(&python).args(["-c", &parquet]), runs)?,
+    });
+    Ok(json!({
+        "read_dyn": read_dyn,
+        "batch": batch,
+        "parquet": parquet,
+        "load": load_average(),
+    }))
+}
+
+/// Builds npy-bench's `dyn_peak` and npy-arrow's example `read_batch` (release).
+fn build_bins() -> Result<(PathBuf, PathBuf), String> {
+    for args in [
+        &["-p", "npy-bench", "--bin", "dyn_peak"][..],
+        &["-p", "npy-arrow", "--example", "read_batch"][..],
+    ] {
+        let status = super::cargo()
+            .args(["build", "--release", "-q"])
+            .args(args)
+            .status()
+            .map_err(|e| format!("cannot run cargo build: {e}"))?;
+        if !status.success() {
+            return Err(format!("building {args:?} failed ({status})"));
+        }
+    }
+    let release = target_dir().join("release");
+    Ok((
+        release.join("dyn_peak"),
+        release.join("examples").join("read_batch"),
+    ))
+}
+
+/// The table's section: the three rows against their targets.
+pub fn render(v: &Value) -> String {
+    const MIB: f64 = (1u64 << 20) as f64;
+    let mut out = format!(
+        "Issue 24's 1,000,000-record file `[('id','<i8'), ('name','<U12'), ('score','<f4'), \
+         ('when','<M8[ms]'), ('ok','?')]` (69 MB) in tmpfs, whole processes, Python's start and \
+         imports included (load average {} when measured):\n\n\
+         | operation | ours | peer | ours/peer (target) | our peak / data |\n\
+         |---|--:|--:|--:|--:|\n",
+        v["load"].as_str().unwrap_or("?")
+    );
+    for (case, name, peer, limit, peak_limit) in [
+        (
+            "read_dyn",
+            "`read_dyn` (`dyn_peak dyn`)",
+            "`np.load(f)`",
+            1.0,
+            Some(1.3),
+        ),
+        (
+            "batch",
+            "to a RecordBatch (`read_batch`)",
+            "`np.load` + `pa.table({f: a[f]})`",
+            0.5,
+            None,
+        ),
+        (
+            "parquet",
+            "`npy convert f.npy f.parquet`",
+            "`pq.write_table(t, compression='snappy')`",
+            0.7,
+            None,
+        ),
+    ] {
+        let seconds = |side: &str| v[case][side]["seconds"].as_f64();
+        let (a, b) = (seconds("ours"), seconds("python"));
+        let ratio = a.zip(b).map(|(a, b)| a / b);
+        let peak = v[case]["ours"]["peak_bytes"].as_f64();
+        let verdict = |ok: Option<bool>| match ok {
+            Some(true) => "met",
+            Some(false) => "missed",
+            None => "not measured",
+        };
+        let peak_cell = match (peak, peak_limit) {
+            (Some(p), Some(l)) => format!(
+                "{:.2} (≤ {l}: **{}**)",
+                p / DATA_BYTES,
+                verdict(Some(p / DATA_BYTES <= l))
+            ),
+            (Some(p), None) => format!("{:.2} ({:.0} MiB)", p / DATA_BYTES, p / MIB),
+            _ => "–".into(),
+        };
+        out.push_str(&format!(
+            "| {name} vs {peer} | {} | {} | {} (≤ {limit:.1}×: **{}**) | {peak_cell} |\n",
+            super::cell(a),
+            super::cell(b),
+            ratio.map_or("–".into(), |r| format!("{r:.3}×")),
+            verdict(ratio.map(|r| r <= limit)),
+        ));
+    }
+    out
+}
+
+/// Where the measurements are kept for `--table-only`.
+pub fn results_path(data: &Path) -> PathBuf {
+    data.join("columnar.json")
+}
