@@ -71,6 +71,8 @@ struct Place {
     local: Option<Local>,
     /// Whether the local header's name differs from the directory's.
     renamed: bool,
+    /// The central directory's general-purpose flags.
+    flags: u16,
     /// Where the member's data ends, and the start of what it runs into (another entry's
     /// local header, or the central directory).
     data_end: u64,
@@ -178,9 +180,7 @@ impl<R: ReadAt> NpzArchive<R> {
         for (((e, local), span), overlap) in
             dir.entries.into_iter().zip(locals).zip(spans).zip(overlaps)
         {
-            let renamed = local
-                .as_ref()
-                .is_some_and(|l| l.name_len != e.raw_name.len() || l.name != e.raw_name);
+            let renamed = local.as_ref().is_some_and(|l| !zip::same_name(&e, l));
             let member = Member {
                 method: e.method,
                 encrypted: e.flags & 1 != 0,
@@ -193,6 +193,7 @@ impl<R: ReadAt> NpzArchive<R> {
             let place = Place {
                 local,
                 renamed,
+                flags: e.flags,
                 data_end: span.end,
                 overlap,
             };
@@ -323,6 +324,9 @@ impl<R> NpzArchive<R> {
         let fail = |k: ErrorKind| Err(self.at_index(k.into(), index));
         if m.encrypted {
             return fail(ErrorKind::Encrypted);
+        }
+        if p.flags & (1 << 5 | 1 << 6) != 0 {
+            return fail(ErrorKind::UnsupportedFlags { flags: p.flags });
         }
         if m.method != 0 && m.method != 8 {
             return fail(ErrorKind::UnsupportedMethod { method: m.method });
@@ -530,8 +534,13 @@ impl<R: ReadAt> NpzArchive<R> {
             })
         })?;
         // Backed: start + compressed size <= the central directory's start (check_backed),
-        // and a stored member's two sizes agree.
-        let stored = self.bytes_at(start, m.compressed_size).map_err(at)?;
+        // and a stored member's size is at most its compressed size (its first bytes).
+        let stored_len = if m.is_stored() {
+            m.size
+        } else {
+            m.compressed_size
+        };
+        let stored = self.bytes_at(start, stored_len).map_err(at)?;
         let bytes = if m.is_stored() {
             stored
         } else {
