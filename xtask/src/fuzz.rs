@@ -52,6 +52,9 @@ pub fn run(flags: &crate::flags::Fuzz) -> Result<(), String> {
     for (target, malloc_mb) in chosen {
         let artifacts = fuzz.join("artifacts").join(target);
         let before = count_files(&artifacts);
+        // libFuzzer refuses a corpus directory that does not exist (`arrow` has no seeds).
+        fs::create_dir_all(fuzz.join("corpus").join(target))
+            .map_err(|e| format!("making fuzz/corpus/{target}: {e}"))?;
         let out = Command::new("cargo")
             .current_dir(&fuzz)
             .args(["+nightly", "fuzz", "run", target])
