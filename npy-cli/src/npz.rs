@@ -18,11 +18,16 @@ use crate::progress::Progress;
 /// An archive's error as the commands print it after the archive's path: the member (when
 /// the error names one) and what is wrong.
 pub fn detail(e: &npy_npz::Error) -> String {
+    // npy-core's error names its file itself: its kind alone, the caller names the path.
+    let what = match e.kind() {
+        npy_npz::ErrorKind::Npy(inner) => inner.kind().to_string(),
+        kind => kind.to_string(),
+    };
     match (e.member(), e.kind()) {
         (Some(m), kind) if !matches!(kind, npy_npz::ErrorKind::MissingMember { .. }) => {
-            format!("member {m:?}: {kind}")
+            format!("member {m:?}: {what}")
         }
-        (_, kind) => kind.to_string(),
+        _ => what,
     }
 }
 

@@ -49,8 +49,8 @@ pub enum ErrorKind {
     NoEndRecord,
 
     /// The zip container is broken: a directory outside the file, a bad signature, a
-    /// truncated entry, a count that disagrees with the entries; `reason` says which, `at` is
-    /// the byte where it was found.
+    /// truncated entry, a corrupt extra field; `reason` says which, `at` is the byte where it
+    /// was found.
     Container {
         /// What is wrong.
         reason: ContainerFault,
@@ -81,6 +81,13 @@ pub enum ErrorKind {
 
     /// An encrypted member (general-purpose flag bit 0): numpy cannot read it either.
     Encrypted,
+
+    /// A member whose general-purpose flags ask for what zip 2.7+ readers alone do: patched
+    /// data (bit 5) or strong encryption (bit 6); Python's zipfile refuses it too.
+    UnsupportedFlags {
+        /// The flags, from the central directory.
+        flags: u16,
+    },
 
     /// The member's bytes do not have the CRC-32 the archive records for them.
     CrcMismatch {
@@ -170,16 +177,15 @@ pub enum ContainerFault {
     DirectoryOutside,
     /// A central-directory entry without its signature, or cut short.
     BadEntry,
-    /// The end record counts this many entries, the directory holds another number (Python's
-    /// zipfile reads the directory whatever the count; this reader refuses the disagreement).
-    CountMismatch {
-        /// Entries the end record counts.
-        counted: u64,
-        /// Entries the directory holds.
-        found: u64,
+    /// An extra field whose record runs past it, or a zip64 record shorter than the
+    /// 0xFFFFFFFF fields it must replace (Python's zipfile: "Corrupt extra field").
+    BadExtra,
+    /// An entry needs a later version of the format than 6.3 to be extracted (Python's
+    /// zipfile refuses the archive too).
+    Version {
+        /// The "version needed to extract" (major × 10 + minor).
+        needed: u8,
     },
-    /// A zip64 extra field shorter than the 0xFFFFFFFF fields it must replace.
-    BadZip64Extra,
     /// A multi-disk archive.
     MultiDisk,
     /// No local file header where the central directory says the member starts.
@@ -285,7 +291,7 @@ impl Error {
             | NameMismatch { .. } => Category::Format,
             MissingMember { .. } | NotNpyMember { .. } | NotStored => Category::Mismatch,
             Unbacked { .. } => Category::Limit,
-            UnsupportedMethod { .. } | Encrypted => Category::Unsupported,
+            UnsupportedMethod { .. } | Encrypted | UnsupportedFlags { .. } => Category::Unsupported,
             InvalidKey { .. } | DuplicateMember => Category::Usage,
         }
     }
@@ -360,6 +366,15 @@ impl fmt::Display for ErrorKind {
                 method_name(*method)
             ),
             Encrypted => f.write_str("encrypted; encrypted members are not read"),
+            UnsupportedFlags { flags } => write!(
+                f,
+                "its flags {flags:#06x} ask for {} (Python's zipfile refuses it too)",
+                if flags & (1 << 5) != 0 {
+                    "compressed patched data (bit 5)"
+                } else {
+                    "strong encryption (bit 6)"
+                }
+            ),
             CrcMismatch { expected, found } => write!(
                 f,
                 "fails its CRC check: the archive records {expected:#010x}, its bytes give {found:#010x}"
@@ -426,11 +441,15 @@ impl fmt::Display for ContainerFault {
             ContainerFault::BadEntry => {
                 f.write_str("a central directory entry is broken or cut short")
             }
-            ContainerFault::CountMismatch { counted, found } => write!(
-                f,
-                "the end record counts {counted} entries, the central directory holds {found} (Python's zipfile reads them all; this reader refuses the disagreement)"
+            ContainerFault::BadExtra => f.write_str(
+                "an extra field is corrupt (a record runs past it, or a zip64 record is too short)",
             ),
-            ContainerFault::BadZip64Extra => f.write_str("a zip64 extra field is too short"),
+            ContainerFault::Version { needed } => write!(
+                f,
+                "an entry needs zip version {}.{} to be extracted (6.3 at most is read)",
+                needed / 10,
+                needed % 10
+            ),
             ContainerFault::MultiDisk => f.write_str("archives spanning disks are not read"),
             ContainerFault::NoLocalHeader => {
                 f.write_str("no local file header where the central directory points")

@@ -46,15 +46,24 @@
 //!   linear in the number of members; every size and offset is checked arithmetic, and the
 //!   directory must lie inside the file before its bytes are read.
 //! - A member's declared sizes must be backed by the archive ([`limits`]): a stored member
-//!   lies between its local header and the central directory; a deflated one claims at most
+//!   lies between its local header and the central directory, its size at most its stored
+//!   bytes (zipfile reads the first `size` of them); a deflated one claims at most
 //!   [`limits::MAX_DEFLATE_RATIO`] times its compressed bytes. The `.npy` header must then
 //!   describe exactly the member's size before its data is allocated, and inflating past the
 //!   declared size is [`ErrorKind::InflatesPast`].
-//! - Zip as Python's zipfile and unzip read it: members that share bytes are refused
-//!   ([`ErrorKind::Overlapped`]), the local header must name the member as the directory
-//!   does ([`ErrorKind::NameMismatch`]), names decode as UTF-8 under flag bit 11 (refused if
-//!   they are not) and as CP437 otherwise, zip64 fields replace the 0xFFFFFFFF ones, a
-//!   repeated name reads its last entry.
+//! - Zip as Python's zipfile and unzip read it: the end record is found as zipfile finds it
+//!   (bytes may follow it) and the directory is the bytes its size gives before it, walked by
+//!   that size whatever the entry counts say (a count of 0 with a real directory lists its
+//!   members, as numpy does); members that share bytes are refused
+//!   ([`ErrorKind::Overlapped`]); the local header must name the member as the directory
+//!   does, compared as decoded text ([`ErrorKind::NameMismatch`]); names decode as UTF-8
+//!   under flag bit 11 (refused if they are not) and as CP437 otherwise, and are listed up to
+//!   a NUL; the Unicode Path extra field (0x7075) is not read; every extra field must be
+//!   well formed, and zip64 fields replace the 0xFFFFFFFF ones; an entry needing a version
+//!   past 6.3 refuses the archive, flag bits 5 and 6 the member
+//!   ([`ErrorKind::UnsupportedFlags`]); a repeated name reads its last entry. Where zipfile
+//!   reads a member whose bytes end before its declared size, this reader refuses it (the
+//!   declared size bounds every allocation).
 //! - The CRC-32 is checked once by every read that reaches a member's end, zero-size members
 //!   included ([`ErrorKind::CrcMismatch`]); views do not read the bytes and do not check it.
 //! - Compression methods other than stored and deflate, and encrypted members, are typed

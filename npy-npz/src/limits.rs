@@ -1,8 +1,8 @@
 //! Limits that keep a hostile archive from making the reader allocate or work beyond what
 //! the archive's bytes can back.
 //!
-//! - A **stored** member's bytes are in the file: its declared size must fit between its
-//!   data start and the central directory.
+//! - A **stored** member's bytes are in the file: its declared size must fit in its stored
+//!   bytes, and those between its data start and the central directory.
 //! - A **deflated** member may expand, but deflate cannot make more than
 //!   [`MAX_DEFLATE_RATIO`] bytes of output per compressed byte (a 258-byte match costs at
 //!   least 2 bits), so a declared size beyond that ratio (plus [`DEFLATE_SLACK`]) is a lie
@@ -41,7 +41,9 @@ pub(crate) fn check_backed(
         });
     }
     if !deflated {
-        if size != compressed {
+        // zipfile reads a stored member's first `size` bytes of its `compressed` (more are
+        // never read); fewer cannot back it.
+        if size > compressed {
             return Err(ErrorKind::Unbacked {
                 claimed: size,
                 backing: Backing::Stored { compressed },
@@ -87,8 +89,9 @@ mod tests {
         assert!(check_backed(false, 100, 50, 50, 150).is_ok());
         assert!(check_backed(false, 100, 51, 51, 150).is_err());
         assert!(check_backed(false, 200, 0, 0, 150).is_ok());
-        // a stored member's two sizes agree
-        assert!(check_backed(false, 100, 50, 49, 150).is_err());
+        // a stored member's size is backed by its stored bytes (more are never read)
+        assert!(check_backed(false, 100, 50, 49, 150).is_ok());
+        assert!(check_backed(false, 100, 49, 50, 150).is_err());
     }
 
     #[test]

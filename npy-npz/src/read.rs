@@ -68,8 +68,12 @@ impl Member {
 /// header once the member is first read.
 #[derive(Debug)]
 struct Place {
-    /// The central directory's name bytes, which the local header's must equal.
+    /// The central directory's name bytes (their length bounds the local header's read).
     raw_name: Vec<u8>,
+    /// The central directory's whole decoded name, which the local header's must equal.
+    full_name: String,
+    /// The central directory's general-purpose flags.
+    flags: u16,
     /// The local header, read and kept at the member's first read: `None` inside when there
     /// is none where the directory points.
     local: OnceLock<Option<Local>>,
@@ -206,6 +210,8 @@ impl<R: ReadAt> NpzArchive<R> {
             };
             let place = Place {
                 raw_name: e.raw_name,
+                full_name: e.full_name,
+                flags: e.flags,
                 local: OnceLock::new(),
                 overlap,
                 limit: next.min(dir.start),
@@ -345,6 +351,9 @@ impl<R: ReadAt> NpzArchive<R> {
         if m.encrypted {
             return fail(ErrorKind::Encrypted);
         }
+        if p.flags & (1 << 5 | 1 << 6) != 0 {
+            return fail(ErrorKind::UnsupportedFlags { flags: p.flags });
+        }
         if m.method != 0 && m.method != 8 {
             return fail(ErrorKind::UnsupportedMethod { method: m.method });
         }
@@ -378,7 +387,7 @@ impl<R: ReadAt> NpzArchive<R> {
         ) {
             return fail(k);
         }
-        if local.name_len != p.raw_name.len() || local.name != p.raw_name {
+        if !zip::same_name(&p.full_name, local) {
             return fail(ErrorKind::NameMismatch {
                 local: {
                     let mut n = String::from_utf8_lossy(&local.name).into_owned();
@@ -564,8 +573,13 @@ impl<R: ReadAt> NpzArchive<R> {
             })
         })?;
         // Backed: start + compressed size <= the central directory's start (check_backed),
-        // and a stored member's two sizes agree.
-        let stored = self.bytes_at(start, first, m.compressed_size).map_err(at)?;
+        // and a stored member's size is at most its compressed size (its first bytes).
+        let stored_len = if m.is_stored() {
+            m.size
+        } else {
+            m.compressed_size
+        };
+        let stored = self.bytes_at(start, first, stored_len).map_err(at)?;
         let bytes = if m.is_stored() {
             stored
         } else {

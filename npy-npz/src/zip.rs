@@ -62,8 +62,12 @@ pub(crate) fn u64_at(b: &[u8], at: usize) -> u64 {
 /// One central-directory entry, its zip64 fields resolved.
 #[derive(Debug, Clone)]
 pub(crate) struct Entry {
-    /// The name as zipfile decodes it (UTF-8 under flag bit 11, CP437 otherwise).
+    /// The name as zipfile lists it: decoded (UTF-8 under flag bit 11, CP437 otherwise) and
+    /// cut at its first NUL.
     pub name: String,
+    /// The decoded name before the cut, which the local header must give (zipfile's
+    /// `orig_filename`).
+    pub full_name: String,
     /// The name's bytes.
     pub raw_name: Vec<u8>,
     pub flags: u16,
@@ -88,63 +92,53 @@ fn container(reason: ContainerFault, at: u64) -> Error {
 
 /// Reads the end record and the central directory of `src`: one read of the source's last
 /// [`SUFFIX_BYTES`], a second only when the directory starts before them.
+///
+/// As Python's zipfile (`_EndRecData`, `_RealGetContents`): the end record is the last 22
+/// bytes when they are one without a comment, else the last end signature in the final
+/// 65,558 bytes (what follows it need not be its comment); the directory is the `size` bytes
+/// right before the end record (or the zip64 end record), whatever its offset field says,
+/// which only gives the bytes before the archive (`concat`, negative for an offset past the
+/// directory); the entry counts are not used: the directory is walked by its size.
 pub(crate) fn read_directory<R: ReadAt + ?Sized>(src: &R) -> Result<Directory, Error> {
     let len = src.size()?;
     let tail_start = len.saturating_sub(SUFFIX_BYTES);
     let mut tail = vec![0u8; (len - tail_start) as usize];
     src.read_exact_at(tail_start, &mut tail)?;
-    // The end record: the last one in the final 64 KiB + 22 bytes whose comment reaches the
-    // end of the file.
-    let search_from = tail.len().saturating_sub(END_LEN + 0xFFFF);
-    let mut end_at = None;
-    for at in (search_from..=tail.len().saturating_sub(END_LEN)).rev() {
-        if tail.len() < END_LEN {
-            break;
-        }
-        if u32_at(&tail, at) == END_SIG
-            && at + END_LEN + usize::from(u16_at(&tail, at + 20)) == tail.len()
-        {
-            end_at = Some(at);
-            break;
-        }
-    }
-    let Some(end_at) = end_at else {
-        return Err(ErrorKind::NoEndRecord.into());
-    };
+    let end_at = end_record_at(&tail).ok_or(ErrorKind::NoEndRecord)?;
     let end = &tail[end_at..end_at + END_LEN];
-    let mut count = u64::from(u16_at(end, 10));
     let mut cd_size = u64::from(u32_at(end, 12));
     let mut cd_offset = u64::from(u32_at(end, 16));
     // Where the directory ends: the zip64 end record when there is one, else the end record.
     let mut location = tail_start + end_at as u64;
     // zipfile's `_EndRecData64`: a locator right before the end record, and the zip64 end
     // record right before the locator (the locator's own offset is not used).
-    if end_at >= LOCATOR_LEN + END64_LEN && u32_at(&tail, end_at - LOCATOR_LEN) == LOCATOR_SIG {
+    if end_at >= LOCATOR_LEN && u32_at(&tail, end_at - LOCATOR_LEN) == LOCATOR_SIG {
         let loc = &tail[end_at - LOCATOR_LEN..end_at];
         if u32_at(loc, 4) != 0 || u32_at(loc, 16) > 1 {
             return Err(container(ContainerFault::MultiDisk, location));
         }
-        let at = end_at - LOCATOR_LEN - END64_LEN;
+        // zipfile seeks before the file's start there, and refuses the file.
+        let at = (end_at.checked_sub(LOCATOR_LEN + END64_LEN))
+            .ok_or_else(|| container(ContainerFault::DirectoryOutside, location))?;
         let rec = &tail[at..at + END64_LEN];
         if u32_at(rec, 0) == END64_SIG {
-            count = u64_at(rec, 32);
             cd_size = u64_at(rec, 40);
             cd_offset = u64_at(rec, 48);
             location = tail_start + at as u64;
         }
     }
-    // An archive with bytes before it (a self-extractor's stub): zipfile's `concat`.
-    let prefix = cd_offset
-        .checked_add(cd_size)
-        .and_then(|e| location.checked_sub(e))
+    // zipfile's `concat`: bytes before the archive (a self-extractor's stub), or fewer when
+    // the offset field is past the directory (then every header offset moves back by as many).
+    let start = location
+        .checked_sub(cd_size)
         .ok_or_else(|| container(ContainerFault::DirectoryOutside, location))?;
-    let start = cd_offset + prefix;
+    let concat = i128::from(start) - i128::from(cd_offset);
     let owned;
     let dir: &[u8] = if start >= tail_start {
         let from = (start - tail_start) as usize;
         &tail[from..from + cd_size as usize]
     } else {
-        // Bounded by the file: start + cd_size <= location <= len.
+        // Bounded by the file: start + cd_size == location <= len.
         let n = usize::try_from(cd_size)
             .map_err(|_| container(ContainerFault::DirectoryOutside, start))?;
         let mut buf = vec![0u8; n];
@@ -152,22 +146,37 @@ pub(crate) fn read_directory<R: ReadAt + ?Sized>(src: &R) -> Result<Directory, E
         owned = buf;
         &owned
     };
-    let entries = walk(dir, start, prefix)?;
-    if entries.len() as u64 != count {
-        return Err(container(
-            ContainerFault::CountMismatch {
-                counted: count,
-                found: entries.len() as u64,
-            },
-            start,
-        ));
-    }
+    let entries = walk(dir, start, concat)?;
     Ok(Directory { entries, start })
 }
 
+/// Where `tail` (the end of the file) holds the end record, as zipfile's `_EndRecData` finds
+/// it: the last 22 bytes if they are an end record with no comment, else the last end
+/// signature in the final 64 KiB + 22 bytes, with 22 bytes after it (`None` otherwise: zipfile
+/// looks no further back).
+fn end_record_at(tail: &[u8]) -> Option<usize> {
+    let n = tail.len();
+    if n < END_LEN {
+        return None;
+    }
+    let last = n - END_LEN;
+    if u32_at(tail, last) == END_SIG && u16_at(tail, last + 20) == 0 {
+        return Some(last);
+    }
+    let from = n.saturating_sub(END_LEN + (1 << 16));
+    let sig = END_SIG.to_le_bytes();
+    let at = from + tail[from..].windows(4).rposition(|w| w == sig)?;
+    (at + END_LEN <= n).then_some(at)
+}
+
+/// Highest "version needed to extract" zipfile reads (`MAX_EXTRACT_VERSION`, 6.3).
+const MAX_EXTRACT_VERSION: u8 = 63;
+
 /// The entries of the directory's bytes `dir` (which start at byte `start` of the source), as
-/// zipfile walks them: one after another until the directory's size is used up.
-fn walk(dir: &[u8], start: u64, prefix: u64) -> Result<Vec<Entry>, Error> {
+/// zipfile walks them: one after another until the directory's size is used up, the last
+/// entry's name, extra field and comment cut where the directory ends (zipfile reads what
+/// there is), each header offset moved by `concat`.
+fn walk(dir: &[u8], start: u64, concat: i128) -> Result<Vec<Entry>, Error> {
     let mut entries = Vec::new();
     let mut at = 0usize;
     while at < dir.len() {
@@ -177,30 +186,38 @@ fn walk(dir: &[u8], start: u64, prefix: u64) -> Result<Vec<Entry>, Error> {
         if u32_at(fixed, 0) != CENTRAL_SIG {
             return Err(bad());
         }
+        if fixed[6] > MAX_EXTRACT_VERSION {
+            return Err(container(
+                ContainerFault::Version { needed: fixed[6] },
+                here,
+            ));
+        }
         let name_len = usize::from(u16_at(fixed, 28));
         let extra_len = usize::from(u16_at(fixed, 30));
         let comment_len = usize::from(u16_at(fixed, 32));
+        let field = |from: usize, n: usize| &dir[from.min(dir.len())..(from + n).min(dir.len())];
         let name_at = at + CENTRAL_LEN;
-        let raw_name = dir.get(name_at..name_at + name_len).ok_or_else(bad)?;
-        let extra = dir
-            .get(name_at + name_len..name_at + name_len + extra_len)
-            .ok_or_else(bad)?;
-        let next = name_at + name_len + extra_len + comment_len;
-        if next > dir.len() {
-            return Err(bad());
-        }
+        let raw_name = field(name_at, name_len);
+        let extra = field(name_at + name_len, extra_len);
         let flags = u16_at(fixed, 8);
         let mut compressed_size = u64::from(u32_at(fixed, 20));
         let mut size = u64::from(u32_at(fixed, 24));
         let mut header_offset = u64::from(u32_at(fixed, 42));
-        zip64_fields(extra, &mut size, &mut compressed_size, &mut header_offset)
-            .map_err(|()| container(ContainerFault::BadZip64Extra, here))?;
-        let header_offset = header_offset
-            .checked_add(prefix)
-            .ok_or_else(|| container(ContainerFault::DirectoryOutside, here))?;
+        decode_extra(extra, &mut size, &mut compressed_size, &mut header_offset)
+            .map_err(|()| container(ContainerFault::BadExtra, here))?;
+        // An offset before the file's start (zipfile's negative seek) has no local header.
+        let header_offset = u64::try_from(i128::from(header_offset) + concat).unwrap_or(u64::MAX);
+        let full_name = decode_name(raw_name, flags)?;
+        // zipfile's ZipInfo cuts a name at its first NUL ("used as tricks by viruses"); the
+        // local header must still give the whole name.
+        let name = match full_name.find('\0') {
+            Some(nul) => full_name[..nul].to_owned(),
+            None => full_name.clone(),
+        };
         // Every entry took at least 46 bytes of the directory: `entries` grows with the input.
         entries.push(Entry {
-            name: decode_name(raw_name, flags)?,
+            name,
+            full_name,
             raw_name: raw_name.to_vec(),
             flags,
             method: u16_at(fixed, 10),
@@ -209,23 +226,22 @@ fn walk(dir: &[u8], start: u64, prefix: u64) -> Result<Vec<Entry>, Error> {
             size,
             header_offset,
         });
-        at = next;
+        at = name_at + name_len + extra_len + comment_len;
     }
     Ok(entries)
 }
 
-/// Replaces each of the fields that hold 0xFFFFFFFF, in APPNOTE's order, by the next value
-/// of the zip64 extra field (id 1), as zipfile's `_decodeExtra` does.
-fn zip64_fields(
+/// zipfile's `_decodeExtra`: every record of the extra field must fit (a record running past
+/// the field is an error, 1–3 bytes left over are not); each zip64 record (id 1) replaces the
+/// fields that hold their sentinel, in APPNOTE's order (the size also when it is
+/// 0xFFFFFFFFFFFFFFFF), its values too short an error.
+fn decode_extra(
     extra: &[u8],
     size: &mut u64,
     compressed: &mut u64,
     offset: &mut u64,
 ) -> Result<(), ()> {
     let sentinel = u64::from(u32::MAX);
-    if *size != sentinel && *compressed != sentinel && *offset != sentinel {
-        return Ok(());
-    }
     let mut at = 0;
     while at + 4 <= extra.len() {
         let id = u16_at(extra, at);
@@ -233,12 +249,14 @@ fn zip64_fields(
         let body = extra.get(at + 4..at + 4 + len).ok_or(())?;
         if id == 1 {
             let mut values = body.chunks_exact(8).map(|c| u64_at(c, 0));
-            for field in [size, compressed, offset] {
+            if *size == sentinel || *size == u64::MAX {
+                *size = values.next().ok_or(())?;
+            }
+            for field in [&mut *compressed, &mut *offset] {
                 if *field == sentinel {
                     *field = values.next().ok_or(())?;
                 }
             }
-            return Ok(());
         }
         at += 4 + len;
     }
@@ -264,15 +282,20 @@ pub(crate) fn decode_name(raw: &[u8], flags: u16) -> Result<String, Error> {
         .collect())
 }
 
-/// Bytes read past the central name's length in each local header: enough to show most
-/// local names that differ (the message's), a bounded multiple of the directory's bytes.
+/// Bytes read past three times the central name's length in each local header: enough to
+/// show most local names that differ (the message's), a bounded multiple of the directory's
+/// bytes. Three times: a local name may take more bytes than the central one and still decode
+/// to the same text (a CP437 byte is up to three bytes of UTF-8 under the other's flag).
 const LOCAL_NAME_SLACK: u64 = 32;
 
 /// What an entry's local header says: its name and where the member's data starts.
 #[derive(Debug, Clone)]
 pub(crate) struct Local {
-    /// The name's first bytes (at most [`LOCAL_NAME_SLACK`] more than the central directory's name has).
+    /// The name's first bytes (at most three times the central directory's name and
+    /// [`LOCAL_NAME_SLACK`] more).
     pub name: Vec<u8>,
+    /// The local header's general-purpose flags (its UTF-8 flag decodes its name).
+    pub flags: u16,
     /// The length the local header gives its name.
     pub name_len: usize,
     pub data_start: u64,
@@ -284,7 +307,7 @@ pub(crate) struct Local {
 /// `None` where there is no local header; the bytes returned are those after the local
 /// header's name and extra field (empty when the read ended before them).
 ///
-/// Memory: at most [`LOCAL_LEN`] + `central_name_len` + [`LOCAL_NAME_SLACK`] + `ahead`
+/// Memory: at most [`LOCAL_LEN`] + 3 × `central_name_len` + [`LOCAL_NAME_SLACK`] + `ahead`
 /// bytes, whatever the local header claims.
 pub(crate) fn local_header<R: ReadAt + ?Sized>(
     src: &R,
@@ -292,8 +315,10 @@ pub(crate) fn local_header<R: ReadAt + ?Sized>(
     central_name_len: usize,
     ahead: u64,
 ) -> Result<(Option<Local>, Vec<u8>), Error> {
+    // Three times the central name: the two names are compared as decoded text, and a
+    // CP437 local name takes up to three bytes per character in UTF-8 centrally.
     let want = LOCAL_LEN
-        .saturating_add(central_name_len as u64)
+        .saturating_add(3 * central_name_len as u64)
         .saturating_add(LOCAL_NAME_SLACK)
         .saturating_add(ahead);
     let len =
@@ -314,7 +339,7 @@ pub(crate) fn local_header<R: ReadAt + ?Sized>(
     let name = held[..held
         .len()
         .min(name_len)
-        .min(central_name_len + LOCAL_NAME_SLACK as usize)]
+        .min(3 * central_name_len + LOCAL_NAME_SLACK as usize)]
         .to_vec();
     let Some(data_start) = offset.checked_add(LOCAL_LEN + name_len as u64 + extra_len as u64)
     else {
@@ -327,11 +352,20 @@ pub(crate) fn local_header<R: ReadAt + ?Sized>(
     Ok((
         Some(Local {
             name,
+            flags: u16_at(&bytes, 6),
             name_len,
             data_start,
         }),
         data,
     ))
+}
+
+/// Whether the local header names the entry as zipfile's `open` compares them: the local
+/// name decoded by the local header's own UTF-8 flag (a name that does not decode differs)
+/// against the central directory's whole decoded name.
+pub(crate) fn same_name(full_name: &str, local: &Local) -> bool {
+    local.name.len() == local.name_len
+        && decode_name(&local.name, local.flags).is_ok_and(|n| n == full_name)
 }
 
 /// For each range `[local header, end of data)`: the start of a range it shares a byte with,
@@ -393,9 +427,41 @@ mod tests {
         extra.extend_from_slice(&7u64.to_le_bytes());
         extra.extend_from_slice(&9u64.to_le_bytes());
         let (mut s, mut c, mut o) = (u64::from(u32::MAX), 5, u64::from(u32::MAX));
-        zip64_fields(&extra, &mut s, &mut c, &mut o).unwrap();
+        decode_extra(&extra, &mut s, &mut c, &mut o).unwrap();
         assert_eq!((s, c, o), (7, 5, 9));
         let (mut s, mut c, mut o) = (u64::from(u32::MAX), u64::from(u32::MAX), 0);
-        assert!(zip64_fields(&extra[..12], &mut s, &mut c, &mut o).is_err());
+        assert!(decode_extra(&extra[..12], &mut s, &mut c, &mut o).is_err());
+    }
+
+    /// zipfile's `_decodeExtra` refuses any record that runs past the field, zip64 or not;
+    /// a tail of 1–3 bytes is left alone.
+    #[test]
+    fn every_extra_record_must_fit() {
+        let (mut s, mut c, mut o) = (1, 2, 3);
+        assert!(decode_extra(&[0x34, 0x12, 9, 0, 1, 2], &mut s, &mut c, &mut o).is_err());
+        assert!(decode_extra(&[0x34, 0x12, 2, 0, 1, 2, 7], &mut s, &mut c, &mut o).is_ok());
+        assert_eq!((s, c, o), (1, 2, 3));
+    }
+
+    /// zipfile's `_EndRecData`: the last 22 bytes without a comment, else the last signature
+    /// in the final 64 KiB + 22 bytes with 22 bytes after it, whatever follows.
+    #[test]
+    fn the_end_record_is_found_as_zipfile_finds_it() {
+        let mut end = END_SIG.to_le_bytes().to_vec();
+        end.resize(END_LEN, 0);
+        assert_eq!(end_record_at(&end), Some(0));
+        let mut trailing = end.clone();
+        trailing.extend_from_slice(b"garbage");
+        assert_eq!(end_record_at(&trailing), Some(0));
+        // A comment that holds a signature: zipfile takes the later one.
+        let mut commented = end.clone();
+        commented[20] = 26;
+        commented.extend_from_slice(&END_SIG.to_le_bytes());
+        commented.resize(END_LEN + 26, 0);
+        assert_eq!(end_record_at(&commented), Some(END_LEN));
+        // Fewer than 22 bytes after the last signature: none (zipfile looks no further).
+        let mut short = end.clone();
+        short.extend_from_slice(&END_SIG.to_le_bytes());
+        assert_eq!(end_record_at(&short), None);
     }
 }

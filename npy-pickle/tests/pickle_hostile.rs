@@ -1207,3 +1207,74 @@ fn hostile_object_arrays_are_refused_by_name_in_every_object_dtype() {
         assert_eq!(err.classify(), npy_core::Category::Unsupported, "{descr}");
     }
 }
+
+/// `BINUNICODE` of `n` BEL characters (`'\x07'`, whose repr takes four bytes), memoised as
+/// entry 0, then `copies - 1` more references to it (`BINGET 0`): inside a list, `copies`
+/// items that the pickle budget charges once each (`n` bytes) and the printer writes as
+/// `4 n + 2` bytes each.
+fn shared_bells(n: u32, copies: usize) -> Vec<u8> {
+    let mut o = b"](X".to_vec();
+    o.extend_from_slice(&n.to_le_bytes());
+    o.extend(std::iter::repeat_n(7u8, n as usize));
+    o.push(0x94); // MEMOIZE
+    for _ in 1..copies {
+        o.extend_from_slice(b"h\x00");
+    }
+    o.push(b'e');
+    o
+}
+
+/// Issue 23's budget for printed output: a small pickle whose values the pickle budget
+/// allows prints text four times their size, and nested object arrays print each level's
+/// text again. One print's object text is charged to `PrintOptions::object_budget`
+/// (`OBJECT_TEXT_BUDGET` by default) and cut with `...` where it runs out, which the display
+/// tells; within the budget the text is whole.
+#[test]
+fn printed_text_is_charged_to_the_print_budget() {
+    use npy_core::print::{PrintOptions, OBJECT_TEXT_BUDGET};
+    // 100 copies of 64 KiB: 6.4 MiB of values, 25.6 MiB of text.
+    let a = read_object_npy(&object_array(&shared_bells(64 << 10, 100))).unwrap();
+    let whole = a.display_with(&PrintOptions::new());
+    let text = format!("{whole:#}");
+    assert!(!whole.was_cut());
+    assert!(text.len() as u64 <= OBJECT_TEXT_BUDGET);
+    assert_eq!(text.matches("\\x07").count(), 100 << 16);
+    for budget in [0u64, 1000, 1 << 20] {
+        let shown = a.display_with(&PrintOptions::new().object_budget(budget));
+        let cut = format!("{shown:#}");
+        assert!(shown.was_cut(), "{budget}");
+        // The budget, the `...` of the cut, and the array's own frame.
+        assert!(cut.len() as u64 <= budget + 64, "{budget}: {}", cut.len());
+        assert!(cut.contains("..."), "{budget}");
+        let plain = shown.to_string();
+        assert!(
+            plain.len() as u64 <= budget + 64,
+            "{budget}: {}",
+            plain.len()
+        );
+    }
+    // A `PyObject`'s own repr is within the default budget.
+    match &a.objects().expect("an object array")[0] {
+        npy_core::DynValue::Object(o) => {
+            assert_eq!(o.to_string().matches("\\x07").count(), 100 << 16);
+        }
+        other => panic!("{other:?}"),
+    }
+    // Object arrays nested 20 deep around 1 MiB of BELs: each level's item holds the text
+    // of the levels inside (20 × 4 MiB of strings for a 1 MiB pickle); the budget bounds what
+    // is held and written.
+    let mut item = b"X".to_vec();
+    item.extend_from_slice(&(1u32 << 20).to_le_bytes());
+    item.extend(std::iter::repeat_n(7u8, 1 << 20));
+    for _ in 0..20 {
+        let inner = object_array(&item);
+        // Without its protocol header and STOP: an object array as a value.
+        item = inner[2..inner.len() - 1].to_vec();
+    }
+    let nested = read_object_npy(&object_array(&item)).unwrap();
+    let options = PrintOptions::new().object_budget(8 << 20);
+    let shown = nested.display_with(&options);
+    let text = format!("{shown:#}");
+    assert!(shown.was_cut());
+    assert!(text.len() <= 8 << 20, "{}", text.len());
+}

@@ -32,6 +32,14 @@ pub struct ZipEntry {
     pub cd_csize: Option<u32>,
     /// The index of the entry whose local header this entry points at (`None`: its own).
     pub points_at: Option<usize>,
+    /// The local header's flags, when they differ from the central directory's `flags`.
+    pub local_flags: Option<u16>,
+    /// The central directory's "version needed to extract" (20: 2.0).
+    pub version: u16,
+    /// The entry's comment in the central directory.
+    pub comment: Vec<u8>,
+    /// The comment length the central directory gives, when it should lie about `comment`.
+    pub comment_len: Option<u16>,
 }
 
 impl ZipEntry {
@@ -49,6 +57,10 @@ impl ZipEntry {
             local_extra: Vec::new(),
             cd_csize: None,
             points_at: None,
+            local_flags: None,
+            version: 20,
+            comment: Vec::new(),
+            comment_len: None,
         }
     }
 
@@ -88,10 +100,39 @@ pub fn crc32(data: &[u8]) -> u32 {
     !c
 }
 
+/// How [`zip_with`] lays out what follows the entries.
+#[derive(Debug, Clone, Default)]
+pub struct Layout {
+    /// The entry count of the end record (`None`: the number of entries).
+    pub count: Option<u16>,
+    /// Bytes before the first local header (a self-extractor's stub).
+    pub prefix: Vec<u8>,
+    /// The archive comment, after the end record.
+    pub comment: Vec<u8>,
+    /// The comment length the end record gives, when it should lie about `comment`.
+    pub comment_len: Option<u16>,
+    /// Added to the directory offset the end record gives (a lying offset).
+    pub offset_delta: i64,
+    /// Bytes after the comment.
+    pub trailing: Vec<u8>,
+}
+
 /// A zip of `entries`: a local header and data for each entry that points at itself, the
 /// central directory of every entry, and an end record counting `count` entries (default:
 /// all).
 pub fn zip(entries: &[ZipEntry], count: Option<u16>) -> Vec<u8> {
+    zip_with(
+        entries,
+        &Layout {
+            count,
+            ..Layout::default()
+        },
+    )
+}
+
+/// A zip of `entries` laid out as `layout` says (offsets count from the start of the
+/// archive, after any prefix, as a stub's archive records them).
+pub fn zip_with(entries: &[ZipEntry], layout: &Layout) -> Vec<u8> {
     let mut out = Vec::new();
     let mut offsets = Vec::new();
     for (i, e) in entries.iter().enumerate() {
@@ -100,7 +141,7 @@ pub fn zip(entries: &[ZipEntry], count: Option<u16>) -> Vec<u8> {
             continue;
         }
         out.extend_from_slice(b"PK\x03\x04");
-        for v in [20u16, e.flags, e.method, 0, 0x21] {
+        for v in [20u16, e.local_flags.unwrap_or(e.flags), e.method, 0, 0x21] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         for v in [e.crc, e.data.len() as u32, e.size] {
@@ -115,31 +156,37 @@ pub fn zip(entries: &[ZipEntry], count: Option<u16>) -> Vec<u8> {
     let cd_start = out.len() as u32;
     for (i, e) in entries.iter().enumerate() {
         out.extend_from_slice(b"PK\x01\x02");
-        for v in [0x031e_u16, 20, e.flags, e.method, 0, 0x21] {
+        for v in [0x031e_u16, e.version, e.flags, e.method, 0, 0x21] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         let csize = e.cd_csize.unwrap_or(e.data.len() as u32);
         for v in [e.crc, csize, e.size] {
             out.extend_from_slice(&v.to_le_bytes());
         }
-        for v in [e.name.len() as u16, e.extra.len() as u16, 0, 0, 0] {
+        let comment_len = e.comment_len.unwrap_or(e.comment.len() as u16);
+        for v in [e.name.len() as u16, e.extra.len() as u16, comment_len, 0, 0] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         out.extend_from_slice(&0u32.to_le_bytes());
         out.extend_from_slice(&offsets[e.points_at.unwrap_or(i)].to_le_bytes());
         out.extend_from_slice(&e.name);
         out.extend_from_slice(&e.extra);
+        out.extend_from_slice(&e.comment);
     }
     let cd_len = out.len() as u32 - cd_start;
-    let n = count.unwrap_or(entries.len() as u16);
+    let n = layout.count.unwrap_or(entries.len() as u16);
     out.extend_from_slice(b"PK\x05\x06");
     for v in [0u16, 0, n, n] {
         out.extend_from_slice(&v.to_le_bytes());
     }
     out.extend_from_slice(&cd_len.to_le_bytes());
-    out.extend_from_slice(&cd_start.to_le_bytes());
-    out.extend_from_slice(&0u16.to_le_bytes());
-    out
+    let offset = (i64::from(cd_start) + layout.offset_delta) as u32;
+    out.extend_from_slice(&offset.to_le_bytes());
+    let comment_len = layout.comment_len.unwrap_or(layout.comment.len() as u16);
+    out.extend_from_slice(&comment_len.to_le_bytes());
+    out.extend_from_slice(&layout.comment);
+    out.extend_from_slice(&layout.trailing);
+    [layout.prefix.clone(), out].concat()
 }
 
 #[cfg(test)]

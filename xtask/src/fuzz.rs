@@ -11,7 +11,8 @@
 //!
 //! Each target runs with `-malloc_limit_mb` of its documented budget: 256 MiB for `pickle`
 //! and `npz_directory` (the pickle budget is 128 MiB of values, which the allocator may hold
-//! at most twice), 512 MiB for the others (what `fuzz/README.md` gives them). A crash, a leak,
+//! at most twice), 512 MiB for the others (what `fuzz/README.md` gives them). The `remote`
+//! target is seeded with fixtures behind scripted store answers. A crash, a leak,
 //! an allocation past the limit or a timeout (10 s) is a finding: its input is left in
 //! `fuzz/artifacts/<target>/` and the task fails after running every target.
 
@@ -32,6 +33,7 @@ const TARGETS: &[(&str, u32)] = &[
     ("serde_from_str", 512),
     ("safetensors", 256),
     ("arrow", 512),
+    ("remote", 512),
 ];
 
 /// Runs the targets (all, or `flags.target`) for `flags.minutes` each.
@@ -50,6 +52,9 @@ pub fn run(flags: &crate::flags::Fuzz) -> Result<(), String> {
     for (target, malloc_mb) in chosen {
         let artifacts = fuzz.join("artifacts").join(target);
         let before = count_files(&artifacts);
+        // libFuzzer refuses a corpus directory that does not exist (`arrow` has no seeds).
+        fs::create_dir_all(fuzz.join("corpus").join(target))
+            .map_err(|e| format!("making fuzz/corpus/{target}: {e}"))?;
         let out = Command::new("cargo")
             .current_dir(&fuzz)
             .args(["+nightly", "fuzz", "run", target])
@@ -156,6 +161,34 @@ fn seed(fuzz: &Path) -> std::io::Result<()> {
     for (name, archive) in hostile_archives() {
         put("npz", &format!("turn3_{name}.npz"), &archive)?;
         put("npz_directory", &format!("turn3_{name}.npz"), &archive)?;
+    }
+    // The remote target: a script length byte, the script (one byte per GET: honest, a short
+    // or long body, another range, a lying size or ETag, the whole object, an error), then
+    // the object. Each fixture with no script (every answer honest) and with one of each.
+    let scripts: [&[u8]; 3] = [
+        &[],
+        &[0, 0x13, 0x24, 0x35, 0x06, 0x07, 0x08, 0x09],
+        &[0, 0, 0xF0],
+    ];
+    let mut remote_seeds = Vec::new();
+    for name in ["f4_le_c_2x3x4.npy", "i8_le_c_2x3x4.npy", "f4_le_c_5.npy"] {
+        if let Ok(bytes) = fs::read(fixtures.join(name)) {
+            remote_seeds.push((name.to_owned(), bytes));
+        }
+    }
+    for entry in fs::read_dir(fixtures.join("npz"))?.take(4) {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "npz") {
+            remote_seeds.push((file_name(&path), fs::read(&path)?));
+        }
+    }
+    for (name, bytes) in remote_seeds {
+        for (i, script) in scripts.iter().enumerate() {
+            let mut seed = vec![script.len() as u8];
+            seed.extend_from_slice(script);
+            seed.extend_from_slice(&bytes);
+            put("remote", &format!("{name}.{i}"), &seed)?;
+        }
     }
     // A two-tensor safetensors file by the format's rules: the header's length (u64 LE), its
     // JSON padded with spaces to a multiple of 8, then the tensors' bytes back to back.

@@ -40,6 +40,51 @@ where
     Ok(())
 }
 
+/// A writer that takes at most `left` bytes: the `--json` output of an object array, whose
+/// text is not proportional to the values the pickle budget bounded (a string of control
+/// characters writes six bytes for each, `\u0007`). A write past the budget fails with
+/// `InvalidData`, which `npy show` reports as a refusal of the file.
+pub struct Capped<'a, W> {
+    out: &'a mut W,
+    left: u64,
+    budget: u64,
+}
+
+impl<'a, W: Write> Capped<'a, W> {
+    /// `out`, taking at most `budget` bytes.
+    pub fn new(out: &'a mut W, budget: u64) -> Self {
+        Capped {
+            out,
+            left: budget,
+            budget,
+        }
+    }
+}
+
+impl<W: Write> Write for Capped<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = buf.len() as u64;
+        if n > self.left {
+            self.left = 0;
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "the JSON of its objects passes npy's output budget of {} MiB \
+                     (npy_core::print::OBJECT_TEXT_BUDGET); refused",
+                    self.budget >> 20
+                ),
+            ));
+        }
+        self.left -= n;
+        self.out.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
 /// Python's limit on the digits of an `int` it converts to decimal text
 /// (`sys.int_info.default_max_str_digits`): `json.dumps` refuses larger ints, and so does
 /// `--json` (the conversion is quadratic in the digits).

@@ -450,7 +450,10 @@ fn print_options(args: &Args) -> PrintOptions {
 
 /// Shows an array with objects (`O`, also as a record field): its data is one pickle,
 /// decoded whole (never executed; see `npy_pickle`), so memory follows the pickle's
-/// size, within the decoder's budget (`npy_pickle::PICKLE_BUDGET`, 128 MiB in all).
+/// size, within the decoder's budget (`npy_pickle::PICKLE_BUDGET`, 128 MiB in all). The
+/// output is bounded by the printer's budget for the text of objects
+/// ([`print::OBJECT_TEXT_BUDGET`], 64 MiB): the text form stops each object's text there
+/// (`...`) and then fails; `--json` fails as soon as it would write more.
 fn show_objects<R: Read + Seek>(
     args: &Args,
     mut reader: NpyReader<R>,
@@ -462,15 +465,24 @@ fn show_objects<R: Read + Seek>(
         let fortran = array.order() == npy_core::Order::Fortran;
         let mut values = array.iter_c_order();
         let mut next = || values.next().ok_or_else(too_few);
+        let mut capped = json::Capped::new(out, print::OBJECT_TEXT_BUDGET);
         return json::write_json(
-            out,
+            &mut capped,
             &array.dtype().to_string(),
             array.shape(),
             fortran,
             &mut next,
         );
     }
-    writeln!(out, "{}", array.display_with(&print_options(args)))?;
+    let shown = array.display_with(&print_options(args));
+    writeln!(out, "{shown}")?;
+    if shown.was_cut() {
+        return Err(Failure::Refused(format!(
+            "the text of its objects passes npy's print budget of {} MiB: the output above is cut \
+             where it ran out (`...`)",
+            print::OBJECT_TEXT_BUDGET >> 20
+        )));
+    }
     Ok(())
 }
 

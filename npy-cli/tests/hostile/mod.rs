@@ -160,3 +160,35 @@ pub fn arange(n: i64) -> Vec<u8> {
     }
     b
 }
+
+/// The printed-output budget: 1 MiB of BEL characters (`'\x07'`, four bytes of repr each,
+/// six of JSON) referenced 101 times through the memo, as the items of an object array of
+/// 101 elements: 101 MiB of values the pickle budget allows, about 404 MiB of text and 606
+/// MiB of JSON, from a 1 MiB file (1.3 KiB deflated).
+pub fn shared_bells() -> Vec<u8> {
+    let mut p = vec![0x80, 4];
+    p.extend(glob("numpy._core.multiarray", "_reconstruct"));
+    p.extend(glob("numpy", "ndarray"));
+    p.extend_from_slice(b"K\x00\x85C\x01b\x87R(K\x01Ke\x85");
+    p.extend(dt("O8"));
+    p.extend_from_slice(b"(K\x03");
+    p.extend(su("|"));
+    p.extend_from_slice(b"NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK?tb\x89](X");
+    p.extend_from_slice(&(1u32 << 20).to_le_bytes());
+    p.extend(std::iter::repeat_n(7u8, 1 << 20));
+    p.push(0x94);
+    for _ in 0..100 {
+        p.extend_from_slice(b"h\x00");
+    }
+    p.extend_from_slice(b"etb.");
+    p
+}
+
+/// An `.npy` of 101 objects holding `pickle`.
+pub fn npy_of_101(pickle: &[u8]) -> Vec<u8> {
+    let mut out = Header::new("|O".parse().expect("descr"), vec![101])
+        .to_bytes(None)
+        .expect("header");
+    out.extend_from_slice(pickle);
+    out
+}

@@ -330,8 +330,9 @@ fn r11_unpack_checks_a_zero_size_members_crc() {
 
 /// Issue 23, r02 (scaled down: 4 directory entries on one 64 KiB member) and r15: members
 /// sharing bytes are refused and nothing of the refused members is written; a local name that
-/// differs is refused; an end record counting no entries is refused (the library's tests,
-/// `npz_hostile.rs`, check the rest of r15 against numpy).
+/// differs is refused; an end record counting no entries is read as numpy reads it, by the
+/// directory's size (the library's tests, `hostile.rs` and `differential.rs`, check the rest
+/// of r15 against numpy).
 #[test]
 fn r02_r15_unpack_and_info_read_zip_as_zipfile() {
     use crate::hostile::{arange, zip_of, ZipEntry};
@@ -374,8 +375,28 @@ fn r02_r15_unpack_and_info_read_zip_as_zipfile() {
     )
     .unwrap();
     let (code, out, err) = run(&["info".as_ref(), count0.as_os_str()]);
-    assert_eq!(code, 1, "{out}");
-    assert!(err.contains("counts 0 entries"), "{err}");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("member       a.npy in "), "{out}");
+    let unpacked = dir.path().join("count0");
+    let (code, _, err) = run(&["unpack".as_ref(), count0.as_os_str(), unpacked.as_os_str()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read(unpacked.join("a.npy")).unwrap(), arange(3));
+}
+
+/// `npy pack` into a directory (a special output, issue 23) is refused naming the output once
+/// (npy-core's error inside the archive's named it a second time).
+#[test]
+fn pack_into_a_directory_names_it_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.npy");
+    std::fs::write(&a, crate::hostile::arange(3)).unwrap();
+    let out = dir.path().join("adir");
+    std::fs::create_dir(&out).unwrap();
+    let (code, _, err) = run(&["pack".as_ref(), out.as_os_str(), a.as_os_str()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("the output is a directory"), "{err}");
+    assert_eq!(err.matches(&*out.to_string_lossy()).count(), 1, "{err}");
+    assert!(out.is_dir());
 }
 
 /// A broken archive's error names the file once, whichever command reads it (library errors

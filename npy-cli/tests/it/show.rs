@@ -2,6 +2,7 @@
 //! (whose values numpy 2.4.6 wrote with the files), and the text form against numpy's own
 //! `str(arr)` output pasted below.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -620,6 +621,34 @@ fn r03_r04_pickle_budget_and_arguments_are_reported() {
             assert!(err.contains(message), "{file}: {err}");
         }
     }
+}
+
+/// Issue 23's budget for printed and JSON output: a 1 MiB file whose 101 objects share one
+/// 1 MiB string of BELs would print about 404 MiB of text and 606 MiB of JSON. Both stop at
+/// the printer's budget (`npy_core::print::OBJECT_TEXT_BUDGET`): the text with each object
+/// cut at `...` and an error saying so, the JSON refused where it would pass it.
+#[test]
+fn object_output_is_bounded_by_the_print_budget() {
+    let budget = npy_core::print::OBJECT_TEXT_BUDGET as usize;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = crate::hostile::npy_of_101(&crate::hostile::shared_bells());
+    let path = dir.path().join("bells.npy");
+    std::fs::write(&path, &file).expect("write");
+    let o = npy([OsStr::new("show"), OsStr::new("--full"), path.as_os_str()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("print budget of 64 MiB"), "{err}");
+    assert!(o.stdout.len() <= budget + 101 * 16, "{}", o.stdout.len());
+    assert!(o.stdout.len() > budget / 2, "{}", o.stdout.len());
+    assert!(
+        o.stdout.ends_with(b"...]\n"),
+        "{:?}",
+        &o.stdout[o.stdout.len() - 20..]
+    );
+    let (code, out, err) = show_bytes(dir.path(), "bells.npy", &file, true);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("output budget of 64 MiB"), "{err}");
+    assert!(out.len() <= budget, "{}", out.len());
 }
 
 /// Issue 23, r05: an int of 4 MiB (about 10 million digits) in `--json` is refused from its

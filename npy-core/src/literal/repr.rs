@@ -59,9 +59,9 @@ pub fn write_repr_code_points(
                 f.write_char(c)?;
             }
             Some(c) if is_printable(c) => f.write_char(c)?,
-            _ if cp < 0x100 => write!(f, "\\x{cp:02x}")?,
-            _ if cp < 0x10000 => write!(f, "\\u{cp:04x}")?,
-            _ => write!(f, "\\U{cp:08x}")?,
+            _ if cp < 0x100 => write_escape(f, 'x', cp, 2)?,
+            _ if cp < 0x10000 => write_escape(f, 'u', cp, 4)?,
+            _ => write_escape(f, 'U', cp, 8)?,
         }
     }
     f.write_char(quote)
@@ -90,10 +90,25 @@ pub fn write_repr_bytes(f: &mut impl fmt::Write, b: &[u8]) -> fmt::Result {
                 f.write_char(c as char)?;
             }
             0x20..=0x7e => f.write_char(c as char)?,
-            c => write!(f, "\\x{c:02x}")?,
+            c => write_escape(f, 'x', u32::from(c), 2)?,
         }
     }
     f.write_char(quote as char)
+}
+
+/// `\\` `kind` and the `digits` lowest hex digits of `cp` (lowercase), in one write: a repr of
+/// a long string of control characters is mostly these, and `write!` costs many times more.
+fn write_escape(f: &mut impl fmt::Write, kind: char, cp: u32, digits: u32) -> fmt::Result {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut buf = [0u8; 10];
+    buf[0] = b'\\';
+    buf[1] = kind as u8;
+    for i in 0..digits {
+        let shift = 4 * (digits - 1 - i);
+        buf[2 + i as usize] = HEX[((cp >> shift) & 0xF) as usize];
+    }
+    // ASCII throughout.
+    f.write_str(std::str::from_utf8(&buf[..2 + digits as usize]).map_err(|_| fmt::Error)?)
 }
 
 /// Whether CPython's `str.isprintable` holds for `c`: not a control, format, surrogate,

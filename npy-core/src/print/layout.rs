@@ -80,6 +80,8 @@ where
     W: io::Write,
     E: From<io::Error>,
 {
+    #[cfg(feature = "pickle")]
+    let _scope = super::budget::Scope::enter(options.object_budget_bytes());
     let mut sink = IoSink { out, error: None };
     let result = if shape.contains(&0) {
         sink.write_str("[]").map_err(Stop::from)
@@ -305,6 +307,8 @@ impl<'a> Line<'a> {
 pub struct ArrayDisplay<'a> {
     array: Source<'a>,
     options: PrintOptions,
+    /// Whether the last print cut some object's text at the budget.
+    cut: std::cell::Cell<bool>,
 }
 
 /// The elements an [`ArrayDisplay`] prints: a dynamic array's, or a typed array's seen as
@@ -351,6 +355,7 @@ impl<'a> ArrayDisplay<'a> {
         ArrayDisplay {
             array: Source::Dyn(array),
             options,
+            cut: std::cell::Cell::new(false),
         }
     }
 
@@ -358,6 +363,7 @@ impl<'a> ArrayDisplay<'a> {
         ArrayDisplay {
             array: Source::Typed(array),
             options,
+            cut: std::cell::Cell::new(false),
         }
     }
 
@@ -484,13 +490,39 @@ impl<'a> ArrayDisplay<'a> {
     }
 }
 
+impl ArrayDisplay<'_> {
+    /// Whether the last print of this display cut the text of some Python object at the
+    /// print's budget ([`PrintOptions::object_budget`]; always `false` without objects).
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::print::PrintOptions;
+    /// use npy_core::{NpyReader, WriteOptions};
+    /// let mut bytes = Vec::new();
+    /// WriteOptions::new().write_to(&mut bytes, &[1u8, 2], &[2])?;
+    /// let a = NpyReader::new(&bytes[..])?.read_dyn()?;
+    /// let shown = a.display_with(&PrintOptions::new().object_budget(0));
+    /// assert_eq!(shown.to_string(), "[1 2]");
+    /// assert!(!shown.was_cut());
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn was_cut(&self) -> bool {
+        self.cut.get()
+    }
+}
+
 impl fmt::Display for ArrayDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if f.alternate() {
+        #[cfg(feature = "pickle")]
+        let scope = super::budget::Scope::enter(self.options.object_budget_bytes());
+        let result = if f.alternate() {
             self.write_repr(f)
         } else {
             self.write_str(f)
-        }
+        };
+        #[cfg(feature = "pickle")]
+        self.cut.set(scope.cut());
+        result
     }
 }
 
@@ -660,12 +692,6 @@ fn scalar_text(dtype: Option<&DType>, v: &DynValue, options: &PrintOptions) -> S
             b.finish().format(v)
         }
     }
-}
-
-/// numpy's `str()` of an array held in memory (an array inside an object array).
-#[cfg(feature = "pickle")]
-pub(crate) fn array_str(array: &DynArray, options: &PrintOptions) -> String {
-    ArrayDisplay::new(array, *options).to_string()
 }
 
 /// The elements of an array that a print shows, in C order: every one, or those at the edges

@@ -42,6 +42,8 @@
 //! # Ok::<(), npy_core::Error>(())
 //! ```
 
+#[cfg(feature = "pickle")]
+mod budget;
 mod datetime;
 mod fit;
 mod float;
@@ -89,7 +91,24 @@ pub struct PrintOptions {
     edgeitems: u64,
     linewidth: usize,
     precision: usize,
+    object_budget: u64,
 }
+
+/// Bytes of text one print may make of Python objects (64 MiB): the default of
+/// [`PrintOptions::object_budget`].
+///
+/// A pickle's values are bounded by npy-pickle's budget (`npy_pickle::PICKLE_BUDGET`, 128
+/// MiB), but their text is not proportional to it: a string of control characters prints four
+/// bytes for each (`'\x07'`), and an object array nested in an object array is printed into
+/// each level's item again. So the text is charged to a budget of its own, a constant (like
+/// the pickle's, not a multiple of the input): every object's `repr` (`str` in a 0-d array),
+/// each copy at each depth again, in one print of an array, of a `PyObject`, or of an
+/// object value ([`write_str`], [`ElementFormat::format`]). Past it an object's text ends
+/// with `...` and the objects after it print as `...` alone; [`ArrayDisplay::was_cut`] tells.
+/// The text the budget counts is at most what the strings being built hold, so printing
+/// needs at most this much memory besides the values; with the pickle budget's 128 MiB of
+/// values (which the allocator may hold twice) a print stays within 320 MiB.
+pub const OBJECT_TEXT_BUDGET: u64 = 64 << 20;
 
 impl Default for PrintOptions {
     fn default() -> PrintOptions {
@@ -112,7 +131,29 @@ impl PrintOptions {
             edgeitems: 3,
             linewidth: 75,
             precision: 8,
+            object_budget: OBJECT_TEXT_BUDGET,
         }
+    }
+
+    /// Bytes of text one print may make of Python objects ([`OBJECT_TEXT_BUDGET`], which
+    /// says what is counted); past them objects print cut, with `...`.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::print::{PrintOptions, OBJECT_TEXT_BUDGET};
+    /// let small = PrintOptions::new().object_budget(1 << 20);
+    /// assert_eq!(small.object_budget_bytes(), 1 << 20);
+    /// assert_eq!(PrintOptions::new().object_budget_bytes(), OBJECT_TEXT_BUDGET);
+    /// ```
+    #[must_use]
+    pub const fn object_budget(mut self, bytes: u64) -> PrintOptions {
+        self.object_budget = bytes;
+        self
+    }
+
+    /// The bytes of [`PrintOptions::object_budget`].
+    pub const fn object_budget_bytes(&self) -> u64 {
+        self.object_budget
     }
 
     /// numpy's `threshold`: arrays of more elements than this are summarised (subarray fields

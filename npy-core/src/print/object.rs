@@ -6,21 +6,22 @@ use std::fmt::{self, Write};
 
 use num_bigint::BigInt;
 
+use super::budget::capped;
 use super::float::{self, FloatKind};
-use super::layout::{array_str, scalar_str};
-use super::strings::printable;
+use super::layout::{scalar_str, ArrayDisplay};
 use super::PrintOptions;
 use crate::dtype::{DType, Primitive, TimeKind, TimeType, TimeUnit};
 use crate::dynamic::object::{NpyScalar, PyDType, PyObject};
 use crate::dynamic::DynValue;
 use crate::literal::{write_repr_bytes, write_repr_str};
 
-/// An item of an object array, as numpy prints it inside the array.
+/// An item of an object array, as numpy prints it inside the array (charged to the print's
+/// budget, [`PrintOptions::object_budget`]).
 pub(crate) fn repr(o: &PyObject, options: &PrintOptions) -> String {
-    match o {
-        PyObject::List(_) => format!("list({})", Repr(o, options)),
-        _ => Repr(o, options).to_string(),
-    }
+    capped(options.object_budget_bytes(), |w| match o {
+        PyObject::List(_) => write!(w, "list({})", Repr(o, options)),
+        _ => write!(w, "{}", Repr(o, options)),
+    })
 }
 
 /// numpy 2's `repr` of a datetime64 or timedelta64 scalar (`scalartypes.c.src`):
@@ -52,12 +53,27 @@ fn time_repr(name: &str, ticks: Option<i64>, ty: TimeType) -> String {
 /// characters escaped, as for a 0-d `U` array), a numpy scalar or array as numpy's own `str`,
 /// anything else as its `repr`.
 pub(crate) fn str(o: &PyObject, options: &PrintOptions) -> String {
-    match o {
-        PyObject::Str(s) => printable(s).into_owned(),
-        PyObject::Scalar(s) => scalar_str(&s.dtype, &s.value, options),
-        PyObject::Array(a) => array_str(a, options),
-        _ => Repr(o, options).to_string(),
+    capped(options.object_budget_bytes(), |w| match o {
+        PyObject::Str(s) => write_printable(w, s),
+        PyObject::Scalar(s) => w.write_str(&scalar_str(&s.dtype, &s.value, options)),
+        PyObject::Array(a) => write!(w, "{}", ArrayDisplay::new(a, *options)),
+        _ => write!(w, "{}", Repr(o, options)),
+    })
+}
+
+/// [`printable`](super::strings::printable) of `s`, written as it goes (a string may be as
+/// long as the pickle budget allows: no copy of it is made).
+fn write_printable(w: &mut dyn fmt::Write, s: &str) -> fmt::Result {
+    let mut rest = s;
+    while let Some(at) = rest.find(char::is_control) {
+        w.write_str(&rest[..at])?;
+        let c = rest[at..].chars().next().unwrap_or_default();
+        for e in c.escape_debug() {
+            w.write_char(e)?;
+        }
+        rest = &rest[at + c.len_utf8()..];
     }
+    w.write_str(rest)
 }
 
 impl fmt::Display for PyObject {
@@ -69,7 +85,10 @@ impl fmt::Display for PyObject {
     /// [`DynArray`](crate::DynArray)'s `{:#}` (`array([1, 2], dtype=int16)`, summarised and
     /// wrapped with numpy's default options).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&Repr(self, &PrintOptions::new()), f)
+        let options = PrintOptions::new();
+        f.write_str(&capped(options.object_budget_bytes(), |w| {
+            write!(w, "{}", Repr(self, &options))
+        }))
     }
 }
 

@@ -5,6 +5,8 @@
 
 // numpy's archives and ours read back.
 mod npz;
+// F15: generated variants read here and by np.load (issue 23).
+mod differential;
 // Hostile archives built byte by byte (issue 23).
 mod hostile;
 // What the path writers leave behind (unix: modes and listings).
