@@ -77,8 +77,8 @@ struct Place {
     /// The local header, read and kept at the member's first read: `None` inside when there
     /// is none where the directory points.
     local: OnceLock<Option<Local>>,
-    /// The start of what the member's bytes, as the directory gives them (local header with
-    /// the central name, then the compressed size), run into: another entry's, or the central
+    /// The start of what the member's bytes, as the directory bounds them (a local header's
+    /// fixed 30 bytes, then the compressed size), run into: another entry's, or the central
     /// directory.
     overlap: Option<u64>,
     /// Where the member must end: the next local header after its own, or the central
@@ -172,17 +172,20 @@ impl<R: ReadAt> NpzArchive<R> {
     /// As [`NpzArchive::open`].
     pub fn with_options(source: R, options: ReadOptions) -> Result<Self, Error> {
         let dir = zip::read_directory(&source)?;
-        // Each entry's bytes as the directory alone gives them (its local header with the
-        // central name, then its compressed bytes): the overlap check over these runs at
-        // opening, without reading any local header; what a local header adds (a longer
-        // name, an extra field) is checked at the member's first read, against `limit`.
+        // Each entry's bytes as the directory alone bounds them from below (its local
+        // header's fixed part, then its compressed bytes): the overlap check over these runs
+        // at opening, without reading any local header. The name is not counted: a local
+        // name may be shorter than the central one in bytes (CP437 against UTF-8, or a
+        // mismatch that only that member's read refuses, as zipfile does). What a local
+        // header adds (its name, an extra field) is checked at the member's first read,
+        // against `limit`.
         let spans: Vec<Range<u64>> = dir
             .entries
             .iter()
             .map(|e| {
                 let end = e
                     .header_offset
-                    .saturating_add(zip::LOCAL_LEN + e.raw_name.len() as u64)
+                    .saturating_add(zip::LOCAL_LEN)
                     .saturating_add(e.compressed_size);
                 e.header_offset..end
             })
