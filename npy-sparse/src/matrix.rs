@@ -379,6 +379,7 @@ pub fn read<T: NpyElement>(path: impl AsRef<Path>) -> Result<SparseMatrix<T>, Er
                     ))
                 }
             };
+            check_offsets(path, &offsets)?;
             Storage::Dia {
                 offsets,
                 width,
@@ -418,6 +419,64 @@ fn check_range(path: &Path, member: &'static str, v: &[i64], bound: u64) -> Resu
             member,
             format!("element {k} is {}, outside 0..{bound}", v[k]),
         )),
+    }
+}
+
+/// DIA offsets are distinct, as scipy's `dia_array` requires ("offset array contains
+/// duplicate values"): sorted, then neighbours compared.
+fn check_offsets(path: &Path, offsets: &[i64]) -> Result<(), Error> {
+    let mut sorted = offsets.to_vec();
+    sorted.sort_unstable();
+    match sorted.windows(2).find(|w| w[0] == w[1]) {
+        Some(w) => Err(invalid(
+            path,
+            "offsets",
+            format!(
+                "offset {} appears twice (scipy refuses duplicate offsets)",
+                w[0]
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The checks [`read`] makes of an archive's index arrays, made of a matrix to write: indices
+/// inside the shape, `indptr` from 0, non-decreasing, ending at the number of indices, a BSR
+/// blocksize that divides the shape, distinct DIA offsets. scipy's `load_npz` does not check
+/// them, and products over a matrix that breaks them read outside its arrays.
+fn check_structure<T>(path: &Path, m: &SparseMatrix<T>) -> Result<(), Error> {
+    let [rows, cols] = m.shape;
+    match &m.storage {
+        Storage::Csr {
+            indptr, indices, ..
+        } => check_compressed(path, indptr, indices, rows, cols),
+        Storage::Csc {
+            indptr, indices, ..
+        } => check_compressed(path, indptr, indices, cols, rows),
+        Storage::Bsr {
+            blocksize,
+            indptr,
+            indices,
+            ..
+        } => {
+            let [r, c] = *blocksize;
+            if r == 0 || c == 0 || rows % r != 0 || cols % c != 0 {
+                return Err(invalid(
+                    path,
+                    "data",
+                    format!(
+                        "blocksize {blocksize:?} does not divide the shape {:?}",
+                        m.shape
+                    ),
+                ));
+            }
+            check_compressed(path, indptr, indices, rows / r, cols / c)
+        }
+        Storage::Coo { row, col, .. } => {
+            check_range(path, "row", row, rows)?;
+            check_range(path, "col", col, cols)
+        }
+        Storage::Dia { offsets, .. } => check_offsets(path, offsets),
     }
 }
 
@@ -585,7 +644,11 @@ impl<T: Copy + Default + Add<Output = T>> SparseMatrix<T> {
 ///
 /// # Errors
 /// [`Error::BadMatrix`] when the arrays' lengths disagree with each other or the shape;
-/// [`Error::Npz`] for write errors.
+/// [`Error::Invalid`] (naming `path` and the member) when they break what [`read`] checks:
+/// an index outside the shape, an `indptr` that does not start at 0, decreases or does not
+/// end at the number of indices, a BSR blocksize that does not divide the shape, repeated DIA
+/// offsets (scipy loads such a file without a word, and its products read outside the
+/// arrays); nothing is written then. [`Error::Npz`] for write errors.
 pub fn write<T: NpyElement>(
     path: impl AsRef<Path>,
     m: &SparseMatrix<T>,
@@ -597,6 +660,7 @@ pub fn write<T: NpyElement>(
         source,
     };
     let bad = |s: String| Error::BadMatrix(s);
+    check_structure(path, m)?;
     let mut w = NpzWriter::create(path).map_err(npy)?;
     if compressed {
         w = w.compression(Compression::Deflated { level: 6 });

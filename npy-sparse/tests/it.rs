@@ -203,3 +203,89 @@ fn broken_archives_name_the_member() {
     ));
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// A matrix that breaks the rules `read` checks (scipy's `check_format`, which `load_npz`
+/// does not run: products over such a file read outside its arrays) is refused by `write`,
+/// naming the member, and no file is left; repeated DIA offsets, which scipy's `dia_array`
+/// refuses, are refused both ways.
+#[test]
+fn matrices_that_break_the_format_are_not_written() {
+    let out = scratch("unwritten");
+    let csr = |indptr: Vec<i64>, indices: Vec<i64>| SparseMatrix {
+        shape: [2, 2],
+        is_array: false,
+        storage: Storage::Csr {
+            data: vec![1.0f64; indices.len()],
+            indptr,
+            indices,
+        },
+    };
+    let cases = [
+        ("column", csr(vec![0, 1, 2], vec![0, 5]), "indices"),
+        ("decreasing", csr(vec![0, 2, 1], vec![0, 1]), "indptr"),
+        (
+            "blocksize",
+            SparseMatrix {
+                shape: [3, 4],
+                is_array: false,
+                storage: Storage::Bsr {
+                    blocksize: [2, 2],
+                    indptr: vec![0, 1],
+                    indices: vec![0],
+                    data: vec![1.0f64; 4],
+                },
+            },
+            "data",
+        ),
+        (
+            "coo_row",
+            SparseMatrix {
+                shape: [2, 2],
+                is_array: true,
+                storage: Storage::Coo {
+                    row: vec![2],
+                    col: vec![0],
+                    data: vec![1.0f64],
+                },
+            },
+            "row",
+        ),
+        (
+            "dia_twice",
+            SparseMatrix {
+                shape: [2, 2],
+                is_array: false,
+                storage: Storage::Dia {
+                    offsets: vec![0, 0],
+                    width: 2,
+                    data: vec![1.0f64; 4],
+                },
+            },
+            "offsets",
+        ),
+    ];
+    for (name, m, member) in cases {
+        let path = out.join(format!("{name}.npz"));
+        match write(&path, &m, false) {
+            Err(Error::Invalid { member: got, .. }) => assert_eq!(got, member, "{name}"),
+            other => panic!("{name}: {other:?}"),
+        }
+        assert!(!path.exists(), "{name}: a file was left");
+    }
+    // The same repeated offsets in an archive written member by member: refused on reading.
+    let path = out.join("dia_read.npz");
+    let mut w = npy_npz::NpzWriter::create(&path).unwrap();
+    w.add("offsets", &[0i32, 0], &[2]).unwrap();
+    w.add("format", &[b"dia".to_vec()], &[]).unwrap();
+    w.add("shape", &[2i64, 2], &[2]).unwrap();
+    w.add("data", &[1.0f64; 4], &[2, 2]).unwrap();
+    w.finish().unwrap();
+    assert!(matches!(
+        read::<f64>(&path),
+        Err(Error::Invalid {
+            member: "offsets",
+            ..
+        })
+    ));
+    let _ = std::fs::remove_dir_all(&out);
+}
