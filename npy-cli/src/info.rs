@@ -220,6 +220,35 @@ pub(crate) fn output_failed(e: &io::Error) -> ExitCode {
     ExitCode::FAILURE
 }
 
+/// The header `info` describes.
+fn parsed_of(info: &TensorInfo) -> npy_core::ParsedHeader {
+    let mut header = npy_core::Header::new(info.dtype.clone(), info.shape.clone());
+    header.fortran_order = info.order == npy_core::Order::Fortran;
+    npy_core::ParsedHeader {
+        header,
+        version: info.version,
+        header_len: info.header_len,
+        text: info.header.clone(),
+    }
+}
+
+/// [`apply_hint`] for a member of an archive: a member whose descr the hint does not fit is
+/// described as it is (an archive holds bfloat16 weights beside float32 and int64 arrays);
+/// a hint that fits but is refused (a big-endian `'>V2'`) is still an error.
+pub(crate) fn apply_hint_where_fits(
+    info: &mut TensorInfo,
+    hint: Option<npy_core::MlType>,
+) -> Result<(), String> {
+    let Some(h) = hint else {
+        return Ok(());
+    };
+    let parsed = parsed_of(info);
+    match parsed.hinted_dtype(h) {
+        Ok(None) => Ok(()),
+        _ => apply_hint(info, hint),
+    }
+}
+
 /// `info` with its dtype read through `--hint` ([`crate::format::hinted`]): the hinted
 /// dtype, its canonical name (none) and byte order; `Err` with the message when the hint does
 /// not fit. No hint: `info` as it is.
@@ -230,14 +259,7 @@ pub(crate) fn apply_hint(
     let Some(hint) = hint else {
         return Ok(());
     };
-    let mut header = npy_core::Header::new(info.dtype.clone(), info.shape.clone());
-    header.fortran_order = info.order == npy_core::Order::Fortran;
-    let parsed = npy_core::ParsedHeader {
-        header,
-        version: info.version,
-        header_len: info.header_len,
-        text: info.header.clone(),
-    };
+    let parsed = parsed_of(info);
     let dtype = crate::format::hinted(&parsed, hint)?;
     info.canonical = dtype.canonical();
     info.byte_order = dtype.byte_order();

@@ -172,7 +172,8 @@ pub fn info_of<R: ReadAt>(
             }
             Ok(true) => match npz.info(key) {
                 Ok(mut info) => {
-                    if let Err(m) = crate::info::apply_hint(&mut info, hint) {
+                    // The hint describes the members it fits; the others as they are.
+                    if let Err(m) = crate::info::apply_hint_where_fits(&mut info, hint) {
                         complain(&at, &m);
                         ok = false;
                         continue;

@@ -196,8 +196,8 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
             ));
         }
         match remote {
-            Some(object) => show_member(args, &NpzArchive::new(object)?, key, out)?,
-            None => show_member(args, &NpzArchive::open(&args.file)?, key, out)?,
+            Some(object) => show_member(args, args.hint, &NpzArchive::new(object)?, key, out)?,
+            None => show_member(args, args.hint, &NpzArchive::open(&args.file)?, key, out)?,
         }
         if args.json {
             out.write_all(b"\n")?;
@@ -213,7 +213,7 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
     }
     if let Some(object) = remote {
         let source = npy_core::NpySource::open(object)?;
-        show_reader(args, source.reader(), source.size(), out)?;
+        show_reader(args, args.hint, source.reader(), source.size(), out)?;
         if args.json {
             out.write_all(b"\n")?;
         }
@@ -232,7 +232,13 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
     let buffered = io::BufReader::with_capacity(npy_core::__private::FILE_BUFFER_BYTES, file);
     let reader = NpyReader::new(progress.counted(buffered))?;
     let backed = size.saturating_sub(reader.parsed_header().data_offset());
-    show_reader(args, reader.with_available_bytes(backed), size, out)?;
+    show_reader(
+        args,
+        args.hint,
+        reader.with_available_bytes(backed),
+        size,
+        out,
+    )?;
     drop(progress);
     if args.json {
         out.write_all(b"\n")?;
@@ -241,9 +247,10 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
 }
 
 /// Shows the member `key` of `npz` as `npy show` shows a file (`--json`: without the final
-/// newline).
+/// newline), read with `hint`.
 fn show_member<R: npy_core::ReadAt>(
     args: &Args,
+    hint: Option<npy_core::MlType>,
     npz: &NpzArchive<R>,
     key: &str,
     out: &mut impl Write,
@@ -261,9 +268,9 @@ fn show_member<R: npy_core::ReadAt>(
         let mut tmp = tempfile::NamedTempFile::new().map_err(Error::from)?;
         npz.open_member(key)?.copy_to(tmp.as_file_mut())?;
         let reader = NpyReader::open(tmp.path())?;
-        return show_reader(args, reader, size, out);
+        return show_reader(args, hint, reader, size, out);
     }
-    show_reader(args, reader, size, out)
+    show_reader(args, hint, reader, size, out)
 }
 
 /// Shows every member of an archive under its key, in the archive's order: as text, each
@@ -294,8 +301,22 @@ fn show_archive<R: npy_core::ReadAt>(
             writeln!(out, "{}:", printable(key))?;
         }
         if npz.is_npy(key)? {
+            // A whole archive with --hint: the hint reads the members it fits (a checkpoint
+            // holds bfloat16 weights beside float32 and int64 ones), the others show as they
+            // are; a big-endian '>V2' is still refused.
+            let hint = match args.hint {
+                Some(h) => {
+                    let parsed = npz.header(key)?;
+                    match parsed.hinted_dtype(h) {
+                        Ok(Some(_)) => Some(h),
+                        Ok(None) => None,
+                        Err(_) => Some(h),
+                    }
+                }
+                None => None,
+            };
             // An error names the member: the archive's path alone does not say which.
-            show_member(args, &npz, key, out).map_err(|f| match f {
+            show_member(args, hint, &npz, key, out).map_err(|f| match f {
                 Failure::Read(e) => {
                     Failure::Refused(format!("member {}: {}", printable(key), e.kind()))
                 }
@@ -358,7 +379,7 @@ fn show_safetensors(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
             .npy_reader(name)
             .map_err(|e| Failure::Refused(e.kind().to_string()))?;
         let size = reader.parsed_header().data_offset() + reader.header().nbytes()?;
-        show_reader(args, reader, size, out).map_err(|f| match f {
+        show_reader(args, args.hint, reader, size, out).map_err(|f| match f {
             Failure::Read(e) => {
                 Failure::Refused(format!("tensor {}: {}", printable(name), e.kind()))
             }
@@ -372,14 +393,15 @@ fn show_safetensors(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
 }
 
 /// Shows the array of `reader`, whose input (a file, or an archive's member) holds `size`
-/// bytes in all.
+/// bytes in all, read with `hint` (an error when it does not fit).
 fn show_reader<R: Read + Seek>(
     args: &Args,
+    hint: Option<npy_core::MlType>,
     reader: NpyReader<R>,
     size: u64,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    let mut reader = match args.hint {
+    let mut reader = match hint {
         Some(hint) => {
             crate::format::hinted(reader.parsed_header(), hint).map_err(Failure::Refused)?;
             reader.with_hint(Some(hint))

@@ -257,3 +257,70 @@ fn big_endian_bfloat16_is_refused_and_one_byte_kinds_show() {
         }
     }
 }
+
+/// A whole archive with `--hint`: the members the hint fits read as the hinted type and the
+/// others show and describe as they are, as `npy convert --hint` treats them (a checkpoint
+/// holds bfloat16 weights beside float32 and int64 arrays). The archive and the expected text
+/// are numpy's (with ml_dtypes), `str()` of each member.
+#[test]
+fn a_hint_over_an_archive_reads_the_members_it_fits() {
+    let Some(python) = npy_test_support::python::python_for("npy show --hint of a mixed .npz")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ckpt.npz");
+    let script = r#"
+import sys, json, numpy as np, ml_dtypes as md
+w = np.arange(4, dtype=np.float32).astype(md.bfloat16)
+b = np.ones(3, np.float32)
+step = np.array(100, np.int64)
+np.savez(sys.argv[1], w=w, b=b, step=step)
+print(json.dumps({"w": str(w), "b": str(b), "step": str(step)}))
+"#;
+    let o = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let want: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let o = run(&[
+        Path::new("show"),
+        Path::new("--hint"),
+        Path::new("bfloat16"),
+        &path,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let expected = format!(
+        "w:\n{}\n\nb:\n{}\n\nstep:\n{}\n",
+        want["w"].as_str().unwrap(),
+        want["b"].as_str().unwrap(),
+        want["step"].as_str().unwrap()
+    );
+    assert_eq!(stdout(&o), expected);
+    let o = run(&[
+        Path::new("info"),
+        Path::new("--json"),
+        Path::new("--hint"),
+        Path::new("bfloat16"),
+        &path,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let canon: Vec<Option<String>> = stdout(&o)
+        .lines()
+        .map(|l| {
+            let j: Value = serde_json::from_str(l).unwrap();
+            j["canonical"].as_str().map(str::to_owned)
+        })
+        .collect();
+    assert_eq!(
+        canon,
+        [
+            Some("bfloat16".to_owned()),
+            Some("float32".to_owned()),
+            Some("int64".to_owned())
+        ]
+    );
+}
