@@ -8,7 +8,7 @@
 //! | task | the call |
 //! |---|---|
 //! | read a file into a `Vec` | [`read::<T>(path)`](read) gives an [`NpyArray`] (shape, order, `into_vec()`, `into_c_order_vec()`); [`read_with`] takes [`ReadOptions`] |
-//! | read into ndarray | `read_ndarray::<A>(path)` (feature `ndarray`); `read_ndarray_with` for options |
+//! | read into ndarray | `read_ndarray::<f32, Ix2>(path)` (feature `ndarray`; `IxDyn` for any number of dimensions); `read_ndarray_with` for options |
 //! | map a file | `unsafe { NpyMmap::<T>::open(path) }` (feature `mmap`) |
 //! | view bytes in memory | [`NpyView::<T>::new(&bytes)`](NpyView::new) (zero copy); [`view_or_copy`] when they may be misaligned |
 //! | stream rows | [`NpyReader::open(path)`](NpyReader::open), then `read_into`, `iter`, `read_range` |
