@@ -13,7 +13,7 @@ use crate::codec::checked_product;
 use crate::dynamic::{DynArray, DynValue};
 use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind};
-use crate::format::{Version, MAGIC};
+use crate::format::{Order, Version, MAGIC};
 use crate::header::{Header, ParsedHeader};
 use crate::io::ReadAt;
 use crate::meta::{meta_accessors, ArrayMeta};
@@ -302,22 +302,7 @@ impl<S: ReadAt> NpySource<S> {
     pub fn row_elements<T: NpyElement>(&self, rows: Range<u64>) -> Result<Range<u64>, Error> {
         let mut r = self.reader();
         r.fold_for::<T>()?;
-        if r.order().is_fortran() || r.shape().is_empty() {
-            return Err(Error::new(ErrorKind::Unsupported {
-                operation: "read_rows",
-                reason: "rows are contiguous only in C-order arrays with at least one dimension"
-                    .into(),
-            }));
-        }
-        let count = r.shape()[0];
-        if rows.start > rows.end || rows.end > count {
-            return Err(Error::new(ErrorKind::OutOfRange {
-                what: "row range",
-                start: rows.start,
-                end: rows.end,
-                len: count,
-            }));
-        }
+        check_rows(r.order(), r.shape(), &rows)?;
         let row = checked_product(1, &r.shape()[1..]).unwrap_or(u64::MAX);
         Ok(rows.start * row..rows.end * row)
     }
@@ -338,22 +323,7 @@ impl<S: ReadAt> NpySource<S> {
     /// ```
     pub fn row_byte_range(&self, rows: Range<u64>) -> Result<Range<u64>, Error> {
         let r = self.reader();
-        if r.order().is_fortran() || r.shape().is_empty() {
-            return Err(Error::new(ErrorKind::Unsupported {
-                operation: "read_rows",
-                reason: "rows are contiguous only in C-order arrays with at least one dimension"
-                    .into(),
-            }));
-        }
-        let count = r.shape()[0];
-        if rows.start > rows.end || rows.end > count {
-            return Err(Error::new(ErrorKind::OutOfRange {
-                what: "row range",
-                start: rows.start,
-                end: rows.end,
-                len: count,
-            }));
-        }
+        check_rows(r.order(), r.shape(), &rows)?;
         // Within the array's bytes, which fit in 64 bits (checked when the header was read;
         // a row of zero rows may not, and is never multiplied by more than 0).
         let row = checked_product(self.meta.itemsize(), &r.shape()[1..]).unwrap_or(u64::MAX);
@@ -619,6 +589,27 @@ impl<S: ReadAt + ?Sized> Seek for SourceCursor<'_, S> {
         self.pos = target;
         Ok(target)
     }
+}
+
+/// Rows `rows` of an array of `shape` in `order` are a contiguous run of its bytes: a C-order
+/// array of at least one dimension, and the range within its first dimension.
+fn check_rows(order: Order, shape: &[u64], rows: &Range<u64>) -> Result<(), Error> {
+    if order.is_fortran() || shape.is_empty() {
+        return Err(Error::new(ErrorKind::Unsupported {
+            operation: "read_rows",
+            reason: "rows are contiguous only in C-order arrays with at least one dimension".into(),
+        }));
+    }
+    let count = shape[0];
+    if rows.start > rows.end || rows.end > count {
+        return Err(Error::new(ErrorKind::OutOfRange {
+            what: "row range",
+            start: rows.start,
+            end: rows.end,
+            len: count,
+        }));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
