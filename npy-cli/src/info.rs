@@ -185,6 +185,7 @@ fn sparse_line(path: &Path, s: &npy_sparse::SparseInfo, json: bool) -> String {
                 "class": class,
                 "shape": s.shape,
                 "stored": s.stored,
+                "nnz": s.nnz,
                 "data_descr": s.data_dtype.to_string(),
                 "index_descr": s.index_dtype.to_string(),
                 "blocksize": s.blocksize,
@@ -200,7 +201,7 @@ fn sparse_line(path: &Path, s: &npy_sparse::SparseInfo, json: bool) -> String {
         "{}: scipy.sparse {class}, {}, {} stored elements{blocks}, data {}, index {}\n",
         printable(&path.display().to_string()),
         shape(&s.shape),
-        thousands(s.stored),
+        thousands(s.nnz),
         s.data_dtype,
         s.index_dtype
     )

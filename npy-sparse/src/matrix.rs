@@ -60,6 +60,10 @@ pub struct SparseInfo {
     /// Stored elements: the elements of `data` (for BSR every element of the stored blocks,
     /// for DIA every element of the stored diagonals, as scipy's `data.size`).
     pub stored: u64,
+    /// scipy's `nnz`, the count its repr calls "stored elements": [`SparseInfo::stored`] but
+    /// for DIA, where only each diagonal's part inside the shape counts (`dia_array._getnnz`:
+    /// the sum over offsets `k` of `max(min(rows + k, min(width, cols)) - max(k, 0), 0)`).
+    pub nnz: u64,
     /// The dtype of `data`.
     pub data_dtype: DType,
     /// The dtype of the index arrays (`indices`, `row` or `offsets`).
@@ -191,8 +195,8 @@ fn format_of(path: &Path, npz: &mut Archive) -> Result<Option<Format>, Error> {
 }
 
 /// Describes the scipy.sparse archive at `path` from its headers and its `format` and
-/// `shape` members (no data is read); `Ok(None)` when it is an `.npz` without a `format`
-/// member.
+/// `shape` members (and, for DIA, `offsets`, to count as scipy's `nnz` does; no `data` is
+/// read); `Ok(None)` when it is an `.npz` without a `format` member.
 ///
 /// # Errors
 /// [`Error::Npz`] when the archive cannot be read; [`Error::NotSparse`] for an unknown format
@@ -225,15 +229,35 @@ pub fn detect(path: impl AsRef<Path>) -> Result<Option<SparseInfo>, Error> {
         Format::Bsr => Some(bsr_blocksize(path, &data.shape)?),
         _ => None,
     };
+    let nnz = match (format, &data.shape[..]) {
+        (Format::Dia, &[_, width]) => dia_nnz(shape, width, &read_ints(path, &mut npz, "offsets")?),
+        _ => stored,
+    };
     Ok(Some(SparseInfo {
         format,
         is_array: is_array(path, &mut npz)?,
         shape,
         stored,
+        nnz,
         data_dtype: data.dtype,
         index_dtype: index.dtype,
         blocksize,
     }))
+}
+
+/// scipy's `nnz` of a DIA matrix of `shape` with diagonals of `width` at `offsets`
+/// (`dia_array._getnnz`), in 128-bit arithmetic so that no offset overflows it.
+fn dia_nnz(shape: [u64; 2], width: u64, offsets: &[i64]) -> u64 {
+    let (rows, cols) = (i128::from(shape[0]), i128::from(shape[1]));
+    let l = i128::from(width).min(cols);
+    let total: i128 = offsets
+        .iter()
+        .map(|&k| {
+            let k = i128::from(k);
+            ((rows + k).min(l) - k.max(0)).max(0)
+        })
+        .sum();
+    u64::try_from(total).unwrap_or(u64::MAX)
 }
 
 /// `key` when the archive has it, else [`Error::NotSparse`].

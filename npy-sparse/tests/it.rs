@@ -42,6 +42,7 @@ fn detect_describes_every_fixture_as_scipy() {
             .collect();
         assert_eq!(info.shape.to_vec(), shape, "{file}");
         assert_eq!(info.stored, e["stored"].as_u64().unwrap(), "{file}");
+        assert_eq!(info.nnz, e["nnz"].as_u64().unwrap(), "{file}: scipy's nnz");
         assert_eq!(
             info.data_dtype.to_string(),
             e["data_descr"].as_str().unwrap(),

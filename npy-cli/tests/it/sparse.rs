@@ -33,6 +33,7 @@ fn info_names_every_sparse_fixture_as_scipy() {
             ("format", "format"),
             ("shape", "shape"),
             ("stored", "stored"),
+            ("nnz", "nnz"),
             ("data_descr", "data_descr"),
             ("index_descr", "index_descr"),
             ("blocksize", "blocksize"),
@@ -49,8 +50,9 @@ fn info_names_every_sparse_fixture_as_scipy() {
             )),
             "{line}"
         );
+        // "stored elements" as scipy's repr counts them: its nnz.
         assert!(
-            line.contains(&format!("{} stored elements", e["stored"])),
+            line.contains(&format!("{} stored elements", e["nnz"])),
             "{line}"
         );
     }
