@@ -337,13 +337,19 @@ impl<S: ReadAt> NpySource<S> {
     /// # Errors
     /// As [`NpyReader::read_vec`]; the source's I/O errors.
     pub fn read_vec<T: NpyElement>(&self) -> Result<Vec<T>, Error> {
+        self.whole_reader::<T>()?.read_vec()
+    }
+
+    /// A reader of the whole array as `T`, its span set to the array's bytes so that the
+    /// cursor reads them in one read of the source.
+    fn whole_reader<T: NpyElement>(&self) -> Result<NpyReader<SourceCursor<'_, S>>, Error> {
         let mut r = self.reader();
         let each = r.fold_for::<T>()?;
         let end = self
             .data_offset()
             .saturating_add(r.num_elements().saturating_mul(each));
         r.inner_mut().span_end = end;
-        r.read_vec()
+        Ok(r)
     }
 
     /// Reads the whole array with its shape and order.
@@ -351,12 +357,7 @@ impl<S: ReadAt> NpySource<S> {
     /// # Errors
     /// As [`NpySource::read_vec`].
     pub fn read_array<T: NpyElement>(&self) -> Result<NpyArray<T>, Error> {
-        let mut r = self.reader();
-        let each = r.fold_for::<T>()?;
-        let end = self
-            .data_offset()
-            .saturating_add(r.num_elements().saturating_mul(each));
-        r.inner_mut().span_end = end;
+        let mut r = self.whole_reader::<T>()?;
         let data = r.read_vec()?;
         NpyArray::from_meta(r.meta().clone(), data)
     }
