@@ -3,6 +3,21 @@
 use npy_core::{Header, WriteOptions};
 use npy_object_store::{Counts, Snapshot};
 
+/// object_store's retries cut short, for tests of servers that fail: one retry after 10 ms,
+/// 10 s at most.
+#[allow(dead_code, reason = "used by the tests of the http and aws features")]
+pub fn quick_retry() -> object_store::RetryConfig {
+    object_store::RetryConfig {
+        backoff: object_store::BackoffConfig {
+            init_backoff: std::time::Duration::from_millis(10),
+            max_backoff: std::time::Duration::from_millis(20),
+            base: 2.0,
+        },
+        max_retries: 1,
+        retry_timeout: std::time::Duration::from_secs(10),
+    }
+}
+
 /// `data` saved with shape `shape` (`np.save`'s layout: header padded to 64 bytes).
 pub fn npy<T: npy_core::NpyElement>(data: &[T], shape: &[u64]) -> Vec<u8> {
     let mut out = Vec::new();

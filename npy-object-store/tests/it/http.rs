@@ -7,7 +7,7 @@ use std::time::Duration;
 use npy_object_store::{CountingStore, RemoteErrorKind, RemoteNpy, RemoteOptions};
 use npy_test_support::range_server::RangeServer;
 use object_store::http::{HttpBuilder, HttpStore};
-use object_store::{BackoffConfig, ClientOptions, ObjectStore, RetryConfig};
+use object_store::{ClientOptions, ObjectStore};
 use std::sync::atomic::Ordering;
 
 use crate::common::npy;
@@ -23,15 +23,7 @@ fn http_store(server: &RangeServer, timeout: Duration) -> HttpStore {
                 .with_allow_http(true)
                 .with_timeout(timeout),
         )
-        .with_retry(RetryConfig {
-            backoff: BackoffConfig {
-                init_backoff: Duration::from_millis(10),
-                max_backoff: Duration::from_millis(20),
-                base: 2.0,
-            },
-            max_retries: 1,
-            retry_timeout: Duration::from_secs(10),
-        })
+        .with_retry(crate::common::quick_retry())
         .build()
         .unwrap()
 }
@@ -147,15 +139,7 @@ async fn a_refused_connection_is_unreachable() {
     let store = HttpBuilder::new()
         .with_url(&base)
         .with_client_options(ClientOptions::new().with_allow_http(true))
-        .with_retry(RetryConfig {
-            backoff: BackoffConfig {
-                init_backoff: Duration::from_millis(10),
-                max_backoff: Duration::from_millis(20),
-                base: 2.0,
-            },
-            max_retries: 1,
-            retry_timeout: Duration::from_secs(10),
-        })
+        .with_retry(crate::common::quick_retry())
         .build()
         .unwrap();
     let url = format!("{base}/a.npy");

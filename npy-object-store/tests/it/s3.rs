@@ -49,10 +49,7 @@ async fn moto_s3() {
 /// variables to set.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn missing_credentials_are_named() {
-    use std::time::Duration;
-
     use npy_object_store::{RemoteErrorKind, RemoteNpy};
-    use object_store::{BackoffConfig, RetryConfig};
     let closed = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .unwrap()
@@ -63,15 +60,7 @@ async fn missing_credentials_are_named() {
         .with_endpoint(format!("http://127.0.0.1:{closed}"))
         .with_allow_http(true)
         .with_metadata_endpoint(format!("http://127.0.0.1:{closed}"))
-        .with_retry(RetryConfig {
-            backoff: BackoffConfig {
-                init_backoff: Duration::from_millis(10),
-                max_backoff: Duration::from_millis(20),
-                base: 2.0,
-            },
-            max_retries: 1,
-            retry_timeout: Duration::from_secs(10),
-        })
+        .with_retry(crate::common::quick_retry())
         .build()
         .unwrap();
     let url = "s3://nobody/a.npy";
