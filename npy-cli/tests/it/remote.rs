@@ -148,18 +148,7 @@ fn s3_urls_from_moto_with_the_standard_variables() {
     let endpoint = moto.endpoint();
     same_as_local(
         |name| format!("s3://cli/{name}"),
-        |command, url| {
-            Command::new(env!("CARGO_BIN_EXE_npy"))
-                .args(command.iter().copied().chain([url]))
-                .current_dir(ROOT)
-                .env("AWS_ENDPOINT_URL", &endpoint)
-                .env("AWS_ALLOW_HTTP", "true")
-                .env("AWS_ACCESS_KEY_ID", "testing")
-                .env("AWS_SECRET_ACCESS_KEY", "testing")
-                .env("AWS_REGION", "us-east-1")
-                .output()
-                .unwrap()
-        },
+        |command, url| npy_on_moto(&endpoint, command, url),
     );
 }
 
@@ -271,18 +260,7 @@ fn npz_urls_on_s3_and_convert_from_one() {
         moto.put("npz", name, &archive_bytes(name));
     }
     let endpoint = moto.endpoint();
-    let run = |command: &[&str], url: &str| {
-        Command::new(env!("CARGO_BIN_EXE_npy"))
-            .args(command.iter().copied().chain([url]))
-            .current_dir(ROOT)
-            .env("AWS_ENDPOINT_URL", &endpoint)
-            .env("AWS_ALLOW_HTTP", "true")
-            .env("AWS_ACCESS_KEY_ID", "testing")
-            .env("AWS_SECRET_ACCESS_KEY", "testing")
-            .env("AWS_REGION", "us-east-1")
-            .output()
-            .unwrap()
-    };
+    let run = |command: &[&str], url: &str| npy_on_moto(&endpoint, command, url);
     archives_same_as_local(|name| format!("s3://npz/{name}"), run);
 
     // convert: a member of a remote archive, the same bytes as from the local file.
@@ -324,4 +302,19 @@ fn a_stopped_server_is_named_with_a_remedy() {
             && err.contains("AWS_ENDPOINT_URL"),
         "{err}"
     );
+}
+
+/// `npy COMMAND… URL` against moto at `endpoint`, with the environment object_store's S3
+/// client reads (moto accepts any credentials).
+fn npy_on_moto(endpoint: &str, command: &[&str], url: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_npy"))
+        .args(command.iter().copied().chain([url]))
+        .current_dir(ROOT)
+        .env("AWS_ENDPOINT_URL", endpoint)
+        .env("AWS_ALLOW_HTTP", "true")
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("AWS_REGION", "us-east-1")
+        .output()
+        .unwrap()
 }
