@@ -128,3 +128,27 @@ pub fn python_for(what: &str) -> Option<PathBuf> {
         }
     }
 }
+
+/// Runs `script` (`python -c`) with `args` and returns its stdout.
+///
+/// # Panics
+/// When the interpreter cannot start or the script fails (its stderr in the message), or its
+/// stdout is not UTF-8: a check against Python must not pass on a broken run.
+pub fn run_script<A: AsRef<std::ffi::OsStr>>(
+    python: &Path,
+    script: &str,
+    args: impl IntoIterator<Item = A>,
+) -> String {
+    let out = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("the pinned Python starts");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("the script prints UTF-8")
+}

@@ -326,18 +326,7 @@ fn f15_variants_read_as_numpy_reads_them() {
         std::fs::write(&path, bytes).unwrap();
         args.push(path);
     }
-    let out = std::process::Command::new(python)
-        .arg("-c")
-        .arg(SCRIPT)
-        .args(&args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = npy_test_support::python::run_script(&python, SCRIPT, &args);
     let theirs: Vec<&str> = text.lines().collect();
     assert_eq!(theirs.len(), variants.len());
     // Exception names are Python's alone: only that there was one is compared.

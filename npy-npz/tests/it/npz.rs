@@ -721,18 +721,7 @@ fn the_container_is_zipfiles_byte_for_byte() {
         np.savez(sys.argv[1], a, x=x, **{'d/e': np.zeros((2, 3), np.uint8)})\n\
         np.savez_compressed(sys.argv[2], a, x=x, **{'d/e': np.zeros((2, 3), np.uint8)})\n";
     let (stored, deflated) = (dir.path().join("s.npz"), dir.path().join("d.npz"));
-    let out = std::process::Command::new(python)
-        .arg("-c")
-        .arg(script)
-        .arg(&stored)
-        .arg(&deflated)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    npy_test_support::python::run_script(&python, script, [&stored, &deflated]);
     for (compression, numpy) in [
         (Compression::Stored, &stored),
         (Compression::NUMPY_DEFLATED, &deflated),
