@@ -22,7 +22,11 @@ pub struct RemoteOptions {
     /// Header limits, strict bools, casting, hint ([`ReadOptions`]).
     pub read: ReadOptions,
     /// Bytes of the first GET ([`npy_core::FIRST_READ_BYTES`], 64 KiB): the header and the
-    /// first rows, which later reads take from memory.
+    /// first rows, which later reads take from memory. `usize::MAX` sends the first GET
+    /// without a `Range` and reads the whole object with it, so that a whole-array read
+    /// sends no other GET: what a server that reads the whole object for every ranged GET
+    /// (moto) or a small object rewards; memory is then the object's size, which the caller
+    /// asked for.
     pub first_read: usize,
     /// How many times a GET that failed transiently (a short body, a reset, a timeout) is
     /// sent again, beyond the store's own retries (default 2).
@@ -53,7 +57,8 @@ impl RemoteOptions {
         self
     }
 
-    /// [`RemoteOptions::first_read`] (at least 16 bytes are read).
+    /// [`RemoteOptions::first_read`] (at least 16 bytes are read; `usize::MAX`: the whole
+    /// object in one GET).
     #[must_use]
     pub fn first_read(mut self, bytes: usize) -> Self {
         self.first_read = bytes.max(16);
@@ -101,8 +106,9 @@ pub struct RemoteObject {
 }
 
 impl RemoteObject {
-    /// Sends the first GET (bytes `0..first_read`, fewer when the object is shorter) and
-    /// returns the object with those bytes.
+    /// Sends the first GET (bytes `0..first_read`, fewer when the object is shorter; the
+    /// whole object, without a `Range`, for `usize::MAX`) and returns the object with those
+    /// bytes.
     ///
     /// # Errors
     /// [`RemoteErrorKind::NotFound`], [`RemoteErrorKind::Denied`] and the faults listed on
@@ -122,7 +128,11 @@ impl RemoteObject {
             etag: None,
             retries,
         };
-        let want = 0..first_read.max(16) as u64;
+        let want = if first_read == usize::MAX {
+            0..u64::MAX
+        } else {
+            0..first_read.max(16) as u64
+        };
         let mut attempt = 0;
         let (head, size, etag) = loop {
             match object.get_once(want.clone(), true).await {
@@ -234,15 +244,96 @@ impl RemoteObject {
         Ok(out)
     }
 
-    /// One ranged GET, its response checked; returns the bytes, the object's size and ETag.
+    /// The bytes `range` of the object (clipped to its end) streamed into `out`, which must
+    /// be the clipped range's length: one GET, sent again up to [`RemoteOptions::retries`]
+    /// times after a transient fault, without a buffer of its own.
+    ///
+    /// # Errors
+    /// The faults listed on [`RemoteObject`].
+    pub(crate) async fn get_into(
+        &self,
+        range: Range<u64>,
+        out: &mut [u8],
+    ) -> Result<(), RemoteError> {
+        let range = range.start.min(self.size)..range.end.min(self.size);
+        if range.start >= range.end {
+            return Ok(());
+        }
+        let mut attempt = 0;
+        loop {
+            let res = async {
+                let (result, expected, len) = self.send(range.clone(), false).await?;
+                if len != out.len() {
+                    return Err(self.err(RemoteErrorKind::RangeMismatch {
+                        expected: expected.clone(),
+                        actual: format!("a buffer of {} bytes", out.len()),
+                    }));
+                }
+                let mut at = 0;
+                let mut stream = result.into_stream();
+                while let Some(chunk) = stream.next().await {
+                    let chunk = chunk.map_err(|e| self.err(classify(e, Some(&expected))))?;
+                    let Some(dst) = out.get_mut(at..at + chunk.len()) else {
+                        return Err(self.err(RemoteErrorKind::TooLong { range: expected }));
+                    };
+                    dst.copy_from_slice(&chunk);
+                    at += chunk.len();
+                }
+                if at < len {
+                    return Err(self.err(RemoteErrorKind::Truncated {
+                        range: expected,
+                        got: at as u64,
+                    }));
+                }
+                Ok(())
+            }
+            .await;
+            match res {
+                Ok(()) => return Ok(()),
+                Err(e) if e.is_transient() && attempt < self.retries => attempt += 1,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// One GET, its response checked; returns the bytes, the object's size and ETag.
     /// `first`: the opening GET (no If-Match; it learns size and ETag).
     async fn get_once(
         &self,
         range: Range<u64>,
         first: bool,
     ) -> Result<(Bytes, u64, Option<String>), RemoteError> {
+        let (result, expected, len) = self.send(range, first).await?;
+        let size = result.meta.size;
+        let etag = result.meta.e_tag.clone();
+        let mut buf = BytesMut::with_capacity(len);
+        let mut stream = result.into_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|e| self.err(classify(e, Some(&expected))))?;
+            if buf.len() + chunk.len() > len {
+                return Err(self.err(RemoteErrorKind::TooLong { range: expected }));
+            }
+            buf.extend_from_slice(&chunk);
+        }
+        if buf.len() < len {
+            return Err(self.err(RemoteErrorKind::Truncated {
+                range: expected,
+                got: buf.len() as u64,
+            }));
+        }
+        Ok((buf.freeze(), size, etag))
+    }
+
+    /// Sends one GET of `range` (without a `Range` when it ends at `u64::MAX`: the whole
+    /// object) and checks the response's size, ETag and range before its body is read;
+    /// returns the response, the range it holds and that range's length.
+    async fn send(
+        &self,
+        range: Range<u64>,
+        first: bool,
+    ) -> Result<(object_store::GetResult, Range<u64>, usize), RemoteError> {
         let options = GetOptions {
-            range: Some(GetRange::Bounded(range.clone())),
+            range: (range.end != u64::MAX).then(|| GetRange::Bounded(range.clone())),
             if_match: if first { None } else { self.etag.clone() },
             ..GetOptions::default()
         };
@@ -252,7 +343,7 @@ impl RemoteObject {
             .await
             .map_err(|e| self.err(classify(e, Some(&range))))?;
         let size = result.meta.size;
-        let etag = result.meta.e_tag.clone();
+        let etag = &result.meta.e_tag;
         if !first {
             if size != self.size {
                 return Err(self.err(RemoteErrorKind::Changed(format!(
@@ -260,7 +351,7 @@ impl RemoteObject {
                     self.size
                 ))));
             }
-            if let (Some(before), Some(now)) = (&self.etag, &etag) {
+            if let (Some(before), Some(now)) = (&self.etag, etag) {
                 if before != now {
                     return Err(self.err(RemoteErrorKind::Changed(format!(
                         "ETag {before} became {now}"
@@ -280,22 +371,7 @@ impl RemoteObject {
                 std::io::Error::other("a range longer than this platform's address space"),
             )))
         })?;
-        let mut buf = BytesMut::with_capacity(len);
-        let mut stream = result.into_stream();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|e| self.err(classify(e, Some(&expected))))?;
-            if buf.len() + chunk.len() > len {
-                return Err(self.err(RemoteErrorKind::TooLong { range: expected }));
-            }
-            buf.extend_from_slice(&chunk);
-        }
-        if buf.len() < len {
-            return Err(self.err(RemoteErrorKind::Truncated {
-                range: expected,
-                got: buf.len() as u64,
-            }));
-        }
-        Ok((buf.freeze(), size, etag))
+        Ok((result, expected, len))
     }
 }
 
@@ -533,6 +609,11 @@ impl RemoteNpy {
     /// buffer; the first GET's bytes are used where they cover the start.
     async fn parts(&self, range: Range<u64>) -> Result<FetchedRange<Bytes>, RemoteError> {
         let head = self.head();
+        if range.end <= head.len() as u64 {
+            // The first GET holds it all (`first_read`): no copy, no other GET.
+            let bytes = head.slice(range.start as usize..range.end as usize);
+            return Ok(FetchedRange::new(range.start, bytes));
+        }
         let held = (head.len() as u64).clamp(range.start, range.end);
         let total = usize::try_from(range.end - range.start).map_err(|_| {
             self.npy(npy_core::Error::from(std::io::Error::other(
@@ -560,9 +641,9 @@ impl RemoteNpy {
             let object = &self.object;
             async move {
                 let from = start + off as u64;
-                let bytes = object.get(from..from + piece.len() as u64).await?;
-                piece.copy_from_slice(&bytes);
-                Ok::<(), RemoteError>(())
+                object
+                    .get_into(from..from + piece.len() as u64, piece)
+                    .await
             }
         }))
         .buffer_unordered(self.options.concurrency.max(1))

@@ -3,7 +3,8 @@
 //!
 //! - `whole.npy` (`np.arange(64 Mi, dtype='<u4')`, 256 MiB) read into memory with
 //!   `RemoteNpy::read_vec`: parallel ranged GETs of `RemoteOptions::part_bytes` (8 MiB, 8 in
-//!   flight), and with one GET of the whole object (`part_bytes(u64::MAX)`);
+//!   flight), and with one GET of the whole object (`first_read(usize::MAX)`: the opening GET
+//!   reads it all);
 //! - the headers of `h/0.npy` … `h/999.npy`, opened concurrently (64 in flight), one GET each.
 //!
 //! Each is run `RUNS` times; prints JSON `{"whole": {"seconds", "gets", "bytes"}, "whole_one_get":
@@ -53,7 +54,7 @@ fn main() -> Result<(), String> {
     let mut whole_counts = [None, None];
     for (k, options) in [
         RemoteOptions::default(),
-        RemoteOptions::default().part_bytes(u64::MAX),
+        RemoteOptions::default().first_read(usize::MAX),
     ]
     .into_iter()
     .enumerate()

@@ -71,6 +71,16 @@ pub async fn exercise_async(
         rest,
     );
 
+    // The whole object in the opening GET (no Range): nothing more for the whole array.
+    let one = RemoteOptions::default().first_read(usize::MAX);
+    let w = RemoteNpy::open_with(Arc::clone(&store), "m.npy".into(), url, one)
+        .await
+        .unwrap();
+    expect(counts, "open with first_read(usize::MAX)", 1, 128 + 400_000);
+    assert_eq!(w.read_vec::<f32>().await.unwrap(), data);
+    assert_eq!(w.read_rows::<f32>(999..1000).await.unwrap(), data[99_900..]);
+    expect(counts, "whole array from the opening GET", 0, 0);
+
     let d = a.read_dyn().await.unwrap();
     assert_eq!(d.element(99_999), Some(DynValue::Float(99_999.0)));
     expect(
