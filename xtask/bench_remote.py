@@ -8,11 +8,18 @@
     bench_remote.py ENDPOINT BUCKET time RUNS
         times, RUNS times each (median kept), boto3's get_object of whole.npy + np.load of
         the body (and get_object alone: moto's own rate), and a sequential loop of get_object(Range='bytes=0-65535') + numpy's
-        header parse over the 1,000 headers; prints JSON {"whole": s, "get_only": s, "headers": s}.
+        header parse over the 1,000 headers; and, where curl is installed, moto's own time for
+        the same GETs sent by curl (a C client) over presigned URLs: the whole object in one
+        GET, the 1,000 ranged GETs 8 in flight; prints JSON {"whole": s, "get_only": s,
+        "headers": s, "curl_whole": s, "curl_headers": s}.
 """
 import io
 import json
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 import boto3
@@ -72,6 +79,28 @@ def headers(s3, bucket):
     return shapes
 
 
+def curl(args):
+    subprocess.run(["curl", "--silent", "--show-error", "--no-progress-meter", "--fail", *args], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def curl_whole(s3, bucket):
+    """moto's own time for the whole object: one GET by curl (a C client) of a presigned URL."""
+    url = s3.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": "whole.npy"})
+    return lambda: curl(["--output", "/dev/null", url])
+
+
+def curl_headers(s3, bucket, cfg):
+    """moto's own time for the 1,000 ranged GETs: curl over presigned URLs, 8 in flight
+    (curl's URLs are signed before the clock starts)."""
+    with open(cfg, "w") as f:
+        for i in range(HEADERS):
+            url = s3.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": f"h/{i}.npy"})
+            f.write(f'url = "{url}"\noutput = "/dev/null"\n')
+    return lambda: curl(["--parallel", "--parallel-max", "8", "--header", "Range: bytes=0-65535",
+                         "--config", cfg])
+
+
 def median(f, runs):
     times = []
     for _ in range(runs):
@@ -88,11 +117,16 @@ def main():
         setup(s3, bucket)
         return
     runs = int(sys.argv[4])
-    print(json.dumps({
+    out = {
         "whole": median(lambda: whole(s3, bucket), runs),
         "get_only": median(lambda: get_only(s3, bucket), runs),
         "headers": median(lambda: headers(s3, bucket), runs),
-    }))
+    }
+    if shutil.which("curl"):
+        with tempfile.TemporaryDirectory() as d:
+            out["curl_whole"] = median(curl_whole(s3, bucket), runs)
+            out["curl_headers"] = median(curl_headers(s3, bucket, os.path.join(d, "urls")), runs)
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

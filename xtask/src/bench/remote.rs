@@ -16,8 +16,11 @@
 //! how fast either side can go: it reads the whole object for every ranged GET (an 8 MiB range
 //! of the 256 MiB object took 0.31–0.37 s, the whole object 0.88 s, measured with boto3), so
 //! parallel ranged parts cost it 32 whole reads. The whole read is therefore also timed in one
-//! GET, and the table gives moto's own rate for the object (boto3's `get_object` alone,
-//! without `np.load`).
+//! GET (`RemoteOptions::first_read(usize::MAX)`: the opening GET takes it all), and the table
+//! gives moto's own rate for the object (boto3's `get_object` alone, without `np.load`) and
+//! moto's floor: the same GETs sent by curl, a C client, over presigned URLs (the whole
+//! object in one GET; the 1,000 ranged GETs 8 in flight). No client can beat that floor on
+//! this server, so its ratio to boto3's time is the lowest ratio any client can reach.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -165,10 +168,12 @@ pub fn render(r: &Value) -> String {
          | operation | ours | peer | ours/peer (target) |\n|---|--:|--:|--:|\n\
          | `npy show URL` summary of a 64 MiB `.npy` (HTTP range server) | {} requests, {} bytes | – | ≤ 4 requests, ≤ 262144 bytes: **{}** |\n\
          | whole 256 MiB `.npy` into memory, S3 on moto: `RemoteNpy::read_vec` ({} GETs) vs boto3 `get_object` + `np.load` | {} ({}) | {} ({}) | {} |\n\
-         | the same, `RemoteNpy::read_vec` in one GET ({} GETs; `RemoteOptions::part_bytes(u64::MAX)`) | {} ({}) | {} ({}) | {} |\n\
+         | the same, `RemoteNpy::read_vec` in one GET ({} GETs; `RemoteOptions::first_read(usize::MAX)`) | {} ({}) | {} ({}) | {} |\n\
          | headers of 1,000 `.npy` objects, S3 on moto: 64 in flight ({} GETs) vs a sequential boto3 loop | {} | {} | {} |\n\n\
          moto's own rate for the 256 MiB object (boto3's `get_object` and body read alone, no \
-         `np.load`): {} ({}).\n",
+         `np.load`): {} ({}). moto's floor, the same GETs sent by curl (a C client, presigned \
+         URLs): the whole object {} ({}), the 1,000 ranged GETs {} (8 in flight), which \
+         bound the ratios from below at {} and {}.\n",
         r["runs"],
         r["load"].as_str().unwrap_or("?"),
         show["requests"],
@@ -198,6 +203,11 @@ pub fn render(r: &Value) -> String {
         verdict(ratio(ours_h, boto_h), 0.2),
         super::cell(f(&r["boto3"]["get_only"])),
         mib(f(&r["boto3"]["get_only"])),
+        super::cell(f(&r["boto3"]["curl_whole"])),
+        mib(f(&r["boto3"]["curl_whole"])),
+        super::cell(f(&r["boto3"]["curl_headers"])),
+        ratio(f(&r["boto3"]["curl_whole"]), boto_w).map_or("–".into(), |x| format!("{x:.2}×")),
+        ratio(f(&r["boto3"]["curl_headers"]), boto_h).map_or("–".into(), |x| format!("{x:.2}×")),
     )
 }
 
