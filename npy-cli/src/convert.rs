@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use npy_core::{convert_file_with_progress, ByteOrder, ConvertOptions, Order, Version};
 
-use crate::format::{fail, printable};
+use crate::format::{fail, printable, report};
 use crate::progress::Progress;
 
 /// Rewrite a .npy file with another byte order, memory order or format version; every value
@@ -86,10 +86,13 @@ pub fn run(args: &Args) -> ExitCode {
     // A URL IN: downloaded (in bounded parts) to a temporary copy, converted from there.
     if crate::remote::is_url(&args.input) {
         return match crate::remote::download(&args.input) {
-            Ok(copy) => run(&Args {
-                input: copy.path().to_path_buf(),
-                ..args.clone()
-            }),
+            Ok(copy) => {
+                crate::format::name_copy_as_url(copy.path(), &args.input);
+                run(&Args {
+                    input: copy.path().to_path_buf(),
+                    ..args.clone()
+                })
+            }
             Err(e) => fail(&e, &args.input),
         };
     }
@@ -125,7 +128,7 @@ pub fn run(args: &Args) -> ExitCode {
         return match result {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                let _ = writeln!(std::io::stderr(), "npy: {e}");
+                report(e);
                 ExitCode::FAILURE
             }
         };
@@ -184,7 +187,7 @@ fn through_npz(args: &Args, to_st: bool) -> Option<ExitCode> {
     let dir = match tempfile::tempdir() {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("npy: a temporary directory: {e}");
+            report(format_args!("a temporary directory: {e}"));
             return Some(ExitCode::FAILURE);
         }
     };
@@ -206,11 +209,11 @@ fn through_npz(args: &Args, to_st: bool) -> Option<ExitCode> {
             match npy_safetensors::to_safetensors(&middle, &args.output, &options) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
-                    eprintln!(
-                        "npy: {}: {} (the table, read as numpy arrays)",
+                    report(format_args!(
+                        "{}: {} (the table, read as numpy arrays)",
                         printable(&args.input.display().to_string()),
                         printable(&e.kind().to_string())
-                    );
+                    ));
                     ExitCode::FAILURE
                 }
             },
@@ -218,7 +221,7 @@ fn through_npz(args: &Args, to_st: bool) -> Option<ExitCode> {
     } else {
         let middle = dir.path().join(stem).with_extension("npz");
         if let Err(e) = npy_safetensors::from_safetensors(&args.input, &middle) {
-            eprintln!("npy: {e}");
+            report(e);
             return Some(ExitCode::FAILURE);
         }
         columnar(&Args {
@@ -256,13 +259,13 @@ fn columnar(args: &Args) -> Option<ExitCode> {
     Some(match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let mut msg = String::from("npy: ");
+            let mut msg = String::new();
             if e.path().is_none() {
                 msg.push_str(&printable(&args.input.display().to_string()));
                 msg.push_str(": ");
             }
             msg.push_str(&printable(&e.to_string()));
-            eprintln!("{msg}");
+            report(msg);
             ExitCode::FAILURE
         }
     })

@@ -37,17 +37,31 @@ pub fn shape(dims: &[u64]) -> String {
 /// printer's own rule.
 pub use npy_core::__private::printable;
 
+/// A remote input's local copy and its URL (`npy convert URL OUT` converts a downloaded
+/// copy): the lines [`report`] writes name the URL where they would name the copy.
+static COPY_OF_URL: std::sync::OnceLock<(String, String)> = std::sync::OnceLock::new();
+
+/// Makes [`report`] name `url` wherever a message names `copy`, its downloaded copy.
+pub fn name_copy_as_url(copy: &std::path::Path, url: &std::path::Path) {
+    let _ = COPY_OF_URL.set((copy.display().to_string(), url.display().to_string()));
+}
+
+/// Writes `npy: {line}` on stderr, with a downloaded copy's path replaced by its URL
+/// ([`name_copy_as_url`]).
+pub fn report(line: impl std::fmt::Display) {
+    use std::io::Write as _;
+    let mut line = line.to_string();
+    if let Some((copy, url)) = COPY_OF_URL.get() {
+        line = line.replace(copy.as_str(), url);
+    }
+    let _ = writeln!(std::io::stderr(), "npy: {line}");
+}
+
 /// Reports an error of a command that writes files as `npy: FILE: message` on stderr, FILE
 /// being the file the error names (`fallback` when it names none), and returns exit status 1.
 pub fn fail(e: &npy_core::Error, fallback: &std::path::Path) -> std::process::ExitCode {
-    use std::io::Write as _;
     let path = e.path().unwrap_or(fallback).display().to_string();
-    let _ = writeln!(
-        std::io::stderr(),
-        "npy: {}: {}",
-        printable(&path),
-        describe(e)
-    );
+    report(format_args!("{}: {}", printable(&path), describe(e)));
     std::process::ExitCode::FAILURE
 }
 

@@ -136,6 +136,34 @@ fn convert_reads_a_url() {
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
 }
 
+/// A failing `convert` of a URL names the URL where the same failure of a local file names
+/// the file (issue 25: the URL where a path is printed), not the downloaded copy.
+#[test]
+fn convert_errors_name_the_url() {
+    let server = RangeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    // A header claiming 24 f4 of which 10 are there: np.load refuses it (truncated).
+    let mut bytes = fixture_bytes("f4_le_c_2x3x4.npy");
+    bytes.truncate(bytes.len() - 14 * 4);
+    let local = dir.path().join("cut.npy");
+    std::fs::write(&local, &bytes).unwrap();
+    server.put("cut.npy", bytes);
+    let url = server.url("cut.npy");
+    for out in ["out.npy", "out.parquet"] {
+        let out = dir.path().join(out);
+        let from_file = npy(["convert", local.to_str().unwrap(), out.to_str().unwrap()]);
+        let from_url = npy(["convert", url.as_str(), out.to_str().unwrap()]);
+        assert!(!from_file.status.success() && !from_url.status.success());
+        let (file_err, url_err) = (stderr(&from_file), stderr(&from_url));
+        assert!(file_err.contains(local.to_str().unwrap()), "{file_err}");
+        assert_eq!(
+            url_err,
+            file_err.replace(local.to_str().unwrap(), &url),
+            "{out:?}"
+        );
+    }
+}
+
 #[test]
 fn s3_urls_from_moto_with_the_standard_variables() {
     let Some(moto) = Moto::start("npy info/show of s3:// URLs (moto_server)") else {
