@@ -67,6 +67,17 @@ pub enum ErrorKind {
         /// Why.
         reason: String,
     },
+    /// A column whose Arrow type Parquet cannot store (a fixed width of 0 bytes or 0 items:
+    /// `V0`, a subarray of shape `(0,)`).
+    #[error("column {column:?} of type {data_type} cannot be stored in Parquet: {reason}")]
+    NoParquetType {
+        /// The column (dotted path for a nested field).
+        column: String,
+        /// The Arrow type as arrow-rs prints it.
+        data_type: String,
+        /// Why, and what to write instead.
+        reason: String,
+    },
     /// A column holds nulls and its numpy dtype has no null value (numbers, bool, strings
     /// without a fill).
     #[error(

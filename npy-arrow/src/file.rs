@@ -558,6 +558,9 @@ pub fn write_parquet(
             .build();
         let w = BufWriter::with_capacity(1 << 20, out.file());
         let stored = parquet_schema_of(schema);
+        for f in stored.fields() {
+            refuse_zero_width(f, f.name()).at_path(path)?;
+        }
         let mut writer = ArrowWriter::try_new(w, stored.clone(), Some(props)).at_path(path)?;
         fill(&mut |b| {
             let b = parquet_batch(b, &stored)?;
@@ -566,6 +569,35 @@ pub fn write_parquet(
         writer.into_inner().at_path(path)?.flush().at_path(path)?;
     }
     out.commit()
+}
+
+/// Refuses a column Parquet cannot hold: a fixed width of 0 bytes (`V0`, `S0` as
+/// FixedSizeBinary(0)) or of 0 items (a subarray of shape `(0,)`), anywhere in `field`
+/// (`column`: its dotted path). Parquet's `FIXED_LEN_BYTE_ARRAY` needs a length of at least 1,
+/// and arrow-rs's writer panics on a width of 0.
+#[cfg(feature = "parquet")]
+fn refuse_zero_width(field: &arrow_schema::Field, column: &str) -> Result<(), Error> {
+    use arrow_schema::DataType;
+    let refuse = |reason: &str| {
+        Err(Error::new(ErrorKind::NoParquetType {
+            column: column.to_owned(),
+            data_type: field.data_type().to_string(),
+            reason: reason.to_owned(),
+        }))
+    };
+    match field.data_type() {
+        DataType::FixedSizeBinary(0) => {
+            refuse("it has no fixed-size binary of 0 bytes; write .arrow or .npy instead")
+        }
+        DataType::FixedSizeList(_, 0) => {
+            refuse("it has no fixed-size list of 0 items; write .arrow or .npy instead")
+        }
+        DataType::FixedSizeList(item, _) => refuse_zero_width(item, column),
+        DataType::Struct(fields) => fields
+            .iter()
+            .try_for_each(|f| refuse_zero_width(f, &format!("{column}.{}", f.name()))),
+        _ => Ok(()),
+    }
 }
 
 /// The schema a Parquet file stores for `schema`: Parquet has no second unit, so

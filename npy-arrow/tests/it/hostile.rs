@@ -74,3 +74,46 @@ fn damaged_ipc_files_are_errors_not_panics() {
 fn damaged_parquet_files_are_errors_not_panics() {
     damaged_inputs_never_panic("parquet");
 }
+
+/// Arrays whose elements hold no bytes, as numpy writes them (a record with a zero-size
+/// subarray field, a record of no fields; `np.zeros(3, 'V0')` where the project's Python
+/// writes it): each converts to Parquet or is refused with a typed error naming the file,
+/// never a panic of the Parquet writer (which asserts a width of at least 1) and never a
+/// partial output. The review of 2026-12-01 found `V0` panicking.
+#[cfg(feature = "parquet")]
+#[test]
+fn zero_width_columns_to_parquet_are_errors_not_panics() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut inputs = vec![
+        npy_test_support::fixture("rec_zero_sub.npy"),
+        npy_test_support::fixture("rec_empty.npy"),
+    ];
+    if let Some(python) = npy_test_support::python::python_for("V0 written by numpy") {
+        let v0 = dir.path().join("v0.npy");
+        let script = "import numpy as np, sys; np.save(sys.argv[1], np.zeros(3, 'V0'))";
+        npy_test_support::python::run_script(&python, script, [v0.as_os_str()]);
+        inputs.push(v0);
+    }
+    for input in inputs {
+        let out = dir.path().join("out.parquet");
+        let result =
+            std::panic::catch_unwind(|| convert(&input, &out, &ConvertOptions::new(), |_, _| {}));
+        let Ok(result) = result else {
+            panic!("{}: the conversion panicked", input.display());
+        };
+        if let Err(e) = result {
+            // Parquet's refusal names the output; a record of no fields has no Arrow
+            // column at all, which names the input.
+            match e.kind() {
+                npy_arrow::ErrorKind::NoParquetType { .. } => {
+                    assert_eq!(e.path(), Some(out.as_path()), "{e}");
+                }
+                npy_arrow::ErrorKind::UnsupportedDType { .. } => {
+                    assert_eq!(e.path(), Some(input.as_path()), "{e}");
+                }
+                _ => panic!("{}: {e}", input.display()),
+            }
+            assert!(!out.exists(), "{}", input.display());
+        }
+    }
+}
