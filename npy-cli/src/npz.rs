@@ -334,7 +334,13 @@ pub fn unpack(args: &UnpackArgs) -> ExitCode {
         }
     };
     let names: Vec<String> = npz.members().iter().map(|m| m.name.clone()).collect();
-    let bar = Progress::new(npz.members().iter().map(|m| m.size).sum(), "unpacking");
+    // Declared sizes, not yet checked against the bytes: summed saturating (two zip64 entries
+    // may claim 2^63 each), for the bar alone.
+    let total = npz
+        .members()
+        .iter()
+        .fold(0u64, |sum, m| sum.saturating_add(m.size));
+    let bar = Progress::new(total, "unpacking");
     let mut failed = false;
     for name in names {
         let at = PathBuf::from(format!("{}[{name}]", args.archive.display()));

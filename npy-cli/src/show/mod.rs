@@ -263,11 +263,13 @@ fn show_member<R: npy_core::ReadAt>(
     if !stored && crosswise && !reader.dtype().has_object() {
         // C order walks a Fortran-order array back and forth, and a deflate stream only goes
         // forward: the member is inflated once into a temporary file (on disk, so memory stays
-        // bounded), which is then read as a file.
+        // bounded), which is then read as a file. The file has no name (`O_TMPFILE`, or removed
+        // at once where the system has none), so a killed `npy show` leaves nothing behind.
         drop(reader);
-        let mut tmp = tempfile::NamedTempFile::new().map_err(Error::from)?;
-        npz.open_member(key)?.copy_to(tmp.as_file_mut())?;
-        let reader = NpyReader::open(tmp.path())?;
+        let mut tmp = tempfile::tempfile().map_err(Error::from)?;
+        npz.open_member(key)?.copy_to(&mut tmp)?;
+        tmp.rewind().map_err(Error::from)?;
+        let reader = NpyReader::new(std::io::BufReader::new(tmp))?;
         return show_reader(args, hint, reader, size, out);
     }
     show_reader(args, hint, reader, size, out)

@@ -507,3 +507,80 @@ fn unpack_never_writes_through_links_in_dir() {
     assert_eq!(fs::read(out.join("x.npy")).unwrap(), x);
     assert_eq!(listing(&out), ["d", "x.npy"]);
 }
+
+/// Two zip64 entries each declaring 2^63 bytes (APPNOTE 4.5.3: the 32-bit size 0xFFFFFFFF,
+/// the real one in extra field 0x0001): `npy unpack` refuses them (no bytes back the claims)
+/// with an error, and summing the declared sizes for its progress bar does not overflow (it
+/// panicked in a debug build; the review of 2026-12-01 found it).
+#[test]
+fn unpack_of_zip64_sizes_past_u64_fails_cleanly() {
+    use npy_test_support::zip::{zip, ZipEntry};
+    let huge = |name: &str| {
+        let mut zip64 = vec![0x01, 0x00, 8, 0];
+        zip64.extend_from_slice(&(1u64 << 63).to_le_bytes());
+        ZipEntry {
+            size: u32::MAX,
+            extra: zip64.clone(),
+            local_extra: zip64,
+            ..ZipEntry::stored(name, b"x")
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let x = dir.path().join("x.npz");
+    fs::write(&x, zip(&[huge("a.npy"), huge("b.npy")], None)).unwrap();
+    let out = dir.path().join("out");
+    let o = npy_within(&[Path::new("unpack"), &x, &out]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("a.npy"), "{}", stderr(&o));
+}
+
+/// `npy show` of a deflated Fortran-order member inflates it into a temporary file that has
+/// no name (`O_TMPFILE`), so nothing is left in TMPDIR when the command is killed: while the
+/// command is blocked writing its output (stdout a pipe nobody reads), TMPDIR holds nothing.
+/// Before, a named `.tmpXXXXXX` holding the whole member stayed behind after a SIGKILL.
+#[test]
+fn show_of_a_deflated_fortran_member_leaves_no_named_temp_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    fs::create_dir(&tmp).unwrap();
+    // (300, 300) f8 in Fortran order, deflated: --json prints every element (> 64 KiB, more
+    // than a pipe holds).
+    let data: Vec<f64> = (0..90_000).map(f64::from).collect();
+    let mut member = Vec::new();
+    npy_core::WriteOptions::new()
+        .order(npy_core::Order::Fortran)
+        .write_to(&mut member, &data, &[300, 300])
+        .unwrap();
+    let x = dir.path().join("x.npz");
+    fs::write(
+        &x,
+        npy_test_support::zip::zip(
+            &[npy_test_support::zip::ZipEntry::deflated("a.npy", &member)],
+            None,
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(bin())
+        .args(["show", "--json", "--member", "a"])
+        .arg(&x)
+        .env("TMPDIR", &tmp)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The first output bytes come after the member is inflated into the temporary file.
+    let mut first = [0u8; 16];
+    let mut stdout = child.stdout.take().unwrap();
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    let left = listing(&tmp);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(
+        left,
+        Vec::<String>::new(),
+        "named temporary files in TMPDIR"
+    );
+    assert_eq!(listing(&tmp), Vec::<String>::new());
+}
