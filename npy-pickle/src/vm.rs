@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use num_bigint::BigInt;
 
 use npy_core::header::MAX_DIMS;
-use npy_core::object::internals::{array_from_bytes, decode_all};
+use npy_core::object::internals::{array_from_bytes, decode_all, decoded_bytes};
 use npy_core::object::{NpyScalar, PyDType, PyGlobal, PyObject};
 use npy_core::{
     ByteOrder, DType, DynArray, DynValue, Field, Header, Primitive, Record, SubArray, TimeKind,
@@ -1017,7 +1017,10 @@ impl Vm<'_> {
                 }
                 let bytes = match args.get(1).and_then(|&a| self.get(a)) {
                     Some(Node::Bytes(b)) if b.len() as u64 == dtype.itemsize() => {
-                        self.charge(48 + b.len() as u64)?;
+                        // The copy of the bytes, and the value they decode to (a subarray
+                        // field is a value per element, 48 bytes for each byte of `u1`):
+                        // charged before either is made.
+                        self.charge(decoded_bytes(&dtype).saturating_add(b.len() as u64))?;
                         b.clone()
                     }
                     Some(Node::Bytes(_)) => {
@@ -1245,9 +1248,8 @@ impl Vm<'_> {
             Some(Node::Array(None)) => {
                 let st = self
                     .tuple(state)
-                    .ok_or_else(|| self.bad("array state is not a tuple"))?
-                    .to_vec();
-                let (shape, dtype, fortran, data) = match st.as_slice() {
+                    .ok_or_else(|| self.bad("array state is not a tuple"))?;
+                let (shape, dtype, fortran, data) = match st {
                     [_, s, d, f, x] | [s, d, f, x] => (*s, *d, *f, *x),
                     _ => {
                         return Err(
@@ -1289,11 +1291,12 @@ impl Vm<'_> {
                 built: None,
             }) => {
                 let typestr = typestr.clone();
+                // Borrowed, not copied: a memoised state tuple of any length may be given to
+                // every dtype of the pickle, and only its first nine items are read.
                 let st = self
                     .tuple(state)
-                    .ok_or_else(|| self.bad("dtype state is not a tuple"))?
-                    .to_vec();
-                let dt = self.resolve_dtype(&typestr, Some(&st))?;
+                    .ok_or_else(|| self.bad("dtype state is not a tuple"))?;
+                let dt = self.resolve_dtype(&typestr, Some(st))?;
                 self.nodes[idx] = Node::DType {
                     typestr,
                     built: Some(dt),
@@ -1592,7 +1595,11 @@ impl Vm<'_> {
                 Plan::Done(PyObject::DType(Box::new(PyDType::Numpy(dt))))
             }
             Node::StringDType { coerce, na_object } => Plan::StringDType(*coerce, *na_object),
-            Node::Scalar(s) => Plan::Done(PyObject::Scalar(Box::new(s.clone()))),
+            Node::Scalar(s) => {
+                // Each reference to a shared scalar is a copy of its value and dtype.
+                self.charge(decoded_bytes(&s.dtype).saturating_add(dtype_weight(&s.dtype)))?;
+                Plan::Done(PyObject::Scalar(Box::new(s.clone())))
+            }
             Node::Array(None) => {
                 return Err(PickleError::Malformed {
                     offset: 0,

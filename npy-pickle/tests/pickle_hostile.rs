@@ -1278,3 +1278,130 @@ fn printed_text_is_charged_to_the_print_budget() {
     assert!(shown.was_cut());
     assert!(text.len() <= 8 << 20, "{}", text.len());
 }
+
+/// `numpy._core.multiarray.scalar(dtype, BINBYTES bytes)`: a numpy scalar as numpy pickles it.
+fn scalar_of(dtype: &[u8], bytes: &[u8]) -> Vec<u8> {
+    let mut o = sglob("numpy._core.multiarray", "scalar");
+    o.extend_from_slice(dtype);
+    o.push(b'B');
+    o.extend_from_slice(&u32::try_from(bytes.len()).unwrap().to_le_bytes());
+    o.extend_from_slice(bytes);
+    o.extend_from_slice(b"\x86R");
+    o
+}
+
+/// `BININT n`.
+fn binint(n: u32) -> Vec<u8> {
+    let mut o = vec![b'J'];
+    o.extend_from_slice(&n.to_le_bytes());
+    o
+}
+
+/// `np.dtype([('a', 'u1', (n,))])` as numpy's pickle builds it: `dtype('V{n}')` given the
+/// state `(3, '|', None, ('a',), {'a': (dtype(('u1', (n,))), 0)}, n, 1, 16)`, the field's
+/// subarray dtype `dtype('V{n}')` given `(3, '|', (dtype('u1'), (n,)), None, None, n, 1, 0)`.
+fn subarray_record(n: u32) -> Vec<u8> {
+    let mut sub = dt(&format!("V{n}"));
+    sub.extend_from_slice(b"(K\x03");
+    sub.extend(su("|"));
+    sub.extend(dt("u1"));
+    sub.extend(binint(n));
+    sub.extend_from_slice(b"\x85\x86NN");
+    sub.extend(binint(n));
+    sub.extend_from_slice(b"K\x01K\x00tb");
+    let mut rec = dt(&format!("V{n}"));
+    rec.extend_from_slice(b"(K\x03");
+    rec.extend(su("|"));
+    rec.push(b'N');
+    rec.extend(su("a"));
+    rec.extend_from_slice(b"\x85}");
+    rec.extend(su("a"));
+    rec.extend(sub);
+    rec.extend_from_slice(b"K\x00\x86s");
+    rec.extend(binint(n));
+    rec.extend_from_slice(b"K\x01K\x10tb");
+    rec
+}
+
+/// Review of issue 23: a numpy scalar is charged for the value it decodes to and for each
+/// copy. A scalar memoised once and referenced 20,000 times (`np.load` shares one object: 26
+/// MB) made 20,000 copies of its 64 KiB uncharged (2.5 GB from a 480-byte .npz); a scalar
+/// of `[('a', 'u1', (n,))]` decodes to a value per byte, 48 times its bytes, which were all
+/// that was charged (8 MiB of pickle, 8.5 KB deflated, took 815 MB; numpy 42 MB).
+#[test]
+fn numpy_scalars_are_charged_for_their_values_and_each_copy() {
+    use npy_pickle::PyObject;
+    let shared = |copies: usize| {
+        let mut item = scalar_of(&dt("S65536"), &vec![b'a'; 65536]);
+        item.extend_from_slice(b"\x940](");
+        for _ in 0..copies {
+            item.extend_from_slice(b"h\x00");
+        }
+        item.push(b'e');
+        read_object_npy(&object_array(&item))
+    };
+    assert!(too_large(shared(20_000)));
+    // Within the budget, every reference is the scalar (np.bytes_ of 65,536 b'a').
+    let a = shared(100).unwrap();
+    match a.element(0) {
+        Some(npy_core::DynValue::Object(PyObject::List(items))) => {
+            assert_eq!(items.len(), 100);
+            for item in &items {
+                match item {
+                    PyObject::Scalar(s) => {
+                        assert_eq!(s.value, npy_core::DynValue::Bytes(vec![b'a'; 65536]));
+                    }
+                    other => panic!("{other:?}"),
+                }
+            }
+        }
+        other => panic!("{other:?}"),
+    }
+    // 8 MiB of a subarray field: 384 MiB of values, past the 128 MiB budget.
+    let n = 8 << 20;
+    let big = scalar_of(&subarray_record(n), &vec![0u8; n as usize]);
+    assert!(too_large(read_object_npy(&object_array(&big))));
+    // 64 KiB of it (3 MiB of values) decodes: one field 'a' of 65,536 zeros.
+    let n = 1 << 16;
+    let small = scalar_of(&subarray_record(n), &vec![0u8; n as usize]);
+    match read_object_npy(&object_array(&small)).unwrap().element(0) {
+        Some(npy_core::DynValue::Object(PyObject::Scalar(s))) => match &s.value {
+            npy_core::DynValue::Record(fields) => {
+                assert_eq!(fields.len(), 1);
+                assert_eq!(fields[0].0, "a");
+                match &fields[0].1 {
+                    npy_core::DynValue::SubArray { shape, values } => {
+                        assert_eq!(shape, &[u64::from(n)]);
+                        assert!(values.iter().all(|v| *v == npy_core::DynValue::UInt(0)));
+                    }
+                    other => panic!("{other:?}"),
+                }
+            }
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Review of issue 23 (r04's kind through `BUILD`): a memoised dtype state of 400,008 items
+/// (version 3, then `None`s) given to 120,000 dtypes. `BUILD` copied the whole state before
+/// reading its first nine items: 48 G item copies (a 2 MB file ran past 30 s). Read in
+/// place, every dtype takes its state and the pickle's root, `None`, is returned.
+#[test]
+fn a_long_dtype_state_shared_by_many_dtypes_is_read_in_place() {
+    let (n, m) = (400_000, 120_000);
+    let mut p = b"\x80\x04(K\x03".to_vec();
+    p.extend(su("<"));
+    p.extend_from_slice(b"NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK\x00");
+    p.extend(std::iter::repeat_n(b'N', n));
+    p.extend_from_slice(b"t\x940");
+    p.extend(sglob("numpy", "dtype"));
+    p.extend_from_slice(b"\x940");
+    for _ in 0..m {
+        p.extend_from_slice(b"h\x01");
+        p.extend(su("f8"));
+        p.extend_from_slice(b"\x89\x88\x87Rh\x00b0");
+    }
+    p.extend_from_slice(b"N.");
+    assert_eq!(loads(&p).unwrap(), npy_pickle::PyObject::None);
+}

@@ -113,6 +113,13 @@ pub mod internals {
     use crate::read::NpyArray;
     use crate::write::AtomicFile;
 
+    /// Bytes one element of `dtype` takes once decoded: its [`DynValue`] and everything that
+    /// value owns (a subarray field is a value per element), saturating. What a pickled numpy
+    /// scalar of `dtype` costs each time it is decoded or copied.
+    pub fn decoded_bytes(dtype: &DType) -> u64 {
+        crate::dynamic::budget::dyn_cost(dtype)
+    }
+
     /// The `n` elements of `dtype` (which holds no object) in `bytes`, whose length the
     /// caller checked to be `n` × the itemsize.
     ///
