@@ -420,6 +420,7 @@ fn show_reader<R: Read + Seek>(
     let shape = reader.shape().to_vec();
     if args.json {
         check_empty_lists(&dtype, &shape)?;
+        check_unbacked_values(&dtype, &shape)?;
         let fortran = reader.order() == npy_core::Order::Fortran;
         let mut values = Values::new(&mut reader, false, PrintOptions::new());
         let mut next = || next_value(&mut values);
@@ -551,6 +552,24 @@ fn check_empty_lists(dtype: &DType, shape: &[u64]) -> Result<(), Failure> {
     if total > MAX_EMPTY_LISTS {
         return Err(Failure::Refused(format!(
             "its zero-length axes would print {total} empty lists (at most {MAX_EMPTY_LISTS} are printed)"
+        )));
+    }
+    Ok(())
+}
+
+/// Most elements that hold no bytes (itemsize 0) `--json` prints: 2^20, a few MB of output.
+pub(crate) const MAX_UNBACKED_VALUES: u64 = 1 << 20;
+
+/// Refuses JSON of more than [`MAX_UNBACKED_VALUES`] elements that hold no bytes (itemsize 0:
+/// `V0`, `S0`, records of such fields): nothing in the file backs them, so their output
+/// would be bounded only by the header's claim. (Elements of some bytes are backed by the
+/// file, which is at least that long; `check_data_len` checked it.)
+fn check_unbacked_values(dtype: &DType, shape: &[u64]) -> Result<(), Failure> {
+    let n = shape.iter().fold(1u64, |x, &d| x.saturating_mul(d));
+    if dtype.itemsize() == 0 && n > MAX_UNBACKED_VALUES {
+        return Err(Failure::Refused(format!(
+            "its {n} elements of dtype {dtype} hold no bytes, which the file does not back (at \
+             most {MAX_UNBACKED_VALUES} are printed as JSON)"
         )));
     }
     Ok(())

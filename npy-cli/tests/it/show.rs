@@ -684,3 +684,42 @@ fn r05_big_ints_in_json_follow_pythons_digit_limit() {
         }
     }
 }
+
+/// Elements that hold no bytes (`V0`), in headers numpy's own `write_array_header_1_0`
+/// writes: `--json` of more than `MAX_UNBACKED_VALUES` (2^20) of them is refused before any
+/// output, whatever the order (a Fortran-order (2^31, 2^31) array streamed without end
+/// before: the review of 2026-12-01); a small one prints its elements, as many as numpy's
+/// `tolist()` has.
+#[test]
+fn json_of_elements_without_bytes_is_bounded() {
+    let Some(python) = npy_test_support::python::python_for("V0 headers written by numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = "import numpy as np, sys, json\n\
+        for path, shape, f in [(sys.argv[1], (2**20 + 1,), False), (sys.argv[2], (2**31, 2**31), True), (sys.argv[3], (3, 2), True)]:\n\
+        \x20   with open(path, 'wb') as out:\n\
+        \x20       np.lib.format.write_array_header_1_0(out, {'descr': '|V0', 'fortran_order': f, 'shape': shape})\n\
+        print(len(np.load(sys.argv[3]).tolist()), len(np.load(sys.argv[3]).tolist()[0]))";
+    let paths = ["c.npy", "f.npy", "small.npy"].map(|n| dir.path().join(n));
+    let lens = npy_test_support::python::run_script(&python, script, &paths);
+    for big in &paths[..2] {
+        let o = npy([Path::new("show"), Path::new("--json"), big.as_path()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(o.stdout.is_empty(), "{}", stdout(&o));
+        assert!(err.contains("hold no bytes"), "{err}");
+    }
+    let o = npy([Path::new("show"), Path::new("--json"), paths[2].as_path()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let data = v["data"].as_array().expect("rows");
+    assert_eq!(
+        format!(
+            "{} {}\n",
+            data.len(),
+            data[0].as_array().expect("row").len()
+        ),
+        lens
+    );
+}
