@@ -584,3 +584,33 @@ fn show_of_a_deflated_fortran_member_leaves_no_named_temp_file() {
     );
     assert_eq!(listing(&tmp), Vec::<String>::new());
 }
+
+/// A process's open file reached by other spellings than `/proc/PID/fd/N` (`/dev/fd/1`, and
+/// `fd/1` relative to `/proc/self`) is refused as `/proc/self/fd/1` is: with stdout a regular
+/// file, `npy convert a.npy /dev/fd/1` replaced that file by rename, a file the command was
+/// never given (the review of 2026-12-01 lost its own log this way).
+#[test]
+fn links_to_an_open_file_by_any_spelling_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.npy");
+    fs::write(&a, npy_bytes(&[1, 2, 3])).unwrap();
+    for (cwd, out) in [(None, "/dev/fd/1"), (Some("/proc/self"), "fd/1")] {
+        let log = dir.path().join("stdout.log");
+        fs::write(&log, "LOG").unwrap();
+        let mut cmd = Command::new(bin());
+        cmd.arg("convert")
+            .arg(&a)
+            .arg(out)
+            .stdin(Stdio::null())
+            .stdout(fs::File::options().append(true).open(&log).unwrap())
+            .stderr(Stdio::piped());
+        if let Some(cwd) = cwd {
+            cmd.current_dir(cwd);
+        }
+        let o = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{out}: {err}");
+        assert!(err.contains("open file"), "{out}: {err}");
+        assert_eq!(fs::read(&log).unwrap(), b"LOG", "{out}");
+    }
+}

@@ -409,12 +409,26 @@ fn resolve(target: &Path, follow: bool) -> Result<(PathBuf, Target), Error> {
     }))
 }
 
-/// Whether `path` is one of Linux's magic links to an open file (`/proc/<pid>/fd/<n>`).
+/// Whether the symlink `path` is one of Linux's magic links to an open file: its directory,
+/// with every link in it followed, is `/proc/<pid>/fd` or `/proc/<pid>/task/<tid>/fd`. The
+/// directory decides, not the spelling: `/dev/fd/1`, `fd/1` under `/proc/self` and
+/// `/proc/self/fd/1` are all the same link.
 fn is_proc_fd(path: &Path) -> bool {
-    let mut parts = path.components().map(std::path::Component::as_os_str);
-    parts.next() == Some(std::ffi::OsStr::new("/"))
-        && parts.next() == Some(std::ffi::OsStr::new("proc"))
-        && parts.nth(1) == Some(std::ffi::OsStr::new("fd"))
+    let Ok(dir) = fs::canonicalize(parent_dir(path)) else {
+        return false;
+    };
+    let parts: Vec<&std::ffi::OsStr> = dir
+        .components()
+        .map(std::path::Component::as_os_str)
+        .collect();
+    let is = |p: &std::ffi::OsStr, s: &str| p == std::ffi::OsStr::new(s);
+    match parts.as_slice() {
+        [root, proc, _, fd] => is(root, "/") && is(proc, "proc") && is(fd, "fd"),
+        [root, proc, _, task, _, fd] => {
+            is(root, "/") && is(proc, "proc") && is(task, "task") && is(fd, "fd")
+        }
+        _ => false,
+    }
 }
 
 /// [`ErrorKind::NotRegularFile`] for an output of `kind`.
