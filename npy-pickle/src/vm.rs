@@ -1017,7 +1017,9 @@ impl Vm<'_> {
                 }
                 let bytes = match args.get(1).and_then(|&a| self.get(a)) {
                     Some(Node::Bytes(b)) if b.len() as u64 == dtype.itemsize() => {
-                        self.charge(48 + b.len() as u64)?;
+                        // The copy of the bytes and the value decoded from them (a subarray
+                        // of a million bytes is a million values).
+                        self.charge((b.len() as u64).saturating_add(decoded_weight(&dtype)))?;
                         b.clone()
                     }
                     Some(Node::Bytes(_)) => {
@@ -1458,6 +1460,9 @@ impl Vm<'_> {
             }
             _ => return Err(bad("unknown kind".into())),
         };
+        // What the caller keeps (a dtype value of the tree, an array's or scalar's dtype):
+        // records and subarrays above charged their parts, this is the one node.
+        self.charge(dtype_weight(&dtype))?;
         Ok(dtype)
     }
 
@@ -1592,7 +1597,11 @@ impl Vm<'_> {
                 Plan::Done(PyObject::DType(Box::new(PyDType::Numpy(dt))))
             }
             Node::StringDType { coerce, na_object } => Plan::StringDType(*coerce, *na_object),
-            Node::Scalar(s) => Plan::Done(PyObject::Scalar(Box::new(s.clone()))),
+            Node::Scalar(s) => {
+                // Each copy of a shared scalar is a copy of its dtype and decoded value.
+                self.charge(dtype_weight(&s.dtype).saturating_add(decoded_weight(&s.dtype)))?;
+                Plan::Done(PyObject::Scalar(Box::new(s.clone())))
+            }
             Node::Array(None) => {
                 return Err(PickleError::Malformed {
                     offset: 0,
@@ -1609,8 +1618,8 @@ impl Vm<'_> {
                 match kind {
                     0 => PyObject::List(items),
                     1 => PyObject::Tuple(items),
-                    2 => PyObject::Set(dedup_set(items, |b| self.charge(b))?),
-                    _ => PyObject::FrozenSet(dedup_set(items, |b| self.charge(b))?),
+                    2 => PyObject::Set(dedup_set(items, &|b| self.charge(b))?),
+                    _ => PyObject::FrozenSet(dedup_set(items, &|b| self.charge(b))?),
                 }
             }
             Plan::Dict(pairs) => {
@@ -1619,11 +1628,11 @@ impl Vm<'_> {
                 for (k, v) in pairs {
                     let k = self.materialize(k, depth + 1)?;
                     // Python's TypeError at SETITEM: before the value is built.
-                    self.charge(check_hashable(&k)?)?;
+                    check_hashable(&k, &|b| self.charge(b))?;
                     let v = self.materialize(v, depth + 1)?;
                     out.push((k, v));
                 }
-                PyObject::Dict(dedup_dict(out, |b| self.charge(b))?)
+                PyObject::Dict(dedup_dict(out, &|b| self.charge(b))?)
             }
             Plan::Slice([a, b, c]) => PyObject::Slice(Box::new([
                 self.materialize(a, depth + 1)?,
@@ -1712,6 +1721,25 @@ fn dtype_weight(dt: &DType) -> u64 {
         }),
         DType::SubArray(s) => 8 * s.shape().len() as u64 + dtype_weight(s.base()),
         _ => 0,
+    }
+}
+
+/// Bytes one element of `dt` takes decoded, as a [`DynValue`] and what it holds: a subarray's
+/// elements a value each, a record's fields a name and a value each (an upper bound: nested
+/// subarrays are flattened into one list of values).
+fn decoded_weight(dt: &DType) -> u64 {
+    const DYN: u64 = std::mem::size_of::<DynValue>() as u64;
+    match dt {
+        DType::Record(r) => r.fields().iter().fold(DYN, |acc, f| {
+            acc.saturating_add(24 + f.name.len() as u64)
+                .saturating_add(decoded_weight(&f.dtype))
+        }),
+        DType::SubArray(s) => {
+            let n = s.shape().iter().fold(1u64, |a, &d| a.saturating_mul(d));
+            (DYN + 8 * s.shape().len() as u64)
+                .saturating_add(n.saturating_mul(decoded_weight(s.base())))
+        }
+        other => DYN.saturating_add(other.itemsize()),
     }
 }
 
