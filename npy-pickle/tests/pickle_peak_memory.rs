@@ -107,7 +107,9 @@ fn dag_depth(v: &PyObject) -> Option<usize> {
     }
 }
 
-fn check(label: &str, p: &[u8], expect: impl FnOnce(Result<PyObject, PickleError>) -> bool) {
+/// Runs `p`, checks its result with `expect` and that the bytes live stayed within
+/// `PICKLE_BUDGET`; returns them.
+fn check(label: &str, p: &[u8], expect: impl FnOnce(Result<PyObject, PickleError>) -> bool) -> u64 {
     let (r, peak) = peak_of(p);
     let shown = format!("{:?}", r.as_ref().map(|_| "a value"));
     assert!(expect(r), "{label}: {shown}");
@@ -115,6 +117,7 @@ fn check(label: &str, p: &[u8], expect: impl FnOnce(Result<PyObject, PickleError
         peak <= PICKLE_BUDGET,
         "{label}: {peak} bytes live at the peak, budget {PICKLE_BUDGET}"
     );
+    peak
 }
 
 fn too_large(r: Result<PyObject, PickleError>) -> bool {
@@ -131,16 +134,19 @@ fn what_a_pickle_builds_stays_within_the_budget_in_memory() {
         let frozenset = pickle(&[b"(", &tree, b"\x91"]);
         let set = pickle(&[b"\x8f(", &tree, b"\x90"]);
         let dict_key = pickle(&[b"}", &tree, b"Ns"]);
-        check(&format!("bare 3^{n}"), &bare, |r| match r {
+        let peak = check(&format!("bare 3^{n}"), &bare, |r| match r {
             Ok(v) if n <= 13 => dag_depth(&v) == Some(n),
             r => n > 13 && too_large(r),
         });
+        // Past the budget by the copies alone: refused before any copy is built (the tree
+        // of 3^13 copies takes 97 MiB).
+        assert!(n <= 13 || peak < 1 << 20, "3^{n}: {peak} bytes live");
         for (label, p) in [
             ("frozenset", &frozenset),
             ("set", &set),
             ("dict key", &dict_key),
         ] {
-            check(&format!("{label} 3^{n}"), p, |r| match r {
+            let peak = check(&format!("{label} 3^{n}"), p, |r| match r {
                 Ok(PyObject::FrozenSet(items) | PyObject::Set(items)) if n <= 12 => {
                     items.len() == 1 && dag_depth(&items[0]) == Some(n)
                 }
@@ -151,7 +157,20 @@ fn what_a_pickle_builds_stays_within_the_budget_in_memory() {
                 }
                 r => n > 12 && too_large(r),
             });
+            assert!(
+                n <= 13 || peak < 1 << 20,
+                "{label} 3^{n}: {peak} bytes live"
+            );
         }
+    }
+    // The pickle fuzz target's findings (2026-12-01): shared tuples as a dict key, an
+    // oom- under ASan (523 MiB of RSS) and a slow unit (10 s under ASan): refused before a
+    // copy is built.
+    let oom = b"\x80\x04})2)22\x872\x8722\x8722\x8722\x87222\x8722\x8722\x87222\x8722\x8722\x8722\x8722\x87222\x87222\x8722\x8722\x87\x87222.22\x8722\x87222\x872";
+    let slow = b"\x80\x04})2)22\x872\x8722\x8722\x8722\x87222\x8722\x8722\x87222\x8722\x8722\x8722\x8722\x87222\x87222\x8722\x8722\x87222\x87.";
+    for (label, p) in [("oom", &oom[..]), ("slow unit", &slow[..])] {
+        let peak = check(label, p, too_large);
+        assert!(peak < 1 << 20, "{label}: {peak} bytes live");
     }
     // A frozenset of shared dtypes: each copy's key is its repr, charged as it is written.
     let dtypes = pickle(&[b"(", &dag(&dt("f8"), 12), b"\x91"]);
