@@ -67,8 +67,7 @@ pub enum ErrorKind {
         /// Why.
         reason: String,
     },
-    /// A column whose Arrow type Parquet cannot store (a fixed width of 0 bytes or 0 items:
-    /// `V0`, a subarray of shape `(0,)`).
+    /// A column whose Arrow type Parquet cannot store (a fixed width of 0 bytes: `V0`).
     #[error("column {column:?} of type {data_type} cannot be stored in Parquet: {reason}")]
     NoParquetType {
         /// The column (dotted path for a nested field).

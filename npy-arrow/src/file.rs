@@ -571,10 +571,10 @@ pub fn write_parquet(
     out.commit()
 }
 
-/// Refuses a column Parquet cannot hold: a fixed width of 0 bytes (`V0`, `S0` as
-/// FixedSizeBinary(0)) or of 0 items (a subarray of shape `(0,)`), anywhere in `field`
-/// (`column`: its dotted path). Parquet's `FIXED_LEN_BYTE_ARRAY` needs a length of at least 1,
-/// and arrow-rs's writer panics on a width of 0.
+/// Refuses a column Parquet cannot hold: a fixed width of 0 bytes (`V0` as
+/// FixedSizeBinary(0)), anywhere in `field` (`column`: its dotted path). Parquet's
+/// `FIXED_LEN_BYTE_ARRAY` needs a length of at least 1, and arrow-rs's writer panics on a
+/// width of 0. (Lists of 0 items, subarrays of shape `(0,)`, are written.)
 #[cfg(feature = "parquet")]
 fn refuse_zero_width(field: &arrow_schema::Field, column: &str) -> Result<(), Error> {
     use arrow_schema::DataType;
@@ -588,9 +588,6 @@ fn refuse_zero_width(field: &arrow_schema::Field, column: &str) -> Result<(), Er
     match field.data_type() {
         DataType::FixedSizeBinary(0) => {
             refuse("it has no fixed-size binary of 0 bytes; write .arrow or .npy instead")
-        }
-        DataType::FixedSizeList(_, 0) => {
-            refuse("it has no fixed-size list of 0 items; write .arrow or .npy instead")
         }
         DataType::FixedSizeList(item, _) => refuse_zero_width(item, column),
         DataType::Struct(fields) => fields

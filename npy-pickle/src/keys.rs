@@ -1,11 +1,14 @@
 //! Python's equality of dict keys and set items, for the dicts and sets a pickle builds.
 //!
 //! A key borrows what it compares from the value (no copy of a str, bytes or big int); what it
-//! builds (its own nodes, a dtype's or scalar's repr) is counted and charged to the pickle
-//! budget by the caller.
+//! builds (its own nodes, a dtype's or scalar's repr, a numpy str's text) is charged to the
+//! pickle budget through the caller's `charge` *before* it is built, so a key of a large
+//! shared value (a tuple of tuples of ... shared through the memo, whose tree the budget just
+//! held) is refused part way instead of doubling what the budget allows.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
 use num_bigint::BigInt;
 use num_traits::ToPrimitive;
@@ -44,19 +47,18 @@ pub(crate) enum Key<'a> {
 /// Bytes a key takes beyond what it borrows, per node.
 pub(crate) const KEY_NODE: u64 = std::mem::size_of::<Key<'static>>() as u64;
 
-/// Builds keys, counting what they take and numbering NaNs.
-pub(crate) struct Keys {
+/// Charges the pickle budget; the error is its [`PickleError::TooLarge`].
+pub(crate) type Charge<'c> = &'c dyn Fn(u64) -> Result<(), PickleError>;
+
+/// Builds keys, charging what they take before it is allocated, and numbering NaNs.
+pub(crate) struct Keys<'c> {
     nan_id: u64,
-    /// Bytes built so far (key nodes, reprs), for the caller to charge.
-    pub(crate) built: u64,
+    charge: Charge<'c>,
 }
 
-impl Keys {
-    pub(crate) fn new() -> Keys {
-        Keys {
-            nan_id: 0,
-            built: 0,
-        }
+impl<'c> Keys<'c> {
+    pub(crate) fn new(charge: Charge<'c>) -> Keys<'c> {
+        Keys { nan_id: 0, charge }
     }
 
     fn nan(&mut self) -> Key<'static> {
@@ -64,17 +66,17 @@ impl Keys {
         Key::NaN(self.nan_id)
     }
 
-    /// The key of `v`, or the Python type that cannot be hashed (found before anything of
-    /// its size is built).
-    pub(crate) fn of<'a>(&mut self, v: &'a PyObject) -> Result<Key<'a>, String> {
-        self.built = self.built.saturating_add(KEY_NODE);
+    /// The key of `v` (its root node is the caller's to charge: it lives in the caller's
+    /// table), or the Python type that cannot be hashed, or the budget exceeded by what the
+    /// key's nodes take.
+    pub(crate) fn of<'a>(&mut self, v: &'a PyObject) -> Result<Key<'a>, PickleError> {
         Ok(match v {
             PyObject::None => Key::None,
             PyObject::Bool(b) => Key::Int(i128::from(*b)),
             PyObject::Int(i) => Key::Int(i128::from(*i)),
             PyObject::BigInt(b) => int_key(Cow::Borrowed(&**b)),
-            PyObject::Float(x) => self.float(*x),
-            PyObject::Complex(re, im) if *im == 0.0 => self.float(*re),
+            PyObject::Float(x) => self.float(*x)?,
+            PyObject::Complex(re, im) if *im == 0.0 => self.float(*re)?,
             PyObject::Complex(re, im) => {
                 if re.is_nan() || im.is_nan() {
                     self.nan()
@@ -84,12 +86,9 @@ impl Keys {
             }
             PyObject::Str(s) => Key::Str(Cow::Borrowed(s)),
             PyObject::Bytes(b) => Key::Bytes(b),
-            PyObject::Tuple(items) => {
-                Key::Tuple(items.iter().map(|i| self.of(i)).collect::<Result<_, _>>()?)
-            }
+            PyObject::Tuple(items) => Key::Tuple(self.all(items)?),
             PyObject::FrozenSet(items) => {
-                let mut keys: Vec<Key<'a>> =
-                    items.iter().map(|i| self.of(i)).collect::<Result<_, _>>()?;
+                let mut keys = self.all(items)?;
                 keys.sort();
                 keys.dedup();
                 Key::FrozenSet(keys)
@@ -98,46 +97,84 @@ impl Keys {
                 DynValue::Bool(b) => Key::Int(i128::from(*b)),
                 DynValue::Int(i) => Key::Int(i128::from(*i)),
                 DynValue::UInt(u) => Key::Int(i128::from(*u)),
-                DynValue::Float(x) | DynValue::LongDouble { approx: x, .. } => self.float(*x),
-                DynValue::Str(s) => Key::Str(Cow::Owned(s.to_string_lossy())),
+                DynValue::Float(x) | DynValue::LongDouble { approx: x, .. } => self.float(*x)?,
+                DynValue::Str(s) => {
+                    // UTF-8 takes at most 4 bytes a code point, as UCS-4 does.
+                    (self.charge)(4 * s.len() as u64)?;
+                    Key::Str(Cow::Owned(s.to_string_lossy()))
+                }
                 DynValue::Bytes(b) => Key::Bytes(b),
-                _ => self.repr(v),
+                _ => self.repr(v)?,
             },
             PyObject::Range(start, stop, step) => range_key(*start, *stop, *step),
             PyObject::Slice(parts) => {
                 let [a, b, c] = &**parts;
+                (self.charge)(3 * KEY_NODE)?;
                 Key::Slice(Box::new([self.of(a)?, self.of(b)?, self.of(c)?]))
             }
             PyObject::Global(g) => {
                 let (m, n) = g.path();
                 Key::Global(m, n)
             }
-            PyObject::DType(_) => self.repr(v),
-            other => return Err(other.type_name()),
+            PyObject::DType(_) => self.repr(v)?,
+            other => return Err(unhashable(other.type_name())),
         })
     }
 
-    /// The repr of a small value (a dtype, a numpy scalar of a kind compared by its text).
-    fn repr(&mut self, v: &PyObject) -> Key<'static> {
-        let s = v.to_string();
-        self.built = self.built.saturating_add(s.len() as u64);
-        Key::Other(s)
+    /// The keys of a tuple's or frozenset's items, their slots charged before they are taken.
+    fn all<'a>(&mut self, items: &'a [PyObject]) -> Result<Vec<Key<'a>>, PickleError> {
+        (self.charge)(KEY_NODE.saturating_mul(items.len() as u64))?;
+        let mut keys = Vec::with_capacity(items.len());
+        for i in items {
+            keys.push(self.of(i)?);
+        }
+        Ok(keys)
     }
 
-    fn float(&mut self, x: f64) -> Key<'static> {
+    /// The repr of a value compared by its text (a dtype, a numpy scalar of some kinds),
+    /// charged as it is written.
+    fn repr(&mut self, v: &PyObject) -> Result<Key<'static>, PickleError> {
+        struct Charged<'c> {
+            text: String,
+            charge: Charge<'c>,
+            refused: Option<PickleError>,
+        }
+        impl std::fmt::Write for Charged<'_> {
+            fn write_str(&mut self, s: &str) -> std::fmt::Result {
+                if let Err(e) = (self.charge)(s.len() as u64) {
+                    self.refused = Some(e);
+                    return Err(std::fmt::Error);
+                }
+                self.text.push_str(s);
+                Ok(())
+            }
+        }
+        let mut out = Charged {
+            text: String::new(),
+            charge: self.charge,
+            refused: None,
+        };
+        if write!(out, "{v}").is_err() {
+            return Err(out.refused.unwrap_or_else(|| unhashable(v.type_name())));
+        }
+        Ok(Key::Other(out.text))
+    }
+
+    fn float(&mut self, x: f64) -> Result<Key<'static>, PickleError> {
         if x.is_nan() {
-            return self.nan();
+            return Ok(self.nan());
         }
         if x.is_finite() && x.fract() == 0.0 {
             if let Some(i) = x.to_i128() {
-                return Key::Int(i);
+                return Ok(Key::Int(i));
             }
+            // At most 1024 bits.
+            (self.charge)(160)?;
             if let Some(b) = num_traits::FromPrimitive::from_f64(x) {
-                self.built = self.built.saturating_add(160);
-                return Key::Big(Cow::Owned(b));
+                return Ok(Key::Big(Cow::Owned(b)));
             }
         }
-        Key::Float(x.to_bits())
+        Ok(Key::Float(x.to_bits()))
     }
 }
 
@@ -166,28 +203,29 @@ fn range_key(start: i64, stop: i64, step: i64) -> Key<'static> {
 }
 
 /// Refuses an unhashable dict key or set item as soon as it is built (Python's `TypeError`
-/// at the `SETITEM` or `ADDITEMS`); returns the bytes its key took.
-pub(crate) fn check_hashable(v: &PyObject) -> Result<u64, PickleError> {
-    let mut keys = Keys::new();
-    keys.of(v).map_err(unhashable)?;
-    Ok(keys.built)
+/// at the `SETITEM` or `ADDITEMS`), charging the key it builds to compare it (which is then
+/// dropped).
+pub(crate) fn check_hashable(v: &PyObject, charge: Charge<'_>) -> Result<(), PickleError> {
+    charge(KEY_NODE)?;
+    Keys::new(charge).of(v).map(drop)
 }
 
 /// Python's dict semantics over pairs in insertion order: a repeated key keeps its first
-/// position and key object and takes the last value. `charge` is given the bytes the keys and
-/// their table take before the pairs are moved.
+/// position and key object and takes the last value. The keys and their table are charged
+/// through `charge` as they are built, before the pairs are moved.
 pub(crate) fn dedup_dict(
     pairs: Vec<(PyObject, PyObject)>,
-    charge: impl Fn(u64) -> Result<(), PickleError>,
+    charge: Charge<'_>,
 ) -> Result<Vec<(PyObject, PyObject)>, PickleError> {
     // For each pair, the earlier pair whose key it repeats.
     let mut repeats: Vec<Option<usize>> = Vec::with_capacity(pairs.len());
     {
-        let mut keys = Keys::new();
+        let mut keys = Keys::new(charge);
         let mut seen: HashMap<Key<'_>, usize> = HashMap::new();
         for (i, (k, _)) in pairs.iter().enumerate() {
-            let key = keys.of(k).map_err(unhashable)?;
-            charge(std::mem::replace(&mut keys.built, 0) + 16)?;
+            // The table's entry: the key's root node and the index.
+            charge(KEY_NODE + 16)?;
+            let key = keys.of(k)?;
             match seen.get(&key) {
                 Some(&first) => repeats.push(Some(first)),
                 None => {
@@ -214,15 +252,15 @@ pub(crate) fn dedup_dict(
 /// Python's set semantics: the first of equal items is kept. `charge` as for [`dedup_dict`].
 pub(crate) fn dedup_set(
     items: Vec<PyObject>,
-    charge: impl Fn(u64) -> Result<(), PickleError>,
+    charge: Charge<'_>,
 ) -> Result<Vec<PyObject>, PickleError> {
     let mut keep = Vec::with_capacity(items.len());
     {
-        let mut keys = Keys::new();
+        let mut keys = Keys::new(charge);
         let mut seen = std::collections::HashSet::new();
         for v in &items {
-            let key = keys.of(v).map_err(unhashable)?;
-            charge(std::mem::replace(&mut keys.built, 0) + 8)?;
+            charge(KEY_NODE + 8)?;
+            let key = keys.of(v)?;
             keep.push(seen.insert(key));
         }
     }
@@ -255,10 +293,11 @@ mod tests {
             (PyObject::Float(f64::NAN), PyObject::None),
             (PyObject::Float(f64::NAN), PyObject::None),
         ];
-        let d = dedup_dict(pairs, |_| Ok(())).unwrap();
+        let free = &|_| Ok(());
+        let d = dedup_dict(pairs, free).unwrap();
         assert_eq!(d.len(), 3);
         assert_eq!(d[0], (PyObject::Int(1), PyObject::Str("c".into())));
-        assert!(dedup_set(vec![PyObject::List(vec![])], |_| Ok(())).is_err());
+        assert!(dedup_set(vec![PyObject::List(vec![])], free).is_err());
         // Ranges compare as the sequences they hold; slices by their parts.
         let ranges = vec![
             PyObject::Range(0, 0, 1),
@@ -268,10 +307,10 @@ mod tests {
             PyObject::Range(7, 8, 1),
             PyObject::Range(7, 9, 5),
         ];
-        assert_eq!(dedup_set(ranges, |_| Ok(())).unwrap().len(), 3);
+        assert_eq!(dedup_set(ranges, free).unwrap().len(), 3);
         let slice = |x: PyObject| PyObject::Slice(Box::new([PyObject::None, x, PyObject::None]));
         let s = vec![slice(PyObject::Int(1)), slice(PyObject::Float(1.0))];
-        assert_eq!(dedup_set(s, |_| Ok(())).unwrap().len(), 1);
-        assert!(dedup_set(vec![slice(PyObject::List(vec![]))], |_| Ok(())).is_err());
+        assert_eq!(dedup_set(s, free).unwrap().len(), 1);
+        assert!(dedup_set(vec![slice(PyObject::List(vec![]))], free).is_err());
     }
 }

@@ -54,7 +54,10 @@
 //! - **Time**: one pass over the opcodes, then building the values, both linear in what the
 //!   budget counts: an opcode copies nothing it has not charged, and a constructor given more
 //!   arguments than it takes is refused before they are looked at (Python's `TypeError`);
-//!   integers written as decimal text are limited to 4300 digits, as Python limits them.
+//!   integers written as decimal text are limited to 4300 digits, as Python limits them. A
+//!   value shared so often that its copies alone exceed the budget (3^n tuples from
+//!   `DUP DUP TUPLE3` repeated n times) is refused after the opcodes run, by one pass over the
+//!   shared nodes, before any copy is built.
 //! - **Malformed input** (truncation anywhere, a wrong stack, unknown opcodes) is an error
 //!   naming the opcode and its offset; nothing panics.
 //!

@@ -12,9 +12,12 @@ pub const MAX_PICKLE_DEPTH: usize = 128;
 /// arena (64 bytes a node, plus the text, bytes and 16 bytes per item it holds), every value
 /// of the decoded tree (a [`PyObject`](npy_core::object::PyObject) is 32 bytes plus its text or bytes; an
 /// element of a nested numeric array a [`DynValue`](npy_core::DynValue) of 48 bytes plus its
-/// bytes), each copy of a shared value again, the keys built to compare dict keys and set
-/// items, and the `repr`s built for them. The bytes counted are what the values take, not what
-/// the allocator reserves: the memory used stays within about twice the budget.
+/// bytes; a numpy scalar its dtype and its decoded value, one [`DynValue`](npy_core::DynValue)
+/// per element of a subarray), each copy of a shared value again, the keys built to compare
+/// dict keys and set items and the `repr`s built for them, each charged before it is built.
+/// The bytes counted are what the values take, not what the allocator reserves: the bytes
+/// allocated stay within the budget (`tests/pickle_peak_memory.rs` measures them), the memory
+/// the allocator holds for them within about twice the budget.
 ///
 /// The budget is a constant and not a multiple of the input, so a pickle that compresses
 /// well (16 MB of `EMPTY_TUPLE` opcodes deflate to 16 KB) gets no more than any other. Files

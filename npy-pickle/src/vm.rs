@@ -155,6 +155,14 @@ pub(crate) fn run(input: &[u8], limits: &PickleLimits) -> Result<PyObject, Pickl
     };
     vm.charge(input.len() as u64)?;
     let root = vm.execute()?;
+    // A value shared n times is built n times: a tree of 3^n copies from 3n bytes is refused
+    // here, by what building it would charge at least, without building any of it.
+    if vm.spent.get().saturating_add(vm.tree_floor(root)?) > vm.budget {
+        return Err(PickleError::TooLarge {
+            pickle_bytes: input.len() as u64,
+            limit: vm.budget,
+        });
+    }
     vm.visiting = vec![false; vm.nodes.len()];
     vm.materialize(root, 1)
 }
@@ -1461,6 +1469,9 @@ impl Vm<'_> {
             }
             _ => return Err(bad("unknown kind".into())),
         };
+        // What the caller keeps (a dtype value of the tree, an array's or scalar's dtype):
+        // records and subarrays above charged their parts, this is the one node.
+        self.charge(dtype_weight(&dtype))?;
         Ok(dtype)
     }
 
@@ -1499,6 +1510,82 @@ impl Vm<'_> {
     // -----------------------------------------------------------------------------------------
     // materialising
     // -----------------------------------------------------------------------------------------
+
+    /// The least [`Vm::materialize`] charges for `root`: a value per copy of every value, and
+    /// the refs, text and bytes each copy of a container, str or bytes takes (saturating). One
+    /// pass over the nodes, each summed once however often it is shared; without recursion,
+    /// so any depth is fine; a node met again while it is being summed (a value that contains
+    /// itself, which materialising refuses) adds nothing. Its table, 8 bytes a node, is
+    /// charged.
+    fn tree_floor(&self, root: Ref) -> Result<u64, PickleError> {
+        const OBJ: u64 = std::mem::size_of::<PyObject>() as u64;
+        const TODO: u64 = u64::MAX;
+        const BUSY: u64 = u64::MAX - 1;
+        let Ref::Node(root) = root else {
+            return Ok(OBJ);
+        };
+        self.charge(8 * self.nodes.len() as u64)?;
+        let mut floor = vec![TODO; self.nodes.len()];
+        // The k-th value node i holds.
+        let child = |i: usize, k: usize| -> Option<Ref> {
+            match &self.nodes[i] {
+                Node::List(v) | Node::Tuple(v) | Node::Set(v) | Node::FrozenSet(v) => {
+                    v.get(k).copied()
+                }
+                Node::Dict(d) => d
+                    .get(k / 2)
+                    .map(|&(key, v)| if k.is_multiple_of(2) { key } else { v }),
+                Node::Slice(s) => s.get(k).copied(),
+                Node::StringDType { na_object, .. } => na_object.filter(|_| k == 0),
+                Node::Array(Some(ArrayNode {
+                    data: ArrayData::Items(v),
+                    ..
+                })) => v.get(k).copied(),
+                _ => None,
+            }
+        };
+        let own = |i: usize| -> u64 {
+            OBJ.saturating_add(match &self.nodes[i] {
+                Node::Str(s) => s.len() as u64,
+                Node::Bytes(b) | Node::ByteArray(b) => b.len() as u64,
+                Node::List(v) | Node::Tuple(v) | Node::Set(v) | Node::FrozenSet(v) => {
+                    REF.saturating_mul(v.len() as u64)
+                }
+                // Charged twice: the copy of the pairs, and the pairs being built.
+                Node::Dict(d) => 4 * REF.saturating_mul(d.len() as u64),
+                _ => 0,
+            })
+        };
+        // Post-order: each node's sum, its children's first. Each entry: the node, the next
+        // child to look at, the sum so far. Its depth is at most the number of nodes, which
+        // are charged 64 bytes or more each: the stack's 24 bytes an entry are within that.
+        let mut stack = vec![(root, 0usize, own(root))];
+        floor[root] = BUSY;
+        while let Some(top) = stack.last_mut() {
+            let (i, k) = (top.0, top.1);
+            top.1 += 1;
+            match child(i, k) {
+                None => {
+                    let (i, _, sum) = top.to_owned();
+                    stack.pop();
+                    floor[i] = sum;
+                    if let Some(parent) = stack.last_mut() {
+                        parent.2 = parent.2.saturating_add(sum);
+                    }
+                }
+                Some(Ref::Node(j)) => match floor[j] {
+                    TODO => {
+                        floor[j] = BUSY;
+                        stack.push((j, 0, own(j)));
+                    }
+                    BUSY => {}
+                    f => top.2 = top.2.saturating_add(f),
+                },
+                Some(_) => top.2 = top.2.saturating_add(OBJ),
+            }
+        }
+        Ok(floor[root])
+    }
 
     fn materialize(&mut self, r: Ref, depth: usize) -> Result<PyObject, PickleError> {
         if depth > self.max_depth {
@@ -1616,8 +1703,8 @@ impl Vm<'_> {
                 match kind {
                     0 => PyObject::List(items),
                     1 => PyObject::Tuple(items),
-                    2 => PyObject::Set(dedup_set(items, |b| self.charge(b))?),
-                    _ => PyObject::FrozenSet(dedup_set(items, |b| self.charge(b))?),
+                    2 => PyObject::Set(dedup_set(items, &|b| self.charge(b))?),
+                    _ => PyObject::FrozenSet(dedup_set(items, &|b| self.charge(b))?),
                 }
             }
             Plan::Dict(pairs) => {
@@ -1626,11 +1713,11 @@ impl Vm<'_> {
                 for (k, v) in pairs {
                     let k = self.materialize(k, depth + 1)?;
                     // Python's TypeError at SETITEM: before the value is built.
-                    self.charge(check_hashable(&k)?)?;
+                    check_hashable(&k, &|b| self.charge(b))?;
                     let v = self.materialize(v, depth + 1)?;
                     out.push((k, v));
                 }
-                PyObject::Dict(dedup_dict(out, |b| self.charge(b))?)
+                PyObject::Dict(dedup_dict(out, &|b| self.charge(b))?)
             }
             Plan::Slice([a, b, c]) => PyObject::Slice(Box::new([
                 self.materialize(a, depth + 1)?,

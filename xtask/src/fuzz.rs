@@ -9,12 +9,20 @@
 //! zero-size member with a wrong CRC; r15's end record counting 0, differing local name,
 //! Unicode Path extra field and bad UTF-8 name.
 //!
-//! Each target runs with `-malloc_limit_mb` of its documented budget: 256 MiB for `pickle`
-//! and `npz_directory` (the pickle budget is 128 MiB of values, which the allocator may hold
-//! at most twice), 512 MiB for the others (what `fuzz/README.md` gives them). The `remote`
-//! target is seeded with fixtures behind scripted store answers. A crash, a leak,
-//! an allocation past the limit or a timeout (10 s) is a finding: its input is left in
-//! `fuzz/artifacts/<target>/` and the task fails after running every target.
+//! Each target runs with `-malloc_limit_mb` (the largest single allocation) and
+//! `-rss_limit_mb` of its documented budget. `pickle`: 128 MiB, `npy_pickle::PICKLE_BUDGET`
+//! itself (everything the interpreter allocates is charged to it before it is allocated, so
+//! no one allocation can be larger), and an RSS of 768 MiB: twice the budget (what the
+//! allocator may hold for it), the address sanitizer's quarantine of freed blocks (256 MiB by
+//! default) and 256 MiB for its redzones and shadow and libFuzzer's own memory. Measured: 34
+//! MiB of RSS for `N.`, 306-338 MiB for the pickles that allocate 125 MiB, and 523 MiB during
+//! a 3-minute run with 84 MiB live and 216 MiB quarantined (an `oom-` at 512 MiB that was the
+//! sanitizer's, not the interpreter's). 256 MiB for `npz_directory` and `safetensors`, 512
+//! MiB for the others (what `fuzz/README.md` gives them), with twice that of RSS. The
+//! `remote` target is seeded with fixtures behind scripted store answers. A crash, a leak, an
+//! allocation past the limit or a timeout (10 s) is a finding: its input is left in
+//! `fuzz/artifacts/<target>/` (each log in `fuzz/artifacts/logs/`) and the task fails after
+//! running every target.
 
 use std::fs;
 use std::path::Path;
@@ -22,26 +30,26 @@ use std::process::Command;
 
 use crate::workspace_root;
 
-/// The targets and their `-malloc_limit_mb`.
-const TARGETS: &[(&str, u32)] = &[
-    ("header", 512),
-    ("read_dyn", 512),
-    ("typed", 512),
-    ("pickle", 256),
-    ("npz", 512),
-    ("npz_directory", 256),
-    ("serde_from_str", 512),
-    ("safetensors", 256),
-    ("arrow", 512),
-    ("remote", 512),
+/// The targets, their `-malloc_limit_mb` and `-rss_limit_mb`.
+const TARGETS: &[(&str, u32, u32)] = &[
+    ("header", 512, 1024),
+    ("read_dyn", 512, 1024),
+    ("typed", 512, 1024),
+    ("pickle", 128, 768),
+    ("npz", 512, 1024),
+    ("npz_directory", 256, 512),
+    ("serde_from_str", 512, 1024),
+    ("safetensors", 256, 512),
+    ("arrow", 512, 1024),
+    ("remote", 512, 1024),
 ];
 
 /// Runs the targets (all, or `flags.target`) for `flags.minutes` each.
 pub fn run(flags: &crate::flags::Fuzz) -> Result<(), String> {
-    let chosen: Vec<(&str, u32)> = match &flags.target {
+    let chosen: Vec<(&str, u32, u32)> = match &flags.target {
         Some(t) => vec![*TARGETS
             .iter()
-            .find(|(name, _)| name == t)
+            .find(|(name, ..)| name == t)
             .ok_or_else(|| format!("no fuzz target {t:?}; the targets: {TARGETS:?}"))?],
         None => TARGETS.to_vec(),
     };
@@ -49,10 +57,10 @@ pub fn run(flags: &crate::flags::Fuzz) -> Result<(), String> {
     seed(&fuzz).map_err(|e| format!("seeding fuzz/corpus: {e}"))?;
     let seconds = (flags.minutes * 60.0).round().max(1.0) as u64;
     let mut findings = Vec::new();
-    for (target, malloc_mb) in chosen {
+    for (target, malloc_mb, rss_mb) in chosen {
         let artifacts = fuzz.join("artifacts").join(target);
         let before = count_files(&artifacts);
-        // libFuzzer refuses a corpus directory that does not exist (`arrow` has no seeds).
+        // libFuzzer refuses a corpus directory that does not exist (`arrow` without Python).
         fs::create_dir_all(fuzz.join("corpus").join(target))
             .map_err(|e| format!("making fuzz/corpus/{target}: {e}"))?;
         let out = Command::new("cargo")
@@ -63,7 +71,7 @@ pub fn run(flags: &crate::flags::Fuzz) -> Result<(), String> {
                 "--",
                 &format!("-max_total_time={seconds}"),
                 &format!("-malloc_limit_mb={malloc_mb}"),
-                &format!("-rss_limit_mb={}", malloc_mb * 2),
+                &format!("-rss_limit_mb={rss_mb}"),
                 "-timeout=10",
                 "-print_final_stats=1",
             ])
@@ -72,10 +80,16 @@ pub fn run(flags: &crate::flags::Fuzz) -> Result<(), String> {
                 format!("running cargo +nightly fuzz: {e} (`cargo install --locked cargo-fuzz`)")
             })?;
         let log = String::from_utf8_lossy(&out.stderr);
+        // The whole log beside the artifacts (not committed), for the triage.
+        let logs = fuzz.join("artifacts").join("logs");
+        fs::create_dir_all(&logs)
+            .and_then(|()| fs::write(logs.join(format!("{target}.log")), &out.stderr))
+            .map_err(|e| format!("writing fuzz/artifacts/logs/{target}.log: {e}"))?;
         let runs = stat(&log, "stat::number_of_executed_units:").unwrap_or(0);
         let found = count_files(&artifacts).saturating_sub(before);
+        let corpus = count_files(&fuzz.join("corpus").join(target));
         println!(
-            "{target:>15}: {runs} executions in {seconds} s, -malloc_limit_mb={malloc_mb}, {} ({})",
+            "{target:>15}: {runs} executions in {seconds} s, corpus {corpus}, -malloc_limit_mb={malloc_mb} -rss_limit_mb={rss_mb}, {} ({})",
             if found == 0 && out.status.success() {
                 "no findings".to_owned()
             } else {
@@ -202,6 +216,17 @@ fn seed(fuzz: &Path) -> std::io::Result<()> {
     st.extend_from_slice(&json);
     st.extend_from_slice(&[0, 0, 128, 63, 0, 0, 0, 64, 1, 255]);
     put("safetensors", "two_tensors.safetensors", &st)?;
+    // The arrow target: fixtures written by pyarrow (`xtask/fuzz_arrow_seeds.py`), when the
+    // pinned interpreter is there; without seeds libFuzzer starts from nothing, and finds no
+    // Arrow or Parquet file in minutes.
+    match npy_test_support::python::pinned_python() {
+        Ok(python) => {
+            let dir = corpus.join("arrow");
+            crate::python::run_script(&python, "fuzz_arrow_seeds.py", [&fixtures, &dir])
+                .map_err(std::io::Error::other)?;
+        }
+        Err(why) => eprintln!("xtask fuzz: the arrow target has no seeds: {why}"),
+    }
     Ok(())
 }
 
@@ -273,7 +298,22 @@ fn object_npy(pickle: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Issue 23's hostile pickles (r01, r03, r04, r05) at seed size.
+/// `numpy._core.multiarray.scalar(dtype, bytes)` memoised, then a list of it three times.
+fn shared_scalar(dtype: &[u8], bytes: &[u8]) -> Vec<u8> {
+    [
+        vec![0x80, 4],
+        glob("numpy._core.multiarray", "scalar"),
+        b"(".to_vec(),
+        dtype.to_vec(),
+        vec![b'C', bytes.len() as u8],
+        bytes.to_vec(),
+        b"tR\x940](h\x00h\x00h\x00e.".to_vec(),
+    ]
+    .concat()
+}
+
+/// Issue 23's hostile pickles (r01, r03, r04, r05) at seed size, and the shapes that overran
+/// the pickle budget.
 fn hostile_pickles() -> Vec<(&'static str, Vec<u8>)> {
     let empty = [
         glob("numpy._core.numeric", "_frombuffer"),
@@ -297,6 +337,16 @@ fn hostile_pickles() -> Vec<(&'static str, Vec<u8>)> {
         b"t\x94".to_vec(),
         b"h\x00h\x01R0".repeat(5),
         b"N.".to_vec(),
+    ]
+    .concat();
+    // dtype(('u1', (16,))): a V16 whose BUILD state names the subarray.
+    let subarray = [
+        glob("numpy", "dtype"),
+        su("V16"),
+        b"\x89\x88\x87R(K\x03".to_vec(),
+        su("|"),
+        dt("u1"),
+        b"K\x10\x85\x86NNK\x10K\x01K\x00tb".to_vec(),
     ]
     .concat();
     let mut long4 = vec![0x8b];
@@ -326,6 +376,27 @@ fn hostile_pickles() -> Vec<(&'static str, Vec<u8>)> {
         ),
         ("r04_quad", quad),
         ("r05_long4", object_array(&long4)),
+        // The shapes that overran the pickle budget (npy-pickle/tests/pickle_peak_memory.rs),
+        // small: 3^6 shared tuples in a frozenset and as a dict key, a numpy str scalar shared
+        // through the memo, a scalar of a subarray dtype.
+        (
+            "dag_frozenset",
+            [
+                b"\x80\x04()".to_vec(),
+                b"22\x87".repeat(6),
+                b"\x91.".to_vec(),
+            ]
+            .concat(),
+        ),
+        (
+            "dag_dict_key",
+            [b"\x80\x04})".to_vec(), b"22\x87".repeat(6), b"Ns.".to_vec()].concat(),
+        ),
+        (
+            "shared_scalar",
+            shared_scalar(&dt("U4"), &b"a\0\0\0".repeat(4)),
+        ),
+        ("subarray_scalar", shared_scalar(&subarray, &[1; 16])),
     ]
 }
 

@@ -78,7 +78,7 @@ fn damaged_parquet_files_are_errors_not_panics() {
 /// Arrays whose elements hold no bytes, as numpy writes them (a record with a zero-size
 /// subarray field, a record of no fields; `np.zeros(3, 'V0')` where the project's Python
 /// writes it): each converts to Parquet or is refused with a typed error naming the file,
-/// never a panic of the Parquet writer (which asserts a width of at least 1) and never a
+/// never a panic of the Parquet writer (which asserts a binary width of at least 1) and never a
 /// partial output. The review of 2026-12-01 found `V0` panicking.
 #[cfg(feature = "parquet")]
 #[test]
@@ -95,7 +95,10 @@ fn zero_width_columns_to_parquet_are_errors_not_panics() {
         inputs.push(v0);
     }
     for input in inputs {
-        let out = dir.path().join("out.parquet");
+        let out = dir
+            .path()
+            .join(input.file_name().unwrap())
+            .with_extension("parquet");
         let result =
             std::panic::catch_unwind(|| convert(&input, &out, &ConvertOptions::new(), |_, _| {}));
         let Ok(result) = result else {
@@ -116,4 +119,43 @@ fn zero_width_columns_to_parquet_are_errors_not_panics() {
             assert!(!out.exists(), "{}", input.display());
         }
     }
+}
+
+/// The `arrow` fuzz target's finding of 2026-12-01 (450 bytes): an IPC file whose record
+/// batch names a buffer of 327,681 bytes in a body of 8. arrow-ipc panics slicing it
+/// (`Buffer::slice_with_length`); npy-arrow contains that panic as `ErrorKind::Malformed`,
+/// naming the input and writing nothing.
+const IPC_BUFFER_PAST_BODY: &[&str] = &[
+    "4152524f57310000ffffffff700000001000000000000a000c000600050008000a000000000104000c000000",
+    "080008000000040008000000040000000100000014000000100014000800060007000c000000100010000000",
+    "00000106100000001800000004000000000000000100000061000000040004000400000000000000ffffffff",
+    "8800000014000000000000000c0016000600050008000c000c00000000030400180000000800000000000000",
+    "00000a0018000c00040008000a0000003c000000100000000500000000000000000000000200000000000000",
+    "0000000000000000000000000000000000000000010005000000000000000000010000000500000000000000",
+    "00000000000000001100000000000000ffffffff00000000100000000c001400060008000c0010000c000000",
+    "0000040038000000280000000400000001000000800000000000000090000000000000000800000000000000",
+    "0000000000000000080008000000040008000000040000000100000014000000100014000800060007000c00",
+    "0000100010000000000001061000000018000000040000000000000001000000610000000400040004000000",
+    "980000004152524f5731",
+];
+
+#[test]
+fn an_ipc_buffer_past_its_body_is_malformed() {
+    let hex: String = IPC_BUFFER_PAST_BODY.concat();
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    assert_eq!(bytes.len(), 450);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("finding.arrow");
+    let out = dir.path().join("out.npy");
+    std::fs::write(&input, &bytes).unwrap();
+    let e = convert(&input, &out, &ConvertOptions::new(), |_, _| {}).unwrap_err();
+    assert!(
+        matches!(e.kind(), npy_arrow::ErrorKind::Malformed(why) if why.contains("cannot exceed the existing length")),
+        "{e}"
+    );
+    assert_eq!(e.path(), Some(input.as_path()));
+    assert!(!out.exists());
 }
