@@ -723,3 +723,26 @@ fn json_of_elements_without_bytes_is_bounded() {
         lens
     );
 }
+
+/// numpy dtypes inside an object array print as numpy's `repr(dtype)`: native-order numbers
+/// by their type's name (`dtype('float64')`), the others by their `str` (`dtype('>f4')`,
+/// `dtype('<U3')`), records by their descr. The expected text is numpy's `str()` of the
+/// array. (The fuzz run of 2026-12-01 found `dtype('<f8')` where numpy prints
+/// `dtype('float64')`.)
+#[test]
+fn dtypes_in_object_arrays_print_as_numpy_prints_them() {
+    let Some(python) = npy_test_support::python::python_for("numpy's str() of dtypes") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("dtypes.npy");
+    let script = "import numpy as np, sys\n\
+        a = np.empty(20, dtype=object)\n\
+        a[:] = [np.dtype(d) for d in ['?', 'i1', '<i2', '>i2', 'i4', 'u8', 'f2', 'f4', '>f4', 'f8', 'g', 'c8', '>c16', 'G', 'S5', '<U3', 'V8', 'O', '<M8[ns]', 'i4,f8']]\n\
+        np.save(sys.argv[1], a, allow_pickle=True)\n\
+        print(np.array2string(a, threshold=1000, max_line_width=75))";
+    let want = npy_test_support::python::run_script(&python, script, [&path]);
+    let o = npy([Path::new("show"), path.as_path()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(stdout(&o), want);
+}

@@ -190,10 +190,46 @@ fn complex_repr(f: &mut fmt::Formatter<'_>, re: f64, im: f64) -> fmt::Result {
     f.write_str(&float::complex_scalar_str(re, im, FloatKind::Double))
 }
 
+/// numpy's `repr(dtype)`: a number in native byte order by its type's name
+/// (`dtype('float64')`, `dtype('bool')`), other dtypes by their `str` (`dtype('>f4')`,
+/// `dtype('<U3')`, `dtype('<M8[ns]')`; `S` and `V` without the `|`), records and
+/// subarrays by their descr.
 fn dtype_repr(f: &mut fmt::Formatter<'_>, dt: &DType) -> fmt::Result {
+    use crate::dtype::Primitive as P;
+    use crate::format::ByteOrder;
     match dt {
         DType::Record(_) | DType::SubArray(_) => write!(f, "dtype({dt})"),
         DType::Object => f.write_str("dtype('O')"),
+        // No byte order for bytes and void: numpy's repr leaves out the `|`.
+        DType::Bytes(n) => write!(f, "dtype('S{n}')"),
+        DType::Void(n) => write!(f, "dtype('V{n}')"),
+        DType::Number(p, order)
+            if *order == ByteOrder::NATIVE || *order == ByteOrder::NotApplicable =>
+        {
+            let name = match p {
+                P::Bool => "bool",
+                P::I8 => "int8",
+                P::I16 => "int16",
+                P::I32 => "int32",
+                P::I64 => "int64",
+                P::U8 => "uint8",
+                P::U16 => "uint16",
+                P::U32 => "uint32",
+                P::U64 => "uint64",
+                P::F16 => "float16",
+                P::F32 => "float32",
+                P::F64 => "float64",
+                P::LongDouble { size } => {
+                    return write!(f, "dtype('float{}')", u32::from(*size) * 8)
+                }
+                P::C64 => "complex64",
+                P::C128 => "complex128",
+                P::CLongDouble { size } => {
+                    return write!(f, "dtype('complex{}')", u32::from(*size) * 8)
+                }
+            };
+            write!(f, "dtype('{name}')")
+        }
         _ => write!(f, "dtype('{dt}')"),
     }
 }
