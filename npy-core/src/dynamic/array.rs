@@ -150,6 +150,29 @@ impl DynArray {
         }
     }
 
+    /// The leaf columns, moved out of the array (nothing is copied): the columns of
+    /// [`DynArray::columns`], in the same order; empty for a dtype holding objects. With
+    /// [`Column::into_words`], a column's storage can be handed to another owner (an Arrow
+    /// buffer) as it is.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::WriteOptions;
+    /// let mut bytes = Vec::new();
+    /// WriteOptions::new().write_to(&mut bytes, &[3u16, 4, 5], &[3])?;
+    /// let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
+    /// let columns = a.into_columns();
+    /// assert_eq!(columns.len(), 1);
+    /// assert_eq!(columns[0].values::<u16>(), Some(&[3u16, 4, 5][..]));
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn into_columns(self) -> Vec<Column> {
+        match self.data {
+            Data::Columns(c) => c.leaves,
+            Data::Values(_) => Vec::new(),
+        }
+    }
+
     /// The column of the field at dotted `path` (`"pos.x"`; `""` for a non-record array).
     ///
     /// # Examples
