@@ -258,6 +258,9 @@ struct Strided<'a> {
     count: usize,
     stride: usize,
     offset: usize,
+    /// Whether a large column may be converted on several threads (false when the caller
+    /// already runs columns on several threads).
+    parallel: bool,
 }
 
 impl Strided<'_> {
@@ -502,38 +505,7 @@ fn column(dtype: &DType, s: &Strided<'_>, name: &str) -> Result<ArrayRef, Error>
                 None,
             )?)
         }
-        DType::Unicode(n, order) => {
-            let n = *n as usize;
-            let mut offsets = Vec::with_capacity(s.count + 1);
-            let mut values = MutableBuffer::new(0);
-            offsets.push(0i32);
-            let mut utf8 = [0u8; 4];
-            for i in 0..s.count {
-                let e = s.element(i, n * 4);
-                let mut len = n;
-                while len > 0 && e[(len - 1) * 4..len * 4] == [0, 0, 0, 0] {
-                    len -= 1;
-                }
-                for cp in e[..len * 4].chunks_exact(4) {
-                    let u = u32::from_file(cp, *order);
-                    let c = char::from_u32(u).ok_or_else(|| {
-                        value_error(
-                            name,
-                            i as u64,
-                            format!("code point {u:#x} is not a Unicode scalar value (UTF-8 cannot hold it)"),
-                        )
-                    })?;
-                    values.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
-                }
-                offsets.push(offset_i32(values.len(), name)?);
-            }
-            // SAFETY-free: try_new validates the UTF-8 we wrote (char::encode_utf8 output).
-            Arc::new(StringArray::try_new(
-                OffsetBuffer::new(ScalarBuffer::from(offsets)),
-                values.into(),
-                None,
-            )?)
-        }
+        DType::Unicode(n, order) => utf8_column(s, *n as usize, *order, name)?,
         DType::Void(n) => {
             let width = *n as usize;
             let size = i32::try_from(*n).map_err(|_| {
@@ -589,6 +561,7 @@ fn tensor_column(
         count: s.count * per,
         stride: base.itemsize() as usize,
         offset: 0,
+        parallel: s.parallel,
     };
     let values = column(base, &inner, name)?;
     // With the length given: a list of size 0 (shape (3, 0)) has rows but no values.
@@ -601,13 +574,190 @@ fn tensor_column(
     )?))
 }
 
-fn offset_i32(len: usize, column: &str) -> Result<i32, Error> {
-    i32::try_from(len).map_err(|_| {
+/// The Utf8 column of `s.count` `U<n>` elements (UCS-4 code points in `order`), each without
+/// its trailing NULs, as numpy's `tolist()` gives it. One pass per element, ASCII copied without
+/// encoding; a column of [`PARALLEL_BYTES`] or more (when `s.parallel`) is transcoded on as many
+/// threads as the machine has cores, each a run of rows, and the runs joined.
+///
+/// # Errors
+/// [`ErrorKind::Value`](crate::ErrorKind::Value) for a code point that is not a Unicode
+/// scalar value (a lone surrogate), naming the element;
+/// [`ErrorKind::Overflow`](crate::ErrorKind::Overflow) past 2 GiB of UTF-8.
+fn utf8_column(s: &Strided<'_>, n: usize, order: ByteOrder, name: &str) -> Result<ArrayRef, Error> {
+    let threads = if s.parallel && s.count.saturating_mul(n).saturating_mul(4) >= PARALLEL_BYTES {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    } else {
+        1
+    };
+    let per = s.count.div_ceil(threads).max(1);
+    let ranges: Vec<std::ops::Range<usize>> = (0..s.count)
+        .step_by(per)
+        .map(|a| a..(a + per).min(s.count))
+        .collect();
+    let mut parts = if ranges.len() > 1 {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = ranges
+                .iter()
+                .map(|r| scope.spawn(|| transcode(s, r.clone(), n, order, name)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(overflow(
+                            "string threads",
+                            "a transcoding thread panicked".into(),
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })?
+    } else {
+        vec![transcode(s, 0..s.count, n, order, name)?]
+    };
+    let (mut values, mut offsets) = if parts.is_empty() {
+        (Vec::new(), vec![0i32])
+    } else {
+        parts.remove(0)
+    };
+    // One growth to the joined size (in place for a large allocation, whose pages the
+    // allocator remaps rather than copies).
+    values.reserve_exact(parts.iter().map(|(v, _)| v.len()).sum());
+    for (v, o) in parts {
+        let base = offset_i32(values.len(), name)?;
+        offsets.reserve(o.len() - 1);
+        for &end in &o[1..] {
+            offsets.push(base.checked_add(end).ok_or_else(|| too_long(name))?);
+        }
+        values.extend_from_slice(&v);
+    }
+    // try_new validates the UTF-8 (char::encode_utf8 output and ASCII bytes).
+    Ok(Arc::new(StringArray::try_new(
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        Buffer::from_vec(values),
+        None,
+    )?))
+}
+
+/// Elements `rows` of `s` (`U<n>`, code points in `order`) as UTF-8 bytes and their offsets
+/// (from 0).
+fn transcode(
+    s: &Strided<'_>,
+    rows: std::ops::Range<usize>,
+    n: usize,
+    order: ByteOrder,
+    name: &str,
+) -> Result<(Vec<u8>, Vec<i32>), Error> {
+    let mut offsets = Vec::with_capacity(rows.len() + 1);
+    // ASCII text takes one byte per code point: about a quarter of the input.
+    let mut values: Vec<u8> = Vec::with_capacity(rows.len() * n);
+    offsets.push(0i32);
+    let mut utf8 = [0u8; 4];
+    for i in rows {
+        let e = s.element(i, n * 4);
+        let mut len = n;
+        while len > 0 && e[(len - 1) * 4..len * 4] == [0, 0, 0, 0] {
+            len -= 1;
+        }
+        let cps = &e[..len * 4];
+        let all = cps
+            .chunks_exact(4)
+            .fold(0u32, |m, c| m | u32::from_file(c, order));
+        if all < 0x80 {
+            values.extend(cps.chunks_exact(4).map(|c| u32::from_file(c, order) as u8));
+        } else {
+            for cp in cps.chunks_exact(4) {
+                let u = u32::from_file(cp, order);
+                let c = char::from_u32(u).ok_or_else(|| {
+                    value_error(
+                        name,
+                        i as u64,
+                        format!("code point {u:#x} is not a Unicode scalar value (UTF-8 cannot hold it)"),
+                    )
+                })?;
+                values.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+            }
+        }
+        offsets.push(offset_i32(values.len(), name)?);
+    }
+    Ok((values, offsets))
+}
+
+fn too_long(column: &str) -> Error {
+    overflow(
+        "string offsets",
+        format!("column {column:?} holds more than 2 GiB of string bytes in one batch; read fewer rows per batch"),
+    )
+}
+
+/// The [`RecordBatch`] of a record array of at most one dimension read by
+/// [`npy_core::NpyReader::read_dyn`] (no objects): its leaf columns are moved into the Arrow
+/// arrays, so numbers, datetimes without NaT and `V` bytes are not copied again (the columns
+/// are native-order, packed and 8-byte aligned); bools are packed to bits, `U` strings
+/// transcoded (on several threads when large), `S` strings trimmed. Nested records become
+/// Struct columns of their leaves. `name` names the column of a non-record dtype.
+///
+/// # Errors
+/// As [`batch_from_bytes`].
+pub(crate) fn batch_from_dyn(a: npy_core::DynArray, name: &str) -> Result<RecordBatch, Error> {
+    let rows = a.shape().first().copied().unwrap_or(1);
+    let schema = schema_for(a.dtype(), &[rows], name)?;
+    let dtype = a.dtype().clone();
+    let mut leaves = a.into_columns().into_iter();
+    let columns = match &dtype {
+        DType::Record(r) => r
+            .fields()
+            .iter()
+            .map(|f| from_leaves(&f.dtype, &mut leaves, &f.name))
+            .collect::<Result<Vec<_>, _>>()?,
+        other => vec![from_leaves(other, &mut leaves, name)?],
+    };
+    Ok(RecordBatch::try_new_with_options(
+        schema,
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(rows as usize)),
+    )?)
+}
+
+/// The Arrow array of a field of `dtype` from the next leaves of `leaves` (one per leaf of
+/// a nested record, depth first, as `read_dyn` orders them).
+fn from_leaves(
+    dtype: &DType,
+    leaves: &mut impl Iterator<Item = npy_core::Column>,
+    name: &str,
+) -> Result<ArrayRef, Error> {
+    if let DType::Record(r) = dtype {
+        let DataType::Struct(fields) = data_type_for(dtype)?.0 else {
+            unreachable!("a record's type is a struct")
+        };
+        let children = r
+            .fields()
+            .iter()
+            .map(|f| from_leaves(&f.dtype, leaves, &format!("{name}.{}", f.name)))
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok(Arc::new(StructArray::try_new(fields, children, None)?));
+    }
+    let leaf = leaves.next().ok_or_else(|| {
         overflow(
-            "string offsets",
-            format!("column {column:?} holds more than 2 GiB of string bytes in one batch; read fewer rows per batch"),
+            "record columns",
+            format!("no column was read for field {name:?}"),
         )
-    })
+    })?;
+    let (count, width) = (leaf.len(), leaf.width());
+    let dtype = leaf.dtype().clone();
+    let buf = Buffer::from_vec(leaf.into_words()).slice_with_length(0, count * width);
+    let s = Strided {
+        buf: &buf,
+        count,
+        stride: width,
+        offset: 0,
+        parallel: true,
+    };
+    column(&dtype, &s, name)
+}
+
+fn offset_i32(len: usize, column: &str) -> Result<i32, Error> {
+    i32::try_from(len).map_err(|_| too_long(column))
 }
 
 /// A [`RecordBatch`] of `rows` rows of an array of `dtype` whose C-order data is `data`, one
@@ -653,11 +803,16 @@ pub fn batch_from_bytes(
             ),
         ));
     }
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let fields_threaded = matches!(dtype, DType::Record(r) if r.fields().len() > 1)
+        && threads > 1
+        && need >= PARALLEL_BYTES;
     let all = Strided {
         buf: data,
         count,
         stride: itemsize,
         offset: 0,
+        parallel: !fields_threaded,
     };
     let one = |dtype: &DType, offset: usize, name: &str| -> Result<ArrayRef, Error> {
         let s = Strided {
@@ -685,16 +840,15 @@ pub fn batch_from_bytes(
             count: rows,
             stride: width * per_row,
             offset: 0,
+            parallel: s.parallel,
         };
         tensor_column(&base, &full, &rows_view, name)
     };
     let columns = match dtype {
         DType::Record(r) if !r.fields().is_empty() => {
             let fields = r.fields();
-            let threads = std::thread::available_parallelism()
-                .map_or(1, std::num::NonZeroUsize::get)
-                .min(fields.len());
-            if threads > 1 && need >= PARALLEL_BYTES {
+            let threads = threads.min(fields.len());
+            if fields_threaded {
                 // Fields are independent columns: gather them on several threads, each
                 // thread a run of consecutive fields.
                 let per = fields.len().div_ceil(threads);

@@ -195,6 +195,54 @@ fn pyarrow_reads_every_row_of_the_table_as_numpy_values() {
     assert_eq!(checked, 2 * made);
 }
 
+/// Records big enough that `read_npy` transcodes their `U12` column on several threads (100,000
+/// rows × 48 bytes ≥ 4 MiB), with non-ASCII text in every part of it, and a lone surrogate
+/// nowhere (its refusal is in `rules.rs`).
+const MAKE_BIG: &str = r"
+import sys, numpy as np
+d = sys.argv[1]
+n = 100_000
+a = np.zeros(n, [('id', '<i8'), ('name', '<U12'), ('ok', '?'), ('p', [('x', '>f4'), ('t', '<M8[ms]')])])
+a['id'] = np.arange(n)
+a['name'] = [f'n{i}\u00e9\U0001F600' if i % 3 == 0 else ('' if i % 3 == 1 else f'{i}') for i in range(n)]
+a['ok'] = np.arange(n) % 5 == 0
+a['p']['x'] = np.arange(n, dtype='f4') / 4
+a['p']['t'] = np.where(np.arange(n) % 11 == 0, np.datetime64('NaT'), np.arange(n).astype('M8[ms]'))
+np.save(f'{d}/big_records.npy', a)
+";
+
+/// `read_npy` reads a whole array (records through `read_dyn`'s columns, moved into the Arrow
+/// arrays); every case, written back as IPC and Parquet from that one batch, is what numpy
+/// loads.
+#[test]
+fn whole_arrays_read_by_read_npy_are_numpy_values() {
+    let Some(python) = pyarrow_python("read_npy → Arrow IPC / Parquet, read by pyarrow") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let made: usize = run_python(&python, MAKE, &[dir.path()])
+        .trim()
+        .parse()
+        .unwrap();
+    run_python(&python, MAKE_BIG, &[dir.path()]);
+    let mut converted = 0;
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let npy = entry.unwrap().path();
+        let batch = npy_arrow::read_npy(&npy).unwrap_or_else(|e| panic!("{}: {e}", npy.display()));
+        let schema = batch.schema();
+        npy_arrow::write_ipc(&npy.with_extension("arrow"), &schema, |push| push(&batch)).unwrap();
+        npy_arrow::write_parquet(&npy.with_extension("parquet"), &schema, |push| push(&batch))
+            .unwrap();
+        converted += 1;
+    }
+    assert_eq!(converted, made + 1);
+    let checked: usize = run_python(&python, CHECK, &[dir.path()])
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(checked, 2 * (made + 1));
+}
+
 /// pyarrow writes tables; numpy writes the array each should become (argv[1]/<name>.want.npy).
 const WRITE: &str = r"
 import sys, numpy as np, pyarrow as pa, pyarrow.parquet as pq, pyarrow.ipc as ipc

@@ -161,6 +161,25 @@ fn a_lone_surrogate_is_a_value_error_naming_the_element() {
         ErrorKind::Value { column, index, .. } => assert_eq!((column.as_str(), *index), ("u", 1)),
         other => panic!("{other:?}"),
     }
+    // A record field read through the columns, large enough to be transcoded on several
+    // threads (60,000 × 80 bytes ≥ 4 MiB): the element is named by its row in the array.
+    let rows = 60_000;
+    let mut data = vec![0u8; rows * 80];
+    data[50_001 * 80..50_001 * 80 + 4].copy_from_slice(&0xDFFFu32.to_le_bytes());
+    let path = npy(
+        dir.path(),
+        "r.npy",
+        "[('u', '<U20')]",
+        &[rows as u64],
+        false,
+        &data,
+    );
+    match read_npy(&path).unwrap_err().kind() {
+        ErrorKind::Value { column, index, .. } => {
+            assert_eq!((column.as_str(), *index), ("u", 50_001));
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

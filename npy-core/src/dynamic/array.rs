@@ -150,17 +150,62 @@ impl DynArray {
         }
     }
 
-    /// The column of the field at dotted `path` (`"pos.x"`; `""` for a non-record array).
+    /// The leaf columns, moved out of the array (nothing is copied): the columns of
+    /// [`DynArray::columns`], in the same order; empty for a dtype holding objects. With
+    /// [`Column::into_words`], a column's storage can be handed to another owner (an Arrow
+    /// buffer) as it is.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::WriteOptions;
+    /// let mut bytes = Vec::new();
+    /// WriteOptions::new().write_to(&mut bytes, &[3u16, 4, 5], &[3])?;
+    /// let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
+    /// let columns = a.into_columns();
+    /// assert_eq!(columns.len(), 1);
+    /// assert_eq!(columns[0].values::<u16>(), Some(&[3u16, 4, 5][..]));
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn into_columns(self) -> Vec<Column> {
+        match self.data {
+            Data::Columns(c) => c.leaves,
+            Data::Values(_) => Vec::new(),
+        }
+    }
+
+    /// The column of the field at dotted `path` (`"pos.x"`; `""` for a non-record array): the
+    /// first column, in field order, whose names joined by dots are `path`. A field name may
+    /// itself hold a dot (numpy allows `('a.b', '<i4')`), so `"a.b"` is the top-level field
+    /// `a.b` or field `b` of record `a`, whichever comes first; [`DynArray::column_at`] takes
+    /// the names one by one and is never ambiguous.
     ///
     /// # Examples
     /// See [`Column`].
     pub fn column(&self, path: &str) -> Option<&Column> {
+        self.columns().iter().find(|c| dotted_is(c.path(), path))
+    }
+
+    /// The column of the field at `path`, one name per level from the top-level record down
+    /// (`&["pos", "x"]`; `&[]` for a non-record array), names compared whole: a name holding
+    /// a dot is one name.
+    ///
+    /// # Examples
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("dots.npy");
+    /// let dtype = "[('a.b', '<i2'), ('a', [('b', '<u1')])]".parse()?;
+    /// let mut bytes = npy_core::Header::new(dtype, vec![1]).to_bytes(None)?;
+    /// bytes.extend_from_slice(&[7, 0, 9]);
+    /// std::fs::write(&path, bytes)?;
+    /// let a = npy_core::read_dyn(&path)?;
+    /// assert_eq!(a.column_at(&["a.b"]).unwrap().values::<i16>(), Some(&[7i16][..]));
+    /// assert_eq!(a.column_at(&["a", "b"]).unwrap().values::<u8>(), Some(&[9u8][..]));
+    /// assert!(a.column_at(&["a"]).is_none()); // a record, not a leaf
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn column_at<S: AsRef<str>>(&self, path: &[S]) -> Option<&Column> {
         self.columns().iter().find(|c| {
-            let mut parts = path.split('.');
-            if path.is_empty() {
-                return c.path().is_empty();
-            }
-            c.path().iter().all(|p| parts.next() == Some(p)) && parts.next().is_none()
+            c.path().len() == path.len() && c.path().iter().zip(path).all(|(a, b)| a == b.as_ref())
         })
     }
 
@@ -205,6 +250,24 @@ impl DynArray {
             walk: Stepper::new(self.shape(), Order::C),
         }
     }
+}
+
+/// Whether the names of `names` joined by dots are `dotted` (no name: `""`).
+fn dotted_is(names: &[String], dotted: &str) -> bool {
+    let mut rest = dotted;
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            match rest.strip_prefix('.') {
+                Some(r) => rest = r,
+                None => return false,
+            }
+        }
+        match rest.strip_prefix(name.as_str()) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    rest.is_empty()
 }
 
 /// Equal arrays have the same dtype, shape, order and values (compared as [`DynValue`]s, so
@@ -327,5 +390,45 @@ mod tests {
         assert_eq!(a.column("p").unwrap().values::<u8>(), Some(&[3u8][..]));
         assert_eq!(a.element(0), Some(rec));
         assert_eq!(a.element(1), None);
+    }
+
+    /// A top-level name holding a dot (numpy allows any string as a field name) is reached
+    /// by the dotted form when it comes first, and always by the path of names; a nested
+    /// field of the same dotted spelling is reached by its names.
+    #[test]
+    fn names_holding_dots() {
+        let dtype = "[('a.b', '<i2'), ('a', [('b', '<u1'), ('c.d', '<u1')])]"
+            .parse()
+            .unwrap();
+        let mut bytes = Header::new(dtype, vec![1]).to_bytes(None).unwrap();
+        // One element, as the format lays it out: 'a.b' (2 bytes), then a.b, then a.'c.d'.
+        bytes.extend_from_slice(&[7, 0, 9, 11]);
+        let a = crate::read::NpyReader::new(&bytes[..])
+            .unwrap()
+            .read_dyn()
+            .unwrap();
+        assert_eq!(a.column_at(&["a.b"]).unwrap().path(), ["a.b"]);
+        assert_eq!(
+            a.column_at(&["a.b"]).unwrap().values::<i16>(),
+            Some(&[7i16][..])
+        );
+        assert_eq!(
+            a.column_at(&["a", "b"]).unwrap().values::<u8>(),
+            Some(&[9u8][..])
+        );
+        assert_eq!(
+            a.column_at(&["a", "c.d"]).unwrap().values::<u8>(),
+            Some(&[11u8][..])
+        );
+        assert!(a.column_at(&["a"]).is_none());
+        assert!(a.column_at(&["a", "c", "d"]).is_none());
+        let none: [&str; 0] = [];
+        assert!(a.column_at(&none).is_none());
+        // The dotted form: the first column in field order whose joined names match.
+        assert_eq!(a.column("a.b").unwrap().path(), ["a.b"]);
+        assert_eq!(a.column("a.c.d").unwrap().path(), ["a", "c.d"]);
+        assert!(a.column("a.c").is_none());
+        assert!(a.column("a.b.").is_none());
+        assert!(a.column("").is_none());
     }
 }

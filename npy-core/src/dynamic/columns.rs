@@ -90,6 +90,25 @@ impl Column {
         &bytemuck::cast_slice(&self.words)[..self.len * self.width]
     }
 
+    /// The column's storage, moved out (nothing is copied): 8-byte aligned words whose first
+    /// [`Column::len`] × [`Column::width`] bytes are [`Column::bytes`]; the bytes after them,
+    /// up to the next word, are zero. A caller hands the vector to another owner (an Arrow
+    /// `Buffer::from_vec`) and views it as numbers of the column's dtype in place.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::WriteOptions;
+    /// let mut bytes = Vec::new();
+    /// WriteOptions::new().write_to(&mut bytes, &[1u8, 2, 3], &[3])?;
+    /// let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
+    /// let words = a.into_columns().remove(0).into_words();
+    /// assert_eq!(words, [u64::from_ne_bytes([1, 2, 3, 0, 0, 0, 0, 0])]);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn into_words(self) -> Vec<u64> {
+        self.words
+    }
+
     /// The values as `&[T]` when `T`'s dtype is the column's (a subarray field of `n` values
     /// gives `n` per element), in place; `None` otherwise. See [`Column`] for an example.
     pub fn values<T: crate::element::NpyElement + bytemuck::Pod>(&self) -> Option<&[T]> {
