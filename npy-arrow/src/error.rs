@@ -46,6 +46,18 @@ pub enum ErrorKind {
         /// Data bytes present.
         found: u64,
     },
+    /// The array's rows hold no bytes (zero-size elements, or a zero-length axis after the
+    /// first) and there are more of them than [`crate::MAX_UNBACKED_ROWS`]: the file backs
+    /// none of them, so they are not converted.
+    #[error(
+        "the array has {rows} rows that hold no bytes (zero-size elements or a zero-length axis), which the file does not back; at most {limit} are converted"
+    )]
+    UnbackedRows {
+        /// Rows the header claims.
+        rows: u64,
+        /// [`crate::MAX_UNBACKED_ROWS`].
+        limit: u64,
+    },
     /// An I/O error.
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),

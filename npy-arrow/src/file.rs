@@ -166,6 +166,12 @@ impl Source<'_> {
         }
         let rows = self.rows();
         let row_bytes = self.row_bytes()?;
+        if row_bytes == 0 && rows > MAX_UNBACKED_ROWS {
+            return Err(Error::new(ErrorKind::UnbackedRows {
+                rows,
+                limit: MAX_UNBACKED_ROWS,
+            }));
+        }
         let dtype = self.meta.dtype().clone();
         let row_shape = self.row_shape().to_vec();
         let fortran = self.meta.order().is_fortran() && self.meta.shape().len() >= 2;
@@ -227,6 +233,11 @@ impl Source<'_> {
 fn whole(s: &mut Source<'_>) -> Result<RecordBatch, Error> {
     s.whole()
 }
+
+/// Most rows that hold no bytes (zero-size elements, or a zero-length axis after the first:
+/// `V0`, shape `(n, 0)`) a conversion writes: nothing in the file backs them, so without a
+/// bound the header's claim alone (2^62 rows in 128 bytes) would size the output and its time.
+pub const MAX_UNBACKED_ROWS: u64 = 1 << 20;
 
 /// Rows of `row_bytes` each in a batch of about `batch_bytes` (at least 1, at most 1 Mi).
 fn default_rows(row_bytes: u64, batch_bytes: usize) -> usize {

@@ -71,7 +71,7 @@ pub use arrow_array::RecordBatch;
 pub use error::{Error, ErrorKind};
 pub use file::{
     batch_from_npy_bytes, convert, for_each_batch, read_ipc, read_npy, read_npz_member, stem_name,
-    write_ipc, ConvertOptions, Format, BATCH_BYTES,
+    write_ipc, ConvertOptions, Format, BATCH_BYTES, MAX_UNBACKED_ROWS,
 };
 #[cfg(feature = "parquet")]
 pub use file::{read_parquet, write_parquet};

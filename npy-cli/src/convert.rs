@@ -34,7 +34,8 @@ use crate::progress::Progress;
 /// mapping is npy-arrow's table (a record's fields become columns, an (n, d1, ...) array a
 /// tensor column, NaT a null). Arrow and Parquet input is read twice, batch by
 /// batch (once for the rows and string widths, once to write), and .npy input is streamed in
-/// 8 MiB batches, so memory stays bounded (Parquet adds one row group).
+/// batches (8 MiB for .arrow, 1 MiB for .parquet), so memory stays bounded (Parquet adds one
+/// row group).
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// The input file (.npy, .npz, .arrow, .parquet).
