@@ -164,16 +164,18 @@ assert not failures, '\n'.join(failures)
 print(checked)
 ";
 
+/// Runs `script` on `dir` and parses the count it prints.
+fn count(python: &std::path::Path, script: &str, dir: &std::path::Path) -> usize {
+    run_python(python, script, &[dir]).trim().parse().unwrap()
+}
+
 #[test]
 fn pyarrow_reads_every_row_of_the_table_as_numpy_values() {
     let Some(python) = pyarrow_python("npy → Arrow IPC / Parquet, read by pyarrow") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let made: usize = run_python(&python, MAKE, &[dir.path()])
-        .trim()
-        .parse()
-        .unwrap();
+    let made: usize = count(&python, MAKE, dir.path());
     let mut converted = 0;
     for entry in std::fs::read_dir(dir.path()).unwrap() {
         let npy = entry.unwrap().path();
@@ -188,10 +190,7 @@ fn pyarrow_reads_every_row_of_the_table_as_numpy_values() {
         }
     }
     assert_eq!(converted, 2 * made);
-    let checked: usize = run_python(&python, CHECK, &[dir.path()])
-        .trim()
-        .parse()
-        .unwrap();
+    let checked: usize = count(&python, CHECK, dir.path());
     assert_eq!(checked, 2 * made);
 }
 
@@ -220,10 +219,7 @@ fn whole_arrays_read_by_read_npy_are_numpy_values() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let made: usize = run_python(&python, MAKE, &[dir.path()])
-        .trim()
-        .parse()
-        .unwrap();
+    let made: usize = count(&python, MAKE, dir.path());
     run_python(&python, MAKE_BIG, &[dir.path()]);
     let mut converted = 0;
     for entry in std::fs::read_dir(dir.path()).unwrap() {
@@ -236,10 +232,7 @@ fn whole_arrays_read_by_read_npy_are_numpy_values() {
         converted += 1;
     }
     assert_eq!(converted, made + 1);
-    let checked: usize = run_python(&python, CHECK, &[dir.path()])
-        .trim()
-        .parse()
-        .unwrap();
+    let checked: usize = count(&python, CHECK, dir.path());
     assert_eq!(checked, 2 * (made + 1));
 }
 
@@ -400,10 +393,7 @@ fn pyarrow_reads_every_fixture_we_convert_as_numpy_loads_it() {
         );
     }
     assert!(converted > 150, "{converted} fixtures converted");
-    let checked: usize = run_python(&python, CHECK, &[dir.path()])
-        .trim()
-        .parse()
-        .unwrap();
+    let checked: usize = count(&python, CHECK, dir.path());
     assert_eq!(checked, 2 * converted);
 }
 
