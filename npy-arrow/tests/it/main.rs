@@ -7,7 +7,7 @@ mod hostile;
 mod pyarrow;
 mod rules;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// The project's Python when it also imports pyarrow, else `None` after saying NOT CHECKED
@@ -31,22 +31,4 @@ pub(crate) fn pyarrow_python(what: &str) -> Option<PathBuf> {
         python.display()
     );
     None
-}
-
-/// Runs `script` with `args`, failing the test with its stderr when it fails; returns stdout.
-#[cfg_attr(not(feature = "parquet"), allow(dead_code))]
-pub(crate) fn run_python(python: &Path, script: &str, args: &[&Path]) -> String {
-    let out = Command::new(python)
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-        .expect("python runs");
-    assert!(
-        out.status.success(),
-        "python failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
 }

@@ -5,7 +5,8 @@
 
 use npy_arrow::{convert, ConvertOptions, ErrorKind, FromArrowOptions};
 
-use crate::{pyarrow_python, run_python};
+use crate::pyarrow_python;
+use npy_test_support::python::run_script;
 
 /// numpy arrays of every row of the mapping, written as `<name>.npy` into argv[1].
 const MAKE: &str = r"
@@ -166,7 +167,7 @@ print(checked)
 
 /// Runs `script` on `dir` and parses the count it prints.
 fn count(python: &std::path::Path, script: &str, dir: &std::path::Path) -> usize {
-    run_python(python, script, &[dir]).trim().parse().unwrap()
+    run_script(python, script, [dir]).trim().parse().unwrap()
 }
 
 #[test]
@@ -220,7 +221,7 @@ fn whole_arrays_read_by_read_npy_are_numpy_values() {
     };
     let dir = tempfile::tempdir().unwrap();
     let made: usize = count(&python, MAKE, dir.path());
-    run_python(&python, MAKE_BIG, &[dir.path()]);
+    run_script(&python, MAKE_BIG, [dir.path()]);
     let mut converted = 0;
     for entry in std::fs::read_dir(dir.path()).unwrap() {
         let npy = entry.unwrap().path();
@@ -293,7 +294,7 @@ fn what_pyarrow_writes_becomes_the_bytes_numpy_writes() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    run_python(&python, WRITE, &[dir.path()]);
+    run_script(&python, WRITE, [dir.path()]);
     for name in ["mixed", "tensor", "plain", "nested"] {
         let want = std::fs::read(dir.path().join(format!("{name}.want.npy"))).unwrap();
         for ext in ["arrow", "parquet"] {
@@ -326,7 +327,7 @@ fn null_numbers_need_a_fill_value() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    run_python(&python, NULLS, &[dir.path()]);
+    run_script(&python, NULLS, [dir.path()]);
     let input = dir.path().join("nulls.parquet");
     let out = dir.path().join("out.npy");
     let err = convert(&input, &out, &ConvertOptions::new(), |_, _| {}).unwrap_err();
@@ -425,7 +426,7 @@ fn uniform_object_arrays_become_typed_columns_with_nulls() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    run_python(&python, OBJECTS, &[dir.path()]);
+    run_script(&python, OBJECTS, [dir.path()]);
     for stem in ["words", "counts", "ratios"] {
         let npy = dir.path().join(format!("{stem}.npy"));
         for ext in ["arrow", "parquet"] {
@@ -439,7 +440,7 @@ fn uniform_object_arrays_become_typed_columns_with_nulls() {
         }
     }
     assert_eq!(
-        run_python(&python, OBJECTS_CHECK, &[dir.path()]).trim(),
+        run_script(&python, OBJECTS_CHECK, [dir.path()]).trim(),
         "ok"
     );
     for (stem, index) in [("mixed", 1), ("lists", 1)] {
