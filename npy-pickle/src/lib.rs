@@ -263,18 +263,19 @@ impl ObjectCodec for PickleCodec {
     /// numpy's pickle of an object array (`|O`), whose values must all be
     /// [`DynValue::Object`].
     fn encode(&self, array: &DynArray, out: &mut dyn Write) -> Result<(), Error> {
-        let items: Vec<PyObject> = array
-            .iter_c_order()
-            .map(|v| match v {
+        // Borrowed, not copied: an object array holds its values.
+        let values: Vec<_> = array.iter_c_order().collect();
+        let items = values
+            .iter()
+            .map(|v| match &**v {
                 DynValue::Object(o) => Ok(o),
                 other => Err(internals::error(ErrorKind::ValueMismatch {
                     dtype: DType::Object,
                     value: format!("{other:?}"),
                 })),
             })
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<Vec<&PyObject>, _>>()?;
         let fortran = array.order().is_fortran();
-        let items: Vec<&PyObject> = items.iter().collect();
         out.write_all(&writer::dump_object_array(&items, array.shape(), fortran)?)?;
         Ok(())
     }

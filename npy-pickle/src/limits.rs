@@ -16,8 +16,11 @@ pub const MAX_PICKLE_DEPTH: usize = 128;
 /// per element of a subarray), each copy of a shared value again, the keys built to compare
 /// dict keys and set items and the `repr`s built for them, each charged before it is built.
 /// The bytes counted are what the values take, not what the allocator reserves: the bytes
-/// allocated stay within the budget (`tests/pickle_peak_memory.rs` measures them), the memory
-/// the allocator holds for them within about twice the budget.
+/// allocated stay within the budget (`tests/pickle_peak_memory.rs` measures them), and the
+/// process's resident memory within 1.5× of it (the allocator's own overhead on small
+/// values: 189 MiB at most in `npy show` of the review's 40 hostile pickles, for a set of a
+/// million ints, refused). Printing what was decoded (`repr`, `npy show`) borrows the values and
+/// adds at most its own text budget, `npy_core::print::OBJECT_TEXT_BUDGET` (64 MiB).
 ///
 /// The budget is a constant and not a multiple of the input, so a pickle that compresses
 /// well (16 MB of `EMPTY_TUPLE` opcodes deflate to 16 KB) gets no more than any other. Files

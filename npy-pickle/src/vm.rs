@@ -11,6 +11,7 @@
 //! opcode does work in proportion to what it charges or to its own bytes: arguments are
 //! counted before anything copies them.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::HashMap;
 
@@ -30,9 +31,8 @@ use crate::keys::{check_hashable, dedup_dict, dedup_set};
 use crate::limits::PickleLimits;
 use crate::opcode::{self, Family, Opcode};
 
-/// Most decimal digits of an `int` written as text (`INT`, `LONG`); Python refuses more
-/// (`sys.int_info.default_max_str_digits`), and decimal conversion is quadratic.
-const MAX_INT_DIGITS: usize = 4300;
+// Most decimal digits of an `int` written as text (`INT`, `LONG`), as Python's `int(s)`.
+use npy_core::object::MAX_INT_DIGITS;
 
 /// Bytes of a stack slot, of an item of a list, tuple or set node (half a dict pair).
 const REF: u64 = std::mem::size_of::<Ref>() as u64;
@@ -1922,7 +1922,7 @@ fn py_to_dyn(obj: PyObject, dtype: &DType) -> Result<DynValue, PickleError> {
             let shape = a.shape().to_vec();
             DynValue::SubArray {
                 shape,
-                values: a.iter_c_order().collect(),
+                values: a.iter_c_order().map(Cow::into_owned).collect(),
             }
         }
         (DType::Number(P::Bool, _), PyObject::Bool(b)) => DynValue::Bool(b),

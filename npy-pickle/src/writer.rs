@@ -413,17 +413,19 @@ impl Pickler {
         let fortran = a.order().is_fortran() && a.shape().iter().filter(|&&d| d > 1).count() > 1;
         self.op(&[if fortran { 0x88 } else { 0x89 }]);
         if *a.dtype() == DType::Object {
-            let items: Vec<PyObject> = a
-                .iter_c_order()
-                .map(|v| match v {
+            // Borrowed, not copied: an object array holds its values.
+            let values: Vec<_> = a.iter_c_order().collect();
+            let items = values
+                .iter()
+                .map(|v| match &**v {
                     DynValue::Object(o) => Ok(o),
                     other => Err(PickleError::Unpicklable {
                         what: format!("{other:?}"),
                         reason: "an object array's element is not an object",
                     }),
                 })
-                .collect::<Result<_, _>>()?;
-            self.list(&items.iter().collect::<Vec<_>>())?;
+                .collect::<Result<Vec<&PyObject>, _>>()?;
+            self.list(&items)?;
         } else if let Some(raw) = array_bytes(a) {
             // Held in columns: the bytes as a file holds them.
             self.bytes(&raw);

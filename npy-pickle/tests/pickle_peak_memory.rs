@@ -1,6 +1,7 @@
 //! The pickle budget holds in memory: whatever a pickle builds, the bytes live while
 //! `loads` runs stay within [`PICKLE_BUDGET`], measured by a counting global allocator (this
-//! test binary only; one test, so nothing else is counted).
+//! test binary only; one test, so nothing else is counted), and that printing a decoded
+//! array adds only its text.
 //!
 //! The inputs are those the budget once let through: a tuple of three references to one tuple
 //! of three references to ... (`DUP DUP TUPLE3` repeated: 3^n items from 3n bytes, what the
@@ -229,5 +230,97 @@ fn what_a_pickle_builds_stays_within_the_budget_in_memory() {
         "subarray scalar x2",
         &shared_scalar(&subarray, &ones, 2),
         too_large,
+    );
+
+    decoded_and_printed_within_both_budgets();
+}
+
+/// An `io::Write` that counts the bytes and keeps none.
+struct Counted(u64);
+
+impl std::io::Write for Counted {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0 += b.len() as u64;
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Issue 23, R3 (the review's `bigint_4300d_memo_x70k`): a 1,800-byte int memoised and
+/// referenced 70,000 times, the item of an object array (a 126 KiB `.npy`), decodes to 126 MiB,
+/// within the pickle budget. Printing it, or walking its elements as `npy show --json` does,
+/// copied the whole item for each element visited (325 MiB peak in `npy show`, 259 MiB with
+/// `--json`): now the walk borrows it, and a print holds only its text, cut at
+/// `OBJECT_TEXT_BUDGET` (the allocator may reserve that string's capacity twice while it
+/// grows), so decoding and printing stay within the issue's 256 MiB.
+fn decoded_and_printed_within_both_budgets() {
+    use npy_core::print::{PrintOptions, OBJECT_TEXT_BUDGET};
+    use npy_core::{DynValue, Header, NpyReader};
+    use npy_pickle::PickleCodec;
+    use std::borrow::Cow;
+    use std::io::Write as _;
+
+    let mut item = vec![0x8b]; // LONG4
+    item.extend_from_slice(&1800u32.to_le_bytes());
+    item.extend(std::iter::repeat_n(0x7fu8, 1800));
+    item.extend_from_slice(b"\x940](");
+    item.extend(b"h\x00".repeat(70_000));
+    item.push(b'e');
+    let array = pickle(&[
+        &glob("numpy._core.multiarray", "_reconstruct"),
+        &glob("numpy", "ndarray"),
+        b"K\x00\x85C\x01b\x87R(K\x01K\x01\x85",
+        &dt("O8"),
+        b"(K\x03",
+        &su("|"),
+        b"NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK?tb\x89](",
+        &item,
+        b"etb",
+    ]);
+    let mut file = Header::new("|O".parse().expect("a dtype"), vec![1])
+        .to_bytes(None)
+        .expect("a header");
+    file.extend_from_slice(&array);
+
+    let before = LIVE.load(Ordering::SeqCst);
+    PEAK.store(before, Ordering::SeqCst);
+    let a = NpyReader::new(&file[..])
+        .and_then(|mut r| r.read_dyn_with(&PickleCodec::default()))
+        .expect("within the pickle budget");
+    let decoded = (PEAK.load(Ordering::SeqCst) - before) as u64;
+    assert!(
+        decoded <= PICKLE_BUDGET + (4 << 20),
+        "decoded: {decoded} bytes live at the peak"
+    );
+    let held = LIVE.load(Ordering::SeqCst);
+
+    // The walk `npy show --json` makes: each element borrowed, not built again.
+    PEAK.store(held, Ordering::SeqCst);
+    for v in a.iter_c_order() {
+        assert!(
+            matches!(&v, Cow::Borrowed(DynValue::Object(PyObject::List(items))) if items.len() == 70_000)
+        );
+    }
+    let walked = (PEAK.load(Ordering::SeqCst) - held) as u64;
+    assert!(walked < 1 << 20, "walked: {walked} bytes live at the peak");
+
+    // The print (numpy's str): 70,000 × 3,600 hexadecimal digits, cut at the print budget.
+    PEAK.store(held, Ordering::SeqCst);
+    let shown = a.display_with(&PrintOptions::new());
+    let mut out = Counted(0);
+    write!(out, "{shown}").expect("printed");
+    assert!(shown.was_cut());
+    assert!(out.0 <= OBJECT_TEXT_BUDGET + 64, "{} bytes printed", out.0);
+    let printed = (PEAK.load(Ordering::SeqCst) - held) as u64;
+    assert!(
+        printed <= 3 * OBJECT_TEXT_BUDGET,
+        "printed: {printed} bytes live at the peak"
+    );
+    assert!(
+        decoded.max(held as u64 - before as u64 + printed) <= 256 << 20,
+        "decode and print: {} MiB",
+        (held as u64 - before as u64 + printed) >> 20
     );
 }

@@ -9,7 +9,7 @@ use std::cell::Cell;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use npy_core::object::PyObject;
+use npy_core::object::{int_decimal, PyObject, MAX_INT_DIGITS};
 use npy_core::DynValue;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
@@ -18,15 +18,16 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 ///
 /// # Errors
 /// `next`'s errors and write errors.
-pub fn write_json<W, E>(
+pub fn write_json<W, V, E>(
     out: &mut W,
     descr: &str,
     shape: &[u64],
     fortran_order: bool,
-    next: &mut impl FnMut() -> Result<DynValue, E>,
+    next: &mut impl FnMut() -> Result<V, E>,
 ) -> Result<(), E>
 where
     W: Write,
+    V: Borrow<DynValue>,
     E: From<io::Error>,
 {
     let limits = Limits::default();
@@ -85,11 +86,6 @@ impl<W: Write> Write for Capped<'_, W> {
     }
 }
 
-/// Python's limit on the digits of an `int` it converts to decimal text
-/// (`sys.int_info.default_max_str_digits`): `json.dumps` refuses larger ints, and so does
-/// `--json` (the conversion is quadratic in the digits).
-pub const MAX_INT_DIGITS: usize = 4300;
-
 /// Most empty lists (`[]`) the arrays nested in an object array may print in all: their
 /// zero-length axes have no elements, so no data bounds them (the outer array's are checked
 /// before anything is written, against the same number).
@@ -129,19 +125,20 @@ fn refused(e: serde_json::Error) -> io::Error {
 }
 
 /// Nested lists of `shape` (the bare value for an empty shape).
-fn lists<W, E>(
+fn lists<W, V, E>(
     out: &mut W,
     shape: &[u64],
-    next: &mut impl FnMut() -> Result<DynValue, E>,
+    next: &mut impl FnMut() -> Result<V, E>,
     limits: &Limits,
 ) -> Result<(), E>
 where
     W: Write,
+    V: Borrow<DynValue>,
     E: From<io::Error>,
 {
     let Some((&n, rest)) = shape.split_first() else {
         let v = next()?;
-        serde_json::to_writer(&mut *out, &Json(&v, limits)).map_err(refused)?;
+        serde_json::to_writer(&mut *out, &Json(v.borrow(), limits)).map_err(refused)?;
         return Ok(());
     };
     out.write_all(b"[")?;
@@ -283,8 +280,7 @@ impl Serialize for JsonObject<'_> {
             PyObject::Int(i) => s.serialize_i64(*i),
             PyObject::BigInt(b) => {
                 // An exact integer: its decimal digits as a JSON number, up to Python's limit
-                // (bits × log10 2 is at least the digits minus one: most are refused from
-                // their size alone, before any conversion).
+                // (`json.dumps` refuses more too).
                 let too_many = |digits: u64| {
                     serde::ser::Error::custom(format!(
                         "an int of {digits} or more decimal digits: JSON output stops at \
@@ -292,15 +288,7 @@ impl Serialize for JsonObject<'_> {
                          `npy show` without --json prints it in hexadecimal)"
                     ))
                 };
-                let at_least = b.bits().saturating_sub(1) * 30_103 / 100_000 + 1;
-                if at_least > MAX_INT_DIGITS as u64 {
-                    return Err(too_many(at_least));
-                }
-                let text = b.to_string();
-                let digits = text.trim_start_matches('-').len();
-                if digits > MAX_INT_DIGITS {
-                    return Err(too_many(digits as u64));
-                }
+                let text = int_decimal(b).map_err(too_many)?;
                 let digits = serde_json::value::RawValue::from_string(text)
                     .map_err(serde::ser::Error::custom)?;
                 digits.serialize(s)
@@ -326,8 +314,9 @@ impl Serialize for JsonObject<'_> {
             PyObject::Scalar(x) => Json(&x.value, self.1).serialize(s),
             PyObject::Array(a) => {
                 self.1.nested_array(a.shape())?;
-                let owned: Vec<DynValue> = a.iter_c_order().collect();
-                let values: Vec<&DynValue> = owned.iter().collect();
+                // Borrowed where the array holds its values (objects), built otherwise.
+                let held: Vec<_> = a.iter_c_order().collect();
+                let values: Vec<&DynValue> = held.iter().map(|v| &**v).collect();
                 Nested {
                     shape: a.shape(),
                     leaves: &values,

@@ -1,6 +1,8 @@
 //! [`DynArray`]: an array of any dtype, held as one typed column per leaf field (or, for
 //! dtypes holding objects, as the decoded objects), with its metadata.
 
+use std::borrow::Cow;
+
 use super::columns::Columns;
 use super::{Column, DynValue};
 use crate::codec::{per_chunk, Stepper};
@@ -18,8 +20,10 @@ const BUILD_CHUNK_BYTES: usize = 1 << 20;
 /// The columns hold the file's bytes of each field ([`DynArray::columns`]; numbers viewable
 /// in place with [`Column::values`]), so an array costs about what its data takes: not a
 /// tree of values. The tree form of one element is built when asked for:
-/// [`DynArray::get`] (a logical index), [`DynArray::element`] (memory order),
-/// [`DynArray::iter`] and [`DynArray::iter_c_order`] give owned [`DynValue`]s. Arrays whose
+/// [`DynArray::get`] (a logical index) and [`DynArray::element`] (memory order) give owned
+/// [`DynValue`]s; [`DynArray::iter`] and [`DynArray::iter_c_order`] yield
+/// [`Cow`]s, built for columns and borrowed from an array holding objects (so walking one
+/// copies none of its values). Arrays whose
 /// dtype holds objects (`O`, decoded through an
 /// [`ObjectCodec`](crate::object::ObjectCodec)) hold their decoded values instead
 /// ([`DynArray::objects`]), and have no columns.
@@ -32,7 +36,7 @@ const BUILD_CHUNK_BYTES: usize = 1 << 20;
 /// let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
 /// assert_eq!(a.dtype().to_string(), "<i4");
 /// assert_eq!(a.get(&[1, 0]), Some(DynValue::Int(4)));
-/// let row: Vec<_> = a.iter_c_order().skip(3).collect();
+/// let row: Vec<DynValue> = a.iter_c_order().skip(3).map(|v| v.into_owned()).collect();
 /// assert_eq!(row, [DynValue::Int(4), DynValue::Int(5), DynValue::Int(6)]);
 /// assert_eq!(a.columns()[0].values::<i32>(), Some(&[1, 2, 3, 4, 5, 6][..]));
 /// # Ok::<(), npy_core::Error>(())
@@ -227,6 +231,15 @@ impl DynArray {
         }
     }
 
+    /// Element `i` in memory order, borrowed where the array holds it as a value (objects),
+    /// else built.
+    pub(crate) fn element_cow(&self, i: usize) -> Option<Cow<'_, DynValue>> {
+        match &self.data {
+            Data::Columns(c) => c.element(self.meta.dtype(), i).map(Cow::Owned),
+            Data::Values(v) => v.get(i).map(Cow::Borrowed),
+        }
+    }
+
     /// The element at a logical index (one entry per dimension; `&[]` for a 0-d array),
     /// whatever the memory order; `None` out of range.
     pub fn get(&self, index: &[u64]) -> Option<DynValue> {
@@ -234,7 +247,8 @@ impl DynArray {
     }
 
     /// The elements in memory order ([`DynArray::order`]; see [`DynArray::iter_c_order`] for
-    /// logical order), each built as a tree when reached.
+    /// logical order): each built as a tree when reached ([`Cow::Owned`]), or, for an array
+    /// holding objects, borrowed ([`Cow::Borrowed`]: its values are not copied).
     pub fn iter(&self) -> Iter<'_> {
         Iter {
             array: self,
@@ -243,7 +257,7 @@ impl DynArray {
     }
 
     /// The elements in logical C order (last index fastest), whatever the memory order: what
-    /// `arr.flat` iterates in numpy.
+    /// `arr.flat` iterates in numpy. Built or borrowed as [`DynArray::iter`]'s.
     pub fn iter_c_order(&self) -> COrderIter<'_> {
         COrderIter {
             array: self,
@@ -274,7 +288,7 @@ fn dotted_is(names: &[String], dotted: &str) -> bool {
 /// that NaN is unequal as in numpy; record padding and the bytes of `b1` values other than 0
 /// and 1 may differ: numpy's `==` compares values too).
 impl<'a> IntoIterator for &'a DynArray {
-    type Item = DynValue;
+    type Item = Cow<'a, DynValue>;
     type IntoIter = Iter<'a>;
 
     /// [`DynArray::iter`]: the elements in memory order.
@@ -299,11 +313,11 @@ pub struct Iter<'a> {
     next: usize,
 }
 
-impl Iterator for Iter<'_> {
-    type Item = DynValue;
+impl<'a> Iterator for Iter<'a> {
+    type Item = Cow<'a, DynValue>;
 
-    fn next(&mut self) -> Option<DynValue> {
-        let v = self.array.element(self.next)?;
+    fn next(&mut self) -> Option<Cow<'a, DynValue>> {
+        let v = self.array.element_cow(self.next)?;
         self.next += 1;
         Some(v)
     }
@@ -323,11 +337,12 @@ pub struct COrderIter<'a> {
     walk: Stepper,
 }
 
-impl Iterator for COrderIter<'_> {
-    type Item = DynValue;
+impl<'a> Iterator for COrderIter<'a> {
+    type Item = Cow<'a, DynValue>;
 
-    fn next(&mut self) -> Option<DynValue> {
-        let item = self.array.get(self.walk.index()?);
+    fn next(&mut self) -> Option<Cow<'a, DynValue>> {
+        let array = self.array;
+        let item = array.element_cow(array.meta.index_of(self.walk.index()?)?);
         self.walk.step();
         item
     }
@@ -342,7 +357,7 @@ mod tests {
         let mut header = Header::new("<i8".parse().unwrap(), vec![2, 3]);
         header.fortran_order = true;
         let a = DynArray::new(header.clone(), (0..6).map(DynValue::Int).collect()).unwrap();
-        let c: Vec<_> = a.iter_c_order().collect();
+        let c: Vec<_> = a.iter_c_order().map(Cow::into_owned).collect();
         let want: Vec<_> = [0, 2, 4, 1, 3, 5].map(DynValue::Int).to_vec();
         assert_eq!(c, want);
         assert_eq!(a.get(&[1, 0]), Some(DynValue::Int(1)));

@@ -82,12 +82,32 @@ struct Capped {
     cut: bool,
 }
 
+impl Capped {
+    /// Room for `extra` more bytes, growing as a `String` does (doubling) but never past what
+    /// the text can still become, `left` bytes of budget and the cut mark: a text cut at a
+    /// budget of 64 MiB reserves 64 MiB, not the 128 MiB of the next doubling.
+    fn reserve(&mut self, extra: usize, left: u64) {
+        let len = self.text.len();
+        let need = len.saturating_add(extra);
+        if need <= self.text.capacity() {
+            return;
+        }
+        let most = usize::try_from(left)
+            .unwrap_or(usize::MAX)
+            .saturating_add(len)
+            .saturating_add(CUT_MARK.len());
+        let target = self.text.capacity().saturating_mul(2).min(most).max(need);
+        self.text.reserve_exact(target - len);
+    }
+}
+
 impl fmt::Write for Capped {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         let left = LEFT.with(Cell::get).unwrap_or(0);
         let len = s.len() as u64;
         if len <= left {
             LEFT.with(|l| l.set(Some(left - len)));
+            self.reserve(s.len(), left);
             self.text.push_str(s);
             return Ok(());
         }
@@ -96,6 +116,7 @@ impl fmt::Write for Capped {
         while !s.is_char_boundary(end) {
             end -= 1;
         }
+        self.reserve(end, left);
         self.text.push_str(&s[..end]);
         LEFT.with(|l| l.set(Some(0)));
         self.cut = true;

@@ -1,6 +1,7 @@
 //! Laying values out (numpy's `_formatArray`), `str` and `repr` of whole arrays, and the `str`
 //! of scalars.
 
+use std::borrow::{Borrow, Cow};
 use std::fmt::{self, Write as _};
 use std::io;
 
@@ -144,12 +145,12 @@ struct Printer<'a, W> {
 impl<W: fmt::Write> Printer<'_, W> {
     /// numpy's `recurser`: writes `'[' + s[len(hanging):] + ']'` of this axis, where `s`
     /// starts with the hanging indent that the `[` replaces.
-    fn recurse<E>(
+    fn recurse<V: Borrow<DynValue>, E>(
         &mut self,
         axis: usize,
         hanging: &str,
         width: usize,
-        next: &mut impl FnMut() -> Result<DynValue, E>,
+        next: &mut impl FnMut() -> Result<V, E>,
     ) -> Result<(), Stop<E>> {
         let ndim = self.shape.len();
         let n = self.shape[axis];
@@ -167,7 +168,7 @@ impl<W: fmt::Write> Printer<'_, W> {
                     line.extend(self.out, "...")?;
                     line.sep(self.sep);
                 }
-                let word = self.fmt.format(&next().map_err(Stop::Value)?);
+                let word = self.fmt.format(next().map_err(Stop::Value)?.borrow());
                 line.extend(self.out, &word)?;
                 if k + 1 != last {
                     line.sep(self.sep);
@@ -322,8 +323,9 @@ enum Source<'a> {
 pub(crate) trait Elements {
     fn dtype(&self) -> &DType;
     fn shape(&self) -> &[u64];
-    /// The element at a logical index; `None` out of range or when it cannot be shown.
-    fn value(&self, index: &[u64]) -> Option<DynValue>;
+    /// The element at a logical index (borrowed where the array holds it: objects are never
+    /// copied to be printed); `None` out of range or when it cannot be shown.
+    fn value(&self, index: &[u64]) -> Option<Cow<'_, DynValue>>;
 }
 
 impl Elements for DynArray {
@@ -335,8 +337,8 @@ impl Elements for DynArray {
         DynArray::shape(self)
     }
 
-    fn value(&self, index: &[u64]) -> Option<DynValue> {
-        self.get(index)
+    fn value(&self, index: &[u64]) -> Option<Cow<'_, DynValue>> {
+        self.element_cow(self.meta().index_of(index)?)
     }
 }
 
@@ -409,13 +411,12 @@ impl<'a> ArrayDisplay<'a> {
         let mut values = ShownValues::new(a, summarise, &self.options);
         // A typed array's element that does not convert (which the conversions rule out)
         // shows as `'?'` rather than ending the text.
-        let mut next = || {
-            Ok::<_, ()>(
-                values
-                    .next()
-                    .unwrap_or_else(|| DynValue::Str(UcsString::new(vec![u32::from('?')]))),
-            )
-        };
+        let mut next =
+            || {
+                Ok::<_, ()>(values.next().unwrap_or_else(|| {
+                    Cow::Owned(DynValue::Str(UcsString::new(vec![u32::from('?')])))
+                }))
+            };
         let mut p = Printer {
             out,
             shape: a.shape(),
@@ -716,10 +717,10 @@ impl<'a> ShownValues<'a> {
     }
 }
 
-impl Iterator for ShownValues<'_> {
-    type Item = DynValue;
+impl<'a> Iterator for ShownValues<'a> {
+    type Item = Cow<'a, DynValue>;
 
-    fn next(&mut self) -> Option<DynValue> {
+    fn next(&mut self) -> Option<Cow<'a, DynValue>> {
         let at = self.at.as_mut()?;
         let value = self.array.value(at);
         // The next shown multi-index: the last axis fastest, jumping the summarised middle.

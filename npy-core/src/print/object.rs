@@ -11,7 +11,7 @@ use super::float::{self, FloatKind};
 use super::layout::{scalar_str, ArrayDisplay};
 use super::PrintOptions;
 use crate::dtype::{DType, Primitive, TimeKind, TimeType, TimeUnit};
-use crate::dynamic::object::{NpyScalar, PyDType, PyObject};
+use crate::dynamic::object::{int_decimal, NpyScalar, PyDType, PyObject};
 use crate::dynamic::DynValue;
 use crate::literal::{write_repr_bytes, write_repr_str};
 
@@ -168,22 +168,21 @@ fn seq(
     f.write_str(close)
 }
 
-/// Python refuses `str()` of an int of more than 4300 digits (`sys.int_info`); converting one
-/// to decimal takes time quadratic in its size, so larger ones print in hexadecimal.
-const MAX_DECIMAL_DIGITS: u64 = 4300;
-
+/// An int as Python's `repr` writes it ([`int_decimal`]); one of more digits than Python
+/// converts ([`MAX_INT_DIGITS`](crate::object::MAX_INT_DIGITS): Python raises `ValueError`)
+/// in hexadecimal, which takes linear time.
 fn write_bigint(f: &mut fmt::Formatter<'_>, b: &BigInt) -> fmt::Result {
-    // bits × log10(2) < digits + 1
-    if b.bits() / 10 * 3 > MAX_DECIMAL_DIGITS {
-        let (sign, mag) = (b.sign(), b.magnitude());
-        let minus = if sign == num_bigint::Sign::Minus {
-            "-"
-        } else {
-            ""
-        };
-        return write!(f, "{minus}0x{mag:x}");
+    match int_decimal(b) {
+        Ok(text) => f.write_str(&text),
+        Err(_) => {
+            let minus = if b.sign() == num_bigint::Sign::Minus {
+                "-"
+            } else {
+                ""
+            };
+            write!(f, "{minus}0x{:x}", b.magnitude())
+        }
     }
-    write!(f, "{b}")
 }
 
 fn complex_repr(f: &mut fmt::Formatter<'_>, re: f64, im: f64) -> fmt::Result {

@@ -1,6 +1,7 @@
 //! Typed arrays ([`NpyArray`]) print as the dynamic ones: each shown element is encoded as the
 //! array's dtype stores it and decoded as a [`DynValue`], one at a time.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use super::layout::{ArrayDisplay, Elements};
@@ -50,12 +51,12 @@ impl<T: NpyElement> Elements for Typed<'_, T> {
         self.array.shape()
     }
 
-    fn value(&self, index: &[u64]) -> Option<DynValue> {
+    fn value(&self, index: &[u64]) -> Option<Cow<'_, DynValue>> {
         let (plan, decoder) = self.codec.as_ref()?;
         let element = self.array.data().get(self.array.meta().index_of(index)?)?;
         let mut bytes = vec![0u8; usize::try_from(self.dtype.itemsize()).ok()?];
         element.write(plan, &mut bytes).ok()?;
-        decoder.decode(&bytes).ok()
+        decoder.decode(&bytes).ok().map(Cow::Owned)
     }
 }
 

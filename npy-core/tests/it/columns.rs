@@ -38,7 +38,7 @@ fn numbers_are_typed_columns_in_the_machines_order() {
     // Each element's tree holds, field by field, the value of that field's column.
     for (i, v) in a.iter().enumerate() {
         for col in a.columns() {
-            let mut node = Some(&v);
+            let mut node = Some(&*v);
             for name in col.path() {
                 node = node.and_then(|n| n.field(name));
             }

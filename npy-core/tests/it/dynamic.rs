@@ -3,6 +3,7 @@
 //! `tolist()`, written by numpy 2.4.6 with the files), plus object arrays, lone surrogates and
 //! hostile headers.
 
+use std::borrow::Cow;
 use std::fs;
 
 use npy_core::{DynValue, Error, ErrorKind, Header, NpyReader};
@@ -67,7 +68,7 @@ fn longdouble_keeps_raw_bytes() {
     let raw = fs::read(fixtures_dir().join("f16_be_c_2x3x4.npy")).expect("file");
     let data = &raw[raw.len() - 24 * 16..];
     for (i, v) in a.iter().enumerate() {
-        match v {
+        match &*v {
             DynValue::LongDouble { bytes, .. } => assert_eq!(bytes, &data[i * 16..i * 16 + 16]),
             other => panic!("{other:?}"),
         }
@@ -218,7 +219,7 @@ fn zero_size_and_empty_arrays() {
         .and_then(|mut r| r.read_dyn())
         .expect("read");
     assert_eq!(
-        a.iter().collect::<Vec<_>>(),
+        a.iter().map(Cow::into_owned).collect::<Vec<_>>(),
         vec![DynValue::Bytes(vec![]); 4]
     );
     let a = npy_core::read_dyn(fixtures_dir().join("f8_le_c_3x0.npy")).expect("read");
@@ -237,7 +238,7 @@ fn any_nonzero_bool_byte_is_true() {
         .and_then(|mut r| r.read_dyn())
         .expect("read");
     let want = [true, false, true, true].map(DynValue::Bool);
-    assert_eq!(a.iter().collect::<Vec<_>>(), want);
+    assert_eq!(a.iter().map(Cow::into_owned).collect::<Vec<_>>(), want);
     // The bytes are kept as stored: written back, the file is the same (np.save of the
     // loaded array writes them too).
     let mut back = Vec::new();
@@ -250,7 +251,11 @@ fn any_nonzero_bool_byte_is_true() {
 #[test]
 fn read_dyn_range_reads_only_the_range() {
     let path = fixtures_dir().join("rec_strings.npy");
-    let whole: Vec<_> = npy_core::read_dyn(&path).expect("read").iter().collect();
+    let whole: Vec<_> = npy_core::read_dyn(&path)
+        .expect("read")
+        .iter()
+        .map(Cow::into_owned)
+        .collect();
     let mut r = NpyReader::open(&path).expect("open");
     let n = r.num_elements();
     assert_eq!(r.read_dyn_range(1..n).expect("tail"), whole[1..]);
@@ -262,7 +267,11 @@ fn read_dyn_range_reads_only_the_range() {
     ));
     // The file's memory order, not C order: a Fortran-order fixture's second stored element.
     let path = fixtures_dir().join("i4_le_f_2x3x4.npy");
-    let whole: Vec<_> = npy_core::read_dyn(&path).expect("read").iter().collect();
+    let whole: Vec<_> = npy_core::read_dyn(&path)
+        .expect("read")
+        .iter()
+        .map(Cow::into_owned)
+        .collect();
     let mut r = NpyReader::open(&path).expect("open");
     assert_eq!(r.read_dyn_range(1..2).expect("one"), whole[1..2]);
     // A file shorter than the range is truncated, not an allocation refusal.
@@ -294,7 +303,7 @@ fn record_fields_come_in_dtype_order_without_padding() {
     let want: Vec<&str> = r.fields().iter().map(|f| f.name.as_str()).collect();
     assert_eq!(want, ["a", "b"]);
     for v in &a {
-        let DynValue::Record(fields) = v else {
+        let DynValue::Record(fields) = &*v else {
             panic!("{v:?}")
         };
         let names: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();

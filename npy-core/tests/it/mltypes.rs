@@ -4,6 +4,7 @@
 //! 0.7.0, `xtask/fixtures_mltypes.py`): the files `np.save` wrote, ml_dtypes' value of every
 //! code, and its rounding of a sweep of float32 values (`encode.json`).
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use half::bf16;
@@ -76,7 +77,7 @@ fn dynamic_read_with_hint_gives_ml_dtypes_values() {
         assert_eq!(*r.dtype(), DType::Ml(kind), "{file}");
         let a = r.read_dyn().unwrap();
         let want = e["values"].as_array().unwrap();
-        let got: Vec<DynValue> = a.iter_c_order().collect();
+        let got: Vec<DynValue> = a.iter_c_order().map(Cow::into_owned).collect();
         assert_eq!(got.len(), want.len(), "{file}");
         for (i, (g, w)) in got.iter().zip(want).enumerate() {
             if kind.is_integer() {
@@ -337,7 +338,7 @@ fn big_endian_files_read_or_are_refused_by_ml_dtypes_rules() {
             .read_dyn()
             .unwrap();
         assert_eq!(a.dtype(), &DType::Ml(kind), "{file}");
-        let got: Vec<DynValue> = a.iter_c_order().collect();
+        let got: Vec<DynValue> = a.iter_c_order().map(Cow::into_owned).collect();
         assert_eq!(got.len(), want.len(), "{file}");
         for (g, w) in got.iter().zip(want) {
             if kind.is_integer() {
@@ -419,7 +420,7 @@ fn f1_record_fields_read_as_float8_e5m2() {
     let fields = &e["fields"];
     let mut got = std::collections::BTreeMap::<&str, Vec<f64>>::new();
     for v in a.iter_c_order() {
-        let DynValue::Record(items) = v else {
+        let DynValue::Record(items) = &*v else {
             panic!("{v:?}")
         };
         for (name, x) in items {

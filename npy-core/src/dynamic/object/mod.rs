@@ -35,6 +35,68 @@ use super::DynArray;
 use crate::error::Error;
 use crate::header::Header;
 
+/// Python's limit on the decimal digits of an `int` converted to or from text
+/// (`sys.int_info.default_max_str_digits`, Python 3.11 and later): `str(n)`, `int(s)` and
+/// `json.dumps` refuse more, because the conversion takes time quadratic in the digits.
+pub const MAX_INT_DIGITS: usize = 4300;
+
+/// Bits from which [`int_decimal`] keeps the last text it made (below, converting is cheaper
+/// than comparing).
+const CACHED_BITS: u64 = 1024;
+
+std::thread_local! {
+    /// The last large int [`int_decimal`] converted on this thread, with its text.
+    static LAST_DECIMAL: std::cell::RefCell<Option<(BigInt, String)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Python's `str(n)` of an int: its decimal digits, `-` before a negative one; or, when it
+/// has more than [`MAX_INT_DIGITS`] digits (where Python raises `ValueError`), `Err` with the
+/// number of digits it has at least.
+///
+/// Most ints past the limit are told from their size alone (bits × log10 2), before any
+/// conversion. An int equal to the last large one converted on this thread reuses its text:
+/// a pickle's memo makes one int into many equal copies, and converting each of 4,300 digits
+/// again made printing 70,000 of them take seconds.
+///
+/// # Errors
+/// The digits the int has at least, when that passes [`MAX_INT_DIGITS`].
+///
+/// # Examples
+/// ```
+/// use npy_core::object::{int_decimal, BigInt, MAX_INT_DIGITS};
+/// assert_eq!(int_decimal(&BigInt::from(-42i32)).as_deref(), Ok("-42"));
+/// let big = BigInt::from(10u32).pow(MAX_INT_DIGITS as u32 - 1); // 4300 digits
+/// assert_eq!(int_decimal(&big).map(|t| t.len()), Ok(MAX_INT_DIGITS));
+/// assert_eq!(int_decimal(&(big * 10)), Err(MAX_INT_DIGITS as u64 + 1));
+/// ```
+pub fn int_decimal(n: &BigInt) -> Result<String, u64> {
+    // n ≥ 2^(bits-1) has at least floor((bits-1) × log10 2) + 1 digits.
+    let at_least = n.bits().saturating_sub(1) * 30_103 / 100_000 + 1;
+    if at_least > MAX_INT_DIGITS as u64 {
+        return Err(at_least);
+    }
+    let cached = n.bits() >= CACHED_BITS;
+    if cached {
+        let hit = LAST_DECIMAL.with(|last| match &*last.borrow() {
+            Some((m, text)) if m == n => Some(text.clone()),
+            _ => None,
+        });
+        if let Some(text) = hit {
+            return Ok(text);
+        }
+    }
+    let text = n.to_string();
+    let digits = text.trim_start_matches('-').len();
+    if digits > MAX_INT_DIGITS {
+        return Err(digits as u64);
+    }
+    if cached {
+        LAST_DECIMAL.with(|last| *last.borrow_mut() = Some((n.clone(), text.clone())));
+    }
+    Ok(text)
+}
+
 /// Decodes an object array's pickle into values and encodes values into numpy's pickle: the
 /// hook through which npy-core's dynamic reads and writes handle dtypes holding `O`.
 ///
@@ -206,4 +268,30 @@ pub(super) fn write_array(
     codec: &dyn ObjectCodec,
 ) -> Result<(), Error> {
     codec.encode(array, w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cache gives each int its own text: equal ints the text once made, unequal ones
+    /// (alternating, or one digit apart) theirs, as num-bigint's `to_string` writes them.
+    #[test]
+    fn int_decimal_reuses_only_the_text_of_an_equal_int() {
+        let a: BigInt = BigInt::from(7u32).pow(1200) - 1u32;
+        let b: BigInt = -(&a);
+        let c = BigInt::from(7u32).pow(1200);
+        for n in [&a, &a, &b, &a, &c, &c, &b] {
+            assert_eq!(int_decimal(n), Ok(n.to_string()));
+        }
+        // 10^4300 has 4301 digits: refused from its size; 10^4300 - 1 has 4300, converted.
+        let limit = BigInt::from(10u32).pow(MAX_INT_DIGITS as u32);
+        assert!(int_decimal(&limit).is_err());
+        let nines: BigInt = &limit - 1u32;
+        assert_eq!(int_decimal(&nines), Ok("9".repeat(MAX_INT_DIGITS)));
+        assert_eq!(
+            int_decimal(&-&nines),
+            Ok(format!("-{}", "9".repeat(MAX_INT_DIGITS)))
+        );
+    }
 }

@@ -67,7 +67,7 @@ fn longdouble_classes_read_as_numpy() {
         let a = read_dyn(path(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(a.len(), n, "{name}");
         for (i, v) in a.iter().enumerate() {
-            let DynValue::LongDouble { approx, .. } = v else {
+            let DynValue::LongDouble { approx, .. } = *v else {
                 panic!("{name}: {v:?}");
             };
             let class = classes[i].as_str().unwrap();
@@ -78,7 +78,7 @@ fn longdouble_classes_read_as_numpy() {
     let name = "ld_complex.npy";
     let a = read_dyn(path(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
     for (i, v) in a.iter().enumerate() {
-        let DynValue::CLongDouble { re, im, .. } = v else {
+        let DynValue::CLongDouble { re, im, .. } = *v else {
             panic!("{name}: {v:?}");
         };
         let j = n - 1 - i;

@@ -5,6 +5,7 @@
 //! 0 and 1 (`bool_*`).
 
 use npy_core::{write_dyn_to, DType, DynArray, Header, NpyReader};
+use std::borrow::Cow;
 
 use super::support::{files, path};
 
@@ -47,7 +48,7 @@ fn arrays_built_from_values_write_zero_padding() {
     };
     let built = DynArray::new(
         Header::new(read.dtype().clone(), read.shape().to_vec()),
-        read.iter().collect(),
+        read.iter().map(Cow::into_owned).collect(),
     )
     .unwrap();
     assert_eq!(built, read, "equal values: equal arrays");
