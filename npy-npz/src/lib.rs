@@ -63,7 +63,11 @@
 //!   past 6.3 refuses the archive, flag bits 5 and 6 the member
 //!   ([`ErrorKind::UnsupportedFlags`]); a repeated name reads its last entry. Where zipfile
 //!   reads a member whose bytes end before its declared size, this reader refuses it (the
-//!   declared size bounds every allocation).
+//!   declared size bounds every allocation); and where zipfile reads a member placed after
+//!   the central directory (its local header in the end record's comment), this reader
+//!   refuses it as [`ErrorKind::Unbacked`]: the room that bounds a member's declared size
+//!   before anything is read is the bytes between its data and the directory, and no zip
+//!   writer puts a member after its directory.
 //! - The CRC-32 is checked once by every read that reaches a member's end, zero-size members
 //!   included ([`ErrorKind::CrcMismatch`]); views do not read the bytes and do not check it.
 //! - Compression methods other than stored and deflate, and encrypted members, are typed

@@ -640,3 +640,99 @@ fn f15_zipfile_reading_beside_r15() {
     assert_eq!(keys(&shifted).unwrap(), ["a", "b"]);
     assert!(member_bytes(&shifted, "a").is_err());
 }
+
+/// The review's `local_in_comment` (issue 23): a member's local header and bytes sit after
+/// the central directory, inside the end record's comment (member `a` first, so that
+/// `np.load` sees a zip). zipfile (and so numpy) reads it; this reader refuses it, a
+/// documented deviation (crate docs, "Untrusted archives"): what bounds a member's declared
+/// size before anything is read is the room between its data and the central directory, and
+/// no zip writer puts a member after its directory. The refusal names the member and the
+/// room; numpy's reading is checked when Python is there, so that the deviation stays the
+/// one documented.
+#[test]
+fn a_member_after_the_central_directory_is_refused_where_zipfile_reads_it() {
+    let p = arange3();
+    let (crc, size) = (crc32(&p), p.len() as u32);
+    let local = |name: &[u8]| {
+        let mut b = 0x0403_4b50u32.to_le_bytes().to_vec();
+        for v in [20u16, 0, 0, 0, 0x21] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [crc, size, size] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        b.extend_from_slice(&0u16.to_le_bytes());
+        b.extend_from_slice(name);
+        b.extend_from_slice(&p);
+        b
+    };
+    let central = |name: &[u8], offset: u32| {
+        let mut b = 0x0201_4b50u32.to_le_bytes().to_vec();
+        for v in [0x031eu16, 20, 0, 0, 0, 0x21] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [crc, size, size] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [name.len() as u16, 0, 0, 0, 0] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(&0u32.to_le_bytes());
+        b.extend_from_slice(&offset.to_le_bytes());
+        b.extend_from_slice(name);
+        b
+    };
+    let mut archive = local(b"a.npy");
+    let cd_at = archive.len();
+    // Two entries of 46 bytes and a 5-byte name each, then the end record's fixed 22 bytes:
+    // `c`'s local header is the comment's first byte.
+    let c_at = cd_at + 2 * (46 + 5) + 22;
+    let cd = [central(b"a.npy", 0), central(b"c.npy", c_at as u32)].concat();
+    archive.extend_from_slice(&cd);
+    archive.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    for v in [0u16, 0, 2, 2] {
+        archive.extend_from_slice(&v.to_le_bytes());
+    }
+    archive.extend_from_slice(&(cd.len() as u32).to_le_bytes());
+    archive.extend_from_slice(&(cd_at as u32).to_le_bytes());
+    let comment = local(b"c.npy");
+    archive.extend_from_slice(&(comment.len() as u16).to_le_bytes());
+    assert_eq!(archive.len(), c_at);
+    archive.extend_from_slice(&comment);
+
+    assert_eq!(keys(&archive).unwrap(), ["a", "c"]);
+    assert_eq!(member_bytes(&archive, "a").unwrap(), p);
+    let err = member_bytes(&archive, "c").unwrap_err();
+    assert_eq!(err.member(), Some("c"), "{err}");
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::Unbacked {
+                backing: npy_npz::Backing::Room { room: 0, .. },
+                ..
+            }
+        ),
+        "{err}"
+    );
+
+    let Some(python) = npy_test_support::python::python_for("np.load of a member in the comment")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("local_in_comment.npz");
+    std::fs::write(&path, &archive).unwrap();
+    let out = std::process::Command::new(python)
+        .arg("-c")
+        .arg("import sys, numpy as np\nz = np.load(sys.argv[1])\nprint(z.files, z['c'].tolist())")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "['a', 'c'] [0, 1, 2]\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
