@@ -1405,3 +1405,54 @@ fn a_long_dtype_state_shared_by_many_dtypes_is_read_in_place() {
     p.extend_from_slice(b"N.");
     assert_eq!(loads(&p).unwrap(), npy_pickle::PyObject::None);
 }
+
+/// `LONG4` of `n`, memoised and popped: `h` + memo index then pushes it again.
+fn memoised_long4(n: &npy_core::object::BigInt) -> Vec<u8> {
+    let bytes = n.to_signed_bytes_le();
+    let mut o = vec![0x8b];
+    o.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    o.extend_from_slice(&bytes);
+    o.extend_from_slice(b"\x940");
+    o
+}
+
+/// The second review of issue 23 (`f_bigint_nocache.py`): R3's kind with the one-entry cache
+/// defeated — two 4,299-digit ints alternating 70,000 times — converted each to decimal
+/// again, 15,000 conversions of quadratic work before the 64 MiB of text ran out. A conversion
+/// is now charged its work too (`int_decimal_work`: d²/1024 bytes for d digits), so the print
+/// is cut after about a fifth as many, and the digits it prints are the ints' own.
+#[test]
+fn decimal_conversions_are_charged_to_the_print_budget() {
+    use npy_core::object::{int_decimal_work, BigInt};
+    use npy_core::print::{PrintOptions, OBJECT_TEXT_BUDGET};
+    let a: BigInt = "7".repeat(4299).parse().unwrap();
+    let b: BigInt = &a + 1u32;
+    let mut item = memoised_long4(&a);
+    item.extend(memoised_long4(&b));
+    item.extend_from_slice(b"](");
+    for _ in 0..35_000 {
+        item.extend_from_slice(b"h\x00h\x01");
+    }
+    item.push(b'e');
+    let array = read_object_npy(&object_array(&item)).unwrap();
+    let shown = array.display_with(&PrintOptions::new());
+    let text = shown.to_string();
+    assert!(shown.was_cut());
+    let (a_text, b_text) = (a.to_string(), b.to_string());
+    let printed: Vec<&str> = text
+        .trim_start_matches("[list([")
+        .split(", ")
+        .take_while(|t| t.len() == 4299)
+        .collect();
+    for (i, t) in printed.iter().enumerate() {
+        assert_eq!(*t, if i % 2 == 0 { &a_text } else { &b_text }, "int {i}");
+    }
+    let per_int = int_decimal_work(&a) + 4299 + 2;
+    assert!(int_decimal_work(&a) > 17_000);
+    assert!(
+        printed.len() as u64 <= OBJECT_TEXT_BUDGET / per_int + 1,
+        "{} ints printed",
+        printed.len()
+    );
+    assert!(printed.len() > 1000, "{} ints printed", printed.len());
+}

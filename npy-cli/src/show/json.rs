@@ -9,7 +9,8 @@ use std::cell::Cell;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use npy_core::object::{int_decimal, PyObject, MAX_INT_DIGITS};
+use npy_core::object::{int_decimal, int_decimal_work, BigInt, PyObject, MAX_INT_DIGITS};
+use npy_core::print::OBJECT_TEXT_BUDGET;
 use npy_core::DynValue;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
@@ -95,6 +96,8 @@ pub const MAX_NESTED_EMPTY_LISTS: u64 = super::MAX_EMPTY_LISTS;
 #[derive(Default)]
 struct Limits {
     empty_lists: Cell<u64>,
+    /// Bytes of the output budget spent converting ints to decimal, besides their text.
+    decimal_work: Cell<u64>,
 }
 
 impl Limits {
@@ -111,6 +114,22 @@ impl Limits {
             )));
         }
         self.empty_lists.set(total);
+        Ok(())
+    }
+
+    /// Charges the conversion of `n` to decimal ([`int_decimal_work`], quadratic in its
+    /// digits) to the output budget, which the text alone would let pay for seconds of it.
+    fn convert<E: serde::ser::Error>(&self, n: &BigInt) -> Result<(), E> {
+        let total = self.decimal_work.get().saturating_add(int_decimal_work(n));
+        if total > OBJECT_TEXT_BUDGET {
+            return Err(E::custom(format!(
+                "converting its ints to decimal passes npy's output budget of {} MiB (an int \
+                 of d > 1024 digits costs d²/1024 bytes of it besides its text: the work is \
+                 quadratic); refused",
+                OBJECT_TEXT_BUDGET >> 20
+            )));
+        }
+        self.decimal_work.set(total);
         Ok(())
     }
 }
@@ -288,6 +307,7 @@ impl Serialize for JsonObject<'_> {
                          `npy show` without --json prints it in hexadecimal)"
                     ))
                 };
+                self.1.convert(b)?;
                 let text = int_decimal(b).map_err(too_many)?;
                 let digits = serde_json::value::RawValue::from_string(text)
                     .map_err(serde::ser::Error::custom)?;

@@ -685,6 +685,37 @@ fn r05_big_ints_in_json_follow_pythons_digit_limit() {
     }
 }
 
+/// The second review of issue 23 (`f_bigint_nocache.py`): two 4,299-digit ints alternating
+/// 70,000 times in a list defeat the one-entry cache of their decimal text; `--json` wrote
+/// 15,000 of them (quadratic work each) before its 64 MiB of output ran out. Each conversion
+/// is charged its work too, so the refusal comes after about a fifth as many, naming it.
+#[test]
+fn decimal_conversions_are_charged_to_the_json_budget() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let long4 = |n: &npy_core::object::BigInt| {
+        let bytes = n.to_signed_bytes_le();
+        let mut o = vec![0x8b];
+        o.extend_from_slice(&u32::try_from(bytes.len()).expect("small").to_le_bytes());
+        o.extend_from_slice(&bytes);
+        o.extend_from_slice(b"\x940");
+        o
+    };
+    let a: npy_core::object::BigInt = "7".repeat(4299).parse().expect("an int");
+    let mut item = long4(&a);
+    item.extend(long4(&(&a + 1u32)));
+    item.extend_from_slice(b"](");
+    for _ in 0..35_000 {
+        item.extend_from_slice(b"h\x00h\x01");
+    }
+    item.push(b'e');
+    let file = crate::hostile::npy(&crate::hostile::object_array(&item));
+    let (code, out, err) = show_bytes(dir.path(), "alternating.npy", &file, true);
+    assert_eq!(code, 1);
+    assert!(err.contains("converting its ints to decimal"), "{err}");
+    let written = out.matches(&"7".repeat(4298)).count();
+    assert!((1000..=4000).contains(&written), "{written} ints written");
+}
+
 /// Elements that hold no bytes (`V0`), in headers numpy's own `write_array_header_1_0`
 /// writes: `--json` of more than `MAX_UNBACKED_VALUES` (2^20) of them is refused before any
 /// output, whatever the order (a Fortran-order (2^31, 2^31) array streamed without end

@@ -55,6 +55,24 @@ impl Drop for Scope {
     }
 }
 
+/// Charges `bytes` of work that makes no text (an int's conversion to decimal,
+/// [`int_decimal_work`](crate::object::int_decimal_work)) to the print under way: `false`, the
+/// budget spent and the print cut, when they are not left; `true` outside a print.
+pub(crate) fn spend(bytes: u64) -> bool {
+    LEFT.with(|l| match l.get() {
+        None => true,
+        Some(left) if bytes <= left => {
+            l.set(Some(left - bytes));
+            true
+        }
+        Some(_) => {
+            l.set(Some(0));
+            CUT.with(|c| c.set(true));
+            false
+        }
+    })
+}
+
 /// What marks an object's text cut at the budget.
 pub(crate) const CUT_MARK: &str = "...";
 

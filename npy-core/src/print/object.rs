@@ -11,7 +11,7 @@ use super::float::{self, FloatKind};
 use super::layout::{scalar_str, ArrayDisplay};
 use super::PrintOptions;
 use crate::dtype::{DType, Primitive, TimeKind, TimeType, TimeUnit};
-use crate::dynamic::object::{int_decimal, NpyScalar, PyDType, PyObject};
+use crate::dynamic::object::{int_decimal, int_decimal_work, NpyScalar, PyDType, PyObject};
 use crate::dynamic::DynValue;
 use crate::literal::{write_repr_bytes, write_repr_str};
 
@@ -171,7 +171,11 @@ fn seq(
 /// An int as Python's `repr` writes it ([`int_decimal`]); one of more digits than Python
 /// converts ([`MAX_INT_DIGITS`](crate::object::MAX_INT_DIGITS): Python raises `ValueError`)
 /// in hexadecimal, which takes linear time.
+/// The conversion's work is charged to the print's budget first ([`int_decimal_work`]).
 fn write_bigint(f: &mut fmt::Formatter<'_>, b: &BigInt) -> fmt::Result {
+    if !super::budget::spend(int_decimal_work(b)) {
+        return Err(fmt::Error);
+    }
     match int_decimal(b) {
         Ok(text) => f.write_str(&text),
         Err(_) => {
