@@ -124,12 +124,21 @@ impl Source<'_> {
 
     /// Reads `n` data bytes into an Arrow buffer (64-byte aligned for a file whose length
     /// proves the bytes are there; else grown as they arrive, so a header's claim never sizes
-    /// an allocation by itself).
-    fn read_bytes(&mut self, n: u64) -> Result<Buffer, Error> {
+    /// an allocation by itself). `spare`: a buffer of an earlier batch that no array holds any
+    /// more, reused (its pages already mapped, its bytes overwritten) instead of a fresh
+    /// zeroed allocation.
+    fn read_bytes(&mut self, n: u64, spare: Option<MutableBuffer>) -> Result<Buffer, Error> {
         let len = usize::try_from(n).map_err(|_| overflow("data size", n.to_string()))?;
         let truncated = |found: u64| Error::new(ErrorKind::Truncated { needed: n, found });
         if self.available.is_some_and(|a| a >= n) {
-            let mut buf = MutableBuffer::from_len_zeroed(len);
+            let mut buf = match spare {
+                Some(mut b) if b.capacity() >= len => {
+                    // Only the bytes past the old length are zeroed; all are overwritten.
+                    b.resize(len, 0);
+                    b
+                }
+                _ => MutableBuffer::from_len_zeroed(len),
+            };
             self.data.read_exact(buf.as_slice_mut()).map_err(|e| {
                 if e.kind() == std::io::ErrorKind::UnexpectedEof {
                     truncated(0)
@@ -177,7 +186,7 @@ impl Source<'_> {
         let fortran = self.meta.order().is_fortran() && self.meta.shape().len() >= 2;
         if fortran {
             let n = self.meta.nbytes();
-            let data = self.read_bytes(n)?;
+            let data = self.read_bytes(n, None)?;
             let c = transpose_f_to_c(&data, self.meta.shape(), self.meta.itemsize() as usize);
             let batch = batch_from_bytes(&dtype, &row_shape, rows as usize, &c, &self.name)?;
             let per = batch_rows
@@ -199,15 +208,19 @@ impl Source<'_> {
             .unwrap_or_else(|| default_rows(row_bytes, BATCH_BYTES))
             .max(1) as u64;
         let mut done = 0u64;
+        let mut spare = None;
         loop {
             let len = per.min(rows - done);
             let bytes = len
                 .checked_mul(row_bytes)
                 .ok_or_else(|| overflow("batch size", format!("{len} rows × {row_bytes}")))?;
-            let data = self.read_bytes(bytes)?;
+            let data = self.read_bytes(bytes, spare.take())?;
             let batch = batch_from_bytes(&dtype, &row_shape, len as usize, &data, &self.name)?;
             done += len;
             f(batch, done * row_bytes, rows * row_bytes)?;
+            // The batch is gone; unless one of its arrays still views `data` (packed numbers
+            // are not copied), the next batch is read into the same memory.
+            spare = data.into_mutable().ok();
             if done >= rows {
                 return Ok(());
             }
