@@ -641,12 +641,15 @@ pub fn write_parquet(
         for f in stored.fields() {
             refuse_zero_width(f, f.name()).at_path(path)?;
         }
-        let mut writer = ArrowWriter::try_new(w, stored.clone(), Some(props)).at_path(path)?;
-        fill(&mut |b| {
-            let b = parquet_batch(b, &stored)?;
-            writer.write(&b).map_err(Error::from)
-        })?;
-        writer.into_inner().at_path(path)?.flush().at_path(path)?;
+        let writer = ArrowWriter::try_new(w, stored.clone(), Some(props)).at_path(path)?;
+        // The file ArrowWriter writes, its columns encoded on every core.
+        let (file, factory) = writer.into_serialized_writer().at_path(path)?;
+        crate::parquet_write::encode(file, &factory, &stored, |push| {
+            fill(&mut |b| push(&parquet_batch(b, &stored)?))
+        })?
+        .at_path(path)?
+        .flush()
+        .at_path(path)?;
     }
     out.commit()
 }

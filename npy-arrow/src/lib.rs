@@ -65,6 +65,8 @@
 mod error;
 mod file;
 mod from_arrow;
+#[cfg(feature = "parquet")]
+mod parquet_write;
 mod to_arrow;
 
 pub use arrow_array::RecordBatch;
