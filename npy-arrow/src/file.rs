@@ -617,8 +617,10 @@ fn check_ipc_blocks(file: &mut File) -> Result<(), Error> {
     Ok(())
 }
 
-/// Writes a Parquet file at `path` (Snappy, pyarrow's default) from the batches `fill`
-/// pushes; row groups are flushed as they fill, so memory stays at about one row group.
+/// Writes a Parquet file at `path` (Snappy, pyarrow's default; parquet's other defaults, a
+/// dictionary tried for every column: see the crate docs' "Parquet") from the batches `fill`
+/// pushes, the columns encoded on every core; row groups are flushed as they fill, so memory
+/// stays at about one row group.
 ///
 /// # Errors
 /// I/O and parquet errors, naming `path`.
@@ -628,14 +630,39 @@ pub fn write_parquet(
     schema: &SchemaRef,
     fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), Error>) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    use parquet::arrow::ArrowWriter;
+    write_parquet_with(path, schema, &[], fill)
+}
+
+/// The properties Parquet files are written with: Snappy (pyarrow's default), parquet's
+/// other defaults (a dictionary tried for every column, abandoned past 1 MiB), no dictionary
+/// for the top-level columns named in `plain`.
+#[cfg(feature = "parquet")]
+fn parquet_properties(plain: &[String]) -> parquet::file::properties::WriterProperties {
     use parquet::basic::Compression;
     use parquet::file::properties::WriterProperties;
+    use parquet::schema::types::ColumnPath;
+    plain
+        .iter()
+        .fold(
+            WriterProperties::builder().set_compression(Compression::SNAPPY),
+            |b, name| b.set_column_dictionary_enabled(ColumnPath::from(name.as_str()), false),
+        )
+        .build()
+}
+
+/// [`write_parquet`], with the top-level columns named in `plain` written without a
+/// dictionary.
+#[cfg(feature = "parquet")]
+fn write_parquet_with(
+    path: &Path,
+    schema: &SchemaRef,
+    plain: &[String],
+    fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), Error>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    use parquet::arrow::ArrowWriter;
     let mut out = Atomic::create(path)?;
     {
-        let props = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .build();
+        let props = parquet_properties(plain);
         let w = BufWriter::with_capacity(1 << 20, out.file());
         let stored = parquet_schema_of(schema);
         for f in stored.fields() {
@@ -896,7 +923,9 @@ impl ConvertOptions {
 /// `.npy`/`.npz` → `.parquet`/`.arrow` streams batches (memory: one batch, plus one row group
 /// for Parquet); `.parquet`/`.arrow` → `.npy`/`.npz` reads the input twice (first to find the
 /// rows and the widths of string columns, then to write), one batch at a time; `.npy` ↔ `.npz`
-/// copies the array's bytes. `progress(done, total)` follows the bytes of `.npy` data read or
+/// copies the array's bytes. A plain `.npy` to `.parquet` writes the columns whose dictionary
+/// every row group would abandon without one (the crate docs' "Parquet" says how they are
+/// found). `progress(done, total)` follows the bytes of `.npy` data read or
 /// written (none for `.arrow` ↔ `.parquet`). The output is written
 /// atomically.
 ///
@@ -956,7 +985,20 @@ pub fn convert(
                     default_rows(s.row_bytes()?, PARQUET_BATCH_BYTES),
                 ))
             })?;
-            write_parquet(output, &schema, |push| {
+            // Columns whose dictionary every row group would abandon (sampled from the file
+            // itself, so only for a plain .npy) are written plain from the start.
+            let plain = if from == Format::Npy {
+                let props = parquet_properties(&[]);
+                crate::parquet_write::unique_columns(
+                    input,
+                    &parquet_schema_of(&schema),
+                    props.max_row_group_row_count().unwrap_or(usize::MAX),
+                    props.dictionary_page_size_limit(),
+                )
+            } else {
+                Vec::new()
+            };
+            write_parquet_with(output, &schema, &plain, |push| {
                 for_each_batch(
                     input,
                     member,

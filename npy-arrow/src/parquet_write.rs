@@ -316,6 +316,152 @@ impl<W: Write + Send> Encoder<'_, W> {
     }
 }
 
+/// Rows of each row group whose values [`unique_columns`] compares.
+const SAMPLE_ROWS: u64 = 4096;
+
+/// The bytes a dictionary entry of a value of `data_type` takes in Parquet (its physical
+/// width; for byte arrays a 4-byte length, and `len` the mean bytes of the sampled values),
+/// or `None` for a column not considered (booleans, which have no dictionary, and nested
+/// types).
+fn entry_bytes(data_type: &arrow_schema::DataType, len: f64) -> Option<f64> {
+    use arrow_schema::DataType::*;
+    Some(match data_type {
+        Int8 | Int16 | Int32 | UInt8 | UInt16 | UInt32 | Float32 | Date32 => 4.0,
+        Int64 | UInt64 | Float64 | Timestamp(..) | Duration(_) => 8.0,
+        Float16 => 2.0,
+        FixedSizeBinary(n) => f64::from(*n),
+        Utf8 | Binary => 4.0 + len,
+        _ => return None,
+    })
+}
+
+/// The columns of the plain `.npy` file at `path` (batches of `schema`) whose Parquet
+/// dictionary would be abandoned in every row group of `max_rows` rows: [`SAMPLE_ROWS`]
+/// rows of each group, one drawn at random from each of as many equal runs, hold no value
+/// twice, and the group holds more than `limit` bytes of dictionary if its values are as
+/// unique as the sample's. Writers that try a dictionary (arrow-rs, pyarrow) fall back to
+/// plain encoding once it reaches `limit` bytes; such a column is written plain from the
+/// start. A column with repeated values almost surely shows a repeat in the sample (a
+/// column whose dictionary stays under `limit` bytes has at most `limit / entry` distinct
+/// values, so 4096 draws find one twice with a probability above 1 − e⁻¹⁶), so it keeps
+/// its dictionary; when the sample misses, the column is nearly unique, where a dictionary
+/// saves nothing. Only top-level fields of a 1-d array (or a 1-d plain array) are
+/// considered; anything the file does not back (a short file, a read error) gives none.
+pub(crate) fn unique_columns(
+    path: &std::path::Path,
+    schema: &SchemaRef,
+    max_rows: usize,
+    limit: usize,
+) -> Vec<String> {
+    use std::collections::HashSet;
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(reader) = npy_core::NpyReader::open(path) else {
+        return Vec::new();
+    };
+    let meta = reader.meta().clone();
+    drop(reader);
+    let dtype = meta.dtype();
+    if meta.shape().len() != 1 || dtype.has_object() {
+        return Vec::new();
+    }
+    let fields: Vec<(u64, &npy_core::DType)> = match dtype {
+        npy_core::DType::Record(r) => r.fields().iter().map(|f| (f.offset, &f.dtype)).collect(),
+        other => vec![(0, other)],
+    };
+    if fields.len() != schema.fields().len() {
+        return Vec::new();
+    }
+    let rows = meta.shape()[0];
+    let itemsize = meta.itemsize();
+    let Some(end) = rows
+        .checked_mul(itemsize)
+        .and_then(|n| n.checked_add(meta.data_offset()))
+    else {
+        return Vec::new();
+    };
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    if file.metadata().map_or(true, |m| m.len() < end) || itemsize == 0 {
+        return Vec::new();
+    }
+    // Per column: still a candidate, and the string bytes seen (for the entry size).
+    let mut candidate: Vec<bool> = schema
+        .fields()
+        .iter()
+        .map(|f| entry_bytes(f.data_type(), 0.0).is_some())
+        .collect();
+    let mut row = vec![0u8; usize::try_from(itemsize).unwrap_or(0)];
+    let max_rows = max_rows.max(1) as u64;
+    // A fixed seed: the same file is always written the same way.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut start = 0u64;
+    while start < rows && candidate.iter().any(|&c| c) {
+        let n = max_rows.min(rows - start);
+        let draws = SAMPLE_ROWS.min(n);
+        let mut seen: Vec<HashSet<Vec<u8>>> = candidate
+            .iter()
+            .map(|_| HashSet::with_capacity(draws as usize))
+            .collect();
+        let mut bytes = vec![0u64; candidate.len()];
+        for d in 0..draws {
+            // Run d of `draws` equal runs of the group; a row drawn in it (xorshift64).
+            let (lo, hi) = (n * d / draws, n * (d + 1) / draws);
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let r = start + lo + state % (hi - lo).max(1);
+            if file
+                .seek(SeekFrom::Start(meta.data_offset() + r * itemsize))
+                .and_then(|_| file.read_exact(&mut row))
+                .is_err()
+            {
+                return Vec::new();
+            }
+            for (i, &(offset, dt)) in fields.iter().enumerate() {
+                if !candidate[i] {
+                    continue;
+                }
+                let at = offset as usize;
+                let Some(v) = row.get(at..at + dt.itemsize() as usize) else {
+                    candidate[i] = false;
+                    continue;
+                };
+                bytes[i] += match dt {
+                    // Code points (or bytes) before the NUL padding; UTF-8 takes at least
+                    // one byte for each.
+                    npy_core::DType::Unicode(..) => {
+                        (v.chunks_exact(4)
+                            .rposition(|c| c != [0; 4])
+                            .map_or(0, |p| p + 1)) as u64
+                    }
+                    npy_core::DType::Bytes(_) => {
+                        v.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1) as u64
+                    }
+                    _ => 0,
+                };
+                if !seen[i].insert(v.to_vec()) {
+                    candidate[i] = false;
+                }
+            }
+        }
+        for (i, f) in schema.fields().iter().enumerate() {
+            let mean = bytes[i] as f64 / draws as f64;
+            let over =
+                entry_bytes(f.data_type(), mean).is_some_and(|e| e * n as f64 > limit as f64);
+            candidate[i] &= over;
+        }
+        start += n;
+    }
+    schema
+        .fields()
+        .iter()
+        .zip(candidate)
+        .filter(|(_, c)| *c)
+        .map(|(f, _)| f.name().clone())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
