@@ -319,6 +319,19 @@ impl<W: Write + Send> Encoder<'_, W> {
 /// Rows of each row group whose values [`unique_columns`] compares.
 const SAMPLE_ROWS: u64 = 4096;
 
+/// Runs of consecutive rows those are read in (4 rows each): few enough reads (a millisecond
+/// per row group from the page cache), and enough runs that a column cycling through fewer
+/// values than its dictionary limit holds still repeats one in the sample: two runs overlap
+/// in a cycle of `p` values with a probability of about 8 / `p`, so among 1024 runs
+/// about 4·1024² / `p` overlaps are expected: 32 for 8-byte values (`p` < 128 Ki), 16 for
+/// 4-byte ones, 8 for 2-byte ones (none seen: e⁻⁸, the hardest case). Values repeating at
+/// random repeat far more often (4096² / 2`p`).
+const SAMPLE_RUNS: u64 = 1024;
+
+/// The widest row [`unique_columns`] samples (its sets then hold at most 16 MiB); wider
+/// records keep every dictionary.
+const SAMPLE_ITEMSIZE: u64 = 4096;
+
 /// The bytes a dictionary entry of a value of `data_type` takes in Parquet (its physical
 /// width; for byte arrays a 4-byte length, and `len` the mean bytes of the sampled values),
 /// or `None` for a column not considered (booleans, which have no dictionary, and nested
@@ -337,15 +350,15 @@ fn entry_bytes(data_type: &arrow_schema::DataType, len: f64) -> Option<f64> {
 
 /// The columns of the plain `.npy` file at `path` (batches of `schema`) whose Parquet
 /// dictionary would be abandoned in every row group of `max_rows` rows: [`SAMPLE_ROWS`]
-/// rows of each group, one drawn at random from each of as many equal runs, hold no value
-/// twice, and the group holds more than `limit` bytes of dictionary if its values are as
+/// rows of each group ([`SAMPLE_RUNS`] runs of consecutive rows, each at a random place in
+/// its stretch of the group) hold no value twice, and the group holds more than `limit`
+/// bytes of dictionary if its values are as
 /// unique as the sample's. Writers that try a dictionary (arrow-rs, pyarrow) fall back to
 /// plain encoding once it reaches `limit` bytes; such a column is written plain from the
 /// start. A column with repeated values almost surely shows a repeat in the sample (a
 /// column whose dictionary stays under `limit` bytes has at most `limit / entry` distinct
-/// values, so 4096 draws find one twice with a probability above 1 − e⁻¹⁶), so it keeps
-/// its dictionary; when the sample misses, the column is nearly unique, where a dictionary
-/// saves nothing. Only top-level fields of a 1-d array (or a 1-d plain array) are
+/// values; see [`SAMPLE_RUNS`] for the odds), so it keeps its dictionary; when the sample
+/// misses, the column is nearly unique, where a dictionary saves little. Only top-level fields of a 1-d array (or a 1-d plain array) are
 /// considered; anything the file does not back (a short file, a read error) gives none.
 pub(crate) fn unique_columns(
     path: &std::path::Path,
@@ -382,7 +395,10 @@ pub(crate) fn unique_columns(
     let Ok(mut file) = std::fs::File::open(path) else {
         return Vec::new();
     };
-    if file.metadata().map_or(true, |m| m.len() < end) || itemsize == 0 {
+    if file.metadata().map_or(true, |m| m.len() < end)
+        || itemsize == 0
+        || itemsize > SAMPLE_ITEMSIZE
+    {
         return Vec::new();
     }
     // Per column: still a candidate, and the string bytes seen (for the entry size).
@@ -391,57 +407,68 @@ pub(crate) fn unique_columns(
         .iter()
         .map(|f| entry_bytes(f.data_type(), 0.0).is_some())
         .collect();
-    let mut row = vec![0u8; usize::try_from(itemsize).unwrap_or(0)];
     let max_rows = max_rows.max(1) as u64;
+    let mut run = Vec::new();
     // A fixed seed: the same file is always written the same way.
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     let mut start = 0u64;
     while start < rows && candidate.iter().any(|&c| c) {
         let n = max_rows.min(rows - start);
-        let draws = SAMPLE_ROWS.min(n);
+        // A group of at most SAMPLE_ROWS rows is read whole (exact); a larger one in
+        // SAMPLE_RUNS runs of consecutive rows, one at a random place in each of as many
+        // equal stretches of the group (few reads, even from a disk).
+        let (runs, per) = if n <= SAMPLE_ROWS {
+            (1, n)
+        } else {
+            (SAMPLE_RUNS, SAMPLE_ROWS / SAMPLE_RUNS)
+        };
+        let draws = runs * per;
         let mut seen: Vec<HashSet<Vec<u8>>> = candidate
             .iter()
             .map(|_| HashSet::with_capacity(draws as usize))
             .collect();
         let mut bytes = vec![0u64; candidate.len()];
-        for d in 0..draws {
-            // Run d of `draws` equal runs of the group; a row drawn in it (xorshift64).
-            let (lo, hi) = (n * d / draws, n * (d + 1) / draws);
+        for d in 0..runs {
+            let (lo, hi) = (n * d / runs, n * (d + 1) / runs);
+            // xorshift64
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            let r = start + lo + state % (hi - lo).max(1);
+            let first = start + lo + state % (hi - lo - per + 1);
+            run.resize((per * itemsize) as usize, 0);
             if file
-                .seek(SeekFrom::Start(meta.data_offset() + r * itemsize))
-                .and_then(|_| file.read_exact(&mut row))
+                .seek(SeekFrom::Start(meta.data_offset() + first * itemsize))
+                .and_then(|_| file.read_exact(&mut run))
                 .is_err()
             {
                 return Vec::new();
             }
-            for (i, &(offset, dt)) in fields.iter().enumerate() {
-                if !candidate[i] {
-                    continue;
-                }
-                let at = offset as usize;
-                let Some(v) = row.get(at..at + dt.itemsize() as usize) else {
-                    candidate[i] = false;
-                    continue;
-                };
-                bytes[i] += match dt {
-                    // Code points (or bytes) before the NUL padding; UTF-8 takes at least
-                    // one byte for each.
-                    npy_core::DType::Unicode(..) => {
-                        (v.chunks_exact(4)
-                            .rposition(|c| c != [0; 4])
-                            .map_or(0, |p| p + 1)) as u64
+            for row in run.chunks_exact(itemsize as usize) {
+                for (i, &(offset, dt)) in fields.iter().enumerate() {
+                    if !candidate[i] {
+                        continue;
                     }
-                    npy_core::DType::Bytes(_) => {
-                        v.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1) as u64
+                    let at = offset as usize;
+                    let Some(v) = row.get(at..at + dt.itemsize() as usize) else {
+                        candidate[i] = false;
+                        continue;
+                    };
+                    bytes[i] += match dt {
+                        // Code points (or bytes) before the NUL padding; UTF-8 takes at
+                        // least one byte for each.
+                        npy_core::DType::Unicode(..) => {
+                            v.chunks_exact(4)
+                                .rposition(|c| c != [0; 4])
+                                .map_or(0, |p| p + 1) as u64
+                        }
+                        npy_core::DType::Bytes(_) => {
+                            v.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1) as u64
+                        }
+                        _ => 0,
+                    };
+                    if !seen[i].insert(v.to_vec()) {
+                        candidate[i] = false;
                     }
-                    _ => 0,
-                };
-                if !seen[i].insert(v.to_vec()) {
-                    candidate[i] = false;
                 }
             }
         }
