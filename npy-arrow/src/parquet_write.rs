@@ -408,7 +408,7 @@ pub(crate) fn unique_columns(
         .map(|f| entry_bytes(f.data_type(), 0.0).is_some())
         .collect();
     let max_rows = max_rows.max(1) as u64;
-    let mut run = Vec::new();
+    let mut sample = Vec::new();
     // A fixed seed: the same file is always written the same way.
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     let mut start = 0u64;
@@ -423,11 +423,8 @@ pub(crate) fn unique_columns(
             (SAMPLE_RUNS, SAMPLE_ROWS / SAMPLE_RUNS)
         };
         let draws = runs * per;
-        let mut seen: Vec<HashSet<Vec<u8>>> = candidate
-            .iter()
-            .map(|_| HashSet::with_capacity(draws as usize))
-            .collect();
-        let mut bytes = vec![0u64; candidate.len()];
+        // The sampled rows, read first, then compared as slices of this buffer.
+        sample.clear();
         for d in 0..runs {
             let (lo, hi) = (n * d / runs, n * (d + 1) / runs);
             // xorshift64
@@ -435,40 +432,46 @@ pub(crate) fn unique_columns(
             state ^= state >> 7;
             state ^= state << 17;
             let first = start + lo + state % (hi - lo - per + 1);
-            run.resize((per * itemsize) as usize, 0);
+            let at = sample.len();
+            sample.resize(at + (per * itemsize) as usize, 0);
             if file
                 .seek(SeekFrom::Start(meta.data_offset() + first * itemsize))
-                .and_then(|_| file.read_exact(&mut run))
+                .and_then(|_| file.read_exact(&mut sample[at..]))
                 .is_err()
             {
                 return Vec::new();
             }
-            for row in run.chunks_exact(itemsize as usize) {
-                for (i, &(offset, dt)) in fields.iter().enumerate() {
-                    if !candidate[i] {
-                        continue;
+        }
+        let mut seen: Vec<HashSet<&[u8]>> = candidate
+            .iter()
+            .map(|_| HashSet::with_capacity(draws as usize))
+            .collect();
+        let mut bytes = vec![0u64; candidate.len()];
+        for row in sample.chunks_exact(itemsize as usize) {
+            for (i, &(offset, dt)) in fields.iter().enumerate() {
+                if !candidate[i] {
+                    continue;
+                }
+                let at = offset as usize;
+                let Some(v) = row.get(at..at + dt.itemsize() as usize) else {
+                    candidate[i] = false;
+                    continue;
+                };
+                bytes[i] += match dt {
+                    // Code points (or bytes) before the NUL padding; UTF-8 takes at least
+                    // one byte for each.
+                    npy_core::DType::Unicode(..) => {
+                        v.chunks_exact(4)
+                            .rposition(|c| c != [0; 4])
+                            .map_or(0, |p| p + 1) as u64
                     }
-                    let at = offset as usize;
-                    let Some(v) = row.get(at..at + dt.itemsize() as usize) else {
-                        candidate[i] = false;
-                        continue;
-                    };
-                    bytes[i] += match dt {
-                        // Code points (or bytes) before the NUL padding; UTF-8 takes at
-                        // least one byte for each.
-                        npy_core::DType::Unicode(..) => {
-                            v.chunks_exact(4)
-                                .rposition(|c| c != [0; 4])
-                                .map_or(0, |p| p + 1) as u64
-                        }
-                        npy_core::DType::Bytes(_) => {
-                            v.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1) as u64
-                        }
-                        _ => 0,
-                    };
-                    if !seen[i].insert(v.to_vec()) {
-                        candidate[i] = false;
+                    npy_core::DType::Bytes(_) => {
+                        v.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1) as u64
                     }
+                    _ => 0,
+                };
+                if !seen[i].insert(v) {
+                    candidate[i] = false;
                 }
             }
         }
