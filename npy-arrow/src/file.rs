@@ -124,12 +124,21 @@ impl Source<'_> {
 
     /// Reads `n` data bytes into an Arrow buffer (64-byte aligned for a file whose length
     /// proves the bytes are there; else grown as they arrive, so a header's claim never sizes
-    /// an allocation by itself).
-    fn read_bytes(&mut self, n: u64) -> Result<Buffer, Error> {
+    /// an allocation by itself). `spare`: a buffer of an earlier batch that no array holds any
+    /// more, reused (its pages already mapped, its bytes overwritten) instead of a fresh
+    /// zeroed allocation.
+    fn read_bytes(&mut self, n: u64, spare: Option<MutableBuffer>) -> Result<Buffer, Error> {
         let len = usize::try_from(n).map_err(|_| overflow("data size", n.to_string()))?;
         let truncated = |found: u64| Error::new(ErrorKind::Truncated { needed: n, found });
         if self.available.is_some_and(|a| a >= n) {
-            let mut buf = MutableBuffer::from_len_zeroed(len);
+            let mut buf = match spare {
+                Some(mut b) if b.capacity() >= len => {
+                    // Only the bytes past the old length are zeroed; all are overwritten.
+                    b.resize(len, 0);
+                    b
+                }
+                _ => MutableBuffer::from_len_zeroed(len),
+            };
             self.data.read_exact(buf.as_slice_mut()).map_err(|e| {
                 if e.kind() == std::io::ErrorKind::UnexpectedEof {
                     truncated(0)
@@ -177,7 +186,7 @@ impl Source<'_> {
         let fortran = self.meta.order().is_fortran() && self.meta.shape().len() >= 2;
         if fortran {
             let n = self.meta.nbytes();
-            let data = self.read_bytes(n)?;
+            let data = self.read_bytes(n, None)?;
             let c = transpose_f_to_c(&data, self.meta.shape(), self.meta.itemsize() as usize);
             let batch = batch_from_bytes(&dtype, &row_shape, rows as usize, &c, &self.name)?;
             let per = batch_rows
@@ -199,15 +208,19 @@ impl Source<'_> {
             .unwrap_or_else(|| default_rows(row_bytes, BATCH_BYTES))
             .max(1) as u64;
         let mut done = 0u64;
+        let mut spare = None;
         loop {
             let len = per.min(rows - done);
             let bytes = len
                 .checked_mul(row_bytes)
                 .ok_or_else(|| overflow("batch size", format!("{len} rows × {row_bytes}")))?;
-            let data = self.read_bytes(bytes)?;
+            let data = self.read_bytes(bytes, spare.take())?;
             let batch = batch_from_bytes(&dtype, &row_shape, len as usize, &data, &self.name)?;
             done += len;
             f(batch, done * row_bytes, rows * row_bytes)?;
+            // The batch is gone; unless one of its arrays still views `data` (packed numbers
+            // are not copied), the next batch is read into the same memory.
+            spare = data.into_mutable().ok();
             if done >= rows {
                 return Ok(());
             }
@@ -604,8 +617,10 @@ fn check_ipc_blocks(file: &mut File) -> Result<(), Error> {
     Ok(())
 }
 
-/// Writes a Parquet file at `path` (Snappy, pyarrow's default) from the batches `fill`
-/// pushes; row groups are flushed as they fill, so memory stays at about one row group.
+/// Writes a Parquet file at `path` (Snappy, pyarrow's default; parquet's other defaults, a
+/// dictionary tried for every column: see the crate docs' "Parquet") from the batches `fill`
+/// pushes, the columns encoded on every core; row groups are flushed as they fill, so memory
+/// stays at about one row group.
 ///
 /// # Errors
 /// I/O and parquet errors, naming `path`.
@@ -615,25 +630,53 @@ pub fn write_parquet(
     schema: &SchemaRef,
     fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), Error>) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    use parquet::arrow::ArrowWriter;
+    write_parquet_with(path, schema, &[], fill)
+}
+
+/// The properties Parquet files are written with: Snappy (pyarrow's default), parquet's
+/// other defaults (a dictionary tried for every column, abandoned past 1 MiB), no dictionary
+/// for the top-level columns named in `plain`.
+#[cfg(feature = "parquet")]
+fn parquet_properties(plain: &[String]) -> parquet::file::properties::WriterProperties {
     use parquet::basic::Compression;
     use parquet::file::properties::WriterProperties;
+    use parquet::schema::types::ColumnPath;
+    plain
+        .iter()
+        .fold(
+            WriterProperties::builder().set_compression(Compression::SNAPPY),
+            |b, name| b.set_column_dictionary_enabled(ColumnPath::from(name.as_str()), false),
+        )
+        .build()
+}
+
+/// [`write_parquet`], with the top-level columns named in `plain` written without a
+/// dictionary.
+#[cfg(feature = "parquet")]
+fn write_parquet_with(
+    path: &Path,
+    schema: &SchemaRef,
+    plain: &[String],
+    fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), Error>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    use parquet::arrow::ArrowWriter;
     let mut out = Atomic::create(path)?;
     {
-        let props = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .build();
+        let props = parquet_properties(plain);
         let w = BufWriter::with_capacity(1 << 20, out.file());
         let stored = parquet_schema_of(schema);
         for f in stored.fields() {
             refuse_zero_width(f, f.name()).at_path(path)?;
         }
-        let mut writer = ArrowWriter::try_new(w, stored.clone(), Some(props)).at_path(path)?;
-        fill(&mut |b| {
-            let b = parquet_batch(b, &stored)?;
-            writer.write(&b).map_err(Error::from)
-        })?;
-        writer.into_inner().at_path(path)?.flush().at_path(path)?;
+        let writer = ArrowWriter::try_new(w, stored.clone(), Some(props)).at_path(path)?;
+        // The file ArrowWriter writes, its columns encoded on every core.
+        let (file, factory) = writer.into_serialized_writer().at_path(path)?;
+        crate::parquet_write::encode(file, &factory, &stored, |push| {
+            fill(&mut |b| push(&parquet_batch(b, &stored)?))
+        })?
+        .at_path(path)?
+        .flush()
+        .at_path(path)?;
     }
     out.commit()
 }
@@ -880,7 +923,9 @@ impl ConvertOptions {
 /// `.npy`/`.npz` → `.parquet`/`.arrow` streams batches (memory: one batch, plus one row group
 /// for Parquet); `.parquet`/`.arrow` → `.npy`/`.npz` reads the input twice (first to find the
 /// rows and the widths of string columns, then to write), one batch at a time; `.npy` ↔ `.npz`
-/// copies the array's bytes. `progress(done, total)` follows the bytes of `.npy` data read or
+/// copies the array's bytes. A plain `.npy` to `.parquet` writes the columns whose dictionary
+/// every row group would abandon without one (the crate docs' "Parquet" says how they are
+/// found). `progress(done, total)` follows the bytes of `.npy` data read or
 /// written (none for `.arrow` ↔ `.parquet`). The output is written
 /// atomically.
 ///
@@ -940,7 +985,20 @@ pub fn convert(
                     default_rows(s.row_bytes()?, PARQUET_BATCH_BYTES),
                 ))
             })?;
-            write_parquet(output, &schema, |push| {
+            // Columns whose dictionary every row group would abandon (sampled from the file
+            // itself, so only for a plain .npy) are written plain from the start.
+            let plain = if from == Format::Npy {
+                let props = parquet_properties(&[]);
+                crate::parquet_write::unique_columns(
+                    input,
+                    &parquet_schema_of(&schema),
+                    props.max_row_group_row_count().unwrap_or(usize::MAX),
+                    props.dictionary_page_size_limit(),
+                )
+            } else {
+                Vec::new()
+            };
+            write_parquet_with(output, &schema, &plain, |push| {
                 for_each_batch(
                     input,
                     member,

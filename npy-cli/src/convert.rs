@@ -251,6 +251,9 @@ fn columnar(args: &Args) -> Option<ExitCode> {
     if let Some(fill) = args.fill {
         options.from_arrow = npy_arrow::FromArrowOptions::new().fill(fill);
     }
+    if npy_arrow::Format::of(&args.output) == Some(npy_arrow::Format::Parquet) {
+        keep_freed_memory();
+    }
     let mut bar: Option<Progress> = None;
     let result = npy_arrow::convert(&args.input, &args.output, &options, |done, total| {
         bar.get_or_insert_with(|| Progress::new(total, "converting"))
@@ -270,4 +273,27 @@ fn columnar(args: &Args) -> Option<ExitCode> {
             ExitCode::FAILURE
         }
     })
+}
+
+/// Asks glibc's allocator to keep the memory this process frees for its next allocations.
+///
+/// parquet's writer allocates and frees about 1 MiB for every page it compresses, on every
+/// encoding thread. glibc's defaults hand such blocks back to the kernel (`munmap`, or a
+/// trimmed arena) as they are freed, so each page's buffer is mapped and zero-filled again.
+/// Serving allocations under 64 MiB from the heap and trimming it only past 256 MiB free
+/// took `npy convert` of issue 24's 1M-record file from 19,800 page faults to 7,470, CPU
+/// 168 → 144 ms and wall 198 → 139 ms (medians of 12 runs each, interleaved, load 3.8-4.9).
+/// The cost is memory kept until the process exits, which the conversion ends (peak 35 →
+/// 38 MB). Elsewhere than glibc, nothing.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[allow(unsafe_code, reason = "the one libc call that sets glibc's thresholds")]
+    {
+        // SAFETY: mallopt only changes two of glibc's thresholds; it takes no pointer, and a
+        // value glibc refuses leaves the setting as it was (the allocator stays sound).
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 64 << 20);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
+        }
+    }
 }

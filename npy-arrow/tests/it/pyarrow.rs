@@ -462,3 +462,71 @@ fn uniform_object_arrays_become_typed_columns_with_nulls() {
         }
     }
 }
+
+/// 200,000 records whose columns fall on both sides of the writers' 1 MiB dictionary limit:
+/// `id` unique (1.6 MB of dictionary: abandoned), `cycle` 20,000 values over and over (160 kB:
+/// kept), `name` unique strings (abandoned), `cat` 100 strings (kept), `score` unique `f4`
+/// (800 kB: kept although unique), `ok` bools (no dictionary in any writer). pyarrow writes
+/// the same table as `py.parquet`, and `over.txt` names the columns whose distinct values
+/// take 1 MiB or more as dictionary entries (4 bytes of length and the UTF-8 for a string).
+const MAKE_DICT: &str = r"
+import sys, numpy as np, pyarrow as pa, pyarrow.parquet as pq
+d = sys.argv[1]
+n = 200_000
+a = np.zeros(n, [('id', '<i8'), ('cycle', '<i8'), ('name', '<U8'), ('cat', '<U3'), ('score', '<f4'), ('ok', '?')])
+i = np.arange(n)
+a['id'] = i * 7 - 50_000
+a['cycle'] = (i % 20_000) * 3
+a['name'] = np.char.add('n', i.astype('U7'))
+a['cat'] = (i % 100).astype('U3')
+a['score'] = i.astype('f4') * 0.25
+a['ok'] = i % 3 == 0
+np.save(f'{d}/dict.npy', a)
+pq.write_table(pa.table({f: a[f] for f in a.dtype.names}), f'{d}/py.parquet', compression='snappy')
+def entries(v):
+    u = np.unique(v)
+    if u.dtype.kind == 'U':
+        return sum(4 + len(s.encode()) for s in u.tolist())
+    return len(u) * u.dtype.itemsize
+over = [f for f in a.dtype.names if a[f].dtype.kind != 'b' and entries(a[f]) >= 1 << 20]
+open(f'{d}/over.txt', 'w').write(' '.join(over))
+";
+
+/// Ours against numpy's values and pyarrow's dictionaries: every column has a dictionary page
+/// where pyarrow's file has one, except the columns whose dictionary passes the limit (which
+/// pyarrow abandons for plain pages after its first 1 MiB).
+const CHECK_DICT: &str = r"
+import sys, numpy as np, pyarrow.parquet as pq
+d = sys.argv[1]
+a = np.load(f'{d}/dict.npy')
+over = open(f'{d}/over.txt').read().split()
+assert over == ['id', 'name'], over
+t = pq.read_table(f'{d}/dict.parquet')
+for f in a.dtype.names:
+    assert (t[f].to_numpy() == a[f]).all(), f
+ours, py = pq.ParquetFile(f'{d}/dict.parquet').metadata, pq.ParquetFile(f'{d}/py.parquet').metadata
+for c in range(ours.num_columns):
+    o, p = ours.row_group(0).column(c), py.row_group(0).column(c)
+    assert o.path_in_schema == p.path_in_schema
+    want = p.has_dictionary_page and o.path_in_schema not in over
+    assert o.has_dictionary_page == want, (o.path_in_schema, o.has_dictionary_page, want)
+print('ok')
+";
+
+#[test]
+fn columns_whose_dictionary_pyarrow_abandons_are_written_plain_the_rest_keep_it() {
+    let Some(python) = pyarrow_python("dictionary per column, against pyarrow's") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    run_script(&python, MAKE_DICT, [dir.path()]);
+    let npy = dir.path().join("dict.npy");
+    convert(
+        &npy,
+        &npy.with_extension("parquet"),
+        &ConvertOptions::new(),
+        |_, _| {},
+    )
+    .unwrap();
+    assert_eq!(run_script(&python, CHECK_DICT, [dir.path()]).trim(), "ok");
+}

@@ -10,7 +10,9 @@
 //!   `pa.table({f: a[f] ...})`; target at most 0.5×;
 //! - to Parquet: `npy convert FILE OUT.parquet` against `pq.write_table` of that table with
 //!   the same compression (Snappy, both sides' default) and pyarrow's other defaults; target at
-//!   most 0.7×.
+//!   most 0.7×; a fourth row puts the same `npy convert` against `write_table` alone, timed
+//!   inside one Python process (the median of the calls after a warm-up call), which is the
+//!   stricter reading of that target.
 //!
 //! Python's side includes its interpreter's start and `import numpy` (and pyarrow), as a user
 //! running it pays them. `--quick` runs each 3 times instead of 5. Inputs and outputs are
@@ -28,8 +30,9 @@ use crate::target_dir;
 /// Data bytes of the records file (1,000,000 × 69).
 const DATA_BYTES: f64 = 69_000_000.0;
 
-/// Measures the three rows; returns `{"read_dyn": .., "batch": .., "parquet": .., "load": ..}`,
-/// each `{"ours": {"seconds", "peak_bytes"}, "python": {...}}`.
+/// Measures the four rows; returns `{"read_dyn": .., "batch": .., "parquet": ..,
+/// "write_table": .., "load": ..}`, each `{"ours": {"seconds", "peak_bytes"}, "python":
+/// {...}}` (`write_table`'s `python` has seconds only).
 pub fn measure(quick: bool) -> Result<Value, String> {
     let dir = npy_bench::write_dir().map_err(|e| format!("write directory: {e}"))?;
     let files: Vec<PathBuf> = ["col_records.npy", "col_ours.parquet", "col_py.parquet"]
@@ -88,14 +91,48 @@ fn measure_in(files: &[PathBuf], quick: bool) -> Result<Value, String> {
         "ours": run(Command::new(&read_batch).arg(input), runs)?,
         "python": run(Command::new(&python).args(["-c", &table]), runs)?,
     });
+    let ours_parquet = run(
+        Command::new(&npy).arg("convert").arg(input).arg(ours_pq),
+        runs,
+    )?;
     let parquet = json!({
-        "ours": run(Command::new(&npy).arg("convert").arg(input).arg(ours_pq), runs)?,
+        "ours": ours_parquet,
         "python": run(Command::new(&python).args(["-c", &parquet]), runs)?,
+    });
+    // pyarrow's encoding alone: `write_table` of the built table, timed inside one process
+    // (the median of `runs` calls after one warm-up call, which pays pyarrow's first-use
+    // costs), against the same whole `npy convert` as above.
+    let alone = format!(
+        "import time, statistics, numpy as np, pyarrow as pa, pyarrow.parquet as pq\n\
+         a = np.load({f:?})\nt = pa.table({{n: a[n] for n in a.dtype.names}})\n\
+         pq.write_table(t, {py:?}, compression='snappy')\ntimes = []\n\
+         for _ in range({runs}):\n    s = time.perf_counter()\n\
+         \x20   pq.write_table(t, {py:?}, compression='snappy')\n\
+         \x20   times.append(time.perf_counter() - s)\n\
+         print(statistics.median(times))\n",
+        py = py_pq.display().to_string()
+    );
+    let out = Command::new(&python)
+        .args(["-c", &alone])
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+    let seconds: Option<f64> = String::from_utf8_lossy(&out.stdout).trim().parse().ok();
+    if !out.status.success() || seconds.is_none() {
+        return Err(format!(
+            "timing write_table failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let write_table = json!({
+        "ours": ours_parquet,
+        "python": { "seconds": seconds },
     });
     Ok(json!({
         "read_dyn": read_dyn,
         "batch": batch,
         "parquet": parquet,
+        "write_table": write_table,
         "load": load_average(),
     }))
 }
@@ -152,6 +189,13 @@ pub fn render(v: &Value) -> String {
             "parquet",
             "`npy convert f.npy f.parquet`",
             "`pq.write_table(t, compression='snappy')`",
+            0.7,
+            None,
+        ),
+        (
+            "write_table",
+            "`npy convert f.npy f.parquet` (whole process)",
+            "`pq.write_table` alone (in-process, median of the calls after a warm-up)",
             0.7,
             None,
         ),
