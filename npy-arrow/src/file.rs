@@ -1140,17 +1140,35 @@ fn arrow_to_npy(
     }
 }
 
-/// `.npy` ↔ `.npz` (one member): the array's bytes copied.
+/// `.npy` ↔ `.npz` (one member): the array's bytes copied. The data of a dtype holding
+/// objects is a pickle of its own length, not `nbytes`: an object array is written again as
+/// numpy pickles it (its values decoded within npy-pickle's budget), records with object
+/// fields have their pickle copied whole.
 fn npy_to_npy(input: &Path, output: &Path, to: Format, member: Option<&str>) -> Result<(), Error> {
     let mut tmp = tempfile::tempfile().at_path(output)?;
     let key = with_source(input, member, false, |s| {
+        let mut w = BufWriter::new(&mut tmp);
+        if let Some(objects) = &s.objects {
+            npy_core::write_dyn_to_with(
+                &mut w,
+                objects,
+                None,
+                &npy_pickle::PickleCodec::default(),
+            )?;
+            w.flush()?;
+            return Ok(s.name.clone());
+        }
         let header = npy_core::Header {
             dtype: s.meta.dtype().clone(),
             fortran_order: s.meta.order().is_fortran(),
             shape: s.meta.shape().to_vec(),
         };
-        let mut w = BufWriter::new(&mut tmp);
         w.write_all(&header.to_bytes(None)?)?;
+        if s.meta.dtype().has_object() {
+            std::io::copy(&mut s.data, &mut w)?;
+            w.flush()?;
+            return Ok(s.name.clone());
+        }
         let n = s.meta.nbytes();
         let copied = std::io::copy(&mut (&mut s.data).take(n), &mut w)?;
         if copied < n {

@@ -81,3 +81,68 @@ fn layout_flags_are_refused_for_other_formats() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains(".npy → .npy only"));
 }
+
+/// The second review of issue 23 (`f_convert_objrec_npz.sh`): `.npy` ↔ `.npz` of a dtype
+/// holding objects copied `nbytes` of data (8 per object) instead of its pickle: a record
+/// with an object field wrote a member of its header alone, exit 0, that numpy could not
+/// load; a plain object array was refused as truncated. numpy writes the inputs; numpy loads
+/// each output (`allow_pickle=True`) and compares it with the input.
+#[test]
+fn arrays_holding_objects_convert_between_npy_and_npz() {
+    let Some(python) = npy_test_support::python::python_for("object arrays written by numpy")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    npy_test_support::python::run_script(
+        &python,
+        "import numpy as np, sys, os\n\
+         os.chdir(sys.argv[1])\n\
+         r = np.zeros(2, dtype=[('o', 'O'), ('i', '<i4')]); r[0] = ('abc', 1); r[1] = ({'k': [1, 2]}, 2)\n\
+         np.save('rec.npy', r)\n\
+         s = np.zeros((2, 2), dtype=[('o', 'O', (2,)), ('f', '<f8')]); s[0, 1] = (['x', None], 1.5)\n\
+         np.save('rec2.npy', s)\n\
+         a = np.empty(3, dtype=object); a[:] = ['x', 1, None]; np.save('obj.npy', a)\n\
+         np.savez('objz.npz', a=a, r=r)\n",
+        [d],
+    );
+    let cases: [(&[&str], &str, &str); 5] = [
+        (&["rec.npy"], "o1.npz", "rec.npy"),
+        (&["rec2.npy"], "o2.npz", "rec2.npy"),
+        (&["obj.npy"], "o3.npz", "obj.npy"),
+        (&["--member", "r", "objz.npz"], "o4.npz", "rec.npy"),
+        (&["--member", "a", "objz.npz"], "o5.npy", "obj.npy"),
+    ];
+    for (args, out, _) in &cases {
+        let mut argv = vec![OsStr::new("convert").to_owned()];
+        for a in *args {
+            argv.push(if a.ends_with(".npy") || a.ends_with(".npz") {
+                d.join(a).into_os_string()
+            } else {
+                (*a).into()
+            });
+        }
+        argv.push(d.join(out).into_os_string());
+        let o = npy(&argv);
+        assert!(o.status.success(), "{args:?} → {out}: {}", stderr(&o));
+    }
+    let script = "import numpy as np, sys\n\
+        d = sys.argv[1]\n\
+        for out, orig in zip(sys.argv[2::2], sys.argv[3::2]):\n\
+        \x20   got = np.load(f'{d}/{out}', allow_pickle=True)\n\
+        \x20   got = got[got.files[0]] if hasattr(got, 'files') else got\n\
+        \x20   want = np.load(f'{d}/{orig}', allow_pickle=True)\n\
+        \x20   same = got.dtype == want.dtype and got.shape == want.shape and repr(got) == repr(want)\n\
+        \x20   print(out, same)\n";
+    let mut argv: Vec<std::ffi::OsString> = vec![d.as_os_str().to_owned()];
+    for (_, out, orig) in &cases {
+        argv.push((*out).into());
+        argv.push((*orig).into());
+    }
+    let got = npy_test_support::python::run_script(&python, script, &argv);
+    assert_eq!(
+        got,
+        "o1.npz True\no2.npz True\no3.npz True\no4.npz True\no5.npy True\n"
+    );
+}
