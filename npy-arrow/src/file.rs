@@ -260,8 +260,14 @@ fn default_rows(row_bytes: u64, batch_bytes: usize) -> usize {
 /// C-order bytes of a Fortran-order array of `shape` (the logical values numpy shows: the
 /// file's column-major data transposed).
 fn transpose_f_to_c(data: &Buffer, shape: &[u64], itemsize: usize) -> Buffer {
-    let total: usize = shape.iter().map(|&d| d as usize).product();
-    let mut out = MutableBuffer::with_capacity(total * itemsize);
+    // Elements without bytes (`V0`, a zero-length axis) have nothing to move: counting them
+    // instead took a 128-byte `V0` header of shape (2^20, 2^20) past 20 s. Otherwise `data`
+    // holds every element, so its length bounds the walk.
+    if itemsize == 0 || data.is_empty() {
+        return MutableBuffer::new(0).into();
+    }
+    let total = data.len() / itemsize;
+    let mut out = MutableBuffer::with_capacity(data.len());
     // Fortran strides (in elements): dim 0 fastest.
     let mut strides = vec![1usize; shape.len()];
     for k in 1..shape.len() {

@@ -203,3 +203,54 @@ fn rows_without_bytes_past_the_limit_are_refused() {
     let out = dir.path().join("small.arrow");
     convert(&paths[3], &out, &ConvertOptions::new(), |_, _| {}).unwrap();
 }
+
+/// The second review of issue 23 (`f_v0F_arrow.sh`): a 128-byte `V0` header in Fortran
+/// order, shape (2^20, 2^20) or (2^10, 2^10, 2^20), converted to `.arrow` ran past 20 s (the
+/// transpose to C order walked its 2^40 elements, which hold no bytes), where the same header
+/// in C order converts at once. Elements without bytes have nothing to move: the Fortran
+/// file's output is now the C-order file's, byte for byte (the format's rule: the logical
+/// values, and there are none to differ).
+#[test]
+fn fortran_order_rows_without_bytes_convert_as_c_order_ones() {
+    let Some(python) = npy_test_support::python::python_for("zero-size arrays written by numpy")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (c_dir, f_dir) = (dir.path().join("c"), dir.path().join("f"));
+    std::fs::create_dir_all(&c_dir).unwrap();
+    std::fs::create_dir_all(&f_dir).unwrap();
+    let shapes = ["(2**20, 2**20)", "(2**10, 2**10, 2**20)", "(3, 0, 2)"];
+    let mut paths = Vec::new();
+    for i in 0..shapes.len() {
+        paths.push(c_dir.join(format!("a{i}.npy")));
+        paths.push(f_dir.join(format!("a{i}.npy")));
+    }
+    let script = format!(
+        "import numpy as np, sys\n\
+         shapes = [{}]\n\
+         for i, shape in enumerate(shapes):\n\
+         \x20   for path, f in ((sys.argv[1 + 2 * i], False), (sys.argv[2 + 2 * i], True)):\n\
+         \x20       with open(path, 'wb') as out:\n\
+         \x20           descr = '|V0' if i < 2 else '<f4'\n\
+         \x20           np.lib.format.write_array_header_1_0(out, {{'descr': descr, 'fortran_order': f, 'shape': shape}})\n",
+        shapes.join(", ")
+    );
+    npy_test_support::python::run_script(&python, &script, &paths);
+    for pair in paths.chunks(2) {
+        let outs = pair
+            .iter()
+            .map(|p| p.with_extension("arrow"))
+            .collect::<Vec<_>>();
+        for (input, out) in pair.iter().zip(&outs) {
+            convert(input, out, &ConvertOptions::new(), |_, _| {})
+                .unwrap_or_else(|e| panic!("{}: {e}", input.display()));
+        }
+        assert_eq!(
+            std::fs::read(&outs[0]).unwrap(),
+            std::fs::read(&outs[1]).unwrap(),
+            "{}",
+            pair[1].display()
+        );
+    }
+}
