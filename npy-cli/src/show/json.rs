@@ -42,42 +42,34 @@ where
     Ok(())
 }
 
-/// A writer that takes at most `left` bytes: the `--json` output of an object array, whose
-/// text is not proportional to the values the pickle budget bounded (a string of control
-/// characters writes six bytes for each, `\u0007`). A write past the budget fails with
-/// `InvalidData`, which `npy show` reports as a refusal of the file.
+/// A writer whose bytes are charged to the command's output budget for objects
+/// ([`super::spend_object_output`]): the `--json` output of an object array, whose text is
+/// not proportional to the values the pickle budget bounded (a string of control characters
+/// writes six bytes for each, `\u0007`). A write past the budget fails with `InvalidData`,
+/// which `npy show` reports as a refusal of the file.
 pub struct Capped<'a, W> {
     out: &'a mut W,
-    left: u64,
-    budget: u64,
 }
 
 impl<'a, W: Write> Capped<'a, W> {
-    /// `out`, taking at most `budget` bytes.
-    pub fn new(out: &'a mut W, budget: u64) -> Self {
-        Capped {
-            out,
-            left: budget,
-            budget,
-        }
+    /// `out`, its writes charged to the command's budget.
+    pub fn new(out: &'a mut W) -> Self {
+        Capped { out }
     }
 }
 
 impl<W: Write> Write for Capped<'_, W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = buf.len() as u64;
-        if n > self.left {
-            self.left = 0;
+        if !super::spend_object_output(buf.len() as u64) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 format!(
-                    "the JSON of its objects passes npy's output budget of {} MiB \
-                     (npy_core::print::OBJECT_TEXT_BUDGET); refused",
-                    self.budget >> 20
+                    "the JSON of its objects passes npy's output budget of {} MiB for the \
+                     objects of one `npy show` (npy_core::print::OBJECT_TEXT_BUDGET); refused",
+                    OBJECT_TEXT_BUDGET >> 20
                 ),
             ));
         }
-        self.left -= n;
         self.out.write_all(buf)?;
         Ok(buf.len())
     }
@@ -96,8 +88,6 @@ pub const MAX_NESTED_EMPTY_LISTS: u64 = super::MAX_EMPTY_LISTS;
 #[derive(Default)]
 struct Limits {
     empty_lists: Cell<u64>,
-    /// Bytes of the output budget spent converting ints to decimal, besides their text.
-    decimal_work: Cell<u64>,
 }
 
 impl Limits {
@@ -118,10 +108,10 @@ impl Limits {
     }
 
     /// Charges the conversion of `n` to decimal ([`int_decimal_work`], quadratic in its
-    /// digits) to the output budget, which the text alone would let pay for seconds of it.
+    /// digits) to the command's output budget, which the text alone would let pay for seconds
+    /// of it.
     fn convert<E: serde::ser::Error>(&self, n: &BigInt) -> Result<(), E> {
-        let total = self.decimal_work.get().saturating_add(int_decimal_work(n));
-        if total > OBJECT_TEXT_BUDGET {
+        if !super::spend_object_output(int_decimal_work(n)) {
             return Err(E::custom(format!(
                 "converting its ints to decimal passes npy's output budget of {} MiB (an int \
                  of d > 1024 digits costs d²/1024 bytes of it besides its text: the work is \
@@ -129,7 +119,6 @@ impl Limits {
                 OBJECT_TEXT_BUDGET >> 20
             )));
         }
-        self.decimal_work.set(total);
         Ok(())
     }
 }

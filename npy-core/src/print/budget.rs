@@ -22,6 +22,8 @@ thread_local! {
 /// A print's hold on the budget: the outermost one sets it up and ends it when dropped.
 pub(crate) struct Scope {
     outermost: bool,
+    /// The budget it entered with (the outermost's).
+    budget: u64,
 }
 
 impl Scope {
@@ -37,7 +39,17 @@ impl Scope {
         if outermost {
             CUT.with(|c| c.set(false));
         }
-        Scope { outermost }
+        Scope { outermost, budget }
+    }
+
+    /// Bytes of the budget spent so far (0 for a print nested in another, which spends the
+    /// outer one's).
+    pub(crate) fn spent(&self) -> u64 {
+        if !self.outermost {
+            return 0;
+        }
+        self.budget
+            .saturating_sub(LEFT.with(Cell::get).unwrap_or(self.budget))
     }
 
     /// Whether some object's text was cut so far in this print.

@@ -310,6 +310,8 @@ pub struct ArrayDisplay<'a> {
     options: PrintOptions,
     /// Whether the last print cut some object's text at the budget.
     cut: std::cell::Cell<bool>,
+    /// Bytes of the object budget the last print spent.
+    spent: std::cell::Cell<u64>,
 }
 
 /// The elements an [`ArrayDisplay`] prints: a dynamic array's, or a typed array's seen as
@@ -358,6 +360,7 @@ impl<'a> ArrayDisplay<'a> {
             array: Source::Dyn(array),
             options,
             cut: std::cell::Cell::new(false),
+            spent: std::cell::Cell::new(0),
         }
     }
 
@@ -366,6 +369,7 @@ impl<'a> ArrayDisplay<'a> {
             array: Source::Typed(array),
             options,
             cut: std::cell::Cell::new(false),
+            spent: std::cell::Cell::new(0),
         }
     }
 
@@ -510,6 +514,27 @@ impl ArrayDisplay<'_> {
     pub fn was_cut(&self) -> bool {
         self.cut.get()
     }
+
+    /// Bytes of the print's object budget ([`PrintOptions::object_budget`]) the last print of
+    /// this display spent: its objects' text and the work of converting big ints to decimal
+    /// ([`int_decimal_work`](crate::object::int_decimal_work)); 0 without objects. A caller
+    /// printing several arrays within one budget gives each what the others left.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::print::PrintOptions;
+    /// use npy_core::{NpyReader, WriteOptions};
+    /// let mut bytes = Vec::new();
+    /// WriteOptions::new().write_to(&mut bytes, &[1u8, 2], &[2])?;
+    /// let a = NpyReader::new(&bytes[..])?.read_dyn()?;
+    /// let shown = a.display_with(&PrintOptions::new());
+    /// assert_eq!(shown.to_string(), "[1 2]");
+    /// assert_eq!(shown.spent_budget(), 0);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn spent_budget(&self) -> u64 {
+        self.spent.get()
+    }
 }
 
 impl fmt::Display for ArrayDisplay<'_> {
@@ -523,6 +548,8 @@ impl fmt::Display for ArrayDisplay<'_> {
         };
         #[cfg(feature = "pickle")]
         self.cut.set(scope.cut());
+        #[cfg(feature = "pickle")]
+        self.spent.set(scope.spent());
         result
     }
 }
