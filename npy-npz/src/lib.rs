@@ -79,6 +79,7 @@ mod inflate;
 pub mod limits;
 pub mod names;
 mod pardeflate;
+mod parinflate;
 mod read;
 mod write;
 mod zip;
