@@ -520,6 +520,7 @@ fn resume_stream(data: &[u8], from: usize, end: End, window: &[u8]) -> Res<Vec<u
         return Err(Fallback);
     }
     let mut out = Vec::with_capacity(window.len() + 64 + (last - first));
+    npy_core::advise_huge_pages_spare(&mut out);
     if !window.is_empty() {
         // BFINAL 0, BTYPE 00, padding; LEN, NLEN. The window is at most WINDOW bytes.
         let len = window.len() as u16;
@@ -595,6 +596,7 @@ fn second(mut dec: Decoder<'_>, mut last: bool, room: usize) -> Res<Second> {
             let window: Vec<u8> = dec.out[n - WINDOW..].iter().map(|&s| s as u8).collect();
             let cap = WINDOW.checked_add(room.checked_sub(n).ok_or(Fallback)?);
             let mut tail = vec![0u8; cap.ok_or(Fallback)?];
+            npy_core::advise_huge_pages(&mut tail);
             let made = resume(data, q, End::Stream, &window, &mut tail)?;
             let mut h = crc32fast::Hasher::new();
             h.update(&tail[WINDOW..WINDOW + made]);
@@ -817,6 +819,32 @@ pub(crate) fn inflate_parts(
     Ok(crc32fast::hash(&all))
 }
 
+/// See [`crate::exercise_inflate`].
+pub(crate) fn exercise(bytes: &[u8]) {
+    let mut all = vec![0u8; 4 << 20];
+    let head_len = usize::from(bytes.first().copied().unwrap_or(0));
+    match Decompressor::new().deflate_decompress(bytes, &mut all) {
+        Ok(n) => {
+            let hl = head_len.min(n);
+            let mut head = vec![0u8; hl];
+            let mut body = vec![0u8; n - hl];
+            let crc = inflate_parts(bytes, &mut head, &mut body, true);
+            assert_eq!(crc.ok(), Some(crc32fast::hash(&all[..n])));
+            assert!(head == all[..hl] && body == all[hl..n]);
+        }
+        Err(_) => {
+            let mut head = vec![0u8; head_len];
+            let mut body = vec![0u8; 4096];
+            if let Ok(crc) = inflate_parts(bytes, &mut head, &mut body, true) {
+                let mut h = crc32fast::Hasher::new();
+                h.update(&head);
+                h.update(&body);
+                assert_eq!(crc, h.finalize());
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -941,8 +969,109 @@ mod tests {
     }
 
     #[test]
+    fn the_fuzz_targets_check_holds_for_streams_and_garbage() {
+        let data = text(300_000);
+        crate::exercise_inflate(&zlib(&data, 6));
+        crate::exercise_inflate(&libdeflate(&signal(100_000), 6));
+        crate::exercise_inflate(&xorshift(5000, 9));
+        crate::exercise_inflate(&[]);
+    }
+
+    #[test]
     fn stored_blocks_split_too() {
         let data = xorshift(4 << 20, 5);
         check(&data, &zlib(&data, 0), 128, true, "stored");
+    }
+
+    /// Data of a kind: 0 random, 1 zeros, 2 runs, 3 text, 4 the signal, 5 a random piece
+    /// repeated (matches from just under the window, crossing any split point), 6 a mix.
+    fn kind(k: u8, n: usize, seed: u64) -> Vec<u8> {
+        match k {
+            0 => xorshift(n, seed),
+            1 => vec![0; n],
+            2 => {
+                let r = xorshift(n / 1000 + 1, seed);
+                (0..n).map(|i| r[i / 1000]).collect()
+            }
+            3 => text(n),
+            4 => signal(n / 4 + 1)[..n].to_vec(),
+            5 => {
+                let piece = xorshift(30_000 + (seed % 2768) as usize, seed);
+                piece.iter().copied().cycle().take(n).collect()
+            }
+            _ => {
+                let mut v = Vec::with_capacity(n);
+                let mut j = 0u64;
+                while v.len() < n {
+                    let part = kind((j % 6) as u8, 40_000, seed.wrapping_add(j));
+                    v.extend_from_slice(&part);
+                    j += 1;
+                }
+                v.truncate(n);
+                v
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+        /// zlib's and libdeflate's streams of any kind of data, any level: the split inflate
+        /// gives the bytes, whatever the head's length, or falls back to the same.
+        #[test]
+        fn inflates_what_zlib_and_libdeflate_write(
+            k in 0u8..7,
+            n in 0usize..400_000,
+            seed in proptest::prelude::any::<u64>(),
+            by_zlib in proptest::prelude::any::<bool>(),
+            level in 0u32..10,
+            hl in 0usize..300,
+        ) {
+            let data = kind(k, n, seed);
+            let c = if by_zlib { zlib(&data, level) } else { libdeflate(&data, level as i32 + 1) };
+            let hl = hl.min(data.len());
+            let mut head = vec![0u8; hl];
+            let mut body = vec![0u8; data.len() - hl];
+            if let Ok(h) = inflate_split(&c, &mut head, &mut body) {
+                proptest::prop_assert_eq!(h.finalize(), crc32fast::hash(&data));
+                proptest::prop_assert!(head == data[..hl] && body == data[hl..]);
+            }
+            for split in [false, true] {
+                let crc = inflate_parts(&c, &mut head, &mut body, split).unwrap();
+                proptest::prop_assert_eq!(crc, crc32fast::hash(&data));
+                proptest::prop_assert!(head == data[..hl] && body == data[hl..]);
+            }
+        }
+
+        /// Corrupted streams: an error, or bytes whose CRC-32 tells them apart from the
+        /// original's (so the member's CRC check refuses them), never a panic, and never
+        /// other bytes with the original's CRC-32.
+        #[test]
+        fn corrupt_streams_never_pass_for_the_original(
+            k in 0u8..7,
+            n in 1usize..300_000,
+            seed in proptest::prelude::any::<u64>(),
+            flips in proptest::collection::vec((proptest::prelude::any::<usize>(), 1u8..=255), 1..4),
+            cut in proptest::prelude::any::<bool>(),
+        ) {
+            let data = kind(k, n, seed);
+            let mut c = zlib(&data, 6);
+            for (at, x) in flips {
+                let i = at % c.len();
+                c[i] ^= x;
+            }
+            if cut {
+                c.truncate(c.len() / 2 + 1);
+            }
+            let mut head = vec![0u8; 128.min(n)];
+            let mut body = vec![0u8; n - head.len()];
+            if let Ok(crc) = inflate_parts(&c, &mut head, &mut body, true) {
+                let got: Vec<u8> = head.iter().chain(&body).copied().collect();
+                proptest::prop_assert_eq!(crc, crc32fast::hash(&got));
+                if crc == crc32fast::hash(&data) {
+                    proptest::prop_assert!(got == data);
+                }
+            }
+        }
     }
 }

@@ -38,6 +38,7 @@ const TARGETS: &[(&str, u32, u32)] = &[
     ("pickle", 128, 768),
     ("npz", 512, 1024),
     ("npz_directory", 256, 512),
+    ("inflate", 256, 512),
     ("serde_from_str", 512, 1024),
     ("safetensors", 256, 512),
     ("arrow", 512, 1024),
