@@ -571,6 +571,122 @@ fn resume(data: &[u8], from: usize, end: End, window: &[u8], out: &mut [u8]) -> 
     n.checked_sub(window.len()).ok_or(Fallback)
 }
 
+/// Bytes of `buf` overwritten in place, to be put back.
+struct Saved {
+    at: usize,
+    bytes: Vec<u8>,
+}
+
+impl Saved {
+    fn restore(self, buf: &mut [u8]) {
+        buf[self.at..self.at + self.bytes.len()].copy_from_slice(&self.bytes);
+    }
+}
+
+/// [`resume_stream`]'s start (the window's stored block, the empty block to bit `r` of a
+/// byte) written in place in the bytes of `buf` before bit `from`, which are consumed
+/// already, none below byte `lo`: the bits from `from` keep their place. Returns where the
+/// stream starts and what was overwritten; `None` when the bytes before `from` are too few.
+fn place_prefix(buf: &mut [u8], lo: usize, from: usize, window: &[u8]) -> Option<(usize, Saved)> {
+    let (first, r) = (from / 8, from % 8);
+    let mut pre = Vec::with_capacity(window.len() + 64);
+    if !window.is_empty() {
+        let len = window.len() as u16;
+        pre.push(0);
+        pre.extend_from_slice(&len.to_le_bytes());
+        pre.extend_from_slice(&(!len).to_le_bytes());
+        pre.extend_from_slice(window);
+    }
+    // With r != 0 the prefix's last byte is `from`'s byte, its bits from r kept.
+    let end = if r == 0 {
+        first
+    } else {
+        let mut at = pre.len() * 8;
+        put_empty_block(&mut pre, &mut at, r);
+        first + 1
+    };
+    let start = end.checked_sub(pre.len()).filter(|&s| s >= lo)?;
+    if end > buf.len() {
+        return None;
+    }
+    let saved = Saved {
+        at: start,
+        bytes: buf[start..end].to_vec(),
+    };
+    if r != 0 {
+        let keep = buf[first] & (0xff << r);
+        *pre.last_mut()? |= keep;
+    }
+    buf[start..end].copy_from_slice(&pre);
+    Some((start, saved))
+}
+
+/// [`resume_stream`]'s end written in place at `end` (an empty last block; `LEN` 0 before it
+/// for a stored split); returns the stream's end byte and what was overwritten.
+fn place_end(buf: &mut [u8], end: End) -> Option<(usize, Saved)> {
+    let (at, tail) = match end {
+        End::Stream => {
+            let saved = Saved {
+                at: buf.len(),
+                bytes: Vec::new(),
+            };
+            return Some((buf.len(), saved));
+        }
+        End::Block(p) => {
+            let mut t = vec![*buf.get(p / 8)? & ((1u8 << (p % 8)) - 1)];
+            let mut bit = p % 8;
+            put_bits(&mut t, &mut bit, 0b011, 10);
+            (p / 8, t)
+        }
+        End::Stored(l) => {
+            let mut t = vec![0, 0, 0xff, 0xff];
+            let mut bit = 32;
+            put_bits(&mut t, &mut bit, 0b011, 10);
+            (l, t)
+        }
+    };
+    let stop = at + tail.len();
+    let saved = Saved {
+        at,
+        bytes: buf.get(at..stop)?.to_vec(),
+    };
+    buf[at..stop].copy_from_slice(&tail);
+    Some((stop, saved))
+}
+
+/// [`resume`] with the stream made in place in `buf` (bytes below `lo` and the consumed ones
+/// before `from` overwritten, then put back), or copied when there is no room for that.
+fn resume_in_place(
+    buf: &mut [u8],
+    lo: usize,
+    from: usize,
+    end: End,
+    window: &[u8],
+    out: &mut [u8],
+) -> Res<usize> {
+    let end_byte = match end {
+        End::Stream => usize::MAX,
+        End::Block(p) => p / 8,
+        End::Stored(l) => l,
+    };
+    if from / 8 + 1 >= end_byte {
+        return resume(buf, from, end, window, out);
+    }
+    let Some((start, pre)) = place_prefix(buf, lo, from, window) else {
+        return resume(buf, from, end, window, out);
+    };
+    let Some((stop, post)) = place_end(buf, end) else {
+        pre.restore(buf);
+        return resume(buf, from, end, window, out);
+    };
+    let n = Decompressor::new().deflate_decompress(&buf[start..stop], out);
+    post.restore(buf);
+    pre.restore(buf);
+    n.map_err(|_| Fallback)?
+        .checked_sub(window.len())
+        .ok_or(Fallback)
+}
+
 // ---------------------------------------------------------------------------------------
 // The whole
 
@@ -584,30 +700,43 @@ enum Second {
     Stuck(Vec<u16>, usize),
 }
 
-fn second(mut dec: Decoder<'_>, mut last: bool, room: usize) -> Res<Second> {
-    let data = dec.bits.data;
-    loop {
-        if last {
-            return Ok(Second::Done(dec.out));
+/// The second thread: decodes from bit `pos` of `part` (the bytes from the split point's
+/// neighbourhood on), after `out` (the first block, decoded by [`find_split`]), then hands
+/// the rest to libdeflate in place; bit positions it returns are `part`'s.
+fn second(
+    part: &mut [u8],
+    pos: usize,
+    first: Vec<u16>,
+    mark: Option<usize>,
+    last: bool,
+    room: usize,
+) -> Res<Second> {
+    let (out, q) = {
+        let mut dec = Decoder::new(part, pos, WINDOW, MARKED_BUDGET);
+        (dec.out, dec.last_mark) = (first, mark);
+        let mut last = last;
+        loop {
+            if last {
+                return Ok(Second::Done(dec.out));
+            }
+            if dec.out.len() >= MARKED_BUDGET {
+                return Ok(Second::Stuck(dec.out, dec.bits.pos()));
+            }
+            if dec.clean() {
+                break (dec.out, dec.bits.pos());
+            }
+            last = dec.block()?;
         }
-        if dec.clean() {
-            let q = dec.bits.pos();
-            let n = dec.out.len();
-            let window: Vec<u8> = dec.out[n - WINDOW..].iter().map(|&s| s as u8).collect();
-            let cap = WINDOW.checked_add(room.checked_sub(n).ok_or(Fallback)?);
-            let mut tail = vec![0u8; cap.ok_or(Fallback)?];
-            npy_core::advise_huge_pages(&mut tail);
-            let made = resume(data, q, End::Stream, &window, &mut tail)?;
-            let mut h = crc32fast::Hasher::new();
-            h.update(&tail[WINDOW..WINDOW + made]);
-            return Ok(Second::Tail(dec.out, tail, made, h));
-        }
-        if dec.out.len() >= MARKED_BUDGET {
-            let q = dec.bits.pos();
-            return Ok(Second::Stuck(dec.out, q));
-        }
-        last = dec.block()?;
-    }
+    };
+    let n = out.len();
+    let window: Vec<u8> = out[n - WINDOW..].iter().map(|&s| s as u8).collect();
+    let cap = WINDOW.checked_add(room.checked_sub(n).ok_or(Fallback)?);
+    let mut tail = vec![0u8; cap.ok_or(Fallback)?];
+    npy_core::advise_huge_pages(&mut tail);
+    let made = resume_in_place(part, 0, q, End::Stream, &window, &mut tail)?;
+    let mut h = crc32fast::Hasher::new();
+    h.update(&tail[WINDOW..WINDOW + made]);
+    Ok(Second::Tail(out, tail, made, h))
 }
 
 /// The output so far, `head` then `body`, as one sequence of `len` bytes.
@@ -640,6 +769,21 @@ impl Output<'_> {
         (at - w..at).map(|i| self.get(i)).collect()
     }
 
+    /// [`Output::resume_at`] with the stream made in place in `data`, whose bytes before
+    /// `from` are consumed.
+    fn resume_in_place_at(
+        &mut self,
+        data: &mut [u8],
+        from: usize,
+        end: End,
+        at: usize,
+    ) -> Res<usize> {
+        let w = at.min(WINDOW);
+        let start = (at - w).checked_sub(self.head.len()).ok_or(Fallback)?;
+        let window = self.window(at, w);
+        resume_in_place(data, 0, from, end, &window, &mut self.body[start..])
+    }
+
     /// Inflates `data`'s bits from `from` (to `to`) at output position `at` with the window
     /// before it, into the body (`at` is past the head plus the window, or the window empty
     /// and `at` 0 with no head); returns the bytes made.
@@ -658,34 +802,49 @@ impl Output<'_> {
 /// [`Fallback`] for anything but a stream that split, inflated and filled the output exactly:
 /// the caller then inflates sequentially (which reports the stream's fault).
 pub(crate) fn inflate_split(
-    data: &[u8],
+    data: &mut [u8],
     head: &mut [u8],
     body: &mut [u8],
 ) -> Res<crc32fast::Hasher> {
     let mut out = Output { head, body };
     let size = out.len();
-    let (p, dec, last) = find_split(data, MARKED_BUDGET).ok_or(Fallback)?;
-    std::thread::scope(|s| {
-        let room = size;
-        let b = s.spawn(move || second(dec, last, room));
-        let first = first_half(data, p, &mut out);
-        let second = b.join().map_err(|_| Fallback)??;
-        let (a, mut crc) = first?;
-        join(data, &mut out, a, &mut crc, second)?;
-        Ok(crc)
-    })
+    let (end, dec, last) = find_split(data, MARKED_BUDGET).ok_or(Fallback)?;
+    let (pos, first, mark) = (dec.bits.pos(), dec.out, dec.last_mark);
+    // The first half's end is written in place in the bytes before `cut`; the second
+    // thread reads from past them (its first block is decoded already).
+    let cut = match end {
+        End::Block(p) => p / 8,
+        End::Stored(l) => l,
+        End::Stream => return Err(Fallback),
+    } + 8;
+    if pos / 8 < cut + 8 {
+        return Err(Fallback);
+    }
+    let (a_part, b_part) = data.split_at_mut(cut);
+    let (first_res, second_res) = std::thread::scope(|s| {
+        let b = s.spawn(move || second(b_part, pos - cut * 8, first, mark, last, size));
+        let a = first_half(a_part, end, &mut out);
+        (a, b.join())
+    });
+    let (a, mut crc) = first_res?;
+    let second = match second_res.map_err(|_| Fallback)?? {
+        Second::Stuck(s, q) => Second::Stuck(s, q + cut * 8),
+        other => other,
+    };
+    join(data, &mut out, a, &mut crc, second)?;
+    Ok(crc)
 }
 
 /// Inflates the output before the split `end` (all of it: [`End::Stream`]) into `out`;
 /// returns its length and CRC-32.
-fn first_half(data: &[u8], end: End, out: &mut Output<'_>) -> Res<(usize, crc32fast::Hasher)> {
+fn first_half(data: &mut [u8], end: End, out: &mut Output<'_>) -> Res<(usize, crc32fast::Hasher)> {
     let hl = out.head.len();
     let mut q0 = 0;
     let mut made = 0;
     if hl > 0 {
         // The head and a window's worth after it with this module's decoder, so that
         // libdeflate's output (which starts with the window again) lands in the body alone.
-        let mut dec = Decoder::new(data, 0, 0, out.len());
+        let mut dec = Decoder::new(&*data, 0, 0, out.len());
         let mut ended = false;
         loop {
             // A split this near the start (a member of a few blocks) is not worth it.
@@ -712,7 +871,7 @@ fn first_half(data: &[u8], end: End, out: &mut Output<'_>) -> Res<(usize, crc32f
         }
     }
     if q0 != usize::MAX {
-        made += out.resume_at(data, q0, end, made)?;
+        made += out.resume_in_place_at(data, q0, end, made)?;
     }
     let mut h = crc32fast::Hasher::new();
     h.update(&out.head[..hl.min(made)]);
@@ -792,13 +951,13 @@ fn join(
 /// # Errors
 /// As [`crate::inflate::inflate`].
 pub(crate) fn inflate_parts(
-    data: &[u8],
+    data: &mut [u8],
     head: &mut [u8],
     body: &mut [u8],
     split: bool,
 ) -> Result<u32, ErrorKind> {
     if split {
-        if let Ok(h) = inflate_split(data, &mut *head, &mut *body) {
+        if let Ok(h) = inflate_split(&mut *data, &mut *head, &mut *body) {
             return Ok(h.finalize());
         }
     } else {
@@ -806,7 +965,7 @@ pub(crate) fn inflate_parts(
             head: &mut *head,
             body: &mut *body,
         };
-        if let Ok((n, h)) = first_half(data, End::Stream, &mut out) {
+        if let Ok((n, h)) = first_half(&mut *data, End::Stream, &mut out) {
             if n == out.len() {
                 return Ok(h.finalize());
             }
@@ -828,14 +987,14 @@ pub(crate) fn exercise(bytes: &[u8]) {
             let hl = head_len.min(n);
             let mut head = vec![0u8; hl];
             let mut body = vec![0u8; n - hl];
-            let crc = inflate_parts(bytes, &mut head, &mut body, true);
+            let crc = inflate_parts(&mut bytes.to_vec(), &mut head, &mut body, true);
             assert_eq!(crc.ok(), Some(crc32fast::hash(&all[..n])));
             assert!(head == all[..hl] && body == all[hl..n]);
         }
         Err(_) => {
             let mut head = vec![0u8; head_len];
             let mut body = vec![0u8; 4096];
-            if let Ok(crc) = inflate_parts(bytes, &mut head, &mut body, true) {
+            if let Ok(crc) = inflate_parts(&mut bytes.to_vec(), &mut head, &mut body, true) {
                 let mut h = crc32fast::Hasher::new();
                 h.update(&head);
                 h.update(&body);
@@ -906,7 +1065,9 @@ mod tests {
     fn check(data: &[u8], c: &[u8], hl: usize, split: bool, what: &str) {
         let mut head = vec![0u8; hl];
         let mut body = vec![0u8; data.len() - hl];
-        let got = inflate_split(c, &mut head, &mut body);
+        let mut cc = c.to_vec();
+        let got = inflate_split(&mut cc, &mut head, &mut body);
+        assert!(cc == c, "{what}: the compressed bytes were not put back");
         if split {
             let h = got.clone().unwrap_or_else(|_| panic!("{what}: no split"));
             assert_eq!(h.finalize(), crc32fast::hash(data), "{what}");
@@ -920,7 +1081,8 @@ mod tests {
         let mut head = vec![0u8; hl];
         let mut body = vec![0u8; data.len() - hl];
         for s in [false, true] {
-            let crc = inflate_parts(c, &mut head, &mut body, s).unwrap();
+            let crc = inflate_parts(&mut cc, &mut head, &mut body, s).unwrap();
+            assert!(cc == c, "{what}: the compressed bytes were not put back");
             assert_eq!(crc, crc32fast::hash(data), "{what} {s}");
             assert!(
                 head == data[..hl] && body == data[hl..],
@@ -1032,12 +1194,14 @@ mod tests {
             let hl = hl.min(data.len());
             let mut head = vec![0u8; hl];
             let mut body = vec![0u8; data.len() - hl];
-            if let Ok(h) = inflate_split(&c, &mut head, &mut body) {
+            let mut cc = c.clone();
+            if let Ok(h) = inflate_split(&mut cc, &mut head, &mut body) {
                 proptest::prop_assert_eq!(h.finalize(), crc32fast::hash(&data));
                 proptest::prop_assert!(head == data[..hl] && body == data[hl..]);
             }
             for split in [false, true] {
-                let crc = inflate_parts(&c, &mut head, &mut body, split).unwrap();
+                proptest::prop_assert!(cc == c);
+                let crc = inflate_parts(&mut cc, &mut head, &mut body, split).unwrap();
                 proptest::prop_assert_eq!(crc, crc32fast::hash(&data));
                 proptest::prop_assert!(head == data[..hl] && body == data[hl..]);
             }
@@ -1065,7 +1229,10 @@ mod tests {
             }
             let mut head = vec![0u8; 128.min(n)];
             let mut body = vec![0u8; n - head.len()];
-            if let Ok(crc) = inflate_parts(&c, &mut head, &mut body, true) {
+            let mut cc = c.clone();
+            let got = inflate_parts(&mut cc, &mut head, &mut body, true);
+            proptest::prop_assert!(cc == c);
+            if let Ok(crc) = got {
                 let got: Vec<u8> = head.iter().chain(&body).copied().collect();
                 proptest::prop_assert_eq!(crc, crc32fast::hash(&got));
                 if crc == crc32fast::hash(&data) {

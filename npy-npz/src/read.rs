@@ -563,7 +563,7 @@ impl<R: ReadAt> NpzArchive<R> {
     /// deflated one inflated in one call into a buffer of its declared size (which
     /// [`limits`](crate::limits) bounds by its compressed bytes).
     fn whole(&self, index: usize) -> Result<Vec<u8>, Error> {
-        let (stored, len) = self.raw(index)?;
+        let (mut stored, len) = self.raw(index)?;
         let m = &self.members[index];
         let at = |k: ErrorKind| self.at_index(k.into(), index);
         let (bytes, found) = if m.is_stored() {
@@ -572,7 +572,8 @@ impl<R: ReadAt> NpzArchive<R> {
         } else {
             let mut out = vec![0u8; len];
             npy_core::advise_huge_pages(&mut out);
-            let found = inflate_parts(&stored, &mut [], &mut out, self.split(len)).map_err(at)?;
+            let found =
+                inflate_parts(&mut stored, &mut [], &mut out, self.split(len)).map_err(at)?;
             (out, found)
         };
         if found != m.crc32 {
@@ -661,12 +662,12 @@ impl<R: ReadAt> NpzArchive<R> {
         }
         let (shape, order) = (r.shape().to_vec(), r.order());
         drop(r);
-        let (compressed, len) = self.raw(index)?;
+        let (mut compressed, len) = self.raw(index)?;
         let mut head = vec![0u8; hl];
         let mut data = layout.zeroed_vec(n);
         npy_core::advise_huge_pages(layout.as_bytes_mut(&mut data));
         let found = inflate_parts(
-            &compressed,
+            &mut compressed,
             &mut head,
             layout.as_bytes_mut(&mut data),
             self.split(len),
