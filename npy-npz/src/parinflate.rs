@@ -37,8 +37,13 @@ use crate::error::ErrorKind;
 const WINDOW: usize = 32 << 10;
 
 /// Compressed bytes searched for a block start past the middle before giving up (zlib at
-/// level 6 ends a block every ~16K symbols, a few to a few tens of KiB of compressed bytes).
-const SEARCH_BYTES: usize = 1 << 20;
+/// level 6 ends a block every ~16K symbols, a few to a few tens of KiB of compressed bytes;
+/// libdeflate's blocks are at most ~300K symbols).
+const SEARCH_BYTES: usize = 256 << 10;
+
+/// Symbols the search decodes in all, over every candidate block start: a hostile stream
+/// full of plausible headers costs this much decoding at most.
+const SEARCH_SYMBOLS: usize = 8 << 20;
 
 /// Symbols the second thread decodes with markers in its window before it stops and leaves
 /// the rest to be inflated after the first half.
@@ -422,11 +427,15 @@ impl<'a> Decoder<'a> {
 fn find_split(data: &[u8], limit: usize) -> Option<(End, Decoder<'_>, bool)> {
     let from = data.len() / 2 * 8;
     let to = (data.len().min(data.len() / 2 + SEARCH_BYTES)) * 8;
+    let mut budget = SEARCH_SYMBOLS;
     for bit in from..to {
         if !plausible_block(data, bit) {
             continue;
         }
-        let mut dec = Decoder::new(data, bit, WINDOW, limit);
+        if budget == 0 {
+            return None;
+        }
+        let mut dec = Decoder::new(data, bit, WINDOW, limit.min(budget));
         let end = if dec.bits.take(3) & 0b110 == 0 {
             // stored: LEN at the next byte boundary
             End::Stored(dec.bits.pos().div_ceil(8))
@@ -442,8 +451,10 @@ fn find_split(data: &[u8], limit: usize) -> Option<(End, Decoder<'_>, bool)> {
             Ok(false) if plausible_block(data, dec.bits.pos()) => {
                 return Some((end, dec, false));
             }
-            _ => {}
+            _ => budget -= dec.out.len().min(budget),
         }
+        // Each candidate costs at least a block header's worth.
+        budget = budget.saturating_sub(64);
     }
     None
 }
