@@ -10,10 +10,14 @@
 //!   buffer of its own. On issue 22's member (64 MiB of the bench signal, 60.6 MB deflated by
 //!   zlib at level 6), timed in sequence on this 2-core machine: libdeflate's one call into a
 //!   fresh buffer 194–215 ms; the first half 106 ms, the second (decoder, then libdeflate)
-//!   100 ms, joining them 8–12 ms, reading the compressed bytes 25 ms. In one criterion run
-//!   under a load average of 3.9–4.3 (other builds on both cores, so the second thread mostly
-//!   waits): `read::<f32>` 292 ms on two threads, 293 ms on one, libdeflate alone 239 ms,
-//!   `np.load(f)[key]` 536 ms (0.55×, 0.55×, 0.45×).
+//!   100 ms, joining them 8–12 ms, reading the compressed bytes 25 ms. Interleaved round by
+//!   round (`npy-bench`'s `inflaters`, least and median of 15, load average 1.2–1.4):
+//!   `read::<f32>` on two threads 138 / 147 ms, on one 239 / 252, libdeflate alone into a
+//!   fresh buffer 214 / 218, and `np.load(f)[key]` just after 451 / 463: 0.32×, 0.54× and
+//!   0.47× np.load (medians). Criterion in the same quiet spell (load 1.3–2.0): 195 ms
+//!   [160, 244] on two threads, 274 on one, libdeflate alone 219. Under a load average of ~4
+//!   (other builds on both cores) the second thread mostly waits: 292 ms on two threads, 293
+//!   on one, libdeflate 239, np.load 536.
 //! - Streams ([`Inflater`]: a member read piece by piece, in bounded memory): zlib-rs, the
 //!   pure-Rust zlib, whose streaming inflate ran at 1.7–1.8× C zlib's (flate2's `zlib`
 //!   backend, which the writer keeps for its byte-identical level-6 output) and 1.2× `miniz_oxide`'s
