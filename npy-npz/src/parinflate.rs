@@ -8,13 +8,18 @@
 //!    block's header parsed strictly (complete Huffman codes with an end-of-block code) or a
 //!    stored block's `LEN`/`NLEN`, then its whole first block decoded and the next header
 //!    checked ([`find_split`]).
-//! 2. The calling thread inflates `[0, P)` with libdeflate, the bits up to `P` copied and
-//!    ended with an empty final block ([`resume`]).
+//! 2. The calling thread inflates `[0, P)` with libdeflate, the stream ended with an empty
+//!    last block written over the bits after `P` (for a stored block at `P`, whose 3 header
+//!    bits can sit anywhere in the byte before its `LEN`, its header is kept and `LEN` 0
+//!    written instead of its own).
 //! 3. The second thread decodes from `P` with this module's small decoder ([`Decoder`]) into
 //!    16-bit symbols, where a back-reference reaching before `P` yields a marker naming the
 //!    window byte. At the first block boundary `Q` whose last 32 KiB of output hold no
-//!    marker, the rest goes to libdeflate: a stored block holding those 32 KiB, then the bits
-//!    from `Q` shifted to a byte boundary; the first 32 KiB of its output are dropped.
+//!    marker, the rest goes to libdeflate: a stored block holding those 32 KiB and an empty
+//!    dynamic block of the length that brings the bit position to `Q`'s within its byte,
+//!    written over the consumed bytes before `Q` (so the bits from `Q` are used in place and
+//!    keep their position, and stored blocks after them their padding); the first 32 KiB of
+//!    its output are dropped. Every byte written over is put back after the call.
 //!    Should markers never die out within [`MARKED_BUDGET`] symbols (very compressible data,
 //!    whose back-references chain on), the rest is inflated after the first half, from the
 //!    boundary reached, with the window the first half gives.
@@ -27,7 +32,14 @@
 //!
 //! The output is a `head` and a `body` (one output, cut in two: an `.npy` header and the
 //! array's bytes, the latter an array's own memory): libdeflate writes the body directly,
-//! after this module's decoder has produced the head and the first window.
+//! after this module's decoder has produced the head and the first window (the first
+//! libdeflate call starts there, the window given again as a stored block that lands on the
+//! same bytes). The second half's bytes are inflated into a buffer of their own and copied in
+//! once the first half's length is known.
+//!
+//! Memory: the output, the compressed bytes (changed in place and put back), the second
+//! half's bytes and at most [`MARKED_BUDGET`] 16-bit symbols. Time bounded by the declared
+//! size and, for the search, [`SEARCH_BYTES`] and [`SEARCH_SYMBOLS`].
 
 use libdeflater::Decompressor;
 
