@@ -38,7 +38,7 @@
 //! once the first half's length is known.
 //!
 //! Memory: the output, the compressed bytes (changed in place and put back), the second
-//! half's bytes and at most [`MARKED_BUDGET`] 16-bit symbols. Time bounded by the declared
+//! half's bytes and at most twice [`MARKED_BUDGET`] 16-bit symbols. Time bounded by the declared
 //! size and, for the search, [`SEARCH_BYTES`] and [`SEARCH_SYMBOLS`].
 
 use libdeflater::Decompressor;
@@ -738,7 +738,8 @@ fn second(
     room: usize,
 ) -> Res<Second> {
     let (out, q) = {
-        let mut dec = Decoder::new(part, pos, WINDOW, MARKED_BUDGET);
+        // Stopped between blocks once past the budget: room for the block under way.
+        let mut dec = Decoder::new(part, pos, WINDOW, room.min(2 * MARKED_BUDGET));
         (dec.out, dec.last_mark) = (first, mark);
         let mut last = last;
         loop {
@@ -1135,6 +1136,29 @@ mod tests {
                 let c = libdeflate(data, level);
                 check(data, &c, 128, true, &format!("{name} libdeflate {level}"));
             }
+        }
+    }
+
+    /// A random piece of just under the window repeated: every match reaches ~30 KB back,
+    /// across the split point, and the markers never die out (the second part stays in
+    /// 16-bit symbols to its end, or past the budget, is finished after the first).
+    #[test]
+    fn matches_across_the_split_resolve_from_the_first_half() {
+        for (n, what) in [(3 << 20, "to the end"), (12 << 20, "past the budget")] {
+            // Every 64th byte random, so that blocks end every few hundred KiB.
+            let piece = xorshift(30_001, 17);
+            let noise = xorshift(n, 19);
+            let data: Vec<u8> = (0..n)
+                .map(|i| {
+                    if i % 64 == 0 {
+                        noise[i]
+                    } else {
+                        piece[i % piece.len()]
+                    }
+                })
+                .collect();
+            let c = zlib(&data, 6);
+            check(&data, &c, 128, true, &format!("repeated piece, {what}"));
         }
     }
 
