@@ -15,9 +15,9 @@
 //!   `read::<f32>` on two threads 138 / 147 ms, on one 239 / 252, libdeflate alone into a
 //!   fresh buffer 214 / 218, and `np.load(f)[key]` just after 451 / 463: 0.32×, 0.54× and
 //!   0.47× np.load (medians). Criterion in the same quiet spell (load 1.3–2.0): 195 ms
-//!   [160, 244] on two threads, 274 on one, libdeflate alone 219. Under a load average of ~4
-//!   (other builds on both cores) the second thread mostly waits: 292 ms on two threads, 293
-//!   on one, libdeflate 239, np.load 536.
+//!   [160, 244] on two threads, 274 on one, libdeflate alone 219. With other builds on the
+//!   cores the second thread waits: criterion at load 2.6–2.8 gave 267 ms on two threads, 268
+//!   on one, libdeflate 217, np.load 531 (0.50×); at ~4, 292, 293, 239 and 536.
 //! - Streams ([`Inflater`]: a member read piece by piece, in bounded memory): zlib-rs, the
 //!   pure-Rust zlib, whose streaming inflate ran at 1.7–1.8× C zlib's (flate2's `zlib`
 //!   backend, which the writer keeps for its byte-identical level-6 output) and 1.2× `miniz_oxide`'s
