@@ -357,6 +357,35 @@ fn npz(c: &mut Criterion) {
             npz.read::<f32>(npy_bench::NPZ_DEFLATED_KEY).unwrap()
         });
     });
+    // The pieces, in the same run: the read on one thread (no split), and libdeflate's
+    // one call alone into a fresh buffer of the member's size (the compressed bytes read
+    // beforehand), the floor of a one-thread read.
+    g.bench_function(
+        BenchmarkId::new("read_deflated_64MiB", "npy-npz-1-thread"),
+        |b| {
+            let one = npy_core::ReadOptions::default().threads(1);
+            b.iter(|| {
+                let npz = NpzArchive::open_with(&deflated, one).unwrap();
+                npz.read::<f32>(npy_bench::NPZ_DEFLATED_KEY).unwrap()
+            });
+        },
+    );
+    {
+        let (compressed, size) = npy_bench::npz_member_deflate(&deflated).unwrap();
+        g.bench_function(
+            BenchmarkId::new("read_deflated_64MiB", "libdeflate-alone"),
+            |b| {
+                b.iter(|| {
+                    let mut out = vec![0u8; size];
+                    let n = libdeflater::Decompressor::new()
+                        .deflate_decompress(&compressed, &mut out)
+                        .unwrap();
+                    assert_eq!(n, size);
+                    out
+                });
+            },
+        );
+    }
     g.bench_function(
         BenchmarkId::new("read_deflated_64MiB", "npy-npz-stream-zlib"),
         |b| {

@@ -272,6 +272,24 @@ pub fn npz_deflated_file(dir: &Path) -> Result<PathBuf, npy_npz::Error> {
     Ok(path)
 }
 
+/// The raw deflate stream of [`npz_deflated_file`]'s member and its declared size: the
+/// bytes after the member's local header (whose name and extra-field lengths it skips).
+///
+/// # Errors
+/// I/O and archive errors.
+pub fn npz_member_deflate(path: &Path) -> Result<(Vec<u8>, usize), npy_npz::Error> {
+    let npz = npy_npz::NpzArchive::open(path)?;
+    let m = npz.member(NPZ_DEFLATED_KEY)?.clone();
+    let raw = std::fs::read(path).map_err(npy_npz::Error::from)?;
+    let at = m.header_offset as usize;
+    let len = |i: usize| usize::from(u16::from_le_bytes([raw[at + i], raw[at + i + 1]]));
+    let start = at + 30 + len(26) + len(28);
+    Ok((
+        raw[start..start + m.compressed_size as usize].to_vec(),
+        m.size as usize,
+    ))
+}
+
 /// [`signal_f32`] of 64 MiB as an `.npy` file, for numpy's side of the compressed write.
 ///
 /// # Errors

@@ -15,13 +15,13 @@ const HUGE_PAGE: usize = 2 << 20;
 /// Advises the kernel to back the whole 2 MiB-aligned interior of `buf` with transparent huge
 /// pages. Call it before the buffer is first written. Advice only: where huge pages are off, or
 /// on other systems, nothing changes.
-pub(crate) fn advise(buf: &mut [u8]) {
+pub fn advise(buf: &mut [u8]) {
     advise_range(buf.as_mut_ptr(), buf.len());
 }
 
 /// [`advise`] for the spare capacity of `v` (the memory a `Vec::with_capacity` has not yet
 /// written), before the values are pushed.
-pub(crate) fn advise_spare<T>(v: &mut Vec<T>) {
+pub fn advise_spare<T>(v: &mut Vec<T>) {
     let spare = v.spare_capacity_mut();
     advise_range(
         spare.as_mut_ptr().cast::<u8>(),

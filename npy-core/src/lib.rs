@@ -338,6 +338,10 @@ pub use bytemuck;
 /// `compact_str::CompactString`).
 pub use compact_str;
 pub use half;
+/// Huge-page advice for a large fresh buffer before its first write (npy-core's own reads
+/// use it); for npy-npz's inflate buffers, not a public API.
+#[doc(hidden)]
+pub use hugepage::{advise as advise_huge_pages, advise_spare as advise_huge_pages_spare};
 pub use num_complex;
 
 #[cfg(feature = "ndarray")]

@@ -3,7 +3,21 @@
 //! - Whole members ([`inflate`]): a member's compressed and uncompressed sizes are in the
 //!   directory, so one call of libdeflate (its whole-buffer decompressor, 2–3× zlib's speed)
 //!   fills a buffer of exactly the declared size, and a stream that goes on past it is refused
-//!   there.
+//!   there. A member of at least 4 MiB is inflated on two threads when
+//!   `ReadOptions::threads` allows (`crate::parinflate`: libdeflate on each half, the second
+//!   half started at a block boundary found by trial), and a typed read of a member of the
+//!   type's own number dtype inflates straight into the array's memory, its header into a
+//!   buffer of its own. On issue 22's member (64 MiB of the bench signal, 60.6 MB deflated by
+//!   zlib at level 6), timed in sequence on this 2-core machine: libdeflate's one call into a
+//!   fresh buffer 194–215 ms; the first half 106 ms, the second (decoder, then libdeflate)
+//!   100 ms, joining them 8–12 ms, reading the compressed bytes 25 ms. Interleaved round by
+//!   round (`npy-bench`'s `inflaters`, least and median of 15, load average 1.2–1.4):
+//!   `read::<f32>` on two threads 138 / 147 ms, on one 239 / 252, libdeflate alone into a
+//!   fresh buffer 214 / 218, and `np.load(f)[key]` just after 451 / 463: 0.32×, 0.54× and
+//!   0.47× np.load (medians). Criterion in the same quiet spell (load 1.3–2.0): 195 ms
+//!   [160, 244] on two threads, 274 on one, libdeflate alone 219. With other builds on the
+//!   cores the second thread waits: criterion at load 2.6–2.8 gave 267 ms on two threads, 268
+//!   on one, libdeflate 217, np.load 531 (0.50×); at ~4, 292, 293, 239 and 536.
 //! - Streams ([`Inflater`]: a member read piece by piece, in bounded memory): zlib-rs, the
 //!   pure-Rust zlib, whose streaming inflate ran at 1.7–1.8× C zlib's (flate2's `zlib`
 //!   backend, which the writer keeps for its byte-identical level-6 output) and 1.2× `miniz_oxide`'s

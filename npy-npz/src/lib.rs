@@ -83,6 +83,7 @@ mod inflate;
 pub mod limits;
 pub mod names;
 mod pardeflate;
+mod parinflate;
 mod read;
 mod write;
 mod zip;
@@ -108,10 +109,20 @@ pub fn exercise(bytes: &[u8]) {
         let _ = npz.info(&key);
         let _ = npz.read_dyn(&key);
         let _ = npz.read_bytes(&key);
+        let _ = npz.read::<f32>(&key);
         let _ = npz.verify(&key);
         if let Ok(mut r) = npz.npy_reader(&key) {
             let _ = r.read_range::<u8>(1..2);
         }
         let _ = npz.view_or_copy::<f32>(&key);
     }
+}
+
+/// Inflates `bytes` as a raw deflate stream with the two-thread inflate and compares it with
+/// libdeflate's one call: the same bytes whenever libdeflate inflates the stream (to at most
+/// 4 MiB); otherwise an error or bytes whose CRC-32 is returned with them. The fuzz target
+/// `fuzz/fuzz_targets/inflate.rs` feeds it hostile input; it panics only on a mismatch.
+#[doc(hidden)]
+pub fn exercise_inflate(bytes: &[u8]) {
+    parinflate::exercise(bytes);
 }

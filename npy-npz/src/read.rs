@@ -15,9 +15,10 @@ use npy_core::{
 };
 
 use crate::error::{ContainerFault, Error, ErrorKind};
-use crate::inflate::{inflate, Inflater};
+use crate::inflate::Inflater;
 use crate::limits::check_backed;
 use crate::names::key_of;
+use crate::parinflate::{inflate_parts, SPLIT_MIN_BYTES};
 use crate::zip::{self, Local};
 
 /// The `.npy` magic, which tells numpy's `np.load(...)[key]` to read a member as an array.
@@ -307,7 +308,7 @@ impl<R> NpzArchive<R> {
         self.source
     }
 
-    fn find(&self, key: &str) -> Result<usize, Error> {
+    pub(crate) fn find(&self, key: &str) -> Result<usize, Error> {
         self.index_of(key).ok_or_else(|| {
             self.at(
                 ErrorKind::MissingMember {
@@ -562,6 +563,44 @@ impl<R: ReadAt> NpzArchive<R> {
     /// deflated one inflated in one call into a buffer of its declared size (which
     /// [`limits`](crate::limits) bounds by its compressed bytes).
     fn whole(&self, index: usize) -> Result<Vec<u8>, Error> {
+        let (mut stored, len) = self.raw(index)?;
+        let m = &self.members[index];
+        let at = |k: ErrorKind| self.at_index(k.into(), index);
+        let (bytes, found) = if m.is_stored() {
+            let found = crc32fast::hash(&stored);
+            (stored, found)
+        } else {
+            let mut out = vec![0u8; len];
+            npy_core::advise_huge_pages(&mut out);
+            let found =
+                inflate_parts(&mut stored, &mut [], &mut out, self.split(len)).map_err(at)?;
+            (out, found)
+        };
+        if found != m.crc32 {
+            return Err(at(ErrorKind::CrcMismatch {
+                expected: m.crc32,
+                found,
+            }));
+        }
+        Ok(bytes)
+    }
+
+    /// Whether a deflated member of `len` bytes is inflated on two threads
+    /// ([`crate::parinflate`]): at least [`SPLIT_MIN_BYTES`], and the options' thread count
+    /// ([`ReadOptions::threads`]: 0 the machine's) more than one.
+    fn split(&self, len: usize) -> bool {
+        if len < SPLIT_MIN_BYTES {
+            return false;
+        }
+        match self.options.get_threads() {
+            0 => std::thread::available_parallelism().map_or(1, std::num::NonZero::get) > 1,
+            n => n > 1,
+        }
+    }
+
+    /// The member's stored bytes (its compressed bytes when deflated), all of them, and its
+    /// declared size as a `usize`.
+    pub(crate) fn raw(&self, index: usize) -> Result<(Vec<u8>, usize), Error> {
         // A first read takes the local header and the member's bytes in one read.
         let (start, first) = self.data_start(index, self.members[index].compressed_size)?;
         let m = &self.members[index];
@@ -583,19 +622,70 @@ impl<R: ReadAt> NpzArchive<R> {
             m.compressed_size
         };
         let stored = self.bytes_at(start, first, stored_len).map_err(at)?;
-        let bytes = if m.is_stored() {
-            stored
-        } else {
-            inflate(&stored, len).map_err(at)?
+        Ok((stored, len))
+    }
+
+    /// A deflated member of a plain-data `T` in the machine's byte order (no conversion):
+    /// inflated straight into the array's memory, its header into a buffer of its own, on two
+    /// threads when [`NpzArchive::split`] says so; `None` for every other member.
+    fn read_deflated_pod<T: NpyElement>(&self, index: usize) -> Result<Option<NpyArray<T>>, Error> {
+        let m = &self.members[index];
+        let Some(layout) = T::pod_layout() else {
+            return Ok(None);
         };
-        let found = crc32fast::hash(&bytes);
-        if found != m.crc32 {
-            return Err(at(ErrorKind::CrcMismatch {
-                expected: m.crc32,
-                found,
-            }));
+        if m.is_stored() {
+            return Ok(None);
         }
-        Ok(bytes)
+        // The header first: its claim must be the member's size before anything is allocated.
+        let r = self.npy_reader_at(index, false)?;
+        let parsed = r.parsed_header();
+        let dtype = &parsed.header.dtype;
+        // Numbers only: bools are checked value by value (strict bools), records and
+        // subarrays take npy-core's own paths.
+        let number =
+            matches!(dtype, npy_core::DType::Number(p, _) if *p != npy_core::Primitive::Bool);
+        if !number || *dtype != T::npy_dtype() {
+            return Ok(None);
+        }
+        let (Ok(hl), Ok(n)) = (
+            usize::try_from(parsed.data_offset()),
+            usize::try_from(r.remaining()),
+        ) else {
+            return Ok(None);
+        };
+        // npy_reader_at checked data_offset + nbytes == the member's size.
+        if n.checked_mul(std::mem::size_of::<T>())
+            .and_then(|b| b.checked_add(hl))
+            != Some(m.size as usize)
+        {
+            return Ok(None);
+        }
+        let (shape, order) = (r.shape().to_vec(), r.order());
+        drop(r);
+        let (mut compressed, len) = self.raw(index)?;
+        let mut head = vec![0u8; hl];
+        let mut data = layout.zeroed_vec(n);
+        npy_core::advise_huge_pages(layout.as_bytes_mut(&mut data));
+        let found = inflate_parts(
+            &mut compressed,
+            &mut head,
+            layout.as_bytes_mut(&mut data),
+            self.split(len),
+        )
+        .map_err(|k| self.at_index(k.into(), index))?;
+        if found != m.crc32 {
+            return Err(self.at_index(
+                ErrorKind::CrcMismatch {
+                    expected: m.crc32,
+                    found,
+                }
+                .into(),
+                index,
+            ));
+        }
+        NpyArray::from_parts(shape, order, data)
+            .map(Some)
+            .map_err(|e| self.at_index(e.into(), index))
     }
 
     /// `len` bytes of the source at `start`, all of them, the first of which are `first`
@@ -608,6 +698,9 @@ impl<R: ReadAt> NpzArchive<R> {
         let n = usize::try_from(len).map_err(|_| short(0))?;
         let held = first.len().min(n);
         let mut buf = first;
+        // Fresh pages for a large member: huge pages make their faults 512 times fewer.
+        buf.reserve_exact(n.saturating_sub(buf.len()));
+        npy_core::advise_huge_pages_spare(&mut buf);
         buf.resize(n, 0);
         let got = self
             .source
@@ -631,6 +724,9 @@ impl<R: ReadAt> NpzArchive<R> {
     /// (another dtype than `T`, …).
     pub fn read<T: NpyElement>(&self, key: &str) -> Result<NpyArray<T>, Error> {
         let index = self.find(key)?;
+        if let Some(array) = self.read_deflated_pod::<T>(index)? {
+            return Ok(array);
+        }
         self.with_content(index, |r| {
             let data = r.read_vec::<T>()?;
             NpyArray::from_parts(r.shape().to_vec(), r.order(), data)

@@ -38,6 +38,7 @@ const TARGETS: &[(&str, u32, u32)] = &[
     ("pickle", 128, 768),
     ("npz", 512, 1024),
     ("npz_directory", 256, 512),
+    ("inflate", 256, 512),
     ("serde_from_str", 512, 1024),
     ("safetensors", 256, 512),
     ("arrow", 512, 1024),
@@ -162,6 +163,9 @@ fn seed(fuzz: &Path) -> std::io::Result<()> {
             let bytes = fs::read(&path)?;
             put("npz", &file_name(&path), &bytes)?;
             put("npz_directory", &file_name(&path), &bytes)?;
+            for (i, stream) in deflate_streams(&bytes).iter().enumerate() {
+                put("inflate", &format!("{}_{i}", file_name(&path)), stream)?;
+            }
         }
     }
     for (name, pickle) in hostile_pickles() {
@@ -452,4 +456,29 @@ fn hostile_archives() -> Vec<(&'static str, Vec<u8>)> {
         ("r15_unicode_path", zip(&[unicode], None)),
         ("r15_bad_utf8", zip(&[bad_utf8], None)),
     ]
+}
+
+/// The raw deflate streams of an archive's deflated members (numpy's zlib output), for the
+/// `inflate` target: each member's bytes after its local header.
+fn deflate_streams(archive: &[u8]) -> Vec<Vec<u8>> {
+    let Ok(npz) = npy_npz::NpzArchive::new(archive) else {
+        return Vec::new();
+    };
+    let keys: Vec<String> = npz.keys().map(str::to_owned).collect();
+    keys.iter()
+        .filter_map(|k| {
+            let m = npz.member(k).ok()?;
+            if m.method != 8 {
+                return None;
+            }
+            let at = usize::try_from(m.header_offset).ok()?;
+            let len = |i: usize| -> Option<usize> {
+                let b = archive.get(at + i..at + i + 2)?;
+                Some(usize::from(u16::from_le_bytes([b[0], b[1]])))
+            };
+            let start = at + 30 + len(26)? + len(28)?;
+            let end = start.checked_add(usize::try_from(m.compressed_size).ok()?)?;
+            archive.get(start..end).map(<[u8]>::to_vec)
+        })
+        .collect()
 }

@@ -38,6 +38,13 @@ fn time(reps: usize, mut f: impl FnMut()) -> f64 {
     best * 1e3
 }
 
+/// The wall time of one run of `f`, in milliseconds.
+fn wall_once(f: impl FnOnce()) -> f64 {
+    let t0 = Instant::now();
+    f();
+    t0.elapsed().as_secs_f64() * 1e3
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = npy_bench::data_dir()?;
     let path = npy_bench::npz_deflated_file(&dir)?;
@@ -92,5 +99,47 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("  crc32fast of the compressed    {crc:8.1}");
     println!("  NpzArchive::read (libdeflate)  {read:8.1}");
     println!("  npy_reader().read_vec (zlib)   {stream:8.1}");
+    // Wall time, for the two-thread inflate (the second thread's CPU time is not this
+    // one's): the three interleaved, round after round, so that a load that comes and goes
+    // (other builds on a shared machine) falls on each alike; least and median of the rounds.
+    let one = npy_core::ReadOptions::default().threads(1);
+    let two = npy_core::ReadOptions::default().threads(2);
+    let read_with = |options: npy_core::ReadOptions| {
+        npy_npz::NpzArchive::open_with(&path, options)
+            .unwrap()
+            .read::<f32>(key)
+            .unwrap();
+    };
+    let mut walls: [Vec<f64>; 3] = Default::default();
+    let rounds = 15;
+    for _ in 0..=rounds {
+        let t = [
+            wall_once(|| {
+                let mut out = vec![0u8; size];
+                let n = libdeflater::Decompressor::new()
+                    .deflate_decompress(compressed, &mut out)
+                    .unwrap();
+                assert_eq!(n, size);
+            }),
+            wall_once(|| read_with(one)),
+            wall_once(|| read_with(two)),
+        ];
+        for (w, t) in walls.iter_mut().zip(t) {
+            w.push(t);
+        }
+    }
+    println!("wall ms, least and median of {rounds} interleaved rounds (after one):");
+    for (name, w) in [
+        "inflate only, libdeflate     ",
+        "NpzArchive::read, 1 thread   ",
+        "NpzArchive::read, 2 threads  ",
+    ]
+    .iter()
+    .zip(&mut walls)
+    {
+        w.remove(0);
+        w.sort_by(f64::total_cmp);
+        println!("  {name}  {:8.1} {:8.1}", w[0], w[w.len() / 2]);
+    }
     Ok(())
 }

@@ -124,7 +124,8 @@ impl ReadOptions {
     /// than one thread, each reading its part of the file with positional reads (`pread`,
     /// Unix only) and swapping it while in cache; at most one thread per
     /// 8 MiB (`PARALLEL_MIN_BYTES`) of data. Streams read on
-    /// one thread.
+    /// one thread. npy-npz's archives follow it too: a deflated member of at least 4 MiB is
+    /// inflated on two threads unless this is 1.
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = threads;
