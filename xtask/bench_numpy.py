@@ -1,6 +1,6 @@
 """numpy's side of `cargo xtask bench`: np.load / np.save / header parse timings.
 
-usage: python bench_numpy.py DATA_DIR WRITE_DIR [--quick]
+usage: python bench_numpy.py DATA_DIR WRITE_DIR [--quick] [--only=npz]
 
 DATA_DIR is the suite's `target/bench-data`: the `.npy` inputs the Rust benchmarks read (made
 by npy-bench, so numpy reads the very same bytes) and the two headers `header_typical.bin` and
@@ -52,6 +52,10 @@ def parse_header(data):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     quick = "--quick" in sys.argv[1:]
+    # `--only=npz`: the .npz timings alone (`cargo xtask bench --only npz`).
+    only = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--only=")), None)
+    if only not in (None, "npz"):
+        sys.exit(f"bench_numpy.py: --only={only}: only npz is known")
     if len(args) != 2:
         sys.exit(__doc__)
     data_dir, write_dir = args
@@ -65,33 +69,34 @@ def main():
 
     results = {}
 
-    for key, name, batch in [
-        ("header_parse/typical_118B", "header_typical.bin", 1000),
-        ("header_parse/record_4000_fields", "header_4000_fields.bin", 10),
-    ]:
-        with open(path(name), "rb") as f:
-            data = f.read()
-        parse_header(data)  # fails loudly if numpy does not read it
-        results[key] = per_call(lambda: parse_header(data), repeat, batch)
+    if only is None:
+        for key, name, batch in [
+            ("header_parse/typical_118B", "header_typical.bin", 1000),
+            ("header_parse/record_4000_fields", "header_4000_fields.bin", 10),
+        ]:
+            with open(path(name), "rb") as f:
+                data = f.read()
+            parse_header(data)  # fails loudly if numpy does not read it
+            results[key] = per_call(lambda: parse_header(data), repeat, batch)
 
-    loads = [
-        ("read_f32/1MiB", f"f32_{MIB}.npy"),
-        ("read_f32/64MiB", f"f32_{64 * MIB}.npy"),
-        ("read_f32/256MiB", f"f32_{256 * MIB}.npy"),
-        ("read_other/f64be_64MiB", f"f64be_{64 * MIB}.npy"),
-        ("read_other/f16_64MiB", f"f16_{64 * MIB}.npy"),
-        ("read_records/xyid_1M_packed", "records_packed_1000000.npy"),
-        ("read_records/xyid_1M_aligned", "records_aligned_1000000.npy"),
-    ]
-    for key, name in loads:
-        p = path(name)
-        np.load(p)  # warm the page cache
-        results[key] = per_call(lambda: np.load(p), repeat, number)
+        loads = [
+            ("read_f32/1MiB", f"f32_{MIB}.npy"),
+            ("read_f32/64MiB", f"f32_{64 * MIB}.npy"),
+            ("read_f32/256MiB", f"f32_{256 * MIB}.npy"),
+            ("read_other/f64be_64MiB", f"f64be_{64 * MIB}.npy"),
+            ("read_other/f16_64MiB", f"f16_{64 * MIB}.npy"),
+            ("read_records/xyid_1M_packed", "records_packed_1000000.npy"),
+            ("read_records/xyid_1M_aligned", "records_aligned_1000000.npy"),
+        ]
+        for key, name in loads:
+            p = path(name)
+            np.load(p)  # warm the page cache
+            results[key] = per_call(lambda: np.load(p), repeat, number)
 
-    # Memory maps: the counterpart of npy-core's mmap view (O(1) in the file size).
-    for key, name in [("view/f32_1MiB", f"f32_{MIB}.npy"), ("view/f32_1GiB", f"f32_{1024 * MIB}.npy")]:
-        p = path(name)
-        results[key + "#mmap"] = per_call(lambda: np.load(p, mmap_mode="r"), repeat, number * 10)
+        # Memory maps: the counterpart of npy-core's mmap view (O(1) in the file size).
+        for key, name in [("view/f32_1MiB", f"f32_{MIB}.npy"), ("view/f32_1GiB", f"f32_{1024 * MIB}.npy")]:
+            p = path(name)
+            results[key + "#mmap"] = per_call(lambda: np.load(p, mmap_mode="r"), repeat, number * 10)
 
     # .npz: one 64 MiB member of a stored 100-member archive; every header of 1,000 members
     # (what `npy info` reads); savez_compressed of a 64 MiB float32 signal (npy-bench's
@@ -136,32 +141,33 @@ def main():
     results["npz/write_stored_256MiB"] = per_call(lambda: np.savez(out, x=big), repeat, max(1, number // 5))
     os.remove(out)
 
-    data = np.load(path(f"f32_{64 * MIB}.npy"))
-    out = os.path.join(write_dir, "write_out_numpy.npy")
-    np.save(out, data)
-    results["write_f32/64MiB"] = per_call(lambda: np.save(out, data), repeat, number)
-    os.remove(out)
+    if only is None:
+        data = np.load(path(f"f32_{64 * MIB}.npy"))
+        out = os.path.join(write_dir, "write_out_numpy.npy")
+        np.save(out, data)
+        results["write_f32/64MiB"] = per_call(lambda: np.save(out, data), repeat, number)
+        os.remove(out)
 
-    # npy-append-array (PyPI), the Python tool for growing a .npy, when it is installed: 1,000
-    # appends of a 1 MiB row, as npy-core's append/1000x1MiB (neither syncs). Fewer batches:
-    # each call writes 1 GiB.
-    try:
-        from npy_append_array import NpyAppendArray
-    except ImportError:
-        NpyAppendArray = None
-    if NpyAppendArray is not None:
-        row = np.arange(MIB // 4, dtype="<f4").reshape(1, -1)
-        grown = os.path.join(write_dir, "append_out_numpy.npy")
+        # npy-append-array (PyPI), the Python tool for growing a .npy, when it is installed: 1,000
+        # appends of a 1 MiB row, as npy-core's append/1000x1MiB (neither syncs). Fewer batches:
+        # each call writes 1 GiB.
+        try:
+            from npy_append_array import NpyAppendArray
+        except ImportError:
+            NpyAppendArray = None
+        if NpyAppendArray is not None:
+            row = np.arange(MIB // 4, dtype="<f4").reshape(1, -1)
+            grown = os.path.join(write_dir, "append_out_numpy.npy")
 
-        def append_1000():
-            if os.path.exists(grown):
-                os.remove(grown)
-            with NpyAppendArray(grown) as a:
-                for _ in range(1000):
-                    a.append(row)
+            def append_1000():
+                if os.path.exists(grown):
+                    os.remove(grown)
+                with NpyAppendArray(grown) as a:
+                    for _ in range(1000):
+                        a.append(row)
 
-        results["append/1000x1MiB#npy-append-array"] = per_call(append_1000, 3, 1)
-        os.remove(grown)
+            results["append/1000x1MiB#npy-append-array"] = per_call(append_1000, 3, 1)
+            os.remove(grown)
 
     json.dump(
         {

@@ -109,6 +109,9 @@ pub enum BenchPart {
     /// Issue 24's 1M-record file: `read_dyn` against `np.load`, to a `RecordBatch` against
     /// pyarrow, to Parquet against `pq.write_table`.
     Columnar,
+    /// `.npz` (issues 11 and 22): criterion's `npz/` benchmarks and numpy's same reads and
+    /// writes, in one run; the `.npz` rows and targets of the table.
+    Npz,
 }
 
 /// Flags of `cargo xtask miri`.

@@ -29,7 +29,10 @@
 //!    and bytes), a 256 MiB `.npy` and 1,000 headers over S3 on moto against boto3.
 //!
 //! `--table-only` skips the runs and rebuilds the table from the results on disk (criterion's
-//! estimates, `target/bench-data/numpy.json` and `peak_mem.json`).
+//! estimates, `target/bench-data/numpy.json` and `peak_mem.json`). `--only PART` measures one
+//! part alone and prints it (the README's table is left as it is): `show`, `write-view`,
+//! `convert`, `safetensors`, `remote`, `columnar`, or `npz` (criterion's `npz/` benchmarks
+//! and numpy's `.npz` timings, one run, with the `.npz` targets).
 
 use std::fmt::Write as _;
 use std::fs;
@@ -98,8 +101,20 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
         print!("{}", columnar::render(&c));
         return Ok(());
     }
+    if flags.only == Some(BenchPart::Npz) {
+        run_criterion(quick, Some("npz/"))?;
+        npy_bench::make_all(&data).map_err(|e| format!("making the inputs: {e}"))?;
+        let numpy: Value = serde_json::from_str(&run_numpy(&data, quick, Some("npz"))?)
+            .map_err(|e| format!("bench_numpy.py output: {e}"))?;
+        let results = Results {
+            criterion: target_dir().join("criterion"),
+            numpy: &numpy,
+        };
+        print!("{}", npz_part(&render(&results, &Value::Null, quick)));
+        return Ok(());
+    }
     if !table_only {
-        run_criterion(quick)?;
+        run_criterion(quick, None)?;
         eprintln!("xtask: making the inputs in {}", data.display());
         npy_bench::make_all(&data).map_err(|e| format!("making the inputs: {e}"))?;
         write_file(
@@ -110,7 +125,7 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
             &data.join("header_4000_fields.bin"),
             &npy_bench::wide_header(),
         )?;
-        let numpy = run_numpy(&data, quick)?;
+        let numpy = run_numpy(&data, quick, None)?;
         write_file(&numpy_json, numpy.as_bytes())?;
         let peak = run_peak_mem()?;
         write_file(&peak_json, peak.as_bytes())?;
@@ -178,13 +193,17 @@ fn cargo() -> Command {
     cmd
 }
 
-fn run_criterion(quick: bool) -> Result<(), String> {
+/// Runs the criterion suite, or the benchmarks whose id starts with `filter`.
+fn run_criterion(quick: bool, filter: Option<&str>) -> Result<(), String> {
     let mut cmd = cargo();
     cmd.args(["bench", "-p", "npy-bench", "--bench", "npy", "--"]);
     if quick {
         cmd.arg("--quick");
     } else {
         cmd.args(["--warm-up-time", "2", "--measurement-time", "4"]);
+    }
+    if let Some(f) = filter {
+        cmd.arg(f);
     }
     eprintln!("xtask: running {cmd:?}");
     // Criterion's report goes to the terminal (stderr), the table alone to stdout.
@@ -198,7 +217,8 @@ fn run_criterion(quick: bool) -> Result<(), String> {
     Ok(())
 }
 
-fn run_numpy(data: &Path, quick: bool) -> Result<String, String> {
+/// numpy's timings (`only`: one group of them, as `bench_numpy.py --only=GROUP`).
+fn run_numpy(data: &Path, quick: bool, only: Option<&str>) -> Result<String, String> {
     let python = numpy_python()?;
     let script = workspace_root().join("xtask").join("bench_numpy.py");
     let mut cmd = Command::new(&python);
@@ -209,6 +229,9 @@ fn run_numpy(data: &Path, quick: bool) -> Result<String, String> {
         .env("PYTHONDONTWRITEBYTECODE", "1");
     if quick {
         cmd.arg("--quick");
+    }
+    if let Some(group) = only {
+        cmd.arg(format!("--only={group}"));
     }
     eprintln!("xtask: timing numpy ({})", script.display());
     let out = cmd
@@ -605,6 +628,24 @@ fn render(r: &Results<'_>, peak: &Value, quick: bool) -> String {
     let _ = writeln!(w, "\n{}", targets(r, peak_ratio));
     if !missing.is_empty() {
         let _ = writeln!(w, "Not measured: {}.", missing.join(", "));
+    }
+    out
+}
+
+/// The `.npz` part of a rendered table: the machine line, the rows of `npz/` operations and
+/// the `.npz` targets (the rest of the table was not measured in this run).
+fn npz_part(table: &str) -> String {
+    let mut out = String::new();
+    let mut in_targets = false;
+    for (i, line) in table.lines().enumerate() {
+        if line.starts_with("Targets (") {
+            in_targets = line.contains(".npz");
+        }
+        let header = line.starts_with("| operation") || line.starts_with("|---");
+        if i == 0 || header || line.starts_with("| npz") || in_targets {
+            out.push_str(line);
+            out.push('\n');
+        }
     }
     out
 }
