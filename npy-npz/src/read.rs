@@ -576,13 +576,17 @@ impl<R: ReadAt> NpzArchive<R> {
                 inflate_parts(&mut stored, &mut [], &mut out, self.split(len)).map_err(at)?;
             (out, found)
         };
-        if found != m.crc32 {
-            return Err(at(ErrorKind::CrcMismatch {
-                expected: m.crc32,
-                found,
-            }));
-        }
+        self.check_crc(index, found)?;
         Ok(bytes)
+    }
+
+    /// The member's CRC-32 against `found`, the CRC of the bytes read.
+    fn check_crc(&self, index: usize, found: u32) -> Result<(), Error> {
+        let expected = self.members[index].crc32;
+        if found != expected {
+            return Err(self.at_index(ErrorKind::CrcMismatch { expected, found }.into(), index));
+        }
+        Ok(())
     }
 
     /// Whether a deflated member of `len` bytes is inflated on two threads
@@ -673,16 +677,7 @@ impl<R: ReadAt> NpzArchive<R> {
             self.split(len),
         )
         .map_err(|k| self.at_index(k.into(), index))?;
-        if found != m.crc32 {
-            return Err(self.at_index(
-                ErrorKind::CrcMismatch {
-                    expected: m.crc32,
-                    found,
-                }
-                .into(),
-                index,
-            ));
-        }
+        self.check_crc(index, found)?;
         NpyArray::from_parts(shape, order, data)
             .map(Some)
             .map_err(|e| self.at_index(e.into(), index))
@@ -955,18 +950,7 @@ impl<R: ReadAt + AsRef<[u8]>> NpzArchive<R> {
         let bytes = self.member_bytes(index)?;
         let values = view_or_copy::<T>(bytes).map_err(|e| self.at_index(e.into(), index))?;
         if !values.is_borrowed() {
-            let m = &self.members[index];
-            let found = crc32fast::hash(bytes);
-            if found != m.crc32 {
-                return Err(self.at_index(
-                    ErrorKind::CrcMismatch {
-                        expected: m.crc32,
-                        found,
-                    }
-                    .into(),
-                    index,
-                ));
-            }
+            self.check_crc(index, crc32fast::hash(bytes))?;
         }
         Ok(values)
     }
