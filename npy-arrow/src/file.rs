@@ -290,13 +290,24 @@ fn transpose_f_to_c(data: &Buffer, shape: &[u64], itemsize: usize) -> Buffer {
     out.into()
 }
 
+/// What [`with_source`] makes of an object array's pickle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Objects {
+    /// Decoded into values (within npy-pickle's budget).
+    Decoded,
+    /// Left as the data, unread.
+    Raw,
+}
+
 /// Opens the `.npy` at `path` (or member `member` of the `.npz` at `path`) and runs `f` on it;
 /// `whole`: `f` reads the whole array ([`Source::whole`]), which may then be read through
-/// `read_dyn`'s columns here.
+/// `read_dyn`'s columns here. An object array is decoded first unless `objects` is `Raw`:
+/// its data is then the pickle, unread.
 fn with_source<T>(
     path: &Path,
     member: Option<&str>,
     whole: bool,
+    objects: Objects,
     f: impl FnOnce(&mut Source<'_>) -> Result<T, Error>,
 ) -> Result<T, Error> {
     let is_npz = path.extension().is_some_and(|e| e == "npz");
@@ -309,7 +320,7 @@ fn with_source<T>(
         }
         let mut reader = NpyReader::open(path).at_path(path)?;
         let meta = reader.meta().clone();
-        if meta.dtype() == &npy_core::DType::Object {
+        if meta.dtype() == &npy_core::DType::Object && objects == Objects::Decoded {
             let objects = npy_pickle::read_dyn(path).at_path(path)?;
             let mut none: &[u8] = &[];
             let mut source = Source {
@@ -357,7 +368,7 @@ fn with_source<T>(
         .npy_reader(&key)
         .map_err(|e| Error::from(e).at_path(path).in_member(&key))?;
     let meta = reader.meta().clone();
-    if meta.dtype() == &npy_core::DType::Object {
+    if meta.dtype() == &npy_core::DType::Object && objects == Objects::Decoded {
         let objects = { reader }
             .read_dyn_with(&npy_pickle::PickleCodec::default())
             .map_err(|e| Error::from(e).at_path(path).in_member(&key))?;
@@ -407,7 +418,7 @@ fn with_source<T>(
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_npy(path: impl AsRef<Path>) -> Result<RecordBatch, Error> {
-    with_source(path.as_ref(), None, true, whole)
+    with_source(path.as_ref(), None, true, Objects::Decoded, whole)
 }
 
 /// The `.npy` bytes `bytes` (a whole file, typically a memory map) as one [`RecordBatch`]
@@ -462,7 +473,7 @@ pub fn batch_from_npy_bytes(
 /// # Errors
 /// As [`read_npy`], plus npz errors (a missing member), naming the path and the member.
 pub fn read_npz_member(path: impl AsRef<Path>, key: &str) -> Result<RecordBatch, Error> {
-    with_source(path.as_ref(), Some(key), true, whole)
+    with_source(path.as_ref(), Some(key), true, Objects::Decoded, whole)
 }
 
 /// Streams the `.npy` at `path` (or an `.npz` member) as batches of about [`BATCH_BYTES`]
@@ -480,7 +491,7 @@ pub fn for_each_batch(
     schema: impl FnOnce(SchemaRef) -> Result<(), Error>,
     mut f: impl FnMut(RecordBatch, u64, u64) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    with_source(path.as_ref(), member, false, |s| {
+    with_source(path.as_ref(), member, false, Objects::Decoded, |s| {
         schema(s.schema()?)?;
         s.for_each_batch(batch_rows, &mut f)
     })
@@ -968,7 +979,7 @@ pub fn convert(
     let member = options.member.as_deref();
     match (from, to) {
         (Format::Npy | Format::Npz, Format::Ipc) => {
-            let schema = with_source(input, member, false, |s| s.schema())?;
+            let schema = with_source(input, member, false, Objects::Decoded, |s| s.schema())?;
             write_ipc(output, &schema, |push| {
                 for_each_batch(
                     input,
@@ -985,7 +996,7 @@ pub fn convert(
         }
         #[cfg(feature = "parquet")]
         (Format::Npy | Format::Npz, Format::Parquet) => {
-            let (schema, rows) = with_source(input, member, false, |s| {
+            let (schema, rows) = with_source(input, member, false, Objects::Decoded, |s| {
                 Ok((
                     s.schema()?,
                     default_rows(s.row_bytes()?, PARQUET_BATCH_BYTES),
@@ -1147,23 +1158,13 @@ fn arrow_to_npy(
 }
 
 /// `.npy` ↔ `.npz` (one member): the array's bytes copied. The data of a dtype holding
-/// objects is a pickle of its own length, not `nbytes`: an object array is written again as
-/// numpy pickles it (its values decoded within npy-pickle's budget), records with object
-/// fields have their pickle copied whole.
+/// objects is a pickle of its own length, not `nbytes`: it is copied whole, as it is (not
+/// decoded: the copy keeps what the pickle shares, takes the memory of a copy, and numpy
+/// reads it as it reads the input).
 fn npy_to_npy(input: &Path, output: &Path, to: Format, member: Option<&str>) -> Result<(), Error> {
     let mut tmp = tempfile::tempfile().at_path(output)?;
-    let key = with_source(input, member, false, |s| {
+    let key = with_source(input, member, false, Objects::Raw, |s| {
         let mut w = BufWriter::new(&mut tmp);
-        if let Some(objects) = &s.objects {
-            npy_core::write_dyn_to_with(
-                &mut w,
-                objects,
-                None,
-                &npy_pickle::PickleCodec::default(),
-            )?;
-            w.flush()?;
-            return Ok(s.name.clone());
-        }
         let header = npy_core::Header {
             dtype: s.meta.dtype().clone(),
             fortran_order: s.meta.order().is_fortran(),

@@ -11,7 +11,7 @@ use crate::progress::Progress;
 
 /// Rewrite a .npy file with another byte order, memory order or format version; every value
 /// is preserved (records and strings included; object arrays are refused by a .npy → .npy
-/// rewrite, and copied between .npy and .npz, pickled again as numpy pickles them). An OUT ending in
+/// rewrite, and copied between .npy and .npz with their pickle as it is). An OUT ending in
 /// .safetensors converts an .npy or .npz IN to safetensors (as `safetensors.numpy.save_file`
 /// writes it), an IN ending in .safetensors converts to .npz (or .npy for one tensor); an
 /// .arrow or .parquet table goes through a temporary .npy (or .npz) on the way (a one-column
