@@ -68,7 +68,10 @@ JSON output (--json):
   to the object above for that member, or null for a member that is not an .npy file.
   An object array's data is a pickle: it is decoded by npy's own reader, which never executes
   anything (a pickle naming anything but numpy's array, dtype and scalar constructors and a few
-  builtins is refused).
+  builtins is refused). The text or JSON of objects, in all the members one `npy show` prints,
+  stops at 64 MiB (the print budget): the output is cut there (`...`), the command ends with
+  status 1 naming the member, and the members after it are not shown; `--member KEY` shows
+  one member with the whole budget.
 
 Exit status:
   0 on success; 1 when the file cannot be read (the error goes to stderr); 2 for a usage error.";
@@ -351,6 +354,13 @@ fn show_archive<R: npy_core::ReadAt>(
                     Failure::Refused(format!("member {}: {}", printable(key), e.kind()))
                 }
                 Failure::Refused(m) => Failure::Refused(format!("member {}: {m}", printable(key))),
+                // A value --json refuses (the output budget, an int past 4,300 digits).
+                Failure::Write(e) if e.kind() == io::ErrorKind::InvalidData => {
+                    Failure::Write(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("member {}: {e}", printable(key)),
+                    ))
+                }
                 other @ Failure::Write(_) => other,
             })?;
         } else if args.json {

@@ -676,6 +676,11 @@ fn one_show_has_one_object_budget_for_all_members() {
         let (code, out, err) = show_bytes(dir.path(), "members.npz", &archive, json);
         assert_eq!(code, 1, "{err}");
         assert!(err.contains("for the objects of one `npy show`"), "{err}");
+        // The member that ran out is named (--json's refusal did not say which): each
+        // member's text is 16 MiB (`'\x07'`, 4 bytes a character), its JSON 24 MiB
+        // (`\u0007`), so the fourth member passes 64 MiB as text, the third as JSON.
+        let last = if json { "member m2: " } else { "member m3: " };
+        assert!(err.contains(last), "{err}");
         assert!(out.len() <= budget + 20 * 64, "{}", out.len());
         assert!(out.len() > budget / 2, "{}", out.len());
     }

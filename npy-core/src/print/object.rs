@@ -35,6 +35,8 @@ fn time_repr(name: &str, ticks: Option<i64>, ty: TimeType) -> String {
         m => format!("{m}{}", ty.unit.code()),
     };
     match (ticks, ty.kind) {
+        // numpy writes a generic timedelta's NaT without its unit, a datetime's with it.
+        (None, TimeKind::Timedelta) if generic => format!("np.{name}('NaT')"),
         (None, _) => format!("np.{name}('NaT','{unit}')"),
         (Some(t), TimeKind::Datetime) => {
             let iso = ty.value_str(t);
@@ -266,6 +268,11 @@ fn scalar_repr(f: &mut fmt::Formatter<'_>, o: &PyObject, s: &NpyScalar) -> fmt::
             let body = float::complex_body(*re, *im, FloatKind::Double).0;
             write!(f, "np.{name}({body})")
         }
+        // numpy writes a clongdouble as its text quoted, as a longdouble: np.clongdouble('1+1j').
+        (_, DynValue::CLongDouble { re, im, .. }) => {
+            let body = float::complex_body(*re, *im, FloatKind::Double).0;
+            write!(f, "np.{name}('{body}')")
+        }
         (_, v) => {
             write!(f, "np.{name}(")?;
             dyn_repr(f, v)?;
@@ -340,6 +347,53 @@ mod tests {
         for (x, want) in cases {
             assert_eq!(float::float_repr(x, true), want, "{x:e}");
         }
+    }
+
+    /// The second tester of issue 23 (review23c, `v_scalar_repr.py`): numpy 2.4.6's reprs,
+    /// `repr(np.timedelta64('NaT'))`, `repr(np.datetime64('NaT'))` and
+    /// `repr(np.clongdouble(1+1j))`, `repr(np.clongdouble(1.5-2j))`.
+    #[test]
+    fn generic_nat_and_clongdouble_reprs_are_numpys() {
+        let scalar = |descr: &str, value: DynValue| {
+            PyObject::Scalar(Box::new(NpyScalar {
+                dtype: descr.parse().unwrap(),
+                value,
+            }))
+            .to_string()
+        };
+        let generic = |descr: &str| match descr.parse::<DType>().unwrap() {
+            DType::Time(unit, _) => unit,
+            other => panic!("{other}"),
+        };
+        let td = generic("<m8");
+        let dt = generic("<M8");
+        assert_eq!(
+            scalar(
+                "<m8",
+                DynValue::Timedelta {
+                    ticks: None,
+                    unit: td
+                }
+            ),
+            "np.timedelta64('NaT')"
+        );
+        assert_eq!(
+            scalar(
+                "<M8",
+                DynValue::Datetime {
+                    ticks: None,
+                    unit: dt
+                }
+            ),
+            "np.datetime64('NaT','generic')"
+        );
+        let cld = |re, im| DynValue::CLongDouble {
+            re,
+            im,
+            bytes: vec![0; 32],
+        };
+        assert_eq!(scalar("<c32", cld(1.0, 1.0)), "np.clongdouble('1+1j')");
+        assert_eq!(scalar("<c32", cld(1.5, -2.0)), "np.clongdouble('1.5-2j')");
     }
 
     #[test]
