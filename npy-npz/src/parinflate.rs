@@ -478,6 +478,34 @@ fn find_split(data: &[u8], limit: usize) -> Option<(End, Decoder<'_>, bool)> {
 // libdeflate from a bit
 
 /// Appends the `n` low bits of `v` at bit `*at` of `out` (whose bits from `*at` are zero).
+/// The byte the end of a first half inflates to ([`put_end`]).
+const SENTINEL: u8 = 0;
+
+/// Ends a first half at bit `at`: a non-final block of fixed codes holding the one literal
+/// [`SENTINEL`], then a final empty one (28 bits). The sentinel tells that libdeflate
+/// reached this end: a stream whose own final block ends at the split point stops before it
+/// (the sequential inflate refuses what follows that block, so the split must too).
+fn put_end(out: &mut Vec<u8>, at: &mut usize) {
+    // BFINAL 0, BTYPE 01; literal 0 (fixed code 00110000, sent from its first bit);
+    // end-of-block (7 zero bits); then BFINAL 1, BTYPE 01, end-of-block.
+    put_bits(out, at, 0b010, 3);
+    put_bits(out, at, 0b0000_1100, 8);
+    put_bits(out, at, 0, 7);
+    put_bits(out, at, 0b011, 10);
+}
+
+/// The bytes a first half made before its end's [`SENTINEL`] (`n` made in all); `Fallback`
+/// when the sentinel is not there: the stream ended before the split point.
+fn before_end(out: &[u8], n: usize, end: End) -> Res<usize> {
+    if end == End::Stream {
+        return Ok(n);
+    }
+    match n.checked_sub(1) {
+        Some(k) if out.get(k) == Some(&SENTINEL) => Ok(k),
+        _ => Err(Fallback),
+    }
+}
+
 fn put_bits(out: &mut Vec<u8>, at: &mut usize, v: u32, n: u32) {
     for k in 0..n {
         if *at / 8 == out.len() {
@@ -524,7 +552,7 @@ fn put_empty_block(out: &mut Vec<u8>, at: &mut usize, residue: usize) {
 enum End {
     /// Where `data`'s own stream does.
     Stream,
-    /// Before the block that starts at this bit: an empty last block follows.
+    /// Before the block that starts at this bit: [`put_end`] follows.
     Block(usize),
     /// Before the `LEN` (at this byte) of a stored block whose header precedes it: `LEN` 0
     /// and an empty last block follow. (A stored block's 3 header bits can sit anywhere in
@@ -574,13 +602,12 @@ fn resume_stream(data: &[u8], from: usize, end: End, window: &[u8]) -> Res<Vec<u
                 *partial &= (1u8 << (p % 8)) - 1;
                 at -= 8 - p % 8;
             }
-            // BFINAL 1, BTYPE 01 (fixed codes), end-of-block (7 zero bits).
-            put_bits(&mut out, &mut at, 0b011, 10);
+            put_end(&mut out, &mut at);
         }
         End::Stored(_) => {
             out.extend_from_slice(&[0, 0, 0xff, 0xff]);
             at = out.len() * 8;
-            put_bits(&mut out, &mut at, 0b011, 10);
+            put_end(&mut out, &mut at);
         }
     }
     Ok(out)
@@ -594,7 +621,9 @@ fn resume(data: &[u8], from: usize, end: End, window: &[u8], out: &mut [u8]) -> 
     let n = Decompressor::new()
         .deflate_decompress(&stream, out)
         .map_err(|_| Fallback)?;
-    n.checked_sub(window.len()).ok_or(Fallback)
+    before_end(out, n, end)?
+        .checked_sub(window.len())
+        .ok_or(Fallback)
 }
 
 /// Bytes of `buf` overwritten in place, to be put back.
@@ -661,13 +690,13 @@ fn place_end(buf: &mut [u8], end: End) -> Option<(usize, Saved)> {
         End::Block(p) => {
             let mut t = vec![*buf.get(p / 8)? & ((1u8 << (p % 8)) - 1)];
             let mut bit = p % 8;
-            put_bits(&mut t, &mut bit, 0b011, 10);
+            put_end(&mut t, &mut bit);
             (p / 8, t)
         }
         End::Stored(l) => {
             let mut t = vec![0, 0, 0xff, 0xff];
             let mut bit = 32;
-            put_bits(&mut t, &mut bit, 0b011, 10);
+            put_end(&mut t, &mut bit);
             (l, t)
         }
     };
@@ -708,7 +737,7 @@ fn resume_in_place(
     let n = Decompressor::new().deflate_decompress(&buf[start..stop], out);
     post.restore(buf);
     pre.restore(buf);
-    n.map_err(|_| Fallback)?
+    before_end(out, n.map_err(|_| Fallback)?, end)?
         .checked_sub(window.len())
         .ok_or(Fallback)
 }
@@ -1116,6 +1145,59 @@ mod tests {
                 "{what} {s}: wrong bytes"
             );
         }
+    }
+
+    /// The review of the two-thread inflate (review22, `rand_bfinal_early`): the first half
+    /// of the data deflated and finished (its last block final), then the continuation of a
+    /// compressor sync-flushed at the same point, with the whole data's CRC and size. zlib,
+    /// zipfile and the sequential inflate stop at the final block and refuse; the split,
+    /// finding its boundary there, read on past it and accepted all of it. Both must refuse.
+    #[test]
+    fn a_final_block_at_the_split_point_ends_the_stream_for_both() {
+        use flate2::{Compress, Compression, FlushCompress};
+        let n = 6 << 20;
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut random = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        };
+        let rand: Vec<u8> = (0..n).map(|_| random()).collect();
+        let piece: Vec<u8> = rand[..1000].to_vec();
+        let pattern: Vec<u8> = piece.iter().copied().cycle().take(n).collect();
+        let ints: Vec<u8> = (0..n as u32 / 4)
+            .flat_map(|i| (i / 3).to_le_bytes())
+            .collect();
+        let mut refused_both = 0;
+        for (name, data) in [("random", &rand), ("pattern", &pattern), ("ints", &ints)] {
+            let half = data.len() / 2;
+            let first = zlib(&data[..half], 6);
+            let mut c = Compress::new(Compression::new(6), false);
+            let mut scratch = Vec::with_capacity(data.len() + 1024);
+            c.compress_vec(&data[..half], &mut scratch, FlushCompress::Sync)
+                .unwrap();
+            let mut rest = Vec::with_capacity(data.len() + 1024);
+            c.compress_vec(&data[half..], &mut rest, FlushCompress::Finish)
+                .unwrap();
+            let stream = [first, rest].concat();
+            for split in [false, true] {
+                let mut cc = stream.clone();
+                let mut head = vec![0u8; 128];
+                let mut body = vec![0u8; data.len() - 128];
+                let got = inflate_parts(&mut cc, &mut head, &mut body, split);
+                assert!(
+                    cc == stream,
+                    "{name} {split}: the compressed bytes were not put back"
+                );
+                assert!(
+                    got.is_err(),
+                    "{name}: split {split} read past the final block"
+                );
+                refused_both += 1;
+            }
+        }
+        assert_eq!(refused_both, 6);
     }
 
     #[test]
