@@ -1158,9 +1158,9 @@ fn arrow_to_npy(
 }
 
 /// `.npy` ↔ `.npz` (one member): the array's bytes copied. The data of a dtype holding
-/// objects is a pickle of its own length, not `nbytes`: it is copied whole, as it is (not
-/// decoded: the copy keeps what the pickle shares, takes the memory of a copy, and numpy
-/// reads it as it reads the input).
+/// objects is a pickle of its own length, not `nbytes`: it is copied whole, as it is, once it
+/// decodes (so the copy keeps what the pickle shares, and numpy reads it as it reads the
+/// input); one that does not decode is refused.
 fn npy_to_npy(input: &Path, output: &Path, to: Format, member: Option<&str>) -> Result<(), Error> {
     let mut tmp = tempfile::tempfile().at_path(output)?;
     let key = with_source(input, member, false, Objects::Raw, |s| {
@@ -1172,7 +1172,17 @@ fn npy_to_npy(input: &Path, output: &Path, to: Format, member: Option<&str>) -> 
         };
         w.write_all(&header.to_bytes(None)?)?;
         if s.meta.dtype().has_object() {
-            std::io::copy(&mut s.data, &mut w)?;
+            // Copied once it decodes, within npy-pickle's budget (which counts the pickle's
+            // own bytes): numpy unpickles it to load the array, so one it cannot load (cut
+            // short, empty) is refused rather than copied.
+            let limits = npy_pickle::PickleLimits::default();
+            let mut pickle = Vec::new();
+            (&mut s.data)
+                .take(limits.max_bytes.saturating_add(1))
+                .read_to_end(&mut pickle)?;
+            npy_pickle::loads_with(&pickle, &limits)
+                .map_err(|e| Error::from(npy_core::Error::from(e)))?;
+            w.write_all(&pickle)?;
             w.flush()?;
             return Ok(s.name.clone());
         }

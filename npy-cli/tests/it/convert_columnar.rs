@@ -158,4 +158,24 @@ fn arrays_holding_objects_convert_between_npy_and_npz() {
         [d],
     );
     assert_eq!(same, "True\nTrue\n");
+    // The second tester's N13: a pickle numpy cannot load (cut short) is refused, not copied.
+    let rec = std::fs::read(d.join("rec.npy")).unwrap();
+    std::fs::write(d.join("cut.npy"), &rec[..rec.len() - 10]).unwrap();
+    let numpy_says = npy_test_support::python::run_script(
+        &python,
+        "import sys, numpy as np\n\
+         try:\n\
+         \x20   np.load(sys.argv[1], allow_pickle=True); print('loads')\n\
+         except Exception as e: print('refused')\n",
+        [d.join("cut.npy")],
+    );
+    assert_eq!(numpy_says, "refused\n");
+    let out = d.join("cut.npz");
+    let o = npy([
+        OsStr::new("convert"),
+        d.join("cut.npy").as_os_str(),
+        out.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!out.exists());
 }
