@@ -563,6 +563,19 @@ mod tests {
             .build()
     }
 
+    /// `encode_on` with `lanes` lanes into a serialized writer of `bs`'s schema, fed by `fill`.
+    fn encode(
+        lanes: usize,
+        bs: &[RecordBatch],
+        fill: impl FnOnce(
+            &mut dyn FnMut(&RecordBatch) -> Result<(), ParquetError>,
+        ) -> Result<(), ParquetError>,
+    ) -> Result<Result<Vec<u8>, ParquetError>, ParquetError> {
+        let w = ArrowWriter::try_new(Vec::new(), bs[0].schema(), Some(props())).unwrap();
+        let (file, factory) = w.into_serialized_writer().unwrap();
+        super::encode_on::<_, ParquetError>(lanes, file, &factory, &bs[0].schema(), fill)
+    }
+
     /// The file parquet's own `ArrowWriter` writes: what every lane count must reproduce.
     fn reference() -> Vec<u8> {
         let bs = batches();
@@ -578,17 +591,9 @@ mod tests {
         let expected = reference();
         let bs = batches();
         for lanes in [1, 2, 3, 8] {
-            let w = ArrowWriter::try_new(Vec::new(), bs[0].schema(), Some(props())).unwrap();
-            let (file, factory) = w.into_serialized_writer().unwrap();
-            let got = super::encode_on::<_, ParquetError>(
-                lanes,
-                file,
-                &factory,
-                &bs[0].schema(),
-                |push| bs.iter().try_for_each(push),
-            )
-            .unwrap()
-            .unwrap();
+            let got = encode(lanes, &bs, |push| bs.iter().try_for_each(push))
+                .unwrap()
+                .unwrap();
             assert!(got == expected, "{lanes} lanes wrote another file");
         }
     }
@@ -597,18 +602,10 @@ mod tests {
     fn a_fill_error_is_returned_and_the_lanes_stop() {
         let bs = batches();
         for lanes in [1, 2] {
-            let w = ArrowWriter::try_new(Vec::new(), bs[0].schema(), Some(props())).unwrap();
-            let (file, factory) = w.into_serialized_writer().unwrap();
-            let got = super::encode_on::<_, ParquetError>(
-                lanes,
-                file,
-                &factory,
-                &bs[0].schema(),
-                |push| {
-                    push(&bs[0])?;
-                    Err(ParquetError::General("stop".into()))
-                },
-            );
+            let got = encode(lanes, &bs, |push| {
+                push(&bs[0])?;
+                Err(ParquetError::General("stop".into()))
+            });
             assert!(matches!(got, Err(ParquetError::General(m)) if m == "stop"));
         }
     }
