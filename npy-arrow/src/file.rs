@@ -14,6 +14,8 @@ use npy_npz::NpzArchive;
 
 use crate::error::{overflow, Context, Error, ErrorKind};
 use crate::from_arrow::{FromArrowOptions, NpyPlan};
+#[cfg(feature = "parquet")]
+use crate::to_arrow::ColumnPlan;
 use crate::to_arrow::{batch_from_bytes, batch_from_dyn, object_column, schema_for};
 
 /// Bytes of `.npy` data per batch when streaming (a batch holds at least one row).
@@ -168,10 +170,31 @@ impl Source<'_> {
         batch_rows: Option<usize>,
         f: &mut dyn FnMut(RecordBatch, u64, u64) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        let dtype = self.meta.dtype().clone();
+        let row_shape = self.row_shape().to_vec();
+        let name = self.name.clone();
+        self.for_each_chunk(batch_rows, &mut |chunk, done, total| match chunk {
+            Chunk::Batch(b) => f(b, done, total),
+            Chunk::Bytes(data, rows) => f(
+                batch_from_bytes(&dtype, &row_shape, rows, &data, &name)?,
+                done,
+                total,
+            ),
+        })
+    }
+
+    /// [`Self::for_each_batch`], but the rows of a C-order array are handed over as their
+    /// bytes ([`Chunk::Bytes`]), for the caller to build the batch's columns where it wants
+    /// them (the bytes of a batch the caller no longer holds are read into again).
+    fn for_each_chunk(
+        &mut self,
+        batch_rows: Option<usize>,
+        f: &mut dyn FnMut(Chunk, u64, u64) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         if let Some(a) = &self.objects {
             let batch = self.object_batch(a)?;
             let n = batch.num_rows() as u64;
-            return f(batch, n, n);
+            return f(Chunk::Batch(batch), n, n);
         }
         let rows = self.rows();
         let row_bytes = self.row_bytes()?;
@@ -196,7 +219,7 @@ impl Source<'_> {
             while at < batch.num_rows() {
                 let len = per.min(batch.num_rows() - at);
                 f(
-                    batch.slice(at, len),
+                    Chunk::Batch(batch.slice(at, len)),
                     (at + len) as u64 * row_bytes,
                     rows * row_bytes,
                 )?;
@@ -208,19 +231,20 @@ impl Source<'_> {
             .unwrap_or_else(|| default_rows(row_bytes, BATCH_BYTES))
             .max(1) as u64;
         let mut done = 0u64;
-        let mut spare = None;
+        let mut pool = Recycler::default();
         loop {
             let len = per.min(rows - done);
             let bytes = len
                 .checked_mul(row_bytes)
                 .ok_or_else(|| overflow("batch size", format!("{len} rows × {row_bytes}")))?;
-            let data = self.read_bytes(bytes, spare.take())?;
-            let batch = batch_from_bytes(&dtype, &row_shape, len as usize, &data, &self.name)?;
+            let data = self.read_bytes(bytes, pool.take())?;
+            pool.keep(&data);
             done += len;
-            f(batch, done * row_bytes, rows * row_bytes)?;
-            // The batch is gone; unless one of its arrays still views `data` (packed numbers
-            // are not copied), the next batch is read into the same memory.
-            spare = data.into_mutable().ok();
+            f(
+                Chunk::Bytes(data, len as usize),
+                done * row_bytes,
+                rows * row_bytes,
+            )?;
             if done >= rows {
                 return Ok(());
             }
@@ -239,6 +263,48 @@ impl Source<'_> {
             Ok(())
         })?;
         Ok(out.expect("for_each_batch hands out at least one batch"))
+    }
+}
+
+/// One step of [`Source::for_each_chunk`].
+enum Chunk {
+    /// A batch (objects; a Fortran-order array, transposed).
+    Batch(RecordBatch),
+    /// The C-order bytes of this many rows.
+    Bytes(Buffer, usize),
+}
+
+/// Buffers handed out that the next read may reuse once nobody else holds them (their pages
+/// already mapped, their bytes overwritten, instead of a fresh zeroed allocation).
+#[derive(Default)]
+struct Recycler {
+    /// The most recent [`Self::KEPT`] buffers handed out, oldest first.
+    out: std::collections::VecDeque<Buffer>,
+}
+
+impl Recycler {
+    /// Buffers watched: as many as the Parquet encoder's lanes may still hold (two queued
+    /// per lane, one in work) on a few cores; older ones are let go.
+    const KEPT: usize = 8;
+
+    /// A buffer nobody else holds any more, if one is watched.
+    fn take(&mut self) -> Option<MutableBuffer> {
+        for _ in 0..self.out.len() {
+            let b = self.out.pop_front()?;
+            match b.into_mutable() {
+                Ok(m) => return Some(m),
+                Err(b) => self.out.push_back(b),
+            }
+        }
+        None
+    }
+
+    /// Watches `data`, just handed out.
+    fn keep(&mut self, data: &Buffer) {
+        if self.out.len() == Self::KEPT {
+            self.out.pop_front();
+        }
+        self.out.push_back(data.clone());
     }
 }
 
@@ -647,7 +713,13 @@ pub fn write_parquet(
     schema: &SchemaRef,
     fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), Error>) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    write_parquet_with(path, schema, &[], fill)
+    write_parquet_with(path, schema, &[], None, |push, stored| {
+        fill(&mut |b| {
+            push(crate::parquet_write::Piece::Batch(&parquet_batch(
+                b, stored,
+            )?))
+        })
+    })
 }
 
 /// The properties Parquet files are written with: Snappy (pyarrow's default), parquet's
@@ -668,13 +740,18 @@ fn parquet_properties(plain: &[String]) -> parquet::file::properties::WriterProp
 }
 
 /// [`write_parquet`], with the top-level columns named in `plain` written without a
-/// dictionary.
+/// dictionary, from the pieces `fill` pushes (given the stored schema: [`parquet_schema_of`]);
+/// `gather` builds the columns of [`Piece::Bytes`](crate::parquet_write::Piece::Bytes).
 #[cfg(feature = "parquet")]
 fn write_parquet_with(
     path: &Path,
     schema: &SchemaRef,
     plain: &[String],
-    fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), Error>) -> Result<(), Error>,
+    gather: Option<Arc<crate::parquet_write::Gather>>,
+    fill: impl FnOnce(
+        &mut dyn FnMut(crate::parquet_write::Piece<'_>) -> Result<(), Error>,
+        &SchemaRef,
+    ) -> Result<(), Error>,
 ) -> Result<(), Error> {
     use parquet::arrow::ArrowWriter;
     let mut out = Atomic::create(path)?;
@@ -688,12 +765,10 @@ fn write_parquet_with(
         let writer = ArrowWriter::try_new(w, stored.clone(), Some(props)).at_path(path)?;
         // The file ArrowWriter writes, its columns encoded on every core.
         let (file, factory) = writer.into_serialized_writer().at_path(path)?;
-        crate::parquet_write::encode(file, &factory, &stored, |push| {
-            fill(&mut |b| push(&parquet_batch(b, &stored)?))
-        })?
-        .at_path(path)?
-        .flush()
-        .at_path(path)?;
+        crate::parquet_write::encode(file, &factory, &stored, gather, |push| fill(push, &stored))?
+            .at_path(path)?
+            .flush()
+            .at_path(path)?;
     }
     out.commit()
 }
@@ -996,12 +1071,26 @@ pub fn convert(
         }
         #[cfg(feature = "parquet")]
         (Format::Npy | Format::Npz, Format::Parquet) => {
-            let (schema, rows) = with_source(input, member, false, Objects::Decoded, |s| {
-                Ok((
-                    s.schema()?,
-                    default_rows(s.row_bytes()?, PARQUET_BATCH_BYTES),
-                ))
-            })?;
+            let (schema, rows, row_bytes, plan) =
+                with_source(input, member, false, Objects::Decoded, |s| {
+                    let row_bytes = s.row_bytes()?;
+                    Ok((
+                        s.schema()?,
+                        default_rows(row_bytes, PARQUET_BATCH_BYTES),
+                        usize::try_from(row_bytes)
+                            .map_err(|_| overflow("row size", row_bytes.to_string()))?,
+                        ColumnPlan::new(s.meta.dtype(), s.row_shape(), &s.name)?,
+                    ))
+                })?;
+            // Each column of a batch's bytes is built on the thread that encodes it, in the
+            // type Parquet stores.
+            let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+            let gather: Arc<crate::parquet_write::Gather> =
+                Arc::new(move |i: usize, data: &Buffer, rows: usize| {
+                    plan.check(rows, data)?;
+                    let column = plan.gather(i, rows, data, false)?;
+                    parquet_array(&column, names.get(i).map_or("", String::as_str))
+                });
             // Columns whose dictionary every row group would abandon (sampled from the file
             // itself, so only for a plain .npy) are written plain from the start.
             let plain = if from == Format::Npy {
@@ -1015,18 +1104,28 @@ pub fn convert(
             } else {
                 Vec::new()
             };
-            write_parquet_with(output, &schema, &plain, |push| {
-                for_each_batch(
-                    input,
-                    member,
-                    options.batch_rows.or(Some(rows)),
-                    |_| Ok(()),
-                    |b, done, total| {
-                        push(&b)?;
-                        progress(done, total);
-                        Ok(())
-                    },
-                )
+            write_parquet_with(output, &schema, &plain, Some(gather), |push, stored| {
+                with_source(input, member, false, Objects::Decoded, |s| {
+                    s.for_each_chunk(
+                        options.batch_rows.or(Some(rows)),
+                        &mut |chunk, done, total| {
+                            match chunk {
+                                Chunk::Batch(b) => push(crate::parquet_write::Piece::Batch(
+                                    &parquet_batch(&b, stored)?,
+                                ))?,
+                                Chunk::Bytes(data, rows) => {
+                                    push(crate::parquet_write::Piece::Bytes {
+                                        data,
+                                        rows,
+                                        row_bytes,
+                                    })?;
+                                }
+                            }
+                            progress(done, total);
+                            Ok(())
+                        },
+                    )
+                })
             })
         }
         (Format::Ipc | Format::Parquet, Format::Npy | Format::Npz) => {

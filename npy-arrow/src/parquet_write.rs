@@ -1,56 +1,82 @@
-//! Parquet row groups encoded on several threads: each column chunk has one writer, each
-//! writer lives on one thread (a lane), and the thread that reads the batches hands every
-//! lane its columns' leaves. The file is the one [`parquet::arrow::ArrowWriter`] writes with
-//! the same properties (the same row groups, pages, encodings and footer): only where the
-//! encoding runs differs.
+//! Parquet row groups encoded on several threads: each top-level column has its writers (one
+//! per leaf) on one thread (a lane), and the thread that reads the file hands every lane its
+//! columns, or the bytes it builds them from. The file is the one
+//! [`parquet::arrow::ArrowWriter`] writes with the same properties (the same row groups,
+//! pages, encodings and footer): only where the work runs differs.
 
 use std::io::Write;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 
-use arrow_array::RecordBatch;
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_buffer::Buffer;
 use arrow_schema::SchemaRef;
 use parquet::arrow::arrow_writer::{
-    compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn,
-    ArrowRowGroupWriterFactory,
+    compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory,
 };
 use parquet::basic::Type as PhysicalType;
 use parquet::errors::ParquetError;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::ColumnDescriptor;
 
+use crate::error::Error;
+
 /// Batches a lane may have queued: its memory bound (each batch is one of
 /// `PARQUET_BATCH_BYTES` of `.npy` data) while the reading thread runs ahead.
 const QUEUED: usize = 2;
 
-/// What the reading thread asks of a lane, in order.
-enum Job {
-    /// Writers for the lane's columns of a new row group.
-    Start(Vec<ArrowColumnWriter>),
-    /// The lane's leaves of one batch, one per writer, in the writers' order.
-    Write(Vec<ArrowLeafColumn>),
-    /// Close the row group's writers and send their chunks (or the first error).
-    Close(mpsc::SyncSender<Result<Vec<ArrowColumnChunk>, ParquetError>>),
+/// Builds top-level column `index` of the batch of `rows` rows whose `.npy` bytes are the
+/// buffer, in the type it is stored as.
+pub(crate) type Gather = dyn Fn(usize, &Buffer, usize) -> Result<ArrayRef, Error> + Send + Sync;
+
+/// What the reading thread hands the encoder.
+pub(crate) enum Piece<'a> {
+    /// A batch of the stored schema.
+    Batch(&'a RecordBatch),
+    /// `rows` rows of `row_bytes` bytes each, from which each lane builds its own columns with
+    /// the encoder's [`Gather`]: the columns are then built on the threads that encode them.
+    Bytes {
+        data: Buffer,
+        rows: usize,
+        row_bytes: usize,
+    },
 }
 
-/// A lane's writers and the first error they returned (later writes are skipped; the error
-/// is answered at the next `Close`).
-#[derive(Default)]
+/// A lane's share of one piece.
+enum Part {
+    /// Its columns, in its columns' order.
+    Columns(Vec<ArrayRef>),
+    /// The bytes of `rows` rows.
+    Bytes(Buffer, usize),
+}
+
+/// What the reading thread asks of a lane, in order.
+enum Job {
+    /// Writers for the lane's leaves of a new row group.
+    Start(Vec<ArrowColumnWriter>),
+    /// The lane's part of one piece.
+    Write(Part),
+    /// Close the row group's writers and send their chunks (or the first error).
+    Close(mpsc::SyncSender<Result<Vec<ArrowColumnChunk>, Error>>),
+}
+
+/// A lane's top-level columns, their writers (one per leaf, in leaf order) and the first
+/// error they returned (later writes are skipped; the error is answered at the next `Close`).
 struct Lane {
+    schema: SchemaRef,
+    columns: Vec<usize>,
+    gather: Option<Arc<Gather>>,
     writers: Vec<ArrowColumnWriter>,
-    error: Option<ParquetError>,
+    error: Option<Error>,
 }
 
 impl Lane {
     fn run(&mut self, job: Job) {
         match job {
             Job::Start(writers) => self.writers = writers,
-            Job::Write(leaves) => {
+            Job::Write(part) => {
                 if self.error.is_none() {
-                    for (w, leaf) in self.writers.iter_mut().zip(&leaves) {
-                        if let Err(e) = w.write(leaf) {
-                            self.error = Some(e);
-                            return;
-                        }
+                    if let Err(e) = self.write(&part) {
+                        self.error = Some(e);
                     }
                 }
             }
@@ -58,13 +84,44 @@ impl Lane {
                 let writers = std::mem::take(&mut self.writers);
                 let chunks = match self.error.take() {
                     Some(e) => Err(e),
-                    None => writers.into_iter().map(ArrowColumnWriter::close).collect(),
+                    None => writers
+                        .into_iter()
+                        .map(|w| w.close().map_err(Error::from))
+                        .collect(),
                 };
                 // The reading thread waits for this answer; it is gone only when it already
                 // failed, and then the answer is not needed.
                 let _ = reply.send(chunks);
             }
         }
+    }
+
+    /// Builds (for bytes) each of the lane's columns, splits it into its leaves and writes
+    /// them.
+    fn write(&mut self, part: &Part) -> Result<(), Error> {
+        let mut writers = self.writers.iter_mut();
+        for (k, &c) in self.columns.iter().enumerate() {
+            let array = match part {
+                Part::Columns(arrays) => arrays.get(k).cloned().ok_or_else(|| {
+                    ParquetError::General("a lane was handed fewer columns".into())
+                })?,
+                Part::Bytes(data, rows) => {
+                    let gather = self.gather.as_ref().ok_or_else(|| {
+                        ParquetError::General(
+                            "bytes were handed to an encoder without a gather".into(),
+                        )
+                    })?;
+                    gather(c, data, *rows)?
+                }
+            };
+            for leaf in compute_leaves(self.schema.field(c), &array)? {
+                let w = writers.next().ok_or_else(|| {
+                    ParquetError::General("a lane holds fewer writers than leaves".into())
+                })?;
+                w.write(&leaf)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -76,23 +133,26 @@ enum Runner {
 }
 
 impl Runner {
-    fn send(&mut self, job: Job) -> Result<(), ParquetError> {
+    fn send(&mut self, job: Job) -> Result<(), Error> {
         match self {
             Runner::Inline(lane) => {
                 lane.run(job);
                 Ok(())
             }
-            Runner::Thread(tx) => tx
-                .send(job)
-                .map_err(|_| ParquetError::General("a column-encoding thread stopped".into())),
+            Runner::Thread(tx) => tx.send(job).map_err(|_| stopped()),
         }
     }
 }
 
+fn stopped() -> Error {
+    ParquetError::General("a column-encoding thread stopped".into()).into()
+}
+
 /// Relative CPU cost per value of encoding a leaf of `column` (dictionary attempt, page
-/// statistics, Snappy), used only to balance the lanes. Measured on issue 24's 1M-record file
-/// with one `ArrowColumnWriter` per column on one thread: `i8` id 25 ms, `U12` name 42 ms,
-/// `f4` score 18 ms, `M8[ms]` 22 ms, `?` 3 ms.
+/// statistics, Snappy; for `.npy` bytes also building the column), used only to balance the
+/// lanes. Measured on issue 24's 1M-record file with one `ArrowColumnWriter` per column on
+/// one thread: `i8` id 25 ms, `U12` name 42 ms (and 15 ms transcoding), `f4` score 18 ms,
+/// `M8[ms]` 22 ms, `?` 3 ms.
 fn weight(column: &ColumnDescriptor) -> u64 {
     match column.physical_type() {
         PhysicalType::BOOLEAN => 2,
@@ -104,13 +164,25 @@ fn weight(column: &ColumnDescriptor) -> u64 {
     }
 }
 
-/// The lane of each leaf: the heaviest leaves first, each to the lane with the least weight
-/// so far (longest-processing-time scheduling).
-fn assign(columns: &[std::sync::Arc<ColumnDescriptor>], lanes: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..columns.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(weight(&columns[i])));
+/// The lane of each top-level column (`roots`: the top-level column of each leaf, whose
+/// weights it sums): the heaviest first, each to the lane with the least weight so far
+/// (longest-processing-time scheduling).
+fn assign(
+    leaves: &[Arc<ColumnDescriptor>],
+    roots: &[usize],
+    top: usize,
+    lanes: usize,
+) -> Vec<usize> {
+    let mut weights = vec![0u64; top];
+    for (leaf, &root) in leaves.iter().zip(roots) {
+        if let Some(w) = weights.get_mut(root) {
+            *w += weight(leaf);
+        }
+    }
+    let mut order: Vec<usize> = (0..top).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(weights[i]));
     let mut load = vec![0u64; lanes];
-    let mut lane_of = vec![0; columns.len()];
+    let mut lane_of = vec![0; top];
     for i in order {
         let (lane, _) = load
             .iter()
@@ -118,19 +190,21 @@ fn assign(columns: &[std::sync::Arc<ColumnDescriptor>], lanes: usize) -> Vec<usi
             .min_by_key(|&(_, l)| *l)
             .unwrap_or((0, &0));
         lane_of[i] = lane;
-        load[lane] += weight(&columns[i]);
+        load[lane] += weights[i];
     }
     lane_of
 }
 
-/// The reading side: splits batches into row groups as `ArrowWriter` does (at
-/// `max_row_group_row_count` rows), hands out the leaves, and appends each closed row group's
-/// chunks to the file in column order.
+/// The reading side: splits pieces into row groups as `ArrowWriter` does (at
+/// `max_row_group_row_count` rows), hands out the columns, and appends each closed row
+/// group's chunks to the file in leaf order.
 pub(crate) struct Encoder<'a, W: Write + Send> {
     file: &'a mut SerializedFileWriter<W>,
     factory: &'a ArrowRowGroupWriterFactory,
-    schema: SchemaRef,
+    /// The lane of each top-level column.
     lane_of: Vec<usize>,
+    /// The lane of each leaf.
+    leaf_lane: Vec<usize>,
     runners: Vec<Runner>,
     max_rows: usize,
     /// Rows in the open row group (`None`: none open).
@@ -138,59 +212,79 @@ pub(crate) struct Encoder<'a, W: Write + Send> {
     row_groups: usize,
 }
 
-/// Encodes the batches `fill` pushes into `file` (whose schema is `schema`'s), on as many
-/// lanes as the machine has cores (at most one per leaf column), then closes the last row
-/// group and writes the footer. The outer error is `fill`'s (encoding errors included, as
-/// `ArrowWriter::write` returns them); the inner one the last row group's and the footer's.
-pub(crate) fn encode<W: Write + Send, E: From<ParquetError>>(
+/// Encodes the pieces `fill` pushes into `file` (whose schema is `schema`'s), on as many
+/// lanes as the machine has cores (at most one per top-level column), then closes the last
+/// row group and writes the footer. `gather` builds the columns of [`Piece::Bytes`] (which
+/// `fill` pushes only when it is given). The outer error is `fill`'s (encoding errors
+/// included, as `ArrowWriter::write` returns them); the inner one the last row group's and
+/// the footer's.
+pub(crate) fn encode<W: Write + Send>(
     file: SerializedFileWriter<W>,
     factory: &ArrowRowGroupWriterFactory,
     schema: &SchemaRef,
-    fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), E>) -> Result<(), E>,
-) -> Result<Result<W, ParquetError>, E> {
+    gather: Option<Arc<Gather>>,
+    fill: impl FnOnce(&mut dyn FnMut(Piece<'_>) -> Result<(), Error>) -> Result<(), Error>,
+) -> Result<Result<W, Error>, Error> {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    encode_on(cores, file, factory, schema, fill)
+    encode_on(cores, file, factory, schema, gather, fill)
 }
 
 /// [`encode`] on at most `lanes` lanes (1: all on the calling thread).
-fn encode_on<W: Write + Send, E: From<ParquetError>>(
+fn encode_on<W: Write + Send>(
     lanes: usize,
     mut file: SerializedFileWriter<W>,
     factory: &ArrowRowGroupWriterFactory,
     schema: &SchemaRef,
-    fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), E>) -> Result<(), E>,
-) -> Result<Result<W, ParquetError>, E> {
-    let columns = file.schema_descr().columns().to_vec();
-    let lanes = lanes.min(columns.len()).max(1);
-    let lane_of = assign(&columns, lanes);
+    gather: Option<Arc<Gather>>,
+    fill: impl FnOnce(&mut dyn FnMut(Piece<'_>) -> Result<(), Error>) -> Result<(), Error>,
+) -> Result<Result<W, Error>, Error> {
+    let descr = file.schema_descr();
+    let leaves = descr.columns().to_vec();
+    let roots: Vec<usize> = (0..leaves.len())
+        .map(|i| descr.get_column_root_idx(i))
+        .collect();
+    let top = schema.fields().len();
+    let lanes = lanes.min(top).max(1);
+    let lane_of = assign(&leaves, &roots, top, lanes);
+    let leaf_lane: Vec<usize> = roots
+        .iter()
+        .map(|&r| lane_of.get(r).copied().unwrap_or(0))
+        .collect();
     let max_rows = file
         .properties()
         .max_row_group_row_count()
         .unwrap_or(usize::MAX)
         .max(1);
+    let lane = |k: usize| Lane {
+        schema: schema.clone(),
+        columns: (0..top).filter(|&c| lane_of[c] == k).collect(),
+        gather: gather.clone(),
+        writers: Vec::new(),
+        error: None,
+    };
     if lanes == 1 {
         let mut e = Encoder {
             file: &mut file,
             factory,
-            schema: schema.clone(),
-            lane_of,
-            runners: vec![Runner::Inline(Lane::default())],
+            lane_of: lane_of.clone(),
+            leaf_lane,
+            runners: vec![Runner::Inline(lane(0))],
             max_rows,
             buffered: None,
             row_groups: 0,
         };
-        fill(&mut |b| e.write(b).map_err(E::from))?;
+        fill(&mut |p| e.write(p))?;
         let finished = e.finish();
         drop(e);
-        return Ok(finished.and_then(|()| file.into_inner()));
+        return Ok(finished.and_then(|()| file.into_inner().map_err(Error::from)));
     }
     std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(lanes);
         let mut runners = Vec::with_capacity(lanes);
-        for _ in 0..lanes {
+        for k in 0..lanes {
             let (tx, rx) = mpsc::sync_channel::<Job>(QUEUED);
+            let mut lane = lane(k);
             handles.push(scope.spawn(move || {
-                let mut lane = Lane::default();
                 for job in rx {
                     lane.run(job);
                 }
@@ -200,14 +294,14 @@ fn encode_on<W: Write + Send, E: From<ParquetError>>(
         let mut e = Encoder {
             file: &mut file,
             factory,
-            schema: schema.clone(),
-            lane_of,
+            lane_of: lane_of.clone(),
+            leaf_lane,
             runners,
             max_rows,
             buffered: None,
             row_groups: 0,
         };
-        let result = fill(&mut |b| e.write(b).map_err(E::from)).map(|()| e.finish());
+        let result = fill(&mut |p| e.write(p)).map(|()| e.finish());
         // Closing the queues ends the lanes; a lane's panic is the caller's, as it would be
         // with the writers on this thread.
         drop(e);
@@ -218,13 +312,17 @@ fn encode_on<W: Write + Send, E: From<ParquetError>>(
         }
         result
     })
-    .map(|finished| finished.and_then(|()| file.into_inner()))
+    .map(|finished| finished.and_then(|()| file.into_inner().map_err(Error::from)))
 }
 
 impl<W: Write + Send> Encoder<'_, W> {
-    fn write(&mut self, batch: &RecordBatch) -> Result<(), ParquetError> {
-        let mut rest = batch.clone();
-        while rest.num_rows() > 0 {
+    fn write(&mut self, piece: Piece<'_>) -> Result<(), Error> {
+        let total = match &piece {
+            Piece::Batch(b) => b.num_rows(),
+            Piece::Bytes { rows, .. } => *rows,
+        };
+        let mut at = 0;
+        while at < total {
             let buffered = match self.buffered {
                 Some(n) => n,
                 None => {
@@ -232,32 +330,49 @@ impl<W: Write + Send> Encoder<'_, W> {
                     0
                 }
             };
-            let room = self.max_rows - buffered;
-            let piece = if rest.num_rows() > room {
-                let piece = rest.slice(0, room);
-                rest = rest.slice(room, rest.num_rows() - room);
-                piece
-            } else {
-                std::mem::replace(&mut rest, batch.slice(0, 0))
+            let len = (self.max_rows - buffered).min(total - at);
+            let whole = at == 0 && len == total;
+            let mut parts: Vec<Option<Part>> = match &piece {
+                Piece::Batch(b) => {
+                    let mut per_lane: Vec<Vec<ArrayRef>> =
+                        self.runners.iter().map(|_| Vec::new()).collect();
+                    for (c, column) in b.columns().iter().enumerate() {
+                        let column = if whole {
+                            column.clone()
+                        } else {
+                            column.slice(at, len)
+                        };
+                        let lane = self.lane_of.get(c).copied().ok_or_else(|| {
+                            ParquetError::General("more columns than the schema's".into())
+                        })?;
+                        per_lane[lane].push(column);
+                    }
+                    per_lane
+                        .into_iter()
+                        .map(|v| Some(Part::Columns(v)))
+                        .collect()
+                }
+                Piece::Bytes {
+                    data, row_bytes, ..
+                } => {
+                    let data = if whole {
+                        data.clone()
+                    } else {
+                        data.slice_with_length(at * row_bytes, len * row_bytes)
+                    };
+                    self.runners
+                        .iter()
+                        .map(|_| Some(Part::Bytes(data.clone(), len)))
+                        .collect()
+                }
             };
-            let mut per_lane: Vec<Vec<ArrowLeafColumn>> =
-                self.runners.iter().map(|_| Vec::new()).collect();
-            let mut leaf = 0;
-            for (field, column) in self.schema.fields().iter().zip(piece.columns()) {
-                for l in compute_leaves(field, column)? {
-                    let lane = self.lane_of.get(leaf).copied().ok_or_else(|| {
-                        ParquetError::General("more leaves than the schema's columns".into())
-                    })?;
-                    per_lane[lane].push(l);
-                    leaf += 1;
+            for (runner, part) in self.runners.iter_mut().zip(&mut parts) {
+                if let Some(part) = part.take() {
+                    runner.send(Job::Write(part))?;
                 }
             }
-            for (runner, leaves) in self.runners.iter_mut().zip(per_lane) {
-                if !leaves.is_empty() {
-                    runner.send(Job::Write(leaves))?;
-                }
-            }
-            let now = buffered + piece.num_rows();
+            at += len;
+            let now = buffered + len;
             self.buffered = Some(now);
             if now >= self.max_rows {
                 self.flush()?;
@@ -266,12 +381,12 @@ impl<W: Write + Send> Encoder<'_, W> {
         Ok(())
     }
 
-    /// Opens a row group: its writers, each sent to its column's lane.
-    fn start(&mut self) -> Result<(), ParquetError> {
+    /// Opens a row group: its writers, each sent to its leaf's lane.
+    fn start(&mut self) -> Result<(), Error> {
         let writers = self.factory.create_column_writers(self.row_groups)?;
         let mut per_lane: Vec<Vec<ArrowColumnWriter>> =
             self.runners.iter().map(|_| Vec::new()).collect();
-        for (w, &lane) in writers.into_iter().zip(&self.lane_of) {
+        for (w, &lane) in writers.into_iter().zip(&self.leaf_lane) {
             per_lane[lane].push(w);
         }
         for (runner, ws) in self.runners.iter_mut().zip(per_lane) {
@@ -281,8 +396,8 @@ impl<W: Write + Send> Encoder<'_, W> {
         Ok(())
     }
 
-    /// Closes the open row group (if any) and appends its chunks in column order.
-    fn flush(&mut self) -> Result<(), ParquetError> {
+    /// Closes the open row group (if any) and appends its chunks in leaf order.
+    fn flush(&mut self) -> Result<(), Error> {
         if self.buffered.take().is_none() {
             return Ok(());
         }
@@ -294,13 +409,11 @@ impl<W: Write + Send> Encoder<'_, W> {
         }
         let mut chunks = Vec::with_capacity(replies.len());
         for rx in replies {
-            let got = rx
-                .recv()
-                .map_err(|_| ParquetError::General("a column-encoding thread stopped".into()))??;
+            let got = rx.recv().map_err(|_| stopped())??;
             chunks.push(got.into_iter());
         }
         let mut group = self.file.next_row_group()?;
-        for &lane in &self.lane_of {
+        for &lane in &self.leaf_lane {
             let chunk = chunks[lane]
                 .next()
                 .ok_or_else(|| ParquetError::General("a lane closed fewer columns".into()))?;
@@ -311,7 +424,7 @@ impl<W: Write + Send> Encoder<'_, W> {
         Ok(())
     }
 
-    fn finish(&mut self) -> Result<(), ParquetError> {
+    fn finish(&mut self) -> Result<(), Error> {
         self.flush()
     }
 }
@@ -506,6 +619,9 @@ mod tests {
     use parquet::errors::ParquetError;
     use parquet::file::properties::WriterProperties;
 
+    use super::Piece;
+    use crate::error::Error;
+
     /// Rows `from..from + n` of a table with every kind of leaf the lanes split: numbers,
     /// strings (repeating, so dictionaries are kept), bools, nulls and a struct of two leaves.
     fn batch(from: i64, n: i64) -> RecordBatch {
@@ -567,13 +683,13 @@ mod tests {
     fn encode(
         lanes: usize,
         bs: &[RecordBatch],
-        fill: impl FnOnce(
-            &mut dyn FnMut(&RecordBatch) -> Result<(), ParquetError>,
-        ) -> Result<(), ParquetError>,
-    ) -> Result<Result<Vec<u8>, ParquetError>, ParquetError> {
+        fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), Error>) -> Result<(), Error>,
+    ) -> Result<Result<Vec<u8>, Error>, Error> {
         let w = ArrowWriter::try_new(Vec::new(), bs[0].schema(), Some(props())).unwrap();
         let (file, factory) = w.into_serialized_writer().unwrap();
-        super::encode_on::<_, ParquetError>(lanes, file, &factory, &bs[0].schema(), fill)
+        super::encode_on(lanes, file, &factory, &bs[0].schema(), None, |push| {
+            fill(&mut |b| push(Piece::Batch(b)))
+        })
     }
 
     /// The file parquet's own `ArrowWriter` writes: what every lane count must reproduce.
@@ -604,9 +720,9 @@ mod tests {
         for lanes in [1, 2] {
             let got = encode(lanes, &bs, |push| {
                 push(&bs[0])?;
-                Err(ParquetError::General("stop".into()))
+                Err(ParquetError::General("stop".into()).into())
             });
-            assert!(matches!(got, Err(ParquetError::General(m)) if m == "stop"));
+            assert!(matches!(got, Err(e) if e.to_string().contains("stop")));
         }
     }
 
@@ -624,8 +740,8 @@ mod tests {
         for lanes in [1, 2] {
             let w = ArrowWriter::try_new(Vec::new(), strict.clone(), Some(props())).unwrap();
             let (file, factory) = w.into_serialized_writer().unwrap();
-            let got = super::encode_on::<_, ParquetError>(lanes, file, &factory, &strict, |push| {
-                push(&with_null)
+            let got = super::encode_on(lanes, file, &factory, &strict, None, |push| {
+                push(Piece::Batch(&with_null))
             });
             let err = match got {
                 Err(e) => e.to_string(),
@@ -633,6 +749,113 @@ mod tests {
                 Ok(Ok(_)) => panic!("a null was written into a non-nullable column"),
             };
             assert!(err.contains("null") || err.contains("Null"), "{err}");
+        }
+    }
+
+    /// `.npy` bytes of `n` records from row `from` of
+    /// `[('id','<i8'), ('name','<U3'), ('s', [('a','<f4'), ('b','?')]), ('v','<i2',(2,))]`
+    /// (29 bytes each), laid out by the format's rules.
+    fn record_bytes(from: u32, n: u32) -> Vec<u8> {
+        let mut out = Vec::new();
+        for i in from..from + n {
+            out.extend_from_slice(&i64::from(i).to_le_bytes());
+            // 'n', 'a' + i % 26, then NULs past i % 3 code points.
+            let name = [u32::from('n'), u32::from('a') + i % 26, u32::from('é')];
+            for (k, cp) in name.iter().enumerate() {
+                let cp = if k < (i % 3 + 1) as usize { *cp } else { 0 };
+                out.extend_from_slice(&cp.to_le_bytes());
+            }
+            out.extend_from_slice(&(i as f32 * 0.25).to_le_bytes());
+            out.push(u8::from(i % 2 == 0));
+            out.extend_from_slice(&(i as i16).to_le_bytes());
+            out.extend_from_slice(&(-(i as i16)).to_le_bytes());
+        }
+        out
+    }
+
+    #[test]
+    fn bytes_built_on_the_lanes_write_arrow_writers_file() {
+        use arrow_buffer::Buffer;
+        let dtype: npy_core::DType =
+            "[('id','<i8'), ('name','<U3'), ('s', [('a','<f4'), ('b','?')]), ('v','<i2',(2,))]"
+                .parse()
+                .unwrap();
+        let plan = crate::to_arrow::ColumnPlan::new(&dtype, &[], "x").unwrap();
+        let sizes = [700u32, 0, 650, 1, 2000, 123];
+        let mut pieces = Vec::new();
+        let mut at = 0;
+        for &n in &sizes {
+            pieces.push((Buffer::from_vec(record_bytes(at, n)), n as usize));
+            at += n;
+        }
+        let schema = plan.schema(0).unwrap();
+        // The reference: ArrowWriter fed the batches batch_from_bytes builds.
+        let mut w = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props())).unwrap();
+        for (data, rows) in &pieces {
+            let b = crate::to_arrow::batch_from_bytes(&dtype, &[], *rows, data, "x").unwrap();
+            w.write(&b).unwrap();
+        }
+        let expected = w.into_inner().unwrap();
+        let plan = Arc::new(plan);
+        for lanes in [1, 2, 3, 8] {
+            let w = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props())).unwrap();
+            let (file, factory) = w.into_serialized_writer().unwrap();
+            let p = plan.clone();
+            let gather: Arc<super::Gather> = Arc::new(move |i: usize, data: &Buffer, rows| {
+                p.check(rows, data)?;
+                p.gather(i, rows, data, false)
+            });
+            let got = super::encode_on(lanes, file, &factory, &schema, Some(gather), |push| {
+                pieces.iter().try_for_each(|(data, rows)| {
+                    push(Piece::Bytes {
+                        data: data.clone(),
+                        rows: *rows,
+                        row_bytes: 29,
+                    })
+                })
+            })
+            .unwrap()
+            .unwrap();
+            assert!(got == expected, "{lanes} lanes wrote another file");
+        }
+    }
+
+    #[test]
+    fn a_gather_error_names_its_column_and_row() {
+        use arrow_buffer::Buffer;
+        let dtype: npy_core::DType = "[('id','<i8'), ('name','<U1')]".parse().unwrap();
+        let plan = Arc::new(crate::to_arrow::ColumnPlan::new(&dtype, &[], "x").unwrap());
+        let schema = plan.schema(0).unwrap();
+        // Row 1's code point is a surrogate, which UTF-8 cannot hold.
+        let mut bytes = Vec::new();
+        for (id, cp) in [(0i64, 0x41u32), (1, 0xD800)] {
+            bytes.extend_from_slice(&id.to_le_bytes());
+            bytes.extend_from_slice(&cp.to_le_bytes());
+        }
+        for lanes in [1, 2] {
+            let w = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props())).unwrap();
+            let (file, factory) = w.into_serialized_writer().unwrap();
+            let p = plan.clone();
+            let gather: Arc<super::Gather> =
+                Arc::new(move |i: usize, data: &Buffer, rows| p.gather(i, rows, data, false));
+            let got = super::encode_on(lanes, file, &factory, &schema, Some(gather), |push| {
+                push(Piece::Bytes {
+                    data: Buffer::from_vec(bytes.clone()),
+                    rows: 2,
+                    row_bytes: 12,
+                })
+            });
+            let (Err(err) | Ok(Err(err))) = got else {
+                panic!("a surrogate was written as UTF-8")
+            };
+            assert!(
+                matches!(err.kind(), crate::ErrorKind::Value { .. }),
+                "{lanes} lanes: {err}"
+            );
+            assert!(
+                err.to_string().contains("name") && err.to_string().contains("0xd800"),
+                "{err}"
+            );
         }
     }
 }

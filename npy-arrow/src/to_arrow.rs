@@ -779,47 +779,153 @@ pub fn batch_from_bytes(
     data: &Buffer,
     name: &str,
 ) -> Result<RecordBatch, Error> {
-    let mut shape = vec![rows as u64];
-    shape.extend_from_slice(row_shape);
-    let schema = schema_for(dtype, &shape, name)?;
-    let per_row = row_shape
-        .iter()
-        .try_fold(1usize, |a, &d| a.checked_mul(usize::try_from(d).ok()?))
-        .ok_or_else(|| overflow("row size", format!("row shape {row_shape:?}")))?;
-    let itemsize =
-        usize::try_from(dtype.itemsize()).map_err(|_| overflow("itemsize", dtype.to_string()))?;
-    let count = rows
-        .checked_mul(per_row)
-        .ok_or_else(|| overflow("element count", format!("{rows} rows × {per_row}")))?;
-    let need = count
-        .checked_mul(itemsize)
-        .ok_or_else(|| overflow("data size", format!("{count} elements × {itemsize} bytes")))?;
-    if data.len() < need {
-        return Err(overflow(
-            "data size",
-            format!(
-                "{rows} rows need {need} bytes, the buffer holds {}",
-                data.len()
-            ),
-        ));
-    }
+    let plan = ColumnPlan::new(dtype, row_shape, name)?;
+    let schema = plan.schema(rows)?;
+    let need = plan.check(rows, data)?;
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    let fields_threaded = matches!(dtype, DType::Record(r) if r.fields().len() > 1)
-        && threads > 1
-        && need >= PARALLEL_BYTES;
-    let all = Strided {
-        buf: data,
-        count,
-        stride: itemsize,
-        offset: 0,
-        parallel: !fields_threaded,
+    let count = plan.len();
+    let fields_threaded = count > 1 && threads > 1 && need >= PARALLEL_BYTES;
+    let columns = if fields_threaded {
+        // Fields are independent columns: gather them on several threads, each thread a
+        // run of consecutive fields.
+        let per = count.div_ceil(threads.min(count));
+        let mut out: Vec<Option<Result<ArrayRef, Error>>> = (0..count).map(|_| None).collect();
+        std::thread::scope(|scope| {
+            for (run, os) in out.chunks_mut(per).enumerate() {
+                let plan = &plan;
+                scope.spawn(move || {
+                    for (j, o) in os.iter_mut().enumerate() {
+                        *o = Some(plan.gather(run * per + j, rows, data, false));
+                    }
+                });
+            }
+        });
+        // Every slot is filled: each thread runs to its end (a panic would have propagated
+        // out of the scope).
+        out.into_iter()
+            .map(|o| {
+                o.unwrap_or_else(|| {
+                    Err(overflow("field threads", "a field was not gathered".into()))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?
+    } else {
+        (0..count)
+            .map(|i| plan.gather(i, rows, data, true))
+            .collect::<Result<Vec<_>, _>>()?
     };
-    let one = |dtype: &DType, offset: usize, name: &str| -> Result<ArrayRef, Error> {
-        let s = Strided {
-            offset,
-            ..all.clone()
+    Ok(RecordBatch::try_new_with_options(
+        schema,
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(rows)),
+    )?)
+}
+
+/// How each top-level column of [`batch_from_bytes`]'s batches is built from a batch's bytes,
+/// one column at a time: so a caller may build a batch's columns on different threads, each
+/// where it is used (the Parquet writer builds each on the thread that encodes it).
+#[derive(Debug, Clone)]
+pub(crate) struct ColumnPlan {
+    dtype: DType,
+    row_shape: Vec<u64>,
+    name: String,
+    /// Elements per row (`row_shape`'s product).
+    per_row: usize,
+    /// Bytes per element (`dtype`'s itemsize).
+    itemsize: usize,
+}
+
+impl ColumnPlan {
+    /// The plan of batches of `dtype` with rows of `row_shape` (`name`: the column of a
+    /// non-record dtype).
+    ///
+    /// # Errors
+    /// [`ErrorKind::Overflow`](crate::ErrorKind::Overflow) for a row or itemsize beyond
+    /// `usize`.
+    pub(crate) fn new(dtype: &DType, row_shape: &[u64], name: &str) -> Result<Self, Error> {
+        let per_row = row_shape
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(usize::try_from(d).ok()?))
+            .ok_or_else(|| overflow("row size", format!("row shape {row_shape:?}")))?;
+        let itemsize = usize::try_from(dtype.itemsize())
+            .map_err(|_| overflow("itemsize", dtype.to_string()))?;
+        Ok(Self {
+            dtype: dtype.clone(),
+            row_shape: row_shape.to_vec(),
+            name: name.to_owned(),
+            per_row,
+            itemsize,
+        })
+    }
+
+    /// Top-level columns: a record's fields, else one.
+    pub(crate) fn len(&self) -> usize {
+        match &self.dtype {
+            DType::Record(r) if !r.fields().is_empty() => r.fields().len(),
+            _ => 1,
+        }
+    }
+
+    /// The schema of a batch of `rows` rows ([`schema_for`]).
+    pub(crate) fn schema(&self, rows: usize) -> Result<SchemaRef, Error> {
+        let mut shape = vec![rows as u64];
+        shape.extend_from_slice(&self.row_shape);
+        schema_for(&self.dtype, &shape, &self.name)
+    }
+
+    /// Proves `data` holds `rows` rows; returns their bytes.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Overflow`](crate::ErrorKind::Overflow) when it is shorter or a size
+    /// overflows.
+    pub(crate) fn check(&self, rows: usize, data: &Buffer) -> Result<usize, Error> {
+        let count = rows
+            .checked_mul(self.per_row)
+            .ok_or_else(|| overflow("element count", format!("{rows} rows × {}", self.per_row)))?;
+        let need = count.checked_mul(self.itemsize).ok_or_else(|| {
+            overflow(
+                "data size",
+                format!("{count} elements × {} bytes", self.itemsize),
+            )
+        })?;
+        if data.len() < need {
+            return Err(overflow(
+                "data size",
+                format!(
+                    "{rows} rows need {need} bytes, the buffer holds {}",
+                    data.len()
+                ),
+            ));
+        }
+        Ok(need)
+    }
+
+    /// Column `index` (below [`Self::len`]) of the batch of `rows` rows whose bytes are `data`
+    /// ([`Self::check`]ed by the caller); `parallel`: a large column may use several threads.
+    pub(crate) fn gather(
+        &self,
+        index: usize,
+        rows: usize,
+        data: &Buffer,
+        parallel: bool,
+    ) -> Result<ArrayRef, Error> {
+        let (dtype, offset, name) = match &self.dtype {
+            DType::Record(r) if !r.fields().is_empty() => {
+                let f = r.fields().get(index).ok_or_else(|| {
+                    overflow("column index", format!("{index} of {}", r.fields().len()))
+                })?;
+                (&f.dtype, f.offset as usize, f.name.as_str())
+            }
+            other => (other, 0, self.name.as_str()),
         };
-        if row_shape.is_empty() {
+        let s = Strided {
+            buf: data,
+            count: rows * self.per_row,
+            stride: self.itemsize,
+            offset,
+            parallel,
+        };
+        if self.row_shape.is_empty() {
             return column(dtype, &s, name);
         }
         // Each row: per_row elements of the field, `itemsize` apart. Gather the field's
@@ -831,62 +937,19 @@ pub fn batch_from_bytes(
             }
             other => (Vec::new(), other.clone()),
         };
-        let mut full = row_shape.to_vec();
+        let mut full = self.row_shape.clone();
         full.append(&mut dims);
         let width = dtype.itemsize() as usize;
         let packed = s.packed(width);
         let rows_view = Strided {
             buf: &packed,
             count: rows,
-            stride: width * per_row,
+            stride: width * self.per_row,
             offset: 0,
-            parallel: s.parallel,
+            parallel,
         };
         tensor_column(&base, &full, &rows_view, name)
-    };
-    let columns = match dtype {
-        DType::Record(r) if !r.fields().is_empty() => {
-            let fields = r.fields();
-            let threads = threads.min(fields.len());
-            if fields_threaded {
-                // Fields are independent columns: gather them on several threads, each
-                // thread a run of consecutive fields.
-                let per = fields.len().div_ceil(threads);
-                let mut out: Vec<Option<Result<ArrayRef, Error>>> =
-                    fields.iter().map(|_| None).collect();
-                std::thread::scope(|scope| {
-                    for (fs, os) in fields.chunks(per).zip(out.chunks_mut(per)) {
-                        let one = &one;
-                        scope.spawn(move || {
-                            for (f, o) in fs.iter().zip(os) {
-                                *o = Some(one(&f.dtype, f.offset as usize, &f.name));
-                            }
-                        });
-                    }
-                });
-                // Every slot is filled: each thread runs to its end (a panic would have
-                // propagated out of the scope).
-                out.into_iter()
-                    .map(|o| {
-                        o.unwrap_or_else(|| {
-                            Err(overflow("field threads", "a field was not gathered".into()))
-                        })
-                    })
-                    .collect::<Result<Vec<_>, _>>()?
-            } else {
-                fields
-                    .iter()
-                    .map(|f| one(&f.dtype, f.offset as usize, &f.name))
-                    .collect::<Result<Vec<_>, _>>()?
-            }
-        }
-        _ => vec![one(dtype, 0, name)?],
-    };
-    Ok(RecordBatch::try_new_with_options(
-        schema,
-        columns,
-        &RecordBatchOptions::new().with_row_count(Some(rows)),
-    )?)
+    }
 }
 
 /// The column of an object array's elements (as `read_dyn` decodes its pickle): Utf8, Int64
