@@ -283,8 +283,9 @@ struct Recycler {
 }
 
 impl Recycler {
-    /// Buffers watched: as many as the Parquet encoder's lanes may still hold (two queued
-    /// per lane, one in work) on a few cores; older ones are let go.
+    /// Buffers watched: more than the Parquet encoder's lanes may still hold (every lane
+    /// shares each buffer: at most two queued and one in work, about four out at once);
+    /// older ones are let go.
     const KEPT: usize = 8;
 
     /// A buffer nobody else holds any more, if one is watched.
@@ -1083,13 +1084,24 @@ pub fn convert(
                     ))
                 })?;
             // Each column of a batch's bytes is built on the thread that encodes it, in the
-            // type Parquet stores.
+            // type Parquet stores. Its errors are the input's (a value the Arrow type cannot
+            // hold): they name the input and its member (an .npz member's column plan is
+            // named by its key), not the output the writer reports them with.
             let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+            let source = input.to_owned();
+            let key = (from == Format::Npz).then(|| plan.name().to_owned());
             let gather: Arc<crate::parquet_write::Gather> =
                 Arc::new(move |i: usize, data: &Buffer, rows: usize| {
-                    plan.check(rows, data)?;
-                    let column = plan.gather(i, rows, data, false)?;
-                    parquet_array(&column, names.get(i).map_or("", String::as_str))
+                    plan.check(rows, data)
+                        .and_then(|_| plan.gather(i, rows, data, false))
+                        .and_then(|c| parquet_array(&c, names.get(i).map_or("", String::as_str)))
+                        .map_err(|e| {
+                            let e = e.at_path(&source);
+                            match &key {
+                                Some(k) => e.in_member(k),
+                                None => e,
+                            }
+                        })
                 });
             // Columns whose dictionary every row group would abandon (sampled from the file
             // itself, so only for a plain .npy) are written plain from the start.

@@ -858,6 +858,12 @@ impl ColumnPlan {
         })
     }
 
+    /// The name of a non-record dtype's column (the file's stem, or an `.npz` member's key).
+    #[cfg(feature = "parquet")]
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
     /// Top-level columns: a record's fields, else one.
     pub(crate) fn len(&self) -> usize {
         match &self.dtype {

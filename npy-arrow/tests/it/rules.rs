@@ -161,6 +161,17 @@ fn a_lone_surrogate_is_a_value_error_naming_the_element() {
         ErrorKind::Value { column, index, .. } => assert_eq!((column.as_str(), *index), ("u", 1)),
         other => panic!("{other:?}"),
     }
+    // Converted to Parquet, the column is built on an encoding thread and the error surfaces
+    // when the row group closes: it still names the input, not the output.
+    let out = dir.path().join("u.parquet");
+    let err =
+        npy_arrow::convert(&path, &out, &npy_arrow::ConvertOptions::new(), |_, _| {}).unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Value { column, index: 1, .. } if column == "u"),
+        "{err:?}"
+    );
+    assert_eq!(err.path(), Some(path.as_path()), "{err}");
+    assert!(!out.exists());
     // A record field read through the columns, large enough to be transcoded on several
     // threads (60,000 × 80 bytes ≥ 4 MiB): the element is named by its row in the array.
     let rows = 60_000;
