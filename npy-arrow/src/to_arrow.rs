@@ -270,6 +270,31 @@ impl Strided<'_> {
         &self.buf.as_slice()[at..at + width]
     }
 
+    /// The `width` leading bytes of each element in order, or `None` when the elements
+    /// overlap or hold no bytes (a stride under `width`, or 0) or when the last element would
+    /// run past the source: one pass over the source without a bounds check per element.
+    fn elements(&self, width: usize) -> Option<impl Iterator<Item = &[u8]> + '_> {
+        if self.stride == 0 || self.stride < width {
+            return None;
+        }
+        // Every element's `width` bytes lie in the source, so no chunk comes up short.
+        let end = self
+            .count
+            .checked_sub(1)
+            .and_then(|last| last.checked_mul(self.stride))
+            .and_then(|at| at.checked_add(self.offset))
+            .and_then(|at| at.checked_add(width));
+        if end.is_some_and(|end| end > self.buf.as_slice().len()) {
+            return None;
+        }
+        let from = self.buf.as_slice().get(self.offset..)?;
+        Some(
+            from.chunks(self.stride)
+                .take(self.count)
+                .map(move |e| e.get(..width).unwrap_or(e)),
+        )
+    }
+
     /// The elements as one packed buffer of `width` bytes each: a slice of the source (no copy)
     /// when they already are, else one gathering pass.
     fn packed(&self, width: usize) -> Buffer {
@@ -325,10 +350,15 @@ fn scalars<T: FromFile>(s: &Strided<'_>, order: ByteOrder) -> ScalarBuffer<T> {
             return ScalarBuffer::new(b, 0, s.count);
         }
     }
-    let mut v = Vec::with_capacity(s.count);
-    for i in 0..s.count {
-        v.push(T::from_file(s.element(i, width), order));
-    }
+    // The byte order is matched once, outside the loop, so each arm's conversion is a
+    // plain (or swapping) load.
+    let v: Vec<T> = match (s.elements(width), order) {
+        (Some(e), ByteOrder::Big) => e.map(|b| T::from_file(b, ByteOrder::Big)).collect(),
+        (Some(e), _) => e.map(|b| T::from_file(b, ByteOrder::Little)).collect(),
+        (None, _) => (0..s.count)
+            .map(|i| T::from_file(s.element(i, width), order))
+            .collect(),
+    };
     ScalarBuffer::from(v)
 }
 
@@ -648,13 +678,39 @@ fn transcode(
     order: ByteOrder,
     name: &str,
 ) -> Result<(Vec<u8>, Vec<i32>), Error> {
+    // The byte order is matched once: each instance reads its code points with one load.
+    match order {
+        ByteOrder::Big => transcode_in::<true>(s, rows, n, name),
+        _ => transcode_in::<false>(s, rows, n, name),
+    }
+}
+
+/// The code point of the 4 bytes `b`, big-endian when `BIG`.
+#[inline]
+fn code_point<const BIG: bool>(b: &[u8]) -> u32 {
+    let mut a = [0u8; 4];
+    a.copy_from_slice(b);
+    if BIG {
+        u32::from_be_bytes(a)
+    } else {
+        u32::from_le_bytes(a)
+    }
+}
+
+/// [`transcode`] for code points stored big-endian (`BIG`) or little-endian.
+fn transcode_in<const BIG: bool>(
+    s: &Strided<'_>,
+    rows: std::ops::Range<usize>,
+    n: usize,
+    name: &str,
+) -> Result<(Vec<u8>, Vec<i32>), Error> {
     let mut offsets = Vec::with_capacity(rows.len() + 1);
     // ASCII text takes one byte per code point: about a quarter of the input.
     let mut values: Vec<u8> = Vec::with_capacity(rows.len() * n);
     offsets.push(0i32);
     let mut utf8 = [0u8; 4];
-    for i in rows {
-        let e = s.element(i, n * 4);
+    let width = n * 4;
+    let mut one = |i: usize, e: &[u8]| -> Result<(), Error> {
         let mut len = n;
         while len > 0 && e[(len - 1) * 4..len * 4] == [0, 0, 0, 0] {
             len -= 1;
@@ -662,12 +718,12 @@ fn transcode(
         let cps = &e[..len * 4];
         let all = cps
             .chunks_exact(4)
-            .fold(0u32, |m, c| m | u32::from_file(c, order));
+            .fold(0u32, |m, c| m | code_point::<BIG>(c));
         if all < 0x80 {
-            values.extend(cps.chunks_exact(4).map(|c| u32::from_file(c, order) as u8));
+            values.extend(cps.chunks_exact(4).map(|c| code_point::<BIG>(c) as u8));
         } else {
             for cp in cps.chunks_exact(4) {
-                let u = u32::from_file(cp, order);
+                let u = code_point::<BIG>(cp);
                 let c = char::from_u32(u).ok_or_else(|| {
                     value_error(
                         name,
@@ -679,6 +735,19 @@ fn transcode(
             }
         }
         offsets.push(offset_i32(values.len(), name)?);
+        Ok(())
+    };
+    match s.elements(width) {
+        Some(elements) => {
+            for (i, e) in rows.clone().zip(elements.skip(rows.start)) {
+                one(i, e)?;
+            }
+        }
+        None => {
+            for i in rows {
+                one(i, s.element(i, width))?;
+            }
+        }
     }
     Ok((values, offsets))
 }
