@@ -271,21 +271,23 @@ impl Strided<'_> {
     }
 
     /// The `width` leading bytes of each element in order, or `None` when the elements
-    /// overlap or hold no bytes (a stride under `width`, or 0) or when the last element would
-    /// run past the source: one pass over the source without a bounds check per element.
+    /// overlap (a stride under `width`), hold no bytes (`width` 0) or when the last element
+    /// would run past the source: one pass over the source without a bounds check per element.
     fn elements(&self, width: usize) -> Option<impl Iterator<Item = &[u8]> + '_> {
-        if self.stride == 0 || self.stride < width {
+        // A zero-width element at the end of the source is no chunk at all: it goes the
+        // per-element way, as do overlapping elements.
+        if width == 0 || self.stride < width {
             return None;
         }
         // Every element's `width` bytes lie in the source, so no chunk comes up short.
-        let end = self
-            .count
-            .checked_sub(1)
-            .and_then(|last| last.checked_mul(self.stride))
-            .and_then(|at| at.checked_add(self.offset))
-            .and_then(|at| at.checked_add(width));
-        if end.is_some_and(|end| end > self.buf.as_slice().len()) {
-            return None;
+        if let Some(last) = self.count.checked_sub(1) {
+            let end = last
+                .checked_mul(self.stride)
+                .and_then(|at| at.checked_add(self.offset))
+                .and_then(|at| at.checked_add(width))?;
+            if end > self.buf.as_slice().len() {
+                return None;
+            }
         }
         let from = self.buf.as_slice().get(self.offset..)?;
         Some(

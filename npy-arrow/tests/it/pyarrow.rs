@@ -49,6 +49,8 @@ cases = {
                      [('p', [('x', '<f4'), ('y', '>f8')]), ('k', '>i2')]),
   'subarray': np.array([(np.arange(6).reshape(2, 3), 7), (-np.arange(6).reshape(2, 3), 8)],
                        [('v', '<f4', (2, 3)), ('n', 'u1')]),
+  'zero_width_tail': np.array([(1, '', b''), (-2, '', b''), (3, '', b'')],
+                              [('a', '<i4'), ('u', '<U0'), ('s', 'S0')]),
   'aligned': np.array([(1, 2), (3, -4)], np.dtype([('a', 'u1'), ('b', '<i4')], align=True)),
   'matrix': np.arange(12.0).reshape(4, 3),
   'cube': np.arange(24, dtype='>i2').reshape(2, 3, 4),
