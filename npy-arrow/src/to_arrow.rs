@@ -270,17 +270,26 @@ impl Strided<'_> {
         &self.buf.as_slice()[at..at + width]
     }
 
-    /// The `width` leading bytes of each element in order, or `None` when the elements
-    /// overlap (a stride under `width`), hold no bytes (`width` 0) or when the last element
-    /// would run past the source: one pass over the source without a bounds check per element.
-    fn elements(&self, width: usize) -> Option<impl Iterator<Item = &[u8]> + '_> {
+    /// The `width` leading bytes of each element of `rows` in order, or `None` when the
+    /// elements overlap (a stride under `width`), hold no bytes (`width` 0) or when the last
+    /// element would run past the source (or `rows` past `count`): one pass over the rows'
+    /// part of the source without a bounds check per element.
+    fn elements(
+        &self,
+        rows: std::ops::Range<usize>,
+        width: usize,
+    ) -> Option<impl Iterator<Item = &[u8]> + '_> {
         // A zero-width element at the end of the source is no chunk at all: it goes the
         // per-element way, as do overlapping elements.
-        if width == 0 || self.stride < width {
+        if width == 0 || self.stride < width || rows.end > self.count {
             return None;
         }
+        let start = rows
+            .start
+            .checked_mul(self.stride)
+            .and_then(|at| at.checked_add(self.offset))?;
         // Every element's `width` bytes lie in the source, so no chunk comes up short.
-        if let Some(last) = self.count.checked_sub(1) {
+        if let Some(last) = rows.end.checked_sub(1).filter(|&l| l >= rows.start) {
             let end = last
                 .checked_mul(self.stride)
                 .and_then(|at| at.checked_add(self.offset))
@@ -289,10 +298,10 @@ impl Strided<'_> {
                 return None;
             }
         }
-        let from = self.buf.as_slice().get(self.offset..)?;
+        let from = self.buf.as_slice().get(start..).unwrap_or(&[]);
         Some(
             from.chunks(self.stride)
-                .take(self.count)
+                .take(rows.len())
                 .map(move |e| e.get(..width).unwrap_or(e)),
         )
     }
@@ -354,7 +363,7 @@ fn scalars<T: FromFile>(s: &Strided<'_>, order: ByteOrder) -> ScalarBuffer<T> {
     }
     // The byte order is matched once, outside the loop, so each arm's conversion is a
     // plain (or swapping) load.
-    let v: Vec<T> = match (s.elements(width), order) {
+    let v: Vec<T> = match (s.elements(0..s.count, width), order) {
         (Some(e), ByteOrder::Big) => e.map(|b| T::from_file(b, ByteOrder::Big)).collect(),
         (Some(e), _) => e.map(|b| T::from_file(b, ByteOrder::Little)).collect(),
         (None, _) => (0..s.count)
@@ -713,18 +722,29 @@ fn transcode_in<const BIG: bool>(
     let mut utf8 = [0u8; 4];
     let width = n * 4;
     let mut one = |i: usize, e: &[u8]| -> Result<(), Error> {
-        let mut len = n;
-        while len > 0 && e[(len - 1) * 4..len * 4] == [0, 0, 0, 0] {
-            len -= 1;
+        // ASCII first: every code point narrowed to its byte, in one pass that also ORs
+        // them; the NUL padding then is the trailing zero bytes.
+        let at = values.len();
+        values.resize(at + n, 0);
+        let mut all = 0u32;
+        for (b, c) in values[at..].iter_mut().zip(e.chunks_exact(4)) {
+            let u = code_point::<BIG>(c);
+            all |= u;
+            *b = u as u8;
         }
-        let cps = &e[..len * 4];
-        let all = cps
-            .chunks_exact(4)
-            .fold(0u32, |m, c| m | code_point::<BIG>(c));
         if all < 0x80 {
-            values.extend(cps.chunks_exact(4).map(|c| code_point::<BIG>(c) as u8));
+            let len = values[at..]
+                .iter()
+                .rposition(|&b| b != 0)
+                .map_or(0, |p| p + 1);
+            values.truncate(at + len);
         } else {
-            for cp in cps.chunks_exact(4) {
+            values.truncate(at);
+            let mut len = n;
+            while len > 0 && e[(len - 1) * 4..len * 4] == [0, 0, 0, 0] {
+                len -= 1;
+            }
+            for cp in e[..len * 4].chunks_exact(4) {
                 let u = code_point::<BIG>(cp);
                 let c = char::from_u32(u).ok_or_else(|| {
                     value_error(
@@ -739,9 +759,9 @@ fn transcode_in<const BIG: bool>(
         offsets.push(offset_i32(values.len(), name)?);
         Ok(())
     };
-    match s.elements(width) {
+    match s.elements(rows.clone(), width) {
         Some(elements) => {
-            for (i, e) in rows.clone().zip(elements.skip(rows.start)) {
+            for (i, e) in rows.zip(elements) {
                 one(i, e)?;
             }
         }
@@ -1140,6 +1160,26 @@ mod tests {
         let b = batch_from_bytes(&dtype, &[], 1000, &buf, "x").unwrap();
         let col = b.column(0).to_data();
         assert_eq!(col.buffers()[0].as_ptr(), buf.as_ptr());
+    }
+
+    #[test]
+    fn elements_of_a_row_range_start_at_its_first_row() {
+        // Rows of 5 bytes, the field 2 bytes wide at offset 1: row i's field is bytes
+        // 5i+1, 5i+2 (the record layout's rule).
+        let buf = Buffer::from_vec((0u8..25).collect::<Vec<u8>>());
+        let s = Strided {
+            buf: &buf,
+            count: 5,
+            stride: 5,
+            offset: 1,
+            parallel: false,
+        };
+        let got: Vec<&[u8]> = s.elements(2..4, 2).unwrap().collect();
+        assert_eq!(got, [&[11u8, 12][..], &[16, 17]]);
+        assert_eq!(s.elements(5..5, 2).unwrap().count(), 0);
+        assert!(s.elements(4..6, 2).is_none(), "rows past the count");
+        assert!(s.elements(0..5, 6).is_none(), "overlapping elements");
+        assert!(s.elements(0..5, 0).is_none(), "zero width");
     }
 
     #[test]
