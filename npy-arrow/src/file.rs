@@ -758,12 +758,13 @@ fn write_parquet_with(
     let mut out = Atomic::create(path)?;
     {
         let props = parquet_properties(plain);
-        let w = BufWriter::with_capacity(1 << 20, out.file());
         let stored = parquet_schema_of(schema);
         for f in stored.fields() {
             refuse_zero_width(f, f.name()).at_path(path)?;
         }
-        let writer = ArrowWriter::try_new(w, stored.clone(), Some(props)).at_path(path)?;
+        // No buffer of our own: the writer buffers its small writes (the header, the
+        // footer) and the pending file its own, so each page goes to the file uncopied.
+        let writer = ArrowWriter::try_new(out.file(), stored.clone(), Some(props)).at_path(path)?;
         // The file ArrowWriter writes, its columns encoded on every core.
         let (file, factory) = writer.into_serialized_writer().at_path(path)?;
         crate::parquet_write::encode(file, &factory, &stored, gather, |push| fill(push, &stored))?
