@@ -11,8 +11,8 @@
 //! - to Parquet: `npy convert FILE OUT.parquet` against `pq.write_table` of that table with
 //!   the same compression (Snappy, both sides' default) and pyarrow's other defaults; target at
 //!   most 0.7×; a fourth row puts the same `npy convert` against `write_table` alone, timed
-//!   inside one Python process (the median of the calls after a warm-up call), which is the
-//!   stricter reading of that target.
+//!   inside one Python process that keeps the table (the stricter reading of that target),
+//!   the two taken in turn, 11 pairs (5 with `--quick`), medians compared.
 //!
 //! Python's side includes its interpreter's start and `import numpy` (and pyarrow), as a user
 //! running it pays them. `--quick` runs each 3 times instead of 5. Inputs and outputs are
@@ -91,43 +91,20 @@ fn measure_in(files: &[PathBuf], quick: bool) -> Result<Value, String> {
         "ours": run(Command::new(&read_batch).arg(input), runs)?,
         "python": run(Command::new(&python).args(["-c", &table]), runs)?,
     });
-    let ours_parquet = run(
-        Command::new(&npy).arg("convert").arg(input).arg(ours_pq),
-        runs,
-    )?;
     let parquet = json!({
-        "ours": ours_parquet,
+        "ours": run(
+            Command::new(&npy).arg("convert").arg(input).arg(ours_pq),
+            runs,
+        )?,
         "python": run(Command::new(&python).args(["-c", &parquet]), runs)?,
     });
-    // pyarrow's encoding alone: `write_table` of the built table, timed inside one process
-    // (the median of `runs` calls after one warm-up call, which pays pyarrow's first-use
-    // costs), against the same whole `npy convert` as above.
-    let alone = format!(
-        "import time, statistics, numpy as np, pyarrow as pa, pyarrow.parquet as pq\n\
-         a = np.load({f:?})\nt = pa.table({{n: a[n] for n in a.dtype.names}})\n\
-         pq.write_table(t, {py:?}, compression='snappy')\ntimes = []\n\
-         for _ in range({runs}):\n    s = time.perf_counter()\n\
-         \x20   pq.write_table(t, {py:?}, compression='snappy')\n\
-         \x20   times.append(time.perf_counter() - s)\n\
-         print(statistics.median(times))\n",
-        py = py_pq.display().to_string()
-    );
-    let out = Command::new(&python)
-        .args(["-c", &alone])
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
-    let seconds: Option<f64> = String::from_utf8_lossy(&out.stdout).trim().parse().ok();
-    if !out.status.success() || seconds.is_none() {
-        return Err(format!(
-            "timing write_table failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let write_table = json!({
-        "ours": ours_parquet,
-        "python": { "seconds": seconds },
-    });
+    // pyarrow's encoding alone: `write_table` of the built table, timed inside one Python
+    // process that keeps the table, against the same whole `npy convert`, the two taken in
+    // turn (ours, then one call of theirs) so that a change in the machine's speed during
+    // the run (a shared VM's varies by a third within a minute) reaches both sides alike.
+    // Python's first call, which pays pyarrow's first-use costs, is not timed.
+    let pairs = if quick { 5 } else { 11 };
+    let write_table = interleaved(&python, &f, py_pq, &npy, input, ours_pq, pairs)?;
     Ok(json!({
         "read_dyn": read_dyn,
         "batch": batch,
@@ -135,6 +112,91 @@ fn measure_in(files: &[PathBuf], quick: bool) -> Result<Value, String> {
         "write_table": write_table,
         "load": load_average(),
     }))
+}
+
+/// `npy convert INPUT OURS` and `pq.write_table(t, PY)` of the table numpy and pyarrow build
+/// from `input`, `pairs` times each, in turn: one of ours, then one of theirs. Python times
+/// its call inside a process that reads a line from its stdin per call and answers with the
+/// seconds it took. Returns `{"ours": {"seconds", "peak_bytes"}, "python": {"seconds"}}`,
+/// the medians.
+fn interleaved(
+    python: &Path,
+    input: &str,
+    py_pq: &Path,
+    npy: &Path,
+    npy_input: &Path,
+    ours_pq: &Path,
+    pairs: usize,
+) -> Result<Value, String> {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let script = format!(
+        "import sys, time, numpy as np, pyarrow as pa, pyarrow.parquet as pq\n\
+         a = np.load({input:?})\nt = pa.table({{n: a[n] for n in a.dtype.names}})\n\
+         pq.write_table(t, {py:?}, compression='snappy')\nprint('ready', flush=True)\n\
+         for _ in sys.stdin:\n\
+         \x20   s = time.perf_counter()\n\
+         \x20   pq.write_table(t, {py:?}, compression='snappy')\n\
+         \x20   print(time.perf_counter() - s, flush=True)\n",
+        py = py_pq.display().to_string()
+    );
+    let mut child = Command::new(python)
+        .args(["-c", &script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+    let (Some(mut to), Some(from)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err("the timing process has no pipes".into());
+    };
+    let mut lines = BufReader::new(from).lines();
+    let mut answer = |what: &str| -> Result<String, String> {
+        match lines.next() {
+            Some(Ok(line)) => Ok(line),
+            _ => Err(format!("timing write_table: no answer to {what}")),
+        }
+    };
+    let measured = (|| {
+        if answer("the start")? != "ready" {
+            return Err("timing write_table: the process did not start".to_string());
+        }
+        let mut ours = Vec::with_capacity(pairs);
+        let mut theirs = Vec::with_capacity(pairs);
+        let mut peak = 0u64;
+        for _ in 0..pairs {
+            let one = run(
+                Command::new(npy).arg("convert").arg(npy_input).arg(ours_pq),
+                1,
+            )?;
+            ours.push(one["seconds"].as_f64().unwrap_or(f64::NAN));
+            peak = peak.max(one["peak_bytes"].as_u64().unwrap_or(0));
+            writeln!(to, "go").map_err(|e| format!("timing write_table: {e}"))?;
+            let line = answer("a call")?;
+            theirs.push(
+                line.trim()
+                    .parse::<f64>()
+                    .map_err(|_| format!("timing write_table: {line:?} is no time"))?,
+            );
+        }
+        Ok(json!({
+            "ours": { "seconds": median(&mut ours), "peak_bytes": peak },
+            "python": { "seconds": median(&mut theirs) },
+        }))
+    })();
+    drop(to);
+    let status = child
+        .wait()
+        .map_err(|e| format!("timing write_table: {e}"))?;
+    match measured {
+        Ok(v) if status.success() => Ok(v),
+        Ok(_) => Err(format!("timing write_table failed ({status})")),
+        Err(e) => Err(e),
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// Builds npy-bench's `dyn_peak` and npy-arrow's example `read_batch` (release).
@@ -195,7 +257,7 @@ pub fn render(v: &Value) -> String {
         (
             "write_table",
             "`npy convert f.npy f.parquet` (whole process)",
-            "`pq.write_table` alone (in-process, median of the calls after a warm-up)",
+            "`pq.write_table` alone (in-process; calls taken in turn with ours, medians)",
             0.7,
             None,
         ),
