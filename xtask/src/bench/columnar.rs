@@ -12,7 +12,8 @@
 //!   the same compression (Snappy, both sides' default) and pyarrow's other defaults; target at
 //!   most 0.7×; a fourth row puts the same `npy convert` against `write_table` alone, timed
 //!   inside one Python process that keeps the table (the stricter reading of that target),
-//!   the two taken in turn, 11 pairs (5 with `--quick`), medians compared.
+//!   the two taken in turn, 11 pairs (5 with `--quick`), medians compared; each timed
+//!   call of pyarrow's follows an untimed one, so pyarrow is timed warm.
 //!
 //! Python's side includes its interpreter's start and `import numpy` (and pyarrow), as a user
 //! running it pays them. `--quick` runs each 3 times instead of 5. Inputs and outputs are
@@ -102,7 +103,9 @@ fn measure_in(files: &[PathBuf], quick: bool) -> Result<Value, String> {
     // process that keeps the table, against the same whole `npy convert`, the two taken in
     // turn (ours, then one call of theirs) so that a change in the machine's speed during
     // the run (a shared VM's varies by a third within a minute) reaches both sides alike.
-    // Python's first call, which pays pyarrow's first-use costs, is not timed.
+    // Each timed call of theirs follows an untimed one right before it: pyarrow is timed
+    // warm, its best case (a call just after one of our processes took 193-226 ms where
+    // the warm one took 154).
     let pairs = if quick { 5 } else { 11 };
     let write_table = interleaved(&python, &f, py_pq, &npy, input, ours_pq, pairs)?;
     Ok(json!({
@@ -116,8 +119,8 @@ fn measure_in(files: &[PathBuf], quick: bool) -> Result<Value, String> {
 
 /// `npy convert INPUT OURS` and `pq.write_table(t, PY)` of the table numpy and pyarrow build
 /// from `input`, `pairs` times each, in turn: one of ours, then one of theirs. Python times
-/// its call inside a process that reads a line from its stdin per call and answers with the
-/// seconds it took. Returns `{"ours": {"seconds", "peak_bytes"}, "python": {"seconds"}}`,
+/// its call inside a process that reads a line from its stdin per call, makes one untimed
+/// call and one timed, and answers with the seconds the timed one took. Returns `{"ours": {"seconds", "peak_bytes"}, "python": {"seconds"}}`,
 /// the medians.
 fn interleaved(
     python: &Path,
@@ -135,6 +138,7 @@ fn interleaved(
          a = np.load({input:?})\nt = pa.table({{n: a[n] for n in a.dtype.names}})\n\
          pq.write_table(t, {py:?}, compression='snappy')\nprint('ready', flush=True)\n\
          for _ in sys.stdin:\n\
+         \x20   pq.write_table(t, {py:?}, compression='snappy')\n\
          \x20   s = time.perf_counter()\n\
          \x20   pq.write_table(t, {py:?}, compression='snappy')\n\
          \x20   print(time.perf_counter() - s, flush=True)\n",
