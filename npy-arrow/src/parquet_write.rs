@@ -216,8 +216,8 @@ pub(crate) struct Encoder<'a, W: Write + Send> {
 /// lanes as the machine has cores (at most one per top-level column), then closes the last
 /// row group and writes the footer. `gather` builds the columns of [`Piece::Bytes`] (which
 /// `fill` pushes only when it is given). The outer error is `fill`'s (encoding errors
-/// included, as `ArrowWriter::write` returns them); the inner one the last row group's and
-/// the footer's.
+/// included, as `ArrowWriter::write` returns them), or when `fill` fails, the error a lane
+/// met in a piece pushed before; the inner one the last row group's and the footer's.
 pub(crate) fn encode<W: Write + Send>(
     file: SerializedFileWriter<W>,
     factory: &ArrowRowGroupWriterFactory,
@@ -273,8 +273,11 @@ fn encode_on<W: Write + Send>(
             buffered: None,
             row_groups: 0,
         };
-        fill(&mut |p| e.write(p))?;
-        let finished = e.finish();
+        let filled = fill(&mut |p| e.write(p));
+        let finished = match filled {
+            Ok(()) => e.finish(),
+            Err(failed) => return Err(e.earlier(failed)),
+        };
         drop(e);
         return Ok(finished.and_then(|()| file.into_inner().map_err(Error::from)));
     }
@@ -301,7 +304,10 @@ fn encode_on<W: Write + Send>(
             buffered: None,
             row_groups: 0,
         };
-        let result = fill(&mut |p| e.write(p)).map(|()| e.finish());
+        let result = match fill(&mut |p| e.write(p)) {
+            Ok(()) => Ok(e.finish()),
+            Err(failed) => Err(e.earlier(failed)),
+        };
         // Closing the queues ends the lanes; a lane's panic is the caller's, as it would be
         // with the writers on this thread.
         drop(e);
@@ -426,6 +432,26 @@ impl<W: Write + Send> Encoder<'_, W> {
 
     fn finish(&mut self) -> Result<(), Error> {
         self.flush()
+    }
+
+    /// The error to return when `fill` failed with `failed`: a lane's error, if one holds
+    /// one, as it came from a piece handed out before (lanes answer only at a row group's
+    /// close), else `failed`. The open row group is closed without being written.
+    fn earlier(&mut self, failed: Error) -> Error {
+        if self.buffered.take().is_none() {
+            return failed;
+        }
+        let mut replies = Vec::with_capacity(self.runners.len());
+        for runner in &mut self.runners {
+            let (tx, rx) = mpsc::sync_channel(1);
+            if runner.send(Job::Close(tx)).is_ok() {
+                replies.push(rx);
+            }
+        }
+        replies
+            .into_iter()
+            .find_map(|rx| rx.recv().ok().and_then(Result::err))
+            .unwrap_or(failed)
     }
 }
 
@@ -817,6 +843,42 @@ mod tests {
             .unwrap()
             .unwrap();
             assert!(got == expected, "{lanes} lanes wrote another file");
+        }
+    }
+
+    #[test]
+    fn a_lanes_value_error_comes_before_a_later_fill_error() {
+        use arrow_buffer::Buffer;
+        let dtype: npy_core::DType = "[('id','<i8'), ('name','<U1')]".parse().unwrap();
+        let plan = Arc::new(crate::to_arrow::ColumnPlan::new(&dtype, &[], "x").unwrap());
+        let schema = plan.schema(0).unwrap();
+        // Row 1's code point is a surrogate; the read that fails comes after its piece.
+        let mut bytes = Vec::new();
+        for (id, cp) in [(0i64, 0x41u32), (1, 0xD800)] {
+            bytes.extend_from_slice(&id.to_le_bytes());
+            bytes.extend_from_slice(&cp.to_le_bytes());
+        }
+        for lanes in [1, 2] {
+            let w = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props())).unwrap();
+            let (file, factory) = w.into_serialized_writer().unwrap();
+            let p = plan.clone();
+            let gather: Arc<super::Gather> =
+                Arc::new(move |i: usize, data: &Buffer, rows| p.gather(i, rows, data, false));
+            let got = super::encode_on(lanes, file, &factory, &schema, Some(gather), |push| {
+                push(Piece::Bytes {
+                    data: Buffer::from_vec(bytes.clone()),
+                    rows: 2,
+                    row_bytes: 12,
+                })?;
+                Err(ParquetError::General("a later read failed".into()).into())
+            });
+            let Err(err) = got else {
+                panic!("{lanes} lanes: the fill error was not returned")
+            };
+            assert!(
+                matches!(err.kind(), crate::ErrorKind::Value { .. }),
+                "{lanes} lanes: {err}"
+            );
         }
     }
 
