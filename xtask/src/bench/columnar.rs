@@ -120,8 +120,8 @@ fn measure_in(files: &[PathBuf], quick: bool) -> Result<Value, String> {
 /// `npy convert INPUT OURS` and `pq.write_table(t, PY)` of the table numpy and pyarrow build
 /// from `input`, `pairs` times each, in turn: one of ours, then one of theirs. Python times
 /// its call inside a process that reads a line from its stdin per call, makes one untimed
-/// call and one timed, and answers with the seconds the timed one took. Returns `{"ours": {"seconds", "peak_bytes"}, "python": {"seconds"}}`,
-/// the medians.
+/// call and one timed, and answers with the seconds the timed one took. Returns the
+/// medians, `{"ours": {"seconds", "peak_bytes"}, "python": {"seconds"}}`.
 fn interleaved(
     python: &Path,
     input: &str,
@@ -151,6 +151,8 @@ fn interleaved(
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
     let (Some(mut to), Some(from)) = (child.stdin.take(), child.stdout.take()) else {
+        let _ = child.kill();
+        let _ = child.wait();
         return Err("the timing process has no pipes".into());
     };
     let mut lines = BufReader::new(from).lines();
@@ -261,7 +263,7 @@ pub fn render(v: &Value) -> String {
         (
             "write_table",
             "`npy convert f.npy f.parquet` (whole process)",
-            "`pq.write_table` alone (in-process; calls taken in turn with ours, medians)",
+            "`pq.write_table` alone (in-process, warm; calls taken in turn with ours, medians)",
             0.7,
             None,
         ),
