@@ -846,33 +846,41 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_lanes_value_error_comes_before_a_later_fill_error() {
+    /// Encodes, on `lanes` lanes, the `.npy` bytes of two records `[('id','<i8'),
+    /// ('name','<U1')]` whose second name is a lone surrogate (which UTF-8 cannot hold),
+    /// pushed as one piece, then `after` (what `fill` returns after the push).
+    fn encode_surrogate(
+        lanes: usize,
+        after: Result<(), Error>,
+    ) -> Result<Result<Vec<u8>, Error>, Error> {
         use arrow_buffer::Buffer;
         let dtype: npy_core::DType = "[('id','<i8'), ('name','<U1')]".parse().unwrap();
         let plan = Arc::new(crate::to_arrow::ColumnPlan::new(&dtype, &[], "x").unwrap());
         let schema = plan.schema(0).unwrap();
-        // Row 1's code point is a surrogate; the read that fails comes after its piece.
         let mut bytes = Vec::new();
         for (id, cp) in [(0i64, 0x41u32), (1, 0xD800)] {
             bytes.extend_from_slice(&id.to_le_bytes());
             bytes.extend_from_slice(&cp.to_le_bytes());
         }
+        let w = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props())).unwrap();
+        let (file, factory) = w.into_serialized_writer().unwrap();
+        let gather: Arc<super::Gather> =
+            Arc::new(move |i: usize, data: &Buffer, rows| plan.gather(i, rows, data, false));
+        super::encode_on(lanes, file, &factory, &schema, Some(gather), |push| {
+            push(Piece::Bytes {
+                data: Buffer::from_vec(bytes),
+                rows: 2,
+                row_bytes: 12,
+            })?;
+            after
+        })
+    }
+
+    #[test]
+    fn a_lanes_value_error_comes_before_a_later_fill_error() {
         for lanes in [1, 2] {
-            let w = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props())).unwrap();
-            let (file, factory) = w.into_serialized_writer().unwrap();
-            let p = plan.clone();
-            let gather: Arc<super::Gather> =
-                Arc::new(move |i: usize, data: &Buffer, rows| p.gather(i, rows, data, false));
-            let got = super::encode_on(lanes, file, &factory, &schema, Some(gather), |push| {
-                push(Piece::Bytes {
-                    data: Buffer::from_vec(bytes.clone()),
-                    rows: 2,
-                    row_bytes: 12,
-                })?;
-                Err(ParquetError::General("a later read failed".into()).into())
-            });
-            let Err(err) = got else {
+            let later = Err(ParquetError::General("a later read failed".into()).into());
+            let Err(err) = encode_surrogate(lanes, later) else {
                 panic!("{lanes} lanes: the fill error was not returned")
             };
             assert!(
@@ -884,30 +892,8 @@ mod tests {
 
     #[test]
     fn a_gather_error_names_its_column_and_row() {
-        use arrow_buffer::Buffer;
-        let dtype: npy_core::DType = "[('id','<i8'), ('name','<U1')]".parse().unwrap();
-        let plan = Arc::new(crate::to_arrow::ColumnPlan::new(&dtype, &[], "x").unwrap());
-        let schema = plan.schema(0).unwrap();
-        // Row 1's code point is a surrogate, which UTF-8 cannot hold.
-        let mut bytes = Vec::new();
-        for (id, cp) in [(0i64, 0x41u32), (1, 0xD800)] {
-            bytes.extend_from_slice(&id.to_le_bytes());
-            bytes.extend_from_slice(&cp.to_le_bytes());
-        }
         for lanes in [1, 2] {
-            let w = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props())).unwrap();
-            let (file, factory) = w.into_serialized_writer().unwrap();
-            let p = plan.clone();
-            let gather: Arc<super::Gather> =
-                Arc::new(move |i: usize, data: &Buffer, rows| p.gather(i, rows, data, false));
-            let got = super::encode_on(lanes, file, &factory, &schema, Some(gather), |push| {
-                push(Piece::Bytes {
-                    data: Buffer::from_vec(bytes.clone()),
-                    rows: 2,
-                    row_bytes: 12,
-                })
-            });
-            let (Err(err) | Ok(Err(err))) = got else {
+            let (Err(err) | Ok(Err(err))) = encode_surrogate(lanes, Ok(())) else {
                 panic!("a surrogate was written as UTF-8")
             };
             assert!(
