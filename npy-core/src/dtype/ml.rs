@@ -350,6 +350,7 @@ pub(crate) fn format_g(v: f64) -> String {
     let (mantissa, exp) = sci
         .split_once('e')
         .expect("`{:e}` always writes an exponent");
+    // Unreachable from input, as above: the exponent is std's decimal digits.
     let x: i32 = exp.parse().expect("`{:e}` writes a decimal exponent");
     if (-4..P).contains(&x) {
         let fixed = format!("{:.*}", (P - 1 - x) as usize, v.abs());

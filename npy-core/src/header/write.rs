@@ -186,6 +186,8 @@ impl ParsedHeader {
             Version::V3_0 => text.len(),
             _ => text.chars().count(),
         } as u64;
+        // Unreachable from input, as above: to_bytes padded this text with fewer than
+        // ARRAY_ALIGN spaces, so the difference is small and never negative.
         let padding = usize::try_from(header_len - encoded - 1)
             .expect("the padding is at most ARRAY_ALIGN bytes");
         let mut stored = text;
