@@ -273,8 +273,7 @@ fn encode_on<W: Write + Send>(
             buffered: None,
             row_groups: 0,
         };
-        let filled = fill(&mut |p| e.write(p));
-        let finished = match filled {
+        let finished = match fill(&mut |p| e.write(p)) {
             Ok(()) => e.finish(),
             Err(failed) => return Err(e.earlier(failed)),
         };
@@ -407,16 +406,9 @@ impl<W: Write + Send> Encoder<'_, W> {
         if self.buffered.take().is_none() {
             return Ok(());
         }
-        let mut replies = Vec::with_capacity(self.runners.len());
-        for runner in &mut self.runners {
-            let (tx, rx) = mpsc::sync_channel(1);
-            runner.send(Job::Close(tx))?;
-            replies.push(rx);
-        }
-        let mut chunks = Vec::with_capacity(replies.len());
-        for rx in replies {
-            let got = rx.recv().map_err(|_| stopped())??;
-            chunks.push(got.into_iter());
+        let mut chunks = Vec::with_capacity(self.runners.len());
+        for answer in self.close_lanes() {
+            chunks.push(answer?.into_iter());
         }
         let mut group = self.file.next_row_group()?;
         for &lane in &self.leaf_lane {
@@ -441,17 +433,28 @@ impl<W: Write + Send> Encoder<'_, W> {
         if self.buffered.take().is_none() {
             return failed;
         }
-        let mut replies = Vec::with_capacity(self.runners.len());
-        for runner in &mut self.runners {
-            let (tx, rx) = mpsc::sync_channel(1);
-            if runner.send(Job::Close(tx)).is_ok() {
-                replies.push(rx);
-            }
-        }
+        self.close_lanes()
+            .into_iter()
+            .find_map(Result::err)
+            .unwrap_or(failed)
+    }
+
+    /// Asks every lane to close its writers and returns the answers in lane order (a lane
+    /// that is gone answers [`stopped`]). Every lane is asked before any answer is awaited,
+    /// so they close at once.
+    fn close_lanes(&mut self) -> Vec<Result<Vec<ArrowColumnChunk>, Error>> {
+        let replies: Vec<_> = self
+            .runners
+            .iter_mut()
+            .map(|runner| {
+                let (tx, rx) = mpsc::sync_channel(1);
+                runner.send(Job::Close(tx)).map(|()| rx)
+            })
+            .collect();
         replies
             .into_iter()
-            .find_map(|rx| rx.recv().ok().and_then(Result::err))
-            .unwrap_or(failed)
+            .map(|rx| rx?.recv().map_err(|_| stopped())?)
+            .collect()
     }
 }
 
