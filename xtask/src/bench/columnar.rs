@@ -24,7 +24,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
-use super::show::{build_npy, load_average, run};
+use super::show::{build_npy, load_average, median, run};
 use crate::python::numpy_python;
 use crate::target_dir;
 
@@ -198,11 +198,6 @@ fn interleaved(
         Ok(_) => Err(format!("timing write_table failed ({status})")),
         Err(e) => Err(e),
     }
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// Builds npy-bench's `dyn_peak` and npy-arrow's example `read_batch` (release).

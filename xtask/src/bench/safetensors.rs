@@ -118,8 +118,7 @@ fn timed(cmd: &mut Command, output: &Path, runs: usize) -> Result<Value, String>
         times.push(one["seconds"].as_f64().unwrap_or(f64::NAN));
         peak = peak.max(one["peak_bytes"].as_f64().unwrap_or(0.0));
     }
-    times.sort_by(f64::total_cmp);
-    Ok(json!({ "seconds": times[times.len() / 2], "peak_bytes": peak }))
+    Ok(json!({ "seconds": super::show::median(&mut times), "peak_bytes": peak }))
 }
 
 /// The table's section: both archives against their targets.

@@ -96,8 +96,13 @@ pub(super) fn run(cmd: &mut Command, runs: usize) -> Result<Value, String> {
         }
         peak = peak.max(rss);
     }
-    times.sort_by(f64::total_cmp);
-    Ok(json!({ "seconds": times[times.len() / 2], "peak_bytes": peak }))
+    Ok(json!({ "seconds": median(&mut times), "peak_bytes": peak }))
+}
+
+/// The median of `v` (the upper one of an even count), sorting it; NaN when empty.
+pub(super) fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// Waits for the child `pid`: (exited with 0, peak resident set in bytes).
