@@ -232,9 +232,7 @@ fn a_mapped_file_becomes_a_batch_without_copying_its_data() {
     #[allow(unsafe_code)]
     let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
     let data_at = map.as_ptr() as usize + header.len();
-    let start = std::time::Instant::now();
     let batch = npy_arrow::batch_from_npy_bytes(map, "big").unwrap();
-    let took = start.elapsed();
     let col = batch.column(0).to_data();
     assert_eq!(col.len(), n as usize);
     assert_eq!(
@@ -242,8 +240,7 @@ fn a_mapped_file_becomes_a_batch_without_copying_its_data() {
         data_at,
         "the column is the map"
     );
-    // A copy of 1 GiB takes far longer than this on any machine (memory bandwidth).
-    assert!(took.as_millis() < 50, "{took:?}");
+    // The time, against smaller maps, is `cargo xtask bench --only columnar`'s (map_batch).
 }
 
 #[test]

@@ -13,7 +13,11 @@
 //!   most 0.7×; a fourth row puts the same `npy convert` against `write_table` alone, timed
 //!   inside one Python process that keeps the table (the stricter reading of that target),
 //!   the two taken in turn, 11 pairs (5 with `--quick`), medians compared; each timed
-//!   call of pyarrow's follows an untimed one, so pyarrow is timed warm.
+//!   call of pyarrow's follows an untimed one, so pyarrow is timed warm;
+//! - a map to Arrow: npy-bench's `map_batch DIR` maps sparse `<f4` files of 1 MiB, 64 MiB and
+//!   1 GiB and makes each a `RecordBatch` (`batch_from_npy_bytes`): the column's buffer must
+//!   be the map (the pointer test), and the 1 GiB call take at most 2× the 1 MiB one (a copy
+//!   of 1 GiB would take about a thousand times as long).
 //!
 //! Python's side includes its interpreter's start and `import numpy` (and pyarrow), as a user
 //! running it pays them. `--quick` runs each 3 times instead of 5. Inputs and outputs are
@@ -31,9 +35,10 @@ use crate::target_dir;
 /// Data bytes of the records file (1,000,000 × 69).
 const DATA_BYTES: f64 = 69_000_000.0;
 
-/// Measures the four rows; returns `{"read_dyn": .., "batch": .., "parquet": ..,
-/// "write_table": .., "load": ..}`, each `{"ours": {"seconds", "peak_bytes"}, "python":
-/// {...}}` (`write_table`'s `python` has seconds only).
+/// Measures the five rows; returns `{"read_dyn": .., "batch": .., "parquet": ..,
+/// "write_table": .., "map": .., "load": ..}`, the first four `{"ours": {"seconds",
+/// "peak_bytes"}, "python": {...}}` (`write_table`'s `python` has seconds only), `map`
+/// `map_batch`'s output.
 pub fn measure(quick: bool) -> Result<Value, String> {
     let dir = npy_bench::write_dir().map_err(|e| format!("write directory: {e}"))?;
     let files: Vec<PathBuf> = ["col_records.npy", "col_ours.parquet", "col_py.parquet"]
@@ -68,7 +73,7 @@ fn measure_in(files: &[PathBuf], quick: bool) -> Result<Value, String> {
     if !status.success() {
         return Err(format!("making the records file failed ({status})"));
     }
-    let (dyn_peak, read_batch) = build_bins()?;
+    let (dyn_peak, read_batch, map_batch) = build_bins()?;
     let npy = build_npy()?;
     let runs = if quick { 3 } else { 5 };
     let f = input.display().to_string();
@@ -108,7 +113,22 @@ fn measure_in(files: &[PathBuf], quick: bool) -> Result<Value, String> {
     // the warm one took 154).
     let pairs = if quick { 5 } else { 11 };
     let write_table = interleaved(&python, &f, py_pq, &npy, input, ours_pq, pairs)?;
+    let dir = input.parent().ok_or("the records file has no folder")?;
+    let out = Command::new(&map_batch)
+        .arg(dir)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", map_batch.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "map_batch failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let map: Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("map_batch's output is not JSON: {e}"))?;
     Ok(json!({
+        "map": map,
         "read_dyn": read_dyn,
         "batch": batch,
         "parquet": parquet,
@@ -201,9 +221,9 @@ fn interleaved(
 }
 
 /// Builds npy-bench's `dyn_peak` and npy-arrow's example `read_batch` (release).
-fn build_bins() -> Result<(PathBuf, PathBuf), String> {
+fn build_bins() -> Result<(PathBuf, PathBuf, PathBuf), String> {
     for args in [
-        &["-p", "npy-bench", "--bin", "dyn_peak"][..],
+        &["-p", "npy-bench", "--bin", "dyn_peak", "--bin", "map_batch"][..],
         &["-p", "npy-arrow", "--example", "read_batch"][..],
     ] {
         let status = super::cargo()
@@ -219,10 +239,11 @@ fn build_bins() -> Result<(PathBuf, PathBuf), String> {
     Ok((
         release.join("dyn_peak"),
         release.join("examples").join("read_batch"),
+        release.join("map_batch"),
     ))
 }
 
-/// The table's section: the three rows against their targets.
+/// The table's section: the rows against their targets.
 pub fn render(v: &Value) -> String {
     const MIB: f64 = (1u64 << 20) as f64;
     let mut out = format!(
@@ -289,7 +310,46 @@ pub fn render(v: &Value) -> String {
             verdict(ratio.map(|r| r <= limit)),
         ));
     }
+    out.push_str(&map_row(&v["map"]));
     out
+}
+
+/// The map target's line: `map_batch`'s median per call at each size, whether every
+/// column was the map itself, and the 1 GiB call against the 1 MiB one (at most 2×).
+fn map_row(map: &Value) -> String {
+    let cases = map["cases"].as_array().cloned().unwrap_or_default();
+    let seconds: Vec<Option<f64>> = cases.iter().map(|c| c["seconds"].as_f64()).collect();
+    let sizes: Vec<String> = cases
+        .iter()
+        .zip(&seconds)
+        .map(|(c, s)| {
+            let mib = c["data_bytes"].as_f64().unwrap_or(0.0) / (1u64 << 20) as f64;
+            let size = if mib >= 1024.0 {
+                format!("{:.0} GiB", mib / 1024.0)
+            } else {
+                format!("{mib:.0} MiB")
+            };
+            format!(
+                "{size} {}",
+                s.map_or("–".into(), |s| format!("{:.1} µs", s * 1e6))
+            )
+        })
+        .collect();
+    let uncopied = !cases.is_empty() && cases.iter().all(|c| c["zero_copy"] == true);
+    let growth = match (seconds.first(), seconds.last()) {
+        (Some(Some(small)), Some(Some(big))) if *small > 0.0 => Some(big / small),
+        _ => None,
+    };
+    let met = |ok: bool| if ok { "met" } else { "missed" };
+    format!(
+        "\nA mapped `<f4` file as a RecordBatch (`map_batch`: open, map, `batch_from_npy_bytes`; \
+         median of 101 calls): {}. The column is the map, no data copied: **{}**. 1 GiB \
+         against 1 MiB: {} (time independent of size, ≤ 2×: **{}**).\n",
+        sizes.join(", "),
+        if uncopied { "yes" } else { "no" },
+        growth.map_or("–".into(), |g| format!("{g:.2}×")),
+        growth.map_or("not measured", |g| met(uncopied && g <= 2.0)),
+    )
 }
 
 /// Where the measurements are kept for `--table-only`.
