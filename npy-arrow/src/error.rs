@@ -92,7 +92,7 @@ pub enum ErrorKind {
     /// A column holds nulls and its numpy dtype has no null value (numbers, bool, strings
     /// without a fill).
     #[error(
-        "column {column:?} holds {nulls} null(s) (first at row {first_row}) and {dtype} has no null; give a fill value"
+        "column {column:?} holds {nulls} null(s) (first at row {first_row}) and {dtype} has no null; give a fill value (it fills numbers, bools and strings; a null record or list row has none)"
     )]
     Nulls {
         /// The column.

@@ -621,7 +621,7 @@ pub fn read_ipc(
     schema: impl FnOnce(SchemaRef) -> Result<(), Error>,
     mut f: impl FnMut(RecordBatch) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let mut file = File::open(path).at_path(path)?;
+    let mut file = npy_core::open_regular(path).at_path(path)?;
     check_ipc_blocks(&mut file).at_path(path)?;
     file.rewind().at_path(path)?;
     let reader = contained(|| {
@@ -939,7 +939,7 @@ fn parquet_builder(
     path: &Path,
 ) -> Result<parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder<File>, Error> {
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-    let file = File::open(path).at_path(path)?;
+    let file = npy_core::open_regular(path).at_path(path)?;
     let len = file.metadata().at_path(path)?.len();
     let builder =
         contained(|| Ok(ParquetRecordBatchReaderBuilder::try_new(file)?)).at_path(path)?;
@@ -978,9 +978,10 @@ pub enum Format {
 }
 
 impl Format {
-    /// The format of `path` by its extension (`None` for another one).
+    /// The format of `path` by its extension, in any case (`.Parquet` is Parquet; `None`
+    /// for another one).
     pub fn of(path: &Path) -> Option<Format> {
-        match path.extension()?.to_str()? {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
             "npy" => Some(Format::Npy),
             "npz" => Some(Format::Npz),
             "arrow" | "ipc" | "feather" => Some(Format::Ipc),
@@ -1162,6 +1163,20 @@ pub fn convert(
         (Format::Npy | Format::Npz, Format::Npy | Format::Npz) => {
             npy_to_npy(input, output, to, member)
         }
+        (Format::Ipc, Format::Ipc) => {
+            let schema = ipc_schema(input)?;
+            write_ipc(output, &schema, |push| {
+                read_ipc(input, |_| Ok(()), |b| push(&b))
+            })
+        }
+        #[cfg(feature = "parquet")]
+        (Format::Parquet, Format::Parquet) => {
+            let schema = parquet_schema(input)?;
+            let rows = options.batch_rows.unwrap_or(64 * 1024);
+            write_parquet(output, &schema, |push| {
+                read_parquet(input, rows, |_| Ok(()), |b| push(&b))
+            })
+        }
         #[allow(unreachable_patterns, reason = "reached without feature `parquet`")]
         _ => Err(Error::new(ErrorKind::Invalid(
             "Parquet needs npy-arrow's feature `parquet`".into(),
@@ -1321,9 +1336,8 @@ fn npy_to_npy(input: &Path, output: &Path, to: Format, member: Option<&str>) -> 
     out.commit()
 }
 
-#[cfg(feature = "parquet")]
 fn ipc_schema(path: &Path) -> Result<SchemaRef, Error> {
-    let mut file = File::open(path).at_path(path)?;
+    let mut file = npy_core::open_regular(path).at_path(path)?;
     check_ipc_blocks(&mut file).at_path(path)?;
     file.rewind().at_path(path)?;
     let reader = contained(|| {

@@ -350,7 +350,16 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn nulls(&self, array: &dyn Array, dtype: &str) -> Result<(), Error> {
-        if array.null_count() == 0 || self.fill.is_some() {
+        if self.fill.is_some() {
+            return Ok(());
+        }
+        self.no_nulls(array, dtype)
+    }
+
+    /// Refuses any null of `array`, fill or not (a null record or list row has no value to
+    /// fill), naming the row of the first.
+    fn no_nulls(&self, array: &dyn Array, dtype: &str) -> Result<(), Error> {
+        if array.null_count() == 0 {
             return Ok(());
         }
         let first = (0..array.len()).find(|&i| array.is_null(i)).unwrap_or(0);
@@ -618,14 +627,7 @@ fn encode(
             }
         }
         (Plan::Struct(plans), DataType::Struct(fields)) => {
-            if array.null_count() > 0 {
-                return Err(Error::new(ErrorKind::Nulls {
-                    column: ctx.column.to_owned(),
-                    nulls: array.null_count(),
-                    first_row: ctx.first_row,
-                    dtype,
-                }));
-            }
+            ctx.no_nulls(array, &dtype)?;
             let s = array.as_struct();
             let DType::Record(rec) = plan.dtype()? else {
                 unreachable!("a struct plan is a record")
@@ -646,14 +648,7 @@ fn encode(
             }
         }
         (Plan::Tensor { item, .. }, DataType::FixedSizeList(item_field, size)) => {
-            if array.null_count() > 0 {
-                return Err(Error::new(ErrorKind::Nulls {
-                    column: ctx.column.to_owned(),
-                    nulls: array.null_count(),
-                    first_row: ctx.first_row,
-                    dtype,
-                }));
-            }
+            ctx.no_nulls(array, &dtype)?;
             let a = array.as_fixed_size_list();
             let per = *size as usize;
             let item_size = item.dtype()?.itemsize() as usize;

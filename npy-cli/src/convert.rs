@@ -30,8 +30,9 @@ use crate::progress::Progress;
 /// new one gets 0666 less the umask. Inputs must be regular files: a FIFO or device is
 /// refused at once.
 ///
-/// Other formats, chosen by extension: IN and OUT may be .npy, .npz (--member KEY picks the
-/// array), .arrow (the Arrow IPC file format) or .parquet (Snappy), and .safetensors. The type
+/// Other formats, chosen by extension (in any case): IN and OUT may be .npy, .npz (--member KEY
+/// picks the array), .arrow (the Arrow IPC file format) or .parquet (Snappy), and .safetensors;
+/// an .npy IN with any other OUT name writes an .npy. The type
 /// mapping is npy-arrow's table (a record's fields become columns, an (n, d1, ...) array a
 /// tensor column, NaT a null). Arrow and Parquet input is read twice, batch by
 /// batch (once for the rows and string widths, once to write), and .npy input is streamed in

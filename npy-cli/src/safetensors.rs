@@ -10,7 +10,8 @@ use crate::format::{printable, shape, thousands};
 
 /// Whether `path` names a safetensors file (by its extension, as the format has no magic).
 pub fn is_safetensors(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "safetensors")
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("safetensors"))
 }
 
 /// One tensor in `npy info --json`.

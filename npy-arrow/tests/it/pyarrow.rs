@@ -532,3 +532,78 @@ fn columns_whose_dictionary_pyarrow_abandons_are_written_plain_the_rest_keep_it(
     .unwrap();
     assert_eq!(run_script(&python, CHECK_DICT, [dir.path()]).trim(), "ok");
 }
+
+const ROW_NULLS: &str = r"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+d = sys.argv[1]
+st = pa.table({'st': pa.array([{'a': 1}, {'a': 2}, {'a': 3}, None])})
+fl = pa.table({'v': pa.array([[1, 2], [3, 4], None], pa.list_(pa.int32(), 2))})
+for name, t in [('st', st), ('fl', fl)]:
+    pq.write_table(t, f'{d}/{name}.parquet')
+    with pa.ipc.new_file(f'{d}/{name}.arrow', t.schema) as w:
+        w.write_table(t)
+";
+
+#[test]
+fn a_null_record_or_list_row_is_refused_at_its_own_row_fill_or_not() {
+    let Some(python) = pyarrow_python("Parquet / IPC with a null struct or list row → npy")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    run_script(&python, ROW_NULLS, [dir.path()]);
+    for (name, row) in [("st", 3), ("fl", 2)] {
+        for ext in ["parquet", "arrow"] {
+            let input = dir.path().join(format!("{name}.{ext}"));
+            let out = dir.path().join("out.npy");
+            for fill in [None, Some(0.0)] {
+                let mut options = ConvertOptions::new();
+                if let Some(f) = fill {
+                    options.from_arrow = FromArrowOptions::new().fill(f);
+                }
+                let err = convert(&input, &out, &options, |_, _| {}).unwrap_err();
+                match err.kind() {
+                    ErrorKind::Nulls {
+                        nulls, first_row, ..
+                    } => assert_eq!((*nulls, *first_row), (1, row), "{name}.{ext} {fill:?}"),
+                    other => panic!("{name}.{ext}: {other:?}"),
+                }
+                assert!(!out.exists());
+            }
+        }
+    }
+}
+
+const SAME_FORMAT: &str = r"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+d = sys.argv[1]
+t = pa.table({'a': pa.array([1, None, 3], pa.int64()), 's': ['x', 'yy', None],
+              'f': pa.array([0.5, 1.5, None], pa.float32())})
+pq.write_table(t, f'{d}/t.parquet', row_group_size=2)
+with pa.ipc.new_file(f'{d}/t.arrow', t.schema) as w:
+    w.write_table(t, max_chunksize=2)
+";
+
+const SAME_CHECK: &str = r"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+d = sys.argv[1]
+want = pq.read_table(f'{d}/t.parquet')
+assert pq.read_table(f'{d}/u.parquet').equals(want), pq.read_table(f'{d}/u.parquet')
+got = pa.ipc.open_file(f'{d}/u.arrow').read_all()
+assert got.equals(pa.ipc.open_file(f'{d}/t.arrow').read_all()), got
+";
+
+#[test]
+fn parquet_to_parquet_and_ipc_to_ipc_rewrite_the_table() {
+    let Some(python) = pyarrow_python("Parquet → Parquet, IPC → IPC, read by pyarrow") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    run_script(&python, SAME_FORMAT, [dir.path()]);
+    for (from, to) in [("t.parquet", "u.parquet"), ("t.arrow", "u.arrow")] {
+        let (from, to) = (dir.path().join(from), dir.path().join(to));
+        convert(&from, &to, &ConvertOptions::new(), |_, _| {})
+            .unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+    }
+    run_script(&python, SAME_CHECK, [dir.path()]);
+}

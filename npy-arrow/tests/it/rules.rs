@@ -279,3 +279,47 @@ fn large_records_gathered_on_several_threads_keep_every_field() {
     }
     assert_eq!(a.len(), n as usize);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_named_as_a_table_is_refused_at_once() {
+    // Opening a FIFO for reading waits for a writer; the table readers must refuse it as the
+    // .npy reader does, never wait.
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["f.arrow", "f.parquet"] {
+        let fifo = dir.path().join(name);
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let out = dir.path().join("out.npy");
+        let err = convert(&fifo, &out, &ConvertOptions::new(), |_, _| {}).unwrap_err();
+        assert!(
+            matches!(
+                err.kind(),
+                ErrorKind::Npy(e) if matches!(
+                    e.kind(),
+                    npy_core::ErrorKind::NotRegularFile { found: "a FIFO", .. }
+                )
+            ),
+            "{name}: {err}"
+        );
+        assert_eq!(err.path(), Some(fifo.as_path()));
+    }
+}
+
+#[test]
+fn extensions_are_matched_in_any_case() {
+    use npy_arrow::Format;
+    for (name, want) in [
+        ("a.Parquet", Format::Parquet),
+        ("a.NPZ", Format::Npz),
+        ("a.Npy", Format::Npy),
+        ("a.ARROW", Format::Ipc),
+        ("a.Feather", Format::Ipc),
+    ] {
+        assert_eq!(Format::of(std::path::Path::new(name)), Some(want), "{name}");
+    }
+    assert_eq!(Format::of(std::path::Path::new("a.txt")), None);
+}
