@@ -154,10 +154,17 @@ fn data_type_for(dtype: &DType) -> Result<(DataType, bool), Error> {
                 Primitive::F64 => DataType::Float64,
                 Primitive::C64 => complex_type(DataType::Float32),
                 Primitive::C128 => complex_type(DataType::Float64),
-                Primitive::LongDouble { .. } | Primitive::CLongDouble { .. } => {
+                Primitive::LongDouble { .. } => {
                     return Err(unsupported_dtype(
                         dtype,
                         "Arrow has no extended-precision float; convert with astype('f8') \
+                         (which rounds) first",
+                    ))
+                }
+                Primitive::CLongDouble { .. } => {
+                    return Err(unsupported_dtype(
+                        dtype,
+                        "Arrow has no extended-precision float; convert with astype('c16') \
                          (which rounds) first",
                     ))
                 }
