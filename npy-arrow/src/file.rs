@@ -1145,42 +1145,58 @@ pub fn convert(
         (Format::Ipc | Format::Parquet, Format::Npy | Format::Npz) => {
             arrow_to_npy(input, from, output, to, options, &mut progress)
         }
-        #[cfg(feature = "parquet")]
-        (Format::Ipc, Format::Parquet) => {
-            let schema = ipc_schema(input)?;
-            write_parquet(output, &schema, |push| {
-                read_ipc(input, |_| Ok(()), |b| push(&b))
-            })
-        }
-        #[cfg(feature = "parquet")]
-        (Format::Parquet, Format::Ipc) => {
-            let schema = parquet_schema(input)?;
-            let rows = options.batch_rows.unwrap_or(64 * 1024);
-            write_ipc(output, &schema, |push| {
-                read_parquet(input, rows, |_| Ok(()), |b| push(&b))
-            })
+        (Format::Ipc | Format::Parquet, Format::Ipc | Format::Parquet) => {
+            table_to_table(input, from, output, to, options)
         }
         (Format::Npy | Format::Npz, Format::Npy | Format::Npz) => {
             npy_to_npy(input, output, to, member)
         }
-        (Format::Ipc, Format::Ipc) => {
-            let schema = ipc_schema(input)?;
-            write_ipc(output, &schema, |push| {
-                read_ipc(input, |_| Ok(()), |b| push(&b))
-            })
-        }
-        #[cfg(feature = "parquet")]
-        (Format::Parquet, Format::Parquet) => {
-            let schema = parquet_schema(input)?;
-            let rows = options.batch_rows.unwrap_or(64 * 1024);
-            write_parquet(output, &schema, |push| {
-                read_parquet(input, rows, |_| Ok(()), |b| push(&b))
-            })
-        }
         #[allow(unreachable_patterns, reason = "reached without feature `parquet`")]
-        _ => Err(Error::new(ErrorKind::Invalid(
-            "Parquet needs npy-arrow's feature `parquet`".into(),
-        ))),
+        _ => Err(no_parquet()),
+    }
+}
+
+/// The error of a Parquet input or output without the `parquet` feature.
+fn no_parquet() -> Error {
+    Error::new(ErrorKind::Invalid(
+        "Parquet needs npy-arrow's feature `parquet`".into(),
+    ))
+}
+
+/// An Arrow IPC or Parquet table (`from`) written as either (`to`), batch by batch: Parquet
+/// is read `batch_rows` rows at a time (default 64 Ki), IPC a record batch at a time.
+fn table_to_table(
+    input: &Path,
+    from: Format,
+    output: &Path,
+    to: Format,
+    options: &ConvertOptions,
+) -> Result<(), Error> {
+    // Only Parquet reads in batches of rows.
+    #[cfg(not(feature = "parquet"))]
+    let _ = options;
+    let schema = match from {
+        Format::Ipc => ipc_schema(input)?,
+        #[cfg(feature = "parquet")]
+        Format::Parquet => parquet_schema(input)?,
+        _ => return Err(no_parquet()),
+    };
+    let read = |push: &mut dyn FnMut(&RecordBatch) -> Result<(), Error>| match from {
+        Format::Ipc => read_ipc(input, |_| Ok(()), |b| push(&b)),
+        #[cfg(feature = "parquet")]
+        Format::Parquet => read_parquet(
+            input,
+            options.batch_rows.unwrap_or(64 * 1024),
+            |_| Ok(()),
+            |b| push(&b),
+        ),
+        _ => Err(no_parquet()),
+    };
+    match to {
+        Format::Ipc => write_ipc(output, &schema, read),
+        #[cfg(feature = "parquet")]
+        Format::Parquet => write_parquet(output, &schema, read),
+        _ => Err(no_parquet()),
     }
 }
 
@@ -1201,9 +1217,7 @@ fn arrow_to_npy(
             Format::Ipc => read_ipc(input, s, f),
             #[cfg(feature = "parquet")]
             Format::Parquet => read_parquet(input, rows_per, s, f),
-            _ => Err(Error::new(ErrorKind::Invalid(
-                "Parquet needs npy-arrow's feature `parquet`".into(),
-            ))),
+            _ => Err(no_parquet()),
         }
     };
     // Only Parquet reads in batches of rows.
