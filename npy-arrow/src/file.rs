@@ -357,24 +357,13 @@ fn transpose_f_to_c(data: &Buffer, shape: &[u64], itemsize: usize) -> Buffer {
     out.into()
 }
 
-/// What [`with_source`] makes of an object array's pickle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Objects {
-    /// Decoded into values (within npy-pickle's budget).
-    Decoded,
-    /// Left as the data, unread.
-    Raw,
-}
-
 /// Opens the `.npy` at `path` (or member `member` of the `.npz` at `path`) and runs `f` on it;
 /// `whole`: `f` reads the whole array ([`Source::whole`]), which may then be read through
-/// `read_dyn`'s columns here. An object array is decoded first unless `objects` is `Raw`:
-/// its data is then the pickle, unread.
+/// `read_dyn`'s columns here. An object array is decoded first (npy-pickle).
 fn with_source<T>(
     path: &Path,
     member: Option<&str>,
     whole: bool,
-    objects: Objects,
     f: impl FnOnce(&mut Source<'_>) -> Result<T, Error>,
 ) -> Result<T, Error> {
     let is_npz = path.extension().is_some_and(|e| e == "npz");
@@ -387,7 +376,7 @@ fn with_source<T>(
         }
         let mut reader = NpyReader::open(path).at_path(path)?;
         let meta = reader.meta().clone();
-        if meta.dtype() == &npy_core::DType::Object && objects == Objects::Decoded {
+        if meta.dtype() == &npy_core::DType::Object {
             let objects = npy_pickle::read_dyn(path).at_path(path)?;
             let mut none: &[u8] = &[];
             let mut source = Source {
@@ -435,7 +424,7 @@ fn with_source<T>(
         .npy_reader(&key)
         .map_err(|e| Error::from(e).at_path(path).in_member(&key))?;
     let meta = reader.meta().clone();
-    if meta.dtype() == &npy_core::DType::Object && objects == Objects::Decoded {
+    if meta.dtype() == &npy_core::DType::Object {
         let objects = { reader }
             .read_dyn_with(&npy_pickle::PickleCodec::default())
             .map_err(|e| Error::from(e).at_path(path).in_member(&key))?;
@@ -485,7 +474,7 @@ fn with_source<T>(
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_npy(path: impl AsRef<Path>) -> Result<RecordBatch, Error> {
-    with_source(path.as_ref(), None, true, Objects::Decoded, whole)
+    with_source(path.as_ref(), None, true, whole)
 }
 
 /// The `.npy` bytes `bytes` (a whole file, typically a memory map) as one [`RecordBatch`]
@@ -540,7 +529,7 @@ pub fn batch_from_npy_bytes(
 /// # Errors
 /// As [`read_npy`], plus npz errors (a missing member), naming the path and the member.
 pub fn read_npz_member(path: impl AsRef<Path>, key: &str) -> Result<RecordBatch, Error> {
-    with_source(path.as_ref(), Some(key), true, Objects::Decoded, whole)
+    with_source(path.as_ref(), Some(key), true, whole)
 }
 
 /// Streams the `.npy` at `path` (or an `.npz` member) as batches of about [`BATCH_BYTES`]
@@ -558,7 +547,7 @@ pub fn for_each_batch(
     schema: impl FnOnce(SchemaRef) -> Result<(), Error>,
     mut f: impl FnMut(RecordBatch, u64, u64) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    with_source(path.as_ref(), member, false, Objects::Decoded, |s| {
+    with_source(path.as_ref(), member, false, |s| {
         schema(s.schema()?)?;
         s.for_each_batch(batch_rows, &mut f)
     })
@@ -1057,7 +1046,7 @@ pub fn convert(
     let member = options.member.as_deref();
     match (from, to) {
         (Format::Npy | Format::Npz, Format::Ipc) => {
-            let schema = with_source(input, member, false, Objects::Decoded, |s| s.schema())?;
+            let schema = with_source(input, member, false, |s| s.schema())?;
             write_ipc(output, &schema, |push| {
                 for_each_batch(
                     input,
@@ -1074,17 +1063,16 @@ pub fn convert(
         }
         #[cfg(feature = "parquet")]
         (Format::Npy | Format::Npz, Format::Parquet) => {
-            let (schema, rows, row_bytes, plan) =
-                with_source(input, member, false, Objects::Decoded, |s| {
-                    let row_bytes = s.row_bytes()?;
-                    Ok((
-                        s.schema()?,
-                        default_rows(row_bytes, PARQUET_BATCH_BYTES),
-                        usize::try_from(row_bytes)
-                            .map_err(|_| overflow("row size", row_bytes.to_string()))?,
-                        ColumnPlan::new(s.meta.dtype(), s.row_shape(), &s.name)?,
-                    ))
-                })?;
+            let (schema, rows, row_bytes, plan) = with_source(input, member, false, |s| {
+                let row_bytes = s.row_bytes()?;
+                Ok((
+                    s.schema()?,
+                    default_rows(row_bytes, PARQUET_BATCH_BYTES),
+                    usize::try_from(row_bytes)
+                        .map_err(|_| overflow("row size", row_bytes.to_string()))?,
+                    ColumnPlan::new(s.meta.dtype(), s.row_shape(), &s.name)?,
+                ))
+            })?;
             // Each column of a batch's bytes is built on the thread that encodes it, in the
             // type Parquet stores. Its errors are the input's (a value the Arrow type cannot
             // hold): they name the input and its member (an .npz member's column plan is
@@ -1119,7 +1107,7 @@ pub fn convert(
                 Vec::new()
             };
             write_parquet_with(output, &schema, &plain, Some(gather), |push, stored| {
-                with_source(input, member, false, Objects::Decoded, |s| {
+                with_source(input, member, false, |s| {
                     s.for_each_chunk(
                         options.batch_rows.or(Some(rows)),
                         &mut |chunk, done, total| {
@@ -1149,7 +1137,8 @@ pub fn convert(
             table_to_table(input, from, output, to, options)
         }
         (Format::Npy | Format::Npz, Format::Npy | Format::Npz) => {
-            npy_to_npy(input, output, to, member)
+            // One array copied between a file and an archive: npy-npz's job.
+            npy_npz::convert(input, output, member).map_err(Error::from)
         }
         #[allow(unreachable_patterns, reason = "reached without feature `parquet`")]
         _ => Err(no_parquet()),
@@ -1296,58 +1285,6 @@ fn arrow_to_npy(
             Ok(())
         }
     }
-}
-
-/// `.npy` ↔ `.npz` (one member): the array's bytes copied. The data of a dtype holding
-/// objects is a pickle of its own length, not `nbytes`: it is copied whole, as it is, once it
-/// decodes (so the copy keeps what the pickle shares, and numpy reads it as it reads the
-/// input); one that does not decode is refused.
-fn npy_to_npy(input: &Path, output: &Path, to: Format, member: Option<&str>) -> Result<(), Error> {
-    let mut tmp = tempfile::tempfile().at_path(output)?;
-    let key = with_source(input, member, false, Objects::Raw, |s| {
-        let mut w = BufWriter::new(&mut tmp);
-        let header = npy_core::Header {
-            dtype: s.meta.dtype().clone(),
-            fortran_order: s.meta.order().is_fortran(),
-            shape: s.meta.shape().to_vec(),
-        };
-        w.write_all(&header.to_bytes(None)?)?;
-        if s.meta.dtype().has_object() {
-            // Copied once it decodes, within npy-pickle's budget (which counts the pickle's
-            // own bytes): numpy unpickles it to load the array, so one it cannot load (cut
-            // short, empty) is refused rather than copied.
-            let limits = npy_pickle::PickleLimits::default();
-            let mut pickle = Vec::new();
-            (&mut s.data)
-                .take(limits.max_bytes.saturating_add(1))
-                .read_to_end(&mut pickle)?;
-            npy_pickle::loads_with(&pickle, &limits)
-                .map_err(|e| Error::from(npy_core::Error::from(e)))?;
-            w.write_all(&pickle)?;
-            w.flush()?;
-            return Ok(s.name.clone());
-        }
-        let n = s.meta.nbytes();
-        let copied = std::io::copy(&mut (&mut s.data).take(n), &mut w)?;
-        if copied < n {
-            return Err(Error::new(ErrorKind::Truncated {
-                needed: n,
-                found: copied,
-            }));
-        }
-        w.flush()?;
-        Ok(s.name.clone())
-    })?;
-    tmp.rewind().at_path(output)?;
-    if to == Format::Npz {
-        let mut npz = npy_npz::NpzWriter::create(output).at_path(output)?;
-        npz.add_npy(&key, BufReader::new(tmp)).at_path(output)?;
-        npz.finish().at_path(output)?;
-        return Ok(());
-    }
-    let mut out = Atomic::create(output)?;
-    std::io::copy(&mut tmp, out.file()).at_path(output)?;
-    out.commit()
 }
 
 fn ipc_schema(path: &Path) -> Result<SchemaRef, Error> {

@@ -166,6 +166,21 @@ pub enum ErrorKind {
 
     /// Writing: a member name already in the archive (numpy refuses `savez(f, x, arr_0=y)`).
     DuplicateMember,
+    /// [`crate::convert`]: a member key was given for an input that is a `.npy` file, not an
+    /// archive.
+    MemberOfNpy {
+        /// The key given.
+        key: String,
+    },
+    /// [`crate::convert`]: the input archive holds other than one array and no member key
+    /// was given.
+    ChooseMember {
+        /// The archive's keys.
+        keys: Vec<String>,
+    },
+    /// [`crate::convert`] of an object array (`|O`) without the feature `pickle`: its pickle
+    /// is copied only once it decodes, which needs npy-pickle.
+    NeedsPickle,
 }
 
 /// What is wrong with the zip container, for [`ErrorKind::Container`].
@@ -292,7 +307,10 @@ impl Error {
             MissingMember { .. } | NotNpyMember { .. } | NotStored => Category::Mismatch,
             Unbacked { .. } => Category::Limit,
             UnsupportedMethod { .. } | Encrypted | UnsupportedFlags { .. } => Category::Unsupported,
-            InvalidKey { .. } | DuplicateMember => Category::Usage,
+            InvalidKey { .. } | DuplicateMember | MemberOfNpy { .. } | ChooseMember { .. } => {
+                Category::Usage
+            }
+            NeedsPickle => Category::Unsupported,
         }
     }
 }
@@ -428,6 +446,19 @@ impl fmt::Display for ErrorKind {
             ),
             InvalidKey { reason } => write!(f, "invalid key: {reason}"),
             DuplicateMember => f.write_str("already in the archive"),
+            MemberOfNpy { key } => write!(
+                f,
+                "member {key:?} was asked of a file that is not an .npz"
+            ),
+            ChooseMember { keys } => write!(
+                f,
+                "the archive holds {} arrays ({}); choose one with a member key",
+                keys.len(),
+                keys.join(", ")
+            ),
+            NeedsPickle => f.write_str(
+                "an object array's pickle is copied only once it decodes, which needs npy-npz's feature `pickle`",
+            ),
         }
     }
 }

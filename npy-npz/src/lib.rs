@@ -21,6 +21,7 @@
 //! | stream rows | [`NpzArchive::npy_reader`] |
 //! | view in place | [`NpzArchive::view`] (over bytes in memory) |
 //! | write | [`NpzWriter::create`]`(path)?`, [`add`](NpzWriter::add), [`finish`](NpzPathWriter::finish) |
+//! | one array `.npy` ↔ `.npz` | [`convert`]`(input, output, member)` |
 //!
 //! # Examples
 //! ```
@@ -78,6 +79,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod convert;
 mod error;
 mod inflate;
 pub mod limits;
@@ -88,6 +90,7 @@ mod read;
 mod write;
 mod zip;
 
+pub use convert::convert;
 pub use error::{Backing, ContainerFault, Error, ErrorKind};
 pub use names::{key_of, member_name, positional_key};
 pub use read::{Member, MemberReader, NpzArchive};
