@@ -1,7 +1,7 @@
 //! `npy convert IN OUT`: rewrite a file with another byte order, memory order or format version.
 
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use npy_core::{convert_file_with_progress, ByteOrder, ConvertOptions, Order, Version};
@@ -31,7 +31,8 @@ use crate::progress::Progress;
 /// refused at once.
 ///
 /// Other formats, chosen by extension (in any case): IN and OUT may be .npy, .npz (--member KEY
-/// picks the array), .arrow (the Arrow IPC file format) or .parquet (Snappy), and .safetensors;
+/// picks the array), .arrow (the Arrow IPC file format; a build with the feature `arrow`) or
+/// .parquet (Snappy; the feature `parquet`), and .safetensors;
 /// an .npy IN with any other OUT name writes an .npy. The type
 /// mapping is npy-arrow's table (a record's fields become columns, an (n, d1, ...) array a
 /// tensor column, NaT a null). Arrow and Parquet input is read twice, batch by
@@ -99,46 +100,144 @@ pub fn run(args: &Args) -> ExitCode {
             Err(e) => fail(&e, &args.input),
         };
     }
-    // safetensors integration point: IN.npz|IN.npy -> OUT.safetensors and back.
-    let (to_st, from_st) = (
-        crate::safetensors::is_safetensors(&args.output),
-        crate::safetensors::is_safetensors(&args.input),
-    );
-    if args.hint.is_some() && !to_st {
+    let (from, to) = (Format::of(&args.input), Format::of(&args.output));
+    if args.hint.is_some() && to != Format::Safetensors {
         let _ = writeln!(
             std::io::stderr(),
             "npy: --hint applies to a .safetensors OUT only (an .npy OUT keeps the descr numpy wrote)"
         );
         return ExitCode::from(2);
     }
-    if to_st || from_st {
-        if args.byte_order.is_some() || args.order.is_some() || args.version.is_some() {
-            let _ = writeln!(
-                std::io::stderr(),
-                "npy: --byte-order, --order and --version do not apply to safetensors (always little-endian C order)"
-            );
+    let layout = args.byte_order.is_some() || args.order.is_some() || args.version.is_some();
+    let (to_st, from_st) = (to == Format::Safetensors, from == Format::Safetensors);
+    if layout && (to_st || from_st) {
+        let _ = writeln!(
+            std::io::stderr(),
+            "npy: --byte-order, --order and --version do not apply to safetensors (always little-endian C order)"
+        );
+        return ExitCode::from(2);
+    }
+    if from.is_table() || to.is_table() {
+        if let Some((path, message)) = [(&args.input, from), (&args.output, to)]
+            .into_iter()
+            .find_map(|(p, f)| Some((p, f.missing_feature()?)))
+        {
+            report(format_args!(
+                "{}: {message}",
+                printable(&path.display().to_string())
+            ));
             return ExitCode::from(2);
         }
-        if let Some(code) = through_npz(args, to_st) {
-            return code;
+        if layout {
+            eprintln!("npy: --byte-order, --order and --version apply to .npy → .npy only");
+            return ExitCode::FAILURE;
         }
-        let result = if to_st {
-            let options = npy_safetensors::ToOptions::default().hint(args.hint);
-            npy_safetensors::to_safetensors(&args.input, &args.output, &options)
-        } else {
-            npy_safetensors::from_safetensors(&args.input, &args.output)
-        };
-        return match result {
+        // Without the feature `arrow`, `missing_feature` has refused every table above.
+        #[cfg(feature = "arrow")]
+        return tables(args, from, to);
+    }
+    match (from, to) {
+        (_, Format::Safetensors) | (Format::Safetensors, _) => {
+            let result = if to_st {
+                let options = npy_safetensors::ToOptions::default().hint(args.hint);
+                npy_safetensors::to_safetensors(&args.input, &args.output, &options)
+            } else {
+                npy_safetensors::from_safetensors(&args.input, &args.output)
+            };
+            match result {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    report(e);
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        (Format::Npy | Format::Other, Format::Npy | Format::Other) if args.member.is_none() => {
+            npy_to_npy(args)
+        }
+        _ if layout => {
+            eprintln!("npy: --byte-order, --order and --version apply to .npy → .npy only");
+            ExitCode::FAILURE
+        }
+        (Format::Other, _) | (_, Format::Other) => {
+            let path = if from == Format::Other {
+                &args.input
+            } else {
+                &args.output
+            };
+            report(format_args!(
+                "{}: the extension is none of .npy, .npz, .arrow (.ipc, .feather), .parquet",
+                printable(&path.display().to_string())
+            ));
+            ExitCode::FAILURE
+        }
+        _ => match npy_npz::convert(&args.input, &args.output, args.member.as_deref()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                report(e);
+                report(printable(&e.to_string()));
                 ExitCode::FAILURE
             }
-        };
+        },
     }
-    if let Some(code) = columnar(args) {
-        return code;
+}
+
+/// What `npy convert` reads and writes, by extension (in any case): decided once, for IN and
+/// for OUT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    /// `.npy`
+    Npy,
+    /// `.npz`
+    Npz,
+    /// `.arrow`, `.ipc`, `.feather`: the Arrow IPC file format.
+    Arrow,
+    /// `.parquet`
+    Parquet,
+    /// `.safetensors`
+    Safetensors,
+    /// Any other name: an `.npy` file, where both sides are one.
+    Other,
+}
+
+impl Format {
+    fn of(path: &Path) -> Format {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("npy") => Format::Npy,
+            Some("npz") => Format::Npz,
+            Some("arrow" | "ipc" | "feather") => Format::Arrow,
+            Some("parquet") => Format::Parquet,
+            Some("safetensors") => Format::Safetensors,
+            _ => Format::Other,
+        }
     }
+
+    fn is_table(self) -> bool {
+        matches!(self, Format::Arrow | Format::Parquet)
+    }
+
+    /// For a format this build cannot read or write: the feature that brings it, as the
+    /// message says it.
+    fn missing_feature(self) -> Option<&'static str> {
+        match self {
+            Format::Arrow if cfg!(not(feature = "arrow")) => Some(
+                "Arrow IPC files need the feature `arrow`, which this build of npy lacks: \
+                 cargo install npy-cli --features arrow (or --features full)",
+            ),
+            Format::Parquet if cfg!(not(feature = "parquet")) => Some(
+                "Parquet files need the feature `parquet`, which this build of npy lacks: \
+                 cargo install npy-cli --features parquet (or --features full)",
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// `.npy` → `.npy`: another byte order, memory order or format version (npy-core).
+fn npy_to_npy(args: &Args) -> ExitCode {
     let mut options = ConvertOptions::new();
     if let Some(b) = args.byte_order {
         options = options.byte_order(match b {
@@ -173,25 +272,22 @@ pub fn run(args: &Args) -> ExitCode {
     }
 }
 
-/// Conversions that involve Arrow IPC, Parquet or .npz (by IN's and OUT's extensions), done by
-/// npy-arrow: `None` for .npy to .npy, which the code above does.
-/// Arrow IPC or Parquet to safetensors, and back: safetensors converts from and to numpy
-/// arrays, so the table goes through a temporary `.npy` (named by IN's stem, which names the
-/// tensor) or `.npz` (a member per tensor) beside nothing the user sees, by
-/// [`columnar`]'s rules (one column → a plain array; several → a record, which safetensors
-/// refuses, naming it). `None` when neither side is a table.
-fn through_npz(args: &Args, to_st: bool) -> Option<ExitCode> {
-    use npy_arrow::Format;
-    let table = |p: &std::path::Path| matches!(Format::of(p), Some(Format::Ipc | Format::Parquet));
-    let side = if to_st { &args.input } else { &args.output };
-    if !table(side) {
-        return None;
+/// Conversions with an Arrow IPC or Parquet side (npy-arrow). With safetensors on the other
+/// side, the table goes through a temporary `.npy` (named by the table's stem, which names the
+/// tensor) or `.npz` (a member per tensor) beside nothing the user sees, by npy-arrow's rules
+/// (one column → a plain array; several → a record, which safetensors refuses, naming it).
+#[cfg(feature = "arrow")]
+fn tables(args: &Args, from: Format, to: Format) -> ExitCode {
+    if from != Format::Safetensors && to != Format::Safetensors {
+        return columnar(args);
     }
+    let to_st = to == Format::Safetensors;
+    let side = if to_st { &args.input } else { &args.output };
     let dir = match tempfile::tempdir() {
         Ok(d) => d,
         Err(e) => {
             report(format_args!("a temporary directory: {e}"));
-            return Some(ExitCode::FAILURE);
+            return ExitCode::FAILURE;
         }
     };
     let stem = side.file_stem().unwrap_or_else(|| "arr_0".as_ref());
@@ -202,30 +298,27 @@ fn through_npz(args: &Args, to_st: bool) -> Option<ExitCode> {
             hint: None,
             ..args.clone()
         };
-        match columnar(&step) {
-            Some(code) if code == ExitCode::SUCCESS => {}
-            Some(code) => return Some(code),
-            None => return None,
+        let code = columnar(&step);
+        if code != ExitCode::SUCCESS {
+            return code;
         }
         let options = npy_safetensors::ToOptions::default().hint(args.hint);
-        Some(
-            match npy_safetensors::to_safetensors(&middle, &args.output, &options) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    report(format_args!(
-                        "{}: {} (the table, read as numpy arrays)",
-                        printable(&args.input.display().to_string()),
-                        printable(&e.kind().to_string())
-                    ));
-                    ExitCode::FAILURE
-                }
-            },
-        )
+        match npy_safetensors::to_safetensors(&middle, &args.output, &options) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                report(format_args!(
+                    "{}: {} (the table, read as numpy arrays)",
+                    printable(&args.input.display().to_string()),
+                    printable(&e.kind().to_string())
+                ));
+                ExitCode::FAILURE
+            }
+        }
     } else {
         let middle = dir.path().join(stem).with_extension("npz");
         if let Err(e) = npy_safetensors::from_safetensors(&args.input, &middle) {
             report(e);
-            return Some(ExitCode::FAILURE);
+            return ExitCode::FAILURE;
         }
         columnar(&Args {
             input: middle,
@@ -234,26 +327,16 @@ fn through_npz(args: &Args, to_st: bool) -> Option<ExitCode> {
     }
 }
 
-fn columnar(args: &Args) -> Option<ExitCode> {
-    use npy_arrow::Format;
-    let formats = (Format::of(&args.input), Format::of(&args.output));
-    let plain = matches!(
-        formats,
-        (Some(Format::Npy) | None, Some(Format::Npy) | None)
-    );
-    if plain && args.member.is_none() {
-        return None;
-    }
-    if args.byte_order.is_some() || args.order.is_some() || args.version.is_some() {
-        eprintln!("npy: --byte-order, --order and --version apply to .npy → .npy only");
-        return Some(ExitCode::FAILURE);
-    }
+/// A conversion npy-arrow does (`.npy`/`.npz` to and from `.arrow`/`.parquet`, and between
+/// tables).
+#[cfg(feature = "arrow")]
+fn columnar(args: &Args) -> ExitCode {
     let mut options = npy_arrow::ConvertOptions::new();
     options.member.clone_from(&args.member);
     if let Some(fill) = args.fill {
         options.from_arrow = npy_arrow::FromArrowOptions::new().fill(fill);
     }
-    if npy_arrow::Format::of(&args.output) == Some(npy_arrow::Format::Parquet) {
+    if Format::of(&args.output) == Format::Parquet {
         keep_freed_memory();
     }
     let mut bar: Option<Progress> = None;
@@ -262,7 +345,7 @@ fn columnar(args: &Args) -> Option<ExitCode> {
             .set(done);
     });
     drop(bar);
-    Some(match result {
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let mut msg = String::new();
@@ -274,7 +357,7 @@ fn columnar(args: &Args) -> Option<ExitCode> {
             report(msg);
             ExitCode::FAILURE
         }
-    })
+    }
 }
 
 /// Asks glibc's allocator to keep the memory this process frees for its next allocations.
@@ -287,8 +370,9 @@ fn columnar(args: &Args) -> Option<ExitCode> {
 /// 168 → 144 ms and wall 198 → 139 ms (medians of 12 runs each, interleaved, load 3.8-4.9).
 /// The cost is memory kept until the process exits, which the conversion ends (peak 35 →
 /// 38 MB). Elsewhere than glibc, nothing.
+#[cfg(feature = "arrow")]
 fn keep_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[cfg(all(feature = "parquet", target_os = "linux", target_env = "gnu"))]
     #[allow(unsafe_code, reason = "the one libc call that sets glibc's thresholds")]
     {
         // SAFETY: mallopt only changes two of glibc's thresholds; it takes no pointer, and a

@@ -281,7 +281,7 @@ impl<'a> Report<'a> {
     /// The report of the file at `path`, or of the remote object opened from it.
     fn read(
         path: &'a Path,
-        remote: Option<npy_object_store::BlockingObject>,
+        remote: Option<crate::remote::BlockingObject>,
     ) -> Result<Report<'a>, Error> {
         if let Some(object) = remote {
             let (info, file_size) = crate::remote::info(path, object)?;

@@ -16,7 +16,7 @@
 //! `"member"`, the key numpy uses, and `"compressed_size"`); `npy header X.npz --member KEY`
 //! prints a member's header and `npy show X.npz --member KEY` its values.
 //!
-//! `info`, `header`, `show` and `convert` read URLs as well as paths (`s3://`, `gs://`,
+//! With the feature `remote`, `info`, `header`, `show` and `convert` read URLs as well as paths (`s3://`, `gs://`,
 //! `az://`, `http(s)://`, `file://`; `.npy` and `.npz`) by ranged GETs, with credentials and
 //! endpoints from the standard environment variables (`AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`,
 //! `AWS_ACCESS_KEY_ID`, …); the output is the local file's, with the URL where a path is
@@ -69,6 +69,7 @@ mod header;
 mod info;
 mod npz;
 mod progress;
+#[cfg_attr(not(feature = "remote"), path = "remote_off.rs")]
 mod remote;
 mod safetensors;
 mod show;

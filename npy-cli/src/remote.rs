@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use npy_core::{Error, NpySource, ParsedHeader, TensorInfo};
 use npy_npz::NpzArchive;
-use npy_object_store::{BlockingObject, RemoteError};
+pub(crate) use npy_object_store::BlockingObject;
+use npy_object_store::RemoteError;
 
 /// Bytes of each GET of a download (`convert`'s input): memory stays at this, whatever the
 /// object's size.

@@ -3,16 +3,19 @@
 //! `--member`; errors name the file and exit 1.
 
 use std::ffi::OsStr;
+#[cfg(feature = "parquet")]
 use std::path::Path;
 
 use crate::common::{npy, stderr};
 
+#[cfg(feature = "parquet")]
 fn fixture(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../fixtures")
         .join(name)
 }
 
+#[cfg(feature = "parquet")]
 #[test]
 fn fixtures_round_trip_through_parquet_and_arrow_to_numpys_bytes() {
     let dir = tempfile::tempdir().unwrap();
@@ -68,6 +71,7 @@ fn an_npz_member_is_chosen_with_member() {
     assert_eq!(npy_core::read::<i64>(&out).unwrap().into_vec(), [3]);
 }
 
+#[cfg(feature = "parquet")]
 #[test]
 fn layout_flags_are_refused_for_other_formats() {
     let dir = tempfile::tempdir().unwrap();

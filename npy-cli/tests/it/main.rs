@@ -11,11 +11,13 @@ mod hostile;
 mod cat_append;
 mod convert;
 mod convert_columnar;
+mod features;
 mod header;
 mod info;
 mod npz;
 mod output_files;
 mod progress;
+#[cfg(feature = "remote")]
 mod remote;
 mod safetensors;
 mod show;

@@ -415,7 +415,12 @@ fn a_broken_archive_is_named_once() {
         vec!["convert", b, &out("a.npy")],
         vec!["convert", b, &out("a.parquet")],
         vec!["convert", b, &out("a.safetensors")],
-    ] {
+    ]
+    .into_iter()
+    // A build without Parquet refuses a.parquet before it reads the archive.
+    .filter(|args| {
+        cfg!(feature = "parquet") || !args.last().is_some_and(|a| a.ends_with(".parquet"))
+    }) {
         let o = npy(&args);
         let err = crate::common::stderr(&o);
         assert!(!o.status.success(), "{args:?}");

@@ -158,6 +158,7 @@ fn hostile_safetensors_is_an_error_not_a_crash() {
 /// bytes `save_file` writes for that column's values (read by pyarrow), named by IN's stem;
 /// a table of several columns is a record, which safetensors cannot hold: the error says so,
 /// not "not an .npy file". And safetensors back to Parquet gives pyarrow the values.
+#[cfg(feature = "parquet")]
 #[test]
 fn tables_go_to_safetensors_through_numpy_arrays() {
     let dir = scratch("tables");
