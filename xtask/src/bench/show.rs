@@ -50,10 +50,20 @@ pub fn measure(data: &Path, quick: bool) -> Result<Value, String> {
     Ok(json!({ "summary": summary, "json": json_, "load": load_average() }))
 }
 
-/// Builds `npy` (release); returns its path.
+/// Builds `npy` (release, `--features full`: the columnar and remote benches run its
+/// Parquet and URL paths); returns its path.
 pub(super) fn build_npy() -> Result<PathBuf, String> {
     let status = crate::bench::cargo()
-        .args(["build", "--release", "-q", "-p", "npy-cli", "--bin", "npy"])
+        .args([
+            "build",
+            "--release",
+            "-q",
+            "-p",
+            "npy-cli",
+            "--features",
+            "full",
+        ])
+        .args(["--bin", "npy"])
         .status()
         .map_err(|e| format!("cannot run cargo build: {e}"))?;
     if !status.success() {
