@@ -61,6 +61,9 @@
 //! 0 when every file was read and holds all the data its header describes; 1 when a file could
 //! not be read or is shorter than its header promises; 2 for a usage error.
 
+// One unsafe call (mallopt, in convert.rs) is allowed where it is made.
+#![deny(unsafe_code)]
+
 mod append;
 mod cat;
 mod convert;

@@ -171,9 +171,9 @@
 //! guarantees, whatever the bytes:
 //!
 //! - **No panic, no undefined behaviour.** Every malformed input is an [`Error`]. The crate is
-//!   `#![deny(unsafe_code)]` except the memory map (see below), a huge-page hint, the zip
-//!   crate's raw entry path for the parallel deflate and one `Vec::set_len` after an in-place
-//!   field write in the header fast path; byte reinterpretation goes
+//!   `#![deny(unsafe_code)]` except the memory map (see below; `mmap.rs`), a huge-page hint
+//!   (`hugepage.rs`) and one `Vec::set_len` after an in-place field write in the header fast
+//!   path (`dtype/descr.rs`); byte reinterpretation goes
 //!   through bytemuck's checked casts and is run under Miri (`cargo xtask miri`). Fuzzed with
 //!   cargo-fuzz (`fuzz/`) and tested with a hostile table and seeded mutations of every fixture
 //!   (`tests/it/malformed.rs`, `tests/alloc_bound.rs`).

@@ -126,17 +126,12 @@ impl<T: NpyElement + CheckedBitPattern> NpyMmap<T> {
     /// The elements in memory order ([`NpyMmap::order`]), borrowed from the mapping.
     #[allow(unsafe_code)]
     pub fn data(&self) -> &[T] {
-        if self.len == 0 {
-            return &[];
-        }
         // SAFETY: `open` checked, through `view_data`, that the `len` elements of `T` at byte
         // `start` of the map lie inside it, are aligned for `T` and each hold a valid bit
         // pattern of `T`. The map's length and contents do not change while `self` lives: the
         // map is private and read-only, and the caller of `open` promised the file is not
         // modified or truncated. The borrow of `self` keeps the map alive.
-        unsafe {
-            std::slice::from_raw_parts(self.map.as_ptr().add(self.start).cast::<T>(), self.len)
-        }
+        unsafe { mapped(&self.map, self.start, self.len) }
     }
 
     /// The array as a view borrowed from the mapping.
@@ -317,16 +312,11 @@ impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
     /// The elements in memory order ([`NpyMmapMut::order`]).
     #[allow(unsafe_code)]
     pub fn data(&self) -> &[T] {
-        if self.len == 0 {
-            return &[];
-        }
         // SAFETY: as `NpyMmap::data`: `map` checked through `view_data` that `len` elements of
         // `T` at byte `start` lie inside the map, aligned, each a valid bit pattern; since
         // then only values of `T` were written (through `data_mut`, `T: NoUninit`), and the
         // caller promised no one else writes or truncates the file.
-        unsafe {
-            std::slice::from_raw_parts(self.map.as_ptr().add(self.start).cast::<T>(), self.len)
-        }
+        unsafe { mapped(&self.map, self.start, self.len) }
     }
 
     /// The elements in memory order, writable; writes reach the file.
@@ -403,4 +393,21 @@ fn element_dtype<T: NpyElement>() -> Result<DType, Error> {
         })),
         dtype => Ok(dtype),
     }
+}
+
+/// The `len` elements of `T` at byte `start` of `map`: the one place a map's bytes become
+/// elements (both maps' `data`).
+///
+/// # Safety
+/// The `len` elements of `T` at byte `start` lie inside `map`, are aligned for `T` and each
+/// hold a valid bit pattern of `T` (what `view_data` checks when a map is made), and nothing
+/// writes them while the slice lives.
+#[allow(unsafe_code)]
+unsafe fn mapped<T>(map: &[u8], start: usize, len: usize) -> &[T] {
+    if len == 0 {
+        return &[];
+    }
+    // SAFETY: the caller's contract: the range is inside `map`, aligned and valid for `T`;
+    // the slice borrows `map`, so the mapping outlives it.
+    unsafe { std::slice::from_raw_parts(map.as_ptr().add(start).cast::<T>(), len) }
 }

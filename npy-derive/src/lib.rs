@@ -22,6 +22,8 @@
 //!
 //! The code lives in `attr.rs` (the `#[npy(...)]` attributes) and `expand.rs` (checks and the
 //! generated impl).
+
+#![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod attr;

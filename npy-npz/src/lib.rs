@@ -77,6 +77,7 @@
 //! Object members (`|O`) are decoded by npy-core's dynamic read with the archive's
 //! [`npy_core::ReadOptions`], whatever decoder those options name.
 
+#![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod convert;

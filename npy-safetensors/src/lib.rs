@@ -32,6 +32,8 @@
 //! # Ok(()) }
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod dtype;
 mod error;
 mod file;

@@ -35,6 +35,8 @@
 //! # Ok::<(), npy_sparse::Error>(())
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod error;
 mod matrix;
 

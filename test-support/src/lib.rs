@@ -7,6 +7,7 @@
 //! from the real files in `fixtures/external/` and their README.txt; nothing is computed from
 //! our own output.
 
+#![forbid(unsafe_code)]
 // Lint policy for test support (see README.md "Checks"): its helpers panic by design, since
 // a panic is how a test reports a failed expectation or a broken fixture set.
 #![allow(clippy::missing_panics_doc)]
