@@ -6,9 +6,23 @@ use std::path::{Path, PathBuf};
 /// An error of this crate: a [`ErrorKind`] and where it happened.
 ///
 /// Boxed, so that every `Result` of the crate stays one pointer wide.
-#[derive(Debug)]
 pub struct Error {
     inner: Box<Inner>,
+}
+
+/// `{:?}` is the message `Display` writes, so that `fn main() -> Result<(), Error>` and
+/// `unwrap` print it as anyhow's and std's errors do; `{:#?}` is the structure (kind, path, member).
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            return fmt::Display::fmt(self, f);
+        }
+        f.debug_struct("Error")
+            .field("kind", &self.inner.kind)
+            .field("path", &self.inner.path)
+            .field("member", &self.inner.member)
+            .finish()
+    }
 }
 
 #[derive(Debug)]

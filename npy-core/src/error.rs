@@ -950,8 +950,13 @@ impl fmt::Display for Error {
     }
 }
 
+/// `{:?}` is the message `Display` writes, so that `fn main() -> Result<(), Error>` and
+/// `unwrap` print it as anyhow's and std's errors do; `{:#?}` is the structure (kind, path).
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            return fmt::Display::fmt(self, f);
+        }
         let mut d = f.debug_struct("Error");
         d.field("kind", &self.inner.kind);
         if let Some(path) = &self.inner.path {

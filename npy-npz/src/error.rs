@@ -27,11 +27,25 @@ use npy_core::Category;
 /// assert_eq!(e.member(), Some("y"));
 /// # Ok::<(), npy_npz::Error>(())
 /// ```
-#[derive(Debug)]
 pub struct Error {
     kind: ErrorKind,
     path: Option<PathBuf>,
     member: Option<String>,
+}
+
+/// `{:?}` is the message `Display` writes, so that `fn main() -> Result<(), Error>` and
+/// `unwrap` print it as anyhow's and std's errors do; `{:#?}` is the structure (kind, path, member).
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            return fmt::Display::fmt(self, f);
+        }
+        f.debug_struct("Error")
+            .field("kind", &self.kind)
+            .field("path", &self.path)
+            .field("member", &self.member)
+            .finish()
+    }
 }
 
 /// What is wrong with an `.npz` archive, one of its members, or a write.

@@ -95,12 +95,26 @@ pub enum RemoteErrorKind {
 /// assert_eq!(err.to_string(), "memory:///missing.npy: not found");
 /// # }
 /// ```
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[error("{url}: {kind}")]
 pub struct RemoteError {
     url: String,
     #[source]
     kind: RemoteErrorKind,
+}
+
+/// `{:?}` is the message `Display` writes, so that `fn main() -> Result<(), Error>` and
+/// `unwrap` print it as anyhow's and std's errors do; `{:#?}` is the structure (URL, kind).
+impl std::fmt::Debug for RemoteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !f.alternate() {
+            return std::fmt::Display::fmt(self, f);
+        }
+        f.debug_struct("RemoteError")
+            .field("url", &self.url)
+            .field("kind", &self.kind)
+            .finish()
+    }
 }
 
 impl RemoteError {

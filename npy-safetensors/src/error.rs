@@ -137,8 +137,13 @@ impl From<npy_npz::Error> for Error {
     }
 }
 
+/// `{:?}` is the message `Display` writes, so that `fn main() -> Result<(), Error>` and
+/// `unwrap` print it as anyhow's and std's errors do; `{:#?}` is the structure (kind, path).
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            return fmt::Display::fmt(self, f);
+        }
         f.debug_struct("Error")
             .field("kind", &self.inner.0)
             .field("path", &self.inner.1)

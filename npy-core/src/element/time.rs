@@ -55,7 +55,7 @@ macro_rules! time_type {
         ///
         /// The unit is part of the type: reading a file whose unit (or multiplier) differs is
         /// [`ErrorKind::TypeMismatch`](crate::ErrorKind::TypeMismatch), never a silent reinterpretation. [`NAT`] ticks are NaT.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(transparent)]
         pub struct $name<U: Unit> {
             /// Ticks of `U` (since 1970-01-01T00:00 for datetimes).
@@ -89,6 +89,14 @@ macro_rules! time_type {
                     multiplier: 1,
                 };
                 f.write_str(&ty.value_str(self.ticks))
+            }
+        }
+
+        /// The type with its unit, then the value as numpy prints it:
+        /// `Datetime64[ms](2024-01-02T03:04:05.678)`, `Timedelta64[s](NaT)`.
+        impl<U: Unit> fmt::Debug for $name<U> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}({self})", <Self as NpyElement>::rust_name())
             }
         }
 

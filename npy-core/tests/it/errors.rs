@@ -249,3 +249,18 @@ fn categories() {
 fn result_is_small() {
     assert!(std::mem::size_of::<Result<f32, Error>>() <= 16);
 }
+
+/// `fn main() -> Result<(), npy_core::Error>` prints the error with `{:?}`: that is the
+/// message `Display` writes (naming the file), as anyhow's and std's errors print; `{:#?}`
+/// keeps the structure.
+#[test]
+fn debug_prints_the_message_and_alternate_debug_the_structure() {
+    let e = read::<f32>("no/such/dir/missing.npy").unwrap_err();
+    assert_eq!(format!("{e:?}"), e.to_string());
+    assert!(e.to_string().contains("missing.npy"), "{e}");
+    let tree = format!("{e:#?}");
+    assert!(
+        tree.starts_with("Error {") && tree.contains("kind:"),
+        "{tree}"
+    );
+}

@@ -231,3 +231,20 @@ fn chrono_conversions_agree_with_system_time() {
     let c = TimeDelta::try_from(Timedelta64::<S>::new(-90)).unwrap();
     assert_eq!(c, TimeDelta::seconds(-90));
 }
+
+/// `{:?}` of a time scalar names its type and unit, then the value as numpy's `str()` prints
+/// it (`str(np.datetime64(1704164645678, 'ms'))` is `2024-01-02T03:04:05.678`), not the
+/// unit's `PhantomData`.
+#[test]
+fn debug_names_the_unit_and_prints_the_value_as_numpy() {
+    use npy_core::element::units::{Ms, S};
+    use npy_core::{Datetime64, Timedelta64};
+    assert_eq!(
+        format!("{:?}", Datetime64::<Ms>::new(1_704_164_645_678)),
+        "Datetime64[ms](2024-01-02T03:04:05.678)"
+    );
+    assert_eq!(
+        format!("{:?}", Timedelta64::<S>::NAT),
+        "Timedelta64[s](NaT)"
+    );
+}
