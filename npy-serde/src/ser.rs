@@ -11,7 +11,10 @@ use crate::error::{Error, Result};
 /// Serialises `value` as a Python literal, exactly as Python's `repr` writes the same data.
 ///
 /// Structs and maps become dicts (`{'a': 1, 'b': 2}`), tuples and tuple structs become tuples
-/// (`(1,)`, `()`), sequences become lists, `None` and `()` become `None`, bytes become `b'...'`,
+/// (`(1,)`, `()`), sequences become lists — except the value of a struct field named `shape`,
+/// which becomes a tuple, as the `.npy` header's `shape` must be (numpy refuses a list there;
+/// format card, "header"), so a `Vec<u64>` shape writes a header numpy loads — `None` and `()`
+/// become `None`, bytes become `b'...'`,
 /// unit enum variants their name as a str and other variants a one-key dict
 /// `{'Variant': value}`.
 ///
@@ -95,6 +98,9 @@ pub struct Serializer<W> {
     non_finite_as_repr: bool,
     /// Greater than 0 while a dict key is being written.
     key_depth: usize,
+    /// Set while the value of a struct field named `shape` is written, until its sequence (if
+    /// it is one) opens: that sequence is written as a tuple.
+    shape_field: bool,
 }
 
 impl<W: fmt::Write> Serializer<W> {
@@ -104,6 +110,7 @@ impl<W: fmt::Write> Serializer<W> {
             out,
             non_finite_as_repr: false,
             key_depth: 0,
+            shape_field: false,
         }
     }
 
@@ -307,7 +314,10 @@ impl<'a, W: fmt::Write> ser::Serializer for &'a mut Serializer<W> {
         value.serialize(&mut *self)?;
         self.w("}")
     }
-    fn serialize_seq(self, _len: Option<usize>) -> Result<Compound<'a, W>> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a, W>> {
+        if std::mem::take(&mut self.shape_field) {
+            return self.serialize_tuple(len.unwrap_or(0));
+        }
         self.check_hashable("list")?;
         self.w("[")?;
         Ok(Compound {
@@ -448,7 +458,10 @@ impl<W: fmt::Write> ser::SerializeStruct for Compound<'_, W> {
     ) -> Result<()> {
         self.separator()?;
         self.ser.serialize_str_key(key)?;
-        value.serialize(&mut *self.ser)
+        self.ser.shape_field = key == "shape";
+        let written = value.serialize(&mut *self.ser);
+        self.ser.shape_field = false;
+        written
     }
     fn end(self) -> Result<()> {
         self.close()

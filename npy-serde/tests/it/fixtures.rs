@@ -111,3 +111,38 @@ fn w_f32_is_numpys_dict_repr() {
         r#"{"descr":"<f4","fortran_order":false,"shape":[4,64]}"#
     );
 }
+
+/// The header struct a user writes first, its shape a `Vec<u64>`: the literal is numpy's
+/// header text for every fixture with a string descr (its `shape` a tuple, `(4,)` for one
+/// dimension and `()` for none, as numpy writes and requires; a list is refused by
+/// `np.load`).
+#[test]
+fn a_vec_shape_is_written_as_numpys_tuple() {
+    #[derive(Serialize)]
+    struct UserHeader {
+        descr: String,
+        fortran_order: bool,
+        shape: Vec<u64>,
+    }
+    let mut checked = 0;
+    for (file, stored) in &manifest() {
+        let path = fixtures_dir().join(file);
+        let h = Header::read(&mut BufReader::new(File::open(&path).unwrap()))
+            .unwrap()
+            .header;
+        let Value::Str(descr) = h.dtype.to_descr_value() else {
+            continue;
+        };
+        let user = UserHeader {
+            descr,
+            fortran_order: h.fortran_order,
+            shape: h.shape.clone(),
+        };
+        let text = npy_serde::to_string(&user).unwrap();
+        assert_eq!(text, repr_of_stored(stored), "{file}");
+        checked += 1;
+    }
+    assert!(checked > 100, "{checked} fixtures with a string descr");
+    // Elsewhere a sequence stays a list.
+    assert_eq!(npy_serde::to_string(&vec![4u64, 64]).unwrap(), "[4, 64]");
+}

@@ -128,6 +128,9 @@ fn every_form_both_ways() {
             fortran_order: false,
             shape: vec![4, 64]
         },
+        // A `shape` field is written as the header's tuple (numpy refuses a list there), and
+        // a list reads back.
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (4, 64)}",
         "{'descr': '<f4', 'fortran_order': False, 'shape': [4, 64]}",
         "{'descr': '<f4', 'fortran_order': False, 'shape': (4, 64), }",
         "{'shape': (4,64), 'fortran_order': False, 'descr': '<f4'}"
