@@ -9,6 +9,8 @@ mod npz;
 mod differential;
 // Hostile archives built byte by byte (issue 23).
 mod hostile;
+// Latin-1 field names in members' headers (issue 42, F6).
+mod latin1;
 // What the path writers leave behind (unix: modes and listings).
 #[cfg(unix)]
 mod output_files;
