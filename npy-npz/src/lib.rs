@@ -123,9 +123,11 @@ pub fn exercise(bytes: &[u8]) {
 }
 
 /// Inflates `bytes` as a raw deflate stream with the two-thread inflate and compares it with
-/// libdeflate's one call: the same bytes whenever libdeflate inflates the stream (to at most
-/// 4 MiB); otherwise an error or bytes whose CRC-32 is returned with them. The fuzz target
-/// `fuzz/fuzz_targets/inflate.rs` feeds it hostile input; it panics only on a mismatch.
+/// the sequential inflate (libdeflate's one call), at two declared sizes: what libdeflate makes
+/// of the stream (up to 4 MiB) and the size the input's last three bytes name (up to 16 MiB,
+/// so that sizes a wrong split would fill are reachable, issue 42's F7). Both must give the
+/// same bytes and CRC-32, or the same error. The fuzz target `fuzz/fuzz_targets/inflate.rs`
+/// feeds it hostile input; it panics only on a mismatch.
 #[doc(hidden)]
 pub fn exercise_inflate(bytes: &[u8]) {
     parinflate::exercise(bytes);

@@ -8,10 +8,15 @@
 //!    block's header parsed strictly (complete Huffman codes with an end-of-block code) or a
 //!    stored block's `LEN`/`NLEN`, then its whole first block decoded and the next header
 //!    checked ([`find_split`]).
-//! 2. The calling thread inflates `[0, P)` with libdeflate, the stream ended with an empty
-//!    last block written over the bits after `P` (for a stored block at `P`, whose 3 header
-//!    bits can sit anywhere in the byte before its `LEN`, its header is kept and `LEN` 0
-//!    written instead of its own).
+//! 2. The calling thread inflates `[0, P)` with libdeflate, the stream ended with a block of
+//!    [`SENTINEL_LEN`] random bytes and an empty last block written over the bits after `P`
+//!    (for a stored block at `P`, whose 3 header bits can sit anywhere in the byte before its
+//!    `LEN`, its header is kept and `LEN` 0 written instead of its own). The output must end
+//!    with those random bytes: libdeflate reports neither where it stopped nor why, and a
+//!    stream whose own last block ends before `P`, or whose block goes on across `P` (so
+//!    that `P` was no boundary), stops elsewhere with output the archive chose (issue 42,
+//!    F7: a first stream ending in a `0` byte passed for the old one-byte sentinel `0`). The
+//!    bytes are drawn anew for every split, so no archive can hold them.
 //! 3. The second thread decodes from `P` with this module's small decoder ([`Decoder`]) into
 //!    16-bit symbols, where a back-reference reaching before `P` yields a marker naming the
 //!    window byte. At the first block boundary `Q` whose last 32 KiB of output hold no
@@ -26,9 +31,11 @@
 //! 4. The markers are resolved from the first half's last 32 KiB and the parts joined.
 //!
 //! The CRC-32 of each part is computed on the thread that made it and combined. Any decode
-//! error, size mismatch or boundary not found makes the caller fall back to one sequential
-//! libdeflate call, whose errors are the ones reported: a false-positive boundary costs time,
-//! never wrong data (the declared size and CRC-32 are checked over the joined output too).
+//! error, size mismatch, missing sentinel or boundary not found makes the caller fall back to
+//! one sequential libdeflate call, whose errors are the ones reported: a false-positive
+//! boundary costs time, never other bytes than the sequential inflate's (the sentinel shows
+//! that the first half's stream reached the boundary; the declared size and CRC-32 are
+//! checked over the joined output too, but an archive can make those fit what it likes).
 //!
 //! The output is a `head` and a `body` (one output, cut in two: an `.npy` header and the
 //! array's bytes, the latter an array's own memory): libdeflate writes the body directly,
@@ -443,6 +450,7 @@ fn find_split(data: &[u8], limit: usize) -> Option<(End, Decoder<'_>, bool)> {
     let from = data.len() / 2 * 8;
     let to = (data.len().min(data.len() / 2 + SEARCH_BYTES)) * 8;
     let mut budget = SEARCH_SYMBOLS;
+    let mark = Sentinel::random();
     for bit in from..to {
         if !plausible_block(data, bit) {
             continue;
@@ -453,9 +461,9 @@ fn find_split(data: &[u8], limit: usize) -> Option<(End, Decoder<'_>, bool)> {
         let mut dec = Decoder::new(data, bit, WINDOW, limit.min(budget));
         let end = if dec.bits.take(3) & 0b110 == 0 {
             // stored: LEN at the next byte boundary
-            End::Stored(dec.bits.pos().div_ceil(8))
+            End::Stored(dec.bits.pos().div_ceil(8), mark)
         } else {
-            End::Block(bit)
+            End::Block(bit, mark)
         };
         dec.bits = Bits::at(data, bit);
         match dec.block() {
@@ -477,35 +485,71 @@ fn find_split(data: &[u8], limit: usize) -> Option<(End, Decoder<'_>, bool)> {
 // ---------------------------------------------------------------------------------------
 // libdeflate from a bit
 
-/// Appends the `n` low bits of `v` at bit `*at` of `out` (whose bits from `*at` are zero).
-/// The byte the end of a first half inflates to ([`put_end`]).
-const SENTINEL: u8 = 0;
+/// Bytes of a first half's [`Sentinel`].
+const SENTINEL_LEN: usize = 16;
 
-/// Ends a first half at bit `at`: a non-final block of fixed codes holding the one literal
-/// [`SENTINEL`], then a final empty one (28 bits). The sentinel tells that libdeflate
-/// reached this end: a stream whose own final block ends at the split point stops before it
-/// (the sequential inflate refuses what follows that block, so the split must too).
-fn put_end(out: &mut Vec<u8>, at: &mut usize) {
-    // BFINAL 0, BTYPE 01; literal 0 (fixed code 00110000, sent from its first bit);
-    // end-of-block (7 zero bits); then BFINAL 1, BTYPE 01, end-of-block.
+/// Bytes after a first half's end byte that [`put_end`] may write over (its 3 + 16 x 9 + 7 +
+/// 10 bits, from any bit of the end byte, after the 4 bytes of a stored block's `LEN` and
+/// `NLEN`): the second half starts past them.
+const END_ROOM: usize = 32;
+
+/// The bytes the end of a first half inflates to ([`put_end`]): random, drawn for each split
+/// from std's `RandomState` (`SipHash` under keys the OS's randomness seeds), so that an
+/// archive cannot make libdeflate's output end with them except by reaching this end at a
+/// block boundary (by chance: one in 2^128 for output that does not depend on them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Sentinel([u8; SENTINEL_LEN]);
+
+impl Sentinel {
+    fn random() -> Sentinel {
+        use std::hash::BuildHasher;
+        let keys = std::collections::hash_map::RandomState::new();
+        let mut b = [0u8; SENTINEL_LEN];
+        for (i, chunk) in b.chunks_mut(8).enumerate() {
+            chunk.copy_from_slice(&keys.hash_one(i).to_le_bytes());
+        }
+        Sentinel(b)
+    }
+}
+
+/// Ends a first half at bit `at`: a non-final block of fixed codes holding the literals of
+/// `mark`, then a final empty one. The sentinel tells that libdeflate reached this end at a
+/// block boundary: a stream whose own final block ends before the split point stops there,
+/// and one whose block goes on across it decodes these bits as that block's codes (the
+/// sequential inflate refuses what such a member's size declares, so the split must too).
+fn put_end(out: &mut Vec<u8>, at: &mut usize, mark: &Sentinel) {
+    // BFINAL 0, BTYPE 01.
     put_bits(out, at, 0b010, 3);
-    put_bits(out, at, 0b0000_1100, 8);
+    for &lit in &mark.0 {
+        // Fixed codes: 0..=143 are 0x30.. in 8 bits, 144..=255 0x190.. in 9; a code goes
+        // from its most significant bit.
+        let (code, len) = if lit < 144 {
+            (0x30 + u32::from(lit), 8)
+        } else {
+            (0x190 + u32::from(lit) - 144, 9)
+        };
+        put_bits(out, at, code.reverse_bits() >> (32 - len), len);
+    }
+    // End-of-block (7 zero bits); then BFINAL 1, BTYPE 01, end-of-block.
     put_bits(out, at, 0, 7);
     put_bits(out, at, 0b011, 10);
 }
 
-/// The bytes a first half made before its end's [`SENTINEL`] (`n` made in all); `Fallback`
-/// when the sentinel is not there: the stream ended before the split point.
+/// The bytes a first half made before its end's [`Sentinel`] (`n` made in all); `Fallback`
+/// when the sentinel is not there: the stream did not reach the split point at a block
+/// boundary (it ended before it, or a block went on across it).
 fn before_end(out: &[u8], n: usize, end: End) -> Res<usize> {
-    if end == End::Stream {
-        return Ok(n);
-    }
-    match n.checked_sub(1) {
-        Some(k) if out.get(k) == Some(&SENTINEL) => Ok(k),
+    let mark = match end {
+        End::Stream => return Ok(n),
+        End::Block(_, mark) | End::Stored(_, mark) => mark,
+    };
+    match n.checked_sub(SENTINEL_LEN) {
+        Some(k) if out.get(k..n) == Some(&mark.0[..]) => Ok(k),
         _ => Err(Fallback),
     }
 }
 
+/// Appends the `n` low bits of `v` at bit `*at` of `out` (whose bits from `*at` are zero).
 fn put_bits(out: &mut Vec<u8>, at: &mut usize, v: u32, n: u32) {
     for k in 0..n {
         if *at / 8 == out.len() {
@@ -552,12 +596,12 @@ fn put_empty_block(out: &mut Vec<u8>, at: &mut usize, residue: usize) {
 enum End {
     /// Where `data`'s own stream does.
     Stream,
-    /// Before the block that starts at this bit: [`put_end`] follows.
-    Block(usize),
+    /// Before the block that starts at this bit: [`put_end`] with the sentinel follows.
+    Block(usize, Sentinel),
     /// Before the `LEN` (at this byte) of a stored block whose header precedes it: `LEN` 0
     /// and an empty last block follow. (A stored block's 3 header bits can sit anywhere in
     /// the byte before; this end takes them, wherever they are.)
-    Stored(usize),
+    Stored(usize, Sentinel),
 }
 
 /// A deflate stream that inflates to `window` and then to what `data`'s bits from `from`
@@ -566,8 +610,8 @@ enum End {
 fn resume_stream(data: &[u8], from: usize, end: End, window: &[u8]) -> Res<Vec<u8>> {
     let last = match end {
         End::Stream => data.len(),
-        End::Block(p) => p.div_ceil(8),
-        End::Stored(l) => l,
+        End::Block(p, _) => p.div_ceil(8),
+        End::Stored(l, _) => l,
     };
     let first = from / 8;
     if last > data.len() || first >= last {
@@ -595,19 +639,19 @@ fn resume_stream(data: &[u8], from: usize, end: End, window: &[u8]) -> Res<Vec<u
     }
     match end {
         End::Stream => {}
-        End::Block(p) => {
+        End::Block(p, mark) => {
             at = out.len() * 8;
             if p % 8 != 0 {
                 let partial = out.last_mut().ok_or(Fallback)?;
                 *partial &= (1u8 << (p % 8)) - 1;
                 at -= 8 - p % 8;
             }
-            put_end(&mut out, &mut at);
+            put_end(&mut out, &mut at, &mark);
         }
-        End::Stored(_) => {
+        End::Stored(_, mark) => {
             out.extend_from_slice(&[0, 0, 0xff, 0xff]);
             at = out.len() * 8;
-            put_end(&mut out, &mut at);
+            put_end(&mut out, &mut at, &mark);
         }
     }
     Ok(out)
@@ -687,16 +731,16 @@ fn place_end(buf: &mut [u8], end: End) -> Option<(usize, Saved)> {
             };
             return Some((buf.len(), saved));
         }
-        End::Block(p) => {
+        End::Block(p, mark) => {
             let mut t = vec![*buf.get(p / 8)? & ((1u8 << (p % 8)) - 1)];
             let mut bit = p % 8;
-            put_end(&mut t, &mut bit);
+            put_end(&mut t, &mut bit, &mark);
             (p / 8, t)
         }
-        End::Stored(l) => {
+        End::Stored(l, mark) => {
             let mut t = vec![0, 0, 0xff, 0xff];
             let mut bit = 32;
-            put_end(&mut t, &mut bit);
+            put_end(&mut t, &mut bit, &mark);
             (l, t)
         }
     };
@@ -721,8 +765,8 @@ fn resume_in_place(
 ) -> Res<usize> {
     let end_byte = match end {
         End::Stream => usize::MAX,
-        End::Block(p) => p / 8,
-        End::Stored(l) => l,
+        End::Block(p, _) => p / 8,
+        End::Stored(l, _) => l,
     };
     if from / 8 + 1 >= end_byte {
         return resume(buf, from, end, window, out);
@@ -869,10 +913,10 @@ pub(crate) fn inflate_split(
     // The first half's end is written in place in the bytes before `cut`; the second
     // thread reads from past them (its first block is decoded already).
     let cut = match end {
-        End::Block(p) => p / 8,
-        End::Stored(l) => l,
+        End::Block(p, _) => p / 8,
+        End::Stored(l, _) => l,
         End::Stream => return Err(Fallback),
-    } + 8;
+    } + END_ROOM;
     if pos / 8 < cut + 8 {
         return Err(Fallback);
     }
@@ -906,8 +950,8 @@ fn first_half(data: &mut [u8], end: End, out: &mut Output<'_>) -> Res<(usize, cr
             // A split this near the start (a member of a few blocks) is not worth it.
             let near = match end {
                 End::Stream => false,
-                End::Block(p) => dec.bits.pos() + 64 >= p,
-                End::Stored(l) => dec.bits.pos() + 64 >= l * 8,
+                End::Block(p, _) => dec.bits.pos() + 64 >= p,
+                End::Stored(l, _) => dec.bits.pos() + 64 >= l * 8,
             };
             if near {
                 return Err(Fallback);
@@ -1034,29 +1078,45 @@ pub(crate) fn inflate_parts(
     Ok(crc32fast::hash(&all))
 }
 
-/// See [`crate::exercise_inflate`].
+/// See [`crate::exercise_inflate`]: `bytes` as a raw deflate stream, inflated to each of two
+/// declared sizes, what libdeflate's one call makes of it (up to 4 MiB) and the size its
+/// last three bytes name (little-endian, up to 16 MiB: any size, so that a fuzzer can reach
+/// the sizes a wrong split would fill, issue 42's F7), with a head of as many bytes as its
+/// first byte says. The two-thread inflate must do exactly what the sequential one does:
+/// the same bytes and CRC-32, or the same error.
 pub(crate) fn exercise(bytes: &[u8]) {
-    let mut all = vec![0u8; 4 << 20];
     let head_len = usize::from(bytes.first().copied().unwrap_or(0));
-    match Decompressor::new().deflate_decompress(bytes, &mut all) {
-        Ok(n) => {
-            let hl = head_len.min(n);
-            let mut head = vec![0u8; hl];
-            let mut body = vec![0u8; n - hl];
-            let crc = inflate_parts(&mut bytes.to_vec(), &mut head, &mut body, true);
-            assert_eq!(crc.ok(), Some(crc32fast::hash(&all[..n])));
-            assert!(head == all[..hl] && body == all[hl..n]);
+    let mut all = vec![0u8; 4 << 20];
+    let made = Decompressor::new().deflate_decompress(bytes, &mut all).ok();
+    let named = match bytes {
+        [.., a, b, c] => usize::from(*a) | usize::from(*b) << 8 | usize::from(*c) << 16,
+        _ => 0,
+    };
+    for size in made.into_iter().chain([named]) {
+        agrees_with_sequential(bytes, size, head_len);
+    }
+}
+
+/// Panics unless [`inflate_parts`] on two threads gives for `bytes` inflated to `size` (a
+/// head of `head_len` bytes) what [`crate::inflate::inflate`] gives.
+fn agrees_with_sequential(bytes: &[u8], size: usize, head_len: usize) {
+    let sequential = crate::inflate::inflate(bytes, size);
+    let hl = head_len.min(size);
+    let (mut head, mut body) = (vec![0u8; hl], vec![0u8; size - hl]);
+    let mut data = bytes.to_vec();
+    let split = inflate_parts(&mut data, &mut head, &mut body, true);
+    assert!(data == bytes, "the compressed bytes were not put back");
+    match (sequential, split) {
+        (Ok(all), Ok(crc)) => {
+            assert_eq!(crc, crc32fast::hash(&all));
+            assert!(head == all[..hl] && body == all[hl..], "other bytes");
         }
-        Err(_) => {
-            let mut head = vec![0u8; head_len];
-            let mut body = vec![0u8; 4096];
-            if let Ok(crc) = inflate_parts(&mut bytes.to_vec(), &mut head, &mut body, true) {
-                let mut h = crc32fast::Hasher::new();
-                h.update(&head);
-                h.update(&body);
-                assert_eq!(crc, h.finalize());
-            }
-        }
+        (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}")),
+        (a, b) => panic!(
+            "size {size}: sequential {:?}, two threads {:?}",
+            a.map(|v| v.len()),
+            b
+        ),
     }
 }
 
@@ -1307,8 +1367,80 @@ mod tests {
         }
     }
 
+    /// r07's stream, scaled: `d1` deflated and finished (its last block final), bytes of
+    /// `0x5a`, then `d2` deflated at `level2`, starting `delta` bytes from the middle of the
+    /// whole (where the split is searched for); `None` when `d1`'s stream is too long for that.
+    fn stream_then_another(d1: &[u8], d2: &[u8], level2: u32, delta: isize) -> Option<Vec<u8>> {
+        use flate2::{Compress, Compression, FlushCompress};
+        let mut c = Compress::new(Compression::new(9), false);
+        let mut s1 = Vec::with_capacity(d1.len() + 1024);
+        let half = d1.len() / 2;
+        c.compress_vec(&d1[..half], &mut s1, FlushCompress::Full)
+            .unwrap();
+        c.compress_vec(&d1[half..], &mut s1, FlushCompress::Finish)
+            .unwrap();
+        let s2 = zlib(d2, level2);
+        // S2 starts at |S1| + g, the middle is (|S1| + g + |S2|) / 2.
+        let g = (s2.len() as isize + 2 * delta).checked_sub(s1.len() as isize)?;
+        let g = usize::try_from(g).ok()?;
+        let mut c = s1;
+        c.resize(c.len() + g, 0x5a);
+        c.extend_from_slice(&s2);
+        Some(c)
+    }
+
+    /// Issue 42, F7 (r07, scaled down): a first stream that ends early, garbage, and a second
+    /// stream from the middle on; sized as its first stream's bytes less `k` (the old
+    /// one-byte sentinel took `d1`'s last byte, 0, for itself at `k` 1) and then the second's,
+    /// and as other sizes around it. zipfile and the sequential inflate stop at the first
+    /// stream's final block; the split must give what the sequential inflate gives.
+    #[test]
+    fn r07_a_second_stream_at_the_split_is_refused_as_sequentially() {
+        let mut d1 = xorshift(100_128, 23);
+        *d1.last_mut().unwrap() = 0;
+        let d2: Vec<u8> = xorshift(1 << 20, 29).iter().map(|&b| b | 1).collect();
+        let c = stream_then_another(&d1, &d2, 0, 0).unwrap();
+        assert_eq!(c.len() / 2, c.len() - zlib(&d2, 0).len());
+        for k in [0, 1, 2, SENTINEL_LEN] {
+            agrees_with_sequential(&c, d1.len() - k + d2.len(), 128);
+        }
+        // The sequential inflate refuses each of those sizes: the stream holds d1 alone.
+        assert!(crate::inflate::inflate(&c, d1.len() - 1 + d2.len()).is_err());
+        assert_eq!(crate::inflate::inflate(&c, d1.len()).unwrap(), d1);
+        agrees_with_sequential(&c, d1.len(), 128);
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+        /// Streams that end at or around the split point (r07's kind): a finished stream,
+        /// garbage, and another from `delta` bytes off the middle, read at sizes near what
+        /// a split that ran on past the first stream's end would fill. The two-thread inflate
+        /// gives what the sequential one gives: the first stream's bytes or a refusal.
+        #[test]
+        fn stream_ends_around_the_split_agree_with_sequential(
+            k1 in 0u8..7,
+            n1 in 1usize..120_000,
+            k2 in 0u8..7,
+            n2 in 100_000usize..400_000,
+            seed in proptest::prelude::any::<u64>(),
+            level2 in 0u32..10,
+            delta in proptest::prop_oneof![proptest::prelude::Just(0isize), -300isize..300],
+            last in proptest::prop_oneof![proptest::prelude::Just(0u8), proptest::prelude::any::<u8>()],
+            back in 0usize..40,
+            hl in 0usize..300,
+        ) {
+            let mut d1 = kind(k1, n1, seed);
+            *d1.last_mut().unwrap() = last;
+            let d2 = kind(k2, n2, seed ^ 0x55);
+            let Some(c) = stream_then_another(&d1, &d2, level2, delta) else {
+                return Ok(());
+            };
+            let joined = |back: usize| d1.len().saturating_sub(back) + d2.len();
+            for size in [d1.len(), joined(0), joined(1), joined(SENTINEL_LEN), joined(back)] {
+                agrees_with_sequential(&c, size, hl);
+            }
+        }
 
         /// zlib's and libdeflate's streams of any kind of data, any level: the split inflate
         /// gives the bytes, whatever the head's length, or falls back to the same.

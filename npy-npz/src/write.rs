@@ -532,14 +532,11 @@ impl<W: Write + Seek> NpzWriter<W> {
     pub fn add_npy<R: Read>(&mut self, key: &str, mut npy: R) -> Result<(), Error> {
         let name = member_name(key)?;
         let parsed = Header::read(&mut npy)?;
+        // The header as read, in its version's encoding (latin-1 for 1.0 and 2.0): its text's
+        // UTF-8 bytes would not be the HEADER_LEN bytes numpy skips (issue 42, F6).
+        let header = parsed.to_bytes()?;
         self.member(name, |zip| {
-            let (major, minor) = parsed.version.bytes();
-            let mut prefix = b"\x93NUMPY".to_vec();
-            prefix.extend_from_slice(&[major, minor]);
-            let len = parsed.header_len.to_le_bytes();
-            prefix.extend_from_slice(&len[..parsed.version.len_field_size() as usize]);
-            zip.write_all(&prefix)?;
-            zip.write_all(parsed.text.as_bytes())?;
+            zip.write_all(&header)?;
             if parsed.header.dtype.has_object() {
                 io::copy(&mut npy, zip)?;
                 return Ok(());

@@ -427,3 +427,69 @@ fn a_broken_archive_is_named_once() {
         assert_eq!(err.matches("broken.npz").count(), 1, "{args:?}: {err}");
     }
 }
+
+/// Issue 42, F6 (r06): a record with latin-1 field names (`'é'`: one byte in a 1.0 header,
+/// two in UTF-8) through every command that writes an `.npz` member from an array: `npy pack`
+/// and `npy convert` of a `.npy` (the stream copied by `NpzWriter::add_npy`) and of a Parquet
+/// table. They wrote the header's UTF-8 after its latin-1 length, and np.load read the data a
+/// byte early (`[(266, 1024), ...]` for `[(1, 4), ...]`), without an error. numpy writes the
+/// inputs (pyarrow the table) and loads each archive; its names and values must be the input's.
+#[test]
+fn latin1_field_names_survive_pack_and_convert_to_npz() {
+    let Some(python) = npy_test_support::python::python_for("np.load of r06's archives") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    npy_test_support::python::run_script(
+        &python,
+        "import sys, numpy as np, pyarrow as pa, pyarrow.parquet as pq\n\
+         d = sys.argv[1]\n\
+         a = np.zeros(3, [('\u{e9}', '<i4'), ('b', '<i2')]); a['\u{e9}'] = [1, 2, 3]; a['b'] = [4, 5, 6]\n\
+         np.save(d + '/e1.npy', a)\n\
+         pq.write_table(pa.table({'\u{e9}': pa.array([1, 2, 3], pa.int32()), 'b': pa.array([4, 5, 6], pa.int16())}), d + '/e1.parquet')\n",
+        [d],
+    );
+    let runs: [(&[&str], &str); 3] = [
+        (&["pack", "p.npz", "e1.npy"], "p.npz"),
+        (&["convert", "e1.npy", "c.npz"], "c.npz"),
+        (&["convert", "e1.parquet", "q.npz"], "q.npz"),
+    ];
+    let mut outputs = Vec::new();
+    for (args, out) in runs {
+        let argv: Vec<std::path::PathBuf> = args
+            .iter()
+            .map(|a| {
+                if a.contains('.') {
+                    d.join(a)
+                } else {
+                    PathBuf::from(a)
+                }
+            })
+            .collect();
+        let o = npy(&argv);
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            crate::common::stderr(&o)
+        );
+        outputs.push(d.join(out));
+    }
+    let got = npy_test_support::python::run_script(
+        &python,
+        "import sys, numpy as np\n\
+         a = np.load(sys.argv[1])\n\
+         print(repr((a.dtype.names, a.tolist())))\n\
+         for f in sys.argv[2:]:\n\
+         \x20   with np.load(f) as z:\n\
+         \x20       m = z[z.files[0]]\n\
+         \x20   print(repr((m.dtype.names, m.tolist())))\n",
+        std::iter::once(d.join("e1.npy")).chain(outputs),
+    );
+    let mut lines = got.lines();
+    let want = lines.next().unwrap();
+    assert_eq!(want, "(('\u{e9}', 'b'), [(1, 4), (2, 5), (3, 6)])");
+    for (line, (args, _)) in lines.zip(runs) {
+        assert_eq!(line, want, "{args:?}");
+    }
+}

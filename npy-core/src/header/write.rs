@@ -182,10 +182,7 @@ impl ParsedHeader {
         let version = Version::from_bytes(bytes[6], bytes[7])
             .expect("to_bytes writes one of the versions it knows");
         let header_len = bytes.len() as u64 - version.prefix_len();
-        let encoded = match version {
-            Version::V3_0 => text.len(),
-            _ => text.chars().count(),
-        } as u64;
+        let encoded = encode(&text, version)?.len() as u64;
         // Unreachable from input, as above: to_bytes padded this text with fewer than
         // ARRAY_ALIGN spaces, so the difference is small and never negative.
         let padding = usize::try_from(header_len - encoded - 1)
@@ -199,5 +196,52 @@ impl ParsedHeader {
             header_len,
             text: stored,
         })
+    }
+
+    /// The prefix and header as stored: magic, version, the `HEADER_LEN` field and
+    /// [`ParsedHeader::text`] in the version's encoding (latin-1 for 1.0 and 2.0, one byte a
+    /// char; UTF-8 for 3.0), padding and newline included; the data follows these bytes.
+    ///
+    /// This is how a header read from a file is written out again (an `.npz` member copied
+    /// from an `.npy` stream): the text's chars are not its bytes, so `text.as_bytes()` would
+    /// give a 1.0 header with a field named `'é'` one byte more than its `HEADER_LEN` says,
+    /// and numpy would read the data a byte early. For a header [`Header::read`] returned, the
+    /// bytes it read; `HEADER_LEN` is the encoded text's length in bytes whatever
+    /// [`ParsedHeader::header_len`] holds, so the data offset is always where the bytes end.
+    ///
+    /// # Errors
+    /// [`ErrorKind::HeaderNotLatin1`] for a 1.0 or 2.0 header whose text has a char past
+    /// U+00FF; [`ErrorKind::HeaderTooLargeForVersion`] when the encoded text does not fit the
+    /// version's length field.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::{Header, WriteOptions};
+    /// let mut file = Header::new("[('\u{e9}', '<i4')]".parse()?, vec![1]).to_bytes(None)?;
+    /// file.extend_from_slice(&7i32.to_le_bytes());
+    /// let parsed = Header::read(&mut &file[..])?;
+    /// // 'é' is one byte in a 1.0 header (two in UTF-8): the bytes are the file's up to its data.
+    /// assert_eq!(parsed.data_offset(), 128);
+    /// assert_eq!(parsed.to_bytes()?, file[..128]);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
+        let encoded = encode(&self.text, self.version)?;
+        let total = encoded.len() as u64;
+        if total > self.version.max_header_len() {
+            return Err(Error::new(ErrorKind::HeaderTooLargeForVersion {
+                version: self.version,
+                len: total,
+                max: self.version.max_header_len(),
+            }));
+        }
+        let mut out = Vec::with_capacity(encoded.len() + 12);
+        out.extend_from_slice(MAGIC);
+        let (major, minor) = self.version.bytes();
+        out.extend_from_slice(&[major, minor]);
+        let len = total.to_le_bytes();
+        out.extend_from_slice(&len[..self.version.len_field_size() as usize]);
+        out.extend_from_slice(&encoded);
+        Ok(out)
     }
 }

@@ -11,6 +11,10 @@ mod convert;
 mod differential;
 // Hostile archives built byte by byte (issue 23).
 mod hostile;
+// Latin-1 field names in members' headers (issue 42, F6).
+mod latin1;
+// The two-thread inflate accepts what the sequential one does (issue 42, F7).
+mod split;
 // What the path writers leave behind (unix: modes and listings).
 #[cfg(unix)]
 mod output_files;
