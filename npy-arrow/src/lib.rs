@@ -89,6 +89,8 @@ mod error;
 mod file;
 mod from_arrow;
 #[cfg(feature = "parquet")]
+mod parquet_check;
+#[cfg(feature = "parquet")]
 mod parquet_write;
 mod to_arrow;
 
@@ -96,11 +98,12 @@ pub use arrow_array::RecordBatch;
 pub use error::{Error, ErrorKind};
 pub use file::{
     batch_from_npy_bytes, convert, for_each_batch, read_ipc, read_npy, read_npz_member, stem_name,
-    write_ipc, ConvertOptions, Format, BATCH_BYTES, MAX_UNBACKED_ROWS,
+    write_ipc, ConvertOptions, Format, BATCH_BYTES, MAX_NESTING_DEPTH, MAX_UNBACKED_ROWS,
+    OUTPUT_BUDGET_FLOOR, OUTPUT_EXPANSION,
 };
 #[cfg(feature = "parquet")]
 pub use file::{read_parquet, write_parquet};
-pub use from_arrow::{FromArrowOptions, NpyPlan};
+pub use from_arrow::{FromArrowOptions, NpyPlan, MAX_STRING_WIDTH};
 pub use to_arrow::{
     batch_from_bytes, field_for, schema_for, EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY,
     FIXED_SHAPE_TENSOR,
