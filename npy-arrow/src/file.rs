@@ -910,7 +910,8 @@ fn parquet_batch(batch: &RecordBatch, stored: &SchemaRef) -> Result<RecordBatch,
 }
 
 /// Reads the Parquet file at `path` row group by row group, as batches of at most
-/// `batch_rows` rows, into `f` (with the schema first).
+/// `batch_rows` rows (fewer when a column's dictionary holds wide byte strings: a batch's
+/// dictionary-decoded values stay about [`BATCH_BYTES`]), into `f` (with the schema first).
 ///
 /// The footer and every page header are checked first (the module `parquet_check`): a schema
 /// nested deeper than [`MAX_NESTING_DEPTH`] is [`ErrorKind::Budget`]; chunks or pages past
@@ -938,17 +939,18 @@ fn read_parquet_with(
     schema: impl FnOnce(SchemaRef) -> Result<(), Error>,
     mut f: impl FnMut(RecordBatch) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let (builder, _) = parquet_builder(path, max_depth)?;
+    let (builder, summary) = parquet_builder(path, max_depth)?;
     schema(builder.schema().clone()).at_path(path)?;
-    let mut reader =
-        contained(|| Ok(builder.with_batch_size(batch_rows.max(1)).build()?)).at_path(path)?;
+    // Batches whose dictionary-decoded byte strings stay about BATCH_BYTES.
+    let rows = summary.batch_rows(batch_rows);
+    let mut reader = contained(|| Ok(builder.with_batch_size(rows).build()?)).at_path(path)?;
     while let Some(b) = contained(|| Ok(reader.next())).at_path(path)? {
         f(b.map_err(Error::from).at_path(path)?).at_path(path)?;
     }
     Ok(())
 }
 
-/// The reader builder of the Parquet file at `path` and the rows it holds, after the checks of
+/// The reader builder of the Parquet file at `path` and what the checks found, after the checks of
 /// the module `parquet_check` (which the parquet crate would otherwise trust: its recursion
 /// per schema level, its allocations by the counts of page headers) and checking that every
 /// column chunk the footer lists lies inside the file as the parquet crate reads it.
@@ -959,7 +961,7 @@ fn parquet_builder(
 ) -> Result<
     (
         parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder<File>,
-        u64,
+        crate::parquet_check::Summary,
     ),
     Error,
 > {
@@ -988,7 +990,7 @@ fn parquet_builder(
             }
         }
     }
-    Ok((builder, summary.rows))
+    Ok((builder, summary))
 }
 
 /// The kinds of file [`convert`] reads and writes, by extension.
@@ -1144,7 +1146,7 @@ impl ConvertOptions {
         let limit = self.output_budget(input_len);
         if needed > limit {
             return Err(Error::new(ErrorKind::Budget {
-                what: format!("the output ({rows} rows of {row_bytes} bytes), in bytes,"),
+                what: format!("the output, in bytes ({rows} rows of {row_bytes}),"),
                 needed,
                 limit,
                 option: "ConvertOptions::max_output_bytes",
@@ -1401,12 +1403,16 @@ fn arrow_to_npy(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), Error> {
     let input_len = std::fs::metadata(input).at_path(input)?.len();
+    // A Parquet input's rows, as its footer claims them (checked against its pages).
+    #[allow(unused_mut, reason = "set only with the parquet feature")]
+    let mut claimed: Option<u64> = None;
     #[cfg(feature = "parquet")]
     if from == Format::Parquet {
         let (schema, rows) = parquet_schema(input, options.max_nesting_depth)?;
         options
             .check_output(rows, min_row_bytes(&schema), 0, input_len)
             .at_path(input)?;
+        claimed = Some(rows);
     }
     let each = |rows_per: usize,
                 f: &mut dyn FnMut(RecordBatch) -> Result<(), Error>,
@@ -1427,10 +1433,25 @@ fn arrow_to_npy(
     each(
         options.batch_rows.unwrap_or(64 * 1024),
         &mut |b| {
-            plan.borrow_mut()
-                .as_mut()
-                .expect("the readers give the schema first")
-                .observe(&b)
+            let mut plan = plan.borrow_mut();
+            let plan = plan.as_mut().expect("the readers give the schema first");
+            plan.observe(&b)?;
+            // The widths seen so far already size every claimed row: a wide string repeated
+            // by a dictionary is refused at its first batch, not after decoding every row.
+            if let Some(rows) = claimed {
+                let header = plan.header()?;
+                let row_bytes = header
+                    .shape
+                    .get(1..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .try_fold(header.dtype.itemsize(), |a, &d| a.checked_mul(d))
+                    .unwrap_or(u64::MAX);
+                options
+                    .check_output(rows, row_bytes, 0, input_len)
+                    .at_path(input)?;
+            }
+            Ok(())
         },
         &mut |s| {
             *plan.borrow_mut() = Some(NpyPlan::new(s, fa)?);
@@ -1578,6 +1599,6 @@ fn ipc_schema(path: &Path) -> Result<SchemaRef, Error> {
 /// [`read_parquet`] checks them).
 #[cfg(feature = "parquet")]
 fn parquet_schema(path: &Path, max_depth: usize) -> Result<(SchemaRef, u64), Error> {
-    let (builder, rows) = parquet_builder(path, max_depth)?;
-    Ok((builder.schema().clone(), rows))
+    let (builder, summary) = parquet_builder(path, max_depth)?;
+    Ok((builder.schema().clone(), summary.rows))
 }

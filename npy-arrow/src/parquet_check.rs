@@ -382,6 +382,10 @@ fn read_page_header<R: Read>(t: &mut Thrift<R>) -> Res<PageHeader> {
 struct Leaf {
     /// Inside a repeated field (its pages hold values, not rows).
     repeated: bool,
+    /// Physical type (6: `BYTE_ARRAY`, 7: `FIXED_LEN_BYTE_ARRAY`).
+    physical: Option<i32>,
+    /// Bytes of a `FIXED_LEN_BYTE_ARRAY` value.
+    type_length: u64,
     /// The smallest plain-encoded width of a value, in bits (a dictionary page's values).
     min_bits: u64,
 }
@@ -433,6 +437,8 @@ fn leaves(schema: &[SchemaElement], max_depth: usize) -> Result<Vec<Leaf>, Error
             Some(n) => return Err(malformed(format!("a schema group claims {n} children"))),
             None => out.push(Leaf {
                 repeated,
+                physical: e.physical,
+                type_length: u64::try_from(e.type_length.unwrap_or(0)).unwrap_or(0),
                 min_bits: min_bits(e),
             }),
         }
@@ -444,18 +450,38 @@ fn malformed(why: String) -> Error {
     Error::new(ErrorKind::Malformed(why))
 }
 
-/// What the checks found: the rows the file holds (its row groups', checked against their
-/// pages).
+/// What the checks found.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Summary {
+    /// The rows the file holds (its row groups', checked against their pages).
     pub(crate) rows: u64,
+    /// The most bytes a row's dictionary-encoded byte values may take once decoded: for each
+    /// column with a dictionary of byte strings, its widest value (any row group), summed.
+    /// A data page repeats a dictionary entry for any number of rows in a few bytes, and the
+    /// parquet crate materialises every row's value in a batch: a 1 MiB value in 64 Ki rows
+    /// is a 64 GiB batch. Batches are kept to [`crate::BATCH_BYTES`] of such values.
+    pub(crate) dict_row_bytes: u64,
+}
+
+impl Summary {
+    /// Rows per batch that keep the dictionary-decoded values of a batch to about
+    /// [`crate::BATCH_BYTES`] (at most `wanted`, at least 1).
+    pub(crate) fn batch_rows(&self, wanted: usize) -> usize {
+        let cap = (crate::BATCH_BYTES as u64 / self.dict_row_bytes.max(1)).max(1);
+        wanted
+            .min(usize::try_from(cap).unwrap_or(usize::MAX))
+            .max(1)
+    }
 }
 
 /// Checks the Parquet file `file` (of `len` bytes) as the module docs say, before the parquet
 /// crate reads it. A file that is not Parquet at all (no `PAR1` at either end) is left to the
 /// parquet crate to refuse.
 pub(crate) fn check(file: &mut File, len: u64, max_depth: usize) -> Result<Summary, Error> {
-    let none = Summary { rows: 0 };
+    let none = Summary {
+        rows: 0,
+        dict_row_bytes: 0,
+    };
     if len < 12 {
         return Ok(none);
     }
@@ -505,6 +531,7 @@ pub(crate) fn check(file: &mut File, len: u64, max_depth: usize) -> Result<Summa
         )));
     }
     let mut total = 0u64;
+    let mut widest = vec![0u64; leaves.len()];
     for (g, rg) in footer.row_groups.iter().enumerate() {
         let rows = u64::try_from(rg.rows)
             .map_err(|_| malformed(format!("row group {g} claims {} rows", rg.rows)))?;
@@ -515,10 +542,11 @@ pub(crate) fn check(file: &mut File, len: u64, max_depth: usize) -> Result<Summa
             // The parquet crate refuses it, naming the counts.
             continue;
         }
-        for (c, leaf) in rg.columns.iter().zip(&leaves) {
+        for ((c, leaf), widest) in rg.columns.iter().zip(&leaves).zip(&mut widest) {
             let Some(c) = c else { continue };
-            let held = walk_pages(file, c, leaf)
+            let (held, wide) = walk_pages(file, c, leaf)
                 .map_err(|e| malformed(format!("row group {g}, column {:?}: {e}", c.path)))?;
+            *widest = (*widest).max(wide);
             if !leaf.repeated && held != rows {
                 return Err(malformed(format!(
                     "row group {g} claims {rows} rows and its column {:?} holds {held}",
@@ -533,12 +561,16 @@ pub(crate) fn check(file: &mut File, len: u64, max_depth: usize) -> Result<Summa
             footer.rows
         )));
     }
-    Ok(Summary { rows: total })
+    Ok(Summary {
+        rows: total,
+        dict_row_bytes: widest.iter().fold(0u64, |a, &w| a.saturating_add(w)),
+    })
 }
 
 /// Walks the page headers of chunk `c`, checking each (module docs); the rows its data pages
-/// hold (values for v1 pages, which are rows outside repeated fields).
-fn walk_pages(file: &mut File, c: &ColumnChunk, leaf: &Leaf) -> Res<u64> {
+/// hold (values for v1 pages, which are rows outside repeated fields), and the widest value
+/// of its dictionary page of byte strings (0 without one).
+fn walk_pages(file: &mut File, c: &ColumnChunk, leaf: &Leaf) -> Res<(u64, u64)> {
     let start = c.dictionary_page_offset.unwrap_or(c.data_page_offset);
     let (start, size) = (start.unsigned_abs(), c.compressed.unsigned_abs());
     file.seek(SeekFrom::Start(start))
@@ -549,6 +581,7 @@ fn walk_pages(file: &mut File, c: &ColumnChunk, leaf: &Leaf) -> Res<u64> {
         limit: size,
     };
     let mut held = 0u64;
+    let mut wide = 0u64;
     while t.pos < size {
         let at = t.pos;
         let h = read_page_header(&mut t)
@@ -592,6 +625,25 @@ fn walk_pages(file: &mut File, c: &ColumnChunk, leaf: &Leaf) -> Res<u64> {
                     start + at
                 ));
             }
+            // A dictionary of fixed-size byte strings: each value its width.
+            2 if leaf.physical == Some(7) => wide = wide.max(leaf.type_length),
+            // A dictionary of byte strings: its widest value, read from the page.
+            2 if leaf.physical == Some(6) => {
+                let mut page = Vec::new();
+                (&mut t.r)
+                    .take(compressed)
+                    .read_to_end(&mut page)
+                    .map_err(|e| e.to_string())?;
+                if (page.len() as u64) < compressed {
+                    return Err("the file ends inside a dictionary page".into());
+                }
+                t.pos += compressed;
+                wide = wide.max(
+                    widest_value(&page, c.codec, uncompressed)
+                        .map_err(|e| format!("the dictionary page at {}: {e}", start + at))?,
+                );
+                continue;
+            }
             // Data page v2: rows stated.
             3 => {
                 let rows = h.rows.unwrap_or(0);
@@ -606,5 +658,34 @@ fn walk_pages(file: &mut File, c: &ColumnChunk, leaf: &Leaf) -> Res<u64> {
             .map_err(|e| e.to_string())?;
         t.pos += compressed;
     }
-    Ok(held)
+    Ok((held, wide))
+}
+
+/// The widest value of a dictionary page of byte strings (`page`: its bytes as stored, in
+/// codec `codec`, `uncompressed` bytes once decompressed: checked against
+/// [`snappy_bound`] before). A page the parquet crate cannot decode (another codec, values
+/// cut short) gives 0: the crate refuses it itself.
+fn widest_value(page: &[u8], codec: i32, uncompressed: u64) -> Res<u64> {
+    let plain;
+    let values = match codec {
+        0 => page,
+        1 => {
+            if snap::raw::decompress_len(page).ok().map(|n| n as u64) != Some(uncompressed) {
+                return Err("its Snappy stream's length is not the header's".into());
+            }
+            plain = snap::raw::Decoder::new()
+                .decompress_vec(page)
+                .map_err(|e| format!("Snappy: {e}"))?;
+            &plain[..]
+        }
+        _ => return Ok(0),
+    };
+    let mut at = 0usize;
+    let mut widest = 0u64;
+    while let Some(len) = values.get(at..at.saturating_add(4)) {
+        let n = u32::from_le_bytes([len[0], len[1], len[2], len[3]]);
+        widest = widest.max(u64::from(n));
+        at = at.saturating_add(4).saturating_add(n as usize);
+    }
+    Ok(widest)
 }

@@ -394,7 +394,7 @@ fn a_string_width_past_the_budgets_is_refused() {
             matches!(
                 e.kind(),
                 ErrorKind::Budget { needed, option: "ConvertOptions::max_output_bytes", .. }
-                    if *needed > (100_000 * 4) << 20
+                    if *needed >= (100_000 * 4) << 20
             ),
             "{}: {e}",
             input.display()
@@ -449,6 +449,62 @@ fn a_string_width_past_the_budgets_is_refused() {
     convert(&s, &out, &ConvertOptions::new(), |_, _| {}).unwrap();
     let a = npy_core::read_dyn(&out).unwrap();
     assert_eq!(a.dtype().to_string(), "[('t', '<U4')]");
+}
+
+/// Variant of r01 and r05 together: a dictionary of one 1 MiB byte string that an RLE page
+/// repeats for 2^16 rows (1 MiB of file). The parquet crate materialises every row's value in
+/// a batch (64 Ki rows: a 64 GiB batch); batches are now cut to about `BATCH_BYTES` of such
+/// values, and the widths of the first batch already size the claimed rows past the output
+/// budget: refused at once.
+#[cfg(feature = "parquet")]
+#[test]
+fn a_wide_dictionary_value_repeated_by_rle_is_refused_at_its_first_batch() {
+    let rows = 1i64 << 16;
+    let mut value = ((1u32 << 20).to_le_bytes()).to_vec();
+    value.extend(std::iter::repeat_n(b'a', 1 << 20));
+    let mut chunk = pq::dict_page(&value, 1);
+    let mut body = vec![1u8];
+    body.extend(pq::rle_run(rows as u64, 0, 1));
+    chunk.extend(pq::data_page(&body, rows, RLE_DICT));
+    let file = pq::build_plain(
+        x_schema(pq::BYTE_ARRAY),
+        rows,
+        &["x"],
+        pq::BYTE_ARRAY,
+        &chunk,
+        rows,
+        true,
+    );
+    let c = case("dict.parquet", &file);
+    let started = std::time::Instant::now();
+    let e = refused(&c, &ConvertOptions::new());
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::Budget { needed, option: "ConvertOptions::max_output_bytes", .. }
+                if *needed == (1u64 << 16) << 20
+        ),
+        "{e}"
+    );
+    assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+    // The public reader hands out batches of about BATCH_BYTES of those values.
+    let mut most = 0;
+    let mut seen = 0;
+    npy_arrow::read_parquet(
+        &c.input,
+        64 * 1024,
+        |_| Ok(()),
+        |b| {
+            most = most.max(b.num_rows());
+            seen += b.num_rows();
+            if seen >= 64 {
+                return Err(npy_arrow::Error::new(ErrorKind::Invalid("enough".into())));
+            }
+            Ok(())
+        },
+    )
+    .unwrap_err();
+    assert_eq!(most, npy_arrow::BATCH_BYTES >> 20);
 }
 
 // ---------------------------------------------------------------------------------------
