@@ -85,7 +85,8 @@
 //! parquet crate reads a file, its footer and every page header are read by this crate (the
 //! parquet crate recurses per schema level and allocates by the counts pages state): column
 //! chunks and pages past their bounds, a Snappy page claiming more than Snappy can expand its
-//! bytes to, a dictionary page claiming more values than its bytes hold, and row counts the
+//! bytes to, a dictionary page claiming more values than its bytes hold, a delta-encoded page
+//! of byte strings whose delta headers state more values than the page, and row counts the
 //! pages do not hold are [`ErrorKind::Malformed`]. `npy convert` uses the defaults (no
 //! command-line flags raise them).
 //!

@@ -12,7 +12,9 @@
 //! - its column chunks lie inside the file and together take no more bytes than it has;
 //! - every page lies inside its column chunk, a Snappy page's stated uncompressed size is one
 //!   Snappy can reach from its compressed bytes ([`snappy_bound`]), and a dictionary page's
-//!   value count fits its bytes at the smallest width the column's type allows;
+//!   value count fits its bytes at the smallest width the column's type allows, and the
+//!   delta headers of a `DELTA_LENGTH_BYTE_ARRAY` / `DELTA_BYTE_ARRAY` page (inside its data,
+//!   which the parquet crate sizes vectors by) state no more values than the page;
 //! - each row group's row count is the sum of the rows its pages hold (columns outside any
 //!   repeated field: one value per row), none is negative, and the file's row count is the
 //!   sum of its row groups'.
@@ -353,6 +355,14 @@ struct PageHeader {
     values: Option<i32>,
     /// Rows of a v2 data page.
     rows: Option<i32>,
+    /// A data page's encoding.
+    encoding: Option<i32>,
+    /// A v1 data page's level encodings (definition, repetition).
+    level_encodings: (Option<i32>, Option<i32>),
+    /// A v2 data page's level bytes (definition, repetition) and whether its values are
+    /// compressed.
+    v2_levels: (i32, i32),
+    v2_uncompressed: bool,
 }
 
 fn read_page_header<R: Read>(t: &mut Thrift<R>) -> Res<PageHeader> {
@@ -364,9 +374,16 @@ fn read_page_header<R: Read>(t: &mut Thrift<R>) -> Res<PageHeader> {
             (2, T_I32) => h.uncompressed = t.i32()?,
             (3, T_I32) => h.compressed = t.i32()?,
             (5 | 7 | 8, T_STRUCT) => t.strukt(d - 1, |t, sub, ty| {
-                match (sub, ty) {
-                    (1, T_I32) => h.values = Some(t.i32()?),
-                    (3, T_I32) if id == 8 => h.rows = Some(t.i32()?),
+                match (id, sub, ty) {
+                    (_, 1, T_I32) => h.values = Some(t.i32()?),
+                    (8, 3, T_I32) => h.rows = Some(t.i32()?),
+                    (5, 2, T_I32) | (8, 4, T_I32) => h.encoding = Some(t.i32()?),
+                    (5, 3, T_I32) => h.level_encodings.0 = Some(t.i32()?),
+                    (5, 4, T_I32) => h.level_encodings.1 = Some(t.i32()?),
+                    (8, 5, T_I32) => h.v2_levels.0 = t.i32()?,
+                    (8, 6, T_I32) => h.v2_levels.1 = t.i32()?,
+                    // A bool's value is its type (1 true, 2 false).
+                    (8, 7, 1 | 2) => h.v2_uncompressed = ty == 2,
                     _ => return Ok(false),
                 }
                 Ok(true)
@@ -386,6 +403,9 @@ struct Leaf {
     physical: Option<i32>,
     /// Bytes of a `FIXED_LEN_BYTE_ARRAY` value.
     type_length: u64,
+    /// Most definition and repetition levels (fields on its path that are not required, that
+    /// are repeated).
+    max_levels: (u32, u32),
     /// The smallest plain-encoded width of a value, in bits (a dictionary page's values).
     min_bits: u64,
 }
@@ -406,11 +426,13 @@ fn min_bits(e: &SchemaElement) -> u64 {
 /// The leaves of `schema` (depth-first, the order of a row group's column chunks), refusing
 /// nesting deeper than `max_depth` groups below the root.
 fn leaves(schema: &[SchemaElement], max_depth: usize) -> Result<Vec<Leaf>, Error> {
-    // Open groups: children still to come, and whether the group is inside a repeated field.
-    let mut open: Vec<(i64, bool)> = Vec::new();
+    // Open groups: children still to come, whether the group is inside a repeated field, and
+    // its levels (definition, repetition).
+    let mut open: Vec<(i64, bool, (u32, u32))> = Vec::new();
     let mut out = Vec::new();
     for (i, e) in schema.iter().enumerate() {
         let mut inside_repeated = false;
+        let mut levels = (0u32, 0u32);
         if i > 0 {
             while open.last().is_some_and(|g| g.0 == 0) {
                 open.pop();
@@ -419,11 +441,17 @@ fn leaves(schema: &[SchemaElement], max_depth: usize) -> Result<Vec<Leaf>, Error
             let Some(top) = open.last_mut() else { break };
             top.0 -= 1;
             inside_repeated = top.1;
+            levels = top.2;
+            match e.repetition {
+                Some(1) => levels.0 += 1,
+                Some(2) => levels = (levels.0 + 1, levels.1 + 1),
+                _ => {}
+            }
         }
         let repeated = inside_repeated || (i > 0 && e.repetition == Some(2));
         match e.children {
             Some(n) if n >= 0 || i == 0 => {
-                open.push((i64::from(n.max(0)), repeated));
+                open.push((i64::from(n.max(0)), repeated, levels));
                 let depth = open.len() - 1;
                 if depth > max_depth {
                     return Err(Error::new(ErrorKind::Budget {
@@ -439,6 +467,7 @@ fn leaves(schema: &[SchemaElement], max_depth: usize) -> Result<Vec<Leaf>, Error
                 repeated,
                 physical: e.physical,
                 type_length: u64::try_from(e.type_length.unwrap_or(0)).unwrap_or(0),
+                max_levels: levels,
                 min_bits: min_bits(e),
             }),
         }
@@ -615,6 +644,29 @@ fn walk_pages(file: &mut File, c: &ColumnChunk, leaf: &Leaf) -> Res<(u64, u64)> 
         let values = h.values.unwrap_or(0);
         let values = u64::try_from(values)
             .map_err(|_| format!("the page at {} claims {values} values", start + at))?;
+        // Byte strings in DELTA_LENGTH_BYTE_ARRAY (6) or DELTA_BYTE_ARRAY (7): the counts their
+        // delta headers state, inside the page's data, size the parquet crate's length
+        // vectors before anything is compared: at most the page's values.
+        if matches!(h.kind, 0 | 3) && leaf.physical == Some(6) && matches!(h.encoding, Some(6 | 7))
+        {
+            let mut page = Vec::new();
+            (&mut t.r)
+                .take(compressed)
+                .read_to_end(&mut page)
+                .map_err(|e| e.to_string())?;
+            if (page.len() as u64) < compressed {
+                return Err("the file ends inside a data page".into());
+            }
+            t.pos += compressed;
+            check_delta(&page, &h, c.codec, leaf, values, uncompressed)
+                .map_err(|e| format!("the data page at {}: {e}", start + at))?;
+            if h.kind == 0 {
+                held = held.saturating_add(values);
+            } else {
+                held = held.saturating_add(u64::try_from(h.rows.unwrap_or(0)).unwrap_or(0));
+            }
+            continue;
+        }
         match h.kind {
             // Data page v1: values (one per row outside repeated fields).
             0 => held = held.saturating_add(values),
@@ -659,6 +711,154 @@ fn walk_pages(file: &mut File, c: &ColumnChunk, leaf: &Leaf) -> Res<(u64, u64)> 
         t.pos += compressed;
     }
     Ok((held, wide))
+}
+
+/// `page` decompressed (codec `codec`, `uncompressed` bytes by its header); `None` for a codec
+/// not read here (the parquet crate refuses it).
+fn decompress(page: &[u8], codec: i32, uncompressed: u64) -> Res<Option<Vec<u8>>> {
+    match codec {
+        0 => Ok(Some(page.to_vec())),
+        1 => {
+            if snap::raw::decompress_len(page).ok().map(|n| n as u64) > Some(uncompressed) {
+                return Err("its Snappy stream is longer than the header says".into());
+            }
+            snap::raw::Decoder::new()
+                .decompress_vec(page)
+                .map(Some)
+                .map_err(|e| format!("Snappy: {e}"))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Checks the delta headers of a data page of byte strings in `DELTA_LENGTH_BYTE_ARRAY` or
+/// `DELTA_BYTE_ARRAY` (`h.encoding`): each states at most `values` values (the page
+/// header's). A page whose levels or headers cannot be read is left to the parquet crate.
+fn check_delta(
+    page: &[u8],
+    h: &PageHeader,
+    codec: i32,
+    leaf: &Leaf,
+    values: u64,
+    uncompressed: u64,
+) -> Res<()> {
+    let data = if h.kind == 3 {
+        let (Ok(def), Ok(rep)) = (
+            usize::try_from(h.v2_levels.0),
+            usize::try_from(h.v2_levels.1),
+        ) else {
+            return Ok(());
+        };
+        let Some(rest) = page.get(def.saturating_add(rep)..) else {
+            return Ok(());
+        };
+        if h.v2_uncompressed {
+            rest.to_vec()
+        } else {
+            match decompress(rest, codec, uncompressed)? {
+                Some(v) => v,
+                None => return Ok(()),
+            }
+        }
+    } else {
+        let Some(v) = decompress(page, codec, uncompressed)? else {
+            return Ok(());
+        };
+        // The levels come first: repetition, then definition, each RLE with a 4-byte
+        // length, or (deprecated BIT_PACKED, 4) packed at their width.
+        let mut at = 0usize;
+        for (max, enc) in [
+            (leaf.max_levels.1, h.level_encodings.1),
+            (leaf.max_levels.0, h.level_encodings.0),
+        ] {
+            if max == 0 {
+                continue;
+            }
+            if enc == Some(4) {
+                let bits = u64::from(32 - max.leading_zeros());
+                let n = values.saturating_mul(bits).div_ceil(8);
+                at = at.saturating_add(usize::try_from(n).unwrap_or(usize::MAX));
+            } else {
+                let Some(len) = v.get(at..at.saturating_add(4)) else {
+                    return Ok(());
+                };
+                let n = u32::from_le_bytes([len[0], len[1], len[2], len[3]]);
+                at = at.saturating_add(4).saturating_add(n as usize);
+            }
+        }
+        match v.get(at..) {
+            Some(rest) => rest.to_vec(),
+            None => return Ok(()),
+        }
+    };
+    let Some(end) = delta_stream(&data, 0, values)? else {
+        return Ok(());
+    };
+    if h.encoding == Some(7) {
+        // The suffixes' lengths follow the prefixes'.
+        delta_stream(&data, end, values)?;
+    }
+    Ok(())
+}
+
+/// Reads the `DELTA_BINARY_PACKED` stream at `at` of `data`: refuses a header stating more
+/// than `most` values; the offset after the stream, `None` when it cannot be read (the
+/// parquet crate says why).
+fn delta_stream(data: &[u8], mut at: usize, most: u64) -> Res<Option<usize>> {
+    let varint = |at: &mut usize| -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = *data.get(*at)?;
+            *at += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    };
+    let (Some(block), Some(minis), Some(total), Some(_first)) = (
+        varint(&mut at),
+        varint(&mut at),
+        varint(&mut at),
+        varint(&mut at),
+    ) else {
+        return Ok(None);
+    };
+    if total > most {
+        return Err(format!(
+            "a delta header states {total} values in a page of {most}"
+        ));
+    }
+    if minis == 0 || block % 128 != 0 || block % minis != 0 || (block / minis) % 32 != 0 {
+        return Ok(None);
+    }
+    let per = block / minis;
+    let mut left = total.saturating_sub(1);
+    while left > 0 {
+        if varint(&mut at).is_none() {
+            return Ok(None);
+        }
+        let Some(widths) = usize::try_from(minis)
+            .ok()
+            .and_then(|m| data.get(at..at.checked_add(m)?))
+        else {
+            return Ok(None);
+        };
+        at += widths.len();
+        for &w in widths {
+            if left == 0 {
+                break;
+            }
+            let bytes = per.saturating_mul(u64::from(w)) / 8;
+            at = at.saturating_add(usize::try_from(bytes).unwrap_or(usize::MAX));
+            if at > data.len() {
+                return Ok(None);
+            }
+            left = left.saturating_sub(per);
+        }
+    }
+    Ok(Some(at))
 }
 
 /// The widest value of a dictionary page of byte strings (`page`: its bytes as stored, in

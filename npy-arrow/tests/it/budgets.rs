@@ -270,6 +270,76 @@ fn page_claims_past_their_bytes_are_malformed() {
     assert_eq!(npy_i64(&c.out), [7; 5]);
 }
 
+/// The same kind inside a page's data: the delta headers of `DELTA_LENGTH_BYTE_ARRAY` and
+/// `DELTA_BYTE_ARRAY` pages state value counts the parquet crate allocates length vectors by
+/// (`vec![0; count]`) before comparing them with anything: 2^40 is a 4 TiB allocation, an
+/// abort. A count past the page's values is malformed; an honest page converts.
+#[cfg(feature = "parquet")]
+#[test]
+fn delta_headers_stating_more_values_than_their_page_are_malformed() {
+    // A DELTA_BINARY_PACKED stream: block 128, 4 miniblocks, `total` values, the first
+    // `first` (zigzag), one block of min delta 0 and bit widths 0 (every value `first`).
+    let stream = |total: u64, first: u8| {
+        let mut o = vec![0x80, 0x01, 0x04];
+        let mut t = total;
+        loop {
+            let c = (t & 0x7f) as u8;
+            t >>= 7;
+            if t == 0 {
+                o.push(c);
+                break;
+            }
+            o.push(c | 0x80);
+        }
+        o.extend_from_slice(&[first << 1, 0, 0, 0, 0, 0]);
+        o
+    };
+    let file = |payload: &[u8], encoding: i64| {
+        let chunk = pq::data_page(payload, 5, encoding);
+        pq::build_plain(
+            x_schema(pq::BYTE_ARRAY),
+            5,
+            &["x"],
+            pq::BYTE_ARRAY,
+            &chunk,
+            5,
+            false,
+        )
+    };
+    let mut lengths = stream(1 << 40, 1);
+    lengths.extend_from_slice(b"abcde");
+    let mut prefixed = stream(5, 0);
+    prefixed.extend(stream(1 << 40, 1));
+    prefixed.extend_from_slice(b"abcde");
+    for (name, bytes) in [
+        ("length", file(&lengths, 6)),
+        ("prefix", file(&prefixed, 7)),
+    ] {
+        let c = case(&format!("{name}.parquet"), &bytes);
+        let e = refused(&c, &ConvertOptions::new());
+        assert!(
+            matches!(e.kind(), ErrorKind::Malformed(why) if why.contains("a delta header states 1099511627776 values in a page of 5")),
+            "{name}: {e}"
+        );
+    }
+    // Honest pages: five 1-byte strings, "a" to "e" (the encodings' rules), read as `S1`.
+    let mut lengths = stream(5, 1);
+    lengths.extend_from_slice(b"abcde");
+    let mut prefixed = stream(5, 0);
+    prefixed.extend(stream(5, 1));
+    prefixed.extend_from_slice(b"abcde");
+    for (name, bytes) in [
+        ("length", file(&lengths, 6)),
+        ("prefix", file(&prefixed, 7)),
+    ] {
+        let c = case(&format!("{name}.parquet"), &bytes);
+        convert(&c.input, &c.out, &ConvertOptions::new(), |_, _| {}).unwrap();
+        let a = npy_core::read_dyn(&c.out).unwrap();
+        assert_eq!(a.dtype().to_string(), "|S1", "{name}");
+        assert!(std::fs::read(&c.out).unwrap().ends_with(b"abcde"), "{name}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // F5: output amplification (r05).
 
