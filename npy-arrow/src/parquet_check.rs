@@ -430,6 +430,8 @@ fn leaves(schema: &[SchemaElement], max_depth: usize) -> Result<Vec<Leaf>, Error
     // its levels (definition, repetition).
     let mut open: Vec<(i64, bool, (u32, u32))> = Vec::new();
     let mut out = Vec::new();
+    // The walk keeps no frame per level: the whole schema is measured, then judged.
+    let mut deepest = 0usize;
     for (i, e) in schema.iter().enumerate() {
         let mut inside_repeated = false;
         let mut levels = (0u32, 0u32);
@@ -452,15 +454,7 @@ fn leaves(schema: &[SchemaElement], max_depth: usize) -> Result<Vec<Leaf>, Error
         match e.children {
             Some(n) if n >= 0 || i == 0 => {
                 open.push((i64::from(n.max(0)), repeated, levels));
-                let depth = open.len() - 1;
-                if depth > max_depth {
-                    return Err(Error::new(ErrorKind::Budget {
-                        what: "the Parquet schema's nesting (groups above a leaf)".into(),
-                        needed: depth as u64,
-                        limit: max_depth as u64,
-                        option: "ConvertOptions::max_nesting_depth",
-                    }));
-                }
+                deepest = deepest.max(open.len() - 1);
             }
             Some(n) => return Err(malformed(format!("a schema group claims {n} children"))),
             None => out.push(Leaf {
@@ -471,6 +465,14 @@ fn leaves(schema: &[SchemaElement], max_depth: usize) -> Result<Vec<Leaf>, Error
                 min_bits: min_bits(e),
             }),
         }
+    }
+    if deepest > max_depth {
+        return Err(Error::new(ErrorKind::Budget {
+            what: "the Parquet schema's nesting (groups above a leaf)".into(),
+            needed: deepest as u64,
+            limit: max_depth as u64,
+            option: "ConvertOptions::max_nesting_depth",
+        }));
     }
     Ok(out)
 }

@@ -121,7 +121,7 @@ fn parquet_nesting_past_the_budget_is_refused_before_parquet_reads_it() {
                 option,
                 ..
             } => {
-                assert_eq!((*needed, *limit), (max as u64 + 1, max as u64), "{e}");
+                assert_eq!((*needed, *limit), (depth as u64, max as u64), "{e}");
                 assert_eq!(*option, "ConvertOptions::max_nesting_depth");
             }
             _ => panic!("depth {depth}: {e}"),
