@@ -1067,8 +1067,13 @@ pub struct ConvertOptions {
 }
 
 impl Default for ConvertOptions {
+    /// As the derived default was (`from_arrow`: [`FromArrowOptions::default`], one column
+    /// → a record of one field), with the default budgets.
     fn default() -> Self {
-        Self::new()
+        ConvertOptions {
+            from_arrow: FromArrowOptions::default(),
+            ..Self::new()
+        }
     }
 }
 
