@@ -72,6 +72,20 @@ pub enum ErrorKind {
         /// [`crate::MAX_UNBACKED_ROWS`].
         limit: u64,
     },
+    /// The input needs more than a budget of the conversion allows (output bytes, a string
+    /// width, schema nesting: the constants beside [`crate::ConvertOptions`]'s fields, each
+    /// raised there). The file may be valid; converting it takes more than the budget.
+    #[error("{what} needs {needed}, past the budget of {limit} (raise it with {option})")]
+    Budget {
+        /// What is counted, in what unit.
+        what: String,
+        /// What the input needs.
+        needed: u64,
+        /// The budget.
+        limit: u64,
+        /// The option that raises it.
+        option: &'static str,
+    },
     /// An I/O error.
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),

@@ -899,37 +899,66 @@ fn parquet_batch(batch: &RecordBatch, stored: &SchemaRef) -> Result<RecordBatch,
 }
 
 /// Reads the Parquet file at `path` row group by row group, as batches of at most
-/// `batch_rows` rows, into `f` (with the schema first).
+/// `batch_rows` rows (fewer when a column's dictionary holds wide byte strings: a batch's
+/// dictionary-decoded values stay about [`BATCH_BYTES`]), into `f` (with the schema first).
+///
+/// The footer and every page header are checked first (the module `parquet_check`): a schema
+/// nested deeper than [`MAX_NESTING_DEPTH`] is [`ErrorKind::Budget`]; chunks or pages past
+/// their bounds, sizes and counts their bytes cannot hold, row counts the pages do not hold
+/// are [`ErrorKind::Malformed`].
 ///
 /// # Errors
-/// I/O and parquet errors, naming `path`.
+/// I/O and parquet errors, the checks' errors, naming `path`.
 #[cfg(feature = "parquet")]
 pub fn read_parquet(
     path: &Path,
     batch_rows: usize,
     schema: impl FnOnce(SchemaRef) -> Result<(), Error>,
+    f: impl FnMut(RecordBatch) -> Result<(), Error>,
+) -> Result<(), Error> {
+    read_parquet_with(path, batch_rows, MAX_NESTING_DEPTH, schema, f)
+}
+
+/// [`read_parquet`] with a nesting budget of `max_depth` groups.
+#[cfg(feature = "parquet")]
+fn read_parquet_with(
+    path: &Path,
+    batch_rows: usize,
+    max_depth: usize,
+    schema: impl FnOnce(SchemaRef) -> Result<(), Error>,
     mut f: impl FnMut(RecordBatch) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let builder = parquet_builder(path)?;
+    let (builder, summary) = parquet_builder(path, max_depth)?;
     schema(builder.schema().clone()).at_path(path)?;
-    let mut reader =
-        contained(|| Ok(builder.with_batch_size(batch_rows.max(1)).build()?)).at_path(path)?;
+    // Batches whose dictionary-decoded byte strings stay about BATCH_BYTES.
+    let rows = summary.batch_rows(batch_rows);
+    let mut reader = contained(|| Ok(builder.with_batch_size(rows).build()?)).at_path(path)?;
     while let Some(b) = contained(|| Ok(reader.next())).at_path(path)? {
         f(b.map_err(Error::from).at_path(path)?).at_path(path)?;
     }
     Ok(())
 }
 
-/// The reader builder of the Parquet file at `path`, after checking that every column chunk
-/// the footer lists lies inside the file (a footer can claim chunks of any size, which the
-/// reader would allocate before reading).
+/// The reader builder of the Parquet file at `path` and what the checks found, after the checks of
+/// the module `parquet_check` (which the parquet crate would otherwise trust: its recursion
+/// per schema level, its allocations by the counts of page headers) and checking that every
+/// column chunk the footer lists lies inside the file as the parquet crate reads it.
 #[cfg(feature = "parquet")]
 fn parquet_builder(
     path: &Path,
-) -> Result<parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder<File>, Error> {
+    max_depth: usize,
+) -> Result<
+    (
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder<File>,
+        crate::parquet_check::Summary,
+    ),
+    Error,
+> {
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-    let file = npy_core::open_regular(path).at_path(path)?;
+    let mut file = npy_core::open_regular(path).at_path(path)?;
     let len = file.metadata().at_path(path)?.len();
+    let summary = crate::parquet_check::check(&mut file, len, max_depth).at_path(path)?;
+    file.rewind().at_path(path)?;
     let builder =
         contained(|| Ok(ParquetRecordBatchReaderBuilder::try_new(file)?)).at_path(path)?;
     for rg in builder.metadata().row_groups() {
@@ -950,7 +979,7 @@ fn parquet_builder(
             }
         }
     }
-    Ok(builder)
+    Ok((builder, summary))
 }
 
 /// The kinds of file [`convert`] reads and writes, by extension.
@@ -980,8 +1009,34 @@ impl Format {
     }
 }
 
+/// Most nested groups a Parquet schema may hold above a leaf column (the root not counted),
+/// by default: deeper schemas are refused with [`ErrorKind::Budget`] before the parquet crate
+/// reads them, since its schema and reader builders recurse once or more per level (2,000
+/// levels overflowed the 8 MiB main-thread stack, an abort). Records nested as deep as
+/// npy-core's header parser reads (63 levels, a group each; a subarray adds two) fit. Raised
+/// by [`ConvertOptions::max_nesting_depth`], at the risk of the calling thread's stack.
+pub const MAX_NESTING_DEPTH: usize = 128;
+
+/// How many times its input's size the output of a conversion from Arrow IPC or Parquet may
+/// take by default (the budget is this × the input's bytes, at least
+/// [`OUTPUT_BUDGET_FLOOR`]). Parquet's run-length encoding states 2^31 rows in ten bytes and
+/// a string column's `U` width is its longest value's: without a bound a 145-byte file wrote
+/// 2 GiB and a 68 KB one asked for 400 GB. Checked against the rows the input claims before
+/// it is decoded, and against the exact output size before anything is written. Set another
+/// budget with [`ConvertOptions::max_output_bytes`].
+pub const OUTPUT_EXPANSION: u64 = 1024;
+
+/// The smallest default output budget of a conversion from Arrow IPC or Parquet, in bytes
+/// (see [`OUTPUT_EXPANSION`]): small files may always write 1 GiB.
+pub const OUTPUT_BUDGET_FLOOR: u64 = 1 << 30;
+
 /// Options of [`convert`].
-#[derive(Debug, Clone, Default)]
+///
+/// The budgets (output bytes, nesting depth, rows without bytes, string widths in
+/// [`FromArrowOptions::max_string_width`]) bound what an Arrow IPC or Parquet input may make
+/// a conversion do; an input past one is refused with [`ErrorKind::Budget`] (or
+/// [`ErrorKind::UnbackedRows`]) naming it, before any output is written.
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ConvertOptions {
     /// The `.npz` member to read (needed when the archive holds more than one).
@@ -990,17 +1045,144 @@ pub struct ConvertOptions {
     pub from_arrow: FromArrowOptions,
     /// Rows per batch (default: about [`BATCH_BYTES`] of `.npy` data).
     pub batch_rows: Option<usize>,
+    /// Most bytes the output of a conversion from Arrow IPC or Parquet may take (`None`: the
+    /// input's size × [`OUTPUT_EXPANSION`], at least [`OUTPUT_BUDGET_FLOOR`]).
+    pub max_output_bytes: Option<u64>,
+    /// Most nested groups of a Parquet input's schema (default [`MAX_NESTING_DEPTH`]).
+    pub max_nesting_depth: usize,
+    /// Most rows that hold no bytes (every column of width 0: `FixedSizeBinary(0)`, lists of
+    /// 0 items) an Arrow IPC or Parquet input may convert (default [`MAX_UNBACKED_ROWS`]).
+    pub max_unbacked_rows: u64,
+}
+
+impl Default for ConvertOptions {
+    /// As the derived default was (`from_arrow`: [`FromArrowOptions::default`], one column
+    /// → a record of one field), with the default budgets.
+    fn default() -> Self {
+        ConvertOptions {
+            from_arrow: FromArrowOptions::default(),
+            ..Self::new()
+        }
+    }
 }
 
 impl ConvertOptions {
-    /// Defaults: no member, no fill, one column → a plain array.
+    /// Defaults: no member, no fill, one column → a plain array, the default budgets.
     pub fn new() -> Self {
         ConvertOptions {
             member: None,
             from_arrow: FromArrowOptions::new(),
             batch_rows: None,
+            max_output_bytes: None,
+            max_nesting_depth: MAX_NESTING_DEPTH,
+            max_unbacked_rows: MAX_UNBACKED_ROWS,
         }
     }
+
+    /// Output budget in bytes (see the field).
+    #[must_use]
+    pub fn max_output_bytes(mut self, bytes: u64) -> Self {
+        self.max_output_bytes = Some(bytes);
+        self
+    }
+
+    /// Nesting budget of a Parquet schema, in groups (see the field).
+    #[must_use]
+    pub fn max_nesting_depth(mut self, depth: usize) -> Self {
+        self.max_nesting_depth = depth;
+        self
+    }
+
+    /// Budget of rows without bytes (see the field).
+    #[must_use]
+    pub fn max_unbacked_rows(mut self, rows: u64) -> Self {
+        self.max_unbacked_rows = rows;
+        self
+    }
+
+    /// Budget of a `U` width in characters or an `S` width in bytes
+    /// ([`FromArrowOptions::max_string_width`]).
+    #[must_use]
+    pub fn max_string_width(mut self, width: u64) -> Self {
+        self.from_arrow.max_string_width = width;
+        self
+    }
+
+    /// The output budget for an input of `input_len` bytes.
+    fn output_budget(&self, input_len: u64) -> u64 {
+        self.max_output_bytes.unwrap_or_else(|| {
+            input_len
+                .saturating_mul(OUTPUT_EXPANSION)
+                .max(OUTPUT_BUDGET_FLOOR)
+        })
+    }
+
+    /// Refuses `rows` rows of at least `row_bytes` bytes each (plus `extra`) from an input
+    /// of `input_len` bytes when they pass the output budget, or hold no bytes and pass the
+    /// budget of such rows.
+    fn check_output(
+        &self,
+        rows: u64,
+        row_bytes: u64,
+        extra: u64,
+        input_len: u64,
+    ) -> Result<(), Error> {
+        if row_bytes == 0 && rows > self.max_unbacked_rows {
+            return Err(Error::new(ErrorKind::UnbackedRows {
+                rows,
+                limit: self.max_unbacked_rows,
+            }));
+        }
+        let needed = rows
+            .checked_mul(row_bytes)
+            .and_then(|n| n.checked_add(extra))
+            .unwrap_or(u64::MAX);
+        let limit = self.output_budget(input_len);
+        if needed > limit {
+            return Err(Error::new(ErrorKind::Budget {
+                what: format!("the output, in bytes ({rows} rows of {row_bytes}),"),
+                needed,
+                limit,
+                option: "ConvertOptions::max_output_bytes",
+            }));
+        }
+        Ok(())
+    }
+}
+
+/// The fewest bytes a row of `schema` takes in the output (`.npy` or Arrow), without looking
+/// at its values: strings at their smallest width, other types not in the `.npy` mapping at
+/// a byte; 0 when every column holds nothing (`FixedSizeBinary(0)`, lists of 0 items, Null).
+#[cfg(feature = "parquet")]
+fn min_row_bytes(schema: &arrow_schema::Schema) -> u64 {
+    fn of(dt: &arrow_schema::DataType) -> u64 {
+        use arrow_schema::DataType as D;
+        match dt {
+            D::Null => 0,
+            D::Int16 | D::UInt16 | D::Float16 => 2,
+            D::Int32 | D::UInt32 | D::Float32 => 4,
+            D::Int64
+            | D::UInt64
+            | D::Float64
+            | D::Timestamp(..)
+            | D::Duration(_)
+            | D::Date32
+            | D::Date64 => 8,
+            D::Utf8 | D::LargeUtf8 | D::Utf8View => 4,
+            D::FixedSizeBinary(n) => u64::try_from(*n).unwrap_or(0),
+            D::Struct(fields) => fields
+                .iter()
+                .fold(0u64, |a, f| a.saturating_add(of(f.data_type()))),
+            D::FixedSizeList(item, n) => u64::try_from(*n)
+                .unwrap_or(0)
+                .saturating_mul(of(item.data_type())),
+            _ => 1,
+        }
+    }
+    schema
+        .fields()
+        .iter()
+        .fold(0u64, |a, f| a.saturating_add(of(f.data_type())))
 }
 
 /// Converts `input` to `output`, each format chosen by its extension ([`Format::of`]):
@@ -1167,15 +1349,25 @@ fn table_to_table(
     let schema = match from {
         Format::Ipc => ipc_schema(input)?,
         #[cfg(feature = "parquet")]
-        Format::Parquet => parquet_schema(input)?,
+        Format::Parquet => {
+            // The rows the file claims (checked against its pages) are the output's rows:
+            // refused before they are decoded when they pass the budgets.
+            let (schema, rows) = parquet_schema(input, options.max_nesting_depth)?;
+            let len = std::fs::metadata(input).at_path(input)?.len();
+            options
+                .check_output(rows, min_row_bytes(&schema), 0, len)
+                .at_path(input)?;
+            schema
+        }
         _ => return Err(no_parquet()),
     };
     let read = |push: &mut dyn FnMut(&RecordBatch) -> Result<(), Error>| match from {
         Format::Ipc => read_ipc(input, |_| Ok(()), |b| push(&b)),
         #[cfg(feature = "parquet")]
-        Format::Parquet => read_parquet(
+        Format::Parquet => read_parquet_with(
             input,
             options.batch_rows.unwrap_or(64 * 1024),
+            options.max_nesting_depth,
             |_| Ok(()),
             |b| push(&b),
         ),
@@ -1190,6 +1382,12 @@ fn table_to_table(
 }
 
 /// Reads an IPC or Parquet file twice: the plan, then the data.
+///
+/// Bounded by the options' budgets: a Parquet input's rows (as its footer claims them,
+/// checked against its pages) are checked against the output budget and the budget of rows
+/// without bytes before the first read; the exact output (every string width known) before
+/// the second. The second read encodes at most about [`BATCH_BYTES`] of output at a time
+/// (one row when a row is wider).
 fn arrow_to_npy(
     input: &Path,
     from: Format,
@@ -1198,28 +1396,56 @@ fn arrow_to_npy(
     options: &ConvertOptions,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), Error> {
-    let rows_per = options.batch_rows.unwrap_or(64 * 1024);
-    let each = |f: &mut dyn FnMut(RecordBatch) -> Result<(), Error>,
+    let input_len = std::fs::metadata(input).at_path(input)?.len();
+    // A Parquet input's rows, as its footer claims them (checked against its pages).
+    #[allow(unused_mut, reason = "set only with the parquet feature")]
+    let mut claimed: Option<u64> = None;
+    #[cfg(feature = "parquet")]
+    if from == Format::Parquet {
+        let (schema, rows) = parquet_schema(input, options.max_nesting_depth)?;
+        options
+            .check_output(rows, min_row_bytes(&schema), 0, input_len)
+            .at_path(input)?;
+        claimed = Some(rows);
+    }
+    let each = |rows_per: usize,
+                f: &mut dyn FnMut(RecordBatch) -> Result<(), Error>,
                 s: &mut dyn FnMut(SchemaRef) -> Result<(), Error>|
      -> Result<(), Error> {
+        // Only Parquet reads in batches of rows.
+        #[cfg(not(feature = "parquet"))]
+        let _ = rows_per;
         match from {
             Format::Ipc => read_ipc(input, s, f),
             #[cfg(feature = "parquet")]
-            Format::Parquet => read_parquet(input, rows_per, s, f),
+            Format::Parquet => read_parquet_with(input, rows_per, options.max_nesting_depth, s, f),
             _ => Err(no_parquet()),
         }
     };
-    // Only Parquet reads in batches of rows.
-    #[cfg(not(feature = "parquet"))]
-    let _ = rows_per;
     let plan: std::cell::RefCell<Option<NpyPlan>> = std::cell::RefCell::new(None);
     let fa = &options.from_arrow;
     each(
+        options.batch_rows.unwrap_or(64 * 1024),
         &mut |b| {
-            plan.borrow_mut()
-                .as_mut()
-                .expect("the readers give the schema first")
-                .observe(&b)
+            let mut plan = plan.borrow_mut();
+            let plan = plan.as_mut().expect("the readers give the schema first");
+            plan.observe(&b)?;
+            // The widths seen so far already size every claimed row: a wide string repeated
+            // by a dictionary is refused at its first batch, not after decoding every row.
+            if let Some(rows) = claimed {
+                let header = plan.header()?;
+                let row_bytes = header
+                    .shape
+                    .get(1..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .try_fold(header.dtype.itemsize(), |a, &d| a.checked_mul(d))
+                    .unwrap_or(u64::MAX);
+                options
+                    .check_output(rows, row_bytes, 0, input_len)
+                    .at_path(input)?;
+            }
+            Ok(())
         },
         &mut |s| {
             *plan.borrow_mut() = Some(NpyPlan::new(s, fa)?);
@@ -1230,21 +1456,34 @@ fn arrow_to_npy(
         .into_inner()
         .expect("the readers give the schema first");
     let header = plan.header()?;
+    let header_bytes = header.to_bytes(None)?;
     let row_bytes = header
         .shape
         .get(1..)
         .unwrap_or(&[])
         .iter()
-        .fold(header.dtype.itemsize(), |a, &d| a.saturating_mul(d));
+        .try_fold(header.dtype.itemsize(), |a, &d| a.checked_mul(d))
+        .unwrap_or(u64::MAX);
     let total = plan.rows();
+    options
+        .check_output(total, row_bytes, header_bytes.len() as u64, input_len)
+        .at_path(input)?;
+    // Rows encoded at once: about BATCH_BYTES of output (a row at least).
+    let per = default_rows(row_bytes, BATCH_BYTES);
     let write_npy = |w: &mut dyn Write, progress: &mut dyn FnMut(u64, u64)| -> Result<(), Error> {
-        w.write_all(&header.to_bytes(None)?)?;
+        w.write_all(&header_bytes)?;
         let mut done = 0u64;
         each(
+            options.batch_rows.unwrap_or(per).min(64 * 1024),
             &mut |b| {
-                let bytes = plan.encode(&b, done, fa)?;
-                w.write_all(&bytes)?;
-                done += b.num_rows() as u64;
+                let mut at = 0;
+                while at < b.num_rows() {
+                    let len = per.min(b.num_rows() - at);
+                    let bytes = plan.encode(&b.slice(at, len), done, fa)?;
+                    w.write_all(&bytes)?;
+                    done += len as u64;
+                    at += len;
+                }
                 progress(
                     done.saturating_mul(row_bytes),
                     total.saturating_mul(row_bytes),
@@ -1298,7 +1537,10 @@ fn ipc_schema(path: &Path) -> Result<SchemaRef, Error> {
     Ok(reader.schema())
 }
 
+/// The schema of the Parquet file at `path` and the rows it holds (checked as
+/// [`read_parquet`] checks them).
 #[cfg(feature = "parquet")]
-fn parquet_schema(path: &Path) -> Result<SchemaRef, Error> {
-    Ok(parquet_builder(path)?.schema().clone())
+fn parquet_schema(path: &Path, max_depth: usize) -> Result<(SchemaRef, u64), Error> {
+    let (builder, summary) = parquet_builder(path, max_depth)?;
+    Ok((builder.schema().clone(), summary.rows))
 }

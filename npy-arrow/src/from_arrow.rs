@@ -19,7 +19,7 @@ use crate::error::{overflow, value_error, Error, ErrorKind};
 use crate::to_arrow::{EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY, FIXED_SHAPE_TENSOR};
 
 /// How Arrow values numpy cannot hold are written.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct FromArrowOptions {
     /// The value written for a null in a number, bool or string column (`None`: such a null is
@@ -29,6 +29,30 @@ pub struct FromArrowOptions {
     /// A batch of one column becomes a plain array (its name is dropped), not a record of one
     /// field. On by default ([`FromArrowOptions::new`]).
     pub single_column_plain: bool,
+    /// Widest string column planned: a `U` width in characters (4 bytes each in `.npy`), an
+    /// `S` width in bytes (default [`MAX_STRING_WIDTH`]). A column's width is its longest
+    /// value's, and every row takes it; a wider value is [`ErrorKind::Budget`].
+    pub max_string_width: u64,
+}
+
+/// The widest `U` (characters) or `S` (bytes) column planned by default: numpy gives every
+/// row of a string column the longest value's width, so one long value sizes all rows (a 68 KB
+/// Parquet file of 100,000 strings, one of 1 Mi characters, planned 400 GB of `U1048576`).
+/// The output budget ([`crate::OUTPUT_EXPANSION`]) bounds the rows × width; this bounds one
+/// row (4 MiB of `U`), the least a conversion holds in memory at once. Raised by
+/// [`FromArrowOptions::max_string_width`].
+pub const MAX_STRING_WIDTH: u64 = 1 << 20;
+
+impl Default for FromArrowOptions {
+    /// No fill, one column → a record of one field (as the derived default was), the default
+    /// string width budget.
+    fn default() -> Self {
+        FromArrowOptions {
+            fill: None,
+            single_column_plain: false,
+            max_string_width: MAX_STRING_WIDTH,
+        }
+    }
 }
 
 impl FromArrowOptions {
@@ -37,6 +61,7 @@ impl FromArrowOptions {
         FromArrowOptions {
             fill: None,
             single_column_plain: true,
+            max_string_width: MAX_STRING_WIDTH,
         }
     }
 
@@ -286,8 +311,20 @@ impl Plan {
         })
     }
 
-    /// Widens the string widths to hold `array`'s values.
-    fn observe(&mut self, array: &dyn Array) {
+    /// Widens the string widths to hold `array`'s values (of column `column`), refusing one
+    /// past `limit`.
+    fn observe(&mut self, array: &dyn Array, column: &str, limit: u64) -> Result<(), Error> {
+        let over = |width: u64, what: &str| {
+            if width <= limit {
+                return Ok(());
+            }
+            Err(Error::new(ErrorKind::Budget {
+                what: format!("column {column:?}'s longest value, in {what},"),
+                needed: width,
+                limit,
+                option: "FromArrowOptions::max_string_width",
+            }))
+        };
         match self {
             Plan::Str { chars, kind } => {
                 let longest = |it: &mut dyn Iterator<Item = Option<&str>>| {
@@ -301,6 +338,7 @@ impl Plan {
                     StrKind::Large => longest(&mut array.as_string::<i64>().iter()),
                     StrKind::View => longest(&mut array.as_string_view().iter()),
                 };
+                over(n, "characters")?;
                 *chars = (*chars).max(n);
             }
             Plan::Bytes { len, kind } => {
@@ -312,17 +350,23 @@ impl Plan {
                     StrKind::Large => longest(&mut array.as_binary::<i64>().iter()),
                     StrKind::View => longest(&mut array.as_binary_view().iter()),
                 };
+                over(n, "bytes")?;
                 *len = (*len).max(n);
             }
             Plan::Struct(fields) => {
                 let s = array.as_struct();
-                for (i, (_, plan)) in fields.iter_mut().enumerate() {
-                    plan.observe(s.column(i).as_ref());
+                for (i, (name, plan)) in fields.iter_mut().enumerate() {
+                    plan.observe(s.column(i).as_ref(), &format!("{column}.{name}"), limit)?;
                 }
             }
-            Plan::Tensor { item, .. } => item.observe(array.as_fixed_size_list().values().as_ref()),
+            Plan::Tensor { item, .. } => item.observe(
+                array.as_fixed_size_list().values().as_ref(),
+                &format!("{column}.item"),
+                limit,
+            )?,
             _ => {}
         }
+        Ok(())
     }
 }
 
@@ -674,6 +718,10 @@ fn encode(
                 // A subarray field of a record: encode the items packed, then copy each row's
                 // block to its place.
                 let block = per * item_size;
+                if block == 0 {
+                    // Rows of no bytes (a list of 0 items, items of 0 bytes): nothing to place.
+                    return Ok(());
+                }
                 let mut packed = vec![0u8; a.len() * block];
                 let mut o = Out {
                     bytes: &mut packed,
@@ -699,6 +747,8 @@ pub struct NpyPlan {
     columns: Vec<Plan>,
     plain: bool,
     rows: u64,
+    /// [`FromArrowOptions::max_string_width`].
+    max_width: u64,
 }
 
 impl NpyPlan {
@@ -723,17 +773,24 @@ impl NpyPlan {
             columns,
             plain,
             rows: 0,
+            max_width: options.max_string_width,
         })
     }
 
     /// Widens string widths to `batch`'s values and counts its rows.
     ///
     /// # Errors
-    /// [`ErrorKind::Invalid`] when the batch's schema is not the plan's.
+    /// [`ErrorKind::Invalid`] when the batch's schema is not the plan's;
+    /// [`ErrorKind::Budget`] for a string wider than [`FromArrowOptions::max_string_width`].
     pub fn observe(&mut self, batch: &RecordBatch) -> Result<(), Error> {
         self.check(batch)?;
-        for (plan, col) in self.columns.iter_mut().zip(batch.columns()) {
-            plan.observe(col.as_ref());
+        for ((plan, col), field) in self
+            .columns
+            .iter_mut()
+            .zip(batch.columns())
+            .zip(self.schema.fields())
+        {
+            plan.observe(col.as_ref(), field.name(), self.max_width)?;
         }
         self.rows += batch.num_rows() as u64;
         Ok(())

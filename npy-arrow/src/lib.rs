@@ -63,7 +63,32 @@
 //! values cycling through just under 512 Ki of them; e⁻³² for 8-byte values), so it keeps
 //! its dictionary; a sample without repeats of a column that does repeat means a nearly
 //! unique column, where a dictionary saves little. `.npz` members, IPC input and
-//! [`write_parquet`] always try the dictionary.
+//! `write_parquet` always try the dictionary.
+//!
+//! # Budgets of Arrow IPC and Parquet input
+//! A table file states row counts, string widths, nesting and page sizes that its bytes need
+//! not back (run-length encoding states 2^31 rows in ten bytes; one long string sets every
+//! row's `U` width). What a conversion from one may cost is bounded by these budgets, each a
+//! constant beside its check, raised through [`ConvertOptions`]; past one the input is
+//! refused with [`ErrorKind::Budget`] (or [`ErrorKind::UnbackedRows`]) naming the input, the
+//! need, the budget and the option, before any output is written:
+//!
+//! | what | default | option |
+//! |---|---|---|
+//! | output bytes of `.arrow`/`.parquet` → `.npy`/`.npz` (and Parquet → `.arrow`) | the input's size × [`OUTPUT_EXPANSION`] (1024), at least [`OUTPUT_BUDGET_FLOOR`] (1 GiB); a Parquet file's claimed rows checked before decoding, after each batch of the first read, and the exact output before writing | [`ConvertOptions::max_output_bytes`] |
+//! | widest `U` (characters) / `S` (bytes) column | [`MAX_STRING_WIDTH`] (1 Mi) | [`ConvertOptions::max_string_width`] ([`FromArrowOptions::max_string_width`]) |
+//! | rows that hold no bytes (`FixedSizeBinary(0)`, lists of 0 items) | [`MAX_UNBACKED_ROWS`] (1 Mi) | [`ConvertOptions::max_unbacked_rows`] |
+//! | nesting of a Parquet schema (groups above a leaf) | [`MAX_NESTING_DEPTH`] (128) | [`ConvertOptions::max_nesting_depth`] |
+//!
+//! Memory while converting to `.npy` is about [`BATCH_BYTES`] of output at a time (one row if
+//! wider), and a Parquet batch's dictionary-decoded byte strings about as much. Before the
+//! parquet crate reads a file, its footer and every page header are read by this crate (the
+//! parquet crate recurses per schema level and allocates by the counts pages state): column
+//! chunks and pages past their bounds, a Snappy page claiming more than Snappy can expand its
+//! bytes to, a dictionary page claiming more values than its bytes hold, a delta-encoded page
+//! of byte strings whose delta headers state more values than the page, and row counts the
+//! pages do not hold are [`ErrorKind::Malformed`]. `npy convert` uses the defaults (no
+//! command-line flags raise them).
 //!
 //! # Examples
 //! ```
@@ -89,6 +114,8 @@ mod error;
 mod file;
 mod from_arrow;
 #[cfg(feature = "parquet")]
+mod parquet_check;
+#[cfg(feature = "parquet")]
 mod parquet_write;
 mod to_arrow;
 
@@ -96,11 +123,12 @@ pub use arrow_array::RecordBatch;
 pub use error::{Error, ErrorKind};
 pub use file::{
     batch_from_npy_bytes, convert, for_each_batch, read_ipc, read_npy, read_npz_member, stem_name,
-    write_ipc, ConvertOptions, Format, BATCH_BYTES, MAX_UNBACKED_ROWS,
+    write_ipc, ConvertOptions, Format, BATCH_BYTES, MAX_NESTING_DEPTH, MAX_UNBACKED_ROWS,
+    OUTPUT_BUDGET_FLOOR, OUTPUT_EXPANSION,
 };
 #[cfg(feature = "parquet")]
 pub use file::{read_parquet, write_parquet};
-pub use from_arrow::{FromArrowOptions, NpyPlan};
+pub use from_arrow::{FromArrowOptions, NpyPlan, MAX_STRING_WIDTH};
 pub use to_arrow::{
     batch_from_bytes, field_for, schema_for, EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY,
     FIXED_SHAPE_TENSOR,

@@ -42,6 +42,7 @@ const TARGETS: &[(&str, u32, u32)] = &[
     ("serde_from_str", 512, 1024),
     ("safetensors", 256, 512),
     ("arrow", 512, 1024),
+    ("parquet", 512, 1024),
     ("remote", 512, 1024),
 ];
 
@@ -228,6 +229,13 @@ fn seed(fuzz: &Path) -> std::io::Result<()> {
             let dir = corpus.join("arrow");
             crate::python::run_script(&python, "fuzz_arrow_seeds.py", [&fixtures, &dir])
                 .map_err(std::io::Error::other)?;
+            // The parquet target starts from the same files (it reads any as Parquet).
+            let pq = corpus.join("parquet");
+            std::fs::create_dir_all(&pq)?;
+            for e in std::fs::read_dir(&dir)? {
+                let path = e?.path();
+                std::fs::copy(&path, pq.join(file_name(&path)))?;
+            }
         }
         Err(why) => eprintln!("xtask fuzz: the arrow target has no seeds: {why}"),
     }

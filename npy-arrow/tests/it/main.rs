@@ -1,8 +1,12 @@
 //! npy-arrow's integration tests: the mapping checked against pyarrow (`pyarrow.rs`), the
 //! rules the format fixes without Python (`rules.rs`), and hostile Arrow/Parquet input
-//! (`hostile.rs`).
+//! (`hostile.rs`; `budgets.rs`, issue 42's inputs that would size memory, disk, time or stack,
+//! the Parquet ones built by `pq.rs`).
 
+mod budgets;
 mod hostile;
+#[cfg(feature = "parquet")]
+mod pq;
 #[cfg(feature = "parquet")]
 mod pyarrow;
 mod rules;
