@@ -253,7 +253,9 @@ async fn an_object_without_etag_that_changes_is_refused() {
         server.put("big.npy", npy(&v2, &[1 << 20]));
         for e in [
             a.read_range::<f64>(last.clone()).await.unwrap_err(),
-            a.read_ranges::<f64>(&[0..2, 100_000..100_002]).await.unwrap_err(),
+            a.read_ranges::<f64>(&[0..2, 100_000..100_002])
+                .await
+                .unwrap_err(),
             a.read_vec::<f64>().await.unwrap_err(),
         ] {
             assert!(matches!(e.kind(), RemoteErrorKind::Changed(_)), "{e}");
