@@ -108,11 +108,14 @@ pub fn run(args: &Args) -> ExitCode {
         if remote.is_none() && crate::npz::is_npz(path) {
             // A scipy.sparse archive says so first (a line of its own; --json: an object with
             // "sparse"), then its members as any archive's.
-            if let Ok(Some(sparse)) = npy_sparse::detect(path) {
-                let line = sparse_line(path, &sparse, args.json);
-                if let Err(e) = out.write_all(line.as_bytes()) {
-                    return output_failed(&e);
-                }
+            // One that scipy's load_npz refuses says why instead.
+            let line = match npy_sparse::detect(path) {
+                Ok(Some(sparse)) => Some(sparse_line(path, &sparse, args.json)),
+                Ok(None) => None,
+                Err(e) => sparse_refusal(path, &e, args.json),
+            };
+            if let Some(Err(e)) = line.map(|l| out.write_all(l.as_bytes())) {
+                return output_failed(&e);
             }
             let (ok, n) = crate::npz::info(path, args.json, args.hint, blocks, &mut out);
             failed |= !ok;
@@ -205,6 +208,42 @@ fn sparse_line(path: &Path, s: &npy_sparse::SparseInfo, json: bool) -> String {
         s.data_dtype,
         s.index_dtype
     )
+}
+
+/// The line `npy info` prints for an archive with a `format` member that scipy's `load_npz`
+/// refuses (`FILE: not a valid dia matrix: number of diagonals (1) does not match the number
+/// of offsets (5)`) or that a summary does not read (too many DIA offsets); `--json`: an
+/// object with `"sparse_invalid"`. `None` for an archive npy-npz cannot read (its members'
+/// listing reports that).
+fn sparse_refusal(path: &Path, e: &npy_sparse::Error, json: bool) -> Option<String> {
+    let message = match e {
+        npy_sparse::Error::NotValid { class, reason, .. } => {
+            format!("not a valid {class}: {reason}")
+        }
+        npy_sparse::Error::Budget {
+            member,
+            elements,
+            limit,
+            ..
+        } => format!(
+            "scipy.sparse archive not summarised: member {member:?} holds {} elements, more \
+             than the {} a summary reads",
+            thousands(*elements),
+            thousands(*limit)
+        ),
+        _ => return None,
+    };
+    if json {
+        let v = serde_json::json!({
+            "path": path.display().to_string(),
+            "sparse_invalid": message,
+        });
+        return Some(format!("{v}\n"));
+    }
+    Some(format!(
+        "{}: {message}\n",
+        printable(&path.display().to_string())
+    ))
 }
 
 /// `npy: FILE: message` on stderr. A closed stderr is not worth a panic.

@@ -4,7 +4,7 @@
 //! configured from object_store's environment variables (`AWS_ENDPOINT_URL`,
 //! `AWS_ALLOW_HTTP`, `AWS_ACCESS_KEY_ID`, …).
 
-use std::io::Write;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use npy_core::{Error, NpySource, ParsedHeader, TensorInfo};
@@ -72,7 +72,14 @@ pub(crate) fn info(path: &Path, object: BlockingObject) -> Result<(TensorInfo, u
     Ok((info, s.size()))
 }
 
-/// A local copy of a remote input, removed when dropped.
+/// The most bytes `convert` downloads of a URL (64 GiB): the bytes its header or directory
+/// says the input needs are fetched, never the object's claimed length, and a need beyond this
+/// is refused before anything is written (download such an input with the store's own tool
+/// and convert the local file).
+pub(crate) const DOWNLOAD_BUDGET_BYTES: u64 = 64 << 30;
+
+/// A local copy of a remote input, removed when dropped (and, on Unix, when the process is
+/// ended by SIGTERM, SIGINT or SIGHUP).
 #[derive(Debug)]
 pub(crate) struct LocalCopy {
     _dir: tempfile::TempDir,
@@ -86,29 +93,168 @@ impl LocalCopy {
     }
 }
 
-/// Downloads URL `path` into a temporary directory in parts of [`DOWNLOAD_PART_BYTES`]:
-/// `convert`'s input, which reads every byte anyway.
+/// The byte ranges of `object` a local copy needs, each within the object: an `.npy` its
+/// header and the data the header describes (`data_offset + shape × itemsize`, checked; an
+/// object array's pickle has no length there, so the whole object); an `.npz` each member's
+/// bytes as the central directory bounds them (its local header, at most two 64 KiB fields
+/// more, its compressed bytes, clipped at the next member) and the directory to the end;
+/// anything else (Arrow, Parquet, safetensors) the whole object.
+fn needed(object: &BlockingObject) -> Result<Vec<Range<u64>>, Error> {
+    let size = object.object().size();
+    if object.get(0..6).is_ok_and(|m| &m[..] == b"\x93NUMPY") {
+        let source = NpySource::open(object.clone())?;
+        let parsed = source.parsed_header();
+        if parsed.header.dtype.has_object() {
+            return Ok(whole(size));
+        }
+        let end = parsed.data_offset().saturating_add(parsed.header.nbytes()?);
+        // A shorter object is copied as it is: the conversion reports the truncation.
+        return Ok(whole(end.min(size)));
+    }
+    if !is_zip(object) {
+        return Ok(whole(size));
+    }
+    let npz = NpzArchive::new(object.clone()).map_err(|e| Error::from(std::io::Error::other(e)))?;
+    let directory = npz.directory_offset().min(size);
+    let mut starts: Vec<u64> = npz.members().iter().map(|m| m.header_offset).collect();
+    starts.sort_unstable();
+    let mut spans: Vec<Range<u64>> = npz
+        .members()
+        .iter()
+        .filter(|m| m.header_offset < directory)
+        .map(|m| {
+            // The local header: 30 bytes, then a name and an extra field of at most 64 KiB
+            // each, which only the local header gives.
+            let end = m
+                .header_offset
+                .saturating_add(30 + 2 * 0xFFFF)
+                .saturating_add(m.compressed_size);
+            let next = starts[starts.partition_point(|&s| s <= m.header_offset)..]
+                .first()
+                .copied()
+                .unwrap_or(directory);
+            m.header_offset..end.min(next).min(directory)
+        })
+        .collect();
+    spans.push(directory..size);
+    spans.sort_unstable_by_key(|r| r.start);
+    // Merged, so that adjacent members are one run of GETs.
+    let mut merged: Vec<Range<u64>> = Vec::with_capacity(spans.len());
+    for r in spans {
+        match merged.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
+    Ok(merged)
+}
+
+/// The one range `0..end`.
+fn whole(end: u64) -> Vec<Range<u64>> {
+    std::iter::once(0..end).collect()
+}
+
+/// Downloads what URL `path`'s input needs ([`needed`]: an `.npy` its header and data, an
+/// `.npz` its members and directory, never more than the object's claimed length and at most
+/// [`DOWNLOAD_BUDGET_BYTES`]) in GETs of [`DOWNLOAD_PART_BYTES`] into an unnamed temporary
+/// file, named in a temporary directory once complete: `convert`'s input. Parts an `.npz`'s
+/// directory does not point at stay holes (zeros, no disk blocks). A process killed while
+/// downloading leaves nothing behind; the named copy is removed on SIGTERM, SIGINT and SIGHUP.
 pub(crate) fn download(path: &Path) -> Result<LocalCopy, Error> {
     let object = open(path)?;
+    let spans = needed(&object)?;
+    let total = spans
+        .iter()
+        .try_fold(0u64, |t, r| t.checked_add(r.end - r.start))
+        .unwrap_or(u64::MAX);
+    if total > DOWNLOAD_BUDGET_BYTES {
+        return Err(Error::from(std::io::Error::other(format!(
+            "the input needs {total} bytes, over the download budget of {DOWNLOAD_BUDGET_BYTES} \
+             bytes (64 GiB): download it with the store's own tool and convert the local file"
+        ))));
+    }
+    let held = (npy_core::FIRST_READ_BYTES as u64).min(object.object().size());
     let dir = tempfile::tempdir()?;
     let name = path
         .file_name()
         .map_or_else(|| "input".into(), std::ffi::OsStr::to_os_string);
     let dest = dir.path().join(name);
-    let mut file = std::io::BufWriter::new(std::fs::File::create(&dest)?);
-    let size = object.object().size();
-    let mut at = 0;
-    while at < size {
-        let end = size.min(at.saturating_add(DOWNLOAD_PART_BYTES));
-        let bytes = object.get(at..end).map_err(to_error)?;
-        file.write_all(&bytes)?;
-        at = end;
+    cleanup::remove_on_signal(dir.path(), &dest);
+    let mut file = npy_core::PendingFile::create(&dest)?;
+    {
+        let at = file.offsets()?;
+        for span in spans {
+            let mut from = span.start;
+            while from < span.end {
+                let mut end = span.end.min(from.saturating_add(DOWNLOAD_PART_BYTES));
+                if from < held && end > held {
+                    // The first GET's bytes, from memory.
+                    end = held;
+                }
+                let bytes = object.get(from..end).map_err(to_error)?;
+                at.write_all_at(&bytes, from)?;
+                from = end;
+            }
+        }
     }
-    file.into_inner()
-        .map_err(std::io::IntoInnerError::into_error)?
-        .sync_all()?;
+    file.commit()?;
     Ok(LocalCopy {
         _dir: dir,
         path: dest,
     })
+}
+
+/// The download's copy removed when a signal ends the process: its file unlinked and its
+/// directory removed (both async-signal-safe calls), then the signal's default action taken.
+#[cfg(unix)]
+mod cleanup {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Path;
+    use std::sync::OnceLock;
+
+    /// The copy and its directory, set once (a `convert` has one input).
+    static PATHS: OnceLock<(CString, CString)> = OnceLock::new();
+
+    extern "C" fn on_signal(signal: libc::c_int) {
+        if let Some((file, dir)) = PATHS.get() {
+            // SAFETY: unlink, rmdir, signal and raise are async-signal-safe; the strings are
+            // NUL-terminated and live for the process.
+            unsafe {
+                libc::unlink(file.as_ptr());
+                libc::rmdir(dir.as_ptr());
+            }
+        }
+        // SAFETY: as above; the default action (termination) happens once this returns.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+        }
+    }
+
+    /// Arms the handler for `file` in `dir` (the first call only).
+    #[allow(unsafe_code, reason = "the libc calls that install a signal handler")]
+    pub(super) fn remove_on_signal(dir: &Path, file: &Path) {
+        let (Ok(d), Ok(f)) = (
+            CString::new(dir.as_os_str().as_bytes()),
+            CString::new(file.as_os_str().as_bytes()),
+        ) else {
+            return;
+        };
+        if PATHS.set((f, d)).is_err() {
+            return;
+        }
+        for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            // SAFETY: the handler only makes async-signal-safe calls.
+            unsafe {
+                libc::signal(signal, on_signal as *const () as libc::sighandler_t);
+            }
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod cleanup {
+    /// Nothing to arm: the copy is removed when dropped.
+    pub(super) fn remove_on_signal(_dir: &std::path::Path, _file: &std::path::Path) {}
 }

@@ -91,3 +91,56 @@ fn hostile_pickles_are_refused_or_shown_in_bounded_memory_and_time() {
         }
     }
 }
+
+/// Issue 42, F8 (`../shared/cases/turn4/r08`): `npy info` of a scipy.sparse archive read its
+/// `shape` member (a DIA matrix's `offsets`) whole as `i64`: deflated `int8` zeros of 512 Mi
+/// elements, half a megabyte of archive, took 5.8 GB. Here 64 Mi elements (512 MiB as `i64`
+/// before the fix): the member is refused from its header, within 64 MiB and in a few seconds,
+/// and the archive's members are still listed.
+#[test]
+fn sparse_members_of_a_summary_are_not_read_whole() {
+    const N: u64 = 64 << 20;
+    let dir = tempfile::tempdir().expect("tempdir");
+    for which in ["shape", "offsets"] {
+        let path = dir.path().join(format!("{which}.npz"));
+        let mut w = npy_npz::NpzWriter::create(&path)
+            .expect("create")
+            .compression(npy_npz::Compression::Deflated { level: 9 });
+        let format = if which == "shape" { "csr" } else { "dia" };
+        w.add("format", &[format.as_bytes().to_vec()], &[])
+            .expect("format");
+        let zeros = vec![0i8; N as usize];
+        if which == "shape" {
+            w.add("shape", &zeros, &[N]).expect("shape");
+        } else {
+            w.add("shape", &[4i64, 4], &[2]).expect("shape");
+        }
+        w.add("data", &[0.0f64; 4], &[1, 4]).expect("data");
+        if which == "shape" {
+            w.add("indices", &[0i32], &[1]).expect("indices");
+            w.add("indptr", &[0i32, 1, 1, 1, 1], &[5]).expect("indptr");
+        } else {
+            w.add("offsets", &zeros, &[N]).expect("offsets");
+        }
+        w.finish().expect("finish");
+        drop(zeros);
+        let start = std::time::Instant::now();
+        let (code, out, rss) = peak::run_npy(&[OsStr::new("info"), path.as_os_str()], true);
+        let took = start.elapsed();
+        assert_eq!(code, 0, "{which}");
+        let first = out.lines().next().unwrap_or_default().to_owned();
+        let want = if which == "shape" {
+            "not a valid csr matrix: shape must have length in (2,), it has 67108864".to_owned()
+        } else {
+            format!("not a valid dia matrix: number of diagonals (1) does not match the number of offsets ({N})")
+        };
+        assert_eq!(first, format!("{}: {want}", path.display()), "{which}");
+        assert!(
+            out.contains(which),
+            "{which}: the members are listed: {out}"
+        );
+        assert!(rss < 64 * MIB, "{which}: peak RSS {} MiB", rss / MIB);
+        let most = if cfg!(debug_assertions) { 20 } else { 2 };
+        assert!(took.as_secs() < most, "{which}: {took:?}");
+    }
+}

@@ -298,6 +298,13 @@ impl<R> NpzArchive<R> {
         Ok(&self.members[self.find(key)?])
     }
 
+    /// Offset of the central directory in the source, in bytes: every member's bytes lie
+    /// before it, the directory and the end record from it to the end. A copy of the archive
+    /// needs the members' bytes and these (what a download of a remote archive fetches).
+    pub fn directory_offset(&self) -> u64 {
+        self.directory
+    }
+
     /// The source the archive is read from.
     pub fn source(&self) -> &R {
         &self.source

@@ -30,6 +30,16 @@ fn runtime() -> Result<&'static tokio::runtime::Runtime, String> {
         .map_err(Clone::clone)
 }
 
+/// A timer of `duration` on this crate's runtime (`None` when it cannot start): made in its
+/// context, so that any executor may poll it; the runtime's threads fire it.
+pub(crate) fn timer(
+    duration: std::time::Duration,
+) -> Option<std::pin::Pin<Box<tokio::time::Sleep>>> {
+    let rt = runtime().ok()?;
+    let _context = rt.enter();
+    Some(Box::pin(tokio::time::sleep(duration)))
+}
+
 /// Runs `fut` to completion on this crate's runtime and waits for it on the calling thread.
 /// Works from any thread, an async runtime's own included (the thread then blocks, as any
 /// blocking call does there).
@@ -114,7 +124,7 @@ impl BlockingObject {
     ) -> Result<BlockingObject, RemoteError> {
         let url = url.into();
         let (object, head) = block_on(&url.clone(), async move {
-            RemoteObject::open(store, path, url, options.first_read, options.retries).await
+            RemoteObject::open_with(store, path, url, &options).await
         })?;
         Ok(BlockingObject {
             object: Arc::new(object),

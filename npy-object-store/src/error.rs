@@ -63,6 +63,16 @@ pub enum RemoteErrorKind {
     /// A request timed out (after the store's and this crate's retries).
     #[error("timed out: {0}")]
     Timeout(String),
+    /// One read took longer than its time budget
+    /// ([`RemoteOptions::request_timeout`](crate::RemoteOptions::request_timeout)), the
+    /// store's and this crate's retries included: a server too slow to use (or one that sends
+    /// a byte now and then). Not retried.
+    #[error(
+        "no complete answer within the time budget of {} s for one read \
+         (RemoteOptions::request_timeout)",
+        .0.as_secs_f64()
+    )]
+    TimeBudget(std::time::Duration),
     /// The `.npy` data itself: header errors, type mismatches, truncation.
     #[error(transparent)]
     Npy(npy_core::Error),
@@ -163,7 +173,9 @@ impl RemoteError {
                 std::io::ErrorKind::PermissionDenied
             }
             RemoteErrorKind::Unreachable(_) => std::io::ErrorKind::ConnectionRefused,
-            RemoteErrorKind::Timeout(_) => std::io::ErrorKind::TimedOut,
+            RemoteErrorKind::Timeout(_) | RemoteErrorKind::TimeBudget(_) => {
+                std::io::ErrorKind::TimedOut
+            }
             RemoteErrorKind::Truncated { .. } => std::io::ErrorKind::UnexpectedEof,
             _ => std::io::ErrorKind::Other,
         };

@@ -25,9 +25,13 @@
 //! Faults are typed ([`RemoteErrorKind`]) and name the URL: a missing object, a refused one,
 //! a server that ignores `Range` (refused before its body is read), a short body, a
 //! `Content-Range` other than asked, timeouts (retries bounded: [`RemoteOptions::retries`]
-//! and the store's own `RetryConfig`), an object that changed between requests (`If-Match`
-//! on every GET after the first, ETag and size compared). Memory is bounded by what was
-//! asked: no body is buffered beyond the range requested.
+//! and the store's own `RetryConfig`), a read slower than its time budget
+//! ([`RemoteOptions::request_timeout`], [`DEFAULT_REQUEST_TIMEOUT`] = 60 s for one read, the
+//! body and every retry included), an object that changed between requests (the first
+//! response's version pinned: `If-Match` with its ETag on every later GET, or
+//! `If-Unmodified-Since` with its `Last-Modified` when it has no ETag; ETag, date and size
+//! compared). Memory is bounded by what was asked: no body is buffered beyond the range
+//! requested.
 //!
 //! Cloud backends are features: `aws`, `gcp`, `azure`, `http` (each object_store's feature of
 //! that name, with reqwest and rustls). Without any, `file://` and in-memory stores work.
@@ -71,7 +75,7 @@ mod url;
 pub use blocking::{block_on, BlockingObject};
 pub use counting::{CountingStore, Counts, Snapshot};
 pub use error::{RemoteError, RemoteErrorKind};
-pub use remote::{RemoteNpy, RemoteObject, RemoteOptions};
+pub use remote::{RemoteNpy, RemoteObject, RemoteOptions, DEFAULT_REQUEST_TIMEOUT};
 pub use url::{is_url, store_for_url};
 
 /// The README's examples, run as doctests.

@@ -1,7 +1,9 @@
 //! [`RemoteNpy`]: a `.npy` object read by ranged GETs, asynchronously.
 
+use std::future::Future;
 use std::ops::Range;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use futures_util::{StreamExt, TryStreamExt};
@@ -10,7 +12,7 @@ use npy_core::{
     NpySource, ParsedHeader, ReadOptions,
 };
 use object_store::path::Path;
-use object_store::{GetOptions, GetRange, ObjectStore};
+use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore};
 
 use crate::error::{classify, RemoteError, RemoteErrorKind};
 
@@ -35,7 +37,17 @@ pub struct RemoteOptions {
     pub part_bytes: u64,
     /// Parts of a whole-array read in flight at once (default 8).
     pub concurrency: usize,
+    /// The most time one read of the object may take, from its request to the last byte of
+    /// its body, the store's and this crate's retries included
+    /// ([`DEFAULT_REQUEST_TIMEOUT`], 60 s): a server that answers slowly (a byte a second)
+    /// gets [`RemoteErrorKind::TimeBudget`] then, whatever its headers promise.
+    pub request_timeout: Duration,
 }
+
+/// [`RemoteOptions::request_timeout`]'s default: 60 s for one read (the first GET, a row range,
+/// one part of a whole-array read of [`RemoteOptions::part_bytes`]), time for 8 MiB at
+/// 140 KB/s.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
 impl Default for RemoteOptions {
     fn default() -> Self {
@@ -45,6 +57,7 @@ impl Default for RemoteOptions {
             retries: 2,
             part_bytes: 8 << 20,
             concurrency: 8,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
         }
     }
 }
@@ -85,16 +98,26 @@ impl RemoteOptions {
         self.concurrency = parts.max(1);
         self
     }
+
+    /// [`RemoteOptions::request_timeout`] (at least 1 ms).
+    #[must_use]
+    pub fn request_timeout(mut self, budget: Duration) -> Self {
+        self.request_timeout = budget.max(Duration::from_millis(1));
+        self
+    }
 }
 
 /// One object of a store, read by ranged GETs: the GET behind every read, checked.
 ///
 /// Every response is checked against its request: a `200` to a ranged GET (a server that
 /// ignores `Range`) is refused before its body is read; another range than the one asked for,
-/// a short body, or more bytes than asked are errors; every GET after the first carries
-/// `If-Match` with the ETag of the first, and a response of another ETag or size is
-/// [`RemoteErrorKind::Changed`]. Memory is what was asked for: a body is read into a buffer of
-/// the range's length and no further.
+/// a short body, or more bytes than asked are errors. The first response pins the object's
+/// version: every later GET carries `If-Match` with its ETag, or, when it had none,
+/// `If-Unmodified-Since` with its `Last-Modified`, and a response of another ETag, date or
+/// size is [`RemoteErrorKind::Changed`] (a server that ignores the condition included). An
+/// object with neither is pinned by its size only. Each read takes at most
+/// [`RemoteOptions::request_timeout`] ([`RemoteErrorKind::TimeBudget`]). Memory is what was
+/// asked for: a body is read into a buffer of the range's length and no further.
 #[derive(Debug, Clone)]
 pub struct RemoteObject {
     store: Arc<dyn ObjectStore>,
@@ -102,7 +125,10 @@ pub struct RemoteObject {
     url: String,
     size: u64,
     etag: Option<String>,
+    /// The first response's metadata: its `Last-Modified` pins an object without an ETag.
+    pinned: Option<ObjectMeta>,
     retries: u32,
+    budget: Duration,
 }
 
 impl RemoteObject {
@@ -120,30 +146,72 @@ impl RemoteObject {
         first_read: usize,
         retries: u32,
     ) -> Result<(RemoteObject, Bytes), RemoteError> {
+        let options = RemoteOptions::default()
+            .first_read(first_read)
+            .retries(retries);
+        RemoteObject::open_with(store, path, url, &options).await
+    }
+
+    /// [`RemoteObject::open`] with the first read, retries and time budget of `options`.
+    ///
+    /// # Errors
+    /// As [`RemoteObject::open`].
+    pub async fn open_with(
+        store: Arc<dyn ObjectStore>,
+        path: Path,
+        url: impl Into<String>,
+        options: &RemoteOptions,
+    ) -> Result<(RemoteObject, Bytes), RemoteError> {
         let mut object = RemoteObject {
             store,
             path,
             url: url.into(),
             size: 0,
             etag: None,
-            retries,
+            pinned: None,
+            retries: options.retries,
+            budget: options.request_timeout,
         };
-        let want = if first_read == usize::MAX {
+        let want = if options.first_read == usize::MAX {
             0..u64::MAX
         } else {
-            0..first_read.max(16) as u64
+            0..options.first_read.max(16) as u64
         };
-        let mut attempt = 0;
-        let (head, size, etag) = loop {
-            match object.get_once(want.clone(), true).await {
-                Ok(got) => break got,
-                Err(e) if e.is_transient() && attempt < retries => attempt += 1,
-                Err(e) => return Err(e),
-            }
-        };
-        object.size = size;
-        object.etag = etag;
+        let (head, meta) = object
+            .within(async {
+                let mut attempt = 0;
+                loop {
+                    match object.get_once(want.clone(), true).await {
+                        Ok(got) => break Ok(got),
+                        Err(e) if e.is_transient() && attempt < object.retries => attempt += 1,
+                        Err(e) => break Err(e),
+                    }
+                }
+            })
+            .await?;
+        object.size = meta.size;
+        object.etag.clone_from(&meta.e_tag);
+        object.pinned = Some(meta);
         Ok((object, head))
+    }
+
+    /// `fut` (one read, its retries included) within [`RemoteOptions::request_timeout`]:
+    /// [`RemoteErrorKind::TimeBudget`] when it is not done by then. The timer is this crate's
+    /// runtime's, so the read itself runs on whatever executor polls it.
+    async fn within<T>(
+        &self,
+        fut: impl Future<Output = Result<T, RemoteError>>,
+    ) -> Result<T, RemoteError> {
+        let Some(timer) = crate::blocking::timer(self.budget) else {
+            return fut.await;
+        };
+        let fut = std::pin::pin!(fut);
+        match futures_util::future::select(fut, timer).await {
+            futures_util::future::Either::Left((done, _)) => done,
+            futures_util::future::Either::Right(((), _)) => {
+                Err(self.err(RemoteErrorKind::TimeBudget(self.budget)))
+            }
+        }
     }
 
     /// The object's URL, as given.
@@ -185,20 +253,25 @@ impl RemoteObject {
         if range.start >= range.end {
             return Ok(Bytes::new());
         }
+        self.within(self.get_retried(range)).await
+    }
+
+    /// One GET of `range` after the first, sent again after transient faults.
+    async fn get_retried(&self, range: Range<u64>) -> Result<Bytes, RemoteError> {
         let mut attempt = 0;
         loop {
             match self.get_once(range.clone(), false).await {
-                Ok((bytes, _, _)) => return Ok(bytes),
+                Ok((bytes, _)) => return Ok(bytes),
                 Err(e) if e.is_transient() && attempt < self.retries => attempt += 1,
                 Err(e) => return Err(e),
             }
         }
     }
 
-    /// Several ranges with the store's `get_ranges` (nearby ranges coalesced into one GET),
-    /// each checked for its length. Without an ETag check: object_store's `get_ranges` takes
-    /// no `If-Match`; the caller checks the object's identity with a ranged GET when it
-    /// matters.
+    /// Several ranges, nearby ones coalesced into one GET as object_store's `get_ranges`
+    /// coalesces them ([`object_store::coalesce_ranges`], 1 MiB apart at most), each GET
+    /// checked as [`RemoteObject::get`]'s (the version pinned), each range for its length;
+    /// within one [`RemoteOptions::request_timeout`].
     ///
     /// # Errors
     /// The faults listed on [`RemoteObject`].
@@ -208,19 +281,13 @@ impl RemoteObject {
             .map(|r| r.start.min(self.size)..r.end.min(self.size).max(r.start.min(self.size)))
             .collect();
         let wanted: Vec<Range<u64>> = clipped.iter().filter(|r| !r.is_empty()).cloned().collect();
-        let mut attempt = 0;
-        let fetched = loop {
-            let res = self
-                .store
-                .get_ranges(&self.path, &wanted)
-                .await
-                .map_err(|e| self.err(classify(e, None)));
-            match res {
-                Ok(f) => break f,
-                Err(e) if e.is_transient() && attempt < self.retries => attempt += 1,
-                Err(e) => return Err(e),
-            }
-        };
+        let fetched = self
+            .within(object_store::coalesce_ranges(
+                &wanted,
+                |r| self.get_retried(r),
+                object_store::OBJECT_STORE_COALESCE_DEFAULT,
+            ))
+            .await?;
         let mut fetched = fetched.into_iter();
         let mut out = Vec::with_capacity(ranges.len());
         for r in clipped {
@@ -259,6 +326,11 @@ impl RemoteObject {
         if range.start >= range.end {
             return Ok(());
         }
+        self.within(self.get_into_retried(range, out)).await
+    }
+
+    /// [`RemoteObject::get_into`]'s GET, sent again after transient faults.
+    async fn get_into_retried(&self, range: Range<u64>, out: &mut [u8]) -> Result<(), RemoteError> {
         let mut attempt = 0;
         loop {
             let res = async {
@@ -296,16 +368,15 @@ impl RemoteObject {
         }
     }
 
-    /// One GET, its response checked; returns the bytes, the object's size and ETag.
-    /// `first`: the opening GET (no If-Match; it learns size and ETag).
+    /// One GET, its response checked; returns the bytes and the object's metadata.
+    /// `first`: the opening GET (no condition; it learns size, ETag and date).
     async fn get_once(
         &self,
         range: Range<u64>,
         first: bool,
-    ) -> Result<(Bytes, u64, Option<String>), RemoteError> {
+    ) -> Result<(Bytes, ObjectMeta), RemoteError> {
         let (result, expected, len) = self.send(range, first).await?;
-        let size = result.meta.size;
-        let etag = result.meta.e_tag.clone();
+        let meta = result.meta.clone();
         let mut buf = BytesMut::with_capacity(len);
         let mut stream = result.into_stream();
         while let Some(chunk) = stream.next().await {
@@ -321,7 +392,7 @@ impl RemoteObject {
                 got: buf.len() as u64,
             }));
         }
-        Ok((buf.freeze(), size, etag))
+        Ok((buf.freeze(), meta))
     }
 
     /// Sends one GET of `range` (without a `Range` when it ends at `u64::MAX`: the whole
@@ -332,9 +403,17 @@ impl RemoteObject {
         range: Range<u64>,
         first: bool,
     ) -> Result<(object_store::GetResult, Range<u64>, usize), RemoteError> {
+        // The version pinned: the first response's ETag, else its date (a store gives the
+        // epoch when the response had no `Last-Modified`: nothing to pin then).
+        let since = self
+            .pinned
+            .as_ref()
+            .filter(|m| m.e_tag.is_none() && m.last_modified.timestamp() != 0)
+            .map(|m| m.last_modified);
         let options = GetOptions {
             range: (range.end != u64::MAX).then(|| GetRange::Bounded(range.clone())),
             if_match: if first { None } else { self.etag.clone() },
+            if_unmodified_since: if first { None } else { since },
             ..GetOptions::default()
         };
         let result = self
@@ -351,10 +430,26 @@ impl RemoteObject {
                     self.size
                 ))));
             }
-            if let (Some(before), Some(now)) = (&self.etag, etag) {
-                if before != now {
+            match (&self.etag, etag) {
+                (Some(before), Some(now)) if before != now => {
                     return Err(self.err(RemoteErrorKind::Changed(format!(
                         "ETag {before} became {now}"
+                    ))));
+                }
+                (Some(before), None) => {
+                    return Err(self.err(RemoteErrorKind::Changed(format!(
+                        "it had ETag {before}, the server now sends none"
+                    ))));
+                }
+                _ => {}
+            }
+            if let Some(before) = since {
+                let now = result.meta.last_modified;
+                if now != before {
+                    return Err(self.err(RemoteErrorKind::Changed(format!(
+                        "Last-Modified {} became {}",
+                        before.to_rfc2822(),
+                        now.to_rfc2822()
                     ))));
                 }
             }
@@ -379,8 +474,9 @@ impl RemoteObject {
 /// is longer than the first), rows and element ranges with one GET each, several ranges
 /// coalesced (`get_ranges`), the whole array in parallel ranged parts.
 ///
-/// Async and runtime-agnostic: it spawns nothing and sets no timers, so it runs on any
-/// executor the store runs on (object_store's HTTP-based stores need tokio's). For blocking
+/// Async and runtime-agnostic: it spawns nothing, so it runs on any executor the store runs
+/// on (object_store's HTTP-based stores need tokio's); the timer of each read's time budget
+/// ([`RemoteOptions::request_timeout`]) is this crate's own runtime's. For blocking
 /// callers, [`crate::BlockingObject`] implements [`npy_core::ReadAt`].
 ///
 /// # Examples
@@ -432,8 +528,7 @@ impl RemoteNpy {
         url: impl Into<String>,
         options: RemoteOptions,
     ) -> Result<RemoteNpy, RemoteError> {
-        let (object, head) =
-            RemoteObject::open(store, path, url, options.first_read, options.retries).await?;
+        let (object, head) = RemoteObject::open_with(store, path, url, &options).await?;
         let head = read_header(&object, head, &options).await?;
         Ok(RemoteNpy {
             object,

@@ -24,6 +24,35 @@ pub enum Error {
         /// What is missing or unknown.
         reason: String,
     },
+    /// The archive names a format (it has a `format` member) but is not a matrix
+    /// `scipy.sparse.load_npz` loads: [`detect`](crate::detect)'s checks of the headers, with
+    /// scipy's reason.
+    #[error("{}: not a valid {class}: {reason}", path.display())]
+    NotValid {
+        /// The archive.
+        path: PathBuf,
+        /// What it claims to be: `dia matrix`, `csr array` (scipy's `dia_matrix`,
+        /// `csr_array`), or `scipy.sparse matrix` for an unknown format.
+        class: String,
+        /// Why scipy refuses it, in scipy's words where it has them.
+        reason: String,
+    },
+    /// A member [`detect`](crate::detect) would read holds more elements than it reads
+    /// ([`MAX_DETECT_ELEMENTS`](crate::MAX_DETECT_ELEMENTS)).
+    #[error(
+        "{}: member {member:?} holds {elements} elements, more than the {limit} a summary reads",
+        path.display()
+    )]
+    Budget {
+        /// The archive.
+        path: PathBuf,
+        /// The member (`offsets`).
+        member: &'static str,
+        /// Its elements, from its header.
+        elements: u64,
+        /// [`MAX_DETECT_ELEMENTS`](crate::MAX_DETECT_ELEMENTS).
+        limit: u64,
+    },
     /// A member's contents break the format's rules (lengths, index ranges, `indptr` order).
     #[error("{}: member {member:?}: {reason}", path.display())]
     Invalid {

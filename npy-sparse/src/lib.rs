@@ -9,9 +9,10 @@
 //! blocksize), `row` + `col` (COO), `offsets` (DIA; `data` is `(diagonals, width)`); the
 //! `*_array` classes add a 0-d `|b1` `_is_array`.
 //!
-//! - [`detect`] says from the members' headers and the `format` member whether an archive is
-//!   a sparse matrix, and describes it ([`SparseInfo`]: format, shape, stored elements,
-//!   dtypes) without reading the data.
+//! - [`detect`] says from the members' headers and the small `format` and `shape` members
+//!   whether an archive is a sparse matrix `scipy.sparse.load_npz` loads, and describes it
+//!   ([`SparseInfo`]: format, shape, stored elements, dtypes) without reading the data (a DIA
+//!   matrix's offsets excepted, up to [`MAX_DETECT_ELEMENTS`]).
 //! - [`read`] gives a [`SparseMatrix`], validated (index ranges, `indptr` monotonic, lengths);
 //!   [`SparseMatrix::to_dense`] expands it within a caller's element limit.
 //! - [`write()`] writes one that `scipy.sparse.load_npz` loads to an equal matrix.
@@ -41,4 +42,6 @@ mod error;
 mod matrix;
 
 pub use error::Error;
-pub use matrix::{detect, read, write, Format, SparseInfo, SparseMatrix, Storage};
+pub use matrix::{
+    detect, read, write, Format, SparseInfo, SparseMatrix, Storage, MAX_DETECT_ELEMENTS,
+};

@@ -4,7 +4,7 @@ use std::fs::File;
 use std::ops::Add;
 use std::path::Path;
 
-use npy_core::{Casting, DType, NpyElement, ReadOptions};
+use npy_core::{Canonical, Casting, DType, Header, NpyElement, ReadOptions};
 use npy_npz::{Compression, NpzArchive, NpzWriter};
 
 use crate::error::Error;
@@ -194,48 +194,161 @@ fn format_of(path: &Path, npz: &mut Archive) -> Result<Option<Format>, Error> {
     })
 }
 
-/// Describes the scipy.sparse archive at `path` from its headers and its `format` and
-/// `shape` members (and, for DIA, `offsets`, to count as scipy's `nnz` does; no `data` is
-/// read); `Ok(None)` when it is an `.npz` without a `format` member.
+/// The most elements [`detect`] reads of one member: a DIA matrix's `offsets` (1 Mi, 8 MiB as
+/// `i64`), which scipy's `nnz` needs. Every other member read is a few bytes, its size checked
+/// from its header first (`format`, `shape`, `_is_array`); nothing else is read.
+pub const MAX_DETECT_ELEMENTS: u64 = 1 << 20;
+
+/// Describes the scipy.sparse archive at `path` from its headers and its small `format`,
+/// `shape` and `_is_array` members (and, for DIA, `offsets`, to count as scipy's `nnz` does,
+/// up to [`MAX_DETECT_ELEMENTS`]; no `data` or index array is read); `Ok(None)` when it is an
+/// `.npz` without a `format` member.
+///
+/// What `scipy.sparse.load_npz` checks before it returns a matrix is checked from the headers
+/// (scipy 1.17's `check_format` without `full_check`): the members it reads are there, the
+/// `shape` is two non-negative integers, the arrays have the dimensions their format gives
+/// them, `indptr` has a row (column, block row) more than the shape, indices and data agree in
+/// length, a DIA matrix has one offset per stored diagonal and no offset twice. What only the
+/// values show (indices inside the shape, `indptr` in order) is [`read`]'s to check.
 ///
 /// # Errors
-/// [`Error::Npz`] when the archive cannot be read; [`Error::NotSparse`] for an unknown format
-/// or a missing member; [`Error::Invalid`] for a bad `shape` or BSR `data` shape.
+/// [`Error::Npz`] when the archive cannot be read; [`Error::NotValid`] (with scipy's reason)
+/// for an archive with a `format` member that `load_npz` refuses; [`Error::Budget`] for a DIA
+/// matrix of more than [`MAX_DETECT_ELEMENTS`] offsets.
 pub fn detect(path: impl AsRef<Path>) -> Result<Option<SparseInfo>, Error> {
     let path = path.as_ref();
     let mut npz = open(path)?;
-    let Some(format) = format_of(path, &mut npz)? else {
-        return Ok(None);
+    let format = match format_of(path, &mut npz) {
+        Ok(None) => return Ok(None),
+        Ok(Some(f)) => f,
+        Err(Error::NotSparse { reason, .. }) => {
+            return Err(not_valid(path, "scipy.sparse matrix".into(), reason))
+        }
+        Err(e) => return Err(e),
     };
+    let is_array = is_array(path, &mut npz)?;
+    let class = format!(
+        "{} {}",
+        format.name(),
+        if is_array { "array" } else { "matrix" }
+    );
+    let refuse = |reason: String| not_valid(path, class.clone(), reason);
     let npy = |source| Error::Npz {
         path: path.to_owned(),
         source,
     };
-    let shape = read_shape(path, &mut npz)?;
-    let data = npz.header(member(path, &npz, "data")?).map_err(npy)?.header;
-    let index_key = match format {
-        Format::Csr | Format::Csc | Format::Bsr => "indices",
-        Format::Coo => "row",
-        Format::Dia => "offsets",
+    let header = |npz: &Archive, key: &'static str| -> Result<Header, Error> {
+        if npz.index_of(key).is_none() {
+            return Err(refuse(format!("no member {key:?}")));
+        }
+        Ok(npz.header(key).map_err(npy)?.header)
     };
-    let index = npz
-        .header(member(path, &npz, index_key)?)
-        .map_err(npy)?
-        .header;
+    let shape = match read_shape(path, &mut npz) {
+        Err(Error::Invalid { reason, .. }) => return Err(refuse(reason)),
+        other => other?,
+    };
+    let data = header(&npz, "data")?;
+    let [rows, cols] = shape;
+    let (index, blocksize) = match format {
+        Format::Csr | Format::Csc | Format::Bsr => {
+            let indices = header(&npz, "indices")?;
+            let indptr = header(&npz, "indptr")?;
+            let major = if format == Format::Csc { cols } else { rows };
+            let (major, blocksize) = if format == Format::Bsr {
+                let [_, r, c] = data.shape[..] else {
+                    return Err(refuse(format!(
+                        "BSR data must be 3-dimensional, got shape={}",
+                        py_tuple(&data.shape)
+                    )));
+                };
+                if r == 0 || c == 0 {
+                    return Err(refuse(format!(
+                        "BSR data has blocks of {r} x {c}, which scipy divides the shape by"
+                    )));
+                }
+                (rows / r, Some([r, c]))
+            } else {
+                if data.shape.len() != 1 {
+                    return Err(refuse("data, indices, and indptr should be 1-D".into()));
+                }
+                (major, None)
+            };
+            let (&[n_indices], &[n_indptr]) = (&indices.shape[..], &indptr.shape[..]) else {
+                return Err(refuse(if blocksize.is_some() {
+                    "indices, and indptr should be 1-D".into()
+                } else {
+                    "data, indices, and indptr should be 1-D".into()
+                }));
+            };
+            let want = u128::from(major) + 1;
+            if u128::from(n_indptr) != want {
+                return Err(refuse(if blocksize.is_some() {
+                    format!("index pointer size ({n_indptr}) should be ({want})")
+                } else {
+                    format!("index pointer size {n_indptr} should be {want}")
+                }));
+            }
+            if n_indices != data.shape[0] {
+                return Err(refuse("indices and data should have the same size".into()));
+            }
+            (indices, blocksize)
+        }
+        Format::Coo => {
+            let row = header(&npz, "row")?;
+            let col = header(&npz, "col")?;
+            let same = [&row.shape, &col.shape]
+                .iter()
+                .all(|s| s.len() == 1 && **s == data.shape);
+            if !same {
+                return Err(refuse(
+                    "all index and data arrays must have the same length".into(),
+                ));
+            }
+            (row, None)
+        }
+        Format::Dia => (header(&npz, "offsets")?, None),
+    };
     let stored = data
         .num_elements()
         .map_err(|e| invalid(path, "data", e.to_string()))?;
-    let blocksize = match format {
-        Format::Bsr => Some(bsr_blocksize(path, &data.shape)?),
-        _ => None,
-    };
-    let nnz = match (format, &data.shape[..]) {
-        (Format::Dia, &[_, width]) => dia_nnz(shape, width, &read_ints(path, &mut npz, "offsets")?),
-        _ => stored,
+    let nnz = if format == Format::Dia {
+        // As scipy's dia constructor: data at least 2-D, offsets at least 1-D.
+        let (diagonals, width) = match data.shape[..] {
+            [] => (1, 1),
+            [w] => (1, w),
+            [n, w] => (n, w),
+            _ => return Err(refuse("data array must have rank 2".into())),
+        };
+        let offsets = match index.shape[..] {
+            [] => 1,
+            [n] => n,
+            _ => return Err(refuse("offsets array must have rank 1".into())),
+        };
+        if diagonals != offsets {
+            return Err(refuse(format!(
+                "number of diagonals ({diagonals}) does not match the number of offsets \
+                 ({offsets})"
+            )));
+        }
+        if offsets > MAX_DETECT_ELEMENTS {
+            return Err(Error::Budget {
+                path: path.to_owned(),
+                member: "offsets",
+                elements: offsets,
+                limit: MAX_DETECT_ELEMENTS,
+            });
+        }
+        let values = read_ints(path, &mut npz, "offsets")?;
+        if check_offsets(path, &values).is_err() {
+            return Err(refuse("offset array contains duplicate values".into()));
+        }
+        dia_nnz(shape, width, &values)
+    } else {
+        stored
     };
     Ok(Some(SparseInfo {
         format,
-        is_array: is_array(path, &mut npz)?,
+        is_array,
         shape,
         stored,
         nnz,
@@ -243,6 +356,28 @@ pub fn detect(path: impl AsRef<Path>) -> Result<Option<SparseInfo>, Error> {
         index_dtype: index.dtype,
         blocksize,
     }))
+}
+
+/// `dims` as Python writes a tuple: `(2, 2)`, `(3,)`, `()`.
+fn py_tuple(dims: &[u64]) -> String {
+    match dims {
+        [d] => format!("({d},)"),
+        _ => format!(
+            "({})",
+            dims.iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn not_valid(path: &Path, class: String, reason: String) -> Error {
+    Error::NotValid {
+        path: path.to_owned(),
+        class,
+        reason,
+    }
 }
 
 /// scipy's `nnz` of a DIA matrix of `shape` with diagonals of `width` at `offsets`
@@ -267,15 +402,53 @@ fn member<'k>(path: &Path, npz: &Archive, key: &'k str) -> Result<&'k str, Error
         .ok_or_else(|| not_sparse(path, format!("no member {key:?}")))
 }
 
+/// The `shape` member: its header checked first (one dimension of 2, integers), so that what
+/// is read is two numbers whatever the member claims.
 fn read_shape(path: &Path, npz: &mut Archive) -> Result<[u64; 2], Error> {
+    member(path, npz, "shape")?;
+    let npy = |source| Error::Npz {
+        path: path.to_owned(),
+        source,
+    };
+    let header = npz.header("shape").map_err(npy)?.header;
+    let bad = |reason: String| invalid(path, "shape", reason);
+    let Some(canonical) = header.dtype.canonical().filter(|c| {
+        !matches!(
+            c,
+            Canonical::Bool
+                | Canonical::Float16
+                | Canonical::Float32
+                | Canonical::Float64
+                | Canonical::Complex64
+                | Canonical::Complex128
+        )
+    }) else {
+        return Err(bad(format!("'shape' is '{}', not integers", header.dtype)));
+    };
+    if header.shape.len() != 1 {
+        return Err(bad(format!(
+            "'shape' is an array of shape {}, not a sequence of 2 integers",
+            py_tuple(&header.shape)
+        )));
+    }
+    if header.shape[0] != 2 {
+        return Err(bad(format!(
+            "shape must have length in (2,), it has {}",
+            header.shape[0]
+        )));
+    }
+    if canonical == Canonical::Uint64 {
+        let v = npz.read::<u64>("shape").map_err(npy)?.into_vec();
+        return match v[..] {
+            [r, c] => Ok([r, c]),
+            _ => Err(bad(format!("{v:?} is not two dimensions"))),
+        };
+    }
     let v = read_ints(path, npz, "shape")?;
     match v[..] {
         [r, c] if r >= 0 && c >= 0 => Ok([r as u64, c as u64]),
-        _ => Err(invalid(
-            path,
-            "shape",
-            format!("{v:?} is not two non-negative dimensions"),
-        )),
+        [_, _] => Err(bad("'shape' elements cannot be negative".into())),
+        _ => Err(bad(format!("{v:?} is not two dimensions"))),
     }
 }
 
@@ -283,10 +456,23 @@ fn is_array(path: &Path, npz: &mut Archive) -> Result<bool, Error> {
     if npz.index_of("_is_array").is_none() {
         return Ok(false);
     }
-    let v = npz.read::<bool>("_is_array").map_err(|source| Error::Npz {
+    let npy = |source| Error::Npz {
         path: path.to_owned(),
         source,
-    })?;
+    };
+    // scipy takes its truth value: one element at most.
+    let header = npz.header("_is_array").map_err(npy)?.header;
+    if !matches!(header.num_elements(), Ok(0 | 1)) {
+        return Err(not_valid(
+            path,
+            "scipy.sparse matrix".into(),
+            format!(
+                "member \"_is_array\" has shape {}: the truth value of an array with more than one element is ambiguous",
+                py_tuple(&header.shape)
+            ),
+        ));
+    }
+    let v = npz.read::<bool>("_is_array").map_err(npy)?;
     Ok(v.data().first().copied().unwrap_or(false))
 }
 

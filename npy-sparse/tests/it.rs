@@ -290,3 +290,298 @@ fn matrices_that_break_the_format_are_not_written() {
     ));
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// Issue 42, F15 (case r15): `detect` described archives `scipy.sparse.load_npz` refuses
+/// (a DIA matrix of 5 offsets and 1 diagonal, a CSR matrix of shape 2^40 whose `indptr` has
+/// 4 entries, ...) and passed over others silently (an unknown format). Each archive here is
+/// given to scipy through the pinned Python: what it loads, `detect` describes with its shape
+/// and `nnz`; what it refuses, `detect` refuses as [`Error::NotValid`], in scipy's words where
+/// the check is the same.
+#[test]
+fn detect_refuses_what_load_npz_refuses() {
+    let Some(python) = npy_test_support::python::python_for("npy-sparse detect vs load_npz") else {
+        return;
+    };
+    type Add = fn(&mut npy_npz::NpzPathWriter);
+    fn fmt(w: &mut npy_npz::NpzPathWriter, f: &str) {
+        w.add("format", &[f.as_bytes().to_vec()], &[]).unwrap();
+    }
+    fn csr(w: &mut npy_npz::NpzPathWriter, f: &str, shape: [i64; 2]) {
+        fmt(w, f);
+        w.add("shape", &shape, &[2]).unwrap();
+        w.add("indices", &[0i32, 2], &[2]).unwrap();
+        w.add("indptr", &[0i32, 1, 1, 2], &[4]).unwrap();
+    }
+    let cases: Vec<(&str, Add)> = vec![
+        ("csr_valid", |w| {
+            csr(w, "csr", [3, 3]);
+            w.add("data", &[1.0f64, 2.0], &[2]).unwrap();
+        }),
+        ("csr_shape_2p40", |w| {
+            csr(w, "csr", [1 << 40, 1 << 40]);
+            w.add("data", &[1.0f64, 2.0], &[2]).unwrap();
+        }),
+        ("csc_indptr", |w| {
+            csr(w, "csc", [3, 5]);
+            w.add("data", &[1.0f64, 2.0], &[2]).unwrap();
+        }),
+        ("csr_lengths", |w| {
+            csr(w, "csr", [3, 3]);
+            w.add("data", &[1.0f64, 2.0, 3.0], &[3]).unwrap();
+        }),
+        ("csr_2d_data", |w| {
+            csr(w, "csr", [3, 3]);
+            w.add("data", &[1.0f64, 2.0], &[2, 1]).unwrap();
+        }),
+        ("csr_negative_shape", |w| {
+            csr(w, "csr", [-3, 3]);
+            w.add("data", &[1.0f64, 2.0], &[2]).unwrap();
+        }),
+        ("csr_three_dims", |w| {
+            fmt(w, "csr");
+            w.add("shape", &[3i64, 3, 1], &[3]).unwrap();
+            w.add("indices", &[0i32, 2], &[2]).unwrap();
+            w.add("indptr", &[0i32, 1, 1, 2], &[4]).unwrap();
+            w.add("data", &[1.0f64, 2.0], &[2]).unwrap();
+        }),
+        ("csr_float_shape", |w| {
+            fmt(w, "csr");
+            w.add("shape", &[3.0f64, 3.0], &[2]).unwrap();
+            w.add("indices", &[0i32, 2], &[2]).unwrap();
+            w.add("indptr", &[0i32, 1, 1, 2], &[4]).unwrap();
+            w.add("data", &[1.0f64, 2.0], &[2]).unwrap();
+        }),
+        ("csr_u64_shape", |w| {
+            fmt(w, "csr");
+            w.add("shape", &[3u64, 3], &[2]).unwrap();
+            w.add("indices", &[0i32, 2], &[2]).unwrap();
+            w.add("indptr", &[0i32, 1, 1, 2], &[4]).unwrap();
+            w.add("data", &[1.0f64, 2.0], &[2]).unwrap();
+        }),
+        ("csr_i1_shape", |w| {
+            fmt(w, "csr");
+            w.add("shape", &[3i8, 3], &[2]).unwrap();
+            w.add("indices", &[0i32, 2], &[2]).unwrap();
+            w.add("indptr", &[0i32, 1, 1, 2], &[4]).unwrap();
+            w.add("data", &[1.0f64, 2.0], &[2]).unwrap();
+        }),
+        ("csr_no_indptr", |w| {
+            fmt(w, "csr");
+            w.add("shape", &[3i64, 3], &[2]).unwrap();
+            w.add("indices", &[0i32, 2], &[2]).unwrap();
+            w.add("data", &[1.0f64, 2.0], &[2]).unwrap();
+        }),
+        ("unknown_format", |w| {
+            csr(w, "xyz", [3, 3]);
+            w.add("data", &[1.0f64, 2.0], &[2]).unwrap();
+        }),
+        ("bsr_blocks_do_not_divide", |w| {
+            csr(w, "bsr", [3, 3]);
+            w.add("data", &[0.0f64; 8], &[2, 2, 2]).unwrap();
+        }),
+        ("bsr_2d_data", |w| {
+            csr(w, "bsr", [3, 3]);
+            w.add("data", &[0.0f64; 4], &[2, 2]).unwrap();
+        }),
+        ("bsr_valid_not_dividing", |w| {
+            fmt(w, "bsr");
+            w.add("shape", &[3i64, 3], &[2]).unwrap();
+            w.add("indices", &[0i32], &[1]).unwrap();
+            w.add("indptr", &[0i32, 1], &[2]).unwrap();
+            w.add("data", &[1.0f64; 4], &[1, 2, 2]).unwrap();
+        }),
+        ("bsr_lengths", |w| {
+            csr(w, "bsr", [6, 6]);
+            w.add("data", &[0.0f64; 12], &[3, 2, 2]).unwrap();
+        }),
+        ("coo_valid", |w| {
+            fmt(w, "coo");
+            w.add("shape", &[3i64, 3], &[2]).unwrap();
+            w.add("row", &[0i32, 2], &[2]).unwrap();
+            w.add("col", &[0i32, 1], &[2]).unwrap();
+            w.add("data", &[1.0f64, 2.0], &[2]).unwrap();
+        }),
+        ("coo_lengths", |w| {
+            fmt(w, "coo");
+            w.add("shape", &[3i64, 3], &[2]).unwrap();
+            w.add("row", &[0i32, 2], &[2]).unwrap();
+            w.add("col", &[0i32, 1, 2], &[3]).unwrap();
+            w.add("data", &[1.0f64, 2.0], &[2]).unwrap();
+        }),
+        ("coo_2d_row", |w| {
+            fmt(w, "coo");
+            w.add("shape", &[3i64, 3], &[2]).unwrap();
+            w.add("row", &[0i32, 2], &[1, 2]).unwrap();
+            w.add("col", &[0i32, 1], &[2]).unwrap();
+            w.add("data", &[1.0f64, 2.0], &[2]).unwrap();
+        }),
+        ("dia_count_mismatch", |w| {
+            fmt(w, "dia");
+            w.add("shape", &[3i64, 3], &[2]).unwrap();
+            w.add("data", &[0.0f64; 3], &[1, 3]).unwrap();
+            w.add("offsets", &[0i64, 1, 2, -1, -2], &[5]).unwrap();
+        }),
+        ("dia_duplicates", |w| {
+            fmt(w, "dia");
+            w.add("shape", &[3i64, 3], &[2]).unwrap();
+            w.add("data", &[0.0f64; 6], &[2, 3]).unwrap();
+            w.add("offsets", &[1i64, 1], &[2]).unwrap();
+        }),
+        ("dia_1d_data", |w| {
+            fmt(w, "dia");
+            w.add("shape", &[3i64, 3], &[2]).unwrap();
+            w.add("data", &[1.0f64; 3], &[3]).unwrap();
+            w.add("offsets", &[1i64], &[]).unwrap();
+        }),
+        ("dia_3d_data", |w| {
+            fmt(w, "dia");
+            w.add("shape", &[3i64, 3], &[2]).unwrap();
+            w.add("data", &[0.0f64; 3], &[1, 1, 3]).unwrap();
+            w.add("offsets", &[1i64], &[1]).unwrap();
+        }),
+        ("dia_2d_offsets", |w| {
+            fmt(w, "dia");
+            w.add("shape", &[3i64, 3], &[2]).unwrap();
+            w.add("data", &[0.0f64; 3], &[1, 3]).unwrap();
+            w.add("offsets", &[1i64], &[1, 1]).unwrap();
+        }),
+    ];
+    // Refusals whose reason is scipy's own message, word for word.
+    let same_words = [
+        "csr_shape_2p40",
+        "csc_indptr",
+        "csr_lengths",
+        "csr_2d_data",
+        "csr_negative_shape",
+        "bsr_blocks_do_not_divide",
+        "bsr_2d_data",
+        "bsr_lengths",
+        "coo_lengths",
+        "coo_2d_row",
+        "dia_count_mismatch",
+        "dia_duplicates",
+        "dia_3d_data",
+        "dia_2d_offsets",
+    ];
+    let out = scratch("refused");
+    let mut paths = Vec::new();
+    for (name, add) in &cases {
+        let path = out.join(format!("{name}.npz"));
+        let mut w = npy_npz::NpzWriter::create(&path).unwrap();
+        add(&mut w);
+        w.finish().unwrap();
+        paths.push(path);
+    }
+    let script = r#"
+import sys, scipy.sparse as sp
+for f in sys.argv[1:]:
+    try:
+        m = sp.load_npz(f)
+        print("ok", m.shape[0], m.shape[1], m.nnz)
+    except Exception as e:
+        print("refused", str(e).replace("\n", " "))
+"#;
+    let o = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .args(&paths)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    for (((name, _), path), scipy) in cases.iter().zip(&paths).zip(text.lines()) {
+        let ours = detect(path);
+        match scipy.split_once(' ').unwrap() {
+            ("ok", facts) => {
+                let info = ours.unwrap_or_else(|e| panic!("{name}: {e}")).unwrap();
+                let want: Vec<u64> = facts.split(' ').map(|n| n.parse().unwrap()).collect();
+                assert_eq!([info.shape[0], info.shape[1], info.nnz], want[..], "{name}");
+            }
+            (_, message) => match ours {
+                Err(Error::NotValid {
+                    reason, path: p, ..
+                }) => {
+                    assert_eq!(&p, path);
+                    if same_words.contains(name) {
+                        assert_eq!(reason, message, "{name}");
+                    }
+                }
+                other => panic!("{name}: scipy refuses it ({message}), detect: {other:?}"),
+            },
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Issue 42, F8 (case r08): `detect` read the whole `shape` member (and a DIA matrix's whole
+/// `offsets`) as `i64`, whatever its header claimed: a 522 KB archive whose `shape` is 512 Mi
+/// deflated `int8` zeros took 5.8 GB. The headers are checked first, so such a member is
+/// refused from its header without a byte of its data read: the members here hold their
+/// headers only, which any read of their data would report as truncated. A DIA matrix of more
+/// offsets than a summary reads is [`Error::Budget`], its offsets unread.
+#[test]
+fn detect_reads_no_member_a_summary_does_not_need() {
+    let out = scratch("unread");
+    for which in ["shape", "offsets"] {
+        let path = out.join(format!("{which}.npz"));
+        let big = 1u64 << 29;
+        let header = |n: u64| {
+            npy_core::Header::new("|i1".parse().unwrap(), vec![n])
+                .to_bytes(None)
+                .unwrap()
+        };
+        let mut w = npy_npz::NpzWriter::create(&path).unwrap();
+        w.add(
+            "format",
+            &[if which == "shape" {
+                b"csr".to_vec()
+            } else {
+                b"dia".to_vec()
+            }],
+            &[],
+        )
+        .unwrap();
+        if which == "shape" {
+            w.add_raw("shape.npy", &header(big)).unwrap();
+            w.add("indices", &[0i32], &[1]).unwrap();
+            w.add("indptr", &[0i32, 1, 1, 1, 1], &[5]).unwrap();
+        } else {
+            w.add("shape", &[4i64, 4], &[2]).unwrap();
+            w.add_raw("offsets.npy", &header(big)).unwrap();
+        }
+        w.add("data", &[0.0f64; 4], &[1, 4]).unwrap();
+        w.finish().unwrap();
+        match detect(&path) {
+            Err(Error::NotValid { reason, .. }) => {
+                if which == "shape" {
+                    assert_eq!(reason, "shape must have length in (2,), it has 536870912");
+                } else {
+                    assert_eq!(
+                        reason,
+                        "number of diagonals (1) does not match the number of offsets (536870912)"
+                    );
+                }
+            }
+            other => panic!("{which}: {other:?}"),
+        }
+    }
+    let path = out.join("many.npz");
+    let n = npy_sparse::MAX_DETECT_ELEMENTS + 1;
+    let mut w = npy_npz::NpzWriter::create(&path).unwrap();
+    w.add("format", &[b"dia".to_vec()], &[]).unwrap();
+    w.add("shape", &[4i64, 4], &[2]).unwrap();
+    for (name, dims) in [("data.npy", vec![n, 1]), ("offsets.npy", vec![n])] {
+        let h = npy_core::Header::new("<i8".parse().unwrap(), dims);
+        w.add_raw(name, &h.to_bytes(None).unwrap()).unwrap();
+    }
+    w.finish().unwrap();
+    match detect(&path) {
+        Err(Error::Budget {
+            member: "offsets",
+            elements,
+            ..
+        }) => assert_eq!(elements, n),
+        other => panic!("{other:?}"),
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -1,8 +1,10 @@
 //! A small HTTP/1.1 server on 127.0.0.1 that serves byte ranges of objects held in memory, with
 //! switches for the faults a remote reader must survive: a server that ignores `Range`, bodies
-//! cut short, a wrong `Content-Range`, an object that changes (new ETag, `If-Match` answered
-//! 412), forced statuses (403, 404, 500) and stalls. Threads only (std), one per connection;
-//! it stops when dropped.
+//! cut short, a wrong `Content-Range`, an object that changes (new ETag and `Last-Modified`,
+//! `If-Match` and `If-Unmodified-Since` answered 412, or preconditions ignored), no ETag, an
+//! object longer than its bytes (zeros after them, as a lying `Content-Range` total claims),
+//! forced statuses (403, 404, 500), stalls and bodies that drip. Threads only (std), one per
+//! connection; it stops when dropped.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -29,6 +31,16 @@ pub struct Faults {
     pub status: AtomicU16,
     /// Wait this many milliseconds before answering.
     pub stall_ms: AtomicU64,
+    /// Send no `ETag` (`Last-Modified` only, which changes with the object).
+    pub no_etag: AtomicBool,
+    /// Ignore `If-Match` and `If-Unmodified-Since` (serve whatever the object is now).
+    pub ignore_conditions: AtomicBool,
+    /// Every object claims at least this many bytes (0: its own length): bytes past its own
+    /// are zeros, streamed, never held.
+    pub claim_len: AtomicU64,
+    /// Send bodies at this many bytes per second, a tenth of it (at least a byte) at a time
+    /// (0: at once).
+    pub drip_bytes_per_sec: AtomicU64,
 }
 
 #[derive(Debug, Default)]
@@ -187,26 +199,39 @@ fn answer(
     if f.change_etag.load(Ordering::SeqCst) {
         state.generation.fetch_add(1, Ordering::SeqCst);
     }
-    let etag = format!(
-        "\"{}-{}\"",
-        body.len(),
-        state.generation.load(Ordering::SeqCst)
+    let generation = state.generation.load(Ordering::SeqCst);
+    let etag = format!("\"{}-{generation}\"", body.len());
+    // One second later per generation: a rewritten object's date.
+    let modified = format!(
+        "Tue, 01 Dec 2026 12:{:02}:{:02} GMT",
+        generation / 60 % 60,
+        generation % 60
     );
-    if let Some(want) = headers.get("if-match") {
-        if *want != etag && want != "*" {
-            return empty(out, 412, "Precondition Failed", "");
+    if !f.ignore_conditions.load(Ordering::SeqCst) {
+        if let Some(want) = headers.get("if-match") {
+            if *want != etag && want != "*" {
+                return empty(out, 412, "Precondition Failed", "");
+            }
+        }
+        if let Some(since) = headers.get("if-unmodified-since") {
+            if time_of_day(since) != time_of_day(&modified) {
+                return empty(out, 412, "Precondition Failed", "");
+            }
         }
     }
-    let len = body.len() as u64;
+    let len = (body.len() as u64).max(f.claim_len.load(Ordering::SeqCst));
     let range = headers
         .get("range")
         .filter(|_| !f.ignore_range.load(Ordering::SeqCst))
         .map(|r| parse_range(r, len));
-    let common = format!(
-        "ETag: {etag}\r\nLast-Modified: Tue, 01 Dec 2026 12:00:00 GMT\r\nAccept-Ranges: bytes\r\n"
-    );
-    let (status, reason, bytes, extra) = match range {
-        None => (200, "OK", &body[..], String::new()),
+    let etag = if f.no_etag.load(Ordering::SeqCst) {
+        String::new()
+    } else {
+        format!("ETag: {etag}\r\n")
+    };
+    let common = format!("{etag}Last-Modified: {modified}\r\nAccept-Ranges: bytes\r\n");
+    let (status, reason, (a, b), extra) = match range {
+        None => (200, "OK", (0, len), String::new()),
         Some(None) => {
             return empty(
                 out,
@@ -220,14 +245,14 @@ fn answer(
             (
                 206,
                 "Partial Content",
-                &body[a as usize..=b as usize],
+                (a, b + 1),
                 format!("Content-Range: bytes {}-{}/{len}\r\n", a + shift, b + shift),
             )
         }
     };
     let head = format!(
         "HTTP/1.1 {status} {reason}\r\n{common}{extra}Content-Length: {}\r\n\r\n",
-        bytes.len()
+        b - a
     );
     if out.write_all(head.as_bytes()).is_err() {
         return false;
@@ -240,15 +265,52 @@ fn answer(
         .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
         .is_ok();
     if cut {
-        let half = &bytes[..bytes.len() / 2];
-        state.bytes.fetch_add(half.len() as u64, Ordering::SeqCst);
-        let _ = out.write_all(half);
+        let half = a + (b - a) / 2;
+        let _ = send(state, &body, a..half, out);
         let _ = out.flush();
         let _ = out.shutdown(std::net::Shutdown::Both);
         return false;
     }
-    state.bytes.fetch_add(bytes.len() as u64, Ordering::SeqCst);
-    out.write_all(bytes).is_ok() && out.flush().is_ok()
+    send(state, &body, a..b, out) && out.flush().is_ok()
+}
+
+/// Writes bytes `range` of the object whose own bytes are `body` (zeros after them), at the
+/// drip rate if one is set, counting what was sent; `false` when the client went away.
+fn send(state: &State, body: &[u8], range: std::ops::Range<u64>, out: &mut TcpStream) -> bool {
+    let rate = state.faults.drip_bytes_per_sec.load(Ordering::SeqCst);
+    let step = if rate == 0 {
+        1 << 20
+    } else {
+        (rate / 10).max(1)
+    };
+    let zeros = vec![0u8; usize::try_from(step.min(1 << 20)).unwrap_or(1 << 20)];
+    let mut at = range.start;
+    while at < range.end {
+        let end = range.end.min(at + zeros.len() as u64);
+        let own = usize::try_from(at.min(body.len() as u64)).unwrap_or(usize::MAX)
+            ..usize::try_from(end.min(body.len() as u64)).unwrap_or(usize::MAX);
+        let piece = if own.is_empty() {
+            &zeros[..usize::try_from(end - at).unwrap_or(0)]
+        } else {
+            &body[own]
+        };
+        if out.write_all(piece).is_err() || state.stop.load(Ordering::SeqCst) {
+            return false;
+        }
+        state.bytes.fetch_add(piece.len() as u64, Ordering::SeqCst);
+        at += piece.len() as u64;
+        if let Some(ms) = (piece.len() as u64 * 1000).checked_div(rate) {
+            let _ = out.flush();
+            std::thread::sleep(Duration::from_millis(ms));
+        }
+    }
+    true
+}
+
+/// The `HH:MM:SS` of an HTTP date, the part this server's dates differ in.
+fn time_of_day(date: &str) -> Option<&str> {
+    date.split_whitespace()
+        .find(|w| w.len() == 8 && w.as_bytes()[2] == b':')
 }
 
 fn empty(out: &mut TcpStream, status: u16, reason: &str, extra: &str) -> bool {

@@ -346,3 +346,141 @@ fn npy_on_moto(endpoint: &str, command: &[&str], url: &str) -> std::process::Out
         .output()
         .unwrap()
 }
+
+/// Issue 42, F9 (case r09): `convert` of a URL downloaded the object's claimed length before
+/// looking at it: a server whose 10-element `<f8` array claims 100 GiB (zeros after its 208
+/// bytes) got every byte asked for until the disk was full. The download is the header's
+/// data (`data_offset + shape × itemsize`), here inside the first GET's 64 KiB: one request.
+#[test]
+fn convert_of_a_url_fetches_what_the_header_describes_not_the_claimed_length() {
+    let server = RangeServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let local = dir.path().join("small.npy");
+    let data: Vec<f64> = (0..10).map(f64::from).collect();
+    npy_core::write(&local, &data, &[10]).unwrap();
+    let bytes = std::fs::read(&local).unwrap();
+    assert_eq!(bytes.len(), 208);
+    server.put("small.npy", bytes);
+    server
+        .faults()
+        .claim_len
+        .store(100 << 30, std::sync::atomic::Ordering::SeqCst);
+    let url = server.url("small.npy");
+    let (a, b) = (dir.path().join("a.npy"), dir.path().join("b.npy"));
+    let ok = |o: Output| assert!(o.status.success(), "{}", stderr(&o));
+    ok(npy([
+        "convert",
+        local.to_str().unwrap(),
+        a.to_str().unwrap(),
+    ]));
+    server.take_requests();
+    server.take_bytes();
+    ok(npy(["convert", url.as_str(), b.to_str().unwrap()]));
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let (requests, sent) = (server.take_requests(), server.take_bytes());
+    assert_eq!(requests, 1);
+    assert!(sent <= 64 << 10, "{sent} bytes");
+
+    // A header that claims 100 GiB of data (the object claims them too): over the download
+    // budget, refused before anything is written.
+    let header = npy_core::Header::new("<f8".parse().unwrap(), vec![100 << 27])
+        .to_bytes(None)
+        .unwrap();
+    server.put("huge.npy", header);
+    let url = server.url("huge.npy");
+    let e = dir.path().join("e.npy");
+    let out = npy(["convert", url.as_str(), e.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!("npy: {url}: ")) && err.contains("download budget"),
+        "{err}"
+    );
+    assert_eq!(server.take_requests(), 1);
+    assert!(!e.exists());
+
+    // An archive: its members and its directory, never more than the object holds.
+    let npz = dir.path().join("m.npz");
+    let mut w = npy_npz::NpzWriter::create(&npz).unwrap();
+    w.add("x", &(0..300_000).collect::<Vec<i32>>(), &[300_000])
+        .unwrap();
+    w.add("y", &[1.5f64, 2.5], &[2]).unwrap();
+    w.finish().unwrap();
+    let archive = std::fs::read(&npz).unwrap();
+    let size = archive.len() as u64;
+    server
+        .faults()
+        .claim_len
+        .store(0, std::sync::atomic::Ordering::SeqCst);
+    server.put("m.npz", archive);
+    let url = server.url("m.npz");
+    let (c, d) = (dir.path().join("c.npy"), dir.path().join("d.npy"));
+    ok(npy([
+        "convert",
+        npz.to_str().unwrap(),
+        c.to_str().unwrap(),
+        "--member",
+        "x",
+    ]));
+    server.take_bytes();
+    ok(npy([
+        "convert",
+        url.as_str(),
+        d.to_str().unwrap(),
+        "--member",
+        "x",
+    ]));
+    assert_eq!(std::fs::read(&c).unwrap(), std::fs::read(&d).unwrap());
+    let sent = server.take_bytes();
+    eprintln!("convert of a {size}-byte archive URL: {sent} bytes sent");
+    // The archive once, and the suffix npy-npz reads for its directory (256 KiB).
+    assert!(
+        sent <= size + (256 << 10),
+        "{sent} bytes of a {size}-byte archive"
+    );
+}
+
+/// Issue 42, F9 (case r09): a `convert` of a URL ended by SIGTERM while downloading left its
+/// partial copy in TMPDIR. The download goes to an unnamed file and the named copy's directory
+/// is removed on the signal: nothing is left.
+#[cfg(unix)]
+#[test]
+fn a_convert_of_a_url_ended_by_sigterm_leaves_nothing_in_tmpdir() {
+    let server = RangeServer::start();
+    let data: Vec<f64> = (0..1 << 20).map(f64::from).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let local = dir.path().join("big.npy");
+    npy_core::write(&local, &data, &[1 << 20]).unwrap();
+    server.put("big.npy", std::fs::read(&local).unwrap());
+    // 8 MiB at 256 KiB/s: half a minute of download, ended after 3 s.
+    server
+        .faults()
+        .drip_bytes_per_sec
+        .store(256 << 10, std::sync::atomic::Ordering::SeqCst);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.npy");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_npy"))
+        .args([
+            "convert",
+            server.url("big.npy").as_str(),
+            out.to_str().unwrap(),
+        ])
+        .env("TMPDIR", tmp.path())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert!(server.take_requests() >= 2, "the download has not started");
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: a signal to the child this test started and has not waited for.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let status = child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+    assert!(!out.exists());
+}

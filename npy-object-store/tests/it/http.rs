@@ -159,3 +159,115 @@ async fn a_refused_connection_is_unreachable() {
         "{message}"
     );
 }
+
+/// Issue 42, F10 (case r10): a server that answers at once and then sends its body a byte a
+/// second held a read for minutes (object_store's 30 s timeout per GET, its resumed ranges and
+/// this crate's retries). The read's time budget ends it, naming the URL and the budget.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_drips_ends_at_the_time_budget() {
+    let server = RangeServer::start();
+    let data: Vec<f64> = (0..10).map(f64::from).collect();
+    server.put("small.npy", npy(&data, &[10]));
+    let url = server.url("small.npy");
+    let store: Arc<dyn ObjectStore> = Arc::new(http_store(&server, Duration::from_secs(30)));
+    server
+        .faults()
+        .drip_bytes_per_sec
+        .store(1, Ordering::SeqCst);
+    let opts = RemoteOptions::default().request_timeout(Duration::from_secs(2));
+    let t0 = std::time::Instant::now();
+    let e = RemoteNpy::open_with(Arc::clone(&store), "small.npy".into(), url.clone(), opts)
+        .await
+        .unwrap_err();
+    let took = t0.elapsed();
+    assert!(
+        matches!(e.kind(), RemoteErrorKind::TimeBudget(d) if *d == Duration::from_secs(2)),
+        "{e}"
+    );
+    assert!(!e.is_transient(), "{e}");
+    let message = e.to_string();
+    assert!(
+        message.starts_with(&url) && message.contains("time budget of 2 s"),
+        "{message}"
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert_eq!(server.take_requests(), 1);
+
+    // The blocking face keeps the same budget.
+    let u = url.clone();
+    let e = tokio::task::spawn_blocking(move || {
+        npy_object_store::BlockingObject::open_with(store, "small.npy".into(), u, opts)
+    })
+    .await
+    .unwrap()
+    .unwrap_err();
+    assert!(matches!(e.kind(), RemoteErrorKind::TimeBudget(_)), "{e}");
+
+    // The same server at full speed: read within the budget.
+    server
+        .faults()
+        .drip_bytes_per_sec
+        .store(0, Ordering::SeqCst);
+    let store: Arc<dyn ObjectStore> = Arc::new(http_store(&server, Duration::from_secs(30)));
+    let a = RemoteNpy::open_with(store, "small.npy".into(), url, opts)
+        .await
+        .unwrap();
+    assert_eq!(a.read_vec::<f64>().await.unwrap(), data);
+}
+
+/// Issue 42, F11 (case r11): an object without an ETag that changes between two ranged GETs
+/// (same size, a later `Last-Modified`) was read torn, half of each version. Its date is pinned
+/// by the first response: `If-Unmodified-Since` on every later GET (a 412 from a server that
+/// honours it), and the response's date compared (a server that ignores it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_object_without_etag_that_changes_is_refused() {
+    let server = RangeServer::start();
+    let v1: Vec<f64> = (0..1 << 20).map(f64::from).collect();
+    let v2: Vec<f64> = v1.iter().map(|v| -v).collect();
+    let store: Arc<dyn ObjectStore> = Arc::new(http_store(&server, Duration::from_secs(10)));
+    let url = server.url("big.npy");
+    let f = server.faults();
+    f.no_etag.store(true, Ordering::SeqCst);
+    let last = (1 << 20) - 3..1 << 20;
+    for ignore in [false, true] {
+        f.ignore_conditions.store(ignore, Ordering::SeqCst);
+        server.put("big.npy", npy(&v1, &[1 << 20]));
+        let a = RemoteNpy::open_with(
+            Arc::clone(&store),
+            "big.npy".into(),
+            url.clone(),
+            RemoteOptions::default().retries(0),
+        )
+        .await
+        .unwrap();
+        assert_eq!(a.object().etag(), None);
+        // Unchanged: read as it is (the date condition holds).
+        assert_eq!(
+            a.read_range::<f64>(last.clone()).await.unwrap(),
+            v1[last.start as usize..]
+        );
+        assert_eq!(
+            a.read_ranges::<f64>(&[0..2, last.clone()]).await.unwrap()[1],
+            v1[last.start as usize..]
+        );
+        server.put("big.npy", npy(&v2, &[1 << 20]));
+        for e in [
+            a.read_range::<f64>(last.clone()).await.unwrap_err(),
+            a.read_ranges::<f64>(&[0..2, 100_000..100_002])
+                .await
+                .unwrap_err(),
+            a.read_vec::<f64>().await.unwrap_err(),
+        ] {
+            assert!(matches!(e.kind(), RemoteErrorKind::Changed(_)), "{e}");
+            let message = e.to_string();
+            assert!(
+                message.starts_with(&url)
+                    && message.contains("the object changed while being read"),
+                "{message}"
+            );
+            if ignore {
+                assert!(message.contains("Last-Modified"), "{message}");
+            }
+        }
+    }
+}
