@@ -65,7 +65,8 @@
 //! 0 when every file was read and holds all the data its header describes; 1 when a file could
 //! not be read or is shorter than its header promises; 2 for a usage error.
 
-// One unsafe call (mallopt, in convert.rs) is allowed where it is made.
+// Two unsafe sites, each allowed where it is: mallopt (convert.rs) and the signal handler
+// that removes a partial download (remote.rs).
 #![deny(unsafe_code)]
 
 mod append;

@@ -207,6 +207,10 @@ pub(crate) fn download(path: &Path) -> Result<LocalCopy, Error> {
 /// The download's copy removed when a signal ends the process: its file unlinked and its
 /// directory removed (both async-signal-safe calls), then the signal's default action taken.
 #[cfg(unix)]
+#[allow(
+    unsafe_code,
+    reason = "the libc calls of a signal handler and of installing it"
+)]
 mod cleanup {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
@@ -233,7 +237,6 @@ mod cleanup {
     }
 
     /// Arms the handler for `file` in `dir` (the first call only).
-    #[allow(unsafe_code, reason = "the libc calls that install a signal handler")]
     pub(super) fn remove_on_signal(dir: &Path, file: &Path) {
         let (Ok(d), Ok(f)) = (
             CString::new(dir.as_os_str().as_bytes()),
