@@ -40,6 +40,9 @@ pub enum Cmd {
     /// allocation limit of its documented budget; prints executions and findings per target.
     #[allow(clippy::doc_markdown, reason = "clap help text, printed as written")]
     Fuzz(Fuzz),
+    /// Print each published crate's non-test source lines and the public names at its root
+    /// (issue 40's measures of npy-core's size).
+    Size,
 }
 
 /// Flags of `cargo xtask fuzz`.

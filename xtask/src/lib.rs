@@ -16,6 +16,7 @@
 //! - [`unicode`]: the table of code points Python's `repr` escapes, from Python's own
 //!   Unicode database.
 //! - [`fuzz`](mod@fuzz): the cargo-fuzz targets of `fuzz/`, seeded and bounded, for N minutes each.
+//! - [`size`]: each published crate's non-test lines and root names (issue 40's measures).
 //!
 //! Shared helpers:
 //!
@@ -40,6 +41,7 @@ pub mod interop_npz;
 pub mod miri;
 pub mod msrv;
 pub mod python;
+pub mod size;
 pub mod unicode;
 
 use std::path::PathBuf;
