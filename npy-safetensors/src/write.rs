@@ -76,7 +76,7 @@ fn unsupported(member: &str, dtype: &DType) -> Error {
         DType::Bytes(_) | DType::Unicode(..) => "strings have no safetensors dtype",
         DType::Object => "object arrays hold Python objects, not numbers",
         DType::Void(_) => {
-            "raw bytes: give the ml_dtypes type with a hint (bfloat16, float8_e4m3fn, ...)"
+            "raw bytes: give the ml_dtypes type (bfloat16, float8_e4m3fn, ...) with `npy convert --hint TYPE` or `ToOptions::default().hint(Some(MlType::BFloat16))`"
         }
         DType::Time(..) => "datetime64/timedelta64 have no safetensors dtype",
         _ => "no safetensors dtype holds it",

@@ -113,6 +113,12 @@ save_file({"one": np.arange(6, dtype="<f8").reshape(2, 3)}, os.path.join(d, "wan
         matches!(err.kind(), ErrorKind::Unsupported { member, .. } if member == "bf16"),
         "{err}"
     );
+    // The refusal names the way to give the type, as the CLI flag and as the API call.
+    let message = err.to_string();
+    assert!(
+        message.contains("--hint") && message.contains("ToOptions::default().hint("),
+        "{message}"
+    );
     // And back: safetensors -> npz, loaded by numpy, equals the original values.
     from_safetensors(dir.join("want.safetensors"), dir.join("back.npz")).unwrap();
     from_safetensors(dir.join("want_one.safetensors"), dir.join("back_one.npy")).unwrap();
