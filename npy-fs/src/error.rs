@@ -121,23 +121,6 @@ impl From<io::Error> for Error {
     }
 }
 
-/// The error as an [`io::Error`] (for a caller whose own errors are I/O errors): an I/O error
-/// as it was, anything else as [`io::ErrorKind::InvalidInput`] with this error's message.
-impl From<Error> for io::Error {
-    fn from(e: Error) -> io::Error {
-        match e.kind {
-            ErrorKind::Io(io) if e.path.is_none() => io,
-            _ => {
-                let kind = match &e.kind {
-                    ErrorKind::Io(io) => io.kind(),
-                    ErrorKind::NotRegularFile { .. } => io::ErrorKind::InvalidInput,
-                };
-                io::Error::new(kind, e)
-            }
-        }
-    }
-}
-
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(path) = &self.path {
