@@ -260,6 +260,15 @@ macro_rules! from_kind {
     )*};
 }
 
+/// An error of npy-fs (an input opened, an output file written): npy-core's error of the same
+/// kind, path and message.
+impl From<npy_fs::Error> for Error {
+    #[cold]
+    fn from(e: npy_fs::Error) -> Error {
+        Error::from(npy_core::Error::from(e))
+    }
+}
+
 from_kind!(
     ErrorKind,
     npy_core::Error,

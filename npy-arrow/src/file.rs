@@ -553,22 +553,22 @@ pub fn for_each_batch(
     })
 }
 
-/// The output file, written as npy-core writes every path ([`npy_core::PendingFile`]): beside
+/// The output file, written as npy-core writes every path ([`npy_fs::PendingFile`]): beside
 /// its target and renamed over it on success, so an error never leaves a partial file; a
 /// symlink written through, a device, FIFO or directory refused, the umask's mode (or the
 /// replaced file's), the append lock honoured.
 pub(crate) struct Atomic {
-    file: npy_core::PendingFile,
+    file: npy_fs::PendingFile,
 }
 
 impl Atomic {
     pub(crate) fn create(target: &Path) -> Result<Atomic, Error> {
         Ok(Atomic {
-            file: npy_core::PendingFile::create(target)?,
+            file: npy_fs::PendingFile::create(target)?,
         })
     }
 
-    pub(crate) fn file(&mut self) -> &mut npy_core::PendingFile {
+    pub(crate) fn file(&mut self) -> &mut npy_fs::PendingFile {
         &mut self.file
     }
 
@@ -610,7 +610,7 @@ pub fn read_ipc(
     schema: impl FnOnce(SchemaRef) -> Result<(), Error>,
     mut f: impl FnMut(RecordBatch) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let mut file = npy_core::open_regular(path).at_path(path)?;
+    let mut file = npy_fs::open_regular(path).at_path(path)?;
     check_ipc_blocks(&mut file).at_path(path)?;
     file.rewind().at_path(path)?;
     let reader = contained(|| {
@@ -955,7 +955,7 @@ fn parquet_builder(
     Error,
 > {
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-    let mut file = npy_core::open_regular(path).at_path(path)?;
+    let mut file = npy_fs::open_regular(path).at_path(path)?;
     let len = file.metadata().at_path(path)?.len();
     let summary = crate::parquet_check::check(&mut file, len, max_depth).at_path(path)?;
     file.rewind().at_path(path)?;
@@ -1527,7 +1527,7 @@ fn arrow_to_npy(
 }
 
 fn ipc_schema(path: &Path) -> Result<SchemaRef, Error> {
-    let mut file = npy_core::open_regular(path).at_path(path)?;
+    let mut file = npy_fs::open_regular(path).at_path(path)?;
     check_ipc_blocks(&mut file).at_path(path)?;
     file.rewind().at_path(path)?;
     let reader = contained(|| {

@@ -51,7 +51,8 @@ pub fn run(args: &Args) -> ExitCode {
         None if crate::remote::is_url(&args.file) => {
             crate::remote::header(&args.file).map_err(|e| crate::format::describe(&e))
         }
-        None => npy_core::open_stream(&args.file)
+        None => npy_fs::open_stream(&args.file)
+            .map_err(npy_core::Error::from)
             .and_then(|f| Header::read(&mut BufReader::new(f)))
             .map_err(|e| crate::format::describe(&e)),
     };

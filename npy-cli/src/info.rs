@@ -330,7 +330,7 @@ impl<'a> Report<'a> {
                 file_size,
             });
         }
-        let file = npy_core::open_regular(path)?;
+        let file = npy_fs::open_regular(path)?;
         let file_size = file.metadata()?.len();
         let name = path
             .file_stem()

@@ -7,7 +7,8 @@ use std::io::{self, BufReader, Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
-use npy_core::{PendingFile, ReadAt};
+use npy_core::ReadAt;
+use npy_fs::PendingFile;
 use npy_npz::{Compression, NpzArchive};
 use serde::Serialize;
 
@@ -60,6 +61,12 @@ impl From<npy_core::Error> for Fault {
     }
 }
 
+impl From<npy_fs::Error> for Fault {
+    fn from(e: npy_fs::Error) -> Fault {
+        Fault::Npy(e.into())
+    }
+}
+
 impl From<io::Error> for Fault {
     fn from(e: io::Error) -> Fault {
         Fault::Npy(e.into())
@@ -71,7 +78,7 @@ impl From<io::Error> for Fault {
 pub fn is_npz(path: &Path) -> bool {
     let mut magic = [0u8; 4];
     // Never a FIFO or device: peeking would consume it (or wait for a writer).
-    npy_core::open_regular(path)
+    npy_fs::open_regular(path)
         .ok()
         .ok_or_else(|| io::Error::from(io::ErrorKind::Unsupported))
         .and_then(|mut f| f.read_exact(&mut magic))
@@ -290,7 +297,7 @@ pub fn pack(args: &PackArgs) -> ExitCode {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let f = npy_core::open_regular(file).map_err(|e| (file.clone(), e.to_string()))?;
+            let f = npy_fs::open_regular(file).map_err(|e| (file.clone(), e.to_string()))?;
             w.add_npy(&key, BufReader::with_capacity(1 << 16, bar.counted(f)))
                 .map_err(|e| (file.clone(), e.kind().to_string()))?;
         }

@@ -180,7 +180,7 @@ pub(crate) fn download(path: &Path) -> Result<LocalCopy, Error> {
         .map_or_else(|| "input".into(), std::ffi::OsStr::to_os_string);
     let dest = dir.path().join(name);
     cleanup::remove_on_signal(dir.path(), &dest);
-    let mut file = npy_core::PendingFile::create(&dest)?;
+    let mut file = npy_fs::PendingFile::create(&dest)?;
     {
         let at = file.offsets()?;
         for span in spans {

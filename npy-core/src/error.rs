@@ -803,18 +803,9 @@ fn out_of_range(what: &str, start: u64, end: u64, len: u64) -> String {
     }
 }
 
-fn not_regular(role: &str, found: &str) -> String {
-    if role == "output" {
-        format!(
-            "the output is {found}, not a regular file: left as it is (only a regular file is \
-             replaced, by renaming a temporary file over it)"
-        )
-    } else {
-        format!(
-            "the {role} is {found}, not a regular file: refused (reading it needs a file that \
-             can be measured and read at any offset; copy it to a file first)"
-        )
-    }
+/// The message of [`ErrorKind::NotRegularFile`]: npy-fs's, which the refusals come from.
+fn not_regular(role: &&'static str, found: &&'static str) -> String {
+    npy_fs::ErrorKind::NotRegularFile { role, found }.to_string()
 }
 
 fn append_mismatch(
@@ -934,10 +925,38 @@ impl<T> PathContext for Result<T, Error> {
     }
 }
 
+impl<T> PathContext for Result<T, npy_fs::Error> {
+    fn at_path(self, path: &Path) -> Self {
+        self.map_err(|e| e.with_path(path))
+    }
+}
+
 impl From<io::Error> for Error {
     #[cold]
     fn from(e: io::Error) -> Error {
         Error::new(ErrorKind::Io(e))
+    }
+}
+
+/// An error of npy-fs (opening an input, writing an output file): the same kind
+/// ([`ErrorKind::Io`] or [`ErrorKind::NotRegularFile`]), the same path and the same message.
+impl From<npy_fs::Error> for Error {
+    #[cold]
+    fn from(e: npy_fs::Error) -> Error {
+        let (kind, path) = e.into_parts();
+        let kind = match kind {
+            npy_fs::ErrorKind::NotRegularFile { role, found } => {
+                ErrorKind::NotRegularFile { role, found }
+            }
+            npy_fs::ErrorKind::Io(e) => ErrorKind::Io(e),
+            // npy-fs's kinds are the two above; a later one reads as an I/O error.
+            other => ErrorKind::Io(io::Error::other(other.to_string())),
+        };
+        let error = Error::new(kind);
+        match path {
+            Some(path) => error.with_path(path),
+            None => error,
+        }
     }
 }
 

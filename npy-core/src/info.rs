@@ -65,7 +65,7 @@ impl TensorInfo {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         let read = || -> Result<TensorInfo, Error> {
-            let mut r = BufReader::new(crate::io::open_regular(path)?);
+            let mut r = BufReader::new(npy_fs::open_regular(path)?);
             TensorInfo::from_reader(name, &mut r)
         };
         read().at_path(path)

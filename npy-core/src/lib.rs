@@ -171,9 +171,10 @@
 //! guarantees, whatever the bytes:
 //!
 //! - **No panic, no undefined behaviour.** Every malformed input is an [`Error`]. The crate is
-//!   `#![deny(unsafe_code)]` except the memory map (see below; `mmap.rs`), a huge-page hint
-//!   (`hugepage.rs`) and one `Vec::set_len` after an in-place field write in the header fast
-//!   path (`dtype/descr.rs`); byte reinterpretation goes
+//!   `#![deny(unsafe_code)]` except the memory map (see below; `mmap.rs`) and one
+//!   `Vec::set_len` after an in-place field write in the header fast path (`dtype/descr.rs`);
+//!   the huge-page hint its reads give large buffers is the crate npy-fs's one `unsafe` call
+//!   (`madvise`, its `hugepage.rs`). Byte reinterpretation goes
 //!   through bytemuck's checked casts and is run under Miri (`cargo xtask miri`). Fuzzed with
 //!   cargo-fuzz (`fuzz/`) and tested with a hostile table and seeded mutations of every fixture
 //!   (`tests/it/malformed.rs`, `tests/alloc_bound.rs`).
@@ -310,7 +311,6 @@ pub mod element;
 mod error;
 pub mod format;
 pub mod header;
-mod hugepage;
 mod info;
 mod io;
 #[cfg(test)]
@@ -338,10 +338,6 @@ pub use bytemuck;
 /// `compact_str::CompactString`).
 pub use compact_str;
 pub use half;
-/// Huge-page advice for a large fresh buffer before its first write (npy-core's own reads
-/// use it); for npy-npz's inflate buffers, not a public API.
-#[doc(hidden)]
-pub use hugepage::{advise as advise_huge_pages, advise_spare as advise_huge_pages_spare};
 pub use num_complex;
 
 #[cfg(feature = "ndarray")]
@@ -369,7 +365,7 @@ pub use error::{Category, Error, ErrorKind, NotNpy, Requested};
 pub use format::{AsShape, ByteOrder, Order, Version};
 pub use header::{Header, HeaderOptions, ParsedHeader};
 pub use info::TensorInfo;
-pub use io::{open_regular, open_stream, ReadAt};
+pub use io::ReadAt;
 pub use meta::ArrayMeta;
 #[cfg(feature = "mmap")]
 pub use mmap::{NpyMmap, NpyMmapMut};
@@ -475,7 +471,6 @@ pub use source::{
 };
 pub use view::{view_or_copy, CowArray, NpyView};
 pub use write::{
-    append, concatenate, concatenate_with_progress, remove_stale_temp_files, write, AppendOptions,
-    NpyAppender, OffsetWriter, PathStreamWriter, PendingFile, StreamWriter, WriteOptions,
-    MAX_SYMLINKS, STALE_AFTER,
+    append, concatenate, concatenate_with_progress, write, AppendOptions, NpyAppender,
+    PathStreamWriter, StreamWriter, WriteOptions,
 };

@@ -104,7 +104,7 @@ impl<T: NpyElement + CheckedBitPattern> NpyMmap<T> {
     pub unsafe fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Self, Error> {
         let path = path.as_ref();
         let map = || -> Result<Self, Error> {
-            let file = crate::io::open_regular(path)?;
+            let file = npy_fs::open_regular(path)?;
             // SAFETY: `Mmap::map` is unsafe because the mapped bytes alias the file; the
             // caller promised that no one modifies or truncates it while this value lives. The
             // map is read-only and private to this value.

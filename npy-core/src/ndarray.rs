@@ -410,7 +410,7 @@ impl WriteOptions {
         let write = || -> Result<(), Error> {
             let mut file = AtomicFile::create(path)?;
             self.write_ndarray_to(&mut file, array)?;
-            file.commit()
+            Ok(file.commit()?)
         };
         write().at_path(path)
     }

@@ -3,7 +3,8 @@
 use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
 
-use npy_core::{Header, NpyReader, PendingFile};
+use npy_core::{Header, NpyReader};
+use npy_fs::PendingFile;
 
 use crate::{Error, ErrorKind, NpzArchive, NpzWriter};
 

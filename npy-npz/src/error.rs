@@ -347,6 +347,14 @@ impl From<npy_core::Error> for Error {
     }
 }
 
+/// An error of npy-fs (an archive opened, an output file written): npy-core's error of the
+/// same kind, path and message ([`ErrorKind::Npy`]), as before the file plumbing had its crate.
+impl From<npy_fs::Error> for Error {
+    fn from(e: npy_fs::Error) -> Error {
+        Error::from(npy_core::Error::from(e))
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(p) = &self.path {

@@ -618,7 +618,7 @@ fn resume_stream(data: &[u8], from: usize, end: End, window: &[u8]) -> Res<Vec<u
         return Err(Fallback);
     }
     let mut out = Vec::with_capacity(window.len() + 64 + (last - first));
-    npy_core::advise_huge_pages_spare(&mut out);
+    npy_fs::advise_huge_pages_spare(&mut out);
     if !window.is_empty() {
         // BFINAL 0, BTYPE 00, padding; LEN, NLEN. The window is at most WINDOW bytes.
         let len = window.len() as u16;
@@ -832,7 +832,7 @@ fn second(
     let window: Vec<u8> = out[n - WINDOW..].iter().map(|&s| s as u8).collect();
     let cap = WINDOW.checked_add(room.checked_sub(n).ok_or(Fallback)?);
     let mut tail = vec![0u8; cap.ok_or(Fallback)?];
-    npy_core::advise_huge_pages(&mut tail);
+    npy_fs::advise_huge_pages(&mut tail);
     let made = resume_in_place(part, 0, q, End::Stream, &window, &mut tail)?;
     let mut h = crc32fast::Hasher::new();
     h.update(&tail[WINDOW..WINDOW + made]);

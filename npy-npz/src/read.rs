@@ -150,7 +150,7 @@ impl NpzArchive<File> {
     /// As [`NpzArchive::open`].
     pub fn open_with(path: impl AsRef<Path>, options: ReadOptions) -> Result<Self, Error> {
         let path = path.as_ref();
-        let file = npy_core::open_regular(path).map_err(|e| Error::from(e).with_path(path))?;
+        let file = npy_fs::open_regular(path).map_err(|e| Error::from(e).with_path(path))?;
         let mut archive = NpzArchive::with_options(file, options).map_err(|e| e.with_path(path))?;
         archive.path = Some(path.to_owned());
         Ok(archive)
@@ -578,7 +578,7 @@ impl<R: ReadAt> NpzArchive<R> {
             (stored, found)
         } else {
             let mut out = vec![0u8; len];
-            npy_core::advise_huge_pages(&mut out);
+            npy_fs::advise_huge_pages(&mut out);
             let found =
                 inflate_parts(&mut stored, &mut [], &mut out, self.split(len)).map_err(at)?;
             (out, found)
@@ -676,7 +676,7 @@ impl<R: ReadAt> NpzArchive<R> {
         let (mut compressed, len) = self.raw(index)?;
         let mut head = vec![0u8; hl];
         let mut data = layout.zeroed_vec(n);
-        npy_core::advise_huge_pages(layout.as_bytes_mut(&mut data));
+        npy_fs::advise_huge_pages(layout.as_bytes_mut(&mut data));
         let found = inflate_parts(
             &mut compressed,
             &mut head,
@@ -702,7 +702,7 @@ impl<R: ReadAt> NpzArchive<R> {
         let mut buf = first;
         // Fresh pages for a large member: huge pages make their faults 512 times fewer.
         buf.reserve_exact(n.saturating_sub(buf.len()));
-        npy_core::advise_huge_pages_spare(&mut buf);
+        npy_fs::advise_huge_pages_spare(&mut buf);
         buf.resize(n, 0);
         let got = self
             .source

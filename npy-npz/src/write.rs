@@ -6,7 +6,8 @@ use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use npy_core::{AsShape, DynArray, Header, NpyElement, PendingFile, StreamWriter, WriteOptions};
+use npy_core::{AsShape, DynArray, Header, NpyElement, StreamWriter, WriteOptions};
+use npy_fs::PendingFile;
 
 use crate::error::{Error, ErrorKind};
 use crate::names::{check_key, member_name, positional_key};

@@ -131,6 +131,14 @@ impl From<npy_core::Error> for Error {
     }
 }
 
+/// An error of npy-fs (an output file written): npy-core's error of the same kind, path and
+/// message ([`ErrorKind::Npy`]).
+impl From<npy_fs::Error> for Error {
+    fn from(e: npy_fs::Error) -> Error {
+        Error::from(npy_core::Error::from(e))
+    }
+}
+
 impl From<npy_npz::Error> for Error {
     fn from(e: npy_npz::Error) -> Error {
         Error::new(ErrorKind::Npz(e))

@@ -254,7 +254,7 @@ struct Job<'a, R> {
     sources: &'a [Source],
     /// The output offset of each source's bytes.
     offsets: &'a [u64],
-    out: npy_core::OffsetWriter<'a>,
+    out: npy_fs::OffsetWriter<'a>,
 }
 
 impl<R: npy_core::ReadAt + Sync> Job<'_, R> {
@@ -428,14 +428,14 @@ fn as_stored(p: &ParsedHeader) -> bool {
     c_order && little
 }
 
-/// The output file, written as npy-core writes every path ([`npy_core::PendingFile`]: an
+/// The output file, written as npy-core writes every path ([`npy_fs::PendingFile`]: an
 /// unnamed or unpredictable temporary file beside `dst`, the umask's mode or the replaced
 /// file's, the append lock honoured, a device, FIFO or directory at `dst` refused).
-pub(crate) fn temp_beside(dst: &Path) -> Result<npy_core::PendingFile, Error> {
-    npy_core::PendingFile::create(dst).map_err(|e| Error::from(e).at(dst))
+pub(crate) fn temp_beside(dst: &Path) -> Result<npy_fs::PendingFile, Error> {
+    npy_fs::PendingFile::create(dst).map_err(|e| Error::from(e).at(dst))
 }
 
 /// Puts the finished output in place (synced, then renamed over `dst`).
-pub(crate) fn persist(tmp: npy_core::PendingFile, dst: &Path) -> Result<(), Error> {
+pub(crate) fn persist(tmp: npy_fs::PendingFile, dst: &Path) -> Result<(), Error> {
     tmp.commit().map_err(|e| Error::from(e).at(dst))
 }

@@ -144,6 +144,12 @@ impl From<Error> for Failure {
     }
 }
 
+impl From<npy_fs::Error> for Failure {
+    fn from(e: npy_fs::Error) -> Failure {
+        Failure::Read(e.into())
+    }
+}
+
 impl From<io::Error> for Failure {
     fn from(e: io::Error) -> Failure {
         Failure::Write(e)
@@ -247,7 +253,7 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
         }
         return Ok(());
     }
-    let file = npy_core::open_regular(&args.file)?;
+    let file = npy_fs::open_regular(&args.file)?;
     let size = file.metadata().map_err(Error::from)?.len();
     // `--full` and `--json` read every byte (`--full` twice): a bar on stderr when it is a
     // terminal and stdout is not (on one terminal the bar would cut through the values).

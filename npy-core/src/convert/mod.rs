@@ -240,7 +240,7 @@ fn convert(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), Error> {
     // A missing or special input is reported before the output is touched.
-    drop(crate::io::open_regular(src)?);
+    drop(npy_fs::open_regular(src)?);
     // Then the output: an existing one is locked (waiting for an appender), and only then is
     // the input read, so `convert F F` during `npy append F` sees the appended rows.
     let mut out = Output {
@@ -280,7 +280,7 @@ fn convert(
     let nbytes = header.nbytes()?;
     let header_bytes = out_header.to_bytes(options.version)?;
     // Its own handle: the data is read at explicit offsets.
-    let file = crate::io::open_regular(src)?;
+    let file = npy_fs::open_regular(src)?;
     let available = file.metadata()?.len().saturating_sub(data_offset);
     if available < nbytes {
         return Err(truncated(nbytes, available));
@@ -301,5 +301,5 @@ fn convert(
         // Fewer than two axes longer than 1: both orders are the same bytes.
         stream(&input, itemsize, &swap, budget, &mut out, progress)?;
     }
-    out.file.commit().at_path(dst)
+    Ok(out.file.commit().at_path(dst)?)
 }

@@ -249,7 +249,7 @@ impl Columns {
     pub(super) fn reserve_exact(&mut self, total: usize) {
         for c in &mut self.leaves {
             c.words = vec![0u64; (total * c.width).div_ceil(8)];
-            crate::hugepage::advise(bytemuck::cast_slice_mut(&mut c.words));
+            npy_fs::advise_huge_pages(bytemuck::cast_slice_mut(&mut c.words));
         }
         if let Some(g) = &mut self.gaps {
             g.bytes = vec![0u8; total * g.per];

@@ -46,7 +46,7 @@ pub fn write_dyn(path: impl AsRef<Path>, array: &DynArray) -> Result<(), Error> 
     let write = || -> Result<(), Error> {
         let mut file = AtomicFile::create(path)?;
         write_dyn_to(&mut file, array, None)?;
-        file.commit()
+        Ok(file.commit()?)
     };
     write().at_path(path)
 }

@@ -294,7 +294,7 @@ impl NpyReader<BufReader<File>> {
     pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Self, Error> {
         let path = path.as_ref();
         let open = || -> Result<Self, Error> {
-            let file = crate::io::open_regular(path)?;
+            let file = npy_fs::open_regular(path)?;
             let file_len = file.metadata()?.len();
             let buffered = BufReader::with_capacity(FILE_BUFFER_BYTES, file);
             let r = NpyReader::with_options(buffered, options)?;

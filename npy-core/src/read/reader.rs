@@ -471,13 +471,13 @@ impl<R: Read> NpyReader<R> {
                 let mut v = layout.zeroed_vec(n_usize);
                 // Fresh zeroed pages, not yet touched: huge pages make the faults of the read
                 // below 512 times fewer (numpy does the same).
-                crate::hugepage::advise(layout.as_bytes_mut(&mut v));
+                npy_fs::advise_huge_pages(layout.as_bytes_mut(&mut v));
                 self.fill(decoder, &mut v)?;
                 return Ok(v);
             }
             let mut v = Vec::with_capacity(n_usize);
             // As above: the decoded values go to fresh pages.
-            crate::hugepage::advise_spare(&mut v);
+            npy_fs::advise_huge_pages_spare(&mut v);
             self.decode_into_vec(decoder, n, &mut v)?;
             return Ok(v);
         }

@@ -512,7 +512,7 @@ impl NpyAppender {
 /// process waited, another appender replaced the file by a rewrite.
 fn open_locked(path: &Path) -> Result<File, Error> {
     loop {
-        let file = crate::io::open_regular_rw(path)?;
+        let file = npy_fs::open_regular_rw(path)?;
         file.lock()?;
         if is_file_at(&file, path)? {
             return Ok(file);
@@ -662,7 +662,7 @@ fn copy_exact(
 /// Opens a `.npy` file to copy its data: the file positioned at the data, and its header.
 fn open_source(path: &Path) -> Result<(File, ParsedHeader), Error> {
     let open = || -> Result<(File, ParsedHeader), Error> {
-        let mut file = crate::io::open_regular(path)?;
+        let mut file = npy_fs::open_regular(path)?;
         let parsed = Header::read_with(&mut file, &HeaderOptions::default())?;
         parsed.header.dtype.refuse_object()?;
         file.seek(SeekFrom::Start(parsed.data_offset()))?;
@@ -782,7 +782,7 @@ pub fn concatenate_with_progress(
             };
             copy_exact(&mut src, &mut dst, h.nbytes()?, "array data").at_path(input)?;
         }
-        file.commit()
+        Ok(file.commit()?)
     };
     write().at_path(out)?;
     Ok(header)

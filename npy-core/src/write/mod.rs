@@ -1,6 +1,7 @@
 //! Writing arrays: whole slices ([`write`], [`WriteOptions`]), streams of rows of unknown count
-//! ([`StreamWriter`], `stream.rs`), and atomic file writes (`atomic.rs`, shared by every path
-//! writer of the crate), appending to existing files and concatenating them (`append.rs`).
+//! ([`StreamWriter`], `stream.rs`), appending to existing files and concatenating them
+//! (`append.rs`). Every path writer writes through npy-fs's `AtomicFile` (its rules:
+//! [`npy_fs::PendingFile`]).
 
 use std::io::{Seek, Write};
 use std::path::Path;
@@ -13,12 +14,10 @@ use crate::format::{AsShape, Order, Version};
 use crate::header::Header;
 
 mod append;
-mod atomic;
 mod stream;
 
 pub use append::{append, concatenate, concatenate_with_progress, AppendOptions, NpyAppender};
-pub(crate) use atomic::AtomicFile;
-pub use atomic::{remove_stale_temp_files, OffsetWriter, PendingFile, MAX_SYMLINKS, STALE_AFTER};
+pub(crate) use npy_fs::AtomicFile;
 pub use stream::{PathStreamWriter, StreamWriter};
 
 /// Writes `data` (in C order, `shape` outermost first) to `path` as numpy's `np.save` would:
@@ -29,8 +28,8 @@ pub use stream::{PathStreamWriter, StreamWriter};
 /// `a.shape()` (`&[usize]`).
 ///
 /// The file is written to a temporary file in the same directory and renamed over `path`, so an
-/// error or a crash never leaves a partial file under `path`; [`PendingFile`] gives the rules
-/// every path writer follows (symlinks, special files, the append lock, permissions).
+/// error or a crash never leaves a partial file under `path`; [`npy_fs::PendingFile`] gives the
+/// rules every path writer follows (symlinks, special files, the append lock, permissions).
 ///
 /// # Errors
 /// [`ErrorKind::LengthMismatch`] when `data.len()` is not the product of `shape`; I/O errors.
@@ -282,7 +281,7 @@ impl WriteOptions {
         let write = || -> Result<(), Error> {
             let mut file = AtomicFile::create(path)?;
             self.write_to(&mut file, data, shape)?;
-            file.commit()
+            Ok(file.commit()?)
         };
         write().at_path(path)
     }

@@ -4,7 +4,9 @@ use std::io::{Seek, SeekFrom, Write};
 use std::marker::PhantomData;
 use std::path::Path;
 
-use super::{AtomicFile, PendingFile, WriteOptions};
+use npy_fs::PendingFile;
+
+use super::{AtomicFile, WriteOptions};
 use crate::codec::{checked_product, CHUNK_BYTES};
 use crate::dtype::DType;
 use crate::element::{bulk_kind, Bulk, NpyElement};
@@ -420,7 +422,7 @@ impl<T: NpyElement> PathStreamWriter<T> {
             mut unfinished,
         } = self;
         unfinished.armed = false;
-        let finish = || inner.finish()?.commit();
+        let finish = || -> Result<(), Error> { Ok(inner.finish()?.commit()?) };
         finish().at_path(&unfinished.path)
     }
 
@@ -436,6 +438,9 @@ impl<T: NpyElement> PathStreamWriter<T> {
             mut unfinished,
         } = self;
         unfinished.armed = false;
-        inner.finish().map(PendingFile).at_path(&unfinished.path)
+        inner
+            .finish()
+            .map(PendingFile::from)
+            .at_path(&unfinished.path)
     }
 }

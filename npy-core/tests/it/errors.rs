@@ -264,3 +264,51 @@ fn debug_prints_the_message_and_alternate_debug_the_structure() {
         "{tree}"
     );
 }
+
+/// npy-fs's refusals reach npy-core's callers as npy-core's own: the same kind, the path, and
+/// the message word for word as before the file plumbing moved to npy-fs (issue 40).
+#[test]
+fn file_plumbing_errors_keep_kind_path_and_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = npy_core::write(dir.path(), &[1u8], &[1]).unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        ErrorKind::NotRegularFile {
+            role: "output",
+            found: "a directory"
+        }
+    ));
+    assert_eq!(err.path(), Some(dir.path()));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: the output is a directory, not a regular file: left as it is (only a regular \
+             file is replaced, by renaming a temporary file over it)",
+            dir.path().display()
+        )
+    );
+    let err = npy_core::read::<u8>(dir.path()).unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        ErrorKind::NotRegularFile {
+            role: "input",
+            found: "a directory"
+        }
+    ));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: the input is a directory, not a regular file: refused (reading it needs a file \
+             that can be measured and read at any offset; copy it to a file first)",
+            dir.path().display()
+        )
+    );
+    let via = npy_core::Error::from(npy_fs::PendingFile::create(dir.path()).unwrap_err());
+    assert_eq!(
+        via.to_string(),
+        npy_core::write(dir.path(), &[1u8], &[1])
+            .unwrap_err()
+            .to_string()
+    );
+    assert_eq!(via.classify(), npy_core::Category::Unsupported);
+}

@@ -17,7 +17,8 @@ use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use npy_core::{ConvertOptions, ErrorKind, NpyAppender, PendingFile, WriteOptions};
+use npy_core::{ConvertOptions, ErrorKind, NpyAppender, WriteOptions};
+use npy_fs::PendingFile;
 
 /// The names in `dir`, sorted.
 fn listing(dir: &Path) -> Vec<String> {
@@ -73,7 +74,7 @@ fn writers() -> Vec<(&'static str, Writer)> {
         ("PendingFile", |_, out| {
             let mut f = PendingFile::create(out)?;
             f.write_all(b"bytes")?;
-            f.commit()
+            Ok(f.commit()?)
         }),
     ]
 }
@@ -337,46 +338,6 @@ fn errors_leave_nothing_behind() {
         assert_eq!(listing(d), before, "{what}: left something");
         assert_eq!(fs::read(&out).unwrap(), b"old", "{what}: target changed");
     }
-}
-
-/// F9: what a killed writer left is recognised by its name and removed once unlocked and
-/// older than `STALE_AFTER`; a live (locked) one, a fresh one, a symlink and other names stay.
-#[test]
-fn stale_temporary_files_are_removed_and_live_ones_kept() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let old = std::time::SystemTime::now() - npy_core::STALE_AFTER - Duration::from_secs(5);
-    let make = |name: &str, age_old: bool| -> fs::File {
-        let f = fs::File::create(d.join(name)).unwrap();
-        if age_old {
-            f.set_modified(old).unwrap();
-        }
-        f
-    };
-    drop(make(".npy-tmp-dead01", true));
-    drop(make(".npy-tmp-fresh1", false));
-    let live = make(".npy-tmp-live01", true);
-    live.lock().unwrap();
-    drop(make("npy-tmp-notours", true));
-    drop(make(".npy-tmp-", true));
-    let victim = d.join("victim");
-    fs::write(&victim, b"keep").unwrap();
-    std::os::unix::fs::symlink(&victim, d.join(".npy-tmp-link01")).unwrap();
-    let removed = npy_core::remove_stale_temp_files(d).unwrap();
-    assert_eq!(removed, [d.join(".npy-tmp-dead01")]);
-    assert_eq!(
-        listing(d),
-        [
-            ".npy-tmp-",
-            ".npy-tmp-fresh1",
-            ".npy-tmp-link01",
-            ".npy-tmp-live01",
-            "npy-tmp-notours",
-            "victim"
-        ]
-    );
-    assert_eq!(fs::read(&victim).unwrap(), b"keep");
-    drop(live);
 }
 
 /// F8: every writer that replaces a file waits for the lock `NpyAppender` holds on it, so the

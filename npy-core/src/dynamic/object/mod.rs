@@ -286,7 +286,7 @@ pub mod internals {
         let go = || -> Result<(), Error> {
             let mut file = AtomicFile::create(path)?;
             write(&mut file)?;
-            file.commit()
+            Ok(file.commit()?)
         };
         go().at_path(path)
     }

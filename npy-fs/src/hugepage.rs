@@ -15,13 +15,13 @@ const HUGE_PAGE: usize = 2 << 20;
 /// Advises the kernel to back the whole 2 MiB-aligned interior of `buf` with transparent huge
 /// pages. Call it before the buffer is first written. Advice only: where huge pages are off, or
 /// on other systems, nothing changes.
-pub fn advise(buf: &mut [u8]) {
+pub fn advise_huge_pages(buf: &mut [u8]) {
     advise_range(buf.as_mut_ptr(), buf.len());
 }
 
-/// [`advise`] for the spare capacity of `v` (the memory a `Vec::with_capacity` has not yet
-/// written), before the values are pushed.
-pub fn advise_spare<T>(v: &mut Vec<T>) {
+/// [`advise_huge_pages`] for the spare capacity of `v` (the memory a `Vec::with_capacity` has
+/// not yet written), before the values are pushed.
+pub fn advise_huge_pages_spare<T>(v: &mut Vec<T>) {
     let spare = v.spare_capacity_mut();
     advise_range(
         spare.as_mut_ptr().cast::<u8>(),
@@ -74,7 +74,7 @@ mod tests {
             let mut v: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
             for offset in [0usize, 1, 4096] {
                 let buf = &mut v[offset.min(len)..];
-                super::advise(buf);
+                super::advise_huge_pages(buf);
             }
             assert!(
                 v.iter().enumerate().all(|(i, &b)| b == (i % 251) as u8),
@@ -90,7 +90,7 @@ mod tests {
         for cap in [0, 1000, super::MIN_BYTES / 8 + 3] {
             let mut v: Vec<u64> = Vec::with_capacity(cap);
             v.extend((0..cap as u64 / 2).map(|i| i * 7));
-            super::advise_spare(&mut v);
+            super::advise_huge_pages_spare(&mut v);
             assert!(v.capacity() >= cap);
             let half = v.len();
             v.extend((half as u64..cap as u64).map(|i| i * 7));

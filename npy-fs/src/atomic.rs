@@ -1,5 +1,5 @@
-//! [`AtomicFile`]: how every path writer of the crate replaces a file, so that an error, a crash
-//! or a reader holding the old file (a memory map) never sees a partial one; and
+//! `AtomicFile`: how every path writer of the npy-* crates replaces a file, so that an error, a
+//! crash or a reader holding the old file (a memory map) never sees a partial one; and
 //! [`PendingFile`], its public face.
 //!
 //! The rules, in the order [`AtomicFile::create`] applies them (the behaviour of a careful Unix
@@ -14,7 +14,7 @@
 //!    device, a socket ([`ErrorKind::NotRegularFile`]). Renaming a temporary file over
 //!    `/dev/null` would replace the device for the whole system; writing a FIFO would block.
 //! 2. **The lock.** An existing target is opened (read-only, non-blocking, not following
-//!    links) and its exclusive advisory lock taken, the lock [`crate::NpyAppender`] takes, held
+//!    links) and its exclusive advisory lock taken, the lock npy-core's `NpyAppender` takes, held
 //!    until the new file has replaced it: a rewrite waits for an appender and an appender for a
 //!    rewrite, so neither's work is lost (Unix; on Windows the lock is not taken, as a file that
 //!    is open cannot be renamed over there).
@@ -40,8 +40,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::error::{Error, ErrorKind, PathContext};
-use crate::io::describe_type;
+#[cfg(doc)]
+use crate::error::ErrorKind;
+use crate::error::{Error, PathContext};
+use crate::open::{describe_type, write_all_at};
 
 /// The most symlinks followed from an output path to its file (Linux's `MAXSYMLINKS`).
 pub const MAX_SYMLINKS: usize = 40;
@@ -73,9 +75,11 @@ enum Temp {
 }
 
 /// A temporary file beside `target`, renamed over it by [`AtomicFile::commit`]; removed if
-/// dropped uncommitted. See the module docs for the rules.
+/// dropped uncommitted: [`PendingFile`]'s engine, whose errors do not name the path (npy-core's
+/// writers add it). Not public API: the npy-* crates' writers use it.
+#[doc(hidden)]
 #[derive(Debug)]
-pub(crate) struct AtomicFile {
+pub struct AtomicFile {
     file: BufWriter<File>,
     temp: Temp,
     /// The path as given (errors, [`AtomicFile::target`]).
@@ -92,19 +96,28 @@ pub(crate) struct AtomicFile {
 impl AtomicFile {
     /// A temporary file for `target`, taking the lock of an existing target (waiting for an
     /// appender or another rewrite to finish).
-    pub(crate) fn create(target: &Path) -> Result<Self, Error> {
+    ///
+    /// # Errors
+    /// As [`PendingFile::create`], without the path.
+    pub fn create(target: &Path) -> Result<Self, Error> {
         Self::create_with(target, true, true)
     }
 
     /// [`AtomicFile::create`] for a caller that already holds the target's lock (an
     /// appender's rewrite): taking it again would wait forever.
-    pub(crate) fn create_locked_by_caller(target: &Path) -> Result<Self, Error> {
+    ///
+    /// # Errors
+    /// As [`PendingFile::create`], without the path.
+    pub fn create_locked_by_caller(target: &Path) -> Result<Self, Error> {
         Self::create_with(target, false, true)
     }
 
     /// [`AtomicFile::create`] for an archive's member: a symlink at `target` is replaced by
     /// the file, never followed.
-    pub(crate) fn create_replacing_links(target: &Path) -> Result<Self, Error> {
+    ///
+    /// # Errors
+    /// As [`PendingFile::create`], without the path.
+    pub fn create_replacing_links(target: &Path) -> Result<Self, Error> {
         Self::create_with(target, true, false)
     }
 
@@ -138,28 +151,38 @@ impl AtomicFile {
     }
 
     /// The path the file appears under once committed, as given.
-    pub(crate) fn target(&self) -> &Path {
+    pub fn target(&self) -> &Path {
         &self.target
     }
 
-    pub(crate) fn commit(self) -> Result<(), Error> {
+    /// Syncs the file and renames it over its target.
+    ///
+    /// # Errors
+    /// As [`PendingFile::commit`], without the path.
+    pub fn commit(self) -> Result<(), Error> {
         self.persist().map(drop)
     }
 
     /// The temporary file (to lock it, or set its permissions, before it appears).
-    pub(crate) fn file(&self) -> &File {
+    pub fn file(&self) -> &File {
         self.file.get_ref()
     }
 
     /// Writes all of `buf` at byte `offset` of the file (after what is buffered), leaving the
     /// position of sequential writes where it was: the tiles of `convert_file`.
-    pub(crate) fn write_all_at(&mut self, buf: &[u8], offset: u64) -> io::Result<()> {
+    ///
+    /// # Errors
+    /// I/O errors of the flush and the write.
+    pub fn write_all_at(&mut self, buf: &[u8], offset: u64) -> io::Result<()> {
         self.file.flush()?;
-        crate::io::write_all_at(self.file.get_ref(), buf, offset)
+        write_all_at(self.file.get_ref(), buf, offset)
     }
 
     /// [`AtomicFile::commit`], keeping the file open (read and write) and any lock on it.
-    pub(crate) fn persist(self) -> Result<File, Error> {
+    ///
+    /// # Errors
+    /// As [`AtomicFile::commit`].
+    pub fn persist(self) -> Result<File, Error> {
         let AtomicFile {
             file,
             temp,
@@ -215,8 +238,8 @@ impl Seek for AtomicFile {
 /// [`PendingFile::commit`] (a rename, so a reader never sees it partial); dropped uncommitted,
 /// it is removed and the path left as it was.
 ///
-/// This is the two-phase form of the crate's path writers (`finish_pending()` of
-/// `npy_npz::NpzPathWriter` and [`crate::PathStreamWriter`] return one), and a way to
+/// This is the two-phase form of the npy-* crates' path writers (`finish_pending()` of
+/// `npy_npz::NpzPathWriter` and `npy_core::PathStreamWriter` return one), and a way to
 /// write any file by the same rules (`npy unpack` writes members with it): symlinks followed
 /// to their file, anything but a regular file refused ([`ErrorKind::NotRegularFile`]), the
 /// existing file's lock held, an unnamed temporary file on Linux, the umask honoured for a new
@@ -226,26 +249,35 @@ impl Seek for AtomicFile {
 /// # Examples
 /// ```
 /// use std::io::Write;
-/// # let dir = std::env::temp_dir().join(format!("npy-core-pending-{}", std::process::id()));
+/// # let dir = std::env::temp_dir().join(format!("npy-fs-pending-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
 /// let path = dir.join("notes.txt");
-/// let mut f = npy_core::PendingFile::create(&path)?;
+/// let mut f = npy_fs::PendingFile::create(&path)?;
 /// f.write_all(b"hello")?;
 /// assert!(!path.exists()); // not yet
 /// f.commit()?;
 /// assert_eq!(std::fs::read(&path)?, b"hello");
-/// # Ok::<(), npy_core::Error>(())
+/// # Ok::<(), npy_fs::Error>(())
 /// ```
 #[derive(Debug)]
 #[must_use = "the file appears under its path only once commit() renames it there"]
-pub struct PendingFile(pub(crate) AtomicFile);
+pub struct PendingFile(AtomicFile);
+
+/// The file an npy-* crate's writer wrote through the engine, handed to its caller to commit
+/// (npy-core's `PathStreamWriter::finish_pending`). Not public API.
+#[doc(hidden)]
+impl From<AtomicFile> for PendingFile {
+    fn from(file: AtomicFile) -> PendingFile {
+        PendingFile(file)
+    }
+}
 
 impl PendingFile {
     /// A temporary file for `path` (see the type's docs for the rules), waiting for the lock of
     /// an existing file there.
     ///
     /// # Blocking
-    /// The wait lasts while any other handle holds that lock, an [`crate::NpyAppender`] of
+    /// The wait lasts while any other handle holds that lock, an npy-core's `NpyAppender` of
     /// this very process on the same file included (`flock` locks belong to open files, not
     /// processes): drop an appender before rewriting its file. Every path writer of the crate
     /// waits the same way.
@@ -292,7 +324,7 @@ impl PendingFile {
     /// use std::io::Write;
     /// # let dir = tempfile::tempdir()?;
     /// let path = dir.path().join("parts.bin");
-    /// let mut f = npy_core::PendingFile::create(&path)?;
+    /// let mut f = npy_fs::PendingFile::create(&path)?;
     /// f.write_all(b"head:")?;
     /// let at = f.offsets()?;
     /// std::thread::scope(|s| {
@@ -333,7 +365,7 @@ impl OffsetWriter<'_> {
     /// # Errors
     /// I/O errors of the write (a full disk: `WriteZero` or the system's error).
     pub fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
-        crate::io::write_all_at(self.0, buf, offset)
+        write_all_at(self.0, buf, offset)
     }
 }
 
@@ -373,10 +405,10 @@ fn resolve(target: &Path, follow: bool) -> Result<(PathBuf, Target), Error> {
                 return Ok((path, Target::New));
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Err(Error::new(ErrorKind::NotRegularFile {
-                    role: "output",
-                    found: "a symlink to a missing file (never written through, as cp does)",
-                }));
+                return Err(Error::not_regular(
+                    "output",
+                    "a symlink to a missing file (never written through, as cp does)",
+                ));
             }
             Err(e) => return Err(e.into()),
         };
@@ -388,10 +420,10 @@ fn resolve(target: &Path, follow: bool) -> Result<(PathBuf, Target), Error> {
         if kind.is_symlink() && is_proc_fd(&path) {
             // `/dev/stdout` -> `/proc/self/fd/1`: a process's open file, whose "path" may be a
             // pipe, a deleted file, or a file the caller never named. Not replaced.
-            return Err(Error::new(ErrorKind::NotRegularFile {
-                role: "output",
-                found: "a link to a process's open file (/proc/PID/fd/N)",
-            }));
+            return Err(Error::not_regular(
+                "output",
+                "a link to a process's open file (/proc/PID/fd/N)",
+            ));
         }
         if kind.is_symlink() {
             let link = fs::read_link(&path)?;
@@ -403,10 +435,10 @@ fn resolve(target: &Path, follow: bool) -> Result<(PathBuf, Target), Error> {
         }
         return Err(not_regular(kind));
     }
-    Err(Error::new(ErrorKind::NotRegularFile {
-        role: "output",
-        found: "a chain of more than 40 symlinks",
-    }))
+    Err(Error::not_regular(
+        "output",
+        "a chain of more than 40 symlinks",
+    ))
 }
 
 /// Whether the symlink `path` is one of Linux's magic links to an open file: its directory,
@@ -433,10 +465,7 @@ fn is_proc_fd(path: &Path) -> bool {
 
 /// [`ErrorKind::NotRegularFile`] for an output of `kind`.
 fn not_regular(kind: fs::FileType) -> Error {
-    Error::new(ErrorKind::NotRegularFile {
-        role: "output",
-        found: describe_type(kind),
-    })
+    Error::not_regular("output", describe_type(kind))
 }
 
 /// Opens the existing file `dest` (seen as `meta`) and waits for its exclusive lock; `None`
@@ -619,24 +648,24 @@ fn clean_once(dir: &Path) {
 /// Removes what writers killed in `dir` left: regular files named `.npy-tmp-*` that no process
 /// holds locked and that nobody modified for [`STALE_AFTER`]. Returns the files removed.
 ///
-/// The crate's path writers call it themselves, once per directory and process, before their
+/// The npy-* crates' path writers call it themselves, once per directory and process, before their
 /// first temporary file there; it matters where they use named temporary files (not Linux,
 /// whose unnamed `O_TMPFILE` files vanish with a killed writer, but other systems, or Linux
 /// file systems without `O_TMPFILE`), and for files left by versions before this rule. A
 /// writer holds its named file locked from its creation to its rename, so a live one is
 /// never taken; the age rule covers the instant between creating and locking. Names starting
-/// with `.npy-tmp-` are therefore the crate's: do not give your own files such names.
+/// with `.npy-tmp-` are therefore the crates': do not give your own files such names.
 ///
 /// # Errors
 /// I/O errors reading `dir`; a file that cannot be examined or removed is skipped.
 ///
 /// # Examples
 /// ```
-/// # let dir = std::env::temp_dir().join(format!("npy-core-stale-{}", std::process::id()));
+/// # let dir = std::env::temp_dir().join(format!("npy-fs-stale-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
-/// let removed = npy_core::remove_stale_temp_files(&dir)?;
+/// let removed = npy_fs::remove_stale_temp_files(&dir)?;
 /// assert!(removed.is_empty()); // nothing was killed here
-/// # Ok::<(), npy_core::Error>(())
+/// # Ok::<(), npy_fs::Error>(())
 /// ```
 pub fn remove_stale_temp_files(dir: impl AsRef<Path>) -> Result<Vec<PathBuf>, Error> {
     let dir = dir.as_ref();
