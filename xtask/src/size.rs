@@ -16,9 +16,11 @@ use crate::workspace_root;
 
 /// The crates measured: the workspace's published ones, bottom first.
 const CRATES: &[&str] = &[
+    "npy-fs",
     "npy-core",
     "npy-derive",
     "npy-serde",
+    "npy-print",
     "npy-pickle",
     "npy-npz",
     "npy-safetensors",
