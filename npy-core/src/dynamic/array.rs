@@ -38,7 +38,7 @@ const BUILD_CHUNK_BYTES: usize = 1 << 20;
 /// assert_eq!(a.get(&[1, 0]), Some(DynValue::Int(4)));
 /// let row: Vec<DynValue> = a.iter_c_order().skip(3).map(|v| v.into_owned()).collect();
 /// assert_eq!(row, [DynValue::Int(4), DynValue::Int(5), DynValue::Int(6)]);
-/// assert_eq!(a.columns()[0].values::<i32>(), Some(&[1, 2, 3, 4, 5, 6][..]));
+/// assert_eq!(a.columns()[0].values::<i32>()?, [1, 2, 3, 4, 5, 6]);
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -167,7 +167,7 @@ impl DynArray {
     /// let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
     /// let columns = a.into_columns();
     /// assert_eq!(columns.len(), 1);
-    /// assert_eq!(columns[0].values::<u16>(), Some(&[3u16, 4, 5][..]));
+    /// assert_eq!(columns[0].values::<u16>()?, [3u16, 4, 5]);
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn into_columns(self) -> Vec<Column> {
@@ -202,8 +202,8 @@ impl DynArray {
     /// bytes.extend_from_slice(&[7, 0, 9]);
     /// std::fs::write(&path, bytes)?;
     /// let a = npy_core::read_dyn(&path)?;
-    /// assert_eq!(a.column_at(&["a.b"]).unwrap().values::<i16>(), Some(&[7i16][..]));
-    /// assert_eq!(a.column_at(&["a", "b"]).unwrap().values::<u8>(), Some(&[9u8][..]));
+    /// assert_eq!(a.column_at(&["a.b"]).unwrap().values::<i16>()?, [7i16]);
+    /// assert_eq!(a.column_at(&["a", "b"]).unwrap().values::<u8>()?, [9u8]);
     /// assert!(a.column_at(&["a"]).is_none()); // a record, not a leaf
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -402,7 +402,7 @@ mod tests {
         assert!(a.column("pos").is_none());
         assert!(a.column("pos.y.z").is_none());
         assert!(a.column("").is_none());
-        assert_eq!(a.column("p").unwrap().values::<u8>(), Some(&[3u8][..]));
+        assert_eq!(a.column("p").unwrap().values::<u8>().ok(), Some(&[3u8][..]));
         assert_eq!(a.element(0), Some(rec));
         assert_eq!(a.element(1), None);
     }
@@ -424,15 +424,15 @@ mod tests {
             .unwrap();
         assert_eq!(a.column_at(&["a.b"]).unwrap().path(), ["a.b"]);
         assert_eq!(
-            a.column_at(&["a.b"]).unwrap().values::<i16>(),
+            a.column_at(&["a.b"]).unwrap().values::<i16>().ok(),
             Some(&[7i16][..])
         );
         assert_eq!(
-            a.column_at(&["a", "b"]).unwrap().values::<u8>(),
+            a.column_at(&["a", "b"]).unwrap().values::<u8>().ok(),
             Some(&[9u8][..])
         );
         assert_eq!(
-            a.column_at(&["a", "c.d"]).unwrap().values::<u8>(),
+            a.column_at(&["a", "c.d"]).unwrap().values::<u8>().ok(),
             Some(&[11u8][..])
         );
         assert!(a.column_at(&["a"]).is_none());

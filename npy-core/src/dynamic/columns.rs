@@ -34,8 +34,8 @@ use crate::format::ByteOrder;
 /// let id = a.column("id").unwrap();
 /// assert_eq!(id.path(), ["id"]);
 /// assert_eq!(id.dtype().to_string(), "<i8"); // the machine's order (little-endian here)
-/// assert_eq!(id.values::<i64>(), Some(&[7i64, -1][..]));
-/// assert_eq!(a.column("score").unwrap().values::<f32>(), Some(&[0.5f32, 2.0][..]));
+/// assert_eq!(id.values::<i64>()?, [7i64, -1]);
+/// assert_eq!(a.column("score").unwrap().values::<f32>()?, [0.5f32, 2.0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -109,17 +109,24 @@ impl Column {
         self.words
     }
 
-    /// The values as `&[T]` when `T`'s dtype is the column's (a subarray field of `n` values
-    /// gives `n` per element), in place; `None` otherwise. See [`Column`] for an example.
-    pub fn values<T: crate::element::NpyElement + bytemuck::Pod>(&self) -> Option<&[T]> {
+    /// The values as `&[T]`, in place, when `T`'s dtype is the column's (a subarray field of
+    /// `n` values gives `n` per element). See [`Column`] for an example.
+    ///
+    /// # Errors
+    /// [`ErrorKind::TypeMismatch`](crate::ErrorKind::TypeMismatch) naming the column's dtype and
+    /// `T` with its own, when they differ (byte order included: a column keeps the file's, so
+    /// a `>f4` column is read with [`Column::element`] or a typed read, which swap).
+    pub fn values<T: crate::element::NpyElement + bytemuck::Pod>(&self) -> Result<&[T], Error> {
         let base = match &self.dtype {
             DType::SubArray(s) => s.flatten().1.clone(),
             d => d.clone(),
         };
         if T::npy_dtype() != base {
-            return None;
+            return Err(crate::element::mismatch::<T>(&base));
         }
-        bytemuck::try_cast_slice(self.bytes()).ok()
+        // The column's words are 8-byte aligned and hold whole elements of `base`, which is
+        // `T`'s dtype: the cast cannot fail for a `T` of alignment 8 or less.
+        bytemuck::try_cast_slice(self.bytes()).map_err(|_| crate::element::mismatch::<T>(&base))
     }
 
     /// Element `i` of the column (memory order) as a [`DynValue`]; `None` when `i` is out of

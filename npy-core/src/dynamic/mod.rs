@@ -91,7 +91,7 @@ const COLUMN_CHUNK_BYTES: usize = 1 << 20;
 /// std::fs::write(&path, bytes)?;
 ///
 /// let a = npy_core::read_dyn(&path)?;
-/// assert_eq!(a.column("x").unwrap().values::<f32>(), Some(&[1.5f32][..]));
+/// assert_eq!(a.column("x").unwrap().values::<f32>()?, [1.5f32]);
 /// let point = a.get(&[0]).unwrap();
 /// assert_eq!(point.field("x"), Some(&DynValue::Float(1.5)));
 /// assert_eq!(point.field("id"), Some(&DynValue::UInt(7)));

@@ -26,12 +26,14 @@ fn numbers_are_typed_columns_in_the_machines_order() {
     let mut want = Vec::new();
     flat(&entry["data"], &mut want);
     assert_eq!(want.len(), 24);
-    assert_eq!(cols.columns()[0].values::<i16>(), Some(&want[..]));
-    assert_eq!(
-        cols.columns()[0].values::<u16>(),
-        None,
-        "another type is refused"
+    assert_eq!(cols.columns()[0].values::<i16>().ok(), Some(&want[..]));
+    // Another type is refused, naming the column's dtype and the type asked for.
+    let e = cols.columns()[0].values::<u16>().unwrap_err();
+    assert!(
+        matches!(e.kind(), npy_core::ErrorKind::TypeMismatch { .. }),
+        "{e}"
     );
+    assert!(e.to_string().contains("u16"), "{e}");
     // A record: one column per leaf field, nested fields by their path.
     let a = npy_core::read_dyn(fixtures_dir().join("rec_nested.npy")).unwrap();
     assert!(a.columns().len() > 1);
