@@ -34,8 +34,8 @@ pub fn shape(dims: &[u64]) -> String {
 
 /// `s` with control characters escaped (`\n`, `\u{1b}`), so that text read from a file
 /// (header, field names, file names) cannot move the cursor or recolour the terminal: the
-/// printer's own rule.
-pub use npy_core::__private::printable;
+/// printer's own rule (npy-print's).
+pub use npy_print::printable;
 
 /// A remote input's local copy and its URL (`npy convert URL OUT` converts a downloaded
 /// copy): the lines [`report`] writes name the URL where they would name the copy.

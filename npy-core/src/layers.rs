@@ -23,7 +23,7 @@ const LAYERS: &[&[&str]] = &[
     &["view"],
     &["mmap"],
     &["dynamic"],
-    &["records", "convert", "print", "source"],
+    &["records", "convert", "source"],
     &["ndarray", "serde_impls"],
 ];
 

@@ -23,7 +23,7 @@
 //! | `.npz` archives | crate `npy-npz`: `npy_npz::NpzArchive::open(path)`, `npy_npz::NpzWriter` |
 //! | object arrays (dtype `O`) | crate `npy-pickle`: `npy_pickle::read_dyn(path)`, `npy_pickle::read_objects` |
 //! | arrays in S3, GCS, Azure or over HTTP | crate `npy-object-store`: `RemoteNpy` (async), `BlockingObject` (a [`ReadAt`] for [`NpySource`]) |
-//! | print as numpy does | `format!("{array}")` (numpy's `str()`), `{array:#}` (`repr()`); [`print::PrintOptions`] for threshold, edge items, width |
+//! | print as numpy does | crate `npy-print`: `npy_print::str(&array)` (numpy's `str()`), `npy_print::repr(&array)`; `npy_print::PrintOptions` for threshold, edge items, width |
 //!
 //! | feature | adds |
 //! |---|---|
@@ -321,7 +321,6 @@ mod meta;
 mod mmap;
 #[cfg(feature = "ndarray")]
 mod ndarray;
-pub mod print;
 mod read;
 mod records;
 #[cfg(feature = "serde")]
@@ -451,18 +450,31 @@ pub use read::{
 
 /// Not public API: the pieces `#[derive(NpyElement)]`'s generated code and the workspace's own
 /// crates use (record plans, the plain-data layout proof, byte order, the Python-literal
-/// writers, the readers' buffer sizes). Anything here may change in any release.
+/// writers, the readers' buffer sizes, what the printer npy-print decodes and lays out
+/// with). Anything here may change in any release.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::codec::Endian;
+    /// For npy-print: a typed array's elements decoded one at a time as [`DynValue`](crate::DynValue)s.
+    pub use crate::dynamic::ElementDecoder;
     pub use crate::element::{PodLayout, Widening};
+    /// For npy-print: the shortest round-trip digits engine `write_repr_float` also uses.
+    pub use crate::literal::digits::{scalar_str, Digits, FloatKind};
     pub use crate::literal::repr::{
         write_repr_bytes, write_repr_code_points, write_repr_float, write_repr_str,
     };
-    pub use crate::print::printable;
     pub use crate::read::{NpyFileReader, FILE_BUFFER_BYTES, PARALLEL_MIN_BYTES};
     pub use crate::records::__private::*;
     pub use crate::records::{FieldPlan, RecordPlan};
+
+    /// For npy-print: element `i` of `array` in memory order, borrowed where the array holds
+    /// it as a value (objects are never copied to be printed), else built.
+    pub fn dyn_element(
+        array: &crate::DynArray,
+        i: usize,
+    ) -> Option<std::borrow::Cow<'_, crate::DynValue>> {
+        array.element_cow(i)
+    }
 }
 
 pub use source::{

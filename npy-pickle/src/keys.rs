@@ -180,7 +180,7 @@ impl<'c> Keys<'c> {
             charge: self.charge,
             refused: None,
         };
-        if write!(out, "{v}").is_err() {
+        if write!(out, "{}", npy_print::repr(v)).is_err() {
             return Err(out.refused.unwrap_or_else(|| unhashable(v.type_name())));
         }
         Ok(Key::Other(out.text))

@@ -20,7 +20,7 @@ pub const MAX_PICKLE_DEPTH: usize = 128;
 /// process's resident memory within 1.5× of it (the allocator's own overhead on small
 /// values: 189 MiB at most in `npy show` of the review's 40 hostile pickles, for a set of a
 /// million ints, refused). Printing what was decoded (`repr`, `npy show`) borrows the values and
-/// adds at most its own text budget, `npy_core::print::OBJECT_TEXT_BUDGET` (64 MiB).
+/// adds at most its own text budget, `npy_print::OBJECT_TEXT_BUDGET` (64 MiB).
 ///
 /// The budget is a constant and not a multiple of the input, so a pickle that compresses
 /// well (16 MB of `EMPTY_TUPLE` opcodes deflate to 16 KB) gets no more than any other. Files

@@ -289,7 +289,11 @@ fn display_is_pythons_repr() {
                 panic!("{name}: not an object: {v:?}")
             };
             if repr_is_exact(o) {
-                assert_eq!(o.to_string(), r.as_str().unwrap(), "{name}");
+                assert_eq!(
+                    npy_print::repr(o).to_string(),
+                    r.as_str().unwrap(),
+                    "{name}"
+                );
                 checked += 1;
             }
         }

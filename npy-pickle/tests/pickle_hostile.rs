@@ -773,7 +773,10 @@ fn dtype_bombs_are_refused() {
     small.push(b'0');
     small.extend(dtype_level(1, "V16", &[("a", 0, 0), ("b", 0, 8)], 16));
     let v = loads(&pickle(2, small)).unwrap();
-    assert_eq!(v.to_string(), "dtype([('a', '<f8'), ('b', '<f8')])");
+    assert_eq!(
+        npy_print::repr(&v).to_string(),
+        "dtype([('a', '<f8'), ('b', '<f8')])"
+    );
 }
 
 /// A review's find: numpy's `np.array(['lorem ipsum ' * 50] * 20000, dtype=object)` pickles
@@ -826,7 +829,8 @@ fn unhashable_keys_and_set_items_are_refused_when_writing() {
                 dumps(std::slice::from_ref(&v), &[1]),
                 Err(PickleError::Unpicklable { .. })
             ),
-            "{v}"
+            "{}",
+            npy_print::repr(&v)
         );
     }
     let good = PyObject::Dict(vec![(PyObject::Tuple(vec![PyObject::Int(1), s()]), s())]);
@@ -909,7 +913,7 @@ fn read_object_npy(pickle: &[u8]) -> Result<npy_core::DynArray, Option<PickleErr
 /// The repr of the one element of an object array.
 fn object_repr(array: &npy_core::DynArray) -> String {
     match &array.element(0).expect("one element") {
-        npy_core::DynValue::Object(o) => o.to_string(),
+        npy_core::DynValue::Object(o) => npy_print::repr(o).to_string(),
         other => panic!("{other:?}"),
     }
 }
@@ -1231,7 +1235,7 @@ fn shared_bells(n: u32, copies: usize) -> Vec<u8> {
 /// tells; within the budget the text is whole.
 #[test]
 fn printed_text_is_charged_to_the_print_budget() {
-    use npy_core::print::{PrintOptions, OBJECT_TEXT_BUDGET};
+    use npy_print::{Print, PrintOptions, OBJECT_TEXT_BUDGET};
     // 100 copies of 64 KiB: 6.4 MiB of values, 25.6 MiB of text.
     let a = read_object_npy(&object_array(&shared_bells(64 << 10, 100))).unwrap();
     let whole = a.display_with(&PrintOptions::new());
@@ -1256,7 +1260,10 @@ fn printed_text_is_charged_to_the_print_budget() {
     // A `PyObject`'s own repr is within the default budget.
     match &a.objects().expect("an object array")[0] {
         npy_core::DynValue::Object(o) => {
-            assert_eq!(o.to_string().matches("\\x07").count(), 100 << 16);
+            assert_eq!(
+                npy_print::repr(o).to_string().matches("\\x07").count(),
+                100 << 16
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -1424,7 +1431,7 @@ fn memoised_long4(n: &npy_core::object::BigInt) -> Vec<u8> {
 #[test]
 fn decimal_conversions_are_charged_to_the_print_budget() {
     use npy_core::object::{int_decimal_work, BigInt};
-    use npy_core::print::{PrintOptions, OBJECT_TEXT_BUDGET};
+    use npy_print::{Print, PrintOptions, OBJECT_TEXT_BUDGET};
     let a: BigInt = "7".repeat(4299).parse().unwrap();
     let b: BigInt = &a + 1u32;
     let mut item = memoised_long4(&a);

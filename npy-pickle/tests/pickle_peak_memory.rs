@@ -256,9 +256,9 @@ impl std::io::Write for Counted {
 /// `OBJECT_TEXT_BUDGET` (the allocator may reserve that string's capacity twice while it
 /// grows), so decoding and printing stay within the 256 MiB.
 fn decoded_and_printed_within_both_budgets() {
-    use npy_core::print::{PrintOptions, OBJECT_TEXT_BUDGET};
     use npy_core::{DynValue, Header, NpyReader};
     use npy_pickle::PickleCodec;
+    use npy_print::{Print, PrintOptions, OBJECT_TEXT_BUDGET};
     use std::borrow::Cow;
     use std::io::Write as _;
 

@@ -43,7 +43,7 @@ pub fn to_json(v: &DynValue) -> Json {
             let leaves: Vec<Json> = values.iter().map(to_json).collect();
             nest(shape, &mut leaves.into_iter())
         }
-        DynValue::Object(o) => panic!("an object where the manifest lists plain values: {o}"),
+        DynValue::Object(o) => panic!("an object where the manifest lists plain values: {o:?}"),
     }
 }
 

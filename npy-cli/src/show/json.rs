@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use npy_core::object::{int_decimal, int_decimal_work, BigInt, PyObject, MAX_INT_DIGITS};
-use npy_core::print::OBJECT_TEXT_BUDGET;
 use npy_core::DynValue;
+use npy_print::OBJECT_TEXT_BUDGET;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
 /// Writes `{"descr": …, "shape": […], "fortran_order": …, "data": …}` (no newline), taking
@@ -65,7 +65,7 @@ impl<W: Write> Write for Capped<'_, W> {
                 io::ErrorKind::InvalidData,
                 format!(
                     "the JSON of its objects passes npy's output budget of {} MiB for the \
-                     objects of one `npy show` (npy_core::print::OBJECT_TEXT_BUDGET); refused",
+                     objects of one `npy show` (npy_print::OBJECT_TEXT_BUDGET); refused",
                     OBJECT_TEXT_BUDGET >> 20
                 ),
             ));
@@ -314,7 +314,7 @@ impl Serialize for JsonObject<'_> {
                 for (k, v) in d {
                     let key = match k {
                         PyObject::Str(t) => t.clone(),
-                        other => other.to_string(),
+                        other => npy_print::repr(other).to_string(),
                     };
                     m.serialize_entry(&key, &JsonObject(v, self.1))?;
                 }
@@ -333,7 +333,7 @@ impl Serialize for JsonObject<'_> {
                 }
                 .serialize(s)
             }
-            other => s.serialize_str(&other.to_string()),
+            other => s.serialize_str(&npy_print::repr(other).to_string()),
         }
     }
 }

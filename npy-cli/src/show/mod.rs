@@ -5,7 +5,7 @@
 //! `floatmode='maxprec'`): integers right-aligned to a common width, floats in positional or
 //! scientific notation chosen for the whole array as numpy chooses, strings and bytes as Python
 //! reprs, records as tuples, datetimes as ISO 8601 strings, and lines wrapped at 75 columns.
-//! The formatting is npy-core's printer ([`npy_core::print`]); this module reads the file for it.
+//! The formatting is the printer's (crate [`npy_print`]); this module reads the file for it.
 //!
 //! Memory stays bounded whatever the file's size: a summarised print reads only the elements
 //! it shows ([`source`]); `--full` reads the file twice, once to fit the format (numpy's
@@ -20,9 +20,9 @@ use std::io::{self, BufWriter, IsTerminal, Read, Seek, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use npy_core::print::{self, FormatBuilder, PrintOptions};
 use npy_core::{DType, DynValue, Error, NpyReader};
 use npy_npz::NpzArchive;
+use npy_print::{self as print, FormatBuilder, Print, PrintOptions};
 
 use crate::format::printable;
 use crate::progress::Progress;

@@ -12,8 +12,8 @@
 use std::collections::VecDeque;
 use std::io::{Read, Seek};
 
-use npy_core::print::PrintOptions;
 use npy_core::{DynValue, Error, NpyReader};
+use npy_print::PrintOptions;
 
 /// Most elements decoded at once.
 pub const CHUNK_ELEMENTS: u64 = 1 << 16;

@@ -625,11 +625,11 @@ fn r03_r04_pickle_budget_and_arguments_are_reported() {
 
 /// Issue 23's budget for printed and JSON output: a 1 MiB file whose 101 objects share one
 /// 1 MiB string of BELs would print about 404 MiB of text and 606 MiB of JSON. Both stop at
-/// the printer's budget (`npy_core::print::OBJECT_TEXT_BUDGET`): the text with each object
+/// the printer's budget (`npy_print::OBJECT_TEXT_BUDGET`): the text with each object
 /// cut at `...` and an error saying so, the JSON refused where it would pass it.
 #[test]
 fn object_output_is_bounded_by_the_print_budget() {
-    let budget = npy_core::print::OBJECT_TEXT_BUDGET as usize;
+    let budget = npy_print::OBJECT_TEXT_BUDGET as usize;
     let dir = tempfile::tempdir().expect("tempdir");
     let file = crate::hostile::npy_of_101(&crate::hostile::shared_bells());
     let path = dir.path().join("bells.npy");
@@ -659,7 +659,7 @@ fn object_output_is_bounded_by_the_print_budget() {
 #[test]
 fn one_show_has_one_object_budget_for_all_members() {
     use npy_test_support::zip::{zip, ZipEntry};
-    let budget = npy_core::print::OBJECT_TEXT_BUDGET as usize;
+    let budget = npy_print::OBJECT_TEXT_BUDGET as usize;
     let mut item = b"](X".to_vec();
     item.extend_from_slice(&(1u32 << 20).to_le_bytes());
     item.extend(std::iter::repeat_n(7u8, 1 << 20));
@@ -751,7 +751,7 @@ fn decimal_conversions_are_charged_to_the_json_budget() {
     let written = out.matches(&"7".repeat(4298)).count() as u64;
     let per_int = npy_core::object::int_decimal_work(&a) + 4299;
     assert!(
-        (1000..=npy_core::print::OBJECT_TEXT_BUDGET / per_int + 1).contains(&written),
+        (1000..=npy_print::OBJECT_TEXT_BUDGET / per_int + 1).contains(&written),
         "{written} ints written"
     );
 }

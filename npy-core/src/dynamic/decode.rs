@@ -11,19 +11,25 @@ use crate::error::{to_usize, Error};
 use crate::read::Decode;
 
 /// Decodes single elements of one dtype, for code outside this module that holds elements
-/// as bytes: the printer shows a typed array's elements as [`DynValue`]s.
+/// as bytes: the printer (npy-print, through `__private`) shows a typed array's elements as
+/// [`DynValue`]s.
 #[derive(Debug, Clone)]
-pub(crate) struct ElementDecoder(Decoder);
+pub struct ElementDecoder(Decoder);
 
 impl ElementDecoder {
-    /// A decoder of `dtype`'s elements; an error for dtypes the decoder does not read alone
-    /// (objects).
-    pub(crate) fn new(dtype: &DType) -> Result<ElementDecoder, Error> {
+    /// A decoder of `dtype`'s elements.
+    ///
+    /// # Errors
+    /// For dtypes the decoder does not read alone (objects).
+    pub fn new(dtype: &DType) -> Result<ElementDecoder, Error> {
         Decoder::new(dtype).map(ElementDecoder)
     }
 
     /// One element from its `itemsize` bytes.
-    pub(crate) fn decode(&self, src: &[u8]) -> Result<DynValue, Error> {
+    ///
+    /// # Errors
+    /// When `src` does not hold one element of the dtype.
+    pub fn decode(&self, src: &[u8]) -> Result<DynValue, Error> {
         self.0.decode_value(src)
     }
 }

@@ -51,7 +51,7 @@ pub use encode::write_dyn_to_with;
 pub use encode::{write_dyn, write_dyn_to};
 pub use value::{DynValue, UcsString};
 
-pub(crate) use decode::ElementDecoder;
+pub use decode::ElementDecoder;
 
 /// Bytes of file data read per chunk by a dynamic read, each gathered into the columns while
 /// in cache.

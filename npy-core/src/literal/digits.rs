@@ -1,11 +1,11 @@
 //! Shortest round-trip digits of floats, the one engine of every float the crate prints: as
 //! numpy's Dragon4 in `unique` mode and Python's `repr` give them, in the value's own type
 //! (float16, float32 or float64), ties between two shortest candidates going to the even one.
-//! [`write_repr_float`](super::write_repr_float) and the printer (`crate::print`) lay them out.
+//! [`write_repr_float`](super::write_repr_float) and the printer (crate npy-print) lay them out.
 
 /// The type a float was stored as: its shortest digits and numpy's cutoffs depend on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FloatKind {
+pub enum FloatKind {
     /// float16.
     Half,
     /// float32, and the parts of complex64.
@@ -17,7 +17,7 @@ pub(crate) enum FloatKind {
 impl FloatKind {
     /// Where an array switches to scientific notation: `10**min(8, finfo(dtype).precision)`
     /// (numpy PR #28703): 1e3 for float16, 1e6 for float32, 1e8 for float64 and longdouble.
-    pub(crate) fn array_cutoff(self) -> f64 {
+    pub fn array_cutoff(self) -> f64 {
         match self {
             FloatKind::Half => 1e3,
             FloatKind::Single => 1e6,
@@ -27,7 +27,7 @@ impl FloatKind {
 
     /// Where a scalar's `str` switches to scientific notation (numpy 2.4's scalar types):
     /// 1e3 for float16, 1e6 for float32, 1e16 (Python's repr) for float64 and longdouble.
-    pub(crate) fn scalar_cutoff(self) -> f64 {
+    pub fn scalar_cutoff(self) -> f64 {
         match self {
             FloatKind::Half => 1e3,
             FloatKind::Single => 1e6,
@@ -37,7 +37,7 @@ impl FloatKind {
 
     /// Shortest round-trip digits in scientific form: `(negative, digits, exponent)`, the
     /// value being `d1.d2d3… × 10^exponent`.
-    pub(crate) fn shortest(self, x: f64) -> Digits {
+    pub fn shortest(self, x: f64) -> Digits {
         let sci = match self {
             FloatKind::Double => format!("{x:e}"),
             FloatKind::Single => format!("{:e}", x as f32),
@@ -140,10 +140,14 @@ fn fraction_bits(x: f64) -> u32 {
     clippy::struct_field_names,
     reason = "`digits` is the term of the algorithm"
 )]
-pub(crate) struct Digits {
-    pub(crate) neg: bool,
-    pub(crate) digits: String,
-    pub(crate) exp: i32,
+#[derive(Debug)]
+pub struct Digits {
+    /// The sign.
+    pub neg: bool,
+    /// The significant digits, the first before the point.
+    pub digits: String,
+    /// The decimal exponent of the first digit.
+    pub exp: i32,
 }
 
 impl Digits {
@@ -163,13 +167,13 @@ impl Digits {
 
     /// Exactly `n` fractional digits in scientific form, rounded from the exact value (ties
     /// to even, as Dragon4).
-    pub(crate) fn exact_sci(x: f64, n: usize) -> Digits {
+    pub fn exact_sci(x: f64, n: usize) -> Digits {
         Digits::parse(&format!("{x:.n$e}"))
     }
 
     /// At most `precision` fractional digits in scientific form: the shortest digits, or
     /// the exact value rounded when they are longer, trailing zeros trimmed.
-    pub(crate) fn capped_sci(x: f64, shortest: &Digits, precision: usize) -> Digits {
+    pub fn capped_sci(x: f64, shortest: &Digits, precision: usize) -> Digits {
         let mut d = shortest.clone();
         if d.digits.len() > precision.saturating_add(1) {
             d = Digits::exact_sci(x, precision);
@@ -180,7 +184,7 @@ impl Digits {
     }
 
     /// Integer and fractional digits in positional form (no sign).
-    pub(crate) fn positional(&self) -> (String, String) {
+    pub fn positional(&self) -> (String, String) {
         let digits = &self.digits;
         if digits == "0" {
             return ("0".to_owned(), String::new());
@@ -199,7 +203,7 @@ impl Digits {
     }
 
     /// Integer and fractional digits of the scientific form.
-    pub(crate) fn sci_parts(&self) -> (&str, &str) {
+    pub fn sci_parts(&self) -> (&str, &str) {
         self.digits.split_at(1.min(self.digits.len()))
     }
 }
@@ -207,7 +211,7 @@ impl Digits {
 /// `str()` of a float scalar of `kind`: shortest digits, positional from 1e-4 up to the
 /// type's cutoff ([`FloatKind::scalar_cutoff`]), scientific outside, in Python's layout
 /// (`1.0`, `0.0001`, `1e+16`, `6.55e+04`).
-pub(crate) fn scalar_str(x: f64, kind: FloatKind) -> String {
+pub fn scalar_str(x: f64, kind: FloatKind) -> String {
     if x.is_nan() {
         return "nan".to_owned();
     }

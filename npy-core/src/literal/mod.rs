@@ -31,7 +31,7 @@ mod tests;
 
 pub use parse::parse;
 pub use printable::UNICODE_VERSION;
-pub(crate) use repr::{write_repr_bytes, write_repr_code_points, write_repr_float, write_repr_str};
+pub(crate) use repr::{write_repr_bytes, write_repr_float, write_repr_str};
 
 /// Default nesting limit of [`ParseOptions::max_depth`]: far above any real header (a record
 /// nested 10 levels deep uses about 30), far below what would exhaust a thread's stack.

@@ -41,9 +41,6 @@ mod columns;
 mod dynamic;
 mod write_dyn;
 
-// numpy's printer: str() and repr() against numpy's own.
-mod print;
-
 // Object arrays: refused by every read without an ObjectCodec (npy-pickle decodes them).
 mod object_arrays;
 

@@ -11,14 +11,14 @@
 //! The values live here because a [`DynValue::Object`](crate::DynValue::Object) holds one and a [`PyObject`] may hold
 //! a [`DynArray`]:
 //!
-//! - `value.rs`: [`PyObject`], [`NpyScalar`], [`PyDType`] (their `repr` is in `crate::print`);
+//! - `value.rs`: [`PyObject`], [`NpyScalar`], [`PyDType`] (their `repr` is in the crate npy-print);
 //! - `globals.rs`: [`PyGlobal`], the classes and functions a value may name.
 //!
 //! # Examples
 //! ```
 //! use npy_core::object::PyObject;
-//! let v = PyObject::List(vec![PyObject::Int(1), PyObject::None]);
-//! assert_eq!(v.to_string(), "[1, None]");
+//! let v = PyObject::List(vec![PyObject::Int(1), PyObject::None]); // Python's [1, None]
+//! assert_eq!(v.type_name(), "list");
 //! ```
 
 mod globals;

@@ -68,7 +68,7 @@ impl Drop for Scope {
 }
 
 /// Charges `bytes` of work that makes no text (an int's conversion to decimal,
-/// [`int_decimal_work`](crate::object::int_decimal_work)) to the print under way: `false`, the
+/// [`int_decimal_work`](npy_core::object::int_decimal_work)) to the print under way: `false`, the
 /// budget spent and the print cut, when they are not left; `true` outside a print.
 pub(crate) fn spend(bytes: u64) -> bool {
     LEFT.with(|l| match l.get() {

@@ -10,10 +10,10 @@ use super::float::{self, FloatKind};
 use super::int::format_bool;
 use super::strings;
 use super::PrintOptions;
-use crate::dtype::{DType, Primitive, TimeKind, TimeUnit};
-use crate::dynamic::{DynArray, DynValue, UcsString};
-use crate::format::ByteOrder;
-use crate::literal::Value;
+use npy_core::dtype::{DType, Primitive, TimeKind, TimeUnit};
+use npy_core::literal::Value;
+use npy_core::ByteOrder;
+use npy_core::{DynArray, DynValue, UcsString};
 
 /// Why a layout stopped: the writer failed, or the values' source did.
 pub(crate) enum Stop<E> {
@@ -40,7 +40,7 @@ impl<E> From<fmt::Error> for Stop<E> {
 ///
 /// # Examples
 /// ```
-/// use npy_core::print::{write_str, FormatBuilder, PrintOptions};
+/// use npy_print::{write_str, FormatBuilder, PrintOptions};
 /// use npy_core::{DType, DynValue};
 /// let options = PrintOptions::new();
 /// let dtype: DType = "<i8".parse()?;
@@ -81,7 +81,6 @@ where
     W: io::Write,
     E: From<io::Error>,
 {
-    #[cfg(feature = "pickle")]
     let _scope = super::budget::Scope::enter(options.object_budget_bytes());
     let mut sink = IoSink { out, error: None };
     let result = if shape.contains(&0) {
@@ -291,11 +290,11 @@ impl<'a> Line<'a> {
 }
 
 /// A [`DynArray`] with print options: `Display` is numpy's `str(arr)`, `{:#}` numpy's
-/// `repr(arr)` (made by [`DynArray::display_with`]).
+/// `repr(arr)` (made by [`Print::display_with`](crate::Print::display_with)).
 ///
 /// # Examples
 /// ```
-/// use npy_core::print::PrintOptions;
+/// use npy_print::{Print, PrintOptions};
 /// use npy_core::{NpyReader, WriteOptions};
 /// let mut bytes = Vec::new();
 /// WriteOptions::new().write_to(&mut bytes, &[1i16, -2], &[2])?;
@@ -308,17 +307,21 @@ impl<'a> Line<'a> {
 pub struct ArrayDisplay<'a> {
     array: Source<'a>,
     options: PrintOptions,
+    /// numpy's `repr()` whatever the format's `#` flag ([`ArrayDisplay::repr`]).
+    repr: bool,
     /// Whether the last print cut some object's text at the budget.
     cut: std::cell::Cell<bool>,
     /// Bytes of the object budget the last print spent.
     spent: std::cell::Cell<u64>,
 }
 
-/// The elements an [`ArrayDisplay`] prints: a dynamic array's, or a typed array's seen as
-/// [`DynValue`]s.
+/// What an [`ArrayDisplay`] prints: a dynamic array's elements, a typed array's seen as
+/// [`DynValue`]s, one value, or one Python object.
 enum Source<'a> {
     Dyn(&'a DynArray),
     Typed(Box<dyn Elements + 'a>),
+    Value(&'a DynValue),
+    Object(&'a npy_core::object::PyObject),
 }
 
 /// An array whose elements can be printed: its dtype, shape and each element by logical index.
@@ -340,43 +343,80 @@ impl Elements for DynArray {
     }
 
     fn value(&self, index: &[u64]) -> Option<Cow<'_, DynValue>> {
-        self.element_cow(self.meta().index_of(index)?)
+        npy_core::__private::dyn_element(self, self.meta().index_of(index)?)
     }
 }
 
 impl fmt::Debug for ArrayDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ArrayDisplay")
-            .field("dtype", self.source().dtype())
-            .field("shape", &self.source().shape())
-            .field("options", &self.options)
+        let mut d = f.debug_struct("ArrayDisplay");
+        match &self.array {
+            Source::Dyn(a) => d.field("dtype", a.dtype()).field("shape", &a.shape()),
+            Source::Typed(a) => d.field("dtype", a.dtype()).field("shape", &a.shape()),
+            Source::Value(v) => d.field("value", v),
+            Source::Object(o) => d.field("object", o),
+        };
+        d.field("options", &self.options)
+            .field("repr", &self.repr)
             .finish()
     }
 }
 
 impl<'a> ArrayDisplay<'a> {
-    pub(crate) fn new(array: &'a DynArray, options: PrintOptions) -> ArrayDisplay<'a> {
+    fn of(array: Source<'a>, options: PrintOptions) -> ArrayDisplay<'a> {
         ArrayDisplay {
-            array: Source::Dyn(array),
+            array,
             options,
+            repr: false,
             cut: std::cell::Cell::new(false),
             spent: std::cell::Cell::new(0),
         }
+    }
+
+    pub(crate) fn new(array: &'a DynArray, options: PrintOptions) -> ArrayDisplay<'a> {
+        ArrayDisplay::of(Source::Dyn(array), options)
     }
 
     pub(crate) fn typed(array: Box<dyn Elements + 'a>, options: PrintOptions) -> ArrayDisplay<'a> {
-        ArrayDisplay {
-            array: Source::Typed(array),
-            options,
-            cut: std::cell::Cell::new(false),
-            spent: std::cell::Cell::new(0),
-        }
+        ArrayDisplay::of(Source::Typed(array), options)
     }
 
+    pub(crate) fn value(value: &'a DynValue, options: PrintOptions) -> ArrayDisplay<'a> {
+        ArrayDisplay::of(Source::Value(value), options)
+    }
+
+    pub(crate) fn object(
+        object: &'a npy_core::object::PyObject,
+        options: PrintOptions,
+    ) -> ArrayDisplay<'a> {
+        ArrayDisplay::of(Source::Object(object), options)
+    }
+
+    /// The same print as numpy's `repr()` whatever the format's `#` flag: what
+    /// [`repr`](crate::repr) returns.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_print::{Print, PrintOptions};
+    /// let a = npy_core::NpyArray::from_parts(vec![2], npy_core::Order::C, vec![1u8, 2])?;
+    /// let shown = a.display_with(&PrintOptions::new().linewidth(10));
+    /// assert_eq!(shown.to_string(), "[1 2]");
+    /// assert_eq!(shown.repr().to_string(), "array([1,\n       2],\n      dtype=uint8)");
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn repr(mut self) -> ArrayDisplay<'a> {
+        self.repr = true;
+        self
+    }
+
+    /// The array printed (a value or an object is not one: they print in `fmt`).
     fn source(&self) -> &dyn Elements {
         match &self.array {
             Source::Dyn(a) => *a,
             Source::Typed(a) => &**a,
+            Source::Value(_) => &NO_ELEMENTS,
+            Source::Object(_) => &NO_ELEMENTS,
         }
     }
 
@@ -501,7 +541,7 @@ impl ArrayDisplay<'_> {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::print::PrintOptions;
+    /// use npy_print::{Print, PrintOptions};
     /// use npy_core::{NpyReader, WriteOptions};
     /// let mut bytes = Vec::new();
     /// WriteOptions::new().write_to(&mut bytes, &[1u8, 2], &[2])?;
@@ -517,12 +557,12 @@ impl ArrayDisplay<'_> {
 
     /// Bytes of the print's object budget ([`PrintOptions::object_budget`]) the last print of
     /// this display spent: its objects' text and the work of converting big ints to decimal
-    /// ([`int_decimal_work`](crate::object::int_decimal_work)); 0 without objects. A caller
+    /// ([`int_decimal_work`](npy_core::object::int_decimal_work)); 0 without objects. A caller
     /// printing several arrays within one budget gives each what the others left.
     ///
     /// # Examples
     /// ```
-    /// use npy_core::print::PrintOptions;
+    /// use npy_print::{Print, PrintOptions};
     /// use npy_core::{NpyReader, WriteOptions};
     /// let mut bytes = Vec::new();
     /// WriteOptions::new().write_to(&mut bytes, &[1u8, 2], &[2])?;
@@ -539,18 +579,46 @@ impl ArrayDisplay<'_> {
 
 impl fmt::Display for ArrayDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        #[cfg(feature = "pickle")]
+        let repr = self.repr || f.alternate();
+        match &self.array {
+            // A value has no dtype to show: its `repr` is its `str`.
+            Source::Value(v) => return f.write_str(&value_str(v, &self.options)),
+            Source::Object(o) if repr => {
+                return f.write_str(&super::object::python_repr(o, &self.options));
+            }
+            Source::Object(o) => return f.write_str(&super::object::str(o, &self.options)),
+            Source::Dyn(_) | Source::Typed(_) => {}
+        }
         let scope = super::budget::Scope::enter(self.options.object_budget_bytes());
-        let result = if f.alternate() {
+        let result = if repr {
             self.write_repr(f)
         } else {
             self.write_str(f)
         };
-        #[cfg(feature = "pickle")]
         self.cut.set(scope.cut());
-        #[cfg(feature = "pickle")]
         self.spent.set(scope.spent());
         result
+    }
+}
+
+/// The elements of nothing: what [`ArrayDisplay::source`] gives for a value or an object,
+/// which never reach the array layout.
+struct NoElements;
+
+const NO_ELEMENTS: NoElements = NoElements;
+
+impl Elements for NoElements {
+    fn dtype(&self) -> &DType {
+        const NONE: DType = DType::Number(Primitive::Bool, ByteOrder::NotApplicable);
+        &NONE
+    }
+
+    fn shape(&self) -> &[u64] {
+        &[0]
+    }
+
+    fn value(&self, _: &[u64]) -> Option<Cow<'_, DynValue>> {
+        None
     }
 }
 
@@ -665,7 +733,7 @@ fn struct_str(descr: &mut Value) -> bool {
 ///
 /// # Examples
 /// ```
-/// use npy_core::print::{scalar_str, PrintOptions};
+/// use npy_print::{scalar_str, PrintOptions};
 /// use npy_core::{DType, DynValue};
 /// let f4: DType = "<f4".parse()?;
 /// let options = PrintOptions::new();
@@ -678,7 +746,7 @@ pub fn scalar_str(dtype: &DType, value: &DynValue, options: &PrintOptions) -> St
     scalar_text(Some(dtype), value, options)
 }
 
-/// [`DynValue`]'s `Display`: a scalar's `str` with floats as float64.
+/// A lone [`DynValue`]'s `str`: a scalar's with floats as float64.
 pub(crate) fn value_str(value: &DynValue, options: &PrintOptions) -> String {
     scalar_text(None, value, options)
 }
@@ -704,7 +772,6 @@ fn scalar_text(dtype: Option<&DType>, v: &DynValue, options: &PrintOptions) -> S
         DynValue::Bytes(b) => format!("np.bytes_({})", strings::repr_bytes(b)),
         DynValue::Str(u) => strings::printable(&u.to_string_lossy()).into_owned(),
         DynValue::Void(b) => strings::repr_void(b),
-        #[cfg(feature = "pickle")]
         DynValue::Object(o) => super::object::str(o, options),
         DynValue::Record(_) | DynValue::SubArray { .. } => {
             let place = Place {

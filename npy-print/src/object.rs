@@ -1,6 +1,6 @@
 //! Python objects (`O`): numpy's printing of object arrays (each item's Python `repr`, as
 //! numpy's `_object_format`, which writes a list as `list([...])` so that it does not read as
-//! an axis; a 0-d array as its item's `str`), and [`PyObject`]'s `Display`, Python's `repr()`.
+//! an axis; a 0-d array as its item's `str`), and Python's `repr()` of a [`PyObject`].
 
 use std::fmt::{self, Write};
 
@@ -10,10 +10,10 @@ use super::budget::capped;
 use super::float::{self, FloatKind};
 use super::layout::{scalar_str, ArrayDisplay};
 use super::PrintOptions;
-use crate::dtype::{DType, Primitive, TimeKind, TimeType, TimeUnit};
-use crate::dynamic::object::{int_decimal, int_decimal_work, NpyScalar, PyDType, PyObject};
-use crate::dynamic::DynValue;
-use crate::literal::{write_repr_bytes, write_repr_str};
+use npy_core::__private::{write_repr_bytes, write_repr_str};
+use npy_core::dtype::{DType, Primitive, TimeKind, TimeType, TimeUnit};
+use npy_core::object::{int_decimal, int_decimal_work, NpyScalar, PyDType, PyObject};
+use npy_core::DynValue;
 
 /// An item of an object array, as numpy prints it inside the array (charged to the print's
 /// budget, [`PrintOptions::object_budget`]).
@@ -78,20 +78,18 @@ fn write_printable(w: &mut dyn fmt::Write, s: &str) -> fmt::Result {
     w.write_str(rest)
 }
 
-impl fmt::Display for PyObject {
-    /// Python's `repr()`. Exact for `None`, `bool`, `int`, `float`, `complex`, `bytes`,
-    /// `bytearray`, containers, `range` and `slice`; `str` escapes control, separator and
-    /// private-use characters and lone surrogates cannot occur (Python also escapes unassigned
-    /// code points, which this does not know). Sets print in the pickle's order. numpy values
-    /// are numpy 2's repr: `np.float32(2.5)`, `np.datetime64('2020-01-01')`, an array as
-    /// [`DynArray`](crate::DynArray)'s `{:#}` (`array([1, 2], dtype=int16)`, summarised and
-    /// wrapped with numpy's default options).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let options = PrintOptions::new();
-        f.write_str(&capped(options.object_budget_bytes(), |w| {
-            write!(w, "{}", Repr(self, &options))
-        }))
-    }
+/// Python's `repr()` of `o`, its arrays printed with `options` (what [`repr`](crate::repr)
+/// of a [`PyObject`] writes). Exact for `None`, `bool`, `int`, `float`, `complex`, `bytes`,
+/// `bytearray`, containers, `range` and `slice`; `str` escapes control, separator and
+/// private-use characters and lone surrogates cannot occur (Python also escapes unassigned
+/// code points, which this does not know). Sets print in the pickle's order. numpy values
+/// are numpy 2's repr: `np.float32(2.5)`, `np.datetime64('2020-01-01')`, an array as
+/// [`repr`](crate::repr) of a [`DynArray`](npy_core::DynArray) (`array([1, 2], dtype=int16)`,
+/// summarised and wrapped with the options).
+pub(crate) fn python_repr(o: &PyObject, options: &PrintOptions) -> String {
+    capped(options.object_budget_bytes(), |w| {
+        write!(w, "{}", Repr(o, options))
+    })
 }
 
 /// Python's `repr()` of an object whose arrays print with the given options, as numpy's
@@ -136,7 +134,7 @@ impl fmt::Display for Repr<'_> {
             PyObject::Range(a, b, 1) => write!(f, "range({a}, {b})"),
             PyObject::Range(a, b, c) => write!(f, "range({a}, {b}, {c})"),
             PyObject::Slice(s) => write!(f, "slice({}, {}, {})", r(&s[0]), r(&s[1]), r(&s[2])),
-            PyObject::Array(a) => write!(f, "{:#}", a.display_with(options)),
+            PyObject::Array(a) => write!(f, "{:#}", ArrayDisplay::new(a, *options)),
             PyObject::Scalar(s) => scalar_repr(f, self.0, s),
             PyObject::DType(d) => match &**d {
                 PyDType::Numpy(dt) => dtype_repr(f, dt),
@@ -147,8 +145,11 @@ impl fmt::Display for Repr<'_> {
                     na_object: Some(na),
                     ..
                 } => write!(f, "StringDType(na_object={})", r(na)),
+                // Kinds npy-core adds later (the enums are `#[non_exhaustive]`).
+                _ => f.write_str("<dtype>"),
             },
             PyObject::Global(g) => write!(f, "{g}"),
+            _ => f.write_str("<object>"),
         }
     }
 }
@@ -171,7 +172,7 @@ fn seq(
 }
 
 /// An int as Python's `repr` writes it ([`int_decimal`]); one of more digits than Python
-/// converts ([`MAX_INT_DIGITS`](crate::object::MAX_INT_DIGITS): Python raises `ValueError`)
+/// converts ([`MAX_INT_DIGITS`](npy_core::object::MAX_INT_DIGITS): Python raises `ValueError`)
 /// in hexadecimal, which takes linear time.
 /// The conversion's work is charged to the print's budget first ([`int_decimal_work`]).
 fn write_bigint(f: &mut fmt::Formatter<'_>, b: &BigInt) -> fmt::Result {
@@ -200,8 +201,8 @@ fn complex_repr(f: &mut fmt::Formatter<'_>, re: f64, im: f64) -> fmt::Result {
 /// `dtype('<U3')`, `dtype('<M8[ns]')`; `S` and `V` without the `|`), records and
 /// subarrays by their descr.
 fn dtype_repr(f: &mut fmt::Formatter<'_>, dt: &DType) -> fmt::Result {
-    use crate::dtype::Primitive as P;
-    use crate::format::ByteOrder;
+    use npy_core::dtype::Primitive as P;
+    use npy_core::ByteOrder;
     match dt {
         DType::Record(_) | DType::SubArray(_) => write!(f, "dtype({dt})"),
         DType::Object => f.write_str("dtype('O')"),
@@ -318,7 +319,7 @@ fn dyn_repr(f: &mut fmt::Formatter<'_>, v: &DynValue) -> fmt::Result {
             }
             f.write_char(']')
         }
-        DynValue::Object(o) => write!(f, "{o}"),
+        DynValue::Object(o) => f.write_str(&python_repr(o, &PrintOptions::new())),
     }
 }
 
@@ -355,11 +356,12 @@ mod tests {
     #[test]
     fn generic_nat_and_clongdouble_reprs_are_numpys() {
         let scalar = |descr: &str, value: DynValue| {
-            PyObject::Scalar(Box::new(NpyScalar {
+            let o = PyObject::Scalar(Box::new(NpyScalar {
                 dtype: descr.parse().unwrap(),
                 value,
-            }))
-            .to_string()
+            }));
+            let text = crate::repr(&o).to_string();
+            text
         };
         let generic = |descr: &str| match descr.parse::<DType>().unwrap() {
             DType::Time(unit, _) => unit,
@@ -398,7 +400,7 @@ mod tests {
 
     #[test]
     fn complex_repr_is_pythons() {
-        let r = |re, im| PyObject::Complex(re, im).to_string();
+        let r = |re, im| crate::repr(&PyObject::Complex(re, im)).to_string();
         assert_eq!(r(1.0, 2.0), "(1+2j)");
         assert_eq!(r(0.0, 1.0), "1j");
         assert_eq!(r(-0.0, 1.0), "(-0+1j)");
@@ -409,12 +411,12 @@ mod tests {
 
     #[test]
     fn str_and_bytes_repr_are_pythons() {
-        let s = |t: &str| PyObject::Str(t.into()).to_string();
+        let s = |t: &str| crate::repr(&PyObject::Str(t.into())).to_string();
         assert_eq!(s("a"), "'a'");
         assert_eq!(s("it's"), "\"it's\"");
         assert_eq!(s("'\""), "'\\'\"'");
         assert_eq!(s("é\n\u{7}\u{a0}優"), "'é\\n\\x07\\xa0優'");
-        let b = |t: &[u8]| PyObject::Bytes(t.to_vec()).to_string();
+        let b = |t: &[u8]| crate::repr(&PyObject::Bytes(t.to_vec())).to_string();
         assert_eq!(b(b"\xe4\x00a'"), "b\"\\xe4\\x00a'\"");
         assert_eq!(b(b"\\"), "b'\\\\'");
     }

@@ -4,24 +4,23 @@
 use super::datetime::{datetime_quoted, TimeStats};
 use super::float::{self, FloatFormat, FloatKind, FloatStats};
 use super::int::{format_bool, IntStats};
-#[cfg(feature = "pickle")]
 use super::object;
 use super::{record, strings, PrintOptions};
-use crate::dtype::{DType, MlType, Primitive, TimeKind};
-use crate::dynamic::DynValue;
+use npy_core::dtype::{DType, MlType, Primitive, TimeKind};
+use npy_core::DynValue;
 
 /// Sees the values an array will print, one at a time in constant memory, and becomes the
 /// [`ElementFormat`] that prints each of them (numpy's `_get_format_function`: integers share
 /// a width, floats a notation and padding, ...).
 ///
-/// [`DynArray`](crate::DynArray)'s `Display` does both steps itself; this is for values that
+/// [`DynArray`](npy_core::DynArray)'s `Display` does both steps itself; this is for values that
 /// arrive in chunks (a file too large to hold, read with
-/// [`NpyReader::read_dyn_range`](crate::NpyReader::read_dyn_range)), laid out by
+/// [`NpyReader::read_dyn_range`](npy_core::NpyReader::read_dyn_range)), laid out by
 /// [`write_str`](super::write_str).
 ///
 /// # Examples
 /// ```
-/// use npy_core::print::{FormatBuilder, PrintOptions};
+/// use npy_print::{FormatBuilder, PrintOptions};
 /// use npy_core::{DType, DynValue};
 /// let dtype: DType = "<f8".parse()?;
 /// let mut builder = FormatBuilder::new(&dtype, &PrintOptions::new());
@@ -41,7 +40,7 @@ impl FormatBuilder {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::print::{FormatBuilder, PrintOptions};
+    /// use npy_print::{FormatBuilder, PrintOptions};
     /// use npy_core::{DType, DynValue};
     /// let dtype: DType = "<i4".parse()?;
     /// let format = FormatBuilder::new(&dtype, &PrintOptions::new()).finish();
@@ -62,7 +61,7 @@ impl FormatBuilder {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::print::{FormatBuilder, PrintOptions};
+    /// use npy_print::{FormatBuilder, PrintOptions};
     /// use npy_core::{DType, DynValue};
     /// let dtype: DType = "<i8".parse()?;
     /// let mut builder = FormatBuilder::new(&dtype, &PrintOptions::new());
@@ -78,7 +77,7 @@ impl FormatBuilder {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::print::{FormatBuilder, PrintOptions};
+    /// use npy_print::{FormatBuilder, PrintOptions};
     /// use npy_core::{DType, DynValue};
     /// let dtype: DType = "|b1".parse()?;
     /// let format = FormatBuilder::new(&dtype, &PrintOptions::new()).finish();
@@ -94,7 +93,7 @@ impl FormatBuilder {
 ///
 /// # Examples
 /// ```
-/// use npy_core::print::{FormatBuilder, PrintOptions};
+/// use npy_print::{FormatBuilder, PrintOptions};
 /// use npy_core::{DType, DynValue};
 /// let dtype: DType = "<f4".parse()?;
 /// let mut builder = FormatBuilder::new(&dtype, &PrintOptions::new());
@@ -112,7 +111,7 @@ impl ElementFormat {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::print::{FormatBuilder, PrintOptions};
+    /// use npy_print::{FormatBuilder, PrintOptions};
     /// use npy_core::{DType, DynValue};
     /// let dtype: DType = "<c16".parse()?;
     /// let mut builder = FormatBuilder::new(&dtype, &PrintOptions::new());
@@ -245,7 +244,6 @@ impl Builder {
             DynValue::Bytes(_) => Builder::Bytes,
             DynValue::Str(_) => Builder::Str,
             DynValue::Void(_) => Builder::Void,
-            #[cfg(feature = "pickle")]
             DynValue::Object(_) => Builder::Object(place.options),
             DynValue::Record(fields) => Builder::Record(
                 fields
@@ -350,13 +348,7 @@ pub(crate) enum Format {
     Void,
     /// numpy's `_object_format`: the item's Python `repr`, a list as `list([...])`, arrays
     /// inside printed with the options.
-    Object(
-        #[cfg_attr(
-            not(feature = "pickle"),
-            expect(dead_code, reason = "objects are values only with the pickle feature")
-        )]
-        PrintOptions,
-    ),
+    Object(PrintOptions),
     /// The ml_dtypes scalar's `str` ([`MlType::format_value`]).
     Ml(MlType),
     /// numpy's `StructuredVoidFormat`.
@@ -393,7 +385,6 @@ impl Format {
             (Format::Bytes, DynValue::Bytes(b)) => strings::repr_bytes(b),
             (Format::Str, DynValue::Str(u)) => strings::repr_ucs(u),
             (Format::Void, DynValue::Void(b)) => strings::repr_void(b),
-            #[cfg(feature = "pickle")]
             (Format::Object(options), DynValue::Object(o)) => object::repr(o, options),
             (Format::Ml(t), v) if ml_value(v).is_some() => {
                 t.format_value(ml_value(v).unwrap_or(0.0))

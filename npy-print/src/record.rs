@@ -3,7 +3,7 @@
 
 use super::fit::Format;
 use super::PrintOptions;
-use crate::dynamic::DynValue;
+use npy_core::DynValue;
 
 /// A record: its fields' texts joined by `", "` in parentheses (`(1,)` for one field).
 pub(crate) fn format_record(fmts: &[Format], fields: &[(String, DynValue)]) -> String {

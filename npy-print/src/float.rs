@@ -6,9 +6,9 @@
 //! with the header's float repr), ties to even as Dragon4 and Python's repr; a longdouble goes
 //! through its nearest float64, which gives numpy's digits whenever they fit in the precision.
 
-use crate::dtype::{DType, Primitive};
-use crate::literal::digits::Digits;
-pub(crate) use crate::literal::digits::{scalar_str, FloatKind};
+use npy_core::__private::Digits;
+pub(crate) use npy_core::__private::{scalar_str, FloatKind};
+use npy_core::dtype::{DType, Primitive};
 
 /// The kind of a float or complex dtype's values (float64 for the others).
 pub(crate) fn kind_of(dtype: &DType) -> FloatKind {
@@ -245,7 +245,6 @@ pub(crate) fn complex_body(re: f64, im: f64, kind: FloatKind) -> (String, bool) 
 
 /// Python's `repr()` of a `float` (the `str` of a float64 scalar): `1.0`, `1e+16`, `nan`;
 /// without `dot0`, an integral value loses its `.0`.
-#[cfg(feature = "pickle")]
 pub(crate) fn float_repr(x: f64, dot0: bool) -> String {
     let s = scalar_str(x, FloatKind::Double);
     match s.strip_suffix(".0") {

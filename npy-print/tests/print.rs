@@ -1,8 +1,8 @@
-//! The printer (`npy_core::print`) against numpy itself: for a table of arrays of every kind of
+//! The printer (npy-print) against numpy itself: for a table of arrays of every kind of
 //! dtype, the pinned Python saves each one with `np.save` and prints its `str()` and `repr()`
 //! (under the print options the case names); the file read back with `read_dyn` must print the
-//! same through `Display` and `{:#}`. Object arrays' items are also compared one by one with
-//! Python's `repr()` of each item, the `Display` of `PyObject`.
+//! same through `npy_print::str` and `npy_print::repr`. Object arrays' items are also compared
+//! one by one with Python's `repr()` of each item, `npy_print::repr` of a `PyObject`.
 //!
 //! Cases left out are the printer's documented differences (a 0-d longdouble's digits past
 //! float64, control characters in a 0-d `U` array).
@@ -10,8 +10,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use npy_core::print::PrintOptions;
 use npy_core::DynValue;
+use npy_print::{Print, PrintOptions};
 use serde_json::Value;
 
 /// `name = expression` per line; `@threshold,edgeitems,linewidth,precision` after the
@@ -214,10 +214,12 @@ fn check(dir: &Path, name: &str, case: &Value, failures: &mut Vec<String>) {
         }
     }
     if options == PrintOptions::new() {
-        // The array's own Display is the default options'.
-        if a.to_string() != shown.to_string() || format!("{a:#}") != format!("{shown:#}") {
+        // `str` and `repr` are the default options'.
+        if npy_print::str(&a).to_string() != shown.to_string()
+            || npy_print::repr(&a).to_string() != format!("{shown:#}")
+        {
             failures.push(format!(
-                "{name}: Display differs from display_with(default)"
+                "{name}: str/repr differ from display_with(default)"
             ));
         }
     }
@@ -229,9 +231,10 @@ fn check(dir: &Path, name: &str, case: &Value, failures: &mut Vec<String>) {
                 continue;
             };
             let want = want.as_str().unwrap();
-            if o.to_string() != want {
+            let got = npy_print::repr(o).to_string();
+            if got != want {
                 failures.push(format!(
-                    "{name}[{i}] repr:\n  numpy: {want:?}\n  ours:  {o}"
+                    "{name}[{i}] repr:\n  numpy: {want:?}\n  ours:  {got}"
                 ));
             }
         }
@@ -270,7 +273,7 @@ fn dyn_value_display_is_a_0d_arrays_str() {
         ),
     ];
     for (v, want) in cases {
-        assert_eq!(v.to_string(), want, "{v:?}");
+        assert_eq!(npy_print::str(&v).to_string(), want, "{v:?}");
     }
 }
 
@@ -321,9 +324,9 @@ fn huge_empty_arrays_print_in_constant_size() {
         shape: vec![1 << 62, 0],
     };
     let a = npy_core::DynArray::new(header, Vec::new()).unwrap();
-    assert_eq!(a.to_string(), "[]");
+    assert_eq!(npy_print::str(&a).to_string(), "[]");
     assert_eq!(
-        format!("{a:#}"),
+        npy_print::repr(&a).to_string(),
         "array([], shape=(4611686018427387904, 0), dtype=uint8)"
     );
 }
@@ -382,7 +385,8 @@ fn every_fixture_prints_under_any_options() {
                 assert!(repr.starts_with("array("), "{}: {repr}", path.display());
                 let _ = shown.to_string();
             }
-            a.iter_c_order().for_each(|v| drop(v.to_string()));
+            a.iter_c_order()
+                .for_each(|v| drop(npy_print::str(&*v).to_string()));
             printed += 1;
         }
     }

@@ -1,7 +1,7 @@
 //! datetime64 and timedelta64 in arrays: quoted ISO text and `_TimelikeFormat`'s common
 //! width. The text of one value is npy-core's ([`TimeType::value_str`]).
 
-use crate::dtype::TimeType;
+use npy_core::dtype::TimeType;
 
 /// The widest of the non-NaT values seen and whether a NaT was, in constant memory: numpy's
 /// `_TimelikeFormat` pads to the longer text of the largest and smallest value, and to at

@@ -1,18 +1,26 @@
-//! numpy's printer: `str()` and `repr()` of arrays, their elements and Python objects, as
-//! `numpy/_core/arrayprint.py` writes them.
+//! numpy's printer: `str()` and `repr()` of arrays read with npy-core, their elements and
+//! Python objects, as `numpy/_core/arrayprint.py` writes them.
 //!
-//! [`DynArray`]'s and [`NpyArray`](crate::NpyArray)'s `Display` is numpy's `str(arr)` and
-//! their alternate form (`{:#}`) numpy's `repr(arr)`, with numpy's default print options;
-//! [`DynArray::display_with`] and [`NpyArray::display_with`](crate::NpyArray::display_with)
-//! take others ([`PrintOptions`]: `threshold`, `edgeitems`, `linewidth`, `precision`).
-//! [`DynValue`]'s `Display` is the `str()` of a 0-d array holding the value, and `PyObject`'s
-//! (`npy_core::pickle`, feature `pickle`) is Python's `repr()`.
+//! # Quick start
+//!
+//! | task | the call |
+//! |---|---|
+//! | numpy's `str(arr)` | [`npy_print::str(&array)`](str()): a value that implements `Display` (`println!("{}", npy_print::str(&a))`, `.to_string()`) |
+//! | numpy's `repr(arr)` | [`npy_print::repr(&array)`](repr) (or `{:#}` of what `str` returns) |
+//! | other print options (`np.set_printoptions`) | [`Print::display_with(&options)`](Print::display_with) with [`PrintOptions`]: `threshold`, `edgeitems`, `linewidth`, `precision`, `full()` |
+//! | what can be printed | [`npy_core::DynArray`] (any dtype, object arrays included), [`npy_core::NpyArray<T>`], a [`npy_core::DynValue`], a `npy_core::object::PyObject` |
+//! | print an array read in chunks, in constant memory | [`FormatBuilder`] over the shown values, then [`write_str`] (`npy show`'s way) |
+//! | one scalar of a known dtype | [`scalar_str`] |
+//! | escape a name for a terminal | [`printable`] |
+//!
+//! The crate has no features: object arrays always print (npy-core's feature `pickle` is
+//! turned on), their text bounded per print by [`OBJECT_TEXT_BUDGET`].
 //!
 //! Integers are right-aligned to a common width; floats are in positional or scientific
 //! notation chosen for the whole array as numpy chooses (the cutoff depends on the dtype), with
 //! the shortest digits that round-trip in the value's own type, ties to even (one engine,
-//! shared with [`write_repr_float`](crate::literal::write_repr_float), serves arrays, scalars
-//! and Python's `float` repr); strings and bytes are Python reprs;
+//! shared with npy-core's header writer, serves arrays, scalars and Python's `float` repr);
+//! strings and bytes are Python reprs;
 //! records are tuples; datetimes are ISO 8601 strings; lines wrap at the line width. A 0-d
 //! array prints as its scalar's `str`. Arrays of more than `threshold` elements are summarised
 //! with `...`, so the text grows with the items printed, never with the shape alone
@@ -31,38 +39,46 @@
 //! print options (`floatmode`, `suppress`, `sign`, `formatter`, `legacy`, ...) keep their
 //! defaults.
 //!
+//! npy-core's arrays do not implement `Display` themselves: printing as numpy does is this
+//! crate's, which only `npy show` and users who print need (the workspace's ARCHITECTURE.md
+//! says why).
+//!
 //! # Examples
 //! ```
 //! use npy_core::{NpyReader, WriteOptions};
 //! let mut bytes = Vec::new();
 //! WriteOptions::new().write_to(&mut bytes, &[1.5f32, -2.25, 100.0], &[3])?;
 //! let a = NpyReader::new(&bytes[..])?.read_dyn()?;
-//! assert_eq!(a.to_string(), "[  1.5   -2.25 100.  ]");
-//! assert_eq!(format!("{a:#}"), "array([  1.5 ,  -2.25, 100.  ], dtype=float32)");
+//! assert_eq!(npy_print::str(&a).to_string(), "[  1.5   -2.25 100.  ]");
+//! assert_eq!(npy_print::repr(&a).to_string(), "array([  1.5 ,  -2.25, 100.  ], dtype=float32)");
 //! # Ok::<(), npy_core::Error>(())
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
-#[cfg(feature = "pickle")]
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;
+
 mod budget;
 mod datetime;
 mod fit;
 mod float;
 mod int;
 mod layout;
-#[cfg(feature = "pickle")]
 mod object;
 mod record;
 mod strings;
 mod typed;
 
-use std::fmt;
 use std::ops::Range;
 
-use crate::dynamic::{DynArray, DynValue};
+use npy_core::{DynArray, DynValue};
 
 pub use fit::{ElementFormat, FormatBuilder};
 pub use layout::{scalar_str, write_str, ArrayDisplay};
-#[doc(hidden)]
 pub use strings::printable;
 
 /// numpy's print options that this printer follows (`np.set_printoptions`): built from
@@ -70,7 +86,7 @@ pub use strings::printable;
 ///
 /// # Examples
 /// ```
-/// use npy_core::print::PrintOptions;
+/// use npy_print::{Print, PrintOptions};
 /// use npy_core::{NpyReader, WriteOptions};
 /// let mut bytes = Vec::new();
 /// let values: Vec<i64> = (0..10).collect();
@@ -124,7 +140,7 @@ impl PrintOptions {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::print::PrintOptions;
+    /// use npy_print::{Print, PrintOptions};
     /// assert_eq!(PrintOptions::new(), PrintOptions::default());
     /// assert!(PrintOptions::new().summarises(1001));
     /// ```
@@ -143,7 +159,7 @@ impl PrintOptions {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::print::{PrintOptions, OBJECT_TEXT_BUDGET};
+    /// use npy_print::{PrintOptions, OBJECT_TEXT_BUDGET};
     /// let small = PrintOptions::new().object_budget(1 << 20);
     /// assert_eq!(small.object_budget_bytes(), 1 << 20);
     /// assert_eq!(PrintOptions::new().object_budget_bytes(), OBJECT_TEXT_BUDGET);
@@ -164,7 +180,7 @@ impl PrintOptions {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::print::PrintOptions;
+    /// use npy_print::{Print, PrintOptions};
     /// assert!(!PrintOptions::new().threshold(5000).summarises(2000));
     /// ```
     #[must_use]
@@ -177,7 +193,7 @@ impl PrintOptions {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::print::PrintOptions;
+    /// use npy_print::{Print, PrintOptions};
     /// assert!(!PrintOptions::new().full().summarises(u64::MAX));
     /// ```
     #[must_use]
@@ -190,7 +206,7 @@ impl PrintOptions {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::print::PrintOptions;
+    /// use npy_print::{Print, PrintOptions};
     /// let (lead, trail) = PrintOptions::new().edgeitems(2).shown(10, true);
     /// assert_eq!((lead, trail), (0..2, Some(8..10)));
     /// ```
@@ -204,7 +220,7 @@ impl PrintOptions {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::print::PrintOptions;
+    /// use npy_print::{Print, PrintOptions};
     /// use npy_core::{NpyReader, WriteOptions};
     /// let mut bytes = Vec::new();
     /// WriteOptions::new().write_to(&mut bytes, &[10i64, 20, 30], &[3])?;
@@ -225,7 +241,7 @@ impl PrintOptions {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::print::PrintOptions;
+    /// use npy_print::{Print, PrintOptions};
     /// use npy_core::{NpyReader, WriteOptions};
     /// let mut bytes = Vec::new();
     /// WriteOptions::new().write_to(&mut bytes, &[1.0f64 / 3.0, 0.5], &[2])?;
@@ -244,7 +260,7 @@ impl PrintOptions {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::print::PrintOptions;
+    /// use npy_print::{Print, PrintOptions};
     /// assert!(!PrintOptions::new().summarises(1000));
     /// ```
     pub const fn summarises(&self, len: u64) -> bool {
@@ -257,7 +273,7 @@ impl PrintOptions {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::print::PrintOptions;
+    /// use npy_print::{Print, PrintOptions};
     /// let options = PrintOptions::new();
     /// assert_eq!(options.shown(5, true), (0..5, None));
     /// assert_eq!(options.shown(2000, true), (0..3, Some(1997..2000)));
@@ -277,7 +293,7 @@ impl PrintOptions {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::print::PrintOptions;
+    /// use npy_print::{Print, PrintOptions};
     /// assert_eq!(PrintOptions::new().shown_count(&[2, 1000], true), 12);
     /// ```
     pub fn shown_count(&self, shape: &[u64], summarise: bool) -> u64 {
@@ -289,68 +305,118 @@ impl PrintOptions {
     }
 }
 
-impl DynArray {
-    /// The array printed with `options`: `Display` is numpy's `str(arr)`, the alternate form
-    /// (`{:#}`) numpy's `repr(arr)`. The array's own `Display` uses numpy's defaults.
-    ///
-    /// # Examples
-    /// ```
-    /// use npy_core::print::PrintOptions;
-    /// use npy_core::{NpyReader, WriteOptions};
-    /// let mut bytes = Vec::new();
-    /// let values: Vec<u16> = (0..2000).collect();
-    /// WriteOptions::new().write_to(&mut bytes, &values, &[2, 1000])?;
-    /// let a = NpyReader::new(&bytes[..])?.read_dyn()?;
-    /// assert_eq!(
-    ///     a.to_string(),
-    ///     "[[   0    1    2 ...  997  998  999]\n [1000 1001 1002 ... 1997 1998 1999]]"
-    /// );
-    /// assert_eq!(
-    ///     format!("{a:#}"),
-    ///     "array([[   0,    1,    2, ...,  997,  998,  999],\n       \
-    ///      [1000, 1001, 1002, ..., 1997, 1998, 1999]],\n      shape=(2, 1000), dtype=uint16)"
-    /// );
-    /// let all = a.display_with(&PrintOptions::new().full()).to_string();
-    /// assert_eq!(all.lines().count(), 144);
-    /// # Ok::<(), npy_core::Error>(())
-    /// ```
-    pub fn display_with<'a>(&'a self, options: &PrintOptions) -> ArrayDisplay<'a> {
+/// A value npy-print can print: `Display` of what [`display_with`](Print::display_with)
+/// returns is numpy's `str()`, its alternate form (`{:#}`) numpy's `repr()`.
+///
+/// Implemented for [`DynArray`] (any dtype, object arrays included), [`NpyArray<T>`](npy_core::NpyArray) (the
+/// elements print as the array's dtype holds them; as the type's own dtype when they were
+/// widened on reading: an `f4` file read as `f64` prints as float64), [`DynValue`] (the `str()`
+/// of a 0-d array holding it: a value does not know its dtype's width, so floats show
+/// float64's digits; its `repr` is its `str`) and `PyObject` (`str` is
+/// Python's `str()`, `repr` Python's `repr()`). [`str`](str()) and [`repr`] print with numpy's
+/// default options.
+///
+/// # Examples
+/// ```
+/// use npy_core::{NpyReader, WriteOptions};
+/// use npy_print::{Print, PrintOptions};
+/// let mut bytes = Vec::new();
+/// let values: Vec<u16> = (0..2000).collect();
+/// WriteOptions::new().write_to(&mut bytes, &values, &[2, 1000])?;
+/// let a = NpyReader::new(&bytes[..])?.read_dyn()?;
+/// assert_eq!(
+///     npy_print::str(&a).to_string(),
+///     "[[   0    1    2 ...  997  998  999]\n [1000 1001 1002 ... 1997 1998 1999]]"
+/// );
+/// assert_eq!(
+///     npy_print::repr(&a).to_string(),
+///     "array([[   0,    1,    2, ...,  997,  998,  999],\n       \
+///      [1000, 1001, 1002, ..., 1997, 1998, 1999]],\n      shape=(2, 1000), dtype=uint16)"
+/// );
+/// let all = a.display_with(&PrintOptions::new().full()).to_string();
+/// assert_eq!(all.lines().count(), 144);
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+pub trait Print {
+    /// `self` printed with `options`: `Display` is numpy's `str()`, `{:#}` (or
+    /// [`ArrayDisplay::repr`]) numpy's `repr()`.
+    fn display_with(&self, options: &PrintOptions) -> ArrayDisplay<'_>;
+}
+
+/// numpy's `str()` of `value` with numpy's default print options, as a value that implements
+/// `Display` (`{:#}` of it is numpy's `repr()`); [`Print::display_with`] takes other options.
+///
+/// # Examples
+/// ```
+/// use npy_core::{NpyReader, WriteOptions};
+/// let mut bytes = Vec::new();
+/// WriteOptions::new().write_to(&mut bytes, &[true, false], &[2])?;
+/// let a = NpyReader::new(&bytes[..])?.read_dyn()?;
+/// assert_eq!(npy_print::str(&a).to_string(), "[ True False]");
+/// println!("{}", npy_print::str(&a));
+///
+/// let t = npy_core::NpyArray::from_parts(vec![3], npy_core::Order::C, vec![1i32, -20, 300])?;
+/// assert_eq!(npy_print::str(&t).to_string(), "[  1 -20 300]");
+/// let words = npy_core::NpyArray::from_parts(vec![2], npy_core::Order::C, vec!["ab".to_string(), "c".into()])?;
+/// assert_eq!(npy_print::str(&words).to_string(), "['ab' 'c']");
+///
+/// use npy_core::DynValue;
+/// assert_eq!(npy_print::str(&DynValue::Float(0.5)).to_string(), "0.5");
+/// assert_eq!(npy_print::str(&DynValue::Complex(1.0, -2.0)).to_string(), "(1-2j)");
+/// assert_eq!(npy_print::str(&DynValue::Bool(true)).to_string(), "True");
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+pub fn str<P: Print + ?Sized>(value: &P) -> ArrayDisplay<'_> {
+    value.display_with(&PrintOptions::new())
+}
+
+/// numpy's `repr()` of `value` with numpy's default print options, as a value that
+/// implements `Display`; `display_with(&options).repr()` ([`Print::display_with`],
+/// [`ArrayDisplay::repr`]) takes other options.
+///
+/// # Examples
+/// ```
+/// use npy_core::{NpyArray, Order};
+/// let a = NpyArray::from_parts(vec![3], Order::C, vec![1i32, -20, 300])?;
+/// assert_eq!(npy_print::repr(&a).to_string(), "array([  1, -20, 300], dtype=int32)");
+/// let b = NpyArray::from_parts(vec![2, 2], Order::C, vec![0.5f32, 1.0, 1.5, 2e6])?;
+/// assert_eq!(npy_print::str(&b).to_string(), "[[5.0e-01 1.0e+00]\n [1.5e+00 2.0e+06]]");
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+pub fn repr<P: Print + ?Sized>(value: &P) -> ArrayDisplay<'_> {
+    value.display_with(&PrintOptions::new()).repr()
+}
+
+impl Print for DynArray {
+    fn display_with(&self, options: &PrintOptions) -> ArrayDisplay<'_> {
         ArrayDisplay::new(self, *options)
     }
 }
 
-impl fmt::Display for DynArray {
-    /// numpy's `str(arr)` with the default print options; `{:#}` is numpy's `repr(arr)`.
-    ///
-    /// # Examples
-    /// ```
-    /// use npy_core::{NpyReader, WriteOptions};
-    /// let mut bytes = Vec::new();
-    /// WriteOptions::new().write_to(&mut bytes, &[true, false], &[2])?;
-    /// let a = NpyReader::new(&bytes[..])?.read_dyn()?;
-    /// assert_eq!(a.to_string(), "[ True False]");
-    /// assert_eq!(format!("{a:#}"), "array([ True, False])");
-    /// # Ok::<(), npy_core::Error>(())
-    /// ```
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&ArrayDisplay::new(self, PrintOptions::new()), f)
+impl<T: npy_core::NpyElement> Print for npy_core::NpyArray<T> {
+    fn display_with(&self, options: &PrintOptions) -> ArrayDisplay<'_> {
+        typed::display(self, *options)
     }
 }
 
-impl fmt::Display for DynValue {
-    /// numpy's `str()` of a 0-d array holding the value: `True`, `-7`, `1.5`, `(1+2j)`,
-    /// `2023-12-09`, `b'ab'`, a record as a tuple. A value does not know its dtype's width, so
-    /// floats show float64's shortest digits (a float32 `0.1` prints as
-    /// `0.10000000149011612`); an array's `Display` prints its elements with their own type's.
-    ///
-    /// # Examples
-    /// ```
-    /// use npy_core::DynValue;
-    /// assert_eq!(DynValue::Float(0.5).to_string(), "0.5");
-    /// assert_eq!(DynValue::Complex(1.0, -2.0).to_string(), "(1-2j)");
-    /// assert_eq!(DynValue::Bool(true).to_string(), "True");
-    /// ```
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&layout::value_str(self, &PrintOptions::new()))
+impl Print for DynValue {
+    fn display_with(&self, options: &PrintOptions) -> ArrayDisplay<'_> {
+        ArrayDisplay::value(self, *options)
+    }
+}
+
+/// Python's `str()` (`Display`) and `repr()` (`{:#}`, [`repr`]) of an object.
+///
+/// # Examples
+/// ```
+/// use npy_core::object::PyObject;
+/// let o = PyObject::List(vec![PyObject::Str("a\nb".into()), PyObject::None]);
+/// assert_eq!(npy_print::repr(&o).to_string(), "['a\\nb', None]");
+/// assert_eq!(npy_print::str(&PyObject::Str("hi".into())).to_string(), "hi");
+/// assert_eq!(npy_print::repr(&PyObject::Str("hi".into())).to_string(), "'hi'");
+/// ```
+impl Print for npy_core::object::PyObject {
+    fn display_with(&self, options: &PrintOptions) -> ArrayDisplay<'_> {
+        ArrayDisplay::object(self, *options)
     }
 }
