@@ -128,7 +128,7 @@ pub use file::{
 };
 #[cfg(feature = "parquet")]
 pub use file::{read_parquet, write_parquet};
-pub use from_arrow::{FromArrowOptions, NpyPlan, MAX_STRING_WIDTH};
+pub use from_arrow::{FillValue, FromArrowOptions, NpyPlan, MAX_STRING_WIDTH};
 pub use to_arrow::{
     batch_from_bytes, field_for, schema_for, EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY,
     FIXED_SHAPE_TENSOR,
