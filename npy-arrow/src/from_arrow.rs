@@ -390,6 +390,7 @@ impl Plan {
             Plan::Bytes { len, .. } => DType::Bytes(*len),
             Plan::Void(n) => DType::Void(*n),
             Plan::Struct(fields) => {
+                repeated_name(fields)?;
                 let mut out = Vec::with_capacity(fields.len());
                 let mut offset = 0u64;
                 for (name, plan) in fields {
@@ -515,6 +516,25 @@ impl Ctx<'_> {
             first_row: self.first_row + first as u64,
             dtype: dtype.to_owned(),
         }))
+    }
+}
+
+/// Refuses two columns (or struct children) of one record with the same name, which numpy's
+/// record cannot hold, naming the name and both positions (sorted, O(n log n)).
+fn repeated_name(fields: &[(String, Plan)]) -> Result<(), Error> {
+    let mut names: Vec<(&str, usize)> = fields
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (n.as_str(), i))
+        .collect();
+    names.sort_unstable();
+    match names.windows(2).find(|w| w[0].0 == w[1].0) {
+        Some(w) => Err(Error::new(ErrorKind::Invalid(format!(
+            "two columns named {:?} (at positions {} and {} of one table or struct): a numpy \
+             record needs distinct field names",
+            w[0].0, w[0].1, w[1].1
+        )))),
+        None => Ok(()),
     }
 }
 

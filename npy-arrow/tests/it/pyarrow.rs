@@ -665,3 +665,34 @@ fn an_integer_fill_is_written_exactly_and_one_that_does_not_fit_is_refused_at_th
         assert!(!out.exists());
     }
 }
+
+/// r14 (issue 42, F14 item 2): two columns of one name, which pyarrow writes to IPC, are
+/// refused naming the name and both columns (was "invalid descr a: ...", the descr not `a`).
+#[test]
+fn two_columns_of_one_name_are_refused_naming_them() {
+    let Some(python) = pyarrow_python("IPC with duplicate column names → npy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    run_script(
+        &python,
+        r"
+import sys, pyarrow as pa, pyarrow.ipc as ipc
+t = pa.Table.from_arrays([pa.array([1]), pa.array([2])], names=['a', 'a'])
+with ipc.new_file(f'{sys.argv[1]}/dup.arrow', t.schema) as w: w.write_table(t)
+",
+        [dir.path()],
+    );
+    let input = dir.path().join("dup.arrow");
+    let out = dir.path().join("out.npy");
+    let err = convert(&input, &out, &ConvertOptions::new(), |_, _| {}).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Invalid(_)), "{err:?}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains(r#"two columns named "a" (at positions 0 and 1"#),
+        "{msg}"
+    );
+    assert!(!msg.contains("invalid descr"), "{msg}");
+    assert_eq!(err.path(), Some(input.as_path()));
+    assert!(!out.exists());
+}
