@@ -346,6 +346,15 @@ fn null_numbers_need_a_fill_value() {
         other => panic!("{other:?}"),
     }
     assert_eq!(err.path(), Some(input.as_path()));
+    // r14 (issue 42, F14): the message names the flag and the option, not "a fill value".
+    let msg = err.to_string();
+    for part in [
+        "first at row 1",
+        "`--fill VALUE`",
+        "`FromArrowOptions::fill`",
+    ] {
+        assert!(msg.contains(part), "{msg}");
+    }
     assert!(!out.exists(), "a failed conversion leaves no output");
     let mut options = ConvertOptions::new();
     options.from_arrow = FromArrowOptions::new().fill(-1.0);
