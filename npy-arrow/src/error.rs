@@ -120,7 +120,10 @@ pub enum ErrorKind {
     /// A column holds nulls and its numpy dtype has no null value (numbers, bool, strings
     /// without a fill).
     #[error(
-        "column {column:?} holds {nulls} null(s) (first at row {first_row}) and {dtype} has no null; give a fill value (it fills numbers, bools and strings; a null record or list row has none)"
+        "column {column:?} holds nulls ({nulls} in the batch being converted, the first at row \
+         {first_row}) and {dtype} has no null: give a fill (`--fill VALUE`, \
+         `FromArrowOptions::fill`), which fills numbers, bools and strings (a null record or \
+         list row has none)"
     )]
     Nulls {
         /// The column.

@@ -1433,7 +1433,7 @@ fn arrow_to_npy(
             // The widths seen so far already size every claimed row: a wide string repeated
             // by a dictionary is refused at its first batch, not after decoding every row.
             if let Some(rows) = claimed {
-                let header = plan.header()?;
+                let header = plan.header().at_path(input)?;
                 let row_bytes = header
                     .shape
                     .get(1..)
@@ -1455,8 +1455,9 @@ fn arrow_to_npy(
     let plan = plan
         .into_inner()
         .expect("the readers give the schema first");
-    let header = plan.header()?;
-    let header_bytes = header.to_bytes(None)?;
+    // The dtype and header are the input's (its columns' names and types).
+    let header = plan.header().at_path(input)?;
+    let header_bytes = header.to_bytes(None).at_path(input)?;
     let row_bytes = header
         .shape
         .get(1..)

@@ -23,9 +23,12 @@ use crate::to_arrow::{EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY, FIXED_SHAPE_TE
 #[non_exhaustive]
 pub struct FromArrowOptions {
     /// The value written for a null in a number, bool or string column (`None`: such a null is
-    /// [`ErrorKind::Nulls`]). Integers take it when it is integral and in range, bools take
-    /// `fill != 0`, strings and bytes the empty string. Time columns always write NaT.
-    pub fill: Option<f64>,
+    /// [`ErrorKind::Nulls`]). Integer columns take it exactly when it is an integer in their
+    /// range (a [`FillValue::Int`] as is, a [`FillValue::Float`] when integral), float columns
+    /// take it rounded to their precision, bools take `fill != 0`, strings and bytes the empty
+    /// string. Time columns always write NaT. A fill an integer column cannot hold is
+    /// [`ErrorKind::Value`] at the first null's row.
+    pub fill: Option<FillValue>,
     /// A batch of one column becomes a plain array (its name is dropped), not a record of one
     /// field. On by default ([`FromArrowOptions::new`]).
     pub single_column_plain: bool,
@@ -65,11 +68,110 @@ impl FromArrowOptions {
         }
     }
 
-    /// Nulls in number, bool and string columns are written as `fill` (see the field).
+    /// Nulls in number, bool and string columns are written as `fill` (see the field): an
+    /// `i64`, `u64` or `f64`, or a [`FillValue`] parsed from text (`"9007199254740993"` stays
+    /// exact for 64-bit integer columns).
     #[must_use]
-    pub fn fill(mut self, fill: f64) -> Self {
-        self.fill = Some(fill);
+    pub fn fill(mut self, fill: impl Into<FillValue>) -> Self {
+        self.fill = Some(fill.into());
         self
+    }
+}
+
+/// The value [`FromArrowOptions::fill`] writes for nulls, kept as given: an integer is not
+/// rounded through `f64` (2^53 + 1 stays 2^53 + 1 in an `int64` column).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum FillValue {
+    /// An integer, exact for every 64-bit signed and unsigned column (the range of `i128` is
+    /// accepted here; a column that cannot hold it refuses it).
+    Int(i128),
+    /// A float (rounded to `f32`/`f16` for such columns; integer columns take it only when
+    /// it is integral and in range).
+    Float(f64),
+}
+
+impl FillValue {
+    /// The fill as an integer of type `T`, if it is one `T` holds exactly.
+    fn int<T: TryFrom<i128>>(self) -> Option<T> {
+        match self {
+            FillValue::Int(i) => T::try_from(i).ok(),
+            // Integral floats of magnitude < 2^127 convert exactly; `as` saturates beyond,
+            // and the range check of `T` refuses those.
+            #[allow(
+                clippy::cast_possible_truncation,
+                reason = "checked integral and in range"
+            )]
+            FillValue::Float(f) if f.fract() == 0.0 && f.abs() < 2f64.powi(127) => {
+                T::try_from(f as i128).ok()
+            }
+            FillValue::Float(_) => None,
+        }
+    }
+
+    /// The fill as a float (an integer rounded to the nearest `f64`, as numpy casts).
+    #[allow(
+        clippy::cast_precision_loss,
+        reason = "a float column rounds, as numpy's cast"
+    )]
+    fn float(self) -> f64 {
+        match self {
+            FillValue::Int(i) => i as f64,
+            FillValue::Float(f) => f,
+        }
+    }
+
+    /// `fill != 0`, what a bool column takes (NaN is `true`, as Python's `bool`).
+    fn truthy(self) -> bool {
+        match self {
+            FillValue::Int(i) => i != 0,
+            FillValue::Float(f) => f != 0.0,
+        }
+    }
+}
+
+impl std::fmt::Display for FillValue {
+    /// The integer's digits, or the float in Rust's shortest round-trip form with an exponent
+    /// where that is shorter (`1e300`, not 301 digits).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FillValue::Int(i) => write!(f, "{i}"),
+            FillValue::Float(x) => write!(f, "{x:?}"),
+        }
+    }
+}
+
+impl std::str::FromStr for FillValue {
+    type Err = std::num::ParseFloatError;
+
+    /// An integer's text (optionally signed) as [`FillValue::Int`], exactly; any other number
+    /// Rust's `f64` parser takes (`1.5`, `1e300`, `nan`, `-inf`) as [`FillValue::Float`].
+    ///
+    /// # Errors
+    /// The `f64` parser's error for text that is no number.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.parse::<i128>() {
+            Ok(i) => Ok(FillValue::Int(i)),
+            Err(_) => s.parse::<f64>().map(FillValue::Float),
+        }
+    }
+}
+
+impl From<f64> for FillValue {
+    fn from(f: f64) -> Self {
+        FillValue::Float(f)
+    }
+}
+
+impl From<i64> for FillValue {
+    fn from(i: i64) -> Self {
+        FillValue::Int(i.into())
+    }
+}
+
+impl From<u64> for FillValue {
+    fn from(i: u64) -> Self {
+        FillValue::Int(i.into())
     }
 }
 
@@ -288,6 +390,7 @@ impl Plan {
             Plan::Bytes { len, .. } => DType::Bytes(*len),
             Plan::Void(n) => DType::Void(*n),
             Plan::Struct(fields) => {
+                repeated_name(fields)?;
                 let mut out = Vec::with_capacity(fields.len());
                 let mut offset = 0u64;
                 for (name, plan) in fields {
@@ -389,7 +492,7 @@ impl Out<'_> {
 struct Ctx<'a> {
     column: &'a str,
     first_row: u64,
-    fill: Option<f64>,
+    fill: Option<FillValue>,
 }
 
 impl Ctx<'_> {
@@ -416,37 +519,56 @@ impl Ctx<'_> {
     }
 }
 
-/// A fill value as `T`, or the error naming why it does not fit.
+/// Refuses two columns (or struct children) of one record with the same name, which numpy's
+/// record cannot hold, naming the name and both positions (sorted, O(n log n)).
+fn repeated_name(fields: &[(String, Plan)]) -> Result<(), Error> {
+    let mut names: Vec<(&str, usize)> = fields
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (n.as_str(), i))
+        .collect();
+    names.sort_unstable();
+    match names.windows(2).find(|w| w[0].0 == w[1].0) {
+        Some(w) => Err(Error::new(ErrorKind::Invalid(format!(
+            "two columns named {:?} (at positions {} and {} of one table or struct): a numpy \
+             record needs distinct field names",
+            w[0].0, w[0].1, w[1].1
+        )))),
+        None => Ok(()),
+    }
+}
+
+/// A fill value as `T`, or `None` when `T` cannot hold it.
 trait Fill: Sized {
-    fn fill(f: f64) -> Option<Self>;
+    fn fill(f: FillValue) -> Option<Self>;
 }
 macro_rules! fill_int {
     ($($t:ty),*) => {$(
         impl Fill for $t {
-            #[allow(clippy::cast_lossless, reason = "one macro for the 64-bit types too")]
-            fn fill(f: f64) -> Option<Self> {
-                // `MAX as f64 + 1` is exact or rounds to 2^63 / 2^64: `<` keeps `as` from
-                // saturating a fill one past the range.
-                (f.fract() == 0.0 && f >= <$t>::MIN as f64 && f < <$t>::MAX as f64 + 1.0)
-                    .then(|| f as $t)
+            fn fill(f: FillValue) -> Option<Self> {
+                f.int()
             }
         }
     )*};
 }
 fill_int!(i8, i16, i32, i64, u8, u16, u32, u64);
 impl Fill for f32 {
-    fn fill(f: f64) -> Option<Self> {
-        Some(f as f32)
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "a f4 column rounds the fill"
+    )]
+    fn fill(f: FillValue) -> Option<Self> {
+        Some(f.float() as f32)
     }
 }
 impl Fill for f64 {
-    fn fill(f: f64) -> Option<Self> {
-        Some(f)
+    fn fill(f: FillValue) -> Option<Self> {
+        Some(f.float())
     }
 }
 impl Fill for half::f16 {
-    fn fill(f: f64) -> Option<Self> {
-        Some(half::f16::from_f64(f))
+    fn fill(f: FillValue) -> Option<Self> {
+        Some(half::f16::from_f64(f.float()))
     }
 }
 
@@ -483,12 +605,17 @@ where
         }
         return Ok(());
     }
-    let f = ctx.fill.unwrap_or(0.0);
+    // `nulls` returned early without a fill.
+    let f = ctx.fill.unwrap_or(FillValue::Int(0));
     let fill = P::Native::fill(f).ok_or_else(|| {
+        let first = (0..a.len()).find(|&i| a.is_null(i)).unwrap_or(0);
         value_error(
             ctx.column,
-            ctx.first_row,
-            format!("the fill value {f} does not fit {dtype}"),
+            ctx.first_row + first as u64,
+            format!(
+                "a null, and the fill {f} (`--fill`, `FromArrowOptions::fill`) does not fit \
+                 {dtype}"
+            ),
         )
     })?;
     for (i, v) in values.iter().enumerate() {
@@ -531,7 +658,7 @@ fn encode(
         (Plan::Number(Primitive::Bool), _) => {
             ctx.nulls(array, &dtype)?;
             let a = array.as_boolean();
-            let fill = ctx.fill.is_some_and(|f| f != 0.0);
+            let fill = ctx.fill.is_some_and(FillValue::truthy);
             for i in 0..a.len() {
                 let v = if a.is_null(i) { fill } else { a.value(i) };
                 out.put(i, &[u8::from(v)]);

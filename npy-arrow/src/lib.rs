@@ -21,11 +21,11 @@
 //! | `S<n>` | Binary, the values numpy's `tolist()` gives (trailing NULs stripped, inner NULs kept) | Binary/LargeBinary/BinaryView → `S<longest>` |
 //! | `U<n>` | Utf8, as `tolist()` (trailing NULs stripped); a lone surrogate is [`ErrorKind::Value`] | Utf8/LargeUtf8/Utf8View → `U<longest>` (at least 1, as numpy) |
 //! | `V<n>` | FixedSizeBinary(n) | `V<n>` |
-//! | record | one column per field at the top level (padding dropped; titles dropped) | several columns → a packed record, one field per column |
+//! | record | one column per field at the top level (padding dropped; titles dropped) | several columns → a packed record, one field per column; a record of **one** field comes back as that field's plain array (one column → a plain array, below) |
 //! | nested record | Struct | Struct → nested record |
 //! | subarray field `(name, t, (d1…dk))` | `arrow.fixed_shape_tensor` extension (shape `[d1…dk]`) over `FixedSizeList(t, d1·…·dk)` | `FixedSizeList` → subarray (tensor shape, or `[size]` without the extension) |
-//! | array of shape `(n, d1, …, dk)`, k ≥ 1 | one column per field, each a `fixed_shape_tensor` of shape `[d1…dk]` (a field's subarray shape appended) | one tensor column → an array of shape `(n, d1, …, dk)` |
-//! | 0-d array | one row | |
+//! | array of shape `(n, d1, …, dk)`, k ≥ 1 | one column per field, each a `fixed_shape_tensor` of shape `[d1…dk]` (a field's subarray shape appended) | one tensor column → an array of shape `(n, d1, …, dk)`; several (a record array) → records of shape `(n,)` whose fields are subarrays `(d1…dk)` + the field's own (a table's row is one record: the axes after the first live in the columns) |
+//! | 0-d array | one row | shape `(1,)` (a table has rows, no rank 0) |
 //! | plain (non-record) array | one column named by the file's stem (`.npz`: the member key) | one column → a plain array (name dropped) |
 //! | Fortran order | the logical values as numpy sees them: the data is **transposed** to C order while reading (no permutation metadata) | C order |
 //! | `f16`/`f12` (longdouble), `c32`/`c24` | refused: Arrow has no extended float ([`ErrorKind::UnsupportedDType`]) | |
@@ -33,6 +33,17 @@
 //! | `O` (object), 0-d or 1-d | decoded by npy-core's pickle reader (never executes anything): Utf8, Int64 or Float64 when every item but `None` is a `str`, a 64-bit `int` or a `float`; `None` is null; other items, mixed kinds or only `None`: [`ErrorKind::Value`] naming the first item; objects inside records or N-d: [`ErrorKind::UnsupportedDType`] | |
 //! | nulls in numbers, bool, strings | | [`ErrorKind::Nulls`] unless [`FromArrowOptions::fill`] gives a value |
 //! | Dictionary, List, Decimal, Null, … | | refused: [`ErrorKind::UnsupportedArrowType`] |
+//!
+//! ## Round trips
+//! `.npy` → `.arrow`/`.parquet` → `.npy` gives back the input's values, with the shape and
+//! dtype the table's last column says where they differ: a 0-d array as shape `(1,)`, a record
+//! of one field as that field's array, an N-d record array as 1-d records of subarray fields,
+//! the time units Arrow has (`M8[W]` → `M8[D]`, `m8[D]` → `m8[s]`, `M8[2s]` → `M8[s]`; Parquet
+//! stores `M8[s]`, `M8[h]` and `M8[m]` as milliseconds, as pyarrow does, so they come back
+//! `M8[ms]`), `S`/`U` at the longest value's width (at least 1), native byte order and C
+//! order. `tests/it/roundtrip.rs` checks this on issue 42's r16 differential (seeded random
+//! dtypes, records and shapes), numpy comparing each result with the array this table
+//! promises; r16 itself compares with the input and counts these documented changes.
 //!
 //! # Zero copy
 //! Numbers in native byte order that are a whole plain array (not a record field) become Arrow
@@ -128,7 +139,7 @@ pub use file::{
 };
 #[cfg(feature = "parquet")]
 pub use file::{read_parquet, write_parquet};
-pub use from_arrow::{FromArrowOptions, NpyPlan, MAX_STRING_WIDTH};
+pub use from_arrow::{FillValue, FromArrowOptions, NpyPlan, MAX_STRING_WIDTH};
 pub use to_arrow::{
     batch_from_bytes, field_for, schema_for, EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY,
     FIXED_SHAPE_TENSOR,

@@ -65,9 +65,21 @@ pub struct Args {
     #[arg(long, value_name = "KEY")]
     member: Option<String>,
     /// The value written for nulls of number, bool and string columns when reading Arrow or
-    /// Parquet (without it such a null is an error; time columns get NaT).
-    #[arg(long, value_name = "VALUE", allow_hyphen_values = true)]
-    fill: Option<f64>,
+    /// Parquet (without it such a null is an error; time columns get NaT). An integer is
+    /// written exactly into integer columns (no rounding through a float); a value a column
+    /// cannot hold is an error.
+    #[arg(long, value_name = "VALUE", allow_hyphen_values = true, value_parser = parse_fill)]
+    fill: Option<String>,
+}
+
+/// `--fill VALUE`: an integer (kept exact, as npy-arrow's `FillValue::Int`) or a float, the
+/// text kept for npy-arrow to parse per column type.
+fn parse_fill(s: &str) -> Result<String, String> {
+    if s.parse::<i128>().is_ok() || s.parse::<f64>().is_ok() {
+        Ok(s.to_owned())
+    } else {
+        Err(format!("{s:?} is not a number (an integer or a float)"))
+    }
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -333,7 +345,12 @@ fn tables(args: &Args, from: Format, to: Format) -> ExitCode {
 fn columnar(args: &Args) -> ExitCode {
     let mut options = npy_arrow::ConvertOptions::new();
     options.member.clone_from(&args.member);
-    if let Some(fill) = args.fill {
+    if let Some(fill) = &args.fill {
+        // `parse_fill` accepted the text: an integer (exact) or a float.
+        let Ok(fill) = fill.parse::<npy_arrow::FillValue>() else {
+            report(format!("--fill {fill:?}: not a number"));
+            return ExitCode::FAILURE;
+        };
         options.from_arrow = npy_arrow::FromArrowOptions::new().fill(fill);
     }
     if Format::of(&args.output) == Format::Parquet {

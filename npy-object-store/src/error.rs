@@ -204,11 +204,10 @@ pub(crate) fn classify(e: object_store::Error, expected: Option<&Range<u64>>) ->
                 return RemoteErrorKind::RangeIgnored;
             }
             if let (Some(at), Some(expected)) = (chain.find("Requested "), expected) {
-                if chain[at..].contains(", got ") {
-                    let actual = chain[at..].split(", got ").nth(1).unwrap_or("").to_owned();
+                if let Some((asked, rest)) = chain[at + "Requested ".len()..].split_once(", got ") {
                     return RemoteErrorKind::RangeMismatch {
                         expected: expected.clone(),
-                        actual,
+                        actual: range_sent(expected, asked, rest),
                     };
                 }
             }
@@ -233,6 +232,23 @@ pub(crate) fn classify(e: object_store::Error, expected: Option<&Range<u64>>) ->
 }
 
 /// Every message of the error's source chain, joined.
+/// What the server sent, from object_store's `Requested A, got B` (`rest` is `B` and the error
+/// chain after it, cut at the first `:`). object_store clips the range it checks to the
+/// `Content-Range` total, so an `A` that ends before the range asked for means the server
+/// stated a total smaller than the bytes it sent (r14: "0..208: Requested 0..16" before).
+fn range_sent(expected: &Range<u64>, asked: &str, rest: &str) -> String {
+    let sent = rest.split(':').next().unwrap_or(rest).trim();
+    match asked
+        .split_once("..")
+        .map(|(_, end)| end.trim().parse::<u64>())
+    {
+        Some(Ok(total)) if total < expected.end => {
+            format!("{sent}, and its Content-Range says the object holds {total} bytes")
+        }
+        _ => sent.to_owned(),
+    }
+}
+
 fn chain_text(e: &(dyn std::error::Error + 'static)) -> String {
     let mut out = e.to_string();
     let mut cur = e.source();

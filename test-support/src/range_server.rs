@@ -24,6 +24,9 @@ pub struct Faults {
     pub truncate_next: AtomicU32,
     /// Announce a `Content-Range` one byte later than the bytes asked for.
     pub wrong_content_range: AtomicBool,
+    /// Announce this total in `Content-Range` (`bytes a-b/TOTAL`) instead of the object's
+    /// length (0: its length), the bytes sent unchanged: r14's `cr_total_small`.
+    pub content_range_total: AtomicU64,
     /// Give every object a new ETag at every request (an object rewritten between requests);
     /// `If-Match` with an old one is answered 412.
     pub change_etag: AtomicBool,
@@ -242,11 +245,19 @@ fn answer(
         }
         Some(Some((a, b))) => {
             let shift = u64::from(f.wrong_content_range.load(Ordering::SeqCst));
+            let total = match f.content_range_total.load(Ordering::SeqCst) {
+                0 => len,
+                t => t,
+            };
             (
                 206,
                 "Partial Content",
                 (a, b + 1),
-                format!("Content-Range: bytes {}-{}/{len}\r\n", a + shift, b + shift),
+                format!(
+                    "Content-Range: bytes {}-{}/{total}\r\n",
+                    a + shift,
+                    b + shift
+                ),
             )
         }
     };

@@ -9,6 +9,8 @@ mod hostile;
 mod pq;
 #[cfg(feature = "parquet")]
 mod pyarrow;
+#[cfg(feature = "parquet")]
+mod roundtrip;
 mod rules;
 
 use std::path::PathBuf;

@@ -346,6 +346,15 @@ fn null_numbers_need_a_fill_value() {
         other => panic!("{other:?}"),
     }
     assert_eq!(err.path(), Some(input.as_path()));
+    // r14 (issue 42, F14): the message names the flag and the option, not "a fill value".
+    let msg = err.to_string();
+    for part in [
+        "first at row 1",
+        "`--fill VALUE`",
+        "`FromArrowOptions::fill`",
+    ] {
+        assert!(msg.contains(part), "{msg}");
+    }
     assert!(!out.exists(), "a failed conversion leaves no output");
     let mut options = ConvertOptions::new();
     options.from_arrow = FromArrowOptions::new().fill(-1.0);
@@ -606,4 +615,93 @@ fn parquet_to_parquet_and_ipc_to_ipc_rewrite_the_table() {
             .unwrap_or_else(|e| panic!("{}: {e}", from.display()));
     }
     run_script(&python, SAME_CHECK, [dir.path()]);
+}
+
+/// r12's input (issue 42, F12): a null of an `int64` and of a `uint64` column, filled with
+/// 2^53 + 1 and 2^64 - 1, which an `f64` rounds; numpy writes the exact values.
+const EXACT_FILL: &str = r"
+import sys, numpy as np, pyarrow as pa, pyarrow.parquet as pq
+d = sys.argv[1]
+pq.write_table(pa.table({'x': pa.array([1, None, 3], pa.int64())}), f'{d}/i.parquet')
+pq.write_table(pa.table({'x': pa.array([1, None], pa.uint64())}), f'{d}/u.parquet')
+pq.write_table(pa.table({'x': pa.array([1, 2, None, 4], pa.int64())}), f'{d}/n.parquet')
+np.save(f'{d}/i.want.npy', np.array([1, 2**53 + 1, 3], '<i8'))
+np.save(f'{d}/u.want.npy', np.array([1, 2**64 - 1], '<u8'))
+";
+
+#[test]
+fn an_integer_fill_is_written_exactly_and_one_that_does_not_fit_is_refused_at_the_null() {
+    let Some(python) = pyarrow_python("Parquet nulls filled with 64-bit integers → npy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    run_script(&python, EXACT_FILL, [dir.path()]);
+    let out = dir.path().join("out.npy");
+    for (name, fill) in [("i", "9007199254740993"), ("u", "18446744073709551615")] {
+        let mut options = ConvertOptions::new();
+        let fill: npy_arrow::FillValue = fill.parse().unwrap();
+        options.from_arrow = FromArrowOptions::new().fill(fill);
+        let input = dir.path().join(format!("{name}.parquet"));
+        convert(&input, &out, &options, |_, _| {}).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let want = std::fs::read(dir.path().join(format!("{name}.want.npy"))).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), want, "{name}");
+    }
+    // Fills an int64 column cannot hold: a fraction, past its range, 1e300 (r14: reported at
+    // the null's row 2, not the batch's first, naming the flag and the option, the fill as
+    // given rather than 301 digits).
+    let input = dir.path().join("n.parquet");
+    let out = dir.path().join("refused.npy");
+    for (fill, shown) in [
+        ("1.5", "1.5"),
+        ("9223372036854775808", "9223372036854775808"),
+        ("1e300", "1e300"),
+    ] {
+        let mut options = ConvertOptions::new();
+        options.from_arrow =
+            FromArrowOptions::new().fill(fill.parse::<npy_arrow::FillValue>().unwrap());
+        let err = convert(&input, &out, &options, |_, _| {}).unwrap_err();
+        match err.kind() {
+            ErrorKind::Value { column, index, .. } => {
+                assert_eq!((column.as_str(), *index), ("x", 2), "{err}");
+            }
+            other => panic!("{fill}: {other:?}"),
+        }
+        let msg = err.to_string();
+        for part in [shown, "`--fill`", "`FromArrowOptions::fill`", "<i8"] {
+            assert!(msg.contains(part), "{fill}: {msg}");
+        }
+        assert!(msg.len() < 200, "{msg}");
+        assert!(!out.exists());
+    }
+}
+
+/// r14 (issue 42, F14 item 2): two columns of one name, which pyarrow writes to IPC, are
+/// refused naming the name and both columns (was "invalid descr a: ...", the descr not `a`).
+#[test]
+fn two_columns_of_one_name_are_refused_naming_them() {
+    let Some(python) = pyarrow_python("IPC with duplicate column names → npy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    run_script(
+        &python,
+        r"
+import sys, pyarrow as pa, pyarrow.ipc as ipc
+t = pa.Table.from_arrays([pa.array([1]), pa.array([2])], names=['a', 'a'])
+with ipc.new_file(f'{sys.argv[1]}/dup.arrow', t.schema) as w: w.write_table(t)
+",
+        [dir.path()],
+    );
+    let input = dir.path().join("dup.arrow");
+    let out = dir.path().join("out.npy");
+    let err = convert(&input, &out, &ConvertOptions::new(), |_, _| {}).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Invalid(_)), "{err:?}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains(r#"two columns named "a" (at positions 0 and 1"#),
+        "{msg}"
+    );
+    assert!(!msg.contains("invalid descr"), "{msg}");
+    assert_eq!(err.path(), Some(input.as_path()));
+    assert!(!out.exists());
 }

@@ -183,3 +183,60 @@ fn arrays_holding_objects_convert_between_npy_and_npz() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(!out.exists());
 }
+
+/// r12 (issue 42, F12): `--fill` above 2^53 is written exactly into 64-bit integer columns
+/// (numpy's values), one a column cannot hold names the flag, and text that is no number is
+/// refused by the flag's parser.
+#[cfg(feature = "parquet")]
+#[test]
+fn fill_is_exact_for_64_bit_integer_columns() {
+    let Some(python) = npy_test_support::python::python_for("Parquet written by pyarrow") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    npy_test_support::python::run_script(
+        &python,
+        r"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+d = sys.argv[1]
+pq.write_table(pa.table({'x': pa.array([1, None, 3], pa.int64())}), f'{d}/i.parquet')
+pq.write_table(pa.table({'x': pa.array([1, None], pa.uint64())}), f'{d}/u.parquet')
+",
+        [dir.path()],
+    );
+    for (name, fill, want) in [
+        ("i", "9007199254740993", "[1, 9007199254740993, 3]"),
+        ("u", "18446744073709551615", "[1, 18446744073709551615]"),
+    ] {
+        let input = dir.path().join(format!("{name}.parquet"));
+        let out = dir.path().join(format!("{name}.npy"));
+        let o = npy([
+            OsStr::new("convert"),
+            OsStr::new("--fill"),
+            OsStr::new(fill),
+            input.as_os_str(),
+            out.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let got = npy_test_support::python::run_script(
+            &python,
+            "import sys, numpy as np; print(np.load(sys.argv[1]).tolist())",
+            [&out],
+        );
+        assert_eq!(got.trim(), want, "{name}");
+    }
+    let input = dir.path().join("u.parquet");
+    let out = dir.path().join("refused.npy");
+    for (fill, says) in [("-1", "`--fill`"), ("abc", "--fill")] {
+        let o = npy([
+            OsStr::new("convert"),
+            OsStr::new("--fill"),
+            OsStr::new(fill),
+            input.as_os_str(),
+            out.as_os_str(),
+        ]);
+        assert!(!o.status.success(), "{fill}");
+        assert!(stderr(&o).contains(says), "{fill}: {}", stderr(&o));
+        assert!(!out.exists());
+    }
+}

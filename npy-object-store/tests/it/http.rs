@@ -74,6 +74,23 @@ async fn http_faults_are_typed_and_bounded() {
     assert_eq!(server.take_requests(), 1);
     f.wrong_content_range.store(false, Ordering::SeqCst);
 
+    // r14 (issue 42, F14 item 4): a Content-Range total smaller than the bytes sent is named
+    // as such, not as object_store's clipped range ("the server sent 0..208: Requested 0..16").
+    f.content_range_total.store(16, Ordering::SeqCst);
+    let e = open(opts).await.unwrap_err();
+    match e.kind() {
+        RemoteErrorKind::RangeMismatch { actual, .. } => {
+            assert!(
+                actual.ends_with("its Content-Range says the object holds 16 bytes"),
+                "{e}"
+            );
+            assert!(!actual.contains("Requested"), "{e}");
+        }
+        other => panic!("{other:?}: {e}"),
+    }
+    f.content_range_total.store(0, Ordering::SeqCst);
+    server.take_requests();
+
     // 403 and 404: typed, not retried.
     f.status.store(403, Ordering::SeqCst);
     let e = open(opts).await.unwrap_err();
