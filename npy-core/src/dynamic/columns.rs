@@ -115,7 +115,7 @@ impl Column {
     /// # Errors
     /// [`ErrorKind::TypeMismatch`](crate::ErrorKind::TypeMismatch) naming the column's dtype and
     /// `T` with its own, when they differ (byte order included: a column keeps the file's, so
-    /// a `>f4` column is read with [`Column::element`] or a typed read, which swap).
+    /// a `>f4` column is read with [`Column::value`] or a typed read, which swap).
     pub fn values<T: crate::element::NpyElement + bytemuck::Pod>(&self) -> Result<&[T], Error> {
         let base = match &self.dtype {
             DType::SubArray(s) => s.flatten().1.clone(),
