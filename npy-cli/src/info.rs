@@ -98,7 +98,9 @@ pub fn run(args: &Args) -> ExitCode {
             None
         };
         if let Some(object) = remote.as_ref().filter(|o| crate::remote::is_zip(o)) {
-            let npz = npy_npz::NpzArchive::new(object.clone());
+            // Every member's local and `.npy` headers in one coalesced read (a few requests
+            // for any member count), not one or two requests a member.
+            let npz = crate::remote::prefetched(npy_npz::NpzArchive::new(object.clone()));
             let (ok, n) = crate::npz::info_of(path, npz, args.json, args.hint, blocks, &mut out);
             failed |= !ok;
             blocks += n;

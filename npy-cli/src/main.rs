@@ -20,7 +20,9 @@
 //! `az://`, `http(s)://`, `file://`; `.npy` and `.npz`) by ranged GETs, with credentials and
 //! endpoints from the standard environment variables (`AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`,
 //! `AWS_ACCESS_KEY_ID`, …); the output is the local file's, with the URL where a path is
-//! printed. A member's header of a remote archive takes 3 requests. `convert` of a URL
+//! printed. A member's header of a remote archive takes 3 requests; `info` and `show` of a
+//! whole remote archive read every member's headers in one coalesced read (3 requests for
+//! archives whose headers lie within a few MiB, whatever the member count). `convert` of a URL
 //! downloads only what its input needs (an `.npy`'s header and the data it describes, an
 //! `.npz`'s members and directory, never the object's claimed length; at most 64 GiB) into an
 //! unnamed temporary file, removed on exit and on SIGTERM, SIGINT and SIGHUP. Each read of an

@@ -50,6 +50,17 @@ pub(crate) fn archive(path: &Path) -> Result<NpzArchive<BlockingObject>, npy_npz
     NpzArchive::new(object)
 }
 
+/// The archive `npz` (just opened) with every member's local and `.npy` headers read in one
+/// coalesced read ([`NpzArchive::prefetch_headers`]: a request per run of headers at most
+/// 1 MiB apart, within its 16 MiB budget), for the commands that go through every member.
+pub(crate) fn prefetched(
+    npz: Result<NpzArchive<BlockingObject>, npy_npz::Error>,
+) -> Result<NpzArchive<BlockingObject>, npy_npz::Error> {
+    let npz = npz?;
+    npz.prefetch_headers()?;
+    Ok(npz)
+}
+
 /// The array at URL `path`, its header read (one GET for every header of up to 64 KiB).
 pub(crate) fn source(path: &Path) -> Result<NpySource<BlockingObject>, Error> {
     NpySource::open(open(path)?)

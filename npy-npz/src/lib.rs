@@ -94,7 +94,10 @@ mod zip;
 pub use convert::convert;
 pub use error::{Backing, ContainerFault, Error, ErrorKind};
 pub use names::{key_of, member_name, positional_key};
-pub use read::{Member, MemberReader, NpzArchive};
+pub use read::{
+    Member, MemberReader, NpzArchive, PREFETCH_AHEAD_BYTES, PREFETCH_BUDGET_BYTES,
+    PREFETCH_GAP_BYTES,
+};
 pub use write::{
     Compression, MemberStream, NpzPathWriter, NpzWriter, DEFAULT_ALIGNMENT, MAX_ALIGNMENT,
 };

@@ -53,6 +53,25 @@ const READ_AHEAD_BYTES: usize = 8 << 10;
 /// size.
 const HEADER_READ_BYTES: usize = 8 << 10;
 
+/// Bytes of each member's data that [`NpzArchive::prefetch_headers`] reads with its local
+/// header (fewer for a shorter member): numpy's `.npy` headers are 128 bytes to a few KiB, and
+/// a deflated member's header is inflated from its first compressed bytes alone. A header
+/// longer than this is read on from the source as without a prefetch.
+pub const PREFETCH_AHEAD_BYTES: u64 = 4 << 10;
+
+/// The most memory one [`NpzArchive::prefetch_headers`] call takes (16 MiB): the bytes it
+/// reads (gaps between the members' headers included) and the bytes it keeps for each member
+/// (counted once per member, however many share bytes), whatever the member count or what the
+/// directory claims. Members past it (in archive order) are not prefetched: each is read on
+/// its own when asked for.
+pub const PREFETCH_BUDGET_BYTES: u64 = 16 << 20;
+
+/// Local headers at most this far apart (1 MiB, object_store's `get_ranges` coalescing
+/// distance) are read as one range by [`NpzArchive::prefetch_headers`], the bytes between
+/// them included (and counted against [`PREFETCH_BUDGET_BYTES`]): a remote source sends one
+/// request per such range.
+pub const PREFETCH_GAP_BYTES: u64 = 1 << 20;
+
 impl Member {
     /// The key numpy lists the member under ([`key_of`] its name: one `.npy` removed).
     pub fn key(&self) -> &str {
@@ -78,6 +97,10 @@ struct Place {
     /// The local header, read and kept at the member's first read: `None` inside when there
     /// is none where the directory points.
     local: OnceLock<Option<Local>>,
+    /// The member's first bytes (at most [`PREFETCH_AHEAD_BYTES`]), read with its local
+    /// header by [`NpzArchive::prefetch_headers`] and kept, so that its `.npy` header (and a
+    /// small member's data) is read from memory.
+    first: OnceLock<Vec<u8>>,
     /// The start of what the member's bytes, as the directory bounds them (a local header's
     /// fixed 30 bytes, then the compressed size), run into: another entry's, or the central
     /// directory.
@@ -217,6 +240,7 @@ impl<R: ReadAt> NpzArchive<R> {
                 full_name: e.full_name,
                 flags: e.flags,
                 local: OnceLock::new(),
+                first: OnceLock::new(),
                 overlap,
                 limit: next.min(dir.start),
             };
@@ -354,7 +378,8 @@ impl<R: ReadAt> NpzArchive<R> {
     ///
     /// The member's first read reads its local header, with up to `ahead` bytes of its data
     /// in the same read of the source (one request, remote), and keeps it; those data bytes
-    /// are returned (none when the local header was read before).
+    /// are returned (once the local header was read before: up to `ahead` of the bytes
+    /// [`NpzArchive::prefetch_headers`] kept, none without a prefetch).
     fn data_start(&self, index: usize, ahead: u64) -> Result<(u64, Vec<u8>), Error> {
         let m = &self.members[index];
         let p = &self.places[index];
@@ -369,7 +394,13 @@ impl<R: ReadAt> NpzArchive<R> {
             return fail(ErrorKind::UnsupportedMethod { method: m.method });
         }
         let (local, mut data) = match p.local.get() {
-            Some(local) => (local, Vec::new()),
+            // The bytes a prefetch kept, as many as asked for.
+            Some(local) => (
+                local,
+                p.first.get().map_or_else(Vec::new, |f| {
+                    f[..f.len().min(usize::try_from(ahead).unwrap_or(usize::MAX))].to_vec()
+                }),
+            ),
             None => {
                 // Never past the member's bytes, nor past what the archive holds before its
                 // directory: a hostile compressed size sizes nothing.
@@ -416,6 +447,120 @@ impl<R: ReadAt> NpzArchive<R> {
         }
         data.truncate(usize::try_from(m.compressed_size).unwrap_or(usize::MAX));
         Ok((start, data))
+    }
+
+    /// Reads the local headers of the members not read yet, each with its first
+    /// [`PREFETCH_AHEAD_BYTES`] (its `.npy` header, a deflated member's first compressed
+    /// bytes, a small member whole), in one [`ReadAt::read_ranges`] call, and keeps them: the
+    /// members' [`header`](NpzArchive::header), [`info`](NpzArchive::info) and
+    /// [`is_npy`](NpzArchive::is_npy) then read nothing more from the source when the
+    /// `.npy` header lies within those bytes. Returns how many members it read.
+    ///
+    /// Headers at most [`PREFETCH_GAP_BYTES`] apart are asked for as one range (the bytes
+    /// between included), so that a remote source (which coalesces ranges that close) sends
+    /// one request per range: the headers of an archive whose members lie within a few MiB are
+    /// one request. Memory: the bytes read and those kept (until the archive is dropped)
+    /// together at most [`PREFETCH_BUDGET_BYTES`]; past it, the members further on are left
+    /// to be read one by one when asked for. Members this crate does not read (encrypted, another method) and
+    /// those whose local header lies past the directory are left out: their reads report
+    /// them. A local header that is not where the directory points, or that is broken, is
+    /// kept as found and reported by the member's read as without a prefetch.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Io`] when the source's read fails (the archive's path named).
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_npz::{NpzArchive, NpzWriter};
+    /// let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new()));
+    /// for i in 0..3u16 {
+    ///     w.add(&format!("m{i}"), &[i; 4], &[2, 2])?;
+    /// }
+    /// let npz = NpzArchive::new(w.finish()?.into_inner())?;
+    /// assert_eq!(npz.prefetch_headers()?, 3);
+    /// assert_eq!(npz.info("m2")?.shape, [2, 2]);
+    /// assert_eq!(npz.prefetch_headers()?, 0); // read already
+    /// # Ok::<(), npy_npz::Error>(())
+    /// ```
+    pub fn prefetch_headers(&self) -> Result<usize, Error> {
+        // (member, its range), in archive order.
+        let mut wanted: Vec<(usize, Range<u64>)> = self
+            .members
+            .iter()
+            .zip(&self.places)
+            .enumerate()
+            .filter(|(_, (m, p))| {
+                p.local.get().is_none()
+                    && !m.encrypted
+                    && p.flags & (1 << 5 | 1 << 6) == 0
+                    && (m.method == 0 || m.method == 8)
+                    && m.header_offset < self.directory
+            })
+            .map(|(i, (m, p))| {
+                // As `data_start` bounds a first read's data: never past the member's bytes
+                // nor the directory's start.
+                let ahead = PREFETCH_AHEAD_BYTES
+                    .min(m.compressed_size)
+                    .min(self.directory - m.header_offset);
+                let len = zip::local_read_len(p.raw_name.len(), ahead);
+                (i, m.header_offset..m.header_offset.saturating_add(len))
+            })
+            .collect();
+        wanted.sort_by_key(|(_, r)| r.start);
+        // Runs of ranges at most PREFETCH_GAP_BYTES apart, within the budget.
+        let mut runs: Vec<Range<u64>> = Vec::new();
+        let mut total = 0u64;
+        let mut taken = 0;
+        for (_, r) in &wanted {
+            let joins = runs
+                .last()
+                .is_some_and(|last| r.start <= last.end.saturating_add(PREFETCH_GAP_BYTES));
+            // The bytes read (the run's growth) and the bytes kept (the member's own, however
+            // many entries share a local header).
+            let cost = match runs.last() {
+                Some(last) if joins => r.end.saturating_sub(last.end),
+                _ => r.end - r.start,
+            }
+            .saturating_add(r.end - r.start);
+            if total.saturating_add(cost) > PREFETCH_BUDGET_BYTES {
+                break;
+            }
+            total += cost;
+            taken += 1;
+            match runs.last_mut() {
+                Some(last) if joins => last.end = last.end.max(r.end),
+                _ => runs.push(r.clone()),
+            }
+        }
+        wanted.truncate(taken);
+        if wanted.is_empty() {
+            return Ok(0);
+        }
+        let fetched = self.source.read_ranges(&runs).map_err(|e| {
+            let e = Error::from(e);
+            match &self.path {
+                Some(p) => e.with_path(p),
+                None => e,
+            }
+        })?;
+        for (index, r) in &wanted {
+            // The run holding `r`: the last one starting at or before it.
+            let k = runs
+                .partition_point(|run| run.start <= r.start)
+                .saturating_sub(1);
+            let bytes = fetched.get(k).map_or(&[][..], Vec::as_slice);
+            let from = usize::try_from(r.start - runs[k].start).unwrap_or(usize::MAX);
+            let to = usize::try_from(r.end - runs[k].start).unwrap_or(usize::MAX);
+            let held = bytes
+                .get(from.min(bytes.len())..to.min(bytes.len()))
+                .unwrap_or_default();
+            let p = &self.places[*index];
+            let (local, data) = zip::parse_local(held, r.start, p.raw_name.len());
+            if p.local.set(local).is_ok() {
+                let _ = p.first.set(data);
+            }
+        }
+        Ok(wanted.len())
     }
 
     fn reader(&self, index: usize, eager: bool) -> Result<MemberReader<'_, R>, Error> {

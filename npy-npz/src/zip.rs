@@ -317,20 +317,38 @@ pub(crate) fn local_header<R: ReadAt + ?Sized>(
 ) -> Result<(Option<Local>, Vec<u8>), Error> {
     // Three times the central name: the two names are compared as decoded text, and a
     // CP437 local name takes up to three bytes per character in UTF-8 centrally.
-    let want = LOCAL_LEN
-        .saturating_add(3 * central_name_len as u64)
-        .saturating_add(LOCAL_NAME_SLACK)
-        .saturating_add(ahead);
+    let want = local_read_len(central_name_len, ahead);
     let len =
         usize::try_from(want).map_err(|_| container(ContainerFault::NoLocalHeader, offset))?;
     let mut bytes = vec![0u8; len];
     let got = src.read_at(offset, &mut bytes)?;
     bytes.truncate(got);
-    if bytes.len() < LOCAL_LEN as usize || u32_at(&bytes, 0) != LOCAL_SIG {
-        return Ok((None, Vec::new()));
+    Ok(parse_local(&bytes, offset, central_name_len))
+}
+
+/// The bytes a local header's read asks for at `offset`, for an entry whose central name is
+/// `central_name_len` bytes, with `ahead` bytes of the member's data after it: the length
+/// [`local_header`] reads (and [`crate::NpzArchive::prefetch_headers`] asks for in its one
+/// call).
+pub(crate) fn local_read_len(central_name_len: usize, ahead: u64) -> u64 {
+    LOCAL_LEN
+        .saturating_add(3 * central_name_len as u64)
+        .saturating_add(LOCAL_NAME_SLACK)
+        .saturating_add(ahead)
+}
+
+/// [`local_header`] of bytes already read (`bytes`, from `offset`; as many as the source
+/// held of the [`local_read_len`] asked for).
+pub(crate) fn parse_local(
+    bytes: &[u8],
+    offset: u64,
+    central_name_len: usize,
+) -> (Option<Local>, Vec<u8>) {
+    if bytes.len() < LOCAL_LEN as usize || u32_at(bytes, 0) != LOCAL_SIG {
+        return (None, Vec::new());
     }
-    let name_len = usize::from(u16_at(&bytes, 26));
-    let extra_len = usize::from(u16_at(&bytes, 28));
+    let name_len = usize::from(u16_at(bytes, 26));
+    let extra_len = usize::from(u16_at(bytes, 28));
     // A local name longer than the central one is not read further (every entry may point
     // at one local header claiming a 64 KiB name: reading each would make memory and
     // requests a multiple of the directory): the bytes already read name it in the message,
@@ -343,21 +361,21 @@ pub(crate) fn local_header<R: ReadAt + ?Sized>(
         .to_vec();
     let Some(data_start) = offset.checked_add(LOCAL_LEN + name_len as u64 + extra_len as u64)
     else {
-        return Ok((None, Vec::new()));
+        return (None, Vec::new());
     };
     let data = held
         .get(name_len + extra_len..)
         .map(<[u8]>::to_vec)
         .unwrap_or_default();
-    Ok((
+    (
         Some(Local {
             name,
-            flags: u16_at(&bytes, 6),
+            flags: u16_at(bytes, 6),
             name_len,
             data_start,
         }),
         data,
-    ))
+    )
 }
 
 /// Whether the local header names the entry as zipfile's `open` compares them: the local

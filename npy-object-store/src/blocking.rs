@@ -70,7 +70,8 @@ where
 /// Opening sends the first GET ([`RemoteOptions::first_read`] bytes), which gives the size and
 /// ETag; reads inside those bytes are answered from memory, so `NpySource::open` on it reads
 /// the header with that one GET. Every other `read_at` is one ranged GET (checked as
-/// [`RemoteObject`] checks it); [`ReadAt::read_ranges`] is one `get_ranges` call (coalesced).
+/// [`RemoteObject`] checks it); [`ReadAt::read_ranges`] is one `get_ranges` call (coalesced) for
+/// the ranges outside the first GET's bytes.
 /// Errors reach the caller as `std::io::Error`s that hold the [`RemoteError`] (URL and kind).
 ///
 /// # Examples
@@ -175,13 +176,32 @@ impl ReadAt for BlockingObject {
         Ok(n)
     }
 
+    /// The ranges inside the first GET's bytes from memory, the others with one
+    /// `get_ranges` call (coalesced), each clipped to the object's end.
     fn read_ranges(&self, ranges: &[Range<u64>]) -> std::io::Result<Vec<Vec<u8>>> {
-        let object = Arc::clone(&self.object);
-        let wanted = ranges.to_vec();
-        let got = block_on(self.object.url(), async move {
-            object.get_ranges(&wanted).await
-        })
-        .map_err(RemoteError::into_io)?;
-        Ok(got.into_iter().map(|b| b.to_vec()).collect())
+        let held = self.head.len() as u64;
+        let inside = |r: &Range<u64>| r.start <= r.end && r.end.min(self.object.size()) <= held;
+        let wanted: Vec<Range<u64>> = ranges.iter().filter(|r| !inside(r)).cloned().collect();
+        let mut got = if wanted.is_empty() {
+            Vec::new()
+        } else {
+            let object = Arc::clone(&self.object);
+            block_on(self.object.url(), async move {
+                object.get_ranges(&wanted).await
+            })
+            .map_err(RemoteError::into_io)?
+        }
+        .into_iter();
+        Ok(ranges
+            .iter()
+            .map(|r| {
+                if inside(r) {
+                    let end = r.end.min(self.object.size());
+                    self.head[r.start.min(end) as usize..end as usize].to_vec()
+                } else {
+                    got.next().map(|b| b.to_vec()).unwrap_or_default()
+                }
+            })
+            .collect())
     }
 }

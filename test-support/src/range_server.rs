@@ -32,7 +32,8 @@ pub struct Faults {
     pub change_etag: AtomicBool,
     /// Answer every request with this status and no body (0: serve normally).
     pub status: AtomicU16,
-    /// Wait this many milliseconds before answering.
+    /// Wait this many milliseconds before answering: a stall, or a fixed per-request latency
+    /// (requests on different connections wait side by side, each on its own thread).
     pub stall_ms: AtomicU64,
     /// Send no `ETag` (`Last-Modified` only, which changes with the object).
     pub no_etag: AtomicBool,
@@ -144,6 +145,10 @@ impl Drop for RangeServer {
 /// One connection: requests answered until the client closes it or a fault does.
 fn serve(state: &State, conn: TcpStream) {
     let _ = conn.set_read_timeout(Some(Duration::from_secs(30)));
+    // The head and the body are separate writes: without this, Nagle's algorithm holds the
+    // body until the client's delayed ACK (40 ms a request on Linux), which would dwarf any
+    // latency a test sets.
+    let _ = conn.set_nodelay(true);
     let Ok(write_half) = conn.try_clone() else {
         return;
     };

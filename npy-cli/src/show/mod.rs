@@ -240,7 +240,8 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
     }
 
     if let (Some(object), true) = (&remote, remote_zip) {
-        return show_archive(args, NpzArchive::new(object.clone())?, out);
+        let npz = crate::remote::prefetched(NpzArchive::new(object.clone()))?;
+        return show_archive(args, npz, out);
     }
     if crate::npz::is_npz(&args.file) {
         return show_archive(args, NpzArchive::open(&args.file)?, out);
@@ -306,8 +307,20 @@ fn show_member<R: npy_core::ReadAt>(
         let reader = NpyReader::new(std::io::BufReader::new(tmp))?;
         return show_reader(args, hint, reader, size, out);
     }
+    if stored && crosswise && size <= WHOLE_MEMBER_BYTES {
+        // C order walks a Fortran-order array back and forth: a small member is read whole
+        // (one read of the archive, one request for a URL) rather than piece by piece.
+        drop(reader);
+        let bytes = npz.read_bytes(key)?;
+        let reader = NpyReader::new(std::io::Cursor::new(bytes))?;
+        return show_reader(args, hint, reader, size, out);
+    }
     show_reader(args, hint, reader, size, out)
 }
+
+/// Bytes of a stored Fortran-order member that `show` reads whole into memory (8 MiB): C
+/// order walks it back and forth, which over a URL is a request per piece.
+const WHOLE_MEMBER_BYTES: u64 = 8 << 20;
 
 /// Shows every member of an archive under its key, in the archive's order: as text, each
 /// `KEY:` line followed by what `npy show --member KEY` prints, a blank line between members;

@@ -5,6 +5,8 @@
 
 // numpy's archives and ours read back.
 mod npz;
+// Every member's headers in one coalesced read (issue 42).
+mod prefetch;
 // One array between .npy and .npz (npy_npz::convert).
 mod convert;
 // F15: generated variants read here and by np.load (issue 23).

@@ -26,7 +26,9 @@
 //!    `pq.write_table` (whole processes, time and peak memory).
 //!
 //! 9. [`remote`]: issue 25's remote reads: `npy show URL` on the HTTP range server (requests
-//!    and bytes), a 256 MiB `.npy` and 1,000 headers over S3 on moto against boto3.
+//!    and bytes), a 256 MiB `.npy` and 1,000 headers over S3 on moto against boto3, and
+//!    (issue 42) 1,000 headers on the range server with a 5 ms delay a request, 64 in flight
+//!    against one at a time.
 //!
 //! `--table-only` skips the runs and rebuilds the table from the results on disk (criterion's
 //! estimates, `target/bench-data/numpy.json` and `peak_mem.json`). `--only PART` measures one

@@ -12,6 +12,12 @@
 //!   parse (target ≤ 0.2×). Both sides run in their own process, timed inside it (median of
 //!   the runs), so interpreter start-up is not counted.
 //!
+//! - issue 42's re-measure of the header target against a server that serves requests
+//!   concurrently: the HTTP range server (a thread per connection) with a fixed delay of
+//!   [`HTTP_DELAY_MS`] per request (an object store's latency), 1,000 `.npy` objects, their
+//!   headers opened by npy-bench's `remote http` 64 in flight against the same client one at a
+//!   time (target ≤ 0.2×), both sides in that one process, alternating run by run.
+//!
 //! moto is one Python process serving every request (threads under the GIL), so it bounds
 //! how fast either side can go: it reads the whole object for every ranged GET (an 8 MiB range
 //! of the 256 MiB object took 0.31–0.37 s, the whole object 0.88 s, measured with boto3), so
@@ -36,10 +42,14 @@ use crate::workspace_root;
 const SHOW_ELEMENTS: u64 = 16 << 20;
 const BUCKET: &str = "npy-bench";
 
-/// Measures the three targets; returns their figures as JSON.
+/// The range server's delay before each answer, in milliseconds: an object store's latency.
+const HTTP_DELAY_MS: u64 = 5;
+
+/// Measures the four targets; returns their figures as JSON.
 pub fn measure(data: &Path, quick: bool) -> Result<Value, String> {
     let runs = if quick { 1 } else { 3 };
     let show = show(data)?;
+    let concurrency = concurrency(runs)?;
     let python =
         npy_test_support::python::pinned_python().or_else(|_| crate::python::numpy_python())?;
     let Some(moto) = Moto::start("cargo xtask bench --only remote") else {
@@ -82,6 +92,7 @@ pub fn measure(data: &Path, quick: bool) -> Result<Value, String> {
     drop(moto);
     Ok(json!({
         "show": show,
+        "concurrency": concurrency,
         "ours": ours,
         "boto3": boto3,
         "runs": runs,
@@ -123,6 +134,51 @@ fn show(data: &Path) -> Result<Value, String> {
     Ok(json!({ "requests": requests, "bytes": body, "file_bytes": SHOW_ELEMENTS * 4 + 128 }))
 }
 
+/// The headers of 1,000 objects on the range server (delayed [`HTTP_DELAY_MS`] per request),
+/// 64 in flight against one at a time: npy-bench's `remote http`.
+fn concurrency(runs: usize) -> Result<Value, String> {
+    let server = RangeServer::start();
+    for i in 0..1000u64 {
+        // bench_remote.py's header set: shape (i % 7 + 1, 3) of float64.
+        let rows = i % 7 + 1;
+        let mut bytes = Vec::new();
+        WriteOptions::new()
+            .write_to(&mut bytes, &vec![0f64; (rows * 3) as usize], &[rows, 3])
+            .map_err(|e| e.to_string())?;
+        server.put(&format!("h/{i}.npy"), bytes);
+    }
+    server
+        .faults()
+        .stall_ms
+        .store(HTTP_DELAY_MS, std::sync::atomic::Ordering::SeqCst);
+    eprintln!(
+        "xtask: headers of 1,000 objects on the range server ({HTTP_DELAY_MS} ms a request), \
+         64 in flight and one at a time ({runs} runs each)"
+    );
+    let r = run_json(
+        crate::bench::cargo()
+            .args([
+                "run",
+                "--release",
+                "-q",
+                "-p",
+                "npy-bench",
+                "--features",
+                "remote",
+                "--bin",
+                "remote",
+                "--",
+                "http",
+            ])
+            .args([&server.base(), &runs.to_string()]),
+    )?;
+    Ok(json!({
+        "delay_ms": HTTP_DELAY_MS,
+        "concurrent": r["concurrent"],
+        "sequential": r["sequential"],
+    }))
+}
+
 fn output(cmd: &mut Command) -> Result<Vec<u8>, String> {
     let out = cmd
         .stderr(Stdio::inherit())
@@ -162,7 +218,24 @@ pub fn render(r: &Value) -> String {
     );
     let mib = |s: Option<f64>| s.map_or("–".into(), |s| format!("{:.0} MiB/s", 256.0 / s));
     let show = &r["show"];
-    format!(
+    let c = &r["concurrency"];
+    let (conc, seq) = (
+        f(&c["concurrent"]["seconds"]),
+        f(&c["sequential"]["seconds"]),
+    );
+    let concurrency = format!(
+        "\nHeaders of 1,000 `.npy` objects on the HTTP range server (a thread per connection, \
+         {} ms before each answer, an object store's latency), npy-bench's `remote http`, one \
+         client: 64 in flight ({} GETs) {} against one at a time ({} GETs) {}: {} (issue 42's \
+         re-measure of issue 25's target).\n",
+        c["delay_ms"],
+        c["concurrent"]["gets"],
+        super::cell(conc),
+        c["sequential"]["gets"],
+        super::cell(seq),
+        verdict(ratio(conc, seq), 0.2),
+    );
+    let table = format!(
         "Remote reads (issue 25) against servers on 127.0.0.1, median of {} runs, each side \
          timed inside its own process (load average {} when measured):\n\n\
          | operation | ours | peer | ours/peer (target) |\n|---|--:|--:|--:|\n\
@@ -208,7 +281,8 @@ pub fn render(r: &Value) -> String {
         super::cell(f(&r["boto3"]["curl_headers"])),
         ratio(f(&r["boto3"]["curl_whole"]), boto_w).map_or("–".into(), |x| format!("{x:.2}×")),
         ratio(f(&r["boto3"]["curl_headers"]), boto_h).map_or("–".into(), |x| format!("{x:.2}×")),
-    )
+    );
+    table + &concurrency
 }
 
 /// Where the measurements are kept for `--table-only`.
