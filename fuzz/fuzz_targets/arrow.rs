@@ -21,7 +21,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     for name in ["in.arrow", "in.parquet"] {
         let input = dir.path().join(name);
         if std::fs::write(&input, data).is_ok() {
-            let _ = npy_arrow::convert(&input, &out, &npy_arrow::ConvertOptions::new(), |_, _| {});
+            let _ = npy_arrow::convert(&input, &out, &npy_arrow::ConvertOptions::new());
         }
     }
 });

@@ -39,6 +39,6 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         .max_string_width(4096);
     for out in ["out.npy", "out.arrow"] {
         let out = dir.path().join(out);
-        let _ = npy_arrow::convert(&input, &out, &options, |_, _| {});
+        let _ = npy_arrow::convert(&input, &out, &options);
     }
 });

@@ -6,6 +6,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: npy_convert IN OUT".into());
     };
     let options = npy_arrow::ConvertOptions::new();
-    npy_arrow::convert(input.as_ref(), output.as_ref(), &options, |_, _| {})?;
+    npy_arrow::convert(input, output, &options)?;
     Ok(())
 }

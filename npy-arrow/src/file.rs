@@ -1191,9 +1191,7 @@ fn min_row_bytes(schema: &arrow_schema::Schema) -> u64 {
 /// rows and the widths of string columns, then to write), one batch at a time; `.npy` ↔ `.npz`
 /// copies the array's bytes. A plain `.npy` to `.parquet` writes the columns whose dictionary
 /// every row group would abandon without one (the crate docs' "Parquet" says how they are
-/// found). `progress(done, total)` follows the bytes of `.npy` data read or
-/// written (none for `.arrow` ↔ `.parquet`). The output is written
-/// atomically.
+/// found). The output is written atomically; [`convert_with_progress`] reports progress.
 ///
 /// # Errors
 /// [`ErrorKind::Invalid`] for an extension of no format; the readers' and writers' errors.
@@ -1204,18 +1202,32 @@ fn min_row_bytes(schema: &arrow_schema::Schema) -> u64 {
 /// let npy = dir.path().join("x.npy");
 /// npy_core::write(&npy, &[1i32, 2, 3], &[3])?;
 /// let arrow = dir.path().join("x.arrow");
-/// npy_arrow::convert(&npy, &arrow, &npy_arrow::ConvertOptions::new(), |_, _| {})?;
+/// npy_arrow::convert(&npy, &arrow, &npy_arrow::ConvertOptions::new())?;
 /// let back = dir.path().join("y.npy");
-/// npy_arrow::convert(&arrow, &back, &npy_arrow::ConvertOptions::new(), |_, _| {})?;
+/// npy_arrow::convert(&arrow, &back, &npy_arrow::ConvertOptions::new())?;
 /// assert_eq!(npy_core::read::<i32>(&back)?.into_vec(), [1, 2, 3]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn convert(
-    input: &Path,
-    output: &Path,
+    input: impl AsRef<Path>,
+    output: impl AsRef<Path>,
+    options: &ConvertOptions,
+) -> Result<(), Error> {
+    convert_with_progress(input, output, options, |_, _| {})
+}
+
+/// [`convert`], calling `progress(done, total)` as it goes: bytes of `.npy` data read or
+/// written so far and in all (never called for `.arrow` ↔ `.parquet`), for a progress bar.
+///
+/// # Errors
+/// As [`convert`].
+pub fn convert_with_progress(
+    input: impl AsRef<Path>,
+    output: impl AsRef<Path>,
     options: &ConvertOptions,
     mut progress: impl FnMut(u64, u64),
 ) -> Result<(), Error> {
+    let (input, output) = (input.as_ref(), output.as_ref());
     let kind = |p: &Path| {
         Format::of(p).ok_or_else(|| {
             Error::new(ErrorKind::Invalid(

@@ -133,9 +133,9 @@ mod to_arrow;
 pub use arrow_array::RecordBatch;
 pub use error::{Error, ErrorKind};
 pub use file::{
-    batch_from_npy_bytes, convert, for_each_batch, read_ipc, read_npy, read_npz_member, stem_name,
-    write_ipc, ConvertOptions, Format, BATCH_BYTES, MAX_NESTING_DEPTH, MAX_UNBACKED_ROWS,
-    OUTPUT_BUDGET_FLOOR, OUTPUT_EXPANSION,
+    batch_from_npy_bytes, convert, convert_with_progress, for_each_batch, read_ipc, read_npy,
+    read_npz_member, stem_name, write_ipc, ConvertOptions, Format, BATCH_BYTES, MAX_NESTING_DEPTH,
+    MAX_UNBACKED_ROWS, OUTPUT_BUDGET_FLOOR, OUTPUT_EXPANSION,
 };
 #[cfg(feature = "parquet")]
 pub use file::{read_parquet, write_parquet};

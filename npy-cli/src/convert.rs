@@ -357,10 +357,11 @@ fn columnar(args: &Args) -> ExitCode {
         keep_freed_memory();
     }
     let mut bar: Option<Progress> = None;
-    let result = npy_arrow::convert(&args.input, &args.output, &options, |done, total| {
-        bar.get_or_insert_with(|| Progress::new(total, "converting"))
-            .set(done);
-    });
+    let result =
+        npy_arrow::convert_with_progress(&args.input, &args.output, &options, |done, total| {
+            bar.get_or_insert_with(|| Progress::new(total, "converting"))
+                .set(done);
+        });
     drop(bar);
     match result {
         Ok(()) => ExitCode::SUCCESS,

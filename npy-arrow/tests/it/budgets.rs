@@ -42,7 +42,7 @@ fn case(name: &str, bytes: &[u8]) -> Case {
 /// Converts `c` with `options`, expecting a refusal that names the input and writes nothing.
 #[cfg_attr(not(feature = "parquet"), allow(dead_code))]
 fn refused(c: &Case, options: &ConvertOptions) -> npy_arrow::Error {
-    let e = convert(&c.input, &c.out, options, |_, _| {}).unwrap_err();
+    let e = convert(&c.input, &c.out, options).unwrap_err();
     assert_eq!(e.path(), Some(c.input.as_path()), "{e}");
     assert!(!c.out.exists(), "{e}");
     e
@@ -134,7 +134,7 @@ fn parquet_nesting_past_the_budget_is_refused_before_parquet_reads_it() {
     // three plain INT64s, required all the way down).
     let c = case("deep3.parquet", &nested(3, INT64, REQUIRED));
     let arrow_out = c.out.with_extension("arrow");
-    convert(&c.input, &arrow_out, &ConvertOptions::new(), |_, _| {}).unwrap();
+    convert(&c.input, &arrow_out, &ConvertOptions::new()).unwrap();
     let mut rows = 0;
     npy_arrow::read_parquet(
         &c.input,
@@ -266,7 +266,7 @@ fn page_claims_past_their_bytes_are_malformed() {
         "ok.parquet",
         &pq::build_plain(x_schema(INT64), 5, &["x"], INT64, &chunk, 5, true),
     );
-    convert(&c.input, &c.out, &ConvertOptions::new(), |_, _| {}).unwrap();
+    convert(&c.input, &c.out, &ConvertOptions::new()).unwrap();
     assert_eq!(npy_i64(&c.out), [7; 5]);
 }
 
@@ -333,7 +333,7 @@ fn delta_headers_stating_more_values_than_their_page_are_malformed() {
         ("prefix", file(&prefixed, 7)),
     ] {
         let c = case(&format!("{name}.parquet"), &bytes);
-        convert(&c.input, &c.out, &ConvertOptions::new(), |_, _| {}).unwrap();
+        convert(&c.input, &c.out, &ConvertOptions::new()).unwrap();
         let a = npy_core::read_dyn(&c.out).unwrap();
         assert_eq!(a.dtype().to_string(), "|S1", "{name}");
         assert!(std::fs::read(&c.out).unwrap().ends_with(b"abcde"), "{name}");
@@ -400,7 +400,7 @@ fn parquet_output_past_the_budget_is_refused_before_decoding() {
     }
     // A small RLE file converts, its rows the dictionary's value (the format's rule) ...
     let small = case("small.parquet", &rle_file(INT64, 1000, 2));
-    convert(&small.input, &small.out, &ConvertOptions::new(), |_, _| {}).unwrap();
+    convert(&small.input, &small.out, &ConvertOptions::new()).unwrap();
     assert_eq!(npy_i64(&small.out), vec![7; 2000]);
     std::fs::remove_file(&small.out).unwrap();
     // ... unless the caller's budget is lower: 16,000 bytes of rows past 15,999.
@@ -426,7 +426,6 @@ fn parquet_output_past_the_budget_is_refused_before_decoding() {
         &small.input,
         &small.out,
         &ConvertOptions::new().max_output_bytes(16_128),
-        |_, _| {},
     )
     .unwrap();
 }
@@ -457,7 +456,7 @@ fn a_string_width_past_the_budgets_is_refused() {
     }
     for input in inputs {
         let out = dir.path().join("out.npy");
-        let e = convert(&input, &out, &ConvertOptions::new(), |_, _| {}).unwrap_err();
+        let e = convert(&input, &out, &ConvertOptions::new()).unwrap_err();
         assert_eq!(e.path(), Some(input.as_path()), "{e}");
         assert!(!out.exists());
         assert!(
@@ -497,7 +496,7 @@ fn a_string_width_past_the_budgets_is_refused() {
         ),
     ] {
         let out = dir.path().join("out.npy");
-        let e = convert(input, &out, &options, |_, _| {}).unwrap_err();
+        let e = convert(input, &out, &options).unwrap_err();
         assert_eq!(e.path(), Some(input.as_path()), "{e}");
         assert!(!out.exists());
         match e.kind() {
@@ -516,7 +515,7 @@ fn a_string_width_past_the_budgets_is_refused() {
     }
     // Within the budgets: numpy's rule, every row as wide as the longest value.
     let out = dir.path().join("s.npy");
-    convert(&s, &out, &ConvertOptions::new(), |_, _| {}).unwrap();
+    convert(&s, &out, &ConvertOptions::new()).unwrap();
     let a = npy_core::read_dyn(&out).unwrap();
     assert_eq!(a.dtype().to_string(), "[('t', '<U4')]");
 }
@@ -651,7 +650,7 @@ fn arrow_rows_without_bytes_past_the_budget_are_refused() {
     ] {
         let out = dir.path().join("out.npy");
         let started = std::time::Instant::now();
-        let e = convert(input, &out, &ConvertOptions::new(), |_, _| {}).unwrap_err();
+        let e = convert(input, &out, &ConvertOptions::new()).unwrap_err();
         assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
         assert_eq!(e.path(), Some(input.as_path()), "{e}");
         assert!(!out.exists());
@@ -664,7 +663,7 @@ fn arrow_rows_without_bytes_past_the_budget_are_refused() {
     // Three such rows convert: numpy's `np.zeros(3, 'V0')` header, no data.
     let small = ipc(dir.path(), "small.arrow", vec![("v", fsb(3))]);
     let out = dir.path().join("small.npy");
-    convert(&small, &out, &ConvertOptions::new(), |_, _| {}).unwrap();
+    convert(&small, &out, &ConvertOptions::new()).unwrap();
     let a = npy_core::read_dyn(&out).unwrap();
     assert_eq!(
         (a.dtype().to_string().as_str(), a.shape()),
@@ -675,7 +674,7 @@ fn arrow_rows_without_bytes_past_the_budget_are_refused() {
     let bytes: ArrayRef = Arc::new(arrow_array::Int8Array::from(vec![1i8, 2, 3]));
     let mixed = ipc(dir.path(), "mixed.arrow", vec![("a", bytes), ("t", fsl(3))]);
     let out = dir.path().join("mixed.npy");
-    convert(&mixed, &out, &ConvertOptions::new(), |_, _| {}).unwrap();
+    convert(&mixed, &out, &ConvertOptions::new()).unwrap();
     assert_eq!(npy_core::read_dyn(&out).unwrap().shape(), &[3u64][..]);
 }
 
@@ -733,6 +732,6 @@ fn row_counts_the_pages_do_not_hold_are_malformed() {
         );
     }
     let c = case("ok.parquet", &with(3, 3, INT64, &chunk));
-    convert(&c.input, &c.out, &ConvertOptions::new(), |_, _| {}).unwrap();
+    convert(&c.input, &c.out, &ConvertOptions::new()).unwrap();
     assert_eq!(npy_i64(&c.out), [1, 2, 3]);
 }

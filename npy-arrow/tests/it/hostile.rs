@@ -25,7 +25,7 @@ fn valid(dir: &std::path::Path, ext: &str) -> Vec<u8> {
     let out = dir.join(format!("valid.{ext}"));
     let mut options = ConvertOptions::new();
     options.batch_rows = Some(2);
-    convert(&src, &out, &options, |_, _| {}).unwrap();
+    convert(&src, &out, &options).unwrap();
     std::fs::read(out).unwrap()
 }
 
@@ -45,7 +45,7 @@ fn damaged_inputs_never_panic(ext: &str) {
     }
     for case in &cases {
         std::fs::write(&input, case).unwrap();
-        match convert(&input, &out, &ConvertOptions::new(), |_, _| {}) {
+        match convert(&input, &out, &ConvertOptions::new()) {
             Ok(()) => {
                 let _ = std::fs::remove_file(&out);
             }
@@ -99,8 +99,7 @@ fn zero_width_columns_to_parquet_are_errors_not_panics() {
             .path()
             .join(input.file_name().unwrap())
             .with_extension("parquet");
-        let result =
-            std::panic::catch_unwind(|| convert(&input, &out, &ConvertOptions::new(), |_, _| {}));
+        let result = std::panic::catch_unwind(|| convert(&input, &out, &ConvertOptions::new()));
         let Ok(result) = result else {
             panic!("{}: the conversion panicked", input.display());
         };
@@ -151,7 +150,7 @@ fn an_ipc_buffer_past_its_body_is_malformed() {
     let input = dir.path().join("finding.arrow");
     let out = dir.path().join("out.npy");
     std::fs::write(&input, &bytes).unwrap();
-    let e = convert(&input, &out, &ConvertOptions::new(), |_, _| {}).unwrap_err();
+    let e = convert(&input, &out, &ConvertOptions::new()).unwrap_err();
     assert!(
         matches!(e.kind(), npy_arrow::ErrorKind::Malformed(why) if why.contains("cannot exceed the existing length")),
         "{e}"
@@ -187,7 +186,7 @@ fn rows_without_bytes_past_the_limit_are_refused() {
     for ext in exts {
         for input in &paths[..3] {
             let out = dir.path().join("out").with_extension(ext);
-            let e = convert(input, &out, &ConvertOptions::new(), |_, _| {}).unwrap_err();
+            let e = convert(input, &out, &ConvertOptions::new()).unwrap_err();
             match e.kind() {
                 npy_arrow::ErrorKind::UnbackedRows { limit, .. } => {
                     assert_eq!(*limit, npy_arrow::MAX_UNBACKED_ROWS);
@@ -201,7 +200,7 @@ fn rows_without_bytes_past_the_limit_are_refused() {
         }
     }
     let out = dir.path().join("small.arrow");
-    convert(&paths[3], &out, &ConvertOptions::new(), |_, _| {}).unwrap();
+    convert(&paths[3], &out, &ConvertOptions::new()).unwrap();
 }
 
 /// The second review of issue 23 (`f_v0F_arrow.sh`): a 128-byte `V0` header in Fortran
@@ -243,7 +242,7 @@ fn fortran_order_rows_without_bytes_convert_as_c_order_ones() {
             .map(|p| p.with_extension("arrow"))
             .collect::<Vec<_>>();
         for (input, out) in pair.iter().zip(&outs) {
-            convert(input, out, &ConvertOptions::new(), |_, _| {})
+            convert(input, out, &ConvertOptions::new())
                 .unwrap_or_else(|e| panic!("{}: {e}", input.display()));
         }
         assert_eq!(

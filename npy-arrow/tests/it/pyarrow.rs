@@ -187,8 +187,7 @@ fn pyarrow_reads_every_row_of_the_table_as_numpy_values() {
             // Small batches, so that IPC and Parquet hold several (chunked columns).
             let mut options = ConvertOptions::new();
             options.batch_rows = Some(2);
-            convert(&npy, &out, &options, |_, _| {})
-                .unwrap_or_else(|e| panic!("{}: {e}", npy.display()));
+            convert(&npy, &out, &options).unwrap_or_else(|e| panic!("{}: {e}", npy.display()));
             converted += 1;
         }
     }
@@ -302,7 +301,7 @@ fn what_pyarrow_writes_becomes_the_bytes_numpy_writes() {
         for ext in ["arrow", "parquet"] {
             let input = dir.path().join(format!("{name}.{ext}"));
             let out = dir.path().join(format!("{name}.{ext}.npy"));
-            convert(&input, &out, &ConvertOptions::new(), |_, _| {})
+            convert(&input, &out, &ConvertOptions::new())
                 .unwrap_or_else(|e| panic!("{}: {e}", input.display()));
             let got = std::fs::read(&out).unwrap();
             assert!(
@@ -332,7 +331,7 @@ fn null_numbers_need_a_fill_value() {
     run_script(&python, NULLS, [dir.path()]);
     let input = dir.path().join("nulls.parquet");
     let out = dir.path().join("out.npy");
-    let err = convert(&input, &out, &ConvertOptions::new(), |_, _| {}).unwrap_err();
+    let err = convert(&input, &out, &ConvertOptions::new()).unwrap_err();
     match err.kind() {
         ErrorKind::Nulls {
             column,
@@ -358,7 +357,7 @@ fn null_numbers_need_a_fill_value() {
     assert!(!out.exists(), "a failed conversion leaves no output");
     let mut options = ConvertOptions::new();
     options.from_arrow = FromArrowOptions::new().fill(-1.0);
-    convert(&input, &out, &options, |_, _| {}).unwrap();
+    convert(&input, &out, &options).unwrap();
     let want = std::fs::read(dir.path().join("filled.npy")).unwrap();
     assert_eq!(std::fs::read(&out).unwrap(), want);
 }
@@ -381,7 +380,7 @@ fn pyarrow_reads_every_fixture_we_convert_as_numpy_loads_it() {
         for ext in ["arrow", "parquet"] {
             let mut options = ConvertOptions::new();
             options.batch_rows = Some(3);
-            match convert(&npy, &copy.with_extension(ext), &options, |_, _| {}) {
+            match convert(&npy, copy.with_extension(ext), &options) {
                 Ok(()) => {}
                 // The table's refusals: longdouble, generic M8 / m8, object.
                 Err(e) if matches!(e.kind(), ErrorKind::UnsupportedDType { .. }) => {
@@ -441,13 +440,8 @@ fn uniform_object_arrays_become_typed_columns_with_nulls() {
     for stem in ["words", "counts", "ratios"] {
         let npy = dir.path().join(format!("{stem}.npy"));
         for ext in ["arrow", "parquet"] {
-            convert(
-                &npy,
-                &npy.with_extension(ext),
-                &ConvertOptions::new(),
-                |_, _| {},
-            )
-            .unwrap_or_else(|e| panic!("{stem}: {e}"));
+            convert(&npy, npy.with_extension(ext), &ConvertOptions::new())
+                .unwrap_or_else(|e| panic!("{stem}: {e}"));
         }
     }
     assert_eq!(
@@ -456,13 +450,7 @@ fn uniform_object_arrays_become_typed_columns_with_nulls() {
     );
     for (stem, index) in [("mixed", 1), ("lists", 1)] {
         let npy = dir.path().join(format!("{stem}.npy"));
-        let err = convert(
-            &npy,
-            &npy.with_extension("arrow"),
-            &ConvertOptions::new(),
-            |_, _| {},
-        )
-        .unwrap_err();
+        let err = convert(&npy, npy.with_extension("arrow"), &ConvertOptions::new()).unwrap_err();
         match err.kind() {
             ErrorKind::Value {
                 column, index: i, ..
@@ -532,13 +520,7 @@ fn columns_whose_dictionary_pyarrow_abandons_are_written_plain_the_rest_keep_it(
     let dir = tempfile::tempdir().unwrap();
     run_script(&python, MAKE_DICT, [dir.path()]);
     let npy = dir.path().join("dict.npy");
-    convert(
-        &npy,
-        &npy.with_extension("parquet"),
-        &ConvertOptions::new(),
-        |_, _| {},
-    )
-    .unwrap();
+    convert(&npy, npy.with_extension("parquet"), &ConvertOptions::new()).unwrap();
     assert_eq!(run_script(&python, CHECK_DICT, [dir.path()]).trim(), "ok");
 }
 
@@ -570,7 +552,7 @@ fn a_null_record_or_list_row_is_refused_at_its_own_row_fill_or_not() {
                 if let Some(f) = fill {
                     options.from_arrow = FromArrowOptions::new().fill(f);
                 }
-                let err = convert(&input, &out, &options, |_, _| {}).unwrap_err();
+                let err = convert(&input, &out, &options).unwrap_err();
                 match err.kind() {
                     ErrorKind::Nulls {
                         nulls, first_row, ..
@@ -611,7 +593,7 @@ fn parquet_to_parquet_and_ipc_to_ipc_rewrite_the_table() {
     run_script(&python, SAME_FORMAT, [dir.path()]);
     for (from, to) in [("t.parquet", "u.parquet"), ("t.arrow", "u.arrow")] {
         let (from, to) = (dir.path().join(from), dir.path().join(to));
-        convert(&from, &to, &ConvertOptions::new(), |_, _| {})
+        convert(&from, &to, &ConvertOptions::new())
             .unwrap_or_else(|e| panic!("{}: {e}", from.display()));
     }
     run_script(&python, SAME_CHECK, [dir.path()]);
@@ -642,7 +624,7 @@ fn an_integer_fill_is_written_exactly_and_one_that_does_not_fit_is_refused_at_th
         let fill: npy_arrow::FillValue = fill.parse().unwrap();
         options.from_arrow = FromArrowOptions::new().fill(fill);
         let input = dir.path().join(format!("{name}.parquet"));
-        convert(&input, &out, &options, |_, _| {}).unwrap_or_else(|e| panic!("{name}: {e}"));
+        convert(&input, &out, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
         let want = std::fs::read(dir.path().join(format!("{name}.want.npy"))).unwrap();
         assert_eq!(std::fs::read(&out).unwrap(), want, "{name}");
     }
@@ -659,7 +641,7 @@ fn an_integer_fill_is_written_exactly_and_one_that_does_not_fit_is_refused_at_th
         let mut options = ConvertOptions::new();
         options.from_arrow =
             FromArrowOptions::new().fill(fill.parse::<npy_arrow::FillValue>().unwrap());
-        let err = convert(&input, &out, &options, |_, _| {}).unwrap_err();
+        let err = convert(&input, &out, &options).unwrap_err();
         match err.kind() {
             ErrorKind::Value { column, index, .. } => {
                 assert_eq!((column.as_str(), *index), ("x", 2), "{err}");
@@ -694,7 +676,7 @@ with ipc.new_file(f'{sys.argv[1]}/dup.arrow', t.schema) as w: w.write_table(t)
     );
     let input = dir.path().join("dup.arrow");
     let out = dir.path().join("out.npy");
-    let err = convert(&input, &out, &ConvertOptions::new(), |_, _| {}).unwrap_err();
+    let err = convert(&input, &out, &ConvertOptions::new()).unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::Invalid(_)), "{err:?}");
     let msg = err.to_string();
     assert!(

@@ -203,7 +203,7 @@ fn random_arrays_round_trip_through_parquet_and_ipc_as_the_table_promises() {
         for fmt in ["parquet", "arrow"] {
             let mid = dir.path().join(format!("{stem}.{fmt}"));
             let out = dir.path().join(format!("c{}_{fmt}.npy", &stem[1..]));
-            match convert(&src, &mid, &ConvertOptions::new(), |_, _| {}) {
+            match convert(&src, &mid, &ConvertOptions::new()) {
                 Ok(()) => {}
                 Err(e) if matches!(e.kind(), ErrorKind::UnsupportedDType { .. }) => {
                     std::fs::write(
@@ -215,7 +215,7 @@ fn random_arrays_round_trip_through_parquet_and_ipc_as_the_table_promises() {
                 }
                 Err(e) => panic!("{stem} → {fmt}: {e}"),
             }
-            convert(&mid, &out, &ConvertOptions::new(), |_, _| {})
+            convert(&mid, &out, &ConvertOptions::new())
                 .unwrap_or_else(|e| panic!("{stem}.{fmt} → npy: {e}"));
         }
     }

@@ -96,13 +96,7 @@ fn a_plain_column_is_named_by_the_stem_and_a_member_by_its_key() {
     assert_eq!(b.schema().field(0).name(), "scale");
     assert_eq!(b.schema().field(0).data_type(), &DataType::Float64);
     // Two members and no key: the error lists them and names the archive.
-    let err = convert(
-        &npz,
-        &dir.path().join("o.arrow"),
-        &ConvertOptions::new(),
-        |_, _| {},
-    )
-    .unwrap_err();
+    let err = convert(&npz, dir.path().join("o.arrow"), &ConvertOptions::new()).unwrap_err();
     let msg = err.to_string();
     assert!(
         msg.contains("bias, scale") && msg.contains("w.npz"),
@@ -124,11 +118,11 @@ fn npy_to_npz_and_back_keeps_the_bytes() {
         b"\x00\x01abc\xff\xfex\x00\x00",
     );
     let npz = dir.path().join("r.npz");
-    convert(&src, &npz, &ConvertOptions::new(), |_, _| {}).unwrap();
+    convert(&src, &npz, &ConvertOptions::new()).unwrap();
     let back = dir.path().join("back.npy");
     let mut options = ConvertOptions::new();
     options.member = Some("r".into());
-    convert(&npz, &back, &options, |_, _| {}).unwrap();
+    convert(&npz, &back, &options).unwrap();
     assert_eq!(std::fs::read(&src).unwrap(), std::fs::read(&back).unwrap());
 }
 
@@ -144,7 +138,7 @@ fn a_truncated_file_is_an_error_before_allocating_its_claim() {
     );
     // Streaming converts fail the same way, leaving no output.
     let out = dir.path().join("t.arrow");
-    assert!(convert(&path, &out, &ConvertOptions::new(), |_, _| {}).is_err());
+    assert!(convert(&path, &out, &ConvertOptions::new()).is_err());
     assert!(!out.exists());
 }
 
@@ -167,8 +161,7 @@ fn a_lone_surrogate_is_a_value_error_naming_the_element() {
         return;
     }
     let out = dir.path().join("u.parquet");
-    let err =
-        npy_arrow::convert(&path, &out, &npy_arrow::ConvertOptions::new(), |_, _| {}).unwrap_err();
+    let err = npy_arrow::convert(&path, &out, &npy_arrow::ConvertOptions::new()).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::Value { column, index: 1, .. } if column == "u"),
         "{err:?}"
@@ -302,7 +295,7 @@ fn a_fifo_named_as_a_table_is_refused_at_once() {
             .unwrap();
         assert!(made.success());
         let out = dir.path().join("out.npy");
-        let err = convert(&fifo, &out, &ConvertOptions::new(), |_, _| {}).unwrap_err();
+        let err = convert(&fifo, &out, &ConvertOptions::new()).unwrap_err();
         assert!(
             matches!(
                 err.kind(),
