@@ -30,9 +30,7 @@ fn to_error(e: RemoteError) -> Error {
 
 /// The object at URL `path`, its first bytes fetched.
 pub(crate) fn open(path: &Path) -> Result<BlockingObject, Error> {
-    let url = path.to_str().unwrap_or_default();
-    let (store, location) = npy_object_store::store_for_url(url).map_err(to_error)?;
-    BlockingObject::open(store, location, url).map_err(to_error)
+    BlockingObject::open_url(path.to_str().unwrap_or_default()).map_err(to_error)
 }
 
 /// Whether the object starts with a zip signature (a local header, or the end record of an

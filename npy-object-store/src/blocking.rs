@@ -101,6 +101,30 @@ pub struct BlockingObject {
 }
 
 impl BlockingObject {
+    /// Opens the object at `url` (`s3://`, `gs://`, `az://`, `http(s)://`, `file://`; the store
+    /// configured from the environment as [`crate::store_for_url`] does) with the default
+    /// options: the one call from a URL to a [`npy_core::ReadAt`].
+    ///
+    /// # Errors
+    /// [`RemoteErrorKind::Url`] for a URL no store reads (a scheme whose feature this build
+    /// lacks says which), then as [`RemoteObject::open`].
+    ///
+    /// # Examples
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("w.npy");
+    /// npy_core::write(&path, &[1.0f32, 2.0, 3.0], &[3])?;
+    /// let url = format!("file://{}", path.display());
+    /// let object = npy_object_store::BlockingObject::open_url(&url)?;
+    /// let source = npy_core::NpySource::open(object)?;
+    /// assert_eq!(source.shape(), [3]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_url(url: &str) -> Result<BlockingObject, RemoteError> {
+        let (store, path) = crate::store_for_url(url)?;
+        BlockingObject::open(store, path, url)
+    }
+
     /// Opens `path` of `store` with the default options (`url` names it in errors).
     ///
     /// # Errors

@@ -505,6 +505,32 @@ pub struct RemoteNpy {
 }
 
 impl RemoteNpy {
+    /// Opens the `.npy` at `url` (`s3://`, `gs://`, `az://`, `http(s)://`, `file://`; the store
+    /// configured from the environment as [`crate::store_for_url`] does) and reads its header:
+    /// the one call from a URL to an array.
+    ///
+    /// # Errors
+    /// [`RemoteErrorKind::Url`] for a URL no store reads (a scheme whose feature this build
+    /// lacks says which), then as [`RemoteNpy::open`].
+    ///
+    /// # Examples
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("w.npy");
+    /// npy_core::write(&path, &[1i16, 2, 3, 4], &[2, 2])?;
+    /// let url = format!("file://{}", path.display());
+    /// let array = npy_object_store::RemoteNpy::open_url(&url).await?;
+    /// assert_eq!(array.read_rows::<i16>(1..2).await?, [3, 4]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn open_url(url: &str) -> Result<RemoteNpy, RemoteError> {
+        let (store, path) = crate::store_for_url(url)?;
+        RemoteNpy::open(store, path, url).await
+    }
+
     /// Opens the object at `path` of `store` (`url` names it in errors and output) and reads
     /// its header.
     ///

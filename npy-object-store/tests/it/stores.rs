@@ -233,3 +233,21 @@ async fn local_file_system() {
         .await
         .unwrap();
 }
+
+/// One call opens a URL: `BlockingObject::open_url` reads a `file://` array as its local file
+/// reads, and a scheme whose backend this build lacks is refused naming the feature.
+#[test]
+fn open_url_is_one_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.npy");
+    let (values, bytes) = matrix();
+    std::fs::write(&path, &bytes).unwrap();
+    let url = format!("file://{}", path.display());
+    let source =
+        NpySource::open(npy_object_store::BlockingObject::open_url(&url).unwrap()).unwrap();
+    assert_eq!(source.read_vec::<f32>().unwrap(), values);
+    if cfg!(not(feature = "aws")) {
+        let e = npy_object_store::BlockingObject::open_url("s3://bucket/m.npy").unwrap_err();
+        assert!(e.to_string().contains("aws"), "{e}");
+    }
+}
