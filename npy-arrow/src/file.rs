@@ -403,23 +403,7 @@ fn with_source<T>(
         return f(&mut source).at_path(path);
     }
     let archive = NpzArchive::open(path).at_path(path)?;
-    let key = match member {
-        Some(k) => k.to_owned(),
-        None => {
-            let keys: Vec<&str> = archive.keys().collect();
-            match keys.as_slice() {
-                [one] => (*one).to_owned(),
-                _ => {
-                    return Err(Error::new(ErrorKind::Invalid(format!(
-                        "the archive holds {} arrays ({}); choose one with a member key",
-                        keys.len(),
-                        keys.join(", ")
-                    )))
-                    .at_path(path))
-                }
-            }
-        }
-    };
+    let key = archive.resolve_key(member).at_path(path)?;
     let mut reader = archive
         .npy_reader(&key)
         .map_err(|e| Error::from(e).at_path(path).in_member(&key))?;
@@ -1446,13 +1430,7 @@ fn arrow_to_npy(
             // by a dictionary is refused at its first batch, not after decoding every row.
             if let Some(rows) = claimed {
                 let header = plan.header().at_path(input)?;
-                let row_bytes = header
-                    .shape
-                    .get(1..)
-                    .unwrap_or(&[])
-                    .iter()
-                    .try_fold(header.dtype.itemsize(), |a, &d| a.checked_mul(d))
-                    .unwrap_or(u64::MAX);
+                let row_bytes = row_bytes(&header);
                 options
                     .check_output(rows, row_bytes, 0, input_len)
                     .at_path(input)?;
@@ -1470,13 +1448,7 @@ fn arrow_to_npy(
     // The dtype and header are the input's (its columns' names and types).
     let header = plan.header().at_path(input)?;
     let header_bytes = header.to_bytes(None).at_path(input)?;
-    let row_bytes = header
-        .shape
-        .get(1..)
-        .unwrap_or(&[])
-        .iter()
-        .try_fold(header.dtype.itemsize(), |a, &d| a.checked_mul(d))
-        .unwrap_or(u64::MAX);
+    let row_bytes = row_bytes(&header);
     let total = plan.rows();
     options
         .check_output(total, row_bytes, header_bytes.len() as u64, input_len)
@@ -1537,6 +1509,18 @@ fn arrow_to_npy(
             Ok(())
         }
     }
+}
+
+/// Bytes of one row (first-axis element) of the array `header` describes; `u64::MAX` when
+/// that overflows, which every budget refuses.
+fn row_bytes(header: &npy_core::Header) -> u64 {
+    header
+        .shape
+        .get(1..)
+        .unwrap_or(&[])
+        .iter()
+        .try_fold(header.dtype.itemsize(), |a, &d| a.checked_mul(d))
+        .unwrap_or(u64::MAX)
 }
 
 fn ipc_schema(path: &Path) -> Result<SchemaRef, Error> {

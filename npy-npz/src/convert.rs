@@ -86,21 +86,9 @@ pub fn convert(
         return copy(meta.header(), data, (input, None), output, &key, to_npz);
     }
     let archive = NpzArchive::open(input)?;
-    let key = match member {
-        Some(k) => k.to_owned(),
-        None => {
-            let keys: Vec<&str> = archive.keys().collect();
-            match keys.as_slice() {
-                [one] => (*one).to_owned(),
-                _ => {
-                    return Err(Error::from(ErrorKind::ChooseMember {
-                        keys: keys.iter().map(|k| (*k).to_owned()).collect(),
-                    })
-                    .with_path(input))
-                }
-            }
-        }
-    };
+    let key = archive
+        .resolve_key(member)
+        .map_err(|e| e.with_path(input))?;
     let reader = archive
         .npy_reader(&key)
         .map_err(|e| e.with_path(input).with_member(&key))?;

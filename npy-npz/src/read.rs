@@ -289,6 +289,37 @@ impl<R> NpzArchive<R> {
         self.entries.iter().map(|&i| self.members[i].key())
     }
 
+    /// The key of the array a one-array task reads: `member` when given, else the archive's
+    /// only key (as a user of `np.load` picks `z[z.files[0]]` when there is one file).
+    ///
+    /// # Errors
+    /// [`ErrorKind::ChooseMember`], listing the keys, when `member` is `None` and the archive
+    /// holds other than one array. A `member` it does not hold is found missing by the read
+    /// that follows ([`ErrorKind::MissingMember`]), not here.
+    ///
+    /// # Examples
+    /// ```
+    /// let mut w = npy_npz::NpzWriter::new(std::io::Cursor::new(Vec::new()));
+    /// w.add("x", &[1u8], &[1])?;
+    /// let npz = npy_npz::NpzArchive::new(w.finish()?.into_inner())?;
+    /// assert_eq!(npz.resolve_key(None)?, "x");
+    /// assert_eq!(npz.resolve_key(Some("y"))?, "y");
+    /// # Ok::<(), npy_npz::Error>(())
+    /// ```
+    pub fn resolve_key(&self, member: Option<&str>) -> Result<String, Error> {
+        if let Some(key) = member {
+            return Ok(key.to_owned());
+        }
+        let keys: Vec<&str> = self.keys().collect();
+        match keys.as_slice() {
+            [one] => Ok((*one).to_owned()),
+            _ => Err(ErrorKind::ChooseMember {
+                keys: keys.iter().map(|k| (*k).to_owned()).collect(),
+            }
+            .into()),
+        }
+    }
+
     /// Number of members (distinct names).
     pub fn len(&self) -> usize {
         self.members.len()
