@@ -11,7 +11,7 @@
 //!   goes on without that check, unless `NPY_REQUIRE_PYTHON=1` is set, as `.ci/run` sets it for
 //!   its second run: there a missing interpreter fails the test.
 //!
-//! So `cargo test --workspace` passes on a machine whose Python has no numpy, and CI proves both
+//! So `cargo test` (and `--workspace`) passes on a machine whose Python has no numpy, and CI proves both
 //! halves: the README's command with no numpy anywhere, then every numpy-backed check.
 
 use std::io::Write as _;
