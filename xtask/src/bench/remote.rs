@@ -67,22 +67,7 @@ pub fn measure(data: &Path, quick: bool) -> Result<Value, String> {
         return Err(format!("{} setup failed ({ok})", script.display()));
     }
     eprintln!("xtask: timing npy-bench's `remote` and boto3 on moto ({runs} runs each)");
-    let ours = run_json(
-        crate::bench::cargo()
-            .args([
-                "run",
-                "--release",
-                "-q",
-                "-p",
-                "npy-bench",
-                "--features",
-                "remote",
-                "--bin",
-                "remote",
-                "--",
-            ])
-            .args([&endpoint, BUCKET, &runs.to_string()]),
-    )?;
+    let ours = run_json(remote_bin().args([&endpoint, BUCKET, &runs.to_string()]))?;
     let boto3 = run_json(Command::new(&python).arg(&script).args([
         &endpoint,
         BUCKET,
@@ -156,20 +141,8 @@ fn concurrency(runs: usize) -> Result<Value, String> {
          64 in flight and one at a time ({runs} runs each)"
     );
     let r = run_json(
-        crate::bench::cargo()
-            .args([
-                "run",
-                "--release",
-                "-q",
-                "-p",
-                "npy-bench",
-                "--features",
-                "remote",
-                "--bin",
-                "remote",
-                "--",
-                "http",
-            ])
+        remote_bin()
+            .arg("http")
             .args([&server.base(), &runs.to_string()]),
     )?;
     Ok(json!({
@@ -288,4 +261,12 @@ pub fn render(r: &Value) -> String {
 /// Where the measurements are kept for `--table-only`.
 pub fn results_path(data: &Path) -> PathBuf {
     data.join("remote.json")
+}
+
+/// `cargo run --release` of npy-bench's `remote` binary, its arguments to follow.
+fn remote_bin() -> Command {
+    let mut cmd = crate::bench::cargo();
+    cmd.args(["run", "--release", "-q", "-p", "npy-bench"])
+        .args(["--features", "remote", "--bin", "remote", "--"]);
+    cmd
 }
