@@ -14,7 +14,7 @@
 //!
 //! - issue 42's re-measure of the header target against a server that serves requests
 //!   concurrently: the HTTP range server (a thread per connection) with a fixed delay of
-//!   [`HTTP_DELAY_MS`] per request (an object store's latency), 1,000 `.npy` objects, their
+//!   `HTTP_DELAY_MS` per request (an object store's latency), 1,000 `.npy` objects, their
 //!   headers opened by npy-bench's `remote http` 64 in flight against the same client one at a
 //!   time (target ≤ 0.2×), both sides in that one process, alternating run by run.
 //!
@@ -119,7 +119,7 @@ fn show(data: &Path) -> Result<Value, String> {
     Ok(json!({ "requests": requests, "bytes": body, "file_bytes": SHOW_ELEMENTS * 4 + 128 }))
 }
 
-/// The headers of 1,000 objects on the range server (delayed [`HTTP_DELAY_MS`] per request),
+/// The headers of 1,000 objects on the range server (delayed `HTTP_DELAY_MS` per request),
 /// 64 in flight against one at a time: npy-bench's `remote http`.
 fn concurrency(runs: usize) -> Result<Value, String> {
     let server = RangeServer::start();
