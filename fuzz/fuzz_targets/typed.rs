@@ -44,5 +44,5 @@ fuzz_target!(|data: &[u8]| {
     let _ = NpyView::<f64>::new(buf);
     let _ = NpyView::<f32>::new(buf);
     let _ = NpyView::<bool>::new(buf);
-    let _ = npy_core::view_or_copy::<f64>(buf);
+    let _ = npy_core::view::view_or_copy::<f64>(buf);
 });

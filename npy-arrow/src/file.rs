@@ -9,7 +9,7 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_buffer::{Buffer, MutableBuffer};
 use arrow_schema::SchemaRef;
-use npy_core::{ArrayMeta, NpyReader};
+use npy_core::{read::ArrayMeta, NpyReader};
 use npy_npz::NpzArchive;
 
 use crate::error::{overflow, Context, Error, ErrorKind};

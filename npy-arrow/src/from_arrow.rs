@@ -13,7 +13,10 @@ use arrow_array::types::{
 use arrow_array::{Array, ArrowPrimitiveType, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, TimeUnit as ArrowUnit};
 use npy_core::dtype::Field as NpyField;
-use npy_core::{ByteOrder, DType, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit};
+use npy_core::{
+    dtype::Primitive, dtype::Record, dtype::SubArray, dtype::TimeKind, dtype::TimeType,
+    dtype::TimeUnit, ByteOrder, DType,
+};
 
 use crate::error::{overflow, value_error, Error, ErrorKind};
 use crate::to_arrow::{EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY, FIXED_SHAPE_TENSOR};

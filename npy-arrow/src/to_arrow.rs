@@ -18,7 +18,9 @@ use arrow_buffer::{
     ArrowNativeType, BooleanBuffer, Buffer, MutableBuffer, NullBuffer, OffsetBuffer, ScalarBuffer,
 };
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit as ArrowUnit};
-use npy_core::{ByteOrder, DType, Primitive, TimeKind, TimeType, TimeUnit};
+use npy_core::{
+    dtype::Primitive, dtype::TimeKind, dtype::TimeType, dtype::TimeUnit, ByteOrder, DType,
+};
 
 use crate::error::{overflow, unsupported_dtype, value_error, Error};
 
@@ -821,7 +823,7 @@ pub(crate) fn batch_from_dyn(a: npy_core::DynArray, name: &str) -> Result<Record
 /// a nested record, depth first, as `read_dyn` orders them).
 fn from_leaves(
     dtype: &DType,
-    leaves: &mut impl Iterator<Item = npy_core::Column>,
+    leaves: &mut impl Iterator<Item = npy_core::dynamic::Column>,
     name: &str,
 ) -> Result<ArrayRef, Error> {
     if let DType::Record(r) = dtype {

@@ -53,7 +53,7 @@ fn read_f32(c: &mut Criterion) {
         // The same on the calling thread alone: what the parallel read gains.
         let one = ReadOptions::default().threads(1);
         g.bench_function(BenchmarkId::new(&id, "npy-core-1-thread"), |b| {
-            b.iter(|| npy_core::read_with::<f32>(&path, &one).unwrap());
+            b.iter(|| npy_core::read::read_with::<f32>(&path, &one).unwrap());
         });
         let mut buf = vec![0f32; size / 4];
         g.bench_function(BenchmarkId::new(&id, "npy-core-into"), |b| {
@@ -206,7 +206,7 @@ fn append(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new(case, "npy-core"), |b| {
             b.iter(|| {
                 std::fs::write(&path, &empty).unwrap();
-                let mut w = npy_core::AppendOptions::new()
+                let mut w = npy_core::write::AppendOptions::new()
                     .sync(sync)
                     .open(&path)
                     .unwrap();

@@ -94,7 +94,7 @@ pub fn wide_header() -> Vec<u8> {
         })
         .collect();
     npy_core::Header::new(
-        npy_core::DType::Record(npy_core::Record::packed(fields).unwrap()),
+        npy_core::DType::Record(npy_core::dtype::Record::packed(fields).unwrap()),
         vec![2],
     )
     .to_bytes(None)

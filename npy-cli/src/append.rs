@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use npy_core::AppendOptions;
+use npy_core::write::AppendOptions;
 
 use crate::format::fail;
 use crate::progress::Progress;

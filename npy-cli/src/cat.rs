@@ -35,10 +35,11 @@ pub struct Args {
 /// Runs `npy cat`.
 pub fn run(args: &Args) -> ExitCode {
     let mut bar: Option<Progress> = None;
-    let result = npy_core::concatenate_with_progress(&args.output, &args.inputs, |done, total| {
-        bar.get_or_insert_with(|| Progress::new(total, "concatenating"))
-            .set(done);
-    });
+    let result =
+        npy_core::write::concatenate_with_progress(&args.output, &args.inputs, |done, total| {
+            bar.get_or_insert_with(|| Progress::new(total, "concatenating"))
+                .set(done);
+        });
     drop(bar);
     match result {
         Ok(_) => ExitCode::SUCCESS,

@@ -4,7 +4,9 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use npy_core::{convert_file_with_progress, ByteOrder, ConvertOptions, Order, Version};
+use npy_core::{
+    convert::convert_file_with_progress, convert::ConvertOptions, format::Version, ByteOrder, Order,
+};
 
 use crate::format::{fail, printable, report};
 use crate::progress::Progress;
@@ -60,7 +62,7 @@ pub struct Args {
     /// bfloat16 -> BF16, '<V1' float8_e4m3fn -> F8_E4M3, ...; see `npy show --help`).
     #[allow(clippy::doc_markdown, reason = "clap help text, printed as written")]
     #[arg(long, value_name = "TYPE", value_parser = crate::format::parse_hint)]
-    hint: Option<npy_core::MlType>,
+    hint: Option<npy_core::dtype::MlType>,
     /// The member of an .npz IN to convert (needed when it holds more than one array).
     #[arg(long, value_name = "KEY")]
     member: Option<String>,

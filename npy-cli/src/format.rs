@@ -69,9 +69,11 @@ pub fn fail(e: &npy_core::Error, fallback: &std::path::Path) -> std::process::Ex
 /// Rust call the command line has an option for.
 pub fn describe(e: &npy_core::Error) -> String {
     match e.kind() {
-        npy_core::ErrorKind::NotNpy(npy_core::NotNpy::Npz) => "this is an .npz archive (a zip of \
+        npy_core::ErrorKind::NotNpy(npy_core::error::NotNpy::Npz) => {
+            "this is an .npz archive (a zip of \
             .npy files): pick a member with --member KEY (`npy info FILE` lists the keys)"
-            .to_owned(),
+                .to_owned()
+        }
         npy_core::ErrorKind::ObjectArray { dtype } => format!(
             "file has dtype '{dtype}', an array of Python objects: `npy show` prints it (decoding \
              its pickle without executing anything); other commands do not rewrite object arrays"
@@ -82,9 +84,12 @@ pub fn describe(e: &npy_core::Error) -> String {
 
 /// `--hint TYPE`: an ml_dtypes type name (`bfloat16`, `float8_e4m3fn`, `int4`, …, or
 /// safetensors' `BF16`, `F8_E4M3`, `F8_E5M2`).
-pub fn parse_hint(s: &str) -> Result<npy_core::MlType, String> {
-    npy_core::MlType::from_name(s).ok_or_else(|| {
-        let names: Vec<&str> = npy_core::MlType::ALL.iter().map(|t| t.name()).collect();
+pub fn parse_hint(s: &str) -> Result<npy_core::dtype::MlType, String> {
+    npy_core::dtype::MlType::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = npy_core::dtype::MlType::ALL
+            .iter()
+            .map(|t| t.name())
+            .collect();
         format!("unknown type {s:?}; expected one of {}", names.join(", "))
     })
 }
@@ -94,8 +99,8 @@ pub fn parse_hint(s: &str) -> Result<npy_core::MlType, String> {
 /// big-endian `'>V2'`). A hint is asked for by a user who believes the file holds that type:
 /// one that does not fit is an error, never ignored.
 pub fn hinted(
-    parsed: &npy_core::ParsedHeader,
-    hint: npy_core::MlType,
+    parsed: &npy_core::header::ParsedHeader,
+    hint: npy_core::dtype::MlType,
 ) -> Result<npy_core::DType, String> {
     match parsed.hinted_dtype(hint) {
         Ok(Some(dtype)) => Ok(dtype),

@@ -60,7 +60,7 @@ pub struct Args {
     /// numpy saves for TYPE is an error.
     #[allow(clippy::doc_markdown, reason = "clap help text, printed as written")]
     #[arg(long, value_name = "TYPE", value_parser = crate::format::parse_hint)]
-    hint: Option<npy_core::MlType>,
+    hint: Option<npy_core::dtype::MlType>,
 }
 
 /// Runs `npy info`.
@@ -263,10 +263,10 @@ pub(crate) fn output_failed(e: &io::Error) -> ExitCode {
 }
 
 /// The header `info` describes.
-fn parsed_of(info: &TensorInfo) -> npy_core::ParsedHeader {
+fn parsed_of(info: &TensorInfo) -> npy_core::header::ParsedHeader {
     let mut header = npy_core::Header::new(info.dtype.clone(), info.shape.clone());
     header.fortran_order = info.order == npy_core::Order::Fortran;
-    npy_core::ParsedHeader {
+    npy_core::header::ParsedHeader {
         header,
         version: info.version,
         header_len: info.header_len,
@@ -279,7 +279,7 @@ fn parsed_of(info: &TensorInfo) -> npy_core::ParsedHeader {
 /// a hint that fits but is refused (a big-endian `'>V2'`) is still an error.
 pub(crate) fn apply_hint_where_fits(
     info: &mut TensorInfo,
-    hint: Option<npy_core::MlType>,
+    hint: Option<npy_core::dtype::MlType>,
 ) -> Result<(), String> {
     let Some(h) = hint else {
         return Ok(());
@@ -296,7 +296,7 @@ pub(crate) fn apply_hint_where_fits(
 /// not fit. No hint: `info` as it is.
 pub(crate) fn apply_hint(
     info: &mut TensorInfo,
-    hint: Option<npy_core::MlType>,
+    hint: Option<npy_core::dtype::MlType>,
 ) -> Result<(), String> {
     let Some(hint) = hint else {
         return Ok(());
@@ -376,7 +376,7 @@ impl<'a> Report<'a> {
             descr: i.dtype.to_string(),
             canonical: i
                 .canonical
-                .map(npy_core::Canonical::name)
+                .map(npy_core::dtype::Canonical::name)
                 .or(match &i.dtype {
                     DType::Ml(t) => Some(t.name()),
                     _ => None,
@@ -475,8 +475,8 @@ fn line(out: &mut String, prefix: &str, value: impl Display) {
 }
 
 /// One line per record field under the dtype: name, descr, offset (and title, if any).
-fn write_fields(out: &mut String, fields: &[npy_core::Field]) {
-    let rows: Vec<(Cow<'_, str>, String, &npy_core::Field)> = fields
+fn write_fields(out: &mut String, fields: &[npy_core::dtype::Field]) {
+    let rows: Vec<(Cow<'_, str>, String, &npy_core::dtype::Field)> = fields
         .iter()
         .map(|f| {
             let name = if f.name.is_empty() {

@@ -110,7 +110,7 @@ struct RawJson<'a> {
 pub fn info(
     path: &Path,
     json: bool,
-    hint: Option<npy_core::MlType>,
+    hint: Option<npy_core::dtype::MlType>,
     blocks_before: usize,
     out: &mut impl Write,
 ) -> (bool, usize) {
@@ -122,7 +122,7 @@ pub fn info_of<R: ReadAt>(
     path: &Path,
     npz: Result<NpzArchive<R>, npy_npz::Error>,
     json: bool,
-    hint: Option<npy_core::MlType>,
+    hint: Option<npy_core::dtype::MlType>,
     blocks_before: usize,
     out: &mut impl Write,
 ) -> (bool, usize) {
@@ -240,7 +240,7 @@ pub fn info_of<R: ReadAt>(
 ///
 /// # Errors
 /// The archive's error, as [`detail`] prints it.
-pub fn header(path: &Path, key: &str) -> Result<npy_core::ParsedHeader, String> {
+pub fn header(path: &Path, key: &str) -> Result<npy_core::header::ParsedHeader, String> {
     if crate::remote::is_url(path) {
         return crate::remote::archive(path)
             .and_then(|npz| npz.header(key))

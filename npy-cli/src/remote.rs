@@ -7,7 +7,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use npy_core::{Error, NpySource, ParsedHeader, TensorInfo};
+use npy_core::{header::ParsedHeader, Error, NpySource, TensorInfo};
 use npy_npz::NpzArchive;
 pub(crate) use npy_object_store::BlockingObject;
 use npy_object_store::RemoteError;
@@ -182,7 +182,7 @@ pub(crate) fn download(path: &Path) -> Result<LocalCopy, Error> {
              bytes (64 GiB): download it with the store's own tool and convert the local file"
         ))));
     }
-    let held = (npy_core::FIRST_READ_BYTES as u64).min(object.object().size());
+    let held = (npy_core::__private::FIRST_READ_BYTES as u64).min(object.object().size());
     let dir = tempfile::tempdir()?;
     let name = path
         .file_name()

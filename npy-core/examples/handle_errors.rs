@@ -1,7 +1,7 @@
 //! Handle errors: match on the kind, sort by category, and find the file an error concerns.
 //!
 //! `cargo run -p npy-core --example handle_errors --all-features`
-use npy_core::{Category, ErrorKind};
+use npy_core::{error::Category, ErrorKind};
 
 fn main() -> Result<(), npy_core::Error> {
     let dir = tempfile::tempdir()?;

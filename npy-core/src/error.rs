@@ -25,7 +25,7 @@ use crate::literal::LiteralError;
 ///
 /// # Examples
 /// ```
-/// use npy_core::{Category, ErrorKind};
+/// use npy_core::{error::Category, ErrorKind};
 /// let err = npy_core::read::<f32>("no/such/file.npy").unwrap_err();
 /// assert_eq!(err.classify(), Category::Io);
 /// assert!(matches!(err.kind(), ErrorKind::Io(_)));
@@ -171,7 +171,7 @@ pub enum ErrorKind {
     #[error("header is not a valid Python literal: {0}")]
     HeaderSyntax(LiteralError),
 
-    /// A descr given as text ([`DType`](crate::DType)'s `FromStr`) is not a valid Python
+    /// A descr given as text ([`DType`]'s `FromStr`) is not a valid Python
     /// literal.
     #[error("descr is not a valid Python literal: {0}")]
     DescrSyntax(LiteralError),
@@ -270,7 +270,7 @@ pub enum ErrorKind {
         requested: Box<Requested>,
         /// Whether numpy casts the file's dtype to the requested one safely
         /// (`np.can_cast(file, requested, 'safe')`), so that a read with
-        /// [`Casting::Safe`](crate::Casting::Safe) would succeed; the message then says so.
+        /// [`Casting::Safe`](crate::read::Casting::Safe) would succeed; the message then says so.
         safe_cast: bool,
     },
 
@@ -335,7 +335,7 @@ pub enum ErrorKind {
 
     /// A zero-copy view (or map) of `bool` data holding a byte other than 0 and 1: numpy reads
     /// it as `True`, but a Rust `bool` in memory can only be 0 or 1, so the data cannot be
-    /// borrowed. [`view_or_copy`](crate::view_or_copy) and the readers decode such data.
+    /// borrowed. [`view_or_copy`](crate::view::view_or_copy) and the readers decode such data.
     #[error(
         "bool byte {byte:#04x} at byte {offset} cannot be borrowed as a Rust bool, which holds \
          only 0 and 1 (numpy reads it as True); read or view_or_copy the array, which decode it"
@@ -756,7 +756,7 @@ fn ml_dtypes_hint(file: &DType) -> &'static str {
          or give ReadOptions::hint(Some(MlType::BFloat16)) (npy show --hint bfloat16)"
     } else if *file == DType::Void(1) {
         "; '|V1' is what np.save writes for ml_dtypes' one-byte types (float8_e4m3fn, int4, ...): \
-         read it as that type (npy_core::Float8E4M3Fn, Int4, ...), or give ReadOptions::hint \
+         read it as that type (npy_core::element::Float8E4M3Fn, Int4, ...), or give ReadOptions::hint \
          (npy show --hint float8_e4m3fn)"
     } else {
         ""
@@ -845,7 +845,7 @@ impl Error {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::{Category, Error, ErrorKind};
+    /// use npy_core::{error::Category, Error, ErrorKind};
     /// let e = Error::from_codec(Category::Format, "opcode 0xff is not a pickle opcode");
     /// assert_eq!(e.classify(), Category::Format);
     /// assert!(matches!(e.kind(), ErrorKind::Pickle { .. }));
@@ -896,7 +896,7 @@ impl Error {
 }
 
 impl Error {
-    /// A [`ErrorKind::TypeMismatch`] that a read with [`Casting::Safe`](crate::Casting::Safe)
+    /// A [`ErrorKind::TypeMismatch`] that a read with [`Casting::Safe`](crate::read::Casting::Safe)
     /// would not have: its message then names that option.
     #[cold]
     pub(crate) fn with_safe_cast_hint(mut self) -> Error {

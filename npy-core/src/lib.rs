@@ -7,19 +7,19 @@
 //!
 //! | task | the call |
 //! |---|---|
-//! | read a file into a `Vec` | [`read::<T>(path)`](read) gives an [`NpyArray`] (shape, order, `into_vec()`, `into_c_order_vec()`); [`read_with`] takes [`ReadOptions`] |
+//! | read a file into a `Vec` | [`read::<T>(path)`](fn@crate::read) gives an [`NpyArray`] (shape, order, `into_vec()`, `into_c_order_vec()`); [`read_with`](crate::read::read_with) takes [`ReadOptions`] |
 //! | read into ndarray | `read_ndarray::<f32, Ix2>(path)` (feature `ndarray`; `IxDyn` for any number of dimensions); `read_ndarray_with` for options |
 //! | map a file | `unsafe { NpyMmap::<T>::open(path) }` (feature `mmap`) |
-//! | view bytes in memory | [`NpyView::<T>::new(&bytes)`](NpyView::new) (zero copy); [`view_or_copy`] when they may be misaligned |
+//! | view bytes in memory | [`NpyView::<T>::new(&bytes)`](NpyView::new) (zero copy); [`view_or_copy`](crate::view::view_or_copy) when they may be misaligned |
 //! | stream rows | [`NpyReader::open(path)`](NpyReader::open), then `read_into`, `iter`, `read_range` |
 //! | records as structs | `#[derive(NpyElement)]` (feature `derive`), then `read::<T>` / `write` as for numbers |
-//! | any dtype, decided at run time | [`read_dyn(path)`](read_dyn) gives a [`DynArray`]: one typed [`Column`] per leaf field ([`DynArray::columns`], numbers as `&[T]` by [`Column::values`]), each element as a [`DynValue`] tree when asked ([`DynArray::get`], [`DynArray::iter`]) |
+//! | any dtype, decided at run time | [`read_dyn(path)`](read_dyn) gives a [`DynArray`]: one typed [`Column`](crate::dynamic::Column) per leaf field ([`DynArray::columns`], numbers as `&[T]` by [`Column::values`](crate::dynamic::Column::values)), each element as a [`DynValue`] tree when asked ([`DynArray::get`], [`DynArray::iter`]) |
 //! | the header only | [`TensorInfo::from_path`] (a summary); [`Header::read`] (the dict, version and data offset) |
 //! | write | [`write(path, &data, shape)`](write()); [`WriteOptions`] for dtype, order, byte order, version, then [`WriteOptions::write_path`] (or [`WriteOptions::write_to`] for any `Write`) |
 //! | write a stream of rows | [`WriteOptions::create_stream`] |
 //! | append rows | [`append(path, &rows, shape)`](append); [`NpyAppender`] for many appends |
-//! | change byte order, memory order or version | [`convert_file`] with [`ConvertOptions`] |
-//! | read from any range source (a buffer, a user type, a remote object) | [`NpySource::open(source)`](NpySource::open) over a [`ReadAt`]: the header in one read, rows and ranges in one read each |
+//! | change byte order, memory order or version | [`convert_file`](crate::convert::convert_file) with [`ConvertOptions`](crate::convert::ConvertOptions) |
+//! | read from any range source (a buffer, a user type, a remote object) | [`NpySource::open(source)`](crate::NpySource::open) over a [`ReadAt`]: the header in one read, rows and ranges in one read each |
 //! | `.npz` archives | crate `npy-npz`: `npy_npz::NpzArchive::open(path)`, `npy_npz::NpzWriter` |
 //! | object arrays (dtype `O`) | crate `npy-pickle`: `npy_pickle::read_dyn(path)`, `npy_pickle::read_objects` |
 //! | arrays in S3, GCS, Azure or over HTTP | crate `npy-object-store`: `RemoteNpy` (async), `BlockingObject` (a [`ReadAt`] for [`NpySource`]) |
@@ -27,7 +27,7 @@
 //!
 //! | feature | adds |
 //! |---|---|
-//! | (none) | [`read`], [`write()`], [`NpyReader`], [`NpyView`], [`read_dyn`], [`Header`], [`convert_file`], streaming writers, [`append`] / [`NpyAppender`] |
+//! | (none) | [`read`](fn@crate::read), [`write()`], [`NpyReader`], [`NpyView`], [`read_dyn`], [`Header`], [`convert_file`](crate::convert::convert_file), streaming writers, [`append`](fn@crate::append) / [`NpyAppender`] |
 //! | `pickle` (default) | the values of object arrays (dtype `O`, [`object::PyObject`]) and the [`object::ObjectCodec`] hook; the crate npy-pickle decodes numpy's pickles without executing anything, and writes them |
 //! | `ndarray` | `read_ndarray` (`read_ndarray_with` for options), `write_ndarray`, `NpyReader::read_ndarray`, `as_ndarray` on views and maps, `WriteOptions::write_ndarray_path` |
 //! | `derive` | `#[derive(NpyElement)]`: a struct as a numpy record (structured dtype) |
@@ -71,7 +71,7 @@
 //! ```
 //!
 //! **Edit a header** (example `edit_header`): [`Header::read`] gives the dict, the version and
-//! the data offset; [`Header::to_bytes`] writes a header as `np.save` pads it; [`convert_file`]
+//! the data offset; [`Header::to_bytes`] writes a header as `np.save` pads it; [`convert_file`](crate::convert::convert_file)
 //! changes byte order, memory order or version with the data.
 //! ```no_run
 //! let bytes = std::fs::read("a.npy")?;
@@ -116,7 +116,7 @@
 //! with [`Error::classify`]; an error from a function that takes a path names the file
 //! ([`Error::path`]).
 //! ```no_run
-//! use npy_core::{Category, ErrorKind};
+//! use npy_core::{error::Category, ErrorKind};
 //! match npy_core::read::<f64>("ints.npy") {
 //!     Ok(a) => println!("{:?}", a.shape()),
 //!     Err(e) if matches!(e.kind(), ErrorKind::TypeMismatch { .. }) => eprintln!("{e}"),
@@ -137,22 +137,22 @@
 //! padded so the data starts at a multiple of 64 bytes, then the array bytes in C or Fortran
 //! order (NEP 1; numpy's `numpy/lib/_format_impl.py` is the reference implementation).
 //!
-//! - [`read`] / [`NpyArray`] (owned, with shape and order), [`NpyReader`] (caller buffers,
+//! - [`read`](fn@crate::read) / [`NpyArray`] (owned, with shape and order), [`NpyReader`] (caller buffers,
 //!   iteration, row ranges), [`NpyView`] (borrowed bytes), [`read_dyn`] / [`DynArray`] (any
 //!   dtype, values decided at run time) read; [`write()`], [`WriteOptions`], [`StreamWriter`]
-//!   and [`PathStreamWriter`] write. Readers opened from a path buffer
+//!   and [`PathStreamWriter`](crate::write::PathStreamWriter) write. Readers opened from a path buffer
 //!   small reads (8 KiB) and read large bulk ranges on several threads
 //!   ([`ReadOptions::threads`]).
 //! - [`Header`] reads and writes the header, byte for byte as `np.save` writes it.
 //! - [`DType`] models every dtype a header can describe, records included; [`DType::Ml`]
-//!   and [`MlType`] the ml_dtypes types (bfloat16, float8, int4, …) numpy saves as `'<V2'`,
+//!   and [`MlType`](crate::dtype::MlType) the ml_dtypes types (bfloat16, float8, int4, …) numpy saves as `'<V2'`,
 //!   `'<V1'` or `'<f1'`, read back through a hint ([`ReadOptions::hint`],
-//!   or the requested type: `half::bf16`, [`Float8E4M3Fn`], [`Int4`], …).
+//!   or the requested type: `half::bf16`, [`Float8E4M3Fn`](crate::element::Float8E4M3Fn), [`Int4`](crate::element::Int4), …).
 //! - [`TensorInfo`] summarises a file from its header.
 //! - [`literal`] is the Python-literal codec the header uses.
-//! - [`ArrayMeta`] is what every reader, view, map and array knows about its array.
-//! - [`NpyAppender`] (and [`append`]) grows an existing file along its growth axis, in place
-//!   and crash-safe, under a file lock; [`concatenate`] joins files in bounded memory;
+//! - [`ArrayMeta`](crate::read::ArrayMeta) is what every reader, view, map and array knows about its array.
+//! - [`NpyAppender`] (and [`append`](fn@crate::append)) grows an existing file along its growth axis, in place
+//!   and crash-safe, under a file lock; [`concatenate`](crate::write::concatenate) joins files in bounded memory;
 //!   `NpyMmapMut` (feature `mmap`) creates a sparse file and fills it in place.
 //! - [`Error`] is one small type: match on [`Error::kind`], sort with [`Error::classify`]; an
 //!   error of a function that takes a path names the file ([`Error::path`]).
@@ -167,7 +167,7 @@
 //! # Untrusted input
 //!
 //! A `.npy` file from a stranger can be read with this crate. What reading one (header
-//! parsing, [`read`], [`read_dyn`], [`NpyReader`], [`NpyView`], [`TensorInfo`], [`convert_file`])
+//! parsing, [`read`](fn@crate::read), [`read_dyn`], [`NpyReader`], [`NpyView`], [`TensorInfo`], [`convert_file`](crate::convert::convert_file))
 //! guarantees, whatever the bytes:
 //!
 //! - **No panic, no undefined behaviour.** Every malformed input is an [`Error`]. The crate is
@@ -184,13 +184,13 @@
 //!   proportion to the bytes the input actually holds:
 //!   - the header: at most about 48 bytes per header byte (the literal tree; measured worst
 //!     31×), so at most 768 MiB at the default 16 MiB header limit, far less for real headers;
-//!   - typed reads: the Rust elements, at most [`MAX_EXPANSION`] bytes per data byte plus
-//!     [`MAX_UNBACKED_BYTES`] for zero-size elements (`f32` from `<f4` is exactly 1×), plus a
+//!   - typed reads: the Rust elements, at most [`MAX_EXPANSION`](crate::read::MAX_EXPANSION) bytes per data byte plus
+//!     [`MAX_UNBACKED_BYTES`](crate::read::MAX_UNBACKED_BYTES) for zero-size elements (`f32` from `<f4` is exactly 1×), plus a
 //!     64 KiB decode chunk; views and memory maps allocate nothing for the data;
 //!   - [`read_dyn`]: the data's bytes in columns (padding included, nothing per element) plus
 //!     a 1 MiB read chunk; the [`DynValue`] trees of its elements, built when asked for, at
-//!     most [`MAX_DYN_EXPANSION`] bytes per data byte plus [`DYN_ALLOWANCE`] for all of them
-//!     (checked at the read); elements over [`MAX_DYN_ITEMSIZE`] are refused;
+//!     most [`MAX_DYN_EXPANSION`](crate::dynamic::MAX_DYN_EXPANSION) bytes per data byte plus [`DYN_ALLOWANCE`](crate::dynamic::DYN_ALLOWANCE) for all of them
+//!     (checked at the read); elements over [`MAX_DYN_ITEMSIZE`](crate::dynamic::MAX_DYN_ITEMSIZE) are refused;
 //!   - object arrays (npy-pickle's codec): one budget of `npy_pickle::PICKLE_BUDGET` (128 MiB)
 //!     whatever the file's size or how well it compresses, charged with the pickle's bytes,
 //!     the interpreter's stack, memo and nodes and every decoded value, each copy of a value
@@ -213,9 +213,9 @@
 //!   few builtins), each imitated by a constructor of its own; any other name is refused at
 //!   the opcode that names it ("pickle calls os.system; refused, nothing was executed"); its
 //!   crate docs say exactly what is accepted. Typed reads, views, memory maps and
-//!   [`convert_file`] always refuse object arrays with [`ErrorKind::ObjectArray`] from the
+//!   [`convert_file`](crate::convert::convert_file) always refuse object arrays with [`ErrorKind::ObjectArray`] from the
 //!   header alone, before any data byte is read. A file that *is* a pickle (`np.save` with
-//!   `allow_pickle` of a non-array) is [`NotNpy::Pickle`] and not decoded.
+//!   `allow_pickle` of a non-array) is [`NotNpy::Pickle`](crate::error::NotNpy::Pickle) and not decoded.
 //!
 //! ## Limits, and how to raise them
 //!
@@ -227,14 +227,14 @@
 //! | `S`/`U`/`V` itemsize | 2³¹ − 1 bytes (numpy keeps it in a C `int`) | fixed, as numpy |
 //! | datetime multiplier | 2³¹ − 1 | fixed, as numpy |
 //! | array bytes | dimensions, element count and shape × itemsize at most 2^63 − 1, numpy's `npy_intp` ([`ErrorKind::SizeOverflow`]) | fixed |
-//! | typed read memory | [`MAX_EXPANSION`] × data + [`MAX_UNBACKED_BYTES`] | fixed; read in parts with [`NpyReader::read_into`] or [`NpyReader::iter`] |
-//! | zero-size values in `read_dyn` | counted in the tree; elements of no bytes: [`DYN_ALLOWANCE`] | fixed |
-//! | `read_dyn` element | [`MAX_DYN_ITEMSIZE`] (1 GiB) | fixed; use typed reads or views |
-//! | `read_dyn` trees (all elements) | [`MAX_DYN_EXPANSION`] × data + [`DYN_ALLOWANCE`] | fixed; use typed reads or views |
+//! | typed read memory | [`MAX_EXPANSION`](crate::read::MAX_EXPANSION) × data + [`MAX_UNBACKED_BYTES`](crate::read::MAX_UNBACKED_BYTES) | fixed; read in parts with [`NpyReader::read_into`] or [`NpyReader::iter`] |
+//! | zero-size values in `read_dyn` | counted in the tree; elements of no bytes: [`DYN_ALLOWANCE`](crate::dynamic::DYN_ALLOWANCE) | fixed |
+//! | `read_dyn` element | [`MAX_DYN_ITEMSIZE`](crate::dynamic::MAX_DYN_ITEMSIZE) (1 GiB) | fixed; use typed reads or views |
+//! | `read_dyn` trees (all elements) | [`MAX_DYN_EXPANSION`](crate::dynamic::MAX_DYN_EXPANSION) × data + [`DYN_ALLOWANCE`](crate::dynamic::DYN_ALLOWANCE) | fixed; use typed reads or views |
 //! | object-array pickles | 128 MiB held and built in all, 128 levels deep (`npy_pickle::PickleLimits`) | `npy_pickle::PickleCodec::with_limits`, `npy_pickle::loads_with` |
 //! | decimal `int` text in a pickle | 4300 digits (Python's limit) | fixed |
 //!
-//! Pass [`ReadOptions`] to [`read_with`], [`Header::read_with`], [`NpyReader::with_options`],
+//! Pass [`ReadOptions`] to [`read_with`](crate::read::read_with), [`Header::read_with`], [`NpyReader::with_options`],
 //! [`NpyReader::open_with`], [`NpyView::with_options`] or [`TensorInfo::from_reader_with`]. The
 //! same options carry the two data choices: [`ReadOptions::strict_bools`] (refuse `b1` bytes
 //! other than 0 and 1, which numpy reads as `True`) and [`ReadOptions::casting`] (widening
@@ -248,15 +248,15 @@
 //!   makes the next access fault (`SIGBUS`), and one writing to it changes values under a
 //!   shared reference, which Rust's rules do not allow. So, as memmap2's `Mmap::map`, they are
 //!   `unsafe` to call: the caller promises nobody else writes the file while it is mapped.
-//!   Read untrusted files that may change with [`read`] or [`NpyReader`] instead.
+//!   Read untrusted files that may change with [`read`](fn@crate::read) or [`NpyReader`] instead.
 //! - **The values themselves.** A valid file can hold anything its dtype allows: NaNs,
 //!   infinities, NaT, huge or negative numbers, strings with control characters or lone
-//!   surrogates ([`UcsString`]), shapes that do not match what the caller expects. Check
+//!   surrogates ([`UcsString`](crate::dynamic::UcsString)), shapes that do not match what the caller expects. Check
 //!   values and shapes before trusting them (as indices, sizes, file names, ...).
 //! - **Memory in proportion is still memory.** A 10 GB file reads into 10 GB; limit the size
 //!   of files you accept, or read them in parts.
 //! - **Other formats.** `.npz` archives are read by the crate `npy-npz` (its own guarantees
-//!   are listed there); the `.npy` entry points recognise one ([`NotNpy::Npz`]) and point
+//!   are listed there); the `.npy` entry points recognise one ([`NotNpy::Npz`](crate::error::NotNpy::Npz)) and point
 //!   there.
 //!
 //! # Summarising a file from its header
@@ -281,7 +281,7 @@
 //! The crate's I/O is blocking (files, memory maps, `std::io::Read`), and it has no async
 //! dependency. From a task of an async runtime, either run the read on the runtime's blocking
 //! pool (`spawn_blocking`), or read the bytes with the runtime's own I/O and parse them in
-//! memory, which does no I/O at all ([`NpyReader::new`] over a slice, [`view_or_copy`],
+//! memory, which does no I/O at all ([`NpyReader::new`] over a slice, [`view_or_copy`](crate::view::view_or_copy),
 //! `npy_npz::NpzArchive::new` over the bytes):
 //!
 //! ```
@@ -304,11 +304,11 @@
 #![deny(unsafe_code)]
 
 mod codec;
-mod convert;
+pub mod convert;
 pub mod dtype;
-mod dynamic;
+pub mod dynamic;
 pub mod element;
-mod error;
+pub mod error;
 pub mod format;
 pub mod header;
 mod info;
@@ -321,51 +321,35 @@ mod meta;
 mod mmap;
 #[cfg(feature = "ndarray")]
 mod ndarray;
-mod read;
+pub mod read;
 mod records;
 #[cfg(feature = "serde")]
-pub mod serde_impls;
+mod serde_impls;
 mod source;
-mod view;
-mod write;
+pub mod view;
+pub mod write;
 
 /// bytemuck, whose `Pod` a `#[npy(pod)]` record implements and whose `CheckedBitPattern`
 /// bounds the element types of views and maps; re-exported so that bounds in users' code and
 /// compiler messages name one path.
 pub use bytemuck;
-/// The type of record field names ([`Field::name`](dtype::Field::name) is a
-/// `compact_str::CompactString`).
-pub use compact_str;
 pub use half;
 pub use num_complex;
 
 #[cfg(feature = "ndarray")]
 pub use crate::ndarray::{read_ndarray, read_ndarray_with, write_ndarray};
-pub use convert::{convert_file, convert_file_with_progress, ConvertOptions};
-pub use dtype::{
-    Canonical, DType, DescrError, Field, MlType, Primitive, Record, SubArray, TimeKind, TimeType,
-    TimeUnit,
-};
+pub use dtype::DType;
 /// Object arrays (feature `pickle`): the Python values they hold and the [`object::ObjectCodec`]
 /// hook that decodes them (npy-pickle's `PickleCodec`).
 #[cfg(feature = "pickle")]
-pub use dynamic::{object, write_dyn_to_with};
-pub use dynamic::{
-    read_dyn, write_dyn, write_dyn_to, COrderIter, Column, DynArray, DynValue, Iter, UcsString,
-    DYN_ALLOWANCE, MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE,
-};
-pub use element::{Datetime64, NpyElement, Timedelta64, NAT};
-pub use element::{
-    Float4E2M1Fn, Float6E2M3Fn, Float6E3M2Fn, Float8E3M4, Float8E4M3, Float8E4M3B11FnUz,
-    Float8E4M3Fn, Float8E4M3FnUz, Float8E5M2, Float8E5M2FnUz, Float8E8M0Fnu, Int2, Int4, UInt2,
-    UInt4,
-};
-pub use error::{Category, Error, ErrorKind, NotNpy, Requested};
-pub use format::{AsShape, ByteOrder, Order, Version};
-pub use header::{Header, HeaderOptions, ParsedHeader};
+pub use dynamic::object;
+pub use dynamic::{read_dyn, write_dyn, DynArray, DynValue};
+pub use element::{Datetime64, NpyElement};
+pub use error::{Error, ErrorKind};
+pub use format::{ByteOrder, Order};
+pub use header::Header;
 pub use info::TensorInfo;
 pub use io::ReadAt;
-pub use meta::ArrayMeta;
 #[cfg(feature = "mmap")]
 pub use mmap::{NpyMmap, NpyMmapMut};
 /// `#[derive(NpyElement)]`: a struct as a numpy structured (record) dtype (feature `derive`).
@@ -398,7 +382,7 @@ pub use mmap::{NpyMmap, NpyMmapMut};
 ///   fast path. A file whose dtype is exactly the struct's (same fields, order, offsets and
 ///   itemsize, in the machine's byte order) is read with one `read` into the output and
 ///   written from the struct's memory, without per-field work, and can be viewed in place
-///   ([`NpyView`], [`view_or_copy`]). Any other file (fields reordered or added, another
+///   ([`NpyView`], [`view_or_copy`](crate::view::view_or_copy)). Any other file (fields reordered or added, another
 ///   byte order) is read field by field, as without the attribute. The derive checks at run
 ///   time that numpy's offsets of the fields are the Rust ones and that every field type's
 ///   memory is its dtype's bytes (numbers, complex, arrays of them, other `#[npy(pod)]`
@@ -443,10 +427,8 @@ pub use mmap::{NpyMmap, NpyMmapMut};
 /// ```
 #[cfg(feature = "derive")]
 pub use npy_derive::NpyElement;
-pub use read::{
-    read, read_with, Casting, Elements, NpyArray, NpyReader, ReadOptions, MAX_EXPANSION,
-    MAX_UNBACKED_BYTES,
-};
+pub use read::{read, NpyArray, NpyReader, ReadOptions};
+pub use source::NpySource;
 
 /// Not public API: the pieces `#[derive(NpyElement)]`'s generated code and the workspace's own
 /// crates use (record plans, the plain-data layout proof, byte order, the Python-literal
@@ -466,6 +448,14 @@ pub mod __private {
     pub use crate::read::{NpyFileReader, FILE_BUFFER_BYTES, PARALLEL_MIN_BYTES};
     pub use crate::records::__private::*;
     pub use crate::records::{FieldPlan, RecordPlan};
+    /// For npy-serde: the markers its deserializer shares with npy-core's `Deserialize` impls.
+    #[cfg(feature = "serde")]
+    pub use crate::serde_impls::{TUPLE_KEY, VALUE_TOKEN};
+    /// For npy-object-store and npy-npz: the budgets and plumbing of positional reads.
+    pub use crate::source::{
+        header_extent, FetchedRange, SourceCursor, FIRST_READ_BYTES, MAX_WINDOW_BYTES,
+        READ_AHEAD_BYTES,
+    };
 
     /// For npy-print: element `i` of `array` in memory order, borrowed where the array holds
     /// it as a value (objects are never copied to be printed), else built.
@@ -477,12 +467,5 @@ pub mod __private {
     }
 }
 
-pub use source::{
-    header_extent, FetchedRange, NpySource, SourceCursor, FIRST_READ_BYTES, MAX_WINDOW_BYTES,
-    READ_AHEAD_BYTES,
-};
-pub use view::{view_or_copy, CowArray, NpyView};
-pub use write::{
-    append, concatenate, concatenate_with_progress, write, AppendOptions, NpyAppender,
-    PathStreamWriter, StreamWriter, WriteOptions,
-};
+pub use view::NpyView;
+pub use write::{append, write, NpyAppender, StreamWriter, WriteOptions};

@@ -17,7 +17,7 @@ use crate::header::{Header, ParsedHeader};
 ///
 /// # Examples
 /// ```
-/// use npy_core::{ArrayMeta, Header, Order};
+/// use npy_core::{read::ArrayMeta, Header, Order};
 /// let mut header = Header::new("<f8".parse()?, vec![2, 3]);
 /// header.fortran_order = true;
 /// let meta = ArrayMeta::from_header(header)?;

@@ -5,7 +5,7 @@
 //! As memmap2's `Mmap::map`, opening a map is `unsafe`: the mapped memory *is* the file, and
 //! nothing in a process can stop another one from changing it. The caller states, with the
 //! `unsafe` block, that no one will. To keep the hazard out of the program entirely, map the
-//! file yourself and borrow it with [`NpyView`], or read it with [`crate::read`].
+//! file yourself and borrow it with [`NpyView`], or read it with [`crate::read()`].
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -73,7 +73,7 @@ impl<T: NpyElement + CheckedBitPattern> NpyMmap<T> {
     /// returned value exists. The mapped pages *are* the file: a change would alter values
     /// behind the shared `&[T]` this type hands out (undefined behaviour), and a truncation
     /// makes the next access fault (`SIGBUS` on Unix). This crate's own path writers
-    /// ([`crate::write`], [`crate::WriteOptions::write_path`],
+    /// ([`crate::write()`], [`crate::WriteOptions::write_path`],
     /// [`crate::WriteOptions::create_stream`]) never modify an existing file: they write a new
     /// one and rename it over the path, which leaves a mapped file intact. Do not write into a
     /// mapped file through [`crate::WriteOptions::stream_to`] or
@@ -83,7 +83,7 @@ impl<T: NpyElement + CheckedBitPattern> NpyMmap<T> {
     /// I/O errors of opening and mapping the file, and every error of [`NpyView::new`]:
     /// [`ErrorKind::TypeMismatch`](crate::ErrorKind::TypeMismatch),
     /// [`ErrorKind::NotViewable`](crate::ErrorKind::NotViewable) (byte-swapped data: use
-    /// [`crate::read`] instead), [`ErrorKind::Truncated`](crate::ErrorKind::Truncated),
+    /// [`crate::read()`] instead), [`ErrorKind::Truncated`](crate::ErrorKind::Truncated),
     /// [`ErrorKind::Misaligned`](crate::ErrorKind::Misaligned),
     /// [`ErrorKind::NonCanonicalBool`](crate::ErrorKind::NonCanonicalBool), header errors; each names
     /// the file.

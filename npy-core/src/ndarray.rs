@@ -26,7 +26,7 @@ use crate::write::{AtomicFile, NpyAppender, WriteOptions};
 ///
 /// # Errors
 /// [`ErrorKind::DimensionMismatch`] when `D` is fixed and the file has another number of
-/// dimensions; every error of [`crate::read`]; [`ErrorKind::PlatformLimit`] for a shape ndarray
+/// dimensions; every error of [`crate::read()`]; [`ErrorKind::PlatformLimit`] for a shape ndarray
 /// cannot hold (more than `isize::MAX` elements). Each names the file.
 ///
 /// # Examples
@@ -53,17 +53,17 @@ pub fn read_ndarray<T: NpyElement, D: Dimension>(
     read_ndarray_with(path, &ReadOptions::default())
 }
 
-/// [`read_ndarray`] with options, as [`read_with`](crate::read_with) is [`read`](crate::read)
+/// [`read_ndarray`] with options, as [`read_with`](crate::read::read_with) is [`read`](fn@crate::read)
 /// with them: widening reads ([`ReadOptions::casting`]), the strict bool check, the header's
 /// limits and the read threads.
 ///
 /// # Errors
-/// As [`read_ndarray`] and [`read_with`](crate::read_with). Each names the file.
+/// As [`read_ndarray`] and [`read_with`](crate::read::read_with). Each names the file.
 ///
 /// # Examples
 /// ```
 /// use ndarray::Array2;
-/// use npy_core::{Casting, ReadOptions};
+/// use npy_core::{read::Casting, ReadOptions};
 /// # let dir = std::env::temp_dir().join(format!("npy-core-nd-read-with-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
 /// let path = dir.join("m.npy");
@@ -259,7 +259,7 @@ fn ndarray_view<'a, T, D: Dimension>(
         .map_err(|_| dimension_mismatch::<D>(shape))
 }
 
-/// Writes `array` to `path` as `np.save` would (atomically, like [`crate::write`]), whatever its
+/// Writes `array` to `path` as `np.save` would (atomically, like [`crate::write()`]), whatever its
 /// memory layout: a C-contiguous array is written in one piece in C order, a
 /// Fortran-contiguous one in one piece with `fortran_order: True`, any other (a strided slice,
 /// negative strides, a transposed view of a slice) in logical C order, element by element in

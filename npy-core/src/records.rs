@@ -11,7 +11,7 @@
 //! exactly the struct's (the usual case: files the struct wrote, or numpy's of the same dtype)
 //! is read and written in bulk, as plain numbers are; see the derive's documentation.
 //!
-//! Records are read and written by the entry points of every element type: [`crate::read`] /
+//! Records are read and written by the entry points of every element type: [`crate::read()`] /
 //! [`crate::write()`] for whole arrays, and for large files:
 //! - [`NpyReader::iter`](crate::NpyReader::iter) streams records one by one;
 //! - [`NpyReader::read_range`](crate::NpyReader::read_range) reads records by index, seeking

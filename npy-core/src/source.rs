@@ -49,7 +49,7 @@ pub const READ_AHEAD_BYTES: usize = 64 << 10;
 ///
 /// # Examples
 /// ```
-/// use npy_core::{header_extent, Header, ReadOptions};
+/// use npy_core::{__private::header_extent, Header, ReadOptions};
 /// let bytes = Header::new("<f4".parse()?, vec![4, 64]).to_bytes(None)?;
 /// let opts = ReadOptions::default();
 /// assert_eq!(header_extent(&bytes[..12], &opts)?, Some(128));
@@ -455,7 +455,7 @@ impl<S: ReadAt> NpySource<S> {
 ///
 /// # Examples
 /// ```
-/// use npy_core::{FetchedRange, ReadAt};
+/// use npy_core::{__private::FetchedRange, ReadAt};
 /// let part = FetchedRange::new(100, vec![1u8, 2, 3]);
 /// let mut b = [0u8; 2];
 /// part.read_exact_at(101, &mut b)?;

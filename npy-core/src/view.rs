@@ -27,7 +27,7 @@ use crate::read::{NpyArray, NpyReader};
 /// (viewable when every byte is 0 or 1: numpy reads other bytes as `True`, and writes them for
 /// masks viewed as bool, but a Rust `bool` cannot hold them, so such data is
 /// [`ErrorKind::NonCanonicalBool`] here and decoded by [`view_or_copy`]). Types decoded element by element (`String`,
-/// `Vec<u8>`, datetimes) have no view; read them with [`crate::read`] or [`NpyReader`].
+/// `Vec<u8>`, datetimes) have no view; read them with [`crate::read()`] or [`NpyReader`].
 ///
 /// ```compile_fail
 /// // A `String` cannot be borrowed from UCS-4 bytes: this does not compile.
@@ -36,7 +36,7 @@ use crate::read::{NpyArray, NpyReader};
 ///
 /// # Examples
 /// ```
-/// use npy_core::{view_or_copy, ErrorKind, NpyView, Order, WriteOptions};
+/// use npy_core::{view::view_or_copy, ErrorKind, NpyView, Order, WriteOptions};
 ///
 /// let mut file = Vec::new();
 /// WriteOptions::new().write_to(&mut file, &[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
@@ -226,7 +226,7 @@ impl<T: Clone> std::ops::Deref for CowArray<'_, T> {
 ///
 /// # Examples
 /// ```
-/// use npy_core::{view_or_copy, ByteOrder, Order, WriteOptions};
+/// use npy_core::{view::view_or_copy, ByteOrder, Order, WriteOptions};
 /// let mut file = Vec::new();
 /// WriteOptions::new()
 ///     .byte_order(ByteOrder::Big)

@@ -22,8 +22,8 @@
 //!   decode chunk; views hold nothing.
 //! - data, for [`NpyReader::read_dyn`]: `(len - hdr) × 2 × MAX_DYN_EXPANSION`. A tree of
 //!   `DynValue`s is bigger than the bytes it decodes (48 bytes per `|u1` byte, more per record
-//!   field); the reader refuses trees beyond [`npy_core::MAX_DYN_EXPANSION`] bytes per data
-//!   byte plus [`npy_core::DYN_ALLOWANCE`] (zero-size values), and a stream's vector may hold
+//!   field); the reader refuses trees beyond [`npy_core::dynamic::MAX_DYN_EXPANSION`] bytes per data
+//!   byte plus [`npy_core::dynamic::DYN_ALLOWANCE`] (zero-size values), and a stream's vector may hold
 //!   twice that while it grows.
 //! - plus 1 MiB for everything (chunk buffers, a stream's first step), and the dynamic
 //!   allowance twice over for `read_dyn`.
@@ -103,7 +103,7 @@ const HEADER_FACTOR: u64 = 48;
 const DATA_FACTOR: u64 = 16;
 
 /// Heap bytes allowed per byte of data for `read_dyn`.
-const DYN_FACTOR: u64 = npy_core::MAX_DYN_EXPANSION * 2;
+const DYN_FACTOR: u64 = npy_core::dynamic::MAX_DYN_EXPANSION * 2;
 
 /// A bound for a file: header bytes, data bytes and the constant.
 #[derive(Clone, Copy)]
@@ -180,7 +180,7 @@ fn exercise(report: &mut Report, dir: &std::path::Path, name: &str, bytes: &[u8]
     };
     let dynamic = Bound {
         data_factor: DYN_FACTOR,
-        constant: MIB + 2 * npy_core::DYN_ALLOWANCE,
+        constant: MIB + 2 * npy_core::dynamic::DYN_ALLOWANCE,
         ..typed
     };
     let path = dir.join("input.npy");
@@ -214,7 +214,7 @@ fn exercise(report: &mut Report, dir: &std::path::Path, name: &str, bytes: &[u8]
         let _ = NpyView::<f64>::new(aligned);
     });
     report.check("view_or_copy::<f32>", name, typed, || {
-        let _ = npy_core::view_or_copy::<f32>(aligned);
+        let _ = npy_core::view::view_or_copy::<f32>(aligned);
     });
     report.check("read_dyn(path)", name, dynamic, || {
         let _ = npy_core::read_dyn(&path);

@@ -56,10 +56,10 @@ fn side_by_side(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     header.shape = vec![3, 2];
     header.dtype = "<f4".parse()?;
     assert_eq!(header.to_bytes(None)?.len() % 64, 0);
-    npy_core::convert_file(
+    npy_core::convert::convert_file(
         dir.join("m.npy"),
         dir.join("m_be.npy"),
-        &npy_core::ConvertOptions::new(),
+        &npy_core::convert::ConvertOptions::new(),
     )?;
     // stream a file larger than memory: `create_stream` + `push_row` + `finish`
     let mut w = WriteOptions::new().create_stream::<f32>(dir.join("s.npy"), &[3])?;

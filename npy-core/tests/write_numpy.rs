@@ -10,7 +10,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use npy_core::{
-    read, ByteOrder, DType, Error, ErrorKind, Header, NpyReader, Order, Primitive, WriteOptions,
+    dtype::Primitive, read, ByteOrder, DType, Error, ErrorKind, Header, NpyReader, Order,
+    WriteOptions,
 };
 use npy_test_support::*;
 use serde_json::Value as Json;

@@ -239,7 +239,7 @@ impl Seek for AtomicFile {
 /// it is removed and the path left as it was.
 ///
 /// This is the two-phase form of the npy-* crates' path writers (`finish_pending()` of
-/// `npy_npz::NpzPathWriter` and `npy_core::PathStreamWriter` return one), and a way to
+/// `npy_npz::NpzPathWriter` and `npy_core::write::PathStreamWriter` return one), and a way to
 /// write any file by the same rules (`npy unpack` writes members with it): symlinks followed
 /// to their file, anything but a regular file refused ([`ErrorKind::NotRegularFile`]), the
 /// existing file's lock held, an unnamed temporary file on Linux, the umask honoured for a new

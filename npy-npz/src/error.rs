@@ -4,7 +4,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use npy_core::Category;
+use npy_core::error::Category;
 
 /// An error of reading or writing an `.npz` archive.
 ///

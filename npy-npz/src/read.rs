@@ -10,8 +10,8 @@ use std::sync::OnceLock;
 
 use bytemuck::CheckedBitPattern;
 use npy_core::{
-    view_or_copy, CowArray, DynArray, Header, NotNpy, NpyArray, NpyElement, NpyReader, NpyView,
-    ParsedHeader, ReadAt, ReadOptions, TensorInfo,
+    error::NotNpy, header::ParsedHeader, view::view_or_copy, view::CowArray, DynArray, Header,
+    NpyArray, NpyElement, NpyReader, NpyView, ReadAt, ReadOptions, TensorInfo,
 };
 
 use crate::error::{ContainerFault, Error, ErrorKind};
@@ -829,8 +829,7 @@ impl<R: ReadAt> NpzArchive<R> {
         let dtype = &parsed.header.dtype;
         // Numbers only: bools are checked value by value (strict bools), records and
         // subarrays take npy-core's own paths.
-        let number =
-            matches!(dtype, npy_core::DType::Number(p, _) if *p != npy_core::Primitive::Bool);
+        let number = matches!(dtype, npy_core::DType::Number(p, _) if *p != npy_core::dtype::Primitive::Bool);
         if !number || *dtype != T::npy_dtype() {
             return Ok(None);
         }

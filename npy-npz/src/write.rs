@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use npy_core::{AsShape, DynArray, Header, NpyElement, StreamWriter, WriteOptions};
+use npy_core::{format::AsShape, DynArray, Header, NpyElement, StreamWriter, WriteOptions};
 use npy_fs::PendingFile;
 
 use crate::error::{Error, ErrorKind};
@@ -514,10 +514,10 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// Adds an array of any dtype ([`npy_core::read_dyn`]'s value) as `key.npy`.
     ///
     /// # Errors
-    /// As [`NpzWriter::add`] and [`npy_core::write_dyn_to`].
+    /// As [`NpzWriter::add`] and [`npy_core::dynamic::write_dyn_to`].
     pub fn add_dyn(&mut self, key: &str, array: &DynArray) -> Result<(), Error> {
         self.member(member_name(key)?, |zip| {
-            npy_core::write_dyn_to(zip, array, None)?;
+            npy_core::dynamic::write_dyn_to(zip, array, None)?;
             Ok(())
         })
     }

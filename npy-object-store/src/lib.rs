@@ -7,7 +7,7 @@
 //!
 //! | operation | requests |
 //! |---|---|
-//! | open, header | 1 GET of [`npy_core::FIRST_READ_BYTES`] (a second only for a longer header) |
+//! | open, header | 1 GET of [`npy_core::__private::FIRST_READ_BYTES`] (a second only for a longer header) |
 //! | rows, an element range | 1 GET (none when the first GET's bytes hold it) |
 //! | several ranges | `get_ranges`: nearby ranges coalesced into one GET |
 //! | the whole array | parallel GETs of [`RemoteOptions::part_bytes`] |

@@ -8,8 +8,8 @@ use std::time::Duration;
 use bytes::{Bytes, BytesMut};
 use futures_util::{StreamExt, TryStreamExt};
 use npy_core::{
-    header_extent, ArrayMeta, DynArray, DynValue, FetchedRange, Header, NpyArray, NpyElement,
-    NpySource, ParsedHeader, ReadOptions,
+    __private::header_extent, __private::FetchedRange, header::ParsedHeader, read::ArrayMeta,
+    DynArray, DynValue, Header, NpyArray, NpyElement, NpySource, ReadOptions,
 };
 use object_store::path::Path;
 use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore};
@@ -23,7 +23,7 @@ use crate::error::{classify, RemoteError, RemoteErrorKind};
 pub struct RemoteOptions {
     /// Header limits, strict bools, casting, hint ([`ReadOptions`]).
     pub read: ReadOptions,
-    /// Bytes of the first GET ([`npy_core::FIRST_READ_BYTES`], 64 KiB): the header and the
+    /// Bytes of the first GET ([`npy_core::__private::FIRST_READ_BYTES`], 64 KiB): the header and the
     /// first rows, which later reads take from memory. `usize::MAX` sends the first GET
     /// without a `Range` and reads the whole object with it, so that a whole-array read
     /// sends no other GET: what a server that reads the whole object for every ranged GET
@@ -53,7 +53,7 @@ impl Default for RemoteOptions {
     fn default() -> Self {
         RemoteOptions {
             read: ReadOptions::default(),
-            first_read: npy_core::FIRST_READ_BYTES,
+            first_read: npy_core::__private::FIRST_READ_BYTES,
             retries: 2,
             part_bytes: 8 << 20,
             concurrency: 8,

@@ -1,6 +1,6 @@
 //! [`PickleError`]: what can go wrong decoding or encoding an object array's pickle.
 
-use npy_core::{Category, Error, ErrorKind};
+use npy_core::{error::Category, Error, ErrorKind};
 
 /// Why a pickle was refused or could not be decoded (or a value could not be pickled).
 ///

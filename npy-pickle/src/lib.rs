@@ -75,7 +75,7 @@
 //! Other readers take the codec: [`PickleCodec`] is npy-core's
 //! [`ObjectCodec`], given to
 //! [`NpyReader::read_dyn_with`](npy_core::NpyReader::read_dyn_with) (an `.npz` member, a
-//! stream, other limits) and [`npy_core::write_dyn_to_with`].
+//! stream, other limits) and [`npy_core::dynamic::write_dyn_to_with`].
 //!
 //! # Where it lives
 //!
@@ -128,7 +128,7 @@ pub use npy_core::object::{BigInt, NpyScalar, PyDType, PyGlobal, PyObject};
 use npy_core::object::internals::{self, npy_array, write_file};
 use npy_core::object::ObjectCodec;
 use npy_core::{
-    DType, DynArray, DynValue, Error, ErrorKind, Header, NpyArray, NpyReader, Requested,
+    error::Requested, DType, DynArray, DynValue, Error, ErrorKind, Header, NpyArray, NpyReader,
 };
 
 /// Decodes a pickle of allowed values with the default [`PickleLimits`].
@@ -186,7 +186,7 @@ pub fn dumps(items: &[PyObject], shape: &[u64]) -> Result<Vec<u8>, PickleError> 
 /// npy-core's [`ObjectCodec`] for numpy's pickles: decodes them with this crate's
 /// interpreter, within its [`PickleLimits`], and writes numpy's pickle of object arrays.
 ///
-/// Give it to [`NpyReader::read_dyn_with`] and [`npy_core::write_dyn_to_with`];
+/// Give it to [`NpyReader::read_dyn_with`] and [`npy_core::dynamic::write_dyn_to_with`];
 /// [`read_dyn`] and [`write_dyn`] use the default one.
 ///
 /// # Examples
@@ -329,7 +329,7 @@ pub fn read_dyn(path: impl AsRef<Path>) -> Result<DynArray, Error> {
 /// ```
 pub fn write_dyn(path: impl AsRef<Path>, array: &DynArray) -> Result<(), Error> {
     write_file(path.as_ref(), |w| {
-        npy_core::write_dyn_to_with(w, array, None, &PickleCodec::default())
+        npy_core::dynamic::write_dyn_to_with(w, array, None, &PickleCodec::default())
     })
 }
 

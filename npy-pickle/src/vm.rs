@@ -21,8 +21,9 @@ use npy_core::header::MAX_DIMS;
 use npy_core::object::internals::{array_from_bytes, decode_all, decoded_bytes};
 use npy_core::object::{NpyScalar, PyDType, PyGlobal, PyObject};
 use npy_core::{
-    ByteOrder, DType, DynArray, DynValue, Field, Header, Primitive, Record, SubArray, TimeKind,
-    TimeType, TimeUnit, UcsString,
+    dtype::Field, dtype::Primitive, dtype::Record, dtype::SubArray, dtype::TimeKind,
+    dtype::TimeType, dtype::TimeUnit, dynamic::UcsString, ByteOrder, DType, DynArray, DynValue,
+    Header,
 };
 
 use crate::error::PickleError;
@@ -1894,7 +1895,7 @@ fn c_to_fortran(values: Vec<DynValue>, shape: &[u64]) -> Vec<DynValue> {
 /// A record element (a tuple) or one of its fields as numpy's `item()` gives it, back to a
 /// [`DynValue`] of `dtype`.
 fn py_to_dyn(obj: PyObject, dtype: &DType) -> Result<DynValue, PickleError> {
-    use npy_core::Primitive as P;
+    use npy_core::dtype::Primitive as P;
     let mismatch = |obj: &PyObject| PickleError::Malformed {
         offset: 0,
         opcode: "BUILD".into(),

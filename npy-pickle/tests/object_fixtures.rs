@@ -309,7 +309,8 @@ fn writing_gives_numpys_bytes() {
         let path = dir().join(name);
         let a = npy_pickle::read_dyn(&path).unwrap();
         let mut ours = Vec::new();
-        let written = npy_core::write_dyn_to_with(&mut ours, &a, None, &PickleCodec::default());
+        let written =
+            npy_core::dynamic::write_dyn_to_with(&mut ours, &a, None, &PickleCodec::default());
         if f["byte_identical"].as_bool().unwrap() {
             written.unwrap_or_else(|e| panic!("{name}: {e}"));
             let theirs = std::fs::read(&path).unwrap();
@@ -364,7 +365,7 @@ fn typed_reads_of_objects() {
         "object array: object element 1 is float, requested i64"
     );
     assert_eq!(e.path(), Some(path.as_path()));
-    assert_eq!(e.classify(), npy_core::Category::Mismatch);
+    assert_eq!(e.classify(), npy_core::error::Category::Mismatch);
     // Not an object array.
     let e = read_objects::<f64>(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/f8_le_c_5.npy"),
@@ -401,8 +402,8 @@ fn external_numpy_files() {
 #[test]
 fn records_with_object_fields_are_an_unsupported_write() {
     let a = npy_pickle::read_dyn(npy_test_support::fixture("object/record_p4.npy")).unwrap();
-    let err =
-        npy_core::write_dyn_to_with(Vec::new(), &a, None, &PickleCodec::default()).unwrap_err();
+    let err = npy_core::dynamic::write_dyn_to_with(Vec::new(), &a, None, &PickleCodec::default())
+        .unwrap_err();
     assert!(
         matches!(
             err.kind(),

@@ -1208,7 +1208,11 @@ fn hostile_object_arrays_are_refused_by_name_in_every_object_dtype() {
             ),
             other => panic!("{descr}: read_dyn decoded a hostile pickle: {other:?} ({err})"),
         }
-        assert_eq!(err.classify(), npy_core::Category::Unsupported, "{descr}");
+        assert_eq!(
+            err.classify(),
+            npy_core::error::Category::Unsupported,
+            "{descr}"
+        );
     }
 }
 

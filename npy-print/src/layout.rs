@@ -13,7 +13,7 @@ use super::PrintOptions;
 use npy_core::dtype::{DType, Primitive, TimeKind, TimeUnit};
 use npy_core::literal::Value;
 use npy_core::ByteOrder;
-use npy_core::{DynArray, DynValue, UcsString};
+use npy_core::{dynamic::UcsString, DynArray, DynValue};
 
 /// Why a layout stopped: the writer failed, or the values' source did.
 pub(crate) enum Stop<E> {

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use npy_core::__private::{write_repr_bytes, write_repr_code_points};
-use npy_core::UcsString;
+use npy_core::dynamic::UcsString;
 
 /// Python's repr of a `bytes` value: `b'a\x00b'`.
 pub(crate) fn repr_bytes(b: &[u8]) -> String {

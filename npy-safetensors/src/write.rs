@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use npy_core::{ByteOrder, ConvertOptions, DType, MlType, Order, ParsedHeader};
+use npy_core::{
+    convert::ConvertOptions, dtype::MlType, header::ParsedHeader, ByteOrder, DType, Order,
+};
 use npy_npz::NpzArchive;
 use tempfile::NamedTempFile;
 
@@ -95,7 +97,7 @@ fn source(
     hint: Option<MlType>,
 ) -> Result<Source, Error> {
     // A hint applies to the members it fits (an archive mixes them); a big-endian '>V2'
-    // with a bfloat16 hint is refused (npy_core::ParsedHeader::hinted_dtype).
+    // with a bfloat16 hint is refused (npy_core::header::ParsedHeader::hinted_dtype).
     if let Some(h) = hint {
         if let Some(d) = parsed.hinted_dtype(h)? {
             parsed.header.dtype = d;
@@ -379,7 +381,7 @@ impl<R: npy_core::ReadAt + Sync> Job<'_, R> {
         let options = ConvertOptions::new()
             .byte_order(ByteOrder::Little)
             .order(Order::C);
-        npy_core::convert_file(&input, converted.path(), &options)
+        npy_core::convert::convert_file(&input, converted.path(), &options)
             .map_err(|e| Error::from(e).at(src))?;
         drop(staged);
         let mut f = File::open(converted.path()).map_err(&rerr)?;

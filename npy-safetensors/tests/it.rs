@@ -79,7 +79,7 @@ save_file({"one": np.arange(6, dtype="<f8").reshape(2, 3)}, os.path.join(d, "wan
         (
             "bf16.npz",
             "want_bf16.safetensors",
-            Some(npy_core::MlType::BFloat16),
+            Some(npy_core::dtype::MlType::BFloat16),
         ),
         ("e5m2.npz", "want_e5m2.safetensors", None),
         ("one.npy", "want_one.safetensors", None),

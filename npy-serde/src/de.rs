@@ -4,8 +4,8 @@
 use std::io::Read;
 use std::vec;
 
+use npy_core::__private::{TUPLE_KEY, VALUE_TOKEN};
 use npy_core::literal::{self, ParseOptions, Value};
-use npy_core::serde_impls::{TUPLE_KEY, VALUE_TOKEN};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Visitor};
 
 use crate::error::{Error, Result};

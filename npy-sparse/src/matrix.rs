@@ -4,7 +4,7 @@ use std::fs::File;
 use std::ops::Add;
 use std::path::Path;
 
-use npy_core::{Canonical, Casting, DType, Header, NpyElement, ReadOptions};
+use npy_core::{dtype::Canonical, read::Casting, DType, Header, NpyElement, ReadOptions};
 use npy_npz::{Compression, NpzArchive, NpzWriter};
 
 use crate::error::Error;

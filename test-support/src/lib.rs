@@ -27,7 +27,8 @@ use npy_core::element::units;
 use npy_core::half::f16;
 use npy_core::num_complex::Complex;
 use npy_core::{
-    DType, Datetime64, NpyArray, NpyElement, Order, Primitive, TimeKind, TimeUnit, Timedelta64,
+    dtype::Primitive, dtype::TimeKind, dtype::TimeUnit, element::Timedelta64, DType, Datetime64,
+    NpyArray, NpyElement, Order,
 };
 use serde_json::Value as Json;
 
@@ -274,8 +275,8 @@ impl Elem for Complex<f64> {
 
 fn ticks_match(ticks: i64, v: &Json) -> bool {
     match v {
-        Json::Null => ticks == npy_core::NAT,
-        _ => ticks != npy_core::NAT && v.as_i64() == Some(ticks),
+        Json::Null => ticks == npy_core::element::NAT,
+        _ => ticks != npy_core::element::NAT && v.as_i64() == Some(ticks),
     }
 }
 

@@ -34,7 +34,7 @@ use ndarray::ArrayD;
 use npy_core::bytemuck::{CheckedBitPattern, NoUninit};
 use npy_core::num_complex::Complex;
 use npy_core::{
-    DType, NpyArray, NpyElement, NpyMmapMut, NpyReader, Order, Primitive, WriteOptions,
+    dtype::Primitive, DType, NpyArray, NpyElement, NpyMmapMut, NpyReader, Order, WriteOptions,
 };
 use npy_test_support::{dispatch, Elem, Visitor};
 

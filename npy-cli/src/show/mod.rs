@@ -112,7 +112,7 @@ pub struct Args {
     /// (or member) whose descr is not what numpy saves for TYPE is an error.
     #[allow(clippy::doc_markdown, reason = "clap help text, printed as written")]
     #[arg(long, value_name = "TYPE", value_parser = crate::format::parse_hint)]
-    hint: Option<npy_core::MlType>,
+    hint: Option<npy_core::dtype::MlType>,
 }
 
 /// Arrays with at most this many printed elements are read once and kept; larger ones are
@@ -285,7 +285,7 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
 /// newline), read with `hint`.
 fn show_member<R: npy_core::ReadAt>(
     args: &Args,
-    hint: Option<npy_core::MlType>,
+    hint: Option<npy_core::dtype::MlType>,
     npz: &NpzArchive<R>,
     key: &str,
     out: &mut impl Write,
@@ -452,7 +452,7 @@ fn show_safetensors(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
 /// bytes in all, read with `hint` (an error when it does not fit).
 fn show_reader<R: Read + Seek>(
     args: &Args,
-    hint: Option<npy_core::MlType>,
+    hint: Option<npy_core::dtype::MlType>,
     reader: NpyReader<R>,
     size: u64,
     out: &mut impl Write,

@@ -25,7 +25,7 @@ use tile::{source_axes, Tiling};
 ///
 /// # Examples
 /// ```
-/// use npy_core::{ByteOrder, ConvertOptions, Order};
+/// use npy_core::{ByteOrder, convert::ConvertOptions, Order};
 /// let options = ConvertOptions::new()
 ///     .byte_order(ByteOrder::Big)
 ///     .order(Order::Fortran)
@@ -126,7 +126,7 @@ impl ConvertOptions {
 ///
 /// # Examples
 /// ```
-/// use npy_core::{convert_file, ByteOrder, ConvertOptions, Order};
+/// use npy_core::{convert::convert_file, ByteOrder, convert::ConvertOptions, Order};
 /// # let dir = std::env::temp_dir().join(format!("npy-core-convert-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
 /// let (a, b) = (dir.join("a.npy"), dir.join("b.npy"));
@@ -160,7 +160,7 @@ pub fn convert_file(
 ///
 /// # Examples
 /// ```
-/// use npy_core::{convert_file_with_progress, ConvertOptions, Order};
+/// use npy_core::{convert::convert_file_with_progress, convert::ConvertOptions, Order};
 /// # let dir = std::env::temp_dir().join(format!("npy-core-progress-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
 /// let (a, b) = (dir.join("a.npy"), dir.join("b.npy"));

@@ -14,7 +14,7 @@ use crate::literal::LiteralError;
 ///
 /// # Examples
 /// ```
-/// use npy_core::{DType, DescrError};
+/// use npy_core::{DType, dtype::DescrError};
 /// let err = "<f3".parse::<DType>().unwrap_err();
 /// assert!(matches!(err, DescrError::Invalid { .. }));
 /// // `?` gives the crate's Error.

@@ -11,8 +11,6 @@
 
 use std::fmt;
 
-pub(crate) use compact_str::CompactString;
-
 use crate::codec::{checked_product, first_noncanonical_bool};
 #[doc(no_inline)]
 pub use crate::format::ByteOrder;
@@ -27,6 +25,8 @@ mod ml;
 mod tests;
 mod type_str;
 
+/// The type of record field names ([`Field::name`]), from `compact_str`.
+pub use compact_str::CompactString;
 pub(crate) use descr::{subarray_or_base, RecordBuilder};
 pub(crate) use error::descr_error;
 pub use error::DescrError;

@@ -134,7 +134,7 @@ impl Column {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::{DynValue, UcsString, WriteOptions};
+    /// use npy_core::{DynValue, dynamic::UcsString, WriteOptions};
     /// let mut bytes = Vec::new();
     /// WriteOptions::new().write_to(&mut bytes, &["hi".to_string(), "numpy".to_string()], &[2])?;
     /// let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;

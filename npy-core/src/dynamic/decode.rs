@@ -128,7 +128,7 @@ impl Decoder {
     }
 
     /// Decodes one element from `src`, exactly its dtype's itemsize bytes: the reader hands
-    /// over whole elements, and [`Record::new`](crate::Record::new) keeps every field inside
+    /// over whole elements, and [`Record::new`](crate::dtype::Record::new) keeps every field inside
     /// its record, so the slicing below stays in bounds.
     pub(super) fn decode_value(&self, src: &[u8]) -> Result<DynValue, Error> {
         use Primitive::*;

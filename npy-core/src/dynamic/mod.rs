@@ -1,7 +1,7 @@
 //! Dynamic reading: any dtype, records included, into a [`DynArray`] of typed columns, one per
 //! leaf field, each element a tree of [`DynValue`]s when asked for.
 //!
-//! The typed readers ([`read`](crate::read), [`NpyReader::read_vec`]) need the element type at
+//! The typed readers ([`read`](fn@crate::read), [`NpyReader::read_vec`]) need the element type at
 //! compile time. [`read_dyn`] reads whatever the file holds: the data's bytes gathered into
 //! one [`Column`] per leaf field (numbers in the machine's order, viewable as `&[T]`; strings
 //! as their bytes), about the file's size in memory. Its elements are the values
@@ -51,6 +51,7 @@ pub use encode::write_dyn_to_with;
 pub use encode::{write_dyn, write_dyn_to};
 pub use value::{DynValue, UcsString};
 
+#[doc(hidden)]
 pub use decode::ElementDecoder;
 
 /// Bytes of file data read per chunk by a dynamic read, each gathered into the columns while
@@ -158,7 +159,7 @@ impl<R: Read> NpyReader<R> {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::{DynValue, UcsString, WriteOptions};
+    /// use npy_core::{DynValue, dynamic::UcsString, WriteOptions};
     /// let mut bytes = Vec::new();
     /// WriteOptions::new().write_to(&mut bytes, &["hi".to_string(), "numpy".to_string()], &[2])?;
     /// let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;

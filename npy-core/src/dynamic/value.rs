@@ -111,7 +111,7 @@ impl DynValue {
 ///
 /// # Examples
 /// ```
-/// use npy_core::UcsString;
+/// use npy_core::dynamic::UcsString;
 /// let s = UcsString::new(vec![0x61, 0xD805, 0x62]);
 /// assert_eq!(s.to_string_lossy(), "a\u{FFFD}b");
 /// assert!(s.to_string_strict().is_err());

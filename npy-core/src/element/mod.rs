@@ -45,7 +45,7 @@ pub use widen::Widening;
 /// `#[derive(NpyElement)]` for records (feature `derive`).
 ///
 /// Reading is exact by default: the file's dtype must be the type's dtype in either byte order
-/// (an `i4` file reads as `i64` only with [`Casting::Safe`](crate::Casting::Safe)). `bool` reads
+/// (an `i4` file reads as `i64` only with [`Casting::Safe`](crate::read::Casting::Safe)). `bool` reads
 /// any non-zero byte as `true`, as numpy does; [`ReadOptions::strict_bools`](crate::ReadOptions)
 /// refuses bytes other than 0 and 1 with [`ErrorKind::InvalidBool`].
 ///
@@ -120,7 +120,7 @@ pub trait NpyElement: Sized {
 
     /// How to read elements of `dtype` as `Self` when `dtype` is not the type's own but numpy
     /// casts it to [`NpyElement::npy_dtype`] safely (`np.can_cast(dtype, npy_dtype, 'safe')`);
-    /// used by reads with [`Casting::Safe`](crate::Casting::Safe). `None`, the default, for
+    /// used by reads with [`Casting::Safe`](crate::read::Casting::Safe). `None`, the default, for
     /// types that do not widen (all but `bool`, the integers, floats and complex numbers).
     #[doc(hidden)]
     fn widening(dtype: &DType) -> Option<Widening<Self>> {

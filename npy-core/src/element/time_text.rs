@@ -19,10 +19,10 @@ impl TimeType {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::{DType, TimeKind, TimeType, TimeUnit};
+    /// use npy_core::{DType, dtype::TimeKind, dtype::TimeType, dtype::TimeUnit};
     /// let ms = TimeType { kind: TimeKind::Datetime, unit: TimeUnit::Millisecond, multiplier: 1 };
     /// assert_eq!(ms.value_str(1_704_164_645_678), "2024-01-02T03:04:05.678");
-    /// assert_eq!(ms.value_str(npy_core::NAT), "NaT");
+    /// assert_eq!(ms.value_str(npy_core::element::NAT), "NaT");
     /// let d = TimeType { kind: TimeKind::Timedelta, unit: TimeUnit::Day, multiplier: 7 };
     /// assert_eq!(d.value_str(2), "14 days");
     /// ```

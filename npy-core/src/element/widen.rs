@@ -1,5 +1,5 @@
 //! Widening reads: a file's number dtype read as a wider number type, where numpy's
-//! `np.can_cast(file, type, 'safe')` holds ([`Casting::Safe`](crate::Casting::Safe)).
+//! `np.can_cast(file, type, 'safe')` holds ([`Casting::Safe`](crate::read::Casting::Safe)).
 //!
 //! The table below is numpy 2.4.6's; `fixtures/parity/casting.json` holds `np.can_cast` over
 //! every pair of the number dtypes and `casting_values.json` the `astype` results, and a test

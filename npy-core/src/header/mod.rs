@@ -10,8 +10,8 @@ use crate::codec::nonzero_product;
 use crate::dtype::DType;
 use crate::error::{Error, ErrorKind};
 use crate::format::Order;
-#[doc(no_inline)]
 pub use crate::format::{Version, ARRAY_ALIGN, GROWTH_AXIS_MAX_DIGITS, MAGIC, MAX_DIMS};
+#[doc(no_inline)]
 use crate::literal;
 
 mod fast;
@@ -30,7 +30,7 @@ pub const DEFAULT_MAX_HEADER_LEN: u64 = 16 << 20;
 ///
 /// # Examples
 /// ```
-/// use npy_core::{ErrorKind, Header, HeaderOptions};
+/// use npy_core::{ErrorKind, Header, header::HeaderOptions};
 /// let bytes = Header::new("<f4".parse()?, vec![4, 64]).to_bytes(None)?;
 /// let options = HeaderOptions::new().max_header_len(64);
 /// let err = Header::read_with(&mut &bytes[..], &options).unwrap_err();

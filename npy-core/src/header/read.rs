@@ -255,7 +255,7 @@ impl ParsedHeader {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::{DType, Header, MlType};
+    /// use npy_core::{DType, Header, dtype::MlType};
     /// // The header `np.save` writes for big-endian bfloat16 (`dtype.newbyteorder('>')`).
     /// let text = "{'descr': '>V2', 'fortran_order': False, 'shape': (1,), }\n";
     /// let mut big = b"\x93NUMPY\x01\x00".to_vec();

@@ -1,4 +1,4 @@
-//! Reading array data: owned arrays ([`read`], [`NpyArray`]), and the streaming
+//! Reading array data: owned arrays ([`read`](fn@crate::read), [`NpyArray`]), and the streaming
 //! [`NpyReader`] (caller buffers, iteration, random access).
 //!
 //! Every read allocates only what the input can back: the file's length (or, for a stream,
@@ -18,12 +18,13 @@ use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::Order;
 use crate::header::Header;
-use crate::meta::{meta_accessors, ArrayMeta};
+use crate::meta::meta_accessors;
 
 mod options;
 mod parallel;
 mod reader;
 
+pub use crate::meta::ArrayMeta;
 pub use options::{Casting, ReadOptions};
 pub use parallel::PARALLEL_MIN_BYTES;
 pub(crate) use reader::Decode;
@@ -225,18 +226,18 @@ pub fn read<T: NpyElement>(path: impl AsRef<Path>) -> Result<NpyArray<T>, Error>
     read_with(path, &ReadOptions::default())
 }
 
-/// [`read`] with options: the header's limits, the strict bool check
+/// [`read`](fn@crate::read) with options: the header's limits, the strict bool check
 /// ([`ReadOptions::strict_bools`]) and widening reads ([`ReadOptions::casting`]:
-/// [`Casting::Safe`](crate::Casting::Safe) reads an `<f4` file as `f64`, as numpy's
+/// [`Casting::Safe`] reads an `<f4` file as `f64`, as numpy's
 /// `astype(np.float64)` would).
 ///
 /// # Errors
-/// As [`read`]; with [`ReadOptions::strict_bools`], [`ErrorKind::InvalidBool`] for a `b1` byte
+/// As [`read`](fn@crate::read); with [`ReadOptions::strict_bools`], [`ErrorKind::InvalidBool`] for a `b1` byte
 /// other than 0 and 1 (naming its offset in the file).
 ///
 /// # Examples
 /// ```
-/// use npy_core::{read_with, Casting, ReadOptions, WriteOptions};
+/// use npy_core::{read::read_with, read::Casting, ReadOptions, WriteOptions};
 /// let path = std::env::temp_dir().join(format!("npy-read-with-{}.npy", std::process::id()));
 /// WriteOptions::new().write_path(&path, &[1.5f32, -2.0], &[2])?;
 /// let wide = read_with::<f64>(&path, &ReadOptions::default().casting(Casting::Safe))?;

@@ -8,7 +8,7 @@ use crate::header::HeaderOptions;
 ///
 /// # Examples
 /// ```
-/// use npy_core::{Casting, NpyReader, ReadOptions, WriteOptions};
+/// use npy_core::{read::Casting, NpyReader, ReadOptions, WriteOptions};
 /// let mut bytes = Vec::new();
 /// WriteOptions::new().write_to(&mut bytes, &[1i32, -2, 3], &[3])?;
 /// // An `<i4` file reads as i64 only when asked: numpy casts i4 to i8 safely.
@@ -89,7 +89,7 @@ impl ReadOptions {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::{DType, MlType, NpyReader, ReadOptions};
+    /// use npy_core::{DType, dtype::MlType, NpyReader, ReadOptions};
     /// // What `np.save` writes for `np.array([1, -2], ml_dtypes.bfloat16)`.
     /// let mut bytes = npy_core::Header::new("|V2".parse()?, vec![2]).to_bytes(None)?;
     /// bytes.extend_from_slice(&[0x80, 0x3f, 0x00, 0xc0]);
@@ -118,7 +118,7 @@ impl ReadOptions {
     /// These options with another thread count for reads of large files: `0` (the default)
     /// uses [`std::thread::available_parallelism`], `1` reads on the calling thread alone.
     ///
-    /// Only bulk reads of a reader opened from a path ([`crate::read`],
+    /// Only bulk reads of a reader opened from a path ([`crate::read()`],
     /// [`NpyReader::open`](crate::NpyReader::open) then `read_vec` or a large `read_into`) of
     /// element types whose bytes are their memory (numbers, in either byte order) use more
     /// than one thread, each reading its part of the file with positional reads (`pread`,

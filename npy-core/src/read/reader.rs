@@ -311,12 +311,12 @@ impl<R> NpyReader<R> {
     /// [`ReadOptions::hint`] does when opening: for readers
     /// opened without options (an `.npz` member's). `None`, or a dtype the hint does not
     /// apply to, leaves the reader as it is, and so does a hint
-    /// [`ParsedHeader::hinted_dtype`](crate::ParsedHeader::hinted_dtype) refuses (a
+    /// [`ParsedHeader::hinted_dtype`](crate::header::ParsedHeader::hinted_dtype) refuses (a
     /// big-endian `'>V2'` as bfloat16): call that to learn why.
     ///
     /// # Examples
     /// ```
-    /// use npy_core::{DType, MlType, NpyReader};
+    /// use npy_core::{DType, dtype::MlType, NpyReader};
     /// let mut bytes = npy_core::Header::new("|V1".parse()?, vec![2]).to_bytes(None)?;
     /// bytes.extend_from_slice(&[0x38, 0xc0]);
     /// let r = NpyReader::new(&bytes[..])?.with_hint(Some(MlType::Float8E4M3Fn));

@@ -1,5 +1,5 @@
-//! Growing an existing file along its growth axis ([`NpyAppender`], [`append`]), and
-//! concatenating files ([`concatenate`]).
+//! Growing an existing file along its growth axis ([`NpyAppender`], [`append`](fn@crate::append)), and
+//! concatenating files ([`concatenate`](fn@crate::write::concatenate)).
 //!
 //! The growth axis is the one whose data is contiguous at the end of the file: the first in C
 //! order, the last in Fortran order. numpy writes every header with room for a growth-axis
@@ -52,7 +52,7 @@ pub fn append<T: NpyElement>(
 ///
 /// # Examples
 /// ```
-/// use npy_core::AppendOptions;
+/// use npy_core::write::AppendOptions;
 /// let fast = AppendOptions::new().sync(false); // crash-safe against a killed process only
 /// # let _ = fast;
 /// ```
@@ -308,7 +308,7 @@ impl NpyAppender {
     /// npy_core::write(&file, &[1i32, 2], &[2])?;
     /// npy_core::write(&more, &[3i32, 4, 5], &[3])?;
     /// let mut seen = Vec::new();
-    /// npy_core::AppendOptions::new()
+    /// npy_core::write::AppendOptions::new()
     ///     .open(&file)?
     ///     .append_files_with_progress(&[&more, &more], |done, total| seen.push((done, total)))?;
     /// assert_eq!(seen.first(), Some(&(0, 24)));
@@ -702,7 +702,7 @@ fn growth_axis(header: &Header) -> usize {
 /// let (a, b, out) = (dir.join("a.npy"), dir.join("b.npy"), dir.join("ab.npy"));
 /// npy_core::write(&a, &[1i32, 2], &[1, 2])?;
 /// npy_core::write(&b, &[3i32, 4, 5, 6], &[2, 2])?;
-/// let header = npy_core::concatenate(&out, &[&a, &b])?;
+/// let header = npy_core::write::concatenate(&out, &[&a, &b])?;
 /// assert_eq!(header.shape, [3, 2]);
 /// assert_eq!(npy_core::read::<i32>(&out)?.data(), [1, 2, 3, 4, 5, 6]);
 /// # Ok::<(), npy_core::Error>(())
@@ -711,7 +711,7 @@ pub fn concatenate(out: impl AsRef<Path>, inputs: &[impl AsRef<Path>]) -> Result
     concatenate_with_progress(out, inputs, |_, _| {})
 }
 
-/// [`concatenate`], calling `progress(done, total)` as the data is copied: `total` is the
+/// [`concatenate`](fn@crate::write::concatenate), calling `progress(done, total)` as the data is copied: `total` is the
 /// output's data bytes (every input's together), `done` the data bytes written so far. The
 /// first call is `(0, total)`, once every header is checked; each later one has a larger
 /// `done`, one per buffer of at most 1 MiB; the last is `(total, total)`, before the output is
@@ -719,7 +719,7 @@ pub fn concatenate(out: impl AsRef<Path>, inputs: &[impl AsRef<Path>]) -> Result
 /// hook can drive a progress bar (`npy cat` does, on a terminal).
 ///
 /// # Errors
-/// As [`concatenate`].
+/// As [`concatenate`](fn@crate::write::concatenate).
 ///
 /// # Examples
 /// ```
@@ -728,7 +728,7 @@ pub fn concatenate(out: impl AsRef<Path>, inputs: &[impl AsRef<Path>]) -> Result
 /// let (a, out) = (dir.join("a.npy"), dir.join("aa.npy"));
 /// npy_core::write(&a, &[1i32, 2, 3], &[3])?;
 /// let mut seen = Vec::new();
-/// npy_core::concatenate_with_progress(&out, &[&a, &a], |done, total| seen.push((done, total)))?;
+/// npy_core::write::concatenate_with_progress(&out, &[&a, &a], |done, total| seen.push((done, total)))?;
 /// assert_eq!(seen.first(), Some(&(0, 24)));
 /// assert_eq!(seen.last(), Some(&(24, 24)));
 /// # Ok::<(), npy_core::Error>(())

@@ -1,4 +1,4 @@
-//! Writing arrays: whole slices ([`write`], [`WriteOptions`]), streams of rows of unknown count
+//! Writing arrays: whole slices ([`write`](fn@crate::write), [`WriteOptions`]), streams of rows of unknown count
 //! ([`StreamWriter`], `stream.rs`), appending to existing files and concatenating them
 //! (`append.rs`). Every path writer writes through npy-fs's `AtomicFile` (its rules:
 //! [`npy_fs::PendingFile`]).

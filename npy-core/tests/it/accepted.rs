@@ -4,7 +4,7 @@
 //! for the same bytes (checked with a script that builds each file the same way and prints
 //! `a.dtype.str` / `a.dtype.descr`, `a.shape`, `a.dtype.fields`), restated here as literals.
 
-use npy_core::{ByteOrder, DType, Header, ParsedHeader, Primitive, Version};
+use npy_core::{dtype::Primitive, format::Version, header::ParsedHeader, ByteOrder, DType, Header};
 
 fn file(major: u8, text: &[u8]) -> Vec<u8> {
     let mut out = b"\x93NUMPY".to_vec();

@@ -10,8 +10,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use npy_core::{
-    append, concatenate, read, AppendOptions, ErrorKind, Header, NpyAppender, NpyReader, Order,
-    WriteOptions,
+    append, read, write::concatenate, write::AppendOptions, ErrorKind, Header, NpyAppender,
+    NpyReader, Order, WriteOptions,
 };
 use npy_test_support::*;
 use serde_json::Value as Json;
@@ -555,7 +555,8 @@ fn concatenation_progress_is_monotone_and_complete() {
     let out = dir.path().join("out.npy");
     let mut seen = Vec::new();
     let header =
-        npy_core::concatenate_with_progress(&out, &[&a, &a, &a], |d, t| seen.push((d, t))).unwrap();
+        npy_core::write::concatenate_with_progress(&out, &[&a, &a, &a], |d, t| seen.push((d, t)))
+            .unwrap();
     assert_eq!(header.shape, [3 * rows, 4]);
     assert_progress(&seen, 3 << 20);
 }
@@ -593,7 +594,7 @@ fn append_progress_is_monotone_and_complete() {
     let file = dir.path().join("grow.npy");
     npy_core::write(&file, &[0f32; 4], &[1, 4]).unwrap();
     let mut seen = Vec::new();
-    npy_core::AppendOptions::new()
+    npy_core::write::AppendOptions::new()
         .sync(false)
         .open(&file)
         .unwrap()
@@ -608,7 +609,7 @@ fn append_progress_is_monotone_and_complete() {
     let other = dir.path().join("other.npy");
     npy_core::write(&other, &[1i32; 4], &[1, 4]).unwrap();
     let mut calls = 0;
-    let err = npy_core::AppendOptions::new()
+    let err = npy_core::write::AppendOptions::new()
         .open(&file)
         .unwrap()
         .append_files_with_progress(&[&a, &other], |_, _| calls += 1)

@@ -5,8 +5,8 @@ use std::error::Error as _;
 use std::path::Path;
 
 use npy_core::{
-    convert_file, read, read_dyn, write, write_dyn, Category, ConvertOptions, DType, Error,
-    ErrorKind, Header, NpyReader, TensorInfo, WriteOptions,
+    convert::convert_file, convert::ConvertOptions, error::Category, read, read_dyn, write,
+    write_dyn, DType, Error, ErrorKind, Header, NpyReader, TensorInfo, WriteOptions,
 };
 use npy_test_support::fixture;
 
@@ -310,5 +310,5 @@ fn file_plumbing_errors_keep_kind_path_and_message() {
             .unwrap_err()
             .to_string()
     );
-    assert_eq!(via.classify(), npy_core::Category::Unsupported);
+    assert_eq!(via.classify(), npy_core::error::Category::Unsupported);
 }

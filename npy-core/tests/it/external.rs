@@ -10,7 +10,8 @@ use std::fs;
 use std::path::Path;
 
 use npy_core::{
-    ByteOrder, DType, Error, ErrorKind, Header, NotNpy, Order, Primitive, TensorInfo, Version,
+    dtype::Primitive, error::NotNpy, format::Version, ByteOrder, DType, Error, ErrorKind, Header,
+    Order, TensorInfo,
 };
 
 #[derive(Debug)]
@@ -544,7 +545,7 @@ fn sixteen_byte_aligned_plain_npy() {
     assert_eq!(info.data_offset, 80);
     assert_eq!(info.nbytes, 32);
     assert_eq!(
-        info.canonical.map(npy_core::Canonical::name),
+        info.canonical.map(npy_core::dtype::Canonical::name),
         Some("float64")
     );
     let data: Vec<f64> = bytes[80..]

@@ -94,7 +94,7 @@ fn parallel_reads_match_the_single_threaded_read() {
         let want: Vec<u32> = (0..n as u32).collect();
         for threads in [0, 1, 2, 3, 8] {
             let options = ReadOptions::default().threads(threads);
-            let a = npy_core::read_with::<u32>(&path, &options).unwrap();
+            let a = npy_core::read::read_with::<u32>(&path, &options).unwrap();
             assert!(a.data() == want, "{order:?}, {threads} threads");
 
             // From element 1,000 on: the positional reads start at the reader's position.

@@ -5,7 +5,7 @@
 
 use std::fs;
 
-use npy_core::{DType, Header, Order, TensorInfo, Version};
+use npy_core::{format::Version, DType, Header, Order, TensorInfo};
 use npy_test_support::{fixtures_dir, manifest, sha256_hex};
 use serde_json::Value as Json;
 
@@ -118,7 +118,7 @@ fn check_one(e: &Json) -> Result<(), String> {
     check_eq!("nbytes", h.nbytes().map_err(|e| e.to_string())?, nbytes);
     check_eq!(
         "canonical",
-        h.dtype.canonical().map(npy_core::Canonical::name),
+        h.dtype.canonical().map(npy_core::dtype::Canonical::name),
         canonical
     );
     check_eq!("byte_order", h.dtype.byte_order().name(), byte_order);
@@ -214,7 +214,7 @@ fn check_one(e: &Json) -> Result<(), String> {
     check_eq!("info.header_len", info.header_len, header_len);
     check_eq!(
         "info.canonical",
-        info.canonical.map(npy_core::Canonical::name),
+        info.canonical.map(npy_core::dtype::Canonical::name),
         canonical
     );
     check_eq!("info.byte_order", info.byte_order.name(), byte_order);
@@ -262,7 +262,7 @@ fn the_format_card_test_vector() {
     assert_eq!(info.name, "w_f32");
     assert_eq!(info.dtype.to_string(), "<f4");
     assert_eq!(
-        info.canonical.map(npy_core::Canonical::name),
+        info.canonical.map(npy_core::dtype::Canonical::name),
         Some("float32")
     );
     assert_eq!(info.shape, [4, 64]);

@@ -133,10 +133,14 @@ fn more_than_64_dimensions_are_refused() {
         "1, ".repeat(64)
     );
     assert_eq!(
-        Header::from_text(&ok, npy_core::Version::V1_0, &ReadOptions::default())
-            .unwrap()
-            .shape
-            .len(),
+        Header::from_text(
+            &ok,
+            npy_core::format::Version::V1_0,
+            &ReadOptions::default()
+        )
+        .unwrap()
+        .shape
+        .len(),
         64
     );
     for n in [65, 30_000] {
@@ -144,8 +148,12 @@ fn more_than_64_dimensions_are_refused() {
             "{{'descr': '|u1', 'fortran_order': False, 'shape': ({}), }}",
             "1, ".repeat(n)
         );
-        let err =
-            Header::from_text(&text, npy_core::Version::V2_0, &ReadOptions::default()).unwrap_err();
+        let err = Header::from_text(
+            &text,
+            npy_core::format::Version::V2_0,
+            &ReadOptions::default(),
+        )
+        .unwrap_err();
         assert!(
             matches!(err.kind(), ErrorKind::InvalidShape { .. }),
             "{n}: {err}"
@@ -177,10 +185,10 @@ fn x7_a_header_claiming_more_than_the_file_holds_is_truncated() {
     };
     check("read_dyn", npy_core::read_dyn(&path).map(drop), needed);
     check("read::<u8>", npy_core::read::<u8>(&path).map(drop), needed);
-    let safe = ReadOptions::default().casting(npy_core::Casting::Safe);
+    let safe = ReadOptions::default().casting(npy_core::read::Casting::Safe);
     check(
         "read_with::<u64> (widening)",
-        npy_core::read_with::<u64>(&path, &safe).map(drop),
+        npy_core::read::read_with::<u64>(&path, &safe).map(drop),
         needed,
     );
     let open = || NpyReader::open(&path).unwrap();
@@ -210,7 +218,7 @@ fn x7_a_header_claiming_more_than_the_file_holds_is_truncated() {
 #[test]
 fn every_dtype_family_claiming_more_than_the_file_holds_is_truncated() {
     use npy_core::element::units;
-    use npy_core::{half::f16, num_complex::Complex, Datetime64, Timedelta64};
+    use npy_core::{element::Timedelta64, half::f16, num_complex::Complex, Datetime64};
     type Typed = fn(&std::path::Path) -> Result<(), Error>;
     fn typed<T: npy_core::NpyElement>(p: &std::path::Path) -> Result<(), Error> {
         npy_core::read::<T>(p).map(drop)
@@ -259,7 +267,7 @@ fn every_dtype_family_claiming_more_than_the_file_holds_is_truncated() {
 /// decode to under the format's rules.
 #[test]
 fn read_dyn_of_each_family_past_the_allowance() {
-    let n = npy_core::DYN_ALLOWANCE + 1;
+    let n = npy_core::dynamic::DYN_ALLOWANCE + 1;
     let dir = tempfile::tempdir().unwrap();
     let epoch = |v: &DynValue| matches!(v, DynValue::Datetime { ticks: Some(0), .. });
     type IsZero<'a> = &'a dyn Fn(&DynValue) -> bool;
@@ -270,7 +278,7 @@ fn read_dyn_of_each_family_past_the_allowance() {
         ("<f2", &|v| *v == DynValue::Float(0.0)),
         ("|S1", &|v| *v == DynValue::Bytes(Vec::new())),
         ("<U1", &|v| {
-            *v == DynValue::Str(npy_core::UcsString::from(""))
+            *v == DynValue::Str(npy_core::dynamic::UcsString::from(""))
         }),
         ("<M8[s]", &epoch),
     ];
@@ -300,7 +308,7 @@ fn read_dyn_of_each_family_past_the_allowance() {
 #[test]
 fn typed_zero_size_elements_at_the_unbacked_boundary() {
     let each = std::mem::size_of::<Vec<u8>>() as u64;
-    let fit = npy_core::MAX_UNBACKED_BYTES / each;
+    let fit = npy_core::read::MAX_UNBACKED_BYTES / each;
     let bytes = file_with("|S0", vec![fit]);
     let v = NpyReader::new(&bytes[..]).unwrap().read_vec::<Vec<u8>>();
     assert_eq!(v.unwrap().len() as u64, fit);

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use npy_core::literal::{LiteralError, LiteralErrorKind};
 use npy_core::DType;
-use npy_core::{Error, ErrorKind, Header, NotNpy, ParsedHeader, ReadOptions, TensorInfo};
+use npy_core::{
+    error::NotNpy, header::ParsedHeader, Error, ErrorKind, Header, ReadOptions, TensorInfo,
+};
 use npy_test_support::raw_npy_v2 as npy2;
 
 /// `\x93NUMPY`, the version bytes, the little-endian length of `text` (u16 for major version 1

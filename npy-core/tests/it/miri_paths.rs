@@ -131,7 +131,7 @@ fn round_trip<T: Samples>() {
                     "{what}: view at +{shift}: {e:?}"
                 ),
             }
-            let copy = npy_core::view_or_copy::<T>(bytes).unwrap();
+            let copy = npy_core::view::view_or_copy::<T>(bytes).unwrap();
             assert_eq!(&copy[..], &values[..], "{what}: view_or_copy at +{shift}");
         }
     }
@@ -165,7 +165,7 @@ fn bool_view_refuses_other_bytes() {
     file[last] = 2;
     assert!(NpyView::<bool>::new(&file).is_err());
     // The copy decodes the byte as numpy does (True), never borrowing it as a bool.
-    let copy = npy_core::view_or_copy::<bool>(&file).unwrap();
+    let copy = npy_core::view::view_or_copy::<bool>(&file).unwrap();
     assert!(!copy.is_borrowed());
     assert_eq!(*copy, [true, true]);
 }

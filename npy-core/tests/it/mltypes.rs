@@ -9,9 +9,11 @@ use std::path::{Path, PathBuf};
 
 use half::bf16;
 use npy_core::{
-    DType, DynValue, Float4E2M1Fn, Float6E2M3Fn, Float6E3M2Fn, Float8E3M4, Float8E4M3,
-    Float8E4M3B11FnUz, Float8E4M3Fn, Float8E4M3FnUz, Float8E5M2, Float8E5M2FnUz, Float8E8M0Fnu,
-    Int2, Int4, MlType, NpyElement, NpyReader, Order, ReadOptions, UInt2, UInt4, WriteOptions,
+    dtype::MlType, element::Float4E2M1Fn, element::Float6E2M3Fn, element::Float6E3M2Fn,
+    element::Float8E3M4, element::Float8E4M3, element::Float8E4M3B11FnUz, element::Float8E4M3Fn,
+    element::Float8E4M3FnUz, element::Float8E5M2, element::Float8E5M2FnUz, element::Float8E8M0Fnu,
+    element::Int2, element::Int4, element::UInt2, element::UInt4, DType, DynValue, NpyElement,
+    NpyReader, Order, ReadOptions, WriteOptions,
 };
 use serde_json::Value as Json;
 
@@ -276,7 +278,7 @@ fn write_dyn_of_hinted_reads_is_np_save() {
             .read_dyn()
             .unwrap();
         let mut out = Vec::new();
-        npy_core::write_dyn_to(&mut out, &a, None).unwrap();
+        npy_core::dynamic::write_dyn_to(&mut out, &a, None).unwrap();
         assert_eq!(out, bytes, "{file}");
         checked += 1;
     }
@@ -450,7 +452,7 @@ fn f1_record_fields_read_as_float8_e5m2() {
     // Written back, the data bytes are np.save's (the void fields' descr is numpy's `|V2`,
     // the type of a void field being lost on reading as numpy loses it).
     let mut out = Vec::new();
-    npy_core::write_dyn_to(&mut out, &a, None).unwrap();
+    npy_core::dynamic::write_dyn_to(&mut out, &a, None).unwrap();
     let data = hex(e["data_hex"].as_str().unwrap());
     assert_eq!(&out[out.len() - data.len()..], &data[..]);
     assert_eq!(&bytes[bytes.len() - data.len()..], &data[..]);

@@ -441,7 +441,7 @@ fn map_errors_name_the_file() {
 fn read_ndarray_with_widens_as_numpys_astype() {
     let path = npy_test_support::fixture("f4_le_c_2x3x4.npy");
     let narrow: ndarray::Array3<f32> = npy_core::read_ndarray(&path).unwrap();
-    let safe = npy_core::ReadOptions::default().casting(npy_core::Casting::Safe);
+    let safe = npy_core::ReadOptions::default().casting(npy_core::read::Casting::Safe);
     let wide: ndarray::Array3<f64> = npy_core::read_ndarray_with(&path, &safe).unwrap();
     assert_eq!(wide.shape(), narrow.shape());
     for (w, n) in wide.iter().zip(narrow.iter()) {

@@ -2,8 +2,8 @@
 //! checked byte for byte against numpy.
 
 use npy_core::{
-    ByteOrder, DType, Error, ErrorKind, Field, Header, Primitive, Record, SubArray, TimeKind,
-    TimeType, TimeUnit, Version,
+    dtype::Field, dtype::Primitive, dtype::Record, dtype::SubArray, dtype::TimeKind,
+    dtype::TimeType, dtype::TimeUnit, format::Version, ByteOrder, DType, Error, ErrorKind, Header,
 };
 use npy_core::{NpyReader, Order, WriteOptions};
 use npy_test_support::fixture;
@@ -679,8 +679,8 @@ fn fortran_order_only_where_numpy_writes_it() {
         assert!(!r.header().fortran_order, "{shape:?}");
         let (src, dst) = (dir.path().join("c.npy"), dir.path().join("f.npy"));
         npy_core::write(&src, &data, &shape).unwrap();
-        let o = npy_core::ConvertOptions::new().order(Order::Fortran);
-        npy_core::convert_file(&src, &dst, &o).unwrap();
+        let o = npy_core::convert::ConvertOptions::new().order(Order::Fortran);
+        npy_core::convert::convert_file(&src, &dst, &o).unwrap();
         assert_eq!(
             std::fs::read(&dst).unwrap(),
             std::fs::read(&src).unwrap(),

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use npy_core::element::units::*;
 use npy_core::element::{Unit, NAT};
-use npy_core::{Category, Datetime64, ErrorKind, Timedelta64};
+use npy_core::{element::Timedelta64, error::Category, Datetime64, ErrorKind};
 
 /// numpy 2.4.6: `str(np.datetime64(v, u))` and `str(np.timedelta64(v, u))`.
 #[test]
@@ -238,7 +238,7 @@ fn chrono_conversions_agree_with_system_time() {
 #[test]
 fn debug_names_the_unit_and_prints_the_value_as_numpy() {
     use npy_core::element::units::{Ms, S};
-    use npy_core::{Datetime64, Timedelta64};
+    use npy_core::{element::Timedelta64, Datetime64};
     assert_eq!(
         format!("{:?}", Datetime64::<Ms>::new(1_704_164_645_678)),
         "Datetime64[ms](2024-01-02T03:04:05.678)"

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use npy_core::element::units;
 use npy_core::num_complex::Complex;
 use npy_core::{
-    read, read_with, ByteOrder, DType, Datetime64, Error, ErrorKind, Header, NpyArray, NpyReader,
-    Order, Primitive, ReadOptions,
+    dtype::Primitive, read, read::read_with, ByteOrder, DType, Datetime64, Error, ErrorKind,
+    Header, NpyArray, NpyReader, Order, ReadOptions,
 };
 use npy_test_support::*;
 use serde_json::Value as Json;
@@ -349,7 +349,8 @@ fn type_mismatch_names_the_file_dtype_and_the_rust_type() {
         ),
         (
             "m8_10ms_le_c_5.npy",
-            read::<npy_core::Timedelta64<units::Ms>>(fixture("m8_10ms_le_c_5.npy")).map(drop),
+            read::<npy_core::element::Timedelta64<units::Ms>>(fixture("m8_10ms_le_c_5.npy"))
+                .map(drop),
         ),
         (
             "S7_na_c_5.npy",
@@ -545,8 +546,8 @@ fn refusals_name_the_read_that_works() {
     let err = read::<f32>(fixture("f8_le_c_5.npy")).unwrap_err();
     assert!(!err.to_string().contains("Casting"), "{err}");
     // Following the hint works.
-    let opts = npy_core::ReadOptions::default().casting(npy_core::Casting::Safe);
-    assert!(npy_core::read_with::<f64>(fixture("f4_le_c_5.npy"), &opts).is_ok());
+    let opts = npy_core::ReadOptions::default().casting(npy_core::read::Casting::Safe);
+    assert!(npy_core::read::read_with::<f64>(fixture("f4_le_c_5.npy"), &opts).is_ok());
 
     let objects = npy_test_support::fixtures_dir().join("object");
     let file = fs::read_dir(&objects)

@@ -12,7 +12,7 @@ use std::fs;
 use bytemuck::CheckedBitPattern;
 use npy_core::half::f16;
 use npy_core::num_complex::Complex;
-use npy_core::{view_or_copy, Error, ErrorKind, Header, NpyElement, NpyView, Order};
+use npy_core::{view::view_or_copy, Error, ErrorKind, Header, NpyElement, NpyView, Order};
 use npy_test_support::fixtures_dir;
 use serde_json::Value as Json;
 
@@ -251,7 +251,7 @@ where
             if !reason.contains("byte-swapped") {
                 return Err(format!("reason {reason:?}"));
             }
-            let copy = match view_or_copy::<T>(bytes).map(npy_core::CowArray::into_data) {
+            let copy = match view_or_copy::<T>(bytes).map(npy_core::view::CowArray::into_data) {
                 Ok(Cow::Owned(v)) => v,
                 other => return Err(format!("view_or_copy on swapped data: {other:?}")),
             };
@@ -354,7 +354,8 @@ fn misaligned_buffer_is_an_error_and_view_or_copy_copies() {
         "{err:?}"
     );
     assert!(err.to_string().contains("not aligned to 8 bytes"), "{err}");
-    let Ok(Cow::Owned(copy)) = view_or_copy::<f64>(buf.bytes()).map(npy_core::CowArray::into_data)
+    let Ok(Cow::Owned(copy)) =
+        view_or_copy::<f64>(buf.bytes()).map(npy_core::view::CowArray::into_data)
     else {
         panic!("view_or_copy of misaligned data should copy");
     };

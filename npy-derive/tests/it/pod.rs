@@ -109,7 +109,7 @@ fn rec_packed_reads_in_bulk_and_writes_numpy_bytes() {
     let streamed: Vec<XyId> = NpyReader::new(&file[..]).unwrap().read_vec().unwrap();
     assert_eq!(bytes(&streamed), bytes(&got));
     // A view (or a copy, when the bytes are not aligned for XyId).
-    let view = npy_core::view_or_copy::<XyId>(&file).unwrap();
+    let view = npy_core::view::view_or_copy::<XyId>(&file).unwrap();
     assert_eq!(bytes(&view), bytes(&got));
 }
 
@@ -141,7 +141,7 @@ fn bulk_reads_are_the_files_data_bytes() {
             .read_range::<T>(1..got.len() as u64)
             .unwrap();
         assert_eq!(bytes(&tail), bytes(&got[1..]));
-        let view = npy_core::view_or_copy::<T>(&bytes_of_file).unwrap();
+        let view = npy_core::view::view_or_copy::<T>(&bytes_of_file).unwrap();
         assert_eq!(bytes(&view), data);
         assert_eq!(to_bytes(&got, WriteOptions::new()), bytes_of_file);
     }

@@ -10,7 +10,7 @@
 
 use std::io::Cursor;
 
-use npy_core::{Header, Version};
+use npy_core::{format::Version, Header};
 use npy_npz::{Compression, NpzArchive, NpzWriter};
 
 /// r06's array: `np.zeros(3, [('é', '<i4'), ('b', '<i2')])`, `é` 1, 2, 3 and `b` 4, 5, 6,

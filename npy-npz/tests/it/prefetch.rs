@@ -61,7 +61,7 @@ fn same_members(prefetched: &NpzArchive<Counted>, plain: &NpzArchive<Vec<u8>>) {
         if is != Ok(true) {
             continue;
         }
-        let h = |a: Result<npy_core::ParsedHeader, npy_npz::Error>| format!("{a:?}");
+        let h = |a: Result<npy_core::header::ParsedHeader, npy_npz::Error>| format!("{a:?}");
         assert_eq!(h(prefetched.header(key)), h(plain.header(key)), "{key}");
         let i = |a: Result<npy_core::TensorInfo, npy_npz::Error>| format!("{a:?}");
         assert_eq!(i(prefetched.info(key)), i(plain.info(key)), "{key}");

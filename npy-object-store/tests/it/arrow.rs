@@ -131,8 +131,13 @@ async fn row_ranges_as_record_batches_match_pyarrow() {
         let a = RemoteNpy::open(Arc::clone(&store), name.into(), url.as_str())
             .await
             .unwrap();
-        expect(&counts, "open", 1, npy_core::FIRST_READ_BYTES as u64);
-        let held = npy_core::FIRST_READ_BYTES as u64 - a.meta().data_offset();
+        expect(
+            &counts,
+            "open",
+            1,
+            npy_core::__private::FIRST_READ_BYTES as u64,
+        );
+        let held = npy_core::__private::FIRST_READ_BYTES as u64 - a.meta().data_offset();
         for &(start, stop) in ranges {
             let batch = a.read_record_batch(start..stop).await.unwrap();
             if stop * row_bytes <= held {

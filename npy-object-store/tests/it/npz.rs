@@ -68,7 +68,7 @@ fn put(store: &Arc<dyn ObjectStore>, key: &str, bytes: Vec<u8>) {
 }
 
 /// The header of one member of a remote 1,000-member archive in three requests, the issue's
-/// target: the object's first read ([`npy_core::FIRST_READ_BYTES`]), the directory's suffix
+/// target: the object's first read ([`npy_core::__private::FIRST_READ_BYTES`]), the directory's suffix
 /// read ([`npy_npz::SUFFIX_BYTES`], here the whole archive, which is shorter), and the
 /// member's local header with its first bytes in one ranged GET (opening reads no local
 /// header). The member's values then take one more GET.
@@ -79,8 +79,8 @@ fn one_member_of_a_thousand_in_three_requests() {
     };
     let size = archive.len() as u64;
     // The member lies past the first read, and the directory in the suffix read.
-    assert!(info.header_offset > npy_core::FIRST_READ_BYTES as u64);
-    assert!(size > npy_core::FIRST_READ_BYTES as u64);
+    assert!(info.header_offset > npy_core::__private::FIRST_READ_BYTES as u64);
+    assert!(size > npy_core::__private::FIRST_READ_BYTES as u64);
     let counting = CountingStore::new(InMemory::new());
     let counts = counting.counts();
     let store: Arc<dyn ObjectStore> = Arc::new(counting);
@@ -93,7 +93,7 @@ fn one_member_of_a_thousand_in_three_requests() {
         &counts,
         "the object's first read",
         1,
-        npy_core::FIRST_READ_BYTES as u64,
+        npy_core::__private::FIRST_READ_BYTES as u64,
     );
     let npz = npy_npz::NpzArchive::new(object).unwrap();
     expect(

@@ -23,7 +23,7 @@ fn matrix() -> (Vec<f32>, Vec<u8>) {
     (data, bytes)
 }
 
-const FIRST: u64 = npy_core::FIRST_READ_BYTES as u64;
+const FIRST: u64 = npy_core::__private::FIRST_READ_BYTES as u64;
 /// Data bytes the first GET holds.
 const HELD: u64 = FIRST - 128;
 

@@ -6,7 +6,7 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use npy_core::literal::{self, ParseOptions};
-use npy_core::{Header, Version};
+use npy_core::{format::Version, Header};
 use npy_serde::Value;
 use serde::Serialize;
 

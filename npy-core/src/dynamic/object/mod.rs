@@ -3,7 +3,7 @@
 //!
 //! An object array's data is one pickle. npy-core does not read pickles itself: a dynamic
 //! read given an [`ObjectCodec`] ([`NpyReader::read_dyn_with`](crate::NpyReader::read_dyn_with),
-//! [`write_dyn_to_with`](crate::write_dyn_to_with)) hands the pickle to it; without one,
+//! [`write_dyn_to_with`](crate::dynamic::write_dyn_to_with)) hands the pickle to it; without one,
 //! object arrays are refused with [`ErrorKind::ObjectArray`](crate::ErrorKind::ObjectArray),
 //! whose message names the crate that has the codec, npy-pickle (its interpreter never
 //! imports, calls or looks up anything).
@@ -150,7 +150,7 @@ pub fn int_decimal_work(n: &BigInt) -> u64 {
 /// ```
 /// use std::io::{Read, Write};
 /// use npy_core::object::ObjectCodec;
-/// use npy_core::{Category, DType, DynArray, Error, ErrorKind, Header};
+/// use npy_core::{error::Category, DType, DynArray, Error, ErrorKind, Header};
 ///
 /// #[derive(Debug)]
 /// struct Refuse;

@@ -4,7 +4,8 @@
 //! strict check refuses exactly the bytes other than 0 and 1, and views refuse to borrow them.
 
 use npy_core::{
-    read_dyn, read_with, view_or_copy, Error, ErrorKind, NpyReader, NpyView, ReadOptions,
+    read::read_with, read_dyn, view::view_or_copy, Error, ErrorKind, NpyReader, NpyView,
+    ReadOptions,
 };
 use serde_json::Value as Json;
 

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 
 use npy_core::element::units::{Ns, S};
-use npy_core::{read, read_dyn, Datetime64, DynValue, NpyReader, Timedelta64};
+use npy_core::{element::Timedelta64, read, read_dyn, Datetime64, DynValue, NpyReader};
 
 fn case(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -66,7 +66,7 @@ fn n22_nonzero_bool_bytes_are_true() {
     );
     // The strict check finds the byte np.save wrote, at its place in the file.
     let strict = npy_core::ReadOptions::default().strict_bools(true);
-    let err = npy_core::read_with::<bool>(case("N22_7f.npy"), &strict).unwrap_err();
+    let err = npy_core::read::read_with::<bool>(case("N22_7f.npy"), &strict).unwrap_err();
     let data_offset = NpyReader::open(case("N22_7f.npy")).unwrap().data_offset();
     assert!(
         matches!(

@@ -5,7 +5,7 @@
 //! refuses is refused), on its own and inside a header (general and fast header paths).
 
 use npy_core::literal::Value;
-use npy_core::{DType, ErrorKind, Header, ReadOptions, Version};
+use npy_core::{format::Version, DType, ErrorKind, Header, ReadOptions};
 
 use super::support::{report, rows};
 
@@ -30,7 +30,7 @@ fn every_descr_string_as_numpy() {
             {
                 // np.load needs allow_pickle for StringDType ('T') arrays: refused as objects.
                 match &ours {
-                    Err(npy_core::DescrError::StringDType { .. }) if matches!(&header, Err(e) if matches!(e.kind(), ErrorKind::StringDType { .. })) => {
+                    Err(npy_core::dtype::DescrError::StringDType { .. }) if matches!(&header, Err(e) if matches!(e.kind(), ErrorKind::StringDType { .. })) => {
                         None
                     }
                     other => Some(format!("{other:?}, numpy: StringDType (pickled)")),
@@ -66,7 +66,7 @@ fn every_descr_string_as_numpy() {
             // The one deliberate difference (issue 26): numpy refuses `'<f1'`, but ml_dtypes'
             // float8_e5m2 arrays are saved with it, so a header holding it is that type.
             (Err(_), Ok(h)) if matches!(s, "<f1" | ">f1" | "|f1" | "=f1") => {
-                h.dtype == DType::Ml(npy_core::MlType::Float8E5M2)
+                h.dtype == DType::Ml(npy_core::dtype::MlType::Float8E5M2)
             }
             _ => false,
         };
@@ -93,7 +93,7 @@ fn descr_values_as_numpy() {
             .is_some_and(|c| c.contains("StringDType"));
         let bad = match (row["ok"].as_bool().expect("ok"), &ours) {
             (true, Err(e))
-                if string_dtype && matches!(e, npy_core::DescrError::StringDType { .. }) =>
+                if string_dtype && matches!(e, npy_core::dtype::DescrError::StringDType { .. }) =>
             {
                 None
             }

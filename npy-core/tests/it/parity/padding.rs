@@ -4,7 +4,7 @@
 //! nested records and subarrays of records, Fortran order, 0-d) and bool bytes other than
 //! 0 and 1 (`bool_*`).
 
-use npy_core::{write_dyn_to, DType, DynArray, Header, NpyReader};
+use npy_core::{dynamic::write_dyn_to, DType, DynArray, Header, NpyReader};
 use std::borrow::Cow;
 
 use super::support::{files, path};
