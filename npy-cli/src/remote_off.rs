@@ -28,7 +28,7 @@ impl ReadAt for BlockingObject {
         match self.0 {}
     }
 
-    fn read_at(&self, _: u64, _: &mut [u8]) -> std::io::Result<usize> {
+    fn read_at(&self, _: &mut [u8], _: u64) -> std::io::Result<usize> {
         match self.0 {}
     }
 }

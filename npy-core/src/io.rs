@@ -39,10 +39,10 @@ pub(crate) fn read_up_to<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> Result<
 /// use npy_core::ReadAt;
 /// let bytes: &[u8] = b"\x93NUMPY\x01\x00";
 /// let mut magic = [0u8; 6];
-/// bytes.read_exact_at(0, &mut magic)?;
+/// bytes.read_exact_at(&mut magic, 0)?;
 /// assert_eq!(&magic, b"\x93NUMPY");
 /// assert_eq!(bytes.size()?, 8);
-/// assert_eq!(bytes.read_at(6, &mut [0u8; 4])?, 2); // only 2 bytes left
+/// assert_eq!(bytes.read_at(&mut [0u8; 4], 6)?, 2); // only 2 bytes left
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub trait ReadAt {
@@ -57,15 +57,15 @@ pub trait ReadAt {
     ///
     /// # Errors
     /// What the source reports.
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize>;
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize>;
 
     /// Fills `buf` from `offset`.
     ///
     /// # Errors
     /// [`std::io::ErrorKind::UnexpectedEof`] when the source ends before `buf` is full; what
     /// the source reports.
-    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
-        let n = self.read_at(offset, buf)?;
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        let n = self.read_at(buf, offset)?;
         if n < buf.len() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
@@ -96,7 +96,7 @@ pub trait ReadAt {
                     )
                 })?;
                 let mut buf = vec![0u8; len];
-                let n = self.read_at(r.start, &mut buf)?;
+                let n = self.read_at(&mut buf, r.start)?;
                 buf.truncate(n);
                 Ok(buf)
             })
@@ -109,7 +109,7 @@ impl ReadAt for [u8] {
         Ok(self.len() as u64)
     }
 
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
         let start = usize::try_from(offset)
             .unwrap_or(usize::MAX)
             .min(self.len());
@@ -124,8 +124,8 @@ impl ReadAt for Vec<u8> {
         self.as_slice().size()
     }
 
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
-        self.as_slice().read_at(offset, buf)
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+        self.as_slice().read_at(buf, offset)
     }
 }
 
@@ -135,7 +135,7 @@ impl ReadAt for File {
         Ok(self.metadata()?.len())
     }
 
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
         #[cfg(unix)]
         use std::os::unix::fs::FileExt;
         #[cfg(windows)]
@@ -170,7 +170,7 @@ impl ReadAt for File {
         Ok(self.metadata()?.len())
     }
 
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
         use std::io::{Seek, SeekFrom};
         let mut file = self;
         file.seek(SeekFrom::Start(offset))?;
@@ -184,11 +184,11 @@ macro_rules! forward_read_at {
             fn size(&self) -> std::io::Result<u64> {
                 (**self).size()
             }
-            fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
-                (**self).read_at(offset, buf)
+            fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+                (**self).read_at(buf, offset)
             }
-            fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
-                (**self).read_exact_at(offset, buf)
+            fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+                (**self).read_exact_at(buf, offset)
             }
             fn read_ranges(
                 &self,
@@ -221,8 +221,8 @@ mod read_at_tests {
         ] {
             let mut a = vec![0u8; len];
             let mut b = vec![0u8; len];
-            let na = bytes.read_at(offset, &mut a).unwrap();
-            let nb = file.read_at(offset, &mut b).unwrap();
+            let na = bytes.read_at(&mut a, offset).unwrap();
+            let nb = file.read_at(&mut b, offset).unwrap();
             let expected = usize::try_from(offset)
                 .ok()
                 .filter(|&o| o < bytes.len())
@@ -236,7 +236,7 @@ mod read_at_tests {
             }
         }
         assert_eq!(file.size().unwrap(), 10_000);
-        let err = bytes.read_exact_at(9_995, &mut [0u8; 10]).unwrap_err();
+        let err = bytes.read_exact_at(&mut [0u8; 10], 9_995).unwrap_err();
         assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
         let by_ref: &dyn ReadAt = &&file;
         let parts = by_ref.read_ranges(&[0..4, 9_998..10_004]).unwrap();

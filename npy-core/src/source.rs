@@ -115,7 +115,7 @@ fn read_header<S: ReadAt + ?Sized>(
     options: &ReadOptions,
 ) -> Result<(ParsedHeader, Vec<u8>), Error> {
     let mut head = vec![0u8; first_read.max(16)];
-    let n = source.read_at(0, &mut head)?;
+    let n = source.read_at(&mut head, 0)?;
     head.truncate(n);
     if n == first_read.max(16) {
         if let Some(end) = header_extent(&head, options)? {
@@ -125,7 +125,7 @@ fn read_header<S: ReadAt + ?Sized>(
                     .unwrap_or(usize::MAX)
                     .min(have.max(1));
                 head.resize(have + more, 0);
-                let got = source.read_at(have as u64, &mut head[have..])?;
+                let got = source.read_at(&mut head[have..], have as u64)?;
                 head.truncate(have + got);
                 if got < more {
                     break; // the source ended: the parse below says what is missing
@@ -458,9 +458,9 @@ impl<S: ReadAt> NpySource<S> {
 /// use npy_core::{__private::FetchedRange, ReadAt};
 /// let part = FetchedRange::new(100, vec![1u8, 2, 3]);
 /// let mut b = [0u8; 2];
-/// part.read_exact_at(101, &mut b)?;
+/// part.read_exact_at(&mut b, 101)?;
 /// assert_eq!(b, [2, 3]);
-/// assert!(part.read_at(0, &mut b).is_err()); // not fetched
+/// assert!(part.read_at(&mut b, 0).is_err()); // not fetched
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -494,7 +494,7 @@ impl<B: AsRef<[u8]>> ReadAt for FetchedRange<B> {
 
     /// Reads inside the fetched bytes; a read that starts before them is
     /// [`io::ErrorKind::InvalidInput`], one at or past their end reads 0 bytes.
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         let Some(rel) = offset.checked_sub(self.offset) else {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -504,7 +504,7 @@ impl<B: AsRef<[u8]>> ReadAt for FetchedRange<B> {
                 ),
             ));
         };
-        self.bytes.as_ref().read_at(rel, buf)
+        self.bytes.as_ref().read_at(buf, rel)
     }
 }
 
@@ -558,13 +558,13 @@ impl<S: ReadAt + ?Sized> Read for SourceCursor<'_, S> {
             .unwrap_or(usize::MAX)
             .min(MAX_WINDOW_BYTES);
         if fill <= out.len() {
-            let n = self.source.read_at(self.pos, out)?;
+            let n = self.source.read_at(out, self.pos)?;
             self.pos += n as u64;
             return Ok(n);
         }
         self.window.clear();
         self.window.resize(fill, 0);
-        let n = self.source.read_at(self.pos, &mut self.window)?;
+        let n = self.source.read_at(&mut self.window, self.pos)?;
         self.window.truncate(n);
         self.window_at = self.pos;
         let k = out.len().min(n);
@@ -630,9 +630,9 @@ mod tests {
         fn size(&self) -> io::Result<u64> {
             Ok(self.bytes.len() as u64)
         }
-        fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
             self.reads.borrow_mut().push((offset, buf.len()));
-            self.bytes.read_at(offset, buf)
+            self.bytes.read_at(buf, offset)
         }
     }
 

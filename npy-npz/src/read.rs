@@ -881,7 +881,7 @@ impl<R: ReadAt> NpzArchive<R> {
         buf.resize(n, 0);
         let got = self
             .source
-            .read_at(start + held as u64, &mut buf[held..])
+            .read_at(&mut buf[held..], start + held as u64)
             .map_err(ErrorKind::Io)?;
         if held + got < n {
             return Err(short(held + got));
@@ -1160,7 +1160,7 @@ impl<R: ReadAt + ?Sized> Read for Compressed<'_, R> {
         }
         let left = self.end.saturating_sub(self.pos);
         let want = usize::try_from(left).map_or(buf.len(), |l| l.min(buf.len()));
-        let n = self.src.read_at(self.pos, &mut buf[..want])?;
+        let n = self.src.read_at(&mut buf[..want], self.pos)?;
         self.pos += n as u64;
         Ok(n)
     }
@@ -1346,14 +1346,14 @@ impl<R: ReadAt + ?Sized> Read for MemberReader<'_, R> {
                     let len =
                         usize::try_from(left).map_or(READ_AHEAD_BYTES, |l| l.min(READ_AHEAD_BYTES));
                     ahead.resize(len, 0);
-                    let got = src.read_at(*start + pos, ahead)?;
+                    let got = src.read_at(ahead, *start + pos)?;
                     ahead.truncate(got);
                     *ahead_at = pos;
                     let n = buf.len().min(got);
                     buf[..n].copy_from_slice(&ahead[..n]);
                     n
                 } else {
-                    src.read_at(*start + pos, buf)?
+                    src.read_at(buf, *start + pos)?
                 }
             }
             Inner::Memory(bytes) => {

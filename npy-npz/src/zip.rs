@@ -103,7 +103,7 @@ pub(crate) fn read_directory<R: ReadAt + ?Sized>(src: &R) -> Result<Directory, E
     let len = src.size()?;
     let tail_start = len.saturating_sub(SUFFIX_BYTES);
     let mut tail = vec![0u8; (len - tail_start) as usize];
-    src.read_exact_at(tail_start, &mut tail)?;
+    src.read_exact_at(&mut tail, tail_start)?;
     let end_at = end_record_at(&tail).ok_or(ErrorKind::NoEndRecord)?;
     let end = &tail[end_at..end_at + END_LEN];
     let mut cd_size = u64::from(u32_at(end, 12));
@@ -142,7 +142,7 @@ pub(crate) fn read_directory<R: ReadAt + ?Sized>(src: &R) -> Result<Directory, E
         let n = usize::try_from(cd_size)
             .map_err(|_| container(ContainerFault::DirectoryOutside, start))?;
         let mut buf = vec![0u8; n];
-        src.read_exact_at(start, &mut buf)?;
+        src.read_exact_at(&mut buf, start)?;
         owned = buf;
         &owned
     };
@@ -321,7 +321,7 @@ pub(crate) fn local_header<R: ReadAt + ?Sized>(
     let len =
         usize::try_from(want).map_err(|_| container(ContainerFault::NoLocalHeader, offset))?;
     let mut bytes = vec![0u8; len];
-    let got = src.read_at(offset, &mut bytes)?;
+    let got = src.read_at(&mut bytes, offset)?;
     bytes.truncate(got);
     Ok(parse_local(&bytes, offset, central_name_len))
 }

@@ -187,7 +187,7 @@ impl ReadAt for BlockingObject {
         Ok(self.object.size())
     }
 
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
         let end = offset
             .saturating_add(buf.len() as u64)
             .min(self.object.size());

@@ -213,7 +213,7 @@ pub(super) struct Input {
 impl Input {
     /// Fills `buf` with the data bytes from data byte `at`.
     pub(super) fn read_at(&self, buf: &mut [u8], at: u64) -> Result<(), Error> {
-        match self.file.read_exact_at(self.offset + at, buf) {
+        match self.file.read_exact_at(buf, self.offset + at) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
                 // The file shrank after its length was checked.

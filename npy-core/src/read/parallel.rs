@@ -108,7 +108,7 @@ fn read_part(file: &File, offset: u64, part: &mut [u8], swap_unit: usize) -> io:
 /// Fills `buf` from `offset` as far as the file allows ([`ReadAt`], written once in `io`).
 #[cfg(any(unix, windows))]
 fn fill_at(file: &File, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
-    ReadAt::read_at(file, offset, buf)
+    ReadAt::read_at(file, buf, offset)
 }
 
 #[cfg(all(test, any(unix, windows)))]

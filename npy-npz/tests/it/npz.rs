@@ -452,7 +452,7 @@ impl npy_core::ReadAt for Sparse {
     fn size(&self) -> std::io::Result<u64> {
         Ok(self.len)
     }
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
         let n = (self.len.saturating_sub(offset)).min(buf.len() as u64) as usize;
         let mut done = 0;
         while done < n {

@@ -23,9 +23,9 @@ impl ReadAt for Counted {
     fn size(&self) -> std::io::Result<u64> {
         Ok(self.bytes.len() as u64)
     }
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
         self.reads.borrow_mut().push(buf.len());
-        self.bytes.read_at(offset, buf)
+        self.bytes.read_at(buf, offset)
     }
     fn read_ranges(&self, ranges: &[Range<u64>]) -> std::io::Result<Vec<Vec<u8>>> {
         self.range_calls.borrow_mut().push(ranges.to_vec());
@@ -33,7 +33,7 @@ impl ReadAt for Counted {
             .iter()
             .map(|r| {
                 let mut b = vec![0u8; (r.end - r.start) as usize];
-                let n = self.bytes.read_at(r.start, &mut b)?;
+                let n = self.bytes.read_at(&mut b, r.start)?;
                 b.truncate(n);
                 Ok(b)
             })
