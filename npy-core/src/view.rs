@@ -165,15 +165,15 @@ impl<'a, T> NpyView<'a, T> {
 ///
 /// It dereferences to the elements, `&[T]` in memory order.
 #[derive(Debug, Clone)]
-pub struct CowArray<'a, T: Clone> {
+pub struct ViewOrCopy<'a, T: Clone> {
     meta: ArrayMeta,
     data: Cow<'a, [T]>,
 }
 
-impl<'a, T: Clone> CowArray<'a, T> {
+impl<'a, T: Clone> ViewOrCopy<'a, T> {
     meta_accessors!();
 
-    /// The elements in memory order ([`CowArray::order`]).
+    /// The elements in memory order ([`ViewOrCopy::order`]).
     pub fn data(&self) -> &[T] {
         &self.data
     }
@@ -195,18 +195,18 @@ impl<'a, T: Clone> CowArray<'a, T> {
     }
 }
 
-impl<T: NpyElement + Clone> From<NpyArray<T>> for CowArray<'_, T> {
-    /// The owned array, as a `CowArray` that holds a copy.
+impl<T: NpyElement + Clone> From<NpyArray<T>> for ViewOrCopy<'_, T> {
+    /// The owned array, as a `ViewOrCopy` that holds a copy.
     fn from(array: NpyArray<T>) -> Self {
         let (meta, data) = array.into_meta_and_data();
-        CowArray {
+        ViewOrCopy {
             meta,
             data: Cow::Owned(data),
         }
     }
 }
 
-impl<T: Clone> std::ops::Deref for CowArray<'_, T> {
+impl<T: Clone> std::ops::Deref for ViewOrCopy<'_, T> {
     type Target = [T];
 
     fn deref(&self) -> &[T] {
@@ -241,7 +241,7 @@ impl<T: Clone> std::ops::Deref for CowArray<'_, T> {
 /// ```
 pub fn view_or_copy<T: NpyElement + CheckedBitPattern>(
     bytes: &[u8],
-) -> Result<CowArray<'_, T>, Error> {
+) -> Result<ViewOrCopy<'_, T>, Error> {
     let meta = ArrayMeta::new(Header::read(&mut &bytes[..])?)?;
     let data = match view_data::<T>(bytes, &meta) {
         Ok(data) => Cow::Borrowed(data),
@@ -259,7 +259,7 @@ pub fn view_or_copy<T: NpyElement + CheckedBitPattern>(
         }
         Err(e) => return Err(e),
     };
-    Ok(CowArray { meta, data })
+    Ok(ViewOrCopy { meta, data })
 }
 
 /// Where the data starts in `bytes` (the header reader consumed exactly the header's bytes, so

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use bytemuck::CheckedBitPattern;
 use npy_core::{
-    error::NotNpy, header::ParsedHeader, view::view_or_copy, view::CowArray, DynArray, Header,
+    error::NotNpy, header::ParsedHeader, view::view_or_copy, view::ViewOrCopy, DynArray, Header,
     NpyArray, NpyElement, NpyReader, NpyView, ReadAt, ReadOptions, TensorInfo,
 };
 
@@ -1124,10 +1124,10 @@ impl<R: ReadAt + AsRef<[u8]>> NpzArchive<R> {
     pub fn view_or_copy<T: NpyElement + CheckedBitPattern>(
         &self,
         key: &str,
-    ) -> Result<CowArray<'_, T>, Error> {
+    ) -> Result<ViewOrCopy<'_, T>, Error> {
         let index = self.find(key)?;
         if !self.members[index].is_stored() {
-            return Ok(CowArray::from(self.read::<T>(key)?));
+            return Ok(ViewOrCopy::from(self.read::<T>(key)?));
         }
         let bytes = self.member_bytes(index)?;
         let values = view_or_copy::<T>(bytes).map_err(|e| self.at_index(e.into(), index))?;

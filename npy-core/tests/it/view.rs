@@ -251,7 +251,7 @@ where
             if !reason.contains("byte-swapped") {
                 return Err(format!("reason {reason:?}"));
             }
-            let copy = match view_or_copy::<T>(bytes).map(npy_core::view::CowArray::into_data) {
+            let copy = match view_or_copy::<T>(bytes).map(npy_core::view::ViewOrCopy::into_data) {
                 Ok(Cow::Owned(v)) => v,
                 other => return Err(format!("view_or_copy on swapped data: {other:?}")),
             };
@@ -355,7 +355,7 @@ fn misaligned_buffer_is_an_error_and_view_or_copy_copies() {
     );
     assert!(err.to_string().contains("not aligned to 8 bytes"), "{err}");
     let Ok(Cow::Owned(copy)) =
-        view_or_copy::<f64>(buf.bytes()).map(npy_core::view::CowArray::into_data)
+        view_or_copy::<f64>(buf.bytes()).map(npy_core::view::ViewOrCopy::into_data)
     else {
         panic!("view_or_copy of misaligned data should copy");
     };
