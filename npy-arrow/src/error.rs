@@ -184,6 +184,31 @@ impl Error {
         &self.inner.kind
     }
 
+    /// What kind of problem this is, as every error of the workspace sorts it (npy-core's
+    /// [`Category`](npy_core::error::Category)): a caller decides what to do about an error
+    /// from this, whatever crate made it. An error of the `.npy` / `.npz` side keeps its own category;
+    /// arrow-rs and parquet refusing a file, and a short `.npy`, are `Format`; budgets and
+    /// overflowing sizes `Limit`; types with no counterpart `Unsupported`; nulls without a
+    /// fill and values the target type cannot hold `Usage` (an option or another type fixes
+    /// them).
+    pub fn classify(&self) -> npy_core::error::Category {
+        use npy_core::error::Category;
+        use ErrorKind::*;
+        match &self.inner.kind {
+            Npy(e) => e.classify(),
+            Npz(e) => e.classify(),
+            Io(_) => Category::Io,
+            Arrow(_) | Truncated { .. } | Malformed(_) => Category::Format,
+            #[cfg(feature = "parquet")]
+            Parquet(_) => Category::Format,
+            UnbackedRows { .. } | Budget { .. } | Overflow { .. } => Category::Limit,
+            UnsupportedDType { .. } | UnsupportedArrowType { .. } | NoParquetType { .. } => {
+                Category::Unsupported
+            }
+            Nulls { .. } | Value { .. } | Invalid(_) => Category::Usage,
+        }
+    }
+
     /// The file involved, when known.
     pub fn path(&self) -> Option<&Path> {
         self.inner.path.as_deref()

@@ -557,8 +557,8 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    /// The kind's [`Category`].
-    pub fn category(&self) -> Category {
+    /// The kind's [`Category`] (what [`Error::classify`] returns).
+    pub(crate) fn category(&self) -> Category {
         use ErrorKind::*;
         match self {
             Io(_) => Category::Io,

@@ -303,7 +303,7 @@ impl Error {
     /// (`Format`), a missing key or a member of another kind (`Mismatch`), sizes beyond what
     /// the bytes back (`Limit`), methods and encryption numpy never writes (`Unsupported`),
     /// bad keys on writing (`Usage`); a member's content error has npy-core's category.
-    pub fn category(&self) -> Category {
+    pub fn classify(&self) -> Category {
         use ErrorKind::*;
         match &self.kind {
             Io(_) => Category::Io,

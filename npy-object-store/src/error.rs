@@ -146,6 +146,34 @@ impl RemoteError {
         &self.url
     }
 
+    /// What kind of problem this is, as every error of the workspace sorts it (npy-core's
+    /// [`Category`](npy_core::error::Category)). What the network, the server or the store
+    /// did (missing objects, refusals, short bodies, timeouts, objects changed between
+    /// requests) is `Io`, as it is for a local file; a server that ignores ranges
+    /// `Unsupported`; an object longer than a budget and the time budget `Limit`; a bad URL
+    /// or missing credentials `Usage`; npy-core's and npy-arrow's errors keep theirs.
+    /// [`is_transient`](Self::is_transient) says which `Io` errors a retry may cure.
+    pub fn classify(&self) -> npy_core::error::Category {
+        use npy_core::error::Category;
+        use RemoteErrorKind::*;
+        match &self.kind {
+            NotFound
+            | Denied(_)
+            | RangeMismatch { .. }
+            | Truncated { .. }
+            | Changed(_)
+            | Unreachable(_)
+            | Timeout(_)
+            | Store(_) => Category::Io,
+            RangeIgnored => Category::Unsupported,
+            TooLong { .. } | TimeBudget(_) => Category::Limit,
+            NoCredentials(_) | Url(_) => Category::Usage,
+            Npy(e) => e.classify(),
+            #[cfg(feature = "arrow")]
+            Arrow(e) => e.classify(),
+        }
+    }
+
     /// Whether trying the same request again may succeed (a short body, a reset or a timeout),
     /// what this crate's retries ([`RemoteOptions::retries`](crate::RemoteOptions)) retry.
     pub fn is_transient(&self) -> bool {

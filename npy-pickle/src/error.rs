@@ -131,7 +131,7 @@ impl PickleError {
     /// refuses; broken pickles and pickles of another array are [`Category::Format`]; the
     /// depth and size limits [`Category::Limit`]; an element of another type than asked
     /// [`Category::Mismatch`]; a value that cannot be written [`Category::Usage`].
-    pub fn category(&self) -> Category {
+    pub fn classify(&self) -> Category {
         use PickleError::*;
         match self {
             Global { .. } | Unsupported { .. } | External { .. } | Recursive { .. } => {
@@ -167,6 +167,6 @@ impl PickleError {
 impl From<PickleError> for Error {
     #[cold]
     fn from(e: PickleError) -> Error {
-        Error::from_codec(e.category(), e)
+        Error::from_codec(e.classify(), e)
     }
 }

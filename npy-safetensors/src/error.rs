@@ -119,6 +119,32 @@ impl Error {
         &self.inner.0
     }
 
+    /// What kind of problem this is, as every error of the workspace sorts it (npy-core's
+    /// [`Category`](npy_core::error::Category)): a caller decides what to do about an error
+    /// from this, whatever crate made it. A short file, a header that is not
+    /// safetensors JSON and tensors outside the data are `Format`; the header length limit
+    /// `Limit`; dtypes with no counterpart `Unsupported`; a tensor the file does not hold
+    /// `Mismatch`; several tensors where one is needed `Usage`; npy-core's and npy-npz's
+    /// errors keep theirs.
+    pub fn classify(&self) -> npy_core::error::Category {
+        use npy_core::error::Category;
+        use ErrorKind::*;
+        match &self.inner.0 {
+            Io { .. } => Category::Io,
+            Truncated { .. }
+            | HeaderNotUtf8 { .. }
+            | HeaderJson(_)
+            | InvalidTensor { .. }
+            | DataLength { .. } => Category::Format,
+            HeaderTooLong { .. } => Category::Limit,
+            Unsupported { .. } => Category::Unsupported,
+            NoSuchTensor(_) => Category::Mismatch,
+            NotOneTensor(_) => Category::Usage,
+            Npy(e) => e.classify(),
+            Npz(e) => e.classify(),
+        }
+    }
+
     /// The file the error concerns, when known.
     pub fn path(&self) -> Option<&Path> {
         self.inner.1.as_deref()

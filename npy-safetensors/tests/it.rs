@@ -249,6 +249,10 @@ fn hostile_headers_get_typed_errors() {
         read(&[1, 2, 3]).unwrap_err().kind(),
         ErrorKind::Truncated { needed: 8, .. }
     ));
+    assert_eq!(
+        read(&[1, 2, 3]).unwrap_err().classify(),
+        npy_core::error::Category::Format
+    );
     // Header length past the file's end: refused before allocating.
     let mut lying = u64::MAX.to_le_bytes().to_vec();
     lying.extend_from_slice(b"{}");
@@ -256,6 +260,10 @@ fn hostile_headers_get_typed_errors() {
         read(&lying).unwrap_err().kind(),
         ErrorKind::HeaderTooLong { .. }
     ));
+    assert_eq!(
+        read(&lying).unwrap_err().classify(),
+        npy_core::error::Category::Limit
+    );
     let mut past = (MAX_HEADER_LEN - 1).to_le_bytes().to_vec();
     past.extend_from_slice(b"{}");
     assert!(matches!(
@@ -368,6 +376,10 @@ fn tensors_read_as_npy() {
         f.npy_reader("nope").unwrap_err().kind(),
         ErrorKind::NoSuchTensor(_)
     ));
+    assert_eq!(
+        f.npy_reader("nope").unwrap_err().classify(),
+        npy_core::error::Category::Mismatch
+    );
     let err = SafetensorsFile::open(dir.join("missing.safetensors")).unwrap_err();
     assert!(
         err.path()

@@ -79,6 +79,25 @@ pub enum Error {
     BadMatrix(String),
 }
 
+impl Error {
+    /// What kind of problem this is, as every error of the workspace sorts it (npy-core's
+    /// [`Category`](npy_core::error::Category)): a caller decides what to do about an error
+    /// from this, whatever crate made it. npy-npz's errors keep theirs; an
+    /// archive that is not a sparse matrix is `Mismatch`; one scipy would refuse, or a member
+    /// that breaks the format's rules, `Format`; the summary's and the caller's element limits
+    /// `Limit`; a matrix to write that breaks the rules `Usage`.
+    pub fn classify(&self) -> npy_core::error::Category {
+        use npy_core::error::Category;
+        match self {
+            Error::Npz { source, .. } => source.classify(),
+            Error::NotSparse { .. } => Category::Mismatch,
+            Error::NotValid { .. } | Error::Invalid { .. } => Category::Format,
+            Error::Budget { .. } | Error::TooLarge { .. } => Category::Limit,
+            Error::BadMatrix(_) => Category::Usage,
+        }
+    }
+}
+
 /// `source`'s message, naming `path` unless it names its file itself.
 fn named(path: &std::path::Path, source: &npy_npz::Error) -> String {
     if source.path().is_some() {

@@ -93,6 +93,10 @@ fn to_dense_is_scipys_toarray() {
                 matches!(m.to_dense(3), Err(Error::TooLarge { limit: 3, .. })),
                 "{file}"
             );
+            assert_eq!(
+                m.to_dense(3).unwrap_err().classify(),
+                npy_core::error::Category::Limit
+            );
         }
     }
 }

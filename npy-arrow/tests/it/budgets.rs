@@ -129,6 +129,7 @@ fn parquet_nesting_past_the_budget_is_refused_before_parquet_reads_it() {
         // The public reader checks it too.
         let e = npy_arrow::read_parquet(&c.input, 1024, |_| Ok(()), |_| Ok(())).unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::Budget { .. }), "{e}");
+        assert_eq!(e.classify(), npy_core::error::Category::Limit);
     }
     // Within the budget the file converts: 3 levels, the page's values (the format's rule:
     // three plain INT64s, required all the way down).

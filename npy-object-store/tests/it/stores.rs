@@ -156,6 +156,7 @@ pub async fn exercise_async(
             matches!(e.kind(), RemoteErrorKind::Npy(n) if matches!(n.kind(), ErrorKind::Truncated { .. })),
             "{e}"
         );
+        assert_eq!(e.classify(), npy_core::error::Category::Format);
     }
     expect(counts, "short reads send nothing", 0, 0);
 
@@ -165,6 +166,7 @@ pub async fn exercise_async(
         .unwrap_err();
     assert!(matches!(e.kind(), RemoteErrorKind::NotFound), "{e}");
     assert_eq!(e.to_string(), "x://nope.npy: not found");
+    assert_eq!(e.classify(), npy_core::error::Category::Io);
 
     // Changed after opening: the next GET's If-Match fails.
     put("c.npy", npy(&vec![1u8; 100_000], &[100_000])).await;
