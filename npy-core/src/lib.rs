@@ -15,6 +15,7 @@
 //! | records as structs | `#[derive(NpyElement)]` (feature `derive`), then `read::<T>` / `write` as for numbers |
 //! | any dtype, decided at run time | [`read_dyn(path)`](read_dyn) gives a [`DynArray`]: one typed [`Column`](crate::dynamic::Column) per leaf field ([`DynArray::columns`], numbers as `&[T]` by [`Column::values`](crate::dynamic::Column::values)), each element as a [`DynValue`] tree when asked ([`DynArray::get`], [`DynArray::iter`]) |
 //! | the header only | [`TensorInfo::from_path`] (a summary); [`Header::read`] (the dict, version and data offset) |
+//! | write back what `read` returned (its order and dtype) | [`NpyArray::write(path)`](NpyArray::write); [`write_dyn(path, &array)`](write_dyn) for a [`DynArray`] |
 //! | write | [`write(path, &data, shape)`](write()); [`WriteOptions`] for dtype, order, byte order, version, then [`WriteOptions::write_path`] (or [`WriteOptions::write_to`] for any `Write`) |
 //! | write a stream of rows | [`WriteOptions::create_stream`] |
 //! | append rows | [`append(path, &rows, shape)`](append); [`NpyAppender`] for many appends |

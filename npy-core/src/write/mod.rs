@@ -383,3 +383,42 @@ fn write_elements<W: Write, T: NpyElement>(
     }
     Ok(())
 }
+
+/// Writing back what [`read`](fn@crate::read) returned.
+impl<T: NpyElement> crate::read::NpyArray<T> {
+    /// Writes the array to `path` as `np.save` writes what `np.load` returned: the same
+    /// shape, memory order (`fortran_order`) and dtype, byte order included, so a file that
+    /// `np.save` wrote and [`read`](fn@crate::read) read comes back byte for byte. When the
+    /// element type cannot be written as the array's dtype (an `<i4` file read as `i64` with
+    /// [`Casting::Safe`](crate::read::Casting::Safe)), the element type's own dtype is written, as numpy writes an array
+    /// after `astype`. Atomic, as [`write()`](fn@crate::write).
+    ///
+    /// `write(path, a.data(), a.shape())` would write a Fortran-order array's elements as if
+    /// they were in C order: this is the one call that keeps the order.
+    ///
+    /// # Errors
+    /// As [`WriteOptions::write_path`]: I/O errors, naming `path`.
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::{NpyArray, Order};
+    /// # let dir = std::env::temp_dir().join(format!("npy-core-write-array-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// // [[1, 2, 3], [4, 5, 6]] stored column by column:
+    /// let a = NpyArray::from_parts(vec![2, 3], Order::Fortran, vec![1i16, 4, 2, 5, 3, 6])?;
+    /// a.write(dir.join("f.npy"))?;
+    /// let b = npy_core::read::<i16>(dir.join("f.npy"))?;
+    /// assert_eq!(b.order(), Order::Fortran);
+    /// assert_eq!(b.get(&[0, 1]), Some(&2));
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn write(&self, path: impl AsRef<Path>) -> Result<(), Error> {
+        let own = WriteOptions::new().order(self.order());
+        let as_read = own.clone().dtype(self.dtype().clone());
+        if as_read.resolve(self.data()).is_ok() {
+            as_read.write_path(path, self.data(), self.shape())
+        } else {
+            own.write_path(path, self.data(), self.shape())
+        }
+    }
+}
