@@ -14,8 +14,8 @@ use arrow_array::{Array, ArrowPrimitiveType, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, TimeUnit as ArrowUnit};
 use npy_core::dtype::Field as NpyField;
 use npy_core::{
-    dtype::Primitive, dtype::Record, dtype::SubArray, dtype::TimeKind, dtype::TimeType,
-    dtype::TimeUnit, ByteOrder, DType,
+    dtype::{Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit},
+    ByteOrder, DType,
 };
 
 use crate::error::{overflow, value_error, Error, ErrorKind};

@@ -19,7 +19,8 @@ use arrow_buffer::{
 };
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit as ArrowUnit};
 use npy_core::{
-    dtype::Primitive, dtype::TimeKind, dtype::TimeType, dtype::TimeUnit, ByteOrder, DType,
+    dtype::{Primitive, TimeKind, TimeType, TimeUnit},
+    ByteOrder, DType,
 };
 
 use crate::error::{overflow, unsupported_dtype, value_error, Error};

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use npy_core::{
-    convert::convert_file_with_progress, convert::ConvertOptions, format::Version, ByteOrder, Order,
+    convert::{convert_file_with_progress, ConvertOptions},
+    format::Version,
+    ByteOrder, Order,
 };
 
 use crate::format::{fail, printable, report};

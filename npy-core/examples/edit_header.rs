@@ -4,7 +4,10 @@
 //! `cargo run -p npy-core --example edit_header --all-features`
 use std::fs;
 
-use npy_core::{convert::convert_file, convert::ConvertOptions, ByteOrder, Header, Order};
+use npy_core::{
+    convert::{convert_file, ConvertOptions},
+    ByteOrder, Header, Order,
+};
 
 fn main() -> Result<(), npy_core::Error> {
     let dir = tempfile::tempdir()?;

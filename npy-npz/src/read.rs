@@ -10,8 +10,10 @@ use std::sync::OnceLock;
 
 use bytemuck::CheckedBitPattern;
 use npy_core::{
-    error::NotNpy, header::ParsedHeader, view::view_or_copy, view::ViewOrCopy, DynArray, Header,
-    NpyArray, NpyElement, NpyReader, NpyView, ReadAt, ReadOptions, TensorInfo,
+    error::NotNpy,
+    header::ParsedHeader,
+    view::{view_or_copy, ViewOrCopy},
+    DynArray, Header, NpyArray, NpyElement, NpyReader, NpyView, ReadAt, ReadOptions, TensorInfo,
 };
 
 use crate::error::{ContainerFault, Error, ErrorKind};

@@ -8,7 +8,9 @@ use std::time::Duration;
 use bytes::{Bytes, BytesMut};
 use futures_util::{StreamExt, TryStreamExt};
 use npy_core::{
-    __private::header_extent, __private::FetchedRange, header::ParsedHeader, read::ArrayMeta,
+    __private::{header_extent, FetchedRange},
+    header::ParsedHeader,
+    read::ArrayMeta,
     DynArray, DynValue, Header, NpyArray, NpyElement, NpySource, ReadOptions,
 };
 use object_store::path::Path;

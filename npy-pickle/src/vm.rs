@@ -21,9 +21,9 @@ use npy_core::header::MAX_DIMS;
 use npy_core::object::internals::{array_from_bytes, decode_all, decoded_bytes};
 use npy_core::object::{NpyScalar, PyDType, PyGlobal, PyObject};
 use npy_core::{
-    dtype::Field, dtype::Primitive, dtype::Record, dtype::SubArray, dtype::TimeKind,
-    dtype::TimeType, dtype::TimeUnit, dynamic::UcsString, ByteOrder, DType, DynArray, DynValue,
-    Header,
+    dtype::{Field, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit},
+    dynamic::UcsString,
+    ByteOrder, DType, DynArray, DynValue, Header,
 };
 
 use crate::error::PickleError;

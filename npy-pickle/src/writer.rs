@@ -15,7 +15,10 @@ use num_bigint::BigInt;
 
 use npy_core::object::internals::{array_bytes, encode};
 use npy_core::object::{NpyScalar, PyDType, PyGlobal, PyObject};
-use npy_core::{dtype::TimeKind, dtype::TimeUnit, ByteOrder, DType, DynArray, DynValue};
+use npy_core::{
+    dtype::{TimeKind, TimeUnit},
+    ByteOrder, DType, DynArray, DynValue,
+};
 
 use crate::error::PickleError;
 use crate::limits::MAX_PICKLE_DEPTH;

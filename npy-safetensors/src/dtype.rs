@@ -1,6 +1,9 @@
 //! safetensors dtypes and their numpy counterparts.
 
-use npy_core::{dtype::MlType, dtype::Primitive, ByteOrder, DType};
+use npy_core::{
+    dtype::{MlType, Primitive},
+    ByteOrder, DType,
+};
 
 /// A safetensors element type, in the order of the safetensors crate's `Dtype` enum (which
 /// `save_file` sorts tensors by, largest first).

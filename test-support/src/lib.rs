@@ -27,8 +27,9 @@ use npy_core::element::units;
 use npy_core::half::f16;
 use npy_core::num_complex::Complex;
 use npy_core::{
-    dtype::Primitive, dtype::TimeKind, dtype::TimeUnit, element::Timedelta64, DType, Datetime64,
-    NpyArray, NpyElement, Order,
+    dtype::{Primitive, TimeKind, TimeUnit},
+    element::Timedelta64,
+    DType, Datetime64, NpyArray, NpyElement, Order,
 };
 use serde_json::Value as Json;
 

@@ -126,7 +126,7 @@ impl ConvertOptions {
 ///
 /// # Examples
 /// ```
-/// use npy_core::{convert::convert_file, ByteOrder, convert::ConvertOptions, Order};
+/// use npy_core::{convert::{convert_file, ConvertOptions}, ByteOrder, Order};
 /// # let dir = std::env::temp_dir().join(format!("npy-core-convert-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
 /// let (a, b) = (dir.join("a.npy"), dir.join("b.npy"));
@@ -160,7 +160,7 @@ pub fn convert_file(
 ///
 /// # Examples
 /// ```
-/// use npy_core::{convert::convert_file_with_progress, convert::ConvertOptions, Order};
+/// use npy_core::{convert::{convert_file_with_progress, ConvertOptions}, Order};
 /// # let dir = std::env::temp_dir().join(format!("npy-core-progress-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
 /// let (a, b) = (dir.join("a.npy"), dir.join("b.npy"));

@@ -19,7 +19,7 @@ impl TimeType {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::{DType, dtype::TimeKind, dtype::TimeType, dtype::TimeUnit};
+    /// use npy_core::{dtype::{TimeKind, TimeType, TimeUnit}, DType};
     /// let ms = TimeType { kind: TimeKind::Datetime, unit: TimeUnit::Millisecond, multiplier: 1 };
     /// assert_eq!(ms.value_str(1_704_164_645_678), "2024-01-02T03:04:05.678");
     /// assert_eq!(ms.value_str(npy_core::element::NAT), "NaT");

@@ -237,7 +237,7 @@ pub fn read<T: NpyElement>(path: impl AsRef<Path>) -> Result<NpyArray<T>, Error>
 ///
 /// # Examples
 /// ```
-/// use npy_core::{read::read_with, read::Casting, ReadOptions, WriteOptions};
+/// use npy_core::{read::{read_with, Casting}, ReadOptions, WriteOptions};
 /// let path = std::env::temp_dir().join(format!("npy-read-with-{}.npy", std::process::id()));
 /// WriteOptions::new().write_path(&path, &[1.5f32, -2.0], &[2])?;
 /// let wide = read_with::<f64>(&path, &ReadOptions::default().casting(Casting::Safe))?;

@@ -10,8 +10,9 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use npy_core::{
-    append, read, write::concatenate, write::AppendOptions, ErrorKind, Header, NpyAppender,
-    NpyReader, Order, WriteOptions,
+    append, read,
+    write::{concatenate, AppendOptions},
+    ErrorKind, Header, NpyAppender, NpyReader, Order, WriteOptions,
 };
 use npy_test_support::*;
 use serde_json::Value as Json;

@@ -3,7 +3,9 @@
 //! another's layout must give numpy's bytes for that layout exactly.
 
 use npy_core::{
-    convert::convert_file, convert::ConvertOptions, format::Version, ByteOrder, ErrorKind, Order,
+    convert::{convert_file, ConvertOptions},
+    format::Version,
+    ByteOrder, ErrorKind, Order,
 };
 use npy_test_support::fixtures_dir;
 

@@ -9,11 +9,13 @@ use std::path::{Path, PathBuf};
 
 use half::bf16;
 use npy_core::{
-    dtype::MlType, element::Float4E2M1Fn, element::Float6E2M3Fn, element::Float6E3M2Fn,
-    element::Float8E3M4, element::Float8E4M3, element::Float8E4M3B11FnUz, element::Float8E4M3Fn,
-    element::Float8E4M3FnUz, element::Float8E5M2, element::Float8E5M2FnUz, element::Float8E8M0Fnu,
-    element::Int2, element::Int4, element::UInt2, element::UInt4, DType, DynValue, NpyElement,
-    NpyReader, Order, ReadOptions, WriteOptions,
+    dtype::MlType,
+    element::{
+        Float4E2M1Fn, Float6E2M3Fn, Float6E3M2Fn, Float8E3M4, Float8E4M3, Float8E4M3B11FnUz,
+        Float8E4M3Fn, Float8E4M3FnUz, Float8E5M2, Float8E5M2FnUz, Float8E8M0Fnu, Int2, Int4, UInt2,
+        UInt4,
+    },
+    DType, DynValue, NpyElement, NpyReader, Order, ReadOptions, WriteOptions,
 };
 use serde_json::Value as Json;
 

@@ -2,8 +2,9 @@
 //! checked byte for byte against numpy.
 
 use npy_core::{
-    dtype::Field, dtype::Primitive, dtype::Record, dtype::SubArray, dtype::TimeKind,
-    dtype::TimeType, dtype::TimeUnit, format::Version, ByteOrder, DType, Error, ErrorKind, Header,
+    dtype::{Field, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit},
+    format::Version,
+    ByteOrder, DType, Error, ErrorKind, Header,
 };
 use npy_core::{NpyReader, Order, WriteOptions};
 use npy_test_support::fixture;

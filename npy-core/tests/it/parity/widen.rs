@@ -7,8 +7,8 @@
 use npy_core::half::f16;
 use npy_core::num_complex::Complex;
 use npy_core::{
-    read::read_with, read::Casting, ByteOrder, Error, ErrorKind, NpyElement, NpyReader,
-    ReadOptions, WriteOptions,
+    read::{read_with, Casting},
+    ByteOrder, Error, ErrorKind, NpyElement, NpyReader, ReadOptions, WriteOptions,
 };
 
 use super::support::{path, report, rows};
