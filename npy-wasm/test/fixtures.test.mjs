@@ -1,0 +1,31 @@
+// Every fixture numpy wrote (fixtures/manifest.json, fixtures/npz, fixtures/object): parse()
+// must give numpy's values, or an error naming what is not supported.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parse, openNpz } from '../js/index.js';
+import { readJson, toList, same } from './expect.mjs';
+
+const FIX = new URL('../../fixtures/', import.meta.url);
+const manifest = readJson(new URL('manifest.json', FIX));
+
+test('fixtures/*.npy: values equal numpy tolist()', () => {
+  let checked = 0;
+  for (const f of manifest.fixtures) {
+    const bytes = readFileSync(new URL(f.file, FIX));
+    const r = parse(bytes);
+    assert.deepEqual(r.shape, f.shape, f.file);
+    assert.equal(r.fortranOrder, f.fortran_order, f.file);
+    assert.equal(`'${r.dtype.descr}'`, f.descr.startsWith("'") ? f.descr : `'${f.descr}'`, f.file);
+    if (!('data' in f)) continue;
+    const list = toList(r);
+    same(list, f.data, f.file);
+    // Records: the columns in numpy's field order (the manifest's objects keep it).
+    const first = [f.data].flat(f.shape.length)[0];
+    if (f.kind === 'V' && first && typeof first === 'object' && !Array.isArray(first)) {
+      assert.deepEqual(Object.keys(r.data), Object.keys(first), `${f.file}: field order`);
+    }
+    checked++;
+  }
+  assert.ok(checked > 150, `only ${checked} fixtures had values`);
+});
