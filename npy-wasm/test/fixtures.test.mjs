@@ -29,3 +29,28 @@ test('fixtures/*.npy: values equal numpy tolist()', () => {
   }
   assert.ok(checked > 150, `only ${checked} fixtures had values`);
 });
+
+test('every other .npy under fixtures/ (parity, ml_dtypes, external writers, sparse): parsed, or an Error naming why', async () => {
+  const { readdirSync, statSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  const root = fileURLToPath(FIX);
+  const walk = (dir) => readdirSync(dir).flatMap((n) => {
+    const p = `${dir}/${n}`;
+    return statSync(p).isDirectory() ? walk(p) : p.endsWith('.npy') ? [p] : [];
+  });
+  let parsed = 0;
+  let refused = 0;
+  for (const p of walk(root.replace(/\/$/, ''))) {
+    try {
+      const r = parse(readFileSync(p));
+      r.toCOrder();
+      parsed++;
+    } catch (e) {
+      assert.ok(!(e instanceof WebAssembly.RuntimeError), `${p}: a wasm trap: ${e}`);
+      assert.ok(e instanceof Error && e.message.length > 10, `${p}: ${e}`);
+      refused++;
+    }
+  }
+  console.log(`fixtures/**/*.npy: ${parsed} parsed, ${refused} refused with an Error`);
+  assert.ok(parsed > 300, `${parsed} parsed`);
+});
