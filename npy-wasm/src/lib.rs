@@ -250,28 +250,45 @@ fn push_utf16(units: &mut Vec<u16>, cp: u32) {
 /// `item()` values, trailing NULs removed; `S` bytes as latin-1 (one character a byte).
 fn strings(col: &Column, base: &DType, o: &Object) {
     let bytes = col.bytes();
-    let mut units: Vec<u16> = Vec::with_capacity(bytes.len() / 2);
+    // Strings in all: the elements times a subarray field's values per element.
+    let values = match col.dtype() {
+        DType::SubArray(s) => s.flatten().0.iter().product::<u64>() as usize,
+        _ => 1,
+    }
+    .saturating_mul(col.len());
+    let mut units: Vec<u16> = Vec::with_capacity(bytes.len() / 4);
     let mut ends: Vec<u32> = Vec::with_capacity(col.len() + 1);
     ends.push(0);
     match base {
         DType::Unicode(n, _) => {
-            let n = (*n as usize).saturating_mul(4);
+            let n = *n as usize;
+            // The column's bytes are 8-byte aligned words (`Column::into_words`): code points
+            // in place; a copy only if a build ever gives them unaligned.
+            let owned: Vec<u32>;
+            let cps: &[u32] = if let Ok(c) = npy_core::bytemuck::try_cast_slice(bytes) {
+                c
+            } else {
+                owned = bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
+                &owned
+            };
             if n > 0 {
-                for el in bytes.chunks_exact(n) {
-                    let cps = el
-                        .chunks_exact(4)
-                        .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]));
-                    let len = el
-                        .chunks_exact(4)
-                        .rposition(|c| c != [0, 0, 0, 0])
-                        .map_or(0, |i| i + 1);
-                    for cp in cps.take(len) {
-                        push_utf16(&mut units, cp);
+                for el in cps.chunks_exact(n) {
+                    let len = el.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
+                    for &cp in &el[..len] {
+                        if cp < 0xD800 {
+                            // One UTF-16 unit: the common case, no char conversion.
+                            units.push(cp as u16);
+                        } else {
+                            push_utf16(&mut units, cp);
+                        }
                     }
                     ends.push(units.len() as u32);
                 }
             } else {
-                ends.extend(std::iter::repeat_n(0, bytes.len().max(col.len())));
+                ends.extend(std::iter::repeat_n(0, values));
             }
         }
         _ => {
@@ -282,6 +299,8 @@ fn strings(col: &Column, base: &DType, o: &Object) {
                     units.extend(el[..len].iter().map(|&b| u16::from(b)));
                     ends.push(units.len() as u32);
                 }
+            } else {
+                ends.extend(std::iter::repeat_n(0, values));
             }
         }
     }
