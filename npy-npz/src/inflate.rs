@@ -26,7 +26,10 @@
 //!   call (109–137 MB/s) without a buffer of the member's size.
 //! - On `wasm32` (the npy-wasm package), where libdeflate's C does not build, whole members
 //!   are inflated by zlib-rs too ([`inflate_zlib_rs`]: one call into the buffer of the
-//!   declared size, with the same errors), on one thread (no `parinflate`).
+//!   declared size, with the same errors), on one thread (no `parinflate`). Natively, on 64
+//!   MiB of random-looking float32 deflated by zlib at level 6 (the ignored test
+//!   `inflater_timing`, release, best of 5, load average ~10 on 2 cores): libdeflate 506 ms
+//!   (133 MB/s), zlib-rs 741 ms (91 MB/s), 1.46× libdeflate's time.
 
 use std::io::{self, Read};
 

@@ -284,6 +284,9 @@ export async function fetchNpy(url, options = {}) {
   if (hl > buf.length) buf = concat(buf, await getRange(f, url, buf.length, hl));
   const info = wasm._readHeader(buf.subarray(0, hl), total);
   const rows = options.rows;
+  if (rows && !(Array.isArray(rows) && rows.length === 2 && rows.every(Number.isSafeInteger))) {
+    throw new TypeError('fetchNpy: rows must be [start, end], two whole numbers');
+  }
   if (!rows || info.fortranOrder || info.hasObject || info.shape.length === 0) {
     if (total > buf.length) buf = concat(buf, await getRange(f, url, buf.length, total));
     const whole = parse(buf);

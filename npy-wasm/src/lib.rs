@@ -774,7 +774,7 @@ impl RangeArchive {
 }
 
 /// The header of a `.npy` file of `rows` rows (the first dimension) with the dtype and the
-/// other dimensions of the header in `prefix`, C order: what [`crate`]'s JavaScript side puts
+/// other dimensions of the header in `prefix`, C order: what the package's `fetchNpy` puts
 /// before the rows it fetched.
 ///
 /// # Errors

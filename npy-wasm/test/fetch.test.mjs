@@ -57,5 +57,7 @@ test('fetchNpz: members by ranges equal numpy\'s values', async () => {
     }
   }
   await assert.rejects(fetchNpz(`${server.url}/fixtures/npz/savez.npz`, 'nope'), /nope/);
+  await assert.rejects(fetchNpy(`${server.url}/big.npy`, { rows: [0.5, 2] }), /whole numbers/);
+  await assert.rejects(fetchNpy(`${server.url}/missing.npy`), /404/);
   await assert.rejects(fetchNpy(`${server.url}/fixtures/npz/savez.npz`), Error);
 });
