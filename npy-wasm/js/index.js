@@ -97,7 +97,7 @@ function dtypeOf(info) {
   return d;
 }
 
-function present(d) {
+function present(d, shape) {
   if (d.objects) return { data: d.objects, fields: undefined };
   const cols = d.columns;
   if (cols.length === 1 && cols[0].path.length === 0) {
@@ -116,7 +116,7 @@ function present(d) {
     const leaf = c.path[c.path.length - 1];
     const values = columnValues(c);
     o[leaf] = c.subshape.length && c.kind !== 'values'
-      ? { data: values, shape: [...d.shape, ...c.subshape] }
+      ? { data: values, shape: [...shape, ...c.subshape] }
       : values;
     f[leaf] = { descr: c.descr, name: c.name };
     if (c.unit !== undefined) f[leaf].unit = c.unit;
@@ -183,17 +183,80 @@ function result(info, data, fields, bytes) {
   return withMethods(r, () => wasm._format(bytes));
 }
 
+/** Bytes of a file handed to wasm for its header at first: np.save's headers take 128. */
+const HEADER_PREFIX_BYTES = 1024;
+
+// The header of np.save's commonest files without a call into wasm: a version 1.0 header of
+// exactly the form np.save writes, of a little-endian (or one-byte) bool, integer, float or
+// complex dtype. Anything else, and anything this does not accept, goes to npy-core's parser
+// in wasm, which has the final word (test/header.test.mjs checks that both agree wherever
+// this one answers). It exists because a zero-copy parse is the header alone, and crossing
+// into wasm and back was 3x npyjs's whole parse.
+const SIMPLE_HEADER = /^\{'descr': '([<|])([biufc])(\d{1,2})', 'fortran_order': (False|True), 'shape': \((?:|(0|[1-9]\d{0,14}),|((?:0|[1-9]\d{0,14})(?:, (?:0|[1-9]\d{0,14}))+))\), \} *\n$/;
+const SIMPLE_TYPES = {
+  b1: ['bool', 'Uint8Array', 'bool'],
+  i1: ['int8', 'Int8Array', 'number'],
+  u1: ['uint8', 'Uint8Array', 'number'],
+  i2: ['int16', 'Int16Array', 'number'],
+  u2: ['uint16', 'Uint16Array', 'number'],
+  i4: ['int32', 'Int32Array', 'number'],
+  u4: ['uint32', 'Uint32Array', 'number'],
+  i8: ['int64', 'BigInt64Array', 'number'],
+  u8: ['uint64', 'BigUint64Array', 'number'],
+  f2: ['float16', 'Float16Array', 'float16'],
+  f4: ['float32', 'Float32Array', 'number'],
+  f8: ['float64', 'Float64Array', 'number'],
+  c8: ['complex64', 'Float32Array', 'complex'],
+  c16: ['complex128', 'Float64Array', 'complex'],
+};
+
+/** The header as wasm's _readHeader gives it, for np.save's simple headers; else null. */
+export function _simpleHeader(bytes, fileLen) {
+  if (bytes.length < 10 || bytes[0] !== 0x93 || bytes[1] !== 0x4e || bytes[2] !== 0x55
+    || bytes[3] !== 0x4d || bytes[4] !== 0x50 || bytes[5] !== 0x59 || bytes[6] !== 1 || bytes[7] !== 0) {
+    return null;
+  }
+  const end = 10 + (bytes[8] | (bytes[9] << 8));
+  if (end > bytes.length || end > 10 + 4096) return null;
+  const text = String.fromCharCode.apply(null, bytes.subarray(10, end));
+  const m = SIMPLE_HEADER.exec(text);
+  if (!m) return null;
+  const code = m[2] + m[3];
+  const t = SIMPLE_TYPES[code];
+  const itemsize = Number(m[3]);
+  if (!t || (m[1] === '|') !== (itemsize === 1)) return null;
+  const shape = m[5] !== undefined ? [Number(m[5])] : m[6] !== undefined ? m[6].split(', ').map(Number) : [];
+  let count = 1;
+  for (const d of shape) count *= d;
+  const nbytes = count * itemsize;
+  if (!Number.isSafeInteger(nbytes) || end + nbytes > fileLen) return null;
+  return {
+    descr: `${m[1]}${code}`, name: t[0], shape, fortranOrder: m[4] === 'True', dataOffset: end,
+    itemsize, count, nbytes, hasObject: false, plain: { kind: t[2], ctor: t[1] },
+  };
+}
+
+/** The header of the .npy file whose first bytes are `bytes`, of `fileLen` bytes in all. */
+function readHeader(bytes, fileLen) {
+  const simple = _simpleHeader(bytes, fileLen);
+  if (simple) return simple;
+  let info = JSON.parse(wasm._readHeader(bytes.subarray(0, HEADER_PREFIX_BYTES), fileLen));
+  if (info.need !== undefined) {
+    if (info.need > bytes.length) {
+      throw new Error(`truncated .npy file: its header takes ${info.need} bytes, the file has ${bytes.length}`);
+    }
+    info = JSON.parse(wasm._readHeader(bytes.subarray(0, info.need), fileLen));
+  }
+  return info;
+}
+
 /**
  * Parses a .npy file.
  * @param {ArrayBuffer|Uint8Array} input the file's bytes
  */
 export function parse(input) {
   const bytes = asBytes(input);
-  const hl = wasm._headerLength(bytes.subarray(0, 12));
-  if (hl > bytes.length) {
-    throw new Error(`truncated .npy file: its header takes ${hl} bytes, the file has ${bytes.length}`);
-  }
-  const info = wasm._readHeader(bytes.subarray(0, hl), bytes.length);
+  const info = readHeader(bytes, bytes.length);
   const plain = info.plain;
   if (plain) {
     const data = typedView(bytes, info.dataOffset, info.count, plain);
@@ -201,7 +264,7 @@ export function parse(input) {
     return result(info, data, undefined, bytes);
   }
   const d = wasm._decode(bytes);
-  const { data, fields, unit } = present(d);
+  const { data, fields, unit } = present(d, info.shape);
   if (unit !== undefined) info.unit = unit;
   return result(info, data, fields, bytes);
 }
@@ -280,9 +343,12 @@ export async function fetchNpy(url, options = {}) {
   if (first.status !== 206) throw new Error(`${url}: HTTP ${first.status}`);
   const { total } = contentRange(first);
   let buf = new Uint8Array(await first.arrayBuffer());
-  const hl = wasm._headerLength(buf.subarray(0, 12));
-  if (hl > buf.length) buf = concat(buf, await getRange(f, url, buf.length, hl));
-  const info = wasm._readHeader(buf.subarray(0, hl), total);
+  let info = JSON.parse(wasm._readHeader(buf, total));
+  if (info.need !== undefined) {
+    buf = concat(buf, await getRange(f, url, buf.length, info.need));
+    info = JSON.parse(wasm._readHeader(buf, total));
+  }
+  const hl = info.dataOffset;
   const rows = options.rows;
   if (rows && !(Array.isArray(rows) && rows.length === 2 && rows.every(Number.isSafeInteger))) {
     throw new TypeError('fetchNpy: rows must be [start, end], two whole numbers');

@@ -99,43 +99,61 @@ fn typed_array_name(p: Primitive) -> Option<&'static str> {
     })
 }
 
-/// How the JavaScript side presents a leaf dtype's values: `kind` and the typed array.
-fn layout_of(base: &DType, o: &Object) -> bool {
+/// How the JavaScript side presents a number or datetime dtype's values: `kind`, the typed
+/// array, and the time unit; `None` for other dtypes.
+fn plain_layout(base: &DType) -> Option<(&'static str, &'static str, Option<String>)> {
     match base {
         DType::Number(p, _) => {
-            let Some(ctor) = typed_array_name(*p) else {
-                return false;
-            };
+            let ctor = typed_array_name(*p)?;
             let kind = match p {
                 Primitive::Bool => "bool",
                 Primitive::F16 => "float16",
                 Primitive::C64 | Primitive::C128 => "complex",
                 _ => "number",
             };
-            set(o, "kind", kind);
-            set(o, "ctor", ctor);
-            true
+            Some((kind, ctor, None))
         }
-        DType::Time(t, _) => {
-            set(o, "kind", "time");
-            set(o, "ctor", "BigInt64Array");
-            set(o, "unit", time_unit(*t));
-            true
-        }
-        _ => false,
+        DType::Time(t, _) => Some(("time", "BigInt64Array", Some(time_unit(*t)))),
+        _ => None,
     }
 }
 
-/// The header's facts as the JavaScript side uses them.
-fn header_object(h: &Header, data_offset: u64) -> Result<Object, JsError> {
-    let o = Object::new();
+/// Sets `kind`, `ctor` (and `unit`) of [`plain_layout`] on `o`; `false` for other dtypes.
+fn layout_of(base: &DType, o: &Object) -> bool {
+    let Some((kind, ctor, unit)) = plain_layout(base) else {
+        return false;
+    };
+    set(o, "kind", kind);
+    set(o, "ctor", ctor);
+    if let Some(u) = unit {
+        set(o, "unit", u);
+    }
+    true
+}
+
+/// `s` as a JSON string literal.
+fn json_str(out: &mut String, s: &str) {
+    use std::fmt::Write as _;
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// The header's facts as the JavaScript side uses them, as JSON (one string crosses into
+/// JavaScript and one `JSON.parse` makes the object: a tenth of the time of setting each
+/// property from wasm, which was most of a zero-copy parse).
+fn header_json(h: &Header, data_offset: u64) -> Result<String, JsError> {
+    use std::fmt::Write as _;
     let d = &h.dtype;
-    set(&o, "descr", d.to_string());
-    set(&o, "name", dtype_name(d));
-    set(&o, "shape", shape_array(&h.shape));
-    set(&o, "fortranOrder", h.fortran_order);
-    set(&o, "dataOffset", num(data_offset));
-    set(&o, "itemsize", num(d.itemsize()));
     let count = h
         .shape
         .iter()
@@ -144,18 +162,37 @@ fn header_object(h: &Header, data_offset: u64) -> Result<Object, JsError> {
     let nbytes = count
         .checked_mul(d.itemsize())
         .ok_or_else(|| JsError::new("the array's byte size overflows"))?;
-    set(&o, "count", num(count));
-    set(&o, "nbytes", num(nbytes));
-    set(&o, "hasObject", has_object(d));
+    let mut o = String::with_capacity(256);
+    o.push_str("{\"descr\":");
+    json_str(&mut o, &d.to_string());
+    o.push_str(",\"name\":");
+    json_str(&mut o, &dtype_name(d));
+    o.push_str(",\"shape\":[");
+    for (i, n) in h.shape.iter().enumerate() {
+        let _ = write!(o, "{}{n}", if i > 0 { "," } else { "" });
+    }
+    let _ = write!(
+        o,
+        "],\"fortranOrder\":{},\"dataOffset\":{data_offset},\"itemsize\":{},\"count\":{count},\"nbytes\":{nbytes},\"hasObject\":{},\"plain\":",
+        h.fortran_order,
+        d.itemsize(),
+        has_object(d)
+    );
     // Values the JavaScript side views in place: numbers and datetimes stored little-endian
     // (every JavaScript engine's order) or in no order at all.
     let native = matches!(d.byte_order(), ByteOrder::Little | ByteOrder::NotApplicable);
-    let plain = Object::new();
-    if native && matches!(d, DType::Number(..) | DType::Time(..)) && layout_of(d, &plain) {
-        set(&o, "plain", plain);
-    } else {
-        set(&o, "plain", JsValue::NULL);
+    match (native, plain_layout(d)) {
+        (true, Some((kind, ctor, unit))) => {
+            let _ = write!(o, "{{\"kind\":\"{kind}\",\"ctor\":\"{ctor}\"");
+            if let Some(u) = unit {
+                o.push_str(",\"unit\":");
+                json_str(&mut o, &u);
+            }
+            o.push('}');
+        }
+        _ => o.push_str("null"),
     }
+    o.push('}');
     Ok(o)
 }
 
@@ -169,13 +206,11 @@ fn has_object(d: &DType) -> bool {
 }
 
 /// Bytes from the start of a `.npy` file to its data, from the file's first bytes (at least
-/// 12; the magic, the version and the header length): how much to fetch before
-/// [`read_header`] can parse the header.
+/// 12; the magic, the version and the header length): how much [`read_header`] needs.
 ///
 /// # Errors
 /// Fewer than 12 bytes, a file that does not start with numpy's magic, an unknown version.
-#[wasm_bindgen(js_name = "_headerLength")]
-pub fn header_length(prefix: &[u8]) -> Result<f64, JsError> {
+fn header_length(prefix: &[u8]) -> Result<f64, JsError> {
     const MAGIC: &[u8] = b"\x93NUMPY";
     if prefix.len() < 10 {
         return Err(JsError::new(&format!(
@@ -211,25 +246,35 @@ pub fn header_length(prefix: &[u8]) -> Result<f64, JsError> {
     Ok((start + len) as f64)
 }
 
-/// Parses the header at the start of `prefix` (the whole header: [`header_length`] bytes at
-/// least) of a file of `file_len` bytes (`-1`: unknown), checking that the file holds the
-/// data the header describes.
+/// Parses the header at the start of `prefix` (the file's first bytes: any number, the whole
+/// header when they hold it) of a file of `file_len` bytes (`-1`: unknown), checking that the
+/// file holds the data the header describes.
 ///
-/// Returns `{descr, name, shape, fortranOrder, dataOffset, itemsize, count, nbytes,
-/// hasObject, plain}`, `plain` being `{kind, ctor, unit?}` when the values can be viewed in
-/// place as a typed array (little-endian or byte-order-less numbers and datetimes), else
-/// `null`.
+/// Returns JSON: `{"need": n}` when the header takes `n` bytes, more than `prefix` holds (the
+/// caller reads them and asks again); else `{descr, name, shape, fortranOrder, dataOffset,
+/// itemsize, count, nbytes, hasObject, plain}`, `plain` being `{kind, ctor, unit?}` when the
+/// values can be viewed in place as a typed array (little-endian or byte-order-less numbers
+/// and datetimes), else `null`.
 ///
 /// # Errors
-/// npy-core's header errors (truncated, malformed dict, unknown dtype, limits); a file shorter
-/// than its header says.
+/// Not a `.npy` file (no magic, an unknown version, too few bytes); npy-core's header errors (truncated, malformed dict, unknown dtype,
+/// limits); a file shorter than its header says.
 #[wasm_bindgen(js_name = "_readHeader")]
-pub fn read_header(prefix: &[u8], file_len: f64) -> Result<JsValue, JsError> {
-    let parsed = Header::read(&mut &prefix[..]).map_err(js_err)?;
+pub fn read_header(prefix: &[u8], file_len: f64) -> Result<String, JsError> {
+    let need = header_length(prefix)?;
+    if need > prefix.len() as f64 {
+        if file_len >= 0.0 && need > file_len {
+            return Err(JsError::new(&format!(
+                "truncated .npy file: its header takes {need} bytes, the file has {file_len}"
+            )));
+        }
+        return Ok(format!("{{\"need\":{need}}}"));
+    }
+    let parsed = Header::read(&mut &prefix[..need as usize]).map_err(js_err)?;
     if file_len >= 0.0 {
         parsed.check_data_len(file_len as u64).map_err(js_err)?;
     }
-    Ok(header_object(&parsed.header, parsed.data_offset())?.into())
+    header_json(&parsed.header, parsed.data_offset())
 }
 
 /// Code points as UTF-16 units: surrogate code points stay single units, values past
@@ -495,7 +540,7 @@ fn read_dyn(bytes: &[u8]) -> Result<(npy_core::ParsedHeader, DynArray), JsError>
     Ok((parsed, a))
 }
 
-/// Decodes a whole `.npy` file: the header object of [`read_header`] and `columns` (one per
+/// Decodes a whole `.npy` file: `header` (the JSON of [`read_header`]) and `columns` (one per
 /// leaf field, `{path, subshape, count, kind, ...}`: `bytes` of little-endian values for
 /// numbers and datetimes, `text`/`ends` for strings, `values` otherwise) or, for object
 /// arrays, `objects` (the decoded Python values in file order).
@@ -506,7 +551,12 @@ fn read_dyn(bytes: &[u8]) -> Result<(npy_core::ParsedHeader, DynArray), JsError>
 #[wasm_bindgen(js_name = "_decode")]
 pub fn decode(bytes: &[u8]) -> Result<JsValue, JsError> {
     let (parsed, a) = read_dyn(bytes)?;
-    let o = header_object(&parsed.header, parsed.data_offset())?;
+    let o = Object::new();
+    set(
+        &o,
+        "header",
+        header_json(&parsed.header, parsed.data_offset())?,
+    );
     if let Some(objects) = a.objects() {
         let vals: Array = objects.iter().map(dyn_to_js).collect();
         set(&o, "objects", vals);
