@@ -523,8 +523,11 @@ fn py_to_js(py: &npy_core::object::PyObject) -> JsValue {
 }
 
 fn read_dyn(bytes: &[u8]) -> Result<(npy_core::ParsedHeader, DynArray), JsError> {
-    let mut r = NpyReader::new(bytes).map_err(js_err)?;
+    let r = NpyReader::new(bytes).map_err(js_err)?;
     let parsed = r.parsed_header().clone();
+    // The whole file is here: the reader checks the data's length against the header before
+    // allocating, and allocates each column once (not grown as chunks arrive).
+    let mut r = r.with_available_bytes((bytes.len() as u64).saturating_sub(parsed.data_offset()));
     #[cfg(feature = "pickle")]
     let a = r
         .read_dyn_with(&npy_pickle::PickleCodec::default())
