@@ -63,6 +63,7 @@ function typedView(bytes, offset, length, plain) {
 }
 
 let utf16;
+let ascii;
 function columnValues(col) {
   switch (col.kind) {
     case 'number': case 'bool': case 'time': case 'complex': case 'float16': {
@@ -71,8 +72,14 @@ function columnValues(col) {
       return typedView(col.bytes, 0, n, col);
     }
     case 'strings': {
-      utf16 ??= new TextDecoder('utf-16le');
-      const text = utf16.decode(col.text);
+      let text;
+      if (col.ascii) {
+        ascii ??= new TextDecoder();
+        text = ascii.decode(col.ascii);
+      } else {
+        utf16 ??= new TextDecoder('utf-16le');
+        text = utf16.decode(col.text);
+      }
       const ends = col.ends;
       const out = new Array(ends.length - 1);
       for (let i = 1; i < ends.length; i++) out[i - 1] = text.substring(ends[i - 1], ends[i]);

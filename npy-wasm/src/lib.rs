@@ -290,9 +290,10 @@ fn push_utf16(units: &mut Vec<u16>, cp: u32) {
     }
 }
 
-/// The strings of a `U` or `S` column as one UTF-16 text and the offset of each string's end
-/// (`n + 1` offsets from 0), which the JavaScript side decodes once and slices: numpy's
-/// `item()` values, trailing NULs removed; `S` bytes as latin-1 (one character a byte).
+/// The strings of a `U` or `S` column as one text (`ascii` bytes when every character is
+/// ASCII, else UTF-16 `text`) and the offset of each string's end (`n + 1` offsets from 0),
+/// which the JavaScript side decodes once and slices: numpy's `item()` values, trailing NULs
+/// removed; `S` bytes as latin-1 (one character a byte).
 fn strings(col: &Column, base: &DType, o: &Object) {
     let bytes = col.bytes();
     // Strings in all: the elements times a subarray field's values per element.
@@ -301,16 +302,15 @@ fn strings(col: &Column, base: &DType, o: &Object) {
         _ => 1,
     }
     .saturating_mul(col.len());
-    let mut units: Vec<u16> = Vec::with_capacity(bytes.len() / 4);
-    let mut ends: Vec<u32> = Vec::with_capacity(col.len() + 1);
+    let mut ends: Vec<u32> = Vec::with_capacity(values + 1);
     ends.push(0);
-    match base {
+    // Code units (u32 code points for `U`, bytes for `S`) and characters per string.
+    let owned: Vec<u32>;
+    let (cps, width): (&[u32], usize) = match base {
         DType::Unicode(n, _) => {
-            let n = *n as usize;
             // The column's bytes are 8-byte aligned words (`Column::into_words`): code points
             // in place; a copy only if a build ever gives them unaligned.
-            let owned: Vec<u32>;
-            let cps: &[u32] = if let Ok(c) = npy_core::bytemuck::try_cast_slice(bytes) {
+            let cps = if let Ok(c) = npy_core::bytemuck::try_cast_slice(bytes) {
                 c
             } else {
                 owned = bytes
@@ -319,38 +319,55 @@ fn strings(col: &Column, base: &DType, o: &Object) {
                     .collect();
                 &owned
             };
-            if n > 0 {
-                for el in cps.chunks_exact(n) {
-                    let len = el.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
-                    for &cp in &el[..len] {
-                        if cp < 0xD800 {
-                            // One UTF-16 unit: the common case, no char conversion.
-                            units.push(cp as u16);
-                        } else {
-                            push_utf16(&mut units, cp);
-                        }
-                    }
-                    ends.push(units.len() as u32);
-                }
-            } else {
-                ends.extend(std::iter::repeat_n(0, values));
-            }
+            (cps, *n as usize)
         }
         _ => {
-            let n = base.itemsize() as usize;
-            if n > 0 {
-                for el in bytes.chunks_exact(n) {
-                    let len = el.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
-                    units.extend(el[..len].iter().map(|&b| u16::from(b)));
-                    ends.push(units.len() as u32);
-                }
-            } else {
-                ends.extend(std::iter::repeat_n(0, values));
-            }
+            owned = bytes.iter().map(|&b| u32::from(b)).collect();
+            (&owned, base.itemsize() as usize)
         }
+    };
+    if width == 0 {
+        ends.extend(std::iter::repeat_n(0, values));
+        set(o, "kind", "strings");
+        set(o, "ascii", Uint8Array::new_with_length(0));
+        set(o, "ends", Uint32Array::from(&ends[..]));
+        return;
     }
+    let trimmed = |el: &[u32]| el.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
     set(o, "kind", "strings");
-    set(o, "text", Uint16Array::from(&units[..]));
+    // ASCII (the common case) first: one byte a character, which JavaScript decodes into a
+    // one-byte string whose slices take half the memory of UTF-16 ones. The first character
+    // past ASCII starts over in UTF-16.
+    let mut out: Vec<u8> = Vec::with_capacity(cps.len());
+    let mut ascii = true;
+    for el in cps.chunks_exact(width) {
+        let el = &el[..trimmed(el)];
+        if el.iter().any(|&c| c >= 0x80) {
+            ascii = false;
+            break;
+        }
+        out.extend(el.iter().map(|&c| c as u8));
+        ends.push(out.len() as u32);
+    }
+    if ascii {
+        set(o, "ascii", Uint8Array::from(&out[..]));
+    } else {
+        drop(out);
+        ends.truncate(1);
+        let mut units: Vec<u16> = Vec::with_capacity(cps.len());
+        for el in cps.chunks_exact(width) {
+            for &cp in &el[..trimmed(el)] {
+                if cp < 0xD800 {
+                    // One UTF-16 unit, no char conversion.
+                    units.push(cp as u16);
+                } else {
+                    push_utf16(&mut units, cp);
+                }
+            }
+            ends.push(units.len() as u32);
+        }
+        set(o, "text", Uint16Array::from(&units[..]));
+    }
     set(o, "ends", Uint32Array::from(&ends[..]));
 }
 
