@@ -79,7 +79,7 @@ for (let round = 0; round < ROUNDS; round++) {
 const med = (v) => [...v].sort((x, y) => x - y)[Math.floor(v.length / 2)];
 const least = (v) => Math.min(...v);
 console.log(`npy-wasm bench, Node ${process.version}, ${ROUNDS} rounds interleaved (ms: median / least)`);
-for (const [k, v] of Object.entries(times)) console.log(`${k.padEnd(44)} ${med(v).toFixed(3).padStart(9)} / ${least(v).toFixed(3)}`);
+for (const [k, v] of Object.entries(times)) console.log(`${k.padEnd(44)} ${med(v).toFixed(4).padStart(10)} / ${least(v).toFixed(4)}`);
 const base = med(times['npyjs parse(ArrayBuffer) 64 MiB <f4']);
 console.log(`zero copy (same buffer) for npy-wasm and npyjs: ${zeroCopy}`);
 console.log(`64 MiB <f4: npy-wasm / npyjs = ${(med(times['npy-wasm parse(ArrayBuffer) 64 MiB <f4']) / base).toFixed(2)}x (target <= 1.0x)`);

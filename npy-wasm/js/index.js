@@ -167,27 +167,36 @@ function reorder(data, shape) {
   return out;
 }
 
-/** Gives `r` its methods: toCOrder(), and toString() as `format()` returns it. */
-function withMethods(r, format) {
-  Object.defineProperty(r, 'toCOrder', {
-    value() {
-      if (!r.fortranOrder) return r;
-      return withMethods({ ...r, fortranOrder: false, data: reorder(r.data, r.shape) }, format);
-    },
-  });
-  Object.defineProperty(r, 'toString', { value: format });
-  return r;
+/** A parsed array: `dtype`, `shape`, `fortranOrder`, `data` (see README.md), and its methods. */
+class NpyArray {
+  #format;
+
+  constructor(dtype, shape, fortranOrder, data, format) {
+    this.dtype = dtype;
+    this.shape = shape;
+    this.fortranOrder = fortranOrder;
+    this.data = data;
+    this.#format = format;
+  }
+
+  /** The same array with its data in C order (itself when it is already). */
+  toCOrder() {
+    if (!this.fortranOrder) return this;
+    const c = new NpyArray(this.dtype, this.shape, false, reorder(this.data, this.shape), this.#format);
+    if (this.rows) c.rows = this.rows;
+    return c;
+  }
+
+  /** numpy's str() of the array. */
+  toString() {
+    return this.#format();
+  }
 }
 
 function result(info, data, fields, bytes) {
-  const r = {
-    dtype: dtypeOf(info),
-    shape: info.shape,
-    fortranOrder: info.fortranOrder,
-    data,
-  };
-  if (fields) r.dtype.fields = fields;
-  return withMethods(r, () => wasm._format(bytes));
+  const dtype = dtypeOf(info);
+  if (fields) dtype.fields = fields;
+  return new NpyArray(dtype, info.shape, info.fortranOrder, data, () => wasm._format(bytes));
 }
 
 /** Bytes of a file handed to wasm for its header at first: np.save's headers take 128. */
@@ -328,10 +337,11 @@ function sliceRows(r, a, b) {
     if (d && d.shape && d.data) return { data: cut(d.data), shape: [hi - lo, ...d.shape.slice(1)] };
     return Object.fromEntries(Object.entries(d).map(([k, v]) => [k, cut(v)]));
   };
-  const out = { ...c, shape: [hi - lo, ...c.shape.slice(1)], data: cut(c.data), rows: [lo, hi] };
-  return withMethods(out, () => {
+  const out = new NpyArray(c.dtype, [hi - lo, ...c.shape.slice(1)], false, cut(c.data), () => {
     throw new Error('toString() of rows cut from a Fortran-order or object array is not supported: parse the whole file');
   });
+  out.rows = [lo, hi];
+  return out;
 }
 
 /**
