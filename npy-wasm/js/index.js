@@ -106,6 +106,7 @@ function dtypeOf(info) {
 
 function present(d, shape) {
   if (d.objects) return { data: d.objects, fields: undefined };
+  if (d.record) return { data: d.record, fields: undefined };
   const cols = d.columns;
   if (cols.length === 1 && cols[0].path.length === 0) {
     const c = cols[0];

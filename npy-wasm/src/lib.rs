@@ -539,6 +539,27 @@ fn py_to_js(py: &npy_core::object::PyObject) -> JsValue {
     }
 }
 
+/// The records `values` (elements of dtype `r`, as a pickle gives them) as one `Array` of
+/// values per field, nested records as nested objects of columns.
+fn record_columns(values: &[DynValue], r: &npy_core::Record) -> Object {
+    let o = Object::new();
+    for f in r.fields() {
+        let name = f.name.as_str();
+        let column: Vec<&DynValue> = values.iter().filter_map(|v| v.field(name)).collect();
+        match &f.dtype {
+            DType::Record(inner) => {
+                let owned: Vec<DynValue> = column.into_iter().cloned().collect();
+                set(&o, name, record_columns(&owned, inner));
+            }
+            _ => {
+                let arr: Array = column.into_iter().map(dyn_to_js).collect();
+                set(&o, name, arr);
+            }
+        }
+    }
+    o
+}
+
 fn read_dyn(bytes: &[u8]) -> Result<(npy_core::ParsedHeader, DynArray), JsError> {
     let r = NpyReader::new(bytes).map_err(js_err)?;
     let parsed = r.parsed_header().clone();
@@ -578,8 +599,13 @@ pub fn decode(bytes: &[u8]) -> Result<JsValue, JsError> {
         header_json(&parsed.header, parsed.data_offset())?,
     );
     if let Some(objects) = a.objects() {
-        let vals: Array = objects.iter().map(dyn_to_js).collect();
-        set(&o, "objects", vals);
+        if let DType::Record(r) = &parsed.header.dtype {
+            // Records with object fields: columns, as for every other record.
+            set(&o, "record", record_columns(objects, r));
+        } else {
+            let vals: Array = objects.iter().map(dyn_to_js).collect();
+            set(&o, "objects", vals);
+        }
     } else {
         let cols: Array = a.columns().iter().map(column_object).collect();
         set(&o, "columns", cols);
