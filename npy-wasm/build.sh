@@ -3,13 +3,14 @@
 #   bash build.sh              the package (with the pickle decoder for object arrays)
 #   bash build.sh --nopickle   the same without it, into pkg-nopickle/ (for the size report)
 # Needs: rustup target add wasm32-unknown-unknown, and the wasm-bindgen CLI of the crate's
-# pinned version: cargo install --locked --version 0.2.125 wasm-bindgen-cli.
+# pinned version: cargo install --locked --version 0.2.125 wasm-bindgen-cli
+# --no-default-features --bin wasm-bindgen.
 # Prints the wasm's size, raw and gzipped.
 set -euo pipefail
 cd "$(dirname "$0")"
 WASM_BINDGEN_VERSION=0.2.125
 if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
-    echo "needs wasm-bindgen $WASM_BINDGEN_VERSION: cargo install --locked --version $WASM_BINDGEN_VERSION wasm-bindgen-cli" >&2
+    echo "needs wasm-bindgen $WASM_BINDGEN_VERSION: cargo install --locked --version $WASM_BINDGEN_VERSION wasm-bindgen-cli --no-default-features --bin wasm-bindgen" >&2
     exit 1
 fi
 target_dir=${CARGO_TARGET_DIR:-$(cd .. && pwd)/target}
