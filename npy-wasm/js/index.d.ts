@@ -70,6 +70,8 @@ export interface FetchOptions {
 export const HAS_FLOAT16: boolean;
 export const FIRST_FETCH_BYTES: number;
 export const NAT: bigint;
+/** The largest input decoded in WebAssembly (1 GiB); zero-copy parses have no such limit. */
+export const MAX_DECODE_BYTES: number;
 
 /** Parses a .npy file; numbers are views of `input`'s buffer (no copy) when aligned and little-endian. */
 export function parse(input: ArrayBuffer | Uint8Array): NpyArray;

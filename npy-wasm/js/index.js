@@ -18,6 +18,21 @@ export const HAS_FLOAT16 = typeof globalThis.Float16Array === 'function';
  * row ranges, the rows too. */
 export const FIRST_FETCH_BYTES = 64 * 1024;
 
+/**
+ * The largest input decoded in WebAssembly (bytes): a file that is not viewed in place, an
+ * archive. Its memory holds at most 4 GiB, and a decode holds the input, the columns it makes
+ * (about the input's size) and their strings: 1 GiB keeps that within it, so a larger input is
+ * an Error here rather than an allocation failure (a trap) in wasm. Zero-copy parses do not
+ * pass through wasm and have no such limit.
+ */
+export const MAX_DECODE_BYTES = 2 ** 30;
+
+function checkDecodeSize(n, what) {
+  if (n > MAX_DECODE_BYTES) {
+    throw new Error(`${what} of ${n} bytes is larger than the ${MAX_DECODE_BYTES} bytes (MAX_DECODE_BYTES) decoded in WebAssembly; read it in rows (fetchNpy with rows) or as a little-endian number array, which is viewed in place`);
+  }
+}
+
 /** The most fetch-and-retry rounds for one step of fetchNpz (wasm's MAX_RANGE_ROUNDS). */
 const MAX_ROUNDS = 16;
 
@@ -280,6 +295,7 @@ export function parse(input) {
     if (plain.unit !== undefined) info.unit = plain.unit;
     return result(info, data, undefined, bytes);
   }
+  checkDecodeSize(bytes.length, 'a .npy file');
   const d = wasm._decode(bytes);
   const { data, fields, unit } = present(d, info.shape);
   if (unit !== undefined) info.unit = unit;
@@ -291,7 +307,9 @@ export function parse(input) {
  * @param {ArrayBuffer|Uint8Array} input the archive's bytes
  */
 export function openNpz(input) {
-  const npz = new wasm._Npz(asBytes(input));
+  const bytes = asBytes(input);
+  checkDecodeSize(bytes.length, 'a .npz archive');
+  const npz = new wasm._Npz(bytes);
   const keys = npz.keys();
   return {
     keys,

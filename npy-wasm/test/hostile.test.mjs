@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { parse, openNpz } from '../js/index.js';
+import { parse, openNpz, MAX_DECODE_BYTES } from '../js/index.js';
 
 const FIX = new URL('../../fixtures/', import.meta.url);
 const enc = new TextEncoder();
@@ -126,4 +126,18 @@ test('random damage to fixtures: values or Errors, never a trap, in bounded time
     }
   }
   assert.ok(Date.now() - t0 < 60000, 'took over a minute');
+});
+
+test('inputs past MAX_DECODE_BYTES are an Error before wasm allocates, not a trap', () => {
+  // 1 GiB + 64 of zeros (untouched pages) under a big-endian header: decoded in wasm, so refused.
+  const header = npy(`{'descr': '>f4', 'fortran_order': False, 'shape': (${MAX_DECODE_BYTES / 4 + 16},), }`);
+  const big = new Uint8Array(MAX_DECODE_BYTES + 64 + 128);
+  big.set(header.subarray(0, 128));
+  refused(() => parse(big), /MAX_DECODE_BYTES/, 'big-endian 1 GiB');
+  refused(() => openNpz(big), /MAX_DECODE_BYTES/, '1 GiB archive');
+  // The same size little-endian is viewed in place: no limit.
+  big.set(npy(`{'descr': '<f4', 'fortran_order': False, 'shape': (${MAX_DECODE_BYTES / 4 + 16},), }`).subarray(0, 128));
+  const r = parse(big);
+  assert.equal(r.data.length, MAX_DECODE_BYTES / 4 + 16);
+  assert.equal(r.data.buffer, big.buffer);
 });
