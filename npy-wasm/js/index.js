@@ -423,8 +423,11 @@ export async function fetchNpz(url, key, options = {}) {
   const ra = new wasm._RangeArchive(total);
   try {
     ra.add(start, new Uint8Array(await tail.arrayBuffer()));
+    let held = 0;
     const fill = async () => {
       const [a, b] = ra.needed();
+      held += b - a;
+      checkDecodeSize(held, `${url}: the ranges of an archive`);
       ra.add(a, await getRange(f, url, a, b));
     };
     for (let i = 0; !ra.open(); i++) {
