@@ -211,6 +211,7 @@ impl AtomicFile {
             Temp::Named(path) => path.persist(&dest).map_err(|e| e.error)?,
         }
         // The old file's lock goes only now: a waiting appender then finds the new file.
+        #[cfg_attr(not(unix), allow(clippy::drop_non_drop, reason = "no lock off unix"))]
         drop(guard);
         Ok(file)
     }
@@ -503,6 +504,10 @@ fn lock_existing(dest: &Path, meta: &fs::Metadata) -> Result<Option<File>, Error
 /// Windows cannot rename over a file this process holds open, so no lock is taken there: a
 /// rewrite of a file an appender holds fails at the rename instead.
 #[cfg(not(unix))]
+#[allow(
+    clippy::unnecessary_wraps,
+    reason = "the unix version's signature, which the caller matches"
+)]
 fn lock_existing(_dest: &Path, _meta: &fs::Metadata) -> Result<Option<File>, Error> {
     Ok(None)
 }

@@ -6,6 +6,7 @@
 //! first write lets the kernel back the buffer with 2 MiB pages: 512 times fewer faults.
 
 /// Buffers at least this large are advised (numpy's threshold: 4 MiB).
+#[cfg_attr(not(all(target_os = "linux", not(miri))), allow(dead_code))]
 pub(crate) const MIN_BYTES: usize = 4 << 20;
 
 /// The huge page size on x86-64 and aarch64 with 4 KiB base pages.

@@ -24,9 +24,16 @@
 //!   on 64 MiB of random float32 deflated at level 6, CRC-32 included: 108–125 MB/s against
 //!   61–75 and 92–102 on this (loaded) 2-core machine, as fast as libdeflate's whole-buffer
 //!   call (109–137 MB/s) without a buffer of the member's size.
+//! - On `wasm32` (the npy-wasm package), where libdeflate's C does not build, whole members
+//!   are inflated by zlib-rs too ([`inflate_zlib_rs`]: one call into the buffer of the
+//!   declared size, with the same errors), on one thread (no `parinflate`). Natively, on 64
+//!   MiB of random-looking float32 deflated by zlib at level 6 (the ignored test
+//!   `inflater_timing`, release, best of 5, load average ~10 on 2 cores): libdeflate 506 ms
+//!   (133 MB/s), zlib-rs 741 ms (91 MB/s), 1.46× libdeflate's time.
 
 use std::io::{self, Read};
 
+#[cfg(not(target_arch = "wasm32"))]
 use libdeflater::{DecompressionError, Decompressor};
 use zlib_rs::{InflateFlush, Status};
 
@@ -40,6 +47,7 @@ use crate::error::ErrorKind;
 /// # Errors
 /// [`ErrorKind::InflatesPast`] when the stream holds more than `size` bytes,
 /// [`ErrorKind::EndsEarly`] when fewer, [`ErrorKind::BadDeflate`] when it is not deflate.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn inflate(compressed: &[u8], size: usize) -> Result<Vec<u8>, ErrorKind> {
     let mut out = vec![0u8; size];
     match Decompressor::new().deflate_decompress(compressed, &mut out) {
@@ -54,6 +62,76 @@ pub(crate) fn inflate(compressed: &[u8], size: usize) -> Result<Vec<u8>, ErrorKi
         Err(DecompressionError::BadData) => Err(ErrorKind::BadDeflate),
     }
 }
+
+/// Inflates as the native [`inflate`] does, through zlib-rs (pure Rust): what `wasm32` builds
+/// use, libdeflate's C not building there.
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn inflate(compressed: &[u8], size: usize) -> Result<Vec<u8>, ErrorKind> {
+    inflate_zlib_rs(compressed, size)
+}
+
+/// Inflates the raw deflate stream `compressed` into exactly `size` bytes with zlib-rs, in
+/// one call: [`inflate`] on `wasm32`; natively only its tests and timing use it.
+///
+/// Memory: `size` bytes and zlib-rs's state (no window beyond the output).
+///
+/// # Errors
+/// As [`inflate`]: [`ErrorKind::InflatesPast`], [`ErrorKind::EndsEarly`],
+/// [`ErrorKind::BadDeflate`].
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn inflate_zlib_rs(compressed: &[u8], size: usize) -> Result<Vec<u8>, ErrorKind> {
+    let mut out = vec![0u8; size];
+    let mut z = zlib_rs::Inflate::new(false, 15);
+    let status = z
+        .decompress(compressed, &mut out, InflateFlush::Finish)
+        .map_err(|_| ErrorKind::BadDeflate)?;
+    let made = z.total_out();
+    if status == Status::StreamEnd {
+        return if made == size as u64 {
+            Ok(out)
+        } else {
+            Err(ErrorKind::EndsEarly {
+                declared: size as u64,
+                found: made,
+            })
+        };
+    }
+    if made == size as u64 && z.total_in() < compressed.len() as u64 {
+        // The output is full and the stream goes on.
+        return Err(ErrorKind::InflatesPast {
+            declared: size as u64,
+        });
+    }
+    // Input used up before the end block.
+    Err(ErrorKind::EndsEarly {
+        declared: size as u64,
+        found: made,
+    })
+}
+
+/// Inflates `data` into `head` then `body` with one call of [`inflate`] (`wasm32`: no
+/// threads, no two-part inflate); returns the CRC-32 of all the bytes.
+///
+/// # Errors
+/// As [`inflate`].
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn inflate_parts(
+    data: &mut [u8],
+    head: &mut [u8],
+    body: &mut [u8],
+    _split: bool,
+) -> Result<u32, ErrorKind> {
+    let size = head.len() + body.len();
+    let all = inflate(data, size)?;
+    head.copy_from_slice(&all[..head.len()]);
+    body.copy_from_slice(&all[head.len()..]);
+    Ok(crc32fast::hash(&all))
+}
+
+/// Members from this size on could be inflated on two threads natively; `wasm32` never
+/// splits (see [`inflate_parts`]), the constant only keeps the caller's test alike.
+#[cfg(target_arch = "wasm32")]
+pub(crate) const SPLIT_MIN_BYTES: usize = usize::MAX;
 
 /// Bytes of compressed input read at first: a header's read inflates a few hundred bytes,
 /// so the first request (one HTTP range, remote) stays small.
@@ -188,8 +266,8 @@ mod tests {
         e.finish().unwrap()
     }
 
-    #[test]
-    fn exact_short_long_and_broken() {
+    /// The errors of a whole-member inflate, for libdeflate's (native) and zlib-rs's (`wasm32`).
+    fn exact_short_long_and_broken_with(inflate: fn(&[u8], usize) -> Result<Vec<u8>, ErrorKind>) {
         let data: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
         let c = deflate(&data);
         assert_eq!(inflate(&c, data.len()).unwrap(), data);
@@ -207,6 +285,53 @@ mod tests {
         ));
         // the empty stream, as zlib writes it
         assert_eq!(inflate(&[0x03, 0x00], 0).unwrap(), b"");
+        // cut short: fewer bytes than declared, or an error, never the declared size
+        assert!(inflate(&c[..c.len() / 2], data.len()).is_err());
+    }
+
+    #[test]
+    fn exact_short_long_and_broken() {
+        exact_short_long_and_broken_with(inflate);
+    }
+
+    #[test]
+    fn exact_short_long_and_broken_zlib_rs() {
+        exact_short_long_and_broken_with(inflate_zlib_rs);
+    }
+
+    /// Times libdeflate's whole-member inflate (native) against zlib-rs's (what `wasm32`
+    /// builds use) on 64 MiB of random-looking float32 deflated by zlib at level 6:
+    /// `cargo test --release -p npy-npz --lib -- --ignored --nocapture inflater_timing`.
+    #[test]
+    #[ignore = "timing, run by hand in release"]
+    fn inflater_timing() {
+        let mut x = 0x2545_f491_u32;
+        let data: Vec<u8> = (0..(16u32 << 20))
+            .flat_map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                (f32::from(u16::try_from(x >> 16).unwrap()) / 65536.0).to_le_bytes()
+            })
+            .collect();
+        let c = deflate(&data);
+        for (name, f) in [
+            ("libdeflate", inflate as fn(&[u8], usize) -> _),
+            ("zlib-rs", inflate_zlib_rs),
+        ] {
+            let mut best = f64::MAX;
+            for _ in 0..5 {
+                let t = std::time::Instant::now();
+                let out = f(&c, data.len()).unwrap();
+                best = best.min(t.elapsed().as_secs_f64());
+                assert!(out == data);
+            }
+            println!(
+                "{name}: {:.1} ms best of 5, {:.0} MB/s of output",
+                best * 1e3,
+                data.len() as f64 / best / 1e6
+            );
+        }
     }
 
     /// Reads everything through `Inflater` in pieces of `piece` bytes (and a source that

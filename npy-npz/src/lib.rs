@@ -86,6 +86,7 @@ mod inflate;
 pub mod limits;
 pub mod names;
 mod pardeflate;
+#[cfg(not(target_arch = "wasm32"))]
 mod parinflate;
 mod read;
 mod write;
@@ -132,6 +133,7 @@ pub fn exercise(bytes: &[u8]) {
 /// same bytes and CRC-32, or the same error. The fuzz target `fuzz/fuzz_targets/inflate.rs`
 /// feeds it hostile input; it panics only on a mismatch.
 #[doc(hidden)]
+#[cfg(not(target_arch = "wasm32"))]
 pub fn exercise_inflate(bytes: &[u8]) {
     parinflate::exercise(bytes);
 }

@@ -18,8 +18,11 @@ use npy_core::{
 
 use crate::error::{ContainerFault, Error, ErrorKind};
 use crate::inflate::Inflater;
+#[cfg(target_arch = "wasm32")]
+use crate::inflate::{inflate_parts, SPLIT_MIN_BYTES};
 use crate::limits::check_backed;
 use crate::names::key_of;
+#[cfg(not(target_arch = "wasm32"))]
 use crate::parinflate::{inflate_parts, SPLIT_MIN_BYTES};
 use crate::zip::{self, Local};
 

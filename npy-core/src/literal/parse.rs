@@ -709,6 +709,7 @@ impl Parser<'_> {
 /// a Hangul syllable or CJK unified ideograph name exactly (upper case), nothing looser. The
 /// table (`unicode_names2`) matches loosely (UAX44-LM2: case, spaces, underscores and medial
 /// hyphens ignored), so its answer is checked against the name as written.
+#[cfg(not(target_arch = "wasm32"))]
 fn python_name_lookup(name: &str) -> Option<char> {
     if name.is_empty() || !name.is_ascii() {
         return None;
@@ -738,4 +739,13 @@ fn python_name_lookup(name: &str) -> Option<char> {
         .as_deref()
         .is_some_and(|n| loose(n) == loose(&upper));
     (well_formed && !respelled).then_some(c)
+}
+
+/// On `wasm32` (the npy-wasm package) the Unicode name table is left out: it would be most of
+/// the package's size (about 1 MB of the 2 MB module), for an escape numpy never writes (a
+/// header's strings are `repr()`s, which print characters, not names). `\N{NAME}` is then an
+/// invalid escape.
+#[cfg(target_arch = "wasm32")]
+fn python_name_lookup(_name: &str) -> Option<char> {
+    None
 }

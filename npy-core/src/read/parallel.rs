@@ -13,6 +13,7 @@ use std::io;
 
 #[cfg(any(unix, windows))]
 use crate::codec::{per_chunk, swap_in_place, SWAP_CHUNK_BYTES};
+#[cfg(any(unix, windows))]
 use crate::io::ReadAt;
 
 /// Fewest data bytes per thread: a read of less than twice this stays on the calling thread,

@@ -1,0 +1,90 @@
+// Types of the npy-wasm package (js/index.js). See README.md for what each value holds.
+
+/** A numpy dtype: `descr` as the header writes it, `name` as numpy's `dtype.name`. */
+export interface DType {
+  descr: string;
+  name: string;
+  /** datetime64 / timedelta64: the tick unit as numpy writes it in brackets (`"D"`, `"10ms"`, `""` generic). */
+  unit?: string;
+  /** Records: each field's dtype (nested records nest), `shape` for subarray fields. */
+  fields?: { [name: string]: DType & { shape?: number[] } | { [name: string]: unknown } };
+}
+
+/** A subarray field of a record: the values of every element, flat, and the full shape (the array's, then the field's). */
+export interface SubArrayColumn {
+  data: Column;
+  shape: number[];
+}
+
+/**
+ * One array's values, flat, in the file's order (C, or Fortran when `fortranOrder`):
+ * numbers as their typed array (int64/uint64 and datetime/timedelta ticks as BigInt64Array /
+ * BigUint64Array, NaT = -(2n ** 63n)); bool as Uint8Array (0 false, else true); float16 as
+ * Float16Array where the runtime has it, else a Float32Array of the same values; complex as
+ * the real and imaginary parts interleaved (Float32Array / Float64Array of 2 values each);
+ * `U` strings as JS strings, `S` bytes as latin-1 strings (one character a byte, trailing NULs
+ * removed as numpy does); `V` as one Uint8Array each; longdouble, ml_dtypes, subarrays of
+ * records and object arrays as an Array of JS values.
+ */
+export type Column =
+  | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array
+  | BigInt64Array | BigUint64Array | Float32Array | Float64Array
+  | string[] | Uint8Array[] | unknown[];
+
+/** Records: one column per field (nested records nest). */
+export interface Columns {
+  [field: string]: Column | SubArrayColumn | Columns;
+}
+
+export interface NpyArray {
+  dtype: DType;
+  shape: number[];
+  fortranOrder: boolean;
+  data: Column | Columns;
+  /** fetchNpy with rows: the rows given, [start, end). */
+  rows?: [number, number];
+  /** The same array with its data in C order (itself when it is already). */
+  toCOrder(): NpyArray;
+  /** numpy's str() of the array. */
+  toString(): string;
+}
+
+export interface NpzFile {
+  /** The keys, as numpy's NpzFile.files. */
+  keys: string[];
+  /** Reads and parses one member (inflated and CRC-checked when asked, not before). */
+  get(key: string): NpyArray;
+  /** One member's bytes (a .npy file). */
+  bytes(key: string): Uint8Array;
+  /** Frees the archive's copy in the module's memory. */
+  close(): void;
+}
+
+export interface FetchOptions {
+  /** Rows [start, end) along the first dimension; only their bytes are fetched (C order). */
+  rows?: [number, number];
+  /** The fetch to use (default: globalThis.fetch). */
+  fetch?: typeof fetch;
+}
+
+export const HAS_FLOAT16: boolean;
+export const FIRST_FETCH_BYTES: number;
+export const NAT: bigint;
+/** The largest input decoded in WebAssembly (1 GiB); zero-copy parses have no such limit. */
+export const MAX_DECODE_BYTES: number;
+
+/** Parses a .npy file; numbers are views of `input`'s buffer (no copy) when aligned and little-endian. */
+export function parse(input: ArrayBuffer | Uint8Array): NpyArray;
+/** Opens a .npz archive in memory. */
+export function openNpz(input: ArrayBuffer | Uint8Array): NpzFile;
+/** Fetches a .npy file by Range requests: the header, then the rows asked for. */
+export function fetchNpy(url: string | URL, options?: FetchOptions): Promise<NpyArray>;
+/** Fetches one member of a .npz archive by Range requests: the directory, then the member. */
+export function fetchNpz(url: string | URL, key: string, options?: { fetch?: typeof fetch }): Promise<NpyArray>;
+/** Writes a .npy file, byte for byte what np.save writes for the same array. */
+export function toNpy(array: {
+  dtype: string | { descr: string };
+  shape: number[];
+  data: ArrayBufferView | unknown[];
+  fortranOrder?: boolean;
+}): Uint8Array;

@@ -1,0 +1,887 @@
+//! NumPy `.npy` and `.npz` files in JavaScript, through WebAssembly: the Rust half of the npm
+//! package `npy-wasm` (its JavaScript half, `js/index.js`, turns what these functions return
+//! into typed arrays, strings and objects; see `README.md`).
+//!
+//! Everything here is parsing in memory with the workspace's crates: npy-core reads the header
+//! and the data ([`npy_core::NpyReader`], [`npy_core::DynArray`]'s columns), npy-npz the
+//! archives ([`npy_npz::NpzArchive`], whose whole-member inflate is zlib-rs on `wasm32`),
+//! npy-pickle object arrays (a decoder that never executes anything; feature `pickle`), and
+//! npy-print numpy's `str()`. Every error is a JavaScript `Error` whose message is the crate's
+//! error message (what the file holds and what was asked).
+//!
+//! The functions are the package's internals (their JavaScript names start with `_`); the
+//! package's API is `parse`, `openNpz`, `fetchNpy`, `fetchNpz`, `toNpy` in `js/index.js`.
+
+#![forbid(unsafe_code)]
+
+use std::cell::RefCell;
+use std::fmt::Display;
+use std::rc::Rc;
+
+use js_sys::{Array, Object, Reflect, Uint16Array, Uint32Array, Uint8Array};
+use npy_core::{ByteOrder, Column, DType, DynArray, DynValue, Header, NpyReader, Primitive};
+use wasm_bindgen::prelude::*;
+
+/// The most rounds of "fetch the range the reader asked for, then try again" that
+/// [`RangeArchive`] allows for one open or one member read: the zip end record, the central
+/// directory, a local header and the member's bytes take four; a reader asking for more is
+/// refused rather than looping.
+pub const MAX_RANGE_ROUNDS: u32 = 16;
+
+fn js_err(e: impl Display) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+fn set(o: &Object, key: &str, value: impl Into<JsValue>) {
+    // `Reflect::set` fails only on frozen objects and proxies; these are fresh plain objects.
+    let _ = Reflect::set(o, &JsValue::from_str(key), &value.into());
+}
+
+/// A `u64` as a JavaScript number: exact up to 2^53, which every size and shape of a file
+/// that fits a `wasm32` memory is.
+fn num(v: u64) -> JsValue {
+    JsValue::from_f64(v as f64)
+}
+
+fn shape_array(shape: &[u64]) -> Array {
+    shape.iter().map(|&d| num(d)).collect()
+}
+
+/// numpy's `dtype.name`: `float32`, `datetime64[10ms]`, `str160` (`<U5`), `bytes56` (`|S7`),
+/// `void128` for a 16-byte record, `object`, and ml_dtypes' names.
+fn dtype_name(d: &DType) -> String {
+    let bits = d.itemsize().saturating_mul(8);
+    match d {
+        DType::Number(p, _) => match (p.canonical(), p) {
+            (Some(c), _) => c.name().to_owned(),
+            (None, Primitive::CLongDouble { .. }) => format!("complex{bits}"),
+            (None, _) => format!("float{bits}"),
+        },
+        DType::Time(t, _) => {
+            let s = t.to_string();
+            let kind = match t.kind {
+                npy_core::TimeKind::Datetime => "datetime64",
+                npy_core::TimeKind::Timedelta => "timedelta64",
+            };
+            format!("{kind}{}", &s[2..])
+        }
+        DType::Bytes(_) => format!("bytes{bits}"),
+        DType::Unicode(..) => format!("str{bits}"),
+        DType::Void(_) | DType::Record(_) | DType::SubArray(_) => format!("void{bits}"),
+        DType::Object => "object".to_owned(),
+        DType::Ml(m) => m.name().to_owned(),
+    }
+}
+
+/// The time unit of a datetime or timedelta dtype as numpy writes it in brackets (`D`,
+/// `10ms`), `""` for the generic unit.
+fn time_unit(t: npy_core::TimeType) -> String {
+    let s = t.to_string();
+    s.get(3..s.len().saturating_sub(1)).unwrap_or("").to_owned()
+}
+
+/// The JavaScript typed array that holds a number dtype's values in place, when there is one
+/// (complex: two values per element; `f2`: `Float16Array`, or the package's fallback).
+fn typed_array_name(p: Primitive) -> Option<&'static str> {
+    Some(match p {
+        Primitive::Bool | Primitive::U8 => "Uint8Array",
+        Primitive::I8 => "Int8Array",
+        Primitive::I16 => "Int16Array",
+        Primitive::U16 => "Uint16Array",
+        Primitive::I32 => "Int32Array",
+        Primitive::U32 => "Uint32Array",
+        Primitive::I64 => "BigInt64Array",
+        Primitive::U64 => "BigUint64Array",
+        Primitive::F16 => "Float16Array",
+        Primitive::F32 | Primitive::C64 => "Float32Array",
+        Primitive::F64 | Primitive::C128 => "Float64Array",
+        Primitive::LongDouble { .. } | Primitive::CLongDouble { .. } => return None,
+    })
+}
+
+/// How the JavaScript side presents a number or datetime dtype's values: `kind`, the typed
+/// array, and the time unit; `None` for other dtypes.
+fn plain_layout(base: &DType) -> Option<(&'static str, &'static str, Option<String>)> {
+    match base {
+        DType::Number(p, _) => {
+            let ctor = typed_array_name(*p)?;
+            let kind = match p {
+                Primitive::Bool => "bool",
+                Primitive::F16 => "float16",
+                Primitive::C64 | Primitive::C128 => "complex",
+                _ => "number",
+            };
+            Some((kind, ctor, None))
+        }
+        DType::Time(t, _) => Some(("time", "BigInt64Array", Some(time_unit(*t)))),
+        _ => None,
+    }
+}
+
+/// Sets `kind`, `ctor` (and `unit`) of [`plain_layout`] on `o`; `false` for other dtypes.
+fn layout_of(base: &DType, o: &Object) -> bool {
+    let Some((kind, ctor, unit)) = plain_layout(base) else {
+        return false;
+    };
+    set(o, "kind", kind);
+    set(o, "ctor", ctor);
+    if let Some(u) = unit {
+        set(o, "unit", u);
+    }
+    true
+}
+
+/// `s` as a JSON string literal.
+fn json_str(out: &mut String, s: &str) {
+    use std::fmt::Write as _;
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// The header's facts as the JavaScript side uses them, as JSON (one string crosses into
+/// JavaScript and one `JSON.parse` makes the object: a tenth of the time of setting each
+/// property from wasm, which was most of a zero-copy parse).
+fn header_json(h: &Header, data_offset: u64) -> Result<String, JsError> {
+    use std::fmt::Write as _;
+    let d = &h.dtype;
+    let count = h
+        .shape
+        .iter()
+        .try_fold(1u64, |n, &d| n.checked_mul(d))
+        .ok_or_else(|| JsError::new("the shape's element count overflows"))?;
+    let nbytes = count
+        .checked_mul(d.itemsize())
+        .ok_or_else(|| JsError::new("the array's byte size overflows"))?;
+    let mut o = String::with_capacity(256);
+    o.push_str("{\"descr\":");
+    json_str(&mut o, &d.to_string());
+    o.push_str(",\"name\":");
+    json_str(&mut o, &dtype_name(d));
+    o.push_str(",\"shape\":[");
+    for (i, n) in h.shape.iter().enumerate() {
+        let _ = write!(o, "{}{n}", if i > 0 { "," } else { "" });
+    }
+    let _ = write!(
+        o,
+        "],\"fortranOrder\":{},\"dataOffset\":{data_offset},\"itemsize\":{},\"count\":{count},\"nbytes\":{nbytes},\"hasObject\":{},\"plain\":",
+        h.fortran_order,
+        d.itemsize(),
+        has_object(d)
+    );
+    // Values the JavaScript side views in place: numbers and datetimes stored little-endian
+    // (every JavaScript engine's order) or in no order at all.
+    let native = matches!(d.byte_order(), ByteOrder::Little | ByteOrder::NotApplicable);
+    match (native, plain_layout(d)) {
+        (true, Some((kind, ctor, unit))) => {
+            let _ = write!(o, "{{\"kind\":\"{kind}\",\"ctor\":\"{ctor}\"");
+            if let Some(u) = unit {
+                o.push_str(",\"unit\":");
+                json_str(&mut o, &u);
+            }
+            o.push('}');
+        }
+        _ => o.push_str("null"),
+    }
+    o.push('}');
+    Ok(o)
+}
+
+fn has_object(d: &DType) -> bool {
+    match d {
+        DType::Object => true,
+        DType::Record(r) => r.fields().iter().any(|f| has_object(&f.dtype)),
+        DType::SubArray(s) => has_object(s.flatten().1),
+        _ => false,
+    }
+}
+
+/// Bytes from the start of a `.npy` file to its data, from the file's first bytes (at least
+/// 12; the magic, the version and the header length): how much [`read_header`] needs.
+///
+/// # Errors
+/// Fewer than 12 bytes, a file that does not start with numpy's magic, an unknown version.
+fn header_length(prefix: &[u8]) -> Result<f64, JsError> {
+    const MAGIC: &[u8] = b"\x93NUMPY";
+    if prefix.len() < 10 {
+        return Err(JsError::new(&format!(
+            "not a .npy file: {} bytes, the smallest header takes 10",
+            prefix.len()
+        )));
+    }
+    if &prefix[..6] != MAGIC {
+        return Err(JsError::new(
+            "not a .npy file: it does not start with numpy's magic \\x93NUMPY",
+        ));
+    }
+    let (len, start) = match prefix[6] {
+        1 => (u64::from(u16::from_le_bytes([prefix[8], prefix[9]])), 10u64),
+        2 | 3 if prefix.len() >= 12 => (
+            u64::from(u32::from_le_bytes([
+                prefix[8], prefix[9], prefix[10], prefix[11],
+            ])),
+            12,
+        ),
+        2 | 3 => {
+            return Err(JsError::new(
+                "not a .npy file: 10 bytes, a version 2.0 or 3.0 header takes 12",
+            ))
+        }
+        v => {
+            return Err(JsError::new(&format!(
+                "unsupported .npy format version {v}.{}",
+                prefix[7]
+            )))
+        }
+    };
+    Ok((start + len) as f64)
+}
+
+/// Parses the header at the start of `prefix` (the file's first bytes: any number, the whole
+/// header when they hold it) of a file of `file_len` bytes (`-1`: unknown), checking that the
+/// file holds the data the header describes.
+///
+/// Returns JSON: `{"need": n}` when the header takes `n` bytes, more than `prefix` holds (the
+/// caller reads them and asks again); else `{descr, name, shape, fortranOrder, dataOffset,
+/// itemsize, count, nbytes, hasObject, plain}`, `plain` being `{kind, ctor, unit?}` when the
+/// values can be viewed in place as a typed array (little-endian or byte-order-less numbers
+/// and datetimes), else `null`.
+///
+/// # Errors
+/// Not a `.npy` file (no magic, an unknown version, too few bytes); npy-core's header errors (truncated, malformed dict, unknown dtype,
+/// limits); a file shorter than its header says.
+#[wasm_bindgen(js_name = "_readHeader")]
+pub fn read_header(prefix: &[u8], file_len: f64) -> Result<String, JsError> {
+    let need = header_length(prefix)?;
+    if need > prefix.len() as f64 {
+        if file_len >= 0.0 && need > file_len {
+            return Err(JsError::new(&format!(
+                "truncated .npy file: its header takes {need} bytes, the file has {file_len}"
+            )));
+        }
+        return Ok(format!("{{\"need\":{need}}}"));
+    }
+    let parsed = Header::read(&mut &prefix[..need as usize]).map_err(js_err)?;
+    if file_len >= 0.0 {
+        parsed.check_data_len(file_len as u64).map_err(js_err)?;
+    }
+    header_json(&parsed.header, parsed.data_offset())
+}
+
+/// Code points as UTF-16 units: surrogate code points stay single units, values past
+/// U+10FFFF (which no string holds) become U+FFFD.
+fn push_utf16(units: &mut Vec<u16>, cp: u32) {
+    match char::from_u32(cp) {
+        Some(c) => {
+            let mut b = [0u16; 2];
+            units.extend_from_slice(c.encode_utf16(&mut b));
+        }
+        None if cp <= 0xFFFF => units.push(cp as u16),
+        None => units.push(0xFFFD),
+    }
+}
+
+/// The strings of a `U` or `S` column as one text (`ascii` bytes when every character is
+/// ASCII, else UTF-16 `text`) and the offset of each string's end (`n + 1` offsets from 0),
+/// which the JavaScript side decodes once and slices: numpy's `item()` values, trailing NULs
+/// removed; `S` bytes as latin-1 (one character a byte).
+fn strings(col: &Column, base: &DType, o: &Object) {
+    let bytes = col.bytes();
+    // Strings in all: the elements times a subarray field's values per element.
+    let values = match col.dtype() {
+        DType::SubArray(s) => s.flatten().0.iter().product::<u64>() as usize,
+        _ => 1,
+    }
+    .saturating_mul(col.len());
+    let mut ends: Vec<u32> = Vec::with_capacity(values + 1);
+    ends.push(0);
+    // Code units (u32 code points for `U`, bytes for `S`) and characters per string.
+    let owned: Vec<u32>;
+    let (cps, width): (&[u32], usize) = match base {
+        DType::Unicode(n, _) => {
+            // The column's bytes are 8-byte aligned words (`Column::into_words`): code points
+            // in place; a copy only if a build ever gives them unaligned.
+            let cps = if let Ok(c) = npy_core::bytemuck::try_cast_slice(bytes) {
+                c
+            } else {
+                owned = bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
+                &owned
+            };
+            (cps, *n as usize)
+        }
+        _ => {
+            owned = bytes.iter().map(|&b| u32::from(b)).collect();
+            (&owned, base.itemsize() as usize)
+        }
+    };
+    if width == 0 {
+        ends.extend(std::iter::repeat_n(0, values));
+        set(o, "kind", "strings");
+        set(o, "ascii", Uint8Array::new_with_length(0));
+        set(o, "ends", Uint32Array::from(&ends[..]));
+        return;
+    }
+    let trimmed = |el: &[u32]| el.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
+    set(o, "kind", "strings");
+    // ASCII (the common case) first: one byte a character, which JavaScript decodes into a
+    // one-byte string whose slices take half the memory of UTF-16 ones. The first character
+    // past ASCII starts over in UTF-16.
+    let mut out: Vec<u8> = Vec::with_capacity(cps.len());
+    let mut ascii = true;
+    for el in cps.chunks_exact(width) {
+        let el = &el[..trimmed(el)];
+        if el.iter().any(|&c| c >= 0x80) {
+            ascii = false;
+            break;
+        }
+        out.extend(el.iter().map(|&c| c as u8));
+        ends.push(out.len() as u32);
+    }
+    if ascii {
+        set(o, "ascii", Uint8Array::from(&out[..]));
+    } else {
+        drop(out);
+        ends.truncate(1);
+        let mut units: Vec<u16> = Vec::with_capacity(cps.len());
+        for el in cps.chunks_exact(width) {
+            for &cp in &el[..trimmed(el)] {
+                if cp < 0xD800 {
+                    // One UTF-16 unit, no char conversion.
+                    units.push(cp as u16);
+                } else {
+                    push_utf16(&mut units, cp);
+                }
+            }
+            ends.push(units.len() as u32);
+        }
+        set(o, "text", Uint16Array::from(&units[..]));
+    }
+    set(o, "ends", Uint32Array::from(&ends[..]));
+}
+
+/// One column of a [`DynArray`] for the JavaScript side: `{path, subshape, kind, ...}`.
+fn column_object(col: &Column) -> Object {
+    let o = Object::new();
+    let path: Array = col.path().iter().map(|s| JsValue::from_str(s)).collect();
+    set(&o, "path", path);
+    let (subshape, base) = match col.dtype() {
+        DType::SubArray(s) => {
+            let (shape, base) = s.flatten();
+            (shape, base.clone())
+        }
+        d => (Vec::new(), d.clone()),
+    };
+    set(&o, "subshape", shape_array(&subshape));
+    set(&o, "count", num(col.len() as u64));
+    set(&o, "descr", base.to_string());
+    set(&o, "name", dtype_name(&base));
+    if layout_of(&base, &o) {
+        set(&o, "bytes", Uint8Array::from(col.bytes()));
+        return o;
+    }
+    match &base {
+        DType::Unicode(..) | DType::Bytes(_) => strings(col, &base, &o),
+        DType::Void(n) => {
+            set(&o, "kind", "void");
+            set(&o, "width", num(*n));
+            set(&o, "bytes", Uint8Array::from(col.bytes()));
+        }
+        _ => {
+            // Longdouble, ml_dtypes, subarrays of records, objects: element by element.
+            set(&o, "kind", "values");
+            let values: Array = (0..col.len())
+                .map(|i| col.value(i).map_or(JsValue::UNDEFINED, |v| dyn_to_js(&v)))
+                .collect();
+            set(&o, "values", values);
+        }
+    }
+    o
+}
+
+/// An integer as a JavaScript number when exact (|v| ≤ 2^53), else a `BigInt`.
+fn int_to_js(v: i128) -> JsValue {
+    const SAFE: i128 = 1 << 53;
+    if (-SAFE..=SAFE).contains(&v) {
+        JsValue::from_f64(v as f64)
+    } else {
+        js_sys::BigInt::from(v).into()
+    }
+}
+
+fn latin1(b: &[u8]) -> JsValue {
+    let s: String = b.iter().map(|&c| char::from(c)).collect();
+    JsValue::from_str(&s)
+}
+
+/// Nests `values` (C order) by `shape`, as numpy's `tolist()` does.
+fn nest(values: &[JsValue], shape: &[u64]) -> JsValue {
+    match shape {
+        [] => values.first().cloned().unwrap_or(JsValue::UNDEFINED),
+        [_] => values.iter().cloned().collect::<Array>().into(),
+        [n, rest @ ..] => {
+            let step = rest.iter().product::<u64>() as usize;
+            let out = Array::new();
+            for i in 0..*n as usize {
+                let part = values.get(i * step..(i + 1) * step).unwrap_or(&[]);
+                out.push(&nest(part, rest));
+            }
+            out.into()
+        }
+    }
+}
+
+/// A value as numpy's `tolist()` would give it, in JavaScript terms: numbers (integers past
+/// 2^53 as `BigInt`), `[re, im]` for complex, datetimes as `BigInt` ticks (`null` for NaT),
+/// strings, latin-1 strings for `S`, `Uint8Array` for `V`, objects for records, nested arrays
+/// for subarrays.
+fn dyn_to_js(v: &DynValue) -> JsValue {
+    match v {
+        DynValue::Bool(b) => JsValue::from_bool(*b),
+        DynValue::Int(i) => int_to_js(i128::from(*i)),
+        DynValue::UInt(u) => int_to_js(i128::from(*u)),
+        DynValue::Float(f) => JsValue::from_f64(*f),
+        DynValue::LongDouble { approx, .. } => JsValue::from_f64(*approx),
+        DynValue::Complex(re, im) | DynValue::CLongDouble { re, im, .. } => {
+            Array::of2(&JsValue::from_f64(*re), &JsValue::from_f64(*im)).into()
+        }
+        DynValue::Datetime { ticks, .. } | DynValue::Timedelta { ticks, .. } => {
+            ticks.map_or(JsValue::NULL, |t| js_sys::BigInt::from(t).into())
+        }
+        DynValue::Bytes(b) => latin1(b),
+        DynValue::Str(s) => {
+            let mut units = Vec::with_capacity(s.len());
+            for &cp in s.code_points() {
+                push_utf16(&mut units, cp);
+            }
+            JsValue::from(js_sys::JsString::from_char_code(&units))
+        }
+        DynValue::Void(b) => Uint8Array::from(&b[..]).into(),
+        DynValue::Record(fields) => {
+            let o = Object::new();
+            for (name, value) in fields {
+                set(&o, name, dyn_to_js(value));
+            }
+            o.into()
+        }
+        DynValue::SubArray { shape, values } => {
+            let vals: Vec<JsValue> = values.iter().map(dyn_to_js).collect();
+            nest(&vals, shape)
+        }
+        DynValue::Object(py) => py_to_js(py),
+    }
+}
+
+/// A Python object decoded from an object array's pickle, as a JavaScript value: `None` →
+/// `null`, `bool`, `int` (a `BigInt` past 2^53), `float`, `complex` → `[re, im]`, `str`,
+/// `bytes`/`bytearray` → `Uint8Array`, `list`/`tuple`/`set`/`frozenset` → `Array`, `dict` →
+/// `Map`, numpy arrays → the package's parse result shape (`{dtype, shape, data}` nested
+/// lists), numpy scalars → their value, anything else (ranges, slices, dtypes, allowed
+/// globals) → `{type, repr}` with Python's `repr()`.
+fn py_to_js(py: &npy_core::object::PyObject) -> JsValue {
+    use npy_core::object::PyObject as P;
+    match py {
+        P::None => JsValue::NULL,
+        P::Bool(b) => JsValue::from_bool(*b),
+        P::Int(i) => int_to_js(i128::from(*i)),
+        P::BigInt(b) => js_sys::BigInt::new(&JsValue::from_str(&b.to_string()))
+            .map_or(JsValue::UNDEFINED, JsValue::from),
+        P::Float(f) => JsValue::from_f64(*f),
+        P::Complex(re, im) => Array::of2(&JsValue::from_f64(*re), &JsValue::from_f64(*im)).into(),
+        P::Str(s) => JsValue::from_str(s),
+        P::Bytes(b) | P::ByteArray(b) => Uint8Array::from(&b[..]).into(),
+        P::List(v) | P::Tuple(v) | P::Set(v) | P::FrozenSet(v) => {
+            v.iter().map(py_to_js).collect::<Array>().into()
+        }
+        P::Dict(items) => {
+            let m = js_sys::Map::new();
+            for (k, v) in items {
+                m.set(&py_to_js(k), &py_to_js(v));
+            }
+            m.into()
+        }
+        P::Array(a) => {
+            let o = Object::new();
+            let d = &a.header().dtype;
+            let dt = Object::new();
+            set(&dt, "descr", d.to_string());
+            set(&dt, "name", dtype_name(d));
+            set(&o, "dtype", dt);
+            set(&o, "shape", shape_array(&a.header().shape));
+            let vals: Vec<JsValue> = a.iter_c_order().map(|v| dyn_to_js(&v)).collect();
+            set(&o, "data", nest(&vals, &a.header().shape));
+            o.into()
+        }
+        P::Scalar(s) => dyn_to_js(&s.value),
+        other => {
+            let o = Object::new();
+            let kind = match other {
+                P::Range(..) => "range",
+                P::Slice(_) => "slice",
+                P::DType(_) => "dtype",
+                _ => "global",
+            };
+            set(&o, "type", kind);
+            set(&o, "repr", npy_print::repr(other).to_string());
+            o.into()
+        }
+    }
+}
+
+/// The records `values` (elements of dtype `r`, as a pickle gives them) as one `Array` of
+/// values per field, nested records as nested objects of columns.
+fn record_columns(values: &[DynValue], r: &npy_core::Record) -> Object {
+    let o = Object::new();
+    for f in r.fields() {
+        let name = f.name.as_str();
+        let column: Vec<&DynValue> = values.iter().filter_map(|v| v.field(name)).collect();
+        match &f.dtype {
+            DType::Record(inner) => {
+                let owned: Vec<DynValue> = column.into_iter().cloned().collect();
+                set(&o, name, record_columns(&owned, inner));
+            }
+            _ => {
+                let arr: Array = column.into_iter().map(dyn_to_js).collect();
+                set(&o, name, arr);
+            }
+        }
+    }
+    o
+}
+
+fn read_dyn(bytes: &[u8]) -> Result<(npy_core::ParsedHeader, DynArray), JsError> {
+    let r = NpyReader::new(bytes).map_err(js_err)?;
+    let parsed = r.parsed_header().clone();
+    // The whole file is here: the reader checks the data's length against the header before
+    // allocating, and allocates each column once (not grown as chunks arrive).
+    let mut r = r.with_available_bytes((bytes.len() as u64).saturating_sub(parsed.data_offset()));
+    #[cfg(feature = "pickle")]
+    let a = r
+        .read_dyn_with(&npy_pickle::PickleCodec::default())
+        .map_err(js_err)?;
+    #[cfg(not(feature = "pickle"))]
+    let a = if has_object(&parsed.header.dtype) {
+        return Err(JsError::new(
+            "object arrays (|O) need the npy-wasm build with the `pickle` feature",
+        ));
+    } else {
+        r.read_dyn().map_err(js_err)?
+    };
+    Ok((parsed, a))
+}
+
+/// Decodes a whole `.npy` file: `header` (the JSON of [`read_header`]) and `columns` (one per
+/// leaf field, `{path, subshape, count, kind, ...}`: `bytes` of little-endian values for
+/// numbers and datetimes, `text`/`ends` for strings, `values` otherwise) or, for object
+/// arrays, `objects` (the decoded Python values in file order).
+///
+/// # Errors
+/// npy-core's errors (truncated, lying or malformed headers, limits); npy-pickle's for object
+/// arrays (a pickle naming anything outside its allow-list is refused, never run).
+#[wasm_bindgen(js_name = "_decode")]
+pub fn decode(bytes: &[u8]) -> Result<JsValue, JsError> {
+    let (parsed, a) = read_dyn(bytes)?;
+    let o = Object::new();
+    set(
+        &o,
+        "header",
+        header_json(&parsed.header, parsed.data_offset())?,
+    );
+    if let Some(objects) = a.objects() {
+        if let DType::Record(r) = &parsed.header.dtype {
+            // Records with object fields: columns, as for every other record.
+            set(&o, "record", record_columns(objects, r));
+        } else {
+            let vals: Array = objects.iter().map(dyn_to_js).collect();
+            set(&o, "objects", vals);
+        }
+    } else {
+        let cols: Array = a.columns().iter().map(column_object).collect();
+        set(&o, "columns", cols);
+    }
+    Ok(o.into())
+}
+
+/// numpy's `str()` of the array in the `.npy` file `bytes`, as npy-print writes it.
+///
+/// # Errors
+/// As [`decode`].
+#[wasm_bindgen(js_name = "_format")]
+pub fn format(bytes: &[u8]) -> Result<String, JsError> {
+    let (_, a) = read_dyn(bytes)?;
+    let text = npy_print::str(&a).to_string();
+    Ok(text)
+}
+
+/// The size in bytes of the unit swapped to change a dtype's byte order (0: none).
+fn swap_unit(d: &DType) -> usize {
+    match d {
+        DType::Number(p, ByteOrder::Big) => match p {
+            Primitive::C64 => 4,
+            Primitive::C128 => 8,
+            Primitive::LongDouble { .. } | Primitive::CLongDouble { .. } => 0,
+            p => p.itemsize() as usize,
+        },
+        DType::Time(_, ByteOrder::Big) => 8,
+        DType::Unicode(_, ByteOrder::Big) => 4,
+        _ => 0,
+    }
+}
+
+/// A `.npy` file of dtype `descr`, `shape` and order, from `data`: the elements' bytes in
+/// the order the flag says, numbers, datetimes and `U` code points little-endian (swapped
+/// here for a big-endian `descr`), anything else (records, `S`, `V`) as the file stores
+/// it. The header is written as `np.save` writes it (format 1.0 unless it needs 2.0 or 3.0),
+/// so the file is byte for byte `np.save`'s for the same array.
+///
+/// # Errors
+/// An unknown `descr`, a shape with negative or fractional lengths, data of another size than
+/// the shape and dtype make, object dtypes (not written here).
+#[wasm_bindgen(js_name = "_encode")]
+pub fn encode(
+    descr: &str,
+    shape: Vec<f64>,
+    fortran_order: bool,
+    data: &[u8],
+) -> Result<Vec<u8>, JsError> {
+    let dtype: DType = descr.parse().map_err(js_err)?;
+    if has_object(&dtype) {
+        return Err(JsError::new(
+            "toNpy does not write object arrays (|O): numpy's pickle is not written here",
+        ));
+    }
+    let mut dims = Vec::with_capacity(shape.len());
+    for d in shape {
+        if !(d >= 0.0 && d.fract() == 0.0 && d <= 9_007_199_254_740_992.0) {
+            return Err(JsError::new(&format!(
+                "shape lengths must be whole numbers from 0 to 2^53, not {d}"
+            )));
+        }
+        dims.push(d as u64);
+    }
+    let mut header = Header::new(dtype, dims);
+    header.fortran_order = fortran_order;
+    let nbytes = header
+        .shape
+        .iter()
+        .try_fold(header.dtype.itemsize(), |n, &d| n.checked_mul(d));
+    if nbytes != Some(data.len() as u64) {
+        return Err(JsError::new(&format!(
+            "data of {} bytes for dtype '{}' and shape {:?}, which take {} bytes",
+            data.len(),
+            header.dtype,
+            header.shape,
+            nbytes.map_or_else(|| "more than 2^64".to_owned(), |n| n.to_string())
+        )));
+    }
+    let mut out = header.to_bytes(None).map_err(js_err)?;
+    let start = out.len();
+    out.extend_from_slice(data);
+    let unit = swap_unit(&header.dtype);
+    if unit > 1 {
+        for c in out[start..].chunks_exact_mut(unit) {
+            c.reverse();
+        }
+    }
+    Ok(out)
+}
+
+/// The IEEE half-precision bits of `values`, each rounded to the nearest (ties to even):
+/// `toNpy`'s way back from the `Float32Array` that `parse` gives for `f2` where the runtime
+/// has no `Float16Array`.
+#[wasm_bindgen(js_name = "_f16Bits")]
+pub fn f16_bits(values: &[f32]) -> Vec<u16> {
+    values
+        .iter()
+        .map(|&v| npy_core::half::f16::from_f32(v).to_bits())
+        .collect()
+}
+
+/// A `.npz` archive held in memory: its keys, and each member read when asked (stored or
+/// deflated, CRC-checked).
+#[wasm_bindgen(js_name = "_Npz")]
+#[derive(Debug)]
+pub struct Npz {
+    inner: npy_npz::NpzArchive<Vec<u8>>,
+}
+
+#[wasm_bindgen(js_class = "_Npz")]
+impl Npz {
+    /// Opens the archive in `bytes` (copied into the module's memory once): its central
+    /// directory is read and checked, no member is.
+    ///
+    /// # Errors
+    /// npy-npz's errors: not a zip, a broken or lying directory.
+    #[wasm_bindgen(constructor)]
+    pub fn new(bytes: Vec<u8>) -> Result<Npz, JsError> {
+        let inner = npy_npz::NpzArchive::new(bytes).map_err(js_err)?;
+        Ok(Npz { inner })
+    }
+
+    /// The keys, as numpy's `NpzFile.files` lists them.
+    pub fn keys(&self) -> Vec<String> {
+        self.inner.keys().map(str::to_owned).collect()
+    }
+
+    /// The member `key`'s bytes (a `.npy` file), inflated and CRC-checked.
+    ///
+    /// # Errors
+    /// No such key (the message lists the keys); npy-npz's member errors.
+    pub fn member(&self, key: &str) -> Result<Vec<u8>, JsError> {
+        self.inner.read_bytes(key).map_err(js_err)
+    }
+}
+
+/// The parts of a remote file fetched so far: a [`npy_core::ReadAt`] whose reads outside them
+/// fail and record the range that was missing, which the JavaScript side fetches before it
+/// tries again.
+#[derive(Debug, Default)]
+struct Ranges {
+    size: u64,
+    parts: Vec<(u64, Vec<u8>)>,
+    missing: Option<(u64, u64)>,
+}
+
+#[derive(Debug, Clone)]
+struct Shared(Rc<RefCell<Ranges>>);
+
+impl npy_core::ReadAt for Shared {
+    fn size(&self) -> std::io::Result<u64> {
+        Ok(self.0.borrow().size)
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        let mut r = self.0.borrow_mut();
+        let end = offset.saturating_add(buf.len() as u64).min(r.size);
+        if offset >= end {
+            return Ok(0);
+        }
+        let want = (end - offset) as usize;
+        for (start, bytes) in &r.parts {
+            let stop = start + bytes.len() as u64;
+            if *start <= offset && end <= stop {
+                let at = (offset - start) as usize;
+                buf[..want].copy_from_slice(&bytes[at..at + want]);
+                return Ok(want);
+            }
+        }
+        r.missing = Some((offset, end));
+        Err(std::io::Error::other(format!(
+            "bytes {offset}..{end} are not fetched yet"
+        )))
+    }
+}
+
+/// A `.npz` archive read by HTTP ranges: the JavaScript side adds the ranges it fetched
+/// ([`RangeArchive::add`]) and asks again while the archive reports the range it needs
+/// ([`RangeArchive::needed`]), at most [`MAX_RANGE_ROUNDS`] times per step.
+#[wasm_bindgen(js_name = "_RangeArchive")]
+#[derive(Debug)]
+pub struct RangeArchive {
+    source: Shared,
+    npz: Option<npy_npz::NpzArchive<Shared>>,
+}
+
+#[wasm_bindgen(js_class = "_RangeArchive")]
+impl RangeArchive {
+    /// An archive of `size` bytes of which nothing is fetched yet.
+    #[wasm_bindgen(constructor)]
+    pub fn new(size: f64) -> RangeArchive {
+        let r = Ranges {
+            size: size as u64,
+            ..Ranges::default()
+        };
+        RangeArchive {
+            source: Shared(Rc::new(RefCell::new(r))),
+            npz: None,
+        }
+    }
+
+    /// Adds the fetched bytes that start at `offset`.
+    pub fn add(&self, offset: f64, bytes: Vec<u8>) {
+        self.source
+            .0
+            .borrow_mut()
+            .parts
+            .push((offset as u64, bytes));
+    }
+
+    /// The range `[start, end)` the last step needed and did not have, or `undefined`.
+    pub fn needed(&self) -> Option<Vec<f64>> {
+        self.source
+            .0
+            .borrow_mut()
+            .missing
+            .take()
+            .map(|(a, b)| vec![a as f64, b as f64])
+    }
+
+    /// Opens the archive from what is fetched: `true` when open, `false` when a range is
+    /// needed first ([`RangeArchive::needed`]).
+    ///
+    /// # Errors
+    /// npy-npz's errors for a broken archive.
+    pub fn open(&mut self) -> Result<bool, JsError> {
+        match npy_npz::NpzArchive::new(self.source.clone()) {
+            Ok(npz) => {
+                self.npz = Some(npz);
+                Ok(true)
+            }
+            Err(_) if self.source.0.borrow().missing.is_some() => Ok(false),
+            Err(e) => Err(js_err(e)),
+        }
+    }
+
+    /// The keys of the opened archive.
+    pub fn keys(&self) -> Vec<String> {
+        self.npz
+            .as_ref()
+            .map(|n| n.keys().map(str::to_owned).collect())
+            .unwrap_or_default()
+    }
+
+    /// The member's bytes where the fetched ranges hold them, `undefined` when a range is
+    /// needed first ([`RangeArchive::needed`]).
+    ///
+    /// # Errors
+    /// The archive is not open; npy-npz's member errors.
+    pub fn member(&self, key: &str) -> Result<Option<Vec<u8>>, JsError> {
+        let npz = self
+            .npz
+            .as_ref()
+            .ok_or_else(|| JsError::new("the archive is not open"))?;
+        match npz.read_bytes(key) {
+            Ok(b) => Ok(Some(b)),
+            Err(_) if self.source.0.borrow().missing.is_some() => Ok(None),
+            Err(e) => Err(js_err(e)),
+        }
+    }
+}
+
+/// The header of a `.npy` file of `rows` rows (the first dimension) with the dtype and the
+/// other dimensions of the header in `prefix`, C order: what the package's `fetchNpy` puts
+/// before the rows it fetched.
+///
+/// # Errors
+/// As [`read_header`].
+#[wasm_bindgen(js_name = "_rowsHeader")]
+pub fn rows_header(prefix: &[u8], rows: f64) -> Result<Vec<u8>, JsError> {
+    let parsed = Header::read(&mut &prefix[..]).map_err(js_err)?;
+    let mut h = parsed.header;
+    if h.shape.is_empty() {
+        return Err(JsError::new("a 0-d array has no rows"));
+    }
+    h.shape[0] = rows as u64;
+    h.to_bytes(None).map_err(js_err)
+}
