@@ -19,7 +19,9 @@ use std::fmt::Display;
 use std::rc::Rc;
 
 use js_sys::{Array, Object, Reflect, Uint16Array, Uint32Array, Uint8Array};
-use npy_core::{ByteOrder, Column, DType, DynArray, DynValue, Header, NpyReader, Primitive};
+use npy_core::{
+    dtype::Primitive, dynamic::Column, ByteOrder, DType, DynArray, DynValue, Header, NpyReader,
+};
 use wasm_bindgen::prelude::*;
 
 /// The most rounds of "fetch the range the reader asked for, then try again" that
@@ -60,8 +62,8 @@ fn dtype_name(d: &DType) -> String {
         DType::Time(t, _) => {
             let s = t.to_string();
             let kind = match t.kind {
-                npy_core::TimeKind::Datetime => "datetime64",
-                npy_core::TimeKind::Timedelta => "timedelta64",
+                npy_core::dtype::TimeKind::Datetime => "datetime64",
+                npy_core::dtype::TimeKind::Timedelta => "timedelta64",
             };
             format!("{kind}{}", &s[2..])
         }
@@ -75,7 +77,7 @@ fn dtype_name(d: &DType) -> String {
 
 /// The time unit of a datetime or timedelta dtype as numpy writes it in brackets (`D`,
 /// `10ms`), `""` for the generic unit.
-fn time_unit(t: npy_core::TimeType) -> String {
+fn time_unit(t: npy_core::dtype::TimeType) -> String {
     let s = t.to_string();
     s.get(3..s.len().saturating_sub(1)).unwrap_or("").to_owned()
 }
@@ -541,7 +543,7 @@ fn py_to_js(py: &npy_core::object::PyObject) -> JsValue {
 
 /// The records `values` (elements of dtype `r`, as a pickle gives them) as one `Array` of
 /// values per field, nested records as nested objects of columns.
-fn record_columns(values: &[DynValue], r: &npy_core::Record) -> Object {
+fn record_columns(values: &[DynValue], r: &npy_core::dtype::Record) -> Object {
     let o = Object::new();
     for f in r.fields() {
         let name = f.name.as_str();
@@ -560,7 +562,7 @@ fn record_columns(values: &[DynValue], r: &npy_core::Record) -> Object {
     o
 }
 
-fn read_dyn(bytes: &[u8]) -> Result<(npy_core::ParsedHeader, DynArray), JsError> {
+fn read_dyn(bytes: &[u8]) -> Result<(npy_core::header::ParsedHeader, DynArray), JsError> {
     let r = NpyReader::new(bytes).map_err(js_err)?;
     let parsed = r.parsed_header().clone();
     // The whole file is here: the reader checks the data's length against the header before
@@ -761,7 +763,7 @@ impl npy_core::ReadAt for Shared {
         Ok(self.0.borrow().size)
     }
 
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
         let mut r = self.0.borrow_mut();
         let end = offset.saturating_add(buf.len() as u64).min(r.size);
         if offset >= end {
