@@ -1,7 +1,9 @@
 """Seeds of the `arrow` fuzz target: fixtures written by pyarrow as Arrow IPC files and
 Parquet files (uncompressed, so that mutations reach the values; one file each zstd and
 snappy), one column per fixture flattened, a fixed-size list column for a 2-D one, a
-dictionary, a nullable, a string and a struct column.
+dictionary, a nullable, a string and a struct column; and tables holding numpy's layout in
+their schema metadata (`numpy:descr`, `numpy:shape`, as npy-arrow writes it: a 0-d array, a
+record of one field, a (2, 2) record array of tensor columns; issue 42, r16).
 
 Usage: fuzz_arrow_seeds.py FIXTURES_DIR OUT_DIR
 """
@@ -31,6 +33,18 @@ tables["mixed"] = pa.table({
     "t": pa.array([{"p": 1, "q": 2.0}, {"p": 3, "q": 4.0}, None]),
     "i": pa.array([1, 2, 3], pa.int32()),
 })
+layout = lambda t, descr, shape: t.replace_schema_metadata(
+    {"numpy:descr": descr, "numpy:shape": shape})
+tables["layout_zero_d"] = layout(pa.table({"a": pa.array([2.5])}), "<f8", "[]")
+tables["layout_one_field"] = layout(
+    pa.table({"x": pa.array([1, 2, 3], pa.int32())}), "[('x', '<i4')]", "[3]")
+tensor = pa.fixed_shape_tensor(pa.int32(), [2])
+tables["layout_records_2d"] = layout(pa.table({
+    "a": pa.ExtensionArray.from_storage(
+        tensor, pa.FixedSizeListArray.from_arrays(pa.array([1, 2, 3, 4], pa.int32()), 2)),
+    "b": pa.ExtensionArray.from_storage(
+        tensor, pa.FixedSizeListArray.from_arrays(pa.array([5, 6, 7, 8], pa.int32()), 2)),
+}), "[('a', '<i4'), ('b', '<i4')]", "[2, 2]")
 for name, table in tables.items():
     feather.write_feather(table, out / f"{name}.arrow", compression="uncompressed")
     pq.write_table(table, out / f"{name}.parquet", compression="none")

@@ -16,7 +16,9 @@ use crate::error::{overflow, Context, Error, ErrorKind};
 use crate::from_arrow::{FromArrowOptions, NpyPlan};
 #[cfg(feature = "parquet")]
 use crate::to_arrow::ColumnPlan;
-use crate::to_arrow::{batch_from_bytes, batch_from_dyn, object_column, schema_for};
+use crate::to_arrow::{
+    batch_from_bytes, batch_from_dyn, object_column, schema_for, with_numpy_layout,
+};
 
 /// Bytes of `.npy` data per batch when streaming (a batch holds at least one row).
 pub const BATCH_BYTES: usize = 8 << 20;
@@ -121,7 +123,14 @@ impl Source<'_> {
         }
         let mut shape = vec![self.rows()];
         shape.extend_from_slice(self.row_shape());
-        schema_for(self.meta.dtype(), &shape, &self.name)
+        let schema = schema_for(self.meta.dtype(), &shape, &self.name)?;
+        // numpy's layout (0-d, a record's fields and axes), which the table's columns alone
+        // do not say: read back by `NpyPlan` when it agrees with the table.
+        Ok(with_numpy_layout(
+            &schema,
+            self.meta.dtype(),
+            self.meta.shape(),
+        ))
     }
 
     /// Reads `n` data bytes into an Arrow buffer (64-byte aligned for a file whose length

@@ -19,7 +19,10 @@ use npy_core::{
 };
 
 use crate::error::{overflow, value_error, Error, ErrorKind};
-use crate::to_arrow::{EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY, FIXED_SHAPE_TENSOR};
+use crate::to_arrow::{
+    schema_for, EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY, FIXED_SHAPE_TENSOR, NUMPY_DESCR_KEY,
+    NUMPY_SHAPE_KEY,
+};
 
 /// How Arrow values numpy cannot hold are written.
 #[derive(Debug, Clone)]
@@ -869,6 +872,167 @@ fn encode(
     Ok(())
 }
 
+/// Places each element of a tensor column `array` (rows of `split` elements, each of the
+/// column's `per / split` items) at its own index of `out`: element `e` of row `i` at index
+/// `i * split + e`. The fields of an N-d record array: each field's column holds a row's
+/// elements' values of that field, and the record holds each element's fields together.
+fn encode_elements(
+    plan: &Plan,
+    field: &Field,
+    array: &dyn Array,
+    split: usize,
+    out: &mut Out<'_>,
+    ctx: &Ctx<'_>,
+) -> Result<(), Error> {
+    let (Plan::Tensor { item, .. }, DataType::FixedSizeList(item_field, size)) =
+        (plan, field.data_type())
+    else {
+        return Err(unsupported(
+            ctx.column,
+            field.data_type(),
+            "not the tensor column numpy's layout needs",
+        ));
+    };
+    let dtype = plan.dtype()?.to_string();
+    ctx.no_nulls(array, &dtype)?;
+    let a = array.as_fixed_size_list();
+    let per = usize::try_from(*size).unwrap_or(0);
+    let item_size = usize::try_from(item.dtype()?.itemsize())
+        .map_err(|_| overflow("item size", dtype.clone()))?;
+    // Checked when the layout was accepted: the list size is `split` × a field's items.
+    let block = (per / split.max(1)) * item_size;
+    if block == 0 {
+        // Elements of no bytes: nothing to place.
+        return Ok(());
+    }
+    let want = a.len() * per;
+    if a.values().len() < want {
+        return Err(unsupported(
+            ctx.column,
+            field.data_type(),
+            "list values shorter than its rows",
+        ));
+    }
+    let values = a.values().slice(0, want);
+    let mut packed = vec![0u8; want * item_size];
+    let mut o = Out {
+        bytes: &mut packed,
+        stride: item_size,
+        offset: 0,
+    };
+    encode(item, item_field, values.as_ref(), &mut o, ctx)?;
+    for (e, element) in packed.chunks_exact(block).enumerate() {
+        out.put(e, element);
+    }
+    Ok(())
+}
+
+/// numpy's layout of the array a table was written from, as its schema metadata states it
+/// ([`NUMPY_DESCR_KEY`], [`NUMPY_SHAPE_KEY`]), accepted only when the columns are exactly
+/// what the crate's mapping makes of that dtype and shape (names, nesting, tensor shapes, the
+/// kind of each leaf). It changes the header and the placement of the bytes, never their
+/// count: a row of the table is the same bytes either way, and the rows are the table's.
+#[derive(Debug, Clone)]
+struct Layout {
+    /// The array's shape (`[]` for 0-d); applied only when the table holds its rows.
+    shape: Vec<u64>,
+    /// Whether the array was a record array (its fields the columns): a record of one field
+    /// stays a record, an N-d one keeps its axes outside the fields.
+    record: bool,
+}
+
+/// Most dimensions of a stated shape (numpy's `NPY_MAXDIMS`); more is not numpy's layout.
+const MAX_LAYOUT_DIMS: usize = 64;
+
+impl Layout {
+    /// The layout `schema`'s metadata states, if it is there and agrees with `columns` (the
+    /// plans of `schema`'s fields); `None` otherwise (a table from elsewhere, or one whose
+    /// metadata lies), and the table's columns are read by the mapping alone.
+    fn of(schema: &Schema, columns: &[Plan]) -> Option<Layout> {
+        let descr: DType = schema.metadata().get(NUMPY_DESCR_KEY)?.parse().ok()?;
+        let shape: Vec<u64> = serde_json::from_str(schema.metadata().get(NUMPY_SHAPE_KEY)?).ok()?;
+        if shape.len() > MAX_LAYOUT_DIMS
+            || descr.has_object()
+            || matches!(descr, DType::SubArray(_))
+        {
+            return None;
+        }
+        // The columns the mapping makes of this dtype and shape (0-d: one row).
+        let rows_shape = if shape.is_empty() {
+            vec![1]
+        } else {
+            shape.clone()
+        };
+        let first = schema.fields().first()?.name();
+        let expected = schema_for(&descr, &rows_shape, first).ok()?;
+        if expected.fields().len() != columns.len() {
+            return None;
+        }
+        for ((want, got), plan) in expected.fields().iter().zip(schema.fields()).zip(columns) {
+            if want.name() != got.name() || !same_kind(&plan_for(want, want.name()).ok()?, plan) {
+                return None;
+            }
+        }
+        let record = matches!(&descr, DType::Record(r) if !r.fields().is_empty());
+        Some(Layout { shape, record })
+    }
+
+    /// Rows of the table this layout's array has (1 for 0-d).
+    fn rows(&self) -> u64 {
+        self.shape.first().copied().unwrap_or(1)
+    }
+
+    /// Elements of one row (the product of the axes after the first; 1 for 0-d and 1-d).
+    fn split(&self) -> Option<u64> {
+        self.shape
+            .get(1..)
+            .unwrap_or(&[])
+            .iter()
+            .try_fold(1u64, |a, &d| a.checked_mul(d))
+    }
+}
+
+/// Whether the plan `got` of a column is of the kind `want` (the plan of the column the
+/// mapping makes): the same nesting, names, tensor shapes, widths of `V`, numbers and time
+/// kinds; string widths are the values' (both start at 1), and a time unit may differ
+/// (Parquet stores seconds as milliseconds).
+fn same_kind(want: &Plan, got: &Plan) -> bool {
+    match (want, got) {
+        (Plan::Number(a), Plan::Number(b)) | (Plan::Complex(a), Plan::Complex(b)) => a == b,
+        (Plan::Time(a), Plan::Time(b)) => a.kind == b.kind,
+        (Plan::Str { .. }, Plan::Str { .. }) | (Plan::Bytes { .. }, Plan::Bytes { .. }) => true,
+        (Plan::Void(a), Plan::Void(b)) => a == b,
+        (Plan::Struct(a), Plan::Struct(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((na, pa), (nb, pb))| na == nb && same_kind(pa, pb))
+        }
+        (
+            Plan::Tensor {
+                shape: sa,
+                item: ia,
+            },
+            Plan::Tensor {
+                shape: sb,
+                item: ib,
+            },
+        ) => sa == sb && same_kind(ia, ib),
+        _ => false,
+    }
+}
+
+/// How the rows of a plan are laid out in `.npy`.
+enum Mode {
+    /// One column, a plain array (a tensor column's shape after the rows).
+    Plain,
+    /// A record per row, a field per column.
+    Record,
+    /// numpy's N-d record array: a row is this many records, each column a tensor holding
+    /// that many elements of its field.
+    Split(usize),
+}
+
 /// What a batch stream becomes: the dtype and row shape of the `.npy` file, found from the
 /// schema and (for string widths) every batch shown to [`NpyPlan::observe`].
 #[derive(Debug, Clone)]
@@ -876,6 +1040,8 @@ pub struct NpyPlan {
     schema: Arc<Schema>,
     columns: Vec<Plan>,
     plain: bool,
+    /// numpy's layout, when the schema states one that agrees with the columns.
+    layout: Option<Layout>,
     rows: u64,
     /// [`FromArrowOptions::max_string_width`].
     max_width: u64,
@@ -898,10 +1064,14 @@ impl NpyPlan {
             )));
         }
         let plain = options.single_column_plain && columns.len() == 1;
+        // A plain array's layout when the caller asked for plain arrays (else a record of one
+        // field, as asked); a record array's always.
+        let layout = Layout::of(&schema, &columns).filter(|l| l.record || plain);
         Ok(NpyPlan {
             schema,
             columns,
             plain,
+            layout,
             rows: 0,
             max_width: options.max_string_width,
         })
@@ -942,31 +1112,71 @@ impl NpyPlan {
         self.rows
     }
 
-    /// The `.npy` dtype and shape for the rows observed: one column → a plain array (a tensor
-    /// column → its shape after the rows), several → a record of one field per column.
+    /// numpy's layout, when the schema states one and the table holds its rows.
+    fn active_layout(&self) -> Option<&Layout> {
+        self.layout.as_ref().filter(|l| l.rows() == self.rows)
+    }
+
+    fn mode(&self) -> Mode {
+        match self.active_layout() {
+            Some(l) if l.record && l.shape.len() > 1 => {
+                Mode::Split(l.split().and_then(|d| usize::try_from(d).ok()).unwrap_or(0))
+            }
+            Some(l) if l.record => Mode::Record,
+            Some(_) => Mode::Plain,
+            None if self.plain => Mode::Plain,
+            None => Mode::Record,
+        }
+    }
+
+    /// The `.npy` dtype and shape for the rows observed: numpy's layout when the schema states
+    /// one that agrees with the table (see [`NUMPY_DESCR_KEY`]); else one column → a plain
+    /// array (a tensor column → its shape after the rows), several → a record of one field
+    /// per column.
     ///
     /// # Errors
     /// npy-core's errors building the dtype (a record over 64-bit sizes).
     pub fn header(&self) -> Result<npy_core::Header, Error> {
         let mut shape = vec![self.rows];
-        let dtype = if self.plain {
-            match &self.columns[0] {
+        let named = |plans: Vec<Plan>| -> Vec<(String, Plan)> {
+            self.schema
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .zip(plans)
+                .collect()
+        };
+        let dtype = match self.mode() {
+            Mode::Plain => match &self.columns[0] {
                 Plan::Tensor { shape: s, item } => {
                     shape.extend_from_slice(s);
                     item.dtype()?
                 }
                 p => p.dtype()?,
+            },
+            Mode::Record => Plan::Struct(named(self.columns.clone())).dtype()?,
+            Mode::Split(_) => {
+                // Each column's tensor shape begins with the array's axes after the first
+                // (checked when the layout was accepted); what follows is the field's own.
+                let axes = self.active_layout().map_or(0, |l| l.shape.len() - 1);
+                let fields = self
+                    .columns
+                    .iter()
+                    .map(|p| match p {
+                        Plan::Tensor { shape: s, item } if s.len() > axes => Plan::Tensor {
+                            shape: s[axes..].to_vec(),
+                            item: item.clone(),
+                        },
+                        Plan::Tensor { item, .. } => (**item).clone(),
+                        other => other.clone(),
+                    })
+                    .collect();
+                Plan::Struct(named(fields)).dtype()?
             }
-        } else {
-            let fields = self
-                .schema
-                .fields()
-                .iter()
-                .zip(&self.columns)
-                .map(|(f, p)| (f.name().clone(), p.clone()))
-                .collect();
-            Plan::Struct(fields).dtype()?
         };
+        if let Some(l) = self.active_layout() {
+            shape.clone_from(&l.shape);
+        }
         Ok(npy_core::Header::new(dtype, shape))
     }
 
@@ -1001,11 +1211,17 @@ impl NpyPlan {
                 )
             })?;
         let mut out = vec![0u8; total];
-        let offsets: Vec<usize> = match &header.dtype {
-            DType::Record(r) if !self.plain => {
+        let mode = self.mode();
+        let offsets: Vec<usize> = match (&header.dtype, &mode) {
+            (DType::Record(r), Mode::Record | Mode::Split(_)) => {
                 r.fields().iter().map(|f| f.offset as usize).collect()
             }
             _ => vec![0],
+        };
+        // An N-d record array's records: one every itemsize bytes, `split` per row.
+        let (stride, split) = match mode {
+            Mode::Split(d) => (header.dtype.itemsize() as usize, Some(d)),
+            _ => (row_bytes as usize, None),
         };
         for (k, (plan, col)) in self.columns.iter().zip(batch.columns()).enumerate() {
             let field = &self.schema.fields()[k];
@@ -1016,10 +1232,13 @@ impl NpyPlan {
             };
             let mut o = Out {
                 bytes: &mut out,
-                stride: row_bytes as usize,
+                stride,
                 offset: offsets[k],
             };
-            encode(plan, field, col.as_ref(), &mut o, &ctx)?;
+            match split {
+                Some(d) => encode_elements(plan, field, col.as_ref(), d, &mut o, &ctx)?,
+                None => encode(plan, field, col.as_ref(), &mut o, &ctx)?,
+            }
         }
         Ok(out)
     }

@@ -21,13 +21,14 @@
 //! | `S<n>` | Binary, the values numpy's `tolist()` gives (trailing NULs stripped, inner NULs kept) | Binary/LargeBinary/BinaryView → `S<longest>` |
 //! | `U<n>` | Utf8, as `tolist()` (trailing NULs stripped); a lone surrogate is [`ErrorKind::Value`] | Utf8/LargeUtf8/Utf8View → `U<longest>` (at least 1, as numpy) |
 //! | `V<n>` | FixedSizeBinary(n) | `V<n>` |
-//! | record | one column per field at the top level (padding dropped; titles dropped) | several columns → a packed record, one field per column; a record of **one** field comes back as that field's plain array (one column → a plain array, below) |
+//! | record | one column per field at the top level (padding dropped; titles dropped) | several columns → a packed record, one field per column; a record of **one** field: a record again when the schema states numpy's layout (below), else that field's plain array (one column → a plain array) |
 //! | nested record | Struct | Struct → nested record |
 //! | subarray field `(name, t, (d1…dk))` | `arrow.fixed_shape_tensor` extension (shape `[d1…dk]`) over `FixedSizeList(t, d1·…·dk)` | `FixedSizeList` → subarray (tensor shape, or `[size]` without the extension) |
-//! | array of shape `(n, d1, …, dk)`, k ≥ 1 | one column per field, each a `fixed_shape_tensor` of shape `[d1…dk]` (a field's subarray shape appended) | one tensor column → an array of shape `(n, d1, …, dk)`; several (a record array) → records of shape `(n,)` whose fields are subarrays `(d1…dk)` + the field's own (a table's row is one record: the axes after the first live in the columns) |
-//! | 0-d array | one row | shape `(1,)` (a table has rows, no rank 0) |
+//! | array of shape `(n, d1, …, dk)`, k ≥ 1 | one column per field, each a `fixed_shape_tensor` of shape `[d1…dk]` (a field's subarray shape appended) | one tensor column → an array of shape `(n, d1, …, dk)`; a record array whose layout the schema states → records of shape `(n, d1, …, dk)` again; without it, several columns → records of shape `(n,)` whose fields are subarrays `(d1…dk)` + the field's own |
+//! | 0-d array | one row | shape `()` when the schema states numpy's layout, else `(1,)` (a table has rows, no rank 0) |
 //! | plain (non-record) array | one column named by the file's stem (`.npz`: the member key) | one column → a plain array (name dropped) |
-//! | Fortran order | the logical values as numpy sees them: the data is **transposed** to C order while reading (no permutation metadata) | C order |
+//! | Fortran order | the logical values as numpy sees them: the data is **transposed** to C order while reading (no permutation metadata) | C order (`np.load` gives an equal array) |
+//! | numpy's layout | schema metadata [`NUMPY_DESCR_KEY`] (`numpy:descr`, the dtype as numpy writes it in a header) and [`NUMPY_SHAPE_KEY`] (`numpy:shape`, a JSON list), written by [`convert`] from `.npy`/`.npz` | restores the shape (0-d, N-d records) and a record of one field, when it agrees with the table (below) |
 //! | `f16`/`f12` (longdouble), `c32`/`c24` | refused: Arrow has no extended float ([`ErrorKind::UnsupportedDType`]) | |
 //! | record without fields (`[]`) | refused: no column to hold its rows | |
 //! | `O` (object), 0-d or 1-d | decoded by npy-core's pickle reader (never executes anything): Utf8, Int64 or Float64 when every item but `None` is a `str`, a 64-bit `int` or a `float`; `None` is null; other items, mixed kinds or only `None`: [`ErrorKind::Value`] naming the first item; objects inside records or N-d: [`ErrorKind::UnsupportedDType`] | |
@@ -35,15 +36,39 @@
 //! | Dictionary, List, Decimal, Null, … | | refused: [`ErrorKind::UnsupportedArrowType`] |
 //!
 //! ## Round trips
-//! `.npy` → `.arrow`/`.parquet` → `.npy` gives back the input's values, with the shape and
-//! dtype the table's last column says where they differ: a 0-d array as shape `(1,)`, a record
-//! of one field as that field's array, an N-d record array as 1-d records of subarray fields,
-//! the time units Arrow has (`M8[W]` → `M8[D]`, `m8[D]` → `m8[s]`, `M8[2s]` → `M8[s]`; Parquet
-//! stores `M8[s]`, `M8[h]` and `M8[m]` as milliseconds, as pyarrow does, so they come back
-//! `M8[ms]`), `S`/`U` at the longest value's width (at least 1), native byte order and C
-//! order. `tests/it/roundtrip.rs` checks this on issue 42's r16 differential (seeded random
-//! dtypes, records and shapes), numpy comparing each result with the array this table
-//! promises; r16 itself compares with the input and counts these documented changes.
+//! `.npy` → `.arrow`/`.parquet` → `.npy` gives back the input's values in the input's shape
+//! (0-d, N-d records and records of one field included: the table's schema metadata holds
+//! numpy's layout), with the dtype the table's columns say where it differs: the time units
+//! Arrow has (`M8[W]` → `M8[D]`, `m8[D]` → `m8[s]`, `M8[2s]` → `M8[s]`; Parquet stores `M8[s]`,
+//! `M8[h]` and `M8[m]` as milliseconds, as pyarrow does, so they come back `M8[ms]`), `S`/`U`
+//! at the longest value's width (at least 1), native byte order, packed records (no padding,
+//! no titles) and C order. Where that dtype is the input's, the output is byte for byte what
+//! `np.save` writes for the input in C order. `tests/it/roundtrip.rs` checks this on issue
+//! 42's r16 differential (seeded random dtypes, records and shapes), numpy comparing each
+//! result with the input array and its `np.save` bytes, pyarrow reading each table.
+//!
+//! ## numpy's layout in the schema metadata
+//! A table written by [`convert`] from a `.npy` file or an `.npz` member (not an object
+//! array's) holds, in its schema metadata (IPC: the schema message; Parquet: the stored Arrow
+//! schema, as pyarrow keeps its `pandas` key), two keys that other readers ignore:
+//!
+//! | key | value | example |
+//! |---|---|---|
+//! | [`NUMPY_DESCR_KEY`] `numpy:descr` | the array's dtype as numpy writes it in a `.npy` header (simple types without quotes) | `<f8`, `[('x', '<f4'), ('id', '>i8', (2,))]` |
+//! | [`NUMPY_SHAPE_KEY`] `numpy:shape` | the array's shape, a JSON list | `[]`, `[4, 2, 3]` |
+//!
+//! Back to `.npy`, the layout is used only when it agrees with the table: both keys parse (a
+//! descr npy-core reads, no objects, not a bare subarray; at most 64 dimensions), the columns
+//! are exactly those the mapping makes of that dtype and shape (names, nesting, tensor shapes,
+//! kinds of number, time, string, `V` width), and the table holds the shape's rows (1 for
+//! 0-d). Then the output takes that shape, and a record array stays one (of one field; of
+//! shape `(n, d1…dk)`, its fields' tensors split back into each element's fields). Otherwise
+//! (a table from elsewhere, metadata that lies) the mapping above applies unchanged. The
+//! layout never sizes anything: the output's bytes are the table's rows in the columns' types
+//! either way, bounded by the budgets below. The dtype's leaves stay the columns' (the
+//! stated byte order, units, string widths and padding are not restored). With
+//! [`FromArrowOptions::single_column_plain`] off, a plain array's layout is not applied (one
+//! column stays a record of one field, as asked).
 //!
 //! # Zero copy
 //! Numbers in native byte order that are a whole plain array (not a record field) become Arrow
@@ -142,5 +167,5 @@ pub use file::{read_parquet, write_parquet};
 pub use from_arrow::{FillValue, FromArrowOptions, NpyPlan, MAX_STRING_WIDTH};
 pub use to_arrow::{
     batch_from_bytes, field_for, schema_for, EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY,
-    FIXED_SHAPE_TENSOR,
+    FIXED_SHAPE_TENSOR, NUMPY_DESCR_KEY, NUMPY_SHAPE_KEY,
 };

@@ -36,6 +36,25 @@ pub const EXTENSION_NAME_KEY: &str = "ARROW:extension:name";
 /// The field-metadata key holding an extension type's serialized parameters.
 pub const EXTENSION_METADATA_KEY: &str = "ARROW:extension:metadata";
 
+/// The schema-metadata key holding the numpy dtype a table was written from, as numpy writes
+/// it in a `.npy` header (`<f4`, `[('x', '<f4'), ('id', '>i8')]`). Written with
+/// [`NUMPY_SHAPE_KEY`] by [`crate::convert`] (and [`crate::for_each_batch`]'s schema); read back
+/// only when it agrees with the table (see the crate docs' "Round trips").
+pub const NUMPY_DESCR_KEY: &str = "numpy:descr";
+/// The schema-metadata key holding the shape of the array a table was written from, as a JSON
+/// list of integers (`[]` for a 0-d array, `[2, 3]`); see [`NUMPY_DESCR_KEY`].
+pub const NUMPY_SHAPE_KEY: &str = "numpy:shape";
+
+/// `schema` with numpy's layout of the array it maps (`dtype`, `shape`) in its metadata
+/// ([`NUMPY_DESCR_KEY`], [`NUMPY_SHAPE_KEY`]).
+pub(crate) fn with_numpy_layout(schema: &SchemaRef, dtype: &DType, shape: &[u64]) -> SchemaRef {
+    let mut metadata = schema.metadata().clone();
+    metadata.insert(NUMPY_DESCR_KEY.to_owned(), dtype.to_string());
+    let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
+    metadata.insert(NUMPY_SHAPE_KEY.to_owned(), format!("[{}]", dims.join(", ")));
+    Arc::new(Schema::new_with_metadata(schema.fields().clone(), metadata))
+}
+
 /// Where a time value goes in Arrow, and the factor its ticks are multiplied by.
 #[derive(Debug, Clone, Copy)]
 enum TimeTarget {

@@ -5,6 +5,7 @@
 
 mod budgets;
 mod hostile;
+mod layout;
 #[cfg(feature = "parquet")]
 mod pq;
 #[cfg(feature = "parquet")]

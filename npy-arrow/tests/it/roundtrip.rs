@@ -1,17 +1,14 @@
 //! The differential round trip of issue 42's r16 harness, ported: seeded random arrays (every
 //! simple dtype of the harness, both byte orders, records nested two deep with subarray fields
 //! and non-ASCII names, 0-d to 3-d, empty axes, Fortran order), each converted `.npy` →
-//! `.parquet` / `.arrow` → `.npy` by [`convert`], compared by numpy with what the crate docs'
-//! type table promises for the input (`PROMISED` below), and read by pyarrow (row counts).
-//!
-//! What the table promises differs from the input in three documented ways, which r16 counts
-//! as differences (58 of them at seed 7, count 150; none a wrong value): a 0-d array comes back
-//! as one row, shape `(1,)`; a record of one field comes back as that field's plain array
-//! (its subarray shape appended); a record array of shape `(n, d1…dk)` comes back as records
-//! of shape `(n,)` whose fields are subarrays `(d1…dk)` (each field was one tensor column).
-//! Time units change as the table says (`M8[W]` → `M8[D]`, `m8[D]` → `m8[s]`, Parquet's
-//! `M8[s]` → `M8[ms]`); the values are compared after casting back to the promised dtype, which
-//! numpy does exactly for these units.
+//! `.parquet` / `.arrow` → `.npy` by [`convert`], compared by numpy with the input array itself
+//! (its shape and values; 0-d arrays, N-d record arrays and records of one field included: 58
+//! of r16's round trips at seed 7, count 150 changed shape before the tables held numpy's
+//! layout), and by its bytes with what `np.save` writes for the input in the dtype we give
+//! back, and read by pyarrow (row counts, and the layout metadata numpy's own descr and shape).
+//! Time units change as the crate docs' table says (`M8[W]` → `M8[D]`, `m8[D]` → `m8[s]`,
+//! Parquet's `M8[s]` → `M8[ms]`); the values are compared after casting back to the input's
+//! dtype, which numpy does exactly for these units.
 
 use npy_arrow::{convert, ConvertOptions, ErrorKind};
 
@@ -103,30 +100,13 @@ while made < COUNT:
 print(made)
 ";
 
-/// For each `a<i>.npy` and format: `c<i>_<fmt>.npy` (our round trip) against the promised
+/// For each `a<i>.npy` and format: `c<i>_<fmt>.npy` (our round trip) against the input
 /// array, or `a<i>.<fmt>.refused` (our refusal) against the table's refusals; prints the
 /// number of comparisons, then one line per mismatch.
 const CHECK: &str = r"
-import sys, glob, os, math, numpy as np, pyarrow.parquet as pq, pyarrow.ipc as ipc
+import sys, glob, os, io, json, math, numpy as np, pyarrow.parquet as pq, pyarrow.ipc as ipc
+from numpy.lib.format import dtype_to_descr
 d = sys.argv[1]
-
-def promised(a):
-    # The crate docs' table: 0-d is one row; one field is its plain array; an N-d record
-    # array is records of shape (n,) with the trailing axes in each field's subarray.
-    v = a.reshape(1) if a.ndim == 0 else a
-    if v.dtype.names is not None and len(v.dtype.names) == 1:
-        return v[v.dtype.names[0]]
-    if v.dtype.names is not None and v.ndim > 1:
-        fields = []
-        for n in v.dtype.names:
-            f = v.dtype.fields[n][0]
-            base, sub = f.subdtype if f.subdtype else (f, ())
-            fields.append((n, base, v.shape[1:] + sub))
-        out = np.empty(v.shape[0], fields)
-        for n in v.dtype.names:
-            out[n] = v[n]
-        return out
-    return v
 
 def refused_by_table(dt):
     # M8[Y] / M8[M] (calendar units) and longdouble have no Arrow type.
@@ -151,10 +131,17 @@ def same(x, y):
         return True
     return x == y
 
-checked, bad = 0, []
+def saved(a):
+    f = io.BytesIO()
+    np.save(f, a)
+    return f.getvalue()
+
+checked, same_bytes, bad = 0, 0, []
 for src in sorted(glob.glob(f'{d}/a*.npy')):
     a = np.load(src)
     stem = os.path.basename(src)[:-4]
+    descr = dtype_to_descr(a.dtype)
+    descr = descr if isinstance(descr, str) else repr(descr)
     for fmt in ('parquet', 'arrow'):
         checked += 1
         if os.path.exists(f'{d}/{stem}.{fmt}.refused'):
@@ -168,23 +155,37 @@ for src in sorted(glob.glob(f'{d}/a*.npy')):
         t = pq.read_table(mid) if fmt == 'parquet' else ipc.open_file(mid).read_all()
         if t.num_rows != (a.shape[0] if a.ndim else 1):
             bad.append(f'{stem} {fmt}: pyarrow reads {t.num_rows} rows of {a.shape}')
-        b = np.load(f'{d}/c{stem[1:]}_{fmt}.npy')
-        p = promised(a)
-        if b.shape != p.shape:
-            bad.append(f'{stem} {fmt}: shape {b.shape}, promised {p.shape} ({a.dtype} {a.shape})')
+        md = t.schema.metadata or {}
+        if md.get(b'numpy:descr', b'').decode() != descr or json.loads(md.get(b'numpy:shape', b'null')) != list(a.shape):
+            bad.append(f'{stem} {fmt}: pyarrow reads the layout {md!r:.200}, numpy has {descr} {a.shape}')
+        out = f'{d}/c{stem[1:]}_{fmt}.npy'
+        b = np.load(out)
+        if b.shape != a.shape:
+            bad.append(f'{stem} {fmt}: shape {b.shape}, the input {a.shape} ({a.dtype})')
             continue
-        if not (same(p.tolist(), b.tolist()) or same(p.tolist(), b.astype(p.dtype).tolist())):
-            bad.append(f'{stem} {fmt}: values {a.dtype} {a.shape}: {p.reshape(-1)[:2].tolist()!r:.200} vs {b.reshape(-1)[:2].tolist()!r:.200}')
-print(checked)
+        if not (same(a.tolist(), b.tolist()) or same(a.tolist(), b.astype(a.dtype).tolist())):
+            bad.append(f'{stem} {fmt}: values {a.dtype} {a.shape}: {a.reshape(-1)[:2].tolist()!r:.200} vs {b.reshape(-1)[:2].tolist()!r:.200}')
+            continue
+        # Our file is what numpy writes for the input's values in our dtype (C order), where
+        # numpy casts to it without changing a value.
+        try:
+            c = a.astype(b.dtype).copy(order='C')
+        except (TypeError, ValueError):
+            continue
+        if same(a.tolist(), c.tolist()):
+            same_bytes += 1
+            with open(out, 'rb') as f:
+                if f.read() != saved(c):
+                    bad.append(f'{stem} {fmt}: bytes differ from np.save of the input as {b.dtype} ({a.dtype} {a.shape})')
+print(checked, same_bytes)
 for line in bad:
     print(line)
 ";
 
 /// Seed 7, 150 arrays: r16's own run (`r16_differential_roundtrip.py 7 150`).
 #[test]
-fn random_arrays_round_trip_through_parquet_and_ipc_as_the_table_promises() {
-    let Some(python) = pyarrow_python("r16's differential round trip, as the table promises")
-    else {
+fn random_arrays_round_trip_through_parquet_and_ipc_in_numpys_layout() {
+    let Some(python) = pyarrow_python("r16's differential round trip, in numpy's layout") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -221,13 +222,102 @@ fn random_arrays_round_trip_through_parquet_and_ipc_as_the_table_promises() {
     }
     let report = run_script(&python, CHECK, [dir.path()]);
     let mut lines = report.lines();
-    let checked: usize = lines.next().unwrap().trim().parse().unwrap();
+    let counts: Vec<usize> = lines
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .map(|n| n.parse().unwrap())
+        .collect();
+    let (checked, same_bytes) = (counts[0], counts[1]);
     assert_eq!(checked, 2 * made);
+    // Most round trips come back in a dtype numpy casts the input to exactly.
+    assert!(
+        same_bytes > made,
+        "{same_bytes} of {checked} compared by bytes"
+    );
     let mismatches: Vec<&str> = lines.collect();
     assert!(
         mismatches.is_empty(),
-        "{} of {checked} round trips differ from the table:\n{}",
+        "{} of {checked} round trips differ from the input:\n{}",
         mismatches.len(),
         mismatches.join("\n")
     );
+}
+
+/// The kinds of input whose shape r16 saw change (issue 42), as numpy writes them, in dtypes
+/// the mapping gives back unchanged (native numbers, `U` at its longest value, packed
+/// records): 0-d arrays (plain, records, a record of one field), records of one field (1-d,
+/// with a subarray field, 2-d), N-d record arrays (nested records, subarray fields, Fortran
+/// order, an empty axis, no rows). Each goes to `c_<case>.npy` through Parquet and IPC.
+const LAYOUTS: &str = r"
+import sys, numpy as np
+d = sys.argv[1]
+def filled(dt, shape, order='C'):
+    a = np.zeros(shape, dt)
+    b = a.reshape(-1).view(np.uint8)
+    b[:] = np.arange(b.size) % 97 + 1
+    return np.asfortranarray(a) if order == 'F' else a
+rec2 = [('a', '<i4'), ('b\u00e9', '<f8')]
+cases = {
+    'zero_d_f8': np.array(2.5),
+    'zero_d_u': np.array('h\u00e9llo', '<U5'),
+    'zero_d_record': np.array((1, 2.5), rec2),
+    'zero_d_one_field': np.array((7,), [('z', '<i8')]),
+    'one_field': np.array([(1,), (-2,), (3,)], [('f0_\u65e5', '<i2')]),
+    'one_field_subarray': filled([('x', '<i4', (2, 2))], (3,)),
+    'one_field_2d': filled([('v', '<u2')], (2, 3)),
+    'records_2d': filled(rec2, (2, 3)),
+    'records_3d_fortran': filled([('p', '<i2'), ('q', '<u1', (2,))], (2, 3, 2), 'F'),
+    'records_nested_2d': filled([('p', [('x', '<i2'), ('y', '<u1')]), ('q', '<f4', (2,))], (3, 2)),
+    'records_empty_axis': np.zeros((2, 0), rec2),
+    'records_no_rows': np.zeros((0, 3), rec2),
+}
+for name, a in cases.items():
+    np.save(f'{d}/{name}.npy', a)
+print(' '.join(cases))
+";
+
+/// For each case and format: `c_<case>_<fmt>.npy` must be numpy's array: its shape, its
+/// dtype, and the bytes `np.save` writes for it in C order. Prints one line per mismatch.
+const LAYOUTS_CHECK: &str = r"
+import sys, io, numpy as np
+d = sys.argv[1]
+for name in sys.argv[2:]:
+    a = np.load(f'{d}/{name}.npy')
+    want = io.BytesIO()
+    np.save(want, a.copy(order='C'))
+    for fmt in ('parquet', 'arrow'):
+        b = np.load(f'{d}/c_{name}_{fmt}.npy')
+        if b.shape != a.shape or b.dtype != a.dtype:
+            print(f'{name} {fmt}: {b.dtype} {b.shape}, numpy {a.dtype} {a.shape}')
+        elif open(f'{d}/c_{name}_{fmt}.npy', 'rb').read() != want.getvalue():
+            print(f'{name} {fmt}: bytes differ from np.save: {b.tolist()!r:.200} vs {a.tolist()!r:.200}')
+";
+
+/// r16's failing kinds (0-d arrays, N-d record arrays, records of one field) come back as the
+/// array numpy saved, byte for byte.
+#[test]
+fn zero_d_arrays_nd_records_and_one_field_records_keep_numpys_layout() {
+    let Some(python) = pyarrow_python("numpy's layout through Parquet and IPC") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let names = run_script(&python, LAYOUTS, [dir.path()]);
+    let names: Vec<&str> = names.split_whitespace().collect();
+    assert_eq!(names.len(), 12);
+    for name in &names {
+        let src = dir.path().join(format!("{name}.npy"));
+        for fmt in ["parquet", "arrow"] {
+            let mid = dir.path().join(format!("{name}.{fmt}"));
+            let out = dir.path().join(format!("c_{name}_{fmt}.npy"));
+            convert(&src, &mid, &ConvertOptions::new())
+                .unwrap_or_else(|e| panic!("{name} → {fmt}: {e}"));
+            convert(&mid, &out, &ConvertOptions::new())
+                .unwrap_or_else(|e| panic!("{name}.{fmt} → npy: {e}"));
+        }
+    }
+    let mut args = vec![dir.path().as_os_str().to_owned()];
+    args.extend(names.iter().map(std::ffi::OsString::from));
+    let report = run_script(&python, LAYOUTS_CHECK, args);
+    assert!(report.trim().is_empty(), "{report}");
 }
