@@ -419,7 +419,7 @@ fn with_source<T>(
     let meta = reader.meta().clone();
     if meta.dtype() == &npy_core::DType::Object {
         let objects = { reader }
-            .read_dyn_with(&npy_pickle::PickleCodec::default())
+            .read_dyn_using(&npy_pickle::PickleCodec::default())
             .map_err(|e| Error::from(e).at_path(path).in_member(&key))?;
         let mut none: &[u8] = &[];
         let mut source = Source {

@@ -711,7 +711,7 @@ impl DType {
 /// Where [`ErrorKind::ObjectArray`] sends the reader: the crate that decodes pickles without
 /// executing anything, and its calls.
 const OBJECT_READERS: &str = "the crate npy-pickle decodes it without executing anything \
-     (npy_pickle::read_dyn, npy_pickle::read_objects, or NpyReader::read_dyn_with(&npy_pickle::PickleCodec::default()))";
+     (npy_pickle::read_dyn, npy_pickle::read_objects, or NpyReader::read_dyn_using(&npy_pickle::PickleCodec::default()))";
 
 /// `1 byte`, `2 bytes`: a count with its unit, in the right number.
 pub(crate) fn count(n: impl Into<u128>, unit: &str) -> String {

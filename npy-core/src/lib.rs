@@ -208,7 +208,7 @@
 //! - **No code execution.** Object arrays (`|O`, anywhere in a record or subarray) hold
 //!   pickles, which numpy loads by executing them. This crate never decodes them itself:
 //!   [`read_dyn`] refuses them with [`ErrorKind::ObjectArray`], and only
-//!   [`NpyReader::read_dyn_with`] hands them to an [`object::ObjectCodec`]. npy-pickle's codec
+//!   [`NpyReader::read_dyn_using`] hands them to an [`object::ObjectCodec`]. npy-pickle's codec
 //!   is an interpreter that never imports, calls or looks up anything: it knows the pickle
 //!   opcodes and a fixed allow-list of names (numpy's array, dtype and scalar constructors, a
 //!   few builtins), each imitated by a constructor of its own; any other name is refused at

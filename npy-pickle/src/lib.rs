@@ -74,8 +74,8 @@
 //!
 //! Other readers take the codec: [`PickleCodec`] is npy-core's
 //! [`ObjectCodec`], given to
-//! [`NpyReader::read_dyn_with`](npy_core::NpyReader::read_dyn_with) (an `.npz` member, a
-//! stream, other limits) and [`npy_core::dynamic::write_dyn_to_with`].
+//! [`NpyReader::read_dyn_using`](npy_core::NpyReader::read_dyn_using) (an `.npz` member, a
+//! stream, other limits) and [`npy_core::dynamic::write_dyn_to_using`].
 //!
 //! # Where it lives
 //!
@@ -186,7 +186,7 @@ pub fn dumps(items: &[PyObject], shape: &[u64]) -> Result<Vec<u8>, PickleError> 
 /// npy-core's [`ObjectCodec`] for numpy's pickles: decodes them with this crate's
 /// interpreter, within its [`PickleLimits`], and writes numpy's pickle of object arrays.
 ///
-/// Give it to [`NpyReader::read_dyn_with`] and [`npy_core::dynamic::write_dyn_to_with`];
+/// Give it to [`NpyReader::read_dyn_using`] and [`npy_core::dynamic::write_dyn_to_using`];
 /// [`read_dyn`] and [`write_dyn`] use the default one.
 ///
 /// # Examples
@@ -195,14 +195,14 @@ pub fn dumps(items: &[PyObject], shape: &[u64]) -> Result<Vec<u8>, PickleError> 
 /// use npy_pickle::{PickleCodec, PickleLimits, PyObject};
 /// let mut bytes = Header::new(DType::Object, vec![1]).to_bytes(None)?;
 /// bytes.extend_from_slice(&npy_pickle::dumps(&[PyObject::Str("hi".into())], &[1])?);
-/// let a = NpyReader::new(&bytes[..])?.read_dyn_with(&PickleCodec::default())?;
+/// let a = NpyReader::new(&bytes[..])?.read_dyn_using(&PickleCodec::default())?;
 /// assert_eq!(a.element(0), Some(npy_core::DynValue::Object(PyObject::Str("hi".into()))));
 ///
 /// // A smaller budget than the pickle's bytes: refused before decoding.
 /// let mut limits = PickleLimits::default();
 /// limits.max_bytes = 10;
 /// let small = PickleCodec::with_limits(limits);
-/// let err = NpyReader::new(&bytes[..])?.read_dyn_with(&small).unwrap_err();
+/// let err = NpyReader::new(&bytes[..])?.read_dyn_using(&small).unwrap_err();
 /// assert!(matches!(npy_pickle::PickleError::of(&err), Some(npy_pickle::PickleError::TooLarge { .. })));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -305,7 +305,7 @@ impl ObjectCodec for PickleCodec {
 /// ```
 pub fn read_dyn(path: impl AsRef<Path>) -> Result<DynArray, Error> {
     let path = path.as_ref();
-    let read = || NpyReader::open(path)?.read_dyn_with(&PickleCodec::default());
+    let read = || NpyReader::open(path)?.read_dyn_using(&PickleCodec::default());
     read().map_err(|e| e.with_path(path))
 }
 
@@ -329,7 +329,7 @@ pub fn read_dyn(path: impl AsRef<Path>) -> Result<DynArray, Error> {
 /// ```
 pub fn write_dyn(path: impl AsRef<Path>, array: &DynArray) -> Result<(), Error> {
     write_file(path.as_ref(), |w| {
-        npy_core::dynamic::write_dyn_to_with(w, array, None, &PickleCodec::default())
+        npy_core::dynamic::write_dyn_to_using(w, array, None, &PickleCodec::default())
     })
 }
 
@@ -478,7 +478,7 @@ pub fn read_objects_from<T: FromPyObject, R: Read>(
             safe_cast: false,
         }));
     }
-    let array = reader.read_dyn_with(codec)?;
+    let array = reader.read_dyn_using(codec)?;
     let element = |(i, v): (usize, &DynValue)| {
         let (found, value) = match v {
             DynValue::Object(o) => (o.type_name(), T::from_py(o)),

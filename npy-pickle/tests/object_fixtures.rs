@@ -310,7 +310,7 @@ fn writing_gives_numpys_bytes() {
         let a = npy_pickle::read_dyn(&path).unwrap();
         let mut ours = Vec::new();
         let written =
-            npy_core::dynamic::write_dyn_to_with(&mut ours, &a, None, &PickleCodec::default());
+            npy_core::dynamic::write_dyn_to_using(&mut ours, &a, None, &PickleCodec::default());
         if f["byte_identical"].as_bool().unwrap() {
             written.unwrap_or_else(|e| panic!("{name}: {e}"));
             let theirs = std::fs::read(&path).unwrap();
@@ -327,7 +327,7 @@ fn writing_gives_numpys_bytes() {
             // Not byte-identical, but it must read back to the same values.
             let back = npy_core::NpyReader::new(&ours[..])
                 .unwrap()
-                .read_dyn_with(&PickleCodec::default())
+                .read_dyn_using(&PickleCodec::default())
                 .unwrap();
             // Debug, not ==: NaN elements must come back as NaN.
             assert_eq!(format!("{back:?}"), format!("{a:?}"), "{name}");
@@ -402,7 +402,7 @@ fn external_numpy_files() {
 #[test]
 fn records_with_object_fields_are_an_unsupported_write() {
     let a = npy_pickle::read_dyn(npy_test_support::fixture("object/record_p4.npy")).unwrap();
-    let err = npy_core::dynamic::write_dyn_to_with(Vec::new(), &a, None, &PickleCodec::default())
+    let err = npy_core::dynamic::write_dyn_to_using(Vec::new(), &a, None, &PickleCodec::default())
         .unwrap_err();
     assert!(
         matches!(
@@ -446,7 +446,7 @@ fn npz_object_members_decode_through_the_codec() {
     let a = npz
         .npy_reader("obj")
         .unwrap()
-        .read_dyn_with(&PickleCodec::default())
+        .read_dyn_using(&PickleCodec::default())
         .unwrap();
     assert_eq!(*a.dtype(), npy_core::DType::Object);
     assert_eq!(a.shape(), shape);
@@ -464,7 +464,7 @@ fn numpys_object_archive_decodes() {
         let a = npz
             .npy_reader(&key)
             .unwrap()
-            .read_dyn_with(&PickleCodec::default())
+            .read_dyn_using(&PickleCodec::default())
             .unwrap_or_else(|e| panic!("{key}: {e}"));
         assert!(a.dtype().has_object(), "{key}");
         assert!(a.iter().all(|v| matches!(*v, DynValue::Object(_))), "{key}");

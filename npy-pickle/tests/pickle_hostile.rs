@@ -3,6 +3,7 @@
 //! memo bombs, deep nesting, truncation at every byte and opcodes on wrong stacks are errors,
 //! never panics or large allocations.
 
+use npy_test_support::cpu::CpuTimer;
 use std::path::Path;
 use std::process::Command;
 
@@ -267,7 +268,7 @@ fn disallowed_globals_are_refused_and_nothing_runs() {
         let file = npy_with(bytes);
         match NpyReader::new(&file[..])
             .unwrap()
-            .read_dyn_with(&PickleCodec::default())
+            .read_dyn_using(&PickleCodec::default())
             .map_err(into_pickle)
         {
             Err(Some(e)) => assert_eq!(e, err, "{what}"),
@@ -429,7 +430,7 @@ fn memo_bombs_are_refused_before_they_are_built() {
     assert!(matches!(
         NpyReader::new(&file[..])
             .unwrap()
-            .read_dyn_with(&PickleCodec::default())
+            .read_dyn_using(&PickleCodec::default())
             .map_err(into_pickle),
         Err(Some(PickleError::TooLarge { .. }))
     ));
@@ -540,7 +541,7 @@ fn depth_is_limited_at_the_boundary_and_100000_levels_fail_at_once() {
             limit: MAX_PICKLE_DEPTH
         })
     );
-    let start = std::time::Instant::now();
+    let start = CpuTimer::start();
     assert!(matches!(
         loads(&nested_lists(100_000)),
         Err(PickleError::TooDeep { .. })
@@ -564,7 +565,7 @@ fn depth_is_limited_at_the_boundary_and_100000_levels_fail_at_once() {
     assert!(matches!(
         NpyReader::new(&file[..])
             .unwrap()
-            .read_dyn_with(&PickleCodec::default())
+            .read_dyn_using(&PickleCodec::default())
             .map_err(into_pickle),
         Err(Some(
             PickleError::NotTheArray { .. } | PickleError::TooDeep { .. }
@@ -609,7 +610,7 @@ fn truncation_at_every_byte_is_an_error() {
             assert!(
                 NpyReader::new(&file[..])
                     .unwrap()
-                    .read_dyn_with(&PickleCodec::default())
+                    .read_dyn_using(&PickleCodec::default())
                     .is_err(),
                 "{name}: {n}"
             );
@@ -906,7 +907,7 @@ fn slice_of(item: &[u8]) -> Vec<u8> {
 fn read_object_npy(pickle: &[u8]) -> Result<npy_core::DynArray, Option<PickleError>> {
     let file = npy_with(pickle);
     NpyReader::new(&file[..])
-        .and_then(|mut r| r.read_dyn_with(&PickleCodec::default()))
+        .and_then(|mut r| r.read_dyn_using(&PickleCodec::default()))
         .map_err(into_pickle)
 }
 
@@ -927,7 +928,7 @@ fn too_large(r: Result<npy_core::DynArray, Option<PickleError>>) -> bool {
 /// its repr is numpy's, which names the shape instead of listing 2^62 empty lists.
 #[test]
 fn r01_huge_empty_arrays_are_neither_hashed_nor_printed_whole() {
-    let start = std::time::Instant::now();
+    let start = CpuTimer::start();
     let empty = empty_array(1 << 62);
     let mut in_set = vec![0x8f, b'('];
     in_set.extend(slice_of(&empty));
@@ -1018,7 +1019,7 @@ for a in cases:
             .collect();
         let array = NpyReader::new(&bytes[..])
             .unwrap()
-            .read_dyn_with(&PickleCodec::default())
+            .read_dyn_using(&PickleCodec::default())
             .unwrap();
         let got = object_repr(&array);
         assert_eq!(squeeze(&got), squeeze(want));
@@ -1032,7 +1033,7 @@ for a in cases:
 /// hold memory per opcode byte (marks, memo entries, `DUP`s) and a 1 MiB str shared 290 times.
 #[test]
 fn r03_what_the_interpreter_holds_is_charged_to_one_constant_budget() {
-    let start = std::time::Instant::now();
+    let start = CpuTimer::start();
     let mut tuples = vec![0x80, 4, b'('];
     tuples.extend(std::iter::repeat_n(b')', 16_000_000));
     tuples.extend_from_slice(b"l.");
@@ -1090,7 +1091,7 @@ fn r03_what_the_interpreter_holds_is_charged_to_one_constant_budget() {
     let file = npy_with(&ok);
     assert!(matches!(
         NpyReader::new(&file[..])
-            .and_then(|mut r| r.read_dyn_with(&PickleCodec::with_limits(limits)))
+            .and_then(|mut r| r.read_dyn_using(&PickleCodec::with_limits(limits)))
             .map_err(into_pickle),
         Err(Some(PickleError::TooLarge { limit, .. })) if limit == 1 << 20
     ));
@@ -1102,7 +1103,7 @@ fn r03_what_the_interpreter_holds_is_charged_to_one_constant_budget() {
 /// Variants: every allowed constructor with one argument too many, by REDUCE, INST and OBJ.
 #[test]
 fn r04_reduce_checks_its_arguments_before_copying_them() {
-    let start = std::time::Instant::now();
+    let start = CpuTimer::start();
     let quad = |n: usize, m: usize| {
         let mut o = vec![0x80, 4];
         o.extend(su("numpy"));

@@ -287,7 +287,7 @@ fn decoded_and_printed_within_both_budgets() {
     let before = LIVE.load(Ordering::SeqCst);
     PEAK.store(before, Ordering::SeqCst);
     let a = NpyReader::new(&file[..])
-        .and_then(|mut r| r.read_dyn_with(&PickleCodec::default()))
+        .and_then(|mut r| r.read_dyn_using(&PickleCodec::default()))
         .expect("within the pickle budget");
     let decoded = (PEAK.load(Ordering::SeqCst) - before) as u64;
     assert!(

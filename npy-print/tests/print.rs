@@ -7,6 +7,7 @@
 //! Cases left out are the printer's documented differences (a 0-d longdouble's digits past
 //! float64, control characters in a 0-d `U` array).
 
+use npy_test_support::cpu::CpuTimer;
 use std::path::Path;
 use std::process::Command;
 
@@ -344,7 +345,7 @@ fn an_unwrapped_row_prints_in_linear_time() {
     let values = (0..n as i64).map(|i| DynValue::Int(i % 10)).collect();
     let a = npy_core::DynArray::new(header, values).unwrap();
     let options = PrintOptions::new().full().linewidth(usize::MAX);
-    let started = std::time::Instant::now();
+    let started = CpuTimer::start();
     let text = a.display_with(&options).to_string();
     assert_eq!(text.len() as u64, 2 * n + 1);
     assert!(!text.contains('\n'));
@@ -395,5 +396,5 @@ fn every_fixture_prints_under_any_options() {
 
 /// The array at `path`, object arrays decoded by npy-pickle's codec (as the CLI reads them).
 fn read_any(path: &std::path::Path) -> Result<npy_core::DynArray, npy_core::Error> {
-    npy_core::NpyReader::open(path)?.read_dyn_with(&npy_pickle::PickleCodec::default())
+    npy_core::NpyReader::open(path)?.read_dyn_using(&npy_pickle::PickleCodec::default())
 }

@@ -570,7 +570,7 @@ fn read_dyn(bytes: &[u8]) -> Result<(npy_core::header::ParsedHeader, DynArray), 
     let mut r = r.with_available_bytes((bytes.len() as u64).saturating_sub(parsed.data_offset()));
     #[cfg(feature = "pickle")]
     let a = r
-        .read_dyn_with(&npy_pickle::PickleCodec::default())
+        .read_dyn_using(&npy_pickle::PickleCodec::default())
         .map_err(js_err)?;
     #[cfg(not(feature = "pickle"))]
     let a = if has_object(&parsed.header.dtype) {

@@ -12,6 +12,7 @@
 // a panic is how a test reports a failed expectation or a broken fixture set.
 #![allow(clippy::missing_panics_doc)]
 
+pub mod cpu;
 pub mod dyn_json;
 pub mod moto;
 pub mod python;

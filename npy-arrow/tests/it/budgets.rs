@@ -5,6 +5,7 @@
 //! test holds the kind and not the one file. Every refusal names the input, says which budget
 //! (and how to raise it) or what is malformed, and leaves no output.
 
+use npy_test_support::cpu::CpuTimer;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -382,7 +383,7 @@ fn parquet_output_past_the_budget_is_refused_before_decoding() {
     ] {
         let mut c = case(&format!("{name}.parquet"), file);
         c.out = c.out.with_extension(ext);
-        let started = std::time::Instant::now();
+        let started = CpuTimer::start();
         let e = refused(&c, &ConvertOptions::new());
         assert!(
             matches!(
@@ -546,7 +547,7 @@ fn a_wide_dictionary_value_repeated_by_rle_is_refused_at_its_first_batch() {
         true,
     );
     let c = case("dict.parquet", &file);
-    let started = std::time::Instant::now();
+    let started = CpuTimer::start();
     let e = refused(&c, &ConvertOptions::new());
     assert!(
         matches!(
@@ -650,7 +651,7 @@ fn arrow_rows_without_bytes_past_the_budget_are_refused() {
         (&two, n as u64),
     ] {
         let out = dir.path().join("out.npy");
-        let started = std::time::Instant::now();
+        let started = CpuTimer::start();
         let e = convert(input, &out, &ConvertOptions::new()).unwrap_err();
         assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
         assert_eq!(e.path(), Some(input.as_path()), "{e}");

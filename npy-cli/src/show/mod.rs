@@ -538,7 +538,7 @@ fn show_objects<R: Read + Seek>(
     mut reader: NpyReader<R>,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
-    let array = reader.read_dyn_with(&npy_pickle::PickleCodec::default())?;
+    let array = reader.read_dyn_using(&npy_pickle::PickleCodec::default())?;
     if args.json {
         check_empty_lists(array.dtype(), array.shape())?;
         let fortran = array.order() == npy_core::Order::Fortran;

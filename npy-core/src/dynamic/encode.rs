@@ -74,7 +74,7 @@ pub fn write_dyn_to<W: Write>(
 /// [`ErrorKind::Unsupported`] for records with object fields, which numpy pickles whole and
 /// this does not write.
 #[cfg(feature = "pickle")]
-pub fn write_dyn_to_with<W: Write>(
+pub fn write_dyn_to_using<W: Write>(
     mut w: W,
     array: &DynArray,
     version: Option<Version>,

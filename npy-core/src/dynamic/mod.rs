@@ -47,7 +47,7 @@ pub use array::{COrderIter, DynArray, Iter};
 pub use budget::{DYN_ALLOWANCE, MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE};
 pub use columns::Column;
 #[cfg(feature = "pickle")]
-pub use encode::write_dyn_to_with;
+pub use encode::write_dyn_to_using;
 pub use encode::{write_dyn, write_dyn_to};
 pub use value::{DynValue, UcsString};
 
@@ -72,7 +72,7 @@ const COLUMN_CHUNK_BYTES: usize = 1 << 20;
 /// Object arrays (`O`, anywhere in the dtype) hold a pickle, which this function does not
 /// decode: they are refused with [`ErrorKind::ObjectArray`] before any data byte is read.
 /// `npy_pickle::read_dyn` reads them (into `DynValue::Object`s, with an interpreter that never
-/// executes anything), as does [`NpyReader::read_dyn_with`] given its codec.
+/// executes anything), as does [`NpyReader::read_dyn_using`] given its codec.
 ///
 /// # Errors
 /// I/O and header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], [`ErrorKind::AllocationLimit`]. A `b1` byte other
@@ -183,7 +183,7 @@ impl<R: Read> NpyReader<R> {
     /// # Examples
     /// See [`ObjectCodec`](object::ObjectCodec).
     #[cfg(feature = "pickle")]
-    pub fn read_dyn_with(&mut self, objects: &dyn object::ObjectCodec) -> Result<DynArray, Error> {
+    pub fn read_dyn_using(&mut self, objects: &dyn object::ObjectCodec) -> Result<DynArray, Error> {
         self.check_untouched()?;
         if self.dtype().has_object() {
             return object::read_array(self, objects);
@@ -263,7 +263,7 @@ impl<R: Read + Seek> NpyReader<R> {
     /// # Errors
     /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end;
     /// [`ErrorKind::ObjectArray`] (an object array's pickle is decoded whole, by
-    /// `NpyReader::read_dyn_with` given a codec);
+    /// `NpyReader::read_dyn_using` given a codec);
     /// [`ErrorKind::Truncated`] when the input ends inside the range;
     /// [`ErrorKind::AllocationLimit`]; I/O errors.
     ///

@@ -2,8 +2,8 @@
 //! through which a pickle codec decodes and encodes them.
 //!
 //! An object array's data is one pickle. npy-core does not read pickles itself: a dynamic
-//! read given an [`ObjectCodec`] ([`NpyReader::read_dyn_with`](crate::NpyReader::read_dyn_with),
-//! [`write_dyn_to_with`](crate::dynamic::write_dyn_to_with)) hands the pickle to it; without one,
+//! read given an [`ObjectCodec`] ([`NpyReader::read_dyn_using`](crate::NpyReader::read_dyn_using),
+//! [`write_dyn_to_using`](crate::dynamic::write_dyn_to_using)) hands the pickle to it; without one,
 //! object arrays are refused with [`ErrorKind::ObjectArray`](crate::ErrorKind::ObjectArray),
 //! whose message names the crate that has the codec, npy-pickle (its interpreter never
 //! imports, calls or looks up anything).
@@ -166,7 +166,7 @@ pub fn int_decimal_work(n: &BigInt) -> u64 {
 /// let mut bytes = Header::new(DType::Object, vec![1]).to_bytes(None)?;
 /// bytes.extend_from_slice(b"\x80\x04N.");
 /// let mut reader = npy_core::NpyReader::new(&bytes[..])?;
-/// let err = reader.read_dyn_with(&Refuse).unwrap_err();
+/// let err = reader.read_dyn_using(&Refuse).unwrap_err();
 /// assert!(matches!(err.kind(), ErrorKind::Pickle { .. }));
 /// assert_eq!(err.to_string(), "object array: decoding |O");
 /// // Without a codec, the refusal names the crate that decodes objects.
