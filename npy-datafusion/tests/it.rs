@@ -413,3 +413,142 @@ fn bad_files_are_errors_naming_them() {
         }
     });
 }
+
+/// The local file system, counting GETs and the bytes they return.
+#[derive(Debug)]
+struct Counting {
+    inner: object_store::local::LocalFileSystem,
+    gets: std::sync::atomic::AtomicU64,
+    bytes: std::sync::atomic::AtomicU64,
+}
+
+impl Counting {
+    fn take(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::SeqCst;
+        (self.gets.swap(0, SeqCst), self.bytes.swap(0, SeqCst))
+    }
+}
+
+impl std::fmt::Display for Counting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Counting({})", self.inner)
+    }
+}
+
+#[async_trait::async_trait]
+impl object_store::ObjectStore for Counting {
+    async fn put_opts(
+        &self,
+        location: &object_store::path::Path,
+        payload: object_store::PutPayload,
+        opts: object_store::PutOptions,
+    ) -> object_store::Result<object_store::PutResult> {
+        self.inner.put_opts(location, payload, opts).await
+    }
+
+    async fn put_multipart_opts(
+        &self,
+        location: &object_store::path::Path,
+        opts: object_store::PutMultipartOptions,
+    ) -> object_store::Result<Box<dyn object_store::MultipartUpload>> {
+        self.inner.put_multipart_opts(location, opts).await
+    }
+
+    async fn get_opts(
+        &self,
+        location: &object_store::path::Path,
+        options: object_store::GetOptions,
+    ) -> object_store::Result<object_store::GetResult> {
+        use std::sync::atomic::Ordering::SeqCst;
+        // A HEAD (object_store 0.13 sends it as a GET with `head`) transfers no body.
+        let head = options.head;
+        let r = self.inner.get_opts(location, options).await?;
+        self.gets.fetch_add(1, SeqCst);
+        if !head {
+            self.bytes.fetch_add(r.range.end - r.range.start, SeqCst);
+        }
+        Ok(r)
+    }
+
+    fn delete_stream(
+        &self,
+        locations: futures::stream::BoxStream<
+            'static,
+            object_store::Result<object_store::path::Path>,
+        >,
+    ) -> futures::stream::BoxStream<'static, object_store::Result<object_store::path::Path>> {
+        self.inner.delete_stream(locations)
+    }
+
+    fn list(
+        &self,
+        prefix: Option<&object_store::path::Path>,
+    ) -> futures::stream::BoxStream<'static, object_store::Result<object_store::ObjectMeta>> {
+        self.inner.list(prefix)
+    }
+
+    async fn list_with_delimiter(
+        &self,
+        prefix: Option<&object_store::path::Path>,
+    ) -> object_store::Result<object_store::ListResult> {
+        self.inner.list_with_delimiter(prefix).await
+    }
+
+    async fn copy_opts(
+        &self,
+        from: &object_store::path::Path,
+        to: &object_store::path::Path,
+        options: object_store::CopyOptions,
+    ) -> object_store::Result<()> {
+        self.inner.copy_opts(from, to, options).await
+    }
+}
+
+#[test]
+fn count_star_reads_one_header_per_shard_and_limit_reads_its_rows() {
+    let Some(python) = python_for("requests of count(*) and LIMIT over .npy shards") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // 20 shards of 10,000 '<f8' (80 kB each), and one file of 1,000,000 (8 MB).
+    let script = r"
+import sys, os, numpy as np
+d = sys.argv[1]
+os.mkdir(d + '/shards')
+for k in range(20):
+    np.save(f'{d}/shards/s{k:02}.npy', np.arange(10_000, dtype='<f8') + k)
+np.save(d + '/big.npy', np.arange(1_000_000, dtype='<f8'))
+print(20 * 10_000)
+";
+    let rows: u64 = run_script(&python, script, [dir.path()])
+        .trim()
+        .parse()
+        .unwrap();
+    let d = dir.path().display().to_string();
+    runtime().block_on(async {
+        let ctx = session(1 << 20, 8192);
+        let store = Arc::new(Counting {
+            inner: object_store::local::LocalFileSystem::new(),
+            gets: 0.into(),
+            bytes: 0.into(),
+        });
+        let url = datafusion::execution::object_store::ObjectStoreUrl::local_filesystem();
+        ctx.register_object_store(url.as_ref(), Arc::clone(&store) as _);
+        listing(&ctx, "t", &format!("{d}/shards/"), Some("v")).await;
+        let rows_seen = query(&ctx, "SELECT count(*) AS n FROM t").await.unwrap();
+        assert_eq!(rows_seen, [serde_json::json!({ "n": rows })]);
+        let (gets, bytes) = store.take();
+        // Issue 41's target: at most 2 requests and 16 KiB per shard.
+        assert!(gets <= 2 * 20, "{gets} GETs for 20 headers");
+        assert!(bytes <= 20 * 4096, "{bytes} bytes for 20 headers");
+        listing(&ctx, "big", &format!("{d}/big.npy"), Some("v")).await;
+        store.take();
+        let got = query(&ctx, "SELECT v FROM big LIMIT 10").await.unwrap();
+        assert_eq!(got.len(), 10);
+        let (gets, bytes) = store.take();
+        // The 8 MB file is split over 4 partitions; each reads at most its first 10 rows.
+        assert!(gets <= 8, "{gets} GETs for LIMIT 10");
+        let p = plan(&ctx, "SELECT v FROM big LIMIT 10").await;
+        assert!(bytes <= 4 * 10 * 8, "{bytes} bytes for LIMIT 10: {p}");
+    });
+}
