@@ -17,7 +17,8 @@
 //! - **Scans** ([`NpySource`]) read row-aligned byte ranges: DataFusion splits a large file
 //!   into ranges so one file scans on every core; each batch is one ranged read of at most
 //!   [`npy_arrow::BATCH_BYTES`], so memory is about a batch per partition; only the record
-//!   fields a query uses are converted, and a `LIMIT` reads only the rows it needs.
+//!   fields a query uses are converted, and a `LIMIT` reads only the rows it needs (a scan
+//!   with a limit is not split into ranges).
 //! - **Errors** name the file: a truncated shard, a header that lies or does not parse, a
 //!   dtype without an Arrow type ([`Error`]).
 //!
