@@ -253,19 +253,16 @@ mod engine {
             }
             "parquet" => npy_arrow::write_parquet(path, schema, fill).map_err(|e| e.to_string()),
             "csv" => {
-                let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
-                let tmp = tempfile::NamedTempFile::new_in(dir.unwrap_or(Path::new(".")))
-                    .map_err(|e| format!("{shown}: {e}"))?;
+                let out = npy_fs::AtomicFile::create(path).map_err(|e| format!("{shown}: {e}"))?;
                 {
-                    let file = std::io::BufWriter::new(tmp.as_file());
+                    let file = std::io::BufWriter::new(out.file());
                     let mut w = datafusion::arrow::csv::WriterBuilder::new().build(file);
                     while let Some(b) = next() {
                         let b = b.map_err(|e| e.to_string())?;
                         w.write(&b).map_err(|e| format!("{shown}: {e}"))?;
                     }
                 }
-                tmp.persist(path).map_err(|e| format!("{shown}: {e}"))?;
-                Ok(())
+                out.commit().map_err(|e| format!("{shown}: {e}"))
             }
             "npy" => write_npy(path, schema, next),
             _ => Err(format!(
@@ -275,7 +272,9 @@ mod engine {
     }
 
     /// `.npy` output: the string widths and row count are known only after every batch, so
-    /// the result is held in memory, then written as npy-arrow's reverse mapping says.
+    /// the result is held in memory, then written as npy-arrow's reverse mapping says. Every
+    /// output is written as `npy convert` writes: a temporary file beside it (unnamed on
+    /// Linux, so an interrupted query leaves nothing), renamed over it once complete.
     fn write_npy(
         path: &Path,
         schema: &SchemaRef,
@@ -292,11 +291,9 @@ mod engine {
             batches.push(b);
         }
         let header = plan.header().map_err(|e| e.to_string())?;
-        let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
-        let tmp = tempfile::NamedTempFile::new_in(dir.unwrap_or(Path::new(".")))
-            .map_err(|e| format!("{shown}: {e}"))?;
+        let out = npy_fs::AtomicFile::create(path).map_err(|e| format!("{shown}: {e}"))?;
         {
-            let mut file = std::io::BufWriter::new(tmp.as_file());
+            let mut file = std::io::BufWriter::new(out.file());
             let bytes = header.to_bytes(None).map_err(|e| e.to_string())?;
             file.write_all(&bytes)
                 .map_err(|e| format!("{shown}: {e}"))?;
@@ -308,7 +305,6 @@ mod engine {
             }
             file.flush().map_err(|e| format!("{shown}: {e}"))?;
         }
-        tmp.persist(path).map_err(|e| format!("{shown}: {e}"))?;
-        Ok(())
+        out.commit().map_err(|e| format!("{shown}: {e}"))
     }
 }
