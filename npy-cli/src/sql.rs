@@ -9,7 +9,8 @@ use crate::format::report;
 /// Run a SQL query over .npy files (DataFusion; a build with the feature `sql`).
 ///
 /// Tables: --table NAME=LOCATION, where LOCATION is a .npy file, a directory (its *.npy), a
-/// glob ('shards/*.npy'), or ARCHIVE.npz:KEY (the member, read into memory). The same NAME
+/// glob ('shards/*.npy'), or ARCHIVE.npz:KEY (ARCHIVE may be a glob; members are read into
+/// memory). The same NAME
 /// repeated makes one table of all its locations. A quoted path in FROM is a table too:
 /// SELECT count(*) FROM 'shards/*.npy'.
 ///
@@ -127,6 +128,49 @@ mod engine {
         Ok(out)
     }
 
+    /// Whether `name` matches `pattern`, where `*` is any run of characters and `?` any one.
+    fn wildcard(pattern: &[char], name: &[char]) -> bool {
+        match (pattern.split_first(), name.split_first()) {
+            (None, None) => true,
+            (Some(('*', rest)), _) => {
+                wildcard(rest, name) || (!name.is_empty() && wildcard(pattern, &name[1..]))
+            }
+            (Some(('?', rest)), Some((_, tail))) => wildcard(rest, tail),
+            (Some((p, rest)), Some((c, tail))) => p == c && wildcard(rest, tail),
+            _ => false,
+        }
+    }
+
+    /// The archives an `ARCHIVE` of `ARCHIVE.npz:KEY` names: itself, or the files of its
+    /// directory its last component matches (`*`, `?`), sorted.
+    fn archives(archive: &str) -> Result<Vec<String>, Fail> {
+        if !archive.contains(['*', '?']) {
+            return Ok(vec![archive.to_owned()]);
+        }
+        let path = Path::new(archive);
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let pattern: Vec<char> = path
+            .file_name()
+            .map(|n| n.to_string_lossy().chars().collect())
+            .unwrap_or_default();
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+            let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+            let name: Vec<char> = entry.file_name().to_string_lossy().chars().collect();
+            if wildcard(&pattern, &name) {
+                found.push(entry.path().display().to_string());
+            }
+        }
+        if found.is_empty() {
+            return Err(format!("{archive}: no archive matches"));
+        }
+        found.sort();
+        Ok(found)
+    }
+
     /// One `.npz` member as a batch whose plain column is named `name`.
     fn member_batch(archive: &str, key: &str, name: &str) -> Result<RecordBatch, Fail> {
         let batch = npy_arrow::read_npz_member(archive, key).map_err(|e| e.to_string())?;
@@ -151,10 +195,25 @@ mod engine {
                     "table {name}: .npz members and .npy files cannot make one table"
                 ));
             }
-            let batches = members
-                .iter()
-                .map(|(archive, key)| member_batch(archive, key, name))
-                .collect::<Result<Vec<_>, _>>()?;
+            let mut batches = Vec::new();
+            let mut first: Option<String> = None;
+            for (pattern, key) in &members {
+                for archive in archives(pattern)? {
+                    let batch = member_batch(&archive, key, name)?;
+                    match (&first, batches.first()) {
+                        (Some(f), Some(b0)) if RecordBatch::schema(b0) != batch.schema() => {
+                            return Err(format!(
+                                "{archive}:{key}: columns {} differ from {f}'s {}",
+                                batch.schema(),
+                                RecordBatch::schema(b0)
+                            ));
+                        }
+                        _ => {}
+                    }
+                    first.get_or_insert_with(|| format!("{archive}:{key}"));
+                    batches.push(batch);
+                }
+            }
             let schema = batches[0].schema();
             let table = MemTable::try_new(schema, vec![batches])
                 .map_err(|e| format!("table {name}: {e}"))?;
@@ -195,6 +254,9 @@ mod engine {
 
     /// Runs the query of `args` on `runtime` and writes its result where `args` says.
     pub fn run(runtime: &tokio::runtime::Runtime, args: &Args) -> Result<(), Fail> {
+        if let Some(path) = &args.output {
+            output_kind(path)?;
+        }
         let (schema, mut stream) = runtime.block_on(plan(args))?;
         let mut next = || -> Option<Result<RecordBatch, ArrowError>> {
             runtime
@@ -229,6 +291,23 @@ mod engine {
         write_file(path, &schema, &mut next)
     }
 
+    /// The extension of an `--output` path, lowercase, when it is one `npy sql` writes.
+    fn output_kind(path: &Path) -> Result<String, Fail> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .unwrap_or_default();
+        if ["arrow", "ipc", "feather", "parquet", "csv", "npy"].contains(&ext.as_str()) {
+            Ok(ext)
+        } else {
+            Err(format!(
+                "{}: --output writes .parquet, .arrow (.ipc, .feather), .npy or .csv",
+                path.display()
+            ))
+        }
+    }
+
     /// Writes the batches `next` gives into `path`, by its extension.
     fn write_file(
         path: &Path,
@@ -236,11 +315,7 @@ mod engine {
         next: &mut dyn FnMut() -> Option<Result<RecordBatch, ArrowError>>,
     ) -> Result<(), Fail> {
         let shown = path.display();
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .unwrap_or_default();
+        let ext = output_kind(path)?;
         let fill = |push: &mut dyn FnMut(&RecordBatch) -> Result<(), npy_arrow::Error>| {
             while let Some(b) = next() {
                 push(&b?)?;
@@ -264,10 +339,7 @@ mod engine {
                 }
                 out.commit().map_err(|e| format!("{shown}: {e}"))
             }
-            "npy" => write_npy(path, schema, next),
-            _ => Err(format!(
-                "{shown}: --output writes .parquet, .arrow (.ipc, .feather), .npy or .csv"
-            )),
+            _ => write_npy(path, schema, next),
         }
     }
 

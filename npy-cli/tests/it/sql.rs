@@ -43,12 +43,14 @@ a = np.concatenate(parts)
 emb = np.asfortranarray((np.arange(12, dtype='<f4') / 4).reshape(4, 3))
 np.save(d + '/emb.npy', emb)
 np.savez(d + '/arch.npz', counts=np.arange(10, dtype='<i2') * 3, other=np.zeros(2))
+np.savez(d + '/arch2.npz', counts=(np.arange(5, dtype='>i2') * 7))
 groups = [{'label': int(l), 'n': int((a['label'] == l).sum()), 's': int(a['id'][a['label'] == l].sum())}
           for l in sorted(set(a['label'].tolist()))]
 nat = int(np.isnat(a['when']).sum())
 print(json.dumps({'groups': groups, 'rows': len(a), 'nat': nat,
                   'emb1': [float(r[0]) for r in emb], 'embsum': float(emb.astype('f8').sum()),
-                  'counts': int((np.arange(10) * 3).sum())}))
+                  'counts': int((np.arange(10) * 3).sum()),
+                  'both': int((np.arange(10) * 3).sum() + (np.arange(5) * 7).sum())}))
 ";
 
 fn files(dir: &Path) -> Option<Value> {
@@ -101,6 +103,10 @@ fn every_location_form_answers_as_numpy() {
     let t = format!("c={d}/arch.npz:counts");
     let rows = json_rows(&["--table", &t, "SELECT sum(c) AS total FROM c"]);
     assert_eq!(rows[0]["total"], want["counts"]);
+    // A glob of archives (one of them big-endian): one table of their members.
+    let t = format!("c={d}/arch*.npz:counts");
+    let rows = json_rows(&["--table", &t, "SELECT sum(c) AS total FROM c"]);
+    assert_eq!(rows[0]["total"], want["both"]);
 }
 
 #[test]
@@ -172,6 +178,9 @@ fn errors_name_the_file_and_the_table_output_prints() {
         out.contains("| total |") && out.contains("| 10    |"),
         "{out}"
     );
+    // An output this command does not write: refused before the query runs.
+    let o = npy(["sql", "--output", "x.txt", "SELECT * FROM nope"]);
+    assert!(stderr(&o).contains("--output writes"), "{}", stderr(&o));
     // A query naming no table that exists: DataFusion's message.
     let o = npy(["sql", "SELECT * FROM nope"]);
     assert_eq!(o.status.code(), Some(1));
