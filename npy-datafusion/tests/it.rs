@@ -553,3 +553,42 @@ print(20 * 10_000)
         assert!(bytes <= 10 * 8, "{bytes} bytes for LIMIT 10: {p}");
     });
 }
+
+#[test]
+fn rows_of_no_bytes_and_a_0d_array_as_numpy_counts_them() {
+    let Some(python) = python_for("0-d arrays and rows of 0 bytes against numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = r"
+import sys, json, numpy as np
+d = sys.argv[1]
+np.save(d + '/empty_rows.npy', np.zeros((5, 0), '<f4'))
+np.save(d + '/scalar.npy', np.array(-7, '<i8'))
+e, s = np.load(d + '/empty_rows.npy'), np.load(d + '/scalar.npy')
+print(json.dumps({'rows': len(e), 'width': e.shape[1], 'scalar': int(s)}))
+";
+    let want = expected(&python, script, dir.path());
+    let d = dir.path().display().to_string();
+    runtime().block_on(async {
+        // Ranges of 16 bytes: the rows of 0 bytes all belong to the one range holding the
+        // data's offset (the file's end).
+        let ctx = session(16, 2);
+        let rows = query(
+            &ctx,
+            &format!(
+                "SELECT count(empty_rows) AS n, max(array_length(empty_rows)) AS w \
+                 FROM '{d}/empty_rows.npy'"
+            ),
+        )
+        .await
+        .unwrap();
+        assert_eq!(rows[0]["n"], want["rows"], "{rows:?}");
+        // A 0-d array is one row (numpy's shape ()); array_length of an empty list is NULL.
+        let rows = query(&ctx, &format!("SELECT scalar FROM '{d}/scalar.npy'"))
+            .await
+            .unwrap();
+        assert_eq!(rows, [serde_json::json!({ "scalar": want["scalar"] })]);
+        assert_eq!(want["width"], 0);
+    });
+}
