@@ -10,7 +10,8 @@ use crate::format::report;
 ///
 /// Tables: --table NAME=LOCATION, where LOCATION is a .npy file, a directory (its *.npy), a
 /// glob ('shards/*.npy'), or ARCHIVE.npz:KEY (ARCHIVE may be a glob; members are read into
-/// memory). The same NAME
+/// memory), or with the feature `remote` a URL (s3://, gs://, az://, http(s)://; HTTP has no
+/// listing: name each file). The same NAME
 /// repeated makes one table of all its locations. A quoted path in FROM is a table too:
 /// SELECT count(*) FROM 'shards/*.npy'.
 ///
@@ -99,6 +100,47 @@ mod engine {
         let (archive, key) = location.rsplit_once(':')?;
         let lower = archive.to_ascii_lowercase();
         (lower.ends_with(".npz") && !key.is_empty()).then_some((archive, key))
+    }
+
+    /// Registers the object store a URL LOCATION needs on `ctx` (`s3://`, `gs://`, `az://`,
+    /// `http(s)://`: object_store's `parse_url_opts` with the `AWS_*`, `GOOGLE_*` and `AZURE_*`
+    /// variables of the environment as its options); local paths and `file://` need none.
+    #[cfg(feature = "remote")]
+    fn register_store(ctx: &SessionContext, url: &ListingTableUrl) -> Result<(), Fail> {
+        let base = url.object_store();
+        if base.as_str().starts_with("file://") {
+            return Ok(());
+        }
+        let mut options: Vec<(String, String)> = std::env::vars()
+            .filter(|(k, _)| {
+                ["AWS_", "GOOGLE_", "AZURE_"]
+                    .iter()
+                    .any(|p| k.starts_with(p))
+            })
+            .map(|(k, v)| (k.to_ascii_lowercase(), v))
+            .collect();
+        // object_store refuses plain HTTP unless told; an http:// LOCATION asks for it.
+        if base.as_str().starts_with("http://") {
+            options.push(("allow_http".to_owned(), "true".to_owned()));
+        }
+        let (store, _) = object_store_sql::parse_url_opts(base.as_ref(), options)
+            .map_err(|e| format!("{}: {e}", base.as_str()))?;
+        ctx.register_object_store(base.as_ref(), Arc::from(store));
+        Ok(())
+    }
+
+    /// Without the feature `remote`, a URL other than `file://` is refused, naming the flag.
+    #[cfg(not(feature = "remote"))]
+    fn register_store(_ctx: &SessionContext, url: &ListingTableUrl) -> Result<(), Fail> {
+        let base = url.object_store();
+        if base.as_str().starts_with("file://") {
+            return Ok(());
+        }
+        Err(format!(
+            "{}: URLs in npy sql need the feature `remote` too: \
+             cargo install npy-cli --features sql,remote",
+            url.as_str()
+        ))
     }
 
     /// The listing URL of a local or remote LOCATION (a directory gets its trailing `/`).
@@ -225,6 +267,9 @@ mod engine {
             .iter()
             .map(|l| listing_url(l))
             .collect::<Result<Vec<_>, _>>()?;
+        for url in &urls {
+            register_store(ctx, url)?;
+        }
         let format = NpyFormat::with_options(NpyOptions {
             column_name: Some(name.to_owned()),
         });

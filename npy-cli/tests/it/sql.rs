@@ -186,3 +186,39 @@ fn errors_name_the_file_and_the_table_output_prints() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("nope"), "{}", stderr(&o));
 }
+
+/// URLs as locations (features `sql` and `remote`): two shards on the project's HTTP range
+/// server (no listing: each file named, under one NAME), numpy's sums.
+#[cfg(feature = "remote")]
+#[test]
+fn urls_are_locations_with_remote() {
+    let Some(python) = python_for("npy sql over HTTP against numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = r"
+import sys, json, numpy as np
+d = sys.argv[1]
+a, b = np.arange(1000, dtype='<i8') * 3, np.arange(500, dtype='>i8') - 9
+np.save(d + '/a.npy', a)
+np.save(d + '/b.npy', b)
+print(json.dumps({'n': len(a) + len(b), 's': int(a.sum() + b.astype('<i8').sum())}))
+";
+    let want: Value = serde_json::from_str(&run_script(&python, script, [dir.path()])).unwrap();
+    let server = npy_test_support::range_server::RangeServer::start();
+    for name in ["a.npy", "b.npy"] {
+        server.put(name, std::fs::read(dir.path().join(name)).unwrap());
+    }
+    let (ta, tb) = (
+        format!("v={}", server.url("a.npy")),
+        format!("v={}", server.url("b.npy")),
+    );
+    let rows = json_rows(&[
+        "--table",
+        &ta,
+        "--table",
+        &tb,
+        "SELECT count(v) AS n, sum(v) AS s FROM v",
+    ]);
+    assert_eq!(Value::from(rows), Value::from(vec![want]));
+}
