@@ -83,6 +83,7 @@ mod progress;
 mod remote;
 mod safetensors;
 mod show;
+mod sql;
 
 use std::process::ExitCode;
 
@@ -106,6 +107,7 @@ enum Command {
     Unpack(npz::UnpackArgs),
     Cat(cat::Args),
     Append(append::Args),
+    Sql(sql::Args),
 }
 
 fn main() -> ExitCode {
@@ -118,5 +120,6 @@ fn main() -> ExitCode {
         Command::Unpack(args) => npz::unpack(&args),
         Command::Cat(args) => cat::run(&args),
         Command::Append(args) => append::run(&args),
+        Command::Sql(args) => sql::run(&args),
     }
 }

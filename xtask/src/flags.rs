@@ -115,6 +115,9 @@ pub enum BenchPart {
     /// `.npz` (issues 11 and 22): criterion's `npz/` benchmarks and numpy's same reads and
     /// writes, in one run; the `.npz` rows and targets of the table.
     Npz,
+    /// Issue 41: `npy sql`'s group-by over 8 shards of 1M records against numpy, pyarrow and
+    /// reading the bytes once (builds `npy` with the feature `sql`).
+    Sql,
 }
 
 /// Flags of `cargo xtask miri`.

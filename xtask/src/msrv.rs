@@ -5,7 +5,14 @@
 //! installed: every package in the resolved dependency graph (`cargo metadata`, as
 //! `Cargo.lock` pins it) must declare a `rust-version` no newer than ours, or none. std APIs
 //! newer than the MSRV are caught by clippy's `incompatible_msrv` lint as well.
+//!
+//! A workspace member that states a newer `rust-version` of its own (npy-datafusion: DataFusion
+//! needs 1.94) is an engine crate outside the MSRV promise: it and what only it pulls in are
+//! left out, so the check walks the dependency graph (default features, as `cargo metadata`
+//! resolves it) from the members that keep the workspace's MSRV, never entering one that
+//! does not.
 
+use std::collections::{HashMap, HashSet};
 use std::process::Command;
 
 use serde_json::Value;
@@ -43,8 +50,61 @@ pub fn run() -> Result<(), String> {
         .and_then(|p| p["rust_version"].as_str())
         .ok_or("npy-core declares no rust-version")?;
     let msrv = version(ours).ok_or_else(|| format!("unreadable rust-version {ours}"))?;
+    let by_id: HashMap<&str, &Value> = packages
+        .iter()
+        .filter_map(|p| Some((p["id"].as_str()?, p)))
+        .collect();
+    let newer_than_ours = |p: &Value| {
+        p["rust_version"]
+            .as_str()
+            .is_some_and(|rv| version(rv).is_none_or(|v| v > msrv))
+    };
+    let deps: HashMap<&str, Vec<&str>> = meta["resolve"]["nodes"]
+        .as_array()
+        .ok_or("cargo metadata has no resolve graph")?
+        .iter()
+        .filter_map(|n| {
+            let deps = n["deps"].as_array()?.iter();
+            Some((
+                n["id"].as_str()?,
+                deps.filter_map(|d| d["pkg"].as_str()).collect(),
+            ))
+        })
+        .collect();
+    let mut todo: Vec<&str> = Vec::new();
+    for id in meta["workspace_members"]
+        .as_array()
+        .ok_or("cargo metadata has no workspace members")?
+        .iter()
+        .filter_map(Value::as_str)
+    {
+        match by_id.get(id) {
+            Some(p) if newer_than_ours(p) => println!(
+                "msrv: {} states rust-version {} of its own (an engine crate): not checked",
+                p["name"], p["rust_version"]
+            ),
+            Some(_) => todo.push(id),
+            None => {}
+        }
+    }
+    let members: HashSet<&str> = todo.iter().copied().collect();
+    let mut seen: HashSet<&str> = HashSet::new();
+    while let Some(id) = todo.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        for &dep in deps.get(id).into_iter().flatten() {
+            let engine = by_id.get(dep).is_some_and(|p| {
+                p["source"].is_null() && !members.contains(dep) && newer_than_ours(p)
+            });
+            if !engine {
+                todo.push(dep);
+            }
+        }
+    }
     let mut newer = Vec::new();
-    for p in packages {
+    for id in &seen {
+        let Some(p) = by_id.get(id) else { continue };
         let Some(rv) = p["rust_version"].as_str() else {
             continue;
         };
@@ -52,10 +112,11 @@ pub fn run() -> Result<(), String> {
             newer.push(format!("{} {} needs Rust {rv}", p["name"], p["version"]));
         }
     }
+    newer.sort();
     if newer.is_empty() {
         println!(
-            "msrv: {} resolved packages declare rust-version <= {ours} (or none)",
-            packages.len()
+            "msrv: {} packages the MSRV members build with declare rust-version <= {ours} (or none)",
+            seen.len()
         );
         Ok(())
     } else {

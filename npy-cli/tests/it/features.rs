@@ -1,4 +1,4 @@
-//! What the optional features of npy-cli (`remote`, `arrow`, `parquet`; README.md,
+//! What the optional features of npy-cli (`remote`, `arrow`, `parquet`, `sql`; README.md,
 //! "Features") change: a build without one refuses what it brings, before reading anything,
 //! with exit status 2 and the `cargo install` flag that builds it in; the other formats are
 //! unaffected.
@@ -94,4 +94,17 @@ fn npy_and_npz_convert_in_every_build() {
     );
     let archive = npy_npz::NpzArchive::open(&npz).unwrap();
     assert_eq!(archive.keys().collect::<Vec<_>>(), ["w_f32"]);
+}
+
+/// `npy sql` in a build without the feature `sql`: refused before anything is read, exit 2.
+#[cfg(not(feature = "sql"))]
+#[test]
+fn a_build_without_sql_names_the_flag() {
+    let o = npy(["sql", "--table", "t=missing.npy", "SELECT count(*) FROM t"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("feature `sql`") && err.contains("--features sql"),
+        "{err}"
+    );
 }

@@ -23,3 +23,5 @@ mod safetensors;
 mod show;
 mod show_ml;
 mod sparse;
+#[cfg(feature = "sql")]
+mod sql;

@@ -33,7 +33,8 @@
 //! `--table-only` skips the runs and rebuilds the table from the results on disk (criterion's
 //! estimates, `target/bench-data/numpy.json` and `peak_mem.json`). `--only PART` measures one
 //! part alone and prints it (the README's table is left as it is): `show`, `write-view`,
-//! `convert`, `safetensors`, `remote`, `columnar`, or `npz` (criterion's `npz/` benchmarks
+//! `convert`, `safetensors`, `remote`, `columnar`, `sql` (issue 41: `npy sql` against numpy and
+//! pyarrow), or `npz` (criterion's `npz/` benchmarks
 //! and numpy's `.npz` timings, one run, with the `.npz` targets).
 
 use std::fmt::Write as _;
@@ -51,6 +52,7 @@ pub mod convert;
 pub mod remote;
 pub mod safetensors;
 pub mod show;
+pub mod sql;
 pub mod write_view;
 use crate::{target_dir, workspace_root};
 
@@ -101,6 +103,12 @@ pub fn run(flags: &crate::flags::Bench) -> Result<(), String> {
         let c = columnar::measure(quick)?;
         write_file(&columnar::results_path(&data), c.to_string().as_bytes())?;
         print!("{}", columnar::render(&c));
+        return Ok(());
+    }
+    if flags.only == Some(BenchPart::Sql) {
+        let v = sql::measure(quick)?;
+        write_file(&sql::results_path(&data), v.to_string().as_bytes())?;
+        print!("{}", sql::render(&v));
         return Ok(());
     }
     if flags.only == Some(BenchPart::Npz) {

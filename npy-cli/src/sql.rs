@@ -1,0 +1,427 @@
+//! `npy sql [--table NAME=LOCATION]... [--json | --output FILE] QUERY`: SQL over `.npy` shards
+//! through DataFusion (npy-datafusion), in a build with the feature `sql`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::format::report;
+
+/// Run a SQL query over .npy files (DataFusion; a build with the feature `sql`).
+///
+/// Tables: --table NAME=LOCATION, where LOCATION is a .npy file, a directory (its *.npy), a
+/// glob ('shards/*.npy'), or ARCHIVE.npz:KEY (ARCHIVE may be a glob; members are read into
+/// memory), or with the feature `remote` a URL (s3://, gs://, az://, http(s)://; HTTP has no
+/// listing: name each file). The same NAME
+/// repeated makes one table of all its locations. A quoted path in FROM is a table too:
+/// SELECT count(*) FROM 'shards/*.npy'.
+///
+/// The shards of a table are one array cut along its first axis: one dtype (byte order may
+/// differ) and one shape after the first axis. Columns are npy-arrow's mapping: one per record
+/// field; a plain array is one column named NAME (in FROM: the first file's stem); an N-d
+/// array's rows are fixed-size lists (emb[1], the array functions); NaT is null. count(*) reads
+/// the headers only; scans read byte ranges, one file on every core.
+///
+/// Output: a table on stdout; --json writes JSON Lines (one object per row, null for nulls);
+/// --output FILE writes .parquet, .arrow (.ipc, .feather), .npy or .csv by its extension.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// A table NAME=LOCATION (repeatable; a NAME repeated adds its locations to the table).
+    #[arg(long = "table", value_name = "NAME=LOCATION")]
+    tables: Vec<String>,
+    /// Write JSON Lines to stdout (one object per row; keys are the column names).
+    #[arg(long, conflicts_with = "output")]
+    json: bool,
+    /// Write the result to FILE: .parquet, .arrow/.ipc/.feather, .npy or .csv.
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// The SQL query.
+    #[arg(value_name = "QUERY")]
+    query: String,
+}
+
+/// Without the feature `sql`: refuse before reading anything, naming the flag (exit 2).
+#[cfg(not(feature = "sql"))]
+pub fn run(_args: &Args) -> ExitCode {
+    report(
+        "`npy sql` needs the feature `sql`, which this build of npy lacks: \
+         cargo install npy-cli --features sql",
+    );
+    ExitCode::from(2)
+}
+
+/// Runs the query and writes its result.
+#[cfg(feature = "sql")]
+pub fn run(args: &Args) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            report(format_args!("cannot start the query runtime: {e}"));
+            return ExitCode::FAILURE;
+        }
+    };
+    match engine::run(&runtime, args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            report(e);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(feature = "sql")]
+mod engine {
+    use std::io::Write as _;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use datafusion::arrow::array::RecordBatch;
+    use datafusion::arrow::datatypes::{Field, Schema, SchemaRef};
+    use datafusion::arrow::error::ArrowError;
+    use datafusion::datasource::listing::{
+        ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+    };
+    use datafusion::datasource::MemTable;
+    use datafusion::execution::SendableRecordBatchStream;
+    use datafusion::prelude::SessionContext;
+    use futures::StreamExt as _;
+    use npy_datafusion::{NpyFormat, NpyOptions};
+
+    use super::Args;
+
+    /// What went wrong, as the message printed after `npy: `.
+    type Fail = String;
+
+    /// `ARCHIVE.npz:KEY` → the archive and the key (a path that ends in `.npz` before the last
+    /// colon).
+    fn npz_member(location: &str) -> Option<(&str, &str)> {
+        let (archive, key) = location.rsplit_once(':')?;
+        let lower = archive.to_ascii_lowercase();
+        (lower.ends_with(".npz") && !key.is_empty()).then_some((archive, key))
+    }
+
+    /// Registers the object store a URL LOCATION needs on `ctx` (`s3://`, `gs://`, `az://`,
+    /// `http(s)://`: object_store's `parse_url_opts` with the `AWS_*`, `GOOGLE_*` and `AZURE_*`
+    /// variables of the environment as its options); local paths and `file://` need none.
+    #[cfg(feature = "remote")]
+    fn register_store(ctx: &SessionContext, url: &ListingTableUrl) -> Result<(), Fail> {
+        let base = url.object_store();
+        if base.as_str().starts_with("file://") {
+            return Ok(());
+        }
+        let mut options: Vec<(String, String)> = std::env::vars()
+            .filter(|(k, _)| {
+                ["AWS_", "GOOGLE_", "AZURE_"]
+                    .iter()
+                    .any(|p| k.starts_with(p))
+            })
+            .map(|(k, v)| (k.to_ascii_lowercase(), v))
+            .collect();
+        // object_store refuses plain HTTP unless told; an http:// LOCATION asks for it.
+        if base.as_str().starts_with("http://") {
+            options.push(("allow_http".to_owned(), "true".to_owned()));
+        }
+        let (store, _) = object_store_sql::parse_url_opts(base.as_ref(), options)
+            .map_err(|e| format!("{}: {e}", base.as_str()))?;
+        ctx.register_object_store(base.as_ref(), Arc::from(store));
+        Ok(())
+    }
+
+    /// Without the feature `remote`, a URL other than `file://` is refused, naming the flag.
+    #[cfg(not(feature = "remote"))]
+    fn register_store(_ctx: &SessionContext, url: &ListingTableUrl) -> Result<(), Fail> {
+        let base = url.object_store();
+        if base.as_str().starts_with("file://") {
+            return Ok(());
+        }
+        Err(format!(
+            "{}: URLs in npy sql need the feature `remote` too: \
+             cargo install npy-cli --features sql,remote",
+            url.as_str()
+        ))
+    }
+
+    /// The listing URL of a local or remote LOCATION (a directory gets its trailing `/`).
+    fn listing_url(location: &str) -> Result<ListingTableUrl, Fail> {
+        let mut loc = location.to_owned();
+        if !loc.contains("://") && Path::new(&loc).is_dir() && !loc.ends_with('/') {
+            loc.push('/');
+        }
+        ListingTableUrl::parse(&loc).map_err(|e| format!("{location}: {e}"))
+    }
+
+    /// The tables of `--table`, in the order their names first appear.
+    fn grouped(tables: &[String]) -> Result<Vec<(String, Vec<String>)>, Fail> {
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        for t in tables {
+            let Some((name, location)) = t.split_once('=') else {
+                return Err(format!("--table {t:?}: expected NAME=LOCATION"));
+            };
+            if name.is_empty() || location.is_empty() {
+                return Err(format!("--table {t:?}: expected NAME=LOCATION"));
+            }
+            match out.iter_mut().find(|(n, _)| n == name) {
+                Some((_, locs)) => locs.push(location.to_owned()),
+                None => out.push((name.to_owned(), vec![location.to_owned()])),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether `name` matches `pattern`, where `*` is any run of characters and `?` any one.
+    fn wildcard(pattern: &[char], name: &[char]) -> bool {
+        match (pattern.split_first(), name.split_first()) {
+            (None, None) => true,
+            (Some(('*', rest)), _) => {
+                wildcard(rest, name) || (!name.is_empty() && wildcard(pattern, &name[1..]))
+            }
+            (Some(('?', rest)), Some((_, tail))) => wildcard(rest, tail),
+            (Some((p, rest)), Some((c, tail))) => p == c && wildcard(rest, tail),
+            _ => false,
+        }
+    }
+
+    /// The archives an `ARCHIVE` of `ARCHIVE.npz:KEY` names: itself, or the files of its
+    /// directory its last component matches (`*`, `?`), sorted.
+    fn archives(archive: &str) -> Result<Vec<String>, Fail> {
+        if !archive.contains(['*', '?']) {
+            return Ok(vec![archive.to_owned()]);
+        }
+        let path = Path::new(archive);
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let pattern: Vec<char> = path
+            .file_name()
+            .map(|n| n.to_string_lossy().chars().collect())
+            .unwrap_or_default();
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+            let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+            let name: Vec<char> = entry.file_name().to_string_lossy().chars().collect();
+            if wildcard(&pattern, &name) {
+                found.push(entry.path().display().to_string());
+            }
+        }
+        if found.is_empty() {
+            return Err(format!("{archive}: no archive matches"));
+        }
+        found.sort();
+        Ok(found)
+    }
+
+    /// One `.npz` member as a batch whose plain column is named `name`.
+    fn member_batch(archive: &str, key: &str, name: &str) -> Result<RecordBatch, Fail> {
+        let batch = npy_arrow::read_npz_member(archive, key).map_err(|e| e.to_string())?;
+        let schema = batch.schema();
+        if schema.fields().len() == 1 && schema.field(0).name() == key {
+            let f = Field::clone(schema.field(0)).with_name(name);
+            let renamed = Arc::new(Schema::new_with_metadata(
+                vec![f],
+                schema.metadata().clone(),
+            ));
+            return RecordBatch::try_new(renamed, batch.columns().to_vec())
+                .map_err(|e| e.to_string());
+        }
+        Ok(batch)
+    }
+
+    async fn register(ctx: &SessionContext, name: &str, locations: &[String]) -> Result<(), Fail> {
+        let members: Vec<_> = locations.iter().filter_map(|l| npz_member(l)).collect();
+        if !members.is_empty() {
+            if members.len() != locations.len() {
+                return Err(format!(
+                    "table {name}: .npz members and .npy files cannot make one table"
+                ));
+            }
+            let mut batches = Vec::new();
+            let mut first: Option<String> = None;
+            for (pattern, key) in &members {
+                for archive in archives(pattern)? {
+                    let batch = member_batch(&archive, key, name)?;
+                    match (&first, batches.first()) {
+                        (Some(f), Some(b0)) if RecordBatch::schema(b0) != batch.schema() => {
+                            return Err(format!(
+                                "{archive}:{key}: columns {} differ from {f}'s {}",
+                                batch.schema(),
+                                RecordBatch::schema(b0)
+                            ));
+                        }
+                        _ => {}
+                    }
+                    first.get_or_insert_with(|| format!("{archive}:{key}"));
+                    batches.push(batch);
+                }
+            }
+            let schema = batches[0].schema();
+            let table = MemTable::try_new(schema, vec![batches])
+                .map_err(|e| format!("table {name}: {e}"))?;
+            ctx.register_table(name, Arc::new(table))
+                .map_err(|e| e.to_string())?;
+            return Ok(());
+        }
+        let urls = locations
+            .iter()
+            .map(|l| listing_url(l))
+            .collect::<Result<Vec<_>, _>>()?;
+        for url in &urls {
+            register_store(ctx, url)?;
+        }
+        let format = NpyFormat::with_options(NpyOptions {
+            column_name: Some(name.to_owned()),
+        });
+        let options = ListingOptions::new(Arc::new(format)).with_file_extension(".npy");
+        let config = ListingTableConfig::new_with_multi_paths(urls)
+            .with_listing_options(options)
+            .infer_schema(&ctx.state())
+            .await
+            .map_err(|e| format!("table {name}: {e}"))?;
+        let table = ListingTable::try_new(config).map_err(|e| format!("table {name}: {e}"))?;
+        ctx.register_table(name, Arc::new(table))
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    async fn plan(args: &Args) -> Result<(SchemaRef, SendableRecordBatchStream), Fail> {
+        let ctx = SessionContext::new().enable_url_table();
+        npy_datafusion::register(&ctx).map_err(|e| e.to_string())?;
+        for (name, locations) in grouped(&args.tables)? {
+            register(&ctx, &name, &locations).await?;
+        }
+        let df = ctx.sql(&args.query).await.map_err(|e| e.to_string())?;
+        let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
+        let stream = df.execute_stream().await.map_err(|e| e.to_string())?;
+        Ok((schema, stream))
+    }
+
+    /// Runs the query of `args` on `runtime` and writes its result where `args` says.
+    pub fn run(runtime: &tokio::runtime::Runtime, args: &Args) -> Result<(), Fail> {
+        if let Some(path) = &args.output {
+            output_kind(path)?;
+        }
+        let (schema, mut stream) = runtime.block_on(plan(args))?;
+        let mut next = || -> Option<Result<RecordBatch, ArrowError>> {
+            runtime
+                .block_on(stream.next())
+                .map(|r| r.map_err(|e| ArrowError::ExternalError(Box::new(e))))
+        };
+        if args.json {
+            let stdout = std::io::stdout();
+            let mut w = datafusion::arrow::json::WriterBuilder::new()
+                .with_explicit_nulls(true)
+                .build::<_, datafusion::arrow::json::writer::LineDelimited>(stdout.lock());
+            while let Some(b) = next() {
+                let b = b.map_err(|e| e.to_string())?;
+                w.write(&b).map_err(|e| e.to_string())?;
+            }
+            w.finish().map_err(|e| e.to_string())?;
+            return Ok(());
+        }
+        let Some(path) = &args.output else {
+            let mut batches = Vec::new();
+            while let Some(b) = next() {
+                batches.push(b.map_err(|e| e.to_string())?);
+            }
+            let table = datafusion::arrow::util::pretty::pretty_format_batches_with_schema(
+                schema, &batches,
+            )
+            .map_err(|e| e.to_string())?;
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{table}").map_err(|e| e.to_string())?;
+            return Ok(());
+        };
+        write_file(path, &schema, &mut next)
+    }
+
+    /// The extension of an `--output` path, lowercase, when it is one `npy sql` writes.
+    fn output_kind(path: &Path) -> Result<String, Fail> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .unwrap_or_default();
+        if ["arrow", "ipc", "feather", "parquet", "csv", "npy"].contains(&ext.as_str()) {
+            Ok(ext)
+        } else {
+            Err(format!(
+                "{}: --output writes .parquet, .arrow (.ipc, .feather), .npy or .csv",
+                path.display()
+            ))
+        }
+    }
+
+    /// Writes the batches `next` gives into `path`, by its extension.
+    fn write_file(
+        path: &Path,
+        schema: &SchemaRef,
+        next: &mut dyn FnMut() -> Option<Result<RecordBatch, ArrowError>>,
+    ) -> Result<(), Fail> {
+        let shown = path.display();
+        let ext = output_kind(path)?;
+        let fill = |push: &mut dyn FnMut(&RecordBatch) -> Result<(), npy_arrow::Error>| {
+            while let Some(b) = next() {
+                push(&b?)?;
+            }
+            Ok(())
+        };
+        match ext.as_str() {
+            "arrow" | "ipc" | "feather" => {
+                npy_arrow::write_ipc(path, schema, fill).map_err(|e| e.to_string())
+            }
+            "parquet" => npy_arrow::write_parquet(path, schema, fill).map_err(|e| e.to_string()),
+            "csv" => {
+                let out = npy_fs::AtomicFile::create(path).map_err(|e| format!("{shown}: {e}"))?;
+                {
+                    let file = std::io::BufWriter::new(out.file());
+                    let mut w = datafusion::arrow::csv::WriterBuilder::new().build(file);
+                    while let Some(b) = next() {
+                        let b = b.map_err(|e| e.to_string())?;
+                        w.write(&b).map_err(|e| format!("{shown}: {e}"))?;
+                    }
+                }
+                out.commit().map_err(|e| format!("{shown}: {e}"))
+            }
+            _ => write_npy(path, schema, next),
+        }
+    }
+
+    /// `.npy` output: the string widths and row count are known only after every batch, so
+    /// the result is held in memory, then written as npy-arrow's reverse mapping says. Every
+    /// output is written as `npy convert` writes: a temporary file beside it (unnamed on
+    /// Linux, so an interrupted query leaves nothing), renamed over it once complete.
+    fn write_npy(
+        path: &Path,
+        schema: &SchemaRef,
+        next: &mut dyn FnMut() -> Option<Result<RecordBatch, ArrowError>>,
+    ) -> Result<(), Fail> {
+        let shown = path.display();
+        let options = npy_arrow::FromArrowOptions::new();
+        let mut plan =
+            npy_arrow::NpyPlan::new(Arc::clone(schema), &options).map_err(|e| e.to_string())?;
+        let mut batches = Vec::new();
+        while let Some(b) = next() {
+            let b = b.map_err(|e| e.to_string())?;
+            plan.observe(&b).map_err(|e| e.to_string())?;
+            batches.push(b);
+        }
+        let header = plan.header().map_err(|e| e.to_string())?;
+        let out = npy_fs::AtomicFile::create(path).map_err(|e| format!("{shown}: {e}"))?;
+        {
+            let mut file = std::io::BufWriter::new(out.file());
+            let bytes = header.to_bytes(None).map_err(|e| e.to_string())?;
+            file.write_all(&bytes)
+                .map_err(|e| format!("{shown}: {e}"))?;
+            let mut first = 0u64;
+            for b in &batches {
+                let data = plan.encode(b, first, &options).map_err(|e| e.to_string())?;
+                file.write_all(&data).map_err(|e| format!("{shown}: {e}"))?;
+                first += b.num_rows() as u64;
+            }
+            file.flush().map_err(|e| format!("{shown}: {e}"))?;
+        }
+        out.commit().map_err(|e| format!("{shown}: {e}"))
+    }
+}

@@ -1,0 +1,224 @@
+//! `npy sql` (feature `sql`): every LOCATION form and output against numpy's answers (numpy
+//! writes the files and computes what each query must return).
+
+use std::path::Path;
+
+use npy_test_support::python::{python_for, run_script};
+use serde_json::Value;
+
+use crate::common::{npy, stderr, stdout};
+
+/// Runs `npy sql ARGS --json` and parses its JSON Lines.
+fn json_rows(args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["sql", "--json"];
+    all.extend_from_slice(args);
+    let o = npy(&all);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Shards of a record (one big-endian, one empty), a Fortran-order 2-d array, an archive;
+/// numpy's answers as JSON.
+const FILES: &str = r"
+import sys, json, os, numpy as np
+d = sys.argv[1]
+os.mkdir(d + '/shards')
+dt = [('id','<i8'), ('label','<i4'), ('when','<M8[ms]'), ('name','<U6')]
+parts = []
+for k, n in enumerate([50, 0, 70]):
+    a = np.zeros(n, dtype=dt)
+    a['id'] = np.arange(n) + 1000 * k
+    a['label'] = a['id'] % 3
+    a['when'] = np.datetime64('2020-01-01', 'ms') + a['id']
+    a['when'][::5] = np.datetime64('NaT')
+    a['name'] = [f'x{i % 4}' for i in range(n)]
+    if k == 2:
+        a = a.astype([(f, t.replace('<', '>')) for f, t in dt])
+    np.save(f'{d}/shards/s{k}.npy', a)
+    parts.append(a.astype(dt))
+a = np.concatenate(parts)
+emb = np.asfortranarray((np.arange(12, dtype='<f4') / 4).reshape(4, 3))
+np.save(d + '/emb.npy', emb)
+np.savez(d + '/arch.npz', counts=np.arange(10, dtype='<i2') * 3, other=np.zeros(2))
+np.savez(d + '/arch2.npz', counts=(np.arange(5, dtype='>i2') * 7))
+groups = [{'label': int(l), 'n': int((a['label'] == l).sum()), 's': int(a['id'][a['label'] == l].sum())}
+          for l in sorted(set(a['label'].tolist()))]
+nat = int(np.isnat(a['when']).sum())
+print(json.dumps({'groups': groups, 'rows': len(a), 'nat': nat,
+                  'emb1': [float(r[0]) for r in emb], 'embsum': float(emb.astype('f8').sum()),
+                  'counts': int((np.arange(10) * 3).sum()),
+                  'both': int((np.arange(10) * 3).sum() + (np.arange(5) * 7).sum())}))
+";
+
+fn files(dir: &Path) -> Option<Value> {
+    let python = python_for("npy sql against numpy")?;
+    Some(serde_json::from_str(&run_script(&python, FILES, [dir])).unwrap())
+}
+
+#[test]
+fn every_location_form_answers_as_numpy() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(want) = files(dir.path()) else {
+        return;
+    };
+    let d = dir.path().display().to_string();
+    let group = "SELECT label, count(*) AS n, sum(id) AS s FROM t GROUP BY label ORDER BY label";
+    // A directory, a glob, the files one by one under one NAME.
+    for tables in [
+        vec![format!("t={d}/shards")],
+        vec![format!("t={d}/shards/*.npy")],
+        vec![
+            format!("t={d}/shards/s0.npy"),
+            format!("t={d}/shards/s1.npy"),
+            format!("t={d}/shards/s2.npy"),
+        ],
+    ] {
+        let mut args = Vec::new();
+        for t in &tables {
+            args.extend(["--table", t.as_str()]);
+        }
+        args.push(group);
+        assert_eq!(Value::from(json_rows(&args)), want["groups"], "{tables:?}");
+    }
+    // A quoted glob in FROM; NaT is null.
+    let q = format!(
+        "SELECT count(*) AS rows, count(*) - count(\"when\") AS nat FROM '{d}/shards/*.npy'"
+    );
+    let rows = json_rows(&[&q]);
+    assert_eq!(rows[0]["rows"], want["rows"]);
+    assert_eq!(rows[0]["nat"], want["nat"]);
+    // A Fortran-order 2-d array: rows as lists, emb[1] the first element of each.
+    let t = format!("emb={d}/emb.npy");
+    let rows = json_rows(&[
+        "--table",
+        &t,
+        "SELECT emb[1] AS first FROM emb ORDER BY first",
+    ]);
+    let firsts: Vec<Value> = rows.iter().map(|r| r["first"].clone()).collect();
+    assert_eq!(Value::from(firsts), want["emb1"]);
+    // ARCHIVE.npz:KEY, its column named by NAME.
+    let t = format!("c={d}/arch.npz:counts");
+    let rows = json_rows(&["--table", &t, "SELECT sum(c) AS total FROM c"]);
+    assert_eq!(rows[0]["total"], want["counts"]);
+    // A glob of archives (one of them big-endian): one table of their members.
+    let t = format!("c={d}/arch*.npz:counts");
+    let rows = json_rows(&["--table", &t, "SELECT sum(c) AS total FROM c"]);
+    assert_eq!(rows[0]["total"], want["both"]);
+}
+
+#[test]
+fn output_files_by_extension_hold_numpys_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(python) = python_for("npy sql --output against numpy and pyarrow") else {
+        return;
+    };
+    let Some(_) = files(dir.path()) else {
+        return;
+    };
+    let d = dir.path().display().to_string();
+    let t = format!("t={d}/shards");
+    let q = "SELECT id, name FROM t WHERE label = 1 ORDER BY id";
+    for ext in ["npy", "parquet", "arrow", "csv"] {
+        let out = format!("{d}/out.{ext}");
+        let o = npy(["sql", "--table", &t, "--output", &out, q]);
+        assert!(o.status.success(), "{ext}: {}", stderr(&o));
+    }
+    let check = r"
+import sys, numpy as np, pyarrow.parquet as pq, pyarrow.ipc as ipc, pyarrow.csv as pcsv
+d = sys.argv[1]
+ids = np.concatenate([np.load(f'{d}/shards/s{k}.npy')['id'].astype('<i8') for k in range(3)])
+names = np.concatenate([np.load(f'{d}/shards/s{k}.npy')['name'].astype('<U6') for k in range(3)])
+m = ids % 3 == 1
+want_ids, want_names = ids[m].tolist(), names[m].tolist()
+a = np.load(f'{d}/out.npy')
+assert a['id'].tolist() == want_ids and a['name'].tolist() == want_names, a
+for t in (pq.read_table(f'{d}/out.parquet'), ipc.open_file(f'{d}/out.arrow').read_all(),
+          pcsv.read_csv(f'{d}/out.csv')):
+    assert t.column('id').to_pylist() == want_ids, t
+    assert t.column('name').to_pylist() == want_names, t
+print('ok')
+";
+    assert_eq!(run_script(&python, check, [dir.path()]).trim(), "ok");
+}
+
+#[test]
+fn errors_name_the_file_and_the_table_output_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("bad")).unwrap();
+    // The format's rules: a v1.0 header of 4 '<i4' padded to 128 bytes, then 2 of its 4 items.
+    let mut h = b"{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }".to_vec();
+    h.resize(128 - 10 - 1, b' ');
+    h.push(b'\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(&h);
+    let good = {
+        let mut g = bytes.clone();
+        g.extend_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0]);
+        g
+    };
+    bytes.extend_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0]);
+    std::fs::write(d.join("bad/a.npy"), &good).unwrap();
+    std::fs::write(d.join("bad/b_truncated.npy"), &bytes).unwrap();
+    let t = format!("x={}", d.join("bad").display());
+    let o = npy(["sql", "--table", &t, "SELECT sum(x) FROM x"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("b_truncated.npy"), "{err}");
+    // The table on stdout: 1 + 2 + 3 + 4.
+    let t = format!("x={}", d.join("bad/a.npy").display());
+    let o = npy(["sql", "--table", &t, "SELECT sum(x) AS total FROM x"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("| total |") && out.contains("| 10    |"),
+        "{out}"
+    );
+    // An output this command does not write: refused before the query runs.
+    let o = npy(["sql", "--output", "x.txt", "SELECT * FROM nope"]);
+    assert!(stderr(&o).contains("--output writes"), "{}", stderr(&o));
+    // A query naming no table that exists: DataFusion's message.
+    let o = npy(["sql", "SELECT * FROM nope"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("nope"), "{}", stderr(&o));
+}
+
+/// URLs as locations (features `sql` and `remote`): two shards on the project's HTTP range
+/// server (no listing: each file named, under one NAME), numpy's sums.
+#[cfg(feature = "remote")]
+#[test]
+fn urls_are_locations_with_remote() {
+    let Some(python) = python_for("npy sql over HTTP against numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = r"
+import sys, json, numpy as np
+d = sys.argv[1]
+a, b = np.arange(1000, dtype='<i8') * 3, np.arange(500, dtype='>i8') - 9
+np.save(d + '/a.npy', a)
+np.save(d + '/b.npy', b)
+print(json.dumps({'n': len(a) + len(b), 's': int(a.sum() + b.astype('<i8').sum())}))
+";
+    let want: Value = serde_json::from_str(&run_script(&python, script, [dir.path()])).unwrap();
+    let server = npy_test_support::range_server::RangeServer::start();
+    for name in ["a.npy", "b.npy"] {
+        server.put(name, std::fs::read(dir.path().join(name)).unwrap());
+    }
+    let (ta, tb) = (
+        format!("v={}", server.url("a.npy")),
+        format!("v={}", server.url("b.npy")),
+    );
+    let rows = json_rows(&[
+        "--table",
+        &ta,
+        "--table",
+        &tb,
+        "SELECT count(v) AS n, sum(v) AS s FROM v",
+    ]);
+    assert_eq!(Value::from(rows), Value::from(vec![want]));
+}

@@ -1,0 +1,115 @@
+//! The crate's one error type: what went wrong, and in which file.
+
+use datafusion::arrow::error::ArrowError;
+use datafusion::error::DataFusionError;
+
+/// An error of this crate, naming the file (the object store location) it happened in.
+///
+/// DataFusion carries it as [`DataFusionError::External`]; [`Error::find`] gets it back out of
+/// a query's error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The object store could not list, measure or read the file.
+    #[error("{path}: {source}")]
+    Store {
+        /// The file's location.
+        path: String,
+        /// The store's error.
+        #[source]
+        source: object_store::Error,
+    },
+    /// The `.npy` header is not one numpy reads, or the file is shorter than its header says
+    /// (npy-core's error: truncated magic, header or data, a shape whose size overflows).
+    #[error("{path}: {source}")]
+    Npy {
+        /// The file's location.
+        path: String,
+        /// npy-core's error.
+        #[source]
+        source: npy_core::Error,
+    },
+    /// The dtype has no Arrow type (npy-arrow's mapping refuses it), or a batch could not be
+    /// converted.
+    #[error("{path}: {source}")]
+    Arrow {
+        /// The file's location.
+        path: String,
+        /// npy-arrow's error.
+        #[source]
+        source: npy_arrow::Error,
+    },
+    /// A shard's dtype (byte order aside) or shape after the first axis differs from the
+    /// table's first shard: the shards of one table must be one array cut along its first axis.
+    #[error("{path}: {what} differs from {first}'s: {found} here, {expected} there")]
+    Mismatch {
+        /// The first file (in location order) that differs.
+        path: String,
+        /// The file the table's schema comes from (the first in location order).
+        first: String,
+        /// `"dtype"` or `"shape after the first axis"`.
+        what: &'static str,
+        /// This file's value.
+        found: String,
+        /// The first file's value.
+        expected: String,
+    },
+    /// The file holds something the scan cannot split into rows: a dtype holding Python
+    /// objects (pickled data has no fixed row size).
+    #[error("{path}: {what}")]
+    Unsupported {
+        /// The file's location.
+        path: String,
+        /// What the file holds and why it is refused.
+        what: String,
+    },
+    /// The header claims more rows than the budget while its rows hold no bytes (a zero-size
+    /// dtype or a zero-length axis after the first): nothing in the file backs them.
+    #[error(
+        "{path}: {rows} rows of 0 bytes claimed, more than the budget of {budget} \
+         (npy_arrow::MAX_UNBACKED_ROWS)"
+    )]
+    UnbackedRows {
+        /// The file's location.
+        path: String,
+        /// Rows the header claims.
+        rows: u64,
+        /// The budget.
+        budget: u64,
+    },
+}
+
+impl Error {
+    /// The location of the file the error is about.
+    pub fn path(&self) -> &str {
+        match self {
+            Error::Store { path, .. }
+            | Error::Npy { path, .. }
+            | Error::Arrow { path, .. }
+            | Error::Mismatch { path, .. }
+            | Error::Unsupported { path, .. }
+            | Error::UnbackedRows { path, .. } => path,
+        }
+    }
+
+    /// This crate's error inside a DataFusion error (through contexts, shared and external
+    /// wrappers), if there is one.
+    pub fn find(error: &DataFusionError) -> Option<&Error> {
+        match error {
+            DataFusionError::External(e) => e.downcast_ref::<Error>(),
+            DataFusionError::Context(_, inner) => Error::find(inner),
+            DataFusionError::Shared(inner) => Error::find(inner),
+            DataFusionError::ArrowError(inner, _) => match inner.as_ref() {
+                ArrowError::ExternalError(e) => e.downcast_ref::<Error>(),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+impl From<Error> for DataFusionError {
+    fn from(e: Error) -> DataFusionError {
+        DataFusionError::External(Box::new(e))
+    }
+}

@@ -1,0 +1,255 @@
+//! The DataFusion [`FileFormat`] of `.npy` files and its factory.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::arrow::datatypes::{Schema, SchemaRef};
+use datafusion::catalog::Session;
+use datafusion::common::stats::Precision;
+use datafusion::common::{GetExt, Statistics};
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
+use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
+use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::datasource::table_schema::TableSchema;
+use datafusion::error::{DataFusionError, Result};
+use datafusion::physical_plan::ExecutionPlan;
+use futures::{StreamExt, TryStreamExt};
+use object_store::{ObjectMeta, ObjectStore};
+
+use crate::shard::{HeaderCache, Shard};
+use crate::source::NpySource;
+use crate::Error;
+
+/// The file extension of `.npy` files, without its dot.
+pub const NPY_EXTENSION: &str = "npy";
+
+/// Headers read at once while inferring a table's schema (each one or two ranged reads).
+pub const HEADER_CONCURRENCY: usize = 32;
+
+/// Options of the `.npy` format.
+#[derive(Debug, Clone, Default)]
+pub struct NpyOptions {
+    /// The column name of a plain (non-record) array; `None`: the stem of the table's first
+    /// file in location order (`emb.npy` → `emb`), as npy-arrow names a single file's column.
+    pub column_name: Option<String>,
+}
+
+/// Makes [`NpyFormat`]s: register it with
+/// `SessionContext::register_file_format` (or [`crate::register`]) and DataFusion reads
+/// `.npy` files by their extension, as it reads `.parquet`: `CREATE EXTERNAL TABLE … STORED
+/// AS NPY`, `ListingTable`s, and quoted paths in FROM when URL tables are enabled.
+#[derive(Debug, Default)]
+pub struct NpyFormatFactory {
+    options: NpyOptions,
+}
+
+impl NpyFormatFactory {
+    /// A factory of formats with default options.
+    pub fn new() -> Self {
+        Self {
+            options: NpyOptions::default(),
+        }
+    }
+
+    /// A factory of formats with `options`.
+    pub fn with_options(options: NpyOptions) -> Self {
+        Self { options }
+    }
+}
+
+impl FileFormatFactory for NpyFormatFactory {
+    fn create(
+        &self,
+        _state: &dyn Session,
+        format_options: &HashMap<String, String>,
+    ) -> Result<Arc<dyn FileFormat>> {
+        let mut options = self.options.clone();
+        for (key, value) in format_options {
+            match key.strip_prefix("format.").unwrap_or(key) {
+                "column_name" => options.column_name = Some(value.clone()),
+                other => {
+                    return Err(DataFusionError::Configuration(format!(
+                        "npy format: unknown option {other:?} (known: column_name)"
+                    )))
+                }
+            }
+        }
+        Ok(Arc::new(NpyFormat::with_options(options)))
+    }
+
+    fn default(&self) -> Arc<dyn FileFormat> {
+        Arc::new(NpyFormat::with_options(self.options.clone()))
+    }
+}
+
+impl GetExt for NpyFormatFactory {
+    fn get_ext(&self) -> String {
+        NPY_EXTENSION.to_owned()
+    }
+}
+
+/// The `.npy` file format: one table over one or many `.npy` files (shards of one array cut
+/// along its first axis), one row per index of the first axis.
+///
+/// - The schema comes from the headers by npy-arrow's mapping ([`npy_arrow::schema_for`]): a
+///   record's fields are the columns; a plain array is one column; an N-d array's rows are
+///   fixed-size lists (`arrow.fixed_shape_tensor`). Every shard must hold the first shard's
+///   dtype (byte order may differ) and shape after the first axis, else [`Error::Mismatch`]
+///   names the first file that differs.
+/// - Statistics are exact, from the headers: rows and data bytes, so `count(*)` reads headers
+///   only.
+/// - Scans read row-aligned byte ranges of at most a batch each ([`crate::NpySource`]).
+#[derive(Debug, Default)]
+pub struct NpyFormat {
+    options: NpyOptions,
+    headers: Arc<HeaderCache>,
+}
+
+impl NpyFormat {
+    /// The format with default options.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The format with `options`.
+    pub fn with_options(options: NpyOptions) -> Self {
+        Self {
+            options,
+            headers: Arc::default(),
+        }
+    }
+
+    /// The options.
+    pub fn options(&self) -> &NpyOptions {
+        &self.options
+    }
+}
+
+/// `Shard`'s values compared across files, rendered for [`Error::Mismatch`].
+fn check_same(first: (&str, &Shard), other: (&str, &Shard)) -> Result<(), Error> {
+    let (fp, f) = first;
+    let (op, o) = other;
+    if f.native_dtype() != o.native_dtype() {
+        return Err(Error::Mismatch {
+            path: op.to_owned(),
+            first: fp.to_owned(),
+            what: "dtype",
+            found: o.dtype.to_string(),
+            expected: f.dtype.to_string(),
+        });
+    }
+    if f.trailing != o.trailing {
+        return Err(Error::Mismatch {
+            path: op.to_owned(),
+            first: fp.to_owned(),
+            what: "shape after the first axis",
+            found: format!("{:?}", o.trailing),
+            expected: format!("{:?}", f.trailing),
+        });
+    }
+    Ok(())
+}
+
+/// The Arrow schema of `shard`'s rows, the plain column named `name`.
+pub(crate) fn shard_schema(shard: &Shard, name: &str, path: &str) -> Result<SchemaRef, Error> {
+    let mut shape = vec![shard.rows];
+    shape.extend_from_slice(&shard.trailing);
+    npy_arrow::schema_for(&shard.native_dtype(), &shape, name).map_err(|e| Error::Arrow {
+        path: path.to_owned(),
+        source: e,
+    })
+}
+
+#[async_trait]
+impl FileFormat for NpyFormat {
+    fn get_ext(&self) -> String {
+        NPY_EXTENSION.to_owned()
+    }
+
+    fn get_ext_with_compression(&self, c: &FileCompressionType) -> Result<String> {
+        if c.is_compressed() {
+            return Err(DataFusionError::NotImplemented(
+                "npy format: compressed .npy files (rows are read by byte ranges)".into(),
+            ));
+        }
+        Ok(self.get_ext())
+    }
+
+    fn compression_type(&self) -> Option<FileCompressionType> {
+        None
+    }
+
+    async fn infer_schema(
+        &self,
+        _state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        objects: &[ObjectMeta],
+    ) -> Result<SchemaRef> {
+        let mut objects: Vec<&ObjectMeta> = objects.iter().collect();
+        objects.sort_by(|a, b| a.location.cmp(&b.location));
+        let Some(first_meta) = objects.first() else {
+            return Ok(Arc::new(Schema::empty()));
+        };
+        let reads: Vec<_> = objects
+            .iter()
+            .map(|&meta| {
+                let (headers, store, meta) =
+                    (Arc::clone(&self.headers), Arc::clone(store), meta.clone());
+                async move { headers.get(&store, &meta).await }
+            })
+            .collect();
+        let shards: Vec<Arc<Shard>> = futures::stream::iter(reads)
+            .buffered(HEADER_CONCURRENCY)
+            .try_collect()
+            .await?;
+        let first_path = first_meta.location.as_ref();
+        for (meta, shard) in objects.iter().zip(&shards).skip(1) {
+            check_same((first_path, &shards[0]), (meta.location.as_ref(), shard))?;
+        }
+        let name = self
+            .options
+            .column_name
+            .clone()
+            .unwrap_or_else(|| npy_arrow::stem_name(Path::new(first_path)));
+        Ok(shard_schema(&shards[0], &name, first_path)?)
+    }
+
+    async fn infer_stats(
+        &self,
+        _state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        table_schema: SchemaRef,
+        object: &ObjectMeta,
+    ) -> Result<Statistics> {
+        let shard = self.headers.get(store, object).await?;
+        let rows = usize::try_from(shard.rows).ok();
+        let bytes = usize::try_from(shard.data_bytes).ok();
+        let mut stats = Statistics::new_unknown(&table_schema);
+        if let Some(rows) = rows {
+            stats.num_rows = Precision::Exact(rows);
+        }
+        if let Some(bytes) = bytes {
+            stats.total_byte_size = Precision::Exact(bytes);
+        }
+        Ok(stats)
+    }
+
+    async fn create_physical_plan(
+        &self,
+        _state: &dyn Session,
+        conf: FileScanConfig,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(DataSourceExec::from_data_source(conf))
+    }
+
+    fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
+        Arc::new(NpySource::new(
+            table_schema,
+            self.options.clone(),
+            Arc::clone(&self.headers),
+        ))
+    }
+}

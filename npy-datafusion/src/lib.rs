@@ -1,0 +1,63 @@
+//! SQL over folders of NumPy `.npy` shards: an Apache DataFusion [`FileFormat`] for `.npy`
+//! files.
+//!
+//! Register [`NpyFormatFactory`] with a `SessionContext` ([`register`]) and DataFusion reads
+//! `.npy` files by their extension, as it reads `.parquet`: a `ListingTable` over a file, a
+//! directory (its `*.npy`), a glob or an object store prefix, through DataFusion's own
+//! `ObjectStore` registry (local files built in; register `s3://`, `http://`, … stores on the
+//! session's runtime).
+//!
+//! - **Schema** from the headers by npy-arrow's mapping ([`npy_arrow::schema_for`]): one
+//!   column per record field; a plain array is one column; an N-d array's rows are fixed-size
+//!   lists, so DataFusion's array functions apply (`emb[1]`, `array_length(emb)`). Shards must
+//!   hold one dtype (byte order may differ) and one shape after the first axis, else
+//!   [`Error::Mismatch`] names the first file that differs.
+//! - **Statistics** are exact, from the headers (rows, data bytes): `count(*)` reads the
+//!   headers only ([`HEADER_PROBE_BYTES`] each, one request per file).
+//! - **Scans** ([`NpySource`]) read row-aligned byte ranges: DataFusion splits a large file
+//!   into ranges so one file scans on every core; each batch is one ranged read of at most
+//!   [`npy_arrow::BATCH_BYTES`], so memory is about a batch per partition; only the record
+//!   fields a query uses are converted, and a `LIMIT` reads only the rows it needs (a scan
+//!   with a limit is not split into ranges).
+//! - **Errors** name the file: a truncated shard, a header that lies or does not parse, a
+//!   dtype without an Arrow type ([`Error`]).
+//!
+//! # Examples
+//! ```no_run
+//! # async fn f() -> datafusion::error::Result<()> {
+//! use datafusion::prelude::SessionContext;
+//! let ctx = SessionContext::new();
+//! npy_datafusion::register(&ctx)?;
+//! // ctx.register_listing_table("t", "shards/", …) or, with URL tables enabled:
+//! // ctx.sql("SELECT count(*) FROM 'shards/*.npy'")
+//! # Ok(()) }
+//! ```
+//!
+//! [`FileFormat`]: datafusion::datasource::file_format::FileFormat
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod error;
+mod format;
+mod shard;
+mod source;
+
+use std::sync::Arc;
+
+use datafusion::prelude::SessionContext;
+
+pub use error::Error;
+pub use format::{NpyFormat, NpyFormatFactory, NpyOptions, HEADER_CONCURRENCY, NPY_EXTENSION};
+pub use shard::HEADER_PROBE_BYTES;
+pub use source::NpySource;
+
+/// Registers [`NpyFormatFactory`] on `ctx`, so tables and quoted paths ending in `.npy` are
+/// read as `.npy` (an existing registration of the extension is replaced).
+///
+/// # Errors
+/// DataFusion's, if the session refuses the registration.
+pub fn register(ctx: &SessionContext) -> datafusion::error::Result<()> {
+    ctx.state_ref()
+        .write()
+        .register_file_format(Arc::new(NpyFormatFactory::new()), true)
+}

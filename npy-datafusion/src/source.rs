@@ -1,0 +1,435 @@
+//! The scan: [`NpySource`] (DataFusion's [`FileSource`]) and its opener, which streams a file
+//! range's rows in batches read by byte ranges.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use datafusion::arrow::array::{RecordBatch, RecordBatchOptions};
+use datafusion::arrow::buffer::Buffer;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::{
+    FileGroupPartitioner, FileOpenFuture, FileOpener, FileScanConfig, FileSource,
+};
+use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
+use datafusion::datasource::table_schema::TableSchema;
+use datafusion::error::{DataFusionError, Result};
+use datafusion::physical_expr::LexOrdering;
+use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
+use datafusion::physical_plan::projection::ProjectionExprs;
+use datafusion::physical_plan::PhysicalExpr;
+use futures::StreamExt;
+use npy_core::{dtype::Record, DType};
+use object_store::path::Path as StorePath;
+use object_store::{ObjectStore, ObjectStoreExt};
+
+use crate::format::{shard_schema, NpyOptions};
+use crate::shard::{HeaderCache, Shard};
+use crate::Error;
+
+/// Rows per batch when DataFusion has not set a batch size (its own default).
+const DEFAULT_BATCH_ROWS: usize = 8192;
+
+/// The scan of `.npy` files: DataFusion's [`FileSource`] for [`crate::NpyFormat`].
+///
+/// Each file (or row-aligned part of one: DataFusion splits large files into byte ranges, and
+/// a row belongs to the range holding its first byte) is read in batches of at most the
+/// session's batch size in rows and [`npy_arrow::BATCH_BYTES`] in bytes (one row when a row is
+/// wider), one ranged read per batch, so a scan holds about one batch per partition. Only the
+/// record fields the query uses are converted (projection pushdown); with a `LIMIT`, only the
+/// rows needed are read. Fortran-order arrays of more than one axis are gathered: one ranged
+/// read per element of a row per batch (a row's elements are strided through the file).
+#[derive(Clone)]
+pub struct NpySource {
+    table_schema: TableSchema,
+    options: NpyOptions,
+    headers: Arc<HeaderCache>,
+    batch_size: Option<usize>,
+    metrics: ExecutionPlanMetricsSet,
+    projection: SplitProjection,
+}
+
+impl std::fmt::Debug for NpySource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NpySource")
+            .field("file_schema", self.table_schema.file_schema())
+            .field("options", &self.options)
+            .field("batch_size", &self.batch_size)
+            .field("file_indices", &self.projection.file_indices)
+            .finish_non_exhaustive()
+    }
+}
+
+impl NpySource {
+    /// The scan of a table whose schema is `table_schema`.
+    pub(crate) fn new(
+        table_schema: TableSchema,
+        options: NpyOptions,
+        headers: Arc<HeaderCache>,
+    ) -> Self {
+        Self {
+            projection: SplitProjection::unprojected(&table_schema),
+            table_schema,
+            options,
+            headers,
+            batch_size: None,
+            metrics: ExecutionPlanMetricsSet::new(),
+        }
+    }
+}
+
+impl FileSource for NpySource {
+    fn create_file_opener(
+        &self,
+        object_store: Arc<dyn ObjectStore>,
+        base_config: &FileScanConfig,
+        _partition: usize,
+    ) -> Result<Arc<dyn FileOpener>> {
+        let file_schema = self.table_schema.file_schema();
+        let projected = Arc::new(file_schema.project(&self.projection.file_indices)?);
+        let opener = Arc::new(NpyOpener {
+            store: object_store,
+            headers: Arc::clone(&self.headers),
+            file_schema: Arc::clone(file_schema),
+            file_indices: self.projection.file_indices.clone(),
+            projected,
+            batch_rows: self.batch_size.unwrap_or(DEFAULT_BATCH_ROWS).max(1),
+            limit: base_config.limit,
+        }) as Arc<dyn FileOpener>;
+        ProjectionOpener::try_new(self.projection.clone(), opener, file_schema)
+    }
+
+    fn table_schema(&self) -> &TableSchema {
+        &self.table_schema
+    }
+
+    fn with_batch_size(&self, batch_size: usize) -> Arc<dyn FileSource> {
+        let mut s = self.clone();
+        s.batch_size = Some(batch_size);
+        Arc::new(s)
+    }
+
+    /// DataFusion's split of large files into byte ranges, except for a scan with a limit
+    /// pushed into it: it reads at most `limit` rows from the start, and splitting would make
+    /// every partition read its own first rows (issue 41: `LIMIT 10` of a 1 GiB file over
+    /// HTTP in at most 3 requests).
+    fn repartitioned(
+        &self,
+        target_partitions: usize,
+        repartition_file_min_size: usize,
+        output_ordering: Option<LexOrdering>,
+        config: &FileScanConfig,
+    ) -> Result<Option<FileScanConfig>> {
+        if config.limit.is_some() {
+            return Ok(None);
+        }
+        let groups = FileGroupPartitioner::new()
+            .with_target_partitions(target_partitions)
+            .with_repartition_file_min_size(repartition_file_min_size)
+            .with_preserve_order_within_groups(output_ordering.is_some())
+            .repartition_file_groups(&config.file_groups);
+        Ok(groups.map(|file_groups| {
+            let mut c = config.clone();
+            c.file_groups = file_groups;
+            c
+        }))
+    }
+
+    fn try_pushdown_projection(
+        &self,
+        projection: &ProjectionExprs,
+    ) -> Result<Option<Arc<dyn FileSource>>> {
+        let mut s = self.clone();
+        let merged = self.projection.source.try_merge(projection)?;
+        s.projection = SplitProjection::new(self.table_schema.file_schema(), &merged);
+        Ok(Some(Arc::new(s)))
+    }
+
+    fn projection(&self) -> Option<&ProjectionExprs> {
+        Some(&self.projection.source)
+    }
+
+    fn metrics(&self) -> &ExecutionPlanMetricsSet {
+        &self.metrics
+    }
+
+    fn file_type(&self) -> &'static str {
+        "npy"
+    }
+
+    fn apply_expressions(
+        &self,
+        f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        datafusion::physical_plan::apply_expression_roots(self.projection.source.iter(), f)
+    }
+}
+
+/// Opens one file (range) of a scan.
+struct NpyOpener {
+    store: Arc<dyn ObjectStore>,
+    headers: Arc<HeaderCache>,
+    /// The table's schema (all of a file's columns).
+    file_schema: SchemaRef,
+    /// The columns to read, indices into `file_schema`.
+    file_indices: Vec<usize>,
+    /// `file_schema` projected to `file_indices`: the batches' schema.
+    projected: SchemaRef,
+    batch_rows: usize,
+    limit: Option<usize>,
+}
+
+/// How a file's batches are read and converted.
+struct Plan {
+    store: Arc<dyn ObjectStore>,
+    location: StorePath,
+    shard: Arc<Shard>,
+    /// The dtype converted: the file's, or a record of only the projected fields (same
+    /// itemsize, so the same rows); `None` when no column is read (`count(*)`).
+    dtype: Option<DType>,
+    /// The converted batch's columns → the projected order.
+    order: Vec<usize>,
+    schema: SchemaRef,
+    name: String,
+    batch_rows: u64,
+}
+
+impl FileOpener for NpyOpener {
+    fn open(&self, file: PartitionedFile) -> Result<FileOpenFuture> {
+        let store = Arc::clone(&self.store);
+        let headers = Arc::clone(&self.headers);
+        let file_schema = Arc::clone(&self.file_schema);
+        let file_indices = self.file_indices.clone();
+        let schema = Arc::clone(&self.projected);
+        let batch_rows = self.batch_rows;
+        let limit = self.limit;
+        Ok(Box::pin(async move {
+            let meta = &file.object_meta;
+            let path = meta.location.as_ref().to_owned();
+            let shard = headers.get(&store, meta).await?;
+            // The file must hold the table's columns (it may have changed since planning, or
+            // a scan may be sent to an executor with a schema of its own).
+            let name = file_schema
+                .fields()
+                .first()
+                .map_or_else(|| "value".to_owned(), |f| f.name().clone());
+            let own = shard_schema(&shard, &name, &path)?;
+            if own.fields() != file_schema.fields() {
+                return Err(Error::Mismatch {
+                    path,
+                    first: "the table".to_owned(),
+                    what: "Arrow schema",
+                    found: own.to_string(),
+                    expected: file_schema.to_string(),
+                }
+                .into());
+            }
+            let (start, stop) = match &file.range {
+                Some(r) => (
+                    u64::try_from(r.start).unwrap_or(0),
+                    u64::try_from(r.end).unwrap_or(0),
+                ),
+                None => (0, meta.size),
+            };
+            let (first, mut end) = shard.rows_in(start, stop, meta.size);
+            if let Some(limit) = limit {
+                end = end.min(first.saturating_add(limit as u64));
+            }
+            let (dtype, order) = projected_dtype(&shard.dtype, &file_indices);
+            let batch_rows = match (npy_arrow::BATCH_BYTES as u64).checked_div(shard.row_bytes) {
+                None => batch_rows as u64,
+                Some(fit) => fit.clamp(1, batch_rows as u64),
+            };
+            let plan = Arc::new(Plan {
+                store,
+                location: meta.location.clone(),
+                shard,
+                dtype,
+                order,
+                schema,
+                name,
+                batch_rows,
+            });
+            let stream = futures::stream::try_unfold(first, move |next| {
+                let plan = Arc::clone(&plan);
+                async move {
+                    if next >= end {
+                        return Ok(None);
+                    }
+                    let n = plan.batch_rows.min(end - next);
+                    let batch = plan.read(next, n).await?;
+                    Ok(Some((batch, next + n)))
+                }
+            });
+            Ok(stream.boxed())
+        }))
+    }
+}
+
+/// The dtype to convert for the columns `indices` of a file of `dtype`, and where each of
+/// its columns goes in the projected order.
+fn projected_dtype(dtype: &DType, indices: &[usize]) -> (Option<DType>, Vec<usize>) {
+    if indices.is_empty() {
+        return (None, Vec::new());
+    }
+    match dtype {
+        DType::Record(r) if !r.fields().is_empty() => {
+            let mut wanted: Vec<usize> = indices.to_vec();
+            wanted.sort_unstable();
+            wanted.dedup();
+            if wanted.len() == r.fields().len() && indices.len() == wanted.len() {
+                let identity = indices.iter().enumerate().all(|(i, &j)| i == j);
+                if identity {
+                    return (Some(dtype.clone()), Vec::new());
+                }
+            }
+            let fields = wanted
+                .iter()
+                .filter_map(|&i| r.fields().get(i).cloned())
+                .collect();
+            // The fields keep their offsets and the itemsize: the same rows, fewer columns.
+            let Ok(sub) = Record::new(fields, r.itemsize()) else {
+                return (Some(dtype.clone()), indices.to_vec());
+            };
+            let order = indices
+                .iter()
+                .map(|i| wanted.binary_search(i).unwrap_or(0))
+                .collect();
+            (Some(DType::Record(sub)), order)
+        }
+        _ => (Some(dtype.clone()), indices.iter().map(|_| 0).collect()),
+    }
+}
+
+impl Plan {
+    fn path(&self) -> &str {
+        self.location.as_ref()
+    }
+
+    fn store_error(&self, source: object_store::Error) -> DataFusionError {
+        Error::Store {
+            path: self.path().to_owned(),
+            source,
+        }
+        .into()
+    }
+
+    /// Rows `[first, first + n)` as a batch of the projected schema.
+    async fn read(&self, first: u64, n: u64) -> Result<RecordBatch> {
+        let rows = usize::try_from(n).map_err(|_| self.overflow())?;
+        let Some(dtype) = &self.dtype else {
+            return Ok(RecordBatch::try_new_with_options(
+                Arc::clone(&self.schema),
+                Vec::new(),
+                &RecordBatchOptions::new().with_row_count(Some(rows)),
+            )?);
+        };
+        let data = if self.shard.fortran {
+            self.gather_fortran(first, n).await?
+        } else {
+            let rb = self.shard.row_bytes;
+            let start = first
+                .checked_mul(rb)
+                .and_then(|b| b.checked_add(self.shard.data_offset))
+                .ok_or_else(|| self.overflow())?;
+            let len = n.checked_mul(rb).ok_or_else(|| self.overflow())?;
+            if len == 0 {
+                Bytes::new()
+            } else {
+                self.store
+                    .get_range(&self.location, start..start + len)
+                    .await
+                    .map_err(|e| self.store_error(e))?
+            }
+        };
+        let buffer = Buffer::from(data);
+        let batch =
+            npy_arrow::batch_from_bytes(dtype, &self.shard.trailing, rows, &buffer, &self.name)
+                .map_err(|e| Error::Arrow {
+                    path: self.path().to_owned(),
+                    source: e,
+                })?;
+        let columns = if self.order.is_empty() {
+            batch.columns().to_vec()
+        } else {
+            self.order
+                .iter()
+                .map(|&i| Arc::clone(batch.column(i)))
+                .collect()
+        };
+        Ok(RecordBatch::try_new_with_options(
+            Arc::clone(&self.schema),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )?)
+    }
+
+    fn overflow(&self) -> DataFusionError {
+        Error::Unsupported {
+            path: self.path().to_owned(),
+            what: "a byte offset overflows 64 bits".to_owned(),
+        }
+        .into()
+    }
+
+    /// Rows `[first, first + n)` of a Fortran-order file, in C order: element `j` (Fortran
+    /// order over the axes after the first) of every row is one run of `n` elements in the
+    /// file, read with one ranged read each (the store merges neighbouring ranges).
+    async fn gather_fortran(&self, first: u64, n: u64) -> Result<Bytes> {
+        let shard = &self.shard;
+        let item = shard.dtype.itemsize();
+        let per_row = shard.row_elements().ok_or_else(|| self.overflow())?;
+        let mut ranges = Vec::with_capacity(usize::try_from(per_row).unwrap_or(0));
+        for j in 0..per_row {
+            let start = j
+                .checked_mul(shard.rows)
+                .and_then(|e| e.checked_add(first))
+                .and_then(|e| e.checked_mul(item))
+                .and_then(|b| b.checked_add(shard.data_offset))
+                .ok_or_else(|| self.overflow())?;
+            ranges.push(start..start + n * item);
+        }
+        let runs = self
+            .store
+            .get_ranges(&self.location, &ranges)
+            .await
+            .map_err(|e| self.store_error(e))?;
+        let (item, n, per_row) = (item as usize, n as usize, per_row as usize);
+        if let Some(short) = runs.iter().find(|r| r.len() != n * item) {
+            return Err(Error::Unsupported {
+                path: self.path().to_owned(),
+                what: format!(
+                    "the store returned {} bytes for a range of {} (the file changed?)",
+                    short.len(),
+                    n * item
+                ),
+            }
+            .into());
+        }
+        let mut out = vec![0u8; n * per_row * item];
+        // `index`: the multi-index over the axes after the first, Fortran order (first axis
+        // fastest); `c`: its C-order flat index.
+        let dims: Vec<usize> = shard.trailing.iter().map(|&d| d as usize).collect();
+        let mut strides = vec![1usize; dims.len()];
+        for k in (0..dims.len().saturating_sub(1)).rev() {
+            strides[k] = strides[k + 1] * dims[k + 1];
+        }
+        let mut index = vec![0usize; dims.len()];
+        for run in &runs {
+            let c: usize = index.iter().zip(&strides).map(|(i, s)| i * s).sum();
+            for r in 0..n {
+                let to = (r * per_row + c) * item;
+                out[to..to + item].copy_from_slice(&run[r * item..(r + 1) * item]);
+            }
+            for (k, i) in index.iter_mut().enumerate() {
+                *i += 1;
+                if *i < dims[k] {
+                    break;
+                }
+                *i = 0;
+            }
+        }
+        Ok(Bytes::from(out))
+    }
+}

@@ -1,0 +1,594 @@
+//! SQL answers over `.npy` shards against numpy's: numpy writes every file and computes every
+//! expected answer; DataFusion with this crate's format answers the query.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use datafusion::arrow::json::writer::{JsonArray, WriterBuilder};
+use datafusion::datasource::listing::{ListingOptions, ListingTableUrl};
+use datafusion::error::DataFusionError;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use npy_datafusion::{Error, NpyFormat, NpyOptions};
+use npy_test_support::python::{python_for, run_script};
+use serde_json::Value;
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// A session that reads `.npy` and takes quoted paths in FROM as tables; files of more than
+/// `split_bytes` are split into byte ranges over 4 partitions; batches of `batch` rows.
+fn session(split_bytes: usize, batch: usize) -> SessionContext {
+    let mut config = SessionConfig::new()
+        .with_target_partitions(4)
+        .with_batch_size(batch)
+        .with_repartition_file_scans(true)
+        .with_repartition_file_min_size(split_bytes);
+    config.options_mut().execution.collect_statistics = true;
+    let ctx = SessionContext::new_with_config(config).enable_url_table();
+    npy_datafusion::register(&ctx).unwrap();
+    ctx
+}
+
+/// The query's rows as JSON objects (nulls kept as `null`).
+async fn query(ctx: &SessionContext, sql: &str) -> Result<Vec<Value>, DataFusionError> {
+    let batches = ctx.sql(sql).await?.collect().await?;
+    let mut out = Vec::new();
+    {
+        let mut w = WriterBuilder::new()
+            .with_explicit_nulls(true)
+            .build::<_, JsonArray>(&mut out);
+        for b in &batches {
+            w.write(b)?;
+        }
+        w.finish()?;
+    }
+    if out.is_empty() {
+        return Ok(Vec::new());
+    }
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    Ok(v.as_array().cloned().unwrap_or_default())
+}
+
+/// The physical plan of `sql`, as EXPLAIN prints it.
+async fn plan(ctx: &SessionContext, sql: &str) -> String {
+    let rows = query(ctx, &format!("EXPLAIN {sql}")).await.unwrap();
+    rows.iter()
+        .map(|r| format!("{}: {}", r["plan_type"], r["plan"].as_str().unwrap_or("")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Registers the listing table `name` over `location` (a file, a directory or a glob).
+async fn listing(ctx: &SessionContext, name: &str, location: &str, column: Option<&str>) {
+    let format = NpyFormat::with_options(NpyOptions {
+        column_name: column.map(str::to_owned),
+    });
+    let options = ListingOptions::new(Arc::new(format)).with_file_extension(".npy");
+    let url = ListingTableUrl::parse(location).unwrap();
+    let schema = options
+        .infer_schema(&ctx.state(), &url)
+        .await
+        .unwrap_or_else(|e| panic!("{location}: {e}"));
+    ctx.register_listing_table(name, location, options, Some(schema), None)
+        .await
+        .unwrap();
+}
+
+fn expected(python: &Path, script: &str, dir: &Path) -> Value {
+    serde_json::from_str(&run_script(python, script, [dir])).unwrap()
+}
+
+fn close(a: &Value, b: &Value) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => (x - y).abs() <= 1e-9 * y.abs().max(1.0),
+        _ => a == b,
+    }
+}
+
+fn assert_rows_close(ours: &[Value], numpy: &Value, what: &str) {
+    let numpy = numpy.as_array().unwrap();
+    assert_eq!(ours.len(), numpy.len(), "{what}: {ours:?} vs {numpy:?}");
+    for (o, n) in ours.iter().zip(numpy) {
+        let (o, n) = (o.as_object().unwrap(), n.as_object().unwrap());
+        assert_eq!(o.len(), n.len(), "{what}: {o:?} vs {n:?}");
+        for (k, v) in n {
+            assert!(
+                close(&o[k], v),
+                "{what}: column {k}: ours {} numpy {v}",
+                o[k]
+            );
+        }
+    }
+}
+
+/// Shards of issue 41's record, one of them big-endian, one empty: numpy's group-by.
+const SHARDS: &str = r"
+import sys, json, numpy as np
+d = sys.argv[1]
+dt = [('id','<i8'), ('label','<i4'), ('score','<f4'), ('when','<M8[ms]'), ('name','<U8')]
+rng = np.random.default_rng(41)
+parts = []
+for k, n in enumerate([1000, 0, 2345, 777]):
+    a = np.zeros(n, dtype=dt)
+    a['id'] = np.arange(n) + 10_000 * k
+    a['label'] = rng.integers(0, 5, n)
+    a['score'] = rng.random(n, dtype=np.float32)
+    a['when'] = np.datetime64('2024-01-01', 'ms') + rng.integers(0, 10**9, n)
+    a['when'][::7] = np.datetime64('NaT')
+    a['name'] = [f'n{i % 13}' for i in range(n)]
+    if k == 2:
+        a = a.astype([(f, t.replace('<', '>')) for f, t in dt])
+    np.save(f'{d}/part-{k}.npy', a)
+    parts.append(a.astype(dt))
+a = np.concatenate(parts)
+out = []
+for lab in sorted(set(a['label'].tolist())):
+    m = a['label'] == lab
+    w = a['when'][m]
+    ok = ~np.isnat(w)
+    out.append({'label': int(lab), 'n': int(m.sum()), 's': int(a['id'][m].sum()),
+                'avg_score': float(a['score'][m].astype(np.float64).mean()),
+                'max_name': max(a['name'][m].tolist()), 'nat': int((~ok).sum()),
+                'max_when': int(w[ok].astype('i8').max())})
+print(json.dumps(out))
+";
+
+const GROUP_BY: &str = "SELECT label, count(*) AS n, sum(id) AS s, avg(score) AS avg_score, \
+    max(name) AS max_name, count(*) - count(\"when\") AS nat, \
+    max(CAST(\"when\" AS BIGINT)) AS max_when FROM {} GROUP BY label ORDER BY label";
+
+#[test]
+fn a_directory_a_glob_and_a_file_answer_as_numpy() {
+    let Some(python) = python_for("SQL over .npy shards against numpy's group-by") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let want = expected(&python, SHARDS, dir.path());
+    let d = dir.path().display().to_string();
+    runtime().block_on(async {
+        let ctx = session(4096, 1000);
+        // A directory (its *.npy), as a listing table.
+        listing(&ctx, "t", &format!("{d}/"), None).await;
+        let rows = query(&ctx, &GROUP_BY.replace("{}", "t")).await.unwrap();
+        assert_rows_close(&rows, &want, "directory");
+        // A glob, quoted in FROM.
+        let rows = query(&ctx, &GROUP_BY.replace("{}", &format!("'{d}/part-*.npy'")))
+            .await
+            .unwrap();
+        assert_rows_close(&rows, &want, "glob in FROM");
+        // One file (the big-endian one) against numpy's count of it.
+        let rows = query(
+            &ctx,
+            &format!("SELECT count(*) AS n, min(id) AS lo FROM '{d}/part-2.npy'"),
+        )
+        .await
+        .unwrap();
+        assert_eq!(rows, [serde_json::json!({"n": 2345, "lo": 20000})]);
+    });
+}
+
+#[test]
+fn count_star_is_answered_from_the_headers() {
+    let Some(python) = python_for("count(*) over .npy shards against numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    expected(&python, SHARDS, dir.path());
+    let d = dir.path().display().to_string();
+    runtime().block_on(async {
+        let ctx = session(4096, 1000);
+        listing(&ctx, "t", &format!("{d}/"), None).await;
+        let rows = query(&ctx, "SELECT count(*) AS n FROM t").await.unwrap();
+        assert_eq!(rows, [serde_json::json!({"n": 1000 + 2345 + 777})]);
+        let p = plan(&ctx, "SELECT count(*) FROM t").await;
+        assert!(!p.contains("DataSourceExec"), "count(*) scans: {p}");
+    });
+}
+
+#[test]
+fn a_large_file_scans_as_row_aligned_ranges() {
+    let Some(python) = python_for("byte-range splits of one .npy against numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // 13-byte records: no range boundary falls on a row boundary by chance.
+    let script = r"
+import sys, json, numpy as np
+n = 100_003
+a = np.zeros(n, dtype=[('id','<i8'), ('x','<f4'), ('b','?')])
+a['id'] = np.arange(n) * 3 - 7
+a['x'] = np.arange(n, dtype=np.float32) / 8
+a['b'] = a['id'] % 5 == 0
+np.save(sys.argv[1] + '/big.npy', a)
+print(json.dumps([{'n': n, 's': int(a['id'].sum()), 'lo': int(a['id'].min()),
+                   'hi': int(a['id'].max()), 'nb': int(a['b'].sum()),
+                   'sx': float(a['x'].astype(np.float64).sum())}]))
+";
+    let want = expected(&python, script, dir.path());
+    let file = dir.path().join("big.npy").display().to_string();
+    runtime().block_on(async {
+        let ctx = session(1024, 4096);
+        listing(&ctx, "big", &file, None).await;
+        let sql = "SELECT count(id) AS n, sum(id) AS s, min(id) AS lo, max(id) AS hi, \
+                   sum(CAST(b AS INT)) AS nb, sum(CAST(x AS DOUBLE)) AS sx FROM big";
+        let p = plan(&ctx, sql).await;
+        assert!(
+            p.contains("file_groups={4 groups"),
+            "one file on 4 partitions: {p}"
+        );
+        let rows = query(&ctx, sql).await.unwrap();
+        assert_rows_close(&rows, &want, "ranges of one file");
+        // A projection in another order than the record's, and a limit.
+        let rows = query(&ctx, "SELECT b, id FROM big LIMIT 3").await.unwrap();
+        assert_eq!(rows.len(), 3);
+        for r in &rows {
+            let id = r["id"].as_i64().unwrap();
+            assert_eq!(r["b"].as_bool().unwrap(), id % 5 == 0, "{r}");
+        }
+    });
+}
+
+#[test]
+fn an_nd_array_is_a_column_of_lists_fortran_order_too() {
+    let Some(python) = python_for("N-d .npy rows as lists against numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = r"
+import sys, json, numpy as np
+d = sys.argv[1]
+a = (np.arange(7 * 3 * 2, dtype='<i4') * 5 - 11).reshape(7, 3, 2)
+np.save(d + '/c/emb.npy', a)
+np.save(d + '/f/emb.npy', np.asfortranarray(a))
+assert np.load(d + '/f/emb.npy').flags.f_contiguous
+rows = [{'e': r.reshape(-1).tolist(), 'first': int(r.reshape(-1)[0]), 'len': 6} for r in a]
+print(json.dumps(rows))
+";
+    std::fs::create_dir(dir.path().join("c")).unwrap();
+    std::fs::create_dir(dir.path().join("f")).unwrap();
+    let want = expected(&python, script, dir.path());
+    let d = dir.path().display().to_string();
+    runtime().block_on(async {
+        // Batches of 2 rows over ranges: every gather starts mid-file.
+        let ctx = session(64, 2);
+        for order in ["c", "f"] {
+            let rows = query(
+                &ctx,
+                &format!(
+                    "SELECT emb AS e, emb[1] AS first, array_length(emb) AS len \
+                     FROM '{d}/{order}/emb.npy'"
+                ),
+            )
+            .await
+            .unwrap();
+            // Row order: ranges are concatenated in order within one partition only, so
+            // compare as sets keyed by the row's first element.
+            let mut rows = rows;
+            rows.sort_by_key(|r| r["first"].as_i64());
+            assert_eq!(Value::from(rows), want, "{order} order");
+        }
+    });
+}
+
+#[test]
+fn strings_bytes_and_datetimes_as_numpy_reads_them() {
+    let Some(python) = python_for("strings and datetimes of .npy against numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = r"
+import sys, json, numpy as np
+a = np.zeros(4, dtype=[('i','<i2'), ('u','<U5'), ('s','S4'), ('t','>M8[s]'), ('dt','<m8[ms]')])
+a['i'] = [0, 1, 2, 3]
+a['u'] = ['', 'héllo', 'ab', 'z']
+a['s'] = [b'', b'xy', b'a\x00b', b'abcd']
+a['t'] = [np.datetime64('NaT'), np.datetime64('1970-01-02T00:00:01'), np.datetime64('2262-04-11'), np.datetime64('1900-01-01')]
+a['dt'] = [np.timedelta64(5, 'ms'), np.timedelta64('NaT'), np.timedelta64(-1, 'ms'), np.timedelta64(0, 'ms')]
+np.save(sys.argv[1] + '/rec.npy', a)
+out = []
+for r in a:
+    t = None if np.isnat(r['t']) else int(r['t'].astype('i8'))
+    dt = None if np.isnat(r['dt']) else int(r['dt'].astype('i8'))
+    out.append({'i': int(r['i']), 'u': str(r['u']), 'slen': len(r['s']), 't': t, 'dt': dt})
+print(json.dumps(out))
+";
+    let want = expected(&python, script, dir.path());
+    let file = dir.path().join("rec.npy").display().to_string();
+    runtime().block_on(async {
+        let ctx = session(1 << 20, 8192);
+        let rows = query(
+            &ctx,
+            &format!(
+                "SELECT i, u, octet_length(CAST(s AS VARCHAR)) AS slen, CAST(t AS BIGINT) AS t, \
+                 CAST(arrow_cast(dt, 'Int64') AS BIGINT) AS dt FROM '{file}' ORDER BY i"
+            ),
+        )
+        .await
+        .unwrap();
+        assert_eq!(Value::from(rows), want);
+    });
+}
+
+/// The query's error, which must be this crate's, naming `file`.
+async fn npy_error(ctx: &SessionContext, sql: &str, file: &str) -> String {
+    let err = match ctx.sql(sql).await {
+        Ok(df) => df.collect().await.expect_err(sql),
+        Err(e) => e,
+    };
+    let text = err.to_string();
+    let ours = Error::find(&err).unwrap_or_else(|| panic!("{sql}: not npy-datafusion's: {err:?}"));
+    assert!(
+        ours.path().ends_with(file),
+        "{sql}: {} is not {file}",
+        ours.path()
+    );
+    assert!(text.contains(file), "{sql}: {text}");
+    text
+}
+
+#[test]
+fn shards_that_differ_are_named_with_how() {
+    let Some(python) = python_for("mismatched .npy shards written by numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = r"
+import sys, numpy as np
+d = sys.argv[1]
+for sub in ('dtype', 'shape'):
+    import os; os.mkdir(f'{d}/{sub}')
+np.save(f'{d}/dtype/a.npy', np.zeros(3, '<f4'))
+np.save(f'{d}/dtype/b.npy', np.zeros(3, '>f4'))
+np.save(f'{d}/dtype/c.npy', np.zeros(3, '<f8'))
+np.save(f'{d}/dtype/d.npy', np.zeros(3, '<i8'))
+np.save(f'{d}/shape/a.npy', np.zeros((3, 2), '<f4'))
+np.save(f'{d}/shape/b.npy', np.zeros((4, 3), '<f4'))
+";
+    run_script(&python, script, [dir.path()]);
+    let d = dir.path().display().to_string();
+    runtime().block_on(async {
+        let ctx = session(1 << 20, 8192);
+        let text = npy_error(&ctx, &format!("SELECT * FROM '{d}/dtype/'"), "dtype/c.npy").await;
+        assert!(
+            text.contains("dtype") && text.contains("<f8") && text.contains("<f4"),
+            "{text}"
+        );
+        let text = npy_error(&ctx, &format!("SELECT * FROM '{d}/shape/'"), "shape/b.npy").await;
+        assert!(text.contains("[3]") && text.contains("[2]"), "{text}");
+    });
+}
+
+#[test]
+fn bad_files_are_errors_naming_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Headers by the format's rules (version 1.0, padded to 64 bytes): a truncated shard, a
+    // header whose shape claims more than numpy can hold, a dtype Arrow has no type for, an
+    // object array, and rows of 0 bytes past the budget.
+    let header = |descr: &str, shape: &str| -> Vec<u8> {
+        let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}")
+            .into_bytes();
+        let total = (10 + h.len() + 1).div_ceil(64) * 64;
+        h.resize(total - 10 - 1, b' ');
+        h.push(b'\n');
+        let mut b = b"\x93NUMPY\x01\x00".to_vec();
+        b.extend_from_slice(&(h.len() as u16).to_le_bytes());
+        b.extend_from_slice(&h);
+        b
+    };
+    let mut truncated = header("<i4", "(4,)");
+    truncated.extend_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0]);
+    std::fs::write(d.join("truncated.npy"), truncated).unwrap();
+    std::fs::write(
+        d.join("huge.npy"),
+        header("<f8", "(4611686018427387904, 4)"),
+    )
+    .unwrap();
+    let mut years = header("<M8[Y]", "(1,)");
+    years.extend_from_slice(&[0; 8]);
+    std::fs::write(d.join("years.npy"), years).unwrap();
+    let mut objects = header("|O", "(1,)");
+    objects.extend_from_slice(&[0; 8]);
+    std::fs::write(d.join("objects.npy"), objects).unwrap();
+    std::fs::write(d.join("unbacked.npy"), header("<f8", "(1099511627776, 0)")).unwrap();
+    std::fs::write(d.join("notnpy.npy"), b"PK\x03\x04 not an npy").unwrap();
+    runtime().block_on(async {
+        let ctx = session(1 << 20, 8192);
+        for (file, says) in [
+            ("truncated.npy", "16"),
+            ("huge.npy", "4611686018427387904"),
+            ("years.npy", "M8[Y]"),
+            ("objects.npy", "Python objects"),
+            ("unbacked.npy", "MAX_UNBACKED_ROWS"),
+            ("notnpy.npy", "npz"),
+        ] {
+            let path = d.join(file).display().to_string();
+            let text = npy_error(&ctx, &format!("SELECT count(*) FROM '{path}'"), file).await;
+            assert!(text.contains(says), "{file}: {text}");
+        }
+    });
+}
+
+/// The local file system, counting GETs and the bytes they return.
+#[derive(Debug)]
+struct Counting {
+    inner: object_store::local::LocalFileSystem,
+    gets: std::sync::atomic::AtomicU64,
+    bytes: std::sync::atomic::AtomicU64,
+}
+
+impl Counting {
+    fn take(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::SeqCst;
+        (self.gets.swap(0, SeqCst), self.bytes.swap(0, SeqCst))
+    }
+}
+
+impl std::fmt::Display for Counting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Counting({})", self.inner)
+    }
+}
+
+#[async_trait::async_trait]
+impl object_store::ObjectStore for Counting {
+    async fn put_opts(
+        &self,
+        location: &object_store::path::Path,
+        payload: object_store::PutPayload,
+        opts: object_store::PutOptions,
+    ) -> object_store::Result<object_store::PutResult> {
+        self.inner.put_opts(location, payload, opts).await
+    }
+
+    async fn put_multipart_opts(
+        &self,
+        location: &object_store::path::Path,
+        opts: object_store::PutMultipartOptions,
+    ) -> object_store::Result<Box<dyn object_store::MultipartUpload>> {
+        self.inner.put_multipart_opts(location, opts).await
+    }
+
+    async fn get_opts(
+        &self,
+        location: &object_store::path::Path,
+        options: object_store::GetOptions,
+    ) -> object_store::Result<object_store::GetResult> {
+        use std::sync::atomic::Ordering::SeqCst;
+        // A HEAD (object_store 0.13 sends it as a GET with `head`) transfers no body.
+        let head = options.head;
+        let r = self.inner.get_opts(location, options).await?;
+        self.gets.fetch_add(1, SeqCst);
+        if !head {
+            self.bytes.fetch_add(r.range.end - r.range.start, SeqCst);
+        }
+        Ok(r)
+    }
+
+    fn delete_stream(
+        &self,
+        locations: futures::stream::BoxStream<
+            'static,
+            object_store::Result<object_store::path::Path>,
+        >,
+    ) -> futures::stream::BoxStream<'static, object_store::Result<object_store::path::Path>> {
+        self.inner.delete_stream(locations)
+    }
+
+    fn list(
+        &self,
+        prefix: Option<&object_store::path::Path>,
+    ) -> futures::stream::BoxStream<'static, object_store::Result<object_store::ObjectMeta>> {
+        self.inner.list(prefix)
+    }
+
+    async fn list_with_delimiter(
+        &self,
+        prefix: Option<&object_store::path::Path>,
+    ) -> object_store::Result<object_store::ListResult> {
+        self.inner.list_with_delimiter(prefix).await
+    }
+
+    async fn copy_opts(
+        &self,
+        from: &object_store::path::Path,
+        to: &object_store::path::Path,
+        options: object_store::CopyOptions,
+    ) -> object_store::Result<()> {
+        self.inner.copy_opts(from, to, options).await
+    }
+}
+
+#[test]
+fn count_star_reads_one_header_per_shard_and_limit_reads_its_rows() {
+    let Some(python) = python_for("requests of count(*) and LIMIT over .npy shards") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // 20 shards of 10,000 '<f8' (80 kB each), and one file of 1,000,000 (8 MB).
+    let script = r"
+import sys, os, numpy as np
+d = sys.argv[1]
+os.mkdir(d + '/shards')
+for k in range(20):
+    np.save(f'{d}/shards/s{k:02}.npy', np.arange(10_000, dtype='<f8') + k)
+np.save(d + '/big.npy', np.arange(1_000_000, dtype='<f8'))
+print(20 * 10_000)
+";
+    let rows: u64 = run_script(&python, script, [dir.path()])
+        .trim()
+        .parse()
+        .unwrap();
+    let d = dir.path().display().to_string();
+    runtime().block_on(async {
+        let ctx = session(1 << 20, 8192);
+        let store = Arc::new(Counting {
+            inner: object_store::local::LocalFileSystem::new(),
+            gets: 0.into(),
+            bytes: 0.into(),
+        });
+        let url = datafusion::execution::object_store::ObjectStoreUrl::local_filesystem();
+        ctx.register_object_store(url.as_ref(), Arc::clone(&store) as _);
+        listing(&ctx, "t", &format!("{d}/shards/"), Some("v")).await;
+        let rows_seen = query(&ctx, "SELECT count(*) AS n FROM t").await.unwrap();
+        assert_eq!(rows_seen, [serde_json::json!({ "n": rows })]);
+        let (gets, bytes) = store.take();
+        // Issue 41's target: at most 2 requests and 16 KiB per shard.
+        assert!(gets <= 2 * 20, "{gets} GETs for 20 headers");
+        assert!(bytes <= 20 * 4096, "{bytes} bytes for 20 headers");
+        listing(&ctx, "big", &format!("{d}/big.npy"), Some("v")).await;
+        store.take();
+        let got = query(&ctx, "SELECT v FROM big LIMIT 10").await.unwrap();
+        assert_eq!(got.len(), 10);
+        let (gets, bytes) = store.take();
+        // Issue 41's target (≤ 3 requests): a scan with a limit is not split over
+        // partitions; one ranged read of 10 rows, and the listing's HEAD of the file.
+        assert!(gets <= 3, "{gets} GETs for LIMIT 10");
+        let p = plan(&ctx, "SELECT v FROM big LIMIT 10").await;
+        assert!(bytes <= 10 * 8, "{bytes} bytes for LIMIT 10: {p}");
+    });
+}
+
+#[test]
+fn rows_of_no_bytes_and_a_0d_array_as_numpy_counts_them() {
+    let Some(python) = python_for("0-d arrays and rows of 0 bytes against numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = r"
+import sys, json, numpy as np
+d = sys.argv[1]
+np.save(d + '/empty_rows.npy', np.zeros((5, 0), '<f4'))
+np.save(d + '/scalar.npy', np.array(-7, '<i8'))
+e, s = np.load(d + '/empty_rows.npy'), np.load(d + '/scalar.npy')
+print(json.dumps({'rows': len(e), 'width': e.shape[1], 'scalar': int(s)}))
+";
+    let want = expected(&python, script, dir.path());
+    let d = dir.path().display().to_string();
+    runtime().block_on(async {
+        // Ranges of 16 bytes: the rows of 0 bytes all belong to the one range holding the
+        // data's offset (the file's end).
+        let ctx = session(16, 2);
+        let rows = query(
+            &ctx,
+            &format!(
+                "SELECT count(empty_rows) AS n, max(array_length(empty_rows)) AS w \
+                 FROM '{d}/empty_rows.npy'"
+            ),
+        )
+        .await
+        .unwrap();
+        assert_eq!(rows[0]["n"], want["rows"], "{rows:?}");
+        // A 0-d array is one row (numpy's shape ()); array_length of an empty list is NULL.
+        let rows = query(&ctx, &format!("SELECT scalar FROM '{d}/scalar.npy'"))
+            .await
+            .unwrap();
+        assert_eq!(rows, [serde_json::json!({ "scalar": want["scalar"] })]);
+        assert_eq!(want["width"], 0);
+    });
+}
