@@ -56,7 +56,7 @@ export interface NpzFile {
   get(key: string): NpyArray;
   /** One member's bytes (a .npy file). */
   bytes(key: string): Uint8Array;
-  /** Frees the archive's copy in the module's memory. */
+  /** Frees the archive's copy in the module's memory; get/bytes then throw, close() again does nothing. */
   close(): void;
 }
 

@@ -20,7 +20,8 @@ export const FIRST_FETCH_BYTES = 64 * 1024;
 
 /**
  * The largest input decoded in WebAssembly (bytes): a file that is not viewed in place, an
- * archive. Its memory holds at most 4 GiB, and a decode holds the input, the columns it makes
+ * archive, and each .npz member as it inflates (its declared size, checked before a byte is
+ * inflated; npy-npz never inflates a member past it). Its memory holds at most 4 GiB, and a decode holds the input, the columns it makes
  * (about the input's size) and their strings: 1 GiB keeps that within it, so a larger input is
  * an Error here rather than an allocation failure (a trap) in wasm. Zero-copy parses do not
  * pass through wasm and have no such limit.
@@ -29,7 +30,7 @@ export const MAX_DECODE_BYTES = 2 ** 30;
 
 function checkDecodeSize(n, what) {
   if (n > MAX_DECODE_BYTES) {
-    throw new Error(`${what} of ${n} bytes is larger than the ${MAX_DECODE_BYTES} bytes (MAX_DECODE_BYTES) decoded in WebAssembly; read it in rows (fetchNpy with rows) or as a little-endian number array, which is viewed in place`);
+    throw new Error(`${what} of ${n} bytes is larger than the ${MAX_DECODE_BYTES} bytes (MAX_DECODE_BYTES) decoded in WebAssembly; read a .npy file in rows (fetchNpy with rows) or as a little-endian number array, which is viewed in place`);
   }
 }
 
@@ -311,11 +312,23 @@ export function openNpz(input) {
   checkDecodeSize(bytes.length, 'a .npz archive');
   const npz = new wasm._Npz(bytes);
   const keys = npz.keys();
+  let closed = false;
+  const member = (key) => {
+    if (closed) throw new Error(`the .npz archive is closed (close() was called): member '${key}' cannot be read`);
+    // The declared size bounds what is inflated (npy-npz stops a member there): checked
+    // before a byte is inflated.
+    checkDecodeSize(npz.size(key), `member '${key}'`);
+    return npz.member(key);
+  };
   return {
     keys,
-    get(key) { return parse(npz.member(key)); },
-    bytes(key) { return npz.member(key); },
-    close() { npz.free(); },
+    get(key) { return parse(member(key)); },
+    bytes(key) { return member(key); },
+    close() {
+      if (closed) return;
+      closed = true;
+      npz.free();
+    },
   };
 }
 
@@ -434,6 +447,7 @@ export async function fetchNpz(url, key, options = {}) {
       if (i >= MAX_ROUNDS) throw new Error(`${url}: the archive asked for more than ${MAX_ROUNDS} ranges`);
       await fill();
     }
+    checkDecodeSize(ra.size(key), `${url}: member '${key}'`);
     for (let i = 0; ; i++) {
       const m = ra.member(key);
       if (m !== undefined) return parse(m);

@@ -746,6 +746,16 @@ impl Npz {
     pub fn member(&self, key: &str) -> Result<Vec<u8>, JsError> {
         self.inner.read_bytes(key).map_err(js_err)
     }
+
+    /// The member `key`'s size in bytes (inflated), as the central directory declares it:
+    /// what [`Npz::member`] allocates, and never inflates past (npy-npz stops a member at its
+    /// declared size), so the JavaScript side checks it against its budget first.
+    ///
+    /// # Errors
+    /// No such key (the message lists the keys).
+    pub fn size(&self, key: &str) -> Result<f64, JsError> {
+        Ok(self.inner.member(key).map_err(js_err)?.size as f64)
+    }
 }
 
 /// The parts of a remote file fetched so far: a [`npy_core::ReadAt`] whose reads outside them
@@ -854,6 +864,19 @@ impl RangeArchive {
             .as_ref()
             .map(|n| n.keys().map(str::to_owned).collect())
             .unwrap_or_default()
+    }
+
+    /// The member `key`'s size in bytes (inflated), as the central directory declares it
+    /// (see [`Npz::size`]).
+    ///
+    /// # Errors
+    /// The archive is not open; no such key (the message lists the keys).
+    pub fn size(&self, key: &str) -> Result<f64, JsError> {
+        let npz = self
+            .npz
+            .as_ref()
+            .ok_or_else(|| JsError::new("the archive is not open"))?;
+        Ok(npz.member(key).map_err(js_err)?.size as f64)
     }
 
     /// The member's bytes where the fetched ranges hold them, `undefined` when a range is

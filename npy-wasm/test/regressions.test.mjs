@@ -75,3 +75,49 @@ print(json.dumps(off))
   const bytes = np.file('ext1.npy');
   assert.throws(() => parse(bytes), (e) => notTrap(e) && /EXT1|0x82|extension/i.test(e.message) && !/bytes needed/.test(e.message));
 });
+
+test('an .npz member inflating past MAX_DECODE_BYTES is an Error naming it, before inflating; the archive stays usable', async (t) => {
+  // zipfile streams a member of |u1 zeros 1 MiB past the budget (zip64, sizes in the data
+  // descriptor and the central directory), and a small member beside it.
+  const np = numpy(t, `
+import zipfile
+from numpy.lib import format as F
+n = (1 << 30) + (1 << 20)
+with zipfile.ZipFile('bomb.npz', 'w', compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+    with zf.open('a.npy', 'w', force_zip64=True) as f:
+        F.write_array_header_1_0(f, {'descr': '|u1', 'fortran_order': False, 'shape': (n,)})
+        z = bytes(1 << 24)
+        for i in range(n >> 24):
+            f.write(z)
+        f.write(bytes(n % (1 << 24)))
+    with zf.open('b.npy', 'w') as f:
+        np.save(f, np.arange(5, dtype='<i2'))
+with np.load('bomb.npz') as z:
+    print(json.dumps({'size': z.zip.getinfo('a.npy').file_size, 'b': z['b'].tolist()}))
+`);
+  if (!np) return;
+  const { size, b } = np.out;
+  assert.ok(size > MAX_DECODE_BYTES);
+  const bytes = np.file('bomb.npz');
+  const npz = openNpz(bytes);
+  const refused = (e) => notTrap(e) && e instanceof Error && e.message.includes("member 'a'")
+    && e.message.includes(String(size)) && e.message.includes(String(MAX_DECODE_BYTES));
+  assert.throws(() => npz.get('a'), refused);
+  assert.throws(() => npz.bytes('a'), refused);
+  // Usable after the error, and after a missing key.
+  assert.deepEqual(Array.from(npz.get('b').data), b);
+  assert.throws(() => npz.get('nope'), /nope/);
+  assert.deepEqual(Array.from(npz.get('b').data), b);
+  // close() is idempotent; reads after it are a clear Error.
+  npz.close();
+  npz.close();
+  assert.throws(() => npz.get('b'), /closed/);
+  assert.throws(() => npz.bytes('b'), /closed/);
+  // fetchNpz: the same Error, before the member's bytes are fetched.
+  server.reset();
+  const url = server.put('bomb.npz', bytes);
+  await assert.rejects(fetchNpz(url, 'a'), refused);
+  const s = server.stats.get('/put/bomb.npz');
+  assert.ok(s.bytes < bytes.length / 2, `${s.bytes} of ${bytes.length} bytes fetched`);
+  assert.deepEqual(Array.from((await fetchNpz(url, 'b')).data), b);
+});
