@@ -41,7 +41,7 @@ export interface NpyArray {
   shape: number[];
   fortranOrder: boolean;
   data: Column | Columns;
-  /** fetchNpy with rows: the rows given, [start, end). */
+  /** fetchNpy with rows: the rows taken, [lo, hi) with 0 <= lo <= hi <= the row count. */
   rows?: [number, number];
   /** The same array with its data in C order (itself when it is already). */
   toCOrder(): NpyArray;
@@ -61,7 +61,11 @@ export interface NpzFile {
 }
 
 export interface FetchOptions {
-  /** Rows [start, end) along the first dimension; only their bytes are fetched (C order). */
+  /**
+   * Rows [start, end) along the first dimension, as numpy's a[start:end] (negative bounds count
+   * from the end, bounds are clamped, end <= start gives none); only their bytes are fetched
+   * (C order). Not two whole numbers: a TypeError before any request; a 0-d array: an Error.
+   */
   rows?: [number, number];
   /** The fetch to use (default: globalThis.fetch). */
   fetch?: typeof fetch;

@@ -355,11 +355,33 @@ function concat(a, b) {
   return out;
 }
 
-function sliceRows(r, a, b) {
+/** `options.rows` checked: undefined, or two whole numbers (before any request). */
+function checkRows(rows) {
+  if (rows === undefined) return undefined;
+  if (!(Array.isArray(rows) && rows.length === 2 && rows.every(Number.isSafeInteger))) {
+    throw new TypeError('fetchNpy: rows must be [start, end], two whole numbers');
+  }
+  return rows;
+}
+
+/**
+ * The rows [lo, hi) that numpy's a[start:end] takes of `n` rows: a negative bound counts from
+ * the end (n + bound), bounds are clamped to [0, n], and an end at or before the start gives
+ * no rows. A 0-d array has no rows: an Error, as numpy's IndexError.
+ */
+function rowBounds(rows, shape, url) {
+  if (shape.length === 0) {
+    throw new Error(`${url}: rows [${rows}] of a 0-d array (shape ()), which has no rows (numpy: IndexError, too many indices)`);
+  }
+  const n = shape[0];
+  const at = (i) => (i < 0 ? Math.max(0, i + n) : Math.min(i, n));
+  const lo = at(rows[0]);
+  return [lo, Math.max(lo, at(rows[1]))];
+}
+
+function sliceRows(r, [lo, hi]) {
   const c = r.toCOrder();
-  const n = c.shape[0] ?? 0;
-  const lo = Math.max(0, Math.min(a, n));
-  const hi = Math.max(lo, Math.min(b, n));
+  const n = c.shape[0];
   const per = product(c.shape.slice(1));
   const cut = (d) => {
     if (ArrayBuffer.isView(d) || Array.isArray(d)) {
@@ -378,16 +400,19 @@ function sliceRows(r, a, b) {
 
 /**
  * Fetches a .npy file by HTTP Range requests: the first FIRST_FETCH_BYTES (the header), then
- * only the bytes of the rows asked for (`rows: [start, end)`, along the first dimension).
+ * only the bytes of the rows asked for (`rows: [start, end)`, along the first dimension, as
+ * numpy's a[start:end]: negative bounds count from the end, bounds are clamped, end <= start
+ * gives no rows; a 0-d array is an Error).
  * @param {string|URL} url
  * @param {{rows?: [number, number], fetch?: typeof fetch}} [options]
  */
 export async function fetchNpy(url, options = {}) {
   const f = options.fetch ?? globalThis.fetch;
+  const rows = checkRows(options.rows);
   const first = await f(url, { headers: { Range: `bytes=0-${FIRST_FETCH_BYTES - 1}` } });
   if (first.status === 200) {
     const whole = parse(new Uint8Array(await first.arrayBuffer()));
-    return options.rows ? sliceRows(whole, options.rows[0], options.rows[1]) : whole;
+    return rows ? sliceRows(whole, rowBounds(rows, whole.shape, url)) : whole;
   }
   if (first.status !== 206) throw new Error(`${url}: HTTP ${first.status}`);
   const { total } = contentRange(first);
@@ -398,18 +423,14 @@ export async function fetchNpy(url, options = {}) {
     info = JSON.parse(wasm._readHeader(buf, total));
   }
   const hl = info.dataOffset;
-  const rows = options.rows;
-  if (rows && !(Array.isArray(rows) && rows.length === 2 && rows.every(Number.isSafeInteger))) {
-    throw new TypeError('fetchNpy: rows must be [start, end], two whole numbers');
-  }
-  if (!rows || info.fortranOrder || info.hasObject || info.shape.length === 0) {
+  const bounds = rows && rowBounds(rows, info.shape, url);
+  if (!rows || info.fortranOrder || info.hasObject) {
     if (total > buf.length) buf = concat(buf, await getRange(f, url, buf.length, total));
     const whole = parse(buf);
-    return rows ? sliceRows(whole, rows[0], rows[1]) : whole;
+    return rows ? sliceRows(whole, bounds) : whole;
   }
   const n = info.shape[0];
-  const lo = Math.max(0, Math.min(rows[0], n));
-  const hi = Math.max(lo, Math.min(rows[1], n));
+  const [lo, hi] = bounds;
   const rowBytes = n ? info.nbytes / n : 0;
   const start = info.dataOffset + lo * rowBytes;
   const end = info.dataOffset + hi * rowBytes;

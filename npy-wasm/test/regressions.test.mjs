@@ -121,3 +121,42 @@ with np.load('bomb.npz') as z:
   assert.ok(s.bytes < bytes.length / 2, `${s.bytes} of ${bytes.length} bytes fetched`);
   assert.deepEqual(Array.from((await fetchNpz(url, 'b')).data), b);
 });
+
+test("fetchNpy rows are numpy's a[start:end] (negative from the end, clamped, reversed empty); 0-d is an Error; bad rows before any request", async (t) => {
+  const pairs = [[0, 2], [-3, -1], [-2, 7], [-100, 2], [5, 2], [-1, -3], [3, 100], [7, 8], [-7, 0], [0, -1]];
+  const np = numpy(t, `
+pairs = ${JSON.stringify(pairs)}
+c = np.arange(21, dtype='<i4').reshape(7, 3)
+np.save('c.npy', c)
+np.save('f.npy', np.asfortranarray(c))
+np.save('u.npy', np.array(['a', 'bb', 'ccc', 'd', 'e', 'f', 'g']))
+np.save('zero_d.npy', np.array(5.0))
+u = np.load('u.npy')
+out = {'c': [c[a:b].tolist() for a, b in pairs], 'u': [u[a:b].tolist() for a, b in pairs]}
+try:
+    np.load('zero_d.npy')[0:1]
+except IndexError as e:
+    out['zero_d'] = str(e)
+print(json.dumps(out))
+`);
+  if (!np) return;
+  assert.ok(np.out.zero_d, 'numpy raises IndexError slicing a 0-d array');
+  for (const [name, key] of [['c.npy', 'c'], ['f.npy', 'c'], ['u.npy', 'u']]) {
+    const url = server.put(name, np.file(name));
+    for (const [i, rows] of pairs.entries()) {
+      const r = await fetchNpy(url, { rows });
+      const want = np.out[key][i];
+      assert.equal(r.shape[0], want.length, `${name} ${rows}: rows`);
+      const flat = Array.from(r.data);
+      assert.deepEqual(flat, want.flat(), `${name} ${rows}`);
+    }
+  }
+  const zurl = server.put('zero_d.npy', np.file('zero_d.npy'));
+  await assert.rejects(fetchNpy(zurl, { rows: [0, 1] }), (e) => notTrap(e) && /0-d/.test(e.message));
+  assert.equal((await fetchNpy(zurl)).data[0], 5);
+  server.reset();
+  for (const rows of [[0], [0, 1, 2], [0.5, 1], ['0', '1'], 'all', [0, NaN]]) {
+    await assert.rejects(fetchNpy(zurl, { rows }), TypeError);
+  }
+  assert.equal(server.stats.get('/put/zero_d.npy'), undefined, 'no request for bad rows');
+});
