@@ -200,7 +200,24 @@ impl<R: ReadAt> NpzArchive<R> {
     /// # Errors
     /// As [`NpzArchive::open`].
     pub fn with_options(source: R, options: ReadOptions) -> Result<Self, Error> {
-        let dir = zip::read_directory(&source)?;
+        NpzArchive::with_suffix_bytes(source, options, zip::SUFFIX_BYTES)
+    }
+
+    /// [`NpzArchive::with_options`] whose opening reads the last `suffix_bytes` of the source
+    /// (at least [`MIN_SUFFIX_BYTES`](crate::MIN_SUFFIX_BYTES), all of a shorter source)
+    /// instead of [`SUFFIX_BYTES`](crate::SUFFIX_BYTES): for a remote source that fetched
+    /// that much of the end already (npy-wasm's `fetchNpz` fetches the last
+    /// `MIN_SUFFIX_BYTES`), so that opening reads nothing else when the directory is in it,
+    /// and one more read of the directory when it is not.
+    ///
+    /// # Errors
+    /// As [`NpzArchive::open`].
+    pub fn with_suffix_bytes(
+        source: R,
+        options: ReadOptions,
+        suffix_bytes: u64,
+    ) -> Result<Self, Error> {
+        let dir = zip::read_directory(&source, suffix_bytes)?;
         // Each entry's bytes as the directory alone bounds them from below (its local
         // header's fixed part, then its compressed bytes): the overlap check over these runs
         // at opening, without reading any local header. The name is not counted: a local
