@@ -73,6 +73,8 @@ export interface FetchOptions {
 
 export const HAS_FLOAT16: boolean;
 export const FIRST_FETCH_BYTES: number;
+/** Bytes fetchNpz fetches first from an archive's end (64 KiB + 98). */
+export const NPZ_TAIL_BYTES: number;
 export const NAT: bigint;
 /** The largest input decoded in WebAssembly (1 GiB); zero-copy parses have no such limit. */
 export const MAX_DECODE_BYTES: number;

@@ -34,6 +34,11 @@ function checkDecodeSize(n, what) {
   }
 }
 
+/** Bytes fetchNpz fetches first from an archive's end, and what npy-npz reads from the end
+ * to open it: 64 KiB + 98 (the zip end record after the longest comment zip allows, and the
+ * zip64 records before it); a directory in them takes no other request. */
+export const NPZ_TAIL_BYTES = wasm._npzTailBytes();
+
 /** The most fetch-and-retry rounds for one step of fetchNpz (wasm's MAX_RANGE_ROUNDS). */
 const MAX_ROUNDS = 16;
 
@@ -442,15 +447,16 @@ export async function fetchNpy(url, options = {}) {
 }
 
 /**
- * Fetches one member of a .npz archive by HTTP Range requests: the archive's end (its central
- * directory), then the member's bytes.
+ * Fetches one member of a .npz archive by HTTP Range requests: the archive's last
+ * NPZ_TAIL_BYTES (its end record and, when it fits there, its central directory), then the
+ * member's local header and bytes in one request.
  * @param {string|URL} url
  * @param {string} key
  * @param {{fetch?: typeof fetch}} [options]
  */
 export async function fetchNpz(url, key, options = {}) {
   const f = options.fetch ?? globalThis.fetch;
-  const tail = await f(url, { headers: { Range: `bytes=-${FIRST_FETCH_BYTES}` } });
+  const tail = await f(url, { headers: { Range: `bytes=-${NPZ_TAIL_BYTES}` } });
   if (tail.status === 200) return openNpz(new Uint8Array(await tail.arrayBuffer())).get(key);
   if (tail.status !== 206) throw new Error(`${url}: HTTP ${tail.status}`);
   const { start, total } = contentRange(tail);
@@ -480,10 +486,47 @@ export async function fetchNpz(url, key, options = {}) {
   }
 }
 
-function encodeArray(descr, data) {
-  const m = /^([<>|=]?)([a-zA-Z])(\d*)/.exec(descr);
-  const kind = m ? m[2] : '';
-  const width = m ? Number(m[3] || 0) : 0;
+/** Integer dtypes' bounds (numpy's OverflowError past them). */
+const INT_BOUNDS = {
+  i1: [-128, 127], u1: [0, 255], i2: [-32768, 32767], u2: [0, 65535],
+  i4: [-(2 ** 31), 2 ** 31 - 1], u4: [0, 2 ** 32 - 1],
+  i8: [-(2n ** 63n), 2n ** 63n - 1n], u8: [0n, 2n ** 64n - 1n],
+};
+
+/** The typed array whose elements are a dtype's (`kind` + `width`), or undefined. */
+function matchingArray(code) {
+  return {
+    b1: Uint8Array, i1: Int8Array, u1: Uint8Array, i2: Int16Array, u2: Uint16Array, i4: Int32Array,
+    u4: Uint32Array, i8: BigInt64Array, u8: BigUint64Array, f2: globalThis.Float16Array,
+    f4: Float32Array, f8: Float64Array, c8: Float32Array, c16: Float64Array,
+    M8: BigInt64Array, m8: BigInt64Array,
+  }[code];
+}
+
+function intValue(v, i, descr, [lo, hi]) {
+  const big = typeof lo === 'bigint';
+  if (typeof v === 'boolean') v = v ? 1 : 0;
+  if (typeof v === 'number' && !big) {
+    if (!Number.isInteger(v)) throw new TypeError(`toNpy: element ${i} (${v}) of a ${descr} array is not a whole number`);
+    if (v < lo || v > hi) throw new RangeError(`toNpy: element ${i}, ${v}, is out of bounds for ${descr} (${lo} to ${hi}; numpy: OverflowError)`);
+    return v;
+  }
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) throw new TypeError(`toNpy: element ${i} (${v}) of a ${descr} array is not a whole number`);
+    v = BigInt(v);
+  }
+  if (typeof v !== 'bigint') throw new TypeError(`toNpy: element ${i} (${String(v)}) of a ${descr} array is not a number`);
+  if (v < BigInt(lo) || v > BigInt(hi)) throw new RangeError(`toNpy: element ${i}, ${v}, is out of bounds for ${descr} (${lo} to ${hi}; numpy: OverflowError)`);
+  return big ? v : Number(v);
+}
+
+function floatValue(v, i, descr) {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint' || typeof v === 'boolean') return Number(v);
+  throw new TypeError(`toNpy: element ${i} (${String(v)}) of a ${descr} array is not a number`);
+}
+
+function stringBytes(kind, width, descr, data) {
   if (kind === 'U') {
     const out = new Uint32Array(data.length * width);
     data.forEach((s, i) => {
@@ -495,45 +538,85 @@ function encodeArray(descr, data) {
     });
     return new Uint8Array(out.buffer);
   }
-  if (kind === 'S') {
-    const out = new Uint8Array(data.length * width);
-    data.forEach((s, i) => {
-      const t = String(s);
-      if (t.length > width) throw new Error(`'${t}' is longer than ${descr} holds`);
-      for (let j = 0; j < t.length; j++) {
-        const c = t.charCodeAt(j);
-        if (c > 255) throw new Error(`'${t}' has a character past latin-1, which |S does not hold`);
-        out[i * width + j] = c;
-      }
-    });
-    return out;
+  const out = new Uint8Array(data.length * width);
+  data.forEach((s, i) => {
+    const t = String(s);
+    if (t.length > width) throw new Error(`'${t}' is longer than ${descr} holds`);
+    for (let j = 0; j < t.length; j++) {
+      const c = t.charCodeAt(j);
+      if (c > 255) throw new Error(`'${t}' has a character past latin-1, which |S does not hold`);
+      out[i * width + j] = c;
+    }
+  });
+  return out;
+}
+
+/** The elements' bytes for `descr` from `data` (see toNpy), little-endian. */
+function elementBytes(descr, data) {
+  const m = /^([<>|=]?)([biufcMmUS])(\d+)(\[\d*[a-zA-Z]*\])?$/.exec(descr);
+  if (!m) {
+    if (/^\[|^[<>|=]?[OV]/.test(descr)) {
+      throw new Error(`toNpy writes numbers, bools, datetimes and strings; records, void (V) and object arrays (O) are not supported (dtype ${descr})`);
+    }
+    // Any other descr wasm parses (longdouble f16 / c32 and the like): raw bytes alone.
+    if (data instanceof Uint8Array) return data;
+    throw new TypeError(`toNpy: dtype ${descr} takes its elements' raw bytes as a Uint8Array`);
   }
+  const [, , kind, width] = m;
+  const code = `${kind}${width}`;
+  const typed = ArrayBuffer.isView(data) && !(data instanceof DataView);
+  if (!typed && !Array.isArray(data)) throw new TypeError('toNpy: data must be a typed array or an Array');
+  const Match = matchingArray(code);
+  // A typed array of the dtype's own element type: its bytes, as they are.
+  if (Match && data instanceof Match && kind !== 'b') return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  // A Uint8Array: the elements' raw bytes (little-endian), for every dtype but bool.
+  if (data instanceof Uint8Array && kind !== 'b') return data;
+  if (kind === 'U' || kind === 'S') {
+    if (typed) throw new TypeError(`toNpy: dtype ${descr} takes an Array of strings or a Uint8Array of the elements' bytes, not a ${data.constructor.name}`);
+    return stringBytes(kind, Number(width), descr, data);
+  }
+  // Anything else is converted by value, as numpy's np.array(values, dtype).
   if (kind === 'b') return Uint8Array.from(data, (v) => (v ? 1 : 0));
-  const ctor = {
-    i1: Int8Array, u1: Uint8Array, i2: Int16Array, u2: Uint16Array, i4: Int32Array,
-    u4: Uint32Array, i8: BigInt64Array, u8: BigUint64Array, f4: Float32Array, f8: Float64Array,
-  }[`${kind}${width}`];
-  if (!ctor) throw new Error(`toNpy takes a typed array or a Uint8Array of the elements' bytes for dtype ${descr}`);
-  const big = ctor === BigInt64Array || ctor === BigUint64Array;
-  const t = ctor.from(data, big ? (v) => BigInt(v) : Number);
-  return new Uint8Array(t.buffer);
+  const bounds = INT_BOUNDS[code];
+  if (bounds) {
+    const out = new (matchingArray(code))(data.length);
+    for (let i = 0; i < data.length; i++) out[i] = intValue(data[i], i, descr, bounds);
+    return new Uint8Array(out.buffer);
+  }
+  if (kind === 'M' || kind === 'm') {
+    const out = new BigInt64Array(data.length);
+    for (let i = 0; i < data.length; i++) out[i] = data[i] === null ? NAT : intValue(data[i], i, descr, INT_BOUNDS.i8);
+    return new Uint8Array(out.buffer);
+  }
+  if (kind === 'c') {
+    if (!Match) throw new TypeError(`toNpy: dtype ${descr} takes its elements' raw bytes as a Uint8Array`);
+    // Typed arrays: real and imaginary parts interleaved; Arrays: [re, im] pairs or reals.
+    const flat = typed ? data : data.flatMap((v) => (Array.isArray(v) ? [v[0], v[1]] : [v, 0]));
+    const out = Match.from(flat, (v, i) => floatValue(v, i, descr));
+    return new Uint8Array(out.buffer);
+  }
+  if (code === 'f2') {
+    const values = Float64Array.from(data, (v, i) => floatValue(v, i, descr));
+    return new Uint8Array(wasm._f16Bits(values).buffer);
+  }
+  if (!Match) throw new TypeError(`toNpy: dtype ${descr} takes its elements' raw bytes as a Uint8Array`);
+  return new Uint8Array(Match.from(data, (v, i) => floatValue(v, i, descr)).buffer);
 }
 
 /**
- * Writes a .npy file: byte for byte what np.save writes for the same array.
+ * Writes a .npy file: byte for byte what np.save writes for the same array (numbers, bools,
+ * datetimes, strings). `data`: a typed array of the dtype's own element type is used as it
+ * is; a Uint8Array is the elements' raw bytes (little-endian; for `b1`, values); any other
+ * typed array or an Array is converted by value, as np.array(values, dtype) (integers out of
+ * the dtype's bounds or not whole: an Error). Records, void and object dtypes are refused.
  * @param {{dtype: string|{descr: string}, shape: number[], data: ArrayBufferView|Array, fortranOrder?: boolean}} array
  * @returns {Uint8Array}
  */
-export function toNpy({ dtype, shape, data, fortranOrder = false }) {
-  const descr = typeof dtype === 'string' ? dtype : dtype.descr;
-  let bytes;
-  if (/^[<>|=]?f2$/.test(descr) && data instanceof Float32Array) {
-    // parse's float16 fallback where the runtime has no Float16Array: back to half's bits.
-    bytes = new Uint8Array(wasm._f16Bits(data).buffer);
-  } else if (ArrayBuffer.isView(data)) bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  else if (Array.isArray(data)) bytes = encodeArray(descr, data);
-  else throw new TypeError('toNpy: data must be a typed array or an Array');
-  return wasm._encode(descr, shape, fortranOrder, bytes);
+export function toNpy({ dtype, shape, data, fortranOrder = false } = {}) {
+  const descr = typeof dtype === 'string' ? dtype : dtype?.descr;
+  if (typeof descr !== 'string') throw new TypeError('toNpy: dtype must be a descr string (\'<f4\') or { descr }');
+  if (!Array.isArray(shape)) throw new TypeError('toNpy: shape must be an Array of whole numbers (the array\'s dimensions; [] for a 0-d array)');
+  return wasm._encode(descr, shape, fortranOrder, elementBytes(descr, data));
 }
 
 export { NAT };

@@ -646,9 +646,10 @@ fn swap_unit(d: &DType) -> usize {
 
 /// A `.npy` file of dtype `descr`, `shape` and order, from `data`: the elements' bytes in
 /// the order the flag says, numbers, datetimes and `U` code points little-endian (swapped
-/// here for a big-endian `descr`), anything else (records, `S`, `V`) as the file stores
-/// it. The header is written as `np.save` writes it (format 1.0 unless it needs 2.0 or 3.0),
-/// so the file is byte for byte `np.save`'s for the same array.
+/// here for a big-endian `descr`), `S` as the file stores it (the JavaScript side refuses
+/// records, `V` and `O` before this). The header is written as `np.save` writes it (format
+/// 1.0 unless it needs 2.0 or 3.0), so the file is byte for byte `np.save`'s for the same
+/// array.
 ///
 /// # Errors
 /// An unknown `descr`, a shape with negative or fractional lengths, data of another size than
@@ -702,15 +703,58 @@ pub fn encode(
     Ok(out)
 }
 
-/// The IEEE half-precision bits of `values`, each rounded to the nearest (ties to even):
-/// `toNpy`'s way back from the `Float32Array` that `parse` gives for `f2` where the runtime
-/// has no `Float16Array`.
+/// The IEEE half-precision bits of `values`, each rounded to the nearest (ties to even) from
+/// its double, as numpy's `astype(float16)`: `toNpy`'s conversion by value to `f2` (from a
+/// `Float32Array`, which `parse` gives for `f2` where the runtime has no `Float16Array`, from
+/// other typed arrays and from plain arrays).
 #[wasm_bindgen(js_name = "_f16Bits")]
-pub fn f16_bits(values: &[f32]) -> Vec<u16> {
-    values
-        .iter()
-        .map(|&v| npy_core::half::f16::from_f32(v).to_bits())
-        .collect()
+pub fn f16_bits(values: &[f64]) -> Vec<u16> {
+    values.iter().map(|&v| f64_to_f16_bits(v)).collect()
+}
+
+/// IEEE binary16 bits of `x` rounded once to the nearest, ties to even (IEEE 754's
+/// conversion, numpy's `npy_double_to_half`): overflow to infinity, underflow through the
+/// subnormals to zero, a NaN a NaN of the same sign with its payload's top bits.
+/// (`half::f16::from_f64` rounds through `f32`, twice: 1 + 2^-11 + 2^-30 became 1.)
+fn f64_to_f16_bits(x: f64) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 48) & 0x8000) as u16;
+    let exp = ((b >> 52) & 0x7ff) as i64;
+    let man = b & ((1u64 << 52) - 1);
+    if exp == 0x7ff {
+        if man == 0 {
+            return sign | 0x7c00;
+        }
+        let nan = 0x7c00 | (man >> 42) as u16;
+        return sign | if nan == 0x7c00 { 0x7c01 } else { nan };
+    }
+    // x = m × 2^(e − 52), m with its implicit bit (f64 subnormals are far below f16's).
+    let e = exp - 1023;
+    if e > 15 {
+        return sign | 0x7c00;
+    }
+    let m = if exp == 0 { man } else { man | (1u64 << 52) };
+    // Bits dropped: 42 for a normal result (52 − 10), more below 2^-14 (subnormal).
+    let shift = if e >= -14 { 42 } else { 42 + (-14 - e) };
+    if shift > 53 {
+        // Below half the smallest subnormal (m < 2^53).
+        return sign;
+    }
+    let shift = shift as u32;
+    let half = 1u64 << (shift - 1);
+    let rem = m & ((1u64 << shift) - 1);
+    let mut q = m >> shift;
+    if rem > half || (rem == half && q & 1 == 1) {
+        q += 1;
+    }
+    let bits = if e >= -14 {
+        // q holds the implicit bit (2^10, or 2^11 after rounding up): it carries into the
+        // exponent field.
+        (((e + 14) as u64) << 10) + q
+    } else {
+        q
+    };
+    sign | bits.min(0x7c00) as u16
 }
 
 /// A `.npz` archive held in memory: its keys, and each member read when asked (stored or
@@ -798,6 +842,14 @@ impl npy_core::ReadAt for Shared {
     }
 }
 
+/// Bytes `fetchNpz` fetches first from an archive's end: npy-npz's
+/// [`npy_npz::MIN_SUFFIX_BYTES`] (64 KiB + 98: the end record after the longest comment zip
+/// allows, and zip64's records before it), which [`RangeArchive::open`] reads from the end.
+#[wasm_bindgen(js_name = "_npzTailBytes")]
+pub fn npz_tail_bytes() -> f64 {
+    npy_npz::MIN_SUFFIX_BYTES as f64
+}
+
 /// A `.npz` archive read by HTTP ranges: the JavaScript side adds the ranges it fetched
 /// ([`RangeArchive::add`]) and asks again while the archive reports the range it needs
 /// ([`RangeArchive::needed`]), at most [`MAX_RANGE_ROUNDS`] times per step.
@@ -848,7 +900,13 @@ impl RangeArchive {
     /// # Errors
     /// npy-npz's errors for a broken archive.
     pub fn open(&mut self) -> Result<bool, JsError> {
-        match npy_npz::NpzArchive::new(self.source.clone()) {
+        // Read from the end only what `fetchNpz`'s first request fetched
+        // ([`npz_tail_bytes`]): a directory in it opens the archive with no other request.
+        match npy_npz::NpzArchive::with_suffix_bytes(
+            self.source.clone(),
+            npy_core::ReadOptions::default(),
+            npy_npz::MIN_SUFFIX_BYTES,
+        ) {
             Ok(npz) => {
                 self.npz = Some(npz);
                 Ok(true)

@@ -160,3 +160,112 @@ print(json.dumps(out))
   }
   assert.equal(server.stats.get('/put/zero_d.npy'), undefined, 'no request for bad rows');
 });
+
+test('fetchNpz: the tail, then the member (local header and bytes): 2 requests, no bytes beyond them', async (t) => {
+  // numpy's archives (np.savez, stored; np.savez_compressed, deflated) larger than the tail
+  // read, a 144-byte member among 300 kB.
+  const np = numpy(t, `
+import zipfile
+big = np.arange(300000 // 8, dtype='<f8')
+small = np.arange(2, dtype='<i8')
+np.savez('s.npz', big=big, small=small)
+np.savez_compressed('c.npz', big=np.random.default_rng(1).random(40000), small=small)
+out = {}
+for f in ('s.npz', 'c.npz'):
+    z = zipfile.ZipFile(f)
+    out[f] = {k: [z.getinfo(k + '.npy').compress_size, len(z.getinfo(k + '.npy').filename)] for k in ('big', 'small')}
+out['small'] = small.tolist()
+print(json.dumps(out))
+`);
+  if (!np) return;
+  const { NPZ_TAIL_BYTES } = await import('../js/index.js');
+  assert.equal(NPZ_TAIL_BYTES, 65536 + 98);
+  for (const f of ['s.npz', 'c.npz']) {
+    const bytes = np.file(f);
+    assert.ok(bytes.length > 4 * NPZ_TAIL_BYTES, `${f}: ${bytes.length} bytes`);
+    const url = server.put(f, bytes);
+    for (const key of ['small', 'big']) {
+      server.reset();
+      const r = await fetchNpz(url, key);
+      const s = server.stats.get(`/put/${f}`);
+      const [compressed, nameLen] = np.out[f][key];
+      // The local header: 30 bytes, the name (read as up to 3 bytes a character) and 32 of slack.
+      const most = NPZ_TAIL_BYTES + 30 + 3 * nameLen + 32 + compressed;
+      assert.ok(s.requests <= 2, `${f}/${key}: ${s.requests} requests`);
+      assert.ok(s.bytes <= most, `${f}/${key}: ${s.bytes} bytes > ${most}`);
+      if (key === 'small') assert.deepEqual(Array.from(r.data, Number), np.out.small);
+    }
+  }
+});
+
+test('toNpy: its own element type as is, a Uint8Array raw, anything else by value (np.array(values, dtype)); overflow an Error', (t) => {
+  const cases = [
+    ['<f4', new Int32Array([1, 2]), "np.array([1, 2], dtype='<f4')"],
+    ['<f4', [1, 2.5], "np.array([1, 2.5], dtype='<f4')"],
+    ['<f8', new Float32Array([0.1, -3]), "np.array(np.array([0.1, -3], dtype='<f4'), dtype='<f8')"],
+    ['<f2', new Float32Array([0.1, 65504, 1e-8]), "np.array(np.array([0.1, 65504, 1e-8], dtype='<f4'), dtype='<f2')"],
+    ['<f2', [0.1, 1 + 2 ** -11, 70000], "np.array([0.1, 1 + 2 ** -11, 70000], dtype='<f2')"],
+    ['<f2', new Float64Array([1 + 2 ** -11 + 2 ** -30]), "np.array([1 + 2 ** -11 + 2 ** -30], dtype='<f2')"],
+    ['<i2', new Float64Array([1, -2, 300]), "np.array([1, -2, 300], dtype='<i2')"],
+    ['|i1', [-128, 127, 0], "np.array([-128, 127, 0], dtype='|i1')"],
+    ['>i4', new Int32Array([1, -1]), "np.array([1, -1], dtype='>i4')"],
+    ['<i4', new Uint8Array([1, 0, 0, 0, 255, 255, 255, 255]), "np.array([1, -1], dtype='<i4')"],
+    ['<u8', [2 ** 53, 5n, 2n ** 64n - 1n], "np.array([2 ** 53, 5, 2 ** 64 - 1], dtype='<u8')"],
+    ['<i8', new Int32Array([-5, 7]), "np.array([-5, 7], dtype='<i8')"],
+    ['<u2', new BigInt64Array([65535n, 0n]), "np.array([65535, 0], dtype='<u2')"],
+    ['|b1', new Uint8Array([0, 2, 1]), "np.array([0, 2, 1], dtype='|b1')"],
+    ['|b1', [true, false, 1], "np.array([True, False, 1], dtype='|b1')"],
+    ['<c8', [[1, 2], [3, -1], 4], "np.array([1 + 2j, 3 - 1j, 4], dtype='<c8')"],
+    ['<c16', new Float32Array([1, 2, 3, 4]), "np.array([1 + 2j, 3 + 4j], dtype='<c16')"],
+    ['<M8[D]', [0, 18262, null], "np.array([0, 18262, 'NaT'], dtype='<M8[D]')"],
+    ['<m8[s]', new Int32Array([-3, 60]), "np.array([-3, 60], dtype='<m8[s]')"],
+    ['<U3', ['ab', 'c\u00e9'], "np.array(['ab', 'c\\u00e9'], dtype='<U3')"],
+    ['|S2', ['ab', ''], "np.array([b'ab', b''], dtype='|S2')"],
+  ];
+  const overflow = [
+    ['|i1', [300], 'np.array([300], dtype="|i1")'],
+    ['|u1', [-1], 'np.array([-1], dtype="|u1")'],
+    ['<i4', [2 ** 31], 'np.array([2 ** 31], dtype="<i4")'],
+    ['<u8', [2n ** 64n], 'np.array([2 ** 64], dtype="<u8")'],
+    ['<i8', new BigUint64Array([2n ** 63n]), 'np.array([2 ** 63], dtype="<i8")'],
+  ];
+  const np = numpy(t, `
+import io
+cases = [${cases.map((c) => c[2]).join(', ')}]
+out = {'bytes': [], 'overflow': []}
+for a in cases:
+    f = io.BytesIO()
+    np.save(f, a)
+    out['bytes'].append(f.getvalue().hex())
+for expr in [${overflow.map((c) => JSON.stringify(c[2])).join(', ')}]:
+    try:
+        eval(expr)
+        out['overflow'].append(None)
+    except OverflowError as e:
+        out['overflow'].append(str(e))
+print(json.dumps(out))
+`);
+  if (!np) return;
+  cases.forEach(([descr, data, expr], i) => {
+    const shape = [expr.includes('1 + 2j, 3 + 4j') ? 2 : (Array.isArray(data) ? data.length : null) ?? 0];
+    let n = shape[0];
+    if (!Array.isArray(data)) {
+      n = data.length;
+      if (data instanceof Uint8Array && descr !== '|b1') n = data.length / 4;
+      if (descr === '<c16') n = data.length / 2;
+    }
+    const out = toNpy({ dtype: descr, shape: [n], data });
+    assert.equal(Buffer.from(out).toString('hex'), np.out.bytes[i], `${descr} from ${data.constructor.name} (${expr})`);
+  });
+  overflow.forEach(([descr, data, expr], i) => {
+    assert.ok(np.out.overflow[i], `numpy raises OverflowError for ${expr}`);
+    assert.throws(() => toNpy({ dtype: descr, shape: [1], data }), (e) => e instanceof RangeError && /out of bounds/.test(e.message), expr);
+  });
+  assert.throws(() => toNpy({ dtype: '<i4', shape: [1], data: [1.5] }), /whole number/);
+  assert.throws(() => toNpy({ dtype: '<f4', data: new Float32Array(2) }), (e) => e instanceof TypeError && /shape/.test(e.message));
+  assert.throws(() => toNpy({ shape: [1], data: [1] }), /dtype/);
+  for (const descr of ['|O', '|V8', "[('a', '<i4')]"]) {
+    assert.throws(() => toNpy({ dtype: descr, shape: [1], data: new Uint8Array(8) }), /not supported/, descr);
+  }
+  assert.throws(() => toNpy({ dtype: '<U2', shape: [1], data: new Int32Array(2) }), TypeError);
+});

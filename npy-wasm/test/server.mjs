@@ -108,6 +108,9 @@ export async function startServer() {
     if (status === 206) headers['Content-Range'] = `bytes ${start}-${end - 1}/${size}`;
     res.writeHead(status, headers).end(body);
   });
+  // Idle connections stay open until close(): a test that blocks the event loop (numpy run
+  // synchronously) must not find its pooled connection closed under it ("fetch failed").
+  server.keepAliveTimeout = 0;
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const { port } = server.address();
   return {
@@ -119,6 +122,9 @@ export async function startServer() {
       put.set(`/put/${name}`, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
       return `http://127.0.0.1:${port}/put/${name}`;
     },
-    close: () => new Promise((ok) => server.close(ok)),
+    close: () => new Promise((ok) => {
+      server.close(ok);
+      server.closeAllConnections();
+    }),
   };
 }
