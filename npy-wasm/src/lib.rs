@@ -492,7 +492,9 @@ fn dyn_to_js(v: &DynValue) -> JsValue {
 /// `null`, `bool`, `int` (a `BigInt` past 2^53), `float`, `complex` → `[re, im]`, `str`,
 /// `bytes`/`bytearray` → `Uint8Array`, `list`/`tuple`/`set`/`frozenset` → `Array`, `dict` →
 /// `Map`, numpy arrays → the package's parse result shape (`{dtype, shape, data}` nested
-/// lists), numpy scalars → their value, anything else (ranges, slices, dtypes, allowed
+/// lists), numpy scalars → their value (datetime64 / timedelta64 scalars → `{type:
+/// "datetime64" | "timedelta64", unit, value}`, `value` a `BigInt` of ticks or `null` for
+/// NaT, `unit` as numpy writes it in brackets), anything else (ranges, slices, dtypes, allowed
 /// globals) → `{type, repr}` with Python's `repr()`.
 fn py_to_js(py: &npy_core::object::PyObject) -> JsValue {
     use npy_core::object::PyObject as P;
@@ -528,7 +530,22 @@ fn py_to_js(py: &npy_core::object::PyObject) -> JsValue {
             set(&o, "data", nest(&vals, &a.header().shape));
             o.into()
         }
-        P::Scalar(s) => dyn_to_js(&s.value),
+        P::Scalar(s) => match &s.value {
+            // A bare tick count would lose its unit: `{type, unit, value}` (value `null` for NaT).
+            DynValue::Datetime { unit, .. } | DynValue::Timedelta { unit, .. } => {
+                let o = Object::new();
+                let kind = if matches!(s.value, DynValue::Datetime { .. }) {
+                    "datetime64"
+                } else {
+                    "timedelta64"
+                };
+                set(&o, "type", kind);
+                set(&o, "unit", time_unit(*unit));
+                set(&o, "value", dyn_to_js(&s.value));
+                o.into()
+            }
+            v => dyn_to_js(v),
+        },
         other => {
             let o = Object::new();
             let kind = match other {

@@ -269,3 +269,46 @@ print(json.dumps(out))
   }
   assert.throws(() => toNpy({ dtype: '<U2', shape: [1], data: new Int32Array(2) }), TypeError);
 });
+
+test('datetime64 / timedelta64 scalars in an object array keep their unit: {type, unit, value}', (t) => {
+  const np = numpy(t, `
+vals = [np.datetime64('2020-01-01'), np.timedelta64(5, 'ms'), np.datetime64('NaT', 's'),
+        np.datetime64(7, '10ms'), np.timedelta64(3, 'W'), 1]
+np.save('t.npy', np.array(vals, dtype=object))
+out = []
+for v in vals:
+    if isinstance(v, (np.datetime64, np.timedelta64)):
+        unit, count = np.datetime_data(v.dtype)
+        out.append({'type': type(v).__name__, 'unit': (str(count) if count != 1 else '') + unit,
+                    'value': None if np.isnat(v) else int(v.astype('int64'))})
+    else:
+        out.append(v)
+print(json.dumps(out))
+`);
+  if (!np) return;
+  const r = parse(np.file('t.npy'));
+  const got = r.data.map((v) => (v && typeof v === 'object'
+    ? { type: v.type, unit: v.unit, value: v.value === null ? null : Number(v.value) } : v));
+  assert.deepEqual(got, np.out);
+  assert.equal(typeof r.data[0].value, 'bigint');
+});
+
+test('the README\'s object allow-list: datetime.date, Decimal, OrderedDict, Fraction are refused by name', (t) => {
+  const np = numpy(t, `
+import datetime, decimal, collections, fractions
+vals = {'date': datetime.date(2020, 1, 2), 'decimal': decimal.Decimal('1.5'),
+        'ordereddict': collections.OrderedDict(a=1), 'fraction': fractions.Fraction(1, 3)}
+out = {}
+for k, v in vals.items():
+    a = np.empty(1, dtype=object)
+    a[0] = v
+    np.save(k + '.npy', a)
+    out[k] = type(v).__module__ + '.' + type(v).__qualname__
+print(json.dumps(out))
+`);
+  if (!np) return;
+  for (const [k, cls] of Object.entries(np.out)) {
+    const [mod, name] = [cls.slice(0, cls.lastIndexOf('.')), cls.slice(cls.lastIndexOf('.') + 1)];
+    assert.throws(() => parse(np.file(`${k}.npy`)), (e) => notTrap(e) && e.message.includes(name) && e.message.includes(mod.replace(/^_/, '')), cls);
+  }
+});
