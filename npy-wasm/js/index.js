@@ -140,7 +140,8 @@ function present(d, shape) {
     let f = fields;
     for (const name of c.path.slice(0, -1)) {
       o = o[name] ??= {};
-      f = f[name] ??= {};
+      // A nested record's entry: { fields } of its own.
+      f = (f[name] ??= { fields: {} }).fields;
     }
     const leaf = c.path[c.path.length - 1];
     const values = columnValues(c);

@@ -312,3 +312,27 @@ print(json.dumps(out))
     assert.throws(() => parse(np.file(`${k}.npy`)), (e) => notTrap(e) && e.message.includes(name) && e.message.includes(mod.replace(/^_/, '')), cls);
   }
 });
+
+test('dtype.fields: leaves {descr, name, shape?}, nested records {fields} (as index.d.ts types them)', (t) => {
+  const np = numpy(t, `
+dt = np.dtype([('a', [('x', '<i4'), ('y', '<f8', (2,))]), ('b', '<U3')])
+np.save('r.npy', np.zeros(2, dtype=dt))
+def fields(d):
+    out = {}
+    for n in d.names:
+        f = d.fields[n][0]
+        if f.names:
+            out[n] = {'fields': fields(f)}
+        else:
+            base, shape = (f.subdtype if f.subdtype else (f, ()))
+            e = {'descr': base.str, 'name': base.name}
+            if shape:
+                e['shape'] = list(shape)
+            out[n] = e
+    return out
+print(json.dumps(fields(dt)))
+`);
+  if (!np) return;
+  const r = parse(np.file('r.npy'));
+  assert.deepEqual(JSON.parse(JSON.stringify(r.dtype.fields)), np.out);
+});
