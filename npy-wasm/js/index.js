@@ -458,7 +458,15 @@ export async function fetchNpy(url, options = {}) {
 export async function fetchNpz(url, key, options = {}) {
   const f = options.fetch ?? globalThis.fetch;
   const tail = await f(url, { headers: { Range: `bytes=-${NPZ_TAIL_BYTES}` } });
-  if (tail.status === 200) return openNpz(new Uint8Array(await tail.arrayBuffer())).get(key);
+  if (tail.status === 200) {
+    // A server without ranges sent the whole archive.
+    const npz = openNpz(new Uint8Array(await tail.arrayBuffer()));
+    try {
+      return npz.get(key);
+    } finally {
+      npz.close();
+    }
+  }
   if (tail.status !== 206) throw new Error(`${url}: HTTP ${tail.status}`);
   const { start, total } = contentRange(tail);
   const ra = new wasm._RangeArchive(total);
