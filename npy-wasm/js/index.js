@@ -491,7 +491,11 @@ export async function fetchNpz(url, key, options = {}) {
       await fill();
     }
   } finally {
-    ra.free();
+    try {
+      ra.free();
+    } catch {
+      // Only after a trap in wasm (which is the error the caller sees), never otherwise.
+    }
   }
 }
 
