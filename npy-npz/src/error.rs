@@ -245,6 +245,12 @@ pub enum Backing {
         /// The most it can inflate to, in bytes.
         most: u64,
     },
+    /// This platform's address space (`usize`, 32 bits on `wasm32`): a whole-member read's
+    /// buffer cannot be larger.
+    AddressSpace {
+        /// The bits of the address space (`usize::BITS`).
+        bits: u32,
+    },
 }
 
 impl Error {
@@ -441,6 +447,10 @@ impl fmt::Display for ErrorKind {
                     Backing::Stored { compressed } => {
                         write!(f, "its {compressed} stored bytes cannot hold")
                     }
+                    Backing::AddressSpace { bits } => write!(
+                        f,
+                        "this platform's {bits}-bit address space cannot hold in one buffer"
+                    ),
                     Backing::Deflate { compressed, most } => write!(
                         f,
                         "its {compressed} compressed bytes cannot hold (deflate expands at most {}×, so at most {most} bytes)",

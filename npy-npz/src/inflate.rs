@@ -81,14 +81,26 @@ pub(crate) fn inflate(compressed: &[u8], size: usize) -> Result<Vec<u8>, ErrorKi
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub(crate) fn inflate_zlib_rs(compressed: &[u8], size: usize) -> Result<Vec<u8>, ErrorKind> {
     let mut out = vec![0u8; size];
+    inflate_zlib_rs_into(compressed, &mut out)?;
+    Ok(out)
+}
+
+/// [`inflate_zlib_rs`] into `out`, which the stream must fill exactly (its length is the
+/// declared size): no buffer of its own.
+///
+/// # Errors
+/// As [`inflate_zlib_rs`].
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn inflate_zlib_rs_into(compressed: &[u8], out: &mut [u8]) -> Result<(), ErrorKind> {
+    let size = out.len();
     let mut z = zlib_rs::Inflate::new(false, 15);
     let status = z
-        .decompress(compressed, &mut out, InflateFlush::Finish)
+        .decompress(compressed, out, InflateFlush::Finish)
         .map_err(|_| ErrorKind::BadDeflate)?;
     let made = z.total_out();
     if status == Status::StreamEnd {
         return if made == size as u64 {
-            Ok(out)
+            Ok(())
         } else {
             Err(ErrorKind::EndsEarly {
                 declared: size as u64,
@@ -121,6 +133,12 @@ pub(crate) fn inflate_parts(
     body: &mut [u8],
     _split: bool,
 ) -> Result<u32, ErrorKind> {
+    if head.is_empty() {
+        // A whole member (`read_bytes`): straight into its buffer, not into a second one of
+        // the member's size (npy-wasm's peak memory for a 1 GiB member was 3 GiB).
+        inflate_zlib_rs_into(data, body)?;
+        return Ok(crc32fast::hash(body));
+    }
     let size = head.len() + body.len();
     let all = inflate(data, size)?;
     head.copy_from_slice(&all[..head.len()]);

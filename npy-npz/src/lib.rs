@@ -102,7 +102,7 @@ pub use read::{
 pub use write::{
     Compression, MemberStream, NpzPathWriter, NpzWriter, DEFAULT_ALIGNMENT, MAX_ALIGNMENT,
 };
-pub use zip::SUFFIX_BYTES;
+pub use zip::{MIN_SUFFIX_BYTES, SUFFIX_BYTES};
 
 /// Reads everything an archive in `bytes` holds, ignoring errors: every member's header,
 /// array ([`NpzArchive::read_dyn`]), bytes and view. The fuzz target `fuzz/fuzz_targets/npz.rs`

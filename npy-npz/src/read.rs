@@ -200,7 +200,24 @@ impl<R: ReadAt> NpzArchive<R> {
     /// # Errors
     /// As [`NpzArchive::open`].
     pub fn with_options(source: R, options: ReadOptions) -> Result<Self, Error> {
-        let dir = zip::read_directory(&source)?;
+        NpzArchive::with_suffix_bytes(source, options, zip::SUFFIX_BYTES)
+    }
+
+    /// [`NpzArchive::with_options`] whose opening reads the last `suffix_bytes` of the source
+    /// (at least [`MIN_SUFFIX_BYTES`](crate::MIN_SUFFIX_BYTES), all of a shorter source)
+    /// instead of [`SUFFIX_BYTES`](crate::SUFFIX_BYTES): for a remote source that fetched
+    /// that much of the end already (npy-wasm's `fetchNpz` fetches the last
+    /// `MIN_SUFFIX_BYTES`), so that opening reads nothing else when the directory is in it,
+    /// and one more read of the directory when it is not.
+    ///
+    /// # Errors
+    /// As [`NpzArchive::open`].
+    pub fn with_suffix_bytes(
+        source: R,
+        options: ReadOptions,
+        suffix_bytes: u64,
+    ) -> Result<Self, Error> {
+        let dir = zip::read_directory(&source, suffix_bytes)?;
         // Each entry's bytes as the directory alone bounds them from below (its local
         // header's fixed part, then its compressed bytes): the overlap check over these runs
         // at opening, without reading any local header. The name is not counted: a local
@@ -797,15 +814,8 @@ impl<R: ReadAt> NpzArchive<R> {
         let (start, first) = self.data_start(index, self.members[index].compressed_size)?;
         let m = &self.members[index];
         let at = |k: ErrorKind| self.at_index(k.into(), index);
-        let len = usize::try_from(m.size).map_err(|_| {
-            at(ErrorKind::Unbacked {
-                claimed: m.size,
-                backing: crate::error::Backing::Room {
-                    data_start: start,
-                    room: usize::MAX as u64,
-                },
-            })
-        })?;
+        // Not the room before the directory (that is check_backed's): the buffer's own bound.
+        let len = usize::try_from(m.size).map_err(|_| at(too_large_for_memory(m.size)))?;
         // Backed: start + compressed size <= the central directory's start (check_backed),
         // and a stored member's size is at most its compressed size (its first bytes).
         let stored_len = if m.is_stored() {
@@ -877,7 +887,7 @@ impl<R: ReadAt> NpzArchive<R> {
             declared: len,
             found: found as u64,
         };
-        let n = usize::try_from(len).map_err(|_| short(0))?;
+        let n = usize::try_from(len).map_err(|_| too_large_for_memory(len))?;
         let held = first.len().min(n);
         let mut buf = first;
         // Fresh pages for a large member: huge pages make their faults 512 times fewer.
@@ -1195,6 +1205,15 @@ impl<R: ?Sized> std::fmt::Debug for Inner<'_, R> {
     }
 }
 
+/// [`ErrorKind::Unbacked`] for a whole-member read of `claimed` bytes, more than this
+/// platform's `usize` holds (a member past 4 GiB on `wasm32`).
+fn too_large_for_memory(claimed: u64) -> ErrorKind {
+    ErrorKind::Unbacked {
+        claimed,
+        backing: crate::error::Backing::AddressSpace { bits: usize::BITS },
+    }
+}
+
 /// A member's bytes, as [`NpzArchive::open_member`] gives them: never more than the member's
 /// declared size, its CRC-32 checked by the read that reaches the end (an `io::Error` of
 /// kind `InvalidData` then, not `Ok`), a deflate stream that goes on past the end an error
@@ -1443,5 +1462,29 @@ fn npy_kind(e: npy_core::Error) -> ErrorKind {
         },
         npy_core::ErrorKind::NotNpy(_) => ErrorKind::NotNpyMember { start: Vec::new() },
         _ => ErrorKind::Npy(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A whole-member read larger than `usize` (a member past 4 GiB on `wasm32`) said "the
+    /// 4294967295 bytes between its data start (55) and the central directory cannot hold"
+    /// it: `usize::MAX` passed as the room before the directory, which it is not. It names
+    /// the address space now (issue 43 follow-up, F8; 64-bit hosts cannot reach the case, so
+    /// this checks the error the read makes).
+    #[test]
+    fn a_member_past_usize_names_the_address_space_not_the_room() {
+        let claimed = u64::MAX;
+        let msg = Error::from(too_large_for_memory(claimed))
+            .with_member("a")
+            .to_string();
+        assert!(msg.contains(&format!("claims {claimed} bytes")), "{msg}");
+        assert!(
+            msg.contains(&format!("{}-bit address space", usize::BITS)),
+            "{msg}"
+        );
+        assert!(!msg.contains("central directory"), "{msg}");
     }
 }

@@ -40,6 +40,14 @@ pub(crate) const UTF8_FLAG: u16 = 1 << 11;
 /// names), in one read (one request, remote); a longer directory takes one more read.
 pub const SUFFIX_BYTES: u64 = 256 << 10;
 
+/// The fewest bytes the directory's first read takes from the end of the source (all of a
+/// shorter source), whatever [`NpzArchive::with_suffix_bytes`](crate::NpzArchive::with_suffix_bytes)
+/// asks: everything Python's zipfile looks at to find the directory, the end record (22
+/// bytes) after the longest comment (65,535 bytes) and one more byte (zipfile searches the
+/// last 64 KiB + 22), and the zip64 locator (20) and end record (56) before it.
+pub const MIN_SUFFIX_BYTES: u64 =
+    (1 << 16) + END_LEN as u64 + LOCATOR_LEN as u64 + END64_LEN as u64;
+
 /// CP437, the code page of names without the UTF-8 flag (APPNOTE appendix D), bytes
 /// 0x80–0xFF, as Python's zipfile decodes them (`bytes.decode('cp437')`).
 const CP437_HIGH: &str = "ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■\u{a0}";
@@ -91,7 +99,8 @@ fn container(reason: ContainerFault, at: u64) -> Error {
 }
 
 /// Reads the end record and the central directory of `src`: one read of the source's last
-/// [`SUFFIX_BYTES`], a second only when the directory starts before them.
+/// `suffix` bytes ([`SUFFIX_BYTES`] by default, at least [`MIN_SUFFIX_BYTES`]), a second only
+/// when the directory starts before them.
 ///
 /// As Python's zipfile (`_EndRecData`, `_RealGetContents`): the end record is the last 22
 /// bytes when they are one without a comment, else the last end signature in the final
@@ -99,9 +108,9 @@ fn container(reason: ContainerFault, at: u64) -> Error {
 /// right before the end record (or the zip64 end record), whatever its offset field says,
 /// which only gives the bytes before the archive (`concat`, negative for an offset past the
 /// directory); the entry counts are not used: the directory is walked by its size.
-pub(crate) fn read_directory<R: ReadAt + ?Sized>(src: &R) -> Result<Directory, Error> {
+pub(crate) fn read_directory<R: ReadAt + ?Sized>(src: &R, suffix: u64) -> Result<Directory, Error> {
     let len = src.size()?;
-    let tail_start = len.saturating_sub(SUFFIX_BYTES);
+    let tail_start = len.saturating_sub(suffix.max(MIN_SUFFIX_BYTES));
     let mut tail = vec![0u8; (len - tail_start) as usize];
     src.read_exact_at(&mut tail, tail_start)?;
     let end_at = end_record_at(&tail).ok_or(ErrorKind::NoEndRecord)?;

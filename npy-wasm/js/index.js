@@ -20,7 +20,8 @@ export const FIRST_FETCH_BYTES = 64 * 1024;
 
 /**
  * The largest input decoded in WebAssembly (bytes): a file that is not viewed in place, an
- * archive. Its memory holds at most 4 GiB, and a decode holds the input, the columns it makes
+ * archive, and each .npz member as it inflates (its declared size, checked before a byte is
+ * inflated; npy-npz never inflates a member past it). Its memory holds at most 4 GiB, and a decode holds the input, the columns it makes
  * (about the input's size) and their strings: 1 GiB keeps that within it, so a larger input is
  * an Error here rather than an allocation failure (a trap) in wasm. Zero-copy parses do not
  * pass through wasm and have no such limit.
@@ -29,9 +30,14 @@ export const MAX_DECODE_BYTES = 2 ** 30;
 
 function checkDecodeSize(n, what) {
   if (n > MAX_DECODE_BYTES) {
-    throw new Error(`${what} of ${n} bytes is larger than the ${MAX_DECODE_BYTES} bytes (MAX_DECODE_BYTES) decoded in WebAssembly; read it in rows (fetchNpy with rows) or as a little-endian number array, which is viewed in place`);
+    throw new Error(`${what} of ${n} bytes is larger than the ${MAX_DECODE_BYTES} bytes (MAX_DECODE_BYTES) decoded in WebAssembly; read a .npy file in rows (fetchNpy with rows) or as a little-endian number array, which is viewed in place`);
   }
 }
+
+/** Bytes fetchNpz fetches first from an archive's end, and what npy-npz reads from the end
+ * to open it: 64 KiB + 98 (the zip end record after the longest comment zip allows, and the
+ * zip64 records before it); a directory in them takes no other request. */
+export const NPZ_TAIL_BYTES = wasm._npzTailBytes();
 
 /** The most fetch-and-retry rounds for one step of fetchNpz (wasm's MAX_RANGE_ROUNDS). */
 const MAX_ROUNDS = 16;
@@ -134,7 +140,8 @@ function present(d, shape) {
     let f = fields;
     for (const name of c.path.slice(0, -1)) {
       o = o[name] ??= {};
-      f = f[name] ??= {};
+      // A nested record's entry: { fields } of its own.
+      f = (f[name] ??= { fields: {} }).fields;
     }
     const leaf = c.path[c.path.length - 1];
     const values = columnValues(c);
@@ -311,11 +318,23 @@ export function openNpz(input) {
   checkDecodeSize(bytes.length, 'a .npz archive');
   const npz = new wasm._Npz(bytes);
   const keys = npz.keys();
+  let closed = false;
+  const member = (key) => {
+    if (closed) throw new Error(`the .npz archive is closed (close() was called): member '${key}' cannot be read`);
+    // The declared size bounds what is inflated (npy-npz stops a member there): checked
+    // before a byte is inflated.
+    checkDecodeSize(npz.size(key), `member '${key}'`);
+    return npz.member(key);
+  };
   return {
     keys,
-    get(key) { return parse(npz.member(key)); },
-    bytes(key) { return npz.member(key); },
-    close() { npz.free(); },
+    get(key) { return parse(member(key)); },
+    bytes(key) { return member(key); },
+    close() {
+      if (closed) return;
+      closed = true;
+      npz.free();
+    },
   };
 }
 
@@ -342,11 +361,33 @@ function concat(a, b) {
   return out;
 }
 
-function sliceRows(r, a, b) {
+/** `options.rows` checked: undefined, or two whole numbers (before any request). */
+function checkRows(rows) {
+  if (rows === undefined) return undefined;
+  if (!(Array.isArray(rows) && rows.length === 2 && rows.every(Number.isSafeInteger))) {
+    throw new TypeError('fetchNpy: rows must be [start, end], two whole numbers');
+  }
+  return rows;
+}
+
+/**
+ * The rows [lo, hi) that numpy's a[start:end] takes of `n` rows: a negative bound counts from
+ * the end (n + bound), bounds are clamped to [0, n], and an end at or before the start gives
+ * no rows. A 0-d array has no rows: an Error, as numpy's IndexError.
+ */
+function rowBounds(rows, shape, url) {
+  if (shape.length === 0) {
+    throw new Error(`${url}: rows [${rows}] of a 0-d array (shape ()), which has no rows (numpy: IndexError, too many indices)`);
+  }
+  const n = shape[0];
+  const at = (i) => (i < 0 ? Math.max(0, i + n) : Math.min(i, n));
+  const lo = at(rows[0]);
+  return [lo, Math.max(lo, at(rows[1]))];
+}
+
+function sliceRows(r, [lo, hi]) {
   const c = r.toCOrder();
-  const n = c.shape[0] ?? 0;
-  const lo = Math.max(0, Math.min(a, n));
-  const hi = Math.max(lo, Math.min(b, n));
+  const n = c.shape[0];
   const per = product(c.shape.slice(1));
   const cut = (d) => {
     if (ArrayBuffer.isView(d) || Array.isArray(d)) {
@@ -365,16 +406,19 @@ function sliceRows(r, a, b) {
 
 /**
  * Fetches a .npy file by HTTP Range requests: the first FIRST_FETCH_BYTES (the header), then
- * only the bytes of the rows asked for (`rows: [start, end)`, along the first dimension).
+ * only the bytes of the rows asked for (`rows: [start, end)`, along the first dimension, as
+ * numpy's a[start:end]: negative bounds count from the end, bounds are clamped, end <= start
+ * gives no rows; a 0-d array is an Error).
  * @param {string|URL} url
  * @param {{rows?: [number, number], fetch?: typeof fetch}} [options]
  */
 export async function fetchNpy(url, options = {}) {
   const f = options.fetch ?? globalThis.fetch;
+  const rows = checkRows(options.rows);
   const first = await f(url, { headers: { Range: `bytes=0-${FIRST_FETCH_BYTES - 1}` } });
   if (first.status === 200) {
     const whole = parse(new Uint8Array(await first.arrayBuffer()));
-    return options.rows ? sliceRows(whole, options.rows[0], options.rows[1]) : whole;
+    return rows ? sliceRows(whole, rowBounds(rows, whole.shape, url)) : whole;
   }
   if (first.status !== 206) throw new Error(`${url}: HTTP ${first.status}`);
   const { total } = contentRange(first);
@@ -385,18 +429,14 @@ export async function fetchNpy(url, options = {}) {
     info = JSON.parse(wasm._readHeader(buf, total));
   }
   const hl = info.dataOffset;
-  const rows = options.rows;
-  if (rows && !(Array.isArray(rows) && rows.length === 2 && rows.every(Number.isSafeInteger))) {
-    throw new TypeError('fetchNpy: rows must be [start, end], two whole numbers');
-  }
-  if (!rows || info.fortranOrder || info.hasObject || info.shape.length === 0) {
+  const bounds = rows && rowBounds(rows, info.shape, url);
+  if (!rows || info.fortranOrder || info.hasObject) {
     if (total > buf.length) buf = concat(buf, await getRange(f, url, buf.length, total));
     const whole = parse(buf);
-    return rows ? sliceRows(whole, rows[0], rows[1]) : whole;
+    return rows ? sliceRows(whole, bounds) : whole;
   }
   const n = info.shape[0];
-  const lo = Math.max(0, Math.min(rows[0], n));
-  const hi = Math.max(lo, Math.min(rows[1], n));
+  const [lo, hi] = bounds;
   const rowBytes = n ? info.nbytes / n : 0;
   const start = info.dataOffset + lo * rowBytes;
   const end = info.dataOffset + hi * rowBytes;
@@ -408,16 +448,25 @@ export async function fetchNpy(url, options = {}) {
 }
 
 /**
- * Fetches one member of a .npz archive by HTTP Range requests: the archive's end (its central
- * directory), then the member's bytes.
+ * Fetches one member of a .npz archive by HTTP Range requests: the archive's last
+ * NPZ_TAIL_BYTES (its end record and, when it fits there, its central directory), then the
+ * member's local header and bytes in one request.
  * @param {string|URL} url
  * @param {string} key
  * @param {{fetch?: typeof fetch}} [options]
  */
 export async function fetchNpz(url, key, options = {}) {
   const f = options.fetch ?? globalThis.fetch;
-  const tail = await f(url, { headers: { Range: `bytes=-${FIRST_FETCH_BYTES}` } });
-  if (tail.status === 200) return openNpz(new Uint8Array(await tail.arrayBuffer())).get(key);
+  const tail = await f(url, { headers: { Range: `bytes=-${NPZ_TAIL_BYTES}` } });
+  if (tail.status === 200) {
+    // A server without ranges sent the whole archive.
+    const npz = openNpz(new Uint8Array(await tail.arrayBuffer()));
+    try {
+      return npz.get(key);
+    } finally {
+      npz.close();
+    }
+  }
   if (tail.status !== 206) throw new Error(`${url}: HTTP ${tail.status}`);
   const { start, total } = contentRange(tail);
   const ra = new wasm._RangeArchive(total);
@@ -434,6 +483,7 @@ export async function fetchNpz(url, key, options = {}) {
       if (i >= MAX_ROUNDS) throw new Error(`${url}: the archive asked for more than ${MAX_ROUNDS} ranges`);
       await fill();
     }
+    checkDecodeSize(ra.size(key), `${url}: member '${key}'`);
     for (let i = 0; ; i++) {
       const m = ra.member(key);
       if (m !== undefined) return parse(m);
@@ -441,14 +491,55 @@ export async function fetchNpz(url, key, options = {}) {
       await fill();
     }
   } finally {
-    ra.free();
+    try {
+      ra.free();
+    } catch {
+      // Only after a trap in wasm (which is the error the caller sees), never otherwise.
+    }
   }
 }
 
-function encodeArray(descr, data) {
-  const m = /^([<>|=]?)([a-zA-Z])(\d*)/.exec(descr);
-  const kind = m ? m[2] : '';
-  const width = m ? Number(m[3] || 0) : 0;
+/** Integer dtypes' bounds (numpy's OverflowError past them). */
+const INT_BOUNDS = {
+  i1: [-128, 127], u1: [0, 255], i2: [-32768, 32767], u2: [0, 65535],
+  i4: [-(2 ** 31), 2 ** 31 - 1], u4: [0, 2 ** 32 - 1],
+  i8: [-(2n ** 63n), 2n ** 63n - 1n], u8: [0n, 2n ** 64n - 1n],
+};
+
+/** The typed array whose elements are a dtype's (`kind` + `width`), or undefined. */
+function matchingArray(code) {
+  return {
+    b1: Uint8Array, i1: Int8Array, u1: Uint8Array, i2: Int16Array, u2: Uint16Array, i4: Int32Array,
+    u4: Uint32Array, i8: BigInt64Array, u8: BigUint64Array, f2: globalThis.Float16Array,
+    f4: Float32Array, f8: Float64Array, c8: Float32Array, c16: Float64Array,
+    M8: BigInt64Array, m8: BigInt64Array,
+  }[code];
+}
+
+function intValue(v, i, descr, [lo, hi]) {
+  const big = typeof lo === 'bigint';
+  if (typeof v === 'boolean') v = v ? 1 : 0;
+  if (typeof v === 'number' && !big) {
+    if (!Number.isInteger(v)) throw new TypeError(`toNpy: element ${i} (${v}) of a ${descr} array is not a whole number`);
+    if (v < lo || v > hi) throw new RangeError(`toNpy: element ${i}, ${v}, is out of bounds for ${descr} (${lo} to ${hi}; numpy: OverflowError)`);
+    return v;
+  }
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) throw new TypeError(`toNpy: element ${i} (${v}) of a ${descr} array is not a whole number`);
+    v = BigInt(v);
+  }
+  if (typeof v !== 'bigint') throw new TypeError(`toNpy: element ${i} (${String(v)}) of a ${descr} array is not a number`);
+  if (v < BigInt(lo) || v > BigInt(hi)) throw new RangeError(`toNpy: element ${i}, ${v}, is out of bounds for ${descr} (${lo} to ${hi}; numpy: OverflowError)`);
+  return big ? v : Number(v);
+}
+
+function floatValue(v, i, descr) {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint' || typeof v === 'boolean') return Number(v);
+  throw new TypeError(`toNpy: element ${i} (${String(v)}) of a ${descr} array is not a number`);
+}
+
+function stringBytes(kind, width, descr, data) {
   if (kind === 'U') {
     const out = new Uint32Array(data.length * width);
     data.forEach((s, i) => {
@@ -460,45 +551,85 @@ function encodeArray(descr, data) {
     });
     return new Uint8Array(out.buffer);
   }
-  if (kind === 'S') {
-    const out = new Uint8Array(data.length * width);
-    data.forEach((s, i) => {
-      const t = String(s);
-      if (t.length > width) throw new Error(`'${t}' is longer than ${descr} holds`);
-      for (let j = 0; j < t.length; j++) {
-        const c = t.charCodeAt(j);
-        if (c > 255) throw new Error(`'${t}' has a character past latin-1, which |S does not hold`);
-        out[i * width + j] = c;
-      }
-    });
-    return out;
+  const out = new Uint8Array(data.length * width);
+  data.forEach((s, i) => {
+    const t = String(s);
+    if (t.length > width) throw new Error(`'${t}' is longer than ${descr} holds`);
+    for (let j = 0; j < t.length; j++) {
+      const c = t.charCodeAt(j);
+      if (c > 255) throw new Error(`'${t}' has a character past latin-1, which |S does not hold`);
+      out[i * width + j] = c;
+    }
+  });
+  return out;
+}
+
+/** The elements' bytes for `descr` from `data` (see toNpy), little-endian. */
+function elementBytes(descr, data) {
+  const m = /^([<>|=]?)([biufcMmUS])(\d+)(\[\d*[a-zA-Z]*\])?$/.exec(descr);
+  if (!m) {
+    if (/^\[|^[<>|=]?[OV]/.test(descr)) {
+      throw new Error(`toNpy writes numbers, bools, datetimes and strings; records, void (V) and object arrays (O) are not supported (dtype ${descr})`);
+    }
+    // Any other descr wasm parses (longdouble f16 / c32 and the like): raw bytes alone.
+    if (data instanceof Uint8Array) return data;
+    throw new TypeError(`toNpy: dtype ${descr} takes its elements' raw bytes as a Uint8Array`);
   }
+  const [, , kind, width] = m;
+  const code = `${kind}${width}`;
+  const typed = ArrayBuffer.isView(data) && !(data instanceof DataView);
+  if (!typed && !Array.isArray(data)) throw new TypeError('toNpy: data must be a typed array or an Array');
+  const Match = matchingArray(code);
+  // A typed array of the dtype's own element type: its bytes, as they are.
+  if (Match && data instanceof Match && kind !== 'b') return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  // A Uint8Array: the elements' raw bytes (little-endian), for every dtype but bool.
+  if (data instanceof Uint8Array && kind !== 'b') return data;
+  if (kind === 'U' || kind === 'S') {
+    if (typed) throw new TypeError(`toNpy: dtype ${descr} takes an Array of strings or a Uint8Array of the elements' bytes, not a ${data.constructor.name}`);
+    return stringBytes(kind, Number(width), descr, data);
+  }
+  // Anything else is converted by value, as numpy's np.array(values, dtype).
   if (kind === 'b') return Uint8Array.from(data, (v) => (v ? 1 : 0));
-  const ctor = {
-    i1: Int8Array, u1: Uint8Array, i2: Int16Array, u2: Uint16Array, i4: Int32Array,
-    u4: Uint32Array, i8: BigInt64Array, u8: BigUint64Array, f4: Float32Array, f8: Float64Array,
-  }[`${kind}${width}`];
-  if (!ctor) throw new Error(`toNpy takes a typed array or a Uint8Array of the elements' bytes for dtype ${descr}`);
-  const big = ctor === BigInt64Array || ctor === BigUint64Array;
-  const t = ctor.from(data, big ? (v) => BigInt(v) : Number);
-  return new Uint8Array(t.buffer);
+  const bounds = INT_BOUNDS[code];
+  if (bounds) {
+    const out = new (matchingArray(code))(data.length);
+    for (let i = 0; i < data.length; i++) out[i] = intValue(data[i], i, descr, bounds);
+    return new Uint8Array(out.buffer);
+  }
+  if (kind === 'M' || kind === 'm') {
+    const out = new BigInt64Array(data.length);
+    for (let i = 0; i < data.length; i++) out[i] = data[i] === null ? NAT : intValue(data[i], i, descr, INT_BOUNDS.i8);
+    return new Uint8Array(out.buffer);
+  }
+  if (kind === 'c') {
+    if (!Match) throw new TypeError(`toNpy: dtype ${descr} takes its elements' raw bytes as a Uint8Array`);
+    // Typed arrays: real and imaginary parts interleaved; Arrays: [re, im] pairs or reals.
+    const flat = typed ? data : data.flatMap((v) => (Array.isArray(v) ? [v[0], v[1]] : [v, 0]));
+    const out = Match.from(flat, (v, i) => floatValue(v, i, descr));
+    return new Uint8Array(out.buffer);
+  }
+  if (code === 'f2') {
+    const values = Float64Array.from(data, (v, i) => floatValue(v, i, descr));
+    return new Uint8Array(wasm._f16Bits(values).buffer);
+  }
+  if (!Match) throw new TypeError(`toNpy: dtype ${descr} takes its elements' raw bytes as a Uint8Array`);
+  return new Uint8Array(Match.from(data, (v, i) => floatValue(v, i, descr)).buffer);
 }
 
 /**
- * Writes a .npy file: byte for byte what np.save writes for the same array.
+ * Writes a .npy file: byte for byte what np.save writes for the same array (numbers, bools,
+ * datetimes, strings). `data`: a typed array of the dtype's own element type is used as it
+ * is; a Uint8Array is the elements' raw bytes (little-endian; for `b1`, values); any other
+ * typed array or an Array is converted by value, as np.array(values, dtype) (integers out of
+ * the dtype's bounds or not whole: an Error). Records, void and object dtypes are refused.
  * @param {{dtype: string|{descr: string}, shape: number[], data: ArrayBufferView|Array, fortranOrder?: boolean}} array
  * @returns {Uint8Array}
  */
-export function toNpy({ dtype, shape, data, fortranOrder = false }) {
-  const descr = typeof dtype === 'string' ? dtype : dtype.descr;
-  let bytes;
-  if (/^[<>|=]?f2$/.test(descr) && data instanceof Float32Array) {
-    // parse's float16 fallback where the runtime has no Float16Array: back to half's bits.
-    bytes = new Uint8Array(wasm._f16Bits(data).buffer);
-  } else if (ArrayBuffer.isView(data)) bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  else if (Array.isArray(data)) bytes = encodeArray(descr, data);
-  else throw new TypeError('toNpy: data must be a typed array or an Array');
-  return wasm._encode(descr, shape, fortranOrder, bytes);
+export function toNpy({ dtype, shape, data, fortranOrder = false } = {}) {
+  const descr = typeof dtype === 'string' ? dtype : dtype?.descr;
+  if (typeof descr !== 'string') throw new TypeError('toNpy: dtype must be a descr string (\'<f4\') or { descr }');
+  if (!Array.isArray(shape)) throw new TypeError('toNpy: shape must be an Array of whole numbers (the array\'s dimensions; [] for a 0-d array)');
+  return wasm._encode(descr, shape, fortranOrder, elementBytes(descr, data));
 }
 
 export { NAT };

@@ -250,7 +250,8 @@ fn header_length(prefix: &[u8]) -> Result<f64, JsError> {
 
 /// Parses the header at the start of `prefix` (the file's first bytes: any number, the whole
 /// header when they hold it) of a file of `file_len` bytes (`-1`: unknown), checking that the
-/// file holds the data the header describes.
+/// file holds the data the header describes (for dtypes without objects: an object array's
+/// data is a pickle, whose length the header does not give).
 ///
 /// Returns JSON: `{"need": n}` when the header takes `n` bytes, more than `prefix` holds (the
 /// caller reads them and asks again); else `{descr, name, shape, fortranOrder, dataOffset,
@@ -273,7 +274,9 @@ pub fn read_header(prefix: &[u8], file_len: f64) -> Result<String, JsError> {
         return Ok(format!("{{\"need\":{need}}}"));
     }
     let parsed = Header::read(&mut &prefix[..need as usize]).map_err(js_err)?;
-    if file_len >= 0.0 {
+    // An object array's data (records with object fields too) is one pickle, of any length:
+    // not 8 bytes an element. Its decoder finds a short one, naming what it was reading.
+    if file_len >= 0.0 && !has_object(&parsed.header.dtype) {
         parsed.check_data_len(file_len as u64).map_err(js_err)?;
     }
     header_json(&parsed.header, parsed.data_offset())
@@ -489,7 +492,9 @@ fn dyn_to_js(v: &DynValue) -> JsValue {
 /// `null`, `bool`, `int` (a `BigInt` past 2^53), `float`, `complex` → `[re, im]`, `str`,
 /// `bytes`/`bytearray` → `Uint8Array`, `list`/`tuple`/`set`/`frozenset` → `Array`, `dict` →
 /// `Map`, numpy arrays → the package's parse result shape (`{dtype, shape, data}` nested
-/// lists), numpy scalars → their value, anything else (ranges, slices, dtypes, allowed
+/// lists), numpy scalars → their value (datetime64 / timedelta64 scalars → `{type:
+/// "datetime64" | "timedelta64", unit, value}`, `value` a `BigInt` of ticks or `null` for
+/// NaT, `unit` as numpy writes it in brackets), anything else (ranges, slices, dtypes, allowed
 /// globals) → `{type, repr}` with Python's `repr()`.
 fn py_to_js(py: &npy_core::object::PyObject) -> JsValue {
     use npy_core::object::PyObject as P;
@@ -525,7 +530,22 @@ fn py_to_js(py: &npy_core::object::PyObject) -> JsValue {
             set(&o, "data", nest(&vals, &a.header().shape));
             o.into()
         }
-        P::Scalar(s) => dyn_to_js(&s.value),
+        P::Scalar(s) => match &s.value {
+            // A bare tick count would lose its unit: `{type, unit, value}` (value `null` for NaT).
+            DynValue::Datetime { unit, .. } | DynValue::Timedelta { unit, .. } => {
+                let o = Object::new();
+                let kind = if matches!(s.value, DynValue::Datetime { .. }) {
+                    "datetime64"
+                } else {
+                    "timedelta64"
+                };
+                set(&o, "type", kind);
+                set(&o, "unit", time_unit(*unit));
+                set(&o, "value", dyn_to_js(&s.value));
+                o.into()
+            }
+            v => dyn_to_js(v),
+        },
         other => {
             let o = Object::new();
             let kind = match other {
@@ -643,9 +663,10 @@ fn swap_unit(d: &DType) -> usize {
 
 /// A `.npy` file of dtype `descr`, `shape` and order, from `data`: the elements' bytes in
 /// the order the flag says, numbers, datetimes and `U` code points little-endian (swapped
-/// here for a big-endian `descr`), anything else (records, `S`, `V`) as the file stores
-/// it. The header is written as `np.save` writes it (format 1.0 unless it needs 2.0 or 3.0),
-/// so the file is byte for byte `np.save`'s for the same array.
+/// here for a big-endian `descr`), `S` as the file stores it (the JavaScript side refuses
+/// records, `V` and `O` before this). The header is written as `np.save` writes it (format
+/// 1.0 unless it needs 2.0 or 3.0), so the file is byte for byte `np.save`'s for the same
+/// array.
 ///
 /// # Errors
 /// An unknown `descr`, a shape with negative or fractional lengths, data of another size than
@@ -699,15 +720,58 @@ pub fn encode(
     Ok(out)
 }
 
-/// The IEEE half-precision bits of `values`, each rounded to the nearest (ties to even):
-/// `toNpy`'s way back from the `Float32Array` that `parse` gives for `f2` where the runtime
-/// has no `Float16Array`.
+/// The IEEE half-precision bits of `values`, each rounded to the nearest (ties to even) from
+/// its double, as numpy's `astype(float16)`: `toNpy`'s conversion by value to `f2` (from a
+/// `Float32Array`, which `parse` gives for `f2` where the runtime has no `Float16Array`, from
+/// other typed arrays and from plain arrays).
 #[wasm_bindgen(js_name = "_f16Bits")]
-pub fn f16_bits(values: &[f32]) -> Vec<u16> {
-    values
-        .iter()
-        .map(|&v| npy_core::half::f16::from_f32(v).to_bits())
-        .collect()
+pub fn f16_bits(values: &[f64]) -> Vec<u16> {
+    values.iter().map(|&v| f64_to_f16_bits(v)).collect()
+}
+
+/// IEEE binary16 bits of `x` rounded once to the nearest, ties to even (IEEE 754's
+/// conversion, numpy's `npy_double_to_half`): overflow to infinity, underflow through the
+/// subnormals to zero, a NaN a NaN of the same sign with its payload's top bits.
+/// (`half::f16::from_f64` rounds through `f32`, twice: 1 + 2^-11 + 2^-30 became 1.)
+fn f64_to_f16_bits(x: f64) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 48) & 0x8000) as u16;
+    let exp = ((b >> 52) & 0x7ff) as i64;
+    let man = b & ((1u64 << 52) - 1);
+    if exp == 0x7ff {
+        if man == 0 {
+            return sign | 0x7c00;
+        }
+        let nan = 0x7c00 | (man >> 42) as u16;
+        return sign | if nan == 0x7c00 { 0x7c01 } else { nan };
+    }
+    // x = m × 2^(e − 52), m with its implicit bit (f64 subnormals are far below f16's).
+    let e = exp - 1023;
+    if e > 15 {
+        return sign | 0x7c00;
+    }
+    let m = if exp == 0 { man } else { man | (1u64 << 52) };
+    // Bits dropped: 42 for a normal result (52 − 10), more below 2^-14 (subnormal).
+    let shift = if e >= -14 { 42 } else { 42 + (-14 - e) };
+    if shift > 53 {
+        // Below half the smallest subnormal (m < 2^53).
+        return sign;
+    }
+    let shift = shift as u32;
+    let half = 1u64 << (shift - 1);
+    let rem = m & ((1u64 << shift) - 1);
+    let mut q = m >> shift;
+    if rem > half || (rem == half && q & 1 == 1) {
+        q += 1;
+    }
+    let bits = if e >= -14 {
+        // q holds the implicit bit (2^10, or 2^11 after rounding up): it carries into the
+        // exponent field.
+        (((e + 14) as u64) << 10) + q
+    } else {
+        q
+    };
+    sign | bits.min(0x7c00) as u16
 }
 
 /// A `.npz` archive held in memory: its keys, and each member read when asked (stored or
@@ -742,6 +806,16 @@ impl Npz {
     /// No such key (the message lists the keys); npy-npz's member errors.
     pub fn member(&self, key: &str) -> Result<Vec<u8>, JsError> {
         self.inner.read_bytes(key).map_err(js_err)
+    }
+
+    /// The member `key`'s size in bytes (inflated), as the central directory declares it:
+    /// what [`Npz::member`] allocates, and never inflates past (npy-npz stops a member at its
+    /// declared size), so the JavaScript side checks it against its budget first.
+    ///
+    /// # Errors
+    /// No such key (the message lists the keys).
+    pub fn size(&self, key: &str) -> Result<f64, JsError> {
+        Ok(self.inner.member(key).map_err(js_err)?.size as f64)
     }
 }
 
@@ -783,6 +857,14 @@ impl npy_core::ReadAt for Shared {
             "bytes {offset}..{end} are not fetched yet"
         )))
     }
+}
+
+/// Bytes `fetchNpz` fetches first from an archive's end: npy-npz's
+/// [`npy_npz::MIN_SUFFIX_BYTES`] (64 KiB + 98: the end record after the longest comment zip
+/// allows, and zip64's records before it), which [`RangeArchive::open`] reads from the end.
+#[wasm_bindgen(js_name = "_npzTailBytes")]
+pub fn npz_tail_bytes() -> f64 {
+    npy_npz::MIN_SUFFIX_BYTES as f64
 }
 
 /// A `.npz` archive read by HTTP ranges: the JavaScript side adds the ranges it fetched
@@ -835,7 +917,13 @@ impl RangeArchive {
     /// # Errors
     /// npy-npz's errors for a broken archive.
     pub fn open(&mut self) -> Result<bool, JsError> {
-        match npy_npz::NpzArchive::new(self.source.clone()) {
+        // Read from the end only what `fetchNpz`'s first request fetched
+        // ([`npz_tail_bytes`]): a directory in it opens the archive with no other request.
+        match npy_npz::NpzArchive::with_suffix_bytes(
+            self.source.clone(),
+            npy_core::ReadOptions::default(),
+            npy_npz::MIN_SUFFIX_BYTES,
+        ) {
             Ok(npz) => {
                 self.npz = Some(npz);
                 Ok(true)
@@ -851,6 +939,19 @@ impl RangeArchive {
             .as_ref()
             .map(|n| n.keys().map(str::to_owned).collect())
             .unwrap_or_default()
+    }
+
+    /// The member `key`'s size in bytes (inflated), as the central directory declares it
+    /// (see [`Npz::size`]).
+    ///
+    /// # Errors
+    /// The archive is not open; no such key (the message lists the keys).
+    pub fn size(&self, key: &str) -> Result<f64, JsError> {
+        let npz = self
+            .npz
+            .as_ref()
+            .ok_or_else(|| JsError::new("the archive is not open"))?;
+        Ok(npz.member(key).map_err(js_err)?.size as f64)
     }
 
     /// The member's bytes where the fetched ranges hold them, `undefined` when a range is

@@ -1,7 +1,7 @@
 // A static HTTP server on 127.0.0.1 with Range support (bytes=a-b, a-, -n), serving the package
 // directory, the workspace's fixtures under /fixtures/, and /big.npy: a virtual 1 GiB .npy file
 // (float32, shape (ROWS, 256), element i = i % 4093), made on the fly for the ranges asked,
-// never written. It counts requests and body bytes per path.
+// never written; and what a test put() under /put/. It counts requests and body bytes per path.
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, normalize } from 'node:path';
@@ -52,6 +52,7 @@ const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.html': 't
 
 export async function startServer() {
   const stats = new Map();
+  const put = new Map();
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     const s = stats.get(path) ?? { requests: 0, bytes: 0 };
@@ -60,7 +61,11 @@ export async function startServer() {
     let size;
     let read;
     try {
-      if (path === '/big.npy') {
+      if (put.has(path)) {
+        const data = put.get(path);
+        size = data.length;
+        read = async (a, b) => data.subarray(a, b);
+      } else if (path === '/big.npy') {
         size = BIG_SIZE;
         read = async (a, b) => bigBytes(a, b);
       } else {
@@ -103,12 +108,23 @@ export async function startServer() {
     if (status === 206) headers['Content-Range'] = `bytes ${start}-${end - 1}/${size}`;
     res.writeHead(status, headers).end(body);
   });
+  // Idle connections stay open until close(): a test that blocks the event loop (numpy run
+  // synchronously) must not find its pooled connection closed under it ("fetch failed").
+  server.keepAliveTimeout = 0;
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const { port } = server.address();
   return {
     url: `http://127.0.0.1:${port}`,
     stats,
     reset() { stats.clear(); },
-    close: () => new Promise((ok) => server.close(ok)),
+    /** Serves `bytes` at /put/`name`; returns its URL. */
+    put(name, bytes) {
+      put.set(`/put/${name}`, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      return `http://127.0.0.1:${port}/put/${name}`;
+    },
+    close: () => new Promise((ok) => {
+      server.close(ok);
+      server.closeAllConnections();
+    }),
   };
 }

@@ -142,3 +142,58 @@ fn the_prefetch_stays_within_its_budget() {
         same_members(&npz, &plain);
     }
 }
+
+/// `with_suffix_bytes(MIN_SUFFIX_BYTES)` (npy-wasm's `fetchNpz`, whose first request is the
+/// archive's last `MIN_SUFFIX_BYTES`): opening an archive larger than that whose directory
+/// is in them is that one read, and a member then one read (its local header and bytes),
+/// never the default 256 KiB suffix again; an end record after the longest comment zip allows
+/// (65,535 bytes, APPNOTE 4.3.16) is still found in them (issue 43 follow-up, F4).
+#[test]
+fn min_suffix_bytes_open_is_one_read_and_a_member_one_more() {
+    // numpy's layout: no padding in an extra field (which a local header read's slack does
+    // not cover; the member is then a second read).
+    let mut w = NpzWriter::new(std::io::Cursor::new(Vec::new())).alignment(1);
+    w.add("big", &vec![7u8; 300_000], &[300_000]).unwrap();
+    w.add("small", &[1i64, 2, 3], &[3]).unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    assert!(bytes.len() as u64 > npy_npz::SUFFIX_BYTES);
+    let mut commented = bytes.clone();
+    // The end record without a comment is the last 22 bytes; its comment length is at 20.
+    let n = commented.len();
+    assert_eq!(&commented[n - 22..n - 18], b"PK\x05\x06");
+    commented[n - 2..].copy_from_slice(&u16::MAX.to_le_bytes());
+    commented.extend(std::iter::repeat_n(b'c', usize::from(u16::MAX)));
+    for (archive, long_comment) in [(bytes, false), (commented, true)] {
+        let src = counted(archive.clone());
+        let npz = NpzArchive::with_suffix_bytes(
+            src,
+            npy_core::ReadOptions::default(),
+            npy_npz::MIN_SUFFIX_BYTES,
+        )
+        .unwrap();
+        let opening = npz.source().reads.borrow().clone();
+        if long_comment {
+            // The end record is found in the suffix; the directory before the comment is
+            // a second read.
+            assert_eq!(opening[0], npy_npz::MIN_SUFFIX_BYTES as usize);
+            assert_eq!(opening.len(), 2, "{opening:?}");
+            npz.source().reads.borrow_mut().remove(1);
+        } else {
+            assert_eq!(opening, [npy_npz::MIN_SUFFIX_BYTES as usize]);
+        }
+        let small = npz.read_bytes("small").unwrap();
+        // (Reads of no bytes, which ask nothing of a remote source, are not counted.)
+        let reads: Vec<usize> = (npz.source().reads.borrow().iter().copied())
+            .filter(|&n| n > 0)
+            .collect();
+        assert_eq!(reads.len(), 2, "{reads:?}");
+        // The local header (30 bytes, the name, slack for its extra field) and the member.
+        assert!(
+            reads[1] <= 30 + 3 * "small.npy".len() + 32 + small.len(),
+            "{reads:?}"
+        );
+        let plain = NpzArchive::new(archive).unwrap();
+        assert_eq!(small, plain.read_bytes("small").unwrap());
+        assert_eq!(npz.read::<i64>("small").unwrap().into_vec(), [1, 2, 3]);
+    }
+}
