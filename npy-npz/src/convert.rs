@@ -25,7 +25,7 @@ pub(crate) fn is_npz(path: &Path) -> bool {
 /// data is copied as it is, in its byte order and memory order, streamed (memory stays at a
 /// few buffers whatever the array's size). An object array's data is a pickle of its own
 /// length: it is copied once it decodes (npy-pickle, within
-/// [`npy_pickle::PickleLimits::default`]'s budget of bytes), since numpy cannot load one that
+/// `npy_pickle::PickleLimits::default()`'s budget of bytes), since numpy cannot load one that
 /// does not; without the feature `pickle` it is refused.
 ///
 /// `output` is written as [`PendingFile`] writes (a temporary file renamed into place once
