@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 
 use crate::workspace_root;
 
-/// The crates measured: the workspace's published ones, bottom first.
+/// The crates measured: the workspace's published ones, bottom first, then npy-wasm (the npm
+/// package's crate, not published to crates.io).
 const CRATES: &[&str] = &[
     "npy-fs",
     "npy-core",
@@ -27,7 +28,9 @@ const CRATES: &[&str] = &[
     "npy-sparse",
     "npy-arrow",
     "npy-object-store",
+    "npy-datafusion",
     "npy-cli",
+    "npy-wasm",
 ];
 
 /// Prints a table: crate, non-test lines, root names; then the workspace's total lines and
