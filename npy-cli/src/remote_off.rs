@@ -5,10 +5,7 @@
 use std::convert::Infallible;
 use std::path::Path;
 
-use npy_core::{
-    header::{ParsedHeader, TensorInfo},
-    Error, ReadAt,
-};
+use npy_core::{header::ParsedHeader, Error, ReadAt, TensorInfo};
 use npy_npz::NpzArchive;
 
 /// What a remote input is refused with: the flag that builds URL reading in.
