@@ -148,6 +148,16 @@ impl<R: Read> Thrift<R> {
         Ok((b & 0x0f, n))
     }
 
+    /// Skips an element of a list, set or map of type `ty`: a bool there is a byte of its own
+    /// (a bool field's value is in its field header), so every element takes a byte at least.
+    fn skip_element(&mut self, ty: u8, depth: u32) -> Res<()> {
+        if ty == 1 || ty == 2 {
+            self.byte().map(|_| ())
+        } else {
+            self.skip(ty, depth)
+        }
+    }
+
     fn skip(&mut self, ty: u8, depth: u32) -> Res<()> {
         let depth = depth
             .checked_sub(1)
@@ -165,11 +175,7 @@ impl<R: Read> Thrift<R> {
                 let (et, n) = self.list()?;
                 // Every element takes at least a byte: `n` is bounded by the bytes left.
                 for _ in 0..n {
-                    if et == 1 || et == 2 {
-                        self.byte()?;
-                    } else {
-                        self.skip(et, depth)?;
-                    }
+                    self.skip_element(et, depth)?;
                 }
                 Ok(())
             }
@@ -177,9 +183,13 @@ impl<R: Read> Thrift<R> {
                 let n = self.varint()?;
                 if n > 0 {
                     let kv = self.byte()?;
+                    // Keys and values take a byte at least (bools too, as in lists): `n` is
+                    // bounded by the bytes left. Skipped as bare bool fields, which take no
+                    // byte, a 483-byte file's map of 2^63 bool pairs looped for hours (fuzz
+                    // target `parquet`, issue 42).
                     for _ in 0..n {
-                        self.skip(kv >> 4, depth)?;
-                        self.skip(kv & 0x0f, depth)?;
+                        self.skip_element(kv >> 4, depth)?;
+                        self.skip_element(kv & 0x0f, depth)?;
                     }
                 }
                 Ok(())
