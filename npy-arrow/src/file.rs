@@ -1005,10 +1005,14 @@ impl Format {
 /// Most nested groups a Parquet schema may hold above a leaf column (the root not counted),
 /// by default: deeper schemas are refused with [`ErrorKind::Budget`] before the parquet crate
 /// reads them, since its schema and reader builders recurse once or more per level (2,000
-/// levels overflowed the 8 MiB main-thread stack, an abort). Records nested as deep as
-/// npy-core's header parser reads (63 levels, a group each; a subarray adds two) fit. Raised
-/// by [`ConvertOptions::max_nesting_depth`], at the risk of the calling thread's stack.
-pub const MAX_NESTING_DEPTH: usize = 128;
+/// levels overflowed the 8 MiB main-thread stack, an abort). 63 is as deep as a `.npy` written
+/// from the schema can be read back: each record level nests the header's descr two levels
+/// (a list of fields, a field's tuple), and npy-core's header parser reads 128 levels
+/// (`literal::DEFAULT_MAX_DEPTH`; numpy's own parser gives up from about 100 record levels).
+/// With 64 and more, a conversion succeeded and wrote a file that neither could read. Raised
+/// by [`ConvertOptions::max_nesting_depth`], at the risk of the calling thread's stack and of
+/// writing such a file.
+pub const MAX_NESTING_DEPTH: usize = 63;
 
 /// How many times its input's size the output of a conversion from Arrow IPC or Parquet may
 /// take by default (the budget is this × the input's bytes, at least

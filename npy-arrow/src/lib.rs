@@ -114,7 +114,7 @@
 //! | output bytes of `.arrow`/`.parquet` → `.npy`/`.npz` (and Parquet → `.arrow`) | the input's size × [`OUTPUT_EXPANSION`] (1024), at least [`OUTPUT_BUDGET_FLOOR`] (1 GiB); a Parquet file's claimed rows checked before decoding, after each batch of the first read, and the exact output before writing | [`ConvertOptions::max_output_bytes`] |
 //! | widest `U` (characters) / `S` (bytes) column | [`MAX_STRING_WIDTH`] (1 Mi) | [`ConvertOptions::max_string_width`] ([`FromArrowOptions::max_string_width`]) |
 //! | rows that hold no bytes (`FixedSizeBinary(0)`, lists of 0 items) | [`MAX_UNBACKED_ROWS`] (1 Mi) | [`ConvertOptions::max_unbacked_rows`] |
-//! | nesting of a Parquet schema (groups above a leaf) | [`MAX_NESTING_DEPTH`] (128) | [`ConvertOptions::max_nesting_depth`] |
+//! | nesting of a Parquet schema (groups above a leaf) | [`MAX_NESTING_DEPTH`] (63: what a `.npy` header read back can hold) | [`ConvertOptions::max_nesting_depth`] |
 //!
 //! Memory while converting to `.npy` is about [`BATCH_BYTES`] of output at a time (one row if
 //! wider), and a Parquet batch's dictionary-decoded byte strings about as much. Before the

@@ -462,6 +462,16 @@ fn leaves(schema: &[SchemaElement], max_depth: usize) -> Result<Vec<Leaf>, Error
         }
         let repeated = inside_repeated || (i > 0 && e.repetition == Some(2));
         match e.children {
+            // A group cannot have more children than the elements after it (the parquet
+            // crate's schema builder allocates for the claimed count first: 2^31 - 1 children
+            // in a 136-byte file asked for 16 GiB and aborted). pyarrow: "Malformed Parquet
+            // schema: not enough elements".
+            Some(n) if i64::from(n) > (schema.len() - i - 1) as i64 => {
+                return Err(malformed(format!(
+                    "a schema group claims {n} children, but only {} schema elements follow it",
+                    schema.len() - i - 1
+                )));
+            }
             Some(n) if n >= 0 || i == 0 => {
                 open.push((i64::from(n.max(0)), repeated, levels));
                 deepest = deepest.max(open.len() - 1);

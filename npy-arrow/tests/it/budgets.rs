@@ -191,6 +191,63 @@ fn parquet_nesting_at_the_budget_fits_a_default_thread_stack() {
     assert_eq!(rows, 3);
 }
 
+/// The deepest schema the default budget admits converts to a `.npy` that reads back: each
+/// record level nests the header two levels, and npy-core's header parser reads 128 (a
+/// tester's held-back variant: with the old budget of 128, depths 64 to 128 converted into
+/// files that `npy show` and, from 100, numpy refused). Expected values: the page's three
+/// INT64s (the format's rule), each inside `MAX_NESTING_DEPTH` one-field records.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_nesting_at_the_budget_converts_to_a_npy_that_reads_back() {
+    let max = npy_arrow::MAX_NESTING_DEPTH;
+    let c = case("deep_npy.parquet", &nested(max, INT64, REQUIRED));
+    convert(&c.input, &c.out, &ConvertOptions::new()).unwrap();
+    let a = npy_core::read_dyn(&c.out).unwrap_or_else(|e| panic!("depth {max}: {e}"));
+    assert_eq!(a.shape(), [3]);
+    let mut dtype = a.dtype();
+    let mut depth = 0;
+    while let npy_core::DType::Record(r) = dtype {
+        assert_eq!(r.fields().len(), 1);
+        dtype = &r.fields()[0].dtype;
+        depth += 1;
+    }
+    assert_eq!(depth, max);
+    assert_eq!(dtype.to_string(), "<i8");
+}
+
+/// F3's held-back variant: a schema group claiming 2^31 - 1 children in a 136-byte file made
+/// the parquet crate's schema builder allocate for them first (16 GiB, an abort). A group
+/// cannot have more children than the schema elements after it: refused as malformed, as
+/// pyarrow refuses it ("not enough elements"), before the parquet crate reads the schema.
+#[cfg(feature = "parquet")]
+#[test]
+fn a_schema_group_claiming_more_children_than_follow_is_malformed() {
+    for claimed in [2i64, 1_000_000, (1 << 31) - 1] {
+        let schema = vec![
+            pq::group("schema", 1, None),
+            pq::group("g", claimed, Some(REQUIRED)),
+            pq::leaf("x", INT64),
+        ];
+        let path = vec!["g".to_owned(), "x".to_owned()];
+        let claims = pq::Claims {
+            rows: 3,
+            file_rows: 3,
+            num_values: 3,
+            codec: pq::UNCOMPRESSED,
+        };
+        let page = pq::data_page(&pq::i64s(&[1, 2, 3]), 3, PLAIN);
+        let c = case(
+            "kids.parquet",
+            &pq::build(schema, &path, INT64, &page, &claims, false),
+        );
+        let e = refused(&c, &ConvertOptions::new());
+        assert!(
+            matches!(e.kind(), ErrorKind::Malformed(m) if m.contains(&format!("claims {claimed} children"))),
+            "{claimed}: {e}"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // F2: sizes claimed inside pages (r02).
 
@@ -767,31 +824,6 @@ const THRIFT_BOOL_MAP_TIMEOUT: &[u8] = &[
     32, 50, 54, 46, 48, 46, 49, 25, 28, 28, 0, 0, 0, 115, 1, 0, 0, 80, 65, 82, 49,
 ];
 
-#[cfg(feature = "parquet")]
-const THRIFT_BOOL_MAP_SLOW_UNIT: &[u8] = &[
-    80, 65, 82, 49, 21, 4, 21, 64, 21, 64, 76, 21, 8, 21, 0, 18, 0, 0, 0, 0, 0, 0, 255, 0, 0, 0,
-    255, 0, 255, 255, 255, 255, 255, 255, 21, 205, 133, 61, 254, 156, 151, 23, 0, 0, 177, 110, 107,
-    177, 255, 255, 21, 0, 21, 20, 21, 20, 44, 21, 10, 21, 16, 21, 6, 21, 6, 28, 24, 8, 21, 205,
-    133, 61, 254, 156, 151, 23, 24, 8, 0, 0, 177, 110, 107, 177, 255, 255, 22, 2, 40, 8, 21, 205,
-    133, 61, 254, 156, 151, 23, 24, 8, 0, 0, 177, 110, 107, 177, 255, 255, 17, 17, 0, 0, 0, 2, 0,
-    0, 0, 3, 29, 2, 3, 228, 0, 21, 4, 25, 28, 25, 28, 38, 0, 28, 21, 4, 25, 53, 0, 6, 16, 25, 24,
-    1, 97, 47, 116, 109, 112, 47, 46, 116, 109, 112, 53, 52, 55, 104, 80, 57, 21, 0, 22, 10, 22,
-    239, 1, 22, 238, 1, 38, 100, 38, 8, 28, 24, 8, 21, 205, 133, 61, 254, 156, 151, 23, 24, 8, 0,
-    0, 177, 110, 107, 177, 255, 255, 22, 2, 40, 8, 21, 205, 133, 61, 254, 156, 151, 23, 24, 8, 0,
-    0, 177, 110, 107, 177, 255, 255, 17, 17, 0, 25, 44, 21, 4, 21, 0, 21, 2, 0, 21, 0, 21, 16, 21,
-    2, 0, 60, 41, 6, 25, 38, 2, 8, 0, 0, 0, 22, 238, 1, 22, 10, 38, 8, 22, 238, 1, 0, 25, 28, 24,
-    12, 65, 82, 82, 79, 87, 58, 115, 99, 104, 101, 109, 97, 24, 160, 1, 47, 47, 47, 47, 47, 51, 65,
-    65, 65, 65, 65, 81, 65, 65, 65, 65, 65, 65, 65, 75, 65, 65, 119, 65, 66, 103, 65, 70, 65, 65,
-    103, 65, 67, 103, 65, 65, 65, 65, 65, 66, 66, 65, 65, 77, 65, 65, 65, 65, 67, 65, 65, 73, 255,
-    255, 65, 65, 66, 65, 65, 73, 65, 65, 65, 65, 66, 65, 65, 65, 65, 65, 69, 65, 65, 65, 65, 85,
-    65, 65, 65, 65, 69, 65, 65, 85, 65, 65, 103, 65, 66, 103, 65, 72, 65, 65, 119, 65, 65, 65, 65,
-    81, 65, 66, 65, 65, 65, 65, 65, 65, 65, 65, 69, 75, 69, 65, 65, 65, 65, 66, 103, 65, 65, 65,
-    65, 69, 65, 65, 65, 65, 65, 65, 65, 65, 65, 65, 69, 65, 65, 65, 66, 104, 65, 65, 89, 65, 67,
-    65, 65, 71, 65, 65, 89, 65, 65, 65, 65, 65, 65, 65, 77, 65, 0, 24, 32, 112, 97, 114, 113, 117,
-    101, 116, 45, 99, 112, 112, 45, 97, 114, 114, 111, 119, 32, 118, 101, 114, 115, 105, 111, 110,
-    32, 50, 54, 46, 48, 46, 49, 25, 28, 28, 0, 0, 0, 115, 1, 0, 0, 80, 65, 82, 49,
-];
-
 /// A Thrift map of bools in a Parquet footer takes a byte per key and value (the compact
 /// protocol's rule for collections), so its stated count is bounded by the footer's bytes:
 /// the fuzzers' inputs and a hand-built footer (an unknown field 15, a map of 2^62 bool pairs
@@ -812,13 +844,17 @@ fn a_thrift_map_of_bools_claiming_2_to_the_62_pairs_is_refused_at_once() {
     built.extend_from_slice(&footer);
     built.extend_from_slice(&(footer.len() as u32).to_le_bytes());
     built.extend_from_slice(b"PAR1");
+    // The fuzzer's slow unit is the timeout's file with one byte of a column chunk's metadata
+    // (byte 163: 238 → 239) changed.
+    let mut slow_unit = THRIFT_BOOL_MAP_TIMEOUT.to_vec();
+    slow_unit[163] = 239;
     for (name, bytes) in [
         ("fuzz_timeout.parquet", THRIFT_BOOL_MAP_TIMEOUT),
-        ("fuzz_slow_unit.parquet", THRIFT_BOOL_MAP_SLOW_UNIT),
+        ("fuzz_slow_unit.parquet", slow_unit.as_slice()),
         ("bool_map.parquet", built.as_slice()),
     ] {
         let c = case(name, bytes);
-        let started = std::time::Instant::now();
+        let started = CpuTimer::start();
         let err = convert(&c.input, &c.out, &ConvertOptions::new()).unwrap_err();
         assert!(
             started.elapsed().as_secs() < 2,

@@ -53,6 +53,11 @@ pub fn measure(data: &Path, quick: bool) -> Result<Value, String> {
 /// Builds `npy` (release, `--features full`: the columnar and remote benches run its
 /// Parquet and URL paths); returns its path.
 pub(super) fn build_npy() -> Result<PathBuf, String> {
+    build_npy_with("full")
+}
+
+/// Builds the `npy` command (release) with `features`; returns the binary's path.
+pub(super) fn build_npy_with(features: &str) -> Result<PathBuf, String> {
     let status = crate::bench::cargo()
         .args([
             "build",
@@ -61,13 +66,15 @@ pub(super) fn build_npy() -> Result<PathBuf, String> {
             "-p",
             "npy-cli",
             "--features",
-            "full",
+            features,
         ])
         .args(["--bin", "npy"])
         .status()
         .map_err(|e| format!("cannot run cargo build: {e}"))?;
     if !status.success() {
-        return Err(format!("building npy failed ({status})"));
+        return Err(format!(
+            "building npy --features {features} failed ({status})"
+        ));
     }
     Ok(target_dir().join("release").join("npy"))
 }

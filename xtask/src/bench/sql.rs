@@ -21,7 +21,6 @@ use serde_json::{json, Value};
 
 use super::show::{load_average, run};
 use crate::python::numpy_python;
-use crate::target_dir;
 
 /// The query of the target.
 const QUERY: &str =
@@ -66,7 +65,7 @@ fn measure_in(dir: &Path, quick: bool) -> Result<Value, String> {
     if !status.success() {
         return Err(format!("making the shards failed ({status})"));
     }
-    let npy = build_npy_sql()?;
+    let npy = super::show::build_npy_with("sql")?;
     let runs = if quick { 3 } else { 5 };
     let numpy = format!(
         "import glob, numpy as np\n\
@@ -95,27 +94,6 @@ fn measure_in(dir: &Path, quick: bool) -> Result<Value, String> {
         "rows": rows * SHARDS,
         "load": load_average(),
     }))
-}
-
-/// Builds the `npy` command with the feature `sql` (release).
-fn build_npy_sql() -> Result<PathBuf, String> {
-    let status = super::cargo()
-        .args([
-            "build",
-            "--release",
-            "-q",
-            "-p",
-            "npy-cli",
-            "--features",
-            "sql",
-        ])
-        .args(["--bin", "npy"])
-        .status()
-        .map_err(|e| format!("cannot run cargo build: {e}"))?;
-    if !status.success() {
-        return Err(format!("building npy --features sql failed ({status})"));
-    }
-    Ok(target_dir().join("release").join("npy"))
 }
 
 /// The table's section: our time against each peer and the floor, with the target.
