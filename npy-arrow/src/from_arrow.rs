@@ -93,7 +93,7 @@ pub enum FillValue {
     /// accepted here; a column that cannot hold it refuses it).
     Int(i128),
     /// A float (rounded to `f32`/`f16` for such columns; integer columns take it only when
-    /// it is integral and in range).
+    /// it is integral, in range and below 2^53 in magnitude, where floats are exact).
     Float(f64),
 }
 
@@ -102,13 +102,15 @@ impl FillValue {
     fn int<T: TryFrom<i128>>(self) -> Option<T> {
         match self {
             FillValue::Int(i) => T::try_from(i).ok(),
-            // Integral floats of magnitude < 2^127 convert exactly; `as` saturates beyond,
-            // and the range check of `T` refuses those.
+            // Integral floats below 2^53 are the integers they were written as; from it, a
+            // float is the nearest of every 2nd, 4th, ... integer, so `9007199254740993.0`
+            // arrives as ...992: refused, as numpy's `int64('9007199254740993.0')` is, rather
+            // than written rounded (an integer fill is written exactly).
             #[allow(
                 clippy::cast_possible_truncation,
-                reason = "checked integral and in range"
+                reason = "checked integral and below 2^53"
             )]
-            FillValue::Float(f) if f.fract() == 0.0 && f.abs() < 2f64.powi(127) => {
+            FillValue::Float(f) if f.fract() == 0.0 && f.abs() < 2f64.powi(53) => {
                 T::try_from(f as i128).ok()
             }
             FillValue::Float(_) => None,
