@@ -1400,6 +1400,19 @@ impl<R: ReadAt + ?Sized> Read for MemberReader<'_, R> {
                 }
             },
         };
+        if n == 0 {
+            // The data ends before the member's declared size (a truncated archive, a deflate
+            // stream that stops early): an error naming the member and both sizes, for readers
+            // that see only `io::Error`s (npy-core's, through `npy show`) as for the archive's
+            // own reads, which report the kind kept in `fault`.
+            let k = ErrorKind::EndsEarly {
+                declared: self.size,
+                found: self.pos,
+            };
+            let message = format!("member {:?}: {k}", self.name);
+            self.fault = Some(k);
+            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, message));
+        }
         if self.hashed == self.pos {
             self.hasher.update(&buf[..n]);
             self.hashed += n as u64;

@@ -496,3 +496,40 @@ fn latin1_field_names_survive_pack_and_convert_to_npz() {
     }
     assert_eq!(got.lines().count(), 1 + runs.len(), "{got}");
 }
+
+/// r07's held-back variant (issue 42, F7): a deflated member whose stream ends (its final
+/// block) long before the size the zip headers declare, followed by other bytes. zipfile
+/// refuses it (a bad CRC); `npy show` refused it too, but with a bare "unexpected end of
+/// file": its message now names the member and both sizes, as the library's reads do. The
+/// member's `.npy` header claims 5 MiB of `|u1` data; the stream holds 1,000 bytes of it.
+#[test]
+fn show_of_a_member_whose_stream_ends_early_names_it() {
+    use npy_test_support::zip::{crc32, deflate, zip, ZipEntry};
+    let n = 5 << 20;
+    let mut plain = npy_test_support::raw_npy_v2("'|u1'", &format!("({n},)"), &[]);
+    let declared = plain.len() + n;
+    plain.extend(std::iter::repeat_n(7u8, 1_000));
+    let mut data = deflate(&plain);
+    // Enough other bytes after the stream that the compressed size could hold the declared
+    // one (deflate expands at most 1032 times): the check before inflating lets it through.
+    data.extend(std::iter::repeat_n(0x5a, 16_384));
+    let entry = ZipEntry {
+        size: u32::try_from(declared).unwrap(),
+        crc: crc32(&plain),
+        data,
+        ..ZipEntry::deflated("x.npy", &[])
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("early.npz");
+    std::fs::write(&path, zip(&[entry], None)).unwrap();
+    let o = npy([std::ffi::OsStr::new("show"), path.as_os_str()]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "member \"x.npy\": ends after {} of its declared {declared} bytes",
+            plain.len()
+        )),
+        "{err}"
+    );
+}
