@@ -18,7 +18,7 @@ use crate::format::report;
 /// The shards of a table are one array cut along its first axis: one dtype (byte order may
 /// differ) and one shape after the first axis. Columns are npy-arrow's mapping: one per record
 /// field; a plain array is one column named NAME (in FROM: the first file's stem); an N-d
-/// array's rows are fixed-size lists (emb[1], the array functions); NaT is null. count(*) reads
+/// array's rows are fixed-size lists (`emb[1]`, the array functions); NaT is null. count(*) reads
 /// the headers only; scans read byte ranges, one file on every core.
 ///
 /// Output: a table on stdout; --json writes JSON Lines (one object per row, null for nulls);
