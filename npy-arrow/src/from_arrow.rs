@@ -832,14 +832,7 @@ fn encode(
             let per = *size as usize;
             let item_size = item.dtype()?.itemsize() as usize;
             let want = a.len() * per;
-            if a.values().len() < want {
-                return Err(unsupported(
-                    ctx.column,
-                    field.data_type(),
-                    "list values shorter than its rows",
-                ));
-            }
-            let values = a.values().slice(0, want);
+            let values = list_values(a, want, field, ctx)?;
             // Rows of `per` items, item j of row i at offset + i*stride + j*item_size. When
             // the rows are packed (a plain N-d array), that is one stride.
             if out.stride == per * item_size {
@@ -872,6 +865,24 @@ fn encode(
         (_, other) => return Err(unsupported(ctx.column, other, "does not match its plan")),
     }
     Ok(())
+}
+
+/// The first `want` values of the fixed-size-list column `a` (its rows' items), or an error
+/// naming the column when the list holds fewer.
+fn list_values(
+    a: &arrow_array::FixedSizeListArray,
+    want: usize,
+    field: &Field,
+    ctx: &Ctx<'_>,
+) -> Result<arrow_array::ArrayRef, Error> {
+    if a.values().len() < want {
+        return Err(unsupported(
+            ctx.column,
+            field.data_type(),
+            "list values shorter than its rows",
+        ));
+    }
+    Ok(a.values().slice(0, want))
 }
 
 /// Places each element of a tensor column `array` (rows of `split` elements, each of the
@@ -908,14 +919,7 @@ fn encode_elements(
         return Ok(());
     }
     let want = a.len() * per;
-    if a.values().len() < want {
-        return Err(unsupported(
-            ctx.column,
-            field.data_type(),
-            "list values shorter than its rows",
-        ));
-    }
-    let values = a.values().slice(0, want);
+    let values = list_values(a, want, field, ctx)?;
     let mut packed = vec![0u8; want * item_size];
     let mut o = Out {
         bytes: &mut packed,
