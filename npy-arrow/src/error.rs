@@ -51,15 +51,6 @@ pub enum ErrorKind {
     #[cfg(feature = "parquet")]
     #[error("parquet: {0}")]
     Parquet(#[from] parquet::errors::ParquetError),
-    /// The `.npy` input ends inside its array data (fewer bytes than the header's shape and
-    /// dtype need).
-    #[error("file ends inside the array data: {needed} bytes needed, {found} present")]
-    Truncated {
-        /// Data bytes the header promises.
-        needed: u64,
-        /// Data bytes present.
-        found: u64,
-    },
     /// The array's rows hold no bytes (zero-size elements, or a zero-length axis after the
     /// first) and there are more of them than [`crate::MAX_UNBACKED_ROWS`]: the file backs
     /// none of them, so they are not converted.
@@ -198,7 +189,7 @@ impl Error {
             Npy(e) => e.classify(),
             Npz(e) => e.classify(),
             Io(_) => Category::Io,
-            Arrow(_) | Truncated { .. } | Malformed(_) => Category::Format,
+            Arrow(_) | Malformed(_) => Category::Format,
             #[cfg(feature = "parquet")]
             Parquet(_) => Category::Format,
             UnbackedRows { .. } | Budget { .. } | Overflow { .. } => Category::Limit,

@@ -140,7 +140,7 @@ impl Source<'_> {
     /// zeroed allocation.
     fn read_bytes(&mut self, n: u64, spare: Option<MutableBuffer>) -> Result<Buffer, Error> {
         let len = usize::try_from(n).map_err(|_| overflow("data size", n.to_string()))?;
-        let truncated = |found: u64| Error::new(ErrorKind::Truncated { needed: n, found });
+        let truncated = |found: u64| data_ends_early(n, found);
         if self.available.is_some_and(|a| a >= n) {
             let mut buf = match spare {
                 Some(mut b) if b.capacity() >= len => {
@@ -329,6 +329,17 @@ fn whole(s: &mut Source<'_>) -> Result<RecordBatch, Error> {
 pub const MAX_UNBACKED_ROWS: u64 = 1 << 20;
 
 /// Rows of `row_bytes` each in a batch of about `batch_bytes` (at least 1, at most 1 Mi).
+/// npy-core's error for a `.npy` file whose data ends before the `needed` bytes its header
+/// promises (`found` of them present): the format's one `Truncated`, not a second one here.
+fn data_ends_early(needed: u64, found: u64) -> Error {
+    npy_core::Error::from(npy_core::ErrorKind::Truncated {
+        what: "array data",
+        needed,
+        found,
+    })
+    .into()
+}
+
 fn default_rows(row_bytes: u64, batch_bytes: usize) -> usize {
     (batch_bytes as u64 / row_bytes.max(1)).clamp(1, 1 << 20) as usize
 }
@@ -500,10 +511,7 @@ pub fn batch_from_npy_bytes(
     let n = meta.nbytes();
     let have = (buffer.len() as u64).saturating_sub(start);
     if have < n {
-        return Err(Error::new(ErrorKind::Truncated {
-            needed: n,
-            found: have,
-        }));
+        return Err(data_ends_early(n, have));
     }
     let data = buffer.slice_with_length(start as usize, n as usize);
     let shape = meta.shape();

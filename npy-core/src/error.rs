@@ -931,6 +931,22 @@ impl<T> PathContext for Result<T, npy_fs::Error> {
     }
 }
 
+/// An error of `kind`, with no path yet: how a crate reading the format through other means
+/// (npy-arrow's batches, npy-npz's members) reports what npy-core would, in npy-core's words.
+///
+/// # Examples
+/// ```
+/// use npy_core::{Error, ErrorKind};
+/// let e = Error::from(ErrorKind::Truncated { what: "array data", needed: 16, found: 8 });
+/// assert_eq!(e.to_string(), "file ends inside the array data: 16 bytes needed, 8 present");
+/// ```
+impl From<ErrorKind> for Error {
+    #[cold]
+    fn from(kind: ErrorKind) -> Error {
+        Error::new(kind)
+    }
+}
+
 impl From<io::Error> for Error {
     #[cold]
     fn from(e: io::Error) -> Error {
