@@ -146,9 +146,13 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod convert;
 mod error;
-mod file;
 mod from_arrow;
+mod ipc;
+mod npy;
+#[cfg(feature = "parquet")]
+mod parquet;
 #[cfg(feature = "parquet")]
 mod parquet_check;
 #[cfg(feature = "parquet")]
@@ -156,15 +160,19 @@ mod parquet_write;
 mod to_arrow;
 
 pub use arrow_array::RecordBatch;
+pub use convert::{
+    convert, convert_with_progress, ConvertOptions, Format, MAX_NESTING_DEPTH, OUTPUT_BUDGET_FLOOR,
+    OUTPUT_EXPANSION,
+};
 pub use error::{Error, ErrorKind};
-pub use file::{
-    batch_from_npy_bytes, convert, convert_with_progress, for_each_batch, read_ipc, read_npy,
-    read_npz_member, stem_name, write_ipc, ConvertOptions, Format, BATCH_BYTES, MAX_NESTING_DEPTH,
-    MAX_UNBACKED_ROWS, OUTPUT_BUDGET_FLOOR, OUTPUT_EXPANSION,
+pub use from_arrow::{FillValue, FromArrowOptions, NpyPlan, MAX_STRING_WIDTH};
+pub use ipc::{read_ipc, write_ipc};
+pub use npy::{
+    batch_from_npy_bytes, for_each_batch, read_npy, read_npz_member, stem_name, BATCH_BYTES,
+    MAX_UNBACKED_ROWS,
 };
 #[cfg(feature = "parquet")]
-pub use file::{read_parquet, write_parquet};
-pub use from_arrow::{FillValue, FromArrowOptions, NpyPlan, MAX_STRING_WIDTH};
+pub use parquet::{read_parquet, write_parquet};
 pub use to_arrow::{
     batch_from_bytes, field_for, schema_for, EXTENSION_METADATA_KEY, EXTENSION_NAME_KEY,
     FIXED_SHAPE_TENSOR, NUMPY_DESCR_KEY, NUMPY_SHAPE_KEY,

@@ -1,0 +1,600 @@
+//! [`convert`]: one file to another by their extensions, the (input, output) pair decided
+//! once by [`Format`] and handed to the module that reads the input as batches and the one
+//! that writes the output from them.
+
+use std::io::{BufReader, BufWriter, Seek, Write};
+use std::path::Path;
+#[cfg(feature = "parquet")]
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+#[cfg(feature = "parquet")]
+use arrow_buffer::Buffer;
+use arrow_schema::SchemaRef;
+
+#[cfg(feature = "parquet")]
+use crate::error::overflow;
+use crate::error::{Context, Error, ErrorKind};
+use crate::from_arrow::{FromArrowOptions, NpyPlan};
+use crate::ipc::{ipc_schema, read_ipc, write_ipc};
+#[cfg(feature = "parquet")]
+use crate::npy::Chunk;
+use crate::npy::{
+    default_rows, for_each_batch, stem_name, with_source, Atomic, BATCH_BYTES, MAX_UNBACKED_ROWS,
+};
+#[cfg(feature = "parquet")]
+use crate::parquet::{
+    parquet_array, parquet_batch, parquet_properties, parquet_schema, parquet_schema_of,
+    read_parquet_with, write_parquet, write_parquet_with,
+};
+#[cfg(feature = "parquet")]
+use crate::to_arrow::ColumnPlan;
+
+/// Bytes of `.npy` data per batch when [`convert`] writes Parquet: batches that stay in the
+/// cache while the column writers encode them. Measured on issue 24's 1M-record file
+/// (`perf stat`, 5 runs each, twice): 1 MiB batches (15,197 rows) took 180 ms of CPU against
+/// 204-214 ms for [`BATCH_BYTES`], at half the peak memory (36 MB against 69 MB); 0.5 MiB
+/// took 190-202 ms. The batches do not show in the file (its row groups are up to 1 Mi rows).
+#[cfg(feature = "parquet")]
+const PARQUET_BATCH_BYTES: usize = 1 << 20;
+
+/// The kinds of file [`convert`] reads and writes, by extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `.npy`
+    Npy,
+    /// `.npz` (one member)
+    Npz,
+    /// `.arrow` / `.ipc` / `.feather`: the Arrow IPC file format.
+    Ipc,
+    /// `.parquet`
+    Parquet,
+}
+
+impl Format {
+    /// The format of `path` by its extension, in any case (`.Parquet` is Parquet; `None`
+    /// for another one).
+    pub fn of(path: &Path) -> Option<Format> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "npy" => Some(Format::Npy),
+            "npz" => Some(Format::Npz),
+            "arrow" | "ipc" | "feather" => Some(Format::Ipc),
+            "parquet" => Some(Format::Parquet),
+            _ => None,
+        }
+    }
+}
+
+/// Most nested groups a Parquet schema may hold above a leaf column (the root not counted),
+/// by default: deeper schemas are refused with [`ErrorKind::Budget`] before the parquet crate
+/// reads them, since its schema and reader builders recurse once or more per level (2,000
+/// levels overflowed the 8 MiB main-thread stack, an abort). 63 is as deep as a `.npy` written
+/// from the schema can be read back: each record level nests the header's descr two levels
+/// (a list of fields, a field's tuple), and npy-core's header parser reads 128 levels
+/// (`literal::DEFAULT_MAX_DEPTH`; numpy's own parser gives up from about 100 record levels).
+/// With 64 and more, a conversion succeeded and wrote a file that neither could read. Raised
+/// by [`ConvertOptions::max_nesting_depth`], at the risk of the calling thread's stack and of
+/// writing such a file.
+pub const MAX_NESTING_DEPTH: usize = 63;
+
+/// How many times its input's size the output of a conversion from Arrow IPC or Parquet may
+/// take by default (the budget is this × the input's bytes, at least
+/// [`OUTPUT_BUDGET_FLOOR`]). Parquet's run-length encoding states 2^31 rows in ten bytes and
+/// a string column's `U` width is its longest value's: without a bound a 145-byte file wrote
+/// 2 GiB and a 68 KB one asked for 400 GB. Checked against the rows the input claims before
+/// it is decoded, and against the exact output size before anything is written. Set another
+/// budget with [`ConvertOptions::max_output_bytes`].
+pub const OUTPUT_EXPANSION: u64 = 1024;
+
+/// The smallest default output budget of a conversion from Arrow IPC or Parquet, in bytes
+/// (see [`OUTPUT_EXPANSION`]): small files may always write 1 GiB.
+pub const OUTPUT_BUDGET_FLOOR: u64 = 1 << 30;
+
+/// Options of [`convert`].
+///
+/// The budgets (output bytes, nesting depth, rows without bytes, string widths in
+/// [`FromArrowOptions::max_string_width`]) bound what an Arrow IPC or Parquet input may make
+/// a conversion do; an input past one is refused with [`ErrorKind::Budget`] (or
+/// [`ErrorKind::UnbackedRows`]) naming it, before any output is written.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ConvertOptions {
+    /// The `.npz` member to read (needed when the archive holds more than one).
+    pub member: Option<String>,
+    /// How Arrow nulls are written to `.npy` ([`FromArrowOptions`]).
+    pub from_arrow: FromArrowOptions,
+    /// Rows per batch (default: about [`BATCH_BYTES`] of `.npy` data).
+    pub batch_rows: Option<usize>,
+    /// Most bytes the output of a conversion from Arrow IPC or Parquet may take (`None`: the
+    /// input's size × [`OUTPUT_EXPANSION`], at least [`OUTPUT_BUDGET_FLOOR`]).
+    pub max_output_bytes: Option<u64>,
+    /// Most nested groups of a Parquet input's schema (default [`MAX_NESTING_DEPTH`]).
+    pub max_nesting_depth: usize,
+    /// Most rows that hold no bytes (every column of width 0: `FixedSizeBinary(0)`, lists of
+    /// 0 items) an Arrow IPC or Parquet input may convert (default [`MAX_UNBACKED_ROWS`]).
+    pub max_unbacked_rows: u64,
+}
+
+impl Default for ConvertOptions {
+    /// As the derived default was (`from_arrow`: [`FromArrowOptions::default`], one column
+    /// → a record of one field), with the default budgets.
+    fn default() -> Self {
+        ConvertOptions {
+            from_arrow: FromArrowOptions::default(),
+            ..Self::new()
+        }
+    }
+}
+
+impl ConvertOptions {
+    /// Defaults: no member, no fill, one column → a plain array, the default budgets.
+    pub fn new() -> Self {
+        ConvertOptions {
+            member: None,
+            from_arrow: FromArrowOptions::new(),
+            batch_rows: None,
+            max_output_bytes: None,
+            max_nesting_depth: MAX_NESTING_DEPTH,
+            max_unbacked_rows: MAX_UNBACKED_ROWS,
+        }
+    }
+
+    /// Output budget in bytes (see the field).
+    #[must_use]
+    pub fn max_output_bytes(mut self, bytes: u64) -> Self {
+        self.max_output_bytes = Some(bytes);
+        self
+    }
+
+    /// Nesting budget of a Parquet schema, in groups (see the field).
+    #[must_use]
+    pub fn max_nesting_depth(mut self, depth: usize) -> Self {
+        self.max_nesting_depth = depth;
+        self
+    }
+
+    /// Budget of rows without bytes (see the field).
+    #[must_use]
+    pub fn max_unbacked_rows(mut self, rows: u64) -> Self {
+        self.max_unbacked_rows = rows;
+        self
+    }
+
+    /// Budget of a `U` width in characters or an `S` width in bytes
+    /// ([`FromArrowOptions::max_string_width`]).
+    #[must_use]
+    pub fn max_string_width(mut self, width: u64) -> Self {
+        self.from_arrow.max_string_width = width;
+        self
+    }
+
+    /// The output budget for an input of `input_len` bytes.
+    fn output_budget(&self, input_len: u64) -> u64 {
+        self.max_output_bytes.unwrap_or_else(|| {
+            input_len
+                .saturating_mul(OUTPUT_EXPANSION)
+                .max(OUTPUT_BUDGET_FLOOR)
+        })
+    }
+
+    /// Refuses `rows` rows of at least `row_bytes` bytes each (plus `extra`) from an input
+    /// of `input_len` bytes when they pass the output budget, or hold no bytes and pass the
+    /// budget of such rows.
+    fn check_output(
+        &self,
+        rows: u64,
+        row_bytes: u64,
+        extra: u64,
+        input_len: u64,
+    ) -> Result<(), Error> {
+        if row_bytes == 0 && rows > self.max_unbacked_rows {
+            return Err(Error::new(ErrorKind::UnbackedRows {
+                rows,
+                limit: self.max_unbacked_rows,
+            }));
+        }
+        let needed = rows
+            .checked_mul(row_bytes)
+            .and_then(|n| n.checked_add(extra))
+            .unwrap_or(u64::MAX);
+        let limit = self.output_budget(input_len);
+        if needed > limit {
+            return Err(Error::new(ErrorKind::Budget {
+                what: format!("the output, in bytes ({rows} rows of {row_bytes}),"),
+                needed,
+                limit,
+                option: "ConvertOptions::max_output_bytes",
+            }));
+        }
+        Ok(())
+    }
+}
+
+/// The fewest bytes a row of `schema` takes in the output (`.npy` or Arrow), without looking
+/// at its values: strings at their smallest width, other types not in the `.npy` mapping at
+/// a byte; 0 when every column holds nothing (`FixedSizeBinary(0)`, lists of 0 items, Null).
+#[cfg(feature = "parquet")]
+fn min_row_bytes(schema: &arrow_schema::Schema) -> u64 {
+    fn of(dt: &arrow_schema::DataType) -> u64 {
+        use arrow_schema::DataType as D;
+        match dt {
+            D::Null => 0,
+            D::Int16 | D::UInt16 | D::Float16 => 2,
+            D::Int32 | D::UInt32 | D::Float32 => 4,
+            D::Int64
+            | D::UInt64
+            | D::Float64
+            | D::Timestamp(..)
+            | D::Duration(_)
+            | D::Date32
+            | D::Date64 => 8,
+            D::Utf8 | D::LargeUtf8 | D::Utf8View => 4,
+            D::FixedSizeBinary(n) => u64::try_from(*n).unwrap_or(0),
+            D::Struct(fields) => fields
+                .iter()
+                .fold(0u64, |a, f| a.saturating_add(of(f.data_type()))),
+            D::FixedSizeList(item, n) => u64::try_from(*n)
+                .unwrap_or(0)
+                .saturating_mul(of(item.data_type())),
+            _ => 1,
+        }
+    }
+    schema
+        .fields()
+        .iter()
+        .fold(0u64, |a, f| a.saturating_add(of(f.data_type())))
+}
+
+/// Converts `input` to `output`, each format chosen by its extension ([`Format::of`]):
+/// `.npy`/`.npz` → `.parquet`/`.arrow` streams batches (memory: one batch, plus one row group
+/// for Parquet); `.parquet`/`.arrow` → `.npy`/`.npz` reads the input twice (first to find the
+/// rows and the widths of string columns, then to write), one batch at a time; `.npy` ↔ `.npz`
+/// copies the array's bytes. A plain `.npy` to `.parquet` writes the columns whose dictionary
+/// every row group would abandon without one (the crate docs' "Parquet" says how they are
+/// found). The output is written atomically; [`convert_with_progress`] reports progress.
+///
+/// # Errors
+/// [`ErrorKind::Invalid`] for an extension of no format; the readers' and writers' errors.
+///
+/// # Examples
+/// ```
+/// # let dir = tempfile::tempdir()?;
+/// let npy = dir.path().join("x.npy");
+/// npy_core::write(&npy, &[1i32, 2, 3], &[3])?;
+/// let arrow = dir.path().join("x.arrow");
+/// npy_arrow::convert(&npy, &arrow, &npy_arrow::ConvertOptions::new())?;
+/// let back = dir.path().join("y.npy");
+/// npy_arrow::convert(&arrow, &back, &npy_arrow::ConvertOptions::new())?;
+/// assert_eq!(npy_core::read::<i32>(&back)?.into_vec(), [1, 2, 3]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn convert(
+    input: impl AsRef<Path>,
+    output: impl AsRef<Path>,
+    options: &ConvertOptions,
+) -> Result<(), Error> {
+    convert_with_progress(input, output, options, |_, _| {})
+}
+
+/// [`convert`], calling `progress(done, total)` as it goes: bytes of `.npy` data read or
+/// written so far and in all (never called for `.arrow` ↔ `.parquet`), for a progress bar.
+///
+/// # Errors
+/// As [`convert`].
+pub fn convert_with_progress(
+    input: impl AsRef<Path>,
+    output: impl AsRef<Path>,
+    options: &ConvertOptions,
+    mut progress: impl FnMut(u64, u64),
+) -> Result<(), Error> {
+    let (input, output) = (input.as_ref(), output.as_ref());
+    let kind = |p: &Path| {
+        Format::of(p).ok_or_else(|| {
+            Error::new(ErrorKind::Invalid(
+                "the extension is none of .npy, .npz, .arrow (.ipc, .feather), .parquet".into(),
+            ))
+            .at_path(p)
+        })
+    };
+    let (from, to) = (kind(input)?, kind(output)?);
+    let member = options.member.as_deref();
+    match (from, to) {
+        (Format::Npy | Format::Npz, Format::Ipc) => {
+            let schema = with_source(input, member, false, |s| s.schema())?;
+            write_ipc(output, &schema, |push| {
+                for_each_batch(
+                    input,
+                    member,
+                    options.batch_rows,
+                    |_| Ok(()),
+                    |b, done, total| {
+                        push(&b)?;
+                        progress(done, total);
+                        Ok(())
+                    },
+                )
+            })
+        }
+        #[cfg(feature = "parquet")]
+        (Format::Npy | Format::Npz, Format::Parquet) => {
+            let (schema, rows, row_bytes, plan) = with_source(input, member, false, |s| {
+                let row_bytes = s.row_bytes()?;
+                Ok((
+                    s.schema()?,
+                    default_rows(row_bytes, PARQUET_BATCH_BYTES),
+                    usize::try_from(row_bytes)
+                        .map_err(|_| overflow("row size", row_bytes.to_string()))?,
+                    ColumnPlan::new(s.meta.dtype(), s.row_shape(), &s.name)?,
+                ))
+            })?;
+            // Each column of a batch's bytes is built on the thread that encodes it, in the
+            // type Parquet stores. Its errors are the input's (a value the Arrow type cannot
+            // hold): they name the input and its member (an .npz member's column plan is
+            // named by its key), not the output the writer reports them with.
+            let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+            let source = input.to_owned();
+            let key = (from == Format::Npz).then(|| plan.name().to_owned());
+            let gather: Arc<crate::parquet_write::Gather> =
+                Arc::new(move |i: usize, data: &Buffer, rows: usize| {
+                    plan.check(rows, data)
+                        .and_then(|_| plan.gather(i, rows, data, false))
+                        .and_then(|c| parquet_array(&c, names.get(i).map_or("", String::as_str)))
+                        .map_err(|e| {
+                            let e = e.at_path(&source);
+                            match &key {
+                                Some(k) => e.in_member(k),
+                                None => e,
+                            }
+                        })
+                });
+            // Columns whose dictionary every row group would abandon (sampled from the file
+            // itself, so only for a plain .npy) are written plain from the start.
+            let plain = if from == Format::Npy {
+                let props = parquet_properties(&[]);
+                crate::parquet_write::unique_columns(
+                    input,
+                    &parquet_schema_of(&schema),
+                    props.max_row_group_row_count().unwrap_or(usize::MAX),
+                    props.dictionary_page_size_limit(),
+                )
+            } else {
+                Vec::new()
+            };
+            write_parquet_with(output, &schema, &plain, Some(gather), |push, stored| {
+                with_source(input, member, false, |s| {
+                    s.for_each_chunk(
+                        options.batch_rows.or(Some(rows)),
+                        &mut |chunk, done, total| {
+                            match chunk {
+                                Chunk::Batch(b) => push(crate::parquet_write::Piece::Batch(
+                                    &parquet_batch(&b, stored)?,
+                                ))?,
+                                Chunk::Bytes(data, rows) => {
+                                    push(crate::parquet_write::Piece::Bytes {
+                                        data,
+                                        rows,
+                                        row_bytes,
+                                    })?;
+                                }
+                            }
+                            progress(done, total);
+                            Ok(())
+                        },
+                    )
+                })
+            })
+        }
+        (Format::Ipc | Format::Parquet, Format::Npy | Format::Npz) => {
+            arrow_to_npy(input, from, output, to, options, &mut progress)
+        }
+        (Format::Ipc | Format::Parquet, Format::Ipc | Format::Parquet) => {
+            table_to_table(input, from, output, to, options)
+        }
+        (Format::Npy | Format::Npz, Format::Npy | Format::Npz) => {
+            // One array copied between a file and an archive: npy-npz's job.
+            npy_npz::convert(input, output, member).map_err(Error::from)
+        }
+        #[allow(unreachable_patterns, reason = "reached without feature `parquet`")]
+        _ => Err(no_parquet()),
+    }
+}
+
+/// The error of a Parquet input or output without the `parquet` feature.
+fn no_parquet() -> Error {
+    Error::new(ErrorKind::Invalid(
+        "Parquet needs npy-arrow's feature `parquet`".into(),
+    ))
+}
+
+/// An Arrow IPC or Parquet table (`from`) written as either (`to`), batch by batch: Parquet
+/// is read `batch_rows` rows at a time (default 64 Ki), IPC a record batch at a time.
+fn table_to_table(
+    input: &Path,
+    from: Format,
+    output: &Path,
+    to: Format,
+    options: &ConvertOptions,
+) -> Result<(), Error> {
+    // Only Parquet reads in batches of rows.
+    #[cfg(not(feature = "parquet"))]
+    let _ = options;
+    let schema = match from {
+        Format::Ipc => ipc_schema(input)?,
+        #[cfg(feature = "parquet")]
+        Format::Parquet => {
+            // The rows the file claims (checked against its pages) are the output's rows:
+            // refused before they are decoded when they pass the budgets.
+            let (schema, rows) = parquet_schema(input, options.max_nesting_depth)?;
+            let len = std::fs::metadata(input).at_path(input)?.len();
+            options
+                .check_output(rows, min_row_bytes(&schema), 0, len)
+                .at_path(input)?;
+            schema
+        }
+        _ => return Err(no_parquet()),
+    };
+    let read = |push: &mut dyn FnMut(&RecordBatch) -> Result<(), Error>| match from {
+        Format::Ipc => read_ipc(input, |_| Ok(()), |b| push(&b)),
+        #[cfg(feature = "parquet")]
+        Format::Parquet => read_parquet_with(
+            input,
+            options.batch_rows.unwrap_or(64 * 1024),
+            options.max_nesting_depth,
+            |_| Ok(()),
+            |b| push(&b),
+        ),
+        _ => Err(no_parquet()),
+    };
+    match to {
+        Format::Ipc => write_ipc(output, &schema, read),
+        #[cfg(feature = "parquet")]
+        Format::Parquet => write_parquet(output, &schema, read),
+        _ => Err(no_parquet()),
+    }
+}
+
+/// Reads an IPC or Parquet file twice: the plan, then the data.
+///
+/// Bounded by the options' budgets: a Parquet input's rows (as its footer claims them,
+/// checked against its pages) are checked against the output budget and the budget of rows
+/// without bytes before the first read; the exact output (every string width known) before
+/// the second. The second read encodes at most about [`BATCH_BYTES`] of output at a time
+/// (one row when a row is wider).
+fn arrow_to_npy(
+    input: &Path,
+    from: Format,
+    output: &Path,
+    to: Format,
+    options: &ConvertOptions,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(), Error> {
+    let input_len = std::fs::metadata(input).at_path(input)?.len();
+    // A Parquet input's rows, as its footer claims them (checked against its pages).
+    #[allow(unused_mut, reason = "set only with the parquet feature")]
+    let mut claimed: Option<u64> = None;
+    #[cfg(feature = "parquet")]
+    if from == Format::Parquet {
+        let (schema, rows) = parquet_schema(input, options.max_nesting_depth)?;
+        options
+            .check_output(rows, min_row_bytes(&schema), 0, input_len)
+            .at_path(input)?;
+        claimed = Some(rows);
+    }
+    let each = |rows_per: usize,
+                f: &mut dyn FnMut(RecordBatch) -> Result<(), Error>,
+                s: &mut dyn FnMut(SchemaRef) -> Result<(), Error>|
+     -> Result<(), Error> {
+        // Only Parquet reads in batches of rows.
+        #[cfg(not(feature = "parquet"))]
+        let _ = rows_per;
+        match from {
+            Format::Ipc => read_ipc(input, s, f),
+            #[cfg(feature = "parquet")]
+            Format::Parquet => read_parquet_with(input, rows_per, options.max_nesting_depth, s, f),
+            _ => Err(no_parquet()),
+        }
+    };
+    let plan: std::cell::RefCell<Option<NpyPlan>> = std::cell::RefCell::new(None);
+    let fa = &options.from_arrow;
+    each(
+        options.batch_rows.unwrap_or(64 * 1024),
+        &mut |b| {
+            let mut plan = plan.borrow_mut();
+            let plan = plan.as_mut().expect("the readers give the schema first");
+            plan.observe(&b)?;
+            // The widths seen so far already size every claimed row: a wide string repeated
+            // by a dictionary is refused at its first batch, not after decoding every row.
+            if let Some(rows) = claimed {
+                let header = plan.header().at_path(input)?;
+                let row_bytes = row_bytes(&header);
+                options
+                    .check_output(rows, row_bytes, 0, input_len)
+                    .at_path(input)?;
+            }
+            Ok(())
+        },
+        &mut |s| {
+            *plan.borrow_mut() = Some(NpyPlan::new(s, fa)?);
+            Ok(())
+        },
+    )?;
+    let plan = plan
+        .into_inner()
+        .expect("the readers give the schema first");
+    // The dtype and header are the input's (its columns' names and types).
+    let header = plan.header().at_path(input)?;
+    let header_bytes = header.to_bytes(None).at_path(input)?;
+    let row_bytes = row_bytes(&header);
+    let total = plan.rows();
+    options
+        .check_output(total, row_bytes, header_bytes.len() as u64, input_len)
+        .at_path(input)?;
+    // Rows encoded at once: about BATCH_BYTES of output (a row at least).
+    let per = default_rows(row_bytes, BATCH_BYTES);
+    let write_npy = |w: &mut dyn Write, progress: &mut dyn FnMut(u64, u64)| -> Result<(), Error> {
+        w.write_all(&header_bytes)?;
+        let mut done = 0u64;
+        each(
+            options.batch_rows.unwrap_or(per).min(64 * 1024),
+            &mut |b| {
+                let mut at = 0;
+                while at < b.num_rows() {
+                    let len = per.min(b.num_rows() - at);
+                    let bytes = plan.encode(&b.slice(at, len), done, fa)?;
+                    w.write_all(&bytes)?;
+                    done += len as u64;
+                    at += len;
+                }
+                progress(
+                    done.saturating_mul(row_bytes),
+                    total.saturating_mul(row_bytes),
+                );
+                Ok(())
+            },
+            &mut |_| Ok(()),
+        )?;
+        if done != total {
+            return Err(Error::new(ErrorKind::Invalid(format!(
+                "the input gave {total} rows on the first read and {done} on the second"
+            ))));
+        }
+        Ok(())
+    };
+    match to {
+        Format::Npy => {
+            let mut out = Atomic::create(output)?;
+            {
+                let mut w = BufWriter::with_capacity(1 << 20, out.file());
+                write_npy(&mut w, progress).at_path(output)?;
+                w.flush().at_path(output)?;
+            }
+            out.commit()
+        }
+        _ => {
+            let mut tmp = tempfile::tempfile().at_path(output)?;
+            {
+                let mut w = BufWriter::with_capacity(1 << 20, &mut tmp);
+                write_npy(&mut w, progress).at_path(output)?;
+                w.flush().at_path(output)?;
+            }
+            tmp.rewind().at_path(output)?;
+            let mut npz = npy_npz::NpzWriter::create(output).at_path(output)?;
+            npz.add_npy(&stem_name(input), BufReader::new(tmp))
+                .at_path(output)?;
+            npz.finish().at_path(output)?;
+            Ok(())
+        }
+    }
+}
+
+/// Bytes of one row (first-axis element) of the array `header` describes; `u64::MAX` when
+/// that overflows, which every budget refuses.
+fn row_bytes(header: &npy_core::Header) -> u64 {
+    header
+        .shape
+        .get(1..)
+        .unwrap_or(&[])
+        .iter()
+        .try_fold(header.dtype.itemsize(), |a, &d| a.checked_mul(d))
+        .unwrap_or(u64::MAX)
+}
