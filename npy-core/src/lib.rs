@@ -29,7 +29,7 @@
 //! | feature | adds |
 //! |---|---|
 //! | (none) | [`read`](fn@crate::read), [`write()`], [`NpyReader`], [`NpyView`], [`read_dyn`], [`Header`], [`convert_file`](crate::convert::convert_file), streaming writers, [`append`](fn@crate::append) / [`NpyAppender`] |
-//! | `pickle` (default) | the values of object arrays (dtype `O`, [`object::PyObject`]) and the [`object::ObjectCodec`] hook; the crate npy-pickle decodes numpy's pickles without executing anything, and writes them |
+//! | `pickle` | the values of object arrays (dtype `O`, [`object::PyObject`]) and the [`object::ObjectCodec`] hook; the crate npy-pickle decodes numpy's pickles without executing anything, and writes them (and turns this feature on: a user of npy-pickle need not name it). Not a default: a user reading numbers does not compile num-bigint |
 //! | `ndarray` | `read_ndarray` (`read_ndarray_with` for options), `write_ndarray`, `NpyReader::read_ndarray`, `as_ndarray` on views and maps, `WriteOptions::write_ndarray_path` |
 //! | `derive` | `#[derive(NpyElement)]`: a struct as a numpy record (structured dtype) |
 //! | `mmap` | `NpyMmap`: map a file and borrow its elements; `NpyMmapMut`: create or open one writable |
