@@ -7,7 +7,7 @@ use datafusion::error::DataFusionError;
 ///
 /// DataFusion carries it as [`DataFusionError::External`]; [`Error::find`] gets it back out of
 /// a query's error.
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The object store could not list, measure or read the file.
@@ -111,5 +111,20 @@ impl Error {
 impl From<Error> for DataFusionError {
     fn from(e: Error) -> DataFusionError {
         DataFusionError::External(Box::new(e))
+    }
+}
+
+/// `{:?}` is the message `Display` writes, so that `fn main() -> Result<(), Error>` and
+/// `unwrap` print it as npy-core's, anyhow's and std's errors do; `{:#?}` wraps it in the
+/// type's name.
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if f.alternate() {
+            f.debug_tuple("Error")
+                .field(&format_args!("{self}"))
+                .finish()
+        } else {
+            std::fmt::Display::fmt(self, f)
+        }
     }
 }

@@ -328,6 +328,8 @@ async fn npy_error(ctx: &SessionContext, sql: &str, file: &str) -> String {
         ours.path()
     );
     assert!(text.contains(file), "{sql}: {text}");
+    // What `fn main() -> Result<(), npy_datafusion::Error>` and `unwrap` print.
+    assert_eq!(format!("{ours:?}"), ours.to_string());
     text
 }
 

@@ -9,7 +9,7 @@ use npy_core::{error::Category, Error, ErrorKind};
 /// Every refusal happens before anything of the refused kind exists: the reader never imports,
 /// calls or builds anything but its own values, so "refused" always means "nothing was
 /// executed".
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum PickleError {
     /// A global (`GLOBAL`, `STACK_GLOBAL`, `INST`) outside the allow-list: what an attack
@@ -168,5 +168,20 @@ impl From<PickleError> for Error {
     #[cold]
     fn from(e: PickleError) -> Error {
         Error::from_codec(e.classify(), e)
+    }
+}
+
+/// `{:?}` is the message `Display` writes, so that `fn main() -> Result<(), PickleError>` and
+/// `unwrap` print it as npy-core's, anyhow's and std's errors do; `{:#?}` wraps it in the
+/// type's name.
+impl std::fmt::Debug for PickleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if f.alternate() {
+            f.debug_tuple("PickleError")
+                .field(&format_args!("{self}"))
+                .finish()
+        } else {
+            std::fmt::Display::fmt(self, f)
+        }
     }
 }

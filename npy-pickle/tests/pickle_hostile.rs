@@ -1202,11 +1202,15 @@ fn hostile_object_arrays_are_refused_by_name_in_every_object_dtype() {
         let err = npy_pickle::read_dyn(&path).unwrap_err();
         assert_eq!(err.path(), Some(path.as_path()), "{descr}");
         match PickleError::of(&err) {
-            Some(e @ PickleError::Global { .. }) => assert!(
-                e.to_string()
-                    .starts_with("pickle calls os.system; refused, nothing was executed"),
-                "{descr}: {e}"
-            ),
+            Some(e @ PickleError::Global { .. }) => {
+                assert!(
+                    e.to_string()
+                        .starts_with("pickle calls os.system; refused, nothing was executed"),
+                    "{descr}: {e}"
+                );
+                // What `fn main() -> Result<(), PickleError>` and `unwrap` print.
+                assert_eq!(format!("{e:?}"), e.to_string(), "{descr}");
+            }
             other => panic!("{descr}: read_dyn decoded a hostile pickle: {other:?} ({err})"),
         }
         assert_eq!(

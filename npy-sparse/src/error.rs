@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 /// What went wrong reading or writing a scipy.sparse archive; every variant that concerns a
 /// file names it.
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// npy-npz could not read or write the archive or one of its members.
@@ -104,5 +104,20 @@ fn named(path: &std::path::Path, source: &npy_npz::Error) -> String {
         source.to_string()
     } else {
         format!("{}: {source}", path.display())
+    }
+}
+
+/// `{:?}` is the message `Display` writes, so that `fn main() -> Result<(), Error>` and
+/// `unwrap` print it as npy-core's, anyhow's and std's errors do; `{:#?}` wraps it in the
+/// type's name.
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if f.alternate() {
+            f.debug_tuple("Error")
+                .field(&format_args!("{self}"))
+                .finish()
+        } else {
+            std::fmt::Display::fmt(self, f)
+        }
     }
 }

@@ -93,10 +93,11 @@ fn to_dense_is_scipys_toarray() {
                 matches!(m.to_dense(3), Err(Error::TooLarge { limit: 3, .. })),
                 "{file}"
             );
-            assert_eq!(
-                m.to_dense(3).unwrap_err().classify(),
-                npy_core::error::Category::Limit
-            );
+            let err = m.to_dense(3).unwrap_err();
+            assert_eq!(err.classify(), npy_core::error::Category::Limit);
+            // What `fn main() -> Result<(), npy_sparse::Error>` and `unwrap` print.
+            assert_eq!(format!("{err:?}"), err.to_string());
+            assert!(err.to_string().contains('3'), "{err}");
         }
     }
 }
