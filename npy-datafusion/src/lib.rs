@@ -49,7 +49,7 @@ use datafusion::prelude::SessionContext;
 pub use error::Error;
 pub use format::{NpyFormat, NpyFormatFactory, NpyOptions, HEADER_CONCURRENCY, NPY_EXTENSION};
 pub use shard::HEADER_PROBE_BYTES;
-pub use source::NpySource;
+pub use source::{NpySource, BYTES_SCANNED};
 
 /// Registers [`NpyFormatFactory`] on `ctx`, so tables and quoted paths ending in `.npy` are
 /// read as `.npy` (an existing registration of the extension is replaced).

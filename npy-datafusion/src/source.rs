@@ -16,7 +16,7 @@ use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::physical_expr::LexOrdering;
-use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
+use datafusion::physical_plan::metrics::{Count, ExecutionPlanMetricsSet, MetricBuilder};
 use datafusion::physical_plan::projection::ProjectionExprs;
 use datafusion::physical_plan::PhysicalExpr;
 use futures::StreamExt;
@@ -84,7 +84,7 @@ impl FileSource for NpySource {
         &self,
         object_store: Arc<dyn ObjectStore>,
         base_config: &FileScanConfig,
-        _partition: usize,
+        partition: usize,
     ) -> Result<Arc<dyn FileOpener>> {
         let file_schema = self.table_schema.file_schema();
         let projected = Arc::new(file_schema.project(&self.projection.file_indices)?);
@@ -96,6 +96,7 @@ impl FileSource for NpySource {
             projected,
             batch_rows: self.batch_size.unwrap_or(DEFAULT_BATCH_ROWS).max(1),
             limit: base_config.limit,
+            bytes_scanned: MetricBuilder::new(&self.metrics).counter(BYTES_SCANNED, partition),
         }) as Arc<dyn FileOpener>;
         ProjectionOpener::try_new(self.projection.clone(), opener, file_schema)
     }
@@ -166,6 +167,11 @@ impl FileSource for NpySource {
     }
 }
 
+/// The metric of a scan's data bytes read from the files (headers not counted), per
+/// partition: DataFusion's name for it (Parquet's scan reports the same), summed by
+/// `MetricsSet::sum_by_name` over a plan's nodes. `npy sql` shows it as its progress.
+pub const BYTES_SCANNED: &str = "bytes_scanned";
+
 /// Opens one file (range) of a scan.
 struct NpyOpener {
     store: Arc<dyn ObjectStore>,
@@ -178,6 +184,8 @@ struct NpyOpener {
     projected: SchemaRef,
     batch_rows: usize,
     limit: Option<usize>,
+    /// Data bytes read so far by this partition ([`BYTES_SCANNED`]).
+    bytes_scanned: Count,
 }
 
 /// How a file's batches are read and converted.
@@ -193,6 +201,7 @@ struct Plan {
     schema: SchemaRef,
     name: String,
     batch_rows: u64,
+    bytes_scanned: Count,
 }
 
 impl FileOpener for NpyOpener {
@@ -204,6 +213,7 @@ impl FileOpener for NpyOpener {
         let schema = Arc::clone(&self.projected);
         let batch_rows = self.batch_rows;
         let limit = self.limit;
+        let bytes_scanned = self.bytes_scanned.clone();
         Ok(Box::pin(async move {
             let meta = &file.object_meta;
             let path = meta.location.as_ref().to_owned();
@@ -250,6 +260,7 @@ impl FileOpener for NpyOpener {
                 schema,
                 name,
                 batch_rows,
+                bytes_scanned,
             });
             let stream = futures::stream::try_unfold(first, move |next| {
                 let plan = Arc::clone(&plan);
@@ -343,6 +354,7 @@ impl Plan {
                     .map_err(|e| self.store_error(e))?
             }
         };
+        self.bytes_scanned.add(data.len());
         let buffer = Buffer::from(data);
         let batch =
             npy_arrow::batch_from_bytes(dtype, &self.shard.trailing, rows, &buffer, &self.name)

@@ -223,6 +223,30 @@ print(json.dumps([{'n': n, 's': int(a['id'].sum()), 'lo': int(a['id'].min()),
         );
         let rows = query(&ctx, sql).await.unwrap();
         assert_rows_close(&rows, &want, "ranges of one file");
+        // Every data byte read once over the 4 ranges: 100,003 records of 13 bytes (the
+        // header's shape × itemsize), as the scan's `bytes_scanned` metric reports.
+        let physical = ctx
+            .sql(sql)
+            .await
+            .unwrap()
+            .create_physical_plan()
+            .await
+            .unwrap();
+        datafusion::physical_plan::collect(Arc::clone(&physical), ctx.task_ctx())
+            .await
+            .unwrap();
+        let mut scanned = 0;
+        datafusion::common::tree_node::TreeNode::apply(&physical, |node| {
+            if let Some(m) = node
+                .metrics()
+                .and_then(|m| m.sum_by_name(npy_datafusion::BYTES_SCANNED))
+            {
+                scanned += m.as_usize();
+            }
+            Ok(datafusion::common::tree_node::TreeNodeRecursion::Continue)
+        })
+        .unwrap();
+        assert_eq!(scanned, 100_003 * 13);
         // A projection in another order than the record's, and a limit.
         let rows = query(&ctx, "SELECT b, id FROM big LIMIT 3").await.unwrap();
         assert_eq!(rows.len(), 3);
