@@ -38,6 +38,11 @@ impl Progress {
         Progress(None)
     }
 
+    /// Whether a bar is drawn (stderr is a terminal and the work is large).
+    pub fn is_shown(&self) -> bool {
+        self.0.is_some()
+    }
+
     /// Sets the bytes done.
     pub fn set(&self, done: u64) {
         if let Some(bar) = &self.0 {

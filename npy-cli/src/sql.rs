@@ -23,6 +23,9 @@ use crate::format::report;
 ///
 /// Output: a table on stdout; --json writes JSON Lines (one object per row, null for nulls);
 /// --output FILE writes .parquet, .arrow (.ipc, .feather), .npy or .csv by its extension.
+///
+/// A scan of more than 256 MiB shows its progress on stderr (a terminal only). Ctrl-C stops
+/// the query (exit status 130) and leaves no output file.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// A table NAME=LOCATION (repeatable; a NAME repeated adds its locations to the table).
@@ -64,6 +67,11 @@ pub fn run(args: &Args) -> ExitCode {
     };
     match engine::run(&runtime, args) {
         Ok(()) => ExitCode::SUCCESS,
+        // 128 + SIGINT, as a shell reports a command Ctrl-C ended.
+        Err(e) if e == engine::INTERRUPTED => {
+            report(e);
+            ExitCode::from(130)
+        }
         Err(e) => {
             report(e);
             ExitCode::FAILURE
@@ -80,11 +88,15 @@ mod engine {
     use datafusion::arrow::array::RecordBatch;
     use datafusion::arrow::datatypes::{Field, Schema, SchemaRef};
     use datafusion::arrow::error::ArrowError;
+    use datafusion::common::tree_node::{TreeNode as _, TreeNodeRecursion};
     use datafusion::datasource::listing::{
         ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
     };
+    use datafusion::datasource::physical_plan::FileScanConfig;
+    use datafusion::datasource::source::DataSourceExec;
     use datafusion::datasource::MemTable;
     use datafusion::execution::SendableRecordBatchStream;
+    use datafusion::physical_plan::ExecutionPlan;
     use datafusion::prelude::SessionContext;
     use futures::StreamExt as _;
     use npy_datafusion::{NpyFormat, NpyOptions};
@@ -285,7 +297,15 @@ mod engine {
         Ok(())
     }
 
-    async fn plan(args: &Args) -> Result<(SchemaRef, SendableRecordBatchStream), Fail> {
+    /// What a query's result is: its schema, its physical plan (whose scans report
+    /// [`npy_datafusion::BYTES_SCANNED`]) and the stream of its batches.
+    struct Planned {
+        schema: SchemaRef,
+        plan: Arc<dyn ExecutionPlan>,
+        stream: SendableRecordBatchStream,
+    }
+
+    async fn plan(args: &Args) -> Result<Planned, Fail> {
         let ctx = SessionContext::new().enable_url_table();
         npy_datafusion::register(&ctx).map_err(|e| e.to_string())?;
         for (name, locations) in grouped(&args.tables)? {
@@ -293,8 +313,69 @@ mod engine {
         }
         let df = ctx.sql(&args.query).await.map_err(|e| e.to_string())?;
         let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
-        let stream = df.execute_stream().await.map_err(|e| e.to_string())?;
-        Ok((schema, stream))
+        let plan = df.create_physical_plan().await.map_err(|e| e.to_string())?;
+        let stream = datafusion::physical_plan::execute_stream(Arc::clone(&plan), ctx.task_ctx())
+            .map_err(|e| e.to_string())?;
+        Ok(Planned {
+            schema,
+            plan,
+            stream,
+        })
+    }
+
+    /// The message of a query Ctrl-C stopped (exit status 130).
+    pub(super) const INTERRUPTED: &str =
+        "interrupted (Ctrl-C): the query stopped and no output was written";
+
+    /// The bytes the file scans of `plan` cover (their byte ranges, or whole files), and the
+    /// data bytes they have read so far.
+    fn scan_progress(plan: &Arc<dyn ExecutionPlan>) -> (u64, u64) {
+        let (mut total, mut done) = (0u64, 0u64);
+        let _ = plan.apply(|node| {
+            if let Some(scan) = node.downcast_ref::<DataSourceExec>() {
+                if let Some(config) = scan.data_source().downcast_ref::<FileScanConfig>() {
+                    for file in config
+                        .file_groups
+                        .iter()
+                        .flat_map(datafusion::datasource::physical_plan::FileGroup::iter)
+                    {
+                        let bytes = file.range.as_ref().map_or(file.object_meta.size, |r| {
+                            u64::try_from(r.end.saturating_sub(r.start)).unwrap_or(0)
+                        });
+                        total = total.saturating_add(bytes);
+                    }
+                }
+            }
+            if let Some(m) = node
+                .metrics()
+                .and_then(|m| m.sum_by_name(npy_datafusion::BYTES_SCANNED))
+            {
+                done = done.saturating_add(m.as_usize() as u64);
+            }
+            Ok(TreeNodeRecursion::Continue)
+        });
+        (total, done)
+    }
+
+    /// A bar on stderr of the bytes the scans of `plan` have read (when stderr is a terminal
+    /// and the scans cover more than [`crate::progress::THRESHOLD`]), redrawn from the plan's
+    /// metrics every 100 ms until `stop` is set.
+    fn show_progress(
+        plan: Arc<dyn ExecutionPlan>,
+        stop: Arc<std::sync::atomic::AtomicBool>,
+    ) -> Option<std::thread::JoinHandle<()>> {
+        use std::sync::atomic::Ordering;
+        let (total, _) = scan_progress(&plan);
+        let bar = crate::progress::Progress::new(total, "scanning");
+        if !bar.is_shown() {
+            return None;
+        }
+        Some(std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                bar.set(scan_progress(&plan).1);
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        }))
     }
 
     /// Runs the query of `args` on `runtime` and writes its result where `args` says.
@@ -302,12 +383,61 @@ mod engine {
         if let Some(path) = &args.output {
             output_kind(path)?;
         }
-        let (schema, mut stream) = runtime.block_on(plan(args))?;
-        let mut next = || -> Option<Result<RecordBatch, ArrowError>> {
-            runtime
-                .block_on(stream.next())
-                .map(|r| r.map_err(|e| ArrowError::ExternalError(Box::new(e))))
+        // Ctrl-C (SIGINT) is watched from here on: planning and every batch race it, and when
+        // it comes first the query's tasks are dropped and the output's temporary file with
+        // them (outputs are committed only once complete).
+        let mut interrupt = {
+            let _runtime = runtime.enter();
+            Box::pin(tokio::signal::ctrl_c())
         };
+        let interrupted = std::cell::Cell::new(false);
+        let planned = runtime.block_on(async {
+            match futures::future::select(Box::pin(plan(args)), interrupt.as_mut()).await {
+                futures::future::Either::Left((planned, _)) => planned,
+                futures::future::Either::Right(_) => Err(INTERRUPTED.to_owned()),
+            }
+        })?;
+        let Planned {
+            schema,
+            plan,
+            mut stream,
+        } = planned;
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ticker = show_progress(plan, Arc::clone(&stop));
+        let mut next = || -> Option<Result<RecordBatch, ArrowError>> {
+            if interrupted.get() {
+                return None;
+            }
+            runtime.block_on(async {
+                match futures::future::select(stream.next(), interrupt.as_mut()).await {
+                    futures::future::Either::Left((batch, _)) => {
+                        batch.map(|r| r.map_err(|e| ArrowError::ExternalError(Box::new(e))))
+                    }
+                    futures::future::Either::Right(_) => {
+                        interrupted.set(true);
+                        Some(Err(ArrowError::ExternalError(INTERRUPTED.into())))
+                    }
+                }
+            })
+        };
+        let result = write_result(args, schema, &mut next);
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(ticker) = ticker {
+            let _ = ticker.join();
+        }
+        if interrupted.get() {
+            return Err(INTERRUPTED.to_owned());
+        }
+        result
+    }
+
+    /// Writes the batches `next` gives where `args` says: JSON Lines, a table on stdout, or
+    /// the `--output` file.
+    fn write_result(
+        args: &Args,
+        schema: SchemaRef,
+        next: &mut dyn FnMut() -> Option<Result<RecordBatch, ArrowError>>,
+    ) -> Result<(), Fail> {
         if args.json {
             let stdout = std::io::stdout();
             let mut w = datafusion::arrow::json::WriterBuilder::new()
@@ -333,7 +463,7 @@ mod engine {
             writeln!(out, "{table}").map_err(|e| e.to_string())?;
             return Ok(());
         };
-        write_file(path, &schema, &mut next)
+        write_file(path, &schema, next)
     }
 
     /// The extension of an `--output` path, lowercase, when it is one `npy sql` writes.
