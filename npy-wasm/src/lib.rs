@@ -295,63 +295,95 @@ fn push_utf16(units: &mut Vec<u16>, cp: u32) {
     }
 }
 
-/// The strings of a `U` or `S` column as one text (`ascii` bytes when every character is
+/// How a string column's elements store their characters: `U` code points (4 bytes each, in
+/// the given byte order) or `S` bytes (latin-1, one character a byte).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Chars {
+    Ucs4 { big: bool },
+    Latin1,
+}
+
+/// Where a string column's elements are: in each of the rows of `stride` bytes of `data`,
+/// the `width` bytes from `offset` hold `width / size` strings of `size` bytes.
+#[derive(Clone, Copy)]
+struct StringLayout<'a> {
+    data: &'a [u8],
+    stride: usize,
+    offset: usize,
+    width: usize,
+    size: usize,
+    chars: Chars,
+}
+
+/// The strings at `at` (`count` of them) as one text (`ascii` bytes when every character is
 /// ASCII, else UTF-16 `text`) and the offset of each string's end (`n + 1` offsets from 0),
 /// which the JavaScript side decodes once and slices: numpy's `item()` values, trailing NULs
-/// removed; `S` bytes as latin-1 (one character a byte).
-fn strings(col: &Column, base: &DType, o: &Object) {
-    let bytes = col.bytes();
-    // Strings in all: the elements times a subarray field's values per element.
-    let values = match col.dtype() {
-        DType::SubArray(s) => s.flatten().0.iter().product::<u64>() as usize,
-        _ => 1,
-    }
-    .saturating_mul(col.len());
-    let mut ends: Vec<u32> = Vec::with_capacity(values + 1);
-    ends.push(0);
-    // Code units (u32 code points for `U`, bytes for `S`) and characters per string.
-    let owned: Vec<u32>;
-    let (cps, width): (&[u32], usize) = match base {
-        DType::Unicode(n, _) => {
-            // The column's bytes are 8-byte aligned words (`Column::into_words`): code points
-            // in place; a copy only if a build ever gives them unaligned.
-            let cps = if let Ok(c) = npy_core::bytemuck::try_cast_slice(bytes) {
-                c
-            } else {
-                owned = bytes
-                    .chunks_exact(4)
-                    .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect();
-                &owned
-            };
-            (cps, *n as usize)
-        }
-        _ => {
-            owned = bytes.iter().map(|&b| u32::from(b)).collect();
-            (&owned, base.itemsize() as usize)
-        }
-    };
-    if width == 0 {
-        ends.extend(std::iter::repeat_n(0, values));
-        set(o, "kind", "strings");
+/// removed; `S` bytes as latin-1 (one character a byte). Strings of no bytes are all empty.
+fn strings(o: &Object, at: &StringLayout<'_>, count: usize) {
+    set(o, "kind", "strings");
+    if at.size == 0 || at.stride == 0 {
+        let ends = vec![0u32; count.saturating_add(1)];
         set(o, "ascii", Uint8Array::new_with_length(0));
         set(o, "ends", Uint32Array::from(&ends[..]));
         return;
     }
-    let trimmed = |el: &[u32]| el.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
-    set(o, "kind", "strings");
+    match at.chars {
+        Chars::Ucs4 { big: false } => strings_in::<4, false>(o, at, count),
+        Chars::Ucs4 { big: true } => strings_in::<4, true>(o, at, count),
+        Chars::Latin1 => strings_in::<1, false>(o, at, count),
+    }
+}
+
+/// Character `c` (`UNIT` bytes, big-endian or little-endian).
+#[inline]
+fn code<const UNIT: usize, const BIG: bool>(c: &[u8]) -> u32 {
+    match (c, BIG) {
+        ([b], _) => u32::from(*b),
+        (&[a, b, c, d], false) => u32::from_le_bytes([a, b, c, d]),
+        (&[a, b, c, d], true) => u32::from_be_bytes([a, b, c, d]),
+        _ => 0,
+    }
+}
+
+/// The characters of each string at `at` without its trailing NULs, in order.
+fn each_string<'a, const UNIT: usize, const BIG: bool>(
+    at: &'a StringLayout<'a>,
+) -> impl Iterator<Item = &'a [u8]> + 'a {
+    at.data.chunks_exact(at.stride).flat_map(move |row| {
+        row[at.offset..at.offset + at.width]
+            .chunks_exact(at.size)
+            .map(|el| {
+                let mut len = 0;
+                for (j, c) in el.chunks_exact(UNIT).enumerate() {
+                    if code::<UNIT, BIG>(c) != 0 {
+                        len = j + 1;
+                    }
+                }
+                &el[..len * UNIT]
+            })
+    })
+}
+
+/// [`strings`] of characters of `UNIT` bytes.
+fn strings_in<const UNIT: usize, const BIG: bool>(o: &Object, at: &StringLayout<'_>, count: usize) {
+    let mut ends: Vec<u32> = Vec::with_capacity(count.saturating_add(1));
+    ends.push(0);
+    // Characters in all, which bounds the text.
+    let chars_total = count.saturating_mul(at.size / UNIT);
     // ASCII (the common case) first: one byte a character, which JavaScript decodes into a
     // one-byte string whose slices take half the memory of UTF-16 ones. The first character
     // past ASCII starts over in UTF-16.
-    let mut out: Vec<u8> = Vec::with_capacity(cps.len());
+    let mut out: Vec<u8> = Vec::with_capacity(chars_total);
     let mut ascii = true;
-    for el in cps.chunks_exact(width) {
-        let el = &el[..trimmed(el)];
-        if el.iter().any(|&c| c >= 0x80) {
+    for s in each_string::<UNIT, BIG>(at) {
+        let any = s
+            .chunks_exact(UNIT)
+            .fold(0, |a, c| a | code::<UNIT, BIG>(c));
+        if any >= 0x80 {
             ascii = false;
             break;
         }
-        out.extend(el.iter().map(|&c| c as u8));
+        out.extend(s.chunks_exact(UNIT).map(|c| code::<UNIT, BIG>(c) as u8));
         ends.push(out.len() as u32);
     }
     if ascii {
@@ -359,9 +391,10 @@ fn strings(col: &Column, base: &DType, o: &Object) {
     } else {
         drop(out);
         ends.truncate(1);
-        let mut units: Vec<u16> = Vec::with_capacity(cps.len());
-        for el in cps.chunks_exact(width) {
-            for &cp in &el[..trimmed(el)] {
+        let mut units: Vec<u16> = Vec::with_capacity(chars_total);
+        for s in each_string::<UNIT, BIG>(at) {
+            for c in s.chunks_exact(UNIT) {
+                let cp = code::<UNIT, BIG>(c);
                 if cp < 0xD800 {
                     // One UTF-16 unit, no char conversion.
                     units.push(cp as u16);
@@ -376,11 +409,44 @@ fn strings(col: &Column, base: &DType, o: &Object) {
     set(o, "ends", Uint32Array::from(&ends[..]));
 }
 
+/// A leaf's dtype with numbers, datetimes and `U` strings in the machine's byte order (what
+/// npy-core's columns hold, and what the JavaScript side describes), and the size of the unit
+/// swapped to get there from the file's order (0: none).
+fn native_base(base: &DType) -> (DType, usize) {
+    let native = |o: ByteOrder| o == ByteOrder::NATIVE || o == ByteOrder::NotApplicable;
+    match base {
+        DType::Number(p, o) if !native(*o) => {
+            let unit = match p {
+                Primitive::C64 => 4,
+                Primitive::C128 => 8,
+                Primitive::LongDouble { .. } | Primitive::CLongDouble { .. } => {
+                    return (base.clone(), 0)
+                }
+                p => p.itemsize() as usize,
+            };
+            (DType::Number(*p, ByteOrder::NATIVE), unit)
+        }
+        DType::Time(t, o) if !native(*o) => (DType::Time(*t, ByteOrder::NATIVE), 8),
+        DType::Unicode(n, o) if !native(*o) => (DType::Unicode(*n, ByteOrder::NATIVE), 4),
+        d => (d.clone(), 0),
+    }
+}
+
+/// A column's description for the JavaScript side: `{path, subshape, count, descr, name}`;
+/// `base` is the leaf's dtype without its subarray shape, in the column's byte order.
+fn column_head(path: &[String], subshape: &[u64], base: &DType, count: usize) -> Object {
+    let o = Object::new();
+    let path: Array = path.iter().map(|s| JsValue::from_str(s)).collect();
+    set(&o, "path", path);
+    set(&o, "subshape", shape_array(subshape));
+    set(&o, "count", num(count as u64));
+    set(&o, "descr", base.to_string());
+    set(&o, "name", dtype_name(base));
+    o
+}
+
 /// One column of a [`DynArray`] for the JavaScript side: `{path, subshape, kind, ...}`.
 fn column_object(col: &Column) -> Object {
-    let o = Object::new();
-    let path: Array = col.path().iter().map(|s| JsValue::from_str(s)).collect();
-    set(&o, "path", path);
     let (subshape, base) = match col.dtype() {
         DType::SubArray(s) => {
             let (shape, base) = s.flatten();
@@ -388,16 +454,33 @@ fn column_object(col: &Column) -> Object {
         }
         d => (Vec::new(), d.clone()),
     };
-    set(&o, "subshape", shape_array(&subshape));
-    set(&o, "count", num(col.len() as u64));
-    set(&o, "descr", base.to_string());
-    set(&o, "name", dtype_name(&base));
+    let o = column_head(col.path(), &subshape, &base, col.len());
     if layout_of(&base, &o) {
         set(&o, "bytes", Uint8Array::from(col.bytes()));
         return o;
     }
     match &base {
-        DType::Unicode(..) | DType::Bytes(_) => strings(col, &base, &o),
+        DType::Unicode(..) | DType::Bytes(_) => {
+            let chars = if matches!(base, DType::Unicode(..)) {
+                // The column holds code points in the machine's order.
+                Chars::Ucs4 {
+                    big: ByteOrder::NATIVE == ByteOrder::Big,
+                }
+            } else {
+                Chars::Latin1
+            };
+            // Strings in all: the elements times a subarray field's values per element.
+            let count = (subshape.iter().product::<u64>() as usize).saturating_mul(col.len());
+            let at = StringLayout {
+                data: col.bytes(),
+                stride: col.width(),
+                offset: 0,
+                width: col.width(),
+                size: base.itemsize() as usize,
+                chars,
+            };
+            strings(&o, &at, count);
+        }
         DType::Void(n) => {
             set(&o, "kind", "void");
             set(&o, "width", num(*n));
@@ -582,6 +665,194 @@ fn record_columns(values: &[DynValue], r: &npy_core::dtype::Record) -> Object {
     o
 }
 
+/// A leaf field of a dtype read straight from the file's bytes by [`decode_direct`].
+struct Leaf {
+    path: Vec<String>,
+    /// Where the field sits in the element, and its bytes (a subarray's values in all).
+    offset: usize,
+    width: usize,
+    subshape: Vec<u64>,
+    /// The leaf's dtype without its subarray shape, in the file's byte order.
+    base: DType,
+}
+
+/// The leaves of `dtype` at `offset` into `out`, when every one is a number with a typed
+/// array, a datetime, a `U` or `S` string or a `V` of some bytes (alone or as a subarray):
+/// `false` for any other (objects, longdouble, ml_dtypes, subarrays of records, zero-width
+/// leaves), which npy-core's dynamic read decodes instead.
+fn direct_leaves(dtype: &DType, offset: u64, path: &mut Vec<String>, out: &mut Vec<Leaf>) -> bool {
+    if let DType::Record(r) = dtype {
+        for f in r.fields() {
+            path.push(f.name.to_string());
+            let Some(at) = offset.checked_add(f.offset) else {
+                return false;
+            };
+            if !direct_leaves(&f.dtype, at, path, out) {
+                return false;
+            }
+            path.pop();
+        }
+        return true;
+    }
+    let (subshape, base) = match dtype {
+        DType::SubArray(s) => {
+            let (shape, base) = s.flatten();
+            (shape, base.clone())
+        }
+        d => (Vec::new(), d.clone()),
+    };
+    let direct = match &base {
+        DType::Number(p, _) => typed_array_name(*p).is_some(),
+        DType::Time(..) | DType::Unicode(..) | DType::Bytes(_) | DType::Void(_) => true,
+        _ => false,
+    };
+    let (Ok(offset), Ok(width)) = (usize::try_from(offset), usize::try_from(dtype.itemsize()))
+    else {
+        return false;
+    };
+    if !direct || width == 0 || base.itemsize() == 0 {
+        return false;
+    }
+    out.push(Leaf {
+        path: path.clone(),
+        offset,
+        width,
+        subshape,
+        base,
+    });
+    true
+}
+
+/// Bytes `offset..offset + W` of each element of `data` (elements of `itemsize` bytes),
+/// gathered as words of `W` bytes (one load and store each, not a copy call) into a
+/// `Uint8Array`.
+fn gather_words<T: npy_core::bytemuck::Pod, const W: usize>(
+    data: &[u8],
+    itemsize: usize,
+    offset: usize,
+    words: fn([u8; W]) -> T,
+) -> Uint8Array {
+    let out: Vec<T> = data
+        .chunks_exact(itemsize)
+        .map(|row| words(row[offset..offset + W].try_into().unwrap_or([0; W])))
+        .collect();
+    Uint8Array::from(npy_core::bytemuck::cast_slice::<T, u8>(&out))
+}
+
+/// One field (`width` bytes at `offset`) of every element of `data` (elements of `itemsize`
+/// bytes), in one pass, with each `swap` bytes reversed (0 or 1: as stored) into a
+/// `Uint8Array`.
+fn gather(data: &[u8], itemsize: usize, offset: usize, width: usize, swap: usize) -> Uint8Array {
+    match width {
+        _ if width == itemsize && swap <= 1 => Uint8Array::from(data),
+        1 => {
+            let out: Vec<u8> = data
+                .iter()
+                .skip(offset)
+                .step_by(itemsize)
+                .copied()
+                .collect();
+            Uint8Array::from(&out[..])
+        }
+        2 if swap <= 1 => gather_words(data, itemsize, offset, u16::from_ne_bytes),
+        4 if swap <= 1 => gather_words(data, itemsize, offset, u32::from_ne_bytes),
+        8 if swap <= 1 => gather_words(data, itemsize, offset, u64::from_ne_bytes),
+        16 if swap <= 1 => gather_words(data, itemsize, offset, u128::from_ne_bytes),
+        _ => {
+            let mut out = Vec::with_capacity(data.len() / itemsize * width);
+            for row in data.chunks_exact(itemsize) {
+                out.extend_from_slice(&row[offset..offset + width]);
+            }
+            if swap > 1 {
+                for v in out.chunks_exact_mut(swap) {
+                    v.reverse();
+                }
+            }
+            Uint8Array::from(&out[..])
+        }
+    }
+}
+
+/// [`decode`]'s columns read straight from the file's bytes, one pass over the data per leaf
+/// field (numbers gathered and byte-swapped to little-endian, strings gathered into their text
+/// and ends): for dtypes whose leaves [`direct_leaves`] takes, whose data the file holds whole.
+/// `None` for the others, which npy-core's dynamic read decodes (and whose errors it gives).
+///
+/// # Errors
+/// npy-core's header errors.
+fn decode_direct(bytes: &[u8]) -> Result<Option<Object>, JsError> {
+    let r = NpyReader::new(bytes).map_err(js_err)?;
+    let parsed = r.parsed_header();
+    let h = &parsed.header;
+    let mut leaves = Vec::new();
+    if has_object(&h.dtype) || !direct_leaves(&h.dtype, 0, &mut Vec::new(), &mut leaves) {
+        return Ok(None);
+    }
+    let count = h.shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+    let Some(itemsize) = usize::try_from(h.dtype.itemsize()).ok().filter(|&s| s > 0) else {
+        return Ok(None);
+    };
+    let span = count
+        .and_then(|n| n.checked_mul(itemsize as u64))
+        .and_then(|n| n.checked_add(parsed.data_offset()));
+    let (Some(n), Some(end)) = (count, span) else {
+        return Ok(None);
+    };
+    let (Ok(n), Ok(start), Ok(end)) = (
+        usize::try_from(n),
+        usize::try_from(parsed.data_offset()),
+        usize::try_from(end),
+    ) else {
+        return Ok(None);
+    };
+    let Some(data) = bytes.get(start..end) else {
+        return Ok(None);
+    };
+    // npy-core keeps every field inside its record; checked here too, as the slicing below
+    // relies on it.
+    if leaves
+        .iter()
+        .any(|l| l.offset.checked_add(l.width).is_none_or(|e| e > itemsize))
+    {
+        return Ok(None);
+    }
+    let o = Object::new();
+    set(&o, "header", header_json(h, parsed.data_offset())?);
+    let cols = Array::new();
+    for leaf in &leaves {
+        let (native, swap) = native_base(&leaf.base);
+        let c = column_head(&leaf.path, &leaf.subshape, &native, n);
+        let size = leaf.base.itemsize() as usize;
+        if layout_of(&native, &c) || matches!(native, DType::Void(_)) {
+            if let DType::Void(w) = native {
+                set(&c, "kind", "void");
+                set(&c, "width", num(w));
+            }
+            let out = gather(data, itemsize, leaf.offset, leaf.width, swap);
+            set(&c, "bytes", out);
+        } else {
+            let chars = match leaf.base {
+                DType::Unicode(_, o) => Chars::Ucs4 {
+                    big: o == ByteOrder::Big,
+                },
+                _ => Chars::Latin1,
+            };
+            let at = StringLayout {
+                data,
+                stride: itemsize,
+                offset: leaf.offset,
+                width: leaf.width,
+                size,
+                chars,
+            };
+            strings(&c, &at, n.saturating_mul(leaf.width / size));
+        }
+        cols.push(&c);
+    }
+    set(&o, "columns", cols);
+    Ok(Some(o))
+}
+
 fn read_dyn(bytes: &[u8]) -> Result<(npy_core::header::ParsedHeader, DynArray), JsError> {
     let r = NpyReader::new(bytes).map_err(js_err)?;
     let parsed = r.parsed_header().clone();
@@ -613,6 +884,9 @@ fn read_dyn(bytes: &[u8]) -> Result<(npy_core::header::ParsedHeader, DynArray), 
 /// arrays (a pickle naming anything outside its allow-list is refused, never run).
 #[wasm_bindgen(js_name = "_decode")]
 pub fn decode(bytes: &[u8]) -> Result<JsValue, JsError> {
+    if let Some(o) = decode_direct(bytes)? {
+        return Ok(o.into());
+    }
     let (parsed, a) = read_dyn(bytes)?;
     let o = Object::new();
     set(
