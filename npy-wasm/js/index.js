@@ -85,6 +85,56 @@ function typedView(bytes, offset, length, plain) {
 
 let utf16;
 let ascii;
+
+/** Values made when first read: see `setValue`. */
+class Lazy {
+  constructor(make) {
+    this.make = make;
+  }
+}
+
+/**
+ * Sets `obj[key]` to `value`; a `Lazy` value is made when the property is first read (or
+ * copied: spread, JSON.stringify, structuredClone, assert.deepEqual all read it), and the
+ * property is then a plain data property holding it. A string column's 1M JS strings cost
+ * more than the rest of a records parse together (issue 43): a caller who reads only the
+ * number columns does not pay for them.
+ */
+function setValue(obj, key, value) {
+  if (!(value instanceof Lazy)) {
+    obj[key] = value;
+    return;
+  }
+  const settle = (v) => Object.defineProperty(obj, key, { value: v, writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(obj, key, {
+    get() {
+      const v = value.make();
+      settle(v);
+      return v;
+    },
+    set: settle,
+    enumerable: true,
+    configurable: true,
+  });
+}
+
+/** The JS strings of a `strings` column: its text decoded once, then one slice a string. */
+function stringValues(col) {
+  let text;
+  if (col.ascii) {
+    ascii ??= new TextDecoder();
+    text = ascii.decode(col.ascii);
+  } else {
+    utf16 ??= new TextDecoder('utf-16le');
+    text = utf16.decode(col.text);
+  }
+  const ends = col.ends;
+  const out = new Array(ends.length - 1);
+  for (let i = 1; i < ends.length; i++) out[i - 1] = text.substring(ends[i - 1], ends[i]);
+  return out;
+}
+
+/** A column's values (a `Lazy` for strings, made when first read). */
 function columnValues(col) {
   switch (col.kind) {
     case 'number': case 'bool': case 'time': case 'complex': case 'float16': {
@@ -92,20 +142,8 @@ function columnValues(col) {
       const n = col.bytes.byteLength / el / (col.kind === 'complex' ? 2 : 1);
       return typedView(col.bytes, 0, n, col);
     }
-    case 'strings': {
-      let text;
-      if (col.ascii) {
-        ascii ??= new TextDecoder();
-        text = ascii.decode(col.ascii);
-      } else {
-        utf16 ??= new TextDecoder('utf-16le');
-        text = utf16.decode(col.text);
-      }
-      const ends = col.ends;
-      const out = new Array(ends.length - 1);
-      for (let i = 1; i < ends.length; i++) out[i - 1] = text.substring(ends[i - 1], ends[i]);
-      return out;
-    }
+    case 'strings':
+      return new Lazy(() => stringValues(col));
     case 'void': {
       const out = [];
       for (let at = 0; at + col.width <= col.bytes.length && col.width > 0; at += col.width) {
@@ -145,9 +183,14 @@ function present(d, shape) {
     }
     const leaf = c.path[c.path.length - 1];
     const values = columnValues(c);
-    o[leaf] = c.subshape.length && c.kind !== 'values'
-      ? { data: values, shape: [...shape, ...c.subshape] }
-      : values;
+    if (c.subshape.length && c.kind !== 'values') {
+      const sub = {};
+      setValue(sub, 'data', values);
+      sub.shape = [...shape, ...c.subshape];
+      o[leaf] = sub;
+    } else {
+      setValue(o, leaf, values);
+    }
     f[leaf] = { descr: c.descr, name: c.name };
     if (c.unit !== undefined) f[leaf].unit = c.unit;
     if (c.subshape.length) f[leaf].shape = c.subshape;
@@ -198,7 +241,7 @@ class NpyArray {
     this.dtype = dtype;
     this.shape = shape;
     this.fortranOrder = fortranOrder;
-    this.data = data;
+    setValue(this, 'data', data);
     this.#format = format;
   }
 
