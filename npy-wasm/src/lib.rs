@@ -312,26 +312,6 @@ struct StringLayout<'a> {
     offset: usize,
     width: usize,
     size: usize,
-    chars: Chars,
-}
-
-/// The strings at `at` (`count` of them) as one text (`ascii` bytes when every character is
-/// ASCII, else UTF-16 `text`) and the offset of each string's end (`n + 1` offsets from 0),
-/// which the JavaScript side decodes once and slices: numpy's `item()` values, trailing NULs
-/// removed; `S` bytes as latin-1 (one character a byte). Strings of no bytes are all empty.
-fn strings(o: &Object, at: &StringLayout<'_>, count: usize) {
-    set(o, "kind", "strings");
-    if at.size == 0 || at.stride == 0 {
-        let ends = vec![0u32; count.saturating_add(1)];
-        set(o, "ascii", Uint8Array::new_with_length(0));
-        set(o, "ends", Uint32Array::from(&ends[..]));
-        return;
-    }
-    match at.chars {
-        Chars::Ucs4 { big: false } => strings_in::<4, false>(o, at, count),
-        Chars::Ucs4 { big: true } => strings_in::<4, true>(o, at, count),
-        Chars::Latin1 => strings_in::<1, false>(o, at, count),
-    }
 }
 
 /// Character `c` (`UNIT` bytes, big-endian or little-endian).
@@ -345,68 +325,133 @@ fn code<const UNIT: usize, const BIG: bool>(c: &[u8]) -> u32 {
     }
 }
 
-/// The characters of each string at `at` without its trailing NULs, in order.
-fn each_string<'a, const UNIT: usize, const BIG: bool>(
-    at: &'a StringLayout<'a>,
-) -> impl Iterator<Item = &'a [u8]> + 'a {
-    at.data.chunks_exact(at.stride).flat_map(move |row| {
-        row[at.offset..at.offset + at.width]
-            .chunks_exact(at.size)
-            .map(|el| {
-                let mut len = 0;
-                for (j, c) in el.chunks_exact(UNIT).enumerate() {
-                    if code::<UNIT, BIG>(c) != 0 {
-                        len = j + 1;
-                    }
-                }
-                &el[..len * UNIT]
-            })
-    })
+/// A string column being gathered: one text (bytes while every character is ASCII, UTF-16
+/// units from the first that is not) and the offset of each string's end (`n + 1` offsets
+/// from 0), which the JavaScript side decodes once and slices: numpy's `item()` values,
+/// trailing NULs removed; `S` bytes as latin-1 (one character a byte).
+struct StringsOut {
+    chars: Chars,
+    ascii: Vec<u8>,
+    /// The text once a character past ASCII came (the ASCII before it widened).
+    units: Option<Vec<u16>>,
+    ends: Vec<u32>,
 }
 
-/// [`strings`] of characters of `UNIT` bytes.
-fn strings_in<const UNIT: usize, const BIG: bool>(o: &Object, at: &StringLayout<'_>, count: usize) {
-    let mut ends: Vec<u32> = Vec::with_capacity(count.saturating_add(1));
-    ends.push(0);
-    // Characters in all, which bounds the text.
-    let chars_total = count.saturating_mul(at.size / UNIT);
-    // ASCII (the common case) first: one byte a character, which JavaScript decodes into a
-    // one-byte string whose slices take half the memory of UTF-16 ones. The first character
-    // past ASCII starts over in UTF-16.
-    let mut out: Vec<u8> = Vec::with_capacity(chars_total);
-    let mut ascii = true;
-    for s in each_string::<UNIT, BIG>(at) {
-        let any = s
-            .chunks_exact(UNIT)
-            .fold(0, |a, c| a | code::<UNIT, BIG>(c));
-        if any >= 0x80 {
-            ascii = false;
-            break;
+impl StringsOut {
+    /// For `count` strings of `size` bytes each, stored as `chars`.
+    fn new(count: usize, size: usize, chars: Chars) -> StringsOut {
+        let unit = if chars == Chars::Latin1 { 1 } else { 4 };
+        let mut ends = Vec::with_capacity(count.saturating_add(1));
+        ends.push(0);
+        StringsOut {
+            chars,
+            // Characters in all, which bounds the text.
+            ascii: Vec::with_capacity(count.saturating_mul(size / unit)),
+            units: None,
+            ends,
         }
-        out.extend(s.chunks_exact(UNIT).map(|c| code::<UNIT, BIG>(c) as u8));
-        ends.push(out.len() as u32);
     }
-    if ascii {
-        set(o, "ascii", Uint8Array::from(&out[..]));
-    } else {
-        drop(out);
-        ends.truncate(1);
-        let mut units: Vec<u16> = Vec::with_capacity(chars_total);
-        for s in each_string::<UNIT, BIG>(at) {
-            for c in s.chunks_exact(UNIT) {
-                let cp = code::<UNIT, BIG>(c);
-                if cp < 0xD800 {
-                    // One UTF-16 unit, no char conversion.
-                    units.push(cp as u16);
-                } else {
-                    push_utf16(&mut units, cp);
+
+    /// Appends the strings at `at` (of this column's `chars`); strings of no bytes are
+    /// empty, `count` of them.
+    fn push(&mut self, at: &StringLayout<'_>, count: usize) {
+        if at.size == 0 || at.stride == 0 {
+            let end = *self.ends.last().unwrap_or(&0);
+            self.ends.resize(self.ends.len().saturating_add(count), end);
+            return;
+        }
+        match self.chars {
+            Chars::Ucs4 { big: false } => self.push_in::<4, false>(at),
+            Chars::Ucs4 { big: true } => self.push_in::<4, true>(at),
+            Chars::Latin1 => self.push_in::<1, false>(at),
+        }
+    }
+
+    fn push_in<const UNIT: usize, const BIG: bool>(&mut self, at: &StringLayout<'_>) {
+        if UNIT == 4 && !BIG && self.push_words(at) {
+            return;
+        }
+        for row in at.data.chunks_exact(at.stride) {
+            for el in row[at.offset..at.offset + at.width].chunks_exact(at.size) {
+                let mut len = el.len() / UNIT;
+                while len > 0 && code::<UNIT, BIG>(&el[(len - 1) * UNIT..len * UNIT]) == 0 {
+                    len -= 1;
                 }
+                self.push_string(el[..len * UNIT].chunks_exact(UNIT).map(code::<UNIT, BIG>));
             }
-            ends.push(units.len() as u32);
         }
-        set(o, "text", Uint16Array::from(&units[..]));
     }
-    set(o, "ends", Uint32Array::from(&ends[..]));
+
+    /// [`StringsOut::push`] of little-endian `U` strings whose code points are 4-byte aligned
+    /// in memory (`np.save`'s records of 4-byte multiples, read into wasm's memory): word
+    /// loads. `false` (nothing done) when they are not aligned.
+    fn push_words(&mut self, at: &StringLayout<'_>) -> bool {
+        if ![at.stride, at.offset, at.width, at.size]
+            .iter()
+            .all(|v| v.is_multiple_of(4))
+        {
+            return false;
+        }
+        let Ok(words) = npy_core::bytemuck::try_cast_slice::<u8, u32>(at.data) else {
+            return false;
+        };
+        let (stride, offset, width, chars) =
+            (at.stride / 4, at.offset / 4, at.width / 4, at.size / 4);
+        for row in words.chunks_exact(stride) {
+            for el in row[offset..offset + width].chunks_exact(chars) {
+                let mut len = el.len();
+                while len > 0 && el[len - 1] == 0 {
+                    len -= 1;
+                }
+                self.push_string(el[..len].iter().map(|&c| u32::from_le(c)));
+            }
+        }
+        true
+    }
+
+    /// Appends one string, its code points `cps`.
+    #[inline]
+    fn push_string(&mut self, cps: impl Iterator<Item = u32> + Clone) {
+        if self.units.is_none() {
+            // Written as bytes, and taken back when one was past ASCII.
+            let start = self.ascii.len();
+            let mut any = 0;
+            self.ascii.extend(cps.clone().map(|c| {
+                any |= c;
+                c as u8
+            }));
+            if any < 0x80 {
+                self.ends.push(self.ascii.len() as u32);
+                return;
+            }
+            self.ascii.truncate(start);
+            // Past ASCII: the text so far, one unit a character, in UTF-16.
+            let mut units = Vec::with_capacity(self.ascii.capacity());
+            units.extend(self.ascii.iter().map(|&b| u16::from(b)));
+            self.ascii = Vec::new();
+            self.units = Some(units);
+        }
+        let units = self.units.get_or_insert_with(Vec::new);
+        for cp in cps {
+            if cp < 0xD800 {
+                // One UTF-16 unit, no char conversion.
+                units.push(cp as u16);
+            } else {
+                push_utf16(units, cp);
+            }
+        }
+        self.ends.push(units.len() as u32);
+    }
+
+    /// Sets `kind: "strings"`, `ascii` or `text`, and `ends` on `o`.
+    fn finish(self, o: &Object) {
+        set(o, "kind", "strings");
+        match self.units {
+            Some(units) => set(o, "text", Uint16Array::from(&units[..])),
+            None => set(o, "ascii", Uint8Array::from(&self.ascii[..])),
+        }
+        set(o, "ends", Uint32Array::from(&self.ends[..]));
+    }
 }
 
 /// A leaf's dtype with numbers, datetimes and `U` strings in the machine's byte order (what
@@ -471,15 +516,17 @@ fn column_object(col: &Column) -> Object {
             };
             // Strings in all: the elements times a subarray field's values per element.
             let count = (subshape.iter().product::<u64>() as usize).saturating_mul(col.len());
+            let size = base.itemsize() as usize;
             let at = StringLayout {
                 data: col.bytes(),
                 stride: col.width(),
                 offset: 0,
                 width: col.width(),
-                size: base.itemsize() as usize,
-                chars,
+                size,
             };
-            strings(&o, &at, count);
+            let mut out = StringsOut::new(count, size, chars);
+            out.push(&at, count);
+            out.finish(&o);
         }
         DType::Void(n) => {
             set(&o, "kind", "void");
@@ -723,60 +770,106 @@ fn direct_leaves(dtype: &DType, offset: u64, path: &mut Vec<String>, out: &mut V
     true
 }
 
-/// Bytes `offset..offset + W` of each element of `data` (elements of `itemsize` bytes),
-/// gathered as words of `W` bytes (one load and store each, not a copy call) into a
-/// `Uint8Array`.
-fn gather_words<T: npy_core::bytemuck::Pod, const W: usize>(
-    data: &[u8],
-    itemsize: usize,
-    offset: usize,
-    words: fn([u8; W]) -> T,
-) -> Uint8Array {
-    let out: Vec<T> = data
-        .chunks_exact(itemsize)
-        .map(|row| words(row[offset..offset + W].try_into().unwrap_or([0; W])))
-        .collect();
-    Uint8Array::from(npy_core::bytemuck::cast_slice::<T, u8>(&out))
+/// A number, datetime or void column being gathered: words of the field's width (one load
+/// and store each, not a copy call) where it is 1 to 16 bytes, else bytes; `BigWords` are
+/// byte-swapped as they load.
+enum ColumnOut {
+    W2(Vec<u16>),
+    W4(Vec<u32>),
+    W8(Vec<u64>),
+    W16(Vec<u128>),
+    /// Any width: the bytes, then each `swap` bytes reversed (0 or 1: as stored).
+    Bytes {
+        out: Vec<u8>,
+        swap: usize,
+    },
 }
 
-/// One field (`width` bytes at `offset`) of every element of `data` (elements of `itemsize`
-/// bytes), in one pass, with each `swap` bytes reversed (0 or 1: as stored) into a
-/// `Uint8Array`.
-fn gather(data: &[u8], itemsize: usize, offset: usize, width: usize, swap: usize) -> Uint8Array {
-    match width {
-        _ if width == itemsize && swap <= 1 => Uint8Array::from(data),
-        1 => {
-            let out: Vec<u8> = data
-                .iter()
-                .skip(offset)
-                .step_by(itemsize)
-                .copied()
-                .collect();
-            Uint8Array::from(&out[..])
+impl ColumnOut {
+    /// For `count` fields of `width` bytes whose units of `swap` bytes are reversed (0: none).
+    fn new(count: usize, width: usize, swap: usize) -> ColumnOut {
+        let words = swap <= 1 || swap == width;
+        match width {
+            2 if words => ColumnOut::W2(Vec::with_capacity(count)),
+            4 if words => ColumnOut::W4(Vec::with_capacity(count)),
+            8 if words => ColumnOut::W8(Vec::with_capacity(count)),
+            16 if words => ColumnOut::W16(Vec::with_capacity(count)),
+            _ => ColumnOut::Bytes {
+                out: Vec::with_capacity(count.saturating_mul(width)),
+                swap,
+            },
         }
-        2 if swap <= 1 => gather_words(data, itemsize, offset, u16::from_ne_bytes),
-        4 if swap <= 1 => gather_words(data, itemsize, offset, u32::from_ne_bytes),
-        8 if swap <= 1 => gather_words(data, itemsize, offset, u64::from_ne_bytes),
-        16 if swap <= 1 => gather_words(data, itemsize, offset, u128::from_ne_bytes),
-        _ => {
-            let mut out = Vec::with_capacity(data.len() / itemsize * width);
-            for row in data.chunks_exact(itemsize) {
-                out.extend_from_slice(&row[offset..offset + width]);
-            }
-            if swap > 1 {
-                for v in out.chunks_exact_mut(swap) {
-                    v.reverse();
+    }
+
+    /// Appends the field (`width` bytes at `offset`) of each element of `rows` (elements of
+    /// `itemsize` bytes); `swap`: as given to [`ColumnOut::new`].
+    fn push(&mut self, rows: &[u8], itemsize: usize, offset: usize, width: usize, swap: usize) {
+        fn words<T, const W: usize>(
+            out: &mut Vec<T>,
+            rows: &[u8],
+            itemsize: usize,
+            offset: usize,
+            load: impl Fn([u8; W]) -> T,
+        ) {
+            out.extend(
+                rows.chunks_exact(itemsize)
+                    .map(|row| load(row[offset..offset + W].try_into().unwrap_or([0; W]))),
+            );
+        }
+        let (r, s, o) = (rows, itemsize, offset);
+        match (self, swap > 1) {
+            (ColumnOut::W2(v), false) => words(v, r, s, o, u16::from_le_bytes),
+            (ColumnOut::W2(v), true) => words(v, r, s, o, u16::from_be_bytes),
+            (ColumnOut::W4(v), false) => words(v, r, s, o, u32::from_le_bytes),
+            (ColumnOut::W4(v), true) => words(v, r, s, o, u32::from_be_bytes),
+            (ColumnOut::W8(v), false) => words(v, r, s, o, u64::from_le_bytes),
+            (ColumnOut::W8(v), true) => words(v, r, s, o, u64::from_be_bytes),
+            (ColumnOut::W16(v), false) => words(v, r, s, o, u128::from_le_bytes),
+            (ColumnOut::W16(v), true) => words(v, r, s, o, u128::from_be_bytes),
+            (ColumnOut::Bytes { out, .. }, _) => {
+                for row in rows.chunks_exact(itemsize) {
+                    out.extend_from_slice(&row[offset..offset + width]);
                 }
             }
-            Uint8Array::from(&out[..])
+        }
+    }
+
+    /// The column's bytes, little-endian, as a `Uint8Array`.
+    fn finish(self) -> Uint8Array {
+        use npy_core::bytemuck::cast_slice;
+        match self {
+            ColumnOut::W2(v) => Uint8Array::from(cast_slice::<u16, u8>(&v)),
+            ColumnOut::W4(v) => Uint8Array::from(cast_slice::<u32, u8>(&v)),
+            ColumnOut::W8(v) => Uint8Array::from(cast_slice::<u64, u8>(&v)),
+            ColumnOut::W16(v) => Uint8Array::from(cast_slice::<u128, u8>(&v)),
+            ColumnOut::Bytes { mut out, swap } => {
+                if swap > 1 {
+                    for v in out.chunks_exact_mut(swap) {
+                        v.reverse();
+                    }
+                }
+                Uint8Array::from(&out[..])
+            }
         }
     }
 }
 
-/// [`decode`]'s columns read straight from the file's bytes, one pass over the data per leaf
-/// field (numbers gathered and byte-swapped to little-endian, strings gathered into their text
-/// and ends): for dtypes whose leaves [`direct_leaves`] takes, whose data the file holds whole.
-/// `None` for the others, which npy-core's dynamic read decodes (and whose errors it gives).
+/// What [`decode_direct`] gathers for one leaf.
+enum LeafOut {
+    Values(ColumnOut),
+    Strings(StringsOut),
+}
+
+/// Rows gathered at a time by [`decode_direct`], each leaf in turn: about this many bytes of
+/// them, so that the rows are read from memory once (they stay in the cache while every leaf
+/// takes its field), not once per leaf.
+const DIRECT_BLOCK_BYTES: usize = 64 * 1024;
+
+/// [`decode`]'s columns read straight from the file's bytes (numbers gathered and
+/// byte-swapped to little-endian, strings gathered into their text and ends), a block of
+/// rows at a time: for dtypes whose leaves [`direct_leaves`] takes, whose data the file holds
+/// whole. `None` for the others, which npy-core's dynamic read decodes (and whose errors it
+/// gives).
 ///
 /// # Errors
 /// npy-core's header errors.
@@ -816,36 +909,63 @@ fn decode_direct(bytes: &[u8]) -> Result<Option<Object>, JsError> {
     {
         return Ok(None);
     }
+    let mut outs: Vec<(DType, usize, LeafOut)> = leaves
+        .iter()
+        .map(|leaf| {
+            let (native, swap) = native_base(&leaf.base);
+            let size = leaf.base.itemsize() as usize;
+            let out = match leaf.base {
+                DType::Unicode(_, o) => LeafOut::Strings(StringsOut::new(
+                    n.saturating_mul(leaf.width / size),
+                    size,
+                    Chars::Ucs4 {
+                        big: o == ByteOrder::Big,
+                    },
+                )),
+                DType::Bytes(_) => LeafOut::Strings(StringsOut::new(
+                    n.saturating_mul(leaf.width / size),
+                    size,
+                    Chars::Latin1,
+                )),
+                _ => LeafOut::Values(ColumnOut::new(n, leaf.width, swap)),
+            };
+            (native, swap, out)
+        })
+        .collect();
+    let block = (DIRECT_BLOCK_BYTES / itemsize).max(1) * itemsize;
+    for rows in data.chunks(block) {
+        for (leaf, (_, swap, out)) in leaves.iter().zip(&mut outs) {
+            match out {
+                LeafOut::Values(v) => v.push(rows, itemsize, leaf.offset, leaf.width, *swap),
+                LeafOut::Strings(s) => {
+                    let at = StringLayout {
+                        data: rows,
+                        stride: itemsize,
+                        offset: leaf.offset,
+                        width: leaf.width,
+                        size: leaf.base.itemsize() as usize,
+                    };
+                    s.push(&at, 0);
+                }
+            }
+        }
+    }
     let o = Object::new();
     set(&o, "header", header_json(h, parsed.data_offset())?);
     let cols = Array::new();
-    for leaf in &leaves {
-        let (native, swap) = native_base(&leaf.base);
+    for (leaf, (native, _, out)) in leaves.iter().zip(outs) {
         let c = column_head(&leaf.path, &leaf.subshape, &native, n);
-        let size = leaf.base.itemsize() as usize;
-        if layout_of(&native, &c) || matches!(native, DType::Void(_)) {
-            if let DType::Void(w) = native {
-                set(&c, "kind", "void");
-                set(&c, "width", num(w));
+        match out {
+            LeafOut::Values(v) => {
+                if let DType::Void(w) = native {
+                    set(&c, "kind", "void");
+                    set(&c, "width", num(w));
+                } else {
+                    layout_of(&native, &c);
+                }
+                set(&c, "bytes", v.finish());
             }
-            let out = gather(data, itemsize, leaf.offset, leaf.width, swap);
-            set(&c, "bytes", out);
-        } else {
-            let chars = match leaf.base {
-                DType::Unicode(_, o) => Chars::Ucs4 {
-                    big: o == ByteOrder::Big,
-                },
-                _ => Chars::Latin1,
-            };
-            let at = StringLayout {
-                data,
-                stride: itemsize,
-                offset: leaf.offset,
-                width: leaf.width,
-                size,
-                chars,
-            };
-            strings(&c, &at, n.saturating_mul(leaf.width / size));
+            LeafOut::Strings(s) => s.finish(&c),
         }
         cols.push(&c);
     }

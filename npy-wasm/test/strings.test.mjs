@@ -24,6 +24,12 @@ arrays = {
   'rec_sub': np.array([((w, w[:2]), (i, w)) for i, w in enumerate(words)],
                       dtype=[('pair', '<U8', (2,)), ('inner', [('k', '<u2'), ('s', '<U3')])]),
   'rec_ascii': np.array([(i, 'r%d' % i) for i in range(1000)], dtype=[('id', '<i8'), ('name', '<U8')]),
+  # Many blocks of rows (npy-wasm gathers 64 KiB of rows at a time), ASCII until a row past
+  # the first block: 4-byte aligned code points (word loads), and packed after a byte (not).
+  'rec_words': np.array([(i, 'r%d' % (i % 100) if i != 15000 else '\\U0001F600') for i in range(20000)],
+                        dtype=[('id', '<i4'), ('s', '<U3')]),
+  'rec_packed': np.array([(i % 256, 'p%d' % (i % 10) if i != 15001 else '\\u00e9\\U00010348', 'ab'[:i % 3]) for i in range(20000)],
+                         dtype=[('k', 'u1'), ('s', '<U3'), ('t', '<U2')]),
   # A longdouble field: npy-core's dynamic read (not the direct one) makes these columns.
   'rec_ld': np.array([(i / 4, w) for i, w in enumerate(words)], dtype=[('ld', np.longdouble), ('name', '<U8')]),
   'rec_aligned': np.array([(1, 'ab', 2.5), (2, '\\U0001F600', -1.0)],
@@ -73,6 +79,8 @@ test('U and S strings equal numpy tolist(): trailing NULs cut, non-BMP code poin
   const u = np.out.u_le.data;
   assert.ok(u.includes('\u{1F600}') && u.includes('x\u{1F600}y\u{10348}') && u.includes('a\u0000b'));
   assert.ok(u.includes('\u{10FFFF}') && u.includes('ab') && u.includes(''));
+  assert.equal(np.out.rec_words.data.s[15000], '\u{1F600}');
+  assert.equal(np.out.rec_packed.data.s[15001], '\u00e9\u{10348}');
 });
 
 test('string columns are made when first read, then are plain Arrays of JS strings', (t) => {
