@@ -2,8 +2,11 @@
 //   node bench/bench.mjs            (after bash build.sh and npm ci)
 // Rows: parse of 64 MiB of <f4 (both zero-copy where aligned: checked that the data is a view
 // of the input's buffer), 1M records [('id','<i8'),('x','<f4'),('name','<U8')] to columns
-// (npyjs cannot read records), and the wasm's size gzipped with and without the pickle decoder
-// (pkg/ and pkg-nopickle/, when built). Median and least of ROUNDS rounds, interleaved.
+// (npyjs cannot read records) -- the string column is made when first read, so a second row
+// reads it (the 1M JS strings made) -- and the wasm's size gzipped with and without the
+// pickle decoder (pkg/ and pkg-nopickle/, when built). Median and least of ROUNDS rounds,
+// interleaved. Issue 43's records target: the records row within 2x npyjs's load of 64 MiB
+// of <f4 (what a caller holding a Node Buffer gets; its zero-copy parse takes microseconds).
 import { readFileSync, existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import * as npyjs from 'npyjs';
@@ -61,20 +64,27 @@ const slow = {
   'npyjs load(Uint8Array) 64 MiB <f4': () => npyjs.load(f4),
   'npy-wasm parse 1M records to columns': () => parse(rec),
 };
+// The 1M strings, made when `data.name` is first read: their own rounds, after the others
+// (their garbage, collected later, would land in whichever row came next).
+const strings = {
+  'npy-wasm same, then every name read': () => parse(rec).data.name,
+};
 // Zero copy: the data is a view of the input's buffer.
 const a = parse(f4buf);
 const zeroCopy = a.data.buffer === f4buf && npyjs.parse(f4buf).data.buffer === f4buf;
 const r = parse(rec);
 if (r.data.name[12345] !== 'r12345' || r.data.id[7] !== 7n || r.data.x[9] !== 4.5) throw new Error('records wrong');
 
-const times = Object.fromEntries([...Object.keys(fast), ...Object.keys(slow)].map((k) => [k, []]));
+const times = Object.fromEntries([fast, slow, strings].flatMap(Object.keys).map((k) => [k, []]));
 for (let round = 0; round < ROUNDS; round++) {
   for (const [k, fn] of Object.entries(fast)) {
     times[k].push((await time(() => { for (let i = 0; i < REPS; i++) fn(); })) / REPS);
   }
 }
-for (let round = 0; round < ROUNDS; round++) {
-  for (const [k, fn] of Object.entries(slow)) times[k].push(await time(fn));
+for (const rows of [slow, strings]) {
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [k, fn] of Object.entries(rows)) times[k].push(await time(fn));
+  }
 }
 const med = (v) => [...v].sort((x, y) => x - y)[Math.floor(v.length / 2)];
 const least = (v) => Math.min(...v);
@@ -84,8 +94,9 @@ const base = med(times['npyjs parse(ArrayBuffer) 64 MiB <f4']);
 console.log(`zero copy (same buffer) for npy-wasm and npyjs: ${zeroCopy}`);
 console.log(`64 MiB <f4: npy-wasm / npyjs = ${(med(times['npy-wasm parse(ArrayBuffer) 64 MiB <f4']) / base).toFixed(2)}x (target <= 1.0x)`);
 const recs = med(times['npy-wasm parse 1M records to columns']);
-console.log(`1M records / npyjs parse 64 MiB <f4 = ${(recs / base).toFixed(1)}x (target <= 2x)`);
-console.log(`1M records / npyjs load(Uint8Array) 64 MiB <f4 = ${(recs / med(times['npyjs load(Uint8Array) 64 MiB <f4'])).toFixed(1)}x`);
+const load = med(times['npyjs load(Uint8Array) 64 MiB <f4']);
+console.log(`1M records / npyjs load(Uint8Array) 64 MiB <f4 = ${(recs / load).toFixed(2)}x (target <= 2x)`);
+console.log(`1M records, every name read / npyjs load(Uint8Array) 64 MiB <f4 = ${(med(times['npy-wasm same, then every name read']) / load).toFixed(2)}x`);
 for (const dir of ['pkg', 'pkg-nopickle']) {
   const p = new URL(`../${dir}/npy_wasm_bg.wasm`, import.meta.url);
   if (!existsSync(p)) continue;

@@ -46,7 +46,9 @@ export interface SubArrayColumn {
  * the real and imaginary parts interleaved (Float32Array / Float64Array of 2 values each);
  * `U` strings as JS strings, `S` bytes as latin-1 strings (one character a byte, trailing NULs
  * removed as numpy does); `V` as one Uint8Array each; longdouble, ml_dtypes, subarrays of
- * records and object arrays as an Array of JS values.
+ * records and object arrays as an Array of JS values. A `U` / `S` column's Array is made when
+ * its property is first read (see README.md, "String columns"); then it is a plain data
+ * property.
  */
 export type Column =
   | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array
