@@ -106,11 +106,15 @@ function setValue(obj, key, value) {
     return;
   }
   const settle = (v) => Object.defineProperty(obj, key, { value: v, writable: true, enumerable: true, configurable: true });
+  let made;
   Object.defineProperty(obj, key, {
     get() {
-      const v = value.make();
-      settle(v);
-      return v;
+      if (made === undefined) {
+        made = value.make();
+        // A frozen or sealed object keeps the accessor, which gives the same Array each time.
+        if (Object.isExtensible(obj)) settle(made);
+      }
+      return made;
     },
     set: settle,
     enumerable: true,

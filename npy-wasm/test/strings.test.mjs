@@ -103,6 +103,10 @@ test('string columns are made when first read, then are plain Arrays of JS strin
   assert.deepEqual(JSON.parse(JSON.stringify(fresh(), (k, v) => (typeof v === 'bigint' ? Number(v) : v))).name, e.name);
   assert.deepEqual(structuredClone(fresh()).name, e.name);
   assert.deepEqual(plain(fresh()), e);
+  // A frozen result still reads (the same Array each time).
+  const frozen = Object.freeze(fresh());
+  assert.deepEqual(frozen.name, e.name);
+  assert.equal(frozen.name, frozen.name);
   // Assigning replaces it before and after a read.
   const d = fresh();
   d.name = ['replaced'];
