@@ -1,7 +1,7 @@
 //! The remote-response surface: `npy-object-store`'s reader over a store whose every answer
 //! the input scripts (honest, a short or long body, another range, a lying size or ETag, the
 //! whole object for a ranged GET, an error, a body in many chunks), read as an `.npy`
-//! (`NpySource`: header, a range, rows, the whole array) and as an `.npz` (`NpzArchive` over
+//! (`NpyReader::open_at`: header, a range, rows, the whole array) and as an `.npz` (`NpzArchive` over
 //! `BlockingObject`: every member's header, bytes and array). Every fault must be an error,
 //! never a panic, a hang or an allocation the request did not ask for.
 //!
@@ -162,11 +162,11 @@ fn open(data: &[u8], first_read: usize) -> Option<BlockingObject> {
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     // A first read of 64 bytes: the later reads are GETs (the default reads 64 KiB at once).
     if let Some(object) = open(data, 64) {
-        if let Ok(src) = npy_core::NpySource::open_with(object, &Default::default(), 64) {
+        if let Ok(src) = npy_core::NpyReader::open_at_reading(object, &Default::default(), 64) {
             let _ = src.read_range::<u8>(0..16);
             let _ = src.read_rows::<u8>(0..2);
             let _ = src.read_vec::<u8>();
-            let _ = src.reader().read_dyn();
+            let _ = src.stream().read_dyn();
         }
     }
     if let Some(object) = open(data, 64) {

@@ -39,6 +39,7 @@ impl Progress {
     }
 
     /// Whether a bar is drawn (stderr is a terminal and the work is large).
+    #[cfg(feature = "sql")]
     pub fn is_shown(&self) -> bool {
         self.0.is_some()
     }

@@ -7,7 +7,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use npy_core::{header::ParsedHeader, Error, NpySource, TensorInfo};
+use npy_core::{header::ParsedHeader, read::Positional, Error, NpyReader, TensorInfo};
 use npy_npz::NpzArchive;
 pub(crate) use npy_object_store::BlockingObject;
 use npy_object_store::RemoteError;
@@ -60,8 +60,8 @@ pub(crate) fn prefetched(
 }
 
 /// The array at URL `path`, its header read (one GET for every header of up to 64 KiB).
-pub(crate) fn source(path: &Path) -> Result<NpySource<BlockingObject>, Error> {
-    NpySource::open(open(path)?)
+pub(crate) fn source(path: &Path) -> Result<NpyReader<Positional<BlockingObject>>, Error> {
+    NpyReader::open_at(open(path)?)
 }
 
 /// `npy header`'s input.
@@ -72,13 +72,13 @@ pub(crate) fn header(path: &Path) -> Result<ParsedHeader, Error> {
 /// `npy info`'s input: the summary (named after the URL's file stem, as a path's) and the
 /// object's size, from the object opened (`object`).
 pub(crate) fn info(path: &Path, object: BlockingObject) -> Result<(TensorInfo, u64), Error> {
-    let s = NpySource::open(object)?;
+    let s = NpyReader::open_at(object)?;
     let name = path
         .file_stem()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let info = TensorInfo::from_reader(name, &mut s.head())?;
-    Ok((info, s.size()))
+    Ok((info, s.source_len()))
 }
 
 /// The most bytes `convert` downloads of a URL (64 GiB): the bytes its header or directory
@@ -111,7 +111,7 @@ impl LocalCopy {
 fn needed(object: &BlockingObject) -> Result<Vec<Range<u64>>, Error> {
     let size = object.object().size();
     if object.get(0..6).is_ok_and(|m| &m[..] == b"\x93NUMPY") {
-        let source = NpySource::open(object.clone())?;
+        let source = NpyReader::open_at(object.clone())?;
         let parsed = source.parsed_header();
         if parsed.header.dtype.has_object() {
             return Ok(whole(size));

@@ -23,7 +23,7 @@ const LAYERS: &[&[&str]] = &[
     &["view"],
     &["mmap"],
     &["dynamic"],
-    &["records", "convert", "source"],
+    &["records", "convert"],
     &["ndarray", "serde_impls"],
 ];
 

@@ -20,10 +20,10 @@
 //! | write a stream of rows | [`WriteOptions::create_stream`] |
 //! | append rows | [`append(path, &rows, shape)`](append); [`NpyAppender`] for many appends |
 //! | change byte order, memory order or version | [`convert_file`](crate::convert::convert_file) with [`ConvertOptions`](crate::convert::ConvertOptions) |
-//! | read from any range source (a buffer, a user type, a remote object) | [`NpySource::open(source)`](crate::NpySource::open) over a [`ReadAt`]: the header in one read, rows and ranges in one read each |
+//! | read from any range source (a buffer, a user type, a remote object) | [`NpyReader::open_at(source)`](crate::NpyReader::open_at) over a [`ReadAt`]: the header in one read, rows and ranges in one read each |
 //! | `.npz` archives | crate `npy-npz`: `npy_npz::NpzArchive::open(path)`, `npy_npz::NpzWriter` |
 //! | object arrays (dtype `O`) | crate `npy-pickle`: `npy_pickle::read_dyn(path)`, `npy_pickle::read_objects` |
-//! | arrays in S3, GCS, Azure or over HTTP | crate `npy-object-store`: `RemoteNpy` (async), `BlockingObject` (a [`ReadAt`] for [`NpySource`]) |
+//! | arrays in S3, GCS, Azure or over HTTP | crate `npy-object-store`: `RemoteNpy` (async), `BlockingObject` (a [`ReadAt`] for [`NpyReader::open_at`]) |
 //! | print as numpy does | crate `npy-print`: `npy_print::str(&array)` (numpy's `str()`), `npy_print::repr(&array)`; `npy_print::PrintOptions` for threshold, edge items, width |
 //!
 //! | feature | adds |
@@ -326,7 +326,6 @@ pub mod read;
 mod records;
 #[cfg(feature = "serde")]
 mod serde_impls;
-mod source;
 pub mod view;
 pub mod write;
 
@@ -429,7 +428,6 @@ pub use mmap::{NpyMmap, NpyMmapMut};
 #[cfg(feature = "derive")]
 pub use npy_derive::NpyElement;
 pub use read::{read, NpyArray, NpyReader, ReadOptions};
-pub use source::NpySource;
 
 /// Not public API: the pieces `#[derive(NpyElement)]`'s generated code and the workspace's own
 /// crates use (record plans, the plain-data layout proof, byte order, the Python-literal
@@ -446,17 +444,17 @@ pub mod __private {
     pub use crate::literal::repr::{
         write_repr_bytes, write_repr_code_points, write_repr_float, write_repr_str,
     };
+    /// For npy-object-store and npy-npz: the budgets and plumbing of positional reads.
+    pub use crate::read::positional::{
+        header_extent, FetchedRange, SourceCursor, FIRST_READ_BYTES, MAX_WINDOW_BYTES,
+        READ_AHEAD_BYTES,
+    };
     pub use crate::read::{NpyFileReader, FILE_BUFFER_BYTES, PARALLEL_MIN_BYTES};
     pub use crate::records::__private::*;
     pub use crate::records::{FieldPlan, RecordPlan};
     /// For npy-serde: the markers its deserializer shares with npy-core's `Deserialize` impls.
     #[cfg(feature = "serde")]
     pub use crate::serde_impls::{TUPLE_KEY, VALUE_TOKEN};
-    /// For npy-object-store and npy-npz: the budgets and plumbing of positional reads.
-    pub use crate::source::{
-        header_extent, FetchedRange, SourceCursor, FIRST_READ_BYTES, MAX_WINDOW_BYTES,
-        READ_AHEAD_BYTES,
-    };
 
     /// For npy-print: element `i` of `array` in memory order, borrowed where the array holds
     /// it as a value (objects are never copied to be printed), else built.

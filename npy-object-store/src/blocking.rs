@@ -1,5 +1,5 @@
 //! [`BlockingObject`]: a remote object as a synchronous [`npy_core::ReadAt`], so that
-//! npy-core's readers ([`npy_core::NpySource`], [`npy_core::TensorInfo`]) run on it.
+//! npy-core's readers ([`npy_core::NpyReader::open_at`], [`npy_core::TensorInfo`]) run on it.
 
 use std::future::Future;
 use std::ops::Range;
@@ -68,7 +68,7 @@ where
 /// A remote object read synchronously by ranged GETs: [`npy_core::ReadAt`] for it.
 ///
 /// Opening sends the first GET ([`RemoteOptions::first_read`] bytes), which gives the size and
-/// ETag; reads inside those bytes are answered from memory, so `NpySource::open` on it reads
+/// ETag; reads inside those bytes are answered from memory, so `NpyReader::open_at` on it reads
 /// the header with that one GET. Every other `read_at` is one ranged GET (checked as
 /// [`RemoteObject`] checks it); [`ReadAt::read_ranges`] is one `get_ranges` call (coalesced) for
 /// the ranges outside the first GET's bytes.
@@ -77,7 +77,7 @@ where
 /// # Examples
 /// ```
 /// use std::sync::Arc;
-/// use npy_core::NpySource;
+/// use npy_core::NpyReader;
 /// use npy_object_store::{block_on, BlockingObject, RemoteError, RemoteErrorKind};
 /// use object_store::{memory::InMemory, path::Path, ObjectStoreExt};
 /// let store = Arc::new(InMemory::new());
@@ -90,7 +90,7 @@ where
 /// })?;
 ///
 /// let object = BlockingObject::open(store, "a.npy".into(), "memory:///a.npy")?;
-/// let a = NpySource::open(object)?;
+/// let a = NpyReader::open_at(object)?;
 /// assert_eq!(a.read_rows::<u16>(1..2)?, [3, 4]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -116,7 +116,7 @@ impl BlockingObject {
     /// npy_core::write(&path, &[1.0f32, 2.0, 3.0], &[3])?;
     /// let url = format!("file://{}", path.display());
     /// let object = npy_object_store::BlockingObject::open_url(&url)?;
-    /// let source = npy_core::NpySource::open(object)?;
+    /// let source = npy_core::NpyReader::open_at(object)?;
     /// assert_eq!(source.shape(), [3]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

@@ -16,7 +16,7 @@
 //! - [`RemoteNpy`]: async, runtime-agnostic (it spawns nothing; the HTTP-based stores need
 //!   tokio, as object_store's client does).
 //! - [`BlockingObject`]: a blocking [`npy_core::ReadAt`] over an object, so npy-core's
-//!   [`npy_core::NpySource`] and every reader on a range source run on it.
+//!   [`npy_core::NpyReader::open_at`] and every reader on a range source run on it.
 //! - [`CountingStore`]: a store wrapper counting GETs and bytes (this crate's tests assert
 //!   both for every operation).
 //! - [`store_for_url`]: `s3://`, `gs://`, `az://`, `http(s)://`, `file://` URLs, configured

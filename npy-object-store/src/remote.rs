@@ -10,8 +10,8 @@ use futures_util::{StreamExt, TryStreamExt};
 use npy_core::{
     __private::{header_extent, FetchedRange},
     header::ParsedHeader,
-    read::ArrayMeta,
-    DynArray, DynValue, Header, NpyArray, NpyElement, NpySource, ReadOptions,
+    read::{ArrayMeta, Positional},
+    DynArray, DynValue, Header, NpyArray, NpyElement, NpyReader, ReadOptions,
 };
 use object_store::path::Path;
 use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore};
@@ -502,7 +502,7 @@ impl RemoteObject {
 pub struct RemoteNpy {
     object: RemoteObject,
     /// The header and the first GET's bytes.
-    head: NpySource<FetchedRange<Bytes>>,
+    head: NpyReader<Positional<FetchedRange<Bytes>>>,
     options: RemoteOptions,
 }
 
@@ -612,12 +612,12 @@ impl RemoteNpy {
 
     /// The bytes of the first GET (header included).
     pub fn head(&self) -> &Bytes {
-        self.head.get_ref().bytes()
+        self.head.source().bytes()
     }
 
     /// The header and the first GET's bytes, as npy-core's array over them.
     #[cfg(feature = "arrow")]
-    pub(crate) fn source(&self) -> &NpySource<FetchedRange<Bytes>> {
+    pub(crate) fn source(&self) -> &NpyReader<Positional<FetchedRange<Bytes>>> {
         &self.head
     }
 
@@ -646,8 +646,8 @@ impl RemoteNpy {
     fn over(
         &self,
         fetched: FetchedRange<Bytes>,
-    ) -> Result<NpySource<FetchedRange<Bytes>>, RemoteError> {
-        NpySource::from_parts(
+    ) -> Result<NpyReader<Positional<FetchedRange<Bytes>>>, RemoteError> {
+        NpyReader::from_parts(
             fetched,
             self.head.parsed_header().clone(),
             self.object.size(),
@@ -672,7 +672,7 @@ impl RemoteNpy {
     /// Reads elements `range` (memory order) of `T` with one GET.
     ///
     /// # Errors
-    /// The store's faults; as [`npy_core::NpySource::read_range`].
+    /// The store's faults; as [`npy_core::NpyReader::read_range`].
     pub async fn read_range<T: NpyElement>(
         &self,
         range: Range<u64>,
@@ -851,7 +851,7 @@ async fn read_header(
     object: &RemoteObject,
     head: Bytes,
     options: &RemoteOptions,
-) -> Result<NpySource<FetchedRange<Bytes>>, RemoteError> {
+) -> Result<NpyReader<Positional<FetchedRange<Bytes>>>, RemoteError> {
     let npy = |e| RemoteError::new(object.url(), RemoteErrorKind::Npy(e));
     let mut head = head;
     if (head.len() as u64) < object.size() {
@@ -866,7 +866,7 @@ async fn read_header(
         }
     }
     let parsed = Header::read_with(&mut &head[..], &options.read).map_err(npy)?;
-    NpySource::from_parts(
+    NpyReader::from_parts(
         FetchedRange::new(0, head),
         parsed,
         object.size(),

@@ -247,8 +247,8 @@ fn show(args: &Args, out: &mut impl Write) -> Result<(), Failure> {
         return show_archive(args, NpzArchive::open(&args.file)?, out);
     }
     if let Some(object) = remote {
-        let source = npy_core::NpySource::open(object)?;
-        show_reader(args, args.hint, source.reader(), source.size(), out)?;
+        let source = npy_core::NpyReader::open_at(object)?;
+        show_reader(args, args.hint, source.stream(), source.source_len(), out)?;
         if args.json {
             out.write_all(b"\n")?;
         }

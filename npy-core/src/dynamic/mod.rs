@@ -281,3 +281,34 @@ impl<R: Read + Seek> NpyReader<R> {
         self.within_range(range, Self::read_dyn_values)
     }
 }
+
+/// The positional reader's dynamic reads ([`NpyReader::open_at`]): each one read of the source.
+impl<S: crate::io::ReadAt> NpyReader<crate::read::Positional<S>> {
+    /// Reads the whole array, whatever its dtype (see [`crate::read_dyn`]), in one read of the
+    /// source.
+    ///
+    /// # Errors
+    /// As [`NpyReader::read_dyn`]; the source's I/O errors.
+    pub fn read_dyn(&self) -> Result<DynArray, Error> {
+        let end = if self.dtype().has_object() {
+            // The pickle runs to the end of the file.
+            self.source_len()
+        } else {
+            self.data_offset().saturating_add(self.meta().nbytes())
+        };
+        self.reader_to(end).read_dyn()
+    }
+
+    /// Reads elements `range` of any dtype (see [`NpyReader::read_dyn_range`]) in one read of
+    /// the source.
+    ///
+    /// # Errors
+    /// As [`NpyReader::read_dyn_range`]; the source's I/O errors.
+    pub fn read_dyn_range(&self, range: Range<u64>) -> Result<Vec<DynValue>, Error> {
+        let each = self.meta().itemsize();
+        let end = self
+            .data_offset()
+            .saturating_add(range.end.saturating_mul(each));
+        self.reader_to(end).read_dyn_range(range)
+    }
+}

@@ -22,11 +22,13 @@ use crate::meta::meta_accessors;
 
 mod options;
 mod parallel;
+pub(crate) mod positional;
 mod reader;
 
 pub use crate::meta::ArrayMeta;
 pub use options::{Casting, ReadOptions};
 pub use parallel::PARALLEL_MIN_BYTES;
+pub use positional::Positional;
 pub(crate) use reader::Decode;
 pub use reader::{Elements, NpyReader};
 

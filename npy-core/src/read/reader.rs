@@ -150,7 +150,7 @@ impl<T: NpyElement> Decode for Typed<T> {
 /// assert_eq!(sum, 0.5);
 /// # Ok::<(), npy_core::Error>(())
 /// ```
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct NpyReader<R> {
     inner: R,
     meta: ArrayMeta,
@@ -190,6 +190,30 @@ impl NpyReader<BufReader<File>> {
 
 impl<R> NpyReader<R> {
     meta_accessors!();
+
+    /// A reader of the array `meta` describes whose data starts at `inner`'s position (the
+    /// header was read elsewhere: a range source's prefix read). `inner` needs no `Read`: a
+    /// [`Positional`](crate::read::Positional) source is read by position.
+    pub(crate) fn from_meta(inner: R, meta: ArrayMeta, options: &ReadOptions) -> Self {
+        NpyReader {
+            inner,
+            end: meta.num_elements(),
+            meta,
+            pos: 0,
+            available: None,
+            ahead: Vec::new(),
+            ahead_at: 0,
+            strict_bools: options.get_strict_bools(),
+            casting: options.get_casting(),
+            threads: options.get_threads(),
+            file: None,
+        }
+    }
+
+    /// The underlying reader.
+    pub(crate) fn inner(&self) -> &R {
+        &self.inner
+    }
 
     /// Number of elements in the array, as the header says (a `u64`: the data is still in the
     /// file; `len()` of in-memory arrays is `usize`).
@@ -350,24 +374,6 @@ impl<R: Read> NpyReader<R> {
     pub fn with_options(mut inner: R, options: &ReadOptions) -> Result<Self, Error> {
         let meta = ArrayMeta::new(Header::read_with(&mut inner, options)?)?;
         Ok(NpyReader::from_meta(inner, meta, options))
-    }
-
-    /// A reader of the array `meta` describes whose data starts at `inner`'s position (the
-    /// header was read elsewhere: a range source's prefix read).
-    pub(crate) fn from_meta(inner: R, meta: ArrayMeta, options: &ReadOptions) -> Self {
-        NpyReader {
-            inner,
-            end: meta.num_elements(),
-            meta,
-            pos: 0,
-            available: None,
-            ahead: Vec::new(),
-            ahead_at: 0,
-            strict_bools: options.get_strict_bools(),
-            casting: options.get_casting(),
-            threads: options.get_threads(),
-            file: None,
-        }
     }
 
     /// The rest of the input, which for an object array is its pickle (numpy's files end with

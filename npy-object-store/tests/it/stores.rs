@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use npy_core::{DynValue, ErrorKind, NpySource};
+use npy_core::{DynValue, ErrorKind, NpyReader};
 use npy_object_store::{
     BlockingObject, CountingStore, Counts, RemoteErrorKind, RemoteNpy, RemoteOptions,
 };
@@ -179,15 +179,15 @@ pub async fn exercise_async(
     assert!(matches!(e.kind(), RemoteErrorKind::Changed(_)), "{e}");
 }
 
-/// npy-core's `NpySource` on the blocking wrapper: the same requests.
+/// npy-core's positional `NpyReader` (`open_at`) on the blocking wrapper: the same requests.
 pub fn exercise_blocking(store: Arc<dyn ObjectStore>, counts: &Counts, url: &str) {
     let (data, _) = matrix();
     let object = BlockingObject::open(store, "m.npy".into(), url).unwrap();
     expect(counts, "blocking open", 1, FIRST);
-    let a = NpySource::open(object).unwrap();
+    let a = NpyReader::open_at(object).unwrap();
     expect(
         counts,
-        "NpySource::open: the header from the first GET",
+        "NpyReader::open_at: the header from the first GET",
         0,
         0,
     );
@@ -246,7 +246,7 @@ fn open_url_is_one_call() {
     std::fs::write(&path, &bytes).unwrap();
     let url = format!("file://{}", path.display());
     let source =
-        NpySource::open(npy_object_store::BlockingObject::open_url(&url).unwrap()).unwrap();
+        NpyReader::open_at(npy_object_store::BlockingObject::open_url(&url).unwrap()).unwrap();
     assert_eq!(source.read_vec::<f32>().unwrap(), values);
     if cfg!(not(feature = "aws")) {
         let e = npy_object_store::BlockingObject::open_url("s3://bucket/m.npy").unwrap_err();

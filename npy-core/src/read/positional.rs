@@ -1,26 +1,26 @@
-//! Arrays over a range source ([`ReadAt`]): the header from one prefix read, then rows, element
-//! ranges, several ranges at once and whole arrays, each in one read of the source.
+//! Arrays over a range source ([`ReadAt`]), [`NpyReader::open_at`]: the header from one prefix
+//! read, then rows, element ranges, several ranges at once and whole arrays, each in one read
+//! of the source.
 //!
-//! [`NpySource`] is what a remote store needs from the format: every read is positional and
-//! sized up front, so a source that pays per request (an object store, HTTP) is asked for the
-//! header once (a second time only when the header is longer than the first read) and for
-//! each range once. Decoding is the [`NpyReader`]'s own, run over a cursor on the source.
+//! A reader of a [`Positional`] source is what a remote store needs from the format: every
+//! read is positional and sized up front, so a source that pays per request (an object store,
+//! HTTP) is asked for the header once (a second time only when the header is longer than the
+//! first read) and for each range once. Decoding is the [`NpyReader`]'s own, run over a cursor
+//! on the source.
 
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::Range;
 
+use super::{NpyArray, NpyReader, ReadOptions};
 use crate::codec::checked_product;
-use crate::dynamic::{DynArray, DynValue};
 use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind};
 use crate::format::{Order, Version, MAGIC};
 use crate::header::{Header, ParsedHeader};
 use crate::io::ReadAt;
-use crate::meta::{meta_accessors, ArrayMeta};
-use crate::read::ReadOptions;
-use crate::read::{NpyArray, NpyReader};
+use crate::meta::ArrayMeta;
 
-/// Bytes of the first read of [`NpySource::open`]: the header of every array `np.save` writes
+/// Bytes of the first read of [`NpyReader::open_at`]: the header of every array `np.save` writes
 /// (128 bytes for up to a few dimensions, a few KiB for wide records) and the first rows of
 /// many, which later reads then take from memory.
 pub const FIRST_READ_BYTES: usize = 64 << 10;
@@ -31,7 +31,7 @@ pub const FIRST_READ_BYTES: usize = 64 << 10;
 pub const MAX_WINDOW_BYTES: usize = 64 << 20;
 
 /// Bytes a [`SourceCursor`] reads ahead for a small read outside an operation's span (the
-/// streaming reader of [`NpySource::reader`]): as a buffered reader's buffer, so that reads of a
+/// streaming reader of [`NpyReader::stream`]): as a buffered reader's buffer, so that reads of a
 /// few elements at a time cost one read of the source per 64 KiB.
 pub const READ_AHEAD_BYTES: usize = 64 << 10;
 
@@ -137,32 +137,21 @@ fn read_header<S: ReadAt + ?Sized>(
     Ok((parsed, head))
 }
 
-/// A `.npy` array over a range source: the header read with one prefix read, then rows,
-/// element ranges and the whole array, each one read of the source ([`ReadAt::read_at`]);
-/// several ranges in one [`ReadAt::read_ranges`] (which a remote source coalesces).
+/// A range source ([`ReadAt`]) read by position: what [`NpyReader::open_at`] reads through.
 ///
-/// Reads take `&self`: one `NpySource` serves several threads. Bytes of the first read that
-/// follow the header are kept, and reads inside them cost no read of the source. Memory of a
-/// read is its output, plus the range's bytes when the dtype is decoded element by element or
-/// byte-swapped (at most [`MAX_WINDOW_BYTES`] at a time); nothing is sized by what the header
-/// claims before the source's length shows the bytes are there.
+/// A reader of one is the positional [`NpyReader`]: its reads take `&self`, so one reader
+/// (or its clones, cheap when `S` is) serves several threads; each read is one read of the
+/// source, of exactly its bytes. Bytes of the first read that follow the header are kept,
+/// and reads inside them cost no read of the source. Memory of a read is its output, plus
+/// the range's bytes when the dtype is decoded element by element or byte-swapped (at most
+/// [`MAX_WINDOW_BYTES`] at a time); nothing is sized by what the header claims before the
+/// source's length shows the bytes are there.
 ///
-/// # Examples
-/// ```
-/// use npy_core::{NpySource, WriteOptions};
-/// let mut bytes = Vec::new();
-/// WriteOptions::new().write_to(&mut bytes, &(0..12).collect::<Vec<i32>>(), &[4, 3])?;
-/// let a = NpySource::open(bytes)?; // any ReadAt: a File, a Vec<u8>, a remote object
-/// assert_eq!(a.shape(), [4, 3]);
-/// assert_eq!(a.read_rows::<i32>(1..3)?, [3, 4, 5, 6, 7, 8]);
-/// assert_eq!(a.read_ranges::<i32>(&[0..2, 10..12])?, [vec![0, 1], vec![10, 11]]);
-/// assert_eq!(a.read_vec::<i32>()?.len(), 12);
-/// # Ok::<(), npy_core::Error>(())
-/// ```
+/// `Positional` is not a [`Read`]: the streaming reads of [`NpyReader`] (`iter`,
+/// `read_into`) are had from [`NpyReader::stream`].
 #[derive(Debug, Clone)]
-pub struct NpySource<S> {
+pub struct Positional<S> {
     source: S,
-    meta: ArrayMeta,
     options: ReadOptions,
     /// The source's length in bytes.
     size: u64,
@@ -170,25 +159,54 @@ pub struct NpySource<S> {
     head: Vec<u8>,
 }
 
-impl<S: ReadAt> NpySource<S> {
-    /// Reads the header of `source` ([`FIRST_READ_BYTES`] in the first read) and its length.
+/// The positional reader: `&self` reads of rows, element ranges, several ranges at once and
+/// the whole array from a [`ReadAt`] source, each one read of the source.
+///
+/// # Examples
+/// ```
+/// use npy_core::{NpyReader, WriteOptions};
+/// let mut bytes = Vec::new();
+/// WriteOptions::new().write_to(&mut bytes, &(0..12).collect::<Vec<i32>>(), &[4, 3])?;
+/// let a = NpyReader::open_at(bytes)?; // any ReadAt: a File, a Vec<u8>, a remote object
+/// assert_eq!(a.shape(), [4, 3]);
+/// assert_eq!(a.read_rows::<i32>(1..3)?, [3, 4, 5, 6, 7, 8]);
+/// assert_eq!(a.read_ranges::<i32>(&[0..2, 10..12])?, [vec![0, 1], vec![10, 11]]);
+/// assert_eq!(a.read_vec::<i32>()?.len(), 12);
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+impl<S: ReadAt> NpyReader<Positional<S>> {
+    /// Reads the header of `source` ([`FIRST_READ_BYTES`] in the first read, 64 KiB) and its
+    /// length.
     ///
     /// # Errors
     /// Header errors ([`Header::read`]), [`ErrorKind::SizeOverflow`], the source's I/O errors.
-    pub fn open(source: S) -> Result<Self, Error> {
-        NpySource::open_with(source, &ReadOptions::default(), FIRST_READ_BYTES)
+    pub fn open_at(source: S) -> Result<Self, Error> {
+        NpyReader::open_at_with(source, &ReadOptions::default())
     }
 
-    /// [`NpySource::open`] with read options (header limits, strict bools, casting, hint) and
-    /// the size of the first read (at least 16 bytes are read).
+    /// [`NpyReader::open_at`] with read options (header limits, strict bools, casting, hint).
     ///
     /// # Errors
-    /// As [`NpySource::open`].
-    pub fn open_with(source: S, options: &ReadOptions, first_read: usize) -> Result<Self, Error> {
+    /// As [`NpyReader::open_at`].
+    pub fn open_at_with(source: S, options: &ReadOptions) -> Result<Self, Error> {
+        NpyReader::open_at_reading(source, options, FIRST_READ_BYTES)
+    }
+
+    /// [`NpyReader::open_at_with`] whose first read is `first_read` bytes (at least 16): for a
+    /// remote store that sized its first request itself.
+    ///
+    /// # Errors
+    /// As [`NpyReader::open_at`].
+    #[doc(hidden)]
+    pub fn open_at_reading(
+        source: S,
+        options: &ReadOptions,
+        first_read: usize,
+    ) -> Result<Self, Error> {
         let (parsed, head) = read_header(&source, first_read, options)?;
         let size = source.size()?;
-        let mut s = NpySource::from_parts(source, parsed, size, options)?;
-        s.head = head;
+        let mut s = NpyReader::from_parts(source, parsed, size, options)?;
+        s.inner_mut().head = head;
         Ok(s)
     }
 
@@ -200,74 +218,64 @@ impl<S: ReadAt> NpySource<S> {
     ///
     /// # Errors
     /// [`ErrorKind::SizeOverflow`] when the header's sizes do not fit in 64 bits.
+    #[doc(hidden)]
     pub fn from_parts(
         source: S,
         header: ParsedHeader,
         size: u64,
         options: &ReadOptions,
     ) -> Result<Self, Error> {
-        Ok(NpySource {
+        let meta = ArrayMeta::new(header)?;
+        let positional = Positional {
             source,
-            meta: ArrayMeta::new(header)?,
             options: *options,
             size,
             head: Vec::new(),
-        })
-    }
-
-    meta_accessors!();
-
-    /// Number of elements, as the header says (a `u64`: the data is still in the source;
-    /// `len()` of in-memory arrays is `usize`).
-    pub fn num_elements(&self) -> u64 {
-        self.meta.num_elements()
-    }
-
-    /// Whether the array has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.meta.is_empty()
+        };
+        Ok(NpyReader::from_meta(positional, meta, options))
     }
 
     /// The source's length in bytes, as found when opening.
-    pub fn size(&self) -> u64 {
-        self.size
+    pub fn source_len(&self) -> u64 {
+        self.inner().size
     }
 
     /// The source.
-    pub fn get_ref(&self) -> &S {
-        &self.source
+    pub fn source(&self) -> &S {
+        &self.inner().source
     }
 
     /// The source, giving up the header.
-    pub fn into_inner(self) -> S {
-        self.source
+    pub fn into_source(self) -> S {
+        self.into_inner().source
     }
 
     /// The bytes of the first read (header included), which reads take from memory.
     pub fn head(&self) -> &[u8] {
-        &self.head
+        &self.inner().head
     }
 
     /// A streaming reader of the data from its first element ([`NpyReader::iter`],
     /// [`NpyReader::read_into`] in parts, ...). Reads of it go to the source as they come,
     /// each straight into the caller's buffer.
-    pub fn reader(&self) -> NpyReader<SourceCursor<'_, S>> {
+    pub fn stream(&self) -> NpyReader<SourceCursor<'_, S>> {
+        let p = self.inner();
         let cursor = SourceCursor {
-            source: &self.source,
-            head: &self.head,
-            size: self.size,
+            source: &p.source,
+            head: &p.head,
+            size: p.size,
             pos: self.data_offset(),
             span_end: self.data_offset(),
             window: Vec::new(),
             window_at: 0,
         };
-        NpyReader::from_meta(cursor, self.meta.clone(), &self.options)
-            .with_available_bytes(self.size.saturating_sub(self.data_offset()))
+        NpyReader::from_meta(cursor, self.meta().clone(), &p.options)
+            .with_available_bytes(p.size.saturating_sub(self.data_offset()))
     }
 
     /// A reader whose cursor reads the bytes up to `span_end` in one read of the source.
-    fn reader_to(&self, span_end: u64) -> NpyReader<SourceCursor<'_, S>> {
-        let mut r = self.reader();
+    pub(crate) fn reader_to(&self, span_end: u64) -> NpyReader<SourceCursor<'_, S>> {
+        let mut r = self.stream();
         r.inner_mut().span_end = span_end;
         r
     }
@@ -279,7 +287,7 @@ impl<S: ReadAt> NpySource<S> {
     /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end;
     /// [`ErrorKind::TypeMismatch`] when `T` does not read this dtype.
     pub fn byte_range<T: NpyElement>(&self, range: Range<u64>) -> Result<Range<u64>, Error> {
-        let mut r = self.reader();
+        let mut r = self.stream();
         let each = r.fold_for::<T>()?;
         if range.start > range.end || range.end > r.num_elements() {
             return Err(Error::new(ErrorKind::OutOfRange {
@@ -300,7 +308,7 @@ impl<S: ReadAt> NpySource<S> {
     /// [`ErrorKind::Unsupported`] for Fortran-order or 0-d arrays, [`ErrorKind::OutOfRange`]
     /// for rows outside the array.
     pub fn row_elements<T: NpyElement>(&self, rows: Range<u64>) -> Result<Range<u64>, Error> {
-        let mut r = self.reader();
+        let mut r = self.stream();
         r.fold_for::<T>()?;
         check_rows(r.order(), r.shape(), &rows)?;
         let row = checked_product(1, &r.shape()[1..]).unwrap_or(u64::MAX);
@@ -311,22 +319,22 @@ impl<S: ReadAt> NpySource<S> {
     /// dtype: for callers that decode rows themselves (an Arrow batch of them).
     ///
     /// # Errors
-    /// As [`NpySource::row_elements`], without its type check.
+    /// As [`NpyReader::row_elements`], without its type check.
     ///
     /// # Examples
     /// ```
     /// let mut bytes = Vec::new();
     /// npy_core::WriteOptions::new().write_to(&mut bytes, &[0u16; 12], &[4, 3])?;
-    /// let a = npy_core::NpySource::open(bytes)?;
+    /// let a = npy_core::NpyReader::open_at(bytes)?;
     /// assert_eq!(a.row_byte_range(1..3)?, 128 + 6..128 + 18);
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn row_byte_range(&self, rows: Range<u64>) -> Result<Range<u64>, Error> {
-        let r = self.reader();
+        let r = self.stream();
         check_rows(r.order(), r.shape(), &rows)?;
         // Within the array's bytes, which fit in 64 bits (checked when the header was read;
         // a row of zero rows may not, and is never multiplied by more than 0).
-        let row = checked_product(self.meta.itemsize(), &r.shape()[1..]).unwrap_or(u64::MAX);
+        let row = checked_product(self.meta().itemsize(), &r.shape()[1..]).unwrap_or(u64::MAX);
         let at = self.data_offset();
         Ok(at.saturating_add(rows.start * row)..at.saturating_add(rows.end * row))
     }
@@ -343,7 +351,7 @@ impl<S: ReadAt> NpySource<S> {
     /// A reader of the whole array as `T`, its span set to the array's bytes so that the
     /// cursor reads them in one read of the source.
     fn whole_reader<T: NpyElement>(&self) -> Result<NpyReader<SourceCursor<'_, S>>, Error> {
-        let mut r = self.reader();
+        let mut r = self.stream();
         let each = r.fold_for::<T>()?;
         let end = self
             .data_offset()
@@ -355,7 +363,7 @@ impl<S: ReadAt> NpySource<S> {
     /// Reads the whole array with its shape and order.
     ///
     /// # Errors
-    /// As [`NpySource::read_vec`].
+    /// As [`NpyReader::read_vec`].
     pub fn read_array<T: NpyElement>(&self) -> Result<NpyArray<T>, Error> {
         let mut r = self.whole_reader::<T>()?;
         let data = r.read_vec()?;
@@ -388,7 +396,7 @@ impl<S: ReadAt> NpySource<S> {
     /// coalesces them).
     ///
     /// # Errors
-    /// As [`NpySource::read_range`] for each range, checked before anything is read.
+    /// As [`NpyReader::read_range`] for each range, checked before anything is read.
     pub fn read_ranges<T: NpyElement>(&self, ranges: &[Range<u64>]) -> Result<Vec<Vec<T>>, Error> {
         let bytes = ranges
             .iter()
@@ -396,62 +404,35 @@ impl<S: ReadAt> NpySource<S> {
             .collect::<Result<Vec<_>, _>>()?;
         // The source's length shows the bytes are there before a buffer of each range's
         // length is allocated (a header may claim far more than the file holds).
-        if let Some(r) = bytes.iter().find(|r| r.end > self.size) {
+        let p = self.inner();
+        if let Some(r) = bytes.iter().find(|r| r.end > p.size) {
             return Err(Error::new(ErrorKind::Truncated {
                 what: "array data",
                 needed: r.end - self.data_offset(),
-                found: self.size.saturating_sub(self.data_offset()),
+                found: p.size.saturating_sub(self.data_offset()),
             }));
         }
-        let fetched = self.source.read_ranges(&bytes)?;
+        let fetched = p.source.read_ranges(&bytes)?;
         ranges
             .iter()
             .zip(bytes.iter().zip(fetched))
             .map(|(range, (at, data))| {
-                let part = NpySource {
+                let part = Positional {
                     source: FetchedRange::new(at.start, data),
-                    meta: self.meta.clone(),
-                    options: self.options,
-                    size: self.size,
+                    options: p.options,
+                    size: p.size,
                     head: Vec::new(),
                 };
-                part.read_range::<T>(range.clone())
+                NpyReader::from_meta(part, self.meta().clone(), &p.options)
+                    .read_range::<T>(range.clone())
             })
             .collect()
-    }
-
-    /// Reads the whole array, whatever its dtype (see [`crate::read_dyn`]), in one read of the
-    /// source.
-    ///
-    /// # Errors
-    /// As [`NpyReader::read_dyn`]; the source's I/O errors.
-    pub fn read_dyn(&self) -> Result<DynArray, Error> {
-        let end = if self.dtype().has_object() {
-            // The pickle runs to the end of the file.
-            self.size
-        } else {
-            self.data_offset().saturating_add(self.meta.nbytes())
-        };
-        self.reader_to(end).read_dyn()
-    }
-
-    /// Reads elements `range` of any dtype (see [`NpyReader::read_dyn_range`]) in one read of
-    /// the source.
-    ///
-    /// # Errors
-    /// As [`NpyReader::read_dyn_range`]; the source's I/O errors.
-    pub fn read_dyn_range(&self, range: Range<u64>) -> Result<Vec<DynValue>, Error> {
-        let each = self.meta.itemsize();
-        let end = self
-            .data_offset()
-            .saturating_add(range.end.saturating_mul(each));
-        self.reader_to(end).read_dyn_range(range)
     }
 }
 
 /// Bytes fetched from a larger source: `bytes` are the source's bytes at `offset..`. A
 /// [`ReadAt`] that serves reads inside them, for decoding a range fetched by other means (an
-/// async request) with [`NpySource::from_parts`].
+/// async request) with [`NpyReader::from_parts`].
 ///
 /// # Examples
 /// ```
@@ -508,9 +489,9 @@ impl<B: AsRef<[u8]>> ReadAt for FetchedRange<B> {
     }
 }
 
-/// A [`Read`] + [`Seek`] cursor on a [`ReadAt`]: what [`NpySource::reader`] reads through.
+/// A [`Read`] + [`Seek`] cursor on a [`ReadAt`]: what [`NpyReader::stream`] reads through.
 ///
-/// Reads inside the source's first bytes (kept by [`NpySource::open`]) come from memory; a read
+/// Reads inside the source's first bytes (kept by [`NpyReader::open_at`]) come from memory; a read
 /// that covers the rest of the span being read goes straight to the source into the caller's
 /// buffer; a smaller one (element-by-element decoding) fetches the rest of the span, up to
 /// [`MAX_WINDOW_BYTES`], in one read and serves the following reads from it. Outside a span
@@ -618,7 +599,6 @@ mod tests {
     use std::cell::RefCell;
 
     use super::*;
-    use crate::write::WriteOptions;
 
     /// A source that records every read (offset, length) it is asked for.
     struct Counting {
@@ -644,7 +624,7 @@ mod tests {
             .to_bytes(None)
             .unwrap();
         bytes.extend_from_slice(&[1, 2, 3]);
-        let a = NpySource::open(bytes).unwrap();
+        let a = NpyReader::open_at(bytes).unwrap();
         assert_eq!(
             a.read_ranges::<u8>(&[0..3, 1..2]).unwrap(),
             [vec![1, 2, 3], vec![2]]
@@ -663,9 +643,13 @@ mod tests {
         }
     }
 
-    fn npy<T: NpyElement>(data: &[T], shape: &[u64]) -> Vec<u8> {
-        let mut out = Vec::new();
-        WriteOptions::new().write_to(&mut out, data, shape).unwrap();
+    /// A `.npy` file of `data` (native byte order, C order): the header npy-core writes, then
+    /// the bytes (the write module is a layer above this one).
+    fn npy<T: NpyElement + bytemuck::Pod>(data: &[T], shape: &[u64]) -> Vec<u8> {
+        let mut out = Header::new(T::npy_dtype(), shape.to_vec())
+            .to_bytes(None)
+            .unwrap();
+        out.extend_from_slice(bytemuck::cast_slice(data));
         out
     }
 
@@ -691,7 +675,7 @@ mod tests {
     fn header_takes_one_read_unless_longer_than_the_first() {
         for (end, first, reads) in [(256, 256, 1), (256, 257, 1), (320, 256, 2), (256, 255, 2)] {
             let src = counting(header_ending_at(end));
-            let a = NpySource::open_with(&src, &ReadOptions::default(), first).unwrap();
+            let a = NpyReader::open_at_reading(&src, &ReadOptions::default(), first).unwrap();
             assert_eq!(a.data_offset(), end as u64);
             assert_eq!(src.reads.borrow().len(), reads, "end {end} first {first}");
             assert_eq!(src.reads.borrow()[0], (0, first));
@@ -706,14 +690,14 @@ mod tests {
     fn rows_and_ranges_read_once_each() {
         let data: Vec<u16> = (0..4000).collect();
         let src = counting(npy(&data, &[1000, 4]));
-        let a = NpySource::open_with(&src, &ReadOptions::default(), 64).unwrap();
+        let a = NpyReader::open_at_reading(&src, &ReadOptions::default(), 64).unwrap();
         src.reads.borrow_mut().clear();
         assert_eq!(a.read_rows::<u16>(10..12).unwrap(), data[40..48]);
         assert_eq!(*src.reads.borrow(), [(128 + 80, 16)]);
         src.reads.borrow_mut().clear();
         // Decoded element by element (widened to u32): still one read.
         let opts = ReadOptions::default().casting(crate::read::Casting::Safe);
-        let b = NpySource::open_with(&src, &opts, 64).unwrap();
+        let b = NpyReader::open_at_reading(&src, &opts, 64).unwrap();
         src.reads.borrow_mut().clear();
         let wide: Vec<u32> = b.read_range(100..3000).unwrap();
         assert_eq!(wide, (100..3000).collect::<Vec<u32>>());
@@ -731,7 +715,7 @@ mod tests {
     #[test]
     fn the_first_read_serves_small_arrays() {
         let src = counting(npy(&[1.5f64, 2.5, -1.0], &[3]));
-        let a = NpySource::open(&src).unwrap();
+        let a = NpyReader::open_at(&src).unwrap();
         assert_eq!(a.read_vec::<f64>().unwrap(), [1.5, 2.5, -1.0]);
         assert_eq!(a.read_dyn().unwrap().len(), 3);
         assert_eq!(src.reads.borrow().len(), 1);
@@ -742,7 +726,7 @@ mod tests {
     fn short_sources_are_truncated_errors() {
         let mut bytes = npy(&[1u32; 100], &[100]);
         bytes.truncate(200);
-        let a = NpySource::open_with(bytes, &ReadOptions::default(), 64).unwrap();
+        let a = NpyReader::open_at_reading(bytes, &ReadOptions::default(), 64).unwrap();
         let e = a.read_vec::<u32>().unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::Truncated { .. }), "{e}");
         let e = a.read_range::<u32>(90..101).unwrap_err();
@@ -751,13 +735,13 @@ mod tests {
         let mut huge = b"\x93NUMPY\x02\x00".to_vec();
         huge.extend_from_slice(&u32::MAX.to_le_bytes());
         huge.resize(64, b' ');
-        let e = NpySource::open_with(huge, &ReadOptions::default(), 16).unwrap_err();
+        let e = NpyReader::open_at_reading(huge, &ReadOptions::default(), 16).unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::HeaderTooLong { .. }), "{e}");
         // Within the limit but longer than the source: Truncated.
         let mut long = b"\x93NUMPY\x02\x00".to_vec();
         long.extend_from_slice(&(1u32 << 20).to_le_bytes());
         long.resize(100, b' ');
-        let e = NpySource::open_with(long, &ReadOptions::default(), 16).unwrap_err();
+        let e = NpyReader::open_at_reading(long, &ReadOptions::default(), 16).unwrap_err();
         assert!(matches!(e.kind(), ErrorKind::Truncated { .. }), "{e}");
     }
 
@@ -766,9 +750,9 @@ mod tests {
     fn streaming_reads_ahead() {
         let data: Vec<u8> = (0..=255u8).cycle().take(200_000).collect();
         let src = counting(npy(&data, &[200_000]));
-        let a = NpySource::open_with(&src, &ReadOptions::default(), 64).unwrap();
+        let a = NpyReader::open_at_reading(&src, &ReadOptions::default(), 64).unwrap();
         src.reads.borrow_mut().clear();
-        let mut r = a.reader();
+        let mut r = a.stream();
         let mut three = [0u8; 3];
         r.read_into(&mut three).unwrap();
         r.read_into(&mut three).unwrap();
