@@ -113,6 +113,10 @@ pub struct ConvertOptions {
     /// Most rows that hold no bytes (every column of width 0: `FixedSizeBinary(0)`, lists of
     /// 0 items) an Arrow IPC or Parquet input may convert (default [`MAX_UNBACKED_ROWS`]).
     pub max_unbacked_rows: u64,
+    /// The formats of the input and the output, for a caller that decided them already (the
+    /// `npy` command, from its arguments) or files whose names do not say (`None`: each by
+    /// its extension, [`Format::of`]).
+    pub formats: Option<(Format, Format)>,
 }
 
 impl Default for ConvertOptions {
@@ -136,7 +140,22 @@ impl ConvertOptions {
             max_output_bytes: None,
             max_nesting_depth: MAX_NESTING_DEPTH,
             max_unbacked_rows: MAX_UNBACKED_ROWS,
+            formats: None,
         }
+    }
+
+    /// The input's and the output's formats, whatever their names (see the field).
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_arrow::{ConvertOptions, Format};
+    /// let options = ConvertOptions::new().formats(Format::Npy, Format::Parquet);
+    /// assert_eq!(options.formats, Some((Format::Npy, Format::Parquet)));
+    /// ```
+    #[must_use]
+    pub fn formats(mut self, input: Format, output: Format) -> Self {
+        self.formats = Some((input, output));
+        self
     }
 
     /// Output budget in bytes (see the field).
@@ -296,7 +315,10 @@ pub fn convert_with_progress(
             .at_path(p)
         })
     };
-    let (from, to) = (kind(input)?, kind(output)?);
+    let (from, to) = match options.formats {
+        Some(formats) => formats,
+        None => (kind(input)?, kind(output)?),
+    };
     let member = options.member.as_deref();
     match (from, to) {
         (Format::Npy | Format::Npz, Format::Ipc) => {

@@ -175,18 +175,8 @@ pub fn run(args: &Args) -> ExitCode {
             eprintln!("npy: --byte-order, --order and --version apply to .npy → .npy only");
             ExitCode::FAILURE
         }
-        (Format::Other, _) | (_, Format::Other) => {
-            let path = if from == Format::Other {
-                &args.input
-            } else {
-                &args.output
-            };
-            report(format_args!(
-                "{}: the extension is none of .npy, .npz, .arrow (.ipc, .feather), .parquet",
-                printable(&path.display().to_string())
-            ));
-            ExitCode::FAILURE
-        }
+        (Format::Other, _) => unknown_extension(&args.input),
+        (_, Format::Other) => unknown_extension(&args.output),
         _ => match npy_npz::convert(&args.input, &args.output, args.member.as_deref()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
@@ -195,6 +185,15 @@ pub fn run(args: &Args) -> ExitCode {
             }
         },
     }
+}
+
+/// The refusal of a file whose extension names no format `npy convert` reads or writes.
+fn unknown_extension(path: &Path) -> ExitCode {
+    report(format_args!(
+        "{}: the extension is none of .npy, .npz, .arrow (.ipc, .feather), .parquet",
+        printable(&path.display().to_string())
+    ));
+    ExitCode::FAILURE
 }
 
 /// What `npy convert` reads and writes, by extension (in any case): decided once, for IN and
@@ -228,6 +227,18 @@ impl Format {
             Some("parquet") => Format::Parquet,
             Some("safetensors") => Format::Safetensors,
             _ => Format::Other,
+        }
+    }
+
+    /// npy-arrow's name of the format (`None` for the two it does not convert).
+    #[cfg(feature = "arrow")]
+    fn arrow_format(self) -> Option<npy_arrow::Format> {
+        match self {
+            Format::Npy => Some(npy_arrow::Format::Npy),
+            Format::Npz => Some(npy_arrow::Format::Npz),
+            Format::Arrow => Some(npy_arrow::Format::Ipc),
+            Format::Parquet => Some(npy_arrow::Format::Parquet),
+            Format::Safetensors | Format::Other => None,
         }
     }
 
@@ -295,7 +306,7 @@ fn npy_to_npy(args: &Args) -> ExitCode {
 #[cfg(feature = "arrow")]
 fn tables(args: &Args, from: Format, to: Format) -> ExitCode {
     if from != Format::Safetensors && to != Format::Safetensors {
-        return columnar(args);
+        return columnar(args, from, to);
     }
     let to_st = to == Format::Safetensors;
     let side = if to_st { &args.input } else { &args.output };
@@ -314,7 +325,7 @@ fn tables(args: &Args, from: Format, to: Format) -> ExitCode {
             hint: None,
             ..args.clone()
         };
-        let code = columnar(&step);
+        let code = columnar(&step, from, Format::Npy);
         if code != ExitCode::SUCCESS {
             return code;
         }
@@ -336,18 +347,28 @@ fn tables(args: &Args, from: Format, to: Format) -> ExitCode {
             report(e);
             return ExitCode::FAILURE;
         }
-        columnar(&Args {
-            input: middle,
-            ..args.clone()
-        })
+        columnar(
+            &Args {
+                input: middle,
+                ..args.clone()
+            },
+            Format::Npz,
+            to,
+        )
     }
 }
 
 /// A conversion npy-arrow does (`.npy`/`.npz` to and from `.arrow`/`.parquet`, and between
-/// tables).
+/// tables), `from` and `to` as [`run`] decided them (npy-arrow does not look at the names
+/// again).
 #[cfg(feature = "arrow")]
-fn columnar(args: &Args) -> ExitCode {
-    let mut options = npy_arrow::ConvertOptions::new();
+fn columnar(args: &Args, from: Format, to: Format) -> ExitCode {
+    let (input, output) = match (from.arrow_format(), to.arrow_format()) {
+        (Some(input), Some(output)) => (input, output),
+        (None, _) => return unknown_extension(&args.input),
+        (_, None) => return unknown_extension(&args.output),
+    };
+    let mut options = npy_arrow::ConvertOptions::new().formats(input, output);
     options.member.clone_from(&args.member);
     if let Some(fill) = &args.fill {
         // `parse_fill` accepted the text: an integer (exact) or a float.
@@ -357,7 +378,7 @@ fn columnar(args: &Args) -> ExitCode {
         };
         options.from_arrow = npy_arrow::FromArrowOptions::new().fill(fill);
     }
-    if Format::of(&args.output) == Format::Parquet {
+    if to == Format::Parquet {
         keep_freed_memory();
     }
     let mut bar: Option<Progress> = None;

@@ -331,3 +331,26 @@ fn extensions_are_matched_in_any_case() {
     }
     assert_eq!(Format::of(std::path::Path::new("a.txt")), None);
 }
+
+/// Formats given in the options replace the extensions: numpy's file under another name
+/// converts to the same IPC bytes as under its own; without them that name is refused.
+#[test]
+fn formats_in_the_options_replace_the_extensions() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/w_f32.npy");
+    let dir = tempfile::tempdir().unwrap();
+    let (named, unnamed) = (dir.path().join("a.npy"), dir.path().join("a.bin"));
+    std::fs::copy(&fixture, &named).unwrap();
+    std::fs::copy(&fixture, &unnamed).unwrap();
+    let by_name = dir.path().join("a.arrow");
+    convert(&named, &by_name, &ConvertOptions::new()).unwrap();
+    let told = dir.path().join("a.table");
+    let refused = convert(&unnamed, &told, &ConvertOptions::new()).unwrap_err();
+    assert!(refused.to_string().contains("extension"), "{refused}");
+    assert!(!told.exists());
+    let options = ConvertOptions::new().formats(npy_arrow::Format::Npy, npy_arrow::Format::Ipc);
+    convert(&unnamed, &told, &options).unwrap();
+    assert_eq!(
+        std::fs::read(&told).unwrap(),
+        std::fs::read(&by_name).unwrap()
+    );
+}
