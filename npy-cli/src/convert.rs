@@ -4,11 +4,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use npy_core::{
-    convert::{convert_file_with_progress, ConvertOptions},
-    format::Version,
-    ByteOrder, Order,
-};
+use npy_convert::{convert_file_with_progress, ConvertOptions};
+use npy_core::{format::Version, ByteOrder, Order};
 
 use crate::format::{fail, printable, report};
 use crate::progress::Progress;

@@ -29,17 +29,17 @@ pub(crate) const SWAP_CHUNK_BYTES: usize = 256 << 10;
 /// Bytes copied per step by a streaming conversion (file to file, optionally swapped): larger
 /// steps, since each costs two system calls; small enough that the swap and the write find
 /// the step still in L2 (4 MiB steps measured no faster).
-pub(crate) const COPY_CHUNK_BYTES: usize = 1 << 20;
+pub const COPY_CHUNK_BYTES: usize = 1 << 20;
 
 /// Bytes of one tile of a memory-order change (`convert_file`), held three times (two as read,
 /// one filling while the other is transposed, and one as written): about 1448 × 1448 `f32`
 /// elements, so runs on both sides are 5 KiB or more, and a tile stays in L2 while it is
 /// transposed. Measured on the 512 MiB (8192, 16384) `f32` transpose: 0.47–0.51 s with 8 MiB,
 /// 0.62–0.67 s with 16 MiB, 0.51–0.59 s and more with 2 or 4 MiB.
-pub(crate) const TILE_BYTES: usize = 8 << 20;
+pub const TILE_BYTES: usize = 8 << 20;
 
 /// Whole elements of `itemsize` bytes per step of `chunk` bytes: at least one.
-pub(crate) fn per_chunk(itemsize: usize, chunk: usize) -> usize {
+pub fn per_chunk(itemsize: usize, chunk: usize) -> usize {
     (chunk / itemsize.max(1)).max(1)
 }
 
@@ -122,7 +122,7 @@ impl<F: Scalar> Scalar for Complex<F> {
 
 /// Reverses every `unit`-byte chunk of `bytes` in place: the byte swap of bulk reads and
 /// writes, and of conversion.
-pub(crate) fn swap_in_place(bytes: &mut [u8], unit: usize) {
+pub fn swap_in_place(bytes: &mut [u8], unit: usize) {
     match unit {
         2 => swap_words::<u16>(bytes, u16::swap_bytes),
         4 => swap_words::<u32>(bytes, u32::swap_bytes),
@@ -244,7 +244,7 @@ pub(crate) fn nonzero_product(start: u64, dims: &[u64]) -> Option<(u64, bool)> {
 }
 
 /// The product of `dims`, saturating at `u64::MAX`: for budgets, where "too many" is enough.
-pub(crate) fn saturating_product(dims: &[u64]) -> u64 {
+pub fn saturating_product(dims: &[u64]) -> u64 {
     dims.iter().fold(1u64, |a, &d| a.saturating_mul(d))
 }
 

@@ -23,7 +23,7 @@ const LAYERS: &[&[&str]] = &[
     &["view"],
     &["mmap"],
     &["dynamic"],
-    &["records", "convert"],
+    &["records"],
     &["ndarray", "serde_impls"],
 ];
 

@@ -19,7 +19,7 @@
 //! | write | [`write(path, &data, shape)`](write()); [`WriteOptions`] for dtype, order, byte order, version, then [`WriteOptions::write_path`] (or [`WriteOptions::write_to`] for any `Write`) |
 //! | write a stream of rows | [`WriteOptions::create_stream`] |
 //! | append rows | [`append(path, &rows, shape)`](append); [`NpyAppender`] for many appends |
-//! | change byte order, memory order or version | [`convert_file`](crate::convert::convert_file) with [`ConvertOptions`](crate::convert::ConvertOptions) |
+//! | change byte order, memory order or version of a file | crate `npy-convert`: `convert_file` with `ConvertOptions` (the data rewritten in bounded memory, any dtype) |
 //! | read from any range source (a buffer, a user type, a remote object) | [`NpyReader::open_at(source)`](crate::NpyReader::open_at) over a [`ReadAt`]: the header in one read, rows and ranges in one read each |
 //! | `.npz` archives | crate `npy-npz`: `npy_npz::NpzArchive::open(path)`, `npy_npz::NpzWriter` |
 //! | object arrays (dtype `O`) | crate `npy-pickle`: `npy_pickle::read_dyn(path)`, `npy_pickle::read_objects` |
@@ -28,7 +28,7 @@
 //!
 //! | feature | adds |
 //! |---|---|
-//! | (none) | [`read`](fn@crate::read), [`write()`], [`NpyReader`], [`NpyView`], [`read_dyn`], [`Header`], [`convert_file`](crate::convert::convert_file), streaming writers, [`append`](fn@crate::append) / [`NpyAppender`] |
+//! | (none) | [`read`](fn@crate::read), [`write()`], [`NpyReader`], [`NpyView`], [`read_dyn`], [`Header`], streaming writers, [`append`](fn@crate::append) / [`NpyAppender`] |
 //! | `pickle` | the values of object arrays (dtype `O`, [`object::PyObject`]) and the [`object::ObjectCodec`] hook; the crate npy-pickle decodes numpy's pickles without executing anything, and writes them (and turns this feature on: a user of npy-pickle need not name it). Not a default: a user reading numbers does not compile num-bigint |
 //! | `ndarray` | `read_ndarray` (`read_ndarray_with` for options), `write_ndarray`, `NpyReader::read_ndarray`, `as_ndarray` on views and maps, `WriteOptions::write_ndarray_path` |
 //! | `derive` | `#[derive(NpyElement)]`: a struct as a numpy record (structured dtype) |
@@ -71,9 +71,9 @@
 //! # #[cfg(not(feature = "derive"))] fn main() {}
 //! ```
 //!
-//! **Edit a header** (example `edit_header`): [`Header::read`] gives the dict, the version and
-//! the data offset; [`Header::to_bytes`] writes a header as `np.save` pads it; [`convert_file`](crate::convert::convert_file)
-//! changes byte order, memory order or version with the data.
+//! **Edit a header**: [`Header::read`] gives the dict, the version and
+//! the data offset; [`Header::to_bytes`] writes a header as `np.save` pads it; the crate npy-convert's
+//! `convert_file` changes byte order, memory order or version with the data.
 //! ```no_run
 //! let bytes = std::fs::read("a.npy")?;
 //! let parsed = npy_core::Header::read(&mut &bytes[..])?;
@@ -168,7 +168,7 @@
 //! # Untrusted input
 //!
 //! A `.npy` file from a stranger can be read with this crate. What reading one (header
-//! parsing, [`read`](fn@crate::read), [`read_dyn`], [`NpyReader`], [`NpyView`], [`TensorInfo`], [`convert_file`](crate::convert::convert_file))
+//! parsing, [`read`](fn@crate::read), [`read_dyn`], [`NpyReader`], [`NpyView`], [`TensorInfo`])
 //! guarantees, whatever the bytes:
 //!
 //! - **No panic, no undefined behaviour.** Every malformed input is an [`Error`]. The crate is
@@ -214,7 +214,7 @@
 //!   few builtins), each imitated by a constructor of its own; any other name is refused at
 //!   the opcode that names it ("pickle calls os.system; refused, nothing was executed"); its
 //!   crate docs say exactly what is accepted. Typed reads, views, memory maps and
-//!   [`convert_file`](crate::convert::convert_file) always refuse object arrays with [`ErrorKind::ObjectArray`] from the
+//!   npy-convert's `convert_file` always refuse object arrays with [`ErrorKind::ObjectArray`] from the
 //!   header alone, before any data byte is read. A file that *is* a pickle (`np.save` with
 //!   `allow_pickle` of a non-array) is [`NotNpy::Pickle`](crate::error::NotNpy::Pickle) and not decoded.
 //!
@@ -305,7 +305,6 @@
 #![deny(unsafe_code)]
 
 mod codec;
-pub mod convert;
 pub mod dtype;
 pub mod dynamic;
 pub mod element;
@@ -436,6 +435,10 @@ pub use read::{read, NpyArray, NpyReader, ReadOptions};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::codec::Endian;
+    /// For npy-convert: the chunk and tile budgets and byte-swapping it shares with the reader.
+    pub use crate::codec::{
+        per_chunk, saturating_product, swap_in_place, COPY_CHUNK_BYTES, TILE_BYTES,
+    };
     /// For npy-print: a typed array's elements decoded one at a time as [`DynValue`](crate::DynValue)s.
     pub use crate::dynamic::ElementDecoder;
     pub use crate::element::{PodLayout, Widening};

@@ -50,16 +50,16 @@ fn side_by_side(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     npy_core::write(p, &records, &[records.len() as u64])?;
     let rows = npy_core::read::<T>(p)?.into_vec();
     assert_eq!((rows[0].x, rows[0].y, rows[0].id), (1.0, 2.0, 7));
-    // edit a header: `Header::read`, edit `header.shape` / `dtype`, `to_bytes`; `convert_file`
+    // edit a header: `Header::read`, edit `header.shape` / `dtype`, `to_bytes`; npy-convert's `convert_file`
     let bytes = std::fs::read(dir.join("m.npy"))?;
     let mut header = Header::read(&mut &bytes[..])?.header;
     header.shape = vec![3, 2];
     header.dtype = "<f4".parse()?;
     assert_eq!(header.to_bytes(None)?.len() % 64, 0);
-    npy_core::convert::convert_file(
+    npy_convert::convert_file(
         dir.join("m.npy"),
         dir.join("m_be.npy"),
-        &npy_core::convert::ConvertOptions::new(),
+        &npy_convert::ConvertOptions::new(),
     )?;
     // stream a file larger than memory: `create_stream` + `push_row` + `finish`
     let mut w = WriteOptions::new().create_stream::<f32>(dir.join("s.npy"), &[3])?;

@@ -7,9 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use npy_core::{
-    convert::ConvertOptions, dtype::MlType, header::ParsedHeader, ByteOrder, DType, Order,
-};
+use npy_convert::ConvertOptions;
+use npy_core::{dtype::MlType, header::ParsedHeader, ByteOrder, DType, Order};
 use npy_npz::NpzArchive;
 use tempfile::NamedTempFile;
 
@@ -381,7 +380,7 @@ impl<R: npy_core::ReadAt + Sync> Job<'_, R> {
         let options = ConvertOptions::new()
             .byte_order(ByteOrder::Little)
             .order(Order::C);
-        npy_core::convert::convert_file(&input, converted.path(), &options)
+        npy_convert::convert_file(&input, converted.path(), &options)
             .map_err(|e| Error::from(e).at(src))?;
         drop(staged);
         let mut f = File::open(converted.path()).map_err(&rerr)?;

@@ -19,6 +19,7 @@ use crate::workspace_root;
 const CRATES: &[&str] = &[
     "npy-fs",
     "npy-core",
+    "npy-convert",
     "npy-derive",
     "npy-serde",
     "npy-print",

@@ -4,11 +4,10 @@
 use std::error::Error as _;
 use std::path::Path;
 
+use npy_convert::{convert_file, ConvertOptions};
 use npy_core::{
-    convert::{convert_file, ConvertOptions},
-    error::Category,
-    read, read_dyn, write, write_dyn, DType, Error, ErrorKind, Header, NpyReader, TensorInfo,
-    WriteOptions,
+    error::Category, read, read_dyn, write, write_dyn, DType, Error, ErrorKind, Header, NpyReader,
+    TensorInfo, WriteOptions,
 };
 use npy_test_support::fixture;
 

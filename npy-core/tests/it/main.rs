@@ -20,7 +20,6 @@ mod fixtures;
 
 // Typed reads and writes, views, maps, ndarray, conversion, appending.
 mod append;
-mod convert;
 mod file_reads;
 mod miri_paths;
 mod mmap;

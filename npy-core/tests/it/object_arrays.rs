@@ -7,7 +7,8 @@
 
 use std::io::Read;
 
-use npy_core::{convert::ConvertOptions, Error, ErrorKind, Header, NpyReader, NpyView};
+use npy_convert::ConvertOptions;
+use npy_core::{Error, ErrorKind, Header, NpyReader, NpyView};
 
 /// A pickle calling `os.system('echo pwned')`: what a hostile object array holds.
 const PICKLE: &[u8] = b"\x80\x04\x95\x1f\x00\x00\x00\x00\x00\x00\x00\x8c\x02os\x94\x8c\x06system\x94\x93\x94\x8c\necho pwned\x94\x85\x94R\x94.";
@@ -125,7 +126,7 @@ fn object_arrays_are_refused_before_any_data_byte() {
         assert!(is_object(r.read_range::<f64>(1..3)), "{descr}: read_range");
         let out = dir.path().join(format!("o{i}-out.npy"));
         assert!(
-            is_object(npy_core::convert::convert_file(
+            is_object(npy_convert::convert_file(
                 &path,
                 &out,
                 &ConvertOptions::new()

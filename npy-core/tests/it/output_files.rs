@@ -17,7 +17,8 @@ use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use npy_core::{convert::ConvertOptions, ErrorKind, NpyAppender, WriteOptions};
+use npy_convert::ConvertOptions;
+use npy_core::{ErrorKind, NpyAppender, WriteOptions};
 use npy_fs::PendingFile;
 
 /// The names in `dir`, sorted.
@@ -61,7 +62,7 @@ fn writers() -> Vec<(&'static str, Writer)> {
             npy_core::write_dyn(out, &npy_core::read_dyn(src)?)
         }),
         ("convert_file", |src, out| {
-            npy_core::convert::convert_file(src, out, &ConvertOptions::new())
+            npy_convert::convert_file(src, out, &ConvertOptions::new())
         }),
         ("concatenate", |src, out| {
             npy_core::write::concatenate(out, &[src, src]).map(drop)
@@ -190,7 +191,7 @@ fn symlinked_outputs_replace_the_file_they_name() {
     // What convert wrote through the links is the array.
     let target = d.join("real").join("target");
     std::os::unix::fs::symlink(&target, d.join("link")).unwrap();
-    npy_core::convert::convert_file(&src, d.join("link"), &ConvertOptions::new()).unwrap();
+    npy_convert::convert_file(&src, d.join("link"), &ConvertOptions::new()).unwrap();
     assert_eq!(
         npy_core::read::<f64>(&target).unwrap().data(),
         [1.0, 2.0, 3.0]
@@ -284,7 +285,7 @@ fn modes_are_kept_and_the_umask_honoured() {
     // In place: convert F F of a 0640 file.
     fs::set_permissions(&src, fs::Permissions::from_mode(0o640)).unwrap();
     let options = ConvertOptions::new().byte_order(npy_core::ByteOrder::Big);
-    npy_core::convert::convert_file(&src, &src, &options).unwrap();
+    npy_convert::convert_file(&src, &src, &options).unwrap();
     assert_eq!(fs::metadata(&src).unwrap().mode() & 0o7777, 0o640);
 }
 
@@ -309,7 +310,7 @@ fn errors_leave_nothing_behind() {
         ),
         (
             "convert of a truncated file",
-            Box::new(|| npy_core::convert::convert_file(&short, &out, &ConvertOptions::new())),
+            Box::new(|| npy_convert::convert_file(&short, &out, &ConvertOptions::new())),
         ),
         (
             "concatenate with a truncated file",
@@ -352,7 +353,7 @@ fn rewrites_wait_for_the_append_lock() {
             "convert F F",
             |f| {
                 let o = ConvertOptions::new().byte_order(npy_core::ByteOrder::Big);
-                npy_core::convert::convert_file(f, f, &o)
+                npy_convert::convert_file(f, f, &o)
             },
             3,
         ),
@@ -555,7 +556,7 @@ fn special_inputs_are_refused_at_once() {
             npy_core::TensorInfo::from_path(p).map(drop)
         }),
         ("convert_file", |p, good| {
-            npy_core::convert::convert_file(p, good.with_extension("out"), &ConvertOptions::new())
+            npy_convert::convert_file(p, good.with_extension("out"), &ConvertOptions::new())
         }),
         ("NpyAppender::open", |p, _| NpyAppender::open(p).map(drop)),
         ("append_file source", |p, good| {

@@ -680,8 +680,8 @@ fn fortran_order_only_where_numpy_writes_it() {
         assert!(!r.header().fortran_order, "{shape:?}");
         let (src, dst) = (dir.path().join("c.npy"), dir.path().join("f.npy"));
         npy_core::write(&src, &data, &shape).unwrap();
-        let o = npy_core::convert::ConvertOptions::new().order(Order::Fortran);
-        npy_core::convert::convert_file(&src, &dst, &o).unwrap();
+        let o = npy_convert::ConvertOptions::new().order(Order::Fortran);
+        npy_convert::convert_file(&src, &dst, &o).unwrap();
         assert_eq!(
             std::fs::read(&dst).unwrap(),
             std::fs::read(&src).unwrap(),

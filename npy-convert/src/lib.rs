@@ -1,5 +1,41 @@
-//! Rewriting a file with another byte order, memory order or format version, values unchanged,
-//! for any dtype (records included; object arrays refused).
+//! A `.npy` file rewritten with another byte order, memory order (C or Fortran) or format
+//! version, values unchanged, for any dtype (records included; object arrays refused).
+//!
+//! [`convert_file`] reads the input with npy-core and writes the output atomically through
+//! npy-fs (a temporary file renamed into place, so the input may be the output). Memory is
+//! bounded whatever the file's size: byte order alone is a streaming copy in chunks of 1 MiB
+//! (a header of the new version, each element swapped by its dtype's layout: numbers, the
+//! code units of `U`, the fields of records at their offsets); a change of memory order moves
+//! tiles of at most 8 MiB ([`ConvertOptions::buffer_bytes`]) between positional reads and
+//! writes, two buffers overlapping reading and writing.
+//!
+//! Its own crate since the format crate (npy-core) reads and writes arrays as they are: a
+//! user who only reads and writes `.npy` files does not compile the tiled transpose. `npy
+//! convert --byte-order/--order/--version` and npy-safetensors (which stores little-endian C
+//! order) use it.
+//!
+//! # Examples
+//! ```
+//! use npy_convert::{convert_file, ConvertOptions};
+//! use npy_core::{ByteOrder, Order};
+//! # let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("a.npy");
+//! npy_core::write(&path, &[1i32, 2, 3, 4, 5, 6], &[2, 3])?;
+//! let options = ConvertOptions::new().byte_order(ByteOrder::Big).order(Order::Fortran);
+//! convert_file(&path, &path, &options)?; // in place, atomically
+//! let a = npy_core::read::<i32>(&path)?;
+//! assert_eq!((a.dtype().to_string().as_str(), a.order()), (">i4", Order::Fortran));
+//! assert_eq!(a.get(&[1, 2]), Some(&6));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+/// The README's example, compiled (`cargo test --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 mod pipeline;
 mod swap;
@@ -9,23 +45,37 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-use crate::codec::TILE_BYTES;
-use crate::dtype::ByteOrder;
-use crate::error::{to_usize, Error, ErrorKind, PathContext};
-use crate::format::{Order, Version};
-use crate::header::Header;
-use crate::io::ReadAt;
-use crate::read::NpyReader;
-use crate::write::AtomicFile;
+use npy_core::__private::TILE_BYTES;
+use npy_core::format::{Order, Version};
+use npy_core::{ByteOrder, Error, ErrorKind, Header, NpyReader, ReadAt};
+use npy_fs::AtomicFile;
 use pipeline::stream;
 use swap::{swap_runs, Swap};
 use tile::{source_axes, Tiling};
+
+/// `value` as a `usize`: [`ErrorKind::PlatformLimit`] naming `what` where it does not fit.
+fn to_usize(value: u64, what: &'static str) -> Result<usize, Error> {
+    usize::try_from(value).map_err(|_| Error::from(ErrorKind::PlatformLimit { what, value }))
+}
+
+/// Names `path` in the error of a result, as npy-core's path functions do (the innermost path
+/// wins: an output file's error keeps naming it when the input is added).
+trait AtPath<T> {
+    fn at_path(self, path: &Path) -> Result<T, Error>;
+}
+
+impl<T, E: Into<Error>> AtPath<T> for Result<T, E> {
+    fn at_path(self, path: &Path) -> Result<T, Error> {
+        self.map_err(|e| e.into().with_path(path))
+    }
+}
 
 /// What [`convert_file`] changes; an option not set keeps the input's setting.
 ///
 /// # Examples
 /// ```
-/// use npy_core::{ByteOrder, convert::ConvertOptions, Order};
+/// use npy_convert::ConvertOptions;
+/// use npy_core::{ByteOrder, Order};
 /// let options = ConvertOptions::new()
 ///     .byte_order(ByteOrder::Big)
 ///     .order(Order::Fortran)
@@ -126,7 +176,8 @@ impl ConvertOptions {
 ///
 /// # Examples
 /// ```
-/// use npy_core::{convert::{convert_file, ConvertOptions}, ByteOrder, Order};
+/// use npy_convert::{convert_file, ConvertOptions};
+/// use npy_core::{ByteOrder, Order};
 /// # let dir = std::env::temp_dir().join(format!("npy-core-convert-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
 /// let (a, b) = (dir.join("a.npy"), dir.join("b.npy"));
@@ -160,7 +211,8 @@ pub fn convert_file(
 ///
 /// # Examples
 /// ```
-/// use npy_core::{convert::{convert_file_with_progress, ConvertOptions}, Order};
+/// use npy_convert::{convert_file_with_progress, ConvertOptions};
+/// use npy_core::Order;
 /// # let dir = std::env::temp_dir().join(format!("npy-core-progress-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
 /// let (a, b) = (dir.join("a.npy"), dir.join("b.npy"));
@@ -183,19 +235,19 @@ pub fn convert_file_with_progress(
 }
 
 /// The output file, whose errors name its path (the input's errors name the input).
-pub(super) struct Output<'a> {
+pub(crate) struct Output<'a> {
     file: AtomicFile,
     path: &'a Path,
 }
 
 impl Output<'_> {
-    pub(super) fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
+    pub(crate) fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
         self.file
             .write_all(bytes)
             .map_err(|e| Error::from(e).with_path(self.path))
     }
 
-    pub(super) fn write_at(&mut self, bytes: &[u8], offset: u64) -> Result<(), Error> {
+    pub(crate) fn write_at(&mut self, bytes: &[u8], offset: u64) -> Result<(), Error> {
         self.file
             .write_all_at(bytes, offset)
             .map_err(|e| Error::from(e).with_path(self.path))
@@ -204,15 +256,15 @@ impl Output<'_> {
 
 /// The input's data: `nbytes` bytes from byte `offset` of `file`, read at explicit offsets
 /// (never from wherever a reader left the file).
-pub(super) struct Input {
+pub(crate) struct Input {
     file: File,
     offset: u64,
-    pub(super) nbytes: u64,
+    pub(crate) nbytes: u64,
 }
 
 impl Input {
     /// Fills `buf` with the data bytes from data byte `at`.
-    pub(super) fn read_at(&self, buf: &mut [u8], at: u64) -> Result<(), Error> {
+    pub(crate) fn read_at(&self, buf: &mut [u8], at: u64) -> Result<(), Error> {
         match self.file.read_exact_at(buf, self.offset + at) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
@@ -226,7 +278,7 @@ impl Input {
 }
 
 fn truncated(needed: u64, found: u64) -> Error {
-    Error::new(ErrorKind::Truncated {
+    Error::from(ErrorKind::Truncated {
         what: "array data",
         needed,
         found: found.min(needed),
@@ -254,7 +306,11 @@ fn convert(
             reader.parsed_header().data_offset(),
         )
     };
-    header.dtype.refuse_object()?;
+    if header.dtype.has_object() {
+        return Err(Error::from(ErrorKind::ObjectArray {
+            dtype: header.dtype.clone(),
+        }));
+    }
     let src_order = Order::from_fortran_order(header.fortran_order);
     let target_dtype = match options.byte_order {
         Some(o) => header.dtype.with_byte_order(o),
@@ -301,5 +357,5 @@ fn convert(
         // Fewer than two axes longer than 1: both orders are the same bytes.
         stream(&input, itemsize, &swap, budget, &mut out, progress)?;
     }
-    Ok(out.file.commit().at_path(dst)?)
+    out.file.commit().at_path(dst)
 }

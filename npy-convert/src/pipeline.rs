@@ -2,8 +2,8 @@
 
 use super::swap::Swap;
 use super::{Input, Output};
-use crate::codec::{per_chunk, COPY_CHUNK_BYTES};
-use crate::error::Error;
+use npy_core::__private::{per_chunk, COPY_CHUNK_BYTES};
+use npy_core::Error;
 
 /// A byte buffer aligned for every scalar up to 16 bytes, so the swaps and the tile copies
 /// take their word-wise loops.
@@ -15,7 +15,7 @@ impl Buffer {
     }
 
     pub(super) fn bytes(&mut self) -> &mut [u8] {
-        bytemuck::cast_slice_mut(&mut self.0)
+        npy_core::bytemuck::cast_slice_mut(&mut self.0)
     }
 }
 

@@ -1,13 +1,11 @@
 //! Edit a header: reshape a file without touching its data, then change its byte order and
 //! memory order (which rewrites the data as well).
 //!
-//! `cargo run -p npy-core --example edit_header --all-features`
+//! `cargo run -p npy-convert --example edit_header`
 use std::fs;
 
-use npy_core::{
-    convert::{convert_file, ConvertOptions},
-    ByteOrder, Header, Order,
-};
+use npy_convert::{convert_file, ConvertOptions};
+use npy_core::{ByteOrder, Header, Order};
 
 fn main() -> Result<(), npy_core::Error> {
     let dir = tempfile::tempdir()?;

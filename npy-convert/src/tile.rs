@@ -3,8 +3,8 @@
 use super::pipeline::{overlapped, Buffer};
 use super::swap::Swap;
 use super::{Input, Output};
-use crate::error::Error;
-use crate::format::Order;
+use npy_core::format::Order;
+use npy_core::Error;
 
 /// The axes of `shape` longer than 1, as `u64` extents in the source's memory order, fastest
 /// first (axes of length 1 change no offset, so they are dropped; the target's memory order
@@ -233,10 +233,10 @@ const LEAF_BYTES: usize = 16 << 10;
 /// Writes the tile `src` (elements of `itemsize` bytes in the source's order, laid out as
 /// `blocks` says) into `dst` in the target's order.
 fn transpose_tile(src: &[u8], dst: &mut [u8], blocks: &Blocks, itemsize: usize) {
-    fn typed<T: bytemuck::Pod>(src: &[u8], dst: &mut [u8], blocks: &Blocks) -> bool {
+    fn typed<T: npy_core::bytemuck::Pod>(src: &[u8], dst: &mut [u8], blocks: &Blocks) -> bool {
         match (
-            bytemuck::try_cast_slice::<u8, T>(src),
-            bytemuck::try_cast_slice_mut::<u8, T>(dst),
+            npy_core::bytemuck::try_cast_slice::<u8, T>(src),
+            npy_core::bytemuck::try_cast_slice_mut::<u8, T>(dst),
         ) {
             (Ok(s), Ok(d)) => {
                 blocks.run(s, d, 1);
@@ -420,7 +420,7 @@ impl Blocks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::TILE_BYTES;
+    use npy_core::__private::TILE_BYTES;
 
     /// Elements of the source runs and target runs of a whole tile of `t`.
     fn runs(t: &Tiling) -> (u64, u64) {

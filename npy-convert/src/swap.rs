@@ -1,8 +1,10 @@
 //! The byte-order half of a conversion: where each element's scalars sit, and their swap.
 
-use crate::codec::{saturating_product, swap_in_place};
-use crate::dtype::{ByteOrder, DType, Primitive};
-use crate::error::{to_usize, Error};
+use npy_core::__private::{saturating_product, swap_in_place};
+use npy_core::dtype::Primitive;
+use npy_core::{ByteOrder, DType, Error};
+
+use crate::to_usize;
 
 /// A run of `count` scalars of `unit` bytes starting at `offset` within an element, each
 /// reversed when the byte order changes.

@@ -2,11 +2,8 @@
 //! both byte orders and both memory orders with the same values, so converting one file into
 //! another's layout must give numpy's bytes for that layout exactly.
 
-use npy_core::{
-    convert::{convert_file, ConvertOptions},
-    format::Version,
-    ByteOrder, ErrorKind, Order,
-};
+use npy_convert::{convert_file, ConvertOptions};
+use npy_core::{format::Version, ByteOrder, ErrorKind, Order};
 use npy_test_support::fixtures_dir;
 
 /// Stems `X` for which numpy wrote `X_le_c_2x3x4`, `X_be_f_2x3x4` and the other two layouts.
@@ -378,8 +375,7 @@ fn progress_is_monotone_and_reaches_the_total() {
             .byte_order(ByteOrder::Big)
             .buffer_bytes(1000);
         let mut seen = Vec::new();
-        npy_core::convert::convert_file_with_progress(&src, &dst, &o, |d, t| seen.push((d, t)))
-            .unwrap();
+        npy_convert::convert_file_with_progress(&src, &dst, &o, |d, t| seen.push((d, t))).unwrap();
         assert_eq!(seen.first(), Some(&(0, 16_000)), "{order:?}");
         assert_eq!(seen.last(), Some(&(16_000, 16_000)), "{order:?}");
         assert!(seen.len() > 10, "{order:?}: one call per buffer, {seen:?}");
@@ -390,7 +386,7 @@ fn progress_is_monotone_and_reaches_the_total() {
     }
     write_layout(&src, "<f8", &[3, 0], Order::C, &[]);
     let mut seen = Vec::new();
-    npy_core::convert::convert_file_with_progress(&src, &dst, &ConvertOptions::new(), |d, t| {
+    npy_convert::convert_file_with_progress(&src, &dst, &ConvertOptions::new(), |d, t| {
         seen.push((d, t));
     })
     .unwrap();
