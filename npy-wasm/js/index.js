@@ -122,12 +122,23 @@ function setValue(obj, key, value) {
   });
 }
 
+/** UTF-16 units as a JS string, each unit kept (lone surrogates too), 8192 at a call. */
+function unitsText(units) {
+  let text = '';
+  for (let i = 0; i < units.length; i += 8192) text += String.fromCharCode.apply(null, units.subarray(i, i + 8192));
+  return text;
+}
+
 /** The JS strings of a `strings` column: its text decoded once, then one slice a string. */
 function stringValues(col) {
   let text;
   if (col.ascii) {
     ascii ??= new TextDecoder();
     text = ascii.decode(col.ascii);
+  } else if (col.surrogates) {
+    // numpy's U holds surrogate code points as Python's str does (tolist() gives '\ud800');
+    // a TextDecoder would make a lone one U+FFFD.
+    text = unitsText(col.text);
   } else {
     utf16 ??= new TextDecoder('utf-16le');
     text = utf16.decode(col.text);

@@ -334,6 +334,10 @@ struct StringsOut {
     ascii: Vec<u8>,
     /// The text once a character past ASCII came (the ASCII before it widened).
     units: Option<Vec<u16>>,
+    /// Whether a surrogate code point (U+D800 to U+DFFF) came: a `U` string holds them as
+    /// Python's `str` does, and the JavaScript side must then keep each as its own UTF-16
+    /// unit (its `TextDecoder` would make a lone one U+FFFD).
+    surrogates: bool,
     ends: Vec<u32>,
 }
 
@@ -348,6 +352,7 @@ impl StringsOut {
             // Characters in all, which bounds the text.
             ascii: Vec::with_capacity(count.saturating_mul(size / unit)),
             units: None,
+            surrogates: false,
             ends,
         }
     }
@@ -437,18 +442,23 @@ impl StringsOut {
                 // One UTF-16 unit, no char conversion.
                 units.push(cp as u16);
             } else {
+                self.surrogates |= cp < 0xE000;
                 push_utf16(units, cp);
             }
         }
         self.ends.push(units.len() as u32);
     }
 
-    /// Sets `kind: "strings"`, `ascii` or `text`, and `ends` on `o`.
+    /// Sets `kind: "strings"`, `ascii` or `text` (and `surrogates: true` when the text holds
+    /// a surrogate code point, which may be a lone one), and `ends` on `o`.
     fn finish(self, o: &Object) {
         set(o, "kind", "strings");
         match self.units {
             Some(units) => set(o, "text", Uint16Array::from(&units[..])),
             None => set(o, "ascii", Uint8Array::from(&self.ascii[..])),
+        }
+        if self.surrogates {
+            set(o, "surrogates", true);
         }
         set(o, "ends", Uint32Array::from(&self.ends[..]));
     }

@@ -121,3 +121,39 @@ test('string columns are made when first read, then are plain Arrays of JS strin
   assert.equal(f.fortranOrder, true);
   assert.deepEqual(f.toCOrder().data, np.out.u_2d.data);
 });
+
+test('surrogate code points in U strings stay single UTF-16 units, as numpy tolist() gives them (lone ones too)', (t) => {
+  // numpy's U holds any code point up to U+10FFFF, surrogates included (Python's str does
+  // too): tolist() gives '\ud800', which a JS string holds; a TextDecoder made it U+FFFD.
+  const np = numpy(t, `
+words = ['\\ud800', 'a\\udfffb', '\\udbf1z', '\\ud83d\\ude00', 'x\\ude00\\ud83d', 'caf\\u00e9', '']
+arrays = {
+  'u': np.array(words, dtype='<U4'),
+  'u_be': np.array(words, dtype='>U4'),
+  'rec': np.array([(i, w, (w, w[::-1])) for i, w in enumerate(words)], dtype=[('id', '<i2'), ('s', '>U3'), ('p', '<U4', (2,))]),
+  'rec_ld': np.array([(i, w) for i, w in enumerate(words)], dtype=[('ld', np.longdouble), ('s', '<U4')]),
+}
+out = {}
+for k, a in arrays.items():
+    np.save(k + '.npy', a)
+    out[k] = a.tolist() if a.dtype.names is None else {n: np.ravel(a[n]).tolist() for n in a.dtype.names if n != 'ld'}
+np.savez('all.npz', **arrays)
+print(json.dumps(out))
+`);
+  if (!np) return;
+  const e = np.out;
+  assert.equal(e.u[0], '\ud800');
+  assert.equal(e.u[4], 'x\ude00\ud83d');
+  assert.equal(e.u[3], '\u{1F600}');
+  const npz = openNpz(np.file('all.npz'));
+  for (const k of Object.keys(e)) {
+    for (const [where, r] of [[`${k}.npy`, parse(np.file(`${k}.npy`))], [`all.npz/${k}`, npz.get(k)]]) {
+      if (k.startsWith('u')) assert.deepEqual(r.data, e[k], where);
+      else {
+        assert.deepEqual(r.data.s, e[k].s, where);
+        if (e[k].p) assert.deepEqual(r.data.p.data, e[k].p, where);
+      }
+    }
+  }
+  npz.close();
+});
