@@ -197,6 +197,12 @@ function present(d, shape) {
       f = (f[name] ??= { fields: {} }).fields;
     }
     const leaf = c.path[c.path.length - 1];
+    if (c.kind === 'record') {
+      // A nested record of no fields (numpy's tolist() gives ()): an empty object of columns.
+      o[leaf] ??= {};
+      f[leaf] ??= { fields: {} };
+      continue;
+    }
     const values = columnValues(c);
     if (c.subshape.length && c.kind !== 'values') {
       const sub = {};

@@ -722,6 +722,61 @@ fn record_columns(values: &[DynValue], r: &npy_core::dtype::Record) -> Object {
     o
 }
 
+/// The nested records of `dtype` that have no fields (`[]`, which numpy's `tolist()` gives as
+/// `()`): each its path and the number of leaf fields before it in field order (leaves being
+/// every field that is not a record, as npy-core's columns and [`direct_leaves`] take them).
+/// They have no column, so without these the JavaScript side would leave them out.
+fn empty_records(
+    dtype: &DType,
+    path: &mut Vec<String>,
+    leaves: &mut usize,
+    out: &mut Vec<(Vec<String>, usize)>,
+) {
+    match dtype {
+        DType::Record(r) if r.fields().is_empty() => {
+            // The whole array's record (no path) is the JavaScript side's empty `data`.
+            if !path.is_empty() {
+                out.push((path.clone(), *leaves));
+            }
+        }
+        DType::Record(r) => {
+            for f in r.fields() {
+                path.push(f.name.to_string());
+                empty_records(&f.dtype, path, leaves, out);
+                path.pop();
+            }
+        }
+        _ => *leaves += 1,
+    }
+}
+
+/// `columns` (one per leaf field of `dtype`, in field order) with a `{path, kind: "record"}`
+/// entry at the place of each nested record of no fields ([`empty_records`]), so that the
+/// JavaScript side gives it, in field order, as an empty object of columns.
+fn with_empty_records(columns: Vec<Object>, dtype: &DType) -> Array {
+    let mut empty = Vec::new();
+    empty_records(dtype, &mut Vec::new(), &mut 0, &mut empty);
+    let marker = |path: &[String]| {
+        let o = Object::new();
+        let path: Array = path.iter().map(|s| JsValue::from_str(s)).collect();
+        set(&o, "path", path);
+        set(&o, "kind", "record");
+        o
+    };
+    let mut empty = empty.into_iter().peekable();
+    let out = Array::new();
+    for (i, c) in columns.into_iter().enumerate() {
+        while let Some((path, _)) = empty.next_if(|(_, at)| *at <= i) {
+            out.push(&marker(&path));
+        }
+        out.push(&c);
+    }
+    for (path, _) in empty {
+        out.push(&marker(&path));
+    }
+    out
+}
+
 /// A leaf field of a dtype read straight from the file's bytes by [`decode_direct`].
 struct Leaf {
     path: Vec<String>,
@@ -962,7 +1017,7 @@ fn decode_direct(bytes: &[u8]) -> Result<Option<Object>, JsError> {
     }
     let o = Object::new();
     set(&o, "header", header_json(h, parsed.data_offset())?);
-    let cols = Array::new();
+    let mut cols = Vec::with_capacity(leaves.len());
     for (leaf, (native, _, out)) in leaves.iter().zip(outs) {
         let c = column_head(&leaf.path, &leaf.subshape, &native, n);
         match out {
@@ -977,9 +1032,9 @@ fn decode_direct(bytes: &[u8]) -> Result<Option<Object>, JsError> {
             }
             LeafOut::Strings(s) => s.finish(&c),
         }
-        cols.push(&c);
+        cols.push(c);
     }
-    set(&o, "columns", cols);
+    set(&o, "columns", with_empty_records(cols, &h.dtype));
     Ok(Some(o))
 }
 
@@ -1033,8 +1088,12 @@ pub fn decode(bytes: &[u8]) -> Result<JsValue, JsError> {
             set(&o, "objects", vals);
         }
     } else {
-        let cols: Array = a.columns().iter().map(column_object).collect();
-        set(&o, "columns", cols);
+        let cols = a.columns().iter().map(column_object).collect();
+        set(
+            &o,
+            "columns",
+            with_empty_records(cols, &parsed.header.dtype),
+        );
     }
     Ok(o.into())
 }

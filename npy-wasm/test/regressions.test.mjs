@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse, openNpz, fetchNpy, fetchNpz, toNpy, MAX_DECODE_BYTES } from '../js/index.js';
 import { numpy } from './numpy.mjs';
+import { toList, same } from './expect.mjs';
 import { startServer } from './server.mjs';
 
 let server;
@@ -335,4 +336,49 @@ print(json.dumps(fields(dt)))
   if (!np) return;
   const r = parse(np.file('r.npy'));
   assert.deepEqual(JSON.parse(JSON.stringify(r.dtype.fields)), np.out);
+});
+
+test('a nested record of no fields is an empty object of columns, in field order (direct and npy-core paths, npz)', (t) => {
+  // numpy's tolist() gives such a field as (); it has no leaf and so no column, and parse()
+  // left it out of data and dtype.fields (found by test/differential.test.mjs with seed 1).
+  const np = numpy(t, `
+arrays = {
+  'mid': np.array([(1, (), 'ab'), (2, (), 'c')], dtype=[('a', '<i4'), ('e', []), ('s', '<U2')]),
+  'ld': np.array([(1, (), 'ab')], dtype=[('ld', np.longdouble), ('e', []), ('s', '<U2')]),
+  'only': np.zeros((3, 2), dtype=[('e', [])]),
+  'nested': np.asfortranarray(np.zeros((2, 3), dtype=[('n', [('e', []), ('x', 'u1')]), ('z', [])])),
+  'zero_d': np.zeros((), dtype=[('n', [('x', '<i2'), ('e', [])]), ('v', 'V3')]),
+}
+def fields(d):
+    out = {}
+    for n in d.names:
+        f = d.fields[n][0]
+        out[n] = {'fields': fields(f)} if f.names is not None else {'descr': f.str, 'name': f.name}
+    return out
+def enc(a):
+    if a.ndim > 0:
+        return [enc(a[i, ...]) for i in range(a.shape[0])]
+    if a.dtype.names is not None:
+        return {n: enc(a[n]) for n in a.dtype.names}
+    return a.tobytes().hex() if a.dtype.kind == 'V' else float(a) if a.dtype.kind == 'f' else a.item()
+out = {}
+for k, a in arrays.items():
+    np.save(k + '.npy', a)
+    out[k] = {'fields': fields(a.dtype), 'list': enc(a)}
+np.savez('all.npz', **arrays)
+print(json.dumps(out))
+`);
+  if (!np) return;
+  const keys = (f) => Object.fromEntries(Object.entries(f).map(([n, v]) => [n, v.fields ? keys(v.fields) : null]));
+  const dataKeys = (d, f) => Object.fromEntries(Object.keys(d).map((n) => [n, f[n].fields ? dataKeys(d[n], f[n].fields) : null]));
+  const npz = openNpz(np.file('all.npz'));
+  for (const [k, e] of Object.entries(np.out)) {
+    for (const [where, r] of [[`${k}.npy`, parse(np.file(`${k}.npy`))], [`all.npz/${k}`, npz.get(k)]]) {
+      assert.deepEqual(JSON.parse(JSON.stringify(r.dtype.fields)), e.fields, `${where}: dtype.fields`);
+      // Field order, at every level, in data as in dtype.fields as in numpy.
+      assert.deepEqual(JSON.stringify(dataKeys(r.data, r.dtype.fields)), JSON.stringify(keys(e.fields)), `${where}: field order`);
+      same(toList(r), e.list, where);
+    }
+  }
+  npz.close();
 });
