@@ -16,7 +16,8 @@
 # 64 KiB blocks of rows), and rows wider than a block. The bytes are random (padding and gaps
 # too), then U and S slots are rewritten with strings: all ASCII, ASCII with one non-ASCII
 # string at a random row (past the first block in the large cases), or mixed latin-1 / BMP /
-# astral / lone surrogate code points, NUL-padded to random lengths with NULs inside.
+# astral / lone surrogate code points, NUL-padded to random lengths with NULs inside. About one
+# file in seven has its header padded so that its data starts off a multiple of 8.
 import warnings
 from numpy.lib import format as npformat
 
@@ -260,6 +261,26 @@ def dtype_features(dt, features, top=True):
             features.add('zero width')
 
 
+def misalign(name):
+    """Rewrites the file's header with more padding, so that its data starts at an offset that
+    is not a multiple of 8 (np.save pads to 64; other writers need not, and np.load reads
+    either): npy-wasm's views copy then, and its word loads must not assume alignment."""
+    with open(name, 'rb') as f:
+        raw = f.read()
+    start = 10 if raw[6] == 1 else 12
+    hlen = int.from_bytes(raw[8:start], 'little')
+    text = raw[start:start + hlen].rstrip(b' \n')
+    pad = int(rng.integers(1, 8)) + 8 * int(rng.integers(0, 3))
+    while (start + len(text) + pad + 1) % 8 == 0:
+        pad += 1
+    header = text + b' ' * pad + b'\n'
+    if start == 10 and len(header) > 0xFFFF:
+        return False
+    with open(name, 'wb') as f:
+        f.write(raw[:8] + len(header).to_bytes(start - 8, 'little') + header + raw[start + hlen:])
+    return True
+
+
 def draw_shape(itemsize, large):
     if large and itemsize:
         n = int(rng.uniform(1.05, 3.5) * 65536 / itemsize) + 1
@@ -307,6 +328,8 @@ for i in range(CASES):
         a = np.asfortranarray(a)
     name = f'case{i:03d}.npy'
     np.save(name, a)
+    if rng.random() < 0.15 and misalign(name):
+        features.add('data offset not a multiple of 8')
     b = np.load(name)
     features.add({0: '0-d', 1: '1-d'}.get(b.ndim, 'N-d'))
     if a.flags.f_contiguous and not a.flags.c_contiguous:
