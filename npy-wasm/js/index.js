@@ -504,7 +504,8 @@ export async function fetchNpy(url, options = {}) {
   const rowBytes = n ? info.nbytes / n : 0;
   const start = info.dataOffset + lo * rowBytes;
   const end = info.dataOffset + hi * rowBytes;
-  const body = end <= buf.length ? buf.subarray(start, end) : await getRange(f, url, start, end);
+  // No rows (end <= start, numpy's empty slice) take no request, wherever they start.
+  const body = end <= buf.length || end === start ? buf.subarray(start, end) : await getRange(f, url, start, end);
   const header = wasm._rowsHeader(buf.subarray(0, hl), hi - lo);
   const r = parse(concat(header, body));
   r.rows = [lo, hi];

@@ -162,6 +162,33 @@ print(json.dumps(out))
   assert.equal(server.stats.get('/put/zero_d.npy'), undefined, 'no request for bad rows');
 });
 
+test('fetchNpy rows that are empty and start past the first fetch: no rows, and no request for them (was a Range of bytes=n-(n-1), HTTP 416)', async (t) => {
+  // Found by test/differential.test.mjs: an empty a[lo:hi] (hi <= lo) whose lo is past the
+  // first FIRST_FETCH_BYTES asked the server for a range of no bytes.
+  const pairs = [[-1, -3], [30000, 30000], [-5, 5], [39999, 0], [40000, 40001]];
+  const np = numpy(t, `
+pairs = ${JSON.stringify(pairs)}
+a = np.arange(40000, dtype='<i4')
+np.save('big.npy', a)
+r = np.array([(i, 'r%d' % i) for i in range(20000)], dtype=[('id', '>i4'), ('s', '<U3')])
+np.save('rec.npy', r)
+print(json.dumps({'big': [list(a[lo:hi].shape) for lo, hi in pairs], 'rec': [list(r[lo:hi].shape) for lo, hi in pairs]}))
+`);
+  if (!np) return;
+  for (const name of ['big', 'rec']) {
+    const bytes = np.file(`${name}.npy`);
+    assert.ok(bytes.length > 2 * 65536);
+    const url = server.put(`${name}.npy`, bytes);
+    for (const [i, rows] of pairs.entries()) {
+      server.reset();
+      const r = await fetchNpy(url, { rows });
+      assert.deepEqual(r.shape, np.out[name][i], `${name} ${rows}`);
+      assert.equal(name === 'big' ? r.data.length : r.data.s.length, 0, `${name} ${rows}`);
+      assert.equal(server.stats.get(`/put/${name}.npy`).requests, 1, `${name} ${rows}: the first fetch only`);
+    }
+  }
+});
+
 test('fetchNpz: the tail, then the member (local header and bytes): 2 requests, no bytes beyond them', async (t) => {
   // numpy's archives (np.savez, stored; np.savez_compressed, deflated) larger than the tail
   // read, a 144-byte member among 300 kB.
