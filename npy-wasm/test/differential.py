@@ -341,8 +341,17 @@ for i in range(CASES):
     data = conv(b)
     if n <= 60:
         assert json.dumps(data) == json.dumps(enc(b)), name
+    # Rows for fetchNpy (numpy's b[lo:hi] along the first dimension), and the [start, stop) of
+    # them that Python's slice takes.
+    rows = None
+    if b.ndim:
+        m = b.shape[0]
+        lo, hi = (int(x) for x in rng.integers(-m - 2, m + 3, size=2))
+        taken = range(m)[lo:hi]
+        rows = {'rows': [lo, hi], 'taken': [taken.start, max(taken.start, taken.stop)]}
     cases.append({
         'file': name,
+        'rows': rows,
         'dtype': str(b.dtype),
         'descr': repr(npformat.dtype_to_descr(b.dtype)),
         'names': list(b.dtype.names) if b.dtype.names is not None else None,

@@ -8,20 +8,25 @@
 // lone surrogate code points made U+FFFD (34 cases of this seed), nested records of no fields
 // left out (seeds 1 and 3; FIXED cases 3-5 of differential.py). A failure another seed finds
 // is added to FIXED, so every run holds it.
-import { test } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from '../js/index.js';
+import { parse, fetchNpy } from '../js/index.js';
 import { numpy } from './numpy.mjs';
 import { readJson, toList, same } from './expect.mjs';
+import { startServer } from './server.mjs';
+
+let server;
+before(async () => { server = await startServer(); });
+after(async () => { await server.close(); });
 
 // Another seed or count for a run by hand: NPY_DIFF_SEED=7 NPY_DIFF_CASES=2000 node --test
 // test/differential.test.mjs (a failure it finds is kept as a case of the fixed seed's run).
 const SEED = Number(process.env.NPY_DIFF_SEED ?? 20261206);
 const CASES = Number(process.env.NPY_DIFF_CASES ?? 300);
 
-test(`differential: ${CASES} random records and plain arrays (seed ${SEED}) parse to numpy's values`, (t) => {
+test(`differential: ${CASES} random records and plain arrays (seed ${SEED}): parse, and fetchNpy rows, give numpy's values`, async (t) => {
   const script = `SEED = ${SEED}\nCASES = ${CASES}\n${readFileSync(new URL('./differential.py', import.meta.url), 'utf8')}`;
   let ms = performance.now();
   const np = numpy(t, script);
@@ -41,6 +46,16 @@ test(`differential: ${CASES} random records and plain arrays (seed ${SEED}) pars
       assert.equal(`'${r.dtype.descr}'`, c.descr.startsWith("'") ? c.descr : `'${c.descr}'`, `${where}: descr`);
       if (c.names) assert.deepEqual(Object.keys(r.data), c.names, `${where}: field order`);
       same(toList(r), c.data, where);
+      if (c.rows) {
+        // fetchNpy's rows (the header's, then the rows' bytes; Fortran order: the whole file,
+        // then cut): numpy's b[lo:hi].
+        const [lo, hi] = c.rows.taken;
+        const f = await fetchNpy(server.put(c.file, np.file(c.file)), { rows: c.rows.rows });
+        const at = `${where} fetchNpy rows [${c.rows.rows}]`;
+        assert.deepEqual(f.rows, [lo, hi], `${at}: rows taken`);
+        assert.deepEqual(f.shape, [hi - lo, ...c.shape.slice(1)], `${at}: shape`);
+        same(toList(f), c.data.slice(lo, hi), at);
+      }
     } catch (e) {
       failures.push(`${where}\n    ${String(e.message).split('\n')[0]}`);
     }
