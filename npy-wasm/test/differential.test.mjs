@@ -3,11 +3,12 @@
 // packed, aligned and gapped layouts, 0-d / 1-d / N-d, Fortran order, data past 64 KiB blocks,
 // strings with non-ASCII, astral, surrogate and NUL code points, data at offsets off a multiple
 // of 8) and the values np.load reads back; parse() must give every value of every column (the
-// string columns read, so made) as numpy's, with the header's shape, order and descr. A
-// mismatch names the case's file, its dtype and the first differing element. Found so far:
-// lone surrogate code points made U+FFFD (34 cases of this seed), nested records of no fields
-// left out (seeds 1 and 3; FIXED cases 3-5 of differential.py). A failure another seed finds
-// is added to FIXED, so every run holds it.
+// string columns read, so made) as numpy's, with the header's shape, order and descr, and
+// fetchNpy with random rows numpy's b[lo:hi]. A mismatch names the case's file, its dtype and
+// the first differing element. Found so far: lone surrogate code points made U+FFFD (34 cases
+// of this seed), nested records of no fields left out (seeds 1 and 3; FIXED cases 3-5 of
+// differential.py), empty rows past the first fetch an HTTP 416 (9 cases). A failure another
+// seed finds is added to FIXED, so every run holds it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
