@@ -44,13 +44,7 @@ pub fn read_ipc(
     schema: impl FnOnce(SchemaRef) -> Result<(), Error>,
     mut f: impl FnMut(RecordBatch) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let mut file = npy_fs::open_regular(path).at_path(path)?;
-    check_ipc_blocks(&mut file).at_path(path)?;
-    file.rewind().at_path(path)?;
-    let reader = contained(|| {
-        arrow_ipc::reader::FileReader::try_new(BufReader::new(file), None).map_err(Error::from)
-    })
-    .at_path(path)?;
+    let reader = open(path)?;
     schema(reader.schema()).at_path(path)?;
     let mut reader = reader;
     while let Some(b) = contained(|| Ok(reader.next())).at_path(path)? {
@@ -107,13 +101,19 @@ pub(crate) fn check_ipc_blocks(file: &mut File) -> Result<(), Error> {
     Ok(())
 }
 
+/// The schema of the IPC file at `path` (its blocks checked as [`read_ipc`] checks them).
 pub(crate) fn ipc_schema(path: &Path) -> Result<SchemaRef, Error> {
+    Ok(open(path)?.schema())
+}
+
+/// The IPC file at `path` opened for reading, after every block its footer lists is checked
+/// to lie inside the file; errors name `path`.
+fn open(path: &Path) -> Result<arrow_ipc::reader::FileReader<BufReader<File>>, Error> {
     let mut file = npy_fs::open_regular(path).at_path(path)?;
     check_ipc_blocks(&mut file).at_path(path)?;
     file.rewind().at_path(path)?;
-    let reader = contained(|| {
+    contained(|| {
         arrow_ipc::reader::FileReader::try_new(BufReader::new(file), None).map_err(Error::from)
     })
-    .at_path(path)?;
-    Ok(reader.schema())
+    .at_path(path)
 }
