@@ -77,10 +77,19 @@ pub enum Error {
         /// The budget.
         budget: u64,
     },
+    /// A plan node sent by another process (feature `proto`: the codecs of
+    /// `npy_datafusion::proto`) could not be decoded: its bytes are not what the codec writes.
+    /// No file is involved.
+    #[error("npy codec: cannot decode {what}")]
+    Codec {
+        /// The node and what is wrong with its bytes.
+        what: String,
+    },
 }
 
 impl Error {
-    /// The location of the file the error is about.
+    /// The location of the file the error is about (empty for [`Error::Codec`], which is about
+    /// bytes from another process).
     pub fn path(&self) -> &str {
         match self {
             Error::Store { path, .. }
@@ -89,6 +98,7 @@ impl Error {
             | Error::Mismatch { path, .. }
             | Error::Unsupported { path, .. }
             | Error::UnbackedRows { path, .. } => path,
+            Error::Codec { .. } => "",
         }
     }
 

@@ -58,6 +58,11 @@ impl NpyFormatFactory {
     pub fn with_options(options: NpyOptions) -> Self {
         Self { options }
     }
+
+    /// The options of the formats it makes.
+    pub fn options(&self) -> &NpyOptions {
+        &self.options
+    }
 }
 
 impl FileFormatFactory for NpyFormatFactory {

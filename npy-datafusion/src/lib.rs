@@ -21,6 +21,8 @@
 //!   with a limit is not split into ranges).
 //! - **Errors** name the file: a truncated shard, a header that lies or does not parse, a
 //!   dtype without an Arrow type ([`Error`]).
+//! - **Past one machine** (feature `proto`): `proto`'s codecs send an `.npy` table and its
+//!   scans to other processes (a Ballista scheduler and its executors) through datafusion-proto.
 //!
 //! # Examples
 //! ```no_run
@@ -39,6 +41,8 @@
 
 mod error;
 mod format;
+#[cfg(feature = "proto")]
+pub mod proto;
 mod shard;
 mod source;
 

@@ -77,6 +77,12 @@ impl NpySource {
             metrics: ExecutionPlanMetricsSet::new(),
         }
     }
+
+    /// The format's options.
+    #[cfg_attr(not(feature = "proto"), allow(dead_code))]
+    pub(crate) fn options(&self) -> &NpyOptions {
+        &self.options
+    }
 }
 
 impl FileSource for NpySource {

@@ -618,3 +618,9 @@ print(json.dumps({'rows': len(e), 'width': e.shape[1], 'scalar': int(s)}))
         assert_eq!(want["width"], 0);
     });
 }
+
+/// Feature `proto`: plans encoded by the codecs, decoded in a session that never saw the table,
+/// answers against numpy's.
+#[cfg(feature = "proto")]
+#[path = "it/proto.rs"]
+mod proto;
