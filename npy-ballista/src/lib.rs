@@ -30,7 +30,7 @@ use datafusion::datasource::listing::ListingTableUrl;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::{SessionState, SessionStateBuilder};
 use datafusion::prelude::{SessionConfig, SessionContext};
-use npy_datafusion::proto::{NpyLogicalCodec, NpyPhysicalCodec, NpyTable};
+use npy_datafusion::proto::{NpyLogicalCodec, NpyPhysicalCodec, NpyTable, NpyTableFactory};
 use npy_datafusion::{NpyFormatFactory, NpyOptions};
 
 /// Attempts to connect an executor to the scheduler just started (which listens before
@@ -60,7 +60,9 @@ pub fn ballista_config(config: SessionConfig) -> SessionConfig {
 }
 
 /// A session state for Ballista's client, scheduler and executors: [`ballista_config`] of
-/// `config`, DataFusion's default functions, and `.npy` in the format registry.
+/// `config`, DataFusion's default functions, `.npy` in the format registry, and
+/// [`NpyTableFactory`] for `CREATE EXTERNAL TABLE … STORED AS NPY` (tables that the logical
+/// codec can send).
 ///
 /// # Errors
 /// DataFusion's, if the state refuses the format's registration.
@@ -70,6 +72,9 @@ pub fn session_state(config: SessionConfig) -> Result<SessionState> {
         .with_default_features()
         .build();
     state.register_file_format(Arc::new(NpyFormatFactory::new()), true)?;
+    state
+        .table_factories_mut()
+        .insert("NPY".into(), Arc::new(NpyTableFactory));
     Ok(state)
 }
 

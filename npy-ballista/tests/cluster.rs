@@ -119,12 +119,13 @@ fn a_scheduler_and_two_executors_answer_as_numpy() {
         npy_ballista::register_shards(&ctx, "rec", &format!("{d}/rec/"), NpyOptions::default())
             .await
             .unwrap();
-        let options = NpyOptions {
-            column_name: Some("emb".to_owned()),
-        };
-        npy_ballista::register_shards(&ctx, "emb", &format!("{d}/emb/"), options)
-            .await
-            .unwrap();
+        // The other table by SQL (npy-datafusion's table factory).
+        ctx.sql(&format!(
+            "CREATE EXTERNAL TABLE emb STORED AS NPY LOCATION '{d}/emb/' \
+             OPTIONS ('format.column_name' 'emb')"
+        ))
+        .await
+        .unwrap();
 
         let run = |sql: &'static str| {
             let ctx = ctx.clone();

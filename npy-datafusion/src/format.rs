@@ -71,23 +71,32 @@ impl FileFormatFactory for NpyFormatFactory {
         _state: &dyn Session,
         format_options: &HashMap<String, String>,
     ) -> Result<Arc<dyn FileFormat>> {
-        let mut options = self.options.clone();
-        for (key, value) in format_options {
-            match key.strip_prefix("format.").unwrap_or(key) {
-                "column_name" => options.column_name = Some(value.clone()),
-                other => {
-                    return Err(DataFusionError::Configuration(format!(
-                        "npy format: unknown option {other:?} (known: column_name)"
-                    )))
-                }
-            }
-        }
+        let options = parse_options(self.options.clone(), format_options)?;
         Ok(Arc::new(NpyFormat::with_options(options)))
     }
 
     fn default(&self) -> Arc<dyn FileFormat> {
         Arc::new(NpyFormat::with_options(self.options.clone()))
     }
+}
+
+/// `base` with the format options of a `CREATE EXTERNAL TABLE … OPTIONS (…)` or `COPY`
+/// (`column_name`, with or without the `format.` prefix).
+pub(crate) fn parse_options(
+    mut options: NpyOptions,
+    format_options: &HashMap<String, String>,
+) -> Result<NpyOptions> {
+    for (key, value) in format_options {
+        match key.strip_prefix("format.").unwrap_or(key) {
+            "column_name" => options.column_name = Some(value.clone()),
+            other => {
+                return Err(DataFusionError::Configuration(format!(
+                    "npy format: unknown option {other:?} (known: column_name)"
+                )))
+            }
+        }
+    }
+    Ok(options)
 }
 
 impl GetExt for NpyFormatFactory {

@@ -5,7 +5,8 @@
 //!
 //! - [`NpyLogicalCodec`]: the table ([`NpyTable`]: paths, globs, [`NpyOptions`]; the schema
 //!   travels in DataFusion's own message) and the format factory ([`NpyFormatFactory`]'s
-//!   options, for `COPY … STORED AS NPY` plans).
+//!   options, for `COPY … STORED AS NPY` plans). [`NpyTableFactory`] makes `CREATE EXTERNAL
+//!   TABLE … STORED AS NPY` create an [`NpyTable`].
 //! - [`NpyPhysicalCodec`]: a `DataSourceExec` over [`NpySource`]: the file scan config (file
 //!   groups with their byte ranges, schema, projection, limit, statistics, orderings) through
 //!   datafusion-proto's own `serialize_file_scan_config` / `parse_protobuf_file_scan_config`,
@@ -20,24 +21,25 @@
 //! when its format is one of its built-in ones (Parquet, CSV, JSON, Avro, Arrow) and fails with
 //! "Error deserializing unknown file format" otherwise, before any extension codec is asked. A
 //! [`NpyTable`] is a `ListingTable` over `.npy` files that the codec can encode; register it
-//! (instead of a `ListingTable`, `CREATE EXTERNAL TABLE` or a quoted path) in a session whose
-//! plans are sent elsewhere.
+//! (instead of a `ListingTable` or a quoted path in FROM) in a session whose plans are sent
+//! elsewhere, or insert [`NpyTableFactory`] so that `CREATE EXTERNAL TABLE … STORED AS NPY`
+//! makes one.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::SchemaRef;
-use datafusion::catalog::{Session, TableProvider};
+use datafusion::catalog::{Session, TableProvider, TableProviderFactory};
 use datafusion::common::{Constraints, Statistics, TableReference};
 use datafusion::datasource::file_format::FileFormatFactory;
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
 use datafusion::datasource::source::DataSourceExec;
-use datafusion::error::Result;
+use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{
-    AggregateUDF, Expr, Extension, HigherOrderUDF, LogicalPlan, ScalarUDF,
+    AggregateUDF, CreateExternalTable, Expr, Extension, HigherOrderUDF, LogicalPlan, ScalarUDF,
     TableProviderFilterPushDown, TableType, WindowUDF,
 };
 use datafusion::physical_expr_common::physical_expr::proto_decode::PhysicalExprDecodeCtx;
@@ -55,7 +57,7 @@ use datafusion_proto::physical_plan::{
 use datafusion_proto::protobuf::FileScanExecConf;
 use prost::Message;
 
-use crate::format::{NpyFormat, NpyFormatFactory, NpyOptions, NPY_EXTENSION};
+use crate::format::{parse_options, NpyFormat, NpyFormatFactory, NpyOptions, NPY_EXTENSION};
 use crate::source::NpySource;
 use crate::Error;
 
@@ -232,6 +234,44 @@ impl TableProvider for NpyTable {
 
     fn statistics(&self) -> Option<Statistics> {
         self.inner.statistics()
+    }
+}
+
+/// Makes [`NpyTable`]s for `CREATE EXTERNAL TABLE … STORED AS NPY LOCATION '…'`, so that
+/// tables made by SQL can be sent too: insert it in the session's table factories under
+/// `"NPY"` (`state.table_factories_mut().insert("NPY".into(), Arc::new(NpyTableFactory))`).
+///
+/// Options: `'format.column_name'` (see [`NpyOptions`]). The schema is inferred from the
+/// headers unless the statement lists the columns. Partition columns are refused.
+#[derive(Debug, Default)]
+pub struct NpyTableFactory;
+
+#[async_trait]
+impl TableProviderFactory for NpyTableFactory {
+    async fn create(
+        &self,
+        state: &dyn Session,
+        cmd: &CreateExternalTable,
+    ) -> Result<Arc<dyn TableProvider>> {
+        if !cmd.table_partition_cols.is_empty() {
+            return Err(DataFusionError::NotImplemented(format!(
+                "npy table {}: partition columns ({})",
+                cmd.name,
+                cmd.table_partition_cols.join(", ")
+            )));
+        }
+        let options = parse_options(NpyOptions::default(), &cmd.options)?;
+        let paths = cmd
+            .locations
+            .iter()
+            .map(ListingTableUrl::parse)
+            .collect::<Result<Vec<_>>>()?;
+        let table = if cmd.schema.fields().is_empty() {
+            NpyTable::try_new(state, paths, options).await?
+        } else {
+            NpyTable::with_schema(paths, options, Arc::clone(cmd.schema.inner()))?
+        };
+        Ok(Arc::new(table))
     }
 }
 

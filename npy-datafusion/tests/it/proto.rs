@@ -19,7 +19,7 @@ use datafusion_proto::bytes::{
 };
 use datafusion_proto::logical_plan::LogicalExtensionCodec;
 use datafusion_proto::physical_plan::{DefaultPhysicalProtoConverter, PhysicalExtensionCodec};
-use npy_datafusion::proto::{NpyLogicalCodec, NpyPhysicalCodec, NpyTable, MAGIC};
+use npy_datafusion::proto::{NpyLogicalCodec, NpyPhysicalCodec, NpyTable, NpyTableFactory, MAGIC};
 use npy_datafusion::{Error, NpyFormatFactory, NpyOptions};
 use serde_json::{json, Value};
 
@@ -158,10 +158,21 @@ fn the_logical_codec_ships_a_table_that_answers_as_numpy() {
                 .unwrap();
             ctx.register_table(name, Arc::new(table)).unwrap();
         }
+        // A table made by SQL, through the table factory.
+        ctx.state_ref()
+            .write()
+            .table_factories_mut()
+            .insert("NPY".into(), Arc::new(NpyTableFactory));
+        ctx.sql(&format!(
+            "CREATE EXTERNAL TABLE c STORED AS NPY LOCATION '{d}/'"
+        ))
+        .await
+        .unwrap();
         let codec = NpyLogicalCodec::default();
         // The glob keeps the first two shards: 1000 and 0 rows.
         let cases = [
-            (GROUP_BY.replace("{}", "t"), want),
+            (GROUP_BY.replace("{}", "t"), want.clone()),
+            (GROUP_BY.replace("{}", "c"), want),
             (
                 "SELECT count(*) AS n FROM g".to_owned(),
                 json!([{"n": 1000}]),
