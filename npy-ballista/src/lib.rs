@@ -30,8 +30,8 @@ use datafusion::datasource::listing::ListingTableUrl;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::{SessionState, SessionStateBuilder};
 use datafusion::prelude::{SessionConfig, SessionContext};
-use npy_datafusion::proto::{NpyLogicalCodec, NpyPhysicalCodec, NpyTable, NpyTableFactory};
-use npy_datafusion::{NpyFormatFactory, NpyOptions};
+use npy_datafusion::proto::{NpyLogicalCodec, NpyPhysicalCodec};
+use npy_datafusion::{NpyFormatFactory, NpyOptions, NpyTable, NpyTableFactory};
 
 /// Attempts to connect an executor to the scheduler just started (which listens before
 /// [`start_cluster`] connects: one attempt is the rule), [`CONNECT_PAUSE`] apart.

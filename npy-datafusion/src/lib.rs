@@ -45,6 +45,7 @@ mod format;
 pub mod proto;
 mod shard;
 mod source;
+mod table;
 
 use std::sync::Arc;
 
@@ -54,14 +55,22 @@ pub use error::Error;
 pub use format::{NpyFormat, NpyFormatFactory, NpyOptions, HEADER_CONCURRENCY, NPY_EXTENSION};
 pub use shard::HEADER_PROBE_BYTES;
 pub use source::{NpySource, BYTES_SCANNED};
+pub use table::{NpyTable, NpyTableFactory};
 
 /// Registers [`NpyFormatFactory`] on `ctx`, so tables and quoted paths ending in `.npy` are
-/// read as `.npy` (an existing registration of the extension is replaced).
+/// read as `.npy` (an existing registration of the extension is replaced), and
+/// [`NpyTableFactory`] under `"NPY"`, so `CREATE EXTERNAL TABLE … STORED AS NPY` makes an
+/// [`NpyTable`] (DataFusion looks `STORED AS` names up in its table factories, which know
+/// only its built-in formats).
 ///
 /// # Errors
 /// DataFusion's, if the session refuses the registration.
 pub fn register(ctx: &SessionContext) -> datafusion::error::Result<()> {
-    ctx.state_ref()
-        .write()
-        .register_file_format(Arc::new(NpyFormatFactory::new()), true)
+    let state = ctx.state_ref();
+    let mut state = state.write();
+    state.register_file_format(Arc::new(NpyFormatFactory::new()), true)?;
+    state
+        .table_factories_mut()
+        .insert("NPY".into(), Arc::new(NpyTableFactory));
+    Ok(())
 }

@@ -5,8 +5,7 @@
 //!
 //! - [`NpyLogicalCodec`]: the table ([`NpyTable`]: paths, globs, [`NpyOptions`]; the schema
 //!   travels in DataFusion's own message) and the format factory ([`NpyFormatFactory`]'s
-//!   options, for `COPY … STORED AS NPY` plans). [`NpyTableFactory`] makes `CREATE EXTERNAL
-//!   TABLE … STORED AS NPY` create an [`NpyTable`].
+//!   options, for `COPY … STORED AS NPY` plans).
 //! - [`NpyPhysicalCodec`]: a `DataSourceExec` over [`NpySource`]: the file scan config (file
 //!   groups with their byte ranges, schema, projection, limit, statistics, orderings) through
 //!   datafusion-proto's own `serialize_file_scan_config` / `parse_protobuf_file_scan_config`,
@@ -22,25 +21,21 @@
 //! "Error deserializing unknown file format" otherwise, before any extension codec is asked. A
 //! [`NpyTable`] is a `ListingTable` over `.npy` files that the codec can encode; register it
 //! (instead of a `ListingTable` or a quoted path in FROM) in a session whose plans are sent
-//! elsewhere, or insert [`NpyTableFactory`] so that `CREATE EXTERNAL TABLE … STORED AS NPY`
-//! makes one.
+//! elsewhere. `CREATE EXTERNAL TABLE … STORED AS NPY` makes one in a session where
+//! [`crate::register`] (or [`crate::NpyTableFactory`]) is registered.
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use datafusion::arrow::datatypes::SchemaRef;
-use datafusion::catalog::{Session, TableProvider, TableProviderFactory};
-use datafusion::common::{Constraints, Statistics, TableReference};
+use datafusion::catalog::TableProvider;
+use datafusion::common::TableReference;
 use datafusion::datasource::file_format::FileFormatFactory;
-use datafusion::datasource::listing::{
-    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
-};
+use datafusion::datasource::listing::ListingTableUrl;
 use datafusion::datasource::source::DataSourceExec;
-use datafusion::error::{DataFusionError, Result};
+use datafusion::error::Result;
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{
-    AggregateUDF, CreateExternalTable, Expr, Extension, HigherOrderUDF, LogicalPlan, ScalarUDF,
-    TableProviderFilterPushDown, TableType, WindowUDF,
+    AggregateUDF, Extension, HigherOrderUDF, LogicalPlan, ScalarUDF, WindowUDF,
 };
 use datafusion::physical_expr_common::physical_expr::proto_decode::PhysicalExprDecodeCtx;
 use datafusion::physical_expr_common::physical_expr::proto_encode::PhysicalExprEncodeCtx;
@@ -57,9 +52,9 @@ use datafusion_proto::physical_plan::{
 use datafusion_proto::protobuf::FileScanExecConf;
 use prost::Message;
 
-use crate::format::{parse_options, NpyFormat, NpyFormatFactory, NpyOptions, NPY_EXTENSION};
+use crate::format::{NpyFormatFactory, NpyOptions};
 use crate::source::NpySource;
-use crate::Error;
+use crate::{Error, NpyTable};
 
 /// The first bytes of every node these codecs write: `NPY` and the encoding's version.
 pub const MAGIC: &[u8; 4] = b"NPY\x01";
@@ -114,165 +109,6 @@ fn decode_node<M: Message + Default>(body: &[u8], what: &'static str) -> Result<
         }
         .into()
     })
-}
-
-/// The listing options of an `.npy` table.
-fn listing_options(options: &NpyOptions) -> ListingOptions {
-    ListingOptions::new(Arc::new(NpyFormat::with_options(options.clone())))
-        .with_file_extension(format!(".{NPY_EXTENSION}"))
-}
-
-/// A table over `.npy` files (a `ListingTable` of [`NpyFormat`]) that [`NpyLogicalCodec`] can
-/// send to another process: its paths (URLs and globs) and options travel, the schema travels
-/// in DataFusion's own message, and the other side lists the files again.
-///
-/// It answers every query as the `ListingTable` inside it does (scans, filter and limit
-/// pushdown, statistics). Partition columns and sort orders are not part of it.
-#[derive(Debug)]
-pub struct NpyTable {
-    inner: ListingTable,
-    options: NpyOptions,
-}
-
-impl NpyTable {
-    /// The table over `paths` (files, directories — their `*.npy` — or globs), its schema
-    /// inferred from the first path's headers as [`NpyFormat`] does.
-    ///
-    /// # Errors
-    /// DataFusion's if `paths` is empty or cannot be listed; this crate's [`Error`] (inside
-    /// `DataFusionError::External`) if a header cannot be read or the shards differ.
-    pub async fn try_new(
-        state: &dyn Session,
-        paths: Vec<ListingTableUrl>,
-        options: NpyOptions,
-    ) -> Result<Self> {
-        let config = ListingTableConfig::new_with_multi_paths(paths)
-            .with_listing_options(listing_options(&options))
-            .infer_schema(state)
-            .await?;
-        Ok(Self {
-            inner: ListingTable::try_new(config)?,
-            options,
-        })
-    }
-
-    /// The table over `paths` with `schema` as it is (no file is read).
-    ///
-    /// # Errors
-    /// DataFusion's, if it refuses the listing table's configuration.
-    pub fn with_schema(
-        paths: Vec<ListingTableUrl>,
-        options: NpyOptions,
-        schema: SchemaRef,
-    ) -> Result<Self> {
-        let config = ListingTableConfig::new_with_multi_paths(paths)
-            .with_listing_options(listing_options(&options))
-            .with_schema(schema);
-        Ok(Self {
-            inner: ListingTable::try_new(config)?,
-            options,
-        })
-    }
-
-    /// The `ListingTable` that answers the queries.
-    pub fn listing_table(&self) -> &ListingTable {
-        &self.inner
-    }
-
-    /// The format's options.
-    pub fn options(&self) -> &NpyOptions {
-        &self.options
-    }
-}
-
-#[async_trait]
-impl TableProvider for NpyTable {
-    fn schema(&self) -> SchemaRef {
-        self.inner.schema()
-    }
-
-    fn constraints(&self) -> Option<&Constraints> {
-        self.inner.constraints()
-    }
-
-    fn table_type(&self) -> TableType {
-        self.inner.table_type()
-    }
-
-    fn get_table_definition(&self) -> Option<&str> {
-        self.inner.get_table_definition()
-    }
-
-    fn get_column_default(&self, column: &str) -> Option<&Expr> {
-        self.inner.get_column_default(column)
-    }
-
-    async fn scan(
-        &self,
-        state: &dyn Session,
-        projection: Option<&Vec<usize>>,
-        filters: &[Expr],
-        limit: Option<usize>,
-    ) -> Result<Arc<dyn ExecutionPlan>> {
-        self.inner.scan(state, projection, filters, limit).await
-    }
-
-    async fn scan_with_args<'a>(
-        &self,
-        state: &dyn Session,
-        args: datafusion::catalog::ScanArgs<'a>,
-    ) -> Result<datafusion::catalog::ScanResult> {
-        self.inner.scan_with_args(state, args).await
-    }
-
-    fn supports_filters_pushdown(
-        &self,
-        filters: &[&Expr],
-    ) -> Result<Vec<TableProviderFilterPushDown>> {
-        self.inner.supports_filters_pushdown(filters)
-    }
-
-    fn statistics(&self) -> Option<Statistics> {
-        self.inner.statistics()
-    }
-}
-
-/// Makes [`NpyTable`]s for `CREATE EXTERNAL TABLE … STORED AS NPY LOCATION '…'`, so that
-/// tables made by SQL can be sent too: insert it in the session's table factories under
-/// `"NPY"` (`state.table_factories_mut().insert("NPY".into(), Arc::new(NpyTableFactory))`).
-///
-/// Options: `'format.column_name'` (see [`NpyOptions`]). The schema is inferred from the
-/// headers unless the statement lists the columns. Partition columns are refused.
-#[derive(Debug, Default)]
-pub struct NpyTableFactory;
-
-#[async_trait]
-impl TableProviderFactory for NpyTableFactory {
-    async fn create(
-        &self,
-        state: &dyn Session,
-        cmd: &CreateExternalTable,
-    ) -> Result<Arc<dyn TableProvider>> {
-        if !cmd.table_partition_cols.is_empty() {
-            return Err(DataFusionError::NotImplemented(format!(
-                "npy table {}: partition columns ({})",
-                cmd.name,
-                cmd.table_partition_cols.join(", ")
-            )));
-        }
-        let options = parse_options(NpyOptions::default(), &cmd.options)?;
-        let paths = cmd
-            .locations
-            .iter()
-            .map(ListingTableUrl::parse)
-            .collect::<Result<Vec<_>>>()?;
-        let table = if cmd.schema.fields().is_empty() {
-            NpyTable::try_new(state, paths, options).await?
-        } else {
-            NpyTable::with_schema(paths, options, Arc::clone(cmd.schema.inner()))?
-        };
-        Ok(Arc::new(table))
-    }
 }
 
 /// DataFusion's [`LogicalExtensionCodec`] for `.npy`: encodes [`NpyTable`]s and
@@ -353,7 +189,7 @@ impl LogicalExtensionCodec for NpyLogicalCodec {
             return self.inner.try_encode_table_provider(table_ref, node, buf);
         };
         let paths = table
-            .inner
+            .listing_table()
             .table_paths()
             .iter()
             .map(|p| TablePath {
@@ -363,7 +199,7 @@ impl LogicalExtensionCodec for NpyLogicalCodec {
             .collect();
         let message = TableNode {
             paths,
-            column_name: table.options.column_name.clone(),
+            column_name: table.options().column_name.clone(),
         };
         encode_node(&message, buf);
         Ok(())

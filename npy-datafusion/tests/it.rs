@@ -172,6 +172,30 @@ fn a_directory_a_glob_and_a_file_answer_as_numpy() {
     });
 }
 
+/// `CREATE EXTERNAL TABLE … STORED AS NPY` after `register`: DataFusion 55.2 looks the name up
+/// in its table factories, which held none for NPY ("Unable to find factory for NPY"). A file
+/// that is not `.npy` in the directory is not part of the table.
+#[test]
+fn create_external_table_stored_as_npy_answers_as_numpy() {
+    let Some(python) = python_for("CREATE EXTERNAL TABLE over .npy shards against numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let want = expected(&python, SHARDS, dir.path());
+    std::fs::write(dir.path().join("README.txt"), "not an array").unwrap();
+    let d = dir.path().display().to_string();
+    runtime().block_on(async {
+        let ctx = session(4096, 1000);
+        ctx.sql(&format!(
+            "CREATE EXTERNAL TABLE c STORED AS NPY LOCATION '{d}/'"
+        ))
+        .await
+        .unwrap();
+        let rows = query(&ctx, &GROUP_BY.replace("{}", "c")).await.unwrap();
+        assert_rows_close(&rows, &want, "CREATE EXTERNAL TABLE");
+    });
+}
+
 #[test]
 fn count_star_is_answered_from_the_headers() {
     let Some(python) = python_for("count(*) over .npy shards against numpy") else {

@@ -19,8 +19,8 @@ use datafusion_proto::bytes::{
 };
 use datafusion_proto::logical_plan::LogicalExtensionCodec;
 use datafusion_proto::physical_plan::{DefaultPhysicalProtoConverter, PhysicalExtensionCodec};
-use npy_datafusion::proto::{NpyLogicalCodec, NpyPhysicalCodec, NpyTable, NpyTableFactory, MAGIC};
-use npy_datafusion::{Error, NpyFormatFactory, NpyOptions};
+use npy_datafusion::proto::{NpyLogicalCodec, NpyPhysicalCodec, MAGIC};
+use npy_datafusion::{Error, NpyFormatFactory, NpyOptions, NpyTable};
 use serde_json::{json, Value};
 
 use super::{assert_rows_close, expected, listing, python_for, runtime, session, GROUP_BY, SHARDS};
@@ -158,11 +158,7 @@ fn the_logical_codec_ships_a_table_that_answers_as_numpy() {
                 .unwrap();
             ctx.register_table(name, Arc::new(table)).unwrap();
         }
-        // A table made by SQL, through the table factory.
-        ctx.state_ref()
-            .write()
-            .table_factories_mut()
-            .insert("NPY".into(), Arc::new(NpyTableFactory));
+        // A table made by SQL (`register` inserted NpyTableFactory).
         ctx.sql(&format!(
             "CREATE EXTERNAL TABLE c STORED AS NPY LOCATION '{d}/'"
         ))
