@@ -33,8 +33,8 @@
 //! `--table-only` skips the runs and rebuilds the table from the results on disk (criterion's
 //! estimates, `target/bench-data/numpy.json` and `peak_mem.json`). `--only PART` measures one
 //! part alone and prints it (the README's table is left as it is): `show`, `write-view`,
-//! `convert`, `safetensors`, `remote`, `columnar`, `sql` (issue 41: `npy sql` against numpy and
-//! pyarrow), or `npz` (criterion's `npz/` benchmarks
+//! `convert`, `safetensors`, `remote`, `columnar`, `sql` (issue 41: `npy sql` against numpy +
+//! DuckDB, DataFusion on Parquet, numpy and pyarrow), or `npz` (criterion's `npz/` benchmarks
 //! and numpy's `.npz` timings, one run, with the `.npz` targets).
 
 use std::fmt::Write as _;
