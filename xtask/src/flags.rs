@@ -42,7 +42,16 @@ pub enum Cmd {
     Fuzz(Fuzz),
     /// Print each published crate's non-test source lines and the public names at its root
     /// (issue 40's measures of npy-core's size).
-    Size,
+    Size(Size),
+}
+
+/// Flags of `cargo xtask size`.
+#[derive(Debug, Args)]
+pub struct Size {
+    /// Instead of the table, list this crate's source files with their non-test lines,
+    /// largest first.
+    #[arg(long, value_name = "CRATE")]
+    pub files: Option<String>,
 }
 
 /// Flags of `cargo xtask fuzz`.

@@ -16,7 +16,7 @@ fn main() -> ExitCode {
         Cmd::Miri(f) => xtask::miri::run(&f),
         Cmd::Unicode(f) => xtask::unicode::run(f.check),
         Cmd::Fuzz(f) => xtask::fuzz::run(&f),
-        Cmd::Size => xtask::size::run(),
+        Cmd::Size(size) => xtask::size::run(size.files.as_deref()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

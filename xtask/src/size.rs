@@ -35,12 +35,22 @@ const CRATES: &[&str] = &[
 ];
 
 /// Prints a table: crate, non-test lines, root names; then the workspace's total lines and
-/// npy-core's share.
+/// npy-core's share. With `files`, lists that crate's files and their non-test lines instead.
 ///
 /// # Errors
 /// A source file that cannot be read.
-pub fn run() -> Result<(), String> {
+pub fn run(files: Option<&str>) -> Result<(), String> {
     let root = workspace_root();
+    if let Some(name) = files {
+        let src = root.join(name).join("src");
+        let mut rows = file_lines(&src)?;
+        rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        for (file, lines) in rows {
+            let shown = file.strip_prefix(&src).unwrap_or(&file);
+            println!("{lines:>6}  {}", shown.display());
+        }
+        return Ok(());
+    }
     let mut rows = Vec::new();
     for name in CRATES {
         let dir = root.join(name);
@@ -73,6 +83,11 @@ pub fn run() -> Result<(), String> {
 
 /// Non-test lines of every `.rs` file under `src`.
 fn crate_lines(src: &Path) -> Result<usize, String> {
+    Ok(file_lines(src)?.iter().map(|(_, lines)| lines).sum())
+}
+
+/// Each non-test `.rs` file under `src` with its non-test lines.
+fn file_lines(src: &Path) -> Result<Vec<(PathBuf, usize)>, String> {
     let mut files = Vec::new();
     collect(src, &mut files)?;
     let mut test_only: BTreeSet<PathBuf> = BTreeSet::new();
@@ -87,10 +102,13 @@ fn crate_lines(src: &Path) -> Result<usize, String> {
         texts.push((f.clone(), text));
     }
     Ok(texts
-        .iter()
+        .into_iter()
         .filter(|(f, _)| !test_only.iter().any(|t| f.starts_with(t)))
-        .map(|(_, text)| non_test_lines(text))
-        .sum())
+        .map(|(f, text)| {
+            let lines = non_test_lines(&text);
+            (f, lines)
+        })
+        .collect())
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
