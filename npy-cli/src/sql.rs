@@ -135,10 +135,139 @@ mod engine {
         if base.as_str().starts_with("http://") {
             options.push(("allow_http".to_owned(), "true".to_owned()));
         }
+        // One store per base URL: the locations of a table share its cache of object metadata.
+        if ctx.runtime_env().object_store(&base).is_ok() {
+            return Ok(());
+        }
         let (store, _) = object_store_sql::parse_url_opts(base.as_ref(), options)
             .map_err(|e| format!("{}: {e}", base.as_str()))?;
-        ctx.register_object_store(base.as_ref(), Arc::from(store));
+        let store = OnceHead {
+            inner: Arc::from(store),
+            heads: std::sync::Mutex::default(),
+        };
+        ctx.register_object_store(base.as_ref(), Arc::new(store));
         Ok(())
+    }
+
+    /// A store whose metadata requests (`HEAD`) are sent once per object for the life of one
+    /// `npy sql` run. DataFusion asks for a named file's metadata when it infers the table's
+    /// schema and again when it plans the scan, and over HTTP, which has no listing, every
+    /// location is such a file: without this, each costs one more request (issue 41's targets:
+    /// `count(*)` at most 2 requests per shard, `LIMIT 10` at most 3). Reads are not cached.
+    #[cfg(feature = "remote")]
+    #[derive(Debug)]
+    struct OnceHead {
+        inner: Arc<dyn object_store_sql::ObjectStore>,
+        heads: std::sync::Mutex<
+            std::collections::HashMap<object_store_sql::path::Path, object_store_sql::ObjectMeta>,
+        >,
+    }
+
+    #[cfg(feature = "remote")]
+    impl std::fmt::Display for OnceHead {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "{} (metadata asked once)", self.inner)
+        }
+    }
+
+    #[cfg(feature = "remote")]
+    #[async_trait::async_trait]
+    impl object_store_sql::ObjectStore for OnceHead {
+        async fn put_opts(
+            &self,
+            location: &object_store_sql::path::Path,
+            payload: object_store_sql::PutPayload,
+            opts: object_store_sql::PutOptions,
+        ) -> object_store_sql::Result<object_store_sql::PutResult> {
+            self.inner.put_opts(location, payload, opts).await
+        }
+
+        async fn put_multipart_opts(
+            &self,
+            location: &object_store_sql::path::Path,
+            opts: object_store_sql::PutMultipartOptions,
+        ) -> object_store_sql::Result<Box<dyn object_store_sql::MultipartUpload>> {
+            self.inner.put_multipart_opts(location, opts).await
+        }
+
+        async fn get_opts(
+            &self,
+            location: &object_store_sql::path::Path,
+            options: object_store_sql::GetOptions,
+        ) -> object_store_sql::Result<object_store_sql::GetResult> {
+            // Only a plain HEAD (object_store 0.13 sends it as a GET with `head`) is answered
+            // from the cache; one with conditions or a range goes to the server.
+            let plain_head = options.head
+                && options.range.is_none()
+                && options.if_match.is_none()
+                && options.if_none_match.is_none()
+                && options.if_modified_since.is_none()
+                && options.if_unmodified_since.is_none()
+                && options.version.is_none();
+            if plain_head {
+                let known = self
+                    .heads
+                    .lock()
+                    .ok()
+                    .and_then(|h| h.get(location).cloned());
+                if let Some(meta) = known {
+                    return Ok(object_store_sql::GetResult {
+                        payload: object_store_sql::GetResultPayload::Stream(Box::pin(
+                            futures::stream::empty(),
+                        )),
+                        range: 0..meta.size,
+                        meta,
+                        attributes: object_store_sql::Attributes::default(),
+                    });
+                }
+            }
+            let got = self.inner.get_opts(location, options).await?;
+            if plain_head {
+                if let Ok(mut h) = self.heads.lock() {
+                    h.insert(location.clone(), got.meta.clone());
+                }
+            }
+            Ok(got)
+        }
+
+        fn delete_stream(
+            &self,
+            locations: futures::stream::BoxStream<
+                'static,
+                object_store_sql::Result<object_store_sql::path::Path>,
+            >,
+        ) -> futures::stream::BoxStream<
+            'static,
+            object_store_sql::Result<object_store_sql::path::Path>,
+        > {
+            self.inner.delete_stream(locations)
+        }
+
+        fn list(
+            &self,
+            prefix: Option<&object_store_sql::path::Path>,
+        ) -> futures::stream::BoxStream<
+            'static,
+            object_store_sql::Result<object_store_sql::ObjectMeta>,
+        > {
+            self.inner.list(prefix)
+        }
+
+        async fn list_with_delimiter(
+            &self,
+            prefix: Option<&object_store_sql::path::Path>,
+        ) -> object_store_sql::Result<object_store_sql::ListResult> {
+            self.inner.list_with_delimiter(prefix).await
+        }
+
+        async fn copy_opts(
+            &self,
+            from: &object_store_sql::path::Path,
+            to: &object_store_sql::path::Path,
+            options: object_store_sql::CopyOptions,
+        ) -> object_store_sql::Result<()> {
+            self.inner.copy_opts(from, to, options).await
+        }
     }
 
     /// Without the feature `remote`, a URL other than `file://` is refused, naming the flag.

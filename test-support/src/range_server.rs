@@ -14,6 +14,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+/// How many requests [`RangeServer::take_log`] keeps (the latest).
+pub const LOG_REQUESTS: usize = 4096;
+
 /// The fault switches, read at every request.
 #[derive(Debug, Default)]
 pub struct Faults {
@@ -52,6 +55,7 @@ struct State {
     objects: Mutex<HashMap<String, Vec<u8>>>,
     faults: Faults,
     requests: AtomicU64,
+    log: Mutex<Vec<String>>,
     bytes: AtomicU64,
     generation: AtomicU64,
     stop: AtomicBool,
@@ -130,6 +134,15 @@ impl RangeServer {
     pub fn take_requests(&self) -> u64 {
         self.state.requests.swap(0, Ordering::SeqCst)
     }
+
+    /// The last requests (at most [`LOG_REQUESTS`]), each as `METHOD /name` and its `Range`
+    /// header if any, oldest first; the log is emptied. For assertion messages.
+    ///
+    /// # Panics
+    /// When a serving thread panicked holding the log.
+    pub fn take_log(&self) -> Vec<String> {
+        std::mem::take(&mut *self.state.log.lock().expect("log"))
+    }
 }
 
 impl Drop for RangeServer {
@@ -177,6 +190,13 @@ fn serve(state: &State, conn: TcpStream) {
             }
         }
         state.requests.fetch_add(1, Ordering::SeqCst);
+        if let Ok(mut log) = state.log.lock() {
+            if log.len() == LOG_REQUESTS {
+                log.remove(0);
+            }
+            let range = headers.get("range").map_or("", String::as_str);
+            log.push(format!("{method} {target} {range}").trim_end().to_owned());
+        }
         if !answer(state, &method, &target, &headers, &mut out) {
             return;
         }

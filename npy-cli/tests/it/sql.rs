@@ -295,3 +295,118 @@ np.save(sys.argv[1] + '/big.npy', np.arange(2_000_000, dtype='<f8'))
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+/// Issue 41's remote targets at full scale, on the project's HTTP range server (features `sql`
+/// and `remote`): `count(*)` over 1,000 shards reads their headers only, at most 2 requests
+/// and 16 KiB per shard; the answer is numpy's row count.
+#[cfg(feature = "remote")]
+#[test]
+fn count_star_over_a_thousand_http_shards_reads_headers_only() {
+    let Some(python) = python_for("npy sql count(*) over 1,000 HTTP shards against numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // Shards of 1 to 300 records (every third big-endian), 3 to 900 KB each.
+    let script = r"
+import sys, numpy as np
+d = sys.argv[1]
+dt = [('id','<i8'), ('x','<f4'), ('name','<U4')]
+rows = 0
+for k in range(1000):
+    n = 1 + (k * 37) % 300
+    a = np.zeros(n, dtype=dt)
+    a['id'] = np.arange(n) + k
+    if k % 3 == 0:
+        a = a.astype([(f, t.replace('<', '>')) for f, t in dt])
+    np.save(f'{d}/s{k:04}.npy', a)
+    rows += n
+print(rows)
+";
+    let rows: u64 = run_script(&python, script, [dir.path()])
+        .trim()
+        .parse()
+        .unwrap();
+    let server = npy_test_support::range_server::RangeServer::start();
+    let mut args = Vec::new();
+    for k in 0..1000 {
+        let name = format!("s{k:04}.npy");
+        server.put(&name, std::fs::read(dir.path().join(&name)).unwrap());
+        args.push("--table".to_owned());
+        args.push(format!("t={}", server.url(&name)));
+    }
+    args.push("SELECT count(*) AS n FROM t".to_owned());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    server.take_requests();
+    server.take_bytes();
+    let got = json_rows(&args);
+    let (requests, bytes) = (server.take_requests(), server.take_bytes());
+    eprintln!("count(*) over 1,000 HTTP shards: {requests} requests, {bytes} bytes");
+    assert_eq!(got, [serde_json::json!({ "n": rows })]);
+    assert!(
+        requests <= 2 * 1000,
+        "{requests} requests for 1,000 shards; paths asked more than twice: {:#?}",
+        repeated(&server.take_log(), 2)
+    );
+    assert!(
+        bytes <= 16 * 1024 * 1000,
+        "{bytes} bytes for 1,000 shards' headers"
+    );
+}
+
+/// The requests of `log` (as [`RangeServer::take_log`] gives them) whose path was asked more
+/// than `most` times, in order.
+#[cfg(feature = "remote")]
+fn repeated(log: &[String], most: usize) -> Vec<&String> {
+    let path = |r: &String| r.split(' ').nth(1).unwrap_or_default().to_owned();
+    let mut times = std::collections::HashMap::<String, usize>::new();
+    for r in log {
+        *times.entry(path(r)).or_default() += 1;
+    }
+    log.iter().filter(|r| times[&path(r)] > most).collect()
+}
+
+/// `LIMIT 10` of a 1 GiB `.npy` over HTTP (features `sql` and `remote`): at most 3 requests
+/// and 1 MiB transferred, the rows numpy reads. numpy writes the file with `open_memmap` (sparse:
+/// only its first rows are set); the server holds its first 64 KiB and serves zeros after
+/// them up to the file's length, as the file's unset bytes are.
+#[cfg(feature = "remote")]
+#[test]
+fn limit_ten_of_a_gibibyte_over_http_reads_one_small_range() {
+    use std::sync::atomic::Ordering;
+
+    let Some(python) = python_for("npy sql LIMIT 10 of 1 GiB over HTTP against numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = r"
+import sys, json, numpy as np
+from numpy.lib.format import open_memmap
+p = sys.argv[1] + '/big.npy'
+m = open_memmap(p, mode='w+', dtype=[('id','<i8'), ('x','<f8')], shape=(1 << 26,))
+m['id'][:1000] = np.arange(1000) * 7
+m['x'][:1000] = np.arange(1000) / 4
+m.flush()
+print(json.dumps({'len': m.offset + m.nbytes, 'rows': [{'id': int(i), 'x': float(x)} for i, x in m[:10].tolist()]}))
+";
+    let want: Value = serde_json::from_str(&run_script(&python, script, [dir.path()])).unwrap();
+    let len = want["len"].as_u64().unwrap();
+    assert_eq!(len >> 30, 1, "a file of 1 GiB and its header");
+    let path = dir.path().join("big.npy");
+    let mut head = vec![0; 64 * 1024];
+    std::io::Read::read_exact(&mut std::fs::File::open(&path).unwrap(), &mut head).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let server = npy_test_support::range_server::RangeServer::start();
+    server.put("big.npy", head);
+    server.faults().claim_len.store(len, Ordering::SeqCst);
+    let table = format!("t={}", server.url("big.npy"));
+    let got = json_rows(&["--table", &table, "SELECT id, x FROM t LIMIT 10"]);
+    let (requests, bytes) = (server.take_requests(), server.take_bytes());
+    eprintln!("LIMIT 10 of {len} bytes over HTTP: {requests} requests, {bytes} bytes");
+    assert_eq!(Value::from(got), want["rows"]);
+    assert!(
+        requests <= 3,
+        "{requests} requests for LIMIT 10: {:#?}",
+        server.take_log()
+    );
+    assert!(bytes <= 1 << 20, "{bytes} bytes for LIMIT 10");
+}
