@@ -37,6 +37,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             let options = NpyOptions {
                 column_name: Some("x".to_owned()),
+                ..NpyOptions::default()
             };
             let sql = "SELECT count(*) AS n, sum(x) AS s, min(x) AS lo, max(x) AS hi FROM shards";
             (demo.path().to_owned(), options, sql)

@@ -180,6 +180,7 @@ fn without_the_codecs_the_scan_does_not_reach_the_executors() {
         let sql = "SELECT sum(a) AS s FROM t";
         let options = || NpyOptions {
             column_name: Some("a".to_owned()),
+            ..NpyOptions::default()
         };
         // Our logical codec, Ballista's physical one: the scheduler plans, then cannot send.
         let config = npy_ballista::ballista_config(SessionConfig::new())

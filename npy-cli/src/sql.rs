@@ -9,9 +9,9 @@ use crate::format::report;
 /// Run a SQL query over .npy files (DataFusion; a build with the feature `sql`).
 ///
 /// Tables: --table NAME=LOCATION, where LOCATION is a .npy file, a directory (its *.npy), a
-/// glob ('shards/*.npy'), or ARCHIVE.npz:KEY (ARCHIVE may be a glob; members are read into
-/// memory), or with the feature `remote` a URL (s3://, gs://, az://, http(s)://; HTTP has no
-/// listing: name each file). The same NAME
+/// glob ('shards/*.npy'), or ARCHIVE.npz:KEY (member KEY of each archive ARCHIVE names: a
+/// file, a directory, a glob; one KEY per table), or with the feature `remote` a URL (s3://,
+/// gs://, az://, http(s)://; HTTP has no listing: name each file) to any of those. The same NAME
 /// repeated makes one table of all its locations. A quoted path in FROM is a table too:
 /// SELECT count(*) FROM 'shards/*.npy'.
 ///
@@ -86,7 +86,7 @@ mod engine {
     use std::sync::Arc;
 
     use datafusion::arrow::array::RecordBatch;
-    use datafusion::arrow::datatypes::{Field, Schema, SchemaRef};
+    use datafusion::arrow::datatypes::SchemaRef;
     use datafusion::arrow::error::ArrowError;
     use datafusion::common::tree_node::{TreeNode as _, TreeNodeRecursion};
     use datafusion::datasource::listing::{
@@ -94,7 +94,6 @@ mod engine {
     };
     use datafusion::datasource::physical_plan::FileScanConfig;
     use datafusion::datasource::source::DataSourceExec;
-    use datafusion::datasource::MemTable;
     use datafusion::execution::SendableRecordBatchStream;
     use datafusion::physical_plan::ExecutionPlan;
     use datafusion::prelude::SessionContext;
@@ -311,98 +310,28 @@ mod engine {
         Ok(out)
     }
 
-    /// Whether `name` matches `pattern`, where `*` is any run of characters and `?` any one.
-    fn wildcard(pattern: &[char], name: &[char]) -> bool {
-        match (pattern.split_first(), name.split_first()) {
-            (None, None) => true,
-            (Some(('*', rest)), _) => {
-                wildcard(rest, name) || (!name.is_empty() && wildcard(pattern, &name[1..]))
-            }
-            (Some(('?', rest)), Some((_, tail))) => wildcard(rest, tail),
-            (Some((p, rest)), Some((c, tail))) => p == c && wildcard(rest, tail),
-            _ => false,
-        }
-    }
-
-    /// The archives an `ARCHIVE` of `ARCHIVE.npz:KEY` names: itself, or the files of its
-    /// directory its last component matches (`*`, `?`), sorted.
-    fn archives(archive: &str) -> Result<Vec<String>, Fail> {
-        if !archive.contains(['*', '?']) {
-            return Ok(vec![archive.to_owned()]);
-        }
-        let path = Path::new(archive);
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let pattern: Vec<char> = path
-            .file_name()
-            .map(|n| n.to_string_lossy().chars().collect())
-            .unwrap_or_default();
-        let mut found = Vec::new();
-        for entry in std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
-            let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
-            let name: Vec<char> = entry.file_name().to_string_lossy().chars().collect();
-            if wildcard(&pattern, &name) {
-                found.push(entry.path().display().to_string());
-            }
-        }
-        if found.is_empty() {
-            return Err(format!("{archive}: no archive matches"));
-        }
-        found.sort();
-        Ok(found)
-    }
-
-    /// One `.npz` member as a batch whose plain column is named `name`.
-    fn member_batch(archive: &str, key: &str, name: &str) -> Result<RecordBatch, Fail> {
-        let batch = npy_arrow::read_npz_member(archive, key).map_err(|e| e.to_string())?;
-        let schema = batch.schema();
-        if schema.fields().len() == 1 && schema.field(0).name() == key {
-            let f = Field::clone(schema.field(0)).with_name(name);
-            let renamed = Arc::new(Schema::new_with_metadata(
-                vec![f],
-                schema.metadata().clone(),
-            ));
-            return RecordBatch::try_new(renamed, batch.columns().to_vec())
-                .map_err(|e| e.to_string());
-        }
-        Ok(batch)
-    }
-
     async fn register(ctx: &SessionContext, name: &str, locations: &[String]) -> Result<(), Fail> {
+        // `ARCHIVE.npz:KEY` locations: the archives (files, directories, globs, URLs) and the
+        // one member key a table reads from each.
         let members: Vec<_> = locations.iter().filter_map(|l| npz_member(l)).collect();
+        let mut member = None;
+        let mut locations: Vec<&str> = locations.iter().map(String::as_str).collect();
         if !members.is_empty() {
             if members.len() != locations.len() {
                 return Err(format!(
                     "table {name}: .npz members and .npy files cannot make one table"
                 ));
             }
-            let mut batches = Vec::new();
-            let mut first: Option<String> = None;
-            for (pattern, key) in &members {
-                for archive in archives(pattern)? {
-                    let batch = member_batch(&archive, key, name)?;
-                    match (&first, batches.first()) {
-                        (Some(f), Some(b0)) if RecordBatch::schema(b0) != batch.schema() => {
-                            return Err(format!(
-                                "{archive}:{key}: columns {} differ from {f}'s {}",
-                                batch.schema(),
-                                RecordBatch::schema(b0)
-                            ));
-                        }
-                        _ => {}
-                    }
-                    first.get_or_insert_with(|| format!("{archive}:{key}"));
-                    batches.push(batch);
-                }
+            let key = members[0].1;
+            if let Some((archive, other)) = members.iter().find(|(_, k)| *k != key) {
+                return Err(format!(
+                    "table {name}: one table reads one member of its archives: \
+                     {key:?} of {}, {other:?} of {archive}",
+                    members[0].0
+                ));
             }
-            let schema = batches[0].schema();
-            let table = MemTable::try_new(schema, vec![batches])
-                .map_err(|e| format!("table {name}: {e}"))?;
-            ctx.register_table(name, Arc::new(table))
-                .map_err(|e| e.to_string())?;
-            return Ok(());
+            member = Some(key.to_owned());
+            locations = members.iter().map(|(archive, _)| *archive).collect();
         }
         let urls = locations
             .iter()
@@ -411,10 +340,13 @@ mod engine {
         for url in &urls {
             register_store(ctx, url)?;
         }
-        let format = NpyFormat::with_options(NpyOptions {
+        let options = NpyOptions {
             column_name: Some(name.to_owned()),
-        });
-        let options = ListingOptions::new(Arc::new(format)).with_file_extension(".npy");
+            member,
+        };
+        let extension = format!(".{}", options.extension());
+        let format = NpyFormat::with_options(options);
+        let options = ListingOptions::new(Arc::new(format)).with_file_extension(extension);
         let config = ListingTableConfig::new_with_multi_paths(urls)
             .with_listing_options(options)
             .infer_schema(&ctx.state())

@@ -29,6 +29,16 @@ pub enum Error {
         #[source]
         source: npy_core::Error,
     },
+    /// The `.npz` archive or its member could not be read (npy-npz's error: a broken zip, no
+    /// member of that key, a member that is not an `.npy`, a truncated or corrupt member).
+    #[error("{path}: {source}")]
+    Npz {
+        /// The archive's location.
+        path: String,
+        /// npy-npz's error (it names the member).
+        #[source]
+        source: npy_npz::Error,
+    },
     /// The dtype has no Arrow type (npy-arrow's mapping refuses it), or a batch could not be
     /// converted.
     #[error("{path}: {source}")]
@@ -94,6 +104,7 @@ impl Error {
         match self {
             Error::Store { path, .. }
             | Error::Npy { path, .. }
+            | Error::Npz { path, .. }
             | Error::Arrow { path, .. }
             | Error::Mismatch { path, .. }
             | Error::Unsupported { path, .. }

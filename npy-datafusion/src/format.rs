@@ -26,6 +26,10 @@ use crate::Error;
 /// The file extension of `.npy` files, without its dot.
 pub const NPY_EXTENSION: &str = "npy";
 
+/// The file extension of `.npz` archives, without its dot: the extension of a table whose
+/// [`NpyOptions::member`] is set.
+pub const NPZ_EXTENSION: &str = "npz";
+
 /// Headers read at once while inferring a table's schema (each one or two ranged reads).
 pub const HEADER_CONCURRENCY: usize = 32;
 
@@ -35,6 +39,24 @@ pub struct NpyOptions {
     /// The column name of a plain (non-record) array; `None`: the stem of the table's first
     /// file in location order (`emb.npy` → `emb`), as npy-arrow names a single file's column.
     pub column_name: Option<String>,
+    /// `Some(key)`: the table's files are `.npz` archives and its rows are those of member
+    /// `key` of each (numpy's key: `np.load(archive)[key]`, the member `key.npy`); the files'
+    /// extension is then `.npz`. A stored member (`np.savez`) is read by byte ranges like a
+    /// `.npy` file; a deflated one (`np.savez_compressed`) is inflated in one stream per
+    /// archive, a batch at a time. `None`: the files are `.npy` files.
+    pub member: Option<String>,
+}
+
+impl NpyOptions {
+    /// The extension of the table's files, without its dot: [`NPY_EXTENSION`], or
+    /// [`NPZ_EXTENSION`] when [`NpyOptions::member`] is set.
+    pub fn extension(&self) -> &'static str {
+        if self.member.is_some() {
+            NPZ_EXTENSION
+        } else {
+            NPY_EXTENSION
+        }
+    }
 }
 
 /// Makes [`NpyFormat`]s: register it with
@@ -81,7 +103,7 @@ impl FileFormatFactory for NpyFormatFactory {
 }
 
 /// `base` with the format options of a `CREATE EXTERNAL TABLE … OPTIONS (…)` or `COPY`
-/// (`column_name`, with or without the `format.` prefix).
+/// (`column_name` and `member`, with or without the `format.` prefix).
 pub(crate) fn parse_options(
     mut options: NpyOptions,
     format_options: &HashMap<String, String>,
@@ -89,9 +111,10 @@ pub(crate) fn parse_options(
     for (key, value) in format_options {
         match key.strip_prefix("format.").unwrap_or(key) {
             "column_name" => options.column_name = Some(value.clone()),
+            "member" => options.member = Some(value.clone()),
             other => {
                 return Err(DataFusionError::Configuration(format!(
-                    "npy format: unknown option {other:?} (known: column_name)"
+                    "npy format: unknown option {other:?} (known: column_name, member)"
                 )))
             }
         }
@@ -180,7 +203,7 @@ pub(crate) fn shard_schema(shard: &Shard, name: &str, path: &str) -> Result<Sche
 #[async_trait]
 impl FileFormat for NpyFormat {
     fn get_ext(&self) -> String {
-        NPY_EXTENSION.to_owned()
+        self.options.extension().to_owned()
     }
 
     fn get_ext_with_compression(&self, c: &FileCompressionType) -> Result<String> {
@@ -212,7 +235,8 @@ impl FileFormat for NpyFormat {
             .map(|&meta| {
                 let (headers, store, meta) =
                     (Arc::clone(&self.headers), Arc::clone(store), meta.clone());
-                async move { headers.get(&store, &meta).await }
+                let member = self.options.member.clone();
+                async move { headers.get(&store, &meta, member.as_deref()).await }
             })
             .collect();
         let shards: Vec<Arc<Shard>> = futures::stream::iter(reads)
@@ -238,7 +262,10 @@ impl FileFormat for NpyFormat {
         table_schema: SchemaRef,
         object: &ObjectMeta,
     ) -> Result<Statistics> {
-        let shard = self.headers.get(store, object).await?;
+        let shard = self
+            .headers
+            .get(store, object, self.options.member.as_deref())
+            .await?;
         let rows = usize::try_from(shard.rows).ok();
         let bytes = usize::try_from(shard.data_bytes).ok();
         let mut stats = Statistics::new_unknown(&table_schema);

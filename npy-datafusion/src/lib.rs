@@ -41,6 +41,7 @@
 
 mod error;
 mod format;
+mod npz;
 #[cfg(feature = "proto")]
 pub mod proto;
 mod shard;
@@ -52,7 +53,9 @@ use std::sync::Arc;
 use datafusion::prelude::SessionContext;
 
 pub use error::Error;
-pub use format::{NpyFormat, NpyFormatFactory, NpyOptions, HEADER_CONCURRENCY, NPY_EXTENSION};
+pub use format::{
+    NpyFormat, NpyFormatFactory, NpyOptions, HEADER_CONCURRENCY, NPY_EXTENSION, NPZ_EXTENSION,
+};
 pub use shard::HEADER_PROBE_BYTES;
 pub use source::{NpySource, BYTES_SCANNED};
 pub use table::{NpyTable, NpyTableFactory};

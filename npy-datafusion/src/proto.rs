@@ -66,6 +66,8 @@ struct ScanNode {
     base_conf: Option<FileScanExecConf>,
     #[prost(string, optional, tag = "2")]
     column_name: Option<String>,
+    #[prost(string, optional, tag = "3")]
+    member: Option<String>,
 }
 
 /// A table: where its files are and the format's options (the schema is DataFusion's part).
@@ -75,6 +77,8 @@ struct TableNode {
     paths: Vec<TablePath>,
     #[prost(string, optional, tag = "2")]
     column_name: Option<String>,
+    #[prost(string, optional, tag = "3")]
+    member: Option<String>,
 }
 
 /// One of a table's locations: its URL and the glob that filters its listing, if any.
@@ -91,6 +95,8 @@ struct TablePath {
 struct FormatNode {
     #[prost(string, optional, tag = "1")]
     column_name: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    member: Option<String>,
 }
 
 /// `message` after [`MAGIC`].
@@ -175,6 +181,7 @@ impl LogicalExtensionCodec for NpyLogicalCodec {
             .collect::<Result<Vec<_>>>()?;
         let options = NpyOptions {
             column_name: node.column_name,
+            member: node.member,
         };
         Ok(Arc::new(NpyTable::with_schema(paths, options, schema)?))
     }
@@ -200,6 +207,7 @@ impl LogicalExtensionCodec for NpyLogicalCodec {
         let message = TableNode {
             paths,
             column_name: table.options().column_name.clone(),
+            member: table.options().member.clone(),
         };
         encode_node(&message, buf);
         Ok(())
@@ -216,6 +224,7 @@ impl LogicalExtensionCodec for NpyLogicalCodec {
         let node: FormatNode = decode_node(body, "an .npy format")?;
         Ok(Arc::new(NpyFormatFactory::with_options(NpyOptions {
             column_name: node.column_name,
+            member: node.member,
         })))
     }
 
@@ -229,6 +238,7 @@ impl LogicalExtensionCodec for NpyLogicalCodec {
         };
         let message = FormatNode {
             column_name: factory.options().column_name.clone(),
+            member: factory.options().member.clone(),
         };
         encode_node(&message, buf);
         Ok(())
@@ -318,6 +328,7 @@ impl PhysicalExtensionCodec for NpyPhysicalCodec {
         let table_schema = parse_table_schema_from_proto(&conf)?;
         let options = NpyOptions {
             column_name: node.column_name,
+            member: node.member,
         };
         let source = Arc::new(NpySource::new(table_schema, options, Arc::default()));
         let decode_ctx = PhysicalPlanDecodeContext::new(ctx, self);
@@ -340,6 +351,7 @@ impl PhysicalExtensionCodec for NpyPhysicalCodec {
         let message = ScanNode {
             base_conf: Some(serialize_file_scan_config(config, self, proto_converter)?),
             column_name: source.options().column_name.clone(),
+            member: source.options().member.clone(),
         };
         encode_node(&message, buf);
         Ok(())

@@ -29,8 +29,12 @@ pub(crate) struct Shard {
     /// `True` when the data is in Fortran order and that differs from C order (more than one
     /// axis longer than 1): a row's elements are then strided through the file.
     pub fortran: bool,
-    /// Byte offset of the data.
+    /// Byte offset of the data in the file (in an `.npz` archive: of a stored member's data in
+    /// the archive; of a deflated member's local header, where its one stream starts).
     pub data_offset: u64,
+    /// `True` for a deflated `.npz` member: its rows are inflated from the start in one stream
+    /// (no byte ranges), by the scan range holding `data_offset`.
+    pub streamed: bool,
     /// Bytes per row: itemsize × the product of `trailing`.
     pub row_bytes: u64,
     /// Bytes of data (rows × `row_bytes`).
@@ -60,8 +64,9 @@ impl Shard {
     /// DataFusion splits a file into byte ranges that tile it, so every row falls in exactly
     /// one range. Rows of 0 bytes all go to the range holding the data's offset (the last range
     /// when the data is at the end of the file).
+    /// A deflated member's rows (`streamed`) all go to the range holding its local header.
     pub fn rows_in(&self, start: u64, stop: u64, file_size: u64) -> (u64, u64) {
-        if self.row_bytes == 0 {
+        if self.row_bytes == 0 || self.streamed {
             let here = start <= self.data_offset && (self.data_offset < stop || stop >= file_size);
             return if here { (0, self.rows) } else { (0, 0) };
         }
@@ -90,17 +95,23 @@ impl HeaderCache {
         )
     }
 
-    /// The shard of `meta`, from the cache or read from `store`.
+    /// The shard of `meta`, from the cache or read from `store`: the `.npy` file, or with
+    /// `member` the member of that key of the `.npz` archive (one format, one member: the
+    /// cache is the format's).
     pub async fn get(
         &self,
         store: &Arc<dyn ObjectStore>,
         meta: &ObjectMeta,
+        member: Option<&str>,
     ) -> Result<Arc<Shard>, Error> {
         let key = Self::key(meta);
         if let Some(s) = self.lock().get(&key) {
             return Ok(Arc::clone(s));
         }
-        let shard = Arc::new(read_shard(store, meta).await?);
+        let shard = Arc::new(match member {
+            None => read_shard(store, meta).await?,
+            Some(member) => crate::npz::read_member_shard(store, meta, member).await?,
+        });
         self.lock().insert(key, Arc::clone(&shard));
         Ok(shard)
     }
@@ -173,58 +184,75 @@ pub(crate) async fn read_shard(
         }
     }
     let parsed = Header::read(&mut &head[..]).map_err(|e| npy_error(path, e))?;
-    parsed
-        .check_data_len(size)
-        .map_err(|e| npy_error(path, e))?;
-    let header = &parsed.header;
-    if header.dtype.has_object() {
-        return Err(Error::Unsupported {
-            path: path.to_owned(),
-            what: format!(
-                "dtype {} holds Python objects (pickled data has no fixed row size; \
-                 convert the array to a string or number dtype)",
-                header.dtype
-            ),
-        });
-    }
-    let data_bytes = header.nbytes().map_err(|e| npy_error(path, e))?;
-    let (rows, trailing) = match header.shape.split_first() {
-        Some((&n, rest)) => (n, rest.to_vec()),
-        None => (1, Vec::new()),
-    };
-    let fortran = header.fortran_order
-        && !header.shape.contains(&0)
-        && header.shape.iter().filter(|&&d| d != 1).count() > 1;
-    // nbytes() proved itemsize × every non-zero axis fits, so a row's bytes fit too.
-    let row_bytes = trailing
-        .iter()
-        .try_fold(header.dtype.itemsize(), |acc, &d| acc.checked_mul(d))
-        .ok_or_else(|| Error::Unsupported {
-            path: path.to_owned(),
-            what: format!("a row of shape {trailing:?} overflows 64 bits"),
-        })?;
-    if row_bytes == 0 && rows > npy_arrow::MAX_UNBACKED_ROWS {
-        return Err(Error::UnbackedRows {
-            path: path.to_owned(),
-            rows,
-            budget: npy_arrow::MAX_UNBACKED_ROWS,
-        });
-    }
-    let shard = Shard {
-        dtype: header.dtype.clone(),
-        trailing,
-        rows,
-        fortran,
-        data_offset: parsed.data_offset(),
-        row_bytes,
-        data_bytes,
-    };
-    // The mapping is checked here, so a dtype without an Arrow type names its file.
-    npy_arrow::schema_for(&shard.native_dtype(), &header.shape, "value").map_err(|e| {
-        Error::Arrow {
-            path: path.to_owned(),
-            source: e,
+    Shard::from_header(&parsed, size, path)
+}
+
+impl Shard {
+    /// The shard a parsed header describes, in a file (or `.npz` member) of `size` bytes, with
+    /// its checks: the data fits in `size`, no Python objects, rows of no bytes within
+    /// budget, a dtype npy-arrow maps. `data_offset` is from the start of the `.npy` bytes.
+    ///
+    /// # Errors
+    /// As [`read_shard`], less the store's.
+    pub(crate) fn from_header(
+        parsed: &npy_core::header::ParsedHeader,
+        size: u64,
+        path: &str,
+    ) -> Result<Shard, Error> {
+        parsed
+            .check_data_len(size)
+            .map_err(|e| npy_error(path, e))?;
+        let header = &parsed.header;
+        if header.dtype.has_object() {
+            return Err(Error::Unsupported {
+                path: path.to_owned(),
+                what: format!(
+                    "dtype {} holds Python objects (pickled data has no fixed row size; \
+                     convert the array to a string or number dtype)",
+                    header.dtype
+                ),
+            });
         }
-    })?;
-    Ok(shard)
+        let data_bytes = header.nbytes().map_err(|e| npy_error(path, e))?;
+        let (rows, trailing) = match header.shape.split_first() {
+            Some((&n, rest)) => (n, rest.to_vec()),
+            None => (1, Vec::new()),
+        };
+        let fortran = header.fortran_order
+            && !header.shape.contains(&0)
+            && header.shape.iter().filter(|&&d| d != 1).count() > 1;
+        // nbytes() proved itemsize × every non-zero axis fits, so a row's bytes fit too.
+        let row_bytes = trailing
+            .iter()
+            .try_fold(header.dtype.itemsize(), |acc, &d| acc.checked_mul(d))
+            .ok_or_else(|| Error::Unsupported {
+                path: path.to_owned(),
+                what: format!("a row of shape {trailing:?} overflows 64 bits"),
+            })?;
+        if row_bytes == 0 && rows > npy_arrow::MAX_UNBACKED_ROWS {
+            return Err(Error::UnbackedRows {
+                path: path.to_owned(),
+                rows,
+                budget: npy_arrow::MAX_UNBACKED_ROWS,
+            });
+        }
+        let shard = Shard {
+            dtype: header.dtype.clone(),
+            trailing,
+            rows,
+            fortran,
+            data_offset: parsed.data_offset(),
+            streamed: false,
+            row_bytes,
+            data_bytes,
+        };
+        // The mapping is checked here, so a dtype without an Arrow type names its file.
+        npy_arrow::schema_for(&shard.native_dtype(), &header.shape, "value").map_err(|e| {
+            Error::Arrow {
+                path: path.to_owned(),
+                source: e,
+            }
+        })?;
+        Ok(shard)
+    }
 }

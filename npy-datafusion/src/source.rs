@@ -97,6 +97,7 @@ impl FileSource for NpySource {
         let opener = Arc::new(NpyOpener {
             store: object_store,
             headers: Arc::clone(&self.headers),
+            member: self.options.member.clone(),
             file_schema: Arc::clone(file_schema),
             file_indices: self.projection.file_indices.clone(),
             projected,
@@ -182,6 +183,8 @@ pub const BYTES_SCANNED: &str = "bytes_scanned";
 struct NpyOpener {
     store: Arc<dyn ObjectStore>,
     headers: Arc<HeaderCache>,
+    /// The member of each `.npz` archive read ([`NpyOptions::member`]); `None`: `.npy` files.
+    member: Option<String>,
     /// The table's schema (all of a file's columns).
     file_schema: SchemaRef,
     /// The columns to read, indices into `file_schema`.
@@ -214,6 +217,7 @@ impl FileOpener for NpyOpener {
     fn open(&self, file: PartitionedFile) -> Result<FileOpenFuture> {
         let store = Arc::clone(&self.store);
         let headers = Arc::clone(&self.headers);
+        let member = self.member.clone();
         let file_schema = Arc::clone(&self.file_schema);
         let file_indices = self.file_indices.clone();
         let schema = Arc::clone(&self.projected);
@@ -223,7 +227,7 @@ impl FileOpener for NpyOpener {
         Ok(Box::pin(async move {
             let meta = &file.object_meta;
             let path = meta.location.as_ref().to_owned();
-            let shard = headers.get(&store, meta).await?;
+            let shard = headers.get(&store, meta, member.as_deref()).await?;
             // The file must hold the table's columns (it may have changed since planning, or
             // a scan may be sent to an executor with a schema of its own).
             let name = file_schema
@@ -257,6 +261,12 @@ impl FileOpener for NpyOpener {
                 None => batch_rows as u64,
                 Some(fit) => fit.clamp(1, batch_rows as u64),
             };
+            let deflated = match (&member, shard.streamed && first < end) {
+                (Some(key), true) => Some(crate::npz::member_batches(
+                    &store, meta, key, &shard, end, batch_rows,
+                )?),
+                _ => None,
+            };
             let plan = Arc::new(Plan {
                 store,
                 location: meta.location.clone(),
@@ -268,6 +278,23 @@ impl FileOpener for NpyOpener {
                 batch_rows,
                 bytes_scanned,
             });
+            if let Some(batches) = deflated {
+                // A deflated member: its batches as they are inflated.
+                let stream = futures::stream::unfold(batches, move |mut batches| {
+                    let plan = Arc::clone(&plan);
+                    async move {
+                        let next = batches.recv().await?;
+                        let batch = next
+                            .map_err(DataFusionError::from)
+                            .and_then(|(n, data)| plan.convert(n, data));
+                        Some((batch, batches))
+                    }
+                });
+                return Ok(stream.boxed());
+            }
+            if shard_streamed_without_rows(&plan.shard, first, end) {
+                return Ok(futures::stream::empty().boxed());
+            }
             let stream = futures::stream::try_unfold(first, move |next| {
                 let plan = Arc::clone(&plan);
                 async move {
@@ -282,6 +309,12 @@ impl FileOpener for NpyOpener {
             Ok(stream.boxed())
         }))
     }
+}
+
+/// Whether `shard` is a deflated member whose rows `[first, end)` are none (a scan range not
+/// holding its stream's start): nothing to read.
+fn shard_streamed_without_rows(shard: &Shard, first: u64, end: u64) -> bool {
+    shard.streamed && first >= end
 }
 
 /// The dtype to convert for the columns `indices` of a file of `dtype`, and where each of
@@ -334,14 +367,10 @@ impl Plan {
 
     /// Rows `[first, first + n)` as a batch of the projected schema.
     async fn read(&self, first: u64, n: u64) -> Result<RecordBatch> {
-        let rows = usize::try_from(n).map_err(|_| self.overflow())?;
-        let Some(dtype) = &self.dtype else {
-            return Ok(RecordBatch::try_new_with_options(
-                Arc::clone(&self.schema),
-                Vec::new(),
-                &RecordBatchOptions::new().with_row_count(Some(rows)),
-            )?);
-        };
+        if self.dtype.is_none() {
+            // No column is read (`count(*)`): rows without bytes.
+            return self.convert(n, Bytes::new());
+        }
         let data = if self.shard.fortran {
             self.gather_fortran(first, n).await?
         } else {
@@ -359,6 +388,19 @@ impl Plan {
                     .await
                     .map_err(|e| self.store_error(e))?
             }
+        };
+        self.convert(n, data)
+    }
+
+    /// `n` rows of the file, `data` their bytes (C order), as a batch of the projected schema.
+    fn convert(&self, n: u64, data: Bytes) -> Result<RecordBatch> {
+        let rows = usize::try_from(n).map_err(|_| self.overflow())?;
+        let Some(dtype) = &self.dtype else {
+            return Ok(RecordBatch::try_new_with_options(
+                Arc::clone(&self.schema),
+                Vec::new(),
+                &RecordBatchOptions::new().with_row_count(Some(rows)),
+            )?);
         };
         self.bytes_scanned.add(data.len());
         let buffer = Buffer::from(data);

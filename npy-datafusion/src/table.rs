@@ -15,12 +15,12 @@ use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::{CreateExternalTable, Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
 
-use crate::format::{parse_options, NpyFormat, NpyOptions, NPY_EXTENSION};
+use crate::format::{parse_options, NpyFormat, NpyOptions};
 
-/// The listing options of an `.npy` table.
+/// The listing options of an `.npy` table (of `.npz` archives with [`NpyOptions::member`]).
 fn listing_options(options: &NpyOptions) -> ListingOptions {
     ListingOptions::new(Arc::new(NpyFormat::with_options(options.clone())))
-        .with_file_extension(format!(".{NPY_EXTENSION}"))
+        .with_file_extension(format!(".{}", options.extension()))
 }
 
 /// A table over `.npy` files (a `ListingTable` of [`NpyFormat`], `*.npy` of a directory) that

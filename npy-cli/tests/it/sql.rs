@@ -223,6 +223,43 @@ print(json.dumps({'n': len(a) + len(b), 's': int(a.sum() + b.astype('<i8').sum()
     assert_eq!(Value::from(rows), Value::from(vec![want]));
 }
 
+/// `ARCHIVE.npz:KEY` where ARCHIVE is a URL (features `sql` and `remote`): a stored and a
+/// deflated archive on the range server under one NAME, numpy's count and sum; the deflated
+/// member is inflated from ranged reads, never fetched whole by the format.
+#[cfg(feature = "remote")]
+#[test]
+fn npz_members_over_http_answer_as_numpy() {
+    let Some(python) = python_for("npy sql over .npz members on HTTP against numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = r"
+import sys, json, numpy as np
+d = sys.argv[1]
+a, b = np.arange(20_000, dtype='<i8') * 3, np.arange(7_000, dtype='>i8') - 9
+np.savez(d + '/a.npz', x=a, y=np.zeros(3))
+np.savez_compressed(d + '/b.npz', y=np.ones(2), x=b)
+print(json.dumps({'n': len(a) + len(b), 's': int(a.sum() + b.astype('<i8').sum())}))
+";
+    let want: Value = serde_json::from_str(&run_script(&python, script, [dir.path()])).unwrap();
+    let server = npy_test_support::range_server::RangeServer::start();
+    for name in ["a.npz", "b.npz"] {
+        server.put(name, std::fs::read(dir.path().join(name)).unwrap());
+    }
+    let (ta, tb) = (
+        format!("v={}:x", server.url("a.npz")),
+        format!("v={}:x", server.url("b.npz")),
+    );
+    let rows = json_rows(&[
+        "--table",
+        &ta,
+        "--table",
+        &tb,
+        "SELECT count(v) AS n, sum(v) AS s FROM v",
+    ]);
+    assert_eq!(Value::from(rows), Value::from(vec![want]));
+}
+
 /// Ctrl-C (SIGINT) in the middle of a scan: the query stops within seconds, exit status 130
 /// with a message, and the `--output` file is neither written nor left half-written (no
 /// temporary file stays beside it). The scan is slowed by the range server sending the

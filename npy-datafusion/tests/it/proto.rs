@@ -212,6 +212,7 @@ fn the_format_round_trips_and_foreign_bytes_are_errors() {
     let codec = NpyLogicalCodec::default();
     let options = NpyOptions {
         column_name: Some("v".to_owned()),
+        member: Some("emb".to_owned()),
     };
     let mut buf = Vec::new();
     codec
@@ -221,6 +222,7 @@ fn the_format_round_trips_and_foreign_bytes_are_errors() {
     let back = codec.try_decode_file_format(&buf, &task).unwrap();
     let back = back.downcast_ref::<NpyFormatFactory>().unwrap();
     assert_eq!(back.options().column_name.as_deref(), Some("v"));
+    assert_eq!(back.options().member.as_deref(), Some("emb"));
 
     // The magic, then bytes that are no message of ours (a field of wire type 7): our error.
     let bad = [&MAGIC[..], &[0x0f, 0xff, 0xff]].concat();
