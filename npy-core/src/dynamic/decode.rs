@@ -7,7 +7,7 @@ use super::longdouble::longdouble_to_f64;
 use super::{DynValue, UcsString};
 use crate::codec::{decode_bool, saturating_product, trim_nuls, ucs4_code_points, Endian, Scalar};
 use crate::dtype::{DType, MlType, Primitive, TimeKind, TimeType};
-use crate::error::{to_usize, Error};
+use crate::error::{to_usize, Error, ErrorKind};
 use crate::read::Decode;
 
 /// Decodes single elements of one dtype, for code outside this module that holds elements
@@ -99,8 +99,9 @@ impl Decoder {
             DType::Void(_) => Decoder::Void,
             DType::Ml(t) => Decoder::Ml(*t),
             DType::Object => {
-                dtype.refuse_object()?;
-                unreachable!("refuse_object refuses |O")
+                return Err(Error::new(ErrorKind::ObjectArray {
+                    dtype: dtype.clone(),
+                }))
             }
             DType::Record(r) => Decoder::Record(
                 r.fields()
@@ -252,9 +253,46 @@ pub(super) fn decode_all(dtype: &DType, bytes: &[u8], n: u64) -> Result<Vec<DynV
     if size == 0 {
         return (0..n).map(|_| decoder.decode_value(&[])).collect();
     }
-    debug_assert_eq!(bytes.len() as u64, n.saturating_mul(size as u64));
+    // The caller checked the length; checked again so that a short buffer is an error, not a
+    // silently shorter array (n × size saturates: no buffer is that long).
+    let needed = n.saturating_mul(size as u64);
+    if (bytes.len() as u64) < needed {
+        return Err(Error::new(ErrorKind::Truncated {
+            what: "pickled array data",
+            needed,
+            found: bytes.len() as u64,
+        }));
+    }
     bytes
         .chunks_exact(size)
+        .take(n as usize)
         .map(|c| decoder.decode_value(c))
         .collect()
+}
+
+#[cfg(all(test, feature = "pickle"))]
+mod tests {
+    use super::*;
+
+    /// `decode_all` trusted its caller's length check with a `debug_assert` (a panic in debug
+    /// builds, a silently shorter array in release) (issue 40, panics audit): a buffer short
+    /// of `n` elements is an error; a longer one decodes `n`.
+    #[test]
+    fn decode_all_refuses_a_buffer_short_of_n_elements() {
+        let i2 = DType::Number(Primitive::I16, crate::dtype::ByteOrder::Little);
+        let err = decode_all(&i2, &[1, 0, 2], 2).unwrap_err();
+        assert!(
+            matches!(
+                err.kind(),
+                ErrorKind::Truncated {
+                    needed: 4,
+                    found: 3,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        let got = decode_all(&i2, &[1, 0, 0xff, 0xff, 9], 2).unwrap();
+        assert_eq!(got, [DynValue::Int(1), DynValue::Int(-1)]);
+    }
 }
