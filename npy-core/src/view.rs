@@ -119,6 +119,8 @@ impl<'a, T> NpyView<'a, T> {
     /// A view of `data`, which [`view_data`] checked against `meta`.
     #[cfg_attr(not(feature = "mmap"), allow(dead_code))]
     pub(crate) fn from_checked(meta: ArrayMeta, data: &'a [T]) -> Self {
+        // Holds: both callers (mmap.rs `NpyMmap::view`, `NpyMmapMut::view`) pass the `len`
+        // elements `view_data` returned for this `meta`. Checked in debug builds only.
         debug_assert_eq!(meta.num_elements(), data.len() as u64);
         NpyView { meta, data }
     }

@@ -343,12 +343,13 @@ pub(crate) fn format_g(v: f64) -> String {
     }
     // The exponent of the value rounded to P significant digits decides the form.
     let sci = format!("{:.*e}", (P - 1) as usize, v.abs());
-    // Unreachable from input: the text is std's `{:e}` of a finite non-zero f64, which always
-    // ends in `e` and a decimal exponent.
+    // Cannot fail, whatever `v` is: `sci` is std's `{:e}` of a finite non-zero f64 (NaN,
+    // infinities and zeros returned above), which always writes `<mantissa>e<exponent>`.
     let (mantissa, exp) = sci
         .split_once('e')
         .expect("`{:e}` always writes an exponent");
-    // Unreachable from input, as above: the exponent is std's decimal digits.
+    // Cannot fail, as above: std writes the exponent as an optional `-` and decimal digits,
+    // within ±324 for an f64.
     let x: i32 = exp.parse().expect("`{:e}` writes a decimal exponent");
     if (-4..P).contains(&x) {
         let fixed = format!("{:.*}", (P - 1 - x) as usize, v.abs());
