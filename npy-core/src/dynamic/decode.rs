@@ -14,23 +14,41 @@ use crate::read::Decode;
 /// as bytes: the printer (npy-print, through `__private`) shows a typed array's elements as
 /// [`DynValue`]s.
 #[derive(Debug, Clone)]
-pub struct ElementDecoder(Decoder);
+pub struct ElementDecoder {
+    decoder: Decoder,
+    /// The dtype's itemsize: what `decode` takes from its input.
+    itemsize: usize,
+}
 
 impl ElementDecoder {
     /// A decoder of `dtype`'s elements.
     ///
     /// # Errors
-    /// For dtypes the decoder does not read alone (objects).
+    /// For dtypes the decoder does not read alone (objects); an itemsize past this platform's
+    /// address space.
     pub fn new(dtype: &DType) -> Result<ElementDecoder, Error> {
-        Decoder::new(dtype).map(ElementDecoder)
+        Ok(ElementDecoder {
+            decoder: Decoder::new(dtype)?,
+            itemsize: to_usize(dtype.itemsize(), "itemsize")?,
+        })
     }
 
-    /// One element from its `itemsize` bytes.
+    /// One element from the first `itemsize` bytes of `src` (the bytes after them are not
+    /// read).
     ///
     /// # Errors
-    /// When `src` does not hold one element of the dtype.
+    /// [`ErrorKind::Truncated`] when `src` is shorter than one element; values the decoder
+    /// refuses.
     pub fn decode(&self, src: &[u8]) -> Result<DynValue, Error> {
-        self.0.decode_value(src)
+        // The decoder slices its input by the dtype's layout: it gets exactly one element.
+        let Some(element) = src.get(..self.itemsize) else {
+            return Err(Error::new(ErrorKind::Truncated {
+                what: "element",
+                needed: self.itemsize as u64,
+                found: src.len() as u64,
+            }));
+        };
+        self.decoder.decode_value(element)
     }
 }
 
@@ -270,13 +288,42 @@ pub(super) fn decode_all(dtype: &DType, bytes: &[u8], n: u64) -> Result<Vec<DynV
         .collect()
 }
 
-#[cfg(all(test, feature = "pickle"))]
+#[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `ElementDecoder::decode` (public, for npy-print) documents an error for bytes that do
+    /// not hold an element, but sliced them unchecked: `src[0]` of nothing for `|b1`,
+    /// `copy_from_slice` of 2 bytes into an `i4`, a record's field past the end (issue 40,
+    /// panics audit). Now `Truncated`; bytes past the element are not read.
+    #[test]
+    fn element_decoder_refuses_bytes_short_of_an_element() {
+        for (descr, short) in [
+            ("|b1", &[][..]),
+            ("<i4", &[1, 2][..]),
+            ("<c16", &[0; 9][..]),
+            ("[('a', '<i2'), ('b', '<f8')]", &[0; 4][..]),
+            ("('<u2', (3,))", &[0; 5][..]),
+        ] {
+            let dtype: DType = descr.parse().unwrap();
+            let d = ElementDecoder::new(&dtype).unwrap();
+            let err = d.decode(short).unwrap_err();
+            assert!(
+                matches!(err.kind(), ErrorKind::Truncated { found, .. } if *found == short.len() as u64),
+                "{descr}: {err}"
+            );
+        }
+        let d = ElementDecoder::new(&"<i4".parse().unwrap()).unwrap();
+        assert_eq!(
+            d.decode(&[0xfe, 0xff, 0xff, 0xff, 9]).unwrap(),
+            DynValue::Int(-2)
+        );
+    }
 
     /// `decode_all` trusted its caller's length check with a `debug_assert` (a panic in debug
     /// builds, a silently shorter array in release) (issue 40, panics audit): a buffer short
     /// of `n` elements is an error; a longer one decodes `n`.
+    #[cfg(feature = "pickle")]
     #[test]
     fn decode_all_refuses_a_buffer_short_of_n_elements() {
         let i2 = DType::Number(Primitive::I16, crate::dtype::ByteOrder::Little);
