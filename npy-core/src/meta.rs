@@ -55,9 +55,12 @@ impl ArrayMeta {
     /// same itemsize, so the sizes stand). A hint it refuses (big-endian `'>V2'` as
     /// bfloat16) leaves the dtype as numpy reads it.
     pub(crate) fn hint(&mut self, hint: crate::dtype::MlType) {
+        // `DType::with_hint` keeps the itemsize (its every arm matches sizes); a dtype of
+        // another size is refused here all the same, as the sizes above were computed for it.
         if let Ok(Some(d)) = self.parsed.hinted_dtype(hint) {
-            debug_assert_eq!(d.itemsize(), self.itemsize);
-            self.parsed.header.dtype = d;
+            if d.itemsize() == self.itemsize {
+                self.parsed.header.dtype = d;
+            }
         }
     }
 

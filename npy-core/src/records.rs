@@ -244,7 +244,9 @@ pub mod __private {
         } else {
             Record::packed(fields)
         };
-        // Unreachable from input: the fields are a Rust struct's (see # Panics).
+        // Not reachable from a file: the fields are a Rust struct's, named at compile time
+        // (`#[derive(NpyElement)]` refuses a name used twice, npy-derive's `expand.rs`), and
+        // `Record::packed` / `aligned` fail otherwise only on a size past 2^64 (see # Panics).
         DType::Record(record.expect("a Rust struct's fields make a valid record"))
     }
 }

@@ -119,6 +119,8 @@ impl<'a, T> NpyView<'a, T> {
     /// A view of `data`, which [`view_data`] checked against `meta`.
     #[cfg_attr(not(feature = "mmap"), allow(dead_code))]
     pub(crate) fn from_checked(meta: ArrayMeta, data: &'a [T]) -> Self {
+        // Holds: both callers (mmap.rs `NpyMmap::view`, `NpyMmapMut::view`) pass the `len`
+        // elements `view_data` returned for this `meta`. Checked in debug builds only.
         debug_assert_eq!(meta.num_elements(), data.len() as u64);
         NpyView { meta, data }
     }
@@ -153,7 +155,10 @@ impl<'a, T> NpyView<'a, T> {
     where
         T: Clone,
     {
-        // Unreachable from input: the view's length was checked against its shape when made.
+        // Cannot fail: a view is made only from `view_data`'s slice (`NpyView::with_options`,
+        // and `from_checked` for maps), whose length `view_data` checked to be the shape's
+        // element count (data = nbytes = elements × size_of::<T>() bytes, view.rs `view_data`);
+        // `meta` and `data` are private and never change after.
         NpyArray::from_meta(self.meta.clone(), self.data.to_vec())
             .expect("view_data checked that a view holds exactly its shape's elements")
     }
@@ -298,7 +303,8 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
     let offset = meta.data_offset();
     let nbytes = meta.nbytes();
     let start = data_start(bytes, meta);
-    let available = (bytes.len() - start) as u64;
+    // `data_start` clamps the offset to `bytes.len()`.
+    let available = bytes.len().saturating_sub(start) as u64;
     if available < nbytes {
         return Err(Error::new(ErrorKind::Truncated {
             what: "array data",
@@ -317,8 +323,14 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
         // Nothing to borrow: an empty slice needs no alignment.
         return Ok(&[]);
     }
-    // nbytes <= available, which fits in usize.
-    let data = &bytes[start..start + nbytes as usize];
+    // nbytes <= available (checked above), so the range is within `bytes`.
+    let Some(data) = bytes.get(start..).and_then(|d| d.get(..nbytes as usize)) else {
+        return Err(Error::new(ErrorKind::Truncated {
+            what: "array data",
+            needed: nbytes,
+            found: available,
+        }));
+    };
     let view = match checked::try_cast_slice::<u8, T>(data) {
         Ok(view) => view,
         Err(CheckedCastError::PodCastError(
@@ -341,11 +353,18 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
                 },
             }));
         }
-        Err(CheckedCastError::PodCastError(e)) => unreachable!(
-            "a non-empty byte slice of whole elements, size_of::<T>() bytes each, casts to \
-             [T] unless misaligned: {e}"
-        ),
+        // A size mismatch: `data` is `nbytes` = elements × itemsize bytes and itemsize is
+        // `size_of::<T>()` (both checked above), so only a `T` whose checked cast disagrees
+        // with its own size gets here; refused rather than trusted.
+        Err(CheckedCastError::PodCastError(_)) => {
+            return Err(not_viewable::<T>(
+                dtype,
+                "the data's bytes do not cast to whole elements of the type",
+            ))
+        }
     };
+    // `data` holds exactly `nbytes` = elements × size_of::<T>() bytes (checked above), so the
+    // cast holds exactly the shape's elements.
     debug_assert_eq!(view.len() as u64, meta.num_elements());
     Ok(view)
 }

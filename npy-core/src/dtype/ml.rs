@@ -77,6 +77,17 @@ enum Specials {
     Finite,
 }
 
+/// How an [`MlType`]'s bits encode its values ([`MlType::encoding`]).
+#[derive(Debug, Clone, Copy)]
+enum Encoding {
+    /// Sign, exponent and mantissa bits.
+    Float(Layout),
+    /// `float8_e8m0fnu`: an unsigned exponent alone.
+    E8M0,
+    /// An integer in the low bits: two's complement when `signed`.
+    Int { signed: bool },
+}
+
 /// The bit layout of a float kind.
 #[derive(Debug, Clone, Copy)]
 struct Layout {
@@ -190,7 +201,9 @@ impl MlType {
         }
     }
 
-    fn layout(self) -> Option<Layout> {
+    /// How the kind's bits encode its values: a total table, so that decoding and encoding
+    /// match on it exhaustively (no kind can fall through to a missing layout).
+    fn encoding(self) -> Encoding {
         use MlType::*;
         use Specials::*;
         let (exp, man, bias, specials) = match self {
@@ -205,9 +218,11 @@ impl MlType {
             Float6E2M3Fn => (2, 3, 1, Finite),
             Float6E3M2Fn => (3, 2, 3, Finite),
             Float4E2M1Fn => (2, 1, 1, Finite),
-            Float8E8M0Fnu | Int4 | UInt4 | Int2 | UInt2 => return None,
+            Float8E8M0Fnu => return Encoding::E8M0,
+            Int4 | Int2 => return Encoding::Int { signed: true },
+            UInt4 | UInt2 => return Encoding::Int { signed: false },
         };
-        Some(Layout {
+        Encoding::Float(Layout {
             exp,
             man,
             bias,
@@ -219,9 +234,6 @@ impl MlType {
     /// their integer value. Bits above a sub-byte kind's width are read as ml_dtypes reads them
     /// (measured): int4/int2/uint4/uint2 ignore them; for float6 and float4 any of them set
     /// makes the value negative (ml_dtypes takes the sign as "the bits above the magnitude").
-    ///
-    /// # Panics
-    /// Never: every kind not matched by name has a float layout (tests decode every kind).
     pub fn decode(self, code: u16) -> f64 {
         let bits = self.bits();
         let low = if bits == 16 {
@@ -229,29 +241,25 @@ impl MlType {
         } else {
             code & ((1u16 << bits) - 1)
         };
-        match self {
-            MlType::BFloat16 => f64::from(half::bf16::from_bits(code).to_f32()),
-            MlType::Float8E8M0Fnu => {
+        match self.encoding() {
+            // bfloat16 is the high half of a binary32, which `half` widens exactly.
+            Encoding::Float(_) if self == MlType::BFloat16 => {
+                f64::from(half::bf16::from_bits(code).to_f32())
+            }
+            Encoding::Float(l) => decode_float(l, code & 0xff),
+            Encoding::E8M0 => {
                 if code == 0xff {
                     f64::NAN
                 } else {
                     pow2(i32::from(code) - 127)
                 }
             }
-            MlType::Int4 | MlType::Int2 => {
+            Encoding::Int { signed: true } => {
                 // Sign-extend from the top value bit.
                 let shift = 16 - bits;
                 f64::from(((low << shift) as i16) >> shift)
             }
-            MlType::UInt4 | MlType::UInt2 => f64::from(low),
-            _ => {
-                // Unreachable from input: the match above took every kind without a float
-                // layout (the int kinds); `layout()` is a table of the rest.
-                let l = self
-                    .layout()
-                    .expect("every other kind is a float with a layout");
-                decode_float(l, code & 0xff)
-            }
+            Encoding::Int { signed: false } => f64::from(low),
         }
     }
 
@@ -266,13 +274,10 @@ impl MlType {
     /// it has NaN but no infinity, the largest value (saturated) for the finite-only kinds
     /// (whose NaN is ml_dtypes' `-0`).
     /// Integer kinds truncate towards zero, and give 0 out of range (as ml_dtypes does).
-    ///
-    /// # Panics
-    /// Never: every kind not matched by name has a float layout (tests encode every kind).
     pub fn encode(self, x: f64) -> u16 {
-        match self {
-            MlType::Float8E8M0Fnu => encode_e8m0(x),
-            MlType::Int4 | MlType::UInt4 | MlType::Int2 | MlType::UInt2 => {
+        match self.encoding() {
+            Encoding::E8M0 => encode_e8m0(x),
+            Encoding::Int { .. } => {
                 // Truncated towards zero; out of range (NaN and infinities too) is 0, as
                 // ml_dtypes 0.7.0 casts (measured).
                 let v = if x.is_finite() { x.trunc() } else { f64::NAN };
@@ -282,14 +287,7 @@ impl MlType {
                     0
                 }
             }
-            _ => {
-                // Unreachable from input: the match above took every kind without a float
-                // layout (the int kinds); `layout()` is a table of the rest.
-                let l = self
-                    .layout()
-                    .expect("every other kind is a float with a layout");
-                encode_float(l, x)
-            }
+            Encoding::Float(l) => encode_float(l, x),
         }
     }
 
@@ -345,12 +343,13 @@ pub(crate) fn format_g(v: f64) -> String {
     }
     // The exponent of the value rounded to P significant digits decides the form.
     let sci = format!("{:.*e}", (P - 1) as usize, v.abs());
-    // Unreachable from input: the text is std's `{:e}` of a finite non-zero f64, which always
-    // ends in `e` and a decimal exponent.
+    // Cannot fail, whatever `v` is: `sci` is std's `{:e}` of a finite non-zero f64 (NaN,
+    // infinities and zeros returned above), which always writes `<mantissa>e<exponent>`.
     let (mantissa, exp) = sci
         .split_once('e')
         .expect("`{:e}` always writes an exponent");
-    // Unreachable from input, as above: the exponent is std's decimal digits.
+    // Cannot fail, as above: std writes the exponent as an optional `-` and decimal digits,
+    // within ±324 for an f64.
     let x: i32 = exp.parse().expect("`{:e}` writes a decimal exponent");
     if (-4..P).contains(&x) {
         let fixed = format!("{:.*}", (P - 1 - x) as usize, v.abs());

@@ -445,6 +445,9 @@ impl Record {
         if !names_increasing {
             check_unique_labels(&fields)?;
         }
+        // Holds by construction: `RecordBuilder::push` / `push_number` (descr.rs) place each
+        // field at the running offset and advance it with `checked_add`, and `finish` passes
+        // the final offset as `itemsize`. Checked in debug builds (tests) only.
         debug_assert!(Record::new(fields.clone(), itemsize).is_ok());
         Ok(Record { fields, itemsize })
     }

@@ -142,9 +142,9 @@ pub(super) fn parse_general(s: &str) -> Result<DType, DescrError> {
         _ => (b'=', b),
     };
     let order = order_of(endian);
-    if ty.is_empty() {
+    let Some((&code, size)) = ty.split_first() else {
         return Err(bad("data type not understood"));
-    }
+    };
     if is_datetime(ty) {
         let (kind, unit, multiplier) = parse_datetime(ty).map_err(&bad)?;
         let t = TimeType {
@@ -154,10 +154,10 @@ pub(super) fn parse_general(s: &str) -> Result<DType, DescrError> {
         };
         return Ok(DType::Time(t, order));
     }
-    let found = if let [code] = ty {
-        from_code(*code)
+    let found = if size.is_empty() {
+        from_code(code)
     } else {
-        match strtol(&ty[1..]) {
+        match strtol(size) {
             // numpy: "make sure it doesn't overflow or go negative".
             Strtol { value, .. } if !(0..=i64::from(i32::MAX)).contains(&value) => {
                 return Err(bad("data type not understood"))
@@ -166,9 +166,9 @@ pub(super) fn parse_general(s: &str) -> Result<DType, DescrError> {
                 value,
                 end,
                 overflow: false,
-            } if end == ty.len() - 1 && end > 0 => {
+            } if end == size.len() && end > 0 => {
                 let n = value as u64; // in 0..=i32::MAX
-                match ty[0] {
+                match code {
                     b'S' | b'a' => Some(Found::Sized(DType::Bytes(n))),
                     b'V' => Some(Found::Sized(DType::Void(n))),
                     // numpy counts characters, and keeps the itemsize (4 per character) in a

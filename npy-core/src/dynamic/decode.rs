@@ -7,30 +7,48 @@ use super::longdouble::longdouble_to_f64;
 use super::{DynValue, UcsString};
 use crate::codec::{decode_bool, saturating_product, trim_nuls, ucs4_code_points, Endian, Scalar};
 use crate::dtype::{DType, MlType, Primitive, TimeKind, TimeType};
-use crate::error::{to_usize, Error};
+use crate::error::{to_usize, Error, ErrorKind};
 use crate::read::Decode;
 
 /// Decodes single elements of one dtype, for code outside this module that holds elements
 /// as bytes: the printer (npy-print, through `__private`) shows a typed array's elements as
 /// [`DynValue`]s.
 #[derive(Debug, Clone)]
-pub struct ElementDecoder(Decoder);
+pub struct ElementDecoder {
+    decoder: Decoder,
+    /// The dtype's itemsize: what `decode` takes from its input.
+    itemsize: usize,
+}
 
 impl ElementDecoder {
     /// A decoder of `dtype`'s elements.
     ///
     /// # Errors
-    /// For dtypes the decoder does not read alone (objects).
+    /// For dtypes the decoder does not read alone (objects); an itemsize past this platform's
+    /// address space.
     pub fn new(dtype: &DType) -> Result<ElementDecoder, Error> {
-        Decoder::new(dtype).map(ElementDecoder)
+        Ok(ElementDecoder {
+            decoder: Decoder::new(dtype)?,
+            itemsize: to_usize(dtype.itemsize(), "itemsize")?,
+        })
     }
 
-    /// One element from its `itemsize` bytes.
+    /// One element from the first `itemsize` bytes of `src` (the bytes after them are not
+    /// read).
     ///
     /// # Errors
-    /// When `src` does not hold one element of the dtype.
+    /// [`ErrorKind::Truncated`] when `src` is shorter than one element; values the decoder
+    /// refuses.
     pub fn decode(&self, src: &[u8]) -> Result<DynValue, Error> {
-        self.0.decode_value(src)
+        // The decoder slices its input by the dtype's layout: it gets exactly one element.
+        let Some(element) = src.get(..self.itemsize) else {
+            return Err(Error::new(ErrorKind::Truncated {
+                what: "element",
+                needed: self.itemsize as u64,
+                found: src.len() as u64,
+            }));
+        };
+        self.decoder.decode_value(element)
     }
 }
 
@@ -99,8 +117,9 @@ impl Decoder {
             DType::Void(_) => Decoder::Void,
             DType::Ml(t) => Decoder::Ml(*t),
             DType::Object => {
-                dtype.refuse_object()?;
-                unreachable!("refuse_object refuses |O")
+                return Err(Error::new(ErrorKind::ObjectArray {
+                    dtype: dtype.clone(),
+                }))
             }
             DType::Record(r) => Decoder::Record(
                 r.fields()
@@ -252,9 +271,75 @@ pub(super) fn decode_all(dtype: &DType, bytes: &[u8], n: u64) -> Result<Vec<DynV
     if size == 0 {
         return (0..n).map(|_| decoder.decode_value(&[])).collect();
     }
-    debug_assert_eq!(bytes.len() as u64, n.saturating_mul(size as u64));
+    // The caller checked the length; checked again so that a short buffer is an error, not a
+    // silently shorter array (n × size saturates: no buffer is that long).
+    let needed = n.saturating_mul(size as u64);
+    if (bytes.len() as u64) < needed {
+        return Err(Error::new(ErrorKind::Truncated {
+            what: "pickled array data",
+            needed,
+            found: bytes.len() as u64,
+        }));
+    }
     bytes
         .chunks_exact(size)
+        .take(n as usize)
         .map(|c| decoder.decode_value(c))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ElementDecoder::decode` (public, for npy-print) documents an error for bytes that do
+    /// not hold an element, but sliced them unchecked: `src[0]` of nothing for `|b1`,
+    /// `copy_from_slice` of 2 bytes into an `i4`, a record's field past the end (issue 40,
+    /// panics audit). Now `Truncated`; bytes past the element are not read.
+    #[test]
+    fn element_decoder_refuses_bytes_short_of_an_element() {
+        for (descr, short) in [
+            ("|b1", &[][..]),
+            ("<i4", &[1, 2][..]),
+            ("<c16", &[0; 9][..]),
+            ("[('a', '<i2'), ('b', '<f8')]", &[0; 4][..]),
+            ("('<u2', (3,))", &[0; 5][..]),
+        ] {
+            let dtype: DType = descr.parse().unwrap();
+            let d = ElementDecoder::new(&dtype).unwrap();
+            let err = d.decode(short).unwrap_err();
+            assert!(
+                matches!(err.kind(), ErrorKind::Truncated { found, .. } if *found == short.len() as u64),
+                "{descr}: {err}"
+            );
+        }
+        let d = ElementDecoder::new(&"<i4".parse().unwrap()).unwrap();
+        assert_eq!(
+            d.decode(&[0xfe, 0xff, 0xff, 0xff, 9]).unwrap(),
+            DynValue::Int(-2)
+        );
+    }
+
+    /// `decode_all` trusted its caller's length check with a `debug_assert` (a panic in debug
+    /// builds, a silently shorter array in release) (issue 40, panics audit): a buffer short
+    /// of `n` elements is an error; a longer one decodes `n`.
+    #[cfg(feature = "pickle")]
+    #[test]
+    fn decode_all_refuses_a_buffer_short_of_n_elements() {
+        let i2 = DType::Number(Primitive::I16, crate::dtype::ByteOrder::Little);
+        let err = decode_all(&i2, &[1, 0, 2], 2).unwrap_err();
+        assert!(
+            matches!(
+                err.kind(),
+                ErrorKind::Truncated {
+                    needed: 4,
+                    found: 3,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        let got = decode_all(&i2, &[1, 0, 0xff, 0xff, 9], 2).unwrap();
+        assert_eq!(got, [DynValue::Int(1), DynValue::Int(-1)]);
+    }
 }

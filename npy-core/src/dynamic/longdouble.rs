@@ -12,7 +12,9 @@ pub(super) fn longdouble_to_f64(src: &[u8], endian: Endian) -> f64 {
             .zip(src.iter().rev())
             .for_each(|(d, s)| *d = *s);
     } else {
-        ext.copy_from_slice(&src[..10]);
+        // Zipped rather than sliced: a slot shorter than 10 bytes (no dtype the parser makes,
+        // but `Primitive::LongDouble`'s size is a public field) leaves the rest zero.
+        ext.iter_mut().zip(src).for_each(|(d, s)| *d = *s);
     }
     x87_to_f64(ext)
 }

@@ -2,7 +2,7 @@
 
 use super::{mismatch, NpyElement};
 use crate::dtype::{DType, SubArray};
-use crate::error::{to_usize, Error};
+use crate::error::{to_usize, Error, ErrorKind};
 
 /// `[T; N]`: a subarray of `N` elements of `T` (`[[f32; 3]; 2]` is a `(2, 3)` subarray).
 ///
@@ -47,19 +47,49 @@ impl<T: NpyElement, const N: usize> NpyElement for [T; N] {
         Ok((plan, item))
     }
     fn read(plan: &Self::Plan, src: &[u8]) -> Result<Self, Error> {
-        let mut out = Vec::with_capacity(N);
-        for i in 0..N {
-            out.push(T::read(&plan.0, &src[i * plan.1..(i + 1) * plan.1])?);
-        }
-        match out.try_into() {
-            Ok(array) => Ok(array),
-            Err(_) => unreachable!("exactly N elements were pushed"),
-        }
+        let (plan, item) = plan;
+        let out = (0..N)
+            .map(|i| T::read(plan, part(src, i, *item)?))
+            .collect::<Result<Vec<T>, Error>>()?;
+        // `map` over `0..N` yields N elements, so this is the array; an error all the same
+        // rather than a panic.
+        let len = out.len() as u64;
+        out.try_into().map_err(|_| {
+            Error::new(ErrorKind::LengthMismatch {
+                what: "subarray elements",
+                expected: N as u64,
+                found: len,
+            })
+        })
     }
     fn write(&self, plan: &Self::Plan, dst: &mut [u8]) -> Result<(), Error> {
+        let (plan, item) = plan;
+        let len = dst.len();
         for (i, v) in self.iter().enumerate() {
-            v.write(&plan.0, &mut dst[i * plan.1..(i + 1) * plan.1])?;
+            let slot = i
+                .checked_mul(*item)
+                .and_then(|at| dst.get_mut(at..)?.get_mut(..*item))
+                .ok_or_else(|| short(len, N, *item))?;
+            v.write(plan, slot)?;
         }
         Ok(())
     }
+}
+
+/// Element `i` (`item` bytes) of the subarray in `src`: `src` is one element of the subarray
+/// dtype, `N × item` bytes by the plan (`[T; N]::plan`), checked here all the same.
+fn part(src: &[u8], i: usize, item: usize) -> Result<&[u8], Error> {
+    i.checked_mul(item)
+        .and_then(|at| src.get(at..)?.get(..item))
+        .ok_or_else(|| short(src.len(), i.saturating_add(1), item))
+}
+
+/// A buffer of `len` bytes that does not hold `n` subarray elements of `item` bytes.
+#[cold]
+fn short(len: usize, n: usize, item: usize) -> Error {
+    Error::new(ErrorKind::Truncated {
+        what: "subarray element",
+        needed: (n as u64).saturating_mul(item as u64),
+        found: len as u64,
+    })
 }

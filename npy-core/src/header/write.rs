@@ -59,9 +59,7 @@ impl Header {
         let text = self.to_text();
         match version {
             Some(v) => wrap_header(&text, v, 0),
-            None => wrap_header(&text, Version::V1_0, 0)
-                .or_else(|_| wrap_header(&text, Version::V2_0, 0))
-                .or_else(|_| wrap_header(&text, Version::V3_0, 0)),
+            None => wrap_numpy(&text).map(|(_, bytes)| bytes),
         }
     }
 
@@ -145,6 +143,15 @@ fn prefixed(encoded: &[u8], version: Version, total: u64, pad: u64) -> Vec<u8> {
     out
 }
 
+/// numpy's version choice for `text` and the bytes in it: 1.0; 2.0 when the header needs
+/// more than 65,535 bytes; 3.0 when the text is not latin-1.
+fn wrap_numpy(text: &str) -> Result<(Version, Vec<u8>), Error> {
+    let wrap = |version| wrap_header(text, version, 0).map(|bytes| (version, bytes));
+    wrap(Version::V1_0)
+        .or_else(|_| wrap(Version::V2_0))
+        .or_else(|_| wrap(Version::V3_0))
+}
+
 /// numpy's `_wrap_header`; then `ARRAY_ALIGN` more spaces at a time while the whole is shorter
 /// than `min_len` bytes (0: exactly numpy's).
 fn wrap_header(text: &str, version: Version, min_len: u64) -> Result<Vec<u8>, Error> {
@@ -170,23 +177,15 @@ impl ParsedHeader {
     ///
     /// # Errors
     /// As [`Header::to_bytes`].
-    ///
-    /// # Panics
-    /// Never: its `expect`s state what [`Header::to_bytes`] guarantees (a known version,
-    /// padding of at most `ARRAY_ALIGN` bytes).
     pub fn for_header(header: Header) -> Result<ParsedHeader, Error> {
+        header.nbytes()?;
         let text = header.to_text();
-        let bytes = header.to_bytes(None)?;
-        // Unreachable from input: `bytes` is what `to_bytes` just wrote for this header (one of
-        // its versions, padding below ARRAY_ALIGN).
-        let version = Version::from_bytes(bytes[6], bytes[7])
-            .expect("to_bytes writes one of the versions it knows");
-        let header_len = bytes.len() as u64 - version.prefix_len();
+        let (version, bytes) = wrap_numpy(&text)?;
+        // `wrap_header` wrote the prefix, the encoded text, 1 to ARRAY_ALIGN spaces and `\n`:
+        // neither subtraction can go below 0 (saturating all the same).
+        let header_len = (bytes.len() as u64).saturating_sub(version.prefix_len());
         let encoded = encode(&text, version)?.len() as u64;
-        // Unreachable from input, as above: to_bytes padded this text with fewer than
-        // ARRAY_ALIGN spaces, so the difference is small and never negative.
-        let padding = usize::try_from(header_len - encoded - 1)
-            .expect("the padding is at most ARRAY_ALIGN bytes");
+        let padding = header_len.saturating_sub(encoded + 1) as usize;
         let mut stored = text;
         stored.extend(std::iter::repeat_n(' ', padding));
         stored.push('\n');

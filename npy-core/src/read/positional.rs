@@ -310,8 +310,9 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
     pub fn row_elements<T: NpyElement>(&self, rows: Range<u64>) -> Result<Range<u64>, Error> {
         let mut r = self.stream();
         r.fold_for::<T>()?;
-        check_rows(r.order(), r.shape(), &rows)?;
-        let row = checked_product(1, &r.shape()[1..]).unwrap_or(u64::MAX);
+        let row = checked_product(1, check_rows(r.order(), r.shape(), &rows)?).unwrap_or(u64::MAX);
+        // Within the array's elements (which fit in 64 bits) when the first dimension is not
+        // 0; when it is, the range is 0..0 and multiplies to 0.
         Ok(rows.start * row..rows.end * row)
     }
 
@@ -331,10 +332,10 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
     /// ```
     pub fn row_byte_range(&self, rows: Range<u64>) -> Result<Range<u64>, Error> {
         let r = self.stream();
-        check_rows(r.order(), r.shape(), &rows)?;
+        let dims = check_rows(r.order(), r.shape(), &rows)?;
         // Within the array's bytes, which fit in 64 bits (checked when the header was read;
         // a row of zero rows may not, and is never multiplied by more than 0).
-        let row = checked_product(self.meta().itemsize(), &r.shape()[1..]).unwrap_or(u64::MAX);
+        let row = checked_product(self.meta().itemsize(), dims).unwrap_or(u64::MAX);
         let at = self.data_offset();
         Ok(at.saturating_add(rows.start * row)..at.saturating_add(rows.end * row))
     }
@@ -574,15 +575,15 @@ impl<S: ReadAt + ?Sized> Seek for SourceCursor<'_, S> {
 }
 
 /// Rows `rows` of an array of `shape` in `order` are a contiguous run of its bytes: a C-order
-/// array of at least one dimension, and the range within its first dimension.
-fn check_rows(order: Order, shape: &[u64], rows: &Range<u64>) -> Result<(), Error> {
-    if order.is_fortran() || shape.is_empty() {
+/// array of at least one dimension, and the range within its first dimension. Returns the
+/// dimensions of a row (the shape after the first).
+fn check_rows<'s>(order: Order, shape: &'s [u64], rows: &Range<u64>) -> Result<&'s [u64], Error> {
+    let Some((&count, row)) = shape.split_first().filter(|_| !order.is_fortran()) else {
         return Err(Error::new(ErrorKind::Unsupported {
             operation: "read_rows",
             reason: "rows are contiguous only in C-order arrays with at least one dimension".into(),
         }));
-    }
-    let count = shape[0];
+    };
     if rows.start > rows.end || rows.end > count {
         return Err(Error::new(ErrorKind::OutOfRange {
             what: "row range",
@@ -591,7 +592,7 @@ fn check_rows(order: Order, shape: &[u64], rows: &Range<u64>) -> Result<(), Erro
             len: count,
         }));
     }
-    Ok(())
+    Ok(row)
 }
 
 #[cfg(test)]

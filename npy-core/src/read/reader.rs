@@ -736,16 +736,20 @@ impl<R: Read + Seek> NpyReader<R> {
     /// [`ErrorKind::Unsupported`] for Fortran-order or 0-d arrays, [`ErrorKind::OutOfRange`]
     /// for rows outside the array; otherwise as [`NpyReader::read_range`].
     pub fn read_rows<T: NpyElement>(&mut self, range: Range<u64>) -> Result<Vec<T>, Error> {
-        if self.order().is_fortran() || self.shape().is_empty() {
+        let Some((&rows, dims)) = self
+            .shape()
+            .split_first()
+            .filter(|_| !self.order().is_fortran())
+        else {
             return Err(Error::new(ErrorKind::Unsupported {
                 operation: "read_rows",
                 reason: "rows are contiguous only in C-order arrays with at least one dimension"
                     .into(),
             }));
-        }
-        // A row's elements: at most the array's, which fit in 64 bits.
-        let row = checked_product(1, &self.shape()[1..]).unwrap_or(u64::MAX);
-        let rows = self.shape()[0];
+        };
+        // A row's elements: at most the array's, which fit in 64 bits (when `rows` is 0 the
+        // range below is 0..0 and multiplies to 0).
+        let row = checked_product(1, dims).unwrap_or(u64::MAX);
         if range.start > range.end || range.end > rows {
             return Err(Error::new(ErrorKind::OutOfRange {
                 what: "row range",

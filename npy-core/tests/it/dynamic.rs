@@ -352,3 +352,27 @@ fn a_reversed_range_says_so() {
     let err = r.read_range::<i16>(5..3).unwrap_err();
     assert!(err.to_string().contains("reversed"), "{err}");
 }
+
+/// A `longdouble` of fewer bytes than the x87 format's 10 (`Primitive::LongDouble`'s size is a
+/// public field; the descr parser makes only 12 and 16) sliced 10 bytes out of 4 when its
+/// element was decoded (issue 40, panics audit). Now the bytes there are are read, the rest
+/// zero: `00 00 80 3f` is an x87 significand with exponent 0, a denormal far below f64's range.
+#[test]
+fn a_longdouble_shorter_than_x87_decodes_without_panicking() {
+    use npy_core::dtype::Primitive;
+    let dtype = npy_core::DType::Number(
+        Primitive::LongDouble { size: 4 },
+        npy_core::ByteOrder::Little,
+    );
+    let bytes = vec![0, 0, 0x80, 0x3f];
+    let value = DynValue::LongDouble {
+        bytes: bytes.clone(),
+        approx: 0.0,
+    };
+    let a = npy_core::DynArray::new(Header::new(dtype, vec![1]), vec![value]).unwrap();
+    let Some(DynValue::LongDouble { bytes: got, approx }) = a.element(0) else {
+        panic!("not a longdouble: {:?}", a.element(0));
+    };
+    assert_eq!(got, bytes);
+    assert_eq!(approx, 0.0);
+}

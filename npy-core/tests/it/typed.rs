@@ -617,3 +617,26 @@ fn stream_extend_writes_what_a_slice_write_writes() {
     );
     assert_eq!(w.elements_written(), 2);
 }
+
+/// `[T; N]`'s element codec sliced `src[i * item..]` without a check: given fewer bytes than
+/// its subarray's itemsize (the readers always pass whole elements, but `NpyElement::read` and
+/// `write` are public) it panicked (issue 40, panics audit). Now an error; whole elements
+/// decode as the format's rules say (three little-endian `i4`).
+#[test]
+fn subarray_element_codec_refuses_short_buffers() {
+    use npy_core::NpyElement;
+    type A = [i32; 3];
+    let i4 = DType::Number(Primitive::I32, ByteOrder::Little);
+    let dtype = DType::SubArray(npy_core::dtype::SubArray::new(i4, vec![3]).unwrap());
+    let plan = A::plan(&dtype).unwrap();
+    let err = A::read(&plan, &[1, 0, 0, 0, 2]).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Truncated { .. }), "{err}");
+    let mut short = [0u8; 11];
+    let err = [1, 2, 3].write(&plan, &mut short).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Truncated { .. }), "{err}");
+    let whole = [1, 0, 0, 0, 2, 0, 0, 0, 0xff, 0xff, 0xff, 0xff];
+    assert_eq!(A::read(&plan, &whole).unwrap(), [1, 2, -1]);
+    let mut out = [0u8; 12];
+    [1, 2, -1].write(&plan, &mut out).unwrap();
+    assert_eq!(out, whole);
+}

@@ -227,7 +227,9 @@ pub mod internals {
     /// caller checked to be `n` × the itemsize.
     ///
     /// # Errors
-    /// A dtype the dynamic decoder does not read; values it refuses.
+    /// A dtype the dynamic decoder does not read; values it refuses;
+    /// [`ErrorKind::Truncated`](crate::ErrorKind::Truncated) when `bytes` is shorter than
+    /// `n` elements.
     pub fn decode_all(dtype: &DType, bytes: &[u8], n: u64) -> Result<Vec<DynValue>, Error> {
         crate::dynamic::decode::decode_all(dtype, bytes, n)
     }
