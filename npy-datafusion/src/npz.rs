@@ -78,6 +78,18 @@ impl ReadAt for StoreReader {
     }
 }
 
+/// Opens the archive with the least suffix read zipfile's search needs
+/// ([`npy_npz::MIN_SUFFIX_BYTES`], 64 KiB + 98) rather than npy-npz's default 256 KiB: one
+/// more request only for a directory longer than that (thousands of members).
+fn open_archive(reader: StoreReader, path: &str) -> Result<NpzArchive<StoreReader>, Error> {
+    NpzArchive::with_suffix_bytes(
+        reader,
+        npy_core::ReadOptions::default(),
+        npy_npz::MIN_SUFFIX_BYTES,
+    )
+    .map_err(|e| npz_error(path, e))
+}
+
 fn npz_error(path: &str, source: npy_npz::Error) -> Error {
     Error::Npz {
         path: path.to_owned(),
@@ -97,8 +109,8 @@ fn joined(path: &str, e: &tokio::task::JoinError) -> Error {
 /// `data_offset` is its data's in the archive, so the scan reads it by byte ranges like a
 /// `.npy` file; a deflated member is `streamed` from its local header.
 ///
-/// Requests: the archive's suffix (zip directory), the directory when the suffix does not hold
-/// it, and the member's local header with its `.npy` header: two or three.
+/// Requests: the archive's last 64 KiB (the zip directory's end), the directory when that does
+/// not hold it, and the member's local header with its `.npy` header: two or three.
 ///
 /// # Errors
 /// [`Error::Npz`] for a broken archive, a missing key, a member that is not an `.npy` or does
@@ -120,7 +132,7 @@ pub(crate) async fn read_member_shard(
 }
 
 fn member_shard(reader: StoreReader, key: &str, path: &str) -> Result<Shard, Error> {
-    let archive = NpzArchive::new(reader).map_err(|e| npz_error(path, e))?;
+    let archive = open_archive(reader, path)?;
     let member = archive.member(key).map_err(|e| npz_error(path, e))?.clone();
     let parsed = archive.header(key).map_err(|e| npz_error(path, e))?;
     let mut shard = Shard::from_header(&parsed, member.size, path)?;
@@ -168,7 +180,7 @@ pub(crate) fn member_batches(
     let (tx, rx) = tokio::sync::mpsc::channel(1);
     tokio::task::spawn_blocking(move || {
         let run = || -> Result<(), Error> {
-            let archive = NpzArchive::new(reader).map_err(|e| npz_error(&path, e))?;
+            let archive = open_archive(reader, &path)?;
             let mut data = archive
                 .npy_reader(&key)
                 .map_err(|e| npz_error(&path, e))?

@@ -743,7 +743,10 @@ print(json.dumps({'groups': groups, 'rows': len(a),
         // A stored Fortran-order 2-d member: rows gathered from the archive's bytes.
         let ctx = session(64, 2);
         member_listing(&ctx, "f", &format!("{d}/fortran.npz"), Some("f"), Some("f")).await;
-        let rows = query(&ctx, "SELECT f[1] AS c FROM f").await.unwrap();
+        // The first column ascends (i / 2), so ORDER BY gives numpy's row order back.
+        let rows = query(&ctx, "SELECT f[1] AS c FROM f ORDER BY c")
+            .await
+            .unwrap();
         let col: Vec<Value> = rows.iter().map(|r| r["c"].clone()).collect();
         assert_eq!(Value::from(col), want["fcol0"]);
         // Errors name the archive and say what is wrong.
