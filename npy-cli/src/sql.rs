@@ -9,8 +9,9 @@ use crate::format::report;
 /// Run a SQL query over .npy files (DataFusion; a build with the feature `sql`).
 ///
 /// Tables: --table NAME=LOCATION, where LOCATION is a .npy file, a directory (its *.npy), a
-/// glob ('shards/*.npy'), or ARCHIVE.npz:KEY (member KEY of each archive ARCHIVE names: a
-/// file, a directory, a glob; one KEY per table), or with the feature `remote` a URL (s3://,
+/// glob ('shards/*.npy'), or ARCHIVE:KEY (member KEY of each .npz archive ARCHIVE names: a
+/// file, a directory of archives, a glob; one KEY per table; a stored member's CRC-32 is not
+/// checked), or with the feature `remote` a URL (s3://,
 /// gs://, az://, http(s)://; HTTP has no listing: name each file) to any of those. The same NAME
 /// repeated makes one table of all its locations. A quoted path in FROM is a table too:
 /// SELECT count(*) FROM 'shards/*.npy'.
@@ -105,12 +106,45 @@ mod engine {
     /// What went wrong, as the message printed after `npy: `.
     type Fail = String;
 
-    /// `ARCHIVE.npz:KEY` → the archive and the key (a path that ends in `.npz` before the last
-    /// colon).
+    /// `ARCHIVE:KEY` → the archive and the key: split at the first colon whose left side ends
+    /// in `.npz` (any case), in `/`, or is a local directory, so that a key may hold colons and
+    /// a URL's scheme and port are not taken for one.
     fn npz_member(location: &str) -> Option<(&str, &str)> {
-        let (archive, key) = location.rsplit_once(':')?;
-        let lower = archive.to_ascii_lowercase();
-        (lower.ends_with(".npz") && !key.is_empty()).then_some((archive, key))
+        location.match_indices(':').find_map(|(i, _)| {
+            let (archive, key) = (&location[..i], &location[i + 1..]);
+            let npz = archive.to_ascii_lowercase().ends_with(".npz")
+                || archive.ends_with('/')
+                || (!archive.is_empty() && !archive.contains("://") && Path::new(archive).is_dir());
+            (npz && !key.is_empty()).then_some((archive, key))
+        })
+    }
+
+    /// A LOCATION that cannot be an `.npy` table, said before DataFusion answers "no files
+    /// found": an `.npz` archive without `:KEY` (its keys listed when it is a local file), or
+    /// `FILE:KEY` where FILE is a local file that is not an `.npz`.
+    fn not_npy(location: &str) -> Option<Fail> {
+        if location.to_ascii_lowercase().ends_with(".npz") {
+            let keys = npy_npz::NpzArchive::open(location)
+                .map(|a| {
+                    a.keys()
+                        .map(|k| format!("{k:?}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .map(|k| format!(" (its keys: {k})"))
+                .unwrap_or_default();
+            return Some(format!(
+                "{location}: an .npz archive is read through one member: \
+                 --table NAME={location}:KEY{keys}"
+            ));
+        }
+        let (file, _) = location.rsplit_once(':')?;
+        (!location.contains("://") && Path::new(file).is_file()).then(|| {
+            format!(
+                "{file}: not an .npz archive (ARCHIVE.npz:KEY names member KEY of an .npz; \
+                 an .npy file is a LOCATION by itself)"
+            )
+        })
     }
 
     /// Registers the object store a URL LOCATION needs on `ctx` (`s3://`, `gs://`, `az://`,
@@ -332,6 +366,8 @@ mod engine {
             }
             member = Some(key.to_owned());
             locations = members.iter().map(|(archive, _)| *archive).collect();
+        } else if let Some(fail) = locations.iter().find_map(|l| not_npy(l)) {
+            return Err(fail);
         }
         let urls = locations
             .iter()
@@ -344,7 +380,13 @@ mod engine {
             column_name: Some(name.to_owned()),
             member,
         };
-        let extension = format!(".{}", options.extension());
+        // The archives' own spelling of the extension (`.NPZ`): the listing compares it as is.
+        let extension = match locations.first() {
+            Some(l) if options.member.is_some() && l.to_ascii_lowercase().ends_with(".npz") => {
+                l[l.len() - 4..].to_owned()
+            }
+            _ => format!(".{}", options.extension()),
+        };
         let format = NpyFormat::with_options(options);
         let options = ListingOptions::new(Arc::new(format)).with_file_extension(extension);
         let config = ListingTableConfig::new_with_multi_paths(urls)

@@ -99,7 +99,9 @@ pub enum Error {
 
 impl Error {
     /// The location of the file the error is about (empty for [`Error::Codec`], which is about
-    /// bytes from another process).
+    /// bytes from another process). For a fault of an `.npz` member's own `.npy` (its data
+    /// shorter than its header says, its dtype, a deflated Fortran-order member): the archive's
+    /// location, `:` and the member's key.
     pub fn path(&self) -> &str {
         match self {
             Error::Store { path, .. }

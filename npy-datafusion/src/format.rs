@@ -43,7 +43,10 @@ pub struct NpyOptions {
     /// `key` of each (numpy's key: `np.load(archive)[key]`, the member `key.npy`); the files'
     /// extension is then `.npz`. A stored member (`np.savez`) is read by byte ranges like a
     /// `.npy` file; a deflated one (`np.savez_compressed`) is inflated in one stream per
-    /// archive, a batch at a time. `None`: the files are `.npy` files.
+    /// archive, a batch at a time. A deflated member's CRC-32 is checked when its last row is
+    /// read; a stored member's is not (its rows are read by ranges, never all in one pass:
+    /// `npy_npz::NpzArchive::verify` checks it, as `np.load` does). `None`: the files are
+    /// `.npy` files.
     pub member: Option<String>,
 }
 

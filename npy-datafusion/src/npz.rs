@@ -135,7 +135,10 @@ fn member_shard(reader: StoreReader, key: &str, path: &str) -> Result<Shard, Err
     let archive = open_archive(reader, path)?;
     let member = archive.member(key).map_err(|e| npz_error(path, e))?.clone();
     let parsed = archive.header(key).map_err(|e| npz_error(path, e))?;
-    let mut shard = Shard::from_header(&parsed, member.size, path)?;
+    // The member's own faults (its data shorter than its header says, a dtype without an
+    // Arrow type) name it as `npy sql` does: ARCHIVE:KEY.
+    let at = format!("{path}:{key}");
+    let mut shard = Shard::from_header(&parsed, member.size, &at)?;
     if member.is_stored() {
         let range = archive.member_range(key).map_err(|e| npz_error(path, e))?;
         // member_range proved start + size is inside the archive, and from_header that the
@@ -144,7 +147,7 @@ fn member_shard(reader: StoreReader, key: &str, path: &str) -> Result<Shard, Err
     } else {
         if shard.fortran {
             return Err(Error::Unsupported {
-                path: path.to_owned(),
+                path: at,
                 what: format!(
                     "member {key:?} is deflated and in Fortran order: its rows are strided \
                      through one compressed stream (store the member, np.savez, or save the \

@@ -700,6 +700,11 @@ np.savez(d + '/fortran.npz', f=f)
 np.savez_compressed(d + '/bad/fortran_deflated.npz', f=f)
 with zipfile.ZipFile(d + '/bad/notnpy.npz', 'w') as z:
     z.writestr('rec.npy', b'not an array')
+# A stored member holding a header and half of the data it describes.
+import io
+b = io.BytesIO(); np.save(b, np.arange(100, dtype='<i8'))
+with zipfile.ZipFile(d + '/bad/short.npz', 'w') as z:
+    z.writestr('x.npy', b.getvalue()[: 128 + 400])
 raw = open(f'{d}/stored/a0.npz', 'rb').read()
 open(d + '/bad/truncated.npz', 'wb').write(raw[: len(raw) // 2])
 first = parts[0][:5]
@@ -751,11 +756,23 @@ print(json.dumps({'groups': groups, 'rows': len(a),
         assert_eq!(Value::from(col), want["fcol0"]);
         // Errors name the archive and say what is wrong.
         let ctx = session(1 << 20, 1000);
-        for (file, key, says) in [
-            ("stored/a0.npz", "missing", "missing"),
-            ("bad/notnpy.npz", "rec", "rec"),
-            ("bad/truncated.npz", "rec", "truncated.npz"),
-            ("bad/fortran_deflated.npz", "f", "Fortran order"),
+        // (file, key, the error's path ends with, its message says)
+        for (file, key, at, says) in [
+            ("stored/a0.npz", "missing", "stored/a0.npz", "missing"),
+            ("bad/notnpy.npz", "rec", "bad/notnpy.npz", "rec"),
+            (
+                "bad/truncated.npz",
+                "rec",
+                "bad/truncated.npz",
+                "truncated.npz",
+            ),
+            ("bad/short.npz", "x", "bad/short.npz:x", "needed"),
+            (
+                "bad/fortran_deflated.npz",
+                "f",
+                "bad/fortran_deflated.npz:f",
+                "Fortran order",
+            ),
         ] {
             let options = NpyOptions {
                 column_name: None,
@@ -767,7 +784,7 @@ print(json.dumps({'groups': groups, 'rows': len(a),
             let err = listing.infer_schema(&ctx.state(), &url).await.unwrap_err();
             let ours = Error::find(&err).unwrap_or_else(|| panic!("{file}: not ours: {err}"));
             let text = ours.to_string();
-            assert!(ours.path().ends_with(file), "{file}: {text}");
+            assert!(ours.path().ends_with(at), "{file}: {} {text}", ours.path());
             assert!(text.contains(says), "{file}: {text}");
         }
     });

@@ -187,6 +187,54 @@ fn errors_name_the_file_and_the_table_output_prints() {
     assert!(stderr(&o).contains("nope"), "{}", stderr(&o));
 }
 
+/// The `ARCHIVE.npz:KEY` forms a user writes, against numpy's sums: ARCHIVE a directory of
+/// archives (with and without its `/`), an archive named `.NPZ`, a key holding a colon; and the
+/// mistakes, each said before DataFusion's "no files found": an archive without `:KEY` (its
+/// keys listed), `:KEY` after an `.npy` file.
+#[test]
+fn archive_forms_and_their_mistakes() {
+    let Some(python) = python_for("npy sql over .npz archive forms against numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = r"
+import sys, os, json, numpy as np
+d = sys.argv[1]
+os.mkdir(d + '/arch')
+a, b = np.arange(10, dtype='<i4'), np.arange(7, dtype='>i4') * 5
+np.savez(d + '/arch/a.npz', v=a)
+np.savez_compressed(d + '/arch/b.npz', v=b)
+# savez adds '.npz' to a name not ending in it (any other case too): through a file object.
+with open(d + '/UP.NPZ', 'wb') as f:
+    np.savez(f, v=a)
+np.savez(d + '/colon.npz', **{'a:b': b, 'v': a})
+np.save(d + '/plain.npy', a)
+print(json.dumps({'both': int(a.sum() + b.astype('<i4').sum()), 'a': int(a.sum()), 'b': int(b.astype('<i4').sum())}))
+";
+    let want: Value = serde_json::from_str(&run_script(&python, script, [dir.path()])).unwrap();
+    let d = dir.path().display().to_string();
+    for (location, sum) in [
+        (format!("{d}/arch:v"), &want["both"]),
+        (format!("{d}/arch/:v"), &want["both"]),
+        (format!("{d}/UP.NPZ:v"), &want["a"]),
+        (format!("{d}/colon.npz:a:b"), &want["b"]),
+    ] {
+        let t = format!("t={location}");
+        let rows = json_rows(&["--table", &t, "SELECT sum(t) AS s FROM t"]);
+        assert_eq!(rows, [serde_json::json!({ "s": sum })], "{location}");
+    }
+    for (location, says) in [
+        (format!("{d}/arch/a.npz"), r#"a.npz:KEY (its keys: "v")"#),
+        (format!("{d}/plain.npy:v"), "plain.npy: not an .npz archive"),
+    ] {
+        let t = format!("t={location}");
+        let o = npy(["sql", "--table", &t, "SELECT count(*) FROM t"]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{location}: {err}");
+        assert!(err.contains(says), "{location}: {err}");
+    }
+}
+
 /// URLs as locations (features `sql` and `remote`): two shards on the project's HTTP range
 /// server (no listing: each file named, under one NAME), numpy's sums.
 #[cfg(feature = "remote")]
