@@ -106,6 +106,31 @@ mod engine {
     /// What went wrong, as the message printed after `npy: `.
     type Fail = String;
 
+    /// The message of a DataFusion or Arrow error: npy-datafusion's own when one is inside it
+    /// (it names the file), without the `External error: ` wrappers a scan's error gathers on
+    /// its way out of DataFusion's streams; else the error as DataFusion says it.
+    fn said(e: &(dyn std::error::Error + 'static)) -> Fail {
+        let mut at: Option<&(dyn std::error::Error + 'static)> = Some(e);
+        while let Some(err) = at {
+            if let Some(ours) = err.downcast_ref::<npy_datafusion::Error>() {
+                let text = ours.to_string();
+                // A local file's store location has no leading `/` (object_store's paths are
+                // relative to the store's root): give it back as the path the user wrote.
+                let path = ours.path();
+                let absolute = Path::new("/").join(path);
+                let local = !path.is_empty() && !path.starts_with('/') && !path.contains("://");
+                if local && !Path::new(path).exists() && absolute.exists() {
+                    if let Some(rest) = text.strip_prefix(path) {
+                        return format!("{}{rest}", absolute.display());
+                    }
+                }
+                return text;
+            }
+            at = err.source();
+        }
+        e.to_string()
+    }
+
     /// `ARCHIVE:KEY` → the archive and the key: split at the first colon whose left side ends
     /// in `.npz` (any case), in `/`, or is a local directory, so that a key may hold colons and
     /// a URL's scheme and port are not taken for one.
@@ -303,6 +328,40 @@ mod engine {
         }
     }
 
+    /// An `http(s)://` LOCATION must name one file that exists: HTTP has no listing, and
+    /// DataFusion takes a missing file for a folder, whose listing (a `PROPFIND` of `WebDAV`) a plain
+    /// server refuses after retries, seconds later, in its words. One HEAD, which the store
+    /// keeps for the table's own ([`OnceHead`]): no request is added.
+    #[cfg(feature = "remote")]
+    async fn check_http_file(
+        ctx: &SessionContext,
+        url: &ListingTableUrl,
+        location: &str,
+    ) -> Result<(), Fail> {
+        use object_store_sql::ObjectStoreExt as _;
+        let http = ["http://", "https://"]
+            .iter()
+            .any(|s| url.as_str().starts_with(s));
+        if !http {
+            return Ok(());
+        }
+        let no_listing = "HTTP has no listing: a URL LOCATION names one file";
+        if url.is_collection() || location.contains('*') {
+            return Err(format!("{location}: {no_listing} (no folders or globs)"));
+        }
+        let store = ctx
+            .runtime_env()
+            .object_store(url.object_store())
+            .map_err(|e| said(&e))?;
+        match store.head(url.prefix()).await {
+            Ok(_) => Ok(()),
+            Err(object_store_sql::Error::NotFound { .. }) => {
+                Err(format!("{location}: not found ({no_listing})"))
+            }
+            Err(e) => Err(format!("{location}: {e}")),
+        }
+    }
+
     /// Without the feature `remote`, a URL other than `file://` is refused, naming the flag.
     #[cfg(not(feature = "remote"))]
     fn register_store(_ctx: &SessionContext, url: &ListingTableUrl) -> Result<(), Fail> {
@@ -373,8 +432,10 @@ mod engine {
             .iter()
             .map(|l| listing_url(l))
             .collect::<Result<Vec<_>, _>>()?;
-        for url in &urls {
+        for (url, location) in urls.iter().zip(&locations) {
             register_store(ctx, url)?;
+            #[cfg(feature = "remote")]
+            check_http_file(ctx, url, location).await?;
         }
         let options = NpyOptions {
             column_name: Some(name.to_owned()),
@@ -393,8 +454,9 @@ mod engine {
             .with_listing_options(options)
             .infer_schema(&ctx.state())
             .await
-            .map_err(|e| format!("table {name}: {e}"))?;
-        let table = ListingTable::try_new(config).map_err(|e| format!("table {name}: {e}"))?;
+            .map_err(|e| format!("table {name}: {}", said(&e)))?;
+        let table =
+            ListingTable::try_new(config).map_err(|e| format!("table {name}: {}", said(&e)))?;
         ctx.register_table(name, Arc::new(table))
             .map_err(|e| e.to_string())?;
         Ok(())
@@ -414,11 +476,11 @@ mod engine {
         for (name, locations) in grouped(&args.tables)? {
             register(&ctx, &name, &locations).await?;
         }
-        let df = ctx.sql(&args.query).await.map_err(|e| e.to_string())?;
+        let df = ctx.sql(&args.query).await.map_err(|e| said(&e))?;
         let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
-        let plan = df.create_physical_plan().await.map_err(|e| e.to_string())?;
+        let plan = df.create_physical_plan().await.map_err(|e| said(&e))?;
         let stream = datafusion::physical_plan::execute_stream(Arc::clone(&plan), ctx.task_ctx())
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| said(&e))?;
         Ok(Planned {
             schema,
             plan,
@@ -547,7 +609,7 @@ mod engine {
                 .with_explicit_nulls(true)
                 .build::<_, datafusion::arrow::json::writer::LineDelimited>(stdout.lock());
             while let Some(b) = next() {
-                let b = b.map_err(|e| e.to_string())?;
+                let b = b.map_err(|e| said(&e))?;
                 w.write(&b).map_err(|e| e.to_string())?;
             }
             w.finish().map_err(|e| e.to_string())?;
@@ -556,7 +618,7 @@ mod engine {
         let Some(path) = &args.output else {
             let mut batches = Vec::new();
             while let Some(b) = next() {
-                batches.push(b.map_err(|e| e.to_string())?);
+                batches.push(b.map_err(|e| said(&e))?);
             }
             let table = datafusion::arrow::util::pretty::pretty_format_batches_with_schema(
                 schema, &batches,
@@ -611,7 +673,7 @@ mod engine {
                     let file = std::io::BufWriter::new(out.file());
                     let mut w = datafusion::arrow::csv::WriterBuilder::new().build(file);
                     while let Some(b) = next() {
-                        let b = b.map_err(|e| e.to_string())?;
+                        let b = b.map_err(|e| said(&e))?;
                         w.write(&b).map_err(|e| format!("{shown}: {e}"))?;
                     }
                 }
@@ -636,7 +698,7 @@ mod engine {
             npy_arrow::NpyPlan::new(Arc::clone(schema), &options).map_err(|e| e.to_string())?;
         let mut batches = Vec::new();
         while let Some(b) = next() {
-            let b = b.map_err(|e| e.to_string())?;
+            let b = b.map_err(|e| said(&e))?;
             plan.observe(&b).map_err(|e| e.to_string())?;
             batches.push(b);
         }

@@ -168,7 +168,11 @@ fn errors_name_the_file_and_the_table_output_prints() {
     let o = npy(["sql", "--table", &t, "SELECT sum(x) FROM x"]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("b_truncated.npy"), "{err}");
+    // The path as written (absolute, its leading `/` kept), npy-datafusion's message without
+    // DataFusion's `External error: ` wrappers.
+    let bad = d.join("bad/b_truncated.npy").display().to_string();
+    assert!(err.contains(&format!("{bad}: ")), "{err}");
+    assert!(!err.contains("External error"), "{err}");
     // The table on stdout: 1 + 2 + 3 + 4.
     let t = format!("x={}", d.join("bad/a.npy").display());
     let o = npy(["sql", "--table", &t, "SELECT sum(x) AS total FROM x"]);
@@ -269,6 +273,23 @@ print(json.dumps({'n': len(a) + len(b), 's': int(a.sum() + b.astype('<i8').sum()
         "SELECT count(v) AS n, sum(v) AS s FROM v",
     ]);
     assert_eq!(Value::from(rows), Value::from(vec![want]));
+    // A URL naming no file, and a glob (HTTP has no listing): said at once, with one HEAD
+    // (the first) or none, not after DataFusion's listing retries.
+    server.take_requests();
+    for (name, says) in [
+        ("nothere.npy", "not found (HTTP has no listing"),
+        (
+            "*.npy",
+            "HTTP has no listing: a URL LOCATION names one file (no folders or globs)",
+        ),
+    ] {
+        let t = format!("v={}", server.url(name));
+        let o = npy(["sql", "--table", &t, "SELECT count(*) FROM v"]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains(says), "{name}: {err}");
+    }
+    assert_eq!(server.take_requests(), 1, "{:?}", server.take_log());
 }
 
 /// `ARCHIVE.npz:KEY` where ARCHIVE is a URL (features `sql` and `remote`): a stored and a
