@@ -6,7 +6,12 @@
 //! The table is `shards`: DIR's `*.npy` (one array cut along its first axis). Without DIR, the
 //! example writes three shards of a plain `int64` array `x` (0, 1, …, 9999) to a temporary
 //! folder and sums them; without SQL it counts the rows.
+//!
+//! On stderr, apart from the answer: the seconds from the start of the process to the cluster
+//! up with the table registered, and the seconds of the query itself (planning, the
+//! executors' scans, the batches back) — `cargo xtask bench --only sql` reads the latter.
 use std::path::PathBuf;
+use std::time::Instant;
 
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::prelude::SessionConfig;
@@ -14,6 +19,7 @@ use npy_datafusion::NpyOptions;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let started = Instant::now();
     let mut args = std::env::args().skip(1);
     let demo = tempfile::tempdir()?;
     let (dir, options, default_sql) = match args.next() {
@@ -51,8 +57,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ctx = npy_ballista::connect(scheduler, state).await?;
     let location = format!("{}/", dir.display());
     npy_ballista::register_shards(&ctx, "shards", &location, options).await?;
+    let up = started.elapsed();
     println!("{sql}");
+    let asked = Instant::now();
     let batches = npy_ballista::query(&ctx, &sql).await?;
+    let answered = asked.elapsed();
     println!("{}", pretty_format_batches(&batches)?);
+    eprintln!(
+        "cluster up in {:.3} s; query answered in {:.3} s",
+        up.as_secs_f64(),
+        answered.as_secs_f64()
+    );
     Ok(())
 }

@@ -125,7 +125,9 @@ pub enum BenchPart {
     /// writes, in one run; the `.npz` rows and targets of the table.
     Npz,
     /// Issue 41: `npy sql`'s group-by over 8 shards of 1M records against numpy, pyarrow and
-    /// reading the bytes once (builds `npy` with the feature `sql`).
+    /// reading the bytes once, on Ballista (npy-ballista's example `cluster`), and over 77
+    /// shards (4.3 GB) against its peak-memory bound (builds `npy` with the feature `sql` and
+    /// both examples in one release build).
     Sql,
 }
 

@@ -34,7 +34,8 @@
 //! estimates, `target/bench-data/numpy.json` and `peak_mem.json`). `--only PART` measures one
 //! part alone and prints it (the README's table is left as it is): `show`, `write-view`,
 //! `convert`, `safetensors`, `remote`, `columnar`, `sql` (issue 41: `npy sql` against numpy +
-//! DuckDB, DataFusion on Parquet, numpy and pyarrow), or `npz` (criterion's `npz/` benchmarks
+//! DuckDB, DataFusion on Parquet, numpy and pyarrow; the same query on Ballista; ours over
+//! 4.3 GB of shards against its peak-memory bound), or `npz` (criterion's `npz/` benchmarks
 //! and numpy's `.npz` timings, one run, with the `.npz` targets).
 
 use std::fmt::Write as _;

@@ -123,7 +123,7 @@ pub(super) fn median(v: &mut [f64]) -> f64 {
 }
 
 /// Waits for the child `pid`: (exited with 0, peak resident set in bytes).
-fn wait_rusage(pid: u32) -> Result<(bool, u64), String> {
+pub(super) fn wait_rusage(pid: u32) -> Result<(bool, u64), String> {
     let pid = pid as libc::pid_t;
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value of this plain C struct.
