@@ -211,6 +211,40 @@ struct Plan {
     name: String,
     batch_rows: u64,
     bytes_scanned: Count,
+    /// The file itself when the store is DataFusion's local file system: its batches are
+    /// read with `pread` into a buffer reused from batch to batch.
+    local: Option<LocalFile>,
+}
+
+/// A local file read without the object store: object_store's `LocalFileSystem` opens the
+/// file, allocates and zero-fills a new buffer for every ranged read; a scan reads one range
+/// per batch, so that cost was paid once per 8,192 rows. Here the file is opened once per
+/// scan range and a batch's bytes go into the previous batch's buffer when no column kept it
+/// (npy-arrow copies record fields out of it).
+struct LocalFile {
+    file: Arc<std::fs::File>,
+    spare: std::sync::Mutex<Vec<u8>>,
+}
+
+/// The path of `location` when `store` is object_store's `LocalFileSystem` rooted at `/` (the
+/// store DataFusion registers for `file://`, which it prints as `LocalFileSystem(file:///)`);
+/// any other store (a wrapper, a prefix) is read through the store.
+/// Unix only (`pread`); elsewhere every file is read through the store.
+fn local_path(store: &dyn ObjectStore, location: &StorePath) -> Option<std::path::PathBuf> {
+    (cfg!(unix) && store.to_string() == "LocalFileSystem(file:///)")
+        .then(|| std::path::Path::new("/").join(location.as_ref()))
+}
+
+/// Fills `buf` from `offset` of `file`.
+#[cfg(unix)]
+fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+/// Never called: [`local_path`] is `None` off Unix.
+#[cfg(not(unix))]
+fn read_exact_at(_file: &std::fs::File, _buf: &mut [u8], _offset: u64) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
 impl FileOpener for NpyOpener {
@@ -267,6 +301,15 @@ impl FileOpener for NpyOpener {
                 )?),
                 _ => None,
             };
+            let local = match local_path(store.as_ref(), &meta.location) {
+                Some(p) if deflated.is_none() && !shard.fortran && dtype.is_some() => {
+                    std::fs::File::open(&p).ok().map(|f| LocalFile {
+                        file: Arc::new(f),
+                        spare: std::sync::Mutex::default(),
+                    })
+                }
+                _ => None,
+            };
             let plan = Arc::new(Plan {
                 store,
                 location: meta.location.clone(),
@@ -277,6 +320,7 @@ impl FileOpener for NpyOpener {
                 name,
                 batch_rows,
                 bytes_scanned,
+                local,
             });
             if let Some(batches) = deflated {
                 // A deflated member: its batches as they are inflated.
@@ -382,6 +426,8 @@ impl Plan {
             let len = n.checked_mul(rb).ok_or_else(|| self.overflow())?;
             if len == 0 {
                 Bytes::new()
+            } else if let Some(local) = &self.local {
+                return self.read_local(local, start, len, n).await;
             } else {
                 self.store
                     .get_range(&self.location, start..start + len)
@@ -392,8 +438,54 @@ impl Plan {
         self.convert(n, data)
     }
 
+    /// `n` rows at byte `start` (`len` bytes) of a local file, read into the spare buffer on
+    /// a blocking thread; the buffer comes back to be the next batch's when no column holds it.
+    async fn read_local(
+        &self,
+        local: &LocalFile,
+        start: u64,
+        len: u64,
+        n: u64,
+    ) -> Result<RecordBatch> {
+        let len = usize::try_from(len).map_err(|_| self.overflow())?;
+        let mut buf = std::mem::take(
+            &mut *local
+                .spare
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        // Zero-filled only where the buffer grows: the first batch, or a longer one.
+        buf.resize(len, 0);
+        let file = Arc::clone(&local.file);
+        let read = tokio::task::spawn_blocking(move || {
+            read_exact_at(&file, &mut buf, start).map(|()| buf)
+        })
+        .await
+        .map_err(|e| DataFusionError::External(Box::new(e)))?;
+        let buf = read.map_err(|e| {
+            self.store_error(object_store::Error::Generic {
+                store: "LocalFileSystem",
+                source: Box::new(e),
+            })
+        })?;
+        let buffer = Buffer::from_vec(buf);
+        let batch = self.convert_buffer(n, &buffer)?;
+        if let Ok(back) = buffer.into_vec::<u8>() {
+            *local
+                .spare
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = back;
+        }
+        Ok(batch)
+    }
+
     /// `n` rows of the file, `data` their bytes (C order), as a batch of the projected schema.
     fn convert(&self, n: u64, data: Bytes) -> Result<RecordBatch> {
+        self.convert_buffer(n, &Buffer::from(data))
+    }
+
+    /// [`Plan::convert`] of bytes already in an Arrow buffer.
+    fn convert_buffer(&self, n: u64, buffer: &Buffer) -> Result<RecordBatch> {
         let rows = usize::try_from(n).map_err(|_| self.overflow())?;
         let Some(dtype) = &self.dtype else {
             return Ok(RecordBatch::try_new_with_options(
@@ -402,10 +494,9 @@ impl Plan {
                 &RecordBatchOptions::new().with_row_count(Some(rows)),
             )?);
         };
-        self.bytes_scanned.add(data.len());
-        let buffer = Buffer::from(data);
+        self.bytes_scanned.add(buffer.len());
         let batch =
-            npy_arrow::batch_from_bytes(dtype, &self.shard.trailing, rows, &buffer, &self.name)
+            npy_arrow::batch_from_bytes(dtype, &self.shard.trailing, rows, buffer, &self.name)
                 .map_err(|e| Error::Arrow {
                     path: self.path().to_owned(),
                     source: e,
