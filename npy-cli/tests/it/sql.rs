@@ -256,23 +256,7 @@ np.save(d + '/a.npy', a)
 np.save(d + '/b.npy', b)
 print(json.dumps({'n': len(a) + len(b), 's': int(a.sum() + b.astype('<i8').sum())}))
 ";
-    let want: Value = serde_json::from_str(&run_script(&python, script, [dir.path()])).unwrap();
-    let server = npy_test_support::range_server::RangeServer::start();
-    for name in ["a.npy", "b.npy"] {
-        server.put(name, std::fs::read(dir.path().join(name)).unwrap());
-    }
-    let (ta, tb) = (
-        format!("v={}", server.url("a.npy")),
-        format!("v={}", server.url("b.npy")),
-    );
-    let rows = json_rows(&[
-        "--table",
-        &ta,
-        "--table",
-        &tb,
-        "SELECT count(v) AS n, sum(v) AS s FROM v",
-    ]);
-    assert_eq!(Value::from(rows), Value::from(vec![want]));
+    let server = count_and_sum_on_http(&python, script, dir.path(), ["a.npy", "b.npy"], "");
     // A URL naming no file, and a glob (HTTP has no listing): said at once, with one HEAD
     // (the first) or none, not after DataFusion's listing retries.
     server.take_requests();
@@ -310,23 +294,32 @@ np.savez(d + '/a.npz', x=a, y=np.zeros(3))
 np.savez_compressed(d + '/b.npz', y=np.ones(2), x=b)
 print(json.dumps({'n': len(a) + len(b), 's': int(a.sum() + b.astype('<i8').sum())}))
 ";
-    let want: Value = serde_json::from_str(&run_script(&python, script, [dir.path()])).unwrap();
+    count_and_sum_on_http(&python, script, dir.path(), ["a.npz", "b.npz"], ":x");
+}
+
+/// Runs numpy's `script` (it writes `files` in `dir` and prints `{"n": …, "s": …}`), serves
+/// the files on a range server and checks `npy sql`'s `count(v)` and `sum(v)` over them as
+/// one table `v` (each URL followed by `suffix`) against numpy's; returns the server.
+#[cfg(feature = "remote")]
+fn count_and_sum_on_http(
+    python: &Path,
+    script: &str,
+    dir: &Path,
+    files: [&str; 2],
+    suffix: &str,
+) -> npy_test_support::range_server::RangeServer {
+    let want: Value = serde_json::from_str(&run_script(python, script, [dir])).unwrap();
     let server = npy_test_support::range_server::RangeServer::start();
-    for name in ["a.npz", "b.npz"] {
-        server.put(name, std::fs::read(dir.path().join(name)).unwrap());
+    let mut args = Vec::new();
+    for name in files {
+        server.put(name, std::fs::read(dir.join(name)).unwrap());
+        args.push("--table".to_owned());
+        args.push(format!("v={}{suffix}", server.url(name)));
     }
-    let (ta, tb) = (
-        format!("v={}:x", server.url("a.npz")),
-        format!("v={}:x", server.url("b.npz")),
-    );
-    let rows = json_rows(&[
-        "--table",
-        &ta,
-        "--table",
-        &tb,
-        "SELECT count(v) AS n, sum(v) AS s FROM v",
-    ]);
-    assert_eq!(Value::from(rows), Value::from(vec![want]));
+    args.push("SELECT count(v) AS n, sum(v) AS s FROM v".to_owned());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(Value::from(json_rows(&args)), Value::from(vec![want]));
+    server
 }
 
 /// Ctrl-C (SIGINT) in the middle of a scan: the query stops within seconds, exit status 130
