@@ -336,9 +336,6 @@ impl FileOpener for NpyOpener {
                 });
                 return Ok(stream.boxed());
             }
-            if shard_streamed_without_rows(&plan.shard, first, end) {
-                return Ok(futures::stream::empty().boxed());
-            }
             let stream = futures::stream::try_unfold(first, move |next| {
                 let plan = Arc::clone(&plan);
                 async move {
@@ -353,12 +350,6 @@ impl FileOpener for NpyOpener {
             Ok(stream.boxed())
         }))
     }
-}
-
-/// Whether `shard` is a deflated member whose rows `[first, end)` are none (a scan range not
-/// holding its stream's start): nothing to read.
-fn shard_streamed_without_rows(shard: &Shard, first: u64, end: u64) -> bool {
-    shard.streamed && first >= end
 }
 
 /// The dtype to convert for the columns `indices` of a file of `dtype`, and where each of
