@@ -436,6 +436,9 @@ mod engine {
             register_store(ctx, url)?;
             #[cfg(feature = "remote")]
             check_http_file(ctx, url, location).await?;
+            // Without `remote` there is no HTTP file to look at.
+            #[cfg(not(feature = "remote"))]
+            let _ = location;
         }
         let options = NpyOptions {
             column_name: Some(name.to_owned()),
