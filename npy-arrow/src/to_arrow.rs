@@ -1086,8 +1086,7 @@ pub(crate) fn object_column(
     values: &[npy_core::DynValue],
     name: &str,
 ) -> Result<(Field, ArrayRef), Error> {
-    use npy_core::object::PyObject;
-    use npy_core::DynValue;
+    use npy_pickle::PyObject;
     #[derive(PartialEq, Clone, Copy, Debug)]
     enum Kind {
         Str,
@@ -1096,13 +1095,13 @@ pub(crate) fn object_column(
     }
     let mut kind = None;
     for (i, v) in values.iter().enumerate() {
-        let k = match v {
-            DynValue::Object(PyObject::None) => continue,
-            DynValue::Object(PyObject::Str(_)) => Kind::Str,
-            DynValue::Object(PyObject::Int(_)) => Kind::Int,
-            DynValue::Object(PyObject::Float(_)) => Kind::Float,
-            other => {
-                let mut item = format!("{other:?}");
+        let k = match PyObject::of(v) {
+            Some(PyObject::None) => continue,
+            Some(PyObject::Str(_)) => Kind::Str,
+            Some(PyObject::Int(_)) => Kind::Int,
+            Some(PyObject::Float(_)) => Kind::Float,
+            _ => {
+                let mut item = format!("{v:?}");
                 item.truncate(80);
                 return Err(value_error(
                     name,
@@ -1123,12 +1122,7 @@ pub(crate) fn object_column(
             Some(_) => {}
         }
     }
-    fn obj(v: &npy_core::DynValue) -> Option<&PyObject> {
-        match v {
-            npy_core::DynValue::Object(o) => Some(o),
-            _ => None,
-        }
-    }
+    let obj = PyObject::of;
     Ok(match kind {
         Some(Kind::Str) => (
             Field::new(name, DataType::Utf8, true),

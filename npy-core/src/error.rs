@@ -294,7 +294,7 @@ pub enum ErrorKind {
     },
 
     /// The array holds Python objects: its data is a pickle, which only a dynamic read given
-    /// an [`ObjectCodec`](crate::object::ObjectCodec) decodes (npy-pickle's, which never
+    /// an [`ObjectCodec`](crate::dynamic::ObjectCodec) decodes (npy-pickle's, which never
     /// executes anything); typed reads, views and maps always refuse it.
     #[error(
         "file has dtype {}, an array of Python objects stored as a pickle, which no typed \
@@ -543,10 +543,9 @@ pub enum ErrorKind {
     },
 
     /// An object array's pickle was refused or could not be decoded, or a value could not be
-    /// pickled, by the [`ObjectCodec`](crate::object::ObjectCodec) of the read or write
-    /// (feature `pickle`). npy-pickle's codec gives its `PickleError`, which
+    /// pickled, by the [`ObjectCodec`](crate::dynamic::ObjectCodec) of the read or write.
+    /// npy-pickle's codec gives its `PickleError`, which
     /// `npy_pickle::PickleError::of(&error)` finds again.
-    #[cfg(feature = "pickle")]
     #[error("object array: {error}")]
     Pickle {
         /// The error's [`Category`], as the codec sorts it.
@@ -597,7 +596,6 @@ impl ErrorKind {
             | StringDType { .. }
             | Unsupported { .. }
             | NotRegularFile { .. } => Category::Unsupported,
-            #[cfg(feature = "pickle")]
             Pickle { category, .. } => *category,
         }
     }
@@ -838,7 +836,7 @@ impl Error {
         }
     }
 
-    /// The error of an [`ObjectCodec`](crate::object::ObjectCodec): `error`, the codec's own
+    /// The error of an [`ObjectCodec`](crate::dynamic::ObjectCodec): `error`, the codec's own
     /// (npy-pickle's `PickleError`), sorted into `category`, as
     /// [`ErrorKind::Pickle`]; its message is quoted in this one (`object array: …`). The
     /// one way a codec outside this crate reports a pickle it refuses.
@@ -851,7 +849,6 @@ impl Error {
     /// assert!(matches!(e.kind(), ErrorKind::Pickle { .. }));
     /// assert_eq!(e.to_string(), "object array: opcode 0xff is not a pickle opcode");
     /// ```
-    #[cfg(feature = "pickle")]
     #[cold]
     pub fn from_codec(
         category: Category,
@@ -1008,7 +1005,6 @@ impl std::error::Error for Error {
         match &self.inner.kind {
             ErrorKind::Io(e) => e.source(),
             ErrorKind::FieldType { error, .. } => std::error::Error::source(error),
-            #[cfg(feature = "pickle")]
             ErrorKind::Pickle { error, .. } => error.source(),
             _ => None,
         }

@@ -29,7 +29,6 @@
 //! | feature | adds |
 //! |---|---|
 //! | (none) | [`read`](fn@crate::read), [`write()`], [`NpyReader`], [`NpyView`], [`read_dyn`], [`Header`], streaming writers, [`append`](fn@crate::append) / [`NpyAppender`] |
-//! | `pickle` | the values of object arrays (dtype `O`, [`object::PyObject`]) and the [`object::ObjectCodec`] hook; the crate npy-pickle decodes numpy's pickles without executing anything, and writes them (and turns this feature on: a user of npy-pickle need not name it). Not a default: a user reading numbers does not compile num-bigint |
 //! | `ndarray` | `read_ndarray` (`read_ndarray_with` for options), `write_ndarray`, `NpyReader::read_ndarray`, `as_ndarray` on views and maps, `WriteOptions::write_ndarray_path` |
 //! | `derive` | `#[derive(NpyElement)]`: a struct as a numpy record (structured dtype) |
 //! | `mmap` | `NpyMmap`: map a file and borrow its elements; `NpyMmapMut`: create or open one writable |
@@ -157,9 +156,11 @@
 //!   `NpyMmapMut` (feature `mmap`) creates a sparse file and fills it in place.
 //! - [`Error`] is one small type: match on [`Error::kind`], sort with [`Error::classify`]; an
 //!   error of a function that takes a path names the file ([`Error::path`]).
-//! - [`object`] (feature `pickle`, on by default) holds the values of object arrays (`|O`)
-//!   and the hook through which the crate npy-pickle decodes and writes them without ever
-//!   executing a pickle.
+//! - Object arrays (`|O`) hold a pickle of Python values, which is not the format: the crate
+//!   npy-pickle owns Python's object model (`npy_pickle::PyObject`), its `repr` and the
+//!   interpreter. npy-core has only the hook it plugs into: [`ObjectCodec`](crate::dynamic::ObjectCodec)
+//!   (given to [`NpyReader::read_dyn_using`]) and [`ObjectValue`](crate::dynamic::ObjectValue),
+//!   what a [`DynValue::Object`] holds, opaque here.
 //! - `.npz` archives are the crate `npy-npz`'s (`npy_npz::NpzArchive`, `npy_npz::NpzWriter`).
 //!
 //! The crate's layout, bottom layer first, and the path from bytes to values are in
@@ -208,7 +209,7 @@
 //! - **No code execution.** Object arrays (`|O`, anywhere in a record or subarray) hold
 //!   pickles, which numpy loads by executing them. This crate never decodes them itself:
 //!   [`read_dyn`] refuses them with [`ErrorKind::ObjectArray`], and only
-//!   [`NpyReader::read_dyn_using`] hands them to an [`object::ObjectCodec`]. npy-pickle's codec
+//!   [`NpyReader::read_dyn_using`] hands them to an [`ObjectCodec`](crate::dynamic::ObjectCodec). npy-pickle's codec
 //!   is an interpreter that never imports, calls or looks up anything: it knows the pickle
 //!   opcodes and a fixed allow-list of names (numpy's array, dtype and scalar constructors, a
 //!   few builtins), each imitated by a constructor of its own; any other name is refused at
@@ -338,10 +339,6 @@ pub use num_complex;
 #[cfg(feature = "ndarray")]
 pub use crate::ndarray::{read_ndarray, read_ndarray_with, write_ndarray};
 pub use dtype::DType;
-/// Object arrays (feature `pickle`): the Python values they hold and the [`object::ObjectCodec`]
-/// hook that decodes them (npy-pickle's `PickleCodec`).
-#[cfg(feature = "pickle")]
-pub use dynamic::object;
 pub use dynamic::{read_dyn, write_dyn, DynArray, DynValue};
 pub use element::{Datetime64, NpyElement};
 pub use error::{Error, ErrorKind};
@@ -439,6 +436,8 @@ pub mod __private {
     pub use crate::codec::{
         per_chunk, saturating_product, swap_in_place, COPY_CHUNK_BYTES, TILE_BYTES,
     };
+    /// For npy-pickle: the dynamic codec's decoders and encoders its interpreter and pickler use.
+    pub use crate::dynamic::object::internals as objects;
     /// For npy-print: a typed array's elements decoded one at a time as [`DynValue`](crate::DynValue)s.
     pub use crate::dynamic::ElementDecoder;
     pub use crate::element::{PodLayout, Widening};

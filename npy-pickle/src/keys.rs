@@ -13,8 +13,8 @@ use std::fmt::Write as _;
 use num_bigint::BigInt;
 use num_traits::ToPrimitive;
 
+use crate::value::PyObject;
 use npy_core::dtype::TimeType;
-use npy_core::object::PyObject;
 use npy_core::DynValue;
 
 use crate::error::PickleError;
@@ -417,7 +417,7 @@ mod tests {
 
     /// A numpy scalar of `descr` holding `value`.
     fn scalar(descr: &str, value: DynValue) -> PyObject {
-        PyObject::Scalar(Box::new(npy_core::object::NpyScalar {
+        PyObject::Scalar(Box::new(crate::NpyScalar {
             dtype: descr.parse().unwrap(),
             value,
         }))

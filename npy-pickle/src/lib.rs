@@ -66,7 +66,8 @@
 //! # Reading and writing `.npy` files
 //!
 //! [`read_dyn`] reads a `.npy` file of any dtype, object arrays (and records with object
-//! fields) as [`DynValue::Object`] values; [`read_objects`] gives
+//! fields) as [`DynValue::Object`] values, each a [`PyObject`] ([`PyObject::of`]);
+//! [`read_objects`] gives
 //! an object array of one kind of value as a typed [`NpyArray`] (`Option<String>` for strings
 //! with `None` for missing, `i64`, `f64`, ...). [`write_dyn`] of an array of dtype `|O` and
 //! [`write_objects`] write numpy's pickle. Typed reads, views and memory maps of `O` always
@@ -79,12 +80,18 @@
 //!
 //! # Where it lives
 //!
-//! The values ([`PyObject`] and friends) are npy-core's (`npy_core::object`): a dynamic
-//! array's [`DynValue::Object`] holds one, and an object array
-//! may hold numpy arrays and scalars of every dtype. This crate owns the interpreter
-//! (`vm.rs`, its opcode table in `opcode.rs`), the allow-list (`globals.rs`), Python's
-//! equality of dict keys and set items (`keys.rs`), the pickler (`writer.rs`), the limits
-//! (`limits.rs`) and [`PickleError`] (`error.rs`).
+//! This crate owns Python's object model: the values ([`PyObject`], [`NpyScalar`],
+//! [`PyDType`]: `value.rs`; [`PyGlobal`], the classes and functions a value may name, with the
+//! allow-list: `globals.rs`), Python's `str()` of an `int` within its 4300 digits
+//! ([`int_decimal`]: `decimal.rs`) and Python's `repr()` of the values (`repr.rs`, printed
+//! through npy-print: `npy_print::repr(&value)`). npy-core is the format and knows none of it:
+//! an element of an object array is a [`DynValue::Object`], which holds a [`PyObject`] behind
+//! npy-core's opaque [`ObjectValue`](npy_core::dynamic::ObjectValue) hook;
+//! [`PyObject::of`] borrows it back and `DynValue::from(value)` makes one. An object array
+//! may hold numpy arrays and scalars of every dtype. The crate also owns the interpreter
+//! (`vm.rs`, its opcode table in `opcode.rs`), Python's equality of dict keys and set items
+//! (`keys.rs`), the pickler (`writer.rs`), the limits (`limits.rs`) and [`PickleError`]
+//! (`error.rs`).
 //!
 //! # Examples
 //! ```
@@ -108,25 +115,31 @@
 
 #![forbid(unsafe_code)]
 
+mod decimal;
 mod error;
 mod globals;
 mod keys;
 mod limits;
 mod opcode;
+mod repr;
+mod value;
 mod vm;
 mod writer;
 
 use std::io::{Read, Write};
 use std::path::Path;
 
+pub use decimal::{int_decimal, int_decimal_work, MAX_INT_DIGITS};
 pub use error::PickleError;
-pub use globals::{lookup, ALLOWED};
+pub use globals::{lookup, PyGlobal, ALLOWED};
 pub use limits::{PickleLimits, MAX_PICKLE_DEPTH, PICKLE_BUDGET};
-#[doc(no_inline)]
-pub use npy_core::object::{BigInt, NpyScalar, PyDType, PyGlobal, PyObject};
+/// Python's `int` of any size ([`PyObject::BigInt`]): num-bigint's, re-exported so that
+/// users name the one this crate builds.
+pub use num_bigint::BigInt;
+pub use value::{NpyScalar, PyDType, PyObject};
 
-use npy_core::object::internals::{self, npy_array, write_file};
-use npy_core::object::ObjectCodec;
+use npy_core::__private::objects::{self as internals, npy_array, write_file};
+use npy_core::dynamic::ObjectCodec;
 use npy_core::{
     error::Requested, DType, DynArray, DynValue, Error, ErrorKind, Header, NpyArray, NpyReader,
 };
@@ -196,7 +209,7 @@ pub fn dumps(items: &[PyObject], shape: &[u64]) -> Result<Vec<u8>, PickleError> 
 /// let mut bytes = Header::new(DType::Object, vec![1]).to_bytes(None)?;
 /// bytes.extend_from_slice(&npy_pickle::dumps(&[PyObject::Str("hi".into())], &[1])?);
 /// let a = NpyReader::new(&bytes[..])?.read_dyn_using(&PickleCodec::default())?;
-/// assert_eq!(a.element(0), Some(npy_core::DynValue::Object(PyObject::Str("hi".into()))));
+/// assert_eq!(a.element(0), Some(PyObject::Str("hi".into()).into()));
 ///
 /// // A smaller budget than the pickle's bytes: refused before decoding.
 /// let mut limits = PickleLimits::default();
@@ -269,11 +282,11 @@ impl ObjectCodec for PickleCodec {
         let values: Vec<_> = array.iter_c_order().collect();
         let items = values
             .iter()
-            .map(|v| match &**v {
-                DynValue::Object(o) => Ok(o),
-                other => Err(internals::error(ErrorKind::ValueMismatch {
+            .map(|v| match PyObject::of(v) {
+                Some(o) => Ok(o),
+                None => Err(internals::error(ErrorKind::ValueMismatch {
                     dtype: DType::Object,
-                    value: format!("{other:?}"),
+                    value: format!("{:?}", &**v),
                 })),
             })
             .collect::<Result<Vec<&PyObject>, _>>()?;
@@ -300,7 +313,7 @@ impl ObjectCodec for PickleCodec {
 /// let path = dir.join("mixed.npy");
 /// npy_pickle::write_objects(&path, &[PyObject::Int(7), PyObject::None], &[2])?;
 /// let a = npy_pickle::read_dyn(&path)?;
-/// assert_eq!(a.element(0), Some(DynValue::Object(PyObject::Int(7))));
+/// assert_eq!(a.element(0), Some(DynValue::from(PyObject::Int(7))));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_dyn(path: impl AsRef<Path>) -> Result<DynArray, Error> {
@@ -480,9 +493,9 @@ pub fn read_objects_from<T: FromPyObject, R: Read>(
     }
     let array = reader.read_dyn_using(codec)?;
     let element = |(i, v): (usize, &DynValue)| {
-        let (found, value) = match v {
-            DynValue::Object(o) => (o.type_name(), T::from_py(o)),
-            _ => ("a non-object value".to_owned(), None),
+        let (found, value) = match PyObject::of(v) {
+            Some(o) => (o.type_name(), T::from_py(o)),
+            None => ("a non-object value".to_owned(), None),
         };
         value.ok_or(PickleError::ElementType {
             index: i as u64,

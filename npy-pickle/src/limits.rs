@@ -10,7 +10,7 @@ pub const MAX_PICKLE_DEPTH: usize = 128;
 /// One budget counts everything: the pickle's own bytes (read whole before it is decoded),
 /// the interpreter's stack (16 bytes a slot, at its deepest), memo (48 bytes an entry) and
 /// arena (64 bytes a node, plus the text, bytes and 16 bytes per item it holds), every value
-/// of the decoded tree (a [`PyObject`](npy_core::object::PyObject) is 32 bytes plus its text or bytes; an
+/// of the decoded tree (a [`PyObject`](crate::PyObject) is 32 bytes plus its text or bytes; an
 /// element of a nested numeric array a [`DynValue`](npy_core::DynValue) of 48 bytes plus its
 /// bytes; a numpy scalar its dtype and its decoded value, one [`DynValue`](npy_core::DynValue)
 /// per element of a subarray), each copy of a shared value again, the keys built to compare

@@ -17,9 +17,8 @@ use std::collections::HashMap;
 
 use num_bigint::BigInt;
 
+use npy_core::__private::objects::{array_from_bytes, decode_all, decoded_bytes};
 use npy_core::header::MAX_DIMS;
-use npy_core::object::internals::{array_from_bytes, decode_all, decoded_bytes};
-use npy_core::object::{NpyScalar, PyDType, PyGlobal, PyObject};
 use npy_core::{
     dtype::{Field, Primitive, Record, SubArray, TimeKind, TimeType, TimeUnit},
     dynamic::UcsString,
@@ -27,13 +26,14 @@ use npy_core::{
 };
 
 use crate::error::PickleError;
-use crate::globals::lookup;
+use crate::globals::{lookup, PyGlobal};
 use crate::keys::{check_hashable, dedup_dict, dedup_set};
 use crate::limits::PickleLimits;
 use crate::opcode::{self, Family, Opcode};
+use crate::value::{NpyScalar, PyDType, PyObject};
 
 // Most decimal digits of an `int` written as text (`INT`, `LONG`), as Python's `int(s)`.
-use npy_core::object::MAX_INT_DIGITS;
+use crate::decimal::MAX_INT_DIGITS;
 
 /// Bytes of a stack slot, of an item of a list, tuple or set node (half a dict pair).
 const REF: u64 = std::mem::size_of::<Ref>() as u64;
@@ -57,8 +57,6 @@ fn max_args(g: PyGlobal) -> usize {
         PyGlobal::Set | PyGlobal::FrozenSet | PyGlobal::Bytes => 1,
         PyGlobal::ByteArray | PyGlobal::Encode => 2,
         PyGlobal::Range | PyGlobal::Slice => 3,
-        // A global npy-core added and this crate does not construct: no arguments.
-        _ => 0,
     }
 }
 
@@ -1163,7 +1161,6 @@ impl Vm<'_> {
                 [a, b, c] => Node::Slice([*a, *b, *c]),
                 _ => return Err(wrong(self, "needs 1 to 3 arguments")),
             },
-            _ => return Err(wrong(self, "this interpreter does not construct it")),
         };
         self.node(node)
     }
@@ -1770,7 +1767,7 @@ impl Vm<'_> {
                 for r in items {
                     let obj = self.materialize(r, depth + 1)?;
                     values.push(match &dtype {
-                        None | Some(DType::Object) => DynValue::Object(obj),
+                        None | Some(DType::Object) => DynValue::from(obj),
                         Some(dt) => py_to_dyn(obj, dt)?,
                     });
                 }
@@ -1910,7 +1907,7 @@ fn py_to_dyn(obj: PyObject, dtype: &DType) -> Result<DynValue, PickleError> {
         }
     }
     Ok(match (dtype, obj) {
-        (DType::Object, o) => DynValue::Object(o),
+        (DType::Object, o) => DynValue::from(o),
         (DType::Record(r), PyObject::Tuple(items)) if items.len() == r.fields().len() => {
             let mut out = Vec::with_capacity(items.len());
             for (f, v) in r.fields().iter().zip(items) {

@@ -13,15 +13,16 @@ use std::collections::HashMap;
 
 use num_bigint::BigInt;
 
-use npy_core::object::internals::{array_bytes, encode};
-use npy_core::object::{NpyScalar, PyDType, PyGlobal, PyObject};
+use npy_core::__private::objects::{array_bytes, encode};
 use npy_core::{
     dtype::{TimeKind, TimeUnit},
     ByteOrder, DType, DynArray, DynValue,
 };
 
 use crate::error::PickleError;
+use crate::globals::PyGlobal;
 use crate::limits::MAX_PICKLE_DEPTH;
+use crate::value::{NpyScalar, PyDType, PyObject};
 
 const FRAME_SIZE_TARGET: usize = 64 * 1024;
 const FRAME_SIZE_MIN: usize = 4;
@@ -420,10 +421,10 @@ impl Pickler {
             let values: Vec<_> = a.iter_c_order().collect();
             let items = values
                 .iter()
-                .map(|v| match &**v {
-                    DynValue::Object(o) => Ok(o),
-                    other => Err(PickleError::Unpicklable {
-                        what: format!("{other:?}"),
+                .map(|v| match PyObject::of(v) {
+                    Some(o) => Ok(o),
+                    None => Err(PickleError::Unpicklable {
+                        what: format!("{:?}", &**v),
                         reason: "an object array's element is not an object",
                     }),
                 })
@@ -587,12 +588,6 @@ impl Pickler {
                     return Err(PickleError::Unpicklable {
                         what: "StringDType".into(),
                         reason: "write its strings as an object array",
-                    })
-                }
-                _ => {
-                    return Err(PickleError::Unpicklable {
-                        what: "a dtype of a kind this pickler does not know".into(),
-                        reason: "numpy's pickle of it is not known here",
                     })
                 }
             },

@@ -9,7 +9,8 @@ use std::process::Command;
 
 use npy_core::{Error, Header, NpyReader};
 use npy_pickle::{
-    loads, loads_with, PickleCodec, PickleError, PickleLimits, MAX_PICKLE_DEPTH, PICKLE_BUDGET,
+    loads, loads_with, PickleCodec, PickleError, PickleLimits, PyObject, MAX_PICKLE_DEPTH,
+    PICKLE_BUDGET,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -913,9 +914,10 @@ fn read_object_npy(pickle: &[u8]) -> Result<npy_core::DynArray, Option<PickleErr
 
 /// The repr of the one element of an object array.
 fn object_repr(array: &npy_core::DynArray) -> String {
-    match &array.element(0).expect("one element") {
-        npy_core::DynValue::Object(o) => npy_print::repr(o).to_string(),
-        other => panic!("{other:?}"),
+    let element = array.element(0).expect("one element");
+    match PyObject::of(&element) {
+        Some(o) => npy_print::repr(o).to_string(),
+        None => panic!("{element:?}"),
     }
 }
 
@@ -1267,14 +1269,15 @@ fn printed_text_is_charged_to_the_print_budget() {
         );
     }
     // A `PyObject`'s own repr is within the default budget.
-    match &a.objects().expect("an object array")[0] {
-        npy_core::DynValue::Object(o) => {
+    let first = &a.objects().expect("an object array")[0];
+    match PyObject::of(first) {
+        Some(o) => {
             assert_eq!(
                 npy_print::repr(o).to_string().matches("\\x07").count(),
                 100 << 16
             );
         }
-        other => panic!("{other:?}"),
+        None => panic!("{first:?}"),
     }
     // Object arrays nested 20 deep around 1 MiB of BELs: each level's item holds the text
     // of the levels inside (20 × 4 MiB of strings for a 1 MiB pickle); the budget bounds what
@@ -1359,10 +1362,11 @@ fn numpy_scalars_are_charged_for_their_values_and_each_copy() {
     assert!(too_large(shared(20_000)));
     // Within the budget, every reference is the scalar (np.bytes_ of 65,536 b'a').
     let a = shared(100).unwrap();
-    match a.element(0) {
-        Some(npy_core::DynValue::Object(PyObject::List(items))) => {
+    let element = a.element(0);
+    match element.as_ref().and_then(PyObject::of) {
+        Some(PyObject::List(items)) => {
             assert_eq!(items.len(), 100);
-            for item in &items {
+            for item in items {
                 match item {
                     PyObject::Scalar(s) => {
                         assert_eq!(s.value, npy_core::DynValue::Bytes(vec![b'a'; 65536]));
@@ -1380,8 +1384,9 @@ fn numpy_scalars_are_charged_for_their_values_and_each_copy() {
     // 64 KiB of it (3 MiB of values) decodes: one field 'a' of 65,536 zeros.
     let n = 1 << 16;
     let small = scalar_of(&subarray_record(n), &vec![0u8; n as usize]);
-    match read_object_npy(&object_array(&small)).unwrap().element(0) {
-        Some(npy_core::DynValue::Object(PyObject::Scalar(s))) => match &s.value {
+    let element = read_object_npy(&object_array(&small)).unwrap().element(0);
+    match element.as_ref().and_then(PyObject::of) {
+        Some(PyObject::Scalar(s)) => match &s.value {
             npy_core::DynValue::Record(fields) => {
                 assert_eq!(fields.len(), 1);
                 assert_eq!(fields[0].0, "a");
@@ -1423,7 +1428,7 @@ fn a_long_dtype_state_shared_by_many_dtypes_is_read_in_place() {
 }
 
 /// `LONG4` of `n`, memoised and popped: `h` + memo index then pushes it again.
-fn memoised_long4(n: &npy_core::object::BigInt) -> Vec<u8> {
+fn memoised_long4(n: &npy_pickle::BigInt) -> Vec<u8> {
     let bytes = n.to_signed_bytes_le();
     let mut o = vec![0x8b];
     o.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
@@ -1439,7 +1444,7 @@ fn memoised_long4(n: &npy_core::object::BigInt) -> Vec<u8> {
 /// is cut after about a fifth as many, and the digits it prints are the ints' own.
 #[test]
 fn decimal_conversions_are_charged_to_the_print_budget() {
-    use npy_core::object::{int_decimal_work, BigInt};
+    use npy_pickle::{int_decimal_work, BigInt};
     use npy_print::{Print, PrintOptions, OBJECT_TEXT_BUDGET};
     let a: BigInt = "7".repeat(4299).parse().unwrap();
     let b: BigInt = &a + 1u32;

@@ -68,9 +68,9 @@ impl Drop for Scope {
 }
 
 /// Charges `bytes` of work that makes no text (an int's conversion to decimal,
-/// [`int_decimal_work`](npy_core::object::int_decimal_work)) to the print under way: `false`, the
+/// `npy_pickle::int_decimal_work`) to the print under way: `false`, the
 /// budget spent and the print cut, when they are not left; `true` outside a print.
-pub(crate) fn spend(bytes: u64) -> bool {
+pub fn spend(bytes: u64) -> bool {
     LEFT.with(|l| match l.get() {
         None => true,
         Some(left) if bytes <= left => {

@@ -7,6 +7,7 @@ use super::int::{format_bool, IntStats};
 use super::object;
 use super::{record, strings, PrintOptions};
 use npy_core::dtype::{DType, MlType, Primitive, TimeKind};
+use npy_core::dynamic::ObjectText;
 use npy_core::DynValue;
 
 /// Sees the values an array will print, one at a time in constant memory, and becomes the
@@ -385,7 +386,9 @@ impl Format {
             (Format::Bytes, DynValue::Bytes(b)) => strings::repr_bytes(b),
             (Format::Str, DynValue::Str(u)) => strings::repr_ucs(u),
             (Format::Void, DynValue::Void(b)) => strings::repr_void(b),
-            (Format::Object(options), DynValue::Object(o)) => object::repr(o, options),
+            (Format::Object(options), DynValue::Object(o)) => {
+                object::object_text(&**o, ObjectText::Element, options)
+            }
             (Format::Ml(t), v) if ml_value(v).is_some() => {
                 t.format_value(ml_value(v).unwrap_or(0.0))
             }

@@ -11,7 +11,7 @@ pub(crate) use npy_core::__private::{scalar_str, FloatKind};
 use npy_core::dtype::{DType, Primitive};
 
 /// The kind of a float or complex dtype's values (float64 for the others).
-pub(crate) fn kind_of(dtype: &DType) -> FloatKind {
+pub fn kind_of(dtype: &DType) -> FloatKind {
     match dtype {
         DType::Number(Primitive::F16, _) => FloatKind::Half,
         DType::Number(Primitive::F32 | Primitive::C64, _) => FloatKind::Single,
@@ -216,7 +216,7 @@ pub(crate) fn format_complex(re: &FloatFormat, im: &FloatFormat, x: (f64, f64)) 
 /// `str()` of a complex scalar whose parts are of `kind`: `(1+2j)`, `-0j`, `(nan+infj)`; parts
 /// as [`scalar_str`] without a trailing `.0`, and a bare imaginary part when the real part is
 /// +0.
-pub(crate) fn complex_scalar_str(re: f64, im: f64, kind: FloatKind) -> String {
+pub fn complex_scalar_str(re: f64, im: f64, kind: FloatKind) -> String {
     match complex_body(re, im, kind) {
         (body, true) => format!("({body})"),
         (body, false) => body,
@@ -226,7 +226,7 @@ pub(crate) fn complex_scalar_str(re: f64, im: f64, kind: FloatKind) -> String {
 /// The text of a complex value without parentheses (`1+2j`, `-0j`), and whether Python's
 /// repr (and a complex scalar's `str`) puts it in parentheses: not for a bare imaginary part,
 /// printed when the real part is +0.
-pub(crate) fn complex_body(re: f64, im: f64, kind: FloatKind) -> (String, bool) {
+pub fn complex_body(re: f64, im: f64, kind: FloatKind) -> (String, bool) {
     let part = |x: f64| {
         let s = scalar_str(x, kind);
         s.strip_suffix(".0").map(str::to_owned).unwrap_or(s)
@@ -245,7 +245,7 @@ pub(crate) fn complex_body(re: f64, im: f64, kind: FloatKind) -> (String, bool) 
 
 /// Python's `repr()` of a `float` (the `str` of a float64 scalar): `1.0`, `1e+16`, `nan`;
 /// without `dot0`, an integral value loses its `.0`.
-pub(crate) fn float_repr(x: f64, dot0: bool) -> String {
+pub fn float_repr(x: f64, dot0: bool) -> String {
     let s = scalar_str(x, FloatKind::Double);
     match s.strip_suffix(".0") {
         Some(t) if !dot0 => t.to_owned(),
@@ -256,6 +256,29 @@ pub(crate) fn float_repr(x: f64, dot0: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn float_repr_is_pythons() {
+        // Expected strings are Python 3's repr() of the same floats.
+        let cases = [
+            (1.5, "1.5"),
+            (1.0, "1.0"),
+            (-0.0, "-0.0"),
+            (0.1, "0.1"),
+            (1e16, "1e+16"),
+            (1e15, "1000000000000000.0"),
+            (1.5e-5, "1.5e-05"),
+            (0.0001, "0.0001"),
+            (123456789.125, "123456789.125"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (5e-324, "5e-324"),
+            (f64::NAN, "nan"),
+            (f64::NEG_INFINITY, "-inf"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(float_repr(x, true), want, "{x:e}");
+        }
+    }
 
     fn fmt_all(xs: &[f64], kind: FloatKind) -> Vec<String> {
         let mut stats = FloatStats::new(kind, 8, false);

@@ -11,9 +11,10 @@ use super::int::format_bool;
 use super::strings;
 use super::PrintOptions;
 use npy_core::dtype::{DType, Primitive, TimeKind, TimeUnit};
+use npy_core::dynamic::{ObjectText, UcsString};
 use npy_core::literal::Value;
 use npy_core::ByteOrder;
-use npy_core::{dynamic::UcsString, DynArray, DynValue};
+use npy_core::{DynArray, DynValue};
 
 /// Why a layout stopped: the writer failed, or the values' source did.
 pub(crate) enum Stop<E> {
@@ -321,7 +322,7 @@ enum Source<'a> {
     Dyn(&'a DynArray),
     Typed(Box<dyn Elements + 'a>),
     Value(&'a DynValue),
-    Object(&'a npy_core::object::PyObject),
+    Object(&'a dyn npy_core::dynamic::ObjectValue),
 }
 
 /// An array whose elements can be printed: its dtype, shape and each element by logical index.
@@ -386,7 +387,7 @@ impl<'a> ArrayDisplay<'a> {
     }
 
     pub(crate) fn object(
-        object: &'a npy_core::object::PyObject,
+        object: &'a dyn npy_core::dynamic::ObjectValue,
         options: PrintOptions,
     ) -> ArrayDisplay<'a> {
         ArrayDisplay::of(Source::Object(object), options)
@@ -557,7 +558,7 @@ impl ArrayDisplay<'_> {
 
     /// Bytes of the print's object budget ([`PrintOptions::object_budget`]) the last print of
     /// this display spent: its objects' text and the work of converting big ints to decimal
-    /// ([`int_decimal_work`](npy_core::object::int_decimal_work)); 0 without objects. A caller
+    /// (`npy_pickle::int_decimal_work`); 0 without objects. A caller
     /// printing several arrays within one budget gives each what the others left.
     ///
     /// # Examples
@@ -583,10 +584,14 @@ impl fmt::Display for ArrayDisplay<'_> {
         match &self.array {
             // A value has no dtype to show: its `repr` is its `str`.
             Source::Value(v) => return f.write_str(&value_str(v, &self.options)),
-            Source::Object(o) if repr => {
-                return f.write_str(&super::object::python_repr(o, &self.options));
+            Source::Object(o) => {
+                let text = if repr {
+                    ObjectText::Repr
+                } else {
+                    ObjectText::Str
+                };
+                return f.write_str(&super::object::object_text(*o, text, &self.options));
             }
-            Source::Object(o) => return f.write_str(&super::object::str(o, &self.options)),
             Source::Dyn(_) | Source::Typed(_) => {}
         }
         let scope = super::budget::Scope::enter(self.options.object_budget_bytes());
@@ -772,7 +777,7 @@ fn scalar_text(dtype: Option<&DType>, v: &DynValue, options: &PrintOptions) -> S
         DynValue::Bytes(b) => format!("np.bytes_({})", strings::repr_bytes(b)),
         DynValue::Str(u) => strings::printable(&u.to_string_lossy()).into_owned(),
         DynValue::Void(b) => strings::repr_void(b),
-        DynValue::Object(o) => super::object::str(o, options),
+        DynValue::Object(o) => super::object::object_text(&**o, ObjectText::Str, options),
         DynValue::Record(_) | DynValue::SubArray { .. } => {
             let place = Place {
                 zero_d: true,

@@ -8,13 +8,13 @@
 //! | numpy's `str(arr)` | [`npy_print::str(&array)`](str()): a value that implements `Display` (`println!("{}", npy_print::str(&a))`, `.to_string()`) |
 //! | numpy's `repr(arr)` | [`npy_print::repr(&array)`](repr) (or `{:#}` of what `str` returns) |
 //! | other print options (`np.set_printoptions`) | [`Print::display_with(&options)`](Print::display_with) with [`PrintOptions`]: `threshold`, `edgeitems`, `linewidth`, `precision`, `full()` |
-//! | what can be printed | [`npy_core::DynArray`] (any dtype, object arrays included), [`npy_core::NpyArray<T>`], a [`npy_core::DynValue`], a `npy_core::object::PyObject` |
+//! | what can be printed | [`npy_core::DynArray`] (any dtype, object arrays included), [`npy_core::NpyArray<T>`], a [`npy_core::DynValue`], an object array's element (`dyn ObjectValue`; npy-pickle's `npy_pickle::PyObject`, Python's `str()` / `repr()`) |
 //! | print an array read in chunks, in constant memory | [`FormatBuilder`] over the shown values, then [`write_str`] (`npy show`'s way) |
 //! | one scalar of a known dtype | [`scalar_str`] |
 //! | escape a name for a terminal | [`printable`] |
 //!
-//! The crate has no features: object arrays always print (npy-core's feature `pickle` is
-//! turned on), their text bounded per print by [`OBJECT_TEXT_BUDGET`].
+//! The crate has no features: object arrays always print, each element's text written by its
+//! codec (npy-pickle's Python values: their `repr`) and bounded per print by [`OBJECT_TEXT_BUDGET`].
 //!
 //! Integers are right-aligned to a common width; floats are in positional or scientific
 //! notation chosen for the whole array as numpy chooses (the cutoff depends on the dtype), with
@@ -312,8 +312,9 @@ impl PrintOptions {
 /// elements print as the array's dtype holds them; as the type's own dtype when they were
 /// widened on reading: an `f4` file read as `f64` prints as float64), [`DynValue`] (the `str()`
 /// of a 0-d array holding it: a value does not know its dtype's width, so floats show
-/// float64's digits; its `repr` is its `str`) and `PyObject` (`str` is
-/// Python's `str()`, `repr` Python's `repr()`). [`str`](str()) and [`repr`] print with numpy's
+/// float64's digits; its `repr` is its `str`) and an object array's element, `dyn ObjectValue`
+/// (npy-pickle's `PyObject` implements `Print` too: `str` is Python's `str()`, `repr`
+/// Python's `repr()`). [`str`](str()) and [`repr`] print with numpy's
 /// default options.
 ///
 /// # Examples
@@ -405,18 +406,22 @@ impl Print for DynValue {
     }
 }
 
-/// Python's `str()` (`Display`) and `repr()` (`{:#}`, [`repr`]) of an object.
-///
-/// # Examples
-/// ```
-/// use npy_core::object::PyObject;
-/// let o = PyObject::List(vec![PyObject::Str("a\nb".into()), PyObject::None]);
-/// assert_eq!(npy_print::repr(&o).to_string(), "['a\\nb', None]");
-/// assert_eq!(npy_print::str(&PyObject::Str("hi".into())).to_string(), "hi");
-/// assert_eq!(npy_print::repr(&PyObject::Str("hi".into())).to_string(), "'hi'");
-/// ```
-impl Print for npy_core::object::PyObject {
+/// The text of an element of an object array, whatever its codec: `str` is what
+/// [`ObjectValue::write_text`](npy_core::dynamic::ObjectValue::write_text) writes as
+/// [`ObjectText::Str`](npy_core::dynamic::ObjectText::Str), `repr` as `Repr` (npy-pickle's
+/// `PyObject`: Python's `str()` and `repr()`; it implements `Print` through this).
+impl Print for dyn npy_core::dynamic::ObjectValue {
     fn display_with(&self, options: &PrintOptions) -> ArrayDisplay<'_> {
         ArrayDisplay::object(self, *options)
     }
+}
+
+/// Not public API: what npy-pickle's `repr` of Python values writes with (the float digits
+/// of scalars and Python's `float`, the budget of a print under way, an object's text charged
+/// to it). Anything here may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::budget::spend;
+    pub use crate::float::{complex_body, complex_scalar_str, float_repr, kind_of};
+    pub use crate::object::object_text;
 }

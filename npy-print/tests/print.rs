@@ -227,7 +227,7 @@ fn check(dir: &Path, name: &str, case: &Value, failures: &mut Vec<String>) {
     typed(dir, name, case, &options, failures);
     if let Some(items) = case.get("items").and_then(Value::as_array) {
         for (i, (v, want)) in a.iter_c_order().zip(items).enumerate() {
-            let DynValue::Object(o) = &*v else {
+            let Some(o) = npy_pickle::PyObject::of(&v) else {
                 failures.push(format!("{name}[{i}]: not an object"));
                 continue;
             };

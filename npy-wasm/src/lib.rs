@@ -624,7 +624,14 @@ fn dyn_to_js(v: &DynValue) -> JsValue {
             let vals: Vec<JsValue> = values.iter().map(dyn_to_js).collect();
             nest(&vals, shape)
         }
-        DynValue::Object(py) => py_to_js(py),
+        DynValue::Object(o) => {
+            #[cfg(feature = "pickle")]
+            if let Some(py) = npy_pickle::PyObject::of(v) {
+                return py_to_js(py);
+            }
+            // No read of this build makes any other object: its text.
+            JsValue::from_str(&npy_print::repr(&**o).to_string())
+        }
     }
 }
 
@@ -636,8 +643,9 @@ fn dyn_to_js(v: &DynValue) -> JsValue {
 /// "datetime64" | "timedelta64", unit, value}`, `value` a `BigInt` of ticks or `null` for
 /// NaT, `unit` as numpy writes it in brackets), anything else (ranges, slices, dtypes, allowed
 /// globals) → `{type, repr}` with Python's `repr()`.
-fn py_to_js(py: &npy_core::object::PyObject) -> JsValue {
-    use npy_core::object::PyObject as P;
+#[cfg(feature = "pickle")]
+fn py_to_js(py: &npy_pickle::PyObject) -> JsValue {
+    use npy_pickle::PyObject as P;
     match py {
         P::None => JsValue::NULL,
         P::Bool(b) => JsValue::from_bool(*b),

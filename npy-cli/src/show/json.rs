@@ -9,8 +9,8 @@ use std::cell::Cell;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use npy_core::object::{int_decimal, int_decimal_work, BigInt, PyObject, MAX_INT_DIGITS};
 use npy_core::DynValue;
+use npy_pickle::{int_decimal, int_decimal_work, BigInt, PyObject, MAX_INT_DIGITS};
 use npy_print::OBJECT_TEXT_BUDGET;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
@@ -267,7 +267,13 @@ impl Serialize for Json<'_> {
                 limits: self.1,
             }
             .serialize(s),
-            DynValue::Object(o) => JsonObject(o, self.1).serialize(s),
+            DynValue::Object(o) => match PyObject::of(self.0) {
+                Some(o) => JsonObject(o, self.1).serialize(s),
+                // Only npy-pickle's codec decodes object arrays here.
+                None => Err(serde::ser::Error::custom(format!(
+                    "an object that is not a Python value: {o:?}"
+                ))),
+            },
         }
     }
 }

@@ -701,8 +701,7 @@ fn r05_big_ints_in_json_follow_pythons_digit_limit() {
     assert!(out.starts_with("[0x7f7f7f"), "{}", &out[..20]);
     // 10**4299 has 4300 digits; 10**4300 has 4301. LONG1/LONG4 of their two's complement.
     for (digits, ok) in [(4300usize, true), (4301, false)] {
-        let n =
-            npy_core::object::BigInt::from(10u32).pow(u32::try_from(digits - 1).expect("small"));
+        let n = npy_pickle::BigInt::from(10u32).pow(u32::try_from(digits - 1).expect("small"));
         let bytes = n.to_signed_bytes_le();
         let mut item = vec![0x8b];
         item.extend_from_slice(&u32::try_from(bytes.len()).expect("small").to_le_bytes());
@@ -727,7 +726,7 @@ fn r05_big_ints_in_json_follow_pythons_digit_limit() {
 #[test]
 fn decimal_conversions_are_charged_to_the_json_budget() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let long4 = |n: &npy_core::object::BigInt| {
+    let long4 = |n: &npy_pickle::BigInt| {
         let bytes = n.to_signed_bytes_le();
         let mut o = vec![0x8b];
         o.extend_from_slice(&u32::try_from(bytes.len()).expect("small").to_le_bytes());
@@ -735,7 +734,7 @@ fn decimal_conversions_are_charged_to_the_json_budget() {
         o.extend_from_slice(b"\x940");
         o
     };
-    let a: npy_core::object::BigInt = "7".repeat(4299).parse().expect("an int");
+    let a: npy_pickle::BigInt = "7".repeat(4299).parse().expect("an int");
     let mut item = long4(&a);
     item.extend(long4(&(&a + 1u32)));
     item.extend_from_slice(b"](");
@@ -749,7 +748,7 @@ fn decimal_conversions_are_charged_to_the_json_budget() {
     // The work and the text spend one budget: either may be the charge that passes it.
     assert!(err.contains("output budget of 64 MiB"), "{err}");
     let written = out.matches(&"7".repeat(4298)).count() as u64;
-    let per_int = npy_core::object::int_decimal_work(&a) + 4299;
+    let per_int = npy_pickle::int_decimal_work(&a) + 4299;
     assert!(
         (1000..=npy_print::OBJECT_TEXT_BUDGET / per_int + 1).contains(&written),
         "{written} ints written"

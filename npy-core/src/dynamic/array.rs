@@ -25,7 +25,7 @@ const BUILD_CHUNK_BYTES: usize = 1 << 20;
 /// [`Cow`]s, built for columns and borrowed from an array holding objects (so walking one
 /// copies none of its values). Arrays whose
 /// dtype holds objects (`O`, decoded through an
-/// [`ObjectCodec`](crate::object::ObjectCodec)) hold their decoded values instead
+/// [`ObjectCodec`](crate::dynamic::ObjectCodec)) hold their decoded values instead
 /// ([`DynArray::objects`]), and have no columns.
 ///
 /// # Examples

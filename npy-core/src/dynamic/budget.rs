@@ -68,7 +68,7 @@ pub(super) fn check(dtype: &DType, len: u64) -> Result<(), Error> {
 
 /// Bytes one decoded element of `dtype` takes: its `DynValue` and everything that value owns
 /// (saturating: a result of `u64::MAX` is refused whatever the data).
-pub(crate) fn dyn_cost(dtype: &DType) -> u64 {
+pub fn dyn_cost(dtype: &DType) -> u64 {
     let value = std::mem::size_of::<DynValue>() as u64;
     value.saturating_add(dyn_heap(dtype))
 }

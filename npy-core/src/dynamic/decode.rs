@@ -264,8 +264,11 @@ impl Decode for Decoder {
 /// The elements of `dtype` (which holds no object) in `bytes`, `n` of them: the data of a
 /// numeric array or scalar inside an object array's pickle, whose length the interpreter has
 /// checked to be `n` × the itemsize.
-#[cfg(feature = "pickle")]
-pub(super) fn decode_all(dtype: &DType, bytes: &[u8], n: u64) -> Result<Vec<DynValue>, Error> {
+///
+/// # Errors
+/// A dtype the decoder does not read; values it refuses; [`ErrorKind::Truncated`] when
+/// `bytes` is shorter than `n` elements.
+pub fn decode_all(dtype: &DType, bytes: &[u8], n: u64) -> Result<Vec<DynValue>, Error> {
     let decoder = Decoder::new(dtype)?;
     let size = to_usize(dtype.itemsize(), "itemsize")?;
     if size == 0 {
@@ -323,7 +326,6 @@ mod tests {
     /// `decode_all` trusted its caller's length check with a `debug_assert` (a panic in debug
     /// builds, a silently shorter array in release) (issue 40, panics audit): a buffer short
     /// of `n` elements is an error; a longer one decodes `n`.
-    #[cfg(feature = "pickle")]
     #[test]
     fn decode_all_refuses_a_buffer_short_of_n_elements() {
         let i2 = DType::Number(Primitive::I16, crate::dtype::ByteOrder::Little);

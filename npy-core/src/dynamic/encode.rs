@@ -73,17 +73,16 @@ pub fn write_dyn_to<W: Write>(
 /// ([`ErrorKind::Pickle`](crate::ErrorKind::Pickle) for npy-pickle's codec);
 /// [`ErrorKind::Unsupported`] for records with object fields, which numpy pickles whole and
 /// this does not write.
-#[cfg(feature = "pickle")]
 pub fn write_dyn_to_using<W: Write>(
     mut w: W,
     array: &DynArray,
     version: Option<Version>,
-    objects: &dyn super::object::ObjectCodec,
+    objects: &dyn super::ObjectCodec,
 ) -> Result<(), Error> {
     let dtype = array.dtype();
     if *dtype == DType::Object {
         w.write_all(&array.header().to_bytes(version)?)?;
-        super::object::write_array(&mut w, array, objects)?;
+        objects.encode(array, &mut w)?;
         w.flush()?;
         return Ok(());
     }
@@ -160,7 +159,10 @@ fn narrow<F: Scalar>(x: f64, to: impl Fn(f64) -> F, is_inf: impl Fn(F) -> bool) 
 
 /// Encodes one value of `dtype` into `dst` (`dtype.itemsize()` bytes: zeros, or the bytes the
 /// value was read from). Every field's bytes are written; padding is left as it is.
-pub(super) fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Error> {
+///
+/// # Errors
+/// A value `dtype` cannot hold.
+pub fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Error> {
     use Primitive::*;
     let bad = || mismatch(dtype, value);
     match (dtype, value) {

@@ -39,16 +39,14 @@ mod columns;
 mod decode;
 mod encode;
 mod longdouble;
-#[cfg(feature = "pickle")]
-pub mod object;
+pub(crate) mod object;
 mod value;
 
 pub use array::{COrderIter, DynArray, Iter};
 pub use budget::{DYN_ALLOWANCE, MAX_DYN_EXPANSION, MAX_DYN_ITEMSIZE};
 pub use columns::Column;
-#[cfg(feature = "pickle")]
-pub use encode::write_dyn_to_using;
-pub use encode::{write_dyn, write_dyn_to};
+pub use encode::{write_dyn, write_dyn_to, write_dyn_to_using};
+pub use object::{ObjectCodec, ObjectText, ObjectValue};
 pub use value::{DynValue, UcsString};
 
 #[doc(hidden)]
@@ -103,48 +101,6 @@ pub fn read_dyn(path: impl AsRef<Path>) -> Result<DynArray, Error> {
     NpyReader::open(path)?.read_dyn().at_path(path)
 }
 
-/// The array `header` describes (no objects) holding the elements in `bytes`, exactly its
-/// `nbytes` (in the file's byte order).
-#[cfg(feature = "pickle")]
-pub(crate) fn array_from_bytes(
-    header: crate::header::Header,
-    bytes: &[u8],
-) -> Result<DynArray, Error> {
-    let meta = crate::meta::ArrayMeta::from_header(header)?;
-    let dtype = meta.dtype().clone();
-    dtype.refuse_object()?;
-    if bytes.len() as u64 != meta.nbytes() {
-        return Err(Error::new(ErrorKind::LengthMismatch {
-            what: "array data",
-            expected: meta.nbytes(),
-            found: bytes.len() as u64,
-        }));
-    }
-    let n = usize::try_from(meta.num_elements()).map_err(|_| {
-        Error::new(ErrorKind::AllocationLimit {
-            what: "elements of a dynamic array",
-            elements: meta.num_elements(),
-            bytes_each: dtype.itemsize(),
-        })
-    })?;
-    let mut columns = columns::Columns::new(&dtype, true)?;
-    columns.reserve_exact(n);
-    columns.push_rows(bytes, n);
-    DynArray::from_columns(meta, columns)
-}
-
-/// The elements' bytes of `array` in memory order, rebuilt from its columns (`None` for a
-/// dtype holding objects).
-#[cfg(feature = "pickle")]
-pub(crate) fn array_bytes(array: &DynArray) -> Option<Vec<u8>> {
-    let columns = array.column_store()?;
-    // In memory: the columns hold these bytes already (padding included, or zeros).
-    let size = usize::try_from(array.dtype().itemsize()).ok()?;
-    let mut out = vec![0u8; size.checked_mul(array.len())?];
-    columns.scatter(&mut out, 0, array.len());
-    Some(out)
-}
-
 impl<R: Read> NpyReader<R> {
     /// Reads the whole array, whatever its dtype, into a [`DynArray`] (see [`read_dyn`]).
     ///
@@ -181,9 +137,8 @@ impl<R: Read> NpyReader<R> {
     /// ([`ErrorKind::Pickle`](crate::ErrorKind::Pickle) for npy-pickle's codec).
     ///
     /// # Examples
-    /// See [`ObjectCodec`](object::ObjectCodec).
-    #[cfg(feature = "pickle")]
-    pub fn read_dyn_using(&mut self, objects: &dyn object::ObjectCodec) -> Result<DynArray, Error> {
+    /// See [`ObjectCodec`].
+    pub fn read_dyn_using(&mut self, objects: &dyn ObjectCodec) -> Result<DynArray, Error> {
         self.check_untouched()?;
         if self.dtype().has_object() {
             return object::read_array(self, objects);

@@ -78,10 +78,10 @@ pub enum DynValue {
         /// `shape.iter().product()` elements, in C order.
         values: Vec<DynValue>,
     },
-    /// `O`: a Python object decoded from the array's pickle (feature `pickle`; see
-    /// `npy_core::pickle`).
-    #[cfg(feature = "pickle")]
-    Object(super::object::PyObject),
+    /// `O`: an element of an object array, the value its codec decoded from the array's
+    /// pickle (npy-pickle's `PyObject`, a Python value: `npy_pickle::PyObject::of(&value)`
+    /// borrows it), opaque to npy-core ([`ObjectValue`](super::ObjectValue)).
+    Object(Box<dyn super::ObjectValue>),
 }
 
 impl DynValue {

@@ -379,7 +379,6 @@ impl<R: Read> NpyReader<R> {
     /// The rest of the input, which for an object array is its pickle (numpy's files end with
     /// it): the bytes already read ahead, then the inner reader. Afterwards no element remains
     /// to be read; the caller bounds how much it reads.
-    #[cfg(feature = "pickle")]
     pub(crate) fn rest(&mut self) -> std::io::Chain<std::io::Cursor<Vec<u8>>, &mut R> {
         let ahead = self.ahead.split_off(self.ahead_at);
         self.ahead.clear();

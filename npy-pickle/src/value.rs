@@ -1,20 +1,29 @@
-//! [`PyObject`]: the Python values an object array can hold, as plain Rust data.
+//! [`PyObject`]: the Python values an object array can hold, as plain Rust data, and how a
+//! [`DynValue`] holds one (npy-core's [`ObjectValue`] hook, opaque to npy-core).
+
+use std::any::Any;
+use std::fmt;
 
 use num_bigint::BigInt;
 
-use crate::dtype::{DType, Primitive, TimeKind};
-use crate::dynamic::{DynArray, DynValue};
+use npy_core::dtype::{DType, Primitive, TimeKind};
+use npy_core::dynamic::{ObjectText, ObjectValue};
+use npy_core::{DynArray, DynValue};
+use npy_print::{ArrayDisplay, Print, PrintOptions};
 
-use super::globals::PyGlobal;
+use crate::globals::PyGlobal;
 
 /// A Python value decoded from a pickle: what one element of an object array (`|O`) holds.
 ///
 /// Containers own their items: a value the pickle shares (the same list twice) is decoded
-/// as two equal values. Python's `repr()` is npy-print's (`npy_print::repr`).
+/// as two equal values. Python's `repr()` and `str()` are npy-print's calls,
+/// `npy_print::repr(&value)` and `npy_print::str(&value)` (this crate implements npy-print's
+/// [`Print`] for it). A [`DynValue::Object`] holds one: [`PyObject::of`] borrows it back,
+/// `DynValue::from(value)` makes one.
 ///
 /// # Examples
 /// ```
-/// use npy_core::object::PyObject;
+/// use npy_pickle::PyObject;
 /// let v = PyObject::List(vec![
 ///     PyObject::Str("a".into()),
 ///     PyObject::None,
@@ -100,6 +109,25 @@ pub enum PyDType {
 }
 
 impl PyObject {
+    /// The Python object `value` holds: `Some` for a [`DynValue::Object`] holding a
+    /// [`PyObject`] (every element of an object array this crate decodes), `None` for other
+    /// values. The one way to get a `PyObject` out of a [`DynValue`].
+    ///
+    /// # Examples
+    /// ```
+    /// use npy_core::DynValue;
+    /// use npy_pickle::PyObject;
+    /// let v = DynValue::from(PyObject::Str("ada".into()));
+    /// assert_eq!(PyObject::of(&v), Some(&PyObject::Str("ada".into())));
+    /// assert_eq!(PyObject::of(&DynValue::Int(1)), None);
+    /// ```
+    pub fn of(value: &DynValue) -> Option<&PyObject> {
+        match value {
+            DynValue::Object(o) => o.downcast_ref(),
+            _ => None,
+        }
+    }
+
     /// Whether the value is `None`.
     pub fn is_none(&self) -> bool {
         matches!(self, PyObject::None)
@@ -268,5 +296,52 @@ fn scalar_type(dtype: &DType) -> String {
         DType::Object => "object_".into(),
         DType::Ml(t) => t.name().into(),
         DType::Void(_) | DType::Record(_) | DType::SubArray(_) => "void".into(),
+    }
+}
+
+/// A [`DynValue::Object`] holding `value`, as an object array's element.
+impl From<PyObject> for DynValue {
+    fn from(value: PyObject) -> DynValue {
+        DynValue::Object(Box::new(value))
+    }
+}
+
+/// How a [`DynValue::Object`] holds a Python value: npy-core clones, compares and prints it
+/// through this, knowing nothing of Python. Printed by npy-print (`printer` is its
+/// [`PrintOptions`]), as Python's `repr()` / `str()` (`repr.rs`).
+impl ObjectValue for PyObject {
+    fn clone_value(&self) -> Box<dyn ObjectValue> {
+        Box::new(self.clone())
+    }
+
+    fn eq_value(&self, other: &dyn ObjectValue) -> bool {
+        other.downcast_ref::<PyObject>() == Some(self)
+    }
+
+    fn write_text(
+        &self,
+        out: &mut dyn fmt::Write,
+        text: ObjectText,
+        printer: &dyn Any,
+    ) -> fmt::Result {
+        let defaults = PrintOptions::new();
+        let options = printer.downcast_ref::<PrintOptions>().unwrap_or(&defaults);
+        crate::repr::write(self, out, text, options)
+    }
+}
+
+/// Python's `str()` (`Display`) and `repr()` (`{:#}`, `npy_print::repr`) of an object.
+///
+/// # Examples
+/// ```
+/// use npy_pickle::PyObject;
+/// let o = PyObject::List(vec![PyObject::Str("a\nb".into()), PyObject::None]);
+/// assert_eq!(npy_print::repr(&o).to_string(), "['a\\nb', None]");
+/// assert_eq!(npy_print::str(&PyObject::Str("hi".into())).to_string(), "hi");
+/// assert_eq!(npy_print::repr(&PyObject::Str("hi".into())).to_string(), "'hi'");
+/// ```
+impl Print for PyObject {
+    fn display_with(&self, options: &PrintOptions) -> ArrayDisplay<'_> {
+        (self as &dyn ObjectValue).display_with(options)
     }
 }

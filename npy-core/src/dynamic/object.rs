@@ -1,0 +1,279 @@
+//! The `O` dtype: the hook through which a codec decodes and encodes an object array's
+//! pickle ([`ObjectCodec`]), and the values it gives, opaque to this crate ([`ObjectValue`]).
+//!
+//! An object array's data is one pickle of Python values. npy-core is the format and knows
+//! nothing of Python's values: a dynamic read given an [`ObjectCodec`]
+//! ([`NpyReader::read_dyn_using`](crate::NpyReader::read_dyn_using),
+//! [`write_dyn_to_using`](crate::dynamic::write_dyn_to_using)) hands the pickle to it, and an
+//! element of the array it returns is a [`DynValue::Object`](crate::DynValue::Object) holding
+//! the codec's value behind [`ObjectValue`]. Without a codec, object arrays are refused with
+//! [`ErrorKind::ObjectArray`](crate::ErrorKind::ObjectArray), whose message names the crate
+//! that has one: npy-pickle (its interpreter never imports, calls or looks up anything), which
+//! also owns Python's object model (`npy_pickle::PyObject`) and its `repr`.
+
+use std::any::Any;
+use std::fmt;
+use std::io::{Read, Write};
+
+use super::DynArray;
+use crate::error::Error;
+use crate::header::Header;
+
+/// A value an element of an object array holds, opaque to npy-core: what
+/// [`DynValue::Object`](crate::DynValue::Object) boxes. npy-pickle's `PyObject` (a Python
+/// value decoded from the array's pickle) is the one the workspace makes.
+///
+/// The methods are what [`DynValue`](crate::DynValue)'s `Clone`, `PartialEq` and printing
+/// need of a value whose type npy-core does not know; `Debug` is the value's own.
+/// `dyn ObjectValue` has [`downcast_ref`](#method.downcast_ref) to get the concrete value back
+/// (`npy_pickle::PyObject::of(&value)` does it for a `DynValue`).
+///
+/// # Examples
+/// ```
+/// use npy_core::dynamic::ObjectValue;
+/// use npy_core::DynValue;
+///
+/// #[derive(Debug, Clone, PartialEq)]
+/// struct Name(String);
+/// impl ObjectValue for Name {
+///     fn clone_value(&self) -> Box<dyn ObjectValue> {
+///         Box::new(self.clone())
+///     }
+///     fn eq_value(&self, other: &dyn ObjectValue) -> bool {
+///         other.downcast_ref::<Name>() == Some(self)
+///     }
+/// }
+///
+/// let v = DynValue::Object(Box::new(Name("ada".into())));
+/// assert_eq!(v.clone(), v);
+/// assert_eq!(format!("{v:?}"), r#"Object(Name("ada"))"#);
+/// let DynValue::Object(o) = &v else { unreachable!() };
+/// assert_eq!(o.downcast_ref::<Name>(), Some(&Name("ada".into())));
+/// ```
+pub trait ObjectValue: Any + fmt::Debug + Send + Sync {
+    /// A copy of the value, boxed (what `DynValue::clone` makes of it).
+    fn clone_value(&self) -> Box<dyn ObjectValue>;
+
+    /// Whether `other` is a value of the same type, equal to this one (what `DynValue`'s `==`
+    /// compares).
+    fn eq_value(&self, other: &dyn ObjectValue) -> bool;
+
+    /// Writes the value's text as a printer asks for it (`text`). `printer` is the printer's
+    /// own options, which an implementation may downcast to print what the value nests:
+    /// npy-print passes its `PrintOptions`. The default writes the value's `Debug`.
+    ///
+    /// # Errors
+    /// What `out` returns (a printer with a budget refuses text past it).
+    fn write_text(
+        &self,
+        out: &mut dyn fmt::Write,
+        text: ObjectText,
+        printer: &dyn Any,
+    ) -> fmt::Result {
+        let _ = (text, printer);
+        write!(out, "{self:?}")
+    }
+}
+
+/// Which text of an [`ObjectValue`] a printer asks for ([`ObjectValue::write_text`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ObjectText {
+    /// Python's `repr()`.
+    Repr,
+    /// Python's `str()` (numpy's `str()` of a 0-d object array holding the value).
+    Str,
+    /// An element of a printed object array (numpy's `_object_format`: the `repr`, a `list` as
+    /// `list([...])` so that it does not read as an axis).
+    Element,
+}
+
+impl dyn ObjectValue {
+    /// The value as a `T`, when it is one.
+    pub fn downcast_ref<T: ObjectValue>(&self) -> Option<&T> {
+        (self as &dyn Any).downcast_ref()
+    }
+}
+
+impl Clone for Box<dyn ObjectValue> {
+    fn clone(&self) -> Self {
+        self.clone_value()
+    }
+}
+
+impl PartialEq for dyn ObjectValue {
+    fn eq(&self, other: &Self) -> bool {
+        self.eq_value(other)
+    }
+}
+
+/// Decodes an object array's pickle into values and encodes values into numpy's pickle: the
+/// hook through which npy-core's dynamic reads and writes handle dtypes holding `O`.
+///
+/// npy-core has no implementation; `npy_pickle::PickleCodec` is the one to use (an
+/// interpreter that never executes anything, with a memory budget). A codec must bound the
+/// bytes it reads and the memory it builds: `data` is the rest of the input, of any length.
+///
+/// # Examples
+/// A codec that refuses everything, and what a read through it gives:
+/// ```
+/// use std::io::{Read, Write};
+/// use npy_core::dynamic::ObjectCodec;
+/// use npy_core::{error::Category, DType, DynArray, Error, ErrorKind, Header};
+///
+/// #[derive(Debug)]
+/// struct Refuse;
+/// impl ObjectCodec for Refuse {
+///     fn decode(&self, header: &Header, _data: &mut dyn Read) -> Result<DynArray, Error> {
+///         Err(Error::from_codec(Category::Unsupported, format!("decoding {}", header.dtype)))
+///     }
+///     fn encode(&self, _array: &DynArray, _out: &mut dyn Write) -> Result<(), Error> {
+///         Err(Error::from_codec(Category::Unsupported, "encoding"))
+///     }
+/// }
+///
+/// let mut bytes = Header::new(DType::Object, vec![1]).to_bytes(None)?;
+/// bytes.extend_from_slice(b"\x80\x04N.");
+/// let mut reader = npy_core::NpyReader::new(&bytes[..])?;
+/// let err = reader.read_dyn_using(&Refuse).unwrap_err();
+/// assert!(matches!(err.kind(), ErrorKind::Pickle { .. }));
+/// assert_eq!(err.to_string(), "object array: decoding |O");
+/// // Without a codec, the refusal names the crate that decodes objects.
+/// let err = npy_core::NpyReader::new(&bytes[..])?.read_dyn().unwrap_err();
+/// assert!(err.to_string().contains("npy-pickle"));
+/// # Ok::<(), Error>(())
+/// ```
+pub trait ObjectCodec: fmt::Debug + Send + Sync {
+    /// Decodes the data of the array `header` describes (a dtype holding `O`: an object
+    /// array, or records with object fields) from `data`, the rest of the input after the
+    /// header. The array returned must be the one `header` describes.
+    ///
+    /// # Errors
+    /// Whatever the codec refuses, as [`ErrorKind::Pickle`](crate::ErrorKind::Pickle) (made
+    /// with [`Error::from_codec`]); I/O errors of `data`.
+    fn decode(&self, header: &Header, data: &mut dyn Read) -> Result<DynArray, Error>;
+
+    /// Writes the data of `array`, whose dtype holds `O`, to `out` (the header is written
+    /// already).
+    ///
+    /// # Errors
+    /// Values the codec cannot encode, usually [`ErrorKind::Pickle`](crate::ErrorKind::Pickle);
+    /// I/O errors of `out`.
+    fn encode(&self, array: &DynArray, out: &mut dyn Write) -> Result<(), Error>;
+}
+
+/// What the pickle crate needs of npy-core's dynamic codec, and nothing else should use:
+/// the values of a dtype decoded from and encoded into their bytes (reached as
+/// `npy_core::__private::objects`).
+pub mod internals {
+    use std::io::Write;
+    use std::path::Path;
+
+    use crate::error::ErrorKind;
+
+    /// An npy-core error of `kind`, for the refusals npy-pickle shares with npy-core (a
+    /// value the dtype cannot hold, a dtype that is not `|O`).
+    #[cold]
+    pub fn error(kind: ErrorKind) -> Error {
+        Error::new(kind)
+    }
+
+    use crate::dynamic::DynArray;
+    use crate::error::{Error, PathContext};
+    use crate::meta::ArrayMeta;
+    use crate::read::NpyArray;
+    use crate::write::AtomicFile;
+
+    /// Bytes one element of `dtype` takes once decoded (saturating): what a pickled numpy
+    /// scalar of `dtype` costs each time it is decoded or copied.
+    pub use crate::dynamic::budget::dyn_cost as decoded_bytes;
+    /// The `n` elements of `dtype` (no object) in `bytes`: a numeric array or scalar inside
+    /// an object array's pickle.
+    pub use crate::dynamic::decode::decode_all;
+    /// Encodes `value` as an element of `dtype` into `dst` (itemsize bytes).
+    pub use crate::dynamic::encode::encode;
+
+    /// The array `header` describes (no objects) holding the elements in `bytes`, exactly its
+    /// `nbytes` (in the file's byte order): a numeric array inside an object array's pickle,
+    /// gathered into columns without a tree per element.
+    ///
+    /// # Errors
+    /// [`ErrorKind::LengthMismatch`] when `bytes` is not the header's `nbytes`; a dtype
+    /// holding objects; a shape over numpy's size or this machine's.
+    pub fn array_from_bytes(
+        header: crate::header::Header,
+        bytes: &[u8],
+    ) -> Result<DynArray, Error> {
+        let meta = ArrayMeta::from_header(header)?;
+        let dtype = meta.dtype().clone();
+        dtype.refuse_object()?;
+        if bytes.len() as u64 != meta.nbytes() {
+            return Err(error(ErrorKind::LengthMismatch {
+                what: "array data",
+                expected: meta.nbytes(),
+                found: bytes.len() as u64,
+            }));
+        }
+        let n = usize::try_from(meta.num_elements()).map_err(|_| {
+            error(ErrorKind::AllocationLimit {
+                what: "elements of a dynamic array",
+                elements: meta.num_elements(),
+                bytes_each: dtype.itemsize(),
+            })
+        })?;
+        let mut columns = crate::dynamic::columns::Columns::new(&dtype, true)?;
+        columns.reserve_exact(n);
+        columns.push_rows(bytes, n);
+        DynArray::from_columns(meta, columns)
+    }
+
+    /// The elements' bytes of `array` in memory order, rebuilt from its columns (`None` for a
+    /// dtype holding objects).
+    pub fn array_bytes(array: &DynArray) -> Option<Vec<u8>> {
+        let columns = array.column_store()?;
+        // In memory: the columns hold these bytes already (padding included, or zeros).
+        let size = usize::try_from(array.dtype().itemsize()).ok()?;
+        let mut out = vec![0u8; size.checked_mul(array.len())?];
+        columns.scatter(&mut out, 0, array.len());
+        Some(out)
+    }
+
+    /// An array of `meta` holding `data` (elements that are not [`NpyElement`]s: the Rust
+    /// values of an object array's elements).
+    ///
+    /// [`NpyElement`]: crate::NpyElement
+    ///
+    /// # Errors
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch) when `data` does not
+    /// hold `meta`'s elements.
+    pub fn npy_array<T>(meta: ArrayMeta, data: Vec<T>) -> Result<NpyArray<T>, Error> {
+        NpyArray::from_meta(meta, data)
+    }
+
+    /// Writes the file at `path` atomically, as the crate's path writers do (a temporary file
+    /// renamed into place once `write` succeeded), the error naming the file.
+    ///
+    /// # Errors
+    /// What `write` returns; creating, writing or renaming the temporary file.
+    pub fn write_file(
+        path: &Path,
+        write: impl FnOnce(&mut dyn Write) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let go = || -> Result<(), Error> {
+            let mut file = AtomicFile::create(path)?;
+            write(&mut file)?;
+            Ok(file.commit()?)
+        };
+        go().at_path(path)
+    }
+}
+
+/// The data of an array whose dtype holds `O`, decoded by `codec` from the rest of the input.
+pub(super) fn read_array<R: Read>(
+    reader: &mut crate::read::NpyReader<R>,
+    codec: &dyn ObjectCodec,
+) -> Result<DynArray, Error> {
+    let header = reader.header().clone();
+    let mut rest = reader.rest();
+    codec.decode(&header, &mut rest)
+}
