@@ -1258,8 +1258,8 @@ mod tests {
             use arrow_buffer::ToByteSlice;
             let width = std::mem::size_of::<T>();
             let mut taken = 0;
-            for stride in 1..=40 {
-                for offset in 0..stride.saturating_sub(width).max(1) {
+            for stride in 1..=40usize {
+                for offset in 0..=stride.saturating_sub(width) {
                     let count = (buf.len().saturating_sub(offset + width)) / stride + 1;
                     for order in [ByteOrder::Little, ByteOrder::Big] {
                         let s = Strided {
