@@ -29,6 +29,17 @@ use crate::error::{overflow, unsupported_dtype, value_error, Error};
 /// threads (below it, starting threads costs more than the gathering).
 const PARALLEL_BYTES: usize = 4 << 20;
 
+/// The threads to convert `bytes` bytes on: the machine's cores from [`PARALLEL_BYTES`] on,
+/// else 1. The system is asked only for large inputs: `available_parallelism` reads cgroup
+/// files (tens of microseconds), which a scan converting small batches one after another
+/// paid once per batch (7 % of `npy sql`'s CPU time over 8 shards of 56-byte records).
+fn threads_for(bytes: usize) -> usize {
+    if bytes < PARALLEL_BYTES {
+        return 1;
+    }
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
 /// The extension name of Arrow's canonical fixed-shape tensor type.
 pub const FIXED_SHAPE_TENSOR: &str = "arrow.fixed_shape_tensor";
 /// The field-metadata key holding an extension type's name.
@@ -351,12 +362,21 @@ impl Strided<'_> {
 
 /// Bytes of a native-order value of `T`, from file bytes of order `order`.
 trait FromFile: ArrowNativeType {
+    /// The unsigned integer of `T`'s size: an element read as a word of the buffer.
+    type Word: bytemuck::Pod;
+
     fn from_file(bytes: &[u8], order: ByteOrder) -> Self;
+
+    /// The value whose file bytes are `word` (as loaded in the machine's order); `swap`: the
+    /// file's byte order is not the machine's.
+    fn from_word(word: Self::Word, swap: bool) -> Self;
 }
 
 macro_rules! from_file {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $w:ty),*) => {$(
         impl FromFile for $t {
+            type Word = $w;
+
             #[inline]
             fn from_file(bytes: &[u8], order: ByteOrder) -> Self {
                 let mut a = [0u8; std::mem::size_of::<$t>()];
@@ -366,10 +386,45 @@ macro_rules! from_file {
                     _ => <$t>::from_le_bytes(a),
                 }
             }
+
+            #[inline]
+            fn from_word(word: $w, swap: bool) -> Self {
+                let word = if swap { word.swap_bytes() } else { word };
+                <$t>::from_ne_bytes(word.to_ne_bytes())
+            }
         }
     )*};
 }
-from_file!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, half::f16);
+from_file!(
+    i8 => u8, i16 => u16, i32 => u32, i64 => u64, u8 => u8, u16 => u16, u32 => u32,
+    u64 => u64, f32 => u32, f64 => u64, half::f16 => u16
+);
+
+/// The `s.count` elements of `s` as `T`s, loaded as aligned words of the buffer, when they
+/// can be: the buffer is aligned for `T` and `T`'s size divides the stride and the offset
+/// (a record's numeric fields, as numpy lays out aligned records and most packed ones).
+/// One load per element, without slicing the element out of its record: half the time of
+/// the byte-wise way on 56-byte records.
+fn gather_words<T: FromFile>(s: &Strided<'_>, order: ByteOrder) -> Option<Vec<T>> {
+    let width = std::mem::size_of::<T>();
+    if s.count == 0 || s.stride < width || s.stride % width != 0 || s.offset % width != 0 {
+        return None;
+    }
+    let bytes = s.buf.as_slice();
+    let bytes = bytes.get(..bytes.len() - bytes.len() % width)?;
+    let words: &[T::Word] = bytemuck::try_cast_slice(bytes).ok()?;
+    let (first, step) = (s.offset / width, s.stride / width);
+    let last = (s.count - 1).checked_mul(step)?.checked_add(first)?;
+    let swap = !is_native(order);
+    Some(
+        words
+            .get(first..=last)?
+            .iter()
+            .step_by(step.max(1))
+            .map(|&w| T::from_word(w, swap))
+            .collect(),
+    )
+}
 
 /// Whether `order` is the machine's (or does not apply).
 fn is_native(order: ByteOrder) -> bool {
@@ -389,6 +444,9 @@ fn scalars<T: FromFile>(s: &Strided<'_>, order: ByteOrder) -> ScalarBuffer<T> {
         if b.as_ptr().align_offset(std::mem::align_of::<T>()) == 0 {
             return ScalarBuffer::new(b, 0, s.count);
         }
+    }
+    if let Some(v) = gather_words::<T>(s, order) {
+        return ScalarBuffer::from(v);
     }
     // The byte order is matched once, outside the loop, so each arm's conversion is a
     // plain (or swapping) load.
@@ -654,8 +712,8 @@ fn tensor_column(
 /// scalar value (a lone surrogate), naming the element;
 /// [`ErrorKind::Overflow`](crate::ErrorKind::Overflow) past 2 GiB of UTF-8.
 fn utf8_column(s: &Strided<'_>, n: usize, order: ByteOrder, name: &str) -> Result<ArrayRef, Error> {
-    let threads = if s.parallel && s.count.saturating_mul(n).saturating_mul(4) >= PARALLEL_BYTES {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    let threads = if s.parallel {
+        threads_for(s.count.saturating_mul(n).saturating_mul(4))
     } else {
         1
     };
@@ -902,9 +960,9 @@ pub fn batch_from_bytes(
     let plan = ColumnPlan::new(dtype, row_shape, name)?;
     let schema = plan.schema(rows)?;
     let need = plan.check(rows, data)?;
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     let count = plan.len();
-    let fields_threaded = count > 1 && threads > 1 && need >= PARALLEL_BYTES;
+    let threads = if count > 1 { threads_for(need) } else { 1 };
+    let fields_threaded = threads > 1;
     let columns = if fields_threaded {
         // Fields are independent columns: gather them on several threads, each thread a
         // run of consecutive fields.
@@ -1183,6 +1241,73 @@ mod tests {
         let b = batch_from_bytes(&dtype, &[], 1000, &buf, "x").unwrap();
         let col = b.column(0).to_data();
         assert_eq!(col.buffers()[0].as_ptr(), buf.as_ptr());
+    }
+
+    /// The aligned-word gather reads what the record layout's rule says: element `i` is the
+    /// `width` bytes at `offset + i * stride`, in the file's byte order (as `from_file` reads
+    /// one element), for every stride and offset where it applies; elsewhere it declines.
+    #[test]
+    fn word_gather_reads_each_element_at_its_offset_in_either_order() {
+        fn check<T: FromFile>(buf: &Buffer) -> usize {
+            use arrow_buffer::ToByteSlice;
+            let width = std::mem::size_of::<T>();
+            let mut taken = 0;
+            for stride in 1..=40usize {
+                for offset in 0..=stride.saturating_sub(width) {
+                    let count = (buf.len().saturating_sub(offset + width)) / stride + 1;
+                    for order in [ByteOrder::Little, ByteOrder::Big] {
+                        let s = Strided {
+                            buf,
+                            count,
+                            stride,
+                            offset,
+                            parallel: false,
+                        };
+                        let want: Vec<T> = (0..count)
+                            .map(|i| T::from_file(s.element(i, width), order))
+                            .collect();
+                        match gather_words::<T>(&s, order) {
+                            Some(got) => {
+                                // Compared as bytes: a float's NaN patterns are not `==`.
+                                assert_eq!(
+                                    got.to_byte_slice(),
+                                    want.to_byte_slice(),
+                                    "stride {stride} offset {offset} {order:?}"
+                                );
+                                taken += 1;
+                            }
+                            None => assert!(
+                                stride < width || stride % width != 0 || offset % width != 0,
+                                "declined an aligned layout: stride {stride} offset {offset}"
+                            ),
+                        }
+                    }
+                }
+            }
+            taken
+        }
+        // A buffer aligned for u64 (made from u64s), holding the bytes 0, 1, 2, …
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(8 * 300).collect();
+        let words: Vec<u64> = bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_ne_bytes(c.try_into().unwrap()))
+            .collect();
+        let buf = Buffer::from_vec(words);
+        assert!(check::<i16>(&buf) > 0);
+        assert!(check::<i32>(&buf) > 0);
+        assert!(check::<f32>(&buf) > 0);
+        assert!(check::<i64>(&buf) > 0);
+        assert!(check::<f64>(&buf) > 0);
+        // Misaligned for T (the buffer starts one byte into the words): the bytewise way.
+        let shifted = buf.slice(1);
+        let s = Strided {
+            buf: &shifted,
+            count: 10,
+            stride: 8,
+            offset: 0,
+            parallel: false,
+        };
+        assert!(gather_words::<i32>(&s, ByteOrder::Little).is_none());
     }
 
     #[test]
