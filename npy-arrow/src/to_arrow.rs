@@ -407,7 +407,11 @@ from_file!(
 /// the byte-wise way on 56-byte records.
 fn gather_words<T: FromFile>(s: &Strided<'_>, order: ByteOrder) -> Option<Vec<T>> {
     let width = std::mem::size_of::<T>();
-    if s.count == 0 || s.stride < width || s.stride % width != 0 || s.offset % width != 0 {
+    if s.count == 0
+        || s.stride < width
+        || !s.stride.is_multiple_of(width)
+        || !s.offset.is_multiple_of(width)
+    {
         return None;
     }
     let bytes = s.buf.as_slice();
@@ -1277,7 +1281,9 @@ mod tests {
                                 taken += 1;
                             }
                             None => assert!(
-                                stride < width || stride % width != 0 || offset % width != 0,
+                                stride < width
+                                    || !stride.is_multiple_of(width)
+                                    || !offset.is_multiple_of(width),
                                 "declined an aligned layout: stride {stride} offset {offset}"
                             ),
                         }
