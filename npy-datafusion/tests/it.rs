@@ -795,3 +795,95 @@ print(json.dumps({'groups': groups, 'rows': len(a),
 #[cfg(feature = "proto")]
 #[path = "it/proto.rs"]
 mod proto;
+
+/// `NpyFormat::memory_map`: the same answers as numpy's through memory maps: records with a
+/// big-endian and an empty shard, strings and datetimes (the group-by), 13-byte records split
+/// into byte ranges (fields at every alignment), and plain arrays whose batches may hold the
+/// mapped bytes themselves. A shard truncated after the table was planned is the typed error
+/// naming it, as without a map (checked against the map's length, never read past it).
+#[test]
+fn memory_mapped_scans_answer_as_numpy() {
+    let Some(python) = python_for("memory-mapped SQL scans against numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let want = expected(&python, SHARDS, dir.path());
+    let plain = tempfile::tempdir().unwrap();
+    let plain_want = expected(
+        &python,
+        r"
+import sys, json, numpy as np
+d = sys.argv[1]
+a = np.linspace(-3, 7, 100_003)
+np.save(d + '/f.npy', a)
+b = (np.arange(50_001, dtype='>i4') * 7 - 11)
+np.save(d + '/b.npy', b)
+r = np.zeros(100_003, dtype=[('id','<i8'), ('x','<f4'), ('b','?')])
+r['id'] = np.arange(100_003) * 3 - 7
+r['x'] = np.arange(100_003, dtype=np.float32) / 8
+np.save(d + '/r.npy', r)
+print(json.dumps([{'sf': float(a.sum()), 'lo': float(a.min()), 'sb': int(b.astype('i8').sum()),
+                   'hb': int(b.max()), 'sr': int(r['id'].sum()),
+                   'sx': float(r['x'].astype(np.float64).sum())}]))
+",
+        plain.path(),
+    );
+    let (d, p) = (dir.path().display(), plain.path().display());
+    runtime().block_on(async {
+        let ctx = session(1024, 1000);
+        // SAFETY: the files are this test's own; nothing writes them while they are read,
+        // until the truncation below, which happens before the map is made.
+        #[allow(unsafe_code)]
+        let factory = unsafe { npy_datafusion::NpyFormatFactory::new().memory_map() };
+        ctx.state_ref()
+            .write()
+            .register_file_format(Arc::new(factory), true)
+            .unwrap();
+        // A directory of records, as a listing table of a mapping format.
+        // SAFETY: as above.
+        #[allow(unsafe_code)]
+        let format = unsafe { NpyFormat::new().memory_map() };
+        let options = ListingOptions::new(Arc::new(format)).with_file_extension(".npy");
+        let url = format!("{d}/");
+        let schema = options
+            .infer_schema(&ctx.state(), &ListingTableUrl::parse(&url).unwrap())
+            .await
+            .unwrap();
+        ctx.register_listing_table("t", &url, options, Some(schema), None)
+            .await
+            .unwrap();
+        let rows = query(&ctx, &GROUP_BY.replace("{}", "t")).await.unwrap();
+        assert_rows_close(&rows, &want, "mapped directory");
+        // Quoted paths go through the registered (mapping) factory.
+        let sql = format!(
+            "SELECT (SELECT sum(f) FROM '{p}/f.npy') AS sf, (SELECT min(f) FROM '{p}/f.npy') AS lo, \
+             (SELECT sum(CAST(b AS BIGINT)) FROM '{p}/b.npy') AS sb, \
+             (SELECT max(b) FROM '{p}/b.npy') AS hb, (SELECT sum(id) FROM '{p}/r.npy') AS sr, \
+             (SELECT sum(CAST(x AS DOUBLE)) FROM '{p}/r.npy') AS sx"
+        );
+        let rows = query(&ctx, &sql).await.unwrap();
+        assert_rows_close(&rows, &plain_want, "mapped plain arrays and ranges");
+        // Truncated after the physical plan listed the files (their sizes) and before the
+        // scan maps them: the map is shorter than the rows the header promises.
+        let physical = ctx
+            .sql(&GROUP_BY.replace("{}", "t"))
+            .await
+            .unwrap()
+            .create_physical_plan()
+            .await
+            .unwrap();
+        let shard = dir.path().join("part-3.npy");
+        let len = std::fs::metadata(&shard).unwrap().len();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&shard)
+            .unwrap()
+            .set_len(len - 100)
+            .unwrap();
+        let err = datafusion::physical_plan::collect(physical, ctx.task_ctx())
+            .await
+            .expect_err("a truncated shard");
+        let ours = Error::find(&err).unwrap_or_else(|| panic!("not npy-datafusion's: {err:?}"));
+        assert!(ours.path().ends_with("part-3.npy"), "{}", ours.path());
+    });
+}
