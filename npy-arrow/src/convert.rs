@@ -2,7 +2,7 @@
 //! once by [`Format`] and handed to the module that reads the input as batches and the one
 //! that writes the output from them.
 
-use std::io::{BufReader, BufWriter, Seek, Write};
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 #[cfg(feature = "parquet")]
 use std::sync::Arc;
@@ -20,7 +20,8 @@ use crate::ipc::{ipc_schema, read_ipc, write_ipc};
 #[cfg(feature = "parquet")]
 use crate::npy::Chunk;
 use crate::npy::{
-    default_rows, for_each_batch, stem_name, with_source, Atomic, BATCH_BYTES, MAX_UNBACKED_ROWS,
+    default_rows, stem_name, with_source, with_stream_source, Atomic, Source, BATCH_BYTES,
+    MAX_UNBACKED_ROWS,
 };
 #[cfg(feature = "parquet")]
 use crate::parquet::{
@@ -321,25 +322,97 @@ pub fn convert_with_progress(
     };
     let member = options.member.as_deref();
     match (from, to) {
-        (Format::Npy | Format::Npz, Format::Ipc) => {
-            let schema = with_source(input, member, false, |s| s.schema())?;
+        (Format::Npy | Format::Npz, Format::Ipc | Format::Parquet) => {
+            let mut input = Input::File {
+                path: input,
+                member,
+                from,
+            };
+            npy_to_table(&mut input, output, to, options, &mut progress)
+        }
+        (Format::Ipc | Format::Parquet, Format::Npy | Format::Npz) => {
+            arrow_to_npy(input, from, output, to, options, &mut progress)
+        }
+        (Format::Ipc | Format::Parquet, Format::Ipc | Format::Parquet) => {
+            table_to_table(input, from, output, to, options)
+        }
+        (Format::Npy | Format::Npz, Format::Npy | Format::Npz) => {
+            // One array copied between a file and an archive: npy-npz's job.
+            npy_npz::convert(input, output, member).map_err(Error::from)
+        }
+        #[allow(unreachable_patterns, reason = "reached without feature `parquet`")]
+        _ => Err(no_parquet()),
+    }
+}
+
+/// Where the array [`npy_to_table`] writes comes from: an `.npy` file or `.npz` member by
+/// path (opened at each read), or an `.npy` byte stream (sought back to where it started at
+/// each read).
+enum Input<'a> {
+    File {
+        path: &'a Path,
+        member: Option<&'a str>,
+        /// `Npy` or `Npz`.
+        #[cfg_attr(
+            not(feature = "parquet"),
+            allow(dead_code, reason = "read by the Parquet writer only")
+        )]
+        from: Format,
+    },
+    Stream {
+        npy: &'a mut dyn ReadSeek,
+        /// The stream's position of its first byte (the `.npy` magic).
+        start: u64,
+        /// The array's name (a plain array's column), as an `.npz` member's key names it.
+        name: &'a str,
+    },
+}
+
+/// [`Read`] + [`Seek`], as one trait object.
+trait ReadSeek: Read + Seek {}
+impl<T: Read + Seek> ReadSeek for T {}
+
+impl Input<'_> {
+    /// Opens the array (a file, or the stream from its start) and runs `f` on it.
+    fn with<T>(&mut self, f: impl FnOnce(&mut Source<'_>) -> Result<T, Error>) -> Result<T, Error> {
+        match self {
+            Input::File { path, member, .. } => with_source(path, *member, false, f),
+            Input::Stream { npy, start, name } => {
+                npy.seek(SeekFrom::Start(*start))
+                    .map_err(|e| Error::from(e).in_member(name))?;
+                let mut npy: &mut dyn ReadSeek = &mut **npy;
+                with_stream_source(&mut npy, name, f)
+            }
+        }
+    }
+}
+
+/// An `.npy` array (`input`) written as an Arrow IPC or Parquet table (`to`), streamed batch
+/// by batch: the array is opened once for its schema (and Parquet's column plan) and once
+/// for its data.
+fn npy_to_table(
+    input: &mut Input<'_>,
+    output: &Path,
+    to: Format,
+    options: &ConvertOptions,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(), Error> {
+    match to {
+        Format::Ipc => {
+            let schema = input.with(|s| s.schema())?;
             write_ipc(output, &schema, |push| {
-                for_each_batch(
-                    input,
-                    member,
-                    options.batch_rows,
-                    |_| Ok(()),
-                    |b, done, total| {
+                input.with(|s| {
+                    s.for_each_batch(options.batch_rows, &mut |b, done, total| {
                         push(&b)?;
                         progress(done, total);
                         Ok(())
-                    },
-                )
+                    })
+                })
             })
         }
         #[cfg(feature = "parquet")]
-        (Format::Npy | Format::Npz, Format::Parquet) => {
-            let (schema, rows, row_bytes, plan) = with_source(input, member, false, |s| {
+        Format::Parquet => {
+            let (schema, rows, row_bytes, plan) = input.with(|s| {
                 let row_bytes = s.row_bytes()?;
                 Ok((
                     s.schema()?,
@@ -351,18 +424,27 @@ pub fn convert_with_progress(
             })?;
             // Each column of a batch's bytes is built on the thread that encodes it, in the
             // type Parquet stores. Its errors are the input's (a value the Arrow type cannot
-            // hold): they name the input and its member (an .npz member's column plan is
-            // named by its key), not the output the writer reports them with.
+            // hold): they name the input and its member (an .npz member's or a stream's
+            // column plan is named by its key), not the output the writer reports them with.
             let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
-            let source = input.to_owned();
-            let key = (from == Format::Npz).then(|| plan.name().to_owned());
+            let (source, npy_file) = match input {
+                Input::File { path, from, .. } => (
+                    Some(path.to_path_buf()),
+                    (*from == Format::Npy).then_some(*path),
+                ),
+                Input::Stream { .. } => (None, None),
+            };
+            let key = npy_file.is_none().then(|| plan.name().to_owned());
             let gather: Arc<crate::parquet_write::Gather> =
                 Arc::new(move |i: usize, data: &Buffer, rows: usize| {
                     plan.check(rows, data)
                         .and_then(|_| plan.gather(i, rows, data, false))
                         .and_then(|c| parquet_array(&c, names.get(i).map_or("", String::as_str)))
                         .map_err(|e| {
-                            let e = e.at_path(&source);
+                            let e = match &source {
+                                Some(p) => e.at_path(p),
+                                None => e,
+                            };
                             match &key {
                                 Some(k) => e.in_member(k),
                                 None => e,
@@ -371,19 +453,20 @@ pub fn convert_with_progress(
                 });
             // Columns whose dictionary every row group would abandon (sampled from the file
             // itself, so only for a plain .npy) are written plain from the start.
-            let plain = if from == Format::Npy {
-                let props = parquet_properties(&[]);
-                crate::parquet_write::unique_columns(
-                    input,
-                    &parquet_schema_of(&schema),
-                    props.max_row_group_row_count().unwrap_or(usize::MAX),
-                    props.dictionary_page_size_limit(),
-                )
-            } else {
-                Vec::new()
+            let plain = match npy_file {
+                Some(path) => {
+                    let props = parquet_properties(&[]);
+                    crate::parquet_write::unique_columns(
+                        path,
+                        &parquet_schema_of(&schema),
+                        props.max_row_group_row_count().unwrap_or(usize::MAX),
+                        props.dictionary_page_size_limit(),
+                    )
+                }
+                None => Vec::new(),
             };
             write_parquet_with(output, &schema, &plain, Some(gather), |push, stored| {
-                with_source(input, member, false, |s| {
+                input.with(|s| {
                     s.for_each_chunk(
                         options.batch_rows.or(Some(rows)),
                         &mut |chunk, done, total| {
@@ -406,19 +489,73 @@ pub fn convert_with_progress(
                 })
             })
         }
-        (Format::Ipc | Format::Parquet, Format::Npy | Format::Npz) => {
-            arrow_to_npy(input, from, output, to, options, &mut progress)
-        }
-        (Format::Ipc | Format::Parquet, Format::Ipc | Format::Parquet) => {
-            table_to_table(input, from, output, to, options)
-        }
-        (Format::Npy | Format::Npz, Format::Npy | Format::Npz) => {
-            // One array copied between a file and an archive: npy-npz's job.
-            npy_npz::convert(input, output, member).map_err(Error::from)
-        }
-        #[allow(unreachable_patterns, reason = "reached without feature `parquet`")]
         _ => Err(no_parquet()),
     }
+}
+
+/// [`convert_with_progress`] of an array that is no file: the `.npy` byte stream `npy` (an
+/// `.npy` file's bytes, from where the stream stands when called), written as the Arrow IPC
+/// or Parquet file `output` exactly as [`convert`] writes an `.npz` member named `name`
+/// (`name` is a plain array's column; the table's schema metadata holds numpy's layout;
+/// Parquet tries a dictionary for every column). A tensor of a safetensors file, seen as an
+/// `.npy` stream, converts without a temporary file.
+///
+/// The output's format is the second of [`ConvertOptions::formats`] when set, else the one
+/// `output`'s extension names ([`Format::of`]). [`ConvertOptions::member`] is not used (the
+/// stream is one array). The stream is read from its start twice, as a file is opened twice:
+/// its header (and an object array's pickle) for the schema, then its data, streamed in
+/// batches as [`convert`] streams a file (memory: one batch, plus a row group for Parquet).
+///
+/// # Errors
+/// [`ErrorKind::Invalid`] naming `output` when its format is not Arrow IPC or Parquet;
+/// npy-core's errors reading the stream (its header, data that ends early) and the mapping's
+/// errors, naming the member `name` (the caller knows where the stream comes from, and adds
+/// it with [`Error::at_path`]); the writer's errors, naming `output`.
+///
+/// # Examples
+/// ```
+/// # let dir = tempfile::tempdir()?;
+/// let mut npy = Vec::new();
+/// npy_core::WriteOptions::new().write_to(&mut npy, &[1.5f32, 2.5], &[2])?;
+/// let out = dir.path().join("t.arrow");
+/// let options = npy_arrow::ConvertOptions::new();
+/// npy_arrow::convert_npy_stream(std::io::Cursor::new(npy), "w", &out, &options, |_, _| {})?;
+/// let mut names = Vec::new();
+/// npy_arrow::read_ipc(&out, |_| Ok(()), |b| {
+///     names.push(b.schema().field(0).name().clone());
+///     Ok(())
+/// })?;
+/// assert_eq!(names, ["w"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn convert_npy_stream<R: Read + Seek>(
+    mut npy: R,
+    name: &str,
+    output: impl AsRef<Path>,
+    options: &ConvertOptions,
+    mut progress: impl FnMut(u64, u64),
+) -> Result<(), Error> {
+    let output = output.as_ref();
+    let to = match options.formats {
+        Some((_, to)) => Some(to),
+        None => Format::of(output),
+    };
+    let Some(to @ (Format::Ipc | Format::Parquet)) = to else {
+        return Err(Error::new(ErrorKind::Invalid(
+            "an .npy stream is written as Arrow IPC (.arrow, .ipc, .feather) or Parquet (.parquet)"
+                .into(),
+        ))
+        .at_path(output));
+    };
+    let start = npy
+        .stream_position()
+        .map_err(|e| Error::from(e).in_member(name))?;
+    let mut input = Input::Stream {
+        npy: &mut npy,
+        start,
+        name,
+    };
+    npy_to_table(&mut input, output, to, options, &mut progress)
 }
 
 /// The error of a Parquet input or output without the `parquet` feature.
@@ -475,13 +612,8 @@ fn table_to_table(
     }
 }
 
-/// Reads an IPC or Parquet file twice: the plan, then the data.
-///
-/// Bounded by the options' budgets: a Parquet input's rows (as its footer claims them,
-/// checked against its pages) are checked against the output budget and the budget of rows
-/// without bytes before the first read; the exact output (every string width known) before
-/// the second. The second read encodes at most about [`BATCH_BYTES`] of output at a time
-/// (one row when a row is wider).
+/// Reads an IPC or Parquet file twice: the plan ([`NpyFromTable::open`]), then the data,
+/// written as an `.npy` file or an `.npz` of one member named by the input's stem.
 fn arrow_to_npy(
     input: &Path,
     from: Format,
@@ -490,97 +622,10 @@ fn arrow_to_npy(
     options: &ConvertOptions,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), Error> {
-    let input_len = std::fs::metadata(input).at_path(input)?.len();
-    // A Parquet input's rows, as its footer claims them (checked against its pages).
-    #[allow(unused_mut, reason = "set only with the parquet feature")]
-    let mut claimed: Option<u64> = None;
-    #[cfg(feature = "parquet")]
-    if from == Format::Parquet {
-        let (schema, rows) = parquet_schema(input, options.max_nesting_depth)?;
-        options
-            .check_output(rows, min_row_bytes(&schema), 0, input_len)
-            .at_path(input)?;
-        claimed = Some(rows);
-    }
-    let each = |rows_per: usize,
-                f: &mut dyn FnMut(RecordBatch) -> Result<(), Error>,
-                s: &mut dyn FnMut(SchemaRef) -> Result<(), Error>|
-     -> Result<(), Error> {
-        // Only Parquet reads in batches of rows.
-        #[cfg(not(feature = "parquet"))]
-        let _ = rows_per;
-        match from {
-            Format::Ipc => read_ipc(input, s, f),
-            #[cfg(feature = "parquet")]
-            Format::Parquet => read_parquet_with(input, rows_per, options.max_nesting_depth, s, f),
-            _ => Err(no_parquet()),
-        }
-    };
-    let plan: std::cell::RefCell<Option<NpyPlan>> = std::cell::RefCell::new(None);
-    let fa = &options.from_arrow;
-    each(
-        options.batch_rows.unwrap_or(64 * 1024),
-        &mut |b| {
-            let mut plan = plan.borrow_mut();
-            let plan = plan.as_mut().expect("the readers give the schema first");
-            plan.observe(&b)?;
-            // The widths seen so far already size every claimed row: a wide string repeated
-            // by a dictionary is refused at its first batch, not after decoding every row.
-            if let Some(rows) = claimed {
-                let header = plan.header().at_path(input)?;
-                let row_bytes = row_bytes(&header);
-                options
-                    .check_output(rows, row_bytes, 0, input_len)
-                    .at_path(input)?;
-            }
-            Ok(())
-        },
-        &mut |s| {
-            *plan.borrow_mut() = Some(NpyPlan::new(s, fa)?);
-            Ok(())
-        },
-    )?;
-    let plan = plan
-        .into_inner()
-        .expect("the readers give the schema first");
-    // The dtype and header are the input's (its columns' names and types).
-    let header = plan.header().at_path(input)?;
-    let header_bytes = header.to_bytes(None).at_path(input)?;
-    let row_bytes = row_bytes(&header);
-    let total = plan.rows();
-    options
-        .check_output(total, row_bytes, header_bytes.len() as u64, input_len)
-        .at_path(input)?;
-    // Rows encoded at once: about BATCH_BYTES of output (a row at least).
-    let per = default_rows(row_bytes, BATCH_BYTES);
+    let table = NpyFromTable::plan(input, from, options)?;
     let write_npy = |w: &mut dyn Write, progress: &mut dyn FnMut(u64, u64)| -> Result<(), Error> {
-        w.write_all(&header_bytes)?;
-        let mut done = 0u64;
-        each(
-            options.batch_rows.unwrap_or(per).min(64 * 1024),
-            &mut |b| {
-                let mut at = 0;
-                while at < b.num_rows() {
-                    let len = per.min(b.num_rows() - at);
-                    let bytes = plan.encode(&b.slice(at, len), done, fa)?;
-                    w.write_all(&bytes)?;
-                    done += len as u64;
-                    at += len;
-                }
-                progress(
-                    done.saturating_mul(row_bytes),
-                    total.saturating_mul(row_bytes),
-                );
-                Ok(())
-            },
-            &mut |_| Ok(()),
-        )?;
-        if done != total {
-            return Err(Error::new(ErrorKind::Invalid(format!(
-                "the input gave {total} rows on the first read and {done} on the second"
-            ))));
-        }
-        Ok(())
+        w.write_all(&table.header_bytes)?;
+        table.write_data(w, progress)
     };
     match to {
         Format::Npy => {
@@ -606,6 +651,227 @@ fn arrow_to_npy(
             npz.finish().at_path(output)?;
             Ok(())
         }
+    }
+}
+
+/// An Arrow IPC or Parquet file read as the `.npy` array [`convert`] writes for it, for a
+/// caller that writes the array elsewhere than an `.npy` or `.npz` file (a safetensors
+/// tensor: its header needs the dtype and shape before the data). [`NpyFromTable::open`]
+/// reads the file a first time (the rows and string widths: the array's
+/// [`header`](NpyFromTable::header)), [`NpyFromTable::write_data`] a second time, writing the
+/// data bytes; as [`convert`] to `.npy`, batch by batch, within the same budgets.
+///
+/// # Examples
+/// ```
+/// # let dir = tempfile::tempdir()?;
+/// let npy = dir.path().join("x.npy");
+/// npy_core::write(&npy, &[1i32, 2, 3], &[3])?;
+/// let arrow = dir.path().join("x.arrow");
+/// npy_arrow::convert(&npy, &arrow, &npy_arrow::ConvertOptions::new())?;
+/// let table = npy_arrow::NpyFromTable::open(&arrow, &npy_arrow::ConvertOptions::new())?;
+/// assert_eq!(table.header().shape, [3]);
+/// let mut data = Vec::new();
+/// table.write_data(&mut data, |_, _| {})?;
+/// assert_eq!(data.len(), 12);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct NpyFromTable {
+    input: std::path::PathBuf,
+    from: Format,
+    options: ConvertOptions,
+    plan: NpyPlan,
+    header: npy_core::Header,
+    /// The header as an `.npy` file holds it.
+    header_bytes: Vec<u8>,
+    /// Bytes of a row of the array.
+    row_bytes: u64,
+}
+
+impl NpyFromTable {
+    /// Reads the Arrow IPC or Parquet file `input` a first time: its schema, rows and string
+    /// widths make the array's header. Its format is the first of [`ConvertOptions::formats`]
+    /// when set, else the one its extension names ([`Format::of`]); the options' fill and
+    /// budgets apply as in [`convert`] (a Parquet file's claimed rows are checked before
+    /// they are decoded, the exact output before this returns).
+    ///
+    /// # Errors
+    /// [`ErrorKind::Invalid`] naming `input` when its format is neither Arrow IPC nor Parquet,
+    /// and for Parquet without the feature `parquet`; as [`convert`] from that format: the
+    /// readers' errors, the mapping's ([`ErrorKind::UnsupportedArrowType`], ...) and the
+    /// budgets' ([`ErrorKind::Budget`], [`ErrorKind::UnbackedRows`]), naming `input`.
+    pub fn open(input: impl AsRef<Path>, options: &ConvertOptions) -> Result<NpyFromTable, Error> {
+        let input = input.as_ref();
+        let from = match options.formats {
+            Some((from, _)) => Some(from),
+            None => Format::of(input),
+        };
+        match from {
+            Some(from @ (Format::Ipc | Format::Parquet)) => Self::plan(input, from, options),
+            _ => Err(Error::new(ErrorKind::Invalid(
+                "the input is read as a table when it is Arrow IPC (.arrow, .ipc, .feather) or Parquet (.parquet)"
+                    .into(),
+            ))
+            .at_path(input)),
+        }
+    }
+
+    /// The array's `.npy` header: its dtype (the columns' types), shape (the rows, and a
+    /// tensor column's shape) and order (C).
+    pub fn header(&self) -> &npy_core::Header {
+        &self.header
+    }
+
+    /// Reads the input a second time and writes the array's data bytes into `w`
+    /// ([`Header::nbytes`](npy_core::Header::nbytes) of the [header](NpyFromTable::header):
+    /// what an `.npy` file holds after its header), about [`BATCH_BYTES`] at a time (a row
+    /// at least), calling `progress(done, total)` with the data bytes written so far and in
+    /// all.
+    ///
+    /// # Errors
+    /// The readers' and the mapping's errors, naming the input; [`ErrorKind::Invalid`] when
+    /// the input gives other rows than on the first read (it changed meanwhile), naming the
+    /// input; [`ErrorKind::Io`] for `w`'s errors, naming no file (the caller knows `w`).
+    pub fn write_data(
+        &self,
+        w: &mut dyn Write,
+        mut progress: impl FnMut(u64, u64),
+    ) -> Result<(), Error> {
+        let (options, fa) = (&self.options, &self.options.from_arrow);
+        let (row_bytes, total) = (self.row_bytes, self.plan.rows());
+        // Rows encoded at once: about BATCH_BYTES of output (a row at least).
+        let per = default_rows(row_bytes, BATCH_BYTES);
+        let mut done = 0u64;
+        // `w`'s error, kept apart: the readers name the input in every error of their
+        // callback, and this one is not the input's.
+        let mut failed: Option<std::io::Error> = None;
+        let read = read_table(
+            &self.input,
+            self.from,
+            options,
+            options.batch_rows.unwrap_or(per).min(64 * 1024),
+            &mut |b| {
+                let mut at = 0;
+                while at < b.num_rows() {
+                    let len = per.min(b.num_rows() - at);
+                    let bytes = self.plan.encode(&b.slice(at, len), done, fa)?;
+                    if let Err(e) = w.write_all(&bytes) {
+                        let stop = Error::new(ErrorKind::Invalid(e.to_string()));
+                        failed = Some(e);
+                        return Err(stop);
+                    }
+                    done += len as u64;
+                    at += len;
+                }
+                progress(
+                    done.saturating_mul(row_bytes),
+                    total.saturating_mul(row_bytes),
+                );
+                Ok(())
+            },
+            &mut |_| Ok(()),
+        );
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
+        read?;
+        if done != total {
+            return Err(Error::new(ErrorKind::Invalid(format!(
+                "the input gave {total} rows on the first read and {done} on the second"
+            )))
+            .at_path(&self.input));
+        }
+        Ok(())
+    }
+
+    /// The first read of `input` (`from`: IPC or Parquet).
+    ///
+    /// Bounded by the options' budgets: a Parquet input's rows (as its footer claims them,
+    /// checked against its pages) are checked against the output budget and the budget of
+    /// rows without bytes before the first read; the exact output (every string width known)
+    /// before returning. The second read encodes at most about [`BATCH_BYTES`] of output at a
+    /// time (one row when a row is wider).
+    fn plan(input: &Path, from: Format, options: &ConvertOptions) -> Result<NpyFromTable, Error> {
+        let input_len = std::fs::metadata(input).at_path(input)?.len();
+        // A Parquet input's rows, as its footer claims them (checked against its pages).
+        #[allow(unused_mut, reason = "set only with the parquet feature")]
+        let mut claimed: Option<u64> = None;
+        #[cfg(feature = "parquet")]
+        if from == Format::Parquet {
+            let (schema, rows) = parquet_schema(input, options.max_nesting_depth)?;
+            options
+                .check_output(rows, min_row_bytes(&schema), 0, input_len)
+                .at_path(input)?;
+            claimed = Some(rows);
+        }
+        let plan: std::cell::RefCell<Option<NpyPlan>> = std::cell::RefCell::new(None);
+        let fa = &options.from_arrow;
+        read_table(
+            input,
+            from,
+            options,
+            options.batch_rows.unwrap_or(64 * 1024),
+            &mut |b| {
+                let mut plan = plan.borrow_mut();
+                let plan = plan.as_mut().expect("the readers give the schema first");
+                plan.observe(&b)?;
+                // The widths seen so far already size every claimed row: a wide string
+                // repeated by a dictionary is refused at its first batch, not after decoding
+                // every row.
+                if let Some(rows) = claimed {
+                    let header = plan.header().at_path(input)?;
+                    let row_bytes = row_bytes(&header);
+                    options
+                        .check_output(rows, row_bytes, 0, input_len)
+                        .at_path(input)?;
+                }
+                Ok(())
+            },
+            &mut |s| {
+                *plan.borrow_mut() = Some(NpyPlan::new(s, fa)?);
+                Ok(())
+            },
+        )?;
+        let plan = plan
+            .into_inner()
+            .expect("the readers give the schema first");
+        // The dtype and header are the input's (its columns' names and types).
+        let header = plan.header().at_path(input)?;
+        let header_bytes = header.to_bytes(None).at_path(input)?;
+        let row_bytes = row_bytes(&header);
+        options
+            .check_output(plan.rows(), row_bytes, header_bytes.len() as u64, input_len)
+            .at_path(input)?;
+        Ok(NpyFromTable {
+            input: input.to_owned(),
+            from,
+            options: options.clone(),
+            plan,
+            header,
+            header_bytes,
+            row_bytes,
+        })
+    }
+}
+
+/// Reads the IPC or Parquet file `input` (`from`) batch by batch into `f`, its schema first
+/// into `s`; Parquet `rows_per` rows at a time.
+fn read_table(
+    input: &Path,
+    from: Format,
+    options: &ConvertOptions,
+    rows_per: usize,
+    f: &mut dyn FnMut(RecordBatch) -> Result<(), Error>,
+    s: &mut dyn FnMut(SchemaRef) -> Result<(), Error>,
+) -> Result<(), Error> {
+    // Only Parquet reads in batches of rows, and with the options' nesting budget.
+    #[cfg(not(feature = "parquet"))]
+    let _ = (rows_per, options);
+    match from {
+        Format::Ipc => read_ipc(input, s, f),
+        #[cfg(feature = "parquet")]
+        Format::Parquet => read_parquet_with(input, rows_per, options.max_nesting_depth, s, f),
+        _ => Err(no_parquet()),
     }
 }
 

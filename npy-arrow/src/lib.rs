@@ -161,8 +161,8 @@ mod to_arrow;
 
 pub use arrow_array::RecordBatch;
 pub use convert::{
-    convert, convert_with_progress, ConvertOptions, Format, MAX_NESTING_DEPTH, OUTPUT_BUDGET_FLOOR,
-    OUTPUT_EXPANSION,
+    convert, convert_npy_stream, convert_with_progress, ConvertOptions, Format, NpyFromTable,
+    MAX_NESTING_DEPTH, OUTPUT_BUDGET_FLOOR, OUTPUT_EXPANSION,
 };
 pub use error::{Error, ErrorKind};
 pub use from_arrow::{FillValue, FromArrowOptions, NpyPlan, MAX_STRING_WIDTH};

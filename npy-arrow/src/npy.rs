@@ -162,7 +162,7 @@ impl Source<'_> {
     /// Streams the array as batches of about [`BATCH_BYTES`] (`batch_rows` rows when given),
     /// handing each to `f` with the data bytes done so far and in all. A Fortran-order array of two or more
     /// dimensions is read whole and transposed to C order (its rows are not contiguous).
-    fn for_each_batch(
+    pub(crate) fn for_each_batch(
         &mut self,
         batch_rows: Option<usize>,
         f: &mut dyn FnMut(RecordBatch, u64, u64) -> Result<(), Error>,
@@ -443,6 +443,45 @@ pub(crate) fn with_source<T>(
         columns,
     };
     f(&mut source).map_err(|e| e.at_path(path).in_member(&key))
+}
+
+/// Reads the header of the `.npy` stream `npy` and runs `f` on the array, named `name` (the
+/// column name of a plain array), as [`with_source`] runs it on an `.npz` member: the data is
+/// read as it comes (no length known beforehand), an object array decoded first
+/// (npy-pickle). Errors name the member `name`, not a path (the caller knows where the
+/// stream comes from).
+pub(crate) fn with_stream_source<T>(
+    npy: &mut dyn Read,
+    name: &str,
+    f: impl FnOnce(&mut Source<'_>) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let mut reader = NpyReader::new(npy).map_err(|e| Error::from(e).in_member(name))?;
+    let meta = reader.meta().clone();
+    if meta.dtype() == &npy_core::DType::Object {
+        let objects = { reader }
+            .read_dyn_using(&npy_pickle::PickleCodec::default())
+            .map_err(|e| Error::from(e).in_member(name))?;
+        let mut none: &[u8] = &[];
+        let mut source = Source {
+            meta,
+            data: &mut none,
+            available: Some(0),
+            name: name.to_owned(),
+            objects: Some(objects),
+            columns: None,
+        };
+        return f(&mut source).map_err(|e| e.in_member(name));
+    }
+    let mut data = reader.into_inner();
+    let mut source = Source {
+        meta,
+        data: &mut data,
+        available: None,
+        name: name.to_owned(),
+        objects: None,
+        columns: None,
+    };
+    f(&mut source).map_err(|e| e.in_member(name))
 }
 
 /// Reads the `.npy` file at `path` into one [`RecordBatch`] (the mapping of the crate docs; a

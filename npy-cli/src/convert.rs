@@ -15,8 +15,10 @@ use crate::progress::Progress;
 /// rewrite, and copied between .npy and .npz with their pickle as it is). An OUT ending in
 /// .safetensors converts an .npy or .npz IN to safetensors (as `safetensors.numpy.save_file`
 /// writes it), an IN ending in .safetensors converts to .npz (or .npy for one tensor); an
-/// .arrow or .parquet table goes through a temporary .npy (or .npz) on the way (a one-column
-/// table is one tensor; several columns make a record, which safetensors cannot hold).
+/// .arrow or .parquet table converts to and from safetensors as the numpy array it maps to,
+/// streamed with no file between (a one-column table is one tensor, named by the table's
+/// stem; several columns make a record, which safetensors cannot hold; to a table, a file of
+/// several tensors needs --member KEY).
 ///
 /// Memory stays bounded whatever the size: a byte-order or version change streams the data
 /// through two 1 MiB buffers, an order change transposes it tile by tile through three 8 MiB
@@ -296,62 +298,201 @@ fn npy_to_npy(args: &Args) -> ExitCode {
     }
 }
 
-/// Conversions with an Arrow IPC or Parquet side (npy-arrow). With safetensors on the other
-/// side, the table goes through a temporary `.npy` (named by the table's stem, which names the
-/// tensor) or `.npz` (a member per tensor) beside nothing the user sees, by npy-arrow's rules
-/// (one column → a plain array; several → a record, which safetensors refuses, naming it).
+/// Conversions with an Arrow IPC or Parquet side (npy-arrow), `from` and `to` as [`run`]
+/// decided them. With safetensors on the other side, no file stands between: a table is read
+/// as the array npy-arrow makes of it (one column → a plain array; several → a record, which
+/// safetensors refuses, naming it) straight into npy-safetensors' [`TensorWriter`]; a tensor
+/// is read as an `.npy` stream straight into npy-arrow's table writer.
+///
+/// [`TensorWriter`]: npy_safetensors::TensorWriter
 #[cfg(feature = "arrow")]
 fn tables(args: &Args, from: Format, to: Format) -> ExitCode {
-    if from != Format::Safetensors && to != Format::Safetensors {
-        return columnar(args, from, to);
+    match (from, to) {
+        (_, Format::Safetensors) => table_to_safetensors(args, from),
+        (Format::Safetensors, _) => safetensors_to_table(args, to),
+        _ => columnar(args, from, to),
     }
-    let to_st = to == Format::Safetensors;
-    let side = if to_st { &args.input } else { &args.output };
-    let dir = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => {
-            report(format_args!("a temporary directory: {e}"));
-            return ExitCode::FAILURE;
-        }
-    };
-    let stem = side.file_stem().unwrap_or_else(|| "arr_0".as_ref());
-    if to_st {
-        let middle = dir.path().join(stem).with_extension("npy");
-        let step = Args {
-            output: middle.clone(),
-            hint: None,
-            ..args.clone()
+}
+
+/// npy-arrow's options for a conversion `from` → `to` (both npy-arrow formats): the formats
+/// as [`run`] decided them (npy-arrow does not look at the names again), `--fill`.
+#[cfg(feature = "arrow")]
+fn arrow_options(
+    args: &Args,
+    from: npy_arrow::Format,
+    to: npy_arrow::Format,
+) -> Result<npy_arrow::ConvertOptions, ExitCode> {
+    let mut options = npy_arrow::ConvertOptions::new().formats(from, to);
+    if let Some(fill) = &args.fill {
+        // `parse_fill` accepted the text: an integer (exact) or a float.
+        let Ok(fill) = fill.parse::<npy_arrow::FillValue>() else {
+            report(format!("--fill {fill:?}: not a number"));
+            return Err(ExitCode::FAILURE);
         };
-        let code = columnar(&step, from, Format::Npy);
-        if code != ExitCode::SUCCESS {
-            return code;
+        options.from_arrow = npy_arrow::FromArrowOptions::new().fill(fill);
+    }
+    Ok(options)
+}
+
+/// Reports an error of npy-arrow, naming `input` when the error names no file.
+#[cfg(feature = "arrow")]
+fn arrow_failed(e: &npy_arrow::Error, input: &Path) -> ExitCode {
+    let mut msg = String::new();
+    if e.path().is_none() {
+        msg.push_str(&printable(&input.display().to_string()));
+        msg.push_str(": ");
+    }
+    msg.push_str(&printable(&e.to_string()));
+    report(msg);
+    ExitCode::FAILURE
+}
+
+/// An Arrow IPC or Parquet table (`from`) to a safetensors file of one tensor: npy-arrow reads
+/// the table a first time for the array's header (dtype, rows), npy-safetensors writes the
+/// safetensors header from it, and npy-arrow's second read streams the data bytes into it
+/// (memory: a batch of about 8 MiB and the output file's buffer; the whole table is never
+/// held). The tensor is named by the table's file stem (as the temporary `.npy` it once went
+/// through named it: `a.b.parquet` gives `a`).
+#[cfg(feature = "arrow")]
+fn table_to_safetensors(args: &Args, from: Format) -> ExitCode {
+    let Some(input_format) = from.arrow_format() else {
+        return unknown_extension(&args.input);
+    };
+    let options = match arrow_options(args, input_format, npy_arrow::Format::Npy) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    let table = match npy_arrow::NpyFromTable::open(&args.input, &options) {
+        Ok(t) => t,
+        Err(e) => return arrow_failed(&e, &args.input),
+    };
+    let stem = args.input.file_stem().unwrap_or_else(|| "arr_0".as_ref());
+    let name = Path::new(stem)
+        .file_stem()
+        .map_or_else(|| "arr_0".to_owned(), |s| s.to_string_lossy().into_owned());
+    let st_options = npy_safetensors::ToOptions::default().hint(args.hint);
+    // A dtype safetensors lacks (a record, strings) is the table's: named by it, as numpy
+    // arrays; the output's own errors name the output.
+    let st_failed = |e: npy_safetensors::Error| {
+        if e.path().is_some() {
+            report(e);
+        } else {
+            report(format_args!(
+                "{}: {} (the table, read as numpy arrays)",
+                printable(&args.input.display().to_string()),
+                printable(&e.kind().to_string())
+            ));
         }
-        let options = npy_safetensors::ToOptions::default().hint(args.hint);
-        match npy_safetensors::to_safetensors(&middle, &args.output, &options) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                report(format_args!(
-                    "{}: {} (the table, read as numpy arrays)",
-                    printable(&args.input.display().to_string()),
-                    printable(&e.kind().to_string())
-                ));
-                ExitCode::FAILURE
-            }
-        }
-    } else {
-        let middle = dir.path().join(stem).with_extension("npz");
-        if let Err(e) = npy_safetensors::from_safetensors(&args.input, &middle) {
+        ExitCode::FAILURE
+    };
+    let mut out = match npy_safetensors::TensorWriter::create(
+        &args.output,
+        &name,
+        table.header(),
+        &st_options,
+    ) {
+        Ok(w) => w,
+        Err(e) => return st_failed(e),
+    };
+    let mut bar: Option<Progress> = None;
+    let result = table.write_data(&mut out, |done, total| {
+        bar.get_or_insert_with(|| Progress::new(total, "converting"))
+            .set(done);
+    });
+    drop(bar);
+    if let Err(e) = result {
+        // Unwritten: the output's temporary file goes with `out`.
+        return arrow_failed(&e.at_path(&args.output), &args.input);
+    }
+    match out.finish() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => st_failed(e),
+    }
+}
+
+/// A safetensors file to an Arrow IPC or Parquet table (`to`): the tensor `--member` names (or
+/// the only one) read as an `.npy` stream by npy-arrow, as it reads an `.npz` member (a plain
+/// array's column named by the member key as given), the file opened once.
+#[cfg(feature = "arrow")]
+fn safetensors_to_table(args: &Args, to: Format) -> ExitCode {
+    let Some(output_format) = to.arrow_format() else {
+        return unknown_extension(&args.output);
+    };
+    let options = match arrow_options(args, npy_arrow::Format::Npy, output_format) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    let mut file = match npy_safetensors::SafetensorsFile::open(&args.input) {
+        Ok(f) => f,
+        Err(e) => {
             report(e);
             return ExitCode::FAILURE;
         }
-        columnar(
-            &Args {
-                input: middle,
-                ..args.clone()
-            },
-            Format::Npz,
-            to,
-        )
+    };
+    let (tensor, column) = match pick_tensor(&file, &args.input, args.member.as_deref()) {
+        Ok(picked) => picked,
+        Err(e) => {
+            report(printable(&e.to_string()));
+            return ExitCode::FAILURE;
+        }
+    };
+    let stream = match file.npy_stream(&tensor) {
+        Ok(s) => std::io::BufReader::with_capacity(1 << 16, s),
+        Err(e) => {
+            report(e);
+            return ExitCode::FAILURE;
+        }
+    };
+    if to == Format::Parquet {
+        keep_freed_memory();
+    }
+    let mut bar: Option<Progress> = None;
+    let result =
+        npy_arrow::convert_npy_stream(stream, &column, &args.output, &options, |done, total| {
+            bar.get_or_insert_with(|| Progress::new(total, "converting"))
+                .set(done);
+        });
+    drop(bar);
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => arrow_failed(&e.at_path(&args.input), &args.input),
+    }
+}
+
+/// The tensor of `file` (at `path`) that `member` names, and the name its column takes: as
+/// `npy convert` picked a member of the `.npz` it once converted the file to (a member per
+/// tensor, in data order, each stored as `NAME.npy`), with that archive's messages. Without
+/// `member`, the file's only tensor (else npy-npz's `ChooseMember`, listing the tensors); with
+/// it, the tensor whose stored name `NAME.npy` is `member`, else the tensor named `member`
+/// (else npy-npz's `MissingMember`, listing the first 8). The column is named `member` as
+/// given.
+#[cfg(feature = "arrow")]
+fn pick_tensor(
+    file: &npy_safetensors::SafetensorsFile,
+    path: &Path,
+    member: Option<&str>,
+) -> Result<(String, String), npy_npz::Error> {
+    let tensors = file.header().tensors();
+    let names = || tensors.iter().map(|t| t.name().to_owned());
+    let Some(member) = member else {
+        return match tensors {
+            [one] => Ok((one.name().to_owned(), one.name().to_owned())),
+            _ => Err(npy_npz::Error::from(npy_npz::ErrorKind::ChooseMember {
+                keys: names().collect(),
+            })
+            .with_path(path)),
+        };
+    };
+    let stored = tensors
+        .iter()
+        .find(|t| member.strip_suffix(".npy") == Some(t.name()));
+    match stored.or_else(|| file.header().tensor(member)) {
+        Some(t) => Ok((t.name().to_owned(), member.to_owned())),
+        None => Err(npy_npz::Error::from(npy_npz::ErrorKind::MissingMember {
+            key: member.to_owned(),
+            keys: names().take(8).collect(),
+        })
+        .with_path(path)),
     }
 }
 
@@ -365,16 +506,11 @@ fn columnar(args: &Args, from: Format, to: Format) -> ExitCode {
         (None, _) => return unknown_extension(&args.input),
         (_, None) => return unknown_extension(&args.output),
     };
-    let mut options = npy_arrow::ConvertOptions::new().formats(input, output);
+    let mut options = match arrow_options(args, input, output) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
     options.member.clone_from(&args.member);
-    if let Some(fill) = &args.fill {
-        // `parse_fill` accepted the text: an integer (exact) or a float.
-        let Ok(fill) = fill.parse::<npy_arrow::FillValue>() else {
-            report(format!("--fill {fill:?}: not a number"));
-            return ExitCode::FAILURE;
-        };
-        options.from_arrow = npy_arrow::FromArrowOptions::new().fill(fill);
-    }
     if to == Format::Parquet {
         keep_freed_memory();
     }
@@ -387,16 +523,7 @@ fn columnar(args: &Args, from: Format, to: Format) -> ExitCode {
     drop(bar);
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            let mut msg = String::new();
-            if e.path().is_none() {
-                msg.push_str(&printable(&args.input.display().to_string()));
-                msg.push_str(": ");
-            }
-            msg.push_str(&printable(&e.to_string()));
-            report(msg);
-            ExitCode::FAILURE
-        }
+        Err(e) => arrow_failed(&e, &args.input),
     }
 }
 

@@ -17,6 +17,9 @@
 //! - [`to_safetensors`] converts an `.npz` or `.npy` file; the output is byte for byte what
 //!   `safetensors.numpy.save_file` writes for the same arrays (its key order, JSON and
 //!   padding). [`from_safetensors`] converts back to `.npz` (or `.npy` for one tensor).
+//! - [`TensorWriter`] writes one tensor from an `npy_core::Header` and its data bytes as they
+//!   come (through [`std::io::Write`]): the file [`to_safetensors`] writes for an `.npy` of
+//!   that header and data, for a producer with no `.npy` file (a table converted to an array).
 //!
 //! # Examples
 //! ```
@@ -44,7 +47,7 @@ pub use dtype::SafeDType;
 pub use error::{Error, ErrorKind};
 pub use file::{from_safetensors, SafetensorsFile};
 pub use header::{SafetensorsHeader, TensorEntry, MAX_HEADER_LEN};
-pub use write::{to_safetensors, ToOptions, COPY_BUFFER_BYTES, MAX_THREADS};
+pub use write::{to_safetensors, TensorWriter, ToOptions, COPY_BUFFER_BYTES, MAX_THREADS};
 
 /// Feeds `data` to every parser of the crate, as the fuzz target `safetensors` does: the
 /// whole bytes as a file, and as header JSON for a data section of every length the bytes

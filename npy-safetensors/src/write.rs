@@ -376,21 +376,31 @@ impl<R: npy_core::ReadAt + Sync> Job<'_, R> {
             }
             _ => src.to_owned(),
         };
-        let converted = NamedTempFile::new().map_err(&rerr)?;
-        let options = ConvertOptions::new()
-            .byte_order(ByteOrder::Little)
-            .order(Order::C);
-        npy_convert::convert_file(&input, converted.path(), &options)
-            .map_err(|e| Error::from(e).at(src))?;
+        let (_converted, mut f) = stored_layout(&input, &rerr).map_err(|e| e.at(src))?;
         drop(staged);
-        let mut f = File::open(converted.path()).map_err(&rerr)?;
-        let parsed = npy_core::Header::read(&mut io::BufReader::new(&mut f))
-            .map_err(|e| Error::from(e).at(src))?;
-        f.seek(SeekFrom::Start(parsed.data_offset()))
-            .map_err(&rerr)?;
         let mut buf = vec![0u8; COPY_BUFFER_BYTES];
         self.copy_from(i, &mut f, &mut buf, &AtomicBool::new(false))
     }
+}
+
+/// The `.npy` file `input` rewritten little-endian in C order (safetensors' layout) by
+/// npy-core's bounded-memory conversion into a temporary file, returned with that file
+/// opened at its first data byte (the file is removed when the first is dropped). `rerr`
+/// makes the I/O errors.
+fn stored_layout(
+    input: &Path,
+    rerr: &dyn Fn(io::Error) -> Error,
+) -> Result<(NamedTempFile, File), Error> {
+    let converted = NamedTempFile::new().map_err(rerr)?;
+    let options = ConvertOptions::new()
+        .byte_order(ByteOrder::Little)
+        .order(Order::C);
+    npy_convert::convert_file(input, converted.path(), &options).map_err(Error::from)?;
+    let mut f = File::open(converted.path()).map_err(rerr)?;
+    let parsed = npy_core::Header::read(&mut io::BufReader::new(&mut f))?;
+    f.seek(SeekFrom::Start(parsed.data_offset()))
+        .map_err(rerr)?;
+    Ok((converted, f))
 }
 
 /// Reads into `buf` until it is full or `input` ends; the bytes read.
@@ -439,4 +449,172 @@ pub(crate) fn temp_beside(dst: &Path) -> Result<npy_fs::PendingFile, Error> {
 /// Puts the finished output in place (synced, then renamed over `dst`).
 pub(crate) fn persist(tmp: npy_fs::PendingFile, dst: &Path) -> Result<(), Error> {
     tmp.commit().map_err(|e| Error::from(e).at(dst))
+}
+
+/// A safetensors file of one tensor, written from the tensor's data as it comes: the bytes an
+/// `.npy` file of the tensor's [`npy_core::Header`] holds after its header, pushed through
+/// [`Write`] by a producer that knows the header before the data (a table converted to an
+/// array, whose rows its metadata gives). The file is byte for byte what [`to_safetensors`]
+/// writes for an `.npy` file of that header and data, with the same rules: big-endian data is
+/// written little-endian and Fortran-order data in C order, [`ToOptions::hint`] gives
+/// `'<V2'`/`'<V1'` data its ml_dtypes type, and the output appears complete or not at all
+/// (temporary file beside it, renamed over it by [`TensorWriter::finish`]; dropped unfinished,
+/// nothing is written).
+///
+/// Memory: data already little-endian in C order goes to the output as it comes (through the
+/// output file's buffer); other data is staged in a temporary `.npy` file and rewritten by
+/// npy-core's bounded-memory conversion when finished, as [`to_safetensors`] rewrites such a
+/// file (buffers of [`COPY_BUFFER_BYTES`] and npy-core's), whatever the size.
+///
+/// # Examples
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use std::io::Write;
+/// let dir = tempfile::tempdir()?;
+/// let dst = dir.path().join("t.safetensors");
+/// let header = npy_core::Header::new("<f4".parse()?, vec![2]);
+/// let mut w = npy_safetensors::TensorWriter::create(&dst, "t", &header, &Default::default())?;
+/// w.write_all(&1.5f32.to_le_bytes())?;
+/// w.write_all(&2.5f32.to_le_bytes())?;
+/// w.finish()?;
+/// let file = npy_safetensors::SafetensorsFile::open(&dst)?;
+/// assert_eq!(file.header().tensors()[0].shape(), &[2u64][..]);
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct TensorWriter {
+    dst: PathBuf,
+    name: String,
+    /// Data bytes the header promises.
+    nbytes: u64,
+    /// Data bytes taken so far.
+    taken: u64,
+    out: npy_fs::PendingFile,
+    /// For data not in safetensors' layout: the `.npy` file it is staged in (header written),
+    /// rewritten by [`TensorWriter::finish`].
+    staged: Option<io::BufWriter<NamedTempFile>>,
+}
+
+impl TensorWriter {
+    /// Starts the safetensors file `dst` holding one tensor named `name`, of the dtype and
+    /// shape of `header` (its `fortran_order` saying how the data comes): the file's header is
+    /// written now, the data bytes ([`Header::nbytes`](npy_core::Header::nbytes) of them) go
+    /// through [`Write`], and [`TensorWriter::finish`] completes the file.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Unsupported`] naming `name` for a dtype safetensors lacks (records,
+    /// strings, objects, raw void without a hint, ...), before anything is created; npy-core's
+    /// errors for a header whose size overflows or that the hint refuses; the output file's
+    /// errors ([`npy_fs::PendingFile::create`]: a directory, FIFO or device at `dst`), naming
+    /// `dst`; I/O errors.
+    pub fn create(
+        dst: impl AsRef<Path>,
+        name: &str,
+        header: &npy_core::Header,
+        options: &ToOptions,
+    ) -> Result<TensorWriter, Error> {
+        let dst = dst.as_ref();
+        // The header as an `.npy` file holds it: read back, it is what `to_safetensors` sees
+        // (the text the hint's byte-order check reads), the dtype kept as given.
+        let npy_head = header.to_bytes(None)?;
+        let mut parsed = npy_core::Header::read(&mut &npy_head[..])?;
+        parsed.header = header.clone();
+        let source = source(name.to_owned(), None, parsed, options.hint)?;
+        let json = header_json(std::slice::from_ref(&source));
+        let werr = |e: io::Error| Error::io(e, "writing").at(dst);
+        let staged = if as_stored(&source.parsed) {
+            None
+        } else {
+            let tmp = NamedTempFile::new()
+                .map_err(|e| Error::io(e, format!("staging tensor {name:?}")).at(dst))?;
+            let mut w = io::BufWriter::with_capacity(COPY_BUFFER_BYTES, tmp);
+            w.write_all(&npy_head)
+                .map_err(|e| Error::io(e, format!("staging tensor {name:?}")).at(dst))?;
+            Some(w)
+        };
+        let mut out = temp_beside(dst)?;
+        out.write_all(&(json.len() as u64).to_le_bytes())
+            .map_err(werr)?;
+        out.write_all(&json).map_err(werr)?;
+        Ok(TensorWriter {
+            dst: dst.to_owned(),
+            name: source.name,
+            nbytes: source.nbytes,
+            taken: 0,
+            out,
+            staged,
+        })
+    }
+
+    /// Completes the file: staged data rewritten little-endian in C order and copied in,
+    /// then the file synced and renamed over the output.
+    ///
+    /// # Errors
+    /// npy-core's `UnexpectedEof` I/O error when fewer data bytes came than the header
+    /// promises (nothing is written); npy-core's conversion errors; I/O errors; each naming
+    /// the output.
+    pub fn finish(mut self) -> Result<(), Error> {
+        let dst = self.dst.clone();
+        if self.taken < self.nbytes {
+            return Err(Error::from(npy_core::Error::from(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "tensor {:?} was given {} of its {} data bytes",
+                    self.name, self.taken, self.nbytes
+                ),
+            )))
+            .at(&dst));
+        }
+        if let Some(staged) = self.staged.take() {
+            let rerr = |e: io::Error| Error::io(e, format!("staging tensor {:?}", self.name));
+            let staged = staged
+                .into_inner()
+                .map_err(|e| rerr(e.into_error()).at(&dst))?;
+            let (_converted, f) = stored_layout(staged.path(), &rerr).map_err(|e| e.at(&dst))?;
+            drop(staged);
+            let copied =
+                io::copy(&mut f.take(self.nbytes), &mut self.out).map_err(|e| rerr(e).at(&dst))?;
+            if copied != self.nbytes {
+                return Err(rerr(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!("the rewritten data holds {copied} of {} bytes", self.nbytes),
+                ))
+                .at(&dst));
+            }
+        }
+        persist(self.out, &dst)
+    }
+}
+
+/// Takes the tensor's data bytes. Bytes past the [`Header::nbytes`](npy_core::Header::nbytes)
+/// the header promises are refused (`InvalidInput`), none of them taken.
+impl Write for TensorWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let left = self.nbytes - self.taken;
+        if buf.len() as u64 > left {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "tensor {:?} holds {} data bytes, {} more were given after {}",
+                    self.name,
+                    self.nbytes,
+                    buf.len(),
+                    self.taken
+                ),
+            ));
+        }
+        let n = match &mut self.staged {
+            Some(w) => w.write(buf)?,
+            None => self.out.write(buf)?,
+        };
+        self.taken += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.staged {
+            Some(w) => w.flush(),
+            None => self.out.flush(),
+        }
+    }
 }

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use npy_safetensors::{
-    from_safetensors, to_safetensors, ErrorKind, SafetensorsFile, SafetensorsHeader, ToOptions,
-    MAX_HEADER_LEN,
+    from_safetensors, to_safetensors, ErrorKind, SafetensorsFile, SafetensorsHeader, TensorWriter,
+    ToOptions, MAX_HEADER_LEN,
 };
 
 fn scratch(name: &str) -> PathBuf {
@@ -420,4 +420,164 @@ fn mutated_headers_never_panic() {
         accepted += usize::from(npy_safetensors::exercise(&b) > 0);
     }
     assert!(accepted > 0);
+}
+
+/// An `.npy` file of `descr`, `shape` and memory order, its data bytes a fixed pattern (0/1
+/// for bools): npy-core's header bytes, then the data as the header says it lies.
+fn npy_file(path: &Path, descr: &str, fortran: bool, shape: &[u64]) {
+    let header = npy_core::Header {
+        fortran_order: fortran,
+        ..npy_core::Header::new(descr.parse().unwrap(), shape.to_vec())
+    };
+    let mut bytes = header.to_bytes(None).unwrap();
+    let n = header.nbytes().unwrap();
+    bytes.extend((0..n).map(|i| {
+        if descr == "|b1" {
+            u8::from(i % 3 == 0)
+        } else {
+            ((i * 37 + 11) % 251) as u8
+        }
+    }));
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// `TensorWriter` fed an `.npy` file's header and data bytes (in odd-sized pieces) writes the
+/// bytes `to_safetensors` writes for that file (itself checked against `save_file` above), for
+/// every kind of layout: little- and big-endian, C and Fortran order (both the direct and the
+/// staged path), 0-d, empty, bools, complex, and '|V2'/'|V1' through a hint. Where numpy
+/// loads the array, `save_file` of its C-order little-endian bytes is the same file too.
+#[test]
+fn tensor_writer_writes_what_to_safetensors_writes() {
+    use npy_core::dtype::MlType;
+    use std::io::{Read as _, Seek as _, Write as _};
+    let dir = scratch("tensor-writer");
+    // (tensor name, descr, Fortran order, shape, hint)
+    type Case = (
+        &'static str,
+        &'static str,
+        bool,
+        &'static [u64],
+        Option<MlType>,
+    );
+    let cases: &[Case] = &[
+        ("f32", "<f4", false, &[3, 4], None),
+        ("be_i32", ">i4", false, &[10], None),
+        ("fortran_f64", "<f8", true, &[5, 3], None),
+        ("fortran_be_u16", ">u2", true, &[2, 3, 4], None),
+        ("scalar", "<f8", false, &[], None),
+        ("empty", "<f4", false, &[0, 3], None),
+        ("bools", "|b1", false, &[7], None),
+        ("fortran_u8", "|u1", true, &[3, 2], None),
+        ("fortran_be_c64", ">c8", true, &[2, 2], None),
+        ("be_f16", ">f2", false, &[5], None),
+        ("i64", "<i8", false, &[4], None),
+        ("big", "<u4", false, &[300_000], None),
+        ("bf16", "|V2", false, &[2, 3], Some(MlType::BFloat16)),
+        ("fortran_bf16", "|V2", true, &[2, 3], Some(MlType::BFloat16)),
+        ("e4m3", "|V1", false, &[4], Some(MlType::Float8E4M3Fn)),
+    ];
+    for &(name, descr, fortran, shape, hint) in cases {
+        let npy = dir.join(format!("{name}.npy"));
+        npy_file(&npy, descr, fortran, shape);
+        let options = ToOptions::default().hint(hint);
+        let want = dir.join(format!("{name}.want.safetensors"));
+        to_safetensors(&npy, &want, &options).unwrap();
+        let got = dir.join(format!("{name}.safetensors"));
+        let mut f = std::fs::File::open(&npy).unwrap();
+        let parsed = npy_core::Header::read(&mut std::io::BufReader::new(&mut f)).unwrap();
+        f.seek(std::io::SeekFrom::Start(parsed.data_offset()))
+            .unwrap();
+        let mut w = TensorWriter::create(&got, name, &parsed.header, &options).unwrap();
+        let mut piece = [0u8; 7];
+        loop {
+            let n = f.read(&mut piece).unwrap();
+            if n == 0 {
+                break;
+            }
+            w.write_all(&piece[..n]).unwrap();
+        }
+        assert!(!got.exists(), "{name}: the output appeared before finish");
+        w.finish().unwrap();
+        assert!(
+            std::fs::read(&got).unwrap() == std::fs::read(&want).unwrap(),
+            "{name}: TensorWriter differs from to_safetensors"
+        );
+    }
+    if let Some(python) = npy_test_support::python::python_for("TensorWriter vs save_file") {
+        let script = r#"
+import sys, os, numpy as np
+from safetensors.numpy import save_file
+d = sys.argv[1]
+for name in sys.argv[2:]:
+    a = np.load(os.path.join(d, name + ".npy"))
+    c = a.copy(order="C")
+    if c.dtype.byteorder == ">":
+        c = c.byteswap().view(c.dtype.newbyteorder("<"))
+    save_file({name: c}, os.path.join(d, name + ".py.safetensors"))
+print("ok")
+"#;
+        let plain: Vec<&str> = cases
+            .iter()
+            .filter(|c| c.4.is_none())
+            .map(|c| c.0)
+            .collect();
+        let mut args: Vec<PathBuf> = vec![dir.clone()];
+        args.extend(plain.iter().map(PathBuf::from));
+        let args: Vec<&Path> = args.iter().map(PathBuf::as_path).collect();
+        assert_eq!(run_python(&python, script, &args).trim(), "ok");
+        for name in plain {
+            assert!(
+                std::fs::read(dir.join(format!("{name}.safetensors"))).unwrap()
+                    == std::fs::read(dir.join(format!("{name}.py.safetensors"))).unwrap(),
+                "{name}: TensorWriter differs from save_file"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A `TensorWriter` given fewer or more data bytes than its header promises fails and leaves
+/// no output; a dtype safetensors lacks is refused, by the tensor's name, before an output
+/// exists (the format's rules: a tensor's bytes are exactly its shape's).
+#[test]
+fn tensor_writer_refuses_wrong_sizes_and_dtypes() {
+    use std::io::Write as _;
+    let dir = scratch("tensor-writer-refuse");
+    let header = npy_core::Header::new("<f4".parse().unwrap(), vec![2, 2]);
+    for fortran in [false, true] {
+        let header = npy_core::Header {
+            fortran_order: fortran,
+            ..header.clone()
+        };
+        let out = dir.join("short.safetensors");
+        let mut w = TensorWriter::create(&out, "t", &header, &ToOptions::default()).unwrap();
+        w.write_all(&[0u8; 15]).unwrap();
+        let err = w.finish().unwrap_err();
+        assert!(err.to_string().contains("15 of its 16"), "{err}");
+        assert!(!out.exists());
+        let out = dir.join("long.safetensors");
+        let mut w = TensorWriter::create(&out, "t", &header, &ToOptions::default()).unwrap();
+        w.write_all(&[0u8; 12]).unwrap();
+        let err = w.write_all(&[0u8; 5]).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput, "{err}");
+        drop(w);
+        assert!(!out.exists());
+    }
+    for descr in [
+        "[('x', '<f4'), ('n', '<i8')]",
+        "<U3",
+        "|V2",
+        "<M8[s]",
+        "<c16",
+    ] {
+        let header = npy_core::Header::new(descr.parse().unwrap(), vec![3]);
+        let out = dir.join("refused.safetensors");
+        let err = TensorWriter::create(&out, "tab", &header, &ToOptions::default()).unwrap_err();
+        match err.kind() {
+            ErrorKind::Unsupported { member, .. } => assert_eq!(member, "tab", "{descr}"),
+            other => panic!("{descr}: {other:?}"),
+        }
+        assert!(!out.exists(), "{descr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,7 +1,7 @@
 //! npy-arrow's integration tests: the mapping checked against pyarrow (`pyarrow.rs`), the
 //! rules the format fixes without Python (`rules.rs`), and hostile Arrow/Parquet input
 //! (`hostile.rs`; `budgets.rs`, issue 42's inputs that would size memory, disk, time or stack,
-//! the Parquet ones built by `pq.rs`).
+//! the Parquet ones built by `pq.rs`), and arrays that are no file (`streams.rs`).
 
 mod budgets;
 mod hostile;
@@ -13,6 +13,7 @@ mod pyarrow;
 #[cfg(feature = "parquet")]
 mod roundtrip;
 mod rules;
+mod streams;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -211,3 +211,120 @@ print("ok")
     assert_eq!(python(check, &dir).unwrap().trim(), "ok");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Parquet → safetensors → Parquet, each step with no file between (issue 40): pyarrow's
+/// tables of several types (a `fixed_shape_tensor` column an N-d tensor, `binary(2)` bfloat16
+/// through `--hint`) become the tensors `load_file` gives for the columns' numpy values, named
+/// by the table's stem, and back the tables pyarrow reads are the first ones' columns under
+/// that name. A file of several tensors converts one at a time with `--member`, and without
+/// it is refused, leaving no output.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_to_safetensors_and_back_matches_pyarrow() {
+    let dir = scratch("roundtrip");
+    let make = r#"
+import sys, os, numpy as np, pyarrow as pa, pyarrow.parquet as pq
+from safetensors.numpy import save_file
+d = sys.argv[1]
+rng = np.random.default_rng(40)
+cols = {
+    "f32": pa.array(rng.standard_normal(1000).astype("<f4")),
+    "f64": pa.array(rng.standard_normal(300_000)),
+    "i64": pa.array(rng.integers(-2**62, 2**62, 77)),
+    "u8": pa.array(np.arange(256, dtype="u1")),
+    "f16": pa.array(np.linspace(-2, 2, 9).astype("<f2")),
+    "flags": pa.array(rng.integers(0, 2, 13).astype(bool)),
+    "nd": pa.FixedShapeTensorArray.from_numpy_ndarray(rng.standard_normal((6, 2, 3)).astype("<f4")),
+    "bf": pa.array([b"\x80\x3f", b"\x00\xc0", b"\x49\x40"], pa.binary(2)),
+    "empty": pa.array(np.zeros(0, dtype="<i4")),
+}
+for k, v in cols.items():
+    pq.write_table(pa.table({"col": v}), os.path.join(d, k + ".parquet"))
+save_file({"a": np.arange(6, dtype="<f4").reshape(2, 3), "b": np.arange(4, dtype="<i8")},
+          os.path.join(d, "two.safetensors"))
+print(" ".join(cols))
+"#;
+    let Some(names) = python(make, &dir) else {
+        return;
+    };
+    let names: Vec<String> = names.split_whitespace().map(str::to_owned).collect();
+    for name in &names {
+        let pq = dir.join(format!("{name}.parquet"));
+        let st = dir.join(format!("{name}.safetensors"));
+        let back = dir.join(format!("{name}.back.parquet"));
+        let mut there = vec![Path::new("convert")];
+        if name == "bf" {
+            there.extend([Path::new("--hint"), Path::new("bfloat16")]);
+        }
+        there.extend([pq.as_path(), st.as_path()]);
+        let o = npy(&there);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let o = npy([Path::new("convert"), &st, &back]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+    }
+    let check = r#"
+import sys, os, numpy as np, pyarrow as pa, pyarrow.parquet as pq, ml_dtypes
+from safetensors.numpy import load_file
+d = sys.argv[1]
+def values(col):
+    col = col.combine_chunks()
+    if isinstance(col.type, pa.FixedShapeTensorType):
+        return col.to_numpy_ndarray()
+    return col.to_numpy(zero_copy_only=False)
+for name in sys.argv[2:]:
+    src = pq.read_table(os.path.join(d, name + ".parquet")).column("col")
+    want = values(src)
+    tensors = load_file(os.path.join(d, name + ".safetensors"))
+    assert list(tensors) == [name], (name, list(tensors))
+    got = tensors[name]
+    if name == "bf":
+        want = np.frombuffer(b"".join(src.to_pylist()), dtype=ml_dtypes.bfloat16)
+    assert got.dtype == want.dtype and got.shape == want.shape, (name, got.dtype, got.shape, want.dtype, want.shape)
+    assert got.tobytes() == want.tobytes(), name
+    back = pq.read_table(os.path.join(d, name + ".back.parquet"))
+    assert back.column_names == [name], (name, back.column_names)
+    assert back.column(0).type == src.type, (name, back.column(0).type, src.type)
+    assert back.column(0).combine_chunks().equals(src.combine_chunks()), name
+b = pq.read_table(os.path.join(d, "two_b.parquet"))
+assert b.column_names == ["b"] and b.column(0).to_numpy().tolist() == [0, 1, 2, 3], b
+a = pq.read_table(os.path.join(d, "two_a.parquet"))
+assert a.column(0).combine_chunks().to_numpy_ndarray().tolist() == np.arange(6).reshape(2, 3).tolist(), a
+print("ok")
+"#;
+    // One tensor of several, picked by --member (its column named by the key as given).
+    for key in ["a", "b"] {
+        let out = dir.join(format!("two_{key}.parquet"));
+        let o = npy([
+            Path::new("convert"),
+            Path::new("--member"),
+            Path::new(key),
+            &dir.join("two.safetensors"),
+            &out,
+        ]);
+        assert!(o.status.success(), "{key}: {}", stderr(&o));
+    }
+    let o = npy([
+        Path::new("convert"),
+        &dir.join("two.safetensors"),
+        &dir.join("two.parquet"),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("two.safetensors") && err.contains("2 arrays (b, a)"),
+        "{err}"
+    );
+    assert!(!dir.join("two.parquet").exists());
+    let mut args: Vec<PathBuf> = vec![dir.clone()];
+    args.extend(names.iter().map(PathBuf::from));
+    let python = npy_test_support::python::python_for("parquet <-> safetensors").unwrap();
+    let o = Command::new(python)
+        .arg("-c")
+        .arg(check)
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "ok");
+    let _ = std::fs::remove_dir_all(&dir);
+}
