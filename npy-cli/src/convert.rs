@@ -351,8 +351,8 @@ fn arrow_failed(e: &npy_arrow::Error, input: &Path) -> ExitCode {
 /// the table a first time for the array's header (dtype, rows), npy-safetensors writes the
 /// safetensors header from it, and npy-arrow's second read streams the data bytes into it
 /// (memory: a batch of about 8 MiB and the output file's buffer; the whole table is never
-/// held). The tensor is named by the table's file stem (as the temporary `.npy` it once went
-/// through named it: `a.b.parquet` gives `a`).
+/// held). The tensor is named by the table's file stem, as `.npy` → safetensors names it
+/// (`a.b.parquet` gives `a.b`; through the temporary `.npy` it once went through, `a`).
 #[cfg(feature = "arrow")]
 fn table_to_safetensors(args: &Args, from: Format) -> ExitCode {
     let Some(input_format) = from.arrow_format() else {
@@ -366,8 +366,8 @@ fn table_to_safetensors(args: &Args, from: Format) -> ExitCode {
         Ok(t) => t,
         Err(e) => return arrow_failed(&e, &args.input),
     };
-    let stem = args.input.file_stem().unwrap_or_else(|| "arr_0".as_ref());
-    let name = Path::new(stem)
+    let name = args
+        .input
         .file_stem()
         .map_or_else(|| "arr_0".to_owned(), |s| s.to_string_lossy().into_owned());
     let st_options = npy_safetensors::ToOptions::default().hint(args.hint);

@@ -237,6 +237,8 @@ cols = {
     "nd": pa.FixedShapeTensorArray.from_numpy_ndarray(rng.standard_normal((6, 2, 3)).astype("<f4")),
     "bf": pa.array([b"\x80\x3f", b"\x00\xc0", b"\x49\x40"], pa.binary(2)),
     "empty": pa.array(np.zeros(0, dtype="<i4")),
+    # The tensor is named by the file's stem, dots and all (Path.stem).
+    "v1.2": pa.array(np.arange(5, dtype="<i2")),
 }
 for k, v in cols.items():
     pq.write_table(pa.table({"col": v}), os.path.join(d, k + ".parquet"))

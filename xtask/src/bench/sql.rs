@@ -339,7 +339,11 @@ fn measure_in(root: &Path, quick: bool) -> Result<Value, String> {
     });
     let want = numpy_answer(&python, &dir)?;
     check_answer("npy sql", &npy_answer(&npy, &dir, &[])?, &want)?;
-    check_answer("npy sql --mmap", &npy_answer(&npy, &dir, &["--mmap"])?, &want)?;
+    check_answer(
+        "npy sql --mmap",
+        &npy_answer(&npy, &dir, &["--mmap"])?,
+        &want,
+    )?;
 
     eprintln!("xtask: timing the same query on Ballista (a scheduler and 2 executors)");
     let (ballista, answer) = run_ballista(&cluster, &dir, root, runs)?;
