@@ -67,9 +67,8 @@
 //! 0 when every file was read and holds all the data its header describes; 1 when a file could
 //! not be read or is shorter than its header promises; 2 for a usage error.
 
-// Three unsafe sites, each allowed where it is: mallopt (convert.rs), the signal handler
-// that removes a partial download (remote.rs), and `npy sql --mmap`'s promise handed to
-// npy-datafusion's memory maps (sql.rs).
+// Two unsafe sites, each allowed where it is: mallopt (convert.rs) and the signal handler
+// that removes a partial download (remote.rs).
 #![deny(unsafe_code)]
 
 mod append;

@@ -38,12 +38,6 @@ pub struct Args {
     /// Write the result to FILE: .parquet, .arrow/.ipc/.feather, .npy or .csv.
     #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Read local .npy files through memory maps instead of copying them out of the page
-    /// cache: faster over records whose other fields a query skips. As with ripgrep's --mmap,
-    /// npy may be killed (SIGBUS) if a file is truncated while the query reads it, and its
-    /// answers are undefined if a file is modified meanwhile: use it on files nothing writes.
-    #[arg(long)]
-    mmap: bool,
     /// The SQL query.
     #[arg(value_name = "QUERY")]
     query: String,
@@ -409,12 +403,7 @@ mod engine {
         Ok(out)
     }
 
-    async fn register(
-        ctx: &SessionContext,
-        name: &str,
-        locations: &[String],
-        mmap: bool,
-    ) -> Result<(), Fail> {
+    async fn register(ctx: &SessionContext, name: &str, locations: &[String]) -> Result<(), Fail> {
         // `ARCHIVE.npz:KEY` locations: the archives (files, directories, globs, URLs) and the
         // one member key a table reads from each.
         let members: Vec<_> = locations.iter().filter_map(|l| npz_member(l)).collect();
@@ -462,14 +451,7 @@ mod engine {
             }
             _ => format!(".{}", options.extension()),
         };
-        let mut format = NpyFormat::with_options(options);
-        if mmap {
-            // SAFETY: the user asked for --mmap, whose help states the contract (no one
-            // modifies or truncates the files during the query), as ripgrep's --mmap does.
-            #[allow(unsafe_code, reason = "--mmap: the user's promise, stated in its help")]
-            let mapped = unsafe { format.memory_map() };
-            format = mapped;
-        }
+        let format = NpyFormat::with_options(options);
         let options = ListingOptions::new(Arc::new(format)).with_file_extension(extension);
         let config = ListingTableConfig::new_with_multi_paths(urls)
             .with_listing_options(options)
@@ -494,18 +476,8 @@ mod engine {
     async fn plan(args: &Args) -> Result<Planned, Fail> {
         let ctx = SessionContext::new().enable_url_table();
         npy_datafusion::register(&ctx).map_err(|e| e.to_string())?;
-        if args.mmap {
-            // Quoted paths in FROM: the same format, mapping.
-            // SAFETY: as in `register`: the user's --mmap promise.
-            #[allow(unsafe_code, reason = "--mmap: the user's promise, stated in its help")]
-            let factory = unsafe { npy_datafusion::NpyFormatFactory::new().memory_map() };
-            ctx.state_ref()
-                .write()
-                .register_file_format(Arc::new(factory), true)
-                .map_err(|e| e.to_string())?;
-        }
         for (name, locations) in grouped(&args.tables)? {
-            register(&ctx, &name, &locations, args.mmap).await?;
+            register(&ctx, &name, &locations).await?;
         }
         let df = ctx.sql(&args.query).await.map_err(|e| said(&e))?;
         let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());

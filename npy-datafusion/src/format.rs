@@ -69,41 +69,24 @@ impl NpyOptions {
 #[derive(Debug, Default)]
 pub struct NpyFormatFactory {
     options: NpyOptions,
-    /// [`NpyFormatFactory::memory_map`].
-    memory_map: bool,
 }
 
 impl NpyFormatFactory {
     /// A factory of formats with default options.
     pub fn new() -> Self {
-        Self::with_options(NpyOptions::default())
+        Self {
+            options: NpyOptions::default(),
+        }
     }
 
     /// A factory of formats with `options`.
     pub fn with_options(options: NpyOptions) -> Self {
-        Self {
-            options,
-            memory_map: false,
-        }
+        Self { options }
     }
 
     /// The options of the formats it makes.
     pub fn options(&self) -> &NpyOptions {
         &self.options
-    }
-
-    /// This factory, making formats that memory-map local files ([`NpyFormat::memory_map`]).
-    ///
-    /// # Safety
-    /// As [`NpyFormat::memory_map`], for every table and quoted path the formats read.
-    #[allow(
-        unsafe_code,
-        reason = "an unsafe contract, forwarded to NpyFormat::memory_map"
-    )]
-    #[must_use]
-    pub unsafe fn memory_map(mut self) -> Self {
-        self.memory_map = true;
-        self
     }
 }
 
@@ -114,17 +97,11 @@ impl FileFormatFactory for NpyFormatFactory {
         format_options: &HashMap<String, String>,
     ) -> Result<Arc<dyn FileFormat>> {
         let options = parse_options(self.options.clone(), format_options)?;
-        Ok(Arc::new(NpyFormat {
-            memory_map: self.memory_map,
-            ..NpyFormat::with_options(options)
-        }))
+        Ok(Arc::new(NpyFormat::with_options(options)))
     }
 
     fn default(&self) -> Arc<dyn FileFormat> {
-        Arc::new(NpyFormat {
-            memory_map: self.memory_map,
-            ..NpyFormat::with_options(self.options.clone())
-        })
+        Arc::new(NpyFormat::with_options(self.options.clone()))
     }
 }
 
@@ -169,8 +146,6 @@ impl GetExt for NpyFormatFactory {
 pub struct NpyFormat {
     options: NpyOptions,
     headers: Arc<HeaderCache>,
-    /// [`NpyFormat::memory_map`].
-    memory_map: bool,
 }
 
 impl NpyFormat {
@@ -184,42 +159,12 @@ impl NpyFormat {
         Self {
             options,
             headers: Arc::default(),
-            memory_map: false,
         }
     }
 
     /// The options.
     pub fn options(&self) -> &NpyOptions {
         &self.options
-    }
-
-    /// This format, reading local files (DataFusion's `file://` store) through a memory map of
-    /// each file instead of copying every batch out of the page cache with `pread`: a scan of
-    /// interleaved records then reads the fields a query uses where the kernel keeps them,
-    /// without first copying every byte of every row (`npy sql --mmap`; the README's
-    /// "Measured" gives the difference). A file that cannot be mapped is read with `pread`;
-    /// other stores, `.npz` members and Fortran-order files are read as without it. Batches of
-    /// a plain array may hold the mapped bytes themselves, so a map lives as long as they do.
-    ///
-    /// Off by default, and not an option a SQL statement or a datafusion-proto codec can set:
-    /// the hazard is the caller's to accept, as with `memmap2::Mmap::map` and ripgrep's
-    /// `--mmap`. Resident memory (RSS) counts the mapped pages a scan touches; they are the
-    /// page cache's, which the kernel can reclaim, not memory the process allocated.
-    ///
-    /// # Safety
-    /// No process (this one included) may modify or truncate a file of the table while a
-    /// query reads it or a batch from it is alive. A modification changes bytes that Arrow
-    /// arrays treat as immutable (undefined behaviour); a truncation makes the next read of a
-    /// page past the new end fault (`SIGBUS` on Unix), which ends the process. A file already
-    /// shorter than its header says when the scan opens it is the error it is without a map.
-    #[allow(
-        unsafe_code,
-        reason = "an unsafe contract, upheld by the caller; see # Safety"
-    )]
-    #[must_use]
-    pub unsafe fn memory_map(mut self) -> Self {
-        self.memory_map = true;
-        self
     }
 }
 
@@ -345,12 +290,10 @@ impl FileFormat for NpyFormat {
     }
 
     fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
-        let mut source = NpySource::new(
+        Arc::new(NpySource::new(
             table_schema,
             self.options.clone(),
             Arc::clone(&self.headers),
-        );
-        source.memory_map = self.memory_map;
-        Arc::new(source)
+        ))
     }
 }

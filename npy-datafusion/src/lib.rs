@@ -37,9 +37,7 @@
 //!
 //! [`FileFormat`]: datafusion::datasource::file_format::FileFormat
 #![deny(missing_docs)]
-// One `unsafe` site: mapping a local file when the caller asked for it through the unsafe
-// `NpyOptions::memory_map` (source.rs, `map_file`).
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 mod error;
 mod format;

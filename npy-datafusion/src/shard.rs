@@ -76,16 +76,6 @@ impl Shard {
         };
         (row_at(start), row_at(stop))
     }
-
-    /// The file's bytes `[from, to)` holding rows `[first, end)`, `None` when they overflow 64
-    /// bits (checked arithmetic: the sizes are the header's).
-    pub fn byte_range(&self, first: u64, end: u64) -> Option<(u64, u64)> {
-        let at = |row: u64| {
-            row.checked_mul(self.row_bytes)
-                .and_then(|b| b.checked_add(self.data_offset))
-        };
-        Some((at(first)?, at(end)?))
-    }
 }
 
 /// Headers already read, by location, size and modification time: `infer_schema` reads every

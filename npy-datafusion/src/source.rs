@@ -48,9 +48,6 @@ pub struct NpySource {
     batch_size: Option<usize>,
     metrics: ExecutionPlanMetricsSet,
     projection: SplitProjection,
-    /// Local files are memory-mapped (`NpyFormat::memory_map`, whose caller took on its
-    /// contract); never set by a codec.
-    pub(crate) memory_map: bool,
 }
 
 impl std::fmt::Debug for NpySource {
@@ -78,7 +75,6 @@ impl NpySource {
             headers,
             batch_size: None,
             metrics: ExecutionPlanMetricsSet::new(),
-            memory_map: false,
         }
     }
 
@@ -108,7 +104,6 @@ impl FileSource for NpySource {
             batch_rows: self.batch_size.unwrap_or(DEFAULT_BATCH_ROWS).max(1),
             limit: base_config.limit,
             bytes_scanned: MetricBuilder::new(&self.metrics).counter(BYTES_SCANNED, partition),
-            memory_map: self.memory_map,
         }) as Arc<dyn FileOpener>;
         ProjectionOpener::try_new(self.projection.clone(), opener, file_schema)
     }
@@ -200,8 +195,6 @@ struct NpyOpener {
     limit: Option<usize>,
     /// Data bytes read so far by this partition ([`BYTES_SCANNED`]).
     bytes_scanned: Count,
-    /// Map local files instead of reading them with `pread` ([`NpySource::memory_map`]).
-    memory_map: bool,
 }
 
 /// How a file's batches are read and converted.
@@ -231,50 +224,6 @@ struct Plan {
 struct LocalFile {
     file: Arc<std::fs::File>,
     spare: std::sync::Mutex<Vec<u8>>,
-    /// The bytes of the scan's rows, mapped, when the format was asked to map files
-    /// (`NpyFormat::memory_map`): batches are then slices of it, not reads.
-    mapped: Option<Mapped>,
-}
-
-/// Bytes `[base, base + bytes.len())` of a file, through a memory map.
-struct Mapped {
-    base: u64,
-    bytes: Bytes,
-}
-
-/// Bytes `[from, to)` of `file` through a read-only memory map, cut at the file's present end
-/// (a map past it would fault when read), its pages read in up front (`MAP_POPULATE` on Linux:
-/// one call instead of a fault per few pages); `None` when the system refuses to map it (the
-/// caller then reads it with `pread`).
-#[cfg(unix)]
-fn map_file(file: &std::fs::File, from: u64, to: u64) -> Option<Mapped> {
-    let end = to.min(file.metadata().ok()?.len());
-    let len = usize::try_from(end.saturating_sub(from)).ok()?;
-    // SAFETY: `Mmap::map` is unsafe because the map aliases the file: a modification while
-    // it lives changes bytes Rust treats as immutable, a truncation makes reads fault. This
-    // runs only when `NpySource::memory_map` is set, which only `NpyFormat::memory_map` and
-    // `NpyFormatFactory::memory_map` set: unsafe functions whose caller promised that no one
-    // modifies or truncates the table's files while a query or its batches use them. Every
-    // slice taken of the map is checked against its length first (`Plan::read`).
-    #[allow(unsafe_code, reason = "the caller's memory_map contract; see SAFETY")]
-    let map = unsafe {
-        memmap2::MmapOptions::new()
-            .offset(from)
-            .len(len)
-            .populate()
-            .map(file)
-    }
-    .ok()?;
-    Some(Mapped {
-        base: from,
-        bytes: Bytes::from_owner(map),
-    })
-}
-
-/// Never called: [`local_path`] is `None` off Unix.
-#[cfg(not(unix))]
-fn map_file(_file: &std::fs::File, _from: u64, _to: u64) -> Option<Mapped> {
-    None
 }
 
 /// The path of `location` when `store` is object_store's `LocalFileSystem` rooted at `/` (the
@@ -309,7 +258,6 @@ impl FileOpener for NpyOpener {
         let batch_rows = self.batch_rows;
         let limit = self.limit;
         let bytes_scanned = self.bytes_scanned.clone();
-        let memory_map = self.memory_map;
         Ok(Box::pin(async move {
             let meta = &file.object_meta;
             let path = meta.location.as_ref().to_owned();
@@ -356,13 +304,6 @@ impl FileOpener for NpyOpener {
             let local = match local_path(store.as_ref(), &meta.location) {
                 Some(p) if deflated.is_none() && !shard.fortran && dtype.is_some() => {
                     std::fs::File::open(&p).ok().map(|f| LocalFile {
-                        mapped: if memory_map {
-                            shard
-                                .byte_range(first, end)
-                                .and_then(|(a, b)| map_file(&f, a, b))
-                        } else {
-                            None
-                        },
                         file: Arc::new(f),
                         spare: std::sync::Mutex::default(),
                     })
@@ -409,14 +350,6 @@ impl FileOpener for NpyOpener {
             Ok(stream.boxed())
         }))
     }
-}
-
-/// Bytes `[start, start + len)` of a file from its map, `None` when the map does not hold
-/// them all (the file was truncated after its header was read).
-fn mapped_range(mapped: &Mapped, start: u64, len: u64) -> Option<Bytes> {
-    let start = usize::try_from(start.checked_sub(mapped.base)?).ok()?;
-    let end = start.checked_add(usize::try_from(len).ok()?)?;
-    (end <= mapped.bytes.len()).then(|| mapped.bytes.slice(start..end))
 }
 
 /// The dtype to convert for the columns `indices` of a file of `dtype`, and where each of
@@ -484,19 +417,6 @@ impl Plan {
             let len = n.checked_mul(rb).ok_or_else(|| self.overflow())?;
             if len == 0 {
                 Bytes::new()
-            } else if let Some(mapped) = self.local.as_ref().and_then(|l| l.mapped.as_ref()) {
-                mapped_range(mapped, start, len).ok_or_else(|| {
-                    self.store_error(object_store::Error::Generic {
-                        store: "LocalFileSystem",
-                        source: Box::new(std::io::Error::new(
-                            std::io::ErrorKind::UnexpectedEof,
-                            format!(
-                                "the file ends before byte {}, where its rows end",
-                                start.saturating_add(len)
-                            ),
-                        )),
-                    })
-                })?
             } else if let Some(local) = &self.local {
                 return self.read_local(local, start, len, n).await;
             } else {

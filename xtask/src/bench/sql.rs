@@ -4,8 +4,7 @@
 //! 448 MB in all; `--quick`: 8 × 100,000), written by the pinned numpy in the write benchmarks'
 //! folder (tmpfs where it exists), warm in the page cache:
 //!
-//! - ours: `npy sql --table t=DIR QUERY` (release, feature `sql`), and the same with `--mmap`
-//!   (files read through memory maps, the caller promising that nothing changes them);
+//! - ours: `npy sql --table t=DIR QUERY` (release, feature `sql`);
 //! - numpy + DuckDB, the issue's peer: `np.load` of each shard, `pa.table` of the query's
 //!   columns, `pa.concat_tables`, `duckdb.sql(QUERY)` (the pinned `duckdb`);
 //! - DataFusion over the same records as uncompressed Parquet (written once by pyarrow,
@@ -66,7 +65,7 @@ pub const SCALE_PEAK_LIMIT: u64 = 512 << 20;
 /// values in `float64`, in another order).
 const MEAN_TOLERANCE: f64 = 1e-9;
 
-/// Measures the rows; returns `{"ours", "ours_mmap", "duckdb", "datafusion_parquet", "numpy", "pyarrow",
+/// Measures the rows; returns `{"ours", "duckdb", "datafusion_parquet", "numpy", "pyarrow",
 /// "floor", "ballista", "scale_ours", "scale_floor"}` (each `{"seconds", "peak_bytes"}`;
 /// Ballista's also `"query_seconds"`), `"rows"`, `"scale_rows"`, `"scale_bytes"` and
 /// `"load"`.
@@ -159,12 +158,10 @@ fn check_answer(what: &str, got: &[Value], want: &Value) -> Result<(), String> {
 }
 
 /// Our answer over `dir`: `npy sql --json` (JSON Lines), one object per row.
-fn npy_answer(npy: &Path, dir: &Path, flags: &[&str]) -> Result<Vec<Value>, String> {
+fn npy_answer(npy: &Path, dir: &Path) -> Result<Vec<Value>, String> {
     let table = format!("t={}", dir.display());
     let out = Command::new(npy)
-        .arg("sql")
-        .args(flags)
-        .args(["--json", "--table", &table, QUERY])
+        .args(["sql", "--json", "--table", &table, QUERY])
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("cannot run {}: {e}", npy.display()))?;
@@ -322,10 +319,6 @@ fn measure_in(root: &Path, quick: bool) -> Result<Value, String> {
     let parquet_table = format!("t={pd}");
     let mut v = json!({
         "ours": run(Command::new(&npy).args(["sql", "--table", &table, QUERY]), runs)?,
-        "ours_mmap": run(
-            Command::new(&npy).args(["sql", "--mmap", "--table", &table, QUERY]),
-            runs
-        )?,
         "duckdb": run(Command::new(&python).args(["-c", &duckdb]), runs)?,
         "datafusion_parquet": run(
             Command::new(&parquet_sql).args([&parquet_table, QUERY]),
@@ -338,12 +331,7 @@ fn measure_in(root: &Path, quick: bool) -> Result<Value, String> {
         "load": load_average(),
     });
     let want = numpy_answer(&python, &dir)?;
-    check_answer("npy sql", &npy_answer(&npy, &dir, &[])?, &want)?;
-    check_answer(
-        "npy sql --mmap",
-        &npy_answer(&npy, &dir, &["--mmap"])?,
-        &want,
-    )?;
+    check_answer("npy sql", &npy_answer(&npy, &dir)?, &want)?;
 
     eprintln!("xtask: timing the same query on Ballista (a scheduler and 2 executors)");
     let (ballista, answer) = run_ballista(&cluster, &dir, root, runs)?;
@@ -366,7 +354,7 @@ fn measure_in(root: &Path, quick: bool) -> Result<Value, String> {
     let want = numpy_answer(&python, &scale_dir)?;
     check_answer(
         &format!("npy sql over {SCALE_SHARDS} shards"),
-        &npy_answer(&npy, &scale_dir, &[])?,
+        &npy_answer(&npy, &scale_dir)?,
         &want,
     )?;
     eprintln!("xtask: timing npy sql and cat over {SCALE_SHARDS} shards ({scale_bytes} bytes)");
@@ -423,7 +411,6 @@ pub fn render(v: &Value) -> String {
     );
     for (k, name) in [
         ("ours", "`npy sql --table t=DIR` (DataFusion)"),
-        ("ours_mmap", "`npy sql --mmap --table t=DIR` (memory maps)"),
         (
             "duckdb",
             "numpy + DuckDB: `np.load` each, `pa.table`, `duckdb.sql`",
@@ -449,11 +436,9 @@ pub fn render(v: &Value) -> String {
     let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
     out += &format!(
         "\nTargets: ours ≤ 0.5 × numpy + DuckDB = {duckdb_limit:.3} s: {}; ours ≤ max(1.0 × \
-         DataFusion on Parquet, 1.25 × the floor) = {datafusion_limit:.3} s: {} (with --mmap: \
-         {})\n",
+         DataFusion on Parquet, 1.25 × the floor) = {datafusion_limit:.3} s: {}\n",
         verdict(ours <= duckdb_limit),
-        verdict(ours <= datafusion_limit),
-        verdict(secs("ours_mmap") <= datafusion_limit)
+        verdict(ours <= datafusion_limit)
     );
     out += &render_ballista(v);
     out += &render_scale(v);
