@@ -509,3 +509,51 @@ print(json.dumps({'len': m.offset + m.nbytes, 'rows': [{'id': int(i), 'x': float
     );
     assert!(bytes <= 1 << 20, "{bytes} bytes for LIMIT 10");
 }
+
+/// A FIFO named as a LOCATION: object_store's local store opens a file to measure it, and
+/// opening a FIFO waits for a writer, so the query hung. Now refused at once, naming it (the
+/// test waits 60 s at most, then fails instead of hanging).
+#[cfg(unix)]
+#[test]
+fn a_fifo_location_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("f.npy");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let table = format!("t={}", fifo.display());
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_npy"))
+        .args(["sql", "--table", &table, "SELECT count(*) FROM t"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("npy sql waited on a FIFO for 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("f.npy") && err.contains("not a regular file"),
+        "{err}"
+    );
+}
+
+/// A named 0-byte file: DataFusion's listing leaves empty files out, so it was an empty
+/// table, exit 0; numpy's `np.load` of it raises `EOFError`. Now an error naming it.
+#[test]
+fn a_named_empty_file_is_an_error_as_numpy_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("zero.npy");
+    std::fs::write(&empty, b"").unwrap();
+    let table = format!("t={}", empty.display());
+    let out = npy(["sql", "--table", &table, "SELECT count(*) FROM t"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("zero.npy") && err.contains("empty"), "{err}");
+}
