@@ -349,6 +349,7 @@ save_file({"w": np.arange(4, dtype="<f4")}, os.path.join(d, "one.safetensors"))
 save_file({"a": np.arange(6, dtype="<f4"), "b": np.arange(4, dtype="<i8")},
           os.path.join(d, "two.safetensors"))
 pq.write_table(pa.table({"x": np.arange(5, dtype="<f4")}), os.path.join(d, "t.parquet"))
+pq.write_table(pa.table({"x": pa.array([b"\x80\x3f"], pa.binary(2))}), os.path.join(d, "b.parquet"))
 np.save(os.path.join(d, "t.npy"), np.arange(3))
 np.savez(os.path.join(d, "t.npz"), a=np.arange(3))
 np.savez(os.path.join(d, "t2.npz"), a=np.arange(3), b=np.arange(2))
@@ -475,5 +476,22 @@ print("ok")
             "{err}"
         );
     }
+    // 6. A hint whose size is not the column's (float8_e4m3fn is 1 byte, binary(2) 2): said
+    // so, not that a hint is missing.
+    let out = dir.join("b.safetensors");
+    let o = run(&[
+        Path::new("--hint"),
+        Path::new("float8_e4m3fn"),
+        &dir.join("b.parquet"),
+        &out,
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("'|V2'") && err.contains("another size than the hint's type"),
+        "{err}"
+    );
+    assert!(!err.contains("--hint TYPE"), "{err}");
+    assert!(!out.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
