@@ -350,6 +350,10 @@ save_file({"a": np.arange(6, dtype="<f4"), "b": np.arange(4, dtype="<i8")},
           os.path.join(d, "two.safetensors"))
 pq.write_table(pa.table({"x": np.arange(5, dtype="<f4")}), os.path.join(d, "t.parquet"))
 pq.write_table(pa.table({"x": pa.array([b"\x80\x3f"], pa.binary(2))}), os.path.join(d, "b.parquet"))
+storage = pa.FixedSizeListArray.from_arrays(pa.array(np.arange(4, dtype="<f4")), 2,
+                                           mask=pa.array([False, True]))
+tensor = pa.ExtensionArray.from_storage(pa.fixed_shape_tensor(pa.float32(), [2]), storage)
+pq.write_table(pa.table({"x": tensor}), os.path.join(d, "rows.parquet"))
 np.save(os.path.join(d, "t.npy"), np.arange(3))
 np.savez(os.path.join(d, "t.npz"), a=np.arange(3))
 np.savez(os.path.join(d, "t2.npz"), a=np.arange(3), b=np.arange(2))
@@ -493,5 +497,25 @@ print("ok")
     );
     assert!(!err.contains("--hint TYPE"), "{err}");
     assert!(!out.exists());
+    // 7. A null row of a fixed_shape_tensor column, with --fill or without: no fill gives a
+    // list row a value, so the message does not ask for one.
+    for fill in [Some("0"), None] {
+        let out = dir.join("rows.npy");
+        let mut args = vec![];
+        if let Some(f) = fill {
+            args.extend([Path::new("--fill"), Path::new(f)]);
+        }
+        let input = dir.join("rows.parquet");
+        args.extend([input.as_path(), out.as_path()]);
+        let o = run(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("first at row 1") && err.contains("list row cannot be filled"),
+            "{err}"
+        );
+        assert!(!err.contains("give a fill"), "{err}");
+        assert!(!out.exists());
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
