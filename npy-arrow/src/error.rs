@@ -113,13 +113,30 @@ pub enum ErrorKind {
     #[error(
         "column {column:?} holds nulls ({nulls} in the batch being converted, the first at row \
          {first_row}) and {dtype} has no null: give a fill (`--fill VALUE`, \
-         `FromArrowOptions::fill`), which fills numbers, bools and strings (a null record or \
-         list row has none)"
+         `FromArrowOptions::fill`), which fills numbers, bools and strings"
     )]
     Nulls {
         /// The column.
         column: String,
         /// How many nulls it holds in the batch that was being converted.
+        nulls: usize,
+        /// Row of the first null, counted from the start of the input.
+        first_row: u64,
+        /// The numpy dtype the column becomes.
+        dtype: String,
+    },
+    /// A struct or list column (a numpy record or subarray) holds null rows: no fill gives
+    /// such a row a value ([`crate::FromArrowOptions::fill`] fills numbers, bools and strings).
+    #[error(
+        "column {column:?} holds null rows ({nulls} in the batch being converted, the first at \
+         row {first_row}) and {dtype} has no null: a null record or list row cannot be filled \
+         (`--fill VALUE`, `FromArrowOptions::fill`, fills numbers, bools and strings); drop \
+         those rows first"
+    )]
+    NullRows {
+        /// The column.
+        column: String,
+        /// How many null rows it holds in the batch that was being converted.
         nulls: usize,
         /// Row of the first null, counted from the start of the input.
         first_row: u64,
@@ -196,7 +213,7 @@ impl Error {
             UnsupportedDType { .. } | UnsupportedArrowType { .. } | NoParquetType { .. } => {
                 Category::Unsupported
             }
-            Nulls { .. } | Value { .. } | Invalid(_) => Category::Usage,
+            Nulls { .. } | NullRows { .. } | Value { .. } | Invalid(_) => Category::Usage,
         }
     }
 

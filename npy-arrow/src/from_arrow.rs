@@ -508,22 +508,38 @@ impl Ctx<'_> {
         if self.fill.is_some() {
             return Ok(());
         }
-        self.no_nulls(array, dtype)
+        match self.first_null(array) {
+            Some((nulls, first_row)) => Err(Error::new(ErrorKind::Nulls {
+                column: self.column.to_owned(),
+                nulls,
+                first_row,
+                dtype: dtype.to_owned(),
+            })),
+            None => Ok(()),
+        }
     }
 
-    /// Refuses any null of `array`, fill or not (a null record or list row has no value to
-    /// fill), naming the row of the first.
+    /// Refuses any null row of the struct or list `array`, fill or not (a null record or list
+    /// row has no value to fill: [`ErrorKind::NullRows`]), naming the row of the first.
     fn no_nulls(&self, array: &dyn Array, dtype: &str) -> Result<(), Error> {
+        match self.first_null(array) {
+            Some((nulls, first_row)) => Err(Error::new(ErrorKind::NullRows {
+                column: self.column.to_owned(),
+                nulls,
+                first_row,
+                dtype: dtype.to_owned(),
+            })),
+            None => Ok(()),
+        }
+    }
+
+    /// How many nulls `array` holds and the input row of the first, if it holds any.
+    fn first_null(&self, array: &dyn Array) -> Option<(usize, u64)> {
         if array.null_count() == 0 {
-            return Ok(());
+            return None;
         }
         let first = (0..array.len()).find(|&i| array.is_null(i)).unwrap_or(0);
-        Err(Error::new(ErrorKind::Nulls {
-            column: self.column.to_owned(),
-            nulls: array.null_count(),
-            first_row: self.first_row + first as u64,
-            dtype: dtype.to_owned(),
-        }))
+        Some((array.null_count(), self.first_row + first as u64))
     }
 }
 

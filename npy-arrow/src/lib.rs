@@ -33,6 +33,7 @@
 //! | record without fields (`[]`) | refused: no column to hold its rows | |
 //! | `O` (object), 0-d or 1-d | decoded by npy-core's pickle reader (never executes anything): Utf8, Int64 or Float64 when every item but `None` is a `str`, a 64-bit `int` or a `float`; `None` is null; other items, mixed kinds or only `None`: [`ErrorKind::Value`] naming the first item; objects inside records or N-d: [`ErrorKind::UnsupportedDType`] | |
 //! | nulls in numbers, bool, strings | | [`ErrorKind::Nulls`] unless [`FromArrowOptions::fill`] gives a value |
+//! | null struct or list rows | | [`ErrorKind::NullRows`], fill or not (a record or list row has no null) |
 //! | Dictionary, List, Decimal, Null, … | | refused: [`ErrorKind::UnsupportedArrowType`] |
 //!
 //! ## Round trips

@@ -64,7 +64,8 @@ pub struct Args {
     #[allow(clippy::doc_markdown, reason = "clap help text, printed as written")]
     #[arg(long, value_name = "TYPE", value_parser = crate::format::parse_hint)]
     hint: Option<npy_core::dtype::MlType>,
-    /// The member of an .npz IN to convert (needed when it holds more than one array).
+    /// The member of an .npz IN to convert (needed when it holds more than one array), or the
+    /// tensor of a .safetensors IN converted to .arrow or .parquet.
     #[arg(long, value_name = "KEY")]
     member: Option<String>,
     /// The value written for nulls of number, bool and string columns when reading Arrow or
@@ -116,11 +117,8 @@ pub fn run(args: &Args) -> ExitCode {
         };
     }
     let (from, to) = (Format::of(&args.input), Format::of(&args.output));
-    if args.hint.is_some() && to != Format::Safetensors {
-        let _ = writeln!(
-            std::io::stderr(),
-            "npy: --hint applies to a .safetensors OUT only (an .npy OUT keeps the descr numpy wrote)"
-        );
+    if let Some(message) = usage_error(args, from, to) {
+        let _ = writeln!(std::io::stderr(), "npy: {message}");
         return ExitCode::from(2);
     }
     let layout = args.byte_order.is_some() || args.order.is_some() || args.version.is_some();
@@ -179,11 +177,79 @@ pub fn run(args: &Args) -> ExitCode {
         _ => match npy_npz::convert(&args.input, &args.output, args.member.as_deref()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                report(printable(&e.to_string()));
+                report(printable(&npz_message(&e, "the archive", "arrays")));
                 ExitCode::FAILURE
             }
         },
     }
+}
+
+/// The message of npy-npz's `e` at the command line: its own, except that the refusal of an
+/// input holding several arrays without --member (`ChooseMember`) names the option, and the
+/// arrays as `what` (the archive, the file) holds `them` (arrays, tensors).
+fn npz_message(e: &npy_npz::Error, what: &str, them: &str) -> String {
+    match (e.kind(), e.path()) {
+        (npy_npz::ErrorKind::ChooseMember { keys }, Some(path)) => {
+            choose_member(path, keys, what, them)
+        }
+        _ => e.to_string(),
+    }
+}
+
+/// The refusal of `path`, holding the arrays `keys`, converted without --member.
+fn choose_member(path: &Path, keys: &[String], what: &str, them: &str) -> String {
+    format!(
+        "{}: {what} holds {} {them} ({}); choose one with --member KEY",
+        path.display(),
+        keys.len(),
+        keys.join(", ")
+    )
+}
+
+/// The message of a conversion or an option that `run` refuses before reading anything (exit
+/// status 2): .safetensors → .safetensors (no conversion: a tensor's bytes are the same), and
+/// an option the conversion `from` → `to` would ignore (--hint, for a .safetensors OUT only;
+/// --member, which picks the array of an .npz IN, or the tensor of a .safetensors IN to a
+/// table).
+fn usage_error(args: &Args, from: Format, to: Format) -> Option<&'static str> {
+    if from == Format::Safetensors && to == Format::Safetensors {
+        return Some(
+            ".safetensors → .safetensors is not a conversion: a .safetensors IN converts to \
+             .npz, .npy (one tensor), .arrow or .parquet, and a .safetensors OUT is written \
+             from .npy, .npz, .arrow or .parquet",
+        );
+    }
+    if args.hint.is_some() && to != Format::Safetensors {
+        return Some(if matches!(to, Format::Npy | Format::Other) {
+            "--hint applies to a .safetensors OUT only (an .npy OUT keeps the descr numpy wrote)"
+        } else {
+            "--hint applies to a .safetensors OUT only"
+        });
+    }
+    if args.member.is_some() {
+        match (from, to) {
+            (Format::Npz, Format::Safetensors) => {
+                return Some(
+                    "--member does not apply to .npz → .safetensors: every member of the \
+                     archive becomes a tensor",
+                )
+            }
+            (Format::Safetensors, _) if !to.is_table() => {
+                return Some(
+                    "--member does not apply to .safetensors → .npz or .npy: every tensor is \
+                     converted (--member picks one for an .arrow or .parquet OUT)",
+                )
+            }
+            (Format::Npz | Format::Safetensors, _) => {}
+            _ => {
+                return Some(
+                    "--member applies to an .npz or .safetensors IN only (it names the array \
+                     to convert)",
+                )
+            }
+        }
+    }
+    None
 }
 
 /// The refusal of a file whose extension names no format `npy convert` reads or writes.
@@ -337,6 +403,18 @@ fn arrow_options(
 /// Reports an error of npy-arrow, naming `input` when the error names no file.
 #[cfg(feature = "arrow")]
 fn arrow_failed(e: &npy_arrow::Error, input: &Path) -> ExitCode {
+    if let npy_arrow::ErrorKind::Npz(inner) = e.kind() {
+        if let npy_npz::ErrorKind::ChooseMember { keys } = inner.kind() {
+            let path = inner.path().or(e.path()).unwrap_or(input);
+            report(printable(&choose_member(
+                path,
+                keys,
+                "the archive",
+                "arrays",
+            )));
+            return ExitCode::FAILURE;
+        }
+    }
     let mut msg = String::new();
     if e.path().is_none() {
         msg.push_str(&printable(&input.display().to_string()));
@@ -432,7 +510,7 @@ fn safetensors_to_table(args: &Args, to: Format) -> ExitCode {
     let (tensor, column) = match pick_tensor(&file, &args.input, args.member.as_deref()) {
         Ok(picked) => picked,
         Err(e) => {
-            report(printable(&e.to_string()));
+            report(printable(&npz_message(&e, "the file", "tensors")));
             return ExitCode::FAILURE;
         }
     };
@@ -462,7 +540,8 @@ fn safetensors_to_table(args: &Args, to: Format) -> ExitCode {
 /// The tensor of `file` (at `path`) that `member` names, and the name its column takes: as
 /// `npy convert` picked a member of the `.npz` it once converted the file to (a member per
 /// tensor, in data order, each stored as `NAME.npy`), with that archive's messages. Without
-/// `member`, the file's only tensor (else npy-npz's `ChooseMember`, listing the tensors); with
+/// `member`, the file's only tensor (else npy-npz's `ChooseMember`, listing the tensors, which
+/// [`npz_message`] words for the command line); with
 /// it, the tensor whose stored name `NAME.npy` is `member`, else the tensor named `member`
 /// (else npy-npz's `MissingMember`, listing the first 8). The column is named `member` as
 /// given.

@@ -531,10 +531,22 @@ fn create_temp(dir: &Path) -> Result<(File, Temp), Error> {
         // Less the umask, as open() applies it: 0644 under umask 022.
         builder.permissions(fs::Permissions::from_mode(0o666));
     }
-    let (file, path) = builder.tempfile_in(dir)?.into_parts();
+    let (file, path) = builder
+        .tempfile_in(dir)
+        .map_err(without_temp_name)?
+        .into_parts();
     // Alive while locked: remove_stale_temp_files leaves it alone.
     file.lock()?;
     Ok((file, Temp::Named(path)))
+}
+
+/// `e` without the name tempfile adds (`… at path "/d/.npy-tmp-Ab12Cd"`): a name the caller
+/// never gave, gone with the file; the writers name the output path instead.
+fn without_temp_name(e: io::Error) -> io::Error {
+    match e.to_string().rsplit_once(" at path ") {
+        Some((os, _)) => io::Error::new(e.kind(), os.to_owned()),
+        None => e,
+    }
 }
 
 /// An `O_TMPFILE` file in `dir`, if the file system has them and `/proc/self/fd` is there to

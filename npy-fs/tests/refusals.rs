@@ -91,3 +91,18 @@ fn fifos_are_refused_at_once_as_inputs_and_outputs() {
         "left as it was"
     );
 }
+
+/// A review's find: an output in a missing directory was reported at the temporary file's
+/// name (`… at path "/d/.npy-tmp-w28NVn"`), a name the caller never gave. The error names the
+/// path asked for, with the system's reason.
+#[test]
+fn an_output_in_a_missing_directory_is_named_as_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing").join("x.safetensors");
+    let err = npy_fs::PendingFile::create(&path).unwrap_err();
+    let text = err.to_string();
+    assert_eq!(err.path(), Some(path.as_path()), "{text}");
+    assert!(text.contains(&path.display().to_string()), "{text}");
+    assert!(!text.contains(".npy-tmp-"), "{text}");
+    assert!(text.contains("No such file or directory"), "{text}");
+}

@@ -69,8 +69,14 @@ struct Source {
     nbytes: u64,
 }
 
-fn unsupported(member: &str, dtype: &DType) -> Error {
+/// The refusal of `member`'s `dtype`, which safetensors lacks; `hint`, the type hint given
+/// (a raw void it did not fit is then refused for its size, not for a missing hint).
+fn unsupported(member: &str, dtype: &DType, hint: Option<MlType>) -> Error {
     let reason = match dtype {
+        DType::Void(_) if hint.is_some() => {
+            "raw bytes of another size than the hint's type (bfloat16 is 2 bytes, the other \
+             ml_dtypes types 1): give the type of the bytes' size"
+        }
         DType::Record(_) | DType::SubArray(_) => {
             "records (structured dtypes) have no safetensors dtype"
         }
@@ -103,7 +109,7 @@ fn source(
         }
     }
     let dtype = SafeDType::from_npy(&parsed.header.dtype)
-        .ok_or_else(|| unsupported(&name, &parsed.header.dtype))?;
+        .ok_or_else(|| unsupported(&name, &parsed.header.dtype, hint))?;
     let nbytes = parsed.header.nbytes()?;
     Ok(Source {
         name,

@@ -119,6 +119,25 @@ save_file({"one": np.arange(6, dtype="<f8").reshape(2, 3)}, os.path.join(d, "wan
         message.contains("--hint") && message.contains("ToOptions::default().hint("),
         "{message}"
     );
+    // With a hint of another size (float8_e4m3fn is 1 byte, '|V2' 2), the refusal says so,
+    // not that a hint is missing (a review's find).
+    let err = to_safetensors(
+        dir.join("bf16.npz"),
+        dir.join("x.safetensors"),
+        &ToOptions::default().hint(Some(npy_core::dtype::MlType::Float8E4M3Fn)),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Unsupported { member, .. } if member == "bf16"),
+        "{err}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("'|V2'") && message.contains("another size than the hint's type"),
+        "{message}"
+    );
+    assert!(!message.contains("--hint TYPE"), "{message}");
+    assert!(!dir.join("x.safetensors").exists());
     // And back: safetensors -> npz, loaded by numpy, equals the original values.
     from_safetensors(dir.join("want.safetensors"), dir.join("back.npz")).unwrap();
     from_safetensors(dir.join("want_one.safetensors"), dir.join("back_one.npy")).unwrap();

@@ -554,11 +554,18 @@ fn a_null_record_or_list_row_is_refused_at_its_own_row_fill_or_not() {
                 }
                 let err = convert(&input, &out, &options).unwrap_err();
                 match err.kind() {
-                    ErrorKind::Nulls {
+                    ErrorKind::NullRows {
                         nulls, first_row, ..
                     } => assert_eq!((*nulls, *first_row), (1, row), "{name}.{ext} {fill:?}"),
                     other => panic!("{name}.{ext}: {other:?}"),
                 }
+                // A fill cannot help, given or not: the message does not ask for one.
+                let message = err.to_string();
+                assert!(
+                    message.contains("null record or list row cannot be filled")
+                        && !message.contains("give a fill"),
+                    "{message}"
+                );
                 assert!(!out.exists());
             }
         }

@@ -313,7 +313,8 @@ print("ok")
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("two.safetensors") && err.contains("2 arrays (b, a)"),
+        err.contains("two.safetensors")
+            && err.contains("2 tensors (b, a); choose one with --member KEY"),
         "{err}"
     );
     assert!(!dir.join("two.parquet").exists());
@@ -328,5 +329,193 @@ print("ok")
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "ok");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A review's finds in `npy convert`'s messages, each refused by the rule it breaks, not by
+/// what a later step happened to trip on: .safetensors → .safetensors is no conversion (it
+/// said "not an .npy file"); --hint with a table OUT (it spoke of an .npy OUT); --member where
+/// no array is picked (silently ignored); a missing output directory (named by the temporary
+/// file's name); several tensors without --member (it said "a member key", not the option).
+#[cfg(feature = "parquet")]
+#[test]
+fn convert_refusals_name_the_rule_and_the_option() {
+    let dir = scratch("refusals");
+    let make = r#"
+import sys, os, numpy as np, pyarrow as pa, pyarrow.parquet as pq
+from safetensors.numpy import save_file
+d = sys.argv[1]
+save_file({"w": np.arange(4, dtype="<f4")}, os.path.join(d, "one.safetensors"))
+save_file({"a": np.arange(6, dtype="<f4"), "b": np.arange(4, dtype="<i8")},
+          os.path.join(d, "two.safetensors"))
+pq.write_table(pa.table({"x": np.arange(5, dtype="<f4")}), os.path.join(d, "t.parquet"))
+pq.write_table(pa.table({"x": pa.array([b"\x80\x3f"], pa.binary(2))}), os.path.join(d, "b.parquet"))
+storage = pa.FixedSizeListArray.from_arrays(pa.array(np.arange(4, dtype="<f4")), 2,
+                                           mask=pa.array([False, True]))
+tensor = pa.ExtensionArray.from_storage(pa.fixed_shape_tensor(pa.float32(), [2]), storage)
+pq.write_table(pa.table({"x": tensor}), os.path.join(d, "rows.parquet"))
+np.save(os.path.join(d, "t.npy"), np.arange(3))
+np.savez(os.path.join(d, "t.npz"), a=np.arange(3))
+np.savez(os.path.join(d, "t2.npz"), a=np.arange(3), b=np.arange(2))
+print("ok")
+"#;
+    if python(make, &dir).is_none() {
+        return;
+    }
+    let run = |args: &[&Path]| {
+        let mut all = vec![Path::new("convert")];
+        all.extend_from_slice(args);
+        npy(&all)
+    };
+    let (one, two) = (dir.join("one.safetensors"), dir.join("two.safetensors"));
+    let (table, npy_in, npz_in) = (dir.join("t.parquet"), dir.join("t.npy"), dir.join("t.npz"));
+    // 1. safetensors → safetensors, to another file or to itself: a usage error naming what
+    // a .safetensors IN converts to; nothing written, IN as it was.
+    for out in [dir.join("x.safetensors"), one.clone()] {
+        let o = run(&[&one, &out]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(!err.contains("not an .npy file"), "{err}");
+        assert!(
+            err.contains(".safetensors → .safetensors") && err.contains(".parquet"),
+            "{err}"
+        );
+    }
+    assert!(!dir.join("x.safetensors").exists());
+    // 2. --hint with a table OUT: for a .safetensors OUT only, no word of an .npy OUT.
+    let hint = [Path::new("--hint"), Path::new("bfloat16")];
+    for out in ["t2.parquet", "t2.arrow"] {
+        let out = dir.join(out);
+        let o = run(&[hint[0], hint[1], &table, &out]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("--hint applies to a .safetensors OUT only"),
+            "{err}"
+        );
+        assert!(!err.contains(".npy OUT"), "{err}");
+        assert!(!out.exists());
+    }
+    // With an .npy OUT the remark stays.
+    let o = run(&[hint[0], hint[1], &npz_in, &dir.join("h.npy")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(".npy OUT keeps the descr"),
+        "{}",
+        stderr(&o)
+    );
+    // 3. --member where it picks nothing: an IN that is no .npz or .safetensors, an .npz to
+    // .safetensors (every member converted), a .safetensors to .npz or .npy (every tensor).
+    let member = [Path::new("--member"), Path::new("x")];
+    let cases: [(&Path, &str, &str); 5] = [
+        (
+            &table,
+            "m.safetensors",
+            "applies to an .npz or .safetensors IN only",
+        ),
+        (
+            &table,
+            "m.arrow",
+            "applies to an .npz or .safetensors IN only",
+        ),
+        (
+            &npy_in,
+            "m.parquet",
+            "applies to an .npz or .safetensors IN only",
+        ),
+        (
+            &npz_in,
+            "m.safetensors",
+            "does not apply to .npz → .safetensors",
+        ),
+        (
+            &two,
+            "m.npz",
+            "does not apply to .safetensors → .npz or .npy",
+        ),
+    ];
+    for (src, out, want) in cases {
+        let out = dir.join(out);
+        let o = run(&[member[0], member[1], src, &out]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{}: {err}", src.display());
+        assert!(err.contains(&format!("--member {want}")), "{err}");
+        assert!(!out.exists(), "{}", out.display());
+    }
+    // 4. An OUT in a missing directory: named as given, never the temporary file's name.
+    let missing = dir.join("no-such-dir");
+    for (src, out) in [
+        (&table, "x.safetensors"),
+        (&npy_in, "x.parquet"),
+        (&npy_in, "x.npy"),
+        (&npz_in, "x.npz"),
+        (&npy_in, "x.safetensors"),
+        (&one, "x.npz"),
+    ] {
+        let out = missing.join(out);
+        let o = run(&[src, &out]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains(&out.display().to_string()), "{err}");
+        assert!(!err.contains(".npy-tmp-"), "{err}");
+    }
+    // 5. Several tensors, no --member, to a table: the option and the tensors in data order
+    // (save_file puts the larger dtype, b's int64, first).
+    let o = run(&[&two, &dir.join("two.parquet")]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("two.safetensors"), "{err}");
+    assert!(
+        err.contains("--member KEY") && !err.contains("a member key"),
+        "{err}"
+    );
+    assert!(err.contains("2 tensors (b, a)"), "{err}");
+    // The same for an archive of several arrays (np.savez's order), to a table or an .npy.
+    for out in ["t2.parquet", "t2.npy"] {
+        let o = run(&[&dir.join("t2.npz"), &dir.join(out)]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("t2.npz: the archive holds 2 arrays (a, b); choose one with --member KEY"),
+            "{err}"
+        );
+    }
+    // 6. A hint whose size is not the column's (float8_e4m3fn is 1 byte, binary(2) 2): said
+    // so, not that a hint is missing.
+    let out = dir.join("b.safetensors");
+    let o = run(&[
+        Path::new("--hint"),
+        Path::new("float8_e4m3fn"),
+        &dir.join("b.parquet"),
+        &out,
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("'|V2'") && err.contains("another size than the hint's type"),
+        "{err}"
+    );
+    assert!(!err.contains("--hint TYPE"), "{err}");
+    assert!(!out.exists());
+    // 7. A null row of a fixed_shape_tensor column, with --fill or without: no fill gives a
+    // list row a value, so the message does not ask for one.
+    for fill in [Some("0"), None] {
+        let out = dir.join("rows.npy");
+        let mut args = vec![];
+        if let Some(f) = fill {
+            args.extend([Path::new("--fill"), Path::new(f)]);
+        }
+        let input = dir.join("rows.parquet");
+        args.extend([input.as_path(), out.as_path()]);
+        let o = run(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("first at row 1") && err.contains("list row cannot be filled"),
+            "{err}"
+        );
+        assert!(!err.contains("give a fill"), "{err}");
+        assert!(!out.exists());
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
