@@ -533,7 +533,7 @@ fn create_temp(dir: &Path) -> Result<(File, Temp), Error> {
     }
     let (file, path) = builder
         .tempfile_in(dir)
-        .map_err(without_temp_name)?
+        .map_err(|e| without_temp_name(dir, e))?
         .into_parts();
     // Alive while locked: remove_stale_temp_files leaves it alone.
     file.lock()?;
@@ -541,8 +541,14 @@ fn create_temp(dir: &Path) -> Result<(File, Temp), Error> {
 }
 
 /// `e` without the name tempfile adds (`… at path "/d/.npy-tmp-Ab12Cd"`): a name the caller
-/// never gave, gone with the file; the writers name the output path instead.
-fn without_temp_name(e: io::Error) -> io::Error {
+/// never gave, gone with the file; the writers name the output path instead. tempfile keeps
+/// the system's error to itself (its wrapper is private and hides it from `source`), so when
+/// `dir` itself is missing or unreadable, that error is the one returned, with its OS code;
+/// otherwise the system's text without the name.
+fn without_temp_name(dir: &Path, e: io::Error) -> io::Error {
+    if let Err(d) = fs::metadata(dir) {
+        return d;
+    }
     match e.to_string().rsplit_once(" at path ") {
         Some((os, _)) => io::Error::new(e.kind(), os.to_owned()),
         None => e,

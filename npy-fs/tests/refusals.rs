@@ -105,4 +105,15 @@ fn an_output_in_a_missing_directory_is_named_as_given() {
     assert!(text.contains(&path.display().to_string()), "{text}");
     assert!(!text.contains(".npy-tmp-"), "{text}");
     assert!(text.contains("No such file or directory"), "{text}");
+    // The system's error itself, with its code (ENOENT), not only its text.
+    let npy_fs::ErrorKind::Io(io) = err.kind() else {
+        panic!("not an I/O error: {text}");
+    };
+    assert_eq!(
+        io.raw_os_error()
+            .map(std::io::Error::from_raw_os_error)
+            .map(|e| e.kind()),
+        Some(std::io::ErrorKind::NotFound),
+        "{text}"
+    );
 }
