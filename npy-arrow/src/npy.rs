@@ -386,16 +386,7 @@ pub(crate) fn with_source<T>(
         let meta = reader.meta().clone();
         if meta.dtype() == &npy_core::DType::Object {
             let objects = npy_pickle::read_dyn(path).at_path(path)?;
-            let mut none: &[u8] = &[];
-            let mut source = Source {
-                meta,
-                data: &mut none,
-                available: Some(0),
-                name: stem_name(path),
-                objects: Some(objects),
-                columns: None,
-            };
-            return f(&mut source).at_path(path);
+            return with_objects(meta, objects, stem_name(path), f).at_path(path);
         }
         let columns = read_columns(&mut reader, whole).at_path(path)?;
         let file_len = std::fs::metadata(path).at_path(path)?.len();
@@ -420,16 +411,8 @@ pub(crate) fn with_source<T>(
         let objects = { reader }
             .read_dyn_using(&npy_pickle::PickleCodec::default())
             .map_err(|e| Error::from(e).at_path(path).in_member(&key))?;
-        let mut none: &[u8] = &[];
-        let mut source = Source {
-            meta,
-            data: &mut none,
-            available: Some(0),
-            name: key.clone(),
-            objects: Some(objects),
-            columns: None,
-        };
-        return f(&mut source).map_err(|e| e.at_path(path).in_member(&key));
+        return with_objects(meta, objects, key.clone(), f)
+            .map_err(|e| e.at_path(path).in_member(&key));
     }
     let columns = read_columns(&mut reader, whole)
         .map_err(|e| Error::from(e).at_path(path).in_member(&key))?;
@@ -443,6 +426,25 @@ pub(crate) fn with_source<T>(
         columns,
     };
     f(&mut source).map_err(|e| e.at_path(path).in_member(&key))
+}
+
+/// Runs `f` on the object array of `meta` whose elements npy-pickle decoded (`objects`): its
+/// data, one pickle, is spent, so the source has no bytes left to read.
+fn with_objects<T>(
+    meta: ArrayMeta,
+    objects: npy_core::DynArray,
+    name: String,
+    f: impl FnOnce(&mut Source<'_>) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let mut none: &[u8] = &[];
+    f(&mut Source {
+        meta,
+        data: &mut none,
+        available: Some(0),
+        name,
+        objects: Some(objects),
+        columns: None,
+    })
 }
 
 /// Reads the header of the `.npy` stream `npy` and runs `f` on the array, named `name` (the
@@ -461,16 +463,7 @@ pub(crate) fn with_stream_source<T>(
         let objects = { reader }
             .read_dyn_using(&npy_pickle::PickleCodec::default())
             .map_err(|e| Error::from(e).in_member(name))?;
-        let mut none: &[u8] = &[];
-        let mut source = Source {
-            meta,
-            data: &mut none,
-            available: Some(0),
-            name: name.to_owned(),
-            objects: Some(objects),
-            columns: None,
-        };
-        return f(&mut source).map_err(|e| e.in_member(name));
+        return with_objects(meta, objects, name.to_owned(), f).map_err(|e| e.in_member(name));
     }
     let mut data = reader.into_inner();
     let mut source = Source {
