@@ -385,12 +385,16 @@ pub(crate) fn with_source<T>(
         let mut reader = NpyReader::open(path).at_path(path)?;
         let meta = reader.meta().clone();
         if meta.dtype() == &npy_core::DType::Object {
-            let objects = npy_pickle::read_dyn(path).at_path(path)?;
+            // The file already open: the pickle follows the header just read.
+            let objects = { reader }
+                .read_dyn_using(&npy_pickle::PickleCodec::default())
+                .at_path(path)?;
             return with_objects(meta, objects, stem_name(path), f).at_path(path);
         }
         let columns = read_columns(&mut reader, whole).at_path(path)?;
-        let file_len = std::fs::metadata(path).at_path(path)?.len();
         let mut data = reader.into_inner();
+        // The length of the file opened, not of whatever the path names by now.
+        let file_len = data.get_ref().metadata().at_path(path)?.len();
         let mut source = Source {
             available: Some(file_len.saturating_sub(meta.data_offset())),
             meta,
