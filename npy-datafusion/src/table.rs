@@ -159,7 +159,9 @@ impl NpyTable {
         })
     }
 
-    /// The table over `paths` with `schema` as it is (no file is read).
+    /// The table over `paths` with `schema` as it is (no file is read, no location listed: the
+    /// checks of [`NpyTable::try_new_named`] are not made, and the scans' listing leaves 0-byte
+    /// files out, as DataFusion's does).
     ///
     /// # Errors
     /// DataFusion's, if it refuses the listing table's configuration.
