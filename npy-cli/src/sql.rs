@@ -14,13 +14,15 @@ use crate::format::report;
 /// checked), or with the feature `remote` a URL (s3://,
 /// gs://, az://, http(s)://; HTTP has no listing: name each file) to any of those. The same NAME
 /// repeated makes one table of all its locations. A quoted path in FROM is a table too:
-/// SELECT count(*) FROM 'shards/*.npy'.
+/// SELECT count(*) FROM 'shards/*.npy', or FROM 'arch.npz:KEY' (its column named KEY).
 ///
 /// The shards of a table are one array cut along its first axis: one dtype (byte order may
-/// differ) and one shape after the first axis. Columns are npy-arrow's mapping: one per record
-/// field; a plain array is one column named NAME (in FROM: the first file's stem); an N-d
-/// array's rows are fixed-size lists (`emb[1]`, the array functions); NaT is null. count(*) reads
-/// the headers only; scans read byte ranges, one file on every core.
+/// differ) and one shape after the first axis. A 0-byte shard is an error naming it (a
+/// truncated write; numpy's np.load refuses it), as is a LOCATION that matches no file.
+/// Columns are npy-arrow's mapping: one per record field; a plain array is one column named
+/// NAME (in FROM: the first file's stem); an N-d array's rows are fixed-size lists (`emb[1]`,
+/// the array functions); NaT is null. count(*) reads the headers only; scans read byte ranges,
+/// one file on every core.
 ///
 /// Output: a table on stdout; --json writes JSON Lines (one object per row, null for nulls);
 /// --output FILE writes .parquet, .arrow (.ipc, .feather), .npy or .csv by its extension.
@@ -90,16 +92,14 @@ mod engine {
     use datafusion::arrow::datatypes::SchemaRef;
     use datafusion::arrow::error::ArrowError;
     use datafusion::common::tree_node::{TreeNode as _, TreeNodeRecursion};
-    use datafusion::datasource::listing::{
-        ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
-    };
+    use datafusion::datasource::listing::ListingTableUrl;
     use datafusion::datasource::physical_plan::FileScanConfig;
     use datafusion::datasource::source::DataSourceExec;
     use datafusion::execution::SendableRecordBatchStream;
     use datafusion::physical_plan::ExecutionPlan;
     use datafusion::prelude::SessionContext;
     use futures::StreamExt as _;
-    use npy_datafusion::{NpyFormat, NpyOptions};
+    use npy_datafusion::{NpyOptions, NpyTable};
 
     use super::Args;
 
@@ -113,35 +113,12 @@ mod engine {
         let mut at: Option<&(dyn std::error::Error + 'static)> = Some(e);
         while let Some(err) = at {
             if let Some(ours) = err.downcast_ref::<npy_datafusion::Error>() {
-                let text = ours.to_string();
-                // A local file's store location has no leading `/` (object_store's paths are
-                // relative to the store's root): give it back as the path the user wrote.
-                let path = ours.path();
-                let absolute = Path::new("/").join(path);
-                let local = !path.is_empty() && !path.starts_with('/') && !path.contains("://");
-                if local && !Path::new(path).exists() && absolute.exists() {
-                    if let Some(rest) = text.strip_prefix(path) {
-                        return format!("{}{rest}", absolute.display());
-                    }
-                }
-                return text;
+                // It names a file as the user would type it (an absolute path, a URL).
+                return ours.to_string();
             }
             at = err.source();
         }
         e.to_string()
-    }
-
-    /// `ARCHIVE:KEY` → the archive and the key: split at the first colon whose left side ends
-    /// in `.npz` (any case), in `/`, or is a local directory, so that a key may hold colons and
-    /// a URL's scheme and port are not taken for one.
-    fn npz_member(location: &str) -> Option<(&str, &str)> {
-        location.match_indices(':').find_map(|(i, _)| {
-            let (archive, key) = (&location[..i], &location[i + 1..]);
-            let npz = archive.to_ascii_lowercase().ends_with(".npz")
-                || archive.ends_with('/')
-                || (!archive.is_empty() && !archive.contains("://") && Path::new(archive).is_dir());
-            (npz && !key.is_empty()).then_some((archive, key))
-        })
     }
 
     /// A LOCATION that cannot be an `.npy` table, said before DataFusion answers "no files
@@ -156,13 +133,6 @@ mod engine {
                     return Some(format!(
                         "{location}: not a regular file or a directory (a FIFO, socket or \
                          device); a LOCATION is a .npy file, a directory, a glob or a URL"
-                    ));
-                }
-                // DataFusion's listing leaves out empty files, so a named one was an empty
-                // table; numpy's `np.load` of it is an error (EOFError).
-                if m.is_file() && m.len() == 0 {
-                    return Some(format!(
-                        "{location}: not an .npy file: the file is empty (0 bytes)"
                     ));
                 }
             }
@@ -397,11 +367,7 @@ mod engine {
 
     /// The listing URL of a local or remote LOCATION (a directory gets its trailing `/`).
     fn listing_url(location: &str) -> Result<ListingTableUrl, Fail> {
-        let mut loc = location.to_owned();
-        if !loc.contains("://") && Path::new(&loc).is_dir() && !loc.ends_with('/') {
-            loc.push('/');
-        }
-        ListingTableUrl::parse(&loc).map_err(|e| format!("{location}: {e}"))
+        npy_datafusion::location_url(location).map_err(|e| format!("{location}: {e}"))
     }
 
     /// The tables of `--table`, in the order their names first appear.
@@ -425,7 +391,10 @@ mod engine {
     async fn register(ctx: &SessionContext, name: &str, locations: &[String]) -> Result<(), Fail> {
         // `ARCHIVE.npz:KEY` locations: the archives (files, directories, globs, URLs) and the
         // one member key a table reads from each.
-        let members: Vec<_> = locations.iter().filter_map(|l| npz_member(l)).collect();
+        let members: Vec<_> = locations
+            .iter()
+            .filter_map(|l| npy_datafusion::npz_member(l))
+            .collect();
         let mut member = None;
         let mut locations: Vec<&str> = locations.iter().map(String::as_str).collect();
         if !members.is_empty() {
@@ -463,22 +432,16 @@ mod engine {
             column_name: Some(name.to_owned()),
             member,
         };
-        // The archives' own spelling of the extension (`.NPZ`): the listing compares it as is.
-        let extension = match locations.first() {
-            Some(l) if options.member.is_some() && l.to_ascii_lowercase().ends_with(".npz") => {
-                l[l.len() - 4..].to_owned()
-            }
-            _ => format!(".{}", options.extension()),
-        };
-        let format = NpyFormat::with_options(options);
-        let options = ListingOptions::new(Arc::new(format)).with_file_extension(extension);
-        let config = ListingTableConfig::new_with_multi_paths(urls)
-            .with_listing_options(options)
-            .infer_schema(&ctx.state())
+        // An NpyTable lists each location once and refuses what DataFusion's listing passes
+        // over: a location without files (named as typed here) and a 0-byte shard. It spells
+        // the extension as the first location does (`UP.NPZ`).
+        let named = urls
+            .into_iter()
+            .zip(locations.iter().map(|l| (*l).to_owned()))
+            .collect();
+        let table = NpyTable::try_new_named(&ctx.state(), named, options)
             .await
             .map_err(|e| format!("table {name}: {}", said(&e)))?;
-        let table =
-            ListingTable::try_new(config).map_err(|e| format!("table {name}: {}", said(&e)))?;
         ctx.register_table(name, Arc::new(table))
             .map_err(|e| e.to_string())?;
         Ok(())
@@ -493,7 +456,8 @@ mod engine {
     }
 
     async fn plan(args: &Args) -> Result<Planned, Fail> {
-        let ctx = SessionContext::new().enable_url_table();
+        // Quoted paths in FROM, `'ARCHIVE.npz:KEY'` among them, checked as --table's are.
+        let ctx = npy_datafusion::enable_url_table(SessionContext::new());
         npy_datafusion::register(&ctx).map_err(|e| e.to_string())?;
         for (name, locations) in grouped(&args.tables)? {
             register(&ctx, &name, &locations).await?;

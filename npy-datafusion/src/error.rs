@@ -3,7 +3,9 @@
 use datafusion::arrow::error::ArrowError;
 use datafusion::error::DataFusionError;
 
-/// An error of this crate, naming the file (the object store location) it happened in.
+/// An error of this crate, naming the file it happened in as a user would type it: the
+/// absolute path of a local file (`file://` stores), the full URL (`s3://bucket/key.npy`) of a
+/// file in another store; an `.npz` member's faults add `:KEY`.
 ///
 /// DataFusion carries it as [`DataFusionError::External`]; [`Error::find`] gets it back out of
 /// a query's error.
@@ -87,6 +89,31 @@ pub enum Error {
         /// The budget.
         budget: u64,
     },
+    /// The file is empty (0 bytes): a truncated shard (an interrupted write, a copy that
+    /// stopped). numpy refuses it (`np.load` raises `EOFError: No data left in file`);
+    /// DataFusion's listing leaves empty files out of a table, so an [`crate::NpyTable`] (and
+    /// a quoted path in FROM through [`crate::enable_url_table`]) checks its listing for them.
+    #[error(
+        "{path}: the file is empty (0 bytes): a truncated shard? \
+         (numpy's np.load refuses it: EOFError, no data left in file)"
+    )]
+    Empty {
+        /// The file's location.
+        path: String,
+    },
+    /// A table's location (a directory, a glob, a prefix, a file) holds no file of the
+    /// table's extension (`.npy`, or `.npz` for a table of members): there is nothing to infer
+    /// a schema from.
+    #[error(
+        "{path}: no .{extension} file here (none by that name, in that directory or \
+         matching that glob)"
+    )]
+    NoFiles {
+        /// The location as it was given (a table's LOCATION, a quoted path in FROM).
+        path: String,
+        /// The extension looked for, without its dot.
+        extension: String,
+    },
     /// A plan node sent by another process (feature `proto`: the codecs of
     /// `npy_datafusion::proto`) could not be decoded: its bytes are not what the codec writes.
     /// No file is involved.
@@ -98,8 +125,9 @@ pub enum Error {
 }
 
 impl Error {
-    /// The location of the file the error is about (empty for [`Error::Codec`], which is about
-    /// bytes from another process). For a fault of an `.npz` member's own `.npy` (its data
+    /// The file the error is about, as [`Error`] names it (the location as given for
+    /// [`Error::NoFiles`]; empty for [`Error::Codec`], which is about bytes from another
+    /// process). For a fault of an `.npz` member's own `.npy` (its data
     /// shorter than its header says, its dtype, a deflated Fortran-order member): the archive's
     /// location, `:` and the member's key.
     pub fn path(&self) -> &str {
@@ -110,7 +138,9 @@ impl Error {
             | Error::Arrow { path, .. }
             | Error::Mismatch { path, .. }
             | Error::Unsupported { path, .. }
-            | Error::UnbackedRows { path, .. } => path,
+            | Error::UnbackedRows { path, .. }
+            | Error::Empty { path }
+            | Error::NoFiles { path, .. } => path,
             Error::Codec { .. } => "",
         }
     }

@@ -15,10 +15,12 @@ use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::physical_plan::ExecutionPlan;
 use futures::{StreamExt, TryStreamExt};
 use object_store::{ObjectMeta, ObjectStore};
 
+use crate::location::file_name;
 use crate::shard::{HeaderCache, Shard};
 use crate::source::NpySource;
 use crate::Error;
@@ -142,10 +144,17 @@ impl GetExt for NpyFormatFactory {
 /// - Statistics are exact, from the headers: rows and data bytes, so `count(*)` reads headers
 ///   only.
 /// - Scans read row-aligned byte ranges of at most a batch each ([`crate::NpySource`]).
+/// - 0-byte files: DataFusion's listing drops them before a format sees the list, so a
+///   `ListingTable` of this format answers without a truncated (empty) shard and cannot be
+///   told otherwise; [`crate::NpyTable`] lists its locations itself and refuses one
+///   ([`Error::Empty`]).
 #[derive(Debug, Default)]
 pub struct NpyFormat {
     options: NpyOptions,
     headers: Arc<HeaderCache>,
+    /// The URLs of the stores its table reads (set by [`crate::NpyTable`]), so that errors
+    /// name a file by its URL ([`crate::location::store_url`]); local files are found without.
+    bases: Vec<ObjectStoreUrl>,
 }
 
 impl NpyFormat {
@@ -159,12 +168,27 @@ impl NpyFormat {
         Self {
             options,
             headers: Arc::default(),
+            bases: Vec::new(),
+        }
+    }
+
+    /// The format with `options` for a table over the stores of `bases`: errors name a file of
+    /// those stores by its URL (`s3://bucket/key.npy`) rather than by the store's path.
+    pub(crate) fn for_stores(options: NpyOptions, bases: Vec<ObjectStoreUrl>) -> Self {
+        Self {
+            bases,
+            ..Self::with_options(options)
         }
     }
 
     /// The options.
     pub fn options(&self) -> &NpyOptions {
         &self.options
+    }
+
+    /// The URL of `store` when this format knows it (see [`crate::location::store_url`]).
+    fn base(&self, state: &dyn Session, store: &Arc<dyn ObjectStore>) -> Option<ObjectStoreUrl> {
+        crate::location::store_url(state, store, &self.bases)
     }
 }
 
@@ -224,7 +248,7 @@ impl FileFormat for NpyFormat {
 
     async fn infer_schema(
         &self,
-        _state: &dyn Session,
+        state: &dyn Session,
         store: &Arc<dyn ObjectStore>,
         objects: &[ObjectMeta],
     ) -> Result<SchemaRef> {
@@ -233,41 +257,49 @@ impl FileFormat for NpyFormat {
         let Some(first_meta) = objects.first() else {
             return Ok(Arc::new(Schema::empty()));
         };
+        let base = self.base(state, store);
+        let names: Vec<String> = objects
+            .iter()
+            .map(|meta| file_name(base.as_ref(), &meta.location))
+            .collect();
         let reads: Vec<_> = objects
             .iter()
-            .map(|&meta| {
+            .zip(&names)
+            .map(|(&meta, path)| {
                 let (headers, store, meta) =
                     (Arc::clone(&self.headers), Arc::clone(store), meta.clone());
                 let member = self.options.member.clone();
-                async move { headers.get(&store, &meta, member.as_deref()).await }
+                let path = path.clone();
+                async move { headers.get(&store, &meta, member.as_deref(), &path).await }
             })
             .collect();
         let shards: Vec<Arc<Shard>> = futures::stream::iter(reads)
             .buffered(HEADER_CONCURRENCY)
             .try_collect()
             .await?;
-        let first_path = first_meta.location.as_ref();
-        for (meta, shard) in objects.iter().zip(&shards).skip(1) {
-            check_same((first_path, &shards[0]), (meta.location.as_ref(), shard))?;
+        let first_path = &names[0];
+        for (path, shard) in names.iter().zip(&shards).skip(1) {
+            check_same((first_path, &shards[0]), (path, shard))?;
         }
         let name = self
             .options
             .column_name
             .clone()
-            .unwrap_or_else(|| npy_arrow::stem_name(Path::new(first_path)));
+            .unwrap_or_else(|| npy_arrow::stem_name(Path::new(first_meta.location.as_ref())));
         Ok(shard_schema(&shards[0], &name, first_path)?)
     }
 
     async fn infer_stats(
         &self,
-        _state: &dyn Session,
+        state: &dyn Session,
         store: &Arc<dyn ObjectStore>,
         table_schema: SchemaRef,
         object: &ObjectMeta,
     ) -> Result<Statistics> {
+        let path = file_name(self.base(state, store).as_ref(), &object.location);
         let shard = self
             .headers
-            .get(store, object, self.options.member.as_deref())
+            .get(store, object, self.options.member.as_deref(), &path)
             .await?;
         let rows = usize::try_from(shard.rows).ok();
         let bytes = usize::try_from(shard.data_bytes).ok();

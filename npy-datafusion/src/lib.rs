@@ -19,8 +19,14 @@
 //!   [`npy_arrow::BATCH_BYTES`], so memory is about a batch per partition; only the record
 //!   fields a query uses are converted, and a `LIMIT` reads only the rows it needs (a scan
 //!   with a limit is not split into ranges).
-//! - **Errors** name the file: a truncated shard, a header that lies or does not parse, a
-//!   dtype without an Arrow type ([`Error`]).
+//! - **Errors** name the file as a user types it (an absolute local path, a URL): a truncated
+//!   shard, a header that lies or does not parse, a dtype without an Arrow type ([`Error`]).
+//! - **Listings** ([`NpyTable`]): a 0-byte file (a truncated shard, which numpy refuses) is
+//!   [`Error::Empty`] and a location without files [`Error::NoFiles`], where DataFusion's
+//!   listing drops empty files and a table was answered without them. A plain `ListingTable`
+//!   of [`NpyFormat`] cannot check this: the format never sees the files DataFusion drops.
+//! - **Quoted paths in FROM** ([`enable_url_table`]): `.npy` files, directories and globs as
+//!   [`NpyTable`]s, and `'ARCHIVE.npz:KEY'` as member KEY ([`npz_member`]).
 //! - **Past one machine** (feature `proto`): `proto`'s codecs send an `.npy` table and its
 //!   scans to other processes (a Ballista scheduler and its executors) through datafusion-proto.
 //!
@@ -28,10 +34,10 @@
 //! ```no_run
 //! # async fn f() -> datafusion::error::Result<()> {
 //! use datafusion::prelude::SessionContext;
-//! let ctx = SessionContext::new();
+//! let ctx = npy_datafusion::enable_url_table(SessionContext::new());
 //! npy_datafusion::register(&ctx)?;
-//! // ctx.register_listing_table("t", "shards/", …) or, with URL tables enabled:
-//! // ctx.sql("SELECT count(*) FROM 'shards/*.npy'")
+//! // ctx.register_table("t", Arc::new(NpyTable::try_new(…).await?)) or a quoted path:
+//! // ctx.sql("SELECT count(*) FROM 'shards/*.npy'"), ctx.sql("SELECT * FROM 'a.npz:x'")
 //! # Ok(()) }
 //! ```
 //!
@@ -41,12 +47,14 @@
 
 mod error;
 mod format;
+mod location;
 mod npz;
 #[cfg(feature = "proto")]
 pub mod proto;
 mod shard;
 mod source;
 mod table;
+mod url_table;
 
 use std::sync::Arc;
 
@@ -59,6 +67,7 @@ pub use format::{
 pub use shard::HEADER_PROBE_BYTES;
 pub use source::{NpySource, BYTES_SCANNED};
 pub use table::{NpyTable, NpyTableFactory};
+pub use url_table::{enable_url_table, location_url, npz_member, NpyUrlTableFactory};
 
 /// Registers [`NpyFormatFactory`] on `ctx`, so tables and quoted paths ending in `.npy` are
 /// read as `.npy` (an existing registration of the extension is replaced), and

@@ -31,9 +31,9 @@ struct StoreReader {
 }
 
 impl StoreReader {
-    fn new(store: &Arc<dyn ObjectStore>, meta: &ObjectMeta) -> Result<Self, Error> {
+    fn new(store: &Arc<dyn ObjectStore>, meta: &ObjectMeta, path: &str) -> Result<Self, Error> {
         let handle = Handle::try_current().map_err(|_| Error::Unsupported {
-            path: meta.location.to_string(),
+            path: path.to_owned(),
             what: "an .npz member is read on a tokio runtime (DataFusion's); none is running"
                 .to_owned(),
         })?;
@@ -105,7 +105,8 @@ fn joined(path: &str, e: &tokio::task::JoinError) -> Error {
 }
 
 /// The shard of member `key` of the archive `meta`: its header and checks as a `.npy` file's
-/// ([`Shard::from_header`], over the member's uncompressed size). A stored member's
+/// ([`Shard::from_header`], over the member's uncompressed size); errors name the archive
+/// `path` (`crate::location::file_name`). A stored member's
 /// `data_offset` is its data's in the archive, so the scan reads it by byte ranges like a
 /// `.npy` file; a deflated member is `streamed` from its local header.
 ///
@@ -121,9 +122,10 @@ pub(crate) async fn read_member_shard(
     store: &Arc<dyn ObjectStore>,
     meta: &ObjectMeta,
     key: &str,
+    path: &str,
 ) -> Result<Shard, Error> {
-    let reader = StoreReader::new(store, meta)?;
-    let path = meta.location.to_string();
+    let reader = StoreReader::new(store, meta, path)?;
+    let path = path.to_owned();
     let key = key.to_owned();
     let task_path = path.clone();
     tokio::task::spawn_blocking(move || member_shard(reader, &key, &task_path))
@@ -168,6 +170,7 @@ pub(crate) type Batches = tokio::sync::mpsc::Receiver<Result<(u64, Bytes), Error
 /// as the bytes of each batch (`n × row_bytes`), inflated on a blocking thread. At most two
 /// batches are held: the one being converted and the next. Dropping the stream stops the
 /// inflation at its next batch. The member's CRC-32 is checked when its last row is read.
+/// Errors name the archive `path`.
 pub(crate) fn member_batches(
     store: &Arc<dyn ObjectStore>,
     meta: &ObjectMeta,
@@ -175,9 +178,10 @@ pub(crate) fn member_batches(
     shard: &Shard,
     end: u64,
     batch_rows: u64,
+    path: &str,
 ) -> Result<Batches, Error> {
-    let reader = StoreReader::new(store, meta)?;
-    let path = meta.location.to_string();
+    let reader = StoreReader::new(store, meta, path)?;
+    let path = path.to_owned();
     let key = key.to_owned();
     let row_bytes = shard.row_bytes;
     let (tx, rx) = tokio::sync::mpsc::channel(1);

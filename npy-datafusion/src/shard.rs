@@ -97,20 +97,21 @@ impl HeaderCache {
 
     /// The shard of `meta`, from the cache or read from `store`: the `.npy` file, or with
     /// `member` the member of that key of the `.npz` archive (one format, one member: the
-    /// cache is the format's).
+    /// cache is the format's). Errors name the file `path` (`crate::location::file_name`).
     pub async fn get(
         &self,
         store: &Arc<dyn ObjectStore>,
         meta: &ObjectMeta,
         member: Option<&str>,
+        path: &str,
     ) -> Result<Arc<Shard>, Error> {
         let key = Self::key(meta);
         if let Some(s) = self.lock().get(&key) {
             return Ok(Arc::clone(s));
         }
         let shard = Arc::new(match member {
-            None => read_shard(store, meta).await?,
-            Some(member) => crate::npz::read_member_shard(store, meta, member).await?,
+            None => read_shard(store, meta, path).await?,
+            Some(member) => crate::npz::read_member_shard(store, meta, member, path).await?,
         });
         self.lock().insert(key, Arc::clone(&shard));
         Ok(shard)
@@ -153,7 +154,7 @@ fn stated_header_end(head: &[u8]) -> Option<u64> {
 
 /// Reads and checks the header of the `.npy` file `meta` in `store`: one ranged read of
 /// [`HEADER_PROBE_BYTES`], a second one of the header's exact length when it is longer (at
-/// most npy-core's [`npy_core::header::DEFAULT_MAX_HEADER_LEN`]).
+/// most npy-core's [`npy_core::header::DEFAULT_MAX_HEADER_LEN`]). Errors name the file `path`.
 ///
 /// # Errors
 /// [`Error::Store`] for a failed read; [`Error::Npy`] for a malformed header or a file shorter
@@ -162,8 +163,8 @@ fn stated_header_end(head: &[u8]) -> Option<u64> {
 pub(crate) async fn read_shard(
     store: &Arc<dyn ObjectStore>,
     meta: &ObjectMeta,
+    path: &str,
 ) -> Result<Shard, Error> {
-    let path = meta.location.as_ref();
     let size = meta.size;
     let probe = size.min(HEADER_PROBE_BYTES);
     let mut head = if probe == 0 {

@@ -15,6 +15,7 @@ use datafusion::datasource::physical_plan::{
 use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::physical_expr::LexOrdering;
 use datafusion::physical_plan::metrics::{Count, ExecutionPlanMetricsSet, MetricBuilder};
 use datafusion::physical_plan::projection::ProjectionExprs;
@@ -25,6 +26,7 @@ use object_store::path::Path as StorePath;
 use object_store::{ObjectStore, ObjectStoreExt};
 
 use crate::format::{shard_schema, NpyOptions};
+use crate::location::file_name;
 use crate::shard::{HeaderCache, Shard};
 use crate::Error;
 
@@ -98,6 +100,7 @@ impl FileSource for NpySource {
             store: object_store,
             headers: Arc::clone(&self.headers),
             member: self.options.member.clone(),
+            base: base_config.object_store_url.clone(),
             file_schema: Arc::clone(file_schema),
             file_indices: self.projection.file_indices.clone(),
             projected,
@@ -185,6 +188,8 @@ struct NpyOpener {
     headers: Arc<HeaderCache>,
     /// The member of each `.npz` archive read ([`NpyOptions::member`]); `None`: `.npy` files.
     member: Option<String>,
+    /// The URL of the store: errors name a file by it (`crate::location::file_name`).
+    base: ObjectStoreUrl,
     /// The table's schema (all of a file's columns).
     file_schema: SchemaRef,
     /// The columns to read, indices into `file_schema`.
@@ -201,6 +206,8 @@ struct NpyOpener {
 struct Plan {
     store: Arc<dyn ObjectStore>,
     location: StorePath,
+    /// The file as errors name it (`crate::location::file_name`).
+    path: String,
     shard: Arc<Shard>,
     /// The dtype converted: the file's, or a record of only the projected fields (same
     /// itemsize, so the same rows); `None` when no column is read (`count(*)`).
@@ -252,6 +259,7 @@ impl FileOpener for NpyOpener {
         let store = Arc::clone(&self.store);
         let headers = Arc::clone(&self.headers);
         let member = self.member.clone();
+        let base = self.base.clone();
         let file_schema = Arc::clone(&self.file_schema);
         let file_indices = self.file_indices.clone();
         let schema = Arc::clone(&self.projected);
@@ -260,8 +268,8 @@ impl FileOpener for NpyOpener {
         let bytes_scanned = self.bytes_scanned.clone();
         Ok(Box::pin(async move {
             let meta = &file.object_meta;
-            let path = meta.location.as_ref().to_owned();
-            let shard = headers.get(&store, meta, member.as_deref()).await?;
+            let path = file_name(Some(&base), &meta.location);
+            let shard = headers.get(&store, meta, member.as_deref(), &path).await?;
             // The file must hold the table's columns (it may have changed since planning, or
             // a scan may be sent to an executor with a schema of its own).
             let name = file_schema
@@ -271,7 +279,7 @@ impl FileOpener for NpyOpener {
             let own = shard_schema(&shard, &name, &path)?;
             if own.fields() != file_schema.fields() {
                 return Err(Error::Mismatch {
-                    path,
+                    path: path.clone(),
                     first: "the table".to_owned(),
                     what: "Arrow schema",
                     found: own.to_string(),
@@ -297,7 +305,7 @@ impl FileOpener for NpyOpener {
             };
             let deflated = match (&member, shard.streamed && first < end) {
                 (Some(key), true) => Some(crate::npz::member_batches(
-                    &store, meta, key, &shard, end, batch_rows,
+                    &store, meta, key, &shard, end, batch_rows, &path,
                 )?),
                 _ => None,
             };
@@ -313,6 +321,7 @@ impl FileOpener for NpyOpener {
             let plan = Arc::new(Plan {
                 store,
                 location: meta.location.clone(),
+                path,
                 shard,
                 dtype,
                 order,
@@ -389,7 +398,7 @@ fn projected_dtype(dtype: &DType, indices: &[usize]) -> (Option<DType>, Vec<usiz
 
 impl Plan {
     fn path(&self) -> &str {
-        self.location.as_ref()
+        &self.path
     }
 
     fn store_error(&self, source: object_store::Error) -> DataFusionError {

@@ -12,15 +12,74 @@ use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
 use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::logical_expr::{CreateExternalTable, Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
+use futures::TryStreamExt as _;
+use object_store::ObjectMeta;
 
 use crate::format::{parse_options, NpyFormat, NpyOptions};
+use crate::location::{file_name, location_name};
+use crate::Error;
 
-/// The listing options of an `.npy` table (of `.npz` archives with [`NpyOptions::member`]).
-fn listing_options(options: &NpyOptions) -> ListingOptions {
-    ListingOptions::new(Arc::new(NpyFormat::with_options(options.clone())))
-        .with_file_extension(format!(".{}", options.extension()))
+/// The listing options of an `.npy` table (of `.npz` archives with [`NpyOptions::member`])
+/// over `paths`. The listing compares extensions byte for byte, so a first path spelling the
+/// extension in another case (`UP.NPZ`, `shards/*.NPY`) sets it. The format knows the paths'
+/// stores, so that its errors name files by URL.
+fn listing_options(options: &NpyOptions, paths: &[ListingTableUrl]) -> ListingOptions {
+    let dotted = format!(".{}", options.extension());
+    let extension = paths
+        .first()
+        .map(location_name)
+        .and_then(|first| {
+            let tail = first.get(first.len().checked_sub(dotted.len())?..)?;
+            tail.eq_ignore_ascii_case(&dotted).then(|| tail.to_owned())
+        })
+        .unwrap_or(dotted);
+    let mut bases: Vec<ObjectStoreUrl> = Vec::new();
+    for url in paths {
+        let base = url.object_store();
+        if !bases.contains(&base) {
+            bases.push(base);
+        }
+    }
+    ListingOptions::new(Arc::new(NpyFormat::for_stores(options.clone(), bases)))
+        .with_file_extension(extension)
+}
+
+/// The files of the table location `url` (`name`: the location as the user gave it), with
+/// the checks DataFusion's listing leaves out: a location without a file of the table's
+/// extension is [`Error::NoFiles`] naming it, and a 0-byte file (which DataFusion's listing
+/// drops, so a table was answered without it) is [`Error::Empty`] naming it (numpy's `np.load`
+/// refuses an empty file). One listing, DataFusion's own (`list_all_files`), which keeps it in
+/// the session's list-files cache for the scan: a directory or glob is listed once.
+async fn list_files(
+    state: &dyn Session,
+    url: &ListingTableUrl,
+    name: &str,
+    listing: &ListingOptions,
+) -> Result<(Arc<dyn object_store::ObjectStore>, Vec<ObjectMeta>)> {
+    let store = state.runtime_env().object_store(url)?;
+    let mut files: Vec<ObjectMeta> = url
+        .list_all_files(state, store.as_ref(), &listing.file_extension)
+        .await?
+        .try_collect()
+        .await?;
+    if files.is_empty() {
+        return Err(Error::NoFiles {
+            path: name.to_owned(),
+            extension: listing.file_extension.trim_start_matches('.').to_owned(),
+        }
+        .into());
+    }
+    files.sort_by(|a, b| a.location.cmp(&b.location));
+    if let Some(empty) = files.iter().find(|m| m.size == 0) {
+        return Err(Error::Empty {
+            path: file_name(Some(&url.object_store()), &empty.location),
+        }
+        .into());
+    }
+    Ok((store, files))
 }
 
 /// A table over `.npy` files (a `ListingTable` of [`NpyFormat`], `*.npy` of a directory) that
@@ -38,27 +97,71 @@ pub struct NpyTable {
 
 impl NpyTable {
     /// The table over `paths` (files, directories — their `*.npy` — or globs), its schema
-    /// inferred from the first path's headers as [`NpyFormat`] does.
+    /// inferred from the first path's headers as [`NpyFormat`] does. Errors name a location as
+    /// [`NpyTable::try_new_named`] does with the path's own spelling (a local path, a URL).
     ///
     /// # Errors
-    /// DataFusion's if `paths` is empty or cannot be listed; this crate's [`crate::Error`]
-    /// (inside `DataFusionError::External`) if a header cannot be read or the shards differ.
+    /// As [`NpyTable::try_new_named`].
     pub async fn try_new(
         state: &dyn Session,
         paths: Vec<ListingTableUrl>,
         options: NpyOptions,
     ) -> Result<Self> {
+        let named = paths
+            .into_iter()
+            .map(|url| {
+                let name = location_name(&url);
+                (url, name)
+            })
+            .collect();
+        Self::try_new_named(state, named, options).await
+    }
+
+    /// The table over `locations`, each a URL (a file, a directory — its `*.npy` —, a glob)
+    /// and the name errors give it (the location as the user typed it), its schema inferred
+    /// from the first location's headers as [`NpyFormat`] does.
+    ///
+    /// Every location is listed once (DataFusion's listing, kept in the session's list-files
+    /// cache for the scans) and checked: a location without a file of the table's extension
+    /// is [`Error::NoFiles`] naming it, and a 0-byte file is [`Error::Empty`] naming it — a
+    /// truncated shard, which numpy refuses (`np.load` raises `EOFError`), where DataFusion's
+    /// own listing leaves empty files out and a table would be answered without them. (A file
+    /// emptied after the table is made is still left out by the scan's listing.)
+    ///
+    /// # Errors
+    /// DataFusion's if `locations` is empty or cannot be listed; this crate's [`Error`]
+    /// (inside `DataFusionError::External`) for a location without files, an empty file, a
+    /// header that cannot be read or shards that differ.
+    pub async fn try_new_named(
+        state: &dyn Session,
+        locations: Vec<(ListingTableUrl, String)>,
+        options: NpyOptions,
+    ) -> Result<Self> {
+        let paths: Vec<ListingTableUrl> = locations.iter().map(|(u, _)| u.clone()).collect();
+        let listing = listing_options(&options, &paths);
+        let mut first = None;
+        for (url, name) in &locations {
+            let listed = list_files(state, url, name, &listing).await?;
+            first.get_or_insert(listed);
+        }
+        let Some((store, files)) = first else {
+            return Err(DataFusionError::Plan(
+                "npy table: no location (a file, a directory or a glob) given".to_owned(),
+            ));
+        };
+        let schema = listing.format.infer_schema(state, &store, &files).await?;
         let config = ListingTableConfig::new_with_multi_paths(paths)
-            .with_listing_options(listing_options(&options))
-            .infer_schema(state)
-            .await?;
+            .with_listing_options(listing)
+            .with_schema(schema);
         Ok(Self {
             inner: ListingTable::try_new(config)?,
             options,
         })
     }
 
-    /// The table over `paths` with `schema` as it is (no file is read).
+    /// The table over `paths` with `schema` as it is (no file is read, no location listed: the
+    /// checks of [`NpyTable::try_new_named`] are not made, and the scans' listing leaves 0-byte
+    /// files out, as DataFusion's does).
     ///
     /// # Errors
     /// DataFusion's, if it refuses the listing table's configuration.
@@ -67,8 +170,9 @@ impl NpyTable {
         options: NpyOptions,
         schema: SchemaRef,
     ) -> Result<Self> {
+        let listing = listing_options(&options, &paths);
         let config = ListingTableConfig::new_with_multi_paths(paths)
-            .with_listing_options(listing_options(&options))
+            .with_listing_options(listing)
             .with_schema(schema);
         Ok(Self {
             inner: ListingTable::try_new(config)?,
@@ -164,14 +268,15 @@ impl TableProviderFactory for NpyTableFactory {
             )));
         }
         let options = parse_options(NpyOptions::default(), &cmd.options)?;
-        let paths = cmd
+        let named = cmd
             .locations
             .iter()
-            .map(ListingTableUrl::parse)
+            .map(|l| Ok((ListingTableUrl::parse(l)?, l.clone())))
             .collect::<Result<Vec<_>>>()?;
         let table = if cmd.schema.fields().is_empty() {
-            NpyTable::try_new(state, paths, options).await?
+            NpyTable::try_new_named(state, named, options).await?
         } else {
+            let paths = named.into_iter().map(|(u, _)| u).collect();
             NpyTable::with_schema(paths, options, Arc::clone(cmd.schema.inner()))?
         };
         Ok(Arc::new(table))

@@ -790,6 +790,11 @@ print(json.dumps({'groups': groups, 'rows': len(a),
     });
 }
 
+/// Listings (0-byte shards, locations without files), file names in errors, `.npz` members
+/// quoted in FROM.
+#[path = "it/listing.rs"]
+mod listings;
+
 /// Feature `proto`: plans encoded by the codecs, decoded in a session that never saw the table,
 /// answers against numpy's.
 #[cfg(feature = "proto")]
