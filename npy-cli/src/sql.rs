@@ -29,6 +29,10 @@ use crate::format::report;
 ///
 /// A scan of more than 256 MiB shows its progress on stderr (a terminal only). Ctrl-C stops
 /// the query (exit status 130) and leaves no output file.
+///
+/// DataFusion's settings come from `DATAFUSION_*` environment variables, as in datafusion-cli:
+/// `DATAFUSION_EXECUTION_BATCH_SIZE=32768` (rows per batch, default 8192),
+/// `DATAFUSION_EXECUTION_TARGET_PARTITIONS` (partitions, default the number of cores).
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
     /// A table NAME=LOCATION (repeatable; a NAME repeated adds its locations to the table).
@@ -97,7 +101,7 @@ mod engine {
     use datafusion::datasource::source::DataSourceExec;
     use datafusion::execution::SendableRecordBatchStream;
     use datafusion::physical_plan::ExecutionPlan;
-    use datafusion::prelude::SessionContext;
+    use datafusion::prelude::{SessionConfig, SessionContext};
     use futures::StreamExt as _;
     use npy_datafusion::{NpyOptions, NpyTable};
 
@@ -457,7 +461,9 @@ mod engine {
 
     async fn plan(args: &Args) -> Result<Planned, Fail> {
         // Quoted paths in FROM, `'ARCHIVE.npz:KEY'` among them, checked as --table's are.
-        let ctx = npy_datafusion::enable_url_table(SessionContext::new());
+        // DataFusion's settings from `DATAFUSION_*` variables, as datafusion-cli reads them.
+        let config = SessionConfig::from_env().map_err(|e| said(&e))?;
+        let ctx = npy_datafusion::enable_url_table(SessionContext::new_with_config(config));
         npy_datafusion::register(&ctx).map_err(|e| e.to_string())?;
         for (name, locations) in grouped(&args.tables)? {
             register(&ctx, &name, &locations).await?;

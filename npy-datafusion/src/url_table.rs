@@ -130,12 +130,9 @@ impl NpyUrlTableFactory {
             return Ok(false);
         };
         drop(files);
-        let first = Some(first);
-        let npy = first.is_some_and(|m| {
-            Path::new(m.location.as_ref())
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case(NPY_EXTENSION))
-        });
+        let npy = Path::new(first.location.as_ref())
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case(NPY_EXTENSION));
         if !npy {
             return Ok(false);
         }

@@ -682,3 +682,42 @@ fn a_quoted_npz_member_in_from_answers_as_numpy() {
     let q = format!("SELECT sum(counts) AS total FROM '{d}/arch*.npz:counts'");
     assert_eq!(json_rows(&[&q])[0]["total"], want["both"]);
 }
+
+/// DataFusion's settings come from `DATAFUSION_*` variables, as datafusion-cli reads them: a
+/// batch of 7 rows (so every shard is read in several batches, the empty one in none) still
+/// gives numpy's groups, and the session reports the setting.
+#[test]
+fn datafusion_settings_come_from_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(want) = files(dir.path()) else {
+        return;
+    };
+    let table = format!("t={}/shards", dir.path().display());
+    let sql = |query: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_npy"))
+            .env("DATAFUSION_EXECUTION_BATCH_SIZE", "7")
+            .env("DATAFUSION_CATALOG_INFORMATION_SCHEMA", "true")
+            .args(["sql", "--json", "--table", &table, query])
+            .output()
+            .unwrap()
+    };
+    let o = sql("SELECT value FROM information_schema.df_settings \
+                 WHERE name = 'datafusion.execution.batch_size'");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), r#"{"value":"7"}"#);
+    let o = sql("SELECT label, count(*) AS n, sum(id) AS s FROM t GROUP BY label ORDER BY label");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(Value::from(rows), want["groups"]);
+    // Without the variable, the information schema is off (DataFusion's default).
+    let o = npy([
+        "sql",
+        "--table",
+        &table,
+        "SELECT value FROM information_schema.df_settings",
+    ]);
+    assert!(!o.status.success());
+}
