@@ -213,8 +213,9 @@ pub fn to_safetensors(
             .collect();
         for key in keys {
             let parsed = archive.header(&key).map_err(npz_error(src))?;
-            sources
-                .push(source(key.clone(), Some(key), parsed, options.hint).map_err(|e| e.at(src))?);
+            let s = source(key.clone(), Some(key.clone()), parsed, options.hint)
+                .map_err(|e| e.at(src).in_member(&key))?;
+            sources.push(s);
         }
         npz = Some(archive);
     } else {
@@ -268,7 +269,7 @@ pub fn to_safetensors(
             (0..sources.len()).partition(|&i| as_stored(&sources[i].parsed));
         job.copy_parallel(&direct, options.thread_count())?;
         for i in staged {
-            job.copy_staged(i)?;
+            job.in_source(i, job.copy_staged(i))?;
         }
     }
     persist(tmp, dst)
@@ -303,7 +304,7 @@ impl<R: npy_core::ReadAt + Sync> Job<'_, R> {
         if threads <= 1 {
             let mut buf = vec![0u8; COPY_BUFFER_BYTES];
             for &i in which {
-                self.copy_direct(i, &mut buf, &AtomicBool::new(false))?;
+                self.in_source(i, self.copy_direct(i, &mut buf, &AtomicBool::new(false)))?;
             }
             return Ok(());
         }
@@ -318,7 +319,7 @@ impl<R: npy_core::ReadAt + Sync> Job<'_, R> {
                         let Some(&i) = which.get(next.fetch_add(1, Ordering::Relaxed)) else {
                             break;
                         };
-                        if let Err(e) = self.copy_direct(i, &mut buf, &stop) {
+                        if let Err(e) = self.in_source(i, self.copy_direct(i, &mut buf, &stop)) {
                             stop.store(true, Ordering::Relaxed);
                             failed
                                 .lock()
@@ -341,6 +342,14 @@ impl<R: npy_core::ReadAt + Sync> Job<'_, R> {
 
     fn read_error(&self, i: usize) -> impl Fn(io::Error) -> Error + '_ {
         move |e| Error::io(e, format!("copying member {:?}", self.sources[i].name)).at(self.src)
+    }
+
+    /// `result`, its error naming source `i`'s `.npz` member (an `.npy` source is none).
+    fn in_source<T>(&self, i: usize, result: Result<T, Error>) -> Result<T, Error> {
+        result.map_err(|e| match &self.sources[i].key {
+            Some(key) => e.in_member(key),
+            None => e,
+        })
     }
 
     /// Copies source `i`'s data bytes (already C order, little-endian) to its place in the
