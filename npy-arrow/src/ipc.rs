@@ -17,10 +17,11 @@ use crate::npy::{contained, Atomic};
 /// # Errors
 /// I/O and arrow errors, naming `path`.
 pub fn write_ipc(
-    path: &Path,
+    path: impl AsRef<Path>,
     schema: &SchemaRef,
     fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), Error>) -> Result<(), Error>,
 ) -> Result<(), Error> {
+    let path = path.as_ref();
     let mut out = Atomic::create(path)?;
     {
         let w = BufWriter::with_capacity(1 << 20, out.file());
@@ -40,10 +41,11 @@ pub fn write_ipc(
 /// # Errors
 /// I/O and arrow errors (a malformed footer or message), naming `path`.
 pub fn read_ipc(
-    path: &Path,
+    path: impl AsRef<Path>,
     schema: impl FnOnce(SchemaRef) -> Result<(), Error>,
     mut f: impl FnMut(RecordBatch) -> Result<(), Error>,
 ) -> Result<(), Error> {
+    let path = path.as_ref();
     let reader = open(path)?;
     schema(reader.schema()).at_path(path)?;
     let mut reader = reader;

@@ -22,11 +22,11 @@ use crate::npy::{contained, Atomic};
 /// # Errors
 /// I/O and parquet errors, naming `path`.
 pub fn write_parquet(
-    path: &Path,
+    path: impl AsRef<Path>,
     schema: &SchemaRef,
     fill: impl FnOnce(&mut dyn FnMut(&RecordBatch) -> Result<(), Error>) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    write_parquet_with(path, schema, &[], None, |push, stored| {
+    write_parquet_with(path.as_ref(), schema, &[], None, |push, stored| {
         fill(&mut |b| {
             push(crate::parquet_write::Piece::Batch(&parquet_batch(
                 b, stored,
@@ -225,12 +225,12 @@ pub(crate) fn parquet_batch(batch: &RecordBatch, stored: &SchemaRef) -> Result<R
 /// # Errors
 /// I/O and parquet errors, the checks' errors, naming `path`.
 pub fn read_parquet(
-    path: &Path,
+    path: impl AsRef<Path>,
     batch_rows: usize,
     schema: impl FnOnce(SchemaRef) -> Result<(), Error>,
     f: impl FnMut(RecordBatch) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    read_parquet_with(path, batch_rows, MAX_NESTING_DEPTH, schema, f)
+    read_parquet_with(path.as_ref(), batch_rows, MAX_NESTING_DEPTH, schema, f)
 }
 
 /// [`read_parquet`] with a nesting budget of `max_depth` groups.

@@ -17,6 +17,8 @@
 //! crate is outside the workspace's default members and npy-datafusion's own build; the codecs
 //! alone need only npy-datafusion's `proto` feature.
 
+#![forbid(unsafe_code)]
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;

@@ -5,6 +5,8 @@
 //! runs it together with numpy's timings and prints one table. This library holds the shared
 //! input generation so benches and tools make the same files.
 
+#![forbid(unsafe_code)]
+
 use std::path::{Path, PathBuf};
 
 /// A float32 `.npy` file of `bytes` data bytes (C order, 1-d), written by npy-core into `dir`

@@ -234,6 +234,44 @@ pub fn convert_file_with_progress(
     convert(src, dst, options, &mut progress).at_path(src)
 }
 
+/// [`convert_file`] of an input the caller holds open as `file` (`src` names it in errors):
+/// the file is not opened again. It is read from its start at explicit offsets, so its
+/// position does not matter (and is not moved).
+///
+/// # Errors
+/// As [`convert_file`].
+///
+/// # Examples
+/// ```
+/// use npy_convert::{convert_open_file, ConvertOptions};
+/// use npy_core::ByteOrder;
+/// # let dir = std::env::temp_dir().join(format!("npy-convert-open-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let (a, b) = (dir.join("a.npy"), dir.join("b.npy"));
+/// npy_core::write(&a, &[1u16, 2, 3], &[3])?;
+/// let file = std::fs::File::open(&a)?;
+/// convert_open_file(file, &a, &b, &ConvertOptions::new().byte_order(ByteOrder::Big))?;
+/// assert_eq!(npy_core::read::<u16>(&b)?.data(), [1, 2, 3]);
+/// assert_eq!(npy_core::NpyReader::open(&b)?.header().dtype.to_string(), ">u2");
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+pub fn convert_open_file(
+    file: File,
+    src: impl AsRef<Path>,
+    dst: impl AsRef<Path>,
+    options: &ConvertOptions,
+) -> Result<(), Error> {
+    let (src, dst) = (src.as_ref(), dst.as_ref());
+    let run = || {
+        let out = Output {
+            file: AtomicFile::create(dst).at_path(dst)?,
+            path: dst,
+        };
+        convert_open(file, out, options, &mut |_, _| {})
+    };
+    run().at_path(src)
+}
+
 /// The output file, whose errors name its path (the input's errors name the input).
 pub(crate) struct Output<'a> {
     file: AtomicFile,
@@ -291,16 +329,52 @@ fn convert(
     options: &ConvertOptions,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), Error> {
-    // A missing or special input is reported before the output is touched.
-    drop(npy_fs::open_regular(src)?);
+    // A missing or special input is reported before the output is touched. The input is
+    // opened here, once: its header and data are read from this handle (issue 40).
+    let mut file = npy_fs::open_regular(src)?;
     // Then the output: an existing one is locked (waiting for an appender), and only then is
-    // the input read, so `convert F F` during `npy append F` sees the appended rows.
-    let mut out = Output {
+    // the input read, so `convert F F` during `npy append F` sees the appended rows. An
+    // appender that grew the header renamed a new file over the path while this waited:
+    // then the path is opened again, to read that file.
+    let out = Output {
         file: AtomicFile::create(dst).at_path(dst)?,
         path: dst,
     };
+    if replaced(&file, src) {
+        file = npy_fs::open_regular(src)?;
+    }
+    convert_open(file, out, options, progress)
+}
+
+/// Whether `path` no longer names the file `file` is open on (another file was renamed over
+/// it). On Unix, by device and inode; elsewhere a file held open is never replaced (Windows
+/// does not rename over an open file).
+fn replaced(file: &File, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), std::fs::metadata(path)) {
+            (Ok(a), Ok(b)) => (a.dev(), a.ino()) != (b.dev(), b.ino()),
+            _ => true,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, path);
+        false
+    }
+}
+
+/// The conversion of the input open as `file` (read from its start, at explicit offsets)
+/// into `out`.
+fn convert_open(
+    file: File,
+    mut out: Output<'_>,
+    options: &ConvertOptions,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(), Error> {
     let (header, data_offset) = {
-        let reader = NpyReader::open(src)?;
+        let reader = NpyReader::new(std::io::BufReader::new(Positioned { file: &file, at: 0 }))?;
         (
             reader.header().clone(),
             reader.parsed_header().data_offset(),
@@ -335,8 +409,6 @@ fn convert(
     };
     let nbytes = header.nbytes()?;
     let header_bytes = out_header.to_bytes(options.version)?;
-    // Its own handle: the data is read at explicit offsets.
-    let file = npy_fs::open_regular(src)?;
     let available = file.metadata()?.len().saturating_sub(data_offset);
     if available < nbytes {
         return Err(truncated(nbytes, available));
@@ -357,5 +429,20 @@ fn convert(
         // Fewer than two axes longer than 1: both orders are the same bytes.
         stream(&input, itemsize, &swap, budget, &mut out, progress)?;
     }
-    out.file.commit().at_path(dst)
+    out.file.commit().at_path(out.path)
+}
+
+/// A [`Read`](std::io::Read) over `file` from byte `at`, by positional reads: the file's own
+/// position is never used, so the header is read as the data is (at explicit offsets).
+struct Positioned<'a> {
+    file: &'a File,
+    at: u64,
+}
+
+impl std::io::Read for Positioned<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = ReadAt::read_at(self.file, buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
 }

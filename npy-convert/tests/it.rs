@@ -57,6 +57,25 @@ fn every_layout_converts_to_numpys_bytes_for_the_other() {
     assert_eq!(checked, dtypes.len() * 16);
 }
 
+/// An input the caller holds open is read from that handle alone (issue 40: each input opened
+/// once): the conversion succeeds after its path is removed, and writes numpy's file of the
+/// other layout byte for byte.
+#[test]
+fn an_open_input_is_read_from_its_handle() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("in.npy");
+    std::fs::copy(fixtures_dir().join("f4_le_c_2x3x4.npy"), &src).unwrap();
+    let file = std::fs::File::open(&src).unwrap();
+    std::fs::remove_file(&src).unwrap();
+    let out = dir.path().join("out.npy");
+    npy_convert::convert_open_file(file, &src, &out, &options(ByteOrder::Big, Order::Fortran))
+        .unwrap();
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(fixtures_dir().join("f4_be_f_2x3x4.npy")).unwrap()
+    );
+}
+
 #[test]
 fn records_convert_byte_order_per_field_and_round_trip() {
     // rec_packed and rec_be hold the same values in numpy's fixture set? Not guaranteed, so

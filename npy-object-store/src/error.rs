@@ -142,6 +142,12 @@ impl RemoteError {
     }
 
     /// The object's URL.
+    ///
+    /// It stands for the `path()` of the workspace's other errors: a remote object has no
+    /// local path (a `file://` URL names one, and stays a URL here, as given). There is no
+    /// `member()`: this crate reads `.npy` objects, never inside an `.npz`; an archive read
+    /// over a [`BlockingObject`](crate::BlockingObject) with npy-npz reports through
+    /// npy-npz's error, which names the member.
     pub fn url(&self) -> &str {
         &self.url
     }

@@ -7,20 +7,25 @@
 //!
 //! | operation | requests |
 //! |---|---|
-//! | open, header | 1 GET of [`npy_core::__private::FIRST_READ_BYTES`] (a second only for a longer header) |
+//! | open, header | 1 GET of the first 64 KiB (a second only for a longer header) |
 //! | rows, an element range | 1 GET (none when the first GET's bytes hold it) |
 //! | several ranges | `get_ranges`: nearby ranges coalesced into one GET |
 //! | the whole array | parallel GETs of [`RemoteOptions::part_bytes`] |
 //! | rows as an Arrow `RecordBatch` (feature `arrow`) | 1 GET (`RemoteNpy::read_record_batch`) |
 //!
-//! - [`RemoteNpy`]: async, runtime-agnostic (it spawns nothing; the HTTP-based stores need
-//!   tokio, as object_store's client does).
-//! - [`BlockingObject`]: a blocking [`npy_core::ReadAt`] over an object, so npy-core's
-//!   [`npy_core::NpyReader::open_at`] and every reader on a range source run on it.
+//! - [`RemoteNpy::open_url`]: one call from a URL (`s3://`, `gs://`, `az://`, `http(s)://`,
+//!   `file://`, the store configured from object_store's environment variables) to an array
+//!   whose header is read. [`RemoteNpy`] is async and runtime-agnostic (it spawns nothing;
+//!   the HTTP-based stores need tokio, as object_store's client does).
+//! - [`BlockingObject::open_url`]: the same from blocking code, a [`npy_core::ReadAt`] over
+//!   the object, so npy-core's [`npy_core::NpyReader::open_at`] and every reader on a range
+//!   source run on it.
+//! - [`store_for_url`] then [`RemoteNpy::open`] (or [`BlockingObject::open`]): the two steps
+//!   apart, to open many objects of one store through one client (its connections and
+//!   credentials shared), or to read from a store built by hand (an in-memory store, a
+//!   [`CountingStore`]).
 //! - [`CountingStore`]: a store wrapper counting GETs and bytes (this crate's tests assert
 //!   both for every operation).
-//! - [`store_for_url`]: `s3://`, `gs://`, `az://`, `http(s)://`, `file://` URLs, configured
-//!   from object_store's environment variables.
 //!
 //! Faults are typed ([`RemoteErrorKind`]) and name the URL: a missing object, a refused one,
 //! a server that ignores `Range` (refused before its body is read), a short body, a
@@ -37,6 +42,22 @@
 //! that name, with reqwest and rustls). Without any, `file://` and in-memory stores work.
 //!
 //! # Examples
+//! From a URL, in one call:
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("w.npy");
+//! npy_core::write(&path, &[1i16, 2, 3, 4], &[2, 2])?;
+//! let url = format!("file://{}", path.display()); // or s3://bucket/w.npy, https://…
+//! let a = npy_object_store::RemoteNpy::open_url(&url).await?;
+//! assert_eq!(a.shape(), [2, 2]);
+//! assert_eq!(a.read_rows::<i16>(1..2).await?, [3, 4]);
+//! # Ok(()) }
+//! ```
+//!
+//! A store built by hand (here one counting its requests), shared by every object opened on
+//! it:
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {

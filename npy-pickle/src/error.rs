@@ -6,6 +6,13 @@ use npy_core::{error::Category, Error, ErrorKind};
 ///
 /// [`loads`](crate::loads) returns it alone; npy-core's [`Error`] carries it as
 /// [`ErrorKind::Pickle`] (find it again with [`PickleError::of`]).
+///
+/// It has no `path()` or `member()`: it is about a pickle's bytes, which [`loads`](crate::loads)
+/// is given without a file. Where the pickle came from is on the error that carries it: the
+/// functions that read a file ([`read_dyn`](crate::read_dyn),
+/// [`read_objects`](crate::read_objects)) return npy-core's [`Error`], whose
+/// [`path`](Error::path) names the file; an `.npz` member's key is on npy-npz's error, which
+/// wraps npy-core's (`npy_npz::Error::member`).
 /// Every refusal happens before anything of the refused kind exists: the reader never imports,
 /// calls or builds anything but its own values, so "refused" always means "nothing was
 /// executed".

@@ -531,3 +531,31 @@ for k in kinds:
     }
     assert_eq!(n, 76);
 }
+
+/// Where a refused pickle came from (issue 40): [`npy_pickle::PickleError`] is about bytes and
+/// names no file; the error `read_dyn` returns carries it and names the file. The file is
+/// numpy's (`np.save` of an object array holding a `fractions.Fraction`, whose pickle calls
+/// `fractions.Fraction`, a global outside the allow-list).
+#[test]
+fn a_refused_pickle_names_its_file() {
+    let Some(python) = npy_test_support::python::python_for("a refused pickle's file") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fraction.npy");
+    npy_test_support::python::run_script(
+        &python,
+        "import sys, fractions, numpy as np\n\
+         np.save(sys.argv[1], np.array([fractions.Fraction(1, 3)], dtype=object), \
+         allow_pickle=True)",
+        [&path],
+    );
+    let err = npy_pickle::read_dyn(&path).unwrap_err();
+    assert_eq!(err.path(), Some(path.as_path()));
+    match npy_pickle::PickleError::of(&err) {
+        Some(npy_pickle::PickleError::Global { module, name }) => {
+            assert_eq!((module.as_str(), name.as_str()), ("fractions", "Fraction"));
+        }
+        other => panic!("{other:?}: {err}"),
+    }
+}

@@ -82,17 +82,28 @@ pub enum ErrorKind {
     Npz(#[from] npy_npz::Error),
 }
 
-/// An error: its [`ErrorKind`] and the file it concerns. Boxed, so that a `Result` stays one
-/// word wide.
+/// An error: its [`ErrorKind`], the file it concerns and, converting an `.npz`, the member.
+/// Boxed, so that a `Result` stays one word wide.
 pub struct Error {
-    inner: Box<(ErrorKind, Option<PathBuf>)>,
+    inner: Box<Inner>,
+}
+
+struct Inner {
+    kind: ErrorKind,
+    path: Option<PathBuf>,
+    /// The `.npz` member's key, when the error concerns one.
+    member: Option<String>,
 }
 
 impl Error {
     #[cold]
     pub(crate) fn new(kind: ErrorKind) -> Error {
         Error {
-            inner: Box::new((kind, None)),
+            inner: Box::new(Inner {
+                kind,
+                path: None,
+                member: None,
+            }),
         }
     }
 
@@ -108,15 +119,24 @@ impl Error {
     /// The error with the path of the file it concerns (kept if one is already set).
     #[must_use]
     pub(crate) fn at(mut self, path: &Path) -> Error {
-        if self.inner.1.is_none() {
-            self.inner.1 = Some(path.to_owned());
+        if self.inner.path.is_none() {
+            self.inner.path = Some(path.to_owned());
+        }
+        self
+    }
+
+    /// The error with the key of the `.npz` member it concerns (kept if one is already set).
+    #[must_use]
+    pub(crate) fn in_member(mut self, key: &str) -> Error {
+        if self.member().is_none() {
+            self.inner.member = Some(key.to_owned());
         }
         self
     }
 
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
-        &self.inner.0
+        &self.inner.kind
     }
 
     /// What kind of problem this is, as every error of the workspace sorts it (npy-core's
@@ -129,7 +149,7 @@ impl Error {
     pub fn classify(&self) -> npy_core::error::Category {
         use npy_core::error::Category;
         use ErrorKind::*;
-        match &self.inner.0 {
+        match &self.inner.kind {
             Io { .. } => Category::Io,
             Truncated { .. }
             | HeaderNotUtf8 { .. }
@@ -147,7 +167,22 @@ impl Error {
 
     /// The file the error concerns, when known.
     pub fn path(&self) -> Option<&Path> {
-        self.inner.1.as_deref()
+        self.inner.path.as_deref()
+    }
+
+    /// The key of the `.npz` member the error concerns, when it concerns one: converting an
+    /// `.npz` to safetensors, the member whose dtype safetensors lacks
+    /// ([`ErrorKind::Unsupported`]) or whose bytes could not be copied; either way, npy-npz's
+    /// error about a member ([`ErrorKind::Npz`]).
+    ///
+    /// A tensor's name is no member: errors about a safetensors file's tensors name it in
+    /// their kind ([`ErrorKind::InvalidTensor`], [`ErrorKind::NoSuchTensor`]), and the one
+    /// tensor of an `.npy` input, named after the file's stem, is `None` here.
+    pub fn member(&self) -> Option<&str> {
+        self.inner.member.as_deref().or(match &self.inner.kind {
+            ErrorKind::Npz(e) => e.member(),
+            _ => None,
+        })
     }
 }
 
@@ -179,8 +214,9 @@ impl fmt::Debug for Error {
             return fmt::Display::fmt(self, f);
         }
         f.debug_struct("Error")
-            .field("kind", &self.inner.0)
-            .field("path", &self.inner.1)
+            .field("kind", &self.inner.kind)
+            .field("path", &self.inner.path)
+            .field("member", &self.inner.member)
             .finish()
     }
 }
@@ -188,25 +224,25 @@ impl fmt::Debug for Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // npy-core's error names its file (and member) itself: say them once.
-        if let ErrorKind::Npy(e) = &self.inner.0 {
+        if let ErrorKind::Npy(e) = &self.inner.kind {
             if e.path().is_some() {
                 return write!(f, "{e}");
             }
         }
-        if let ErrorKind::Npz(e) = &self.inner.0 {
+        if let ErrorKind::Npz(e) = &self.inner.kind {
             if e.path().is_some() {
                 return write!(f, "{e}");
             }
         }
-        match &self.inner.1 {
-            Some(p) => write!(f, "{}: {}", p.display(), self.inner.0),
-            None => write!(f, "{}", self.inner.0),
+        match &self.inner.path {
+            Some(p) => write!(f, "{}: {}", p.display(), self.inner.kind),
+            None => write!(f, "{}", self.inner.kind),
         }
     }
 }
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        std::error::Error::source(&self.inner.0)
+        std::error::Error::source(&self.inner.kind)
     }
 }

@@ -120,11 +120,34 @@ fn source(
     })
 }
 
-fn is_npz(path: &Path) -> Result<bool, Error> {
+/// Whether the open input `file` starts as a zip archive does (an `.npz`), else it is read as
+/// an `.npy`.
+fn is_npz(file: &File) -> Result<bool, Error> {
     let mut magic = [0u8; 4];
-    let mut f = File::open(path).map_err(|e| Error::io(e, "opening"))?;
-    let n = f.read(&mut magic).map_err(|e| Error::io(e, "reading"))?;
+    let n = read_full(&mut At { file, at: 0 }, &mut magic).map_err(|e| Error::io(e, "reading"))?;
     Ok(n == 4 && (&magic == b"PK\x03\x04" || &magic == b"PK\x05\x06"))
+}
+
+/// A [`Read`] over `file` from byte `at`, by positional reads: the input is opened once and
+/// every reader of it (the magic, the header, each copy, on any thread) reads at its own
+/// offsets, never from the file's shared position.
+struct At<'a> {
+    file: &'a File,
+    at: u64,
+}
+
+impl Read for At<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = npy_core::ReadAt::read_at(self.file, buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+/// An npy-npz error about the archive `src` (opened from a file, so the archive does not know
+/// its path): named by it.
+fn npz_error(src: &Path) -> impl Fn(npy_npz::Error) -> Error + '_ {
+    move |e| Error::from(e.with_path(src)).at(src)
 }
 
 /// The header JSON `safetensors` writes for `sources` in that order (offsets back to back),
@@ -176,24 +199,27 @@ pub fn to_safetensors(
     options: &ToOptions,
 ) -> Result<(), Error> {
     let (src, dst) = (src.as_ref(), dst.as_ref());
+    // The input is opened once (issue 40): the magic, the headers and the data are read from
+    // this handle.
+    let file = File::open(src).map_err(|e| Error::io(e, "opening").at(src))?;
     let mut sources = Vec::new();
     let mut npz = None;
-    if is_npz(src).map_err(|e| e.at(src))? {
-        let archive = NpzArchive::open(src).map_err(|e| Error::from(e).at(src))?;
+    if is_npz(&file).map_err(|e| e.at(src))? {
+        let archive = NpzArchive::new(&file).map_err(npz_error(src))?;
         let keys: Vec<String> = archive
             .members()
             .iter()
             .map(|m| m.key().to_owned())
             .collect();
         for key in keys {
-            let parsed = archive.header(&key).map_err(|e| Error::from(e).at(src))?;
-            sources
-                .push(source(key.clone(), Some(key), parsed, options.hint).map_err(|e| e.at(src))?);
+            let parsed = archive.header(&key).map_err(npz_error(src))?;
+            let s = source(key.clone(), Some(key.clone()), parsed, options.hint)
+                .map_err(|e| e.at(src).in_member(&key))?;
+            sources.push(s);
         }
         npz = Some(archive);
     } else {
-        let mut f =
-            io::BufReader::new(File::open(src).map_err(|e| Error::io(e, "opening").at(src))?);
+        let mut f = io::BufReader::new(At { file: &file, at: 0 });
         let parsed = npy_core::Header::read(&mut f).map_err(|e| Error::from(e).at(src))?;
         let stem = src
             .file_stem()
@@ -229,6 +255,7 @@ pub fn to_safetensors(
         let out = tmp.offsets().map_err(werr)?;
         let job = Job {
             src,
+            file: &file,
             dst,
             npz: npz.as_ref(),
             sources: &sources,
@@ -242,7 +269,7 @@ pub fn to_safetensors(
             (0..sources.len()).partition(|&i| as_stored(&sources[i].parsed));
         job.copy_parallel(&direct, options.thread_count())?;
         for i in staged {
-            job.copy_staged(i)?;
+            job.in_source(i, job.copy_staged(i))?;
         }
     }
     persist(tmp, dst)
@@ -256,6 +283,9 @@ pub const MAX_THREADS: usize = 8;
 /// What every member's copy shares.
 struct Job<'a, R> {
     src: &'a Path,
+    /// The input, open once: an `.npy` source's data is read from it (an `.npz` member's
+    /// through `npz`, over the same file).
+    file: &'a File,
     dst: &'a Path,
     npz: Option<&'a NpzArchive<R>>,
     sources: &'a [Source],
@@ -274,7 +304,7 @@ impl<R: npy_core::ReadAt + Sync> Job<'_, R> {
         if threads <= 1 {
             let mut buf = vec![0u8; COPY_BUFFER_BYTES];
             for &i in which {
-                self.copy_direct(i, &mut buf, &AtomicBool::new(false))?;
+                self.in_source(i, self.copy_direct(i, &mut buf, &AtomicBool::new(false)))?;
             }
             return Ok(());
         }
@@ -289,7 +319,7 @@ impl<R: npy_core::ReadAt + Sync> Job<'_, R> {
                         let Some(&i) = which.get(next.fetch_add(1, Ordering::Relaxed)) else {
                             break;
                         };
-                        if let Err(e) = self.copy_direct(i, &mut buf, &stop) {
+                        if let Err(e) = self.in_source(i, self.copy_direct(i, &mut buf, &stop)) {
                             stop.store(true, Ordering::Relaxed);
                             failed
                                 .lock()
@@ -314,23 +344,29 @@ impl<R: npy_core::ReadAt + Sync> Job<'_, R> {
         move |e| Error::io(e, format!("copying member {:?}", self.sources[i].name)).at(self.src)
     }
 
+    /// `result`, its error naming source `i`'s `.npz` member (an `.npy` source is none).
+    fn in_source<T>(&self, i: usize, result: Result<T, Error>) -> Result<T, Error> {
+        result.map_err(|e| match &self.sources[i].key {
+            Some(key) => e.in_member(key),
+            None => e,
+        })
+    }
+
     /// Copies source `i`'s data bytes (already C order, little-endian) to its place in the
     /// output, through `buf`; gives up early when `stop` is set (another member failed).
     fn copy_direct(&self, i: usize, buf: &mut [u8], stop: &AtomicBool) -> Result<(), Error> {
         let s = &self.sources[i];
-        let rerr = self.read_error(i);
         match (self.npz, &s.key) {
             (Some(npz), Some(key)) => {
-                let mut m = npz
-                    .open_member(key)
-                    .map_err(|e| Error::from(e).at(self.src))?;
+                let mut m = npz.open_member(key).map_err(npz_error(self.src))?;
                 npy_core::Header::read(&mut m).map_err(|e| Error::from(e).at(self.src))?;
                 self.copy_from(i, &mut m, buf, stop)
             }
             _ => {
-                let mut f = File::open(self.src).map_err(&rerr)?;
-                f.seek(SeekFrom::Start(s.parsed.data_offset()))
-                    .map_err(&rerr)?;
+                let mut f = At {
+                    file: self.file,
+                    at: s.parsed.data_offset(),
+                };
                 self.copy_from(i, &mut f, buf, stop)
             }
         }
@@ -372,36 +408,41 @@ impl<R: npy_core::ReadAt + Sync> Job<'_, R> {
         let s = &self.sources[i];
         let (src, rerr) = (self.src, self.read_error(i));
         let mut staged: Option<NamedTempFile> = None;
-        let input: PathBuf = match (self.npz, &s.key) {
+        let (input, name): (File, PathBuf) = match (self.npz, &s.key) {
             (Some(npz), Some(key)) => {
                 let tmp = staged.insert(NamedTempFile::new().map_err(&rerr)?);
-                let mut m = npz.open_member(key).map_err(|e| Error::from(e).at(src))?;
+                let mut m = npz.open_member(key).map_err(npz_error(src))?;
                 m.copy_to(&mut tmp.as_file())
                     .map_err(|e| Error::from(e).at(src))?;
-                tmp.path().to_owned()
+                (
+                    tmp.as_file().try_clone().map_err(&rerr)?,
+                    tmp.path().to_owned(),
+                )
             }
-            _ => src.to_owned(),
+            // The input's own handle again (a duplicate, not a second open).
+            _ => (self.file.try_clone().map_err(&rerr)?, src.to_owned()),
         };
-        let (_converted, mut f) = stored_layout(&input, &rerr).map_err(|e| e.at(src))?;
+        let (_converted, mut f) = stored_layout(input, &name, &rerr).map_err(|e| e.at(src))?;
         drop(staged);
         let mut buf = vec![0u8; COPY_BUFFER_BYTES];
         self.copy_from(i, &mut f, &mut buf, &AtomicBool::new(false))
     }
 }
 
-/// The `.npy` file `input` rewritten little-endian in C order (safetensors' layout) by
-/// npy-core's bounded-memory conversion into a temporary file, returned with that file
-/// opened at its first data byte (the file is removed when the first is dropped). `rerr`
-/// makes the I/O errors.
+/// The `.npy` file open as `input` (named `name` in errors) rewritten little-endian in C
+/// order (safetensors' layout) by npy-convert's bounded-memory conversion into a temporary
+/// file, returned with that file opened at its first data byte (the file is removed when the
+/// first is dropped). `rerr` makes the I/O errors.
 fn stored_layout(
-    input: &Path,
+    input: File,
+    name: &Path,
     rerr: &dyn Fn(io::Error) -> Error,
 ) -> Result<(NamedTempFile, File), Error> {
     let converted = NamedTempFile::new().map_err(rerr)?;
     let options = ConvertOptions::new()
         .byte_order(ByteOrder::Little)
         .order(Order::C);
-    npy_convert::convert_file(input, converted.path(), &options).map_err(Error::from)?;
+    npy_convert::convert_open_file(input, name, converted.path(), &options).map_err(Error::from)?;
     let mut f = File::open(converted.path()).map_err(rerr)?;
     let parsed = npy_core::Header::read(&mut io::BufReader::new(&mut f))?;
     f.seek(SeekFrom::Start(parsed.data_offset()))
@@ -576,7 +617,9 @@ impl TensorWriter {
             let staged = staged
                 .into_inner()
                 .map_err(|e| rerr(e.into_error()).at(&dst))?;
-            let (_converted, f) = stored_layout(staged.path(), &rerr).map_err(|e| e.at(&dst))?;
+            let input = staged.as_file().try_clone().map_err(|e| rerr(e).at(&dst))?;
+            let (_converted, f) =
+                stored_layout(input, staged.path(), &rerr).map_err(|e| e.at(&dst))?;
             drop(staged);
             let copied =
                 io::copy(&mut f.take(self.nbytes), &mut self.out).map_err(|e| rerr(e).at(&dst))?;

@@ -202,6 +202,12 @@ open(os.path.join(d, "deflated_bad.npz"), "wb").write(raw)
             let err = to_safetensors(dir.join(src), &out, &options).unwrap_err();
             let msg = err.to_string();
             assert!(msg.contains("\"c\""), "{src} on {threads}: {msg}");
+            assert_eq!(err.member(), Some("c"), "{src} on {threads}: {msg}");
+            assert_eq!(
+                err.path(),
+                Some(dir.join(src).as_path()),
+                "{src} on {threads}"
+            );
             assert!(
                 msg.contains("CRC") || msg.contains("deflate") || msg.contains("data bytes"),
                 "{src} on {threads}: {msg}"
@@ -598,5 +604,36 @@ fn tensor_writer_refuses_wrong_sizes_and_dtypes() {
         }
         assert!(!out.exists(), "{descr}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The error's member (issue 40): converting numpy's `.npz` (written by `np.savez` through the
+/// pinned Python), the member safetensors cannot hold is named by `member()`, with the
+/// archive as `path()`; an `.npy` input's one tensor, named after the file's stem, is no
+/// member.
+#[test]
+fn unsupported_member_is_the_errors_member() {
+    let Some(python) = npy_test_support::python::python_for("npz member of an error") else {
+        return;
+    };
+    let dir = scratch("member");
+    let (npz, npy) = (dir.join("mixed.npz"), dir.join("rec.npy"));
+    run_python(
+        &python,
+        "import sys, numpy as np\n\
+         rec = np.zeros(2, dtype=[('a', '<i4')])\n\
+         np.savez(sys.argv[1], fine=np.ones(3, dtype='<f4'), rec=rec)\n\
+         np.save(sys.argv[2], rec)",
+        &[&npz, &npy],
+    );
+    let err = to_safetensors(&npz, dir.join("o.safetensors"), &ToOptions::default()).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Unsupported { .. }), "{err}");
+    assert_eq!(err.member(), Some("rec"));
+    assert_eq!(err.path(), Some(npz.as_path()));
+
+    let err = to_safetensors(&npy, dir.join("p.safetensors"), &ToOptions::default()).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Unsupported { .. }), "{err}");
+    assert_eq!(err.member(), None);
+    assert_eq!(err.path(), Some(npy.as_path()));
     let _ = std::fs::remove_dir_all(&dir);
 }

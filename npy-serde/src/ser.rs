@@ -11,9 +11,10 @@ use crate::error::{Error, Result};
 /// Serialises `value` as a Python literal, exactly as Python's `repr` writes the same data.
 ///
 /// Structs and maps become dicts (`{'a': 1, 'b': 2}`), tuples and tuple structs become tuples
-/// (`(1,)`, `()`), sequences become lists — except the value of a struct field named `shape`,
-/// which becomes a tuple, as the `.npy` header's `shape` must be (numpy refuses a list there;
-/// format card, "header"), so a `Vec<u64>` shape writes a header numpy loads — `None` and `()`
+/// (`(1,)`, `()`), sequences become lists — except the value of a struct field named `shape`
+/// or of a map entry whose key is the str `"shape"`, which becomes a tuple, as the `.npy`
+/// header's `shape` must be (numpy refuses a list there; format card, "header"), so a
+/// `Vec<u64>` shape writes a header numpy loads, from a struct or a map — `None` and `()`
 /// become `None`, bytes become `b'...'`,
 /// unit enum variants their name as a str and other variants a one-key dict
 /// `{'Variant': value}`.
@@ -35,6 +36,9 @@ use crate::error::{Error, Result};
 ///     npy_serde::to_string(&h)?,
 ///     "{'descr': '<f4', 'fortran_order': False, 'shape': (4, 64)}"
 /// );
+/// // A map's "shape" entry is the header's tuple too.
+/// let m = std::collections::BTreeMap::from([("shape", vec![4u64, 64])]);
+/// assert_eq!(npy_serde::to_string(&m)?, "{'shape': (4, 64)}");
 /// assert_eq!(npy_serde::to_string(&(5,))?, "(5,)");
 /// assert_eq!(npy_serde::to_string(&vec![0.5, 1.0, 1e16])?, "[0.5, 1.0, 1e+16]");
 /// assert!(npy_serde::to_string(&f64::NAN).is_err());
@@ -98,9 +102,11 @@ pub struct Serializer<W> {
     non_finite_as_repr: bool,
     /// Greater than 0 while a dict key is being written.
     key_depth: usize,
-    /// Set while the value of a struct field named `shape` is written, until its sequence (if
-    /// it is one) opens: that sequence is written as a tuple.
+    /// Set while the value of a struct field or map entry named `shape` is written, until its
+    /// sequence (if it is one) opens: that sequence is written as a tuple.
     shape_field: bool,
+    /// Set between a map key that is the str `shape` and its value.
+    shape_key: bool,
 }
 
 impl<W: fmt::Write> Serializer<W> {
@@ -111,6 +117,7 @@ impl<W: fmt::Write> Serializer<W> {
             non_finite_as_repr: false,
             key_depth: 0,
             shape_field: false,
+            shape_key: false,
         }
     }
 
@@ -434,14 +441,26 @@ impl<W: fmt::Write> ser::SerializeMap for Compound<'_, W> {
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
         self.separator()?;
-        self.ser.key_depth += 1;
-        let r = key.serialize(&mut *self.ser);
-        self.ser.key_depth -= 1;
-        r?;
+        // The key is written apart first, so that an entry keyed by the str 'shape' is known
+        // before its value: that value is the header's shape, a tuple as for a struct field
+        // (a map's key is any `Serialize`, so its text is the one way to tell).
+        let mut text = Serializer {
+            out: String::new(),
+            non_finite_as_repr: self.ser.non_finite_as_repr,
+            key_depth: 1,
+            shape_field: false,
+            shape_key: false,
+        };
+        key.serialize(&mut text)?;
+        self.ser.shape_key = text.out == "'shape'";
+        self.ser.w(&text.out)?;
         self.ser.w(": ")
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        value.serialize(&mut *self.ser)
+        self.ser.shape_field = std::mem::take(&mut self.ser.shape_key);
+        let written = value.serialize(&mut *self.ser);
+        self.ser.shape_field = false;
+        written
     }
     fn end(self) -> Result<()> {
         self.close()

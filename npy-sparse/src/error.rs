@@ -1,6 +1,6 @@
 //! The crate's one error type.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What went wrong reading or writing a scipy.sparse archive; every variant that concerns a
 /// file names it.
@@ -94,6 +94,42 @@ impl Error {
             Error::NotValid { .. } | Error::Invalid { .. } => Category::Format,
             Error::Budget { .. } | Error::TooLarge { .. } => Category::Limit,
             Error::BadMatrix(_) => Category::Usage,
+        }
+    }
+
+    /// The archive the error concerns: every error of reading or writing a file names it;
+    /// `None` for a matrix over a limit or one that breaks the format's rules before any file
+    /// is written ([`Error::TooLarge`], [`Error::BadMatrix`]).
+    ///
+    /// # Examples
+    /// ```
+    /// let err = npy_sparse::detect("no/such/matrix.npz").unwrap_err();
+    /// assert_eq!(err.path(), Some(std::path::Path::new("no/such/matrix.npz")));
+    /// ```
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Error::Npz { path, source } => source.path().or(Some(path)),
+            Error::NotSparse { path, .. }
+            | Error::NotValid { path, .. }
+            | Error::Budget { path, .. }
+            | Error::Invalid { path, .. } => Some(path),
+            Error::TooLarge { .. } | Error::BadMatrix(_) => None,
+        }
+    }
+
+    /// The archive's member (`.npz` key: `indptr`, `data`, `offsets`, ...) the error
+    /// concerns, when it is one member's: a member whose contents break the format's rules or
+    /// hold more than a summary reads, or npy-npz's error about one member. `None` for the
+    /// archive as a whole (no `format` member, an unknown format: [`Error::NotSparse`]; a
+    /// matrix scipy refuses: [`Error::NotValid`]).
+    pub fn member(&self) -> Option<&str> {
+        match self {
+            Error::Npz { source, .. } => source.member(),
+            Error::Budget { member, .. } | Error::Invalid { member, .. } => Some(member),
+            Error::NotSparse { .. }
+            | Error::NotValid { .. }
+            | Error::TooLarge { .. }
+            | Error::BadMatrix(_) => None,
         }
     }
 }

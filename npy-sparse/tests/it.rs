@@ -590,3 +590,35 @@ fn detect_reads_no_member_a_summary_does_not_need() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// The error's accessors (issue 40): the archive's path, and the member a broken one
+/// concerns. The archives are numpy's (`np.savez` through the pinned Python), laid out as
+/// `scipy.sparse.save_npz` lays out a CSR matrix: one has an `indptr` that decreases, which
+/// the format forbids (scipy: "index pointer values must form a non-decreasing sequence"),
+/// the other no `format` member (not a sparse archive: no member is at fault).
+#[test]
+fn errors_name_the_archive_and_the_member() {
+    let Some(python) = npy_test_support::python::python_for("npy-sparse error accessors") else {
+        return;
+    };
+    let out = scratch("accessors");
+    let (bad, plain) = (out.join("bad_indptr.npz"), out.join("plain.npz"));
+    npy_test_support::python::run_script(
+        &python,
+        "import sys, numpy as np\n\
+         np.savez(sys.argv[1], format=b'csr', shape=np.array([2, 2]), \
+         data=np.array([1.0, 2.0]), indices=np.array([0, 1], dtype=np.int32), \
+         indptr=np.array([0, 2, 1], dtype=np.int32))\n\
+         np.savez(sys.argv[2], data=np.array([1.0, 2.0]))",
+        [&bad, &plain],
+    );
+    let err = read::<f64>(&bad).unwrap_err();
+    assert!(matches!(err, Error::Invalid { .. }), "{err}");
+    assert_eq!(err.path(), Some(bad.as_path()));
+    assert_eq!(err.member(), Some("indptr"));
+
+    let err = read::<f64>(&plain).unwrap_err();
+    assert!(matches!(err, Error::NotSparse { .. }), "{err}");
+    assert_eq!(err.path(), Some(plain.as_path()));
+    assert_eq!(err.member(), None);
+}

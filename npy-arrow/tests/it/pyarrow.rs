@@ -228,8 +228,8 @@ fn whole_arrays_read_by_read_npy_are_numpy_values() {
         let npy = entry.unwrap().path();
         let batch = npy_arrow::read_npy(&npy).unwrap_or_else(|e| panic!("{}: {e}", npy.display()));
         let schema = batch.schema();
-        npy_arrow::write_ipc(&npy.with_extension("arrow"), &schema, |push| push(&batch)).unwrap();
-        npy_arrow::write_parquet(&npy.with_extension("parquet"), &schema, |push| push(&batch))
+        npy_arrow::write_ipc(npy.with_extension("arrow"), &schema, |push| push(&batch)).unwrap();
+        npy_arrow::write_parquet(npy.with_extension("parquet"), &schema, |push| push(&batch))
             .unwrap();
         converted += 1;
     }

@@ -354,3 +354,35 @@ fn formats_in_the_options_replace_the_extensions() {
         std::fs::read(&by_name).unwrap()
     );
 }
+
+/// The file functions of IPC and Parquet take a path as every other function of the crate
+/// does (`impl AsRef<Path>`: a `PathBuf` by value, a `String`, a `&str`), not only a `&Path`
+/// (issue 40). The batch read back is the one written.
+#[test]
+fn ipc_and_parquet_take_any_path() {
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let column: arrow_array::ArrayRef = Arc::new(arrow_array::Int32Array::from(vec![3, -1, 7]));
+    let batch = arrow_array::RecordBatch::try_from_iter([("x", column)]).unwrap();
+    let read_back =
+        |rows: &mut Vec<i32>, b: arrow_array::RecordBatch| -> Result<(), npy_arrow::Error> {
+            rows.extend(b.column(0).as_primitive::<Int32Type>().values().iter());
+            Ok(())
+        };
+
+    let ipc: std::path::PathBuf = dir.path().join("x.arrow");
+    npy_arrow::write_ipc(ipc.clone(), &batch.schema(), |push| push(&batch)).unwrap();
+    let ipc_str: String = ipc.to_str().unwrap().to_owned();
+    let mut rows = Vec::new();
+    npy_arrow::read_ipc(ipc_str.as_str(), |_| Ok(()), |b| read_back(&mut rows, b)).unwrap();
+    assert_eq!(rows, [3, -1, 7]);
+
+    #[cfg(feature = "parquet")]
+    {
+        let pq: String = dir.path().join("x.parquet").to_str().unwrap().to_owned();
+        npy_arrow::write_parquet(&pq, &batch.schema(), |push| push(&batch)).unwrap();
+        let mut rows = Vec::new();
+        npy_arrow::read_parquet(pq, 1024, |_| Ok(()), |b| read_back(&mut rows, b)).unwrap();
+        assert_eq!(rows, [3, -1, 7]);
+    }
+}

@@ -110,12 +110,32 @@ impl Column {
     }
 
     /// The values as `&[T]`, in place, when `T`'s dtype is the column's (a subarray field of
-    /// `n` values gives `n` per element). See [`Column`] for an example.
+    /// `n` values gives `n` per element). A column holds numbers in the machine's byte order
+    /// whatever the file's (a dynamic read swaps them as it gathers them), so a `>f4` file's
+    /// column is read as `&[f32]` on any machine. See also [`Column`].
+    ///
+    /// # Examples
+    /// ```
+    /// // A big-endian float32 file: its column is in the machine's order.
+    /// let dtype = ">f4".parse()?;
+    /// let mut bytes = npy_core::Header::new(dtype, vec![2]).to_bytes(None)?;
+    /// for v in [1.5f32, -2.0] {
+    ///     bytes.extend_from_slice(&v.to_be_bytes());
+    /// }
+    /// let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
+    /// let c = &a.columns()[0];
+    /// use npy_core::element::NpyElement;
+    /// assert_eq!(*c.dtype(), f32::npy_dtype()); // `<f4` on a little-endian machine
+    /// assert_eq!(c.values::<f32>()?, [1.5f32, -2.0]);
+    /// // Another type than the column's is refused.
+    /// assert!(c.values::<f64>().is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// [`ErrorKind::TypeMismatch`](crate::ErrorKind::TypeMismatch) naming the column's dtype and
-    /// `T` with its own, when they differ (byte order included: a column keeps the file's, so
-    /// a `>f4` column is read with [`Column::value`] or a typed read, which swap).
+    /// `T` with its own, when they differ (another type or size; never the file's byte order,
+    /// which the column no longer has).
     pub fn values<T: crate::element::NpyElement + bytemuck::Pod>(&self) -> Result<&[T], Error> {
         let base = match &self.dtype {
             DType::SubArray(s) => s.flatten().1.clone(),

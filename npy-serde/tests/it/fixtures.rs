@@ -146,3 +146,59 @@ fn a_vec_shape_is_written_as_numpys_tuple() {
     // Elsewhere a sequence stays a list.
     assert_eq!(npy_serde::to_string(&vec![4u64, 64]).unwrap(), "[4, 64]");
 }
+
+/// A header made from a map, not a struct (issue 40): its `"shape"` entry is written as the
+/// tuple numpy requires, as a struct field's is. Before, a map wrote `'shape': [2, 3]`, which
+/// `np.load` refuses ("shape is not valid: [2, 3]"). numpy loads the file and reads the shape
+/// and values written.
+#[test]
+fn a_map_header_shape_is_a_tuple_numpy_loads() {
+    use std::collections::BTreeMap;
+    let header: BTreeMap<&str, Value> = BTreeMap::from([
+        ("descr", Value::Str("<f4".into())),
+        ("fortran_order", Value::Bool(false)),
+        (
+            "shape",
+            Value::List(vec![Value::Int(2u64.into()), Value::Int(3u64.into())]),
+        ),
+    ]);
+    let text = npy_serde::to_string(&header).unwrap();
+    assert_eq!(
+        text,
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3)}"
+    );
+    // Any serde map, a `Vec<u64>` value included; elsewhere in a map a sequence stays a list.
+    let plain: BTreeMap<&str, Vec<u64>> = BTreeMap::from([("other", vec![1]), ("shape", vec![4])]);
+    assert_eq!(
+        npy_serde::to_string(&plain).unwrap(),
+        "{'other': [1], 'shape': (4,)}"
+    );
+
+    // An .npy 1.0 file: magic, version, u16 header length, the dict padded with spaces and a
+    // newline to a multiple of 64 bytes (format card, "header"), then six float32 values.
+    let mut dict = text.into_bytes();
+    let total = 10 + dict.len() + 1;
+    dict.resize(dict.len() + (64 - total % 64) % 64, b' ');
+    dict.push(b'\n');
+    let mut file = b"\x93NUMPY\x01\x00".to_vec();
+    file.extend_from_slice(&u16::try_from(dict.len()).unwrap().to_le_bytes());
+    file.extend_from_slice(&dict);
+    for v in [0.5f32, 1.0, 1.5, 2.0, 2.5, 3.0] {
+        file.extend_from_slice(&v.to_le_bytes());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("map_header.npy");
+    std::fs::write(&path, &file).unwrap();
+
+    let Some(python) = npy_test_support::python::python_for("np.load of a map-made header") else {
+        return;
+    };
+    let out = npy_test_support::python::run_script(
+        &python,
+        "import sys, numpy as np\n\
+         a = np.load(sys.argv[1])\n\
+         print(a.shape, a.dtype.str, a.tolist())",
+        [&path],
+    );
+    assert_eq!(out.trim(), "(2, 3) <f4 [[0.5, 1.0, 1.5], [2.0, 2.5, 3.0]]");
+}
