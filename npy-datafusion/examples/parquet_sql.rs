@@ -8,10 +8,11 @@
 //! ```
 //!
 //! DIR is a directory of `.parquet` files (or one file); the result is printed as a table.
+//! DataFusion's settings come from `DATAFUSION_*` environment variables, as in `npy sql`.
 
 use std::process::ExitCode;
 
-use datafusion::prelude::{ParquetReadOptions, SessionContext};
+use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -35,7 +36,8 @@ async fn main() -> ExitCode {
 
 /// Registers `location` as the Parquet table `name` and prints the answer to `query`.
 async fn run(name: &str, location: &str, query: &str) -> datafusion::error::Result<()> {
-    let ctx = SessionContext::new();
+    // DataFusion's settings from `DATAFUSION_*` variables, as `npy sql` reads them.
+    let ctx = SessionContext::new_with_config(SessionConfig::from_env()?);
     ctx.register_parquet(name, location, ParquetReadOptions::default())
         .await?;
     ctx.sql(query).await?.show().await
