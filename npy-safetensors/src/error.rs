@@ -15,16 +15,6 @@ pub enum ErrorKind {
         /// The cause.
         source: std::io::Error,
     },
-    /// The file is shorter than its 8-byte header length, or than the header it announces.
-    #[error("file is {found} bytes, too short for {what} ({needed} bytes)")]
-    Truncated {
-        /// What did not fit.
-        what: &'static str,
-        /// Bytes needed.
-        needed: u64,
-        /// Bytes in the file.
-        found: u64,
-    },
     /// The header length is over [`MAX_HEADER_LEN`](crate::MAX_HEADER_LEN).
     #[error("header length {len} is over the limit of {max} bytes")]
     HeaderTooLong {
@@ -74,7 +64,9 @@ pub enum ErrorKind {
     /// The output is `.npy` but the file holds other than one tensor.
     #[error("a .npy output holds one array, the file has {0} tensors (write an .npz)")]
     NotOneTensor(usize),
-    /// An error of npy-core (reading the `.npy` side).
+    /// An error of npy-core: reading the `.npy` side, and a safetensors file shorter than its
+    /// 8-byte header length or than the header it announces (npy-core's
+    /// `ErrorKind::Truncated`, the one kind for a file that ends before what it promises).
     #[error(transparent)]
     Npy(#[from] npy_core::Error),
     /// An error of npy-npz (reading or writing the `.npz` side).
@@ -151,11 +143,9 @@ impl Error {
         use ErrorKind::*;
         match &self.inner.kind {
             Io { .. } => Category::Io,
-            Truncated { .. }
-            | HeaderNotUtf8 { .. }
-            | HeaderJson(_)
-            | InvalidTensor { .. }
-            | DataLength { .. } => Category::Format,
+            HeaderNotUtf8 { .. } | HeaderJson(_) | InvalidTensor { .. } | DataLength { .. } => {
+                Category::Format
+            }
             HeaderTooLong { .. } => Category::Limit,
             Unsupported { .. } => Category::Unsupported,
             NoSuchTensor(_) => Category::Mismatch,

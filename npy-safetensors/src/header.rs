@@ -104,7 +104,8 @@ fn invalid(name: &str, reason: impl Into<String>) -> Error {
 impl SafetensorsHeader {
     /// Reads and validates the header at the start of `r`, a file of `file_len` bytes.
     ///
-    /// Steps, each with its own error: the 8-byte length ([`ErrorKind::Truncated`]), its limit
+    /// Steps, each with its own error: the 8-byte length and the header within the file
+    /// (npy-core's `ErrorKind::Truncated`, in [`ErrorKind::Npy`]), the length's limit
     /// ([`ErrorKind::HeaderTooLong`]: over [`MAX_HEADER_LEN`] or past the file's end, checked
     /// before anything is allocated), UTF-8 ([`ErrorKind::HeaderNotUtf8`]), JSON
     /// ([`ErrorKind::HeaderJson`]: also a repeated name or a metadata value that is not a
@@ -117,11 +118,7 @@ impl SafetensorsHeader {
     pub fn read<R: Read>(r: &mut R, file_len: u64) -> Result<SafetensorsHeader, Error> {
         let mut len = [0u8; 8];
         if file_len < 8 {
-            return Err(Error::new(ErrorKind::Truncated {
-                what: "the header length",
-                needed: 8,
-                found: file_len,
-            }));
+            return Err(truncated("header length", 8, file_len));
         }
         r.read_exact(&mut len)
             .map_err(|e| Error::io(e, "reading the header length"))?;
@@ -133,11 +130,7 @@ impl SafetensorsHeader {
             }));
         }
         if n > file_len - 8 {
-            return Err(Error::new(ErrorKind::Truncated {
-                what: "the header",
-                needed: n + 8,
-                found: file_len,
-            }));
+            return Err(truncated("header", n + 8, file_len));
         }
         let mut buf = vec![0u8; n as usize];
         r.read_exact(&mut buf)
@@ -289,4 +282,15 @@ impl SafetensorsHeader {
     pub fn data_start(&self) -> u64 {
         self.data_start
     }
+}
+
+/// A file shorter than the `what` it announces (`needed` bytes, `found` present): npy-core's
+/// [`npy_core::ErrorKind::Truncated`], the one kind for a file that ends before what its own
+/// prefix or header promises, whatever the format.
+fn truncated(what: &'static str, needed: u64, found: u64) -> Error {
+    Error::from(npy_core::Error::from(npy_core::ErrorKind::Truncated {
+        what,
+        needed,
+        found,
+    }))
 }

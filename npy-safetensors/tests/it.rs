@@ -269,11 +269,19 @@ fn read(bytes: &[u8]) -> Result<SafetensorsHeader, npy_safetensors::Error> {
 fn hostile_headers_get_typed_errors() {
     let ok = br#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}"#;
     assert!(read(&file_with(ok, &[0; 8])).is_ok());
-    // Shorter than the length field.
+    // Shorter than the length field: npy-core's Truncated, sizes by the format's rule (an
+    // 8-byte little-endian length first).
     assert!(matches!(
         read(&[1, 2, 3]).unwrap_err().kind(),
-        ErrorKind::Truncated { needed: 8, .. }
+        ErrorKind::Npy(e) if matches!(
+            e.kind(),
+            npy_core::ErrorKind::Truncated { what: "header length", needed: 8, found: 3 }
+        )
     ));
+    assert_eq!(
+        read(&[1, 2, 3]).unwrap_err().to_string(),
+        "file ends inside the header length: 8 bytes needed, 3 present"
+    );
     assert_eq!(
         read(&[1, 2, 3]).unwrap_err().classify(),
         npy_core::error::Category::Format
@@ -293,7 +301,11 @@ fn hostile_headers_get_typed_errors() {
     past.extend_from_slice(b"{}");
     assert!(matches!(
         read(&past).unwrap_err().kind(),
-        ErrorKind::Truncated { .. }
+        ErrorKind::Npy(e) if matches!(
+            e.kind(),
+            npy_core::ErrorKind::Truncated { what: "header", needed, found: 10 }
+                if *needed == MAX_HEADER_LEN + 7
+        )
     ));
     // Not UTF-8.
     let e = read(&file_with(b"{\"\xff\":1}", &[])).unwrap_err();
