@@ -484,7 +484,8 @@ impl fmt::Display for ErrorKind {
             ),
             ChooseMember { keys } => write!(
                 f,
-                "the archive holds {} arrays ({}); choose one with a member key",
+                "the archive holds {} arrays ({}); choose one by its key: the `member` \
+                 argument, Some(KEY) (npy convert --member KEY)",
                 keys.len(),
                 keys.join(", ")
             ),

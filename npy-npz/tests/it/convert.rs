@@ -47,6 +47,10 @@ fn a_member_is_chosen_by_key_and_only_of_an_archive() {
     let out = dir.path().join("out.npy");
     let e = convert(&npz, &out, None).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::ChooseMember { keys } if keys == &["a", "b"]));
+    // The refusal names the option as the API call and as the command's flag.
+    let said = e.to_string();
+    assert!(said.contains("the `member` argument, Some(KEY)"), "{said}");
+    assert!(said.contains("npy convert --member KEY"), "{said}");
     assert_eq!(e.path(), Some(npz.as_path()));
     assert!(!out.exists());
     convert(&npz, &out, Some("b")).unwrap();
