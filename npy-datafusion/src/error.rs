@@ -67,7 +67,8 @@ pub enum Error {
         expected: String,
     },
     /// The file holds something the scan cannot split into rows: a dtype holding Python
-    /// objects (pickled data has no fixed row size).
+    /// objects (pickled data has no fixed row size); or a location that is no table: an
+    /// `.npz` archive quoted in FROM without `:KEY` ([`crate::enable_url_table`]).
     #[error("{path}: {what}")]
     Unsupported {
         /// The file's location.

@@ -58,6 +58,8 @@ pub fn location_url(location: &str) -> Result<ListingTableUrl> {
 ///   where DataFusion's own factory answers "table not found" or leaves the file out. A
 ///   directory of Hive-style partitions (`year=2024/…`) is left to DataFusion (partition
 ///   columns), without the 0-byte check.
+/// - `'ARCHIVE.npz'` without `:KEY` is refused, naming the form (and the keys of a local
+///   archive): a table is one member.
 /// - Anything else goes to DataFusion's own factory (`DynamicListTableFactory`).
 ///
 /// Call [`crate::register`] too, so that DataFusion reads `.npy` files by their extension.
@@ -154,6 +156,9 @@ impl UrlTableFactory for NpyUrlTableFactory {
                     member: Some(key.to_owned()),
                 },
             ),
+            None if location.to_ascii_lowercase().ends_with(".npz") => {
+                return Err(whole_archive(location));
+            }
             None => (location, NpyOptions::default()),
         };
         let Ok(url) = location_url(path) else {
@@ -166,4 +171,21 @@ impl UrlTableFactory for NpyUrlTableFactory {
         let table = NpyTable::try_new_named(&state, vec![(url, path.to_owned())], options).await?;
         Ok(Some(Arc::new(table)))
     }
+}
+
+/// The refusal of a quoted `'ARCHIVE.npz'` without `:KEY` (DataFusion's factory answered
+/// "table not found"): a table is one member, named with its key; the keys of a local
+/// archive are listed.
+fn whole_archive(location: &str) -> DataFusionError {
+    let keys = npy_npz::NpzArchive::open(location)
+        .map(|a| {
+            let keys: Vec<String> = a.keys().map(|k| format!("{k:?}")).collect();
+            format!(" (its keys: {})", keys.join(", "))
+        })
+        .unwrap_or_default();
+    crate::Error::Unsupported {
+        path: location.to_owned(),
+        what: format!("an .npz archive is read through one member: FROM '{location}:KEY'{keys}"),
+    }
+    .into()
 }

@@ -50,7 +50,8 @@ nat = int(np.isnat(a['when']).sum())
 print(json.dumps({'groups': groups, 'rows': len(a), 'nat': nat,
                   'emb1': [float(r[0]) for r in emb], 'embsum': float(emb.astype('f8').sum()),
                   'counts': int((np.arange(10) * 3).sum()),
-                  'both': int((np.arange(10) * 3).sum() + (np.arange(5) * 7).sum())}))
+                  'both': int((np.arange(10) * 3).sum() + (np.arange(5) * 7).sum()),
+                  'arch_keys': np.load(d + '/arch.npz').files}))
 ";
 
 fn files(dir: &Path) -> Option<Value> {
@@ -681,6 +682,23 @@ fn a_quoted_npz_member_in_from_answers_as_numpy() {
     assert_eq!(json_rows(&[&q])[0]["total"], want["counts"]);
     let q = format!("SELECT sum(counts) AS total FROM '{d}/arch*.npz:counts'");
     assert_eq!(json_rows(&[&q])[0]["total"], want["both"]);
+    // The archive without a key: refused, naming the form and numpy's keys (DataFusion's
+    // factory said "table not found").
+    let o = npy(["sql", &format!("SELECT * FROM '{d}/arch.npz'")]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let keys: Vec<String> = want["arch_keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| format!("{:?}", k.as_str().unwrap()))
+        .collect();
+    let said = format!(
+        "{d}/arch.npz: an .npz archive is read through one member: FROM '{d}/arch.npz:KEY' \
+         (its keys: {})",
+        keys.join(", ")
+    );
+    assert!(err.contains(&said), "{err}");
 }
 
 /// DataFusion's settings come from `DATAFUSION_*` variables, as datafusion-cli reads them: a
