@@ -156,7 +156,13 @@ mod engine {
                  --table NAME={location}:KEY{keys}"
             ));
         }
-        let (file, _) = location.rsplit_once(':')?;
+        let (file, key) = location.rsplit_once(':')?;
+        if key.is_empty() && file.to_ascii_lowercase().ends_with(".npz") {
+            return Some(format!(
+                "{location}: the member key after ':' is empty (ARCHIVE.npz:KEY names member \
+                 KEY; `npy info {file}` lists the keys)"
+            ));
+        }
         (!location.contains("://") && Path::new(file).is_file()).then(|| {
             format!(
                 "{file}: not an .npz archive (ARCHIVE.npz:KEY names member KEY of an .npz; \

@@ -190,6 +190,55 @@ impl NpyFormat {
     fn base(&self, state: &dyn Session, store: &Arc<dyn ObjectStore>) -> Option<ObjectStoreUrl> {
         crate::location::store_url(state, store, &self.bases)
     }
+
+    /// The schema of the files of `listed` (each group the files of one store, in the order
+    /// of a table's locations; a group's files in path order), from their headers: every file
+    /// must agree with the first on dtype (byte order aside) and on the shape after the first
+    /// axis ([`Error::Mismatch`] naming the first that differs), across groups too, so that a
+    /// table of several locations is checked as one. A plain array's column is named after
+    /// the first file (or [`NpyOptions::column_name`]).
+    pub(crate) async fn schema_of(
+        &self,
+        state: &dyn Session,
+        listed: &[(Arc<dyn ObjectStore>, Vec<ObjectMeta>)],
+    ) -> Result<SchemaRef> {
+        let mut files: Vec<(Arc<dyn ObjectStore>, ObjectMeta, String)> = Vec::new();
+        for (store, objects) in listed {
+            let base = self.base(state, store);
+            let mut objects: Vec<&ObjectMeta> = objects.iter().collect();
+            objects.sort_by(|a, b| a.location.cmp(&b.location));
+            files.extend(objects.into_iter().map(|meta| {
+                let name = file_name(base.as_ref(), &meta.location);
+                (Arc::clone(store), meta.clone(), name)
+            }));
+        }
+        let Some((_, first_meta, first_path)) = files.first() else {
+            return Ok(Arc::new(Schema::empty()));
+        };
+        let reads: Vec<_> = files
+            .iter()
+            .map(|(store, meta, path)| {
+                let (headers, store, meta) =
+                    (Arc::clone(&self.headers), Arc::clone(store), meta.clone());
+                let member = self.options.member.clone();
+                let path = path.clone();
+                async move { headers.get(&store, &meta, member.as_deref(), &path).await }
+            })
+            .collect();
+        let shards: Vec<Arc<Shard>> = futures::stream::iter(reads)
+            .buffered(HEADER_CONCURRENCY)
+            .try_collect()
+            .await?;
+        for ((_, _, path), shard) in files.iter().zip(&shards).skip(1) {
+            check_same((first_path, &shards[0]), (path, shard))?;
+        }
+        let name = self
+            .options
+            .column_name
+            .clone()
+            .unwrap_or_else(|| npy_arrow::stem_name(Path::new(first_meta.location.as_ref())));
+        Ok(shard_schema(&shards[0], &name, first_path)?)
+    }
 }
 
 /// `Shard`'s values compared across files, rendered for [`Error::Mismatch`].
@@ -252,41 +301,8 @@ impl FileFormat for NpyFormat {
         store: &Arc<dyn ObjectStore>,
         objects: &[ObjectMeta],
     ) -> Result<SchemaRef> {
-        let mut objects: Vec<&ObjectMeta> = objects.iter().collect();
-        objects.sort_by(|a, b| a.location.cmp(&b.location));
-        let Some(first_meta) = objects.first() else {
-            return Ok(Arc::new(Schema::empty()));
-        };
-        let base = self.base(state, store);
-        let names: Vec<String> = objects
-            .iter()
-            .map(|meta| file_name(base.as_ref(), &meta.location))
-            .collect();
-        let reads: Vec<_> = objects
-            .iter()
-            .zip(&names)
-            .map(|(&meta, path)| {
-                let (headers, store, meta) =
-                    (Arc::clone(&self.headers), Arc::clone(store), meta.clone());
-                let member = self.options.member.clone();
-                let path = path.clone();
-                async move { headers.get(&store, &meta, member.as_deref(), &path).await }
-            })
-            .collect();
-        let shards: Vec<Arc<Shard>> = futures::stream::iter(reads)
-            .buffered(HEADER_CONCURRENCY)
-            .try_collect()
-            .await?;
-        let first_path = &names[0];
-        for (path, shard) in names.iter().zip(&shards).skip(1) {
-            check_same((first_path, &shards[0]), (path, shard))?;
-        }
-        let name = self
-            .options
-            .column_name
-            .clone()
-            .unwrap_or_else(|| npy_arrow::stem_name(Path::new(first_meta.location.as_ref())));
-        Ok(shard_schema(&shards[0], &name, first_path)?)
+        self.schema_of(state, &[(Arc::clone(store), objects.to_vec())])
+            .await
     }
 
     async fn infer_stats(

@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::{Session, TableProvider, TableProviderFactory};
 use datafusion::common::{Constraints, Statistics};
+use datafusion::datasource::file_format::FileFormat;
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
@@ -25,8 +26,11 @@ use crate::Error;
 /// The listing options of an `.npy` table (of `.npz` archives with [`NpyOptions::member`])
 /// over `paths`. The listing compares extensions byte for byte, so a first path spelling the
 /// extension in another case (`UP.NPZ`, `shards/*.NPY`) sets it. The format knows the paths'
-/// stores, so that its errors name files by URL.
-fn listing_options(options: &NpyOptions, paths: &[ListingTableUrl]) -> ListingOptions {
+/// stores, so that its errors name files by URL. Also the format, for the schema.
+fn listing_options(
+    options: &NpyOptions,
+    paths: &[ListingTableUrl],
+) -> (ListingOptions, Arc<NpyFormat>) {
     let dotted = format!(".{}", options.extension());
     let extension = paths
         .first()
@@ -36,6 +40,14 @@ fn listing_options(options: &NpyOptions, paths: &[ListingTableUrl]) -> ListingOp
             tail.eq_ignore_ascii_case(&dotted).then(|| tail.to_owned())
         })
         .unwrap_or(dotted);
+    let format = Arc::new(NpyFormat::for_stores(options.clone(), stores(paths)));
+    let listing = ListingOptions::new(Arc::clone(&format) as Arc<dyn FileFormat>)
+        .with_file_extension(extension);
+    (listing, format)
+}
+
+/// The URLs of the stores `paths` read, each once.
+fn stores(paths: &[ListingTableUrl]) -> Vec<ObjectStoreUrl> {
     let mut bases: Vec<ObjectStoreUrl> = Vec::new();
     for url in paths {
         let base = url.object_store();
@@ -43,8 +55,7 @@ fn listing_options(options: &NpyOptions, paths: &[ListingTableUrl]) -> ListingOp
             bases.push(base);
         }
     }
-    ListingOptions::new(Arc::new(NpyFormat::for_stores(options.clone(), bases)))
-        .with_file_extension(extension)
+    bases
 }
 
 /// The files of the table location `url` (`name`: the location as the user gave it), with
@@ -138,18 +149,20 @@ impl NpyTable {
         options: NpyOptions,
     ) -> Result<Self> {
         let paths: Vec<ListingTableUrl> = locations.iter().map(|(u, _)| u.clone()).collect();
-        let listing = listing_options(&options, &paths);
-        let mut first = None;
-        for (url, name) in &locations {
-            let listed = list_files(state, url, name, &listing).await?;
-            first.get_or_insert(listed);
-        }
-        let Some((store, files)) = first else {
+        let (listing, format) = listing_options(&options, &paths);
+        if locations.is_empty() {
             return Err(DataFusionError::Plan(
                 "npy table: no location (a file, a directory or a glob) given".to_owned(),
             ));
-        };
-        let schema = listing.format.infer_schema(state, &store, &files).await?;
+        }
+        let mut listed = Vec::with_capacity(locations.len());
+        for (url, name) in &locations {
+            listed.push(list_files(state, url, name, &listing).await?);
+        }
+        // Every location's files against the first's: a table of several locations is one
+        // array, checked as one (DataFusion infers from the first location only).
+        // The listing's own format, whose header cache the statistics and scans then use.
+        let schema = format.schema_of(state, &listed).await?;
         let config = ListingTableConfig::new_with_multi_paths(paths)
             .with_listing_options(listing)
             .with_schema(schema);
@@ -170,7 +183,7 @@ impl NpyTable {
         options: NpyOptions,
         schema: SchemaRef,
     ) -> Result<Self> {
-        let listing = listing_options(&options, &paths);
+        let (listing, _) = listing_options(&options, &paths);
         let config = ListingTableConfig::new_with_multi_paths(paths)
             .with_listing_options(listing)
             .with_schema(schema);

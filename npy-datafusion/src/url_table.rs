@@ -52,15 +52,20 @@ pub fn location_url(location: &str) -> Result<ListingTableUrl> {
 /// - `'ARCHIVE.npz:KEY'` (the rule of [`npz_member`]; ARCHIVE a file, a directory of
 ///   archives, a glob) is member KEY of each archive, as `NpyOptions::member`; a plain
 ///   array's column is named KEY.
-/// - A path ending in `.npy` (a file, a glob), or a directory whose first file (in DataFusion's
-///   listing order, as DataFusion chooses a directory's format) is an `.npy`, is an
-///   [`NpyTable`]: a location without `.npy` files, or a 0-byte `.npy`, is an error naming it,
-///   where DataFusion's own factory answers "table not found" or leaves the file out. A
-///   directory of Hive-style partitions (`year=2024/…`) is left to DataFusion (partition
-///   columns), without the 0-byte check.
+/// - A path ending in `.npy` (a file, a glob), or a directory holding `.npy` files at its top
+///   level (whatever else it holds, in whatever order the file system lists it: DataFusion's
+///   factory takes the format of the first file listed), is an [`NpyTable`]: a location
+///   without `.npy` files, or a 0-byte `.npy`, is an error naming it, where DataFusion's own
+///   factory answers "table not found" or leaves the file out. A directory of Hive-style
+///   partitions (`year=2024/…`) is left to DataFusion (partition columns), without the 0-byte
+///   check.
 /// - `'ARCHIVE.npz'` without `:KEY` is refused, naming the form (and the keys of a local
 ///   archive): a table is one member.
-/// - Anything else goes to DataFusion's own factory (`DynamicListTableFactory`).
+/// - A local FIFO, socket or device is refused before anything opens it (opening a FIFO
+///   waits for a writer); a URL whose store the session lacks is refused naming it (DataFusion
+///   calls that an internal error).
+/// - Anything else goes to DataFusion's own factory (`DynamicListTableFactory`); a local file
+///   or directory it makes no table of is an error saying so, not "table not found".
 ///
 /// Call [`crate::register`] too, so that DataFusion reads `.npy` files by their extension.
 pub fn enable_url_table(ctx: SessionContext) -> SessionContext {
@@ -108,8 +113,25 @@ impl NpyUrlTableFactory {
             })
     }
 
+    /// DataFusion's factory's table for `location`; where it has none ("table not found")
+    /// but `location` is a local file or directory, the error says what it holds instead.
+    async fn delegate(&self, location: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        let table = self.default.try_new(location).await?;
+        if table.is_some() || location.contains("://") || std::fs::metadata(location).is_err() {
+            return Ok(table);
+        }
+        Err(crate::Error::Unsupported {
+            path: location.to_owned(),
+            what: "no table here: no .npy file (at its top level, for a directory), and no \
+                   file of a format this session reads by its extension"
+                .to_owned(),
+        }
+        .into())
+    }
+
     /// `true` when `url` (the location `location`) is an `.npy` table: its path ends in
-    /// `.npy`, or it is a directory whose first file is an `.npy` and holds no partitions.
+    /// `.npy`, or it is a directory holding `.npy` files (at its top level, in any order, with
+    /// other files beside them or not) and no partitions.
     async fn is_npy(state: &SessionState, location: &str, url: &ListingTableUrl) -> Result<bool> {
         let dotted = format!(".{NPY_EXTENSION}");
         let tail = location.get(location.len().saturating_sub(dotted.len())..);
@@ -122,19 +144,25 @@ impl NpyUrlTableFactory {
         let Ok(store) = state.runtime_env().object_store(url) else {
             return Ok(false);
         };
-        // DataFusion's choice of a directory's format: its first file's extension. The
-        // listing is kept in the session's list-files cache, for the table's and the scan's.
-        // A location DataFusion cannot list is its factory's to answer ("table not found").
+        // DataFusion's factory takes a directory's format from the first file its listing
+        // returns, which is the file system's order: a README or a CSV listed first made a
+        // directory of shards "not found" or a CSV table. Here a directory holding an `.npy`
+        // is an `.npy` table whatever the order. A location DataFusion cannot list is its
+        // factory's to answer.
         let Ok(mut files) = url.list_all_files(state, store.as_ref(), "").await else {
             return Ok(false);
         };
-        let Some(Ok(first)) = files.next().await else {
-            return Ok(false);
-        };
+        let mut npy = false;
+        while let Some(Ok(meta)) = files.next().await {
+            if Path::new(meta.location.as_ref())
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case(NPY_EXTENSION))
+            {
+                npy = true;
+                break;
+            }
+        }
         drop(files);
-        let npy = Path::new(first.location.as_ref())
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case(NPY_EXTENSION));
         if !npy {
             return Ok(false);
         }
@@ -148,6 +176,9 @@ impl NpyUrlTableFactory {
 #[async_trait]
 impl UrlTableFactory for NpyUrlTableFactory {
     async fn try_new(&self, location: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        if let Some(refused) = not_a_location(location) {
+            return Err(refused);
+        }
         let (path, options) = match npz_member(location) {
             Some((archive, key)) => (
                 archive,
@@ -162,11 +193,23 @@ impl UrlTableFactory for NpyUrlTableFactory {
             None => (location, NpyOptions::default()),
         };
         let Ok(url) = location_url(path) else {
-            return self.default.try_new(location).await;
+            return self.delegate(location).await;
         };
         let state = self.state()?;
+        if state.runtime_env().object_store(&url).is_err() {
+            // DataFusion's factory calls this an internal error ("a bug in DataFusion").
+            return Err(crate::Error::Unsupported {
+                path: location.to_owned(),
+                what: format!(
+                    "no object store is registered for {} (a program registers one on the \
+                     session's RuntimeEnv; npy sql does for a --table NAME=URL)",
+                    url.object_store().as_str()
+                ),
+            }
+            .into());
+        }
         if options.member.is_none() && !Self::is_npy(&state, path, &url).await? {
-            return self.default.try_new(location).await;
+            return self.delegate(location).await;
         }
         let table = NpyTable::try_new_named(&state, vec![(url, path.to_owned())], options).await?;
         Ok(Some(Arc::new(table)))
@@ -188,4 +231,26 @@ fn whole_archive(location: &str) -> DataFusionError {
         what: format!("an .npz archive is read through one member: FROM '{location}:KEY'{keys}"),
     }
     .into()
+}
+
+/// The refusal of a local `location` that is no table, said before anything opens it: a FIFO,
+/// socket or device (listing opens a file to measure it, and opening a FIFO waits for a
+/// writer: the query hung).
+fn not_a_location(location: &str) -> Option<DataFusionError> {
+    let path = npz_member(location).map_or(location, |(archive, _)| archive);
+    if path.contains("://") || path.contains(['*', '?', '[']) {
+        return None;
+    }
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() && !m.is_dir() => Some(
+            crate::Error::Unsupported {
+                path: path.to_owned(),
+                what: "not a regular file or a directory (a FIFO, socket or device); a table \
+                       is read from .npy files, directories, globs or URLs"
+                    .to_owned(),
+            }
+            .into(),
+        ),
+        _ => None,
+    }
 }

@@ -522,27 +522,40 @@ fn a_fifo_location_is_refused_not_waited_on() {
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
     assert!(made.is_ok_and(|s| s.success()), "mkfifo");
     let table = format!("t={}", fifo.display());
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_npy"))
-        .args(["sql", "--table", &table, "SELECT count(*) FROM t"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > std::time::Duration::from_secs(60) {
-            child.kill().unwrap();
-            panic!("npy sql waited on a FIFO for 60 s");
+    // As a --table LOCATION, and quoted in FROM (which went through DataFusion's listing and
+    // hung there), by its name and as a member of an archive of that name.
+    let archive = dir.path().join("f.npz");
+    let made = std::process::Command::new("mkfifo").arg(&archive).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let quoted = format!("SELECT count(*) FROM '{}'", fifo.display());
+    let member = format!("SELECT count(*) FROM '{}:x'", archive.display());
+    for args in [
+        vec!["sql", "--table", &table, "SELECT count(*) FROM t"],
+        vec!["sql", &quoted],
+        vec!["sql", &member],
+    ] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_npy"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > std::time::Duration::from_secs(60) {
+                child.kill().unwrap();
+                panic!("npy sql {args:?} waited on a FIFO for 60 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        std::thread::sleep(std::time::Duration::from_millis(50));
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("f.np") && err.contains("not a regular file"),
+            "{args:?}: {err}"
+        );
     }
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("f.npy") && err.contains("not a regular file"),
-        "{err}"
-    );
 }
 
 /// A named 0-byte file: DataFusion's listing leaves empty files out, so it was an empty
@@ -738,4 +751,117 @@ fn datafusion_settings_come_from_the_environment() {
         "SELECT value FROM information_schema.df_settings",
     ]);
     assert!(!o.status.success());
+}
+
+/// A NAME given two locations is one array: each location's files are checked against the
+/// first's (only the first location's were, and `count(*)` answered over shards numpy's
+/// `np.concatenate` refuses). The dtypes in the message are numpy's.
+#[test]
+fn every_location_of_a_table_agrees_with_the_first() {
+    let Some(python) = python_for("two locations of one table, dtypes from numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = r"
+import sys, os, numpy as np
+d = sys.argv[1]
+os.mkdir(d + '/plain')
+np.save(d + '/plain/a.npy', np.arange(5, dtype='<i8'))
+np.save(d + '/plain/b.npy', np.arange(5, dtype='<i8'))
+np.save(d + '/f4.npy', np.arange(3, dtype='<f4'))
+np.save(d + '/twod.npy', np.zeros((4, 2), dtype='<i8'))
+print(np.load(d + '/plain/a.npy').dtype.str, np.load(d + '/f4.npy').dtype.str,
+      list(np.load(d + '/twod.npy').shape[1:]))
+";
+    let said = run_script(&python, script, [dir.path()]);
+    let mut said = said.split_whitespace();
+    let (i8, f4) = (said.next().unwrap(), said.next().unwrap());
+    let d = dir.path().display().to_string();
+    let first = format!("t={d}/plain");
+    let o = npy([
+        "sql",
+        "--table",
+        &first,
+        "--table",
+        &format!("t={d}/f4.npy"),
+        "SELECT count(*) FROM t",
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let want = format!("{d}/f4.npy: dtype differs from {d}/plain/a.npy's: {f4} here, {i8} there");
+    assert!(err.contains(&want), "{err}");
+    let o = npy([
+        "sql",
+        "--table",
+        &first,
+        "--table",
+        &format!("t={d}/twod.npy"),
+        "SELECT count(*) FROM t",
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{d}/twod.npy: shape after the first axis differs from {d}/plain/a.npy's"
+        )),
+        "{err}"
+    );
+}
+
+/// Quoted locations that are no `.npy` table are said to be so: a directory of shards beside
+/// other files is the shards' table whatever order the file system lists them in (DataFusion
+/// takes the first file's format: a README listed first made it "not found", a CSV a CSV
+/// table); a directory without a table, a URL with no object store and an empty member key
+/// are named. Counts are numpy's.
+#[test]
+fn quoted_locations_that_are_no_table_are_named() {
+    let Some(python) = python_for("a directory of shards and other files, counts from numpy")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = r"
+import sys, os, glob, numpy as np
+d = sys.argv[1]
+os.mkdir(d + '/mixed')
+for name in ['a.txt', 'README', 'k.csv']:
+    with open(d + '/mixed/' + name, 'w') as f:
+        f.write('x\n1\n')
+np.save(d + '/mixed/q.npy', np.arange(7, dtype='<i4'))
+np.save(d + '/mixed/r.npy', np.arange(5, dtype='<i4'))
+os.mkdir(d + '/notable')
+with open(d + '/notable/a.txt', 'w') as f:
+    f.write('text')
+np.savez(d + '/arch.npz', x=np.arange(3))
+print(sum(len(np.load(f)) for f in glob.glob(d + '/mixed/*.npy')))
+";
+    let rows = run_script(&python, script, [dir.path()]);
+    let d = dir.path().display().to_string();
+    let q = format!("SELECT count(*) AS n FROM '{d}/mixed'");
+    assert_eq!(json_rows(&[&q])[0]["n"].to_string(), rows.trim());
+    for (query, want) in [
+        (
+            format!("SELECT * FROM '{d}/notable'"),
+            format!("{d}/notable: no table here"),
+        ),
+        (
+            "SELECT * FROM 's3://no-such-bucket/a.npy'".to_owned(),
+            "s3://no-such-bucket/a.npy: no object store is registered for s3://no-such-bucket/"
+                .to_owned(),
+        ),
+    ] {
+        let o = npy(["sql", &query]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{query}: {err}");
+        assert!(err.contains(&want), "{query}: {err}");
+    }
+    let o = npy([
+        "sql",
+        "--table",
+        &format!("t={d}/arch.npz:"),
+        "SELECT * FROM t",
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("the member key after ':' is empty"), "{err}");
 }
