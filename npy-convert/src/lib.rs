@@ -374,7 +374,8 @@ fn convert_open(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), Error> {
     let (header, data_offset) = {
-        let reader = NpyReader::new(std::io::BufReader::new(Positioned { file: &file, at: 0 }))?;
+        // npy-core's positional reader: the header at explicit offsets, the position unmoved.
+        let reader = NpyReader::open_at(&file)?;
         (
             reader.header().clone(),
             reader.parsed_header().data_offset(),
@@ -430,19 +431,4 @@ fn convert_open(
         stream(&input, itemsize, &swap, budget, &mut out, progress)?;
     }
     out.file.commit().at_path(out.path)
-}
-
-/// A [`Read`](std::io::Read) over `file` from byte `at`, by positional reads: the file's own
-/// position is never used, so the header is read as the data is (at explicit offsets).
-struct Positioned<'a> {
-    file: &'a File,
-    at: u64,
-}
-
-impl std::io::Read for Positioned<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = ReadAt::read_at(self.file, buf, self.at)?;
-        self.at += n as u64;
-        Ok(n)
-    }
 }
