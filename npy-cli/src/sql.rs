@@ -129,18 +129,6 @@ mod engine {
     /// found": an `.npz` archive without `:KEY` (its keys listed when it is a local file), or
     /// `FILE:KEY` where FILE is a local file that is not an `.npz`.
     fn not_npy(location: &str) -> Option<Fail> {
-        // A FIFO, socket or device: object_store's local store opens it to measure it, and
-        // opening a FIFO waits for a writer (the query hung). `metadata` does not open it.
-        if !location.contains("://") {
-            if let Ok(m) = std::fs::metadata(location) {
-                if !m.is_file() && !m.is_dir() {
-                    return Some(format!(
-                        "{location}: not a regular file or a directory (a FIFO, socket or \
-                         device); a LOCATION is a .npy file, a directory, a glob or a URL"
-                    ));
-                }
-            }
-        }
         if location.to_ascii_lowercase().ends_with(".npz") {
             let keys = npy_npz::NpzArchive::open(location)
                 .map(|a| {

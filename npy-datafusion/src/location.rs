@@ -61,3 +61,16 @@ pub(crate) fn location_name(url: &ListingTableUrl) -> String {
     };
     format!("{base}{glob}")
 }
+
+/// The refusal of a local `path` (named `name` in the error) that is neither a regular file
+/// nor a directory: a FIFO, socket or device, said before anything opens it (DataFusion's
+/// listing opens a file to measure it, and opening a FIFO waits for a writer: the query hung).
+pub(crate) fn special_file(path: &std::path::Path, name: &str) -> Option<crate::Error> {
+    let meta = std::fs::metadata(path).ok()?;
+    (!meta.is_file() && !meta.is_dir()).then(|| crate::Error::Unsupported {
+        path: name.to_owned(),
+        what: "not a regular file or a directory (a FIFO, socket or device); a table is read \
+               from .npy files, directories, globs or URLs"
+            .to_owned(),
+    })
+}

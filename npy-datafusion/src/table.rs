@@ -20,7 +20,7 @@ use futures::TryStreamExt as _;
 use object_store::ObjectMeta;
 
 use crate::format::{parse_options, NpyFormat, NpyOptions};
-use crate::location::{file_name, location_name};
+use crate::location::{file_name, location_name, special_file};
 use crate::Error;
 
 /// The listing options of an `.npy` table (of `.npz` archives with [`NpyOptions::member`])
@@ -157,6 +157,9 @@ impl NpyTable {
         }
         let mut listed = Vec::with_capacity(locations.len());
         for (url, name) in &locations {
+            if let Some(refused) = local_path(url).and_then(|p| special_file(&p, name)) {
+                return Err(refused.into());
+            }
             listed.push(list_files(state, url, name, &listing).await?);
         }
         // Every location's files against the first's: a table of several locations is one
@@ -294,4 +297,11 @@ impl TableProviderFactory for NpyTableFactory {
         };
         Ok(Arc::new(table))
     }
+}
+
+/// The local path of a `file://` location without a glob (a file or a directory).
+fn local_path(url: &ListingTableUrl) -> Option<std::path::PathBuf> {
+    (url.scheme() == "file" && url.get_glob().is_none())
+        .then(|| url.get_url().to_file_path().ok())
+        .flatten()
 }

@@ -233,24 +233,13 @@ fn whole_archive(location: &str) -> DataFusionError {
     .into()
 }
 
-/// The refusal of a local `location` that is no table, said before anything opens it: a FIFO,
-/// socket or device (listing opens a file to measure it, and opening a FIFO waits for a
-/// writer: the query hung).
+/// The refusal of a local `location` that is a FIFO, socket or device
+/// ([`crate::location::special_file`]; for `ARCHIVE:KEY`, the archive), before DataFusion's
+/// factory lists it.
 fn not_a_location(location: &str) -> Option<DataFusionError> {
     let path = npz_member(location).map_or(location, |(archive, _)| archive);
     if path.contains("://") || path.contains(['*', '?', '[']) {
         return None;
     }
-    match std::fs::metadata(path) {
-        Ok(m) if !m.is_file() && !m.is_dir() => Some(
-            crate::Error::Unsupported {
-                path: path.to_owned(),
-                what: "not a regular file or a directory (a FIFO, socket or device); a table \
-                       is read from .npy files, directories, globs or URLs"
-                    .to_owned(),
-            }
-            .into(),
-        ),
-        _ => None,
-    }
+    crate::location::special_file(Path::new(path), path).map(DataFusionError::from)
 }
