@@ -517,7 +517,7 @@ impl<W: Write + Seek> NpzWriter<W> {
     /// As [`NpzWriter::add`] and [`npy_core::dynamic::write_dyn_to`].
     pub fn add_dyn(&mut self, key: &str, array: &DynArray) -> Result<(), Error> {
         self.member(member_name(key)?, |zip| {
-            npy_core::dynamic::write_dyn_to(zip, array, None)?;
+            npy_core::dynamic::write_dyn_to(zip, array)?;
             Ok(())
         })
     }

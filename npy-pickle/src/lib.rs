@@ -342,7 +342,7 @@ pub fn read_dyn(path: impl AsRef<Path>) -> Result<DynArray, Error> {
 /// ```
 pub fn write_dyn(path: impl AsRef<Path>, array: &DynArray) -> Result<(), Error> {
     write_file(path.as_ref(), |w| {
-        npy_core::dynamic::write_dyn_to_using(w, array, None, &PickleCodec::default())
+        npy_core::dynamic::write_dyn_to_using(w, array, &PickleCodec::default())
     })
 }
 

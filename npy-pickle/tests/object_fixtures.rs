@@ -311,8 +311,7 @@ fn writing_gives_numpys_bytes() {
         let path = dir().join(name);
         let a = npy_pickle::read_dyn(&path).unwrap();
         let mut ours = Vec::new();
-        let written =
-            npy_core::dynamic::write_dyn_to_using(&mut ours, &a, None, &PickleCodec::default());
+        let written = npy_core::dynamic::write_dyn_to_using(&mut ours, &a, &PickleCodec::default());
         if f["byte_identical"].as_bool().unwrap() {
             written.unwrap_or_else(|e| panic!("{name}: {e}"));
             let theirs = std::fs::read(&path).unwrap();
@@ -404,8 +403,8 @@ fn external_numpy_files() {
 #[test]
 fn records_with_object_fields_are_an_unsupported_write() {
     let a = npy_pickle::read_dyn(npy_test_support::fixture("object/record_p4.npy")).unwrap();
-    let err = npy_core::dynamic::write_dyn_to_using(Vec::new(), &a, None, &PickleCodec::default())
-        .unwrap_err();
+    let err =
+        npy_core::dynamic::write_dyn_to_using(Vec::new(), &a, &PickleCodec::default()).unwrap_err();
     assert!(
         matches!(
             err.kind(),

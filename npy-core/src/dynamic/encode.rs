@@ -14,7 +14,6 @@ const WRITE_CHUNK_BYTES: usize = 1 << 20;
 use crate::dtype::{DType, Primitive, TimeKind};
 use crate::element::NAT;
 use crate::error::{to_usize, Error, ErrorKind, PathContext};
-use crate::format::Version;
 use crate::write::AtomicFile;
 
 /// Writes `array` to `path` as numpy would write an array of its dtype, shape and order
@@ -45,23 +44,29 @@ pub fn write_dyn(path: impl AsRef<Path>, array: &DynArray) -> Result<(), Error> 
     let path = path.as_ref();
     let write = || -> Result<(), Error> {
         let mut file = AtomicFile::create(path)?;
-        write_dyn_to(&mut file, array, None)?;
+        write_dyn_to(&mut file, array)?;
         Ok(file.commit()?)
     };
     write().at_path(path)
 }
 
-/// Writes `array` to `w` (header and data), with an explicit format `version` or numpy's
-/// choice (`None`).
+/// Writes `array` to `w` (header and data) as [`write_dyn`] writes it to a file: the format
+/// version is numpy's choice for the header (1.0 unless the header needs 2.0's length or 3.0's
+/// UTF-8, as `np.save`).
 ///
 /// # Errors
 /// As [`write_dyn`].
-pub fn write_dyn_to<W: Write>(
-    mut w: W,
-    array: &DynArray,
-    version: Option<Version>,
-) -> Result<(), Error> {
-    write_plain(&mut w, array, version)
+///
+/// # Examples
+/// ```
+/// let array = npy_core::read_dyn("../fixtures/w_f32.npy")?;
+/// let mut out = Vec::new();
+/// npy_core::dynamic::write_dyn_to(&mut out, &array)?;
+/// assert_eq!(out, std::fs::read("../fixtures/w_f32.npy")?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_dyn_to<W: Write>(mut w: W, array: &DynArray) -> Result<(), Error> {
+    write_plain(&mut w, array)
 }
 
 /// Writes `array` to `w` as [`write_dyn_to`] does, encoding object arrays (`|O`) with
@@ -76,12 +81,11 @@ pub fn write_dyn_to<W: Write>(
 pub fn write_dyn_to_using<W: Write>(
     mut w: W,
     array: &DynArray,
-    version: Option<Version>,
     objects: &dyn super::ObjectCodec,
 ) -> Result<(), Error> {
     let dtype = array.dtype();
     if *dtype == DType::Object {
-        w.write_all(&array.header().to_bytes(version)?)?;
+        w.write_all(&array.header().to_bytes(None)?)?;
         objects.encode(array, &mut w)?;
         w.flush()?;
         return Ok(());
@@ -96,18 +100,14 @@ pub fn write_dyn_to_using<W: Write>(
             ),
         }));
     }
-    write_plain(&mut w, array, version)
+    write_plain(&mut w, array)
 }
 
 /// [`write_dyn_to`] of a dtype without objects (any other is refused).
-fn write_plain<W: Write>(
-    w: &mut W,
-    array: &DynArray,
-    version: Option<Version>,
-) -> Result<(), Error> {
+fn write_plain<W: Write>(w: &mut W, array: &DynArray) -> Result<(), Error> {
     let dtype = array.dtype();
     dtype.refuse_object()?;
-    w.write_all(&array.header().to_bytes(version)?)?;
+    w.write_all(&array.header().to_bytes(None)?)?;
     let itemsize = to_usize(dtype.itemsize(), "itemsize")?;
     // An array without objects is held in columns (objects were refused above).
     let Some(columns) = array.column_store() else {

@@ -242,7 +242,7 @@ fn any_nonzero_bool_byte_is_true() {
     // The bytes are kept as stored: written back, the file is the same (np.save of the
     // loaded array writes them too).
     let mut back = Vec::new();
-    npy_core::dynamic::write_dyn_to(&mut back, &a, None).expect("write");
+    npy_core::dynamic::write_dyn_to(&mut back, &a).expect("write");
     assert_eq!(back, bytes);
 }
 

@@ -280,7 +280,7 @@ fn write_dyn_of_hinted_reads_is_np_save() {
             .read_dyn()
             .unwrap();
         let mut out = Vec::new();
-        npy_core::dynamic::write_dyn_to(&mut out, &a, None).unwrap();
+        npy_core::dynamic::write_dyn_to(&mut out, &a).unwrap();
         assert_eq!(out, bytes, "{file}");
         checked += 1;
     }
@@ -454,7 +454,7 @@ fn f1_record_fields_read_as_float8_e5m2() {
     // Written back, the data bytes are np.save's (the void fields' descr is numpy's `|V2`,
     // the type of a void field being lost on reading as numpy loses it).
     let mut out = Vec::new();
-    npy_core::dynamic::write_dyn_to(&mut out, &a, None).unwrap();
+    npy_core::dynamic::write_dyn_to(&mut out, &a).unwrap();
     let data = hex(e["data_hex"].as_str().unwrap());
     assert_eq!(&out[out.len() - data.len()..], &data[..]);
     assert_eq!(&bytes[bytes.len() - data.len()..], &data[..]);

@@ -86,5 +86,5 @@ fn write_dyn_refuses_float_overflow() {
         vec![DynValue::Float(f64::INFINITY), DynValue::Float(f64::NAN)],
     )
     .unwrap();
-    npy_core::dynamic::write_dyn_to(Vec::new(), &a, None).unwrap();
+    npy_core::dynamic::write_dyn_to(Vec::new(), &a).unwrap();
 }

@@ -11,7 +11,7 @@ use super::support::{files, path};
 
 fn round_trip(a: &DynArray) -> Vec<u8> {
     let mut out = Vec::new();
-    write_dyn_to(&mut out, a, None).expect("write_dyn_to");
+    write_dyn_to(&mut out, a).expect("write_dyn_to");
     out
 }
 
