@@ -20,8 +20,18 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
+/// How EXPLAIN names the scan's file groups in [`session`]'s plans: 4 target partitions, two
+/// scan partitions each.
+fn scan_groups() -> String {
+    format!(
+        "file_groups={{{} groups",
+        4 * npy_datafusion::SCAN_PARTITIONS_PER_TARGET
+    )
+}
+
 /// A session that reads `.npy` and takes quoted paths in FROM as tables; files of more than
-/// `split_bytes` are split into byte ranges over 4 partitions; batches of `batch` rows.
+/// `split_bytes` are split into byte ranges over 4 target partitions (8 scan partitions);
+/// batches of `batch` rows.
 fn session(split_bytes: usize, batch: usize) -> SessionContext {
     let mut config = SessionConfig::new()
         .with_target_partitions(4)
@@ -256,36 +266,12 @@ print(json.dumps([{'n': n, 's': int(a['id'].sum()), 'lo': int(a['id'].min()),
         let sql = "SELECT count(id) AS n, sum(id) AS s, min(id) AS lo, max(id) AS hi, \
                    sum(CAST(b AS INT)) AS nb, sum(CAST(x AS DOUBLE)) AS sx FROM big";
         let p = plan(&ctx, sql).await;
-        assert!(
-            p.contains("file_groups={4 groups"),
-            "one file on 4 partitions: {p}"
-        );
+        assert!(p.contains(&scan_groups()), "one file on 8 partitions: {p}");
         let rows = query(&ctx, sql).await.unwrap();
         assert_rows_close(&rows, &want, "ranges of one file");
         // Every data byte read once over the 4 ranges: 100,003 records of 13 bytes (the
         // header's shape × itemsize), as the scan's `bytes_scanned` metric reports.
-        let physical = ctx
-            .sql(sql)
-            .await
-            .unwrap()
-            .create_physical_plan()
-            .await
-            .unwrap();
-        datafusion::physical_plan::collect(Arc::clone(&physical), ctx.task_ctx())
-            .await
-            .unwrap();
-        let mut scanned = 0;
-        datafusion::common::tree_node::TreeNode::apply(&physical, |node| {
-            if let Some(m) = node
-                .metrics()
-                .and_then(|m| m.sum_by_name(npy_datafusion::BYTES_SCANNED))
-            {
-                scanned += m.as_usize();
-            }
-            Ok(datafusion::common::tree_node::TreeNodeRecursion::Continue)
-        })
-        .unwrap();
-        assert_eq!(scanned, 100_003 * 13);
+        assert_eq!(bytes_scanned(&ctx, sql).await, 100_003 * 13);
         // A projection in another order than the record's, and a limit.
         let rows = query(&ctx, "SELECT b, id FROM big LIMIT 3").await.unwrap();
         assert_eq!(rows.len(), 3);
@@ -293,6 +279,80 @@ print(json.dumps([{'n': n, 's': int(a['id'].sum()), 'lo': int(a['id'].min()),
             let id = r["id"].as_i64().unwrap();
             assert_eq!(r["b"].as_bool().unwrap(), id % 5 == 0, "{r}");
         }
+    });
+}
+
+/// The sum of the scan's `bytes_scanned` metric over the plan of `sql`, run to its end.
+async fn bytes_scanned(ctx: &SessionContext, sql: &str) -> usize {
+    let physical = ctx
+        .sql(sql)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    datafusion::physical_plan::collect(Arc::clone(&physical), ctx.task_ctx())
+        .await
+        .unwrap();
+    let mut scanned = 0;
+    datafusion::common::tree_node::TreeNode::apply(&physical, |node| {
+        if let Some(m) = node
+            .metrics()
+            .and_then(|m| m.sum_by_name(npy_datafusion::BYTES_SCANNED))
+        {
+            scanned += m.as_usize();
+        }
+        Ok(datafusion::common::tree_node::TreeNodeRecursion::Continue)
+    })
+    .unwrap();
+    scanned
+}
+
+#[test]
+fn a_local_file_read_in_chunks_of_several_batches_answers_as_numpy() {
+    let Some(python) = python_for("chunked, read-ahead scans of a local .npy against numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // 13-byte records, 1,000-row batches: a local file is read in chunks of whole batches of
+    // about 2 MiB (161 batches, 2.09 MB), the next read while a chunk's batches are
+    // converted. 26 MB on 8 ranges is two chunks a range, the second one short; a limit of
+    // 200,000 rows ends inside the second chunk of an unsplit scan.
+    let script = r"
+import sys, json, numpy as np
+n = 2_000_003
+a = np.zeros(n, dtype=[('id','<i8'), ('x','<f4'), ('b','?')])
+a['id'] = np.arange(n) * 3 - 7
+a['x'] = (np.arange(n) % 1000).astype(np.float32) / 8
+a['b'] = a['id'] % 5 == 0
+np.save(sys.argv[1] + '/big.npy', a)
+h = a[:200_000]
+print(json.dumps([{'n': n, 's': int(a['id'].sum()), 'nb': int(a['b'].sum()),
+                   'sx': float(a['x'].astype(np.float64).sum()),
+                   'hn': len(h), 'hs': int(h['id'].sum()), 'hx': float(h['x'].astype(np.float64).sum())}]))
+";
+    let want = expected(&python, script, dir.path());
+    let file = dir.path().join("big.npy").display().to_string();
+    runtime().block_on(async {
+        let ctx = session(1 << 20, 1000);
+        listing(&ctx, "big", &file, None).await;
+        let sql = "SELECT count(id) AS n, sum(id) AS s, sum(CAST(b AS INT)) AS nb, \
+                   sum(CAST(x AS DOUBLE)) AS sx FROM big";
+        let p = plan(&ctx, sql).await;
+        assert!(p.contains(&scan_groups()), "8 ranges: {p}");
+        let rows = query(&ctx, sql).await.unwrap();
+        let whole = serde_json::json!([{
+            "n": want[0]["n"], "s": want[0]["s"], "nb": want[0]["nb"], "sx": want[0]["sx"]
+        }]);
+        assert_rows_close(&rows, &whole, "chunks of 4 ranges");
+        assert_eq!(bytes_scanned(&ctx, sql).await, 2_000_003 * 13);
+        let head = "SELECT count(id) AS hn, sum(id) AS hs, sum(CAST(x AS DOUBLE)) AS hx \
+                    FROM (SELECT id, x FROM big LIMIT 200000)";
+        let rows = query(&ctx, head).await.unwrap();
+        let first = serde_json::json!([{
+            "hn": want[0]["hn"], "hs": want[0]["hs"], "hx": want[0]["hx"]
+        }]);
+        assert_rows_close(&rows, &first, "the first 200,000 rows");
     });
 }
 

@@ -102,9 +102,14 @@ fn the_physical_codec_ships_a_scan_that_answers_as_numpy() {
                 .unwrap();
         let sent = scans(&plan);
         assert_eq!(scans(&decoded), sent);
+        // 4 target partitions, two scan partitions each.
+        let groups = format!(
+            "file_groups={{{} groups",
+            4 * npy_datafusion::SCAN_PARTITIONS_PER_TARGET
+        );
         assert!(
-            sent[0].contains("file_groups={4 groups") && sent[0].contains(".npy:"),
-            "the files split into byte ranges over 4 partitions: {sent:?}"
+            sent[0].contains(&groups) && sent[0].contains(".npy:"),
+            "the files split into byte ranges over 8 partitions: {sent:?}"
         );
         let stats = scan_statistics(&plan);
         assert_eq!(scan_statistics(&decoded), stats);
