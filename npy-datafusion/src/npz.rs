@@ -97,10 +97,11 @@ fn npz_error(path: &str, source: npy_npz::Error) -> Error {
     }
 }
 
-fn joined(path: &str, e: &tokio::task::JoinError) -> Error {
+/// A read on a blocking thread that panicked or was cancelled, naming the file it read.
+pub(crate) fn joined(path: &str, e: &tokio::task::JoinError) -> Error {
     Error::Unsupported {
         path: path.to_owned(),
-        what: format!("the read of the archive stopped: {e}"),
+        what: format!("a read of the file stopped: {e}"),
     }
 }
 

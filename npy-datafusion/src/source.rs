@@ -39,8 +39,9 @@ const DEFAULT_BATCH_ROWS: usize = 8192;
 /// [`SCAN_PARTITIONS_PER_TARGET`] partitions per target partition, and a row belongs to the
 /// range holding its first byte) is read in batches of at most the session's batch size in
 /// rows and [`npy_arrow::BATCH_BYTES`] in bytes (one row when a row is wider): one ranged read
-/// per batch from an object store, or chunks of whole batches from a local file, the next chunk
-/// read ahead, so a scan holds about two chunks (or batches) per partition. Only the
+/// per batch from an object store, or from a local file chunks of whole batches (batches when
+/// a column may borrow the bytes), the next one read ahead, so a scan holds about two chunks
+/// (or batches) per partition. Only the
 /// record fields the query uses are converted (projection pushdown); with a `LIMIT`, only the
 /// rows needed are read. Fortran-order arrays of more than one axis are gathered: one ranged
 /// read per element of a row per batch (a row's elements are strided through the file).
@@ -139,7 +140,7 @@ impl FileSource for NpySource {
             return Ok(None);
         }
         let groups = FileGroupPartitioner::new()
-            .with_target_partitions(target_partitions.saturating_mul(SCAN_PARTITIONS_PER_TARGET))
+            .with_target_partitions(scan_partitions(target_partitions))
             .with_repartition_file_min_size(repartition_file_min_size)
             .with_preserve_order_within_groups(output_ordering.is_some())
             .repartition_file_groups(&config.file_groups);
@@ -184,10 +185,21 @@ impl FileSource for NpySource {
 /// the number of cores), when files are split into byte ranges. A partition's scan waits for
 /// its reads (a blocking thread's `pread`, or a store's response) between converting batches;
 /// with two partitions a core, one partition's read overlaps another's conversion and
-/// aggregation. The group-by of 8 shards × 1M records on 2 cores: 0.13 s against 0.15 s with
-/// one partition a core (medians of 9 runs, npy-datafusion's README). Memory: two chunks
-/// (or batches) a partition.
+/// aggregation. The group-by of 8 shards × 1M records on 2 cores: 0.13 s against 0.15–0.16 s
+/// with one partition a core (medians of rounds of 9 and 11 runs, npy-datafusion's README).
+/// Memory: two chunks (or batches) a partition. A `target_partitions` of 1 stays one
+/// partition.
 pub const SCAN_PARTITIONS_PER_TARGET: usize = 2;
+
+/// The scan partitions for `target_partitions`: [`SCAN_PARTITIONS_PER_TARGET`] times as many,
+/// except that one stays one (a session asking for one partition: one stream, in file order).
+fn scan_partitions(target_partitions: usize) -> usize {
+    if target_partitions > 1 {
+        target_partitions.saturating_mul(SCAN_PARTITIONS_PER_TARGET)
+    } else {
+        target_partitions
+    }
+}
 
 /// The metric of a scan's data bytes read from the files (headers not counted), per
 /// partition: DataFusion's name for it (Parquet's scan reports the same), summed by
@@ -243,9 +255,10 @@ struct Plan {
 /// A local file read without the object store: object_store's `LocalFileSystem` opens the
 /// file, allocates and zero-fills a new buffer for every ranged read; a scan reads one range
 /// per batch, so that cost was paid once per 8,192 rows. Here the file is opened once per
-/// scan range and read in chunks of about [`LOCAL_CHUNK_BYTES`] (a whole number of batches):
-/// one `pread` a chunk into the buffer of a chunk done with (npy-arrow copies record fields
-/// out of it), the chunk's batches converted from slices of it. The next chunk is read while
+/// scan range and read in chunks of about [`LOCAL_CHUNK_BYTES`] (a whole number of batches)
+/// when npy-arrow copies every column out of the bytes ([`copied_out`]: records of several
+/// fields), else a batch at a time: one `pread` a chunk into the buffer of a chunk done
+/// with, the chunk's batches converted from slices of it. The next chunk is read while
 /// this one's batches are converted and aggregated (one read ahead, on a blocking thread), so
 /// a partition's reads do not wait for its own compute: two chunk buffers a partition.
 struct LocalFile {
@@ -261,8 +274,7 @@ struct LocalFile {
 /// Bytes a local file is read in at a time (rounded to whole batches; at least one batch).
 /// Batches of 8,192 rows of 56-byte records are 0.46 MB: read four at a time, with the next
 /// chunk read ahead, the group-by of 8 such shards took 0.16 s against 0.19 s a batch at a
-/// time (2 cores, medians of 11 runs; 0.5 to 8 MiB chunks measured alike). A chunk fits a
-/// core's L2 cache on current CPUs, where the batches' fields are gathered from it.
+/// time (2 cores, medians of 11 runs; 0.5 to 8 MiB chunks measured alike).
 const LOCAL_CHUNK_BYTES: u64 = 2 << 20;
 
 /// A read started for the next chunk: its byte range and the blocking task filling it.
@@ -388,6 +400,7 @@ impl FileOpener for NpyOpener {
                 _ => None,
             };
             let shard_row_bytes = shard.row_bytes;
+            let copied = dtype.as_ref().is_some_and(copied_out);
             let plan = Arc::new(Plan {
                 store,
                 location: meta.location.clone(),
@@ -398,12 +411,16 @@ impl FileOpener for NpyOpener {
                 schema,
                 name,
                 batch_rows,
-                chunk_rows: batch_rows.saturating_mul(
-                    LOCAL_CHUNK_BYTES
-                        .checked_div(batch_rows.saturating_mul(shard_row_bytes))
-                        .unwrap_or(1)
-                        .max(1),
-                ),
+                chunk_rows: if copied {
+                    batch_rows.saturating_mul(
+                        LOCAL_CHUNK_BYTES
+                            .checked_div(batch_rows.saturating_mul(shard_row_bytes))
+                            .unwrap_or(1)
+                            .max(1),
+                    )
+                } else {
+                    batch_rows
+                },
                 end,
                 bytes_scanned,
                 local,
@@ -473,6 +490,18 @@ fn projected_dtype(dtype: &DType, indices: &[usize]) -> (Option<DType>, Vec<usiz
     }
 }
 
+/// Whether npy-arrow copies every column of `dtype` out of the bytes it converts: a record
+/// whose fields are each narrower than the record. A plain array, or a field as wide as its
+/// record, may become a column that borrows the bytes (zero copy), and a column borrowing a
+/// slice of a chunk would keep the whole chunk alive (and be counted as the chunk by
+/// DataFusion's memory accounting): those are read a batch at a time.
+fn copied_out(dtype: &DType) -> bool {
+    match dtype {
+        DType::Record(r) => r.fields().iter().all(|f| f.dtype.itemsize() < r.itemsize()),
+        _ => false,
+    }
+}
+
 impl Plan {
     fn path(&self) -> &str {
         &self.path
@@ -520,21 +549,32 @@ impl Plan {
     async fn read_local(&self, local: &LocalFile, first: u64, n: u64) -> Result<RecordBatch> {
         let held = lock(&local.current).take();
         let (chunk_first, chunk_rows, buffer) = match held {
-            Some((f, rows, buffer)) if f <= first && first + n <= f + rows => (f, rows, buffer),
+            Some((f, rows, buffer))
+                if f <= first && first.checked_add(n) <= f.checked_add(rows) =>
+            {
+                (f, rows, buffer)
+            }
             other => {
                 if let Some((_, _, done)) = other {
                     local.give_back(done);
                 }
-                let rows = self.chunk_rows.min(self.end - first).max(n);
+                let left = self.end.checked_sub(first).ok_or_else(|| self.overflow())?;
+                let rows = self.chunk_rows.min(left).max(n);
                 (first, rows, self.read_chunk(local, first, rows).await?)
             }
         };
         let rb = self.shard.row_bytes;
-        let (offset, len) = ((first - chunk_first) * rb, n * rb);
-        let slice = buffer.slice_with_length(
-            usize::try_from(offset).map_err(|_| self.overflow())?,
-            usize::try_from(len).map_err(|_| self.overflow())?,
-        );
+        let bytes = |rows: u64| {
+            rows.checked_mul(rb)
+                .and_then(|b| usize::try_from(b).ok())
+                .ok_or_else(|| self.overflow())
+        };
+        let offset = bytes(
+            first
+                .checked_sub(chunk_first)
+                .ok_or_else(|| self.overflow())?,
+        )?;
+        let slice = buffer.slice_with_length(offset, bytes(n)?);
         let batch = self.convert_buffer(n, &slice)?;
         drop(slice);
         *lock(&local.current) = Some((chunk_first, chunk_rows, buffer));
@@ -557,16 +597,16 @@ impl Plan {
         };
         let read = task
             .await
-            .map_err(|e| DataFusionError::External(Box::new(e)))?;
+            .map_err(|e| DataFusionError::from(crate::npz::joined(self.path(), &e)))?;
         let buf = read.map_err(|e| {
             self.store_error(object_store::Error::Generic {
                 store: "LocalFileSystem",
                 source: Box::new(e),
             })
         })?;
-        let next = first + rows;
-        if next < self.end {
-            if let Some((start, len)) = range(next, self.chunk_rows.min(self.end - next)) {
+        let next = first.checked_add(rows).ok_or_else(|| self.overflow())?;
+        if let Some(left) = self.end.checked_sub(next).filter(|&l| l > 0) {
+            if let Some((start, len)) = range(next, self.chunk_rows.min(left)) {
                 let task = local.start_read(start, len);
                 *lock(&local.ahead) = Some(Ahead { start, len, task });
             }

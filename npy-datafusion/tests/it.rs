@@ -269,7 +269,7 @@ print(json.dumps([{'n': n, 's': int(a['id'].sum()), 'lo': int(a['id'].min()),
         assert!(p.contains(&scan_groups()), "one file on 8 partitions: {p}");
         let rows = query(&ctx, sql).await.unwrap();
         assert_rows_close(&rows, &want, "ranges of one file");
-        // Every data byte read once over the 4 ranges: 100,003 records of 13 bytes (the
+        // Every data byte read once over the 8 ranges: 100,003 records of 13 bytes (the
         // header's shape × itemsize), as the scan's `bytes_scanned` metric reports.
         assert_eq!(bytes_scanned(&ctx, sql).await, 100_003 * 13);
         // A projection in another order than the record's, and a limit.
@@ -327,7 +327,10 @@ a['x'] = (np.arange(n) % 1000).astype(np.float32) / 8
 a['b'] = a['id'] % 5 == 0
 np.save(sys.argv[1] + '/big.npy', a)
 h = a[:200_000]
-print(json.dumps([{'n': n, 's': int(a['id'].sum()), 'nb': int(a['b'].sum()),
+p = np.arange(300_001, dtype='<f8') * 0.5
+np.save(sys.argv[1] + '/plain.npy', p)
+print(json.dumps([{'pn': len(p), 'ps': float(p.sum()),
+                   'n': n, 's': int(a['id'].sum()), 'nb': int(a['b'].sum()),
                    'sx': float(a['x'].astype(np.float64).sum()),
                    'hn': len(h), 'hs': int(h['id'].sum()), 'hx': float(h['x'].astype(np.float64).sum())}]))
 ";
@@ -344,7 +347,7 @@ print(json.dumps([{'n': n, 's': int(a['id'].sum()), 'nb': int(a['b'].sum()),
         let whole = serde_json::json!([{
             "n": want[0]["n"], "s": want[0]["s"], "nb": want[0]["nb"], "sx": want[0]["sx"]
         }]);
-        assert_rows_close(&rows, &whole, "chunks of 4 ranges");
+        assert_rows_close(&rows, &whole, "chunks of 8 ranges");
         assert_eq!(bytes_scanned(&ctx, sql).await, 2_000_003 * 13);
         let head = "SELECT count(id) AS hn, sum(id) AS hs, sum(CAST(x AS DOUBLE)) AS hx \
                     FROM (SELECT id, x FROM big LIMIT 200000)";
@@ -353,6 +356,29 @@ print(json.dumps([{'n': n, 's': int(a['id'].sum()), 'nb': int(a['b'].sum()),
             "hn": want[0]["hn"], "hs": want[0]["hs"], "hx": want[0]["hx"]
         }]);
         assert_rows_close(&rows, &first, "the first 200,000 rows");
+        // A plain `<f8` array, whose column may borrow the bytes read: a batch at a time, the
+        // next read ahead, over 8 ranges of 38 batches.
+        let plain = dir.path().join("plain.npy").display().to_string();
+        listing(&ctx, "plain", &plain, None).await;
+        let sql = "SELECT count(plain) AS pn, sum(plain) AS ps FROM plain";
+        let rows = query(&ctx, sql).await.unwrap();
+        let want_plain = serde_json::json!([{"pn": want[0]["pn"], "ps": want[0]["ps"]}]);
+        assert_rows_close(&rows, &want_plain, "a plain array");
+        assert_eq!(bytes_scanned(&ctx, sql).await, 300_001 * 8);
+        // A session of one partition scans in one stream: one file group.
+        let one = SessionContext::new_with_config(
+            SessionConfig::new()
+                .with_target_partitions(1)
+                .with_batch_size(1000)
+                .with_repartition_file_scans(true)
+                .with_repartition_file_min_size(1 << 20),
+        );
+        npy_datafusion::register(&one).unwrap();
+        listing(&one, "big", &file, None).await;
+        let p = plan(&one, "SELECT sum(id) FROM big").await;
+        assert!(p.contains("file_groups={1 group"), "one partition: {p}");
+        let rows = query(&one, "SELECT sum(id) AS s FROM big").await.unwrap();
+        assert_eq!(rows, [serde_json::json!({"s": want[0]["s"]})]);
     });
 }
 
