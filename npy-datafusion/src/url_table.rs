@@ -34,14 +34,34 @@ pub fn npz_member(location: &str) -> Option<(&str, &str)> {
 }
 
 /// The table URL of a location as a user writes it: a local directory gets its trailing `/`
-/// (DataFusion lists a URL ending in `/` as a directory).
+/// (DataFusion lists a URL ending in `/` as a directory), and a relative path that exists is
+/// taken as a path even when it holds a `:` (`run:2024-01-01/a.npy`, which DataFusion's
+/// parser takes for a URL of scheme `run`; a glob's directory before its first wildcard must
+/// exist): it is made absolute.
 ///
 /// # Errors
 /// DataFusion's, for a location that is no URL or path.
 pub fn location_url(location: &str) -> Result<ListingTableUrl> {
     let mut loc = location.to_owned();
-    if !loc.contains("://") && Path::new(&loc).is_dir() && !loc.ends_with('/') {
-        loc.push('/');
+    if !loc.contains("://") {
+        let path = Path::new(location);
+        // What must exist: the path, or a glob's directory before its first wildcard.
+        let existing = match location.find(['*', '?', '[']) {
+            Some(i) => location[..i].rfind('/').map(|j| &location[..=j]),
+            None => Some(location),
+        };
+        let exists = existing.is_some_and(|e| Path::new(e).exists());
+        if path.is_relative() && location.contains(':') && exists {
+            if let Some(absolute) = std::path::absolute(path)
+                .ok()
+                .and_then(|a| a.to_str().map(str::to_owned))
+            {
+                loc = absolute;
+            }
+        }
+        if Path::new(&loc).is_dir() && !loc.ends_with('/') {
+            loc.push('/');
+        }
     }
     ListingTableUrl::parse(&loc)
 }

@@ -865,3 +865,44 @@ print(sum(len(np.load(f)) for f in glob.glob(d + '/mixed/*.npy')))
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("the member key after ':' is empty"), "{err}");
 }
+
+/// A relative LOCATION whose directory holds `:` (`run:7/…`, as timestamped run folders do)
+/// is a path, not a URL of scheme `run`: as a file, a directory, a glob and quoted in FROM,
+/// with numpy's count and sum.
+#[test]
+fn a_relative_path_holding_a_colon_is_a_path() {
+    let Some(python) = python_for("a run folder with ':' in its name, written by numpy") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = r"
+import sys, os, json, numpy as np
+d = sys.argv[1] + '/run:7'
+os.mkdir(d)
+a = np.arange(10, dtype='<i8') * 3
+b = np.arange(5, dtype='<i8') - 40
+np.save(d + '/a.npy', a)
+np.save(d + '/b.npy', b)
+print(json.dumps({'a': [len(a), int(a.sum())], 'all': [len(a) + len(b), int(a.sum() + b.sum())]}))
+";
+    let want: Value = serde_json::from_str(&run_script(&python, script, [dir.path()])).unwrap();
+    let run = |args: &[&str]| -> Value {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_npy"))
+            .arg("sql")
+            .arg("--json")
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let row: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        serde_json::json!([row["n"], row["s"]])
+    };
+    let q = "SELECT count(*) AS n, sum(t) AS s FROM t";
+    assert_eq!(run(&["--table", "t=run:7/a.npy", q]), want["a"]);
+    for location in ["t=run:7", "t=run:7/", "t=run:7/*.npy"] {
+        assert_eq!(run(&["--table", location, q]), want["all"], "{location}");
+    }
+    let quoted = "SELECT count(*) AS n, sum(a) AS s FROM 'run:7/a.npy'";
+    assert_eq!(run(&[quoted]), want["a"]);
+}
