@@ -65,7 +65,7 @@ pub use format::{
     NpyFormat, NpyFormatFactory, NpyOptions, HEADER_CONCURRENCY, NPY_EXTENSION, NPZ_EXTENSION,
 };
 pub use shard::HEADER_PROBE_BYTES;
-pub use source::{NpySource, BYTES_SCANNED, SCAN_PARTITIONS_PER_TARGET};
+pub use source::{NpySource, BYTES_READ_AHEAD, BYTES_SCANNED, SCAN_PARTITIONS_PER_TARGET};
 pub use table::{NpyTable, NpyTableFactory};
 pub use url_table::{enable_url_table, location_url, npz_member, NpyUrlTableFactory};
 

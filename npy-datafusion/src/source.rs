@@ -39,8 +39,9 @@ const DEFAULT_BATCH_ROWS: usize = 8192;
 /// [`SCAN_PARTITIONS_PER_TARGET`] partitions per target partition, and a row belongs to the
 /// range holding its first byte) is read in batches of at most the session's batch size in
 /// rows and [`npy_arrow::BATCH_BYTES`] in bytes (one row when a row is wider): one ranged read
-/// per batch from an object store, or from a local file chunks of whole batches (batches when
-/// a column may borrow the bytes), the next one read ahead, so a scan holds about two chunks
+/// per batch from an object store; from a local file, a batch at a time in place when the page
+/// cache holds its bytes, else chunks of whole batches (batches when a column may borrow the
+/// bytes), the next one read ahead ([`BYTES_READ_AHEAD`]), so a scan holds about two chunks
 /// (or batches) per partition. Only the
 /// record fields the query uses are converted (projection pushdown); with a `LIMIT`, only the
 /// rows needed are read. Fortran-order arrays of more than one axis are gathered: one ranged
@@ -110,6 +111,8 @@ impl FileSource for NpySource {
             batch_rows: self.batch_size.unwrap_or(DEFAULT_BATCH_ROWS).max(1),
             limit: base_config.limit,
             bytes_scanned: MetricBuilder::new(&self.metrics).counter(BYTES_SCANNED, partition),
+            bytes_read_ahead: MetricBuilder::new(&self.metrics)
+                .counter(BYTES_READ_AHEAD, partition),
         }) as Arc<dyn FileOpener>;
         ProjectionOpener::try_new(self.projection.clone(), opener, file_schema)
     }
@@ -183,10 +186,11 @@ impl FileSource for NpySource {
 
 /// Scan partitions per partition of the plan (DataFusion's `target_partitions`, by default
 /// the number of cores), when files are split into byte ranges. A partition's scan waits for
-/// its reads (a blocking thread's `pread`, or a store's response) between converting batches;
-/// with two partitions a core, one partition's read overlaps another's conversion and
-/// aggregation. The group-by of 8 shards × 1M records on 2 cores: 0.13 s against 0.15–0.16 s
-/// with one partition a core (medians of rounds of 9 and 11 runs, npy-datafusion's README).
+/// its reads (a blocking thread's `pread` of a cold file, or a store's response) between
+/// converting batches; with two partitions a core, one partition's read overlaps another's
+/// conversion and aggregation. The group-by of 8 shards × 1M records on 2 cores, read ahead:
+/// 0.13 s against 0.15–0.16 s with one partition a core (medians of rounds of 9 and 11 runs,
+/// npy-datafusion's README).
 /// Memory: two chunks (or batches) a partition. A `target_partitions` of 1 stays one
 /// partition.
 pub const SCAN_PARTITIONS_PER_TARGET: usize = 2;
@@ -206,6 +210,12 @@ fn scan_partitions(target_partitions: usize) -> usize {
 /// `MetricsSet::sum_by_name` over a plan's nodes. `npy sql` shows it as its progress.
 pub const BYTES_SCANNED: &str = "bytes_scanned";
 
+/// The metric of the data bytes of local files a scan read on blocking threads, ahead of
+/// their batches, because the page cache did not hold them (a cold file); a warm file's bytes
+/// are read in place, on the scan's own thread, and not counted here. Per partition; part of
+/// [`BYTES_SCANNED`]. `EXPLAIN ANALYZE` shows it.
+pub const BYTES_READ_AHEAD: &str = "bytes_read_ahead";
+
 /// Opens one file (range) of a scan.
 struct NpyOpener {
     store: Arc<dyn ObjectStore>,
@@ -224,6 +234,8 @@ struct NpyOpener {
     limit: Option<usize>,
     /// Data bytes read so far by this partition ([`BYTES_SCANNED`]).
     bytes_scanned: Count,
+    /// Of those, the bytes of local files read ahead ([`BYTES_READ_AHEAD`]).
+    bytes_read_ahead: Count,
 }
 
 /// How a file's batches are read and converted.
@@ -253,16 +265,23 @@ struct Plan {
 }
 
 /// A local file read without the object store: object_store's `LocalFileSystem` opens the
-/// file, allocates and zero-fills a new buffer for every ranged read; a scan reads one range
-/// per batch, so that cost was paid once per 8,192 rows. Here the file is opened once per
-/// scan range and read in chunks of about [`LOCAL_CHUNK_BYTES`] (a whole number of batches)
-/// when npy-arrow copies every column out of the bytes ([`copied_out`]: records of several
-/// fields), else a batch at a time: one `pread` a chunk into the buffer of a chunk done
-/// with, the chunk's batches converted from slices of it. The next chunk is read while
-/// this one's batches are converted and aggregated (one read ahead, on a blocking thread), so
-/// a partition's reads do not wait for its own compute: two chunk buffers a partition.
+/// file, allocates and zero-fills a new buffer for every ranged read, and reads on a blocking
+/// thread; a scan reads one range per batch, so that cost was paid once per 8,192 rows. Here
+/// the file is opened once per scan range and read two ways:
+/// - **In place**, a batch at a time, when the page cache holds the batch's bytes (a warm
+///   file; [`LocalFile::read_cached`]): `pread` on the scan's own thread, into the buffer of a
+///   batch done with, so the bytes are converted while they are still in this core's cache.
+/// - **Ahead**, otherwise (a cold file): in chunks of about [`LOCAL_CHUNK_BYTES`] (a whole
+///   number of batches) when npy-arrow copies every column out of the bytes ([`copied_out`]:
+///   records of several fields), else a batch at a time, on a blocking thread, the next chunk
+///   read while this one's batches are converted and aggregated, so a partition's reads do
+///   not wait for its own compute: two chunk buffers a partition.
 struct LocalFile {
     file: Arc<std::fs::File>,
+    /// The file is in memory (tmpfs, ramfs): every read is in place.
+    in_memory: bool,
+    /// Bytes read on blocking threads ([`BYTES_READ_AHEAD`]).
+    read_ahead: Count,
     /// A buffer no batch holds, for the next read.
     spare: std::sync::Mutex<Vec<u8>>,
     /// The chunk read ahead.
@@ -271,16 +290,18 @@ struct LocalFile {
     current: std::sync::Mutex<Option<(u64, u64, Buffer)>>,
 }
 
-/// Bytes a local file is read in at a time (rounded to whole batches; at least one batch).
-/// Batches of 8,192 rows of 56-byte records are 0.46 MB: read four at a time, with the next
-/// chunk read ahead, the group-by of 8 such shards took 0.16 s against 0.19 s a batch at a
-/// time (2 cores, medians of 11 runs; 0.5 to 8 MiB chunks measured alike).
+/// Bytes a cold local file is read in at a time (rounded to whole batches; at least one
+/// batch). Batches of 8,192 rows of 56-byte records are 0.46 MB: read four at a time, with
+/// the next chunk read ahead, the group-by of 8 such shards took 0.16 s against 0.19 s a batch
+/// at a time (2 cores, medians of 11 runs; 0.5 to 8 MiB chunks measured alike). A warm file is
+/// read in place a batch at a time: 0.07–0.08 s, where 2 MiB chunks read in place took
+/// 0.08–0.09 s (a chunk no longer fits the core's cache between its read and its conversion).
 const LOCAL_CHUNK_BYTES: u64 = 2 << 20;
 
-/// A read started for the next chunk: its byte range and the blocking task filling it.
+/// A read started for the next chunk: its first row, rows and the blocking task filling it.
 struct Ahead {
-    start: u64,
-    len: usize,
+    first: u64,
+    rows: u64,
     task: tokio::task::JoinHandle<std::io::Result<Vec<u8>>>,
 }
 
@@ -290,18 +311,61 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl LocalFile {
-    /// Starts reading `len` bytes at `start` into the spare buffer (or a new one) on a
-    /// blocking thread.
+    fn open(path: &std::path::Path, read_ahead: Count) -> Option<LocalFile> {
+        let file = std::fs::File::open(path).ok()?;
+        Some(LocalFile {
+            in_memory: in_memory(&file),
+            read_ahead,
+            file: Arc::new(file),
+            spare: std::sync::Mutex::default(),
+            ahead: std::sync::Mutex::default(),
+            current: std::sync::Mutex::default(),
+        })
+    }
+
+    /// The spare buffer (or a new one) holding `len` bytes, zero-filled only where it grows.
+    fn buffer(&self, len: usize) -> Vec<u8> {
+        let mut buf = std::mem::take(&mut *lock(&self.spare));
+        buf.resize(len, 0);
+        buf
+    }
+
+    /// Reads the bytes of `buf` from `offset` that can be read without waiting for a disk,
+    /// from the start: all of them for a file in memory; else those the page cache holds
+    /// (`preadv2` with `RWF_NOWAIT`, Linux 4.14 and later), up to the first that is not
+    /// there. Returns how many bytes were read; 0 where the kernel cannot tell (another
+    /// system, a file system without `RWF_NOWAIT`).
+    ///
+    /// # Errors
+    ///
+    /// The read's error; a file shorter than `offset + buf.len()` gets `UnexpectedEof`.
+    fn read_cached(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+        if self.in_memory {
+            read_exact_at(&self.file, buf, offset)?;
+            return Ok(buf.len());
+        }
+        read_nowait(&self.file, buf, offset)
+    }
+
+    /// Starts reading the bytes of `buf` past its first `done` (read already), at `start`
+    /// of the file, on a blocking thread.
     fn start_read(
         &self,
         start: u64,
-        len: usize,
+        mut buf: Vec<u8>,
+        done: usize,
     ) -> tokio::task::JoinHandle<std::io::Result<Vec<u8>>> {
-        let mut buf = std::mem::take(&mut *lock(&self.spare));
-        // Zero-filled only where the buffer grows: the first chunks, or a longer one.
-        buf.resize(len, 0);
         let file = Arc::clone(&self.file);
-        tokio::task::spawn_blocking(move || read_exact_at(&file, &mut buf, start).map(|()| buf))
+        self.read_ahead.add(buf.len().saturating_sub(done));
+        tokio::task::spawn_blocking(move || {
+            let at = start
+                .checked_add(done as u64)
+                .ok_or(std::io::ErrorKind::InvalidInput)?;
+            let rest = buf
+                .get_mut(done..)
+                .ok_or(std::io::ErrorKind::InvalidInput)?;
+            read_exact_at(&file, rest, at).map(|()| buf)
+        })
     }
 
     /// Keeps `buffer` for the next read when no column holds it.
@@ -310,6 +374,59 @@ impl LocalFile {
             *lock(&self.spare) = back;
         }
     }
+}
+
+/// Whether `file` lives in memory (tmpfs, as `/dev/shm`, or ramfs), where a read never waits
+/// for a disk: `fstatfs`'s file-system type (linux/magic.h). tmpfs answers `RWF_NOWAIT` with
+/// `EOPNOTSUPP` (Linux 6.18), so its files are known by their file system instead.
+#[cfg(target_os = "linux")]
+fn in_memory(file: &std::fs::File) -> bool {
+    const TMPFS_MAGIC: u64 = 0x0102_1994;
+    const RAMFS_MAGIC: u64 = 0x8584_58f6;
+    rustix::fs::fstatfs(file).is_ok_and(|s| {
+        // `f_type`'s integer type differs between targets (i64, u32, …).
+        #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+        let kind = s.f_type as u64;
+        kind == TMPFS_MAGIC || kind == RAMFS_MAGIC
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn in_memory(_file: &std::fs::File) -> bool {
+    false
+}
+
+/// The bytes of `buf` at `offset` of `file` the page cache holds, from the start:
+/// `preadv2(…, RWF_NOWAIT)` until it would wait (`EAGAIN`), cannot tell (`EOPNOTSUPP`) or
+/// `buf` is full. How many bytes were read.
+#[cfg(target_os = "linux")]
+fn read_nowait(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    use rustix::io::{Errno, ReadWriteFlags};
+    let mut done = 0;
+    while let Some(rest) = buf.get_mut(done..).filter(|r| !r.is_empty()) {
+        let at = offset
+            .checked_add(done as u64)
+            .ok_or(std::io::ErrorKind::InvalidInput)?;
+        let read = rustix::io::preadv2(
+            file,
+            &mut [std::io::IoSliceMut::new(rest)],
+            at,
+            ReadWriteFlags::NOWAIT,
+        );
+        match read {
+            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => done += n,
+            Err(Errno::INTR) => {}
+            Err(Errno::AGAIN | Errno::OPNOTSUPP | Errno::INVAL) => break,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(done)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn read_nowait(_file: &std::fs::File, _buf: &mut [u8], _offset: u64) -> std::io::Result<usize> {
+    Ok(0)
 }
 
 /// The path of `location` when `store` is object_store's `LocalFileSystem` rooted at `/` (the
@@ -345,6 +462,7 @@ impl FileOpener for NpyOpener {
         let batch_rows = self.batch_rows;
         let limit = self.limit;
         let bytes_scanned = self.bytes_scanned.clone();
+        let bytes_read_ahead = self.bytes_read_ahead.clone();
         Ok(Box::pin(async move {
             let meta = &file.object_meta;
             let path = file_name(Some(&base), &meta.location);
@@ -390,12 +508,7 @@ impl FileOpener for NpyOpener {
             };
             let local = match local_path(store.as_ref(), &meta.location) {
                 Some(p) if deflated.is_none() && !shard.fortran && dtype.is_some() => {
-                    std::fs::File::open(&p).ok().map(|f| LocalFile {
-                        file: Arc::new(f),
-                        spare: std::sync::Mutex::default(),
-                        ahead: std::sync::Mutex::default(),
-                        current: std::sync::Mutex::default(),
-                    })
+                    LocalFile::open(&p, bytes_read_ahead)
                 }
                 _ => None,
             };
@@ -545,7 +658,7 @@ impl Plan {
     }
 
     /// Rows `[first, first + n)` of a local file: a slice of the chunk holding them, read
-    /// ahead or now (see [`LocalFile`]).
+    /// in place or ahead (see [`LocalFile`]).
     async fn read_local(&self, local: &LocalFile, first: u64, n: u64) -> Result<RecordBatch> {
         let held = lock(&local.current).take();
         let (chunk_first, chunk_rows, buffer) = match held {
@@ -558,60 +671,81 @@ impl Plan {
                 if let Some((_, _, done)) = other {
                     local.give_back(done);
                 }
-                let left = self.end.checked_sub(first).ok_or_else(|| self.overflow())?;
-                let rows = self.chunk_rows.min(left).max(n);
-                (first, rows, self.read_chunk(local, first, rows).await?)
+                let (rows, buffer) = self.read_chunk(local, first, n).await?;
+                (first, rows, buffer)
             }
         };
-        let rb = self.shard.row_bytes;
-        let bytes = |rows: u64| {
-            rows.checked_mul(rb)
-                .and_then(|b| usize::try_from(b).ok())
-                .ok_or_else(|| self.overflow())
-        };
-        let offset = bytes(
+        let offset = self.byte_len(
             first
                 .checked_sub(chunk_first)
                 .ok_or_else(|| self.overflow())?,
         )?;
-        let slice = buffer.slice_with_length(offset, bytes(n)?);
+        let slice = buffer.slice_with_length(offset, self.byte_len(n)?);
         let batch = self.convert_buffer(n, &slice)?;
         drop(slice);
         *lock(&local.current) = Some((chunk_first, chunk_rows, buffer));
         Ok(batch)
     }
 
-    /// The bytes of rows `[first, first + rows)` of a local file: the read started ahead for
-    /// them, or one started now; then the next chunk's read is started.
-    async fn read_chunk(&self, local: &LocalFile, first: u64, rows: u64) -> Result<Buffer> {
-        let range = |first: u64, rows: u64| -> Option<(u64, usize)> {
-            let rb = self.shard.row_bytes;
-            let start = first.checked_mul(rb)?.checked_add(self.shard.data_offset)?;
-            Some((start, usize::try_from(rows.checked_mul(rb)?).ok()?))
-        };
-        let (start, len) = range(first, rows).ok_or_else(|| self.overflow())?;
-        let task = match lock(&local.ahead).take() {
-            Some(a) if a.start == start && a.len == len => a.task,
-            // Not the chunk read ahead (or none was): that read is dropped and runs to its end.
-            _ => local.start_read(start, len),
-        };
-        let read = task
-            .await
-            .map_err(|e| DataFusionError::from(crate::npz::joined(self.path(), &e)))?;
-        let buf = read.map_err(|e| {
+    /// Bytes of `rows` rows, as a length.
+    fn byte_len(&self, rows: u64) -> Result<usize> {
+        rows.checked_mul(self.shard.row_bytes)
+            .and_then(|b| usize::try_from(b).ok())
+            .ok_or_else(|| self.overflow())
+    }
+
+    /// The offset in the file of row `first`.
+    fn row_start(&self, first: u64) -> Result<u64> {
+        first
+            .checked_mul(self.shard.row_bytes)
+            .and_then(|b| b.checked_add(self.shard.data_offset))
+            .ok_or_else(|| self.overflow())
+    }
+
+    /// A chunk of a local file from row `first`, holding at least its `n` rows: its rows and
+    /// bytes. The chunk read ahead for it if there is one; else the `n` rows read in place when
+    /// the page cache holds them; else a chunk read now (the bytes found in the cache kept),
+    /// and then the next chunk's read is started.
+    async fn read_chunk(&self, local: &LocalFile, first: u64, n: u64) -> Result<(u64, Buffer)> {
+        let io_error = |e: std::io::Error| {
             self.store_error(object_store::Error::Generic {
                 store: "LocalFileSystem",
                 source: Box::new(e),
             })
-        })?;
+        };
+        let start = self.row_start(first)?;
+        let ahead = lock(&local.ahead).take();
+        let (rows, task) = match ahead {
+            Some(a) if a.first == first && a.rows >= n => (a.rows, a.task),
+            // Not the chunk read ahead (or none was): that read is dropped and runs to its end.
+            _ => {
+                let mut buf = local.buffer(self.byte_len(n)?);
+                let done = local.read_cached(&mut buf, start).map_err(io_error)?;
+                if done == buf.len() {
+                    return Ok((n, Buffer::from_vec(buf)));
+                }
+                let left = self.end.checked_sub(first).ok_or_else(|| self.overflow())?;
+                let rows = self.chunk_rows.min(left).max(n);
+                buf.resize(self.byte_len(rows)?, 0);
+                (rows, local.start_read(start, buf, done))
+            }
+        };
+        let buf = task
+            .await
+            .map_err(|e| DataFusionError::from(crate::npz::joined(self.path(), &e)))?
+            .map_err(io_error)?;
         let next = first.checked_add(rows).ok_or_else(|| self.overflow())?;
         if let Some(left) = self.end.checked_sub(next).filter(|&l| l > 0) {
-            if let Some((start, len)) = range(next, self.chunk_rows.min(left)) {
-                let task = local.start_read(start, len);
-                *lock(&local.ahead) = Some(Ahead { start, len, task });
-            }
+            let rows = self.chunk_rows.min(left);
+            let buf = local.buffer(self.byte_len(rows)?);
+            let task = local.start_read(self.row_start(next)?, buf, 0);
+            *lock(&local.ahead) = Some(Ahead {
+                first: next,
+                rows,
+                task,
+            });
         }
-        Ok(Buffer::from_vec(buf))
+        Ok((rows, Buffer::from_vec(buf)))
     }
 
     /// `n` rows of the file, `data` their bytes (C order), as a batch of the projected schema.

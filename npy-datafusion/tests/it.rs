@@ -284,6 +284,12 @@ print(json.dumps([{'n': n, 's': int(a['id'].sum()), 'lo': int(a['id'].min()),
 
 /// The sum of the scan's `bytes_scanned` metric over the plan of `sql`, run to its end.
 async fn bytes_scanned(ctx: &SessionContext, sql: &str) -> usize {
+    scan_metrics(ctx, sql).await.0
+}
+
+/// Runs `sql` and sums its scans' [`npy_datafusion::BYTES_SCANNED`] and
+/// [`npy_datafusion::BYTES_READ_AHEAD`].
+async fn scan_metrics(ctx: &SessionContext, sql: &str) -> (usize, usize) {
     let physical = ctx
         .sql(sql)
         .await
@@ -294,30 +300,49 @@ async fn bytes_scanned(ctx: &SessionContext, sql: &str) -> usize {
     datafusion::physical_plan::collect(Arc::clone(&physical), ctx.task_ctx())
         .await
         .unwrap();
-    let mut scanned = 0;
+    let (mut scanned, mut ahead) = (0, 0);
     datafusion::common::tree_node::TreeNode::apply(&physical, |node| {
-        if let Some(m) = node
-            .metrics()
-            .and_then(|m| m.sum_by_name(npy_datafusion::BYTES_SCANNED))
-        {
-            scanned += m.as_usize();
-        }
+        let sum = |name| {
+            node.metrics()
+                .and_then(|m| m.sum_by_name(name))
+                .map_or(0, |m| m.as_usize())
+        };
+        scanned += sum(npy_datafusion::BYTES_SCANNED);
+        ahead += sum(npy_datafusion::BYTES_READ_AHEAD);
         Ok(datafusion::common::tree_node::TreeNodeRecursion::Continue)
     })
     .unwrap();
-    scanned
+    (scanned, ahead)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn evict(_path: &Path) {
+    unreachable!("only Linux scans a cold file in these tests")
+}
+
+/// Drops `path`'s pages from the page cache (written back first), so that a scan finds the
+/// file cold. Not checked here: a read that looks (even `preadv2` with `RWF_NOWAIT`) starts
+/// the kernel's read-ahead and warms the file. The file must be on a disk's file system, not
+/// tmpfs: the tests' files are under `CARGO_TARGET_TMPDIR`.
+#[cfg(target_os = "linux")]
+fn evict(path: &Path) {
+    let file = std::fs::File::open(path).unwrap();
+    file.sync_all().unwrap();
+    rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::DontNeed).unwrap();
 }
 
 #[test]
-fn a_local_file_read_in_chunks_of_several_batches_answers_as_numpy() {
-    let Some(python) = python_for("chunked, read-ahead scans of a local .npy against numpy") else {
+fn a_local_file_read_in_place_and_in_chunks_ahead_answers_as_numpy() {
+    let Some(python) = python_for("local .npy scans, warm and cold, against numpy") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    // 13-byte records, 1,000-row batches: a local file is read in chunks of whole batches of
-    // about 2 MiB (161 batches, 2.09 MB), the next read while a chunk's batches are
-    // converted. 26 MB on 8 ranges is two chunks a range, the second one short; a limit of
-    // 200,000 rows ends inside the second chunk of an unsplit scan.
+    // On a disk's file system (not a tmpfs TMPDIR), so that `evict` can make the files cold.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    // 13-byte records, 1,000-row batches. Warm (just written), a file is read in place a batch
+    // at a time. Cold, in chunks of whole batches of about 2 MiB (161 batches, 2.09 MB), the
+    // next read ahead while a chunk's batches are converted: 26 MB on 8 ranges is two chunks
+    // a range, the second one short; a limit of 200,000 rows ends inside the second chunk of
+    // an unsplit scan.
     let script = r"
 import sys, json, numpy as np
 n = 2_000_003
@@ -336,35 +361,78 @@ print(json.dumps([{'pn': len(p), 'ps': float(p.sum()),
 ";
     let want = expected(&python, script, dir.path());
     let file = dir.path().join("big.npy").display().to_string();
+    let plain = dir.path().join("plain.npy").display().to_string();
     runtime().block_on(async {
         let ctx = session(1 << 20, 1000);
         listing(&ctx, "big", &file, None).await;
+        listing(&ctx, "plain", &plain, None).await;
         let sql = "SELECT count(id) AS n, sum(id) AS s, sum(CAST(b AS INT)) AS nb, \
                    sum(CAST(x AS DOUBLE)) AS sx FROM big";
         let p = plan(&ctx, sql).await;
         assert!(p.contains(&scan_groups()), "8 ranges: {p}");
-        let rows = query(&ctx, sql).await.unwrap();
         let whole = serde_json::json!([{
             "n": want[0]["n"], "s": want[0]["s"], "nb": want[0]["nb"], "sx": want[0]["sx"]
         }]);
-        assert_rows_close(&rows, &whole, "chunks of 8 ranges");
-        assert_eq!(bytes_scanned(&ctx, sql).await, 2_000_003 * 13);
         let head = "SELECT count(id) AS hn, sum(id) AS hs, sum(CAST(x AS DOUBLE)) AS hx \
                     FROM (SELECT id, x FROM big LIMIT 200000)";
-        let rows = query(&ctx, head).await.unwrap();
         let first = serde_json::json!([{
             "hn": want[0]["hn"], "hs": want[0]["hs"], "hx": want[0]["hx"]
         }]);
-        assert_rows_close(&rows, &first, "the first 200,000 rows");
-        // A plain `<f8` array, whose column may borrow the bytes read: a batch at a time, the
-        // next read ahead, over 8 ranges of 38 batches.
-        let plain = dir.path().join("plain.npy").display().to_string();
-        listing(&ctx, "plain", &plain, None).await;
-        let sql = "SELECT count(plain) AS pn, sum(plain) AS ps FROM plain";
-        let rows = query(&ctx, sql).await.unwrap();
+        // A plain `<f8` array, whose column may borrow the bytes read: a batch at a time
+        // (cold: the next read ahead), over 8 ranges of 38 batches.
+        let plain_sql = "SELECT count(plain) AS pn, sum(plain) AS ps FROM plain";
         let want_plain = serde_json::json!([{"pn": want[0]["pn"], "ps": want[0]["ps"]}]);
-        assert_rows_close(&rows, &want_plain, "a plain array");
-        assert_eq!(bytes_scanned(&ctx, sql).await, 300_001 * 8);
+        let (big_bytes, plain_bytes) = (2_000_003 * 13, 300_001 * 8);
+        // Off Linux every read is ahead: the warm round is that already.
+        let rounds: &[bool] = if cfg!(target_os = "linux") {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for &cold in rounds {
+            let when = if cold { "cold" } else { "warm" };
+            if cold {
+                evict(Path::new(&file));
+                evict(Path::new(&plain));
+            }
+            // Warm, Linux reads every byte in place (the page cache holds them); elsewhere
+            // the kernel cannot say, and every byte is read ahead. Cold, the first batch of
+            // each range at least is read ahead.
+            let read_ahead = |bytes: usize, total: usize| {
+                if cold {
+                    assert!(
+                        bytes > 0,
+                        "{when}: nothing read ahead of {total} bytes (still in the page cache \
+                         after POSIX_FADV_DONTNEED?)"
+                    );
+                } else if cfg!(target_os = "linux") {
+                    assert_eq!(bytes, 0, "{when}: bytes read ahead");
+                } else {
+                    assert_eq!(bytes, total, "{when}: bytes read ahead");
+                }
+            };
+            let (scanned, ahead) = scan_metrics(&ctx, sql).await;
+            assert_eq!(scanned, big_bytes, "{when}");
+            read_ahead(ahead, big_bytes);
+            // Each query of the cold round on a cold file.
+            let cool = |path: &str| {
+                if cold {
+                    evict(Path::new(path));
+                }
+            };
+            cool(&file);
+            let rows = query(&ctx, sql).await.unwrap();
+            assert_rows_close(&rows, &whole, &format!("{when}: 8 ranges"));
+            cool(&file);
+            let rows = query(&ctx, head).await.unwrap();
+            assert_rows_close(&rows, &first, &format!("{when}: the first 200,000 rows"));
+            let (scanned, ahead) = scan_metrics(&ctx, plain_sql).await;
+            assert_eq!(scanned, plain_bytes, "{when}");
+            read_ahead(ahead, plain_bytes);
+            cool(&plain);
+            let rows = query(&ctx, plain_sql).await.unwrap();
+            assert_rows_close(&rows, &want_plain, &format!("{when}: a plain array"));
+        }
         // A session of one partition scans in one stream: one file group.
         let one = SessionContext::new_with_config(
             SessionConfig::new()
