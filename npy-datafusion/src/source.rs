@@ -707,7 +707,22 @@ impl Plan {
     /// the page cache holds them; else a chunk read now (the bytes found in the cache kept),
     /// and then the next chunk's read is started.
     async fn read_chunk(&self, local: &LocalFile, first: u64, n: u64) -> Result<(u64, Buffer)> {
-        let io_error = |e: std::io::Error| {
+        // A file shorter than its header says: truncated after the query was planned (the
+        // plan checked its length).
+        let io_error = |e: std::io::Error, rows: u64| {
+            let e = match e.kind() {
+                std::io::ErrorKind::UnexpectedEof => std::io::Error::new(
+                    e.kind(),
+                    match first.checked_add(rows).map(|end| self.row_start(end)) {
+                        Some(Ok(end)) => format!(
+                            "the file ends before byte {end}, which its header describes \
+                             (it was shortened after the query was planned)"
+                        ),
+                        _ => e.to_string(),
+                    },
+                ),
+                _ => e,
+            };
             self.store_error(object_store::Error::Generic {
                 store: "LocalFileSystem",
                 source: Box::new(e),
@@ -720,7 +735,9 @@ impl Plan {
             // Not the chunk read ahead (or none was): that read is dropped and runs to its end.
             _ => {
                 let mut buf = local.buffer(self.byte_len(n)?);
-                let done = local.read_cached(&mut buf, start).map_err(io_error)?;
+                let done = local
+                    .read_cached(&mut buf, start)
+                    .map_err(|e| io_error(e, n))?;
                 if done == buf.len() {
                     return Ok((n, Buffer::from_vec(buf)));
                 }
@@ -733,7 +750,7 @@ impl Plan {
         let buf = task
             .await
             .map_err(|e| DataFusionError::from(crate::npz::joined(self.path(), &e)))?
-            .map_err(io_error)?;
+            .map_err(|e| io_error(e, rows))?;
         let next = first.checked_add(rows).ok_or_else(|| self.overflow())?;
         if let Some(left) = self.end.checked_sub(next).filter(|&l| l > 0) {
             let rows = self.chunk_rows.min(left);

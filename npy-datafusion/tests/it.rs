@@ -633,6 +633,72 @@ fn bad_files_are_errors_naming_them() {
     });
 }
 
+#[test]
+fn a_file_shortened_after_planning_is_an_error_naming_it() {
+    let Some(python) = python_for("files shortened between planning and reading") else {
+        return;
+    };
+    // On a disk's file system, so that `evict` can make the files cold.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let script = r"
+import sys, json, numpy as np
+a = np.zeros(100_000, dtype=[('id','<i8'), ('x','<f4')])
+np.save(sys.argv[1] + '/records.npy', a)
+np.save(sys.argv[1] + '/plain.npy', np.arange(100_000, dtype='<f8'))
+print(json.dumps([{'records': 128 + 12 * 100_000, 'plain': 128 + 8 * 100_000}]))
+";
+    let sizes = expected(&python, script, dir.path());
+    runtime().block_on(async {
+        // Warm (read in place) and cold (read ahead), records (in chunks) and a plain array
+        // (a batch at a time): the file is cut to half its data after the plan checked it.
+        let rounds: &[bool] = if cfg!(target_os = "linux") {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for &cold in rounds {
+            for name in ["records", "plain"] {
+                let file = format!("{name}.npy");
+                let path = dir.path().join(&file);
+                let full = sizes[0][name].as_u64().unwrap();
+                let ctx = session(1 << 30, 1000);
+                // A column read (not `count(*)` alone, which reads headers only).
+                let column = if name == "plain" { "plain" } else { "x" };
+                let sql = format!(
+                    "SELECT count(*) FROM '{}' WHERE {column} >= 0",
+                    path.display()
+                );
+                let physical = ctx
+                    .sql(&sql)
+                    .await
+                    .unwrap()
+                    .create_physical_plan()
+                    .await
+                    .unwrap();
+                let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+                f.set_len(128 + (full - 128) / 2).unwrap();
+                drop(f);
+                if cold {
+                    evict(&path);
+                }
+                let err = datafusion::physical_plan::collect(physical, ctx.task_ctx())
+                    .await
+                    .expect_err("a shortened file");
+                let ours = Error::find(&err).unwrap_or_else(|| panic!("not ours: {err:?}"));
+                assert!(ours.path().ends_with(&file), "{}", ours.path());
+                let text = err.to_string();
+                assert!(
+                    text.contains(&file) && text.contains("which its header describes"),
+                    "cold {cold}, {file}: {text}"
+                );
+                // The next round's file, whole again.
+                let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+                f.set_len(full).unwrap();
+            }
+        }
+    });
+}
+
 /// The local file system, counting GETs and the bytes they return.
 #[derive(Debug)]
 struct Counting {
