@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use npy_convert::{convert_file_with_progress, ConvertOptions};
-use npy_core::{format::Version, ByteOrder, Order};
+use npy_core::{format::Version, ByteOrder, MemoryOrder};
 
 use crate::format::{fail, printable, report};
 use crate::progress::Progress;
@@ -340,8 +340,8 @@ fn npy_to_npy(args: &Args) -> ExitCode {
     }
     if let Some(o) = args.order {
         options = options.order(match o {
-            OrderArg::C => Order::C,
-            OrderArg::F => Order::Fortran,
+            OrderArg::C => MemoryOrder::C,
+            OrderArg::F => MemoryOrder::Fortran,
         });
     }
     if let Some(v) = args.version.as_deref() {

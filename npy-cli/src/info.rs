@@ -265,7 +265,7 @@ pub(crate) fn output_failed(e: &io::Error) -> ExitCode {
 /// The header `info` describes.
 fn parsed_of(info: &TensorInfo) -> npy_core::header::ParsedHeader {
     let mut header = npy_core::Header::new(info.dtype.clone(), info.shape.clone());
-    header.fortran_order = info.order == npy_core::Order::Fortran;
+    header.fortran_order = info.order == npy_core::MemoryOrder::Fortran;
     npy_core::header::ParsedHeader {
         header,
         version: info.version,
@@ -382,7 +382,7 @@ impl<'a> Report<'a> {
                     _ => None,
                 }),
             shape: &i.shape,
-            fortran_order: i.order == npy_core::Order::Fortran,
+            fortran_order: i.order == npy_core::MemoryOrder::Fortran,
             itemsize: i.itemsize,
             nbytes: i.nbytes,
             byte_order: i.byte_order.name(),

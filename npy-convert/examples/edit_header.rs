@@ -5,7 +5,7 @@
 use std::fs;
 
 use npy_convert::{convert_file, ConvertOptions};
-use npy_core::{ByteOrder, Header, Order};
+use npy_core::{ByteOrder, Header, MemoryOrder};
 
 fn main() -> Result<(), npy_core::Error> {
     let dir = tempfile::tempdir()?;
@@ -29,7 +29,7 @@ fn main() -> Result<(), npy_core::Error> {
     // Byte order and memory order: the data is converted with the header (atomically).
     let options = ConvertOptions::new()
         .byte_order(ByteOrder::Big)
-        .order(Order::Fortran);
+        .order(MemoryOrder::Fortran);
     convert_file(&path, &path, &options)?;
     let a = npy_core::read::<i32>(&path)?;
     println!("{} fortran_order={}", a.dtype(), a.header().fortran_order);

@@ -17,14 +17,14 @@
 //! # Examples
 //! ```
 //! use npy_convert::{convert_file, ConvertOptions};
-//! use npy_core::{ByteOrder, Order};
+//! use npy_core::{ByteOrder, MemoryOrder};
 //! # let dir = tempfile::tempdir()?;
 //! let path = dir.path().join("a.npy");
 //! npy_core::write(&path, &[1i32, 2, 3, 4, 5, 6], &[2, 3])?;
-//! let options = ConvertOptions::new().byte_order(ByteOrder::Big).order(Order::Fortran);
+//! let options = ConvertOptions::new().byte_order(ByteOrder::Big).order(MemoryOrder::Fortran);
 //! convert_file(&path, &path, &options)?; // in place, atomically
 //! let a = npy_core::read::<i32>(&path)?;
-//! assert_eq!((a.dtype().to_string().as_str(), a.order()), (">i4", Order::Fortran));
+//! assert_eq!((a.dtype().to_string().as_str(), a.order()), (">i4", MemoryOrder::Fortran));
 //! assert_eq!(a.get(&[1, 2]), Some(&6));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -46,7 +46,7 @@ use std::io::Write;
 use std::path::Path;
 
 use npy_core::__private::TILE_BYTES;
-use npy_core::format::{Order, Version};
+use npy_core::format::{MemoryOrder, Version};
 use npy_core::{ByteOrder, Error, ErrorKind, Header, NpyReader, ReadAt};
 use npy_fs::AtomicFile;
 use pipeline::stream;
@@ -75,17 +75,17 @@ impl<T, E: Into<Error>> AtPath<T> for Result<T, E> {
 /// # Examples
 /// ```
 /// use npy_convert::ConvertOptions;
-/// use npy_core::{ByteOrder, Order};
+/// use npy_core::{ByteOrder, MemoryOrder};
 /// let options = ConvertOptions::new()
 ///     .byte_order(ByteOrder::Big)
-///     .order(Order::Fortran)
+///     .order(MemoryOrder::Fortran)
 ///     .buffer_bytes(4 << 20); // tiles of at most 4 MiB
-/// assert_eq!(options.get_order(), Some(Order::Fortran));
+/// assert_eq!(options.get_order(), Some(MemoryOrder::Fortran));
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ConvertOptions {
     byte_order: Option<ByteOrder>,
-    order: Option<Order>,
+    order: Option<MemoryOrder>,
     version: Option<Version>,
     buffer_bytes: Option<usize>,
 }
@@ -107,7 +107,7 @@ impl ConvertOptions {
     /// Memory order of the output. As numpy, arrays with fewer than two dimensions longer
     /// than 1 are always written with `fortran_order: False` (both orders are the same bytes).
     #[must_use]
-    pub fn order(mut self, order: Order) -> Self {
+    pub fn order(mut self, order: MemoryOrder) -> Self {
         self.order = Some(order);
         self
     }
@@ -138,7 +138,7 @@ impl ConvertOptions {
     }
 
     /// The memory order set by [`ConvertOptions::order`], if any.
-    pub fn get_order(&self) -> Option<Order> {
+    pub fn get_order(&self) -> Option<MemoryOrder> {
         self.order
     }
 
@@ -177,15 +177,15 @@ impl ConvertOptions {
 /// # Examples
 /// ```
 /// use npy_convert::{convert_file, ConvertOptions};
-/// use npy_core::{ByteOrder, Order};
+/// use npy_core::{ByteOrder, MemoryOrder};
 /// # let dir = std::env::temp_dir().join(format!("npy-core-convert-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
 /// let (a, b) = (dir.join("a.npy"), dir.join("b.npy"));
 /// npy_core::write(&a, &[1i32, 2, 3, 4, 5, 6], &[2, 3])?;
-/// let options = ConvertOptions::new().byte_order(ByteOrder::Big).order(Order::Fortran);
+/// let options = ConvertOptions::new().byte_order(ByteOrder::Big).order(MemoryOrder::Fortran);
 /// convert_file(&a, &b, &options)?;
 /// let back = npy_core::read::<i32>(&b)?;
-/// assert_eq!(back.order(), Order::Fortran);
+/// assert_eq!(back.order(), MemoryOrder::Fortran);
 /// assert_eq!(back.data(), [1, 4, 2, 5, 3, 6]);
 /// assert_eq!(back.get(&[1, 2]), Some(&6));
 /// # Ok::<(), npy_core::Error>(())
@@ -212,12 +212,12 @@ pub fn convert_file(
 /// # Examples
 /// ```
 /// use npy_convert::{convert_file_with_progress, ConvertOptions};
-/// use npy_core::Order;
+/// use npy_core::MemoryOrder;
 /// # let dir = std::env::temp_dir().join(format!("npy-core-progress-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
 /// let (a, b) = (dir.join("a.npy"), dir.join("b.npy"));
 /// npy_core::write(&a, &[0f64; 1000], &[10, 100])?;
-/// let options = ConvertOptions::new().order(Order::Fortran);
+/// let options = ConvertOptions::new().order(MemoryOrder::Fortran);
 /// let mut seen = Vec::new();
 /// convert_file_with_progress(&a, &b, &options, |done, total| seen.push((done, total)))?;
 /// assert_eq!(seen.first(), Some(&(0, 8000)));
@@ -386,7 +386,7 @@ fn convert_open(
             dtype: header.dtype.clone(),
         }));
     }
-    let src_order = Order::from_fortran_order(header.fortran_order);
+    let src_order = MemoryOrder::from_fortran_order(header.fortran_order);
     let target_dtype = match options.byte_order {
         Some(o) => header.dtype.with_byte_order(o),
         None => header.dtype.clone(),
@@ -402,7 +402,7 @@ fn convert_open(
     let swap = Swap::new(runs, itemsize);
     let fortran_order =
         Header::fortran_order_for(&header.shape, options.order.unwrap_or(src_order));
-    let target_order = Order::from_fortran_order(fortran_order);
+    let target_order = MemoryOrder::from_fortran_order(fortran_order);
     let out_header = Header {
         dtype: target_dtype,
         fortran_order,

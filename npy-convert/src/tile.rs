@@ -3,15 +3,15 @@
 use super::pipeline::{overlapped, Buffer};
 use super::swap::Swap;
 use super::{Input, Output};
-use npy_core::format::Order;
+use npy_core::format::MemoryOrder;
 use npy_core::Error;
 
 /// The axes of `shape` longer than 1, as `u64` extents in the source's memory order, fastest
 /// first (axes of length 1 change no offset, so they are dropped; the target's memory order
 /// is the reverse of this list).
-pub(super) fn source_axes(shape: &[u64], order: Order) -> Vec<u64> {
+pub(super) fn source_axes(shape: &[u64], order: MemoryOrder) -> Vec<u64> {
     let mut axes: Vec<u64> = shape.iter().copied().filter(|&d| d > 1).collect();
-    if order == Order::C {
+    if order == MemoryOrder::C {
         axes.reverse();
     }
     axes

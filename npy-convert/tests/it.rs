@@ -3,7 +3,7 @@
 //! another's layout must give numpy's bytes for that layout exactly.
 
 use npy_convert::{convert_file, ConvertOptions};
-use npy_core::{format::Version, ByteOrder, ErrorKind, Order};
+use npy_core::{format::Version, ByteOrder, ErrorKind, MemoryOrder};
 use npy_test_support::fixtures_dir;
 
 /// Stems `X` for which numpy wrote `X_le_c_2x3x4`, `X_be_f_2x3x4` and the other two layouts.
@@ -19,7 +19,7 @@ fn two_order_dtypes() -> Vec<String> {
     out
 }
 
-fn options(byte_order: ByteOrder, order: Order) -> ConvertOptions {
+fn options(byte_order: ByteOrder, order: MemoryOrder) -> ConvertOptions {
     ConvertOptions::new().byte_order(byte_order).order(order)
 }
 
@@ -32,10 +32,10 @@ fn every_layout_converts_to_numpys_bytes_for_the_other() {
     );
     let dir = tempfile::tempdir().unwrap();
     let layouts = [
-        ("le_c", ByteOrder::Little, Order::C),
-        ("le_f", ByteOrder::Little, Order::Fortran),
-        ("be_c", ByteOrder::Big, Order::C),
-        ("be_f", ByteOrder::Big, Order::Fortran),
+        ("le_c", ByteOrder::Little, MemoryOrder::C),
+        ("le_f", ByteOrder::Little, MemoryOrder::Fortran),
+        ("be_c", ByteOrder::Big, MemoryOrder::C),
+        ("be_f", ByteOrder::Big, MemoryOrder::Fortran),
     ];
     let mut checked = 0;
     for stem in &dtypes {
@@ -68,8 +68,13 @@ fn an_open_input_is_read_from_its_handle() {
     let file = std::fs::File::open(&src).unwrap();
     std::fs::remove_file(&src).unwrap();
     let out = dir.path().join("out.npy");
-    npy_convert::convert_open_file(file, &src, &out, &options(ByteOrder::Big, Order::Fortran))
-        .unwrap();
+    npy_convert::convert_open_file(
+        file,
+        &src,
+        &out,
+        &options(ByteOrder::Big, MemoryOrder::Fortran),
+    )
+    .unwrap();
     assert_eq!(
         std::fs::read(&out).unwrap(),
         std::fs::read(fixtures_dir().join("f4_be_f_2x3x4.npy")).unwrap()
@@ -93,7 +98,7 @@ fn records_convert_byte_order_per_field_and_round_trip() {
         let src = fixtures_dir().join(format!("{stem}.npy"));
         let big = dir.path().join(format!("{stem}_big.npy"));
         let back = dir.path().join(format!("{stem}_back.npy"));
-        convert_file(&src, &big, &options(ByteOrder::Big, Order::C)).unwrap();
+        convert_file(&src, &big, &options(ByteOrder::Big, MemoryOrder::C)).unwrap();
         let r = npy_core::NpyReader::open(&big).unwrap();
         let descr = r.dtype().to_string();
         assert!(!descr.contains("'<"), "{stem}: {descr}");
@@ -105,7 +110,7 @@ fn records_convert_byte_order_per_field_and_round_trip() {
             "{stem}"
         );
         if stem != "rec_mixed_bo" {
-            convert_file(&big, &back, &options(ByteOrder::Little, Order::C)).unwrap();
+            convert_file(&big, &back, &options(ByteOrder::Little, MemoryOrder::C)).unwrap();
             assert_eq!(
                 std::fs::read(&back).unwrap(),
                 std::fs::read(&src).unwrap(),
@@ -141,7 +146,7 @@ fn object_arrays_and_truncated_input_are_refused() {
     bytes.extend_from_slice(&[0u8; 79]);
     let src = dir.path().join("short.npy");
     std::fs::write(&src, &bytes).unwrap();
-    for order in [Order::C, Order::Fortran] {
+    for order in [MemoryOrder::C, MemoryOrder::Fortran] {
         let err = convert_file(&src, &out, &options(ByteOrder::Big, order)).unwrap_err();
         assert!(matches!(err.kind(), ErrorKind::Truncated { .. }), "{err}");
     }
@@ -242,7 +247,7 @@ fn element(flat: usize, itemsize: usize) -> Vec<u8> {
 
 /// The data of `shape` laid out in `order`: element by element, the multi-index walked with
 /// the last axis fastest (C) or the first (Fortran), each element's value from its C index.
-fn layout(shape: &[usize], order: Order, itemsize: usize, swap: Option<&Case>) -> Vec<u8> {
+fn layout(shape: &[usize], order: MemoryOrder, itemsize: usize, swap: Option<&Case>) -> Vec<u8> {
     let n = shape.len();
     let count: usize = shape.iter().product();
     let mut out = Vec::with_capacity(count * itemsize);
@@ -257,7 +262,7 @@ fn layout(shape: &[usize], order: Order, itemsize: usize, swap: Option<&Case>) -
         }
         out.extend_from_slice(&e);
         for step in 0..n {
-            let k = if order == Order::C {
+            let k = if order == MemoryOrder::C {
                 n - 1 - step
             } else {
                 step
@@ -272,12 +277,18 @@ fn layout(shape: &[usize], order: Order, itemsize: usize, swap: Option<&Case>) -
     out
 }
 
-fn write_layout(path: &std::path::Path, descr: &str, shape: &[usize], order: Order, data: &[u8]) {
+fn write_layout(
+    path: &std::path::Path,
+    descr: &str,
+    shape: &[usize],
+    order: MemoryOrder,
+    data: &[u8],
+) {
     let mut header = npy_core::Header::new(
         descr.parse().unwrap(),
         shape.iter().map(|&d| d as u64).collect(),
     );
-    header.fortran_order = order == Order::Fortran && shape.len() > 1;
+    header.fortran_order = order == MemoryOrder::Fortran && shape.len() > 1;
     let mut bytes = header.to_bytes(None).unwrap();
     bytes.extend_from_slice(data);
     std::fs::write(path, bytes).unwrap();
@@ -331,11 +342,11 @@ fn check_order_changes<'a>(
     for case in cases {
         n_cases += 1;
         for shape in shapes {
-            for from in [Order::C, Order::Fortran] {
+            for from in [MemoryOrder::C, MemoryOrder::Fortran] {
                 let src = dir.path().join("src.npy");
                 let data = layout(shape, from, case.itemsize, None);
                 write_layout(&src, case.descr, shape, from, &data);
-                for to in [Order::C, Order::Fortran] {
+                for to in [MemoryOrder::C, MemoryOrder::Fortran] {
                     for swap in [false, true] {
                         for &budget in budgets {
                             let mut o = ConvertOptions::new().order(to);
@@ -353,7 +364,7 @@ fn check_order_changes<'a>(
                                 case.descr
                             );
                             // numpy writes `True` only for data not also C-contiguous.
-                            let fortran = to == Order::Fortran
+                            let fortran = to == MemoryOrder::Fortran
                                 && !shape.contains(&0)
                                 && shape.iter().filter(|&&d| d != 1).count() > 1;
                             assert_eq!(r.header().fortran_order, fortran, "{what}");
@@ -385,10 +396,10 @@ fn progress_is_monotone_and_reaches_the_total() {
         &src,
         "<f8",
         &shape,
-        Order::C,
-        &layout(&shape, Order::C, 8, None),
+        MemoryOrder::C,
+        &layout(&shape, MemoryOrder::C, 8, None),
     );
-    for order in [Order::Fortran, Order::C] {
+    for order in [MemoryOrder::Fortran, MemoryOrder::C] {
         let o = ConvertOptions::new()
             .order(order)
             .byte_order(ByteOrder::Big)
@@ -403,7 +414,7 @@ fn progress_is_monotone_and_reaches_the_total() {
             "{seen:?}"
         );
     }
-    write_layout(&src, "<f8", &[3, 0], Order::C, &[]);
+    write_layout(&src, "<f8", &[3, 0], MemoryOrder::C, &[]);
     let mut seen = Vec::new();
     npy_convert::convert_file_with_progress(&src, &dst, &ConvertOptions::new(), |d, t| {
         seen.push((d, t));

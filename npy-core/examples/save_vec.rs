@@ -1,7 +1,7 @@
 //! Save a `Vec` as an array numpy loads with `np.load`, and read it back.
 //!
 //! `cargo run -p npy-core --example save_vec --all-features`
-use npy_core::{ByteOrder, Order, WriteOptions};
+use npy_core::{ByteOrder, MemoryOrder, WriteOptions};
 
 fn main() -> Result<(), npy_core::Error> {
     let dir = tempfile::tempdir()?;
@@ -16,7 +16,7 @@ fn main() -> Result<(), npy_core::Error> {
     let shape: Vec<usize> = vec![3, 2];
     WriteOptions::new()
         .byte_order(ByteOrder::Big)
-        .order(Order::Fortran)
+        .order(MemoryOrder::Fortran)
         .write_path(&path, &v, &shape[..])?;
     let back = npy_core::read::<f64>(&path)?;
     println!("{:?} {:?} {}", back.shape(), back.order(), back.dtype());

@@ -15,7 +15,7 @@
 use half::f16;
 use num_complex::Complex;
 
-use crate::format::{ByteOrder, Order};
+use crate::format::{ByteOrder, MemoryOrder};
 
 /// Bytes decoded per step on the element-by-element paths (reading, writing, streaming) and
 /// read per step from streams of unknown length: large enough to amortise calls, small enough
@@ -250,14 +250,14 @@ pub fn saturating_product(dims: &[u64]) -> u64 {
 
 /// Position in memory of a logical index (one entry per dimension) of an array of `shape`
 /// stored in `order`; `None` out of range.
-pub(crate) fn flat_index(shape: &[u64], order: Order, index: &[u64]) -> Option<usize> {
+pub(crate) fn flat_index(shape: &[u64], order: MemoryOrder, index: &[u64]) -> Option<usize> {
     if index.len() != shape.len() || index.iter().zip(shape).any(|(i, d)| i >= d) {
         return None;
     }
     let step = |flat: Option<u64>, (i, d): (&u64, &u64)| flat?.checked_mul(*d)?.checked_add(*i);
     let flat = match order {
-        Order::C => index.iter().zip(shape).fold(Some(0), step),
-        Order::Fortran => index.iter().zip(shape).rev().fold(Some(0), step),
+        MemoryOrder::C => index.iter().zip(shape).fold(Some(0), step),
+        MemoryOrder::Fortran => index.iter().zip(shape).rev().fold(Some(0), step),
     }?;
     usize::try_from(flat).ok()
 }
@@ -268,8 +268,8 @@ pub(crate) fn flat_index(shape: &[u64], order: Order, index: &[u64]) -> Option<u
 ///
 /// `values.len()` must be the product of `shape` (the callers' arrays are checked); otherwise
 /// the values are left as they are.
-pub(crate) fn permute_to_c_order<T>(values: &mut [T], shape: &[u64], order: Order) {
-    if order == Order::C
+pub(crate) fn permute_to_c_order<T>(values: &mut [T], shape: &[u64], order: MemoryOrder) {
+    if order == MemoryOrder::C
         || shape.len() < 2
         || checked_product(1, shape) != Some(values.len() as u64)
     {
@@ -308,13 +308,13 @@ pub(crate) fn permute_to_c_order<T>(values: &mut [T], shape: &[u64], order: Orde
 pub(crate) struct Stepper {
     index: Vec<u64>,
     shape: Vec<u64>,
-    order: Order,
+    order: MemoryOrder,
     done: bool,
 }
 
 impl Stepper {
     /// At the first index of `shape` (done at once when `shape` has no elements).
-    pub(crate) fn new(shape: &[u64], order: Order) -> Stepper {
+    pub(crate) fn new(shape: &[u64], order: MemoryOrder) -> Stepper {
         Stepper {
             index: vec![0; shape.len()],
             shape: shape.to_vec(),
@@ -337,8 +337,8 @@ impl Stepper {
         let n = self.index.len();
         for k in 0..n {
             let axis = match self.order {
-                Order::C => n - 1 - k,
-                Order::Fortran => k,
+                MemoryOrder::C => n - 1 - k,
+                MemoryOrder::Fortran => k,
             };
             self.index[axis] += 1;
             if self.index[axis] < self.shape[axis] {
@@ -372,16 +372,16 @@ mod tests {
             let n = checked_product(1, shape).unwrap() as usize;
             let memory: Vec<u32> = (0..n as u32).collect();
             let mut want = Vec::new();
-            let mut walk = Stepper::new(shape, Order::C);
+            let mut walk = Stepper::new(shape, MemoryOrder::C);
             while let Some(index) = walk.index() {
-                want.push(memory[flat_index(shape, Order::Fortran, index).unwrap()]);
+                want.push(memory[flat_index(shape, MemoryOrder::Fortran, index).unwrap()]);
                 walk.step();
             }
             let mut got = memory.clone();
-            permute_to_c_order(&mut got, shape, Order::Fortran);
+            permute_to_c_order(&mut got, shape, MemoryOrder::Fortran);
             assert_eq!(got, want, "{shape:?}");
             let mut c = memory.clone();
-            permute_to_c_order(&mut c, shape, Order::C);
+            permute_to_c_order(&mut c, shape, MemoryOrder::C);
             assert_eq!(c, memory);
         }
     }
@@ -398,15 +398,15 @@ mod tests {
             seen
         };
         assert_eq!(
-            walk(Order::C),
+            walk(MemoryOrder::C),
             [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]
         );
         assert_eq!(
-            walk(Order::Fortran),
+            walk(MemoryOrder::Fortran),
             [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]
         );
-        assert_eq!(Stepper::new(&[3, 0], Order::C).index(), None);
-        let mut scalar = Stepper::new(&[], Order::C);
+        assert_eq!(Stepper::new(&[3, 0], MemoryOrder::C).index(), None);
+        let mut scalar = Stepper::new(&[], MemoryOrder::C);
         assert_eq!(scalar.index(), Some(&[][..]));
         assert_eq!(scalar.step(), None);
         assert_eq!(scalar.index(), None);
@@ -414,11 +414,11 @@ mod tests {
 
     #[test]
     fn flat_index_in_both_orders() {
-        assert_eq!(flat_index(&[2, 3], Order::C, &[1, 0]), Some(3));
-        assert_eq!(flat_index(&[2, 3], Order::Fortran, &[1, 0]), Some(1));
-        assert_eq!(flat_index(&[2, 3], Order::C, &[2, 0]), None);
-        assert_eq!(flat_index(&[2, 3], Order::C, &[0]), None);
-        assert_eq!(flat_index(&[], Order::C, &[]), Some(0));
+        assert_eq!(flat_index(&[2, 3], MemoryOrder::C, &[1, 0]), Some(3));
+        assert_eq!(flat_index(&[2, 3], MemoryOrder::Fortran, &[1, 0]), Some(1));
+        assert_eq!(flat_index(&[2, 3], MemoryOrder::C, &[2, 0]), None);
+        assert_eq!(flat_index(&[2, 3], MemoryOrder::C, &[0]), None);
+        assert_eq!(flat_index(&[], MemoryOrder::C, &[]), Some(0));
     }
 
     #[test]

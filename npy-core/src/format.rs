@@ -130,41 +130,42 @@ impl ByteOrder {
     }
 }
 
-/// Memory order of the array data.
+/// Memory order of the array data: numpy's `order='C'` or `order='F'`, the header's
+/// `fortran_order`. (Not `Order`, so that it and ndarray's `Order` can both be imported.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Order {
+pub enum MemoryOrder {
     /// Row-major: the last index varies fastest (`fortran_order: False`).
     C,
     /// Column-major: the first index varies fastest (`fortran_order: True`).
     Fortran,
 }
 
-impl Order {
+impl MemoryOrder {
     /// The order a header's `fortran_order` value declares.
     #[inline]
-    pub fn from_fortran_order(fortran_order: bool) -> Order {
+    pub fn from_fortran_order(fortran_order: bool) -> MemoryOrder {
         if fortran_order {
-            Order::Fortran
+            MemoryOrder::Fortran
         } else {
-            Order::C
+            MemoryOrder::C
         }
     }
 
-    /// Whether this is [`Order::Fortran`] (the header's `fortran_order` value).
+    /// Whether this is [`MemoryOrder::Fortran`] (the header's `fortran_order` value).
     pub fn is_fortran(self) -> bool {
-        self == Order::Fortran
+        self == MemoryOrder::Fortran
     }
 
     /// `'C'` or `'F'`, as numpy's `order=` argument spells them.
     pub fn as_char(self) -> char {
         match self {
-            Order::C => 'C',
-            Order::Fortran => 'F',
+            MemoryOrder::C => 'C',
+            MemoryOrder::Fortran => 'F',
         }
     }
 }
 
-impl fmt::Display for Order {
+impl fmt::Display for MemoryOrder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.as_char())
     }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::dtype::{ByteOrder, Canonical, DType};
 use crate::error::{Error, PathContext};
-use crate::format::{Order, Version};
+use crate::format::{MemoryOrder, Version};
 use crate::header::{Header, HeaderOptions, ParsedHeader};
 use crate::meta::ArrayMeta;
 
@@ -36,7 +36,7 @@ pub struct TensorInfo {
     /// Logical shape, outermost first.
     pub shape: Vec<u64>,
     /// C or Fortran order.
-    pub order: Order,
+    pub order: MemoryOrder,
     /// The dtype's byte order.
     pub byte_order: ByteOrder,
     /// Bytes per element.
@@ -112,7 +112,7 @@ impl TensorInfo {
             itemsize: dtype.itemsize(),
             dtype,
             shape,
-            order: Order::from_fortran_order(fortran_order),
+            order: MemoryOrder::from_fortran_order(fortran_order),
             nbytes,
             data_offset,
             version,

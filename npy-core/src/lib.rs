@@ -342,7 +342,7 @@ pub use dtype::DType;
 pub use dynamic::{read_dyn, write_dyn, DynArray, DynValue};
 pub use element::{Datetime64, NpyElement};
 pub use error::{Error, ErrorKind};
-pub use format::{ByteOrder, Order};
+pub use format::{ByteOrder, MemoryOrder};
 pub use header::Header;
 pub use info::TensorInfo;
 pub use io::ReadAt;

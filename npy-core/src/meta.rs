@@ -4,7 +4,7 @@
 use crate::codec::flat_index;
 use crate::dtype::{DType, SubArray};
 use crate::error::{Error, ErrorKind};
-use crate::format::{Order, Version};
+use crate::format::{MemoryOrder, Version};
 use crate::header::{Header, ParsedHeader};
 
 /// An array's header and the sizes derived from it, validated once.
@@ -17,11 +17,11 @@ use crate::header::{Header, ParsedHeader};
 ///
 /// # Examples
 /// ```
-/// use npy_core::{read::ArrayMeta, Header, Order};
+/// use npy_core::{read::ArrayMeta, Header, MemoryOrder};
 /// let mut header = Header::new("<f8".parse()?, vec![2, 3]);
 /// header.fortran_order = true;
 /// let meta = ArrayMeta::from_header(header)?;
-/// assert_eq!((meta.num_elements(), meta.nbytes(), meta.order()), (6, 48, Order::Fortran));
+/// assert_eq!((meta.num_elements(), meta.nbytes(), meta.order()), (6, 48, MemoryOrder::Fortran));
 /// assert_eq!(meta.data_offset(), 128);
 /// assert_eq!(meta.index_of(&[1, 0]), Some(1)); // Fortran order: the first index is fastest
 /// # Ok::<(), npy_core::Error>(())
@@ -104,7 +104,7 @@ impl ArrayMeta {
 
     /// The memory order of the data.
     #[inline]
-    pub fn order(&self) -> Order {
+    pub fn order(&self) -> MemoryOrder {
         self.parsed.header.order()
     }
 
@@ -214,7 +214,7 @@ macro_rules! meta_accessors {
 
         /// The memory order of the data.
         #[inline]
-        pub fn order(&self) -> $crate::format::Order {
+        pub fn order(&self) -> $crate::format::MemoryOrder {
             self.meta.order()
         }
 

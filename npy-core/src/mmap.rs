@@ -18,7 +18,7 @@ use memmap2::{Mmap, MmapMut};
 use crate::dtype::DType;
 use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind, PathContext};
-use crate::format::Order;
+use crate::format::MemoryOrder;
 use crate::header::Header;
 use crate::meta::{meta_accessors, ArrayMeta};
 use crate::read::NpyArray;
@@ -39,7 +39,7 @@ use crate::view::{data_start, view_data, NpyView};
 ///
 /// # Examples
 /// ```
-/// use npy_core::{NpyMmap, Order};
+/// use npy_core::{NpyMmap, MemoryOrder};
 /// # let dir = std::env::temp_dir().join(format!("npy-core-mmap-doc-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
 /// let path = dir.join("v.npy");
@@ -47,7 +47,7 @@ use crate::view::{data_start, view_data, NpyView};
 /// // SAFETY: nothing modifies the file in place while it is mapped (npy_core's path writers
 /// // replace a file by renaming a new one over it, which leaves the mapped one intact).
 /// let m = unsafe { NpyMmap::<u16>::open(&path)? };
-/// assert_eq!((m.shape(), m.order(), m.len()), (&[3, 2][..], Order::C, 6));
+/// assert_eq!((m.shape(), m.order(), m.len()), (&[3, 2][..], MemoryOrder::C, 6));
 /// npy_core::write(&path, &[9u16; 6], &[3, 2])?;
 /// assert_eq!(m.data(), [1, 2, 3, 4, 5, 6]);
 /// # Ok::<(), npy_core::Error>(())
@@ -185,12 +185,12 @@ impl<T> NpyMmap<T> {
 ///
 /// # Examples
 /// ```
-/// use npy_core::{NpyMmapMut, Order};
+/// use npy_core::{NpyMmapMut, MemoryOrder};
 /// # let dir = std::env::temp_dir().join(format!("npy-core-mmap-mut-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
 /// let path = dir.join("grid.npy");
 /// // SAFETY: the file is new and only this map touches it.
-/// let mut m = unsafe { NpyMmapMut::<f32>::create(&path, &[2, 3], Order::C)? };
+/// let mut m = unsafe { NpyMmapMut::<f32>::create(&path, &[2, 3], MemoryOrder::C)? };
 /// m.data_mut()[4] = 1.5;
 /// *m.get_mut(&[0, 1]).unwrap() = -2.0;
 /// m.flush()?;
@@ -236,7 +236,7 @@ impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
     pub unsafe fn create(
         path: impl AsRef<Path>,
         shape: &[u64],
-        order: Order,
+        order: MemoryOrder,
     ) -> Result<Self, Error> {
         let path = path.as_ref();
         let create = || -> Result<Self, Error> {

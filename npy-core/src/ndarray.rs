@@ -10,7 +10,7 @@ use ::ndarray::{Array, ArrayBase, ArrayView, ArrayViewD, Data, Dimension, IxDyn,
 use crate::codec::saturating_product;
 use crate::element::NpyElement;
 use crate::error::{to_usize, Error, ErrorKind, PathContext};
-use crate::format::{AsShape, Order};
+use crate::format::{AsShape, MemoryOrder};
 use crate::read::ReadOptions;
 use crate::read::{NpyArray, NpyReader};
 use crate::view::NpyView;
@@ -126,8 +126,8 @@ impl<T> NpyArray<T> {
     /// # Examples
     /// ```
     /// use ndarray::{Array2, ArrayD};
-    /// use npy_core::{NpyArray, Order};
-    /// let a = NpyArray::from_parts(vec![2, 2], Order::Fortran, vec![1u8, 2, 3, 4])?;
+    /// use npy_core::{NpyArray, MemoryOrder};
+    /// let a = NpyArray::from_parts(vec![2, 2], MemoryOrder::Fortran, vec![1u8, 2, 3, 4])?;
     /// let m: Array2<u8> = a.clone().into_ndarray()?;
     /// assert_eq!(m[[0, 1]], 3);
     /// let d: ArrayD<u8> = a.into_ndarray()?;
@@ -140,8 +140,8 @@ impl<T> NpyArray<T> {
         let (shape, order, data) = self.into_parts();
         let dim = IxDyn(&usize_shape(&shape)?);
         let array = match order {
-            Order::C => Array::from_shape_vec(dim, data),
-            Order::Fortran => Array::from_shape_vec(dim.f(), data),
+            MemoryOrder::C => Array::from_shape_vec(dim, data),
+            MemoryOrder::Fortran => Array::from_shape_vec(dim.f(), data),
         };
         array
             .map_err(|_| shape_error(&shape))?
@@ -189,12 +189,12 @@ where
     ///
     /// # Examples
     /// ```
-    /// use npy_core::{NpyMmapMut, Order};
+    /// use npy_core::{NpyMmapMut, MemoryOrder};
     /// # let dir = std::env::temp_dir().join(format!("npy-core-nd-mmap-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
     /// let path = dir.join("image.npy");
     /// // SAFETY: the file is new and only this map touches it.
-    /// let mut m = unsafe { NpyMmapMut::<u8>::create(&path, &[2, 3], Order::Fortran)? };
+    /// let mut m = unsafe { NpyMmapMut::<u8>::create(&path, &[2, 3], MemoryOrder::Fortran)? };
     /// m.as_ndarray_mut()?.index_axis_mut(ndarray::Axis(0), 1).fill(7); // the second row
     /// drop(m);
     /// let a = npy_core::read_ndarray::<u8, ndarray::IxDyn>(&path)?;
@@ -207,8 +207,8 @@ where
         let order = self.order();
         let data = self.data_mut();
         let view = match order {
-            Order::C => ::ndarray::ArrayViewMutD::from_shape(dim, data),
-            Order::Fortran => ::ndarray::ArrayViewMutD::from_shape(dim.f(), data),
+            MemoryOrder::C => ::ndarray::ArrayViewMutD::from_shape(dim, data),
+            MemoryOrder::Fortran => ::ndarray::ArrayViewMutD::from_shape(dim.f(), data),
         };
         view.map_err(|_| shape_error(&shape))
     }
@@ -245,14 +245,14 @@ impl<T: NpyElement + bytemuck::CheckedBitPattern> crate::mmap::NpyMmap<T> {
 
 fn ndarray_view<'a, T, D: Dimension>(
     shape: &[u64],
-    order: Order,
+    order: MemoryOrder,
     data: &'a [T],
 ) -> Result<ArrayView<'a, T, D>, Error> {
     check_ndim::<D>(shape)?;
     let dim = IxDyn(&usize_shape(shape)?);
     let view = match order {
-        Order::C => ArrayViewD::from_shape(dim, data),
-        Order::Fortran => ArrayViewD::from_shape(dim.f(), data),
+        MemoryOrder::C => ArrayViewD::from_shape(dim, data),
+        MemoryOrder::Fortran => ArrayViewD::from_shape(dim.f(), data),
     };
     view.map_err(|_| shape_error(shape))?
         .into_dimensionality::<D>()
@@ -314,7 +314,7 @@ impl WriteOptions {
     /// # Examples
     /// ```
     /// use ndarray::arr2;
-    /// use npy_core::{NpyReader, Order, WriteOptions};
+    /// use npy_core::{NpyReader, MemoryOrder, WriteOptions};
     /// let a = arr2(&[[1.0f32, 2.0], [3.0, 4.0]]);
     /// let mut out = Vec::new();
     /// WriteOptions::new().write_ndarray_to(&mut out, &a.t())?; // the layout decides
@@ -323,7 +323,7 @@ impl WriteOptions {
     /// assert_eq!(r.read_vec::<f32>()?, [1.0, 2.0, 3.0, 4.0]); // a's memory, unchanged
     ///
     /// let mut out = Vec::new();
-    /// WriteOptions::new().order(Order::Fortran).write_ndarray_to(&mut out, &a)?;
+    /// WriteOptions::new().order(MemoryOrder::Fortran).write_ndarray_to(&mut out, &a)?;
     /// let mut r = NpyReader::new(&out[..])?;
     /// assert!(r.header().fortran_order);
     /// assert_eq!(r.read_vec::<f32>()?, [1.0, 3.0, 2.0, 4.0]); // column by column
@@ -346,13 +346,13 @@ impl WriteOptions {
         let f_slice = reversed.as_slice();
         let order = match (self.order_setting(), c_slice, f_slice) {
             (Some(order), _, _) => order,
-            (None, Some(_), _) => Order::C,
-            (None, None, Some(_)) => Order::Fortran,
-            (None, None, None) => Order::C,
+            (None, Some(_), _) => MemoryOrder::C,
+            (None, None, Some(_)) => MemoryOrder::Fortran,
+            (None, None, None) => MemoryOrder::C,
         };
         let contiguous = match order {
-            Order::C => c_slice,
-            Order::Fortran => f_slice,
+            MemoryOrder::C => c_slice,
+            MemoryOrder::Fortran => f_slice,
         };
         if let Some(data) = contiguous {
             return self.clone().order(order).write_to(w, data, shape);
@@ -368,8 +368,8 @@ impl WriteOptions {
         };
         let resolved = self.resolve_dtype::<T>(dtype)?;
         match order {
-            Order::C => self.write_values(w, resolved, shape, order, array.iter()),
-            Order::Fortran => self.write_values(w, resolved, shape, order, reversed.iter()),
+            MemoryOrder::C => self.write_values(w, resolved, shape, order, array.iter()),
+            MemoryOrder::Fortran => self.write_values(w, resolved, shape, order, reversed.iter()),
         }
     }
 
@@ -382,14 +382,14 @@ impl WriteOptions {
     /// # Examples
     /// ```
     /// use ndarray::{arr2, Array2};
-    /// use npy_core::{Order, WriteOptions};
+    /// use npy_core::{MemoryOrder, WriteOptions};
     /// # let dir = std::env::temp_dir().join(format!("npy-core-nd-wpath-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
     /// let path = dir.join("f.npy");
     /// let a = arr2(&[[1i64, 2, 3], [4, 5, 6]]);
-    /// WriteOptions::new().order(Order::Fortran).write_ndarray_path(&path, &a)?;
+    /// WriteOptions::new().order(MemoryOrder::Fortran).write_ndarray_path(&path, &a)?;
     /// let back = npy_core::read::<i64>(&path)?;
-    /// assert_eq!(back.order(), Order::Fortran);
+    /// assert_eq!(back.order(), MemoryOrder::Fortran);
     /// assert_eq!(back.data(), [1, 4, 2, 5, 3, 6]);
     /// let same: Array2<i64> = npy_core::read_ndarray(&path)?;
     /// assert_eq!(same, a);

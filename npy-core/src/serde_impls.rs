@@ -44,7 +44,7 @@ use serde::ser::{SerializeMap, SerializeSeq, SerializeStruct, SerializeTuple, Se
 use serde::{Deserialize, Serialize};
 
 use crate::dtype::{ByteOrder, DType};
-use crate::format::Order;
+use crate::format::MemoryOrder;
 use crate::format::Version;
 use crate::header::Header;
 use crate::info::TensorInfo;
@@ -344,7 +344,7 @@ impl Serialize for TensorInfo {
             &self.canonical.map(super::dtype::Canonical::name),
         )?;
         st.serialize_field("shape", &self.shape)?;
-        st.serialize_field("fortran_order", &(self.order == Order::Fortran))?;
+        st.serialize_field("fortran_order", &(self.order == MemoryOrder::Fortran))?;
         st.serialize_field("itemsize", &self.itemsize)?;
         st.serialize_field("nbytes", &self.nbytes)?;
         st.serialize_field("byte_order", &self.byte_order)?;
@@ -434,7 +434,7 @@ impl<'de> Deserialize<'de> for TensorInfo {
             canonical,
             dtype,
             shape: header.shape,
-            order: Order::from_fortran_order(r.fortran_order),
+            order: MemoryOrder::from_fortran_order(r.fortran_order),
             nbytes,
             data_offset: r.data_offset,
             version,

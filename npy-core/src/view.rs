@@ -36,7 +36,7 @@ use crate::read::{NpyArray, NpyReader};
 ///
 /// # Examples
 /// ```
-/// use npy_core::{view::view_or_copy, ErrorKind, NpyView, Order, WriteOptions};
+/// use npy_core::{view::view_or_copy, ErrorKind, NpyView, MemoryOrder, WriteOptions};
 ///
 /// let mut file = Vec::new();
 /// WriteOptions::new().write_to(&mut file, &[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
@@ -47,7 +47,7 @@ use crate::read::{NpyArray, NpyReader};
 /// aligned.copy_from_slice(&file);
 /// let view = NpyView::<f64>::new(aligned)?;
 /// assert_eq!(view.shape(), [2, 3]);
-/// assert_eq!(view.order(), Order::C);
+/// assert_eq!(view.order(), MemoryOrder::C);
 /// assert_eq!(view.get(&[1, 0]), Some(&4.0));
 /// assert_eq!(view.data(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
 ///
@@ -231,7 +231,7 @@ impl<T: Clone> std::ops::Deref for ViewOrCopy<'_, T> {
 ///
 /// # Examples
 /// ```
-/// use npy_core::{view::view_or_copy, ByteOrder, Order, WriteOptions};
+/// use npy_core::{view::view_or_copy, ByteOrder, MemoryOrder, WriteOptions};
 /// let mut file = Vec::new();
 /// WriteOptions::new()
 ///     .byte_order(ByteOrder::Big)
@@ -239,7 +239,7 @@ impl<T: Clone> std::ops::Deref for ViewOrCopy<'_, T> {
 /// // Big-endian data cannot be borrowed on a little-endian machine; it is decoded instead.
 /// let a = view_or_copy::<i32>(&file)?;
 /// assert_eq!(a.shape(), [2, 3]);
-/// assert_eq!(a.order(), Order::C);
+/// assert_eq!(a.order(), MemoryOrder::C);
 /// assert_eq!(*a, [1, -2, 3, 4, 5, 6]);
 /// assert!(!a.is_borrowed());
 /// # Ok::<(), npy_core::Error>(())

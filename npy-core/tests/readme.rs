@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use ndarray::{Array2, Ix2};
-use npy_core::{ByteOrder, Header, NpyElement, NpyMmap, NpyReader, Order, WriteOptions};
+use npy_core::{ByteOrder, Header, MemoryOrder, NpyElement, NpyMmap, NpyReader, WriteOptions};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -35,7 +35,7 @@ fn side_by_side(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     npy_core::write(p, &v, a.shape())?;
     // write in Fortran order / big-endian
     #[rustfmt::skip]
-    let opts = WriteOptions::new().order(Order::Fortran).byte_order(ByteOrder::Big);
+    let opts = WriteOptions::new().order(MemoryOrder::Fortran).byte_order(ByteOrder::Big);
     opts.write_path(dir.join("f.npy"), &v, &[3, 2])?;
     opts.write_ndarray_path(dir.join("fa.npy"), &a)?;
     // read numpy records into a struct

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use npy_core::{
-    dtype::Primitive, read, ByteOrder, DType, Error, ErrorKind, Header, NpyReader, Order,
+    dtype::Primitive, read, ByteOrder, DType, Error, ErrorKind, Header, MemoryOrder, NpyReader,
     WriteOptions,
 };
 use npy_test_support::*;
@@ -201,7 +201,7 @@ fn streaming_writer_reproduces_every_c_order_fixture_byte_for_byte() {
     let mut failures = Vec::new();
     let mut checked = 0;
     for e in simple_fixtures() {
-        if order_of(&e) != Order::C || shape_of(&e).is_empty() {
+        if order_of(&e) != MemoryOrder::C || shape_of(&e).is_empty() {
             continue;
         }
         checked += 1;

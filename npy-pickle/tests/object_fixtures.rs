@@ -356,7 +356,7 @@ fn typed_reads_of_objects() {
     assert_eq!(floats.data()[0], 1.5);
     assert!(floats.data()[1].is_nan());
     let f = read_objects::<PyObject>(dir().join("f_2x3_p4.npy")).unwrap();
-    assert_eq!(f.order(), npy_core::Order::Fortran);
+    assert_eq!(f.order(), npy_core::MemoryOrder::Fortran);
     assert_eq!(f.get(&[0, 1]), Some(&PyObject::Str("a".into())));
     // A str where an int is asked for names the element.
     let path = dir().join("mixed_p4.npy");

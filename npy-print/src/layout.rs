@@ -399,7 +399,7 @@ impl<'a> ArrayDisplay<'a> {
     /// # Examples
     /// ```
     /// use npy_print::{Print, PrintOptions};
-    /// let a = npy_core::NpyArray::from_parts(vec![2], npy_core::Order::C, vec![1u8, 2])?;
+    /// let a = npy_core::NpyArray::from_parts(vec![2], npy_core::MemoryOrder::C, vec![1u8, 2])?;
     /// let shown = a.display_with(&PrintOptions::new().linewidth(10));
     /// assert_eq!(shown.to_string(), "[1 2]");
     /// assert_eq!(shown.repr().to_string(), "array([1,\n       2],\n      dtype=uint8)");

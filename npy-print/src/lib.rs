@@ -356,9 +356,9 @@ pub trait Print {
 /// assert_eq!(npy_print::str(&a).to_string(), "[ True False]");
 /// println!("{}", npy_print::str(&a));
 ///
-/// let t = npy_core::NpyArray::from_parts(vec![3], npy_core::Order::C, vec![1i32, -20, 300])?;
+/// let t = npy_core::NpyArray::from_parts(vec![3], npy_core::MemoryOrder::C, vec![1i32, -20, 300])?;
 /// assert_eq!(npy_print::str(&t).to_string(), "[  1 -20 300]");
-/// let words = npy_core::NpyArray::from_parts(vec![2], npy_core::Order::C, vec!["ab".to_string(), "c".into()])?;
+/// let words = npy_core::NpyArray::from_parts(vec![2], npy_core::MemoryOrder::C, vec!["ab".to_string(), "c".into()])?;
 /// assert_eq!(npy_print::str(&words).to_string(), "['ab' 'c']");
 ///
 /// use npy_core::DynValue;
@@ -377,10 +377,10 @@ pub fn str<P: Print + ?Sized>(value: &P) -> ArrayDisplay<'_> {
 ///
 /// # Examples
 /// ```
-/// use npy_core::{NpyArray, Order};
-/// let a = NpyArray::from_parts(vec![3], Order::C, vec![1i32, -20, 300])?;
+/// use npy_core::{NpyArray, MemoryOrder};
+/// let a = NpyArray::from_parts(vec![3], MemoryOrder::C, vec![1i32, -20, 300])?;
 /// assert_eq!(npy_print::repr(&a).to_string(), "array([  1, -20, 300], dtype=int32)");
-/// let b = NpyArray::from_parts(vec![2, 2], Order::C, vec![0.5f32, 1.0, 1.5, 2e6])?;
+/// let b = NpyArray::from_parts(vec![2, 2], MemoryOrder::C, vec![0.5f32, 1.0, 1.5, 2e6])?;
 /// assert_eq!(npy_print::str(&b).to_string(), "[[5.0e-01 1.0e+00]\n [1.5e+00 2.0e+06]]");
 /// # Ok::<(), npy_core::Error>(())
 /// ```

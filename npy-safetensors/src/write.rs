@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use npy_convert::ConvertOptions;
-use npy_core::{dtype::MlType, header::ParsedHeader, ByteOrder, DType, Order};
+use npy_core::{dtype::MlType, header::ParsedHeader, ByteOrder, DType, MemoryOrder};
 use npy_npz::NpzArchive;
 use tempfile::NamedTempFile;
 
@@ -441,7 +441,7 @@ fn stored_layout(
     let converted = NamedTempFile::new().map_err(rerr)?;
     let options = ConvertOptions::new()
         .byte_order(ByteOrder::Little)
-        .order(Order::C);
+        .order(MemoryOrder::C);
     npy_convert::convert_open_file(input, name, converted.path(), &options).map_err(Error::from)?;
     let mut f = File::open(converted.path()).map_err(rerr)?;
     let parsed = npy_core::Header::read(&mut io::BufReader::new(&mut f))?;

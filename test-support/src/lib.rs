@@ -30,7 +30,7 @@ use npy_core::num_complex::Complex;
 use npy_core::{
     dtype::{Primitive, TimeKind, TimeUnit},
     element::Timedelta64,
-    DType, Datetime64, NpyArray, NpyElement, Order,
+    DType, Datetime64, MemoryOrder, NpyArray, NpyElement,
 };
 use serde_json::Value as Json;
 
@@ -129,11 +129,11 @@ pub fn shape_of(e: &Json) -> Vec<u64> {
         .collect()
 }
 
-pub fn order_of(e: &Json) -> Order {
+pub fn order_of(e: &Json) -> MemoryOrder {
     if e["fortran_order"].as_bool().expect("fortran_order") {
-        Order::Fortran
+        MemoryOrder::Fortran
     } else {
-        Order::C
+        MemoryOrder::C
     }
 }
 

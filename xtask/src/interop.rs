@@ -34,7 +34,7 @@ use ndarray::ArrayD;
 use npy_core::bytemuck::{CheckedBitPattern, NoUninit};
 use npy_core::num_complex::Complex;
 use npy_core::{
-    dtype::Primitive, DType, NpyArray, NpyElement, NpyMmapMut, NpyReader, Order, WriteOptions,
+    dtype::Primitive, DType, MemoryOrder, NpyArray, NpyElement, NpyMmapMut, NpyReader, WriteOptions,
 };
 use npy_test_support::{dispatch, Elem, Visitor};
 
@@ -122,7 +122,7 @@ pub fn write_all(fixtures: &Path, out_dir: &Path) -> Result<Written, String> {
         let src = fixtures.join(&name);
         let reader = NpyReader::open(&src).map_err(|e| format!("{name}: {e}"))?;
         let dtype = reader.dtype().clone();
-        let c_rows = reader.order() == Order::C && !reader.shape().is_empty();
+        let c_rows = reader.order() == MemoryOrder::C && !reader.shape().is_empty();
         let has_axis = !reader.shape().is_empty();
         let two_dims = reader.shape().len() >= 2;
         drop(reader);
@@ -247,14 +247,14 @@ impl Visitor for WriteBack<'_> {
             // The same logical array in the other memory layout, written in the fixture's order.
             let c_data = a.clone().into_c_order_vec();
             let logical: ArrayD<T> =
-                NpyArray::from_parts(a.shape().to_vec(), Order::C, c_data)?.into_ndarray()?;
+                NpyArray::from_parts(a.shape().to_vec(), MemoryOrder::C, c_data)?.into_ndarray()?;
             let other = match a.order() {
-                Order::C => logical
+                MemoryOrder::C => logical
                     .t()
                     .as_standard_layout()
                     .into_owned()
                     .reversed_axes(),
-                Order::Fortran => logical,
+                MemoryOrder::Fortran => logical,
             };
             options.write_ndarray_path(nd_dst, &other)?;
         }
@@ -280,9 +280,9 @@ fn rebuild_by_appends<T: NpyElement>(
     dst: &Path,
     data: &[T],
     shape: &[u64],
-    order: Order,
+    order: MemoryOrder,
 ) -> Result<(), npy_core::Error> {
-    let axis = if order == Order::Fortran {
+    let axis = if order == MemoryOrder::Fortran {
         shape.len() - 1
     } else {
         0

@@ -293,7 +293,7 @@ fn show_member<R: npy_core::ReadAt>(
     let member = npz.member(key)?;
     let (size, stored) = (member.size, member.is_stored());
     let reader = npz.npy_reader(key)?;
-    let crosswise = reader.order() == npy_core::Order::Fortran
+    let crosswise = reader.order() == npy_core::MemoryOrder::Fortran
         && reader.shape().iter().filter(|&&d| d > 1).count() > 1;
     if !stored && crosswise && !reader.dtype().has_object() {
         // C order walks a Fortran-order array back and forth, and a deflate stream only goes
@@ -475,7 +475,7 @@ fn show_reader<R: Read + Seek>(
     if args.json {
         check_empty_lists(&dtype, &shape)?;
         check_unbacked_values(&dtype, &shape)?;
-        let fortran = reader.order() == npy_core::Order::Fortran;
+        let fortran = reader.order() == npy_core::MemoryOrder::Fortran;
         let mut values = Values::new(&mut reader, false, PrintOptions::new());
         let mut next = || next_value(&mut values);
         return json::write_json(out, &dtype.to_string(), &shape, fortran, &mut next);
@@ -541,7 +541,7 @@ fn show_objects<R: Read + Seek>(
     let array = reader.read_dyn_using(&npy_pickle::PickleCodec::default())?;
     if args.json {
         check_empty_lists(array.dtype(), array.shape())?;
-        let fortran = array.order() == npy_core::Order::Fortran;
+        let fortran = array.order() == npy_core::MemoryOrder::Fortran;
         let mut values = array.iter_c_order();
         let mut next = || values.next().ok_or_else(too_few);
         let mut capped = json::Capped::new(out);

@@ -59,7 +59,7 @@ impl<'a, R: Read + Seek> Values<'a, R> {
         options: PrintOptions,
     ) -> Values<'a, R> {
         let shape = reader.shape().to_vec();
-        let fortran = reader.order() == npy_core::Order::Fortran;
+        let fortran = reader.order() == npy_core::MemoryOrder::Fortran;
         let itemsize = reader.dtype().itemsize().max(1);
         let chunk = (CHUNK_BYTES / itemsize).clamp(1, CHUNK_ELEMENTS);
         let walk = if shape.contains(&0) {

@@ -5,24 +5,24 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::common::{fixture, npy};
-use npy_core::{Order, WriteOptions};
+use npy_core::{MemoryOrder, WriteOptions};
 
 /// numpy's `f8` fixture of `order` cut along its growth axis: the first slice and the rest,
 /// written by npy-core into `dir`.
-fn pieces(dir: &Path, order: Order) -> (PathBuf, PathBuf, PathBuf) {
+fn pieces(dir: &Path, order: MemoryOrder) -> (PathBuf, PathBuf, PathBuf) {
     let name = match order {
-        Order::C => "f8_le_c_2x3x4.npy",
-        Order::Fortran => "f8_le_f_2x3x4.npy",
+        MemoryOrder::C => "f8_le_c_2x3x4.npy",
+        MemoryOrder::Fortran => "f8_le_f_2x3x4.npy",
     };
     let a = npy_core::read::<f64>(fixture(name)).unwrap();
     let (head, tail) = (dir.join("head.npy"), dir.join("tail.npy"));
     let w = WriteOptions::new().order(order);
     match order {
-        Order::C => {
+        MemoryOrder::C => {
             w.write_path(&head, &a.data()[..12], &[1, 3, 4]).unwrap();
             w.write_path(&tail, &a.data()[12..], &[1, 3, 4]).unwrap();
         }
-        Order::Fortran => {
+        MemoryOrder::Fortran => {
             w.write_path(&head, &a.data()[..6], &[2, 3, 1]).unwrap();
             w.write_path(&tail, &a.data()[6..], &[2, 3, 3]).unwrap();
         }
@@ -33,7 +33,7 @@ fn pieces(dir: &Path, order: Order) -> (PathBuf, PathBuf, PathBuf) {
 #[test]
 fn cat_rebuilds_numpys_file() {
     let dir = tempfile::tempdir().unwrap();
-    let (head, tail, numpy) = pieces(dir.path(), Order::C);
+    let (head, tail, numpy) = pieces(dir.path(), MemoryOrder::C);
     let out = dir.path().join("out.npy");
     let o = npy([
         "cat".as_ref(),
@@ -89,7 +89,7 @@ fn cat_refuses_what_does_not_concatenate() {
 
 #[test]
 fn append_rebuilds_numpys_file_in_either_order() {
-    for order in [Order::C, Order::Fortran] {
+    for order in [MemoryOrder::C, MemoryOrder::Fortran] {
         let dir = tempfile::tempdir().unwrap();
         let (head, tail, numpy) = pieces(dir.path(), order);
         let o = npy(["append".as_ref(), head.as_os_str(), tail.as_os_str()]);
@@ -105,7 +105,7 @@ fn append_rebuilds_numpys_file_in_either_order() {
 #[test]
 fn append_checks_every_input_before_writing() {
     let dir = tempfile::tempdir().unwrap();
-    let (head, tail, _) = pieces(dir.path(), Order::C);
+    let (head, tail, _) = pieces(dir.path(), MemoryOrder::C);
     let before = fs::read(&head).unwrap();
     let o = npy([
         "append".as_ref(),

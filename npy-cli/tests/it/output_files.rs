@@ -549,7 +549,7 @@ fn show_of_a_deflated_fortran_member_leaves_no_named_temp_file() {
     let data: Vec<f64> = (0..90_000).map(f64::from).collect();
     let mut member = Vec::new();
     npy_core::WriteOptions::new()
-        .order(npy_core::Order::Fortran)
+        .order(npy_core::MemoryOrder::Fortran)
         .write_to(&mut member, &data, &[300, 300])
         .unwrap();
     let x = dir.path().join("x.npz");

@@ -7,7 +7,7 @@ use super::columns::Columns;
 use super::{Column, DynValue};
 use crate::codec::{per_chunk, Stepper};
 use crate::error::{to_usize, Error};
-use crate::format::Order;
+use crate::format::MemoryOrder;
 use crate::header::Header;
 use crate::meta::{meta_accessors, ArrayMeta};
 
@@ -261,7 +261,7 @@ impl DynArray {
     pub fn iter_c_order(&self) -> COrderIter<'_> {
         COrderIter {
             array: self,
-            walk: Stepper::new(self.shape(), Order::C),
+            walk: Stepper::new(self.shape(), MemoryOrder::C),
         }
     }
 }

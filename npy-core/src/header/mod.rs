@@ -9,7 +9,7 @@
 use crate::codec::nonzero_product;
 use crate::dtype::DType;
 use crate::error::{Error, ErrorKind};
-use crate::format::Order;
+use crate::format::MemoryOrder;
 pub use crate::format::{Version, ARRAY_ALIGN, GROWTH_AXIS_MAX_DIGITS, MAGIC, MAX_DIMS};
 #[doc(no_inline)]
 use crate::literal;
@@ -204,16 +204,16 @@ impl Header {
 
     /// The memory order `fortran_order` declares.
     #[inline]
-    pub fn order(&self) -> Order {
-        Order::from_fortran_order(self.fortran_order)
+    pub fn order(&self) -> MemoryOrder {
+        MemoryOrder::from_fortran_order(self.fortran_order)
     }
 
     /// The `fortran_order` numpy writes for data in `order`: `True` only for data that is not
     /// also C-contiguous. With at most one dimension longer than 1, or no elements, both orders
     /// are the same bytes and numpy writes `False`.
-    pub fn fortran_order_for(shape: &[u64], order: Order) -> bool {
+    pub fn fortran_order_for(shape: &[u64], order: MemoryOrder) -> bool {
         let both_orders = shape.contains(&0) || shape.iter().filter(|&&d| d != 1).count() <= 1;
-        order == Order::Fortran && !both_orders
+        order == MemoryOrder::Fortran && !both_orders
     }
 
     /// Number of elements: the product of the shape (1 for `()`).

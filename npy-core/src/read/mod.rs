@@ -16,7 +16,7 @@ use std::path::Path;
 use crate::codec::{checked_product, permute_to_c_order};
 use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind, PathContext};
-use crate::format::Order;
+use crate::format::MemoryOrder;
 use crate::header::Header;
 use crate::meta::meta_accessors;
 
@@ -94,7 +94,7 @@ impl<T: NpyElement> NpyArray<T> {
     /// # Errors
     /// [`ErrorKind::LengthMismatch`] when `data.len()` is not the product of `shape`;
     /// [`ErrorKind::SizeOverflow`] for a shape whose size exceeds numpy's (2^63 − 1).
-    pub fn from_parts(shape: Vec<u64>, order: Order, data: Vec<T>) -> Result<Self, Error> {
+    pub fn from_parts(shape: Vec<u64>, order: MemoryOrder, data: Vec<T>) -> Result<Self, Error> {
         let expected = checked_product(1, &shape);
         if expected != Some(data.len() as u64) {
             return Err(Error::new(ErrorKind::LengthMismatch {
@@ -138,9 +138,9 @@ impl<T> NpyArray<T> {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::{NpyArray, Order};
+    /// use npy_core::{NpyArray, MemoryOrder};
     /// // [[1, 2, 3], [4, 5, 6]] stored column by column:
-    /// let a = NpyArray::from_parts(vec![2, 3], Order::Fortran, vec![1u8, 4, 2, 5, 3, 6])?;
+    /// let a = NpyArray::from_parts(vec![2, 3], MemoryOrder::Fortran, vec![1u8, 4, 2, 5, 3, 6])?;
     /// assert_eq!(a.into_vec(), [1, 4, 2, 5, 3, 6]);
     /// # Ok::<(), npy_core::Error>(())
     /// ```
@@ -165,9 +165,9 @@ impl<T> NpyArray<T> {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::{NpyArray, Order};
+    /// use npy_core::{NpyArray, MemoryOrder};
     /// // [[1, 2, 3], [4, 5, 6]] stored column by column:
-    /// let a = NpyArray::from_parts(vec![2, 3], Order::Fortran, vec![1u8, 4, 2, 5, 3, 6])?;
+    /// let a = NpyArray::from_parts(vec![2, 3], MemoryOrder::Fortran, vec![1u8, 4, 2, 5, 3, 6])?;
     /// assert_eq!(a.into_c_order_vec(), [1, 2, 3, 4, 5, 6]);
     /// # Ok::<(), npy_core::Error>(())
     /// ```
@@ -178,7 +178,7 @@ impl<T> NpyArray<T> {
     }
 
     /// `(shape, order, data)`.
-    pub fn into_parts(self) -> (Vec<u64>, Order, Vec<T>) {
+    pub fn into_parts(self) -> (Vec<u64>, MemoryOrder, Vec<T>) {
         let order = self.meta.order();
         let shape = self.meta.shape().to_vec();
         (shape, order, self.data)

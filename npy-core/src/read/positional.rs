@@ -15,7 +15,7 @@ use super::{NpyArray, NpyReader, ReadOptions};
 use crate::codec::checked_product;
 use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind};
-use crate::format::{Order, Version, MAGIC};
+use crate::format::{MemoryOrder, Version, MAGIC};
 use crate::header::{Header, ParsedHeader};
 use crate::io::ReadAt;
 use crate::meta::ArrayMeta;
@@ -577,7 +577,11 @@ impl<S: ReadAt + ?Sized> Seek for SourceCursor<'_, S> {
 /// Rows `rows` of an array of `shape` in `order` are a contiguous run of its bytes: a C-order
 /// array of at least one dimension, and the range within its first dimension. Returns the
 /// dimensions of a row (the shape after the first).
-fn check_rows<'s>(order: Order, shape: &'s [u64], rows: &Range<u64>) -> Result<&'s [u64], Error> {
+fn check_rows<'s>(
+    order: MemoryOrder,
+    shape: &'s [u64],
+    rows: &Range<u64>,
+) -> Result<&'s [u64], Error> {
     let Some((&count, row)) = shape.split_first().filter(|_| !order.is_fortran()) else {
         return Err(Error::new(ErrorKind::Unsupported {
             operation: "read_rows",

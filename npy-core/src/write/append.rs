@@ -372,7 +372,8 @@ impl NpyAppender {
         if header.dtype != own.dtype {
             return Err(self.mismatch(describe(), &header.shape));
         }
-        let both_orders = !Header::fortran_order_for(&header.shape, crate::format::Order::Fortran);
+        let both_orders =
+            !Header::fortran_order_for(&header.shape, crate::format::MemoryOrder::Fortran);
         if header.fortran_order != own.fortran_order && !both_orders {
             return Err(Error::new(ErrorKind::Unsupported {
                 operation: "appending a file of another memory order",

@@ -10,7 +10,7 @@ use crate::codec::{checked_product, per_chunk, swap_in_place, CHUNK_BYTES};
 use crate::dtype::{ByteOrder, DType};
 use crate::element::{bulk_kind, Bulk, NpyElement};
 use crate::error::{Error, ErrorKind, PathContext};
-use crate::format::{AsShape, Order, Version};
+use crate::format::{AsShape, MemoryOrder, Version};
 use crate::header::Header;
 
 mod append;
@@ -56,11 +56,11 @@ pub fn write<T: NpyElement>(
 ///
 /// # Examples
 /// ```
-/// use npy_core::{ByteOrder, NpyReader, Order, WriteOptions};
+/// use npy_core::{ByteOrder, NpyReader, MemoryOrder, WriteOptions};
 /// let mut out = Vec::new();
 /// WriteOptions::new()
 ///     .byte_order(ByteOrder::Big)
-///     .order(Order::Fortran)
+///     .order(MemoryOrder::Fortran)
 ///     .write_to(&mut out, &[1.5f64, 2.5, 3.5, 4.5], &[2, 2])?;
 /// let r = NpyReader::new(&out[..])?;
 /// assert_eq!(r.dtype().to_string(), ">f8");
@@ -71,7 +71,7 @@ pub fn write<T: NpyElement>(
 pub struct WriteOptions {
     dtype: Option<DType>,
     /// `None`: C order for slices, the array's own layout for ndarray arrays.
-    order: Option<Order>,
+    order: Option<MemoryOrder>,
     byte_order: Option<ByteOrder>,
     version: Option<Version>,
 }
@@ -112,19 +112,19 @@ impl WriteOptions {
     /// (feature `ndarray`, `WriteOptions::write_ndarray_to`) are written in this order
     /// whatever their layout.
     #[must_use]
-    pub fn order(mut self, order: Order) -> Self {
+    pub fn order(mut self, order: MemoryOrder) -> Self {
         self.order = Some(order);
         self
     }
 
     /// The order for data given as a slice: C unless set.
-    pub(crate) fn slice_order(&self) -> Order {
-        self.order.unwrap_or(Order::C)
+    pub(crate) fn slice_order(&self) -> MemoryOrder {
+        self.order.unwrap_or(MemoryOrder::C)
     }
 
     #[cfg(feature = "ndarray")] // used by the ndarray writers only
     /// The order set with [`WriteOptions::order`], if any.
-    pub(crate) fn order_setting(&self) -> Option<Order> {
+    pub(crate) fn order_setting(&self) -> Option<MemoryOrder> {
         self.order
     }
 
@@ -182,12 +182,12 @@ impl WriteOptions {
         &self,
         dtype: DType,
         shape: &[u64],
-        order: Order,
+        order: MemoryOrder,
     ) -> Result<Header, Error> {
         let mut shape = shape.to_vec();
         let dtype = match dtype {
             DType::SubArray(s) => {
-                if order == Order::Fortran {
+                if order == MemoryOrder::Fortran {
                     return Err(Error::new(ErrorKind::Unsupported {
                         operation: "writing subarray elements ([T; N]) in Fortran order",
                         reason: "numpy stores them as trailing dimensions of the shape, which \
@@ -241,7 +241,7 @@ impl WriteOptions {
         mut w: W,
         (dtype, plan): (DType, T::Plan),
         shape: &[u64],
-        order: Order,
+        order: MemoryOrder,
         values: I,
     ) -> Result<(), Error>
     where
@@ -300,17 +300,17 @@ impl WriteOptions {
     /// Records of a fixed first axis (3 values each) appended along the last axis of a
     /// Fortran-order array:
     /// ```
-    /// use npy_core::{NpyReader, Order, WriteOptions};
+    /// use npy_core::{NpyReader, MemoryOrder, WriteOptions};
     /// let mut file = std::io::Cursor::new(Vec::new());
     /// let mut w = WriteOptions::new()
-    ///     .order(Order::Fortran)
+    ///     .order(MemoryOrder::Fortran)
     ///     .stream_to::<_, f64>(&mut file, &[3])?;
     /// for i in 0..5 {
     ///     w.push_row(&[i as f64, 0.5, -1.0])?;
     /// }
     /// w.finish()?;
     /// let mut r = NpyReader::new(&file.get_ref()[..])?;
-    /// assert_eq!((r.shape(), r.order()), (&[3, 5][..], Order::Fortran));
+    /// assert_eq!((r.shape(), r.order()), (&[3, 5][..], MemoryOrder::Fortran));
     /// assert_eq!(r.read_vec::<f64>()?[..4], [0.0, 0.5, -1.0, 1.0]);
     /// # Ok::<(), npy_core::Error>(())
     /// ```
@@ -401,14 +401,14 @@ impl<T: NpyElement> crate::read::NpyArray<T> {
     ///
     /// # Examples
     /// ```
-    /// use npy_core::{NpyArray, Order};
+    /// use npy_core::{NpyArray, MemoryOrder};
     /// # let dir = std::env::temp_dir().join(format!("npy-core-write-array-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
     /// // [[1, 2, 3], [4, 5, 6]] stored column by column:
-    /// let a = NpyArray::from_parts(vec![2, 3], Order::Fortran, vec![1i16, 4, 2, 5, 3, 6])?;
+    /// let a = NpyArray::from_parts(vec![2, 3], MemoryOrder::Fortran, vec![1i16, 4, 2, 5, 3, 6])?;
     /// a.write(dir.join("f.npy"))?;
     /// let b = npy_core::read::<i16>(dir.join("f.npy"))?;
-    /// assert_eq!(b.order(), Order::Fortran);
+    /// assert_eq!(b.order(), MemoryOrder::Fortran);
     /// assert_eq!(b.get(&[0, 1]), Some(&2));
     /// # Ok::<(), npy_core::Error>(())
     /// ```

@@ -11,7 +11,7 @@ use crate::codec::{checked_product, CHUNK_BYTES};
 use crate::dtype::DType;
 use crate::element::{bulk_kind, Bulk, NpyElement};
 use crate::error::{to_usize, Error, ErrorKind, PathContext};
-use crate::format::{Order, Version};
+use crate::format::{MemoryOrder, Version};
 use crate::header::Header;
 
 /// Writes rows of unknown count: the header is written first with a zero-row shape and the room
@@ -47,7 +47,7 @@ pub struct StreamWriter<W: Write + Seek, T: NpyElement> {
     /// The dtype of one `T` (the header's dtype, unless `T` is a subarray type).
     elem_dtype: DType,
     /// The file's memory order.
-    order: Order,
+    order: MemoryOrder,
     /// The axis that grows: 0 in C order, the last in Fortran order.
     growth_axis: usize,
     /// The header's version, fixed when the header is first written.
@@ -75,8 +75,8 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         // memory either way, so rows append).
         let order = options.slice_order();
         let growth_axis = match order {
-            Order::C => 0,
-            Order::Fortran => row_shape.len(),
+            MemoryOrder::C => 0,
+            MemoryOrder::Fortran => row_shape.len(),
         };
         let mut shape = row_shape.to_vec();
         shape.insert(growth_axis, 0);
@@ -266,7 +266,7 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
 fn reserve(
     header: &Header,
     growth_axis: usize,
-    order: Order,
+    order: MemoryOrder,
     version: Option<Version>,
 ) -> Result<(Version, usize), Error> {
     // The length depends on the row count only through its digits and whether it is 0, 1 or

@@ -12,7 +12,7 @@ use std::time::Duration;
 use npy_core::{
     append, read,
     write::{concatenate, AppendOptions},
-    ErrorKind, Header, NpyAppender, NpyReader, Order, WriteOptions,
+    ErrorKind, Header, MemoryOrder, NpyAppender, NpyReader, WriteOptions,
 };
 use npy_test_support::*;
 use serde_json::Value as Json;
@@ -31,8 +31,8 @@ fn options_for<T: Elem>(e: &Json) -> WriteOptions {
 
 /// The fixture's array cut along its growth axis (0 in C order, the last in Fortran order):
 /// the elements of each slice, in the file's memory order, and the shape of one slice.
-fn slices<T: Clone>(data: &[T], shape: &[u64], order: Order) -> (Vec<Vec<T>>, Vec<u64>) {
-    let axis = if order == Order::Fortran {
+fn slices<T: Clone>(data: &[T], shape: &[u64], order: MemoryOrder) -> (Vec<Vec<T>>, Vec<u64>) {
+    let axis = if order == MemoryOrder::Fortran {
         shape.len() - 1
     } else {
         0
@@ -107,8 +107,8 @@ fn appends_rebuild_every_fixture_byte_for_byte() {
             continue;
         }
         match order_of(&e) {
-            Order::C => c += 1,
-            Order::Fortran => f += 1,
+            MemoryOrder::C => c += 1,
+            MemoryOrder::Fortran => f += 1,
         }
         if let Some(Err(msg)) = dispatch(&dtype_of(&e), Rebuild(&e, dir.path())) {
             failures.push(format!("{}: {msg}", e["file"].as_str().unwrap()));
@@ -145,14 +145,14 @@ impl Visitor for Join<'_> {
         opts.write_path(&head, &parts[0], &one).unwrap();
         let rest: Vec<T> = parts[1..].concat();
         let mut rest_shape = a.shape().to_vec();
-        let axis = if a.order() == Order::Fortran {
+        let axis = if a.order() == MemoryOrder::Fortran {
             rest_shape.len() - 1
         } else {
             0
         };
         rest_shape[axis] -= 1;
         opts.write_path(&tail, &rest, &rest_shape).unwrap();
-        if a.order() == Order::C {
+        if a.order() == MemoryOrder::C {
             let out = dir.join(format!("cat_{name}"));
             concatenate(&out, &[&head, &tail]).map_err(|err| format!("concatenate: {err}"))?;
             if fs::read(&out).unwrap() != original {
@@ -223,7 +223,7 @@ fn mismatches_name_both_arrays() {
     // The growth axis of a Fortran-order file is the last.
     let f = dir.path().join("f.npy");
     WriteOptions::new()
-        .order(Order::Fortran)
+        .order(MemoryOrder::Fortran)
         .write_path(&f, &[0i16; 6], &[2, 3])
         .unwrap();
     let mut w = NpyAppender::open(&f).unwrap();
@@ -669,7 +669,7 @@ fn append_progress_with_uneven_and_empty_sources() {
 
     // Fortran order: [[1, 2], [3, 4]] stored column by column, grown by a (2, 1) column
     // and a (2, 3) block, gives columns 1 3 | 2 4 | 5 6 | 7 8 | 9 10 | 11 12.
-    let f = WriteOptions::new().order(Order::Fortran);
+    let f = WriteOptions::new().order(MemoryOrder::Fortran);
     let ff = dir.path().join("f.npy");
     f.write_path(&ff, &[1i16, 3, 2, 4], &[2, 2]).unwrap();
     let col = dir.path().join("col.npy");

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use npy_core::{
     dtype::Primitive, error::NotNpy, format::Version, ByteOrder, DType, Error, ErrorKind, Header,
-    Order, TensorInfo,
+    MemoryOrder, TensorInfo,
 };
 
 #[derive(Debug)]
@@ -448,7 +448,7 @@ fn every_npy_parses_with_the_readme_facts() {
         let info = TensorInfo::from_path(dir.join(e.path)).unwrap();
         assert_eq!(info.shape, e.shape);
         assert_eq!(info.data_offset, e.data_offset);
-        assert_eq!(info.order == Order::Fortran, e.fortran_order);
+        assert_eq!(info.order == MemoryOrder::Fortran, e.fortran_order);
 
         // Files numpy wrote with 64-byte alignment and its ", }" are reproduced byte for byte.
         if e.data_offset % 64 == 0 && e.header.ends_with(", }") && !e.descr.ends_with("O8") {

@@ -5,7 +5,7 @@
 
 use std::fs;
 
-use npy_core::{format::Version, DType, Header, Order, TensorInfo};
+use npy_core::{format::Version, DType, Header, MemoryOrder, TensorInfo};
 use npy_test_support::{fixtures_dir, manifest, sha256_hex};
 use serde_json::Value as Json;
 
@@ -205,7 +205,11 @@ fn check_one(e: &Json) -> Result<(), String> {
     check_eq!(
         "info.order",
         info.order,
-        if fortran { Order::Fortran } else { Order::C }
+        if fortran {
+            MemoryOrder::Fortran
+        } else {
+            MemoryOrder::C
+        }
     );
     check_eq!("info.itemsize", info.itemsize, itemsize);
     check_eq!("info.nbytes", info.nbytes, nbytes);

@@ -15,7 +15,7 @@ use npy_core::{
         Float8E4M3Fn, Float8E4M3FnUz, Float8E5M2, Float8E5M2FnUz, Float8E8M0Fnu, Int2, Int4, UInt2,
         UInt4,
     },
-    DType, DynValue, NpyElement, NpyReader, Order, ReadOptions, WriteOptions,
+    DType, DynValue, MemoryOrder, NpyElement, NpyReader, ReadOptions, WriteOptions,
 };
 use serde_json::Value as Json;
 
@@ -139,9 +139,9 @@ fn typed_round_trip<T: NpyElement + Copy>(kind: MlType, to_f64: impl Fn(T) -> f6
         }
         // Write back in the file's order: the bytes np.save wrote.
         let order = if e["fortran_order"].as_bool().unwrap() {
-            Order::Fortran
+            MemoryOrder::Fortran
         } else {
-            Order::C
+            MemoryOrder::C
         };
         let shape: Vec<u64> = e["shape"]
             .as_array()

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use npy_core::bytemuck::CheckedBitPattern;
-use npy_core::{Error, ErrorKind, NpyElement, NpyMmap, NpyMmapMut, Order};
+use npy_core::{Error, ErrorKind, MemoryOrder, NpyElement, NpyMmap, NpyMmapMut};
 use npy_test_support::fixture;
 use serde_json::Value as Json;
 
@@ -43,7 +43,7 @@ fn format_card_file_maps_to_the_manifest_values() {
 
     let m = mmap::<f32>(fixture("w_f32.npy")).unwrap();
     assert_eq!(m.shape(), [4, 64]);
-    assert_eq!(m.order(), Order::C);
+    assert_eq!(m.order(), MemoryOrder::C);
     assert_eq!(m.len(), 256);
     assert_eq!(m.data(), want);
     assert_eq!(m.get(&[1, 0]), Some(&8.0));
@@ -59,7 +59,7 @@ fn format_card_file_maps_to_the_manifest_values() {
 fn fortran_order_and_bool_fixtures_map() {
     let m = mmap::<i32>(fixture("i4_le_f_2x3x4.npy")).unwrap();
     let c = mmap::<i32>(fixture("i4_le_c_2x3x4.npy")).unwrap();
-    assert_eq!(m.order(), Order::Fortran);
+    assert_eq!(m.order(), MemoryOrder::Fortran);
     for i in 0..2 {
         for j in 0..3 {
             for k in 0..4 {
@@ -211,7 +211,7 @@ fn an_existing_file_maps_writable() {
     let before = npy_core::read::<i32>(&path).unwrap();
     // SAFETY: a copy of the fixture that only this map touches.
     let mut m = unsafe { NpyMmapMut::<i32>::open(&path).unwrap() };
-    assert_eq!(m.order(), Order::Fortran);
+    assert_eq!(m.order(), MemoryOrder::Fortran);
     assert_eq!(m.data(), before.data());
     *m.get_mut(&[1, 0, 0]).unwrap() = 77; // Fortran order: element 1 in memory
     assert_eq!(m.get(&[1, 0, 0]), Some(&77));
@@ -240,7 +240,7 @@ fn a_large_array_costs_no_disk_until_written() {
     // every element's bit pattern, a loop over all of them in a debug build.
     let n: u64 = 1 << 28;
     // SAFETY: a new file of this test's, touched only through this map.
-    let mut m = unsafe { NpyMmapMut::<f64>::create(&path, &[n], Order::C).unwrap() };
+    let mut m = unsafe { NpyMmapMut::<f64>::create(&path, &[n], MemoryOrder::C).unwrap() };
     let disk = || fs::metadata(&path).unwrap().blocks() * 512;
     assert!(disk() < 1 << 20, "{} bytes on disk after create", disk());
     assert_eq!(m.len() as u64, n);

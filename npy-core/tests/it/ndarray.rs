@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use ndarray::{arr0, s, Array, Array3, ArrayD, Axis, Ix2, Ix3, IxDyn};
 use npy_core::{
-    read_ndarray, write_ndarray, ByteOrder, ErrorKind, NpyReader, NpyView, Order, WriteOptions,
+    read_ndarray, write_ndarray, ByteOrder, ErrorKind, MemoryOrder, NpyReader, NpyView,
+    WriteOptions,
 };
 use npy_test_support::fixture;
 use serde_json::Value as Json;
@@ -263,10 +264,10 @@ fn an_order_option_is_honoured_for_every_layout() {
         ("strided", strided.view()),
     ] {
         for (order, byte_order, numpy) in [
-            (Order::Fortran, ByteOrder::Little, "i4_le_f_2x3x4.npy"),
-            (Order::C, ByteOrder::Little, "i4_le_c_2x3x4.npy"),
-            (Order::Fortran, ByteOrder::Big, "i4_be_f_2x3x4.npy"),
-            (Order::C, ByteOrder::Big, "i4_be_c_2x3x4.npy"),
+            (MemoryOrder::Fortran, ByteOrder::Little, "i4_le_f_2x3x4.npy"),
+            (MemoryOrder::C, ByteOrder::Little, "i4_le_c_2x3x4.npy"),
+            (MemoryOrder::Fortran, ByteOrder::Big, "i4_be_f_2x3x4.npy"),
+            (MemoryOrder::C, ByteOrder::Big, "i4_be_c_2x3x4.npy"),
         ] {
             let mut out = Vec::new();
             WriteOptions::new()
@@ -292,7 +293,7 @@ fn strings_take_their_width_from_the_values_in_any_order() {
     for (name, array) in [("c", c.view()), ("strided", strided)] {
         let path = temp_path(&dir, "u.npy");
         WriteOptions::new()
-            .order(Order::Fortran)
+            .order(MemoryOrder::Fortran)
             .write_ndarray_path(&path, &array)
             .unwrap();
         assert_eq!(
@@ -312,7 +313,7 @@ fn reordered_writes_cross_chunk_boundaries() {
     let a = Array::from_shape_fn((rows, cols), |(i, j)| (i * 1000 + j) as i32);
     let mut out = Vec::new();
     WriteOptions::new()
-        .order(Order::Fortran)
+        .order(MemoryOrder::Fortran)
         .write_ndarray_to(&mut out, &a)
         .unwrap();
     let mut r = NpyReader::new(&out[..]).unwrap();
@@ -328,7 +329,7 @@ fn reordered_writes_cross_chunk_boundaries() {
 fn subarray_elements_in_fortran_order_are_refused() {
     let a = Array::from_elem((2, 2), [1u8, 2]);
     let err = WriteOptions::new()
-        .order(Order::Fortran)
+        .order(MemoryOrder::Fortran)
         .write_ndarray_to(Vec::new(), &a)
         .unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::Unsupported { .. }), "{err}");
@@ -348,7 +349,7 @@ fn write_takes_an_ndarray_shape() {
     let dims: Vec<usize> = vec![2, 3, 4];
     let mut out = Vec::new();
     WriteOptions::new()
-        .order(Order::Fortran)
+        .order(MemoryOrder::Fortran)
         .write_to(
             &mut out,
             c.t().as_standard_layout().as_slice().unwrap(),

@@ -6,7 +6,7 @@ use npy_core::{
     format::Version,
     ByteOrder, DType, Error, ErrorKind, Header,
 };
-use npy_core::{NpyReader, Order, WriteOptions};
+use npy_core::{MemoryOrder, NpyReader, WriteOptions};
 use npy_test_support::fixture;
 use proptest::prelude::*;
 
@@ -657,7 +657,7 @@ fn subarray_elements_fold_into_the_shape_both_ways() {
     assert_eq!(lines.shape(), [2, 3]);
     // Fortran order cannot hold subarray elements contiguously: an error, not a bad file.
     let err = WriteOptions::new()
-        .order(Order::Fortran)
+        .order(MemoryOrder::Fortran)
         .write_to(Vec::new(), lines.data(), &[2, 3])
         .unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::Unsupported { .. }), "{err}");
@@ -673,14 +673,14 @@ fn fortran_order_only_where_numpy_writes_it() {
         let data: Vec<i32> = (0..n as i32).collect();
         let mut out = Vec::new();
         WriteOptions::new()
-            .order(Order::Fortran)
+            .order(MemoryOrder::Fortran)
             .write_to(&mut out, &data, &shape)
             .unwrap();
         let r = NpyReader::new(&out[..]).unwrap();
         assert!(!r.header().fortran_order, "{shape:?}");
         let (src, dst) = (dir.path().join("c.npy"), dir.path().join("f.npy"));
         npy_core::write(&src, &data, &shape).unwrap();
-        let o = npy_convert::ConvertOptions::new().order(Order::Fortran);
+        let o = npy_convert::ConvertOptions::new().order(MemoryOrder::Fortran);
         npy_convert::convert_file(&src, &dst, &o).unwrap();
         assert_eq!(
             std::fs::read(&dst).unwrap(),
@@ -691,7 +691,7 @@ fn fortran_order_only_where_numpy_writes_it() {
     // A genuinely Fortran-order shape keeps the flag.
     let mut out = Vec::new();
     WriteOptions::new()
-        .order(Order::Fortran)
+        .order(MemoryOrder::Fortran)
         .write_to(&mut out, &[1i32, 2, 3, 4], &[2, 2])
         .unwrap();
     assert!(NpyReader::new(&out[..]).unwrap().header().fortran_order);

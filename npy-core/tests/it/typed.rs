@@ -11,7 +11,7 @@ use npy_core::element::units;
 use npy_core::num_complex::Complex;
 use npy_core::{
     dtype::Primitive, read, read::read_with, ByteOrder, DType, Datetime64, Error, ErrorKind,
-    Header, NpyArray, NpyReader, Order, ReadOptions,
+    Header, MemoryOrder, NpyArray, NpyReader, ReadOptions,
 };
 use npy_test_support::*;
 use serde_json::Value as Json;
@@ -103,7 +103,7 @@ fn every_simple_fixture_reads_typed_as_numpy_wrote_it() {
     for e in &fixtures {
         let dt = dtype_of(e);
         big += usize::from(dt.byte_order() == ByteOrder::Big);
-        fortran += usize::from(order_of(e) == Order::Fortran);
+        fortran += usize::from(order_of(e) == MemoryOrder::Fortran);
         if let Some(Err(msg)) = dispatch(&dt, CheckTyped(e)) {
             failures.push(format!("{}: {msg}", e["file"].as_str().unwrap()));
         }
@@ -272,7 +272,7 @@ fn concatenated_arrays_read_one_after_another() {
     let a = NpyReader::new(&mut s).unwrap().read_vec::<f64>().unwrap();
     assert!(same_bits(&a, &f8_fixture().1));
     let mut r = NpyReader::new(&mut s).unwrap();
-    assert_eq!(r.order(), Order::Fortran);
+    assert_eq!(r.order(), MemoryOrder::Fortran);
     let u: Vec<String> = r.iter::<String>().unwrap().map(Result::unwrap).collect();
     assert_eq!(u, read::<String>(fixture(names[1])).unwrap().into_vec());
     let mut r = NpyReader::new(&mut s).unwrap();

@@ -12,7 +12,7 @@ use std::fs;
 use bytemuck::CheckedBitPattern;
 use npy_core::half::f16;
 use npy_core::num_complex::Complex;
-use npy_core::{view::view_or_copy, Error, ErrorKind, Header, NpyElement, NpyView, Order};
+use npy_core::{view::view_or_copy, Error, ErrorKind, Header, MemoryOrder, NpyElement, NpyView};
 use npy_test_support::fixtures_dir;
 use serde_json::Value as Json;
 
@@ -185,7 +185,7 @@ impl Expected for bool {
 /// manifest's value.
 fn check_values<T: Expected>(
     e: &Json,
-    order: Order,
+    order: MemoryOrder,
     data: &[T],
     get: impl Fn(&[u64]) -> Option<T>,
 ) -> Result<(), String> {
@@ -204,7 +204,7 @@ fn check_values<T: Expected>(
         if !got.same(w) {
             return Err(format!("at {idx:?}: {got:?}, manifest {w:?}"));
         }
-        if order == Order::C && !data[k].same(w) {
+        if order == MemoryOrder::C && !data[k].same(w) {
             return Err(format!("data[{k}]: {:?}, manifest {w:?}", data[k]));
         }
     }
@@ -227,9 +227,9 @@ where
                 return Err(format!("shape {:?}", view.shape()));
             }
             let order = if e["fortran_order"] == true {
-                Order::Fortran
+                MemoryOrder::Fortran
             } else {
-                Order::C
+                MemoryOrder::C
             };
             if view.order() != order {
                 return Err(format!("order {:?}", view.order()));
@@ -257,9 +257,9 @@ where
             };
             let header = Header::read(&mut &bytes[..]).map_err(|e| e.to_string())?;
             let order = if header.header.fortran_order {
-                Order::Fortran
+                MemoryOrder::Fortran
             } else {
-                Order::C
+                MemoryOrder::C
             };
             let array = npy_core::NpyArray::from_parts(header.header.shape, order, copy)
                 .map_err(|e| e.to_string())?;
@@ -327,7 +327,7 @@ fn fortran_order_view_keeps_memory_order_and_indexes_logically() {
     let e = entry("f8_le_f_2x3x4.npy");
     let buf = Aligned::new(&read_fixture("f8_le_f_2x3x4.npy"), 0);
     let view = NpyView::<f64>::new(buf.bytes()).unwrap();
-    assert_eq!(view.order(), Order::Fortran);
+    assert_eq!(view.order(), MemoryOrder::Fortran);
     let want: Vec<f64> = leaves(&e).iter().map(json_f64).collect();
     // Memory order: the first index varies fastest, so element 1 is [1, 0, 0] = want[12].
     assert!(same_f64(view.data()[1], want[12]));

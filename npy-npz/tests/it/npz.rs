@@ -111,7 +111,7 @@ fn check_archive(entry: &Json) -> Result<usize, String> {
         }
         let a = npz.read_dyn(key).map_err(|e| ctx(&e))?;
         let fortran = m["fortran_order"].as_bool().unwrap();
-        if (a.order() == npy_core::Order::Fortran) != fortran
+        if (a.order() == npy_core::MemoryOrder::Fortran) != fortran
             && a.shape().iter().filter(|&&d| d > 1).count() > 1
         {
             return Err(ctx(&"order"));

@@ -79,16 +79,16 @@ fn n22_nonzero_bool_bytes_are_true() {
     assert!(!err.to_string().contains("numpy writes only"), "{err}");
 }
 
-/// R13: `WriteOptions::new().order(Order::Fortran).stream_to::<_, f64>(w, &[3])` was refused;
+/// R13: `WriteOptions::new().order(MemoryOrder::Fortran).stream_to::<_, f64>(w, &[3])` was refused;
 /// it now streams records of a fixed first axis along the last one, patched at `finish()`.
 /// The file is the (3, 5) Fortran-order array whose memory order is the pushed order; numpy
 /// reads it like any other (the byte-for-byte check against np.save is in `fstream.rs`).
 #[test]
 fn r13_fortran_order_streaming() {
-    use npy_core::{Order, WriteOptions};
+    use npy_core::{MemoryOrder, WriteOptions};
     let mut file = std::io::Cursor::new(Vec::new());
     let mut w = WriteOptions::new()
-        .order(Order::Fortran)
+        .order(MemoryOrder::Fortran)
         .stream_to::<_, f64>(&mut file, &[3])
         .unwrap();
     let mut pushed = Vec::new();
@@ -101,12 +101,12 @@ fn r13_fortran_order_streaming() {
     let bytes = file.into_inner();
     let mut r = NpyReader::new(&bytes[..]).unwrap();
     assert_eq!(r.shape(), [3, 5]);
-    assert_eq!(r.order(), Order::Fortran);
+    assert_eq!(r.order(), MemoryOrder::Fortran);
     assert_eq!(r.read_vec::<f64>().unwrap(), pushed);
     // An unfinished writer's file claims no rows.
     let mut file = std::io::Cursor::new(Vec::new());
     let mut w = WriteOptions::new()
-        .order(Order::Fortran)
+        .order(MemoryOrder::Fortran)
         .stream_to::<_, f64>(&mut file, &[3])
         .unwrap();
     w.push_row(&[1.0, 2.0, 3.0]).unwrap();

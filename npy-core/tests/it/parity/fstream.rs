@@ -7,7 +7,7 @@
 
 use npy_core::half::f16;
 use npy_core::num_complex::Complex;
-use npy_core::{ByteOrder, NpyElement, NpyReader, Order, WriteOptions};
+use npy_core::{ByteOrder, MemoryOrder, NpyElement, NpyReader, WriteOptions};
 
 use super::support::{files, path};
 
@@ -23,7 +23,7 @@ fn stream_like<T: NpyElement>(name: &str, order: ByteOrder) -> Vec<u8> {
     let row_len = row_shape.iter().product::<u64>() as usize;
     let mut file = std::io::Cursor::new(Vec::new());
     let mut w = WriteOptions::new()
-        .order(Order::Fortran)
+        .order(MemoryOrder::Fortran)
         .byte_order(order)
         .stream_to::<_, T>(&mut file, &row_shape)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
