@@ -357,7 +357,8 @@ np.save(sys.argv[1] + '/plain.npy', p)
 print(json.dumps([{'pn': len(p), 'ps': float(p.sum()),
                    'n': n, 's': int(a['id'].sum()), 'nb': int(a['b'].sum()),
                    'sx': float(a['x'].astype(np.float64).sum()),
-                   'hn': len(h), 'hs': int(h['id'].sum()), 'hx': float(h['x'].astype(np.float64).sum())}]))
+                   'hn': len(h), 'hs': int(h['id'].sum()), 'hx': float(h['x'].astype(np.float64).sum()),
+                   'fb': int(a['id'][a['b']][0])}]))
 ";
     let want = expected(&python, script, dir.path());
     let file = dir.path().join("big.npy").display().to_string();
@@ -445,6 +446,21 @@ print(json.dumps([{'pn': len(p), 'ps': float(p.sum()),
         listing(&one, "big", &file, None).await;
         let p = plan(&one, "SELECT sum(id) FROM big").await;
         assert!(p.contains("file_groups={1 group"), "one partition: {p}");
+        // A stream dropped with a read in flight: the limit is above the filter, so the scan
+        // reads on (cold: the next chunk ahead) until the first match stops the query.
+        let first_b = "SELECT id FROM big WHERE b LIMIT 1";
+        let cold = cfg!(target_os = "linux");
+        if cold {
+            evict(Path::new(&file));
+        }
+        let (scanned, ahead) = scan_metrics(&one, first_b).await;
+        assert!(
+            scanned < big_bytes / 4,
+            "stopped early: {scanned} bytes scanned"
+        );
+        assert!(ahead > 0, "cold (or off Linux): nothing read ahead");
+        let rows = query(&one, first_b).await.unwrap();
+        assert_eq!(rows, [serde_json::json!({"id": want[0]["fb"]})]);
         let rows = query(&one, "SELECT sum(id) AS s FROM big").await.unwrap();
         assert_eq!(rows, [serde_json::json!({"s": want[0]["s"]})]);
     });
