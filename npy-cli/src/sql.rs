@@ -76,7 +76,14 @@ pub fn run(args: &Args) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // 128 + SIGINT, as a shell reports a command Ctrl-C ended.
         Err(e) if e == engine::INTERRUPTED => {
-            report(e);
+            // Rows already printed (a table, `--json`) stay printed; an `--output` file is
+            // written only once complete.
+            match &args.output {
+                Some(_) => report(format_args!("{e}; no output was written")),
+                None => report(format_args!(
+                    "{e}; the rows printed are only part of its result"
+                )),
+            }
             ExitCode::from(130)
         }
         Err(e) => {
@@ -475,8 +482,7 @@ mod engine {
     }
 
     /// The message of a query Ctrl-C stopped (exit status 130).
-    pub(super) const INTERRUPTED: &str =
-        "interrupted (Ctrl-C): the query stopped and no output was written";
+    pub(super) const INTERRUPTED: &str = "interrupted (Ctrl-C): the query stopped";
 
     /// The bytes the file scans of `plan` cover (their byte ranges, or whole files), and the
     /// data bytes they have read so far.
@@ -543,9 +549,10 @@ mod engine {
         };
         let interrupted = std::cell::Cell::new(false);
         let planned = runtime.block_on(async {
-            match futures::future::select(Box::pin(plan(args)), interrupt.as_mut()).await {
-                futures::future::Either::Left((planned, _)) => planned,
-                futures::future::Either::Right(_) => Err(INTERRUPTED.to_owned()),
+            // The interrupt is polled first, each time the query gives the runtime its turn.
+            match futures::future::select(interrupt.as_mut(), Box::pin(plan(args))).await {
+                futures::future::Either::Right((planned, _)) => planned,
+                futures::future::Either::Left(_) => Err(INTERRUPTED.to_owned()),
             }
         })?;
         let Planned {
@@ -560,11 +567,11 @@ mod engine {
                 return None;
             }
             runtime.block_on(async {
-                match futures::future::select(stream.next(), interrupt.as_mut()).await {
-                    futures::future::Either::Left((batch, _)) => {
+                match futures::future::select(interrupt.as_mut(), stream.next()).await {
+                    futures::future::Either::Right((batch, _)) => {
                         batch.map(|r| r.map_err(|e| ArrowError::ExternalError(Box::new(e))))
                     }
-                    futures::future::Either::Right(_) => {
+                    futures::future::Either::Left(_) => {
                         interrupted.set(true);
                         Some(Err(ArrowError::ExternalError(INTERRUPTED.into())))
                     }

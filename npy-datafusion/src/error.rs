@@ -76,6 +76,18 @@ pub enum Error {
         /// What the file holds and why it is refused.
         what: String,
     },
+    /// A local file changed between planning and reading: it no longer holds the rows the
+    /// plan read its header for (truncated, or renamed over by another array while the query
+    /// ran). Its bytes would be read with the planned layout, so the scan stops. A `.npy`
+    /// file grown by an append (the same dtype, order and data offset, more rows) still holds
+    /// the planned rows where they were, and is read.
+    #[error("{path}: changed since the query was planned: {what}")]
+    Changed {
+        /// The file's location.
+        path: String,
+        /// What it holds now and what the plan read.
+        what: String,
+    },
     /// The header claims more rows than the budget while its rows hold no bytes (a zero-size
     /// dtype or a zero-length axis after the first): nothing in the file backs them.
     #[error(
@@ -139,6 +151,7 @@ impl Error {
             | Error::Arrow { path, .. }
             | Error::Mismatch { path, .. }
             | Error::Unsupported { path, .. }
+            | Error::Changed { path, .. }
             | Error::UnbackedRows { path, .. }
             | Error::Empty { path }
             | Error::NoFiles { path, .. } => path,

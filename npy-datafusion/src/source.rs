@@ -212,8 +212,10 @@ pub const BYTES_SCANNED: &str = "bytes_scanned";
 
 /// The metric of the data bytes of local files a scan read on blocking threads, ahead of
 /// their batches, because the page cache did not hold them (a cold file); a warm file's bytes
-/// are read in place, on the scan's own thread, and not counted here. Per partition; part of
-/// [`BYTES_SCANNED`]. `EXPLAIN ANALYZE` shows it.
+/// are read in place, on the scan's own thread, and not counted here. Per partition, counted
+/// when a chunk read is done and used (a chunk read ahead that a stopped query drops is not):
+/// a query stopped by a `LIMIT` inside a chunk counts the whole chunk here, and only its
+/// converted batches in [`BYTES_SCANNED`]. `EXPLAIN ANALYZE` shows it.
 pub const BYTES_READ_AHEAD: &str = "bytes_read_ahead";
 
 /// Opens one file (range) of a scan.
@@ -311,16 +313,36 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl LocalFile {
-    fn open(path: &std::path::Path, read_ahead: Count) -> Option<LocalFile> {
-        let file = std::fs::File::open(path).ok()?;
-        Some(LocalFile {
+    /// Opens the file at `path` for a scan of `shard`, planned from a file of `size` bytes
+    /// (`npy`: a `.npy` file, else an `.npz` archive), after checking that it still holds the
+    /// planned rows ([`check_unchanged`]). `None` when it cannot be opened: the store then
+    /// reads it, and reports why.
+    ///
+    /// # Errors
+    /// [`Error::Changed`], naming the file as `name`.
+    fn open(
+        path: &std::path::Path,
+        shard: &Shard,
+        size: u64,
+        npy: bool,
+        name: &str,
+        read_ahead: Count,
+    ) -> Result<Option<LocalFile>, Error> {
+        let Ok(file) = std::fs::File::open(path) else {
+            return Ok(None);
+        };
+        check_unchanged(&file, shard, size, npy).map_err(|what| Error::Changed {
+            path: name.to_owned(),
+            what,
+        })?;
+        Ok(Some(LocalFile {
             in_memory: in_memory(&file),
             read_ahead,
             file: Arc::new(file),
             spare: std::sync::Mutex::default(),
             ahead: std::sync::Mutex::default(),
             current: std::sync::Mutex::default(),
-        })
+        }))
     }
 
     /// The spare buffer (or a new one) holding `len` bytes, zero-filled only where it grows.
@@ -356,7 +378,6 @@ impl LocalFile {
         done: usize,
     ) -> tokio::task::JoinHandle<std::io::Result<Vec<u8>>> {
         let file = Arc::clone(&self.file);
-        self.read_ahead.add(buf.len().saturating_sub(done));
         tokio::task::spawn_blocking(move || {
             let at = start
                 .checked_add(done as u64)
@@ -374,6 +395,68 @@ impl LocalFile {
             *lock(&self.spare) = back;
         }
     }
+}
+
+/// Whether `file`, opened for a scan of `shard` planned from a file of `size` bytes, still
+/// holds the planned rows where the plan put them: a `.npy` file (`npy`) whose header gives
+/// the same dtype, order, data offset and shape after the first axis, with at least the
+/// planned rows, and the bytes for them (an append keeps every planned row in place); an
+/// `.npz` archive of the same size. The header is read and parsed again, as planning did.
+///
+/// # Errors
+/// What differs, in words.
+fn check_unchanged(
+    file: &std::fs::File,
+    shard: &Shard,
+    size: u64,
+    npy: bool,
+) -> Result<(), String> {
+    let now = file.metadata().map_err(|e| e.to_string())?.len();
+    if !npy {
+        if now == size {
+            return Ok(());
+        }
+        return Err(format!("{now} bytes now, {size} when planned"));
+    }
+    let needed = shard.data_offset.saturating_add(shard.data_bytes);
+    if now < needed {
+        return Err(format!(
+            "{now} bytes now, fewer than the {needed} its planned header describes"
+        ));
+    }
+    let mut head = vec![0; usize::try_from(shard.data_offset).map_err(|e| e.to_string())?];
+    read_exact_at(file, &mut head, 0).map_err(|e| e.to_string())?;
+    let parsed = npy_core::Header::read(&mut &head[..])
+        .map_err(|e| format!("its header no longer reads: {e}"))?;
+    let header = &parsed.header;
+    let (rows, trailing) = match header.shape.split_first() {
+        Some((&n, rest)) => (n, rest),
+        None => (1, &[][..]),
+    };
+    let same = header.dtype == shard.dtype
+        && parsed.data_offset() == shard.data_offset
+        && trailing == shard.trailing.as_slice()
+        && (!header.fortran_order || header.shape.iter().filter(|&&d| d != 1).count() < 2)
+        && rows >= shard.rows;
+    if same {
+        return Ok(());
+    }
+    Err(format!(
+        "its header now says dtype {}, shape {:?}{}, data at byte {}; the plan read dtype \
+             {}, {} rows of shape {:?} after the first axis, data at byte {}",
+        header.dtype,
+        header.shape,
+        if header.fortran_order {
+            " in Fortran order"
+        } else {
+            ""
+        },
+        parsed.data_offset(),
+        shard.dtype,
+        shard.rows,
+        shard.trailing,
+        shard.data_offset
+    ))
 }
 
 /// Whether `file` lives in memory (tmpfs, as `/dev/shm`, or ramfs), where a read never waits
@@ -508,7 +591,13 @@ impl FileOpener for NpyOpener {
             };
             let local = match local_path(store.as_ref(), &meta.location) {
                 Some(p) if deflated.is_none() && !shard.fortran && dtype.is_some() => {
-                    LocalFile::open(&p, bytes_read_ahead)
+                    let (shard, name, size) = (Arc::clone(&shard), path.clone(), meta.size);
+                    let npy = member.is_none();
+                    tokio::task::spawn_blocking(move || {
+                        LocalFile::open(&p, &shard, size, npy, &name, bytes_read_ahead)
+                    })
+                    .await
+                    .map_err(|e| DataFusionError::from(crate::npz::joined(&path, &e)))??
                 }
                 _ => None,
             };
@@ -730,8 +819,8 @@ impl Plan {
         };
         let start = self.row_start(first)?;
         let ahead = lock(&local.ahead).take();
-        let (rows, task) = match ahead {
-            Some(a) if a.first == first && a.rows >= n => (a.rows, a.task),
+        let (rows, task, done) = match ahead {
+            Some(a) if a.first == first && a.rows >= n => (a.rows, a.task, 0),
             // Not the chunk read ahead (or none was): that read is dropped and runs to its end.
             _ => {
                 let mut buf = local.buffer(self.byte_len(n)?);
@@ -744,13 +833,14 @@ impl Plan {
                 let left = self.end.checked_sub(first).ok_or_else(|| self.overflow())?;
                 let rows = self.chunk_rows.min(left).max(n);
                 buf.resize(self.byte_len(rows)?, 0);
-                (rows, local.start_read(start, buf, done))
+                (rows, local.start_read(start, buf, done), done)
             }
         };
         let buf = task
             .await
             .map_err(|e| DataFusionError::from(crate::npz::joined(self.path(), &e)))?
             .map_err(|e| io_error(e, rows))?;
+        local.read_ahead.add(buf.len().saturating_sub(done));
         let next = first.checked_add(rows).ok_or_else(|| self.overflow())?;
         if let Some(left) = self.end.checked_sub(next).filter(|&l| l > 0) {
             let rows = self.chunk_rows.min(left);

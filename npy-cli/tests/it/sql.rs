@@ -389,11 +389,81 @@ np.save(sys.argv[1] + '/big.npy', np.arange(2_000_000, dtype='<f8'))
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     assert_eq!(status.code(), Some(130), "{err}");
     assert!(err.contains("interrupted (Ctrl-C)"), "{err}");
+    assert!(err.contains("no output was written"), "{err}");
     let left: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// Ctrl-C in the middle of a scan of one file in memory, whose batches are read in place and
+/// never wait: the query still stops within seconds with status 130, and the message says the
+/// rows printed are only part of the result. (`futures::select` polled the query first: once
+/// it had spent tokio's co-op budget, the signal's poll was refused every time, and the query
+/// ran to its end.) The file is 8 GiB of `<f8` zeros in tmpfs, sparse (its header by the
+/// format's rules, the rest a hole, read as zeros without memory): no run finishes it in
+/// seconds.
+#[cfg(target_os = "linux")]
+#[test]
+fn ctrl_c_stops_a_scan_read_in_place() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let n: u64 = 1 << 30;
+    let mut head = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({n},), }}");
+    let total = (10 + head.len() + 1).div_ceil(64) * 64;
+    head.extend(std::iter::repeat_n(' ', total - 10 - 1 - head.len()));
+    head.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(head.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(head.as_bytes());
+    let path = dir.path().join("zeros.npy");
+    std::fs::write(&path, &bytes).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(bytes.len() as u64 + n * 8)
+        .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_npy"))
+        .args(["sql", "--json", "--table"])
+        .arg(format!("t={}", path.display()))
+        .arg("SELECT sum(t) AS s FROM t")
+        .env("DATAFUSION_EXECUTION_TARGET_PARTITIONS", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the scan ended before the interrupt: make it longer"
+    );
+    let sent = Instant::now();
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if sent.elapsed() > Duration::from_secs(10) {
+            child.kill().unwrap();
+            panic!("npy sql still runs 10 s after SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted (Ctrl-C)") && err.contains("only part of its result"),
+        "{err}"
+    );
 }
 
 /// Issue 41's remote targets at full scale, on the project's HTTP range server (features `sql`
