@@ -313,36 +313,16 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl LocalFile {
-    /// Opens the file at `path` for a scan of `shard`, planned from a file of `size` bytes
-    /// (`npy`: a `.npy` file, else an `.npz` archive), after checking that it still holds the
-    /// planned rows ([`check_unchanged`]). `None` when it cannot be opened: the store then
-    /// reads it, and reports why.
-    ///
-    /// # Errors
-    /// [`Error::Changed`], naming the file as `name`.
-    fn open(
-        path: &std::path::Path,
-        shard: &Shard,
-        size: u64,
-        npy: bool,
-        name: &str,
-        read_ahead: Count,
-    ) -> Result<Option<LocalFile>, Error> {
-        let Ok(file) = std::fs::File::open(path) else {
-            return Ok(None);
-        };
-        check_unchanged(&file, shard, size, npy).map_err(|what| Error::Changed {
-            path: name.to_owned(),
-            what,
-        })?;
-        Ok(Some(LocalFile {
+    /// The scan's reader of `file` (opened by [`open_unchanged`]).
+    fn new(file: std::fs::File, read_ahead: Count) -> LocalFile {
+        LocalFile {
             in_memory: in_memory(&file),
             read_ahead,
             file: Arc::new(file),
             spare: std::sync::Mutex::default(),
             ahead: std::sync::Mutex::default(),
             current: std::sync::Mutex::default(),
-        }))
+        }
     }
 
     /// The spare buffer (or a new one) holding `len` bytes, zero-filled only where it grows.
@@ -397,26 +377,70 @@ impl LocalFile {
     }
 }
 
-/// Whether `file`, opened for a scan of `shard` planned from a file of `size` bytes, still
-/// holds the planned rows where the plan put them: a `.npy` file (`npy`) whose header gives
-/// the same dtype, order, data offset and shape after the first axis, with at least the
-/// planned rows, and the bytes for them (an append keeps every planned row in place); an
-/// `.npz` archive of the same size. The header is read and parsed again, as planning did.
+/// What the plan saw of a local file.
+struct Planned {
+    /// Its size in bytes.
+    size: u64,
+    /// Its modification time (nanoseconds since 1970), where the listing gave one with a
+    /// version.
+    modified: Option<i64>,
+    /// A `.npy` file; else an `.npz` archive.
+    npy: bool,
+}
+
+/// Opens the local file at `path` for a scan of `shard`, after checking that it still holds
+/// the planned rows ([`check_unchanged`]). `None` when it cannot be opened: the store then
+/// reads it, and reports why.
+///
+/// # Errors
+/// [`Error::Changed`], naming the file as `name`.
+fn open_unchanged(
+    path: &std::path::Path,
+    shard: &Shard,
+    planned: &Planned,
+    name: &str,
+) -> Result<Option<std::fs::File>, Error> {
+    let Ok(file) = std::fs::File::open(path) else {
+        return Ok(None);
+    };
+    check_unchanged(&file, shard, planned).map_err(|what| Error::Changed {
+        path: name.to_owned(),
+        what,
+    })?;
+    Ok(Some(file))
+}
+
+/// Whether `file`, opened for a scan of `shard`, still holds the planned rows where the plan
+/// put them:
+/// - a `.npy` file whose header gives the same dtype, memory order, data offset and shape
+///   after the first axis, with the bytes for the planned rows, and at least those rows (more
+///   only in C order: an append keeps every planned row in place). The header is read and
+///   parsed again, as planning did.
+/// - an `.npz` archive of the same size and, where the plan has one, modification time (an
+///   archive is rewritten, never appended to).
 ///
 /// # Errors
 /// What differs, in words.
-fn check_unchanged(
-    file: &std::fs::File,
-    shard: &Shard,
-    size: u64,
-    npy: bool,
-) -> Result<(), String> {
-    let now = file.metadata().map_err(|e| e.to_string())?.len();
-    if !npy {
-        if now == size {
-            return Ok(());
+fn check_unchanged(file: &std::fs::File, shard: &Shard, planned: &Planned) -> Result<(), String> {
+    let metadata = file.metadata().map_err(|e| e.to_string())?;
+    let now = metadata.len();
+    if !planned.npy {
+        let size = planned.size;
+        if now != size {
+            return Err(format!("{now} bytes now, {size} when planned"));
         }
-        return Err(format!("{now} bytes now, {size} when planned"));
+        let modified = metadata
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos());
+        return match (planned.modified, modified) {
+            (Some(then), Some(now)) if i128::try_from(now).ok() != Some(i128::from(then)) => Err(
+                "modified since it was listed (an archive is rewritten, not appended to)"
+                    .to_owned(),
+            ),
+            _ => Ok(()),
+        };
     }
     let needed = shard.data_offset.saturating_add(shard.data_bytes);
     if now < needed {
@@ -433,11 +457,15 @@ fn check_unchanged(
         Some((&n, rest)) => (n, rest),
         None => (1, &[][..]),
     };
+    // As `Shard::from_header` decides it: Fortran order that differs from C order.
+    let fortran = header.fortran_order
+        && !header.shape.contains(&0)
+        && header.shape.iter().filter(|&&d| d != 1).count() > 1;
     let same = header.dtype == shard.dtype
         && parsed.data_offset() == shard.data_offset
         && trailing == shard.trailing.as_slice()
-        && (!header.fortran_order || header.shape.iter().filter(|&&d| d != 1).count() < 2)
-        && rows >= shard.rows;
+        && fortran == shard.fortran
+        && (rows == shard.rows || (!fortran && rows > shard.rows));
     if same {
         return Ok(());
     }
@@ -583,24 +611,36 @@ impl FileOpener for NpyOpener {
                 None => batch_rows as u64,
                 Some(fit) => fit.clamp(1, batch_rows as u64),
             };
+            // A local file is opened (and checked against the plan) before any of its bytes
+            // are read, whichever way they are then read.
+            let opened = match local_path(store.as_ref(), &meta.location) {
+                Some(p) if dtype.is_some() && first < end => {
+                    let planned = Planned {
+                        size: meta.size,
+                        // The listing's time stamp, where the listing gave the file a version
+                        // (not a `PartitionedFile` made by hand).
+                        modified: meta
+                            .e_tag
+                            .as_ref()
+                            .and_then(|_| meta.last_modified.timestamp_nanos_opt()),
+                        npy: member.is_none(),
+                    };
+                    let (shard, name) = (Arc::clone(&shard), path.clone());
+                    tokio::task::spawn_blocking(move || open_unchanged(&p, &shard, &planned, &name))
+                        .await
+                        .map_err(|e| DataFusionError::from(crate::npz::joined(&path, &e)))??
+                }
+                _ => None,
+            };
             let deflated = match (&member, shard.streamed && first < end) {
                 (Some(key), true) => Some(crate::npz::member_batches(
                     &store, meta, key, &shard, end, batch_rows, &path,
                 )?),
                 _ => None,
             };
-            let local = match local_path(store.as_ref(), &meta.location) {
-                Some(p) if deflated.is_none() && !shard.fortran && dtype.is_some() => {
-                    let (shard, name, size) = (Arc::clone(&shard), path.clone(), meta.size);
-                    let npy = member.is_none();
-                    tokio::task::spawn_blocking(move || {
-                        LocalFile::open(&p, &shard, size, npy, &name, bytes_read_ahead)
-                    })
-                    .await
-                    .map_err(|e| DataFusionError::from(crate::npz::joined(&path, &e)))??
-                }
-                _ => None,
-            };
+            let local = opened
+                .filter(|_| deflated.is_none() && !shard.fortran)
+                .map(|file| LocalFile::new(file, bytes_read_ahead));
             let shard_row_bytes = shard.row_bytes;
             let copied = dtype.as_ref().is_some_and(copied_out);
             let plan = Arc::new(Plan {

@@ -678,9 +678,10 @@ fn bad_files_are_errors_naming_them() {
 }
 
 /// A local file changed between planning and reading: cut short, or renamed over by another
-/// array of the same size (`<i8` for `<f8`), it is an error naming it ([`Error::Changed`]);
-/// grown by an append (numpy's longer array of the same dtype renamed over it), it still holds
-/// the planned rows, and the answer is numpy's for them.
+/// array of the same size (`<i8` for `<f8`; C or Fortran order; an `.npz` archive rewritten
+/// with its member of another dtype), it is an error naming it ([`Error::Changed`]); grown by
+/// an append (numpy's longer array of the same dtype renamed over it), it still holds the
+/// planned rows, and the answer is numpy's for them.
 #[test]
 fn a_file_changed_after_planning_is_an_error_unless_appended() {
     let Some(python) = python_for("files changed between planning and reading") else {
@@ -688,7 +689,7 @@ fn a_file_changed_after_planning_is_an_error_unless_appended() {
     };
     let dir = tempfile::tempdir().unwrap();
     let script = r"
-import sys, json, numpy as np
+import sys, os, json, numpy as np
 d = sys.argv[1]
 a = np.zeros(100_000, dtype=[('id','<i8'), ('x','<f4')])
 a['x'] = np.arange(100_000) % 7
@@ -697,7 +698,18 @@ p = np.arange(100_000, dtype='<f8')
 np.save(d + '/plain.npy', p)
 np.save(d + '/other.npy', np.arange(150_000, dtype='<i8'))
 np.save(d + '/grown.npy', np.arange(150_000, dtype='<f8'))
+f = np.asfortranarray((np.arange(200_000, dtype='<f8') / 4).reshape(100_000, 2))
+np.save(d + '/fortran.npy', f)
+np.save(d + '/fortran_other.npy', np.asfortranarray(np.arange(200_000, dtype='<i8').reshape(100_000, 2)))
+np.savez(d + '/arch.npz', x=p)
+np.savez(d + '/arch_other.npz', x=np.arange(100_000, dtype='<i8'))
+# Another time stamp, as a later rewrite has (two writes within a clock tick share one).
+st = os.stat(d + '/arch_other.npz')
+os.utime(d + '/arch_other.npz', ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+assert os.path.getsize(d + '/arch.npz') == os.path.getsize(d + '/arch_other.npz')
+assert os.path.getsize(d + '/fortran.npy') == os.path.getsize(d + '/fortran_other.npy')
 print(json.dumps([{'records': 128 + 12 * 100_000, 'plain': 128 + 8 * 100_000,
+                   'sf': float(f[:, 0].sum()),
                    'sx': float(a['x'].astype(np.float64).sum()), 'sp': float(p.sum())}]))
 ";
     let want = expected(&python, script, dir.path());
@@ -706,7 +718,11 @@ print(json.dumps([{'records': 128 + 12 * 100_000, 'plain': 128 + 8 * 100_000,
     let run = |file: &'static str, column: &'static str, change: Box<dyn FnOnce()>| {
         let path = d.join(file);
         async move {
-            let ctx = session(1 << 30, 1000);
+            // `ARCHIVE.npz:KEY` in FROM too.
+            let ctx = npy_datafusion::enable_url_table(SessionContext::new_with_config(
+                SessionConfig::new().with_batch_size(1000),
+            ));
+            npy_datafusion::register(&ctx).unwrap();
             // A column read (not `count(*)` alone, which reads headers only).
             let sql = format!("SELECT sum({column}) AS s FROM '{}'", path.display());
             let physical = ctx
@@ -727,10 +743,11 @@ print(json.dumps([{'records': 128 + 12 * 100_000, 'plain': 128 + 8 * 100_000,
             f.set_len(128 + (full - 128) / 2).unwrap();
         })
     };
-    let over = |from: &'static str| -> Box<dyn FnOnce()> {
-        let (from, to) = (d.join(from), d.join("plain.npy"));
+    let over_file = |from: &'static str, to: &'static str| -> Box<dyn FnOnce()> {
+        let (from, to) = (d.join(from), d.join(to));
         Box::new(move || std::fs::rename(from, to).unwrap())
     };
+    let over = |from: &'static str| over_file(from, "plain.npy");
     let changed = |result: Result<Vec<_>, DataFusionError>, file: &str, says: &str| {
         let err = result.expect_err(file);
         let ours = Error::find(&err).unwrap_or_else(|| panic!("not ours: {err:?}"));
@@ -765,6 +782,24 @@ print(json.dumps([{'records': 128 + 12 * 100_000, 'plain': 128 + 8 * 100_000,
         // Renamed over by 150,000 `<i8` of the same size as the 150,000 `<f8` planned.
         let result = run("plain.npy", "plain", over("other.npy")).await;
         changed(result, "plain.npy", "its header now says dtype <i8");
+        // Fortran order (its rows gathered through the store, not read in place): whole, then
+        // renamed over by `<i8` of the same shape and size.
+        let whole = run("fortran.npy", "fortran[1]", Box::new(|| ()))
+            .await
+            .unwrap();
+        assert_eq!(sum(whole), want[0]["sf"]);
+        let result = run(
+            "fortran.npy",
+            "fortran[1]",
+            over_file("fortran_other.npy", "fortran.npy"),
+        )
+        .await;
+        changed(result, "fortran.npy", "its header now says dtype <i8");
+        // A member of a stored archive: whole, then the archive rewritten (same size).
+        let whole = run("arch.npz:x", "x", Box::new(|| ())).await.unwrap();
+        assert_eq!(sum(whole), want[0]["sp"]);
+        let result = run("arch.npz:x", "x", over_file("arch_other.npz", "arch.npz")).await;
+        changed(result, "arch.npz", "modified since it was listed");
     });
 }
 
