@@ -81,7 +81,7 @@ pub fn run(args: &Args) -> ExitCode {
             match &args.output {
                 Some(_) => report(format_args!("{e}; no output was written")),
                 None => report(format_args!(
-                    "{e}; the rows printed are only part of its result"
+                    "{e}; any rows printed are only part of its result"
                 )),
             }
             ExitCode::from(130)

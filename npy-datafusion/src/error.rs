@@ -76,12 +76,13 @@ pub enum Error {
         /// What the file holds and why it is refused.
         what: String,
     },
-    /// A local file changed between planning and reading, found when a scan range opens it:
-    /// it no longer holds the rows the plan read its header for (truncated, or renamed over by
-    /// another array while the query ran; an `.npz` archive of another size or modification
-    /// time). Its bytes would be read with the planned layout, so the scan stops. A C-order
-    /// `.npy` file grown by an append (the same dtype, data offset and row shape, more rows)
-    /// still holds the planned rows where they were, and is read.
+    /// A local file changed between planning and reading, found when a scan range opens it: it
+    /// no longer holds the rows the plan read its header for (truncated, or renamed over by an
+    /// array of another dtype, order or shape; an `.npz` archive of another size or
+    /// modification time); or it ended before the planned rows while a scan read it. Its bytes
+    /// would be read with the planned layout, so the scan stops. A C-order `.npy` file grown by
+    /// an append (the same dtype, data offset and row shape, more rows) still holds the planned
+    /// rows where they were, and is read.
     #[error("{path}: changed since the query was planned: {what}")]
     Changed {
         /// The file's location.

@@ -210,12 +210,14 @@ fn scan_partitions(target_partitions: usize) -> usize {
 /// `MetricsSet::sum_by_name` over a plan's nodes. `npy sql` shows it as its progress.
 pub const BYTES_SCANNED: &str = "bytes_scanned";
 
-/// The metric of the data bytes of local files a scan read on blocking threads, ahead of
-/// their batches, because the page cache did not hold them (a cold file); a warm file's bytes
-/// are read in place, on the scan's own thread, and not counted here. Per partition, counted
-/// when a chunk read is done and used (a chunk read ahead that a stopped query drops is not):
-/// a query stopped by a `LIMIT` inside a chunk counts the whole chunk here, and only its
-/// converted batches in [`BYTES_SCANNED`]. `EXPLAIN ANALYZE` shows it.
+/// The metric of the data bytes of local files a scan read on blocking threads because the
+/// page cache did not hold them all (a cold file): from the first read that would have waited,
+/// a scan range reads in chunks, each next one ahead, to its end, warm or not; before it, a
+/// warm file's bytes are read in place, on the scan's own thread, and not counted here. Per
+/// partition, counted when a chunk's read is done and used (a chunk read ahead that a stopped
+/// query drops is not): a query stopped by a `LIMIT` inside a chunk counts the whole chunk
+/// here, and only its converted batches in [`BYTES_SCANNED`]. 0 for other stores.
+/// `EXPLAIN ANALYZE` shows it.
 pub const BYTES_READ_AHEAD: &str = "bytes_read_ahead";
 
 /// Opens one file (range) of a scan.
@@ -261,8 +263,8 @@ struct Plan {
     /// The row after the last this scan reads (its range's end, or the limit's).
     end: u64,
     bytes_scanned: Count,
-    /// The file itself when the store is DataFusion's local file system: read with `pread`
-    /// in chunks of whole batches, one chunk ahead ([`LocalFile`]).
+    /// The file itself when the store is DataFusion's local file system: read with `pread`,
+    /// in place or ahead ([`LocalFile`]).
     local: Option<LocalFile>,
 }
 
@@ -313,10 +315,10 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl LocalFile {
-    /// The scan's reader of `file` (opened by [`open_unchanged`]).
-    fn new(file: std::fs::File, read_ahead: Count) -> LocalFile {
+    /// The scan's reader of `file` (opened by [`open_unchanged`]; `in_memory` as it says).
+    fn new(file: std::fs::File, in_memory: bool, read_ahead: Count) -> LocalFile {
         LocalFile {
-            in_memory: in_memory(&file),
+            in_memory,
             read_ahead,
             file: Arc::new(file),
             spare: std::sync::Mutex::default(),
@@ -389,25 +391,45 @@ struct Planned {
 }
 
 /// Opens the local file at `path` for a scan of `shard`, after checking that it still holds
-/// the planned rows ([`check_unchanged`]). `None` when it cannot be opened: the store then
-/// reads it, and reports why.
+/// the planned rows ([`check_unchanged`]), and tells whether it lives in memory
+/// ([`in_memory`]). `None` when it cannot be opened: the store then reads it, and reports why.
+/// Blocking: called on a blocking thread.
 ///
 /// # Errors
-/// [`Error::Changed`], naming the file as `name`.
+/// [`Error::Changed`] for a file that changed, [`Error::Store`] for a failed read, naming the
+/// file as `name`.
 fn open_unchanged(
     path: &std::path::Path,
     shard: &Shard,
     planned: &Planned,
     name: &str,
-) -> Result<Option<std::fs::File>, Error> {
+) -> Result<Option<(std::fs::File, bool)>, Error> {
     let Ok(file) = std::fs::File::open(path) else {
         return Ok(None);
     };
-    check_unchanged(&file, shard, planned).map_err(|what| Error::Changed {
+    match check_unchanged(&file, shard, planned) {
+        Ok(None) => {}
+        Ok(Some(what)) => {
+            return Err(Error::Changed {
+                path: name.to_owned(),
+                what,
+            })
+        }
+        Err(e) => return Err(local_error(name, e)),
+    }
+    let memory = in_memory(&file);
+    Ok(Some((file, memory)))
+}
+
+/// An I/O error of a local file named `name`, as the store's error.
+fn local_error(name: &str, e: std::io::Error) -> Error {
+    Error::Store {
         path: name.to_owned(),
-        what,
-    })?;
-    Ok(Some(file))
+        source: object_store::Error::Generic {
+            store: "LocalFileSystem",
+            source: Box::new(e),
+        },
+    }
 }
 
 /// Whether `file`, opened for a scan of `shard`, still holds the planned rows where the plan
@@ -419,39 +441,50 @@ fn open_unchanged(
 /// - an `.npz` archive of the same size and, where the plan has one, modification time (an
 ///   archive is rewritten, never appended to).
 ///
+/// Returns what differs, in words (`None`: nothing does). A rewrite that keeps all of this
+/// (a `.npy` of the same dtype and shape with other values) is not seen.
+///
 /// # Errors
-/// What differs, in words.
-fn check_unchanged(file: &std::fs::File, shard: &Shard, planned: &Planned) -> Result<(), String> {
-    let metadata = file.metadata().map_err(|e| e.to_string())?;
+/// A failed `fstat` or header read.
+fn check_unchanged(
+    file: &std::fs::File,
+    shard: &Shard,
+    planned: &Planned,
+) -> std::io::Result<Option<String>> {
+    let metadata = file.metadata()?;
     let now = metadata.len();
     if !planned.npy {
         let size = planned.size;
         if now != size {
-            return Err(format!("{now} bytes now, {size} when planned"));
+            return Ok(Some(format!("{now} bytes now, {size} when planned")));
         }
         let modified = metadata
             .modified()
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map(|d| d.as_nanos());
-        return match (planned.modified, modified) {
-            (Some(then), Some(now)) if i128::try_from(now).ok() != Some(i128::from(then)) => Err(
+        return Ok(match (planned.modified, modified) {
+            (Some(then), Some(now)) if i128::try_from(now).ok() != Some(i128::from(then)) => Some(
                 "modified since it was listed (an archive is rewritten, not appended to)"
                     .to_owned(),
             ),
-            _ => Ok(()),
-        };
+            _ => None,
+        });
     }
     let needed = shard.data_offset.saturating_add(shard.data_bytes);
     if now < needed {
-        return Err(format!(
+        return Ok(Some(format!(
             "{now} bytes now, fewer than the {needed} its planned header describes"
-        ));
+        )));
     }
-    let mut head = vec![0; usize::try_from(shard.data_offset).map_err(|e| e.to_string())?];
-    read_exact_at(file, &mut head, 0).map_err(|e| e.to_string())?;
-    let parsed = npy_core::Header::read(&mut &head[..])
-        .map_err(|e| format!("its header no longer reads: {e}"))?;
+    // The planned data offset was read at planning, within the header budget.
+    let len = usize::try_from(shard.data_offset).map_err(std::io::Error::other)?;
+    let mut head = vec![0; len];
+    read_exact_at(file, &mut head, 0)?;
+    let parsed = match npy_core::Header::read(&mut &head[..]) {
+        Ok(parsed) => parsed,
+        Err(e) => return Ok(Some(format!("its header no longer reads: {e}"))),
+    };
     let header = &parsed.header;
     let (rows, trailing) = match header.shape.split_first() {
         Some((&n, rest)) => (n, rest),
@@ -467,9 +500,9 @@ fn check_unchanged(file: &std::fs::File, shard: &Shard, planned: &Planned) -> Re
         && fortran == shard.fortran
         && (rows == shard.rows || (!fortran && rows > shard.rows));
     if same {
-        return Ok(());
+        return Ok(None);
     }
-    Err(format!(
+    Ok(Some(format!(
         "its header now says dtype {}, shape {:?}{}, data at byte {}; the plan read dtype \
              {}, {} rows of shape {:?} after the first axis, data at byte {}",
         header.dtype,
@@ -484,7 +517,7 @@ fn check_unchanged(file: &std::fs::File, shard: &Shard, planned: &Planned) -> Re
         shard.rows,
         shard.trailing,
         shard.data_offset
-    ))
+    )))
 }
 
 /// Whether `file` lives in memory (tmpfs, as `/dev/shm`, or ramfs), where a read never waits
@@ -492,12 +525,13 @@ fn check_unchanged(file: &std::fs::File, shard: &Shard, planned: &Planned) -> Re
 /// `EOPNOTSUPP` (Linux 6.18), so its files are known by their file system instead.
 #[cfg(target_os = "linux")]
 fn in_memory(file: &std::fs::File) -> bool {
-    const TMPFS_MAGIC: u64 = 0x0102_1994;
-    const RAMFS_MAGIC: u64 = 0x8584_58f6;
+    const TMPFS_MAGIC: u32 = 0x0102_1994;
+    const RAMFS_MAGIC: u32 = 0x8584_58f6;
     rustix::fs::fstatfs(file).is_ok_and(|s| {
-        // `f_type`'s integer type differs between targets (i64, u32, …).
-        #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
-        let kind = s.f_type as u64;
+        // `f_type`'s integer type differs between targets (i64, i32, u32, …): the magic
+        // numbers are 32 bits, compared as such (a sign-extended i32 would not match).
+        #[allow(clippy::unnecessary_cast, clippy::cast_possible_truncation)]
+        let kind = s.f_type as u32;
         kind == TMPFS_MAGIC || kind == RAMFS_MAGIC
     })
 }
@@ -528,7 +562,11 @@ fn read_nowait(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Re
             Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
             Ok(n) => done += n,
             Err(Errno::INTR) => {}
-            Err(Errno::AGAIN | Errno::OPNOTSUPP | Errno::INVAL) => break,
+            // Would wait; cannot tell (a file system without RWF_NOWAIT, a kernel without
+            // preadv2 or the flag, a sandbox refusing the call): the caller reads ahead.
+            Err(Errno::AGAIN | Errno::OPNOTSUPP | Errno::INVAL | Errno::NOSYS | Errno::PERM) => {
+                break
+            }
             Err(e) => return Err(e.into()),
         }
     }
@@ -640,7 +678,7 @@ impl FileOpener for NpyOpener {
             };
             let local = opened
                 .filter(|_| deflated.is_none() && !shard.fortran)
-                .map(|file| LocalFile::new(file, bytes_read_ahead));
+                .map(|(file, memory)| LocalFile::new(file, memory, bytes_read_ahead));
             let shard_row_bytes = shard.row_bytes;
             let copied = dtype.as_ref().is_some_and(copied_out);
             let plan = Arc::new(Plan {
@@ -836,26 +874,21 @@ impl Plan {
     /// the page cache holds them; else a chunk read now (the bytes found in the cache kept),
     /// and then the next chunk's read is started.
     async fn read_chunk(&self, local: &LocalFile, first: u64, n: u64) -> Result<(u64, Buffer)> {
-        // A file shorter than its header says: truncated after the query was planned (the
-        // plan checked its length).
-        let io_error = |e: std::io::Error, rows: u64| {
-            let e = match e.kind() {
-                std::io::ErrorKind::UnexpectedEof => std::io::Error::new(
-                    e.kind(),
-                    match first.checked_add(rows).map(|end| self.row_start(end)) {
-                        Some(Ok(end)) => format!(
-                            "the file ends before byte {end}, which its header describes \
-                             (it was shortened after the query was planned)"
-                        ),
-                        _ => e.to_string(),
-                    },
-                ),
-                _ => e,
-            };
-            self.store_error(object_store::Error::Generic {
-                store: "LocalFileSystem",
-                source: Box::new(e),
-            })
+        // A file shorter than the planned rows: cut short while the query read it (the
+        // range's opening checked its length).
+        let io_error = |e: std::io::Error, rows: u64| -> DataFusionError {
+            let end = first.checked_add(rows).map(|end| self.row_start(end));
+            match (e.kind(), end) {
+                (std::io::ErrorKind::UnexpectedEof, Some(Ok(end))) => Error::Changed {
+                    path: self.path().to_owned(),
+                    what: format!(
+                        "the file ends before byte {end}, which its planned header describes \
+                         (it was cut short while the query read it)"
+                    ),
+                }
+                .into(),
+                _ => local_error(self.path(), e).into(),
+            }
         };
         let start = self.row_start(first)?;
         let ahead = lock(&local.ahead).take();
