@@ -486,19 +486,14 @@ fn check_unchanged(
         Err(e) => return Ok(Some(format!("its header no longer reads: {e}"))),
     };
     let header = &parsed.header;
-    let (rows, trailing) = match header.shape.split_first() {
-        Some((&n, rest)) => (n, rest),
-        None => (1, &[][..]),
-    };
-    // As `Shard::from_header` decides it: Fortran order that differs from C order.
-    let fortran = header.fortran_order
-        && !header.shape.contains(&0)
-        && header.shape.iter().filter(|&&d| d != 1).count() > 1;
-    let same = header.dtype == shard.dtype
-        && parsed.data_offset() == shard.data_offset
-        && trailing == shard.trailing.as_slice()
-        && fortran == shard.fortran
-        && (rows == shard.rows || (!fortran && rows > shard.rows));
+    // The shard the header describes now, as planning made it (its checks included).
+    let same = Shard::from_header(&parsed, now, "").is_ok_and(|current| {
+        current.dtype == shard.dtype
+            && current.data_offset == shard.data_offset
+            && current.trailing == shard.trailing
+            && current.fortran == shard.fortran
+            && (current.rows == shard.rows || (!current.fortran && current.rows > shard.rows))
+    });
     if same {
         return Ok(None);
     }
