@@ -64,7 +64,9 @@ pub fn run(check: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// The Rust source of the table from the script's output.
+/// The Rust source of the table from the script's output: each run's first code point and
+/// the one after its last, ten to a line (the table is data; one run per line made it 700
+/// lines of npy-core's count).
 fn render(text: &str) -> Result<String, String> {
     let mut lines = text.lines();
     let version = lines.next().ok_or("no Unicode version from Python")?;
@@ -75,16 +77,24 @@ fn render(text: &str) -> Result<String, String> {
          /// The Unicode version of the table: [`write_repr_str`](super::write_repr_str) \
          escapes that\n/// version's unassigned code points.\n\
          pub const UNICODE_VERSION: &str = \"{version}\";\n\n\
-         /// Inclusive `(first, last)` runs, sorted, disjoint.\n\
-         pub(super) const NOT_PRINTABLE: &[(u32, u32)] = &[\n"
+         /// Where printability flips, ascending: each run's first code point, then the one after\n\
+         /// its last. A code point is printable when an even number of entries are at or below it.\n\
+         #[rustfmt::skip]\n\
+         pub(super) const NOT_PRINTABLE_FLIPS: &[u32] = &[\n"
     );
+    let mut flips = Vec::new();
     for line in lines {
         let (a, b) = line
             .split_once(' ')
             .ok_or_else(|| format!("bad line {line:?}"))?;
         let a: u32 = a.parse().map_err(|e| format!("{line:?}: {e}"))?;
         let b: u32 = b.parse().map_err(|e| format!("{line:?}: {e}"))?;
-        out.push_str(&format!("    (0x{a:04X}, 0x{b:04X}),\n"));
+        flips.push(a);
+        flips.push(b + 1);
+    }
+    for row in flips.chunks(10) {
+        let row: Vec<String> = row.iter().map(|c| format!("0x{c:04X},")).collect();
+        out.push_str(&format!("    {}\n", row.join(" ")));
     }
     out.push_str("];\n");
     Ok(out)

@@ -116,16 +116,6 @@ fn write_escape(f: &mut impl fmt::Write, kind: char, cp: u32, digits: u32) -> fm
 /// generated from the Python that runs numpy (`cargo xtask unicode`), so that Unicode version's
 /// unassigned code points are escaped as that Python escapes them.
 fn is_printable(c: char) -> bool {
-    let cp = u32::from(c);
-    super::printable::NOT_PRINTABLE
-        .binary_search_by(|&(first, last)| {
-            if last < cp {
-                std::cmp::Ordering::Less
-            } else if first > cp {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        })
-        .is_err()
+    let flips = super::printable::NOT_PRINTABLE_FLIPS.partition_point(|&f| f <= u32::from(c));
+    flips % 2 == 0
 }

@@ -216,8 +216,28 @@ fn repr_escapes_what_python_does_not_print() {
         assert_eq!(got, want, "{s:?}");
     }
     assert_eq!(printable::UNICODE_VERSION, "14.0.0");
-    let runs = printable::NOT_PRINTABLE;
-    assert!(runs.windows(2).all(|w| w[0].1 < w[1].0 && w[0].0 <= w[0].1));
+    let flips = printable::NOT_PRINTABLE_FLIPS;
+    assert!(flips.windows(2).all(|w| w[0] < w[1]));
+    // Either side of each flip: a run `[first, end)` is escaped, the code points around it are
+    // not (surrogates are no `char`, so their run's edges are skipped).
+    let escaped = |cp: u32| {
+        char::from_u32(cp).map(|c| {
+            let mut got = String::new();
+            write_repr_str(&mut got, &c.to_string()).unwrap();
+            got.starts_with("'\\")
+        })
+    };
+    for run in flips.chunks(2) {
+        let (first, end) = (run[0], run[1]);
+        assert_ne!(escaped(first), Some(false), "{first:#x}");
+        assert_ne!(escaped(end - 1), Some(false), "{:#x}", end - 1);
+        if first > 0 && first - 1 != u32::from('\\') && first - 1 != u32::from('\'') {
+            assert_ne!(escaped(first - 1), Some(true), "{:#x}", first - 1);
+        }
+        if end <= 0x10FFFF && end != u32::from('\\') && end != u32::from('\'') {
+            assert_ne!(escaped(end), Some(true), "{end:#x}");
+        }
+    }
 }
 
 #[test]
