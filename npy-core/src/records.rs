@@ -1,26 +1,8 @@
-//! Record (structured) arrays: Rust structs as numpy structured dtypes.
-//!
-//! `#[derive(NpyElement)]` (feature `derive`) implements [`NpyElement`] for a struct, mapping
-//! each field to a record field of the same name. Reading matches fields **by name**, as numpy's
-//! structured assignment does: the file's record may order its fields differently, hold fields
-//! the struct does not have (they are skipped), padding, titles and per-field byte orders. A
-//! field the struct needs and the file lacks is [`ErrorKind::MissingField`]; a field whose dtype does
-//! not convert is [`ErrorKind::FieldType`].
-//!
-//! With `#[npy(pod)]` on a `#[repr(C)]` struct that is `bytemuck::Pod`, a file whose record is
-//! exactly the struct's (the usual case: files the struct wrote, or numpy's of the same dtype)
-//! is read and written in bulk, as plain numbers are; see the derive's documentation.
-//!
-//! Records are read and written by the entry points of every element type: [`crate::read()`] /
-//! [`crate::write()`] for whole arrays, and for large files:
-//! - [`NpyReader::iter`](crate::NpyReader::iter) streams records one by one;
-//! - [`NpyReader::read_range`](crate::NpyReader::read_range) reads records by index, seeking
-//!   past the others;
-//! - [`WriteOptions::create_stream`](crate::WriteOptions::create_stream) writes records as
-//!   they come.
-//!
-//! [`FieldPlan`], [`RecordPlan`] and the helpers of `__private` are what the derive's generated
-//! code uses, through `npy_core::__private`: not public API.
+//! Record (structured) arrays: Rust structs as numpy structured dtypes, through
+//! `#[derive(NpyElement)]` (feature `derive`; its documentation has the attributes and the
+//! rules: fields matched by name, `#[npy(pod)]`'s bulk path). [`FieldPlan`], [`RecordPlan`]
+//! and the helpers of `__private` are what the derive's generated code uses, through
+//! `npy_core::__private`: not public API.
 
 use crate::dtype::{DType, Record};
 use crate::element::{bulk_kind, mismatch, Bulk, NpyElement};

@@ -59,9 +59,9 @@ impl NpyElement for bf16 {
     }
 }
 
-/// A one-byte ml_dtypes type: the struct, its [`MlType`] and its docs.
+/// The one-byte ml_dtypes types: each struct (named as its [`MlType`]) with its docs.
 macro_rules! one_byte {
-    ($(#[$doc:meta])* $name:ident, $kind:ident) => {
+    ($($(#[$doc:meta])* $name:ident;)*) => { $(
         $(#[$doc])*
         ///
         /// The value is its code byte ([`Self::to_bits`]), as ml_dtypes stores it; `==`
@@ -73,7 +73,7 @@ macro_rules! one_byte {
 
         impl $name {
             /// The element type's [`MlType`].
-            pub const KIND: MlType = MlType::$kind;
+            pub const KIND: MlType = MlType::$name;
 
             /// The element whose code is `bits` (the bits above the kind's width are kept, and
             /// ignored by [`Self::to_f64`], as ml_dtypes ignores them).
@@ -89,7 +89,7 @@ macro_rules! one_byte {
             /// The nearest element to `x` (ties to even), as ml_dtypes' `astype` rounds (see
             /// [`MlType::encode`]).
             pub fn from_f64(x: f64) -> Self {
-                $name(MlType::$kind.encode(x) as u8)
+                $name(MlType::$name.encode(x) as u8)
             }
 
             /// The nearest element to `x`, as [`Self::from_f64`].
@@ -99,7 +99,7 @@ macro_rules! one_byte {
 
             /// The element's value, exactly.
             pub fn to_f64(self) -> f64 {
-                MlType::$kind.decode(u16::from(self.0))
+                MlType::$name.decode(u16::from(self.0))
             }
 
             /// The element's value, exactly (every value of these kinds is an `f32`).
@@ -110,7 +110,7 @@ macro_rules! one_byte {
 
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&MlType::$kind.format_code(u16::from(self.0)))
+                f.write_str(&MlType::$name.format_code(u16::from(self.0)))
             }
         }
 
@@ -123,13 +123,13 @@ macro_rules! one_byte {
         impl NpyElement for $name {
             type Plan = ();
             fn npy_dtype() -> DType {
-                DType::Ml(MlType::$kind)
+                DType::Ml(MlType::$name)
             }
             fn rust_name() -> String {
                 stringify!($name).to_owned()
             }
             fn plan(dtype: &DType) -> Result<(), Error> {
-                if holds(dtype, MlType::$kind) {
+                if holds(dtype, MlType::$name) {
                     Ok(())
                 } else {
                     Err(mismatch::<Self>(dtype))
@@ -148,82 +148,39 @@ macro_rules! one_byte {
                 Some(PodLayout::swapping(1))
             }
         }
-    };
+    )* };
 }
 
-one_byte!(
+one_byte! {
     /// ml_dtypes' `float8_e4m3fn` (OCP FP8 E4M3): finite, max 448, NaN `0x7f`/`0xff`.
-    Float8E4M3Fn,
-    Float8E4M3Fn
-);
-one_byte!(
+    Float8E4M3Fn;
     /// ml_dtypes' `float8_e5m2` (OCP FP8 E5M2): IEEE-like, max 57344; numpy writes its descr
     /// as `'<f1'`.
-    Float8E5M2,
-    Float8E5M2
-);
-one_byte!(
+    Float8E5M2;
     /// ml_dtypes' `float8_e4m3fnuz`: bias 8, no infinities, no negative zero, NaN `0x80`.
-    Float8E4M3FnUz,
-    Float8E4M3FnUz
-);
-one_byte!(
+    Float8E4M3FnUz;
     /// ml_dtypes' `float8_e5m2fnuz`: bias 16, no infinities, no negative zero, NaN `0x80`.
-    Float8E5M2FnUz,
-    Float8E5M2FnUz
-);
-one_byte!(
+    Float8E5M2FnUz;
     /// ml_dtypes' `float8_e4m3b11fnuz`: bias 11, no infinities, no negative zero, NaN `0x80`.
-    Float8E4M3B11FnUz,
-    Float8E4M3B11FnUz
-);
-one_byte!(
+    Float8E4M3B11FnUz;
     /// ml_dtypes' `float8_e4m3`: IEEE-like E4M3 with infinities.
-    Float8E4M3,
-    Float8E4M3
-);
-one_byte!(
+    Float8E4M3;
     /// ml_dtypes' `float8_e3m4`: IEEE-like E3M4 with infinities.
-    Float8E3M4,
-    Float8E3M4
-);
-one_byte!(
+    Float8E3M4;
     /// ml_dtypes' `float8_e8m0fnu` (OCP MX scale): unsigned powers of two, NaN `0xff`.
-    Float8E8M0Fnu,
-    Float8E8M0Fnu
-);
-one_byte!(
+    Float8E8M0Fnu;
     /// ml_dtypes' `float6_e2m3fn` (OCP MX FP6), in the low 6 bits.
-    Float6E2M3Fn,
-    Float6E2M3Fn
-);
-one_byte!(
+    Float6E2M3Fn;
     /// ml_dtypes' `float6_e3m2fn` (OCP MX FP6), in the low 6 bits.
-    Float6E3M2Fn,
-    Float6E3M2Fn
-);
-one_byte!(
+    Float6E3M2Fn;
     /// ml_dtypes' `float4_e2m1fn` (OCP MX FP4), in the low 4 bits: ±{0, 0.5, 1, 1.5, 2, 3, 4, 6}.
-    Float4E2M1Fn,
-    Float4E2M1Fn
-);
-one_byte!(
+    Float4E2M1Fn;
     /// ml_dtypes' `int4`: -8..=7 in the low 4 bits (two's complement).
-    Int4,
-    Int4
-);
-one_byte!(
+    Int4;
     /// ml_dtypes' `uint4`: 0..=15 in the low 4 bits.
-    UInt4,
-    UInt4
-);
-one_byte!(
+    UInt4;
     /// ml_dtypes' `int2`: -2..=1 in the low 2 bits (two's complement).
-    Int2,
-    Int2
-);
-one_byte!(
+    Int2;
     /// ml_dtypes' `uint2`: 0..=3 in the low 2 bits.
-    UInt2,
-    UInt2
-);
+    UInt2;
+}
