@@ -14,7 +14,7 @@ use crate::format::{AsShape, MemoryOrder};
 use crate::read::ReadOptions;
 use crate::read::{NpyArray, NpyReader};
 use crate::view::NpyView;
-use crate::write::{AtomicFile, NpyAppender, WriteOptions};
+use crate::write::{NpyAppender, WriteOptions};
 
 /// Reads the `.npy` file at `path` into an ndarray [`Array`] whose dimension `D` is inferred
 /// from the target type: `let a: Array2<f32> = read_ndarray(p)?` reads a 2-d file, `ArrayD<f32>`
@@ -406,13 +406,7 @@ impl WriteOptions {
         S: Data<Elem = T>,
         D: Dimension,
     {
-        let path = path.as_ref();
-        let write = || -> Result<(), Error> {
-            let mut file = AtomicFile::create(path)?;
-            self.write_ndarray_to(&mut file, array)?;
-            Ok(file.commit()?)
-        };
-        write().at_path(path)
+        crate::write::write_atomic(path.as_ref(), |file| self.write_ndarray_to(file, array))
     }
 }
 

@@ -13,8 +13,8 @@ use crate::codec::{encode_bool, encode_bytes, encode_ucs4, per_chunk, Endian, Sc
 const WRITE_CHUNK_BYTES: usize = 1 << 20;
 use crate::dtype::{DType, Primitive, TimeKind};
 use crate::element::NAT;
-use crate::error::{to_usize, Error, ErrorKind, PathContext};
-use crate::write::AtomicFile;
+use crate::error::{to_usize, Error, ErrorKind};
+use crate::write::write_atomic;
 
 /// Writes `array` to `path` as numpy would write an array of its dtype, shape and order
 /// (atomically: a temporary file renamed into place). Together with [`crate::read_dyn`] this
@@ -41,13 +41,7 @@ use crate::write::AtomicFile;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn write_dyn(path: impl AsRef<Path>, array: &DynArray) -> Result<(), Error> {
-    let path = path.as_ref();
-    let write = || -> Result<(), Error> {
-        let mut file = AtomicFile::create(path)?;
-        write_dyn_to(&mut file, array)?;
-        Ok(file.commit()?)
-    };
-    write().at_path(path)
+    write_atomic(path.as_ref(), |file| write_dyn_to(file, array))
 }
 
 /// Writes `array` to `w` (header and data) as [`write_dyn`] writes it to a file: the format

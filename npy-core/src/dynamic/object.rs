@@ -179,10 +179,9 @@ pub mod internals {
     }
 
     use crate::dynamic::DynArray;
-    use crate::error::{Error, PathContext};
+    use crate::error::Error;
     use crate::meta::ArrayMeta;
     use crate::read::NpyArray;
-    use crate::write::AtomicFile;
 
     /// Bytes one element of `dtype` takes once decoded (saturating): what a pickled numpy
     /// scalar of `dtype` costs each time it is decoded or copied.
@@ -259,12 +258,7 @@ pub mod internals {
         path: &Path,
         write: impl FnOnce(&mut dyn Write) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let go = || -> Result<(), Error> {
-            let mut file = AtomicFile::create(path)?;
-            write(&mut file)?;
-            Ok(file.commit()?)
-        };
-        go().at_path(path)
+        crate::write::write_atomic(path, |file| write(file))
     }
 }
 

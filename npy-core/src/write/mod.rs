@@ -18,6 +18,20 @@ mod stream;
 
 pub use append::{append, concatenate, concatenate_with_progress, AppendOptions, NpyAppender};
 pub(crate) use npy_fs::AtomicFile;
+
+/// Writes the file at `path` as every path writer of the crate does: into npy-fs's
+/// [`AtomicFile`], renamed into place once `write` succeeded; an error names the file.
+pub(crate) fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&mut AtomicFile) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let go = || -> Result<(), Error> {
+        let mut file = AtomicFile::create(path)?;
+        write(&mut file)?;
+        Ok(file.commit()?)
+    };
+    go().at_path(path)
+}
 pub use stream::{PathStreamWriter, StreamWriter};
 
 /// Writes `data` (in C order, `shape` outermost first) to `path` as numpy's `np.save` would:
@@ -277,13 +291,7 @@ impl WriteOptions {
         data: &[T],
         shape: impl AsShape,
     ) -> Result<(), Error> {
-        let path = path.as_ref();
-        let write = || -> Result<(), Error> {
-            let mut file = AtomicFile::create(path)?;
-            self.write_to(&mut file, data, shape)?;
-            Ok(file.commit()?)
-        };
-        write().at_path(path)
+        write_atomic(path.as_ref(), |file| self.write_to(file, data, shape))
     }
 
     /// Starts a streaming writer to `w` for rows of `row_shape`, whose count is found at
