@@ -14,9 +14,9 @@ use crate::progress::Progress;
 /// Every IN must have FILE's dtype (byte order included), its memory order, and its shape
 /// except along the growth axis; every header is checked before anything is written (an IN
 /// shorter than its header claims is found while copying, and FILE is restored). The data is
-/// copied as it is, through one 1 MiB buffer, then FILE's header is rewritten once with the
-/// new shape: in place (numpy leaves room for it), or, for a header written without that room,
-/// by rewriting FILE atomically. The data is synced to the disk before the header claims it, so
+/// copied as it is, through two 1 MiB buffers (one read while the other is written), then
+/// FILE's header is rewritten once with the new shape: in place (numpy leaves room for it), or,
+/// for a header written without that room, by rewriting FILE atomically. The data is synced to the disk before the header claims it, so
 /// a crash leaves FILE with its old shape or its new one. An exclusive lock on FILE keeps
 /// concurrent `npy append` runs (and other `NpyAppender` users) from interleaving. On a
 /// terminal, a progress bar on stderr follows appends of more than 256 MiB. `npy convert`,
@@ -41,13 +41,11 @@ pub struct Args {
 pub fn run(args: &Args) -> ExitCode {
     let mut bar: Option<Progress> = None;
     let mut append = || -> Result<(), npy_core::Error> {
-        AppendOptions::new()
-            .sync(!args.no_sync)
-            .open(&args.file)?
-            .append_files_with_progress(&args.inputs, |done, total| {
-                bar.get_or_insert_with(|| Progress::new(total, "appending"))
-                    .set(done);
-            })
+        let mut appender = AppendOptions::new().sync(!args.no_sync).open(&args.file)?;
+        npy_convert::append_files_with_progress(&mut appender, &args.inputs, |done, total| {
+            bar.get_or_insert_with(|| Progress::new(total, "appending"))
+                .set(done);
+        })
     };
     let result = append();
     drop(bar);

@@ -11,9 +11,10 @@ use crate::progress::Progress;
 ///
 /// Every IN must have the first one's dtype (byte order included) and the same dimensions
 /// after the first, in C order (convert a Fortran-order file with `npy convert --order C`
-/// first). The data streams through one 1 MiB buffer, so files larger than memory
-/// concatenate. OUT appears complete or not at all, and may be one of the INs. On a terminal,
-/// a progress bar on stderr follows a concatenation of more than 256 MiB (never in a pipe).
+/// first). The data streams through two 1 MiB buffers (one read while the other is written),
+/// so files larger than memory concatenate. OUT appears complete or not at all, and may be one
+/// of the INs. On a terminal, a progress bar on stderr follows a concatenation of more than
+/// 256 MiB (never in a pipe).
 ///
 /// OUT is written as a careful Unix tool writes a file: a temporary file beside it (unnamed on
 /// Linux, so a killed run leaves nothing), renamed over it once complete. A symlink OUT is
@@ -36,7 +37,7 @@ pub struct Args {
 pub fn run(args: &Args) -> ExitCode {
     let mut bar: Option<Progress> = None;
     let result =
-        npy_core::write::concatenate_with_progress(&args.output, &args.inputs, |done, total| {
+        npy_convert::concatenate_with_progress(&args.output, &args.inputs, |done, total| {
             bar.get_or_insert_with(|| Progress::new(total, "concatenating"))
                 .set(done);
         });

@@ -213,8 +213,8 @@ const N10_NUMPY: &str = "[[[  0   1   2]
 
 #[test]
 fn cat_streams_in_bounded_memory() {
-    // Two inputs of 128 MiB each (sparse: no disk until copied); the copy goes through one
-    // 1 MiB buffer, so the command stays far below the data's size.
+    // Two inputs of 128 MiB each (sparse: no disk until copied); the copy goes through two
+    // 1 MiB buffers, so the command stays far below the data's size.
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.npy");
     let header = npy_core::Header::new("<f8".parse().unwrap(), vec![1 << 24]);

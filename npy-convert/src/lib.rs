@@ -37,6 +37,7 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+mod join;
 mod pipeline;
 mod swap;
 mod tile;
@@ -45,6 +46,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
+pub use join::{append_files, append_files_with_progress, concatenate, concatenate_with_progress};
 use npy_core::__private::TILE_BYTES;
 use npy_core::format::{MemoryOrder, Version};
 use npy_core::{ByteOrder, Error, ErrorKind, Header, NpyReader, ReadAt};
@@ -428,7 +430,14 @@ fn convert_open(
         plan.run(&input, &swap, &mut out, header_bytes.len() as u64, progress)?;
     } else {
         // Fewer than two axes longer than 1: both orders are the same bytes.
-        stream(&input, itemsize, &swap, budget, &mut out, progress)?;
+        stream(
+            &input,
+            itemsize,
+            &swap,
+            budget,
+            &mut |b| out.write(b),
+            progress,
+        )?;
     }
     out.file.commit().at_path(out.path)
 }

@@ -1,7 +1,7 @@
 //! The two-buffer pipeline that overlaps reading and writing, and the plain streaming copy.
 
 use super::swap::Swap;
-use super::{Input, Output};
+use super::Input;
 use npy_core::__private::{per_chunk, COPY_CHUNK_BYTES};
 use npy_core::Error;
 
@@ -68,13 +68,14 @@ pub(super) fn overlapped<J: Send>(
 }
 
 /// Copies the data as it is stored (swapped) through two buffers of whole elements, one read
-/// and swapped while the other is written ([`overlapped`]).
+/// and swapped while the other is passed to `write` ([`overlapped`]); `progress(done, total)`
+/// after each, `done` counting the input's data bytes written.
 pub(super) fn stream(
     input: &Input,
     itemsize: usize,
     swap: &Swap,
     budget: usize,
-    out: &mut Output<'_>,
+    write: &mut dyn FnMut(&[u8]) -> Result<(), Error>,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), Error> {
     let unit = itemsize.max(1);
@@ -96,7 +97,7 @@ pub(super) fn stream(
             Ok(())
         },
         |buf, (at, k)| {
-            out.write(&buf.bytes()[..k])?;
+            write(&buf.bytes()[..k])?;
             progress(at + k as u64, nbytes);
             Ok(())
         },

@@ -152,7 +152,8 @@
 //! - [`literal`] is the Python-literal codec the header uses.
 //! - [`ArrayMeta`](crate::read::ArrayMeta) is what every reader, view, map and array knows about its array.
 //! - [`NpyAppender`] (and [`append`](fn@crate::append)) grows an existing file along its growth axis, in place
-//!   and crash-safe, under a file lock; [`concatenate`](crate::write::concatenate) joins files in bounded memory;
+//!   and crash-safe, under a file lock (npy-convert's `concatenate` and `append_files` join
+//!   whole files in bounded memory);
 //!   `NpyMmapMut` (feature `mmap`) creates a sparse file and fills it in place.
 //! - [`Error`] is one small type: match on [`Error::kind`], sort with [`Error::classify`]; an
 //!   error of a function that takes a path names the file ([`Error::path`]).
@@ -392,6 +393,17 @@ pub mod __private {
         i: usize,
     ) -> Option<std::borrow::Cow<'_, crate::DynValue>> {
         array.element_cow(i)
+    }
+
+    /// For npy-convert's `append_files`: grows `appender`'s growth axis by `added` rows,
+    /// `write_data` writing exactly their data bytes, as [`NpyAppender::append`](crate::NpyAppender::append)
+    /// does (in place, or by an atomic rewrite when the header has no room).
+    pub fn grow_appender(
+        appender: &mut crate::NpyAppender,
+        added: u64,
+        write_data: impl FnOnce(&mut dyn std::io::Write) -> Result<(), crate::Error>,
+    ) -> Result<(), crate::Error> {
+        appender.grow(added, write_data)
     }
 }
 

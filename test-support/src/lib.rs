@@ -14,6 +14,7 @@
 
 pub mod cpu;
 pub mod dyn_json;
+pub mod growth;
 pub mod moto;
 pub mod python;
 pub mod range_server;

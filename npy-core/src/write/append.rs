@@ -1,5 +1,6 @@
-//! Growing an existing file along its growth axis ([`NpyAppender`], [`append`](fn@crate::append)), and
-//! concatenating files ([`concatenate`](fn@crate::write::concatenate)).
+//! Growing an existing file along its growth axis ([`NpyAppender`], [`append`](fn@crate::append)).
+//! Appending whole files and concatenating them are npy-convert's (`append_files`,
+//! `concatenate`), over [`NpyAppender`]'s growth (`__private::grow_appender`).
 //!
 //! The growth axis is the one whose data is contiguous at the end of the file: the first in C
 //! order, the last in Fortran order. numpy writes every header with room for a growth-axis
@@ -12,14 +13,12 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::{check_data_len, write_elements, AtomicFile};
+use crate::codec::COPY_CHUNK_BYTES;
 use crate::dtype::{DType, SubArray};
 use crate::element::{requested, NpyElement};
 use crate::error::{Error, ErrorKind, PathContext, Requested};
 use crate::format::AsShape;
 use crate::header::{Header, HeaderOptions, ParsedHeader};
-
-/// Bytes copied at a time when data moves from file to file (a rewrite, a concatenation).
-const COPY_BYTES: usize = 1 << 20;
 
 /// Appends `data` (a block of `shape`, in the file's memory order) to the `.npy` file at
 /// `path` along its growth axis: shorthand for [`NpyAppender::open`] then
@@ -260,134 +259,6 @@ impl NpyAppender {
         self.grow(added, |mut w| write_elements(&mut w, &dtype, &plan, data))
     }
 
-    /// Appends the array of the `.npy` file at `source`, copying its data bytes as they are (in
-    /// bounded memory): [`NpyAppender::append_files`] of one file.
-    ///
-    /// # Errors
-    /// As [`NpyAppender::append_files`].
-    pub fn append_file(&mut self, source: impl AsRef<Path>) -> Result<(), Error> {
-        self.append_files(&[source])
-    }
-
-    /// Appends the arrays of the `.npy` files `sources`, in turn, as one append: their data
-    /// bytes are copied as they are, in bounded memory (one buffer of 1 MiB), and the header
-    /// is rewritten once, after all of them. Each must have the file's dtype, byte order
-    /// included, its memory order (or one where both orders are the same bytes), and a shape
-    /// that continues the file's along the growth axis. Every header is checked before any
-    /// data is copied, so a mismatch leaves the file as it was; a source shorter than its
-    /// header claims is found while copying, and the file is then restored as it was.
-    ///
-    /// # Errors
-    /// [`ErrorKind::AppendMismatch`] for another dtype or shape (naming the source);
-    /// [`ErrorKind::Unsupported`] for another memory order, or a source whose header changed
-    /// between the check and the copy; [`ErrorKind::Truncated`] when a source holds less data
-    /// than its header claims (the file is left as it was); header and I/O errors of either
-    /// file, each naming its file.
-    pub fn append_files(&mut self, sources: &[impl AsRef<Path>]) -> Result<(), Error> {
-        self.append_files_with_progress(sources, |_, _| {})
-    }
-
-    /// [`NpyAppender::append_files`], calling `progress(done, total)` as the data is copied:
-    /// `total` is the data bytes of every source together, `done` the data bytes copied so
-    /// far. The first call is `(0, total)`, once every source is checked; each later one has a
-    /// larger `done`, one per buffer of at most 1 MiB; the last is `(total, total)`, before the
-    /// data is synced and the header rewritten. An error stops the calls. The calls come from
-    /// the calling thread, so the hook can drive a progress bar (`npy append` does, on a
-    /// terminal). Only the sources' data is counted: when the file's header has no room for
-    /// the new shape and the file is rewritten, the copy of its existing data comes before
-    /// the first call.
-    ///
-    /// # Errors
-    /// As [`NpyAppender::append_files`].
-    ///
-    /// # Examples
-    /// ```
-    /// # let dir = std::env::temp_dir().join(format!("npy-core-append-p-{}", std::process::id()));
-    /// # std::fs::create_dir_all(&dir)?;
-    /// let (file, more) = (dir.join("grow.npy"), dir.join("more.npy"));
-    /// npy_core::write(&file, &[1i32, 2], &[2])?;
-    /// npy_core::write(&more, &[3i32, 4, 5], &[3])?;
-    /// let mut seen = Vec::new();
-    /// npy_core::write::AppendOptions::new()
-    ///     .open(&file)?
-    ///     .append_files_with_progress(&[&more, &more], |done, total| seen.push((done, total)))?;
-    /// assert_eq!(seen.first(), Some(&(0, 24)));
-    /// assert_eq!(seen.last(), Some(&(24, 24)));
-    /// assert_eq!(npy_core::read::<i32>(&file)?.data(), [1, 2, 3, 4, 5, 3, 4, 5]);
-    /// # std::fs::remove_dir_all(&dir)?;
-    /// # Ok::<(), npy_core::Error>(())
-    /// ```
-    pub fn append_files_with_progress(
-        &mut self,
-        sources: &[impl AsRef<Path>],
-        mut progress: impl FnMut(u64, u64),
-    ) -> Result<(), Error> {
-        let path = self.path.clone();
-        let mut checked = Vec::with_capacity(sources.len());
-        let mut added = 0u64;
-        for source in sources {
-            let source = source.as_ref();
-            let (_, parsed) = open_source(source)?;
-            self.check_source(source, &parsed.header).at_path(&path)?;
-            let rows = parsed.header.shape[self.axis()];
-            added = added.checked_add(rows).ok_or_else(|| self.overflow())?;
-            checked.push((source, parsed.header));
-        }
-        let total = checked.iter().try_fold(0u64, |sum, (_, header)| {
-            header
-                .nbytes()
-                .ok()
-                .and_then(|n| sum.checked_add(n))
-                .ok_or_else(|| self.overflow())
-        })?;
-        let copy = |w: &mut dyn Write| -> Result<(), Error> {
-            progress(0, total);
-            let mut done = 0u64;
-            let mut w = Reporting {
-                inner: w,
-                done: &mut done,
-                total,
-                progress: &mut progress,
-            };
-            for (source, header) in &checked {
-                let (mut input, now) = open_source(source)?;
-                if now.header != *header {
-                    return Err(Error::new(ErrorKind::Unsupported {
-                        operation: "appending a file that changes meanwhile",
-                        reason: "its header changed after it was checked".into(),
-                    })
-                    .with_path(source));
-                }
-                copy_exact(&mut input, &mut w, header.nbytes()?, "array data").at_path(source)?;
-            }
-            Ok(())
-        };
-        self.grow(added, copy).at_path(&path)
-    }
-
-    /// Checks that the array of `header` (from the file `source`) can be appended as bytes.
-    fn check_source(&self, source: &Path, header: &Header) -> Result<(), Error> {
-        let own = &self.parsed.header;
-        let describe = || Requested::file(header.dtype.clone(), source);
-        if header.dtype != own.dtype {
-            return Err(self.mismatch(describe(), &header.shape));
-        }
-        let both_orders =
-            !Header::fortran_order_for(&header.shape, crate::format::MemoryOrder::Fortran);
-        if header.fortran_order != own.fortran_order && !both_orders {
-            return Err(Error::new(ErrorKind::Unsupported {
-                operation: "appending a file of another memory order",
-                reason: format!(
-                    "{} is in {} order and the file in {} order; convert it first",
-                    source.display(),
-                    header.order(),
-                    own.order()
-                ),
-            }));
-        }
-        self.check_block(&header.shape, describe)
-    }
-
     fn overflow(&self) -> Error {
         Error::new(ErrorKind::SizeOverflow {
             shape: self.parsed.header.shape.clone(),
@@ -423,7 +294,7 @@ impl NpyAppender {
     }
 
     /// Grows the growth axis by `added`, `write_data` writing exactly the new data bytes.
-    fn grow(
+    pub(crate) fn grow(
         &mut self,
         added: u64,
         write_data: impl FnOnce(&mut dyn Write) -> Result<(), Error>,
@@ -608,28 +479,7 @@ fn write_counted(
     Ok(())
 }
 
-/// A writer that reports the bytes written through it to a progress hook.
-struct Reporting<'a, W: ?Sized, F> {
-    inner: &'a mut W,
-    done: &'a mut u64,
-    total: u64,
-    progress: &'a mut F,
-}
-
-impl<W: Write + ?Sized, F: FnMut(u64, u64)> Write for Reporting<'_, W, F> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        *self.done += n as u64;
-        (self.progress)(*self.done, self.total);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-/// Copies exactly `n` bytes from `src` to `dst` through a buffer of at most [`COPY_BYTES`];
+/// Copies exactly `n` bytes from `src` to `dst` through a buffer of at most [`COPY_CHUNK_BYTES`];
 /// [`ErrorKind::Truncated`] (`what`) when `src` ends first.
 fn copy_exact(
     src: &mut dyn Read,
@@ -637,7 +487,7 @@ fn copy_exact(
     n: u64,
     what: &'static str,
 ) -> Result<(), Error> {
-    let cap = usize::try_from(n).map_or(COPY_BYTES, |n| n.min(COPY_BYTES));
+    let cap = usize::try_from(n).map_or(COPY_CHUNK_BYTES, |n| n.min(COPY_CHUNK_BYTES));
     let mut buf = vec![0u8; cap];
     let mut left = n;
     while left > 0 {
@@ -660,18 +510,6 @@ fn copy_exact(
     Ok(())
 }
 
-/// Opens a `.npy` file to copy its data: the file positioned at the data, and its header.
-fn open_source(path: &Path) -> Result<(File, ParsedHeader), Error> {
-    let open = || -> Result<(File, ParsedHeader), Error> {
-        let mut file = npy_fs::open_regular(path)?;
-        let parsed = Header::read_with(&mut file, &HeaderOptions::default())?;
-        parsed.header.dtype.refuse_object()?;
-        file.seek(SeekFrom::Start(parsed.data_offset()))?;
-        Ok((file, parsed))
-    };
-    open().at_path(path)
-}
-
 /// The growth axis of `header`: 0 in C order, the last in Fortran order.
 fn growth_axis(header: &Header) -> usize {
     if header.fortran_order {
@@ -679,146 +517,4 @@ fn growth_axis(header: &Header) -> usize {
     } else {
         0
     }
-}
-
-/// Concatenates the `.npy` files `inputs` along their first axis into `out`, as
-/// `np.save(out, np.concatenate([np.load(f) for f in inputs]))` would, streaming the data in
-/// bounded memory (one buffer of 1 MiB) and writing `out` atomically (a temporary file renamed
-/// over it once complete, so `out` may be one of the inputs).
-///
-/// Every input must have the first one's dtype (byte order included) and the same dimensions
-/// after the first, and hold its data in C order (or an order where both are the same bytes).
-/// Returns the header written.
-///
-/// # Errors
-/// [`ErrorKind::Unsupported`] for no inputs, a 0-d input or a Fortran-order one (convert it to
-/// C order first: its rows are not contiguous); [`ErrorKind::AppendMismatch`] for another
-/// dtype or shape; [`ErrorKind::Truncated`] for an input shorter than its header claims;
-/// header and I/O errors, each naming its file.
-///
-/// # Examples
-/// ```
-/// # let dir = std::env::temp_dir().join(format!("npy-core-concat-{}", std::process::id()));
-/// # std::fs::create_dir_all(&dir)?;
-/// let (a, b, out) = (dir.join("a.npy"), dir.join("b.npy"), dir.join("ab.npy"));
-/// npy_core::write(&a, &[1i32, 2], &[1, 2])?;
-/// npy_core::write(&b, &[3i32, 4, 5, 6], &[2, 2])?;
-/// let header = npy_core::write::concatenate(&out, &[&a, &b])?;
-/// assert_eq!(header.shape, [3, 2]);
-/// assert_eq!(npy_core::read::<i32>(&out)?.data(), [1, 2, 3, 4, 5, 6]);
-/// # Ok::<(), npy_core::Error>(())
-/// ```
-pub fn concatenate(out: impl AsRef<Path>, inputs: &[impl AsRef<Path>]) -> Result<Header, Error> {
-    concatenate_with_progress(out, inputs, |_, _| {})
-}
-
-/// [`concatenate`](fn@crate::write::concatenate), calling `progress(done, total)` as the data is copied: `total` is the
-/// output's data bytes (every input's together), `done` the data bytes written so far. The
-/// first call is `(0, total)`, once every header is checked; each later one has a larger
-/// `done`, one per buffer of at most 1 MiB; the last is `(total, total)`, before the output is
-/// synced and renamed. An error stops the calls. The calls come from the calling thread, so the
-/// hook can drive a progress bar (`npy cat` does, on a terminal).
-///
-/// # Errors
-/// As [`concatenate`](fn@crate::write::concatenate).
-///
-/// # Examples
-/// ```
-/// # let dir = std::env::temp_dir().join(format!("npy-core-concat-p-{}", std::process::id()));
-/// # std::fs::create_dir_all(&dir)?;
-/// let (a, out) = (dir.join("a.npy"), dir.join("aa.npy"));
-/// npy_core::write(&a, &[1i32, 2, 3], &[3])?;
-/// let mut seen = Vec::new();
-/// npy_core::write::concatenate_with_progress(&out, &[&a, &a], |done, total| seen.push((done, total)))?;
-/// assert_eq!(seen.first(), Some(&(0, 24)));
-/// assert_eq!(seen.last(), Some(&(24, 24)));
-/// # Ok::<(), npy_core::Error>(())
-/// ```
-pub fn concatenate_with_progress(
-    out: impl AsRef<Path>,
-    inputs: &[impl AsRef<Path>],
-    mut progress: impl FnMut(u64, u64),
-) -> Result<Header, Error> {
-    let out = out.as_ref();
-    // The output first: an existing one is locked (waiting for an appender) before any input
-    // is read, so `cat F F X` during `npy append F` sees the appended rows.
-    let mut file = AtomicFile::create(out).at_path(out)?;
-    let mut headers = Vec::with_capacity(inputs.len());
-    for input in inputs {
-        let input = input.as_ref();
-        let (_, parsed) = open_source(input)?;
-        check_concat(&headers, &parsed.header).at_path(input)?;
-        headers.push(parsed.header);
-    }
-    let Some(first) = headers.first() else {
-        return Err(Error::new(ErrorKind::Unsupported {
-            operation: "concatenating no files",
-            reason: "numpy needs at least one array to concatenate".into(),
-        })
-        .with_path(out));
-    };
-    let mut header = Header::new(first.dtype.clone(), first.shape.clone());
-    header.shape[0] = headers
-        .iter()
-        .try_fold(0u64, |sum, h| sum.checked_add(h.shape[0]))
-        .ok_or_else(|| {
-            Error::new(ErrorKind::SizeOverflow {
-                shape: header.shape.clone(),
-                itemsize: header.dtype.itemsize(),
-            })
-        })?;
-    let total = header.nbytes().at_path(out)?;
-    let write = || -> Result<(), Error> {
-        file.write_all(&header.to_bytes(None)?)?;
-        progress(0, total);
-        let mut done = 0u64;
-        for (input, h) in inputs.iter().zip(&headers) {
-            let input = input.as_ref();
-            let (mut src, _) = open_source(input)?;
-            let mut dst = Reporting {
-                inner: &mut file,
-                done: &mut done,
-                total,
-                progress: &mut progress,
-            };
-            copy_exact(&mut src, &mut dst, h.nbytes()?, "array data").at_path(input)?;
-        }
-        Ok(file.commit()?)
-    };
-    write().at_path(out)?;
-    Ok(header)
-}
-
-/// Checks that an array of `next` can follow the arrays of `before` in a concatenation.
-fn check_concat(before: &[Header], next: &Header) -> Result<(), Error> {
-    if next.shape.is_empty() {
-        return Err(Error::new(ErrorKind::Unsupported {
-            operation: "concatenating a 0-d array",
-            reason: "it has no first axis (numpy refuses it too)".into(),
-        }));
-    }
-    if next.fortran_order {
-        return Err(Error::new(ErrorKind::Unsupported {
-            operation: "concatenating a Fortran-order array along the first axis",
-            reason: "its rows are not contiguous; convert it to C order first (npy convert \
-                     --order C)"
-                .into(),
-        }));
-    }
-    let Some(first) = before.first() else {
-        return Ok(());
-    };
-    let continues = next.dtype == first.dtype
-        && next.shape.len() == first.shape.len()
-        && next.shape[1..] == first.shape[1..];
-    if continues {
-        return Ok(());
-    }
-    Err(Error::new(ErrorKind::AppendMismatch {
-        file_dtype: first.dtype.clone(),
-        file_shape: first.shape.clone(),
-        appended: Box::new(Requested::dtype(next.dtype.clone())),
-        shape: next.shape.clone(),
-        axis: 0,
-    }))
 }

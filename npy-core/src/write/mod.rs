@@ -1,6 +1,6 @@
 //! Writing arrays: whole slices ([`write`](fn@crate::write), [`WriteOptions`]), streams of rows of unknown count
-//! ([`StreamWriter`], `stream.rs`), appending to existing files and concatenating them
-//! (`append.rs`). Every path writer writes through npy-fs's `AtomicFile` (its rules:
+//! ([`StreamWriter`], `stream.rs`), appending to existing files (`append.rs`; npy-convert
+//! appends whole files and concatenates them). Every path writer writes through npy-fs's `AtomicFile` (its rules:
 //! [`npy_fs::PendingFile`]).
 
 use std::io::{Seek, Write};
@@ -16,7 +16,7 @@ use crate::header::Header;
 mod append;
 mod stream;
 
-pub use append::{append, concatenate, concatenate_with_progress, AppendOptions, NpyAppender};
+pub use append::{append, AppendOptions, NpyAppender};
 pub(crate) use npy_fs::AtomicFile;
 
 /// Writes the file at `path` as every path writer of the crate does: into npy-fs's

@@ -1,8 +1,9 @@
-//! Appending along the growth axis and concatenating: every simple-dtype fixture rebuilt by
-//! appends is byte-identical to the file `np.save` wrote for the whole array (so numpy's
-//! growth room sufficed and the header was rewritten in place); headers of other writers
-//! (rewritten in place when the dict fits, else the whole file atomically); mismatches; a
-//! process killed while appending; processes appending at once.
+//! Appending along the growth axis: every simple-dtype fixture rebuilt by appends is
+//! byte-identical to the file `np.save` wrote for the whole array (so numpy's growth room
+//! sufficed and the header was rewritten in place); headers of other writers (rewritten in
+//! place when the dict fits, else the whole file atomically); mismatches; a process killed
+//! while appending; processes appending at once. Appending whole files and concatenating are
+//! npy-convert's (its `join` tests).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -10,42 +11,12 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use npy_core::{
-    append, read,
-    write::{concatenate, AppendOptions},
-    ErrorKind, Header, MemoryOrder, NpyAppender, NpyReader, WriteOptions,
+    append, read, write::AppendOptions, ErrorKind, Header, MemoryOrder, NpyAppender, NpyReader,
+    WriteOptions,
 };
+use npy_test_support::growth::{options_for, raw_npy_v1_f4, slices};
 use npy_test_support::*;
 use serde_json::Value as Json;
-
-/// Options reproducing a fixture's memory order, byte order and (`S`/`U`) dtype.
-fn options_for<T: Elem>(e: &Json) -> WriteOptions {
-    let dt = dtype_of(e);
-    let mut o = WriteOptions::new()
-        .order(order_of(e))
-        .byte_order(dt.byte_order());
-    if T::npy_dtype().itemsize() == 0 {
-        o = o.dtype(dt);
-    }
-    o
-}
-
-/// The fixture's array cut along its growth axis (0 in C order, the last in Fortran order):
-/// the elements of each slice, in the file's memory order, and the shape of one slice.
-fn slices<T: Clone>(data: &[T], shape: &[u64], order: MemoryOrder) -> (Vec<Vec<T>>, Vec<u64>) {
-    let axis = if order == MemoryOrder::Fortran {
-        shape.len() - 1
-    } else {
-        0
-    };
-    let n = shape[axis] as usize;
-    let mut one = shape.to_vec();
-    one[axis] = 1;
-    let per: usize = one.iter().product::<u64>() as usize;
-    let out = (0..n)
-        .map(|i| data[i * per..(i + 1) * per].to_vec())
-        .collect();
-    (out, one)
-}
 
 /// Writes the first slice of a fixture with the slice writer, appends the others one by one,
 /// and compares the bytes with numpy's file.
@@ -121,69 +92,6 @@ fn appends_rebuild_every_fixture_byte_for_byte() {
     );
 }
 
-/// Splits each fixture into a first-slice file and a rest file (our slice writer), then joins
-/// them with `append_file` and, in C order, with `concatenate`: numpy's bytes again.
-struct Join<'a>(&'a Json, &'a Path);
-
-impl Visitor for Join<'_> {
-    type Out = Result<(), String>;
-
-    fn visit<T: Elem>(self) -> Result<(), String> {
-        let (e, dir) = (self.0, self.1);
-        let name = e["file"].as_str().unwrap();
-        let original = fs::read(fixture(name)).unwrap();
-        let a = read::<T>(fixture(name)).map_err(|err| format!("read: {err}"))?;
-        let (parts, one) = slices(a.data(), a.shape(), a.order());
-        if parts.len() < 2 {
-            return Ok(());
-        }
-        let opts = options_for::<T>(e);
-        let (head, tail) = (
-            dir.join(format!("head_{name}")),
-            dir.join(format!("tail_{name}")),
-        );
-        opts.write_path(&head, &parts[0], &one).unwrap();
-        let rest: Vec<T> = parts[1..].concat();
-        let mut rest_shape = a.shape().to_vec();
-        let axis = if a.order() == MemoryOrder::Fortran {
-            rest_shape.len() - 1
-        } else {
-            0
-        };
-        rest_shape[axis] -= 1;
-        opts.write_path(&tail, &rest, &rest_shape).unwrap();
-        if a.order() == MemoryOrder::C {
-            let out = dir.join(format!("cat_{name}"));
-            concatenate(&out, &[&head, &tail]).map_err(|err| format!("concatenate: {err}"))?;
-            if fs::read(&out).unwrap() != original {
-                return Err("concatenate differs from numpy".into());
-            }
-        }
-        NpyAppender::open(&head)
-            .and_then(|mut w| w.append_file(&tail))
-            .map_err(|err| format!("append_file: {err}"))?;
-        if fs::read(&head).unwrap() != original {
-            return Err("append_file differs from numpy".into());
-        }
-        Ok(())
-    }
-}
-
-#[test]
-fn append_file_and_concatenate_rebuild_fixtures() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut failures = Vec::new();
-    for e in simple_fixtures() {
-        if shape_of(&e).is_empty() {
-            continue;
-        }
-        if let Some(Err(msg)) = dispatch(&dtype_of(&e), Join(&e, dir.path())) {
-            failures.push(format!("{}: {msg}", e["file"].as_str().unwrap()));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
 #[test]
 fn mismatches_name_both_arrays() {
     let dir = tempfile::tempdir().unwrap();
@@ -205,14 +113,6 @@ fn mismatches_name_both_arrays() {
     assert!(err.to_string().contains("shape (4,)"), "{err}");
     let err = w.append(&[0f32; 3], &[1, 4]).unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::LengthMismatch { .. }));
-    // Another file of another byte order is another dtype.
-    let other = dir.path().join("be.npy");
-    WriteOptions::new()
-        .byte_order(npy_core::ByteOrder::Big)
-        .write_path(&other, &[0f32; 4], &[1, 4])
-        .unwrap();
-    let err = w.append_file(&other).unwrap_err();
-    assert!(err.to_string().contains("dtype '>f4'"), "{err}");
     drop(w);
     assert_eq!(
         fs::read(&path).unwrap(),
@@ -270,19 +170,6 @@ fn a_rejected_value_leaves_the_file_as_it_was() {
     assert_eq!(fs::read(&path).unwrap(), before);
 }
 
-/// A hand-made header for `<f4` of `shape`, dict written `dict`, padded to `header_len`.
-fn handmade(dict: &str, header_len: usize, data: &[f32]) -> Vec<u8> {
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(header_len as u16).to_le_bytes());
-    out.extend_from_slice(dict.as_bytes());
-    out.resize(10 + header_len - 1, b' ');
-    out.push(b'\n');
-    for v in data {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out
-}
-
 #[test]
 fn headers_without_growth_room() {
     let dir = tempfile::tempdir().unwrap();
@@ -296,7 +183,11 @@ fn headers_without_growth_room() {
     // with numpy's header, which is then the fixture byte for byte.
     let compact = "{'descr':'<f4','fortran_order':False,'shape':(3,)}";
     let path = dir.path().join("compact.npy");
-    fs::write(&path, handmade(compact, compact.len() + 1, &values[..3])).unwrap();
+    fs::write(
+        &path,
+        raw_npy_v1_f4(compact, compact.len() + 1, &values[..3]),
+    )
+    .unwrap();
     let mut w = NpyAppender::open(&path).unwrap();
     w.append(&values[3..4], &[1]).unwrap();
     assert_eq!(w.rewrites(), 1);
@@ -311,7 +202,7 @@ fn headers_without_growth_room() {
     // staying where it was.
     let plain = "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }";
     let path = dir.path().join("plain.npy");
-    fs::write(&path, handmade(plain, 118, &values[..3])).unwrap();
+    fs::write(&path, raw_npy_v1_f4(plain, 118, &values[..3])).unwrap();
     let mut w = NpyAppender::open(&path).unwrap();
     w.append(&values[3..], &[2]).unwrap();
     assert_eq!(w.rewrites(), 0);
@@ -545,191 +436,4 @@ fn subarray_elements_stand_for_the_trailing_dimensions() {
     assert_eq!(a.data(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     let err = append(&path, &[[0f32; 2]], &[1]).unwrap_err();
     assert!(err.to_string().contains("shape (1, 2)"), "{err}");
-}
-
-/// `concatenate_with_progress` reports every data byte once, in increasing steps from
-/// `(0, total)` to `(total, total)`: 3 MiB across three inputs, copied in 1 MiB buffers.
-#[test]
-fn concatenation_progress_is_monotone_and_complete() {
-    let dir = tempfile::tempdir().unwrap();
-    let (a, rows) = one_mib_of_rows(dir.path());
-    let out = dir.path().join("out.npy");
-    let mut seen = Vec::new();
-    let header =
-        npy_core::write::concatenate_with_progress(&out, &[&a, &a, &a], |d, t| seen.push((d, t)))
-            .unwrap();
-    assert_eq!(header.shape, [3 * rows, 4]);
-    assert_progress(&seen, 3 << 20);
-}
-
-/// A file of 1 MiB of `(rows, 4)` f32 (all 1.5) in `dir`, and its row count.
-fn one_mib_of_rows(dir: &std::path::Path) -> (std::path::PathBuf, u64) {
-    let a = dir.join("a.npy");
-    let rows = (1 << 20) / 16;
-    npy_core::write(&a, &vec![1.5f32; rows * 4], &[rows as u64, 4]).unwrap();
-    (a, rows as u64)
-}
-
-/// Progress calls from `(0, total)` to `(total, total)` in increasing steps, one per 1 MiB
-/// buffer at least.
-fn assert_progress(seen: &[(u64, u64)], total: u64) {
-    assert_eq!(seen.first(), Some(&(0, total)));
-    assert_eq!(seen.last(), Some(&(total, total)));
-    assert!(
-        seen.windows(2).all(|w| w[0].0 < w[1].0 && w[1].1 == total),
-        "{seen:?}"
-    );
-    assert!(
-        seen.len() as u64 > total >> 20,
-        "one call per buffer: {seen:?}"
-    );
-}
-
-/// `append_files_with_progress` reports every data byte once, in increasing steps from
-/// `(0, total)` to `(total, total)` (3 MiB from three sources, 1 MiB buffers), and grows the
-/// file to what numpy's concatenation gives; a mismatching source stops it before any call.
-#[test]
-fn append_progress_is_monotone_and_complete() {
-    let dir = tempfile::tempdir().unwrap();
-    let (a, rows) = one_mib_of_rows(dir.path());
-    let file = dir.path().join("grow.npy");
-    npy_core::write(&file, &[0f32; 4], &[1, 4]).unwrap();
-    let mut seen = Vec::new();
-    npy_core::write::AppendOptions::new()
-        .sync(false)
-        .open(&file)
-        .unwrap()
-        .append_files_with_progress(&[&a, &a, &a], |d, t| seen.push((d, t)))
-        .unwrap();
-    assert_progress(&seen, 3 << 20);
-    let grown = npy_core::read::<f32>(&file).unwrap();
-    assert_eq!(grown.shape(), [1 + 3 * rows, 4]);
-    assert!(grown.data()[..4].iter().all(|&v| v == 0.0));
-    assert!(grown.data()[4..].iter().all(|&v| v == 1.5));
-
-    let other = dir.path().join("other.npy");
-    npy_core::write(&other, &[1i32; 4], &[1, 4]).unwrap();
-    let mut calls = 0;
-    let err = npy_core::write::AppendOptions::new()
-        .open(&file)
-        .unwrap()
-        .append_files_with_progress(&[&a, &other], |_, _| calls += 1)
-        .unwrap_err();
-    assert!(
-        matches!(err.kind(), npy_core::ErrorKind::AppendMismatch { .. }),
-        "{err}"
-    );
-    assert_eq!(calls, 0);
-}
-
-/// As a new user would try it: sources of different sizes (one of no rows) give one `total`,
-/// the sum of their data bytes, and calls from `(0, total)` to `(total, total)`; a Fortran-order
-/// file grows along its last axis; all-empty sources give the single call `(0, 0)`.
-#[test]
-fn append_progress_with_uneven_and_empty_sources() {
-    let dir = tempfile::tempdir().unwrap();
-    let (big, rows) = one_mib_of_rows(dir.path());
-    let small = dir.path().join("small.npy");
-    npy_core::write(&small, &[2.5f32; 12], &[3, 4]).unwrap();
-    let empty = dir.path().join("empty.npy");
-    npy_core::write::<f32>(&empty, &[], &[0, 4]).unwrap();
-    let file = dir.path().join("grow.npy");
-    npy_core::write(&file, &[0f32; 4], &[1, 4]).unwrap();
-    let mut seen = Vec::new();
-    AppendOptions::new()
-        .sync(false)
-        .open(&file)
-        .unwrap()
-        .append_files_with_progress(&[&small, &empty, &big, &empty, &small], |d, t| {
-            seen.push((d, t));
-        })
-        .unwrap();
-    // Every data byte: 2 × 3 rows × 4 f32 + 1 MiB.
-    let total = 2 * 3 * 4 * 4 + (1 << 20);
-    assert_eq!(seen.first(), Some(&(0, total)));
-    assert_eq!(seen.last(), Some(&(total, total)));
-    assert!(
-        seen.windows(2).all(|w| w[0].0 < w[1].0 && w[1].1 == total),
-        "{seen:?}"
-    );
-    let grown = read::<f32>(&file).unwrap();
-    assert_eq!(grown.shape(), [1 + 3 + rows + 3, 4]);
-    let data = grown.data();
-    assert!(data[..4].iter().all(|&v| v == 0.0));
-    assert!(data[4..16].iter().all(|&v| v == 2.5));
-    assert!(data[16..16 + 4 * rows as usize].iter().all(|&v| v == 1.5));
-    assert!(data[16 + 4 * rows as usize..].iter().all(|&v| v == 2.5));
-
-    let mut seen = Vec::new();
-    NpyAppender::open(&file)
-        .unwrap()
-        .append_files_with_progress(&[&empty, &empty], |d, t| seen.push((d, t)))
-        .unwrap();
-    assert_eq!(seen, [(0, 0)]);
-
-    // Fortran order: [[1, 2], [3, 4]] stored column by column, grown by a (2, 1) column
-    // and a (2, 3) block, gives columns 1 3 | 2 4 | 5 6 | 7 8 | 9 10 | 11 12.
-    let f = WriteOptions::new().order(MemoryOrder::Fortran);
-    let ff = dir.path().join("f.npy");
-    f.write_path(&ff, &[1i16, 3, 2, 4], &[2, 2]).unwrap();
-    let col = dir.path().join("col.npy");
-    f.write_path(&col, &[5i16, 6], &[2, 1]).unwrap();
-    let block = dir.path().join("block.npy");
-    f.write_path(&block, &[7i16, 8, 9, 10, 11, 12], &[2, 3])
-        .unwrap();
-    let mut seen = Vec::new();
-    NpyAppender::open(&ff)
-        .unwrap()
-        .append_files_with_progress(&[&col, &block], |d, t| seen.push((d, t)))
-        .unwrap();
-    assert_eq!(seen.first(), Some(&(0, 16)));
-    assert_eq!(seen.last(), Some(&(16, 16)));
-    let a = read::<i16>(&ff).unwrap();
-    assert_eq!(a.shape(), [2, 6]);
-    assert_eq!(a.data(), [1, 3, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
-}
-
-/// A source shorter than its header claims, after a good one: the calls stop short of
-/// `total`, the error is `Truncated` naming the source, and the file is byte for byte as it
-/// was, both for an in-place append and for one that rewrites the file (no growth room).
-#[test]
-fn a_truncated_source_leaves_the_file_and_stops_progress() {
-    let dir = tempfile::tempdir().unwrap();
-    let good = dir.path().join("good.npy");
-    npy_core::write(&good, &[1f32; 8], &[2, 4]).unwrap();
-    let cut = dir.path().join("cut.npy");
-    npy_core::write(&cut, &[2f32; 40], &[10, 4]).unwrap();
-    let len = fs::metadata(&cut).unwrap().len();
-    fs::OpenOptions::new()
-        .write(true)
-        .open(&cut)
-        .unwrap()
-        .set_len(len - 20)
-        .unwrap();
-    let in_place = dir.path().join("in_place.npy");
-    npy_core::write(&in_place, &[0f32; 4], &[1, 4]).unwrap();
-    // A header of another writer, without numpy's growth room: appends rewrite the file.
-    let tight = dir.path().join("tight.npy");
-    let dict = "{'descr':'<f4','fortran_order':False,'shape':(1,4)}";
-    fs::write(&tight, handmade(dict, dict.len() + 1, &[0.0; 4])).unwrap();
-    assert_eq!(read::<f32>(&tight).unwrap().shape(), [1, 4]);
-    for file in [&in_place, &tight] {
-        let before = fs::read(file).unwrap();
-        let mut seen = Vec::new();
-        let err = NpyAppender::open(file)
-            .unwrap()
-            .append_files_with_progress(&[&good, &cut], |d, t| seen.push((d, t)))
-            .unwrap_err();
-        assert!(matches!(err.kind(), ErrorKind::Truncated { .. }), "{err}");
-        assert_eq!(err.path(), Some(cut.as_path()), "{err}");
-        assert_eq!(seen.first(), Some(&(0, 32 + 160)));
-        assert!(seen.iter().all(|&(d, _)| d < 192), "{seen:?}");
-        assert_eq!(fs::read(file).unwrap(), before, "{}", file.display());
-        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
-        assert_eq!(names.len(), 4, "no temporary file left: {names:?}");
-    }
-    // The second case did take the rewrite path: the same good source alone rewrites it.
-    let mut w = NpyAppender::open(&tight).unwrap();
-    w.append_file(&good).unwrap();
-    assert_eq!(w.rewrites(), 1);
 }

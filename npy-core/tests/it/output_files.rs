@@ -65,7 +65,7 @@ fn writers() -> Vec<(&'static str, Writer)> {
             npy_convert::convert_file(src, out, &ConvertOptions::new())
         }),
         ("concatenate", |src, out| {
-            npy_core::write::concatenate(out, &[src, src]).map(drop)
+            npy_convert::concatenate(out, &[src, src]).map(drop)
         }),
         ("create_stream", |_, out| {
             let mut w = WriteOptions::new().create_stream::<f64>(out, &[1])?;
@@ -314,7 +314,7 @@ fn errors_leave_nothing_behind() {
         ),
         (
             "concatenate with a truncated file",
-            Box::new(|| npy_core::write::concatenate(&out, &[&src, &short]).map(drop)),
+            Box::new(|| npy_convert::concatenate(&out, &[&src, &short]).map(drop)),
         ),
         (
             "stream of a partial row",
@@ -359,7 +359,7 @@ fn rewrites_wait_for_the_append_lock() {
         ),
         (
             "concatenate F [F, F]",
-            |f| npy_core::write::concatenate(f, &[f, f]).map(drop),
+            |f| npy_convert::concatenate(f, &[f, f]).map(drop),
             6,
         ),
     ];
@@ -421,10 +421,7 @@ fn appends_stay_within_numpy_sizes() {
     )
     .unwrap();
     let before = fs::read(&f).unwrap();
-    let err = NpyAppender::open(&f)
-        .unwrap()
-        .append_file(&one)
-        .unwrap_err();
+    let err = npy_convert::append_files(&mut NpyAppender::open(&f).unwrap(), &[&one]).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::SizeOverflow { .. }),
         "{err}"
@@ -441,7 +438,7 @@ fn appends_stay_within_numpy_sizes() {
     )
     .unwrap();
     let out = dir.path().join("out.npy");
-    let err = npy_core::write::concatenate(&out, &[&half, &half]).unwrap_err();
+    let err = npy_convert::concatenate(&out, &[&half, &half]).unwrap_err();
     assert!(
         matches!(err.kind(), ErrorKind::SizeOverflow { .. }),
         "{err}"
@@ -559,8 +556,8 @@ fn special_inputs_are_refused_at_once() {
             npy_convert::convert_file(p, good.with_extension("out"), &ConvertOptions::new())
         }),
         ("NpyAppender::open", |p, _| NpyAppender::open(p).map(drop)),
-        ("append_file source", |p, good| {
-            NpyAppender::open(good)?.append_file(p)
+        ("append_files source", |p, good| {
+            npy_convert::append_files(&mut NpyAppender::open(good)?, &[p])
         }),
     ];
     for (input, found) in &inputs {
