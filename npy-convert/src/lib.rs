@@ -9,10 +9,15 @@
 //! tiles of at most 8 MiB ([`ConvertOptions::buffer_bytes`]) between positional reads and
 //! writes, two buffers overlapping reading and writing.
 //!
+//! Files are joined through the same streaming copy, their data bytes copied as they are:
+//! [`concatenate`] writes numpy's `np.concatenate` of their arrays along the first axis
+//! (atomically), and [`append_files`] grows a file an [`npy_core::NpyAppender`] holds along its
+//! growth axis (the header rewritten once, after the data).
+//!
 //! Its own crate since the format crate (npy-core) reads and writes arrays as they are: a
 //! user who only reads and writes `.npy` files does not compile the tiled transpose. `npy
 //! convert --byte-order/--order/--version` and npy-safetensors (which stores little-endian C
-//! order) use it.
+//! order) use it; `npy cat` and `npy append` use the joins.
 //!
 //! # Examples
 //! ```
