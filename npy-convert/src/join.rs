@@ -79,14 +79,15 @@ pub fn concatenate_with_progress(
     // The output first: an existing one is locked (waiting for an appender) before any input
     // is read, so `cat F F X` during `npy append F` sees the appended rows.
     let mut file = AtomicFile::create(out).at_path(out)?;
-    let mut headers = Vec::with_capacity(inputs.len());
+    let mut checked: Vec<(&Path, Header)> = Vec::with_capacity(inputs.len());
     for input in inputs {
         let input = input.as_ref();
         let (_, parsed) = open_source(input)?;
-        check_concat(&headers, &parsed.header).at_path(input)?;
-        headers.push(parsed.header);
+        let first = checked.first().map(|(_, h)| h);
+        check_concat(first, &parsed.header).at_path(input)?;
+        checked.push((input, parsed.header));
     }
-    let Some(first) = headers.first() else {
+    let Some((_, first)) = checked.first() else {
         return Err(Error::from(ErrorKind::Unsupported {
             operation: "concatenating no files",
             reason: "numpy needs at least one array to concatenate".into(),
@@ -94,34 +95,24 @@ pub fn concatenate_with_progress(
         .with_path(out));
     };
     let mut header = Header::new(first.dtype.clone(), first.shape.clone());
-    header.shape[0] = headers
+    header.shape[0] = checked
         .iter()
-        .try_fold(0u64, |sum, h| sum.checked_add(h.shape[0]))
+        .try_fold(0u64, |sum, (_, h)| sum.checked_add(h.shape[0]))
         .ok_or_else(|| overflow(&header))?;
     let total = header.nbytes().at_path(out)?;
     let write = || -> Result<(), Error> {
         file.write_all(&header.to_bytes(None)?)?;
-        progress(0, total);
-        let mut done = 0u64;
-        for (input, h) in inputs.iter().zip(&headers) {
-            let input = input.as_ref();
-            let (src, parsed) = open_source(input)?;
-            let nbytes = h.nbytes()?;
-            let mut write = |b: &[u8]| Ok(file.write_all(b)?);
-            copy_data(src, &parsed, nbytes, &mut write, &mut |d, _| {
-                progress(done + d, total);
-            })
-            .at_path(input)?;
-            done += nbytes;
-        }
+        let mut write = |b: &[u8]| Ok(file.write_all(b)?);
+        copy_sources(&checked, false, &mut write, total, &mut progress)?;
         Ok(file.commit()?)
     };
     write().at_path(out)?;
     Ok(header)
 }
 
-/// Checks that an array of `next` can follow the arrays of `before` in a concatenation.
-fn check_concat(before: &[Header], next: &Header) -> Result<(), Error> {
+/// Checks that an array of `next` can follow the arrays of a concatenation whose first is
+/// `first`.
+fn check_concat(first: Option<&Header>, next: &Header) -> Result<(), Error> {
     if next.shape.is_empty() {
         return Err(Error::from(ErrorKind::Unsupported {
             operation: "concatenating a 0-d array",
@@ -136,7 +127,7 @@ fn check_concat(before: &[Header], next: &Header) -> Result<(), Error> {
                 .into(),
         }));
     }
-    let Some(first) = before.first() else {
+    let Some(first) = first else {
         return Ok(());
     };
     let continues = next.dtype == first.dtype
@@ -246,27 +237,14 @@ pub fn append_files_with_progress(
             .and_then(|n| sum.checked_add(n))
             .ok_or_else(|| overflow(appender.header()))
     })?;
-    let copy = |w: &mut dyn Write| -> Result<(), Error> {
-        progress(0, total);
-        let mut done = 0u64;
-        for (source, header) in &checked {
-            let (input, now) = open_source(source)?;
-            if now.header != *header {
-                return Err(Error::from(ErrorKind::Unsupported {
-                    operation: "appending a file that changes meanwhile",
-                    reason: "its header changed after it was checked".into(),
-                })
-                .with_path(source));
-            }
-            let nbytes = header.nbytes()?;
-            let mut write = |b: &[u8]| Ok(w.write_all(b)?);
-            copy_data(input, &now, nbytes, &mut write, &mut |d, _| {
-                progress(done + d, total);
-            })
-            .at_path(source)?;
-            done += nbytes;
-        }
-        Ok(())
+    let copy = |w: &mut dyn Write| {
+        copy_sources(
+            &checked,
+            true,
+            &mut |b| Ok(w.write_all(b)?),
+            total,
+            &mut progress,
+        )
     };
     grow_appender(appender, added, copy).at_path(&path)
 }
@@ -274,22 +252,10 @@ pub fn append_files_with_progress(
 /// Checks that the array of `header` (from the file `source`) can be appended as bytes to the
 /// file `appender` holds.
 fn check_source(appender: &NpyAppender, source: &Path, header: &Header) -> Result<(), Error> {
-    let own = appender.header();
-    let axis = appender.axis();
-    let mismatch = || {
-        Error::from(ErrorKind::AppendMismatch {
-            file_dtype: own.dtype.clone(),
-            file_shape: own.shape.clone(),
-            appended: Box::new(Requested::file(header.dtype.clone(), source)),
-            shape: header.shape.clone(),
-            axis,
-        })
-    };
-    if header.dtype != own.dtype {
-        return Err(mismatch());
-    }
+    let (own, axis) = (appender.header(), appender.axis());
+    let same_dtype = header.dtype == own.dtype;
     let both_orders = !Header::fortran_order_for(&header.shape, MemoryOrder::Fortran);
-    if header.fortran_order != own.fortran_order && !both_orders {
+    if same_dtype && header.fortran_order != own.fortran_order && !both_orders {
         return Err(Error::from(ErrorKind::Unsupported {
             operation: "appending a file of another memory order",
             reason: format!(
@@ -307,11 +273,16 @@ fn check_source(appender: &NpyAppender, source: &Path, header: &Header) -> Resul
             .zip(&own.shape)
             .enumerate()
             .all(|(i, (a, b))| i == axis || a == b);
-    if continues {
-        Ok(())
-    } else {
-        Err(mismatch())
+    if same_dtype && continues {
+        return Ok(());
     }
+    Err(Error::from(ErrorKind::AppendMismatch {
+        file_dtype: own.dtype.clone(),
+        file_shape: own.shape.clone(),
+        appended: Box::new(Requested::file(header.dtype.clone(), source)),
+        shape: header.shape.clone(),
+        axis,
+    }))
 }
 
 /// [`ErrorKind::SizeOverflow`] for an array of `header`'s shape and dtype grown past numpy's
@@ -338,20 +309,38 @@ fn open_source(path: &Path) -> Result<(File, ParsedHeader), Error> {
     open().at_path(path)
 }
 
-/// Copies the `nbytes` data bytes of `file` (its header `parsed`) to `write` as they are,
-/// through [`stream`]'s two buffers of 1 MiB, calling `progress(done, nbytes)` after each;
-/// [`ErrorKind::Truncated`] when the file holds fewer.
-fn copy_data(
-    file: File,
-    parsed: &ParsedHeader,
-    nbytes: u64,
+/// Copies the data bytes of each of `sources` (a path and its header as checked) to `write`
+/// as they are, through [`stream`]'s two buffers of 1 MiB, calling `progress(0, total)` and
+/// then `progress(done, total)` after each buffer. With `recheck`, a source whose header
+/// changed since it was checked is refused.
+fn copy_sources(
+    sources: &[(&Path, Header)],
+    recheck: bool,
     write: &mut dyn FnMut(&[u8]) -> Result<(), Error>,
+    total: u64,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(), Error> {
-    let input = Input {
-        file,
-        offset: parsed.data_offset(),
-        nbytes,
-    };
-    stream(&input, 1, &Swap::None, COPY_CHUNK_BYTES, write, progress)
+    progress(0, total);
+    let mut done = 0u64;
+    for (source, header) in sources {
+        let (file, now) = open_source(source)?;
+        if recheck && now.header != *header {
+            return Err(Error::from(ErrorKind::Unsupported {
+                operation: "appending a file that changes meanwhile",
+                reason: "its header changed after it was checked".into(),
+            })
+            .with_path(source));
+        }
+        let nbytes = header.nbytes()?;
+        let offset = now.data_offset();
+        let input = Input {
+            file,
+            offset,
+            nbytes,
+        };
+        let mut report = |d, _| progress(done + d, total);
+        stream(&input, 1, &Swap::None, COPY_CHUNK_BYTES, write, &mut report).at_path(source)?;
+        done += nbytes;
+    }
+    Ok(())
 }
