@@ -194,31 +194,23 @@
 //!     a 1 MiB read chunk; the [`DynValue`] trees of its elements, built when asked for, at
 //!     most [`MAX_DYN_EXPANSION`](crate::dynamic::MAX_DYN_EXPANSION) bytes per data byte plus [`DYN_ALLOWANCE`](crate::dynamic::DYN_ALLOWANCE) for all of them
 //!     (checked at the read); elements over [`MAX_DYN_ITEMSIZE`](crate::dynamic::MAX_DYN_ITEMSIZE) are refused;
-//!   - object arrays (npy-pickle's codec): one budget of `npy_pickle::PICKLE_BUDGET` (128 MiB)
-//!     whatever the file's size or how well it compresses, charged with the pickle's bytes,
-//!     the interpreter's stack, memo and nodes and every decoded value, each copy of a value
-//!     the pickle shares counted (memo bombs are `npy_pickle::PickleError::TooLarge` before
-//!     they are built).
+//!   - object arrays: npy-pickle's budget (`npy_pickle::PICKLE_BUDGET`, 128 MiB in all; its
+//!     crate docs say what it counts).
 //!
 //!   Beyond these, [`ErrorKind::AllocationLimit`] before anything is allocated.
 //! - **Time linear in the input.** The header parser is one left-to-right pass with no
 //!   backtracking; repeated dict keys are found by hashing (`tests/it/header_time.rs` checks the
 //!   worst constructs we found at the 16 MiB limit). Reading data is linear in the data.
 //! - **Bounded stack.** Nesting deeper than [`literal::DEFAULT_MAX_DEPTH`] (128) levels is an
-//!   error, not a stack overflow; 100,000 levels of any bracket fail at once. The same holds
-//!   for values in an object array's pickle (`npy_pickle::MAX_PICKLE_DEPTH`, 128).
+//!   error, not a stack overflow; 100,000 levels of any bracket fail at once (npy-pickle
+//!   bounds a pickle's values the same way).
 //! - **No code execution.** Object arrays (`|O`, anywhere in a record or subarray) hold
 //!   pickles, which numpy loads by executing them. This crate never decodes them itself:
-//!   [`read_dyn`] refuses them with [`ErrorKind::ObjectArray`], and only
-//!   [`NpyReader::read_dyn_using`] hands them to an [`ObjectCodec`](crate::dynamic::ObjectCodec). npy-pickle's codec
-//!   is an interpreter that never imports, calls or looks up anything: it knows the pickle
-//!   opcodes and a fixed allow-list of names (numpy's array, dtype and scalar constructors, a
-//!   few builtins), each imitated by a constructor of its own; any other name is refused at
-//!   the opcode that names it ("pickle calls os.system; refused, nothing was executed"); its
-//!   crate docs say exactly what is accepted. Typed reads, views, memory maps and
-//!   npy-convert's `convert_file` always refuse object arrays with [`ErrorKind::ObjectArray`] from the
-//!   header alone, before any data byte is read. A file that *is* a pickle (`np.save` with
-//!   `allow_pickle` of a non-array) is [`NotNpy::Pickle`](crate::error::NotNpy::Pickle) and not decoded.
+//!   [`read_dyn`] refuses them with [`ErrorKind::ObjectArray`], typed reads, views and maps
+//!   refuse them from the header alone, and only [`NpyReader::read_dyn_using`] hands them to
+//!   an [`ObjectCodec`](crate::dynamic::ObjectCodec): npy-pickle's never imports, calls or
+//!   looks up anything (its crate docs list what it accepts). A file that *is* a pickle
+//!   (`np.save` of a non-array) is [`NotNpy::Pickle`](crate::error::NotNpy::Pickle).
 //!
 //! ## Limits, and how to raise them
 //!
@@ -234,8 +226,7 @@
 //! | zero-size values in `read_dyn` | counted in the tree; elements of no bytes: [`DYN_ALLOWANCE`](crate::dynamic::DYN_ALLOWANCE) | fixed |
 //! | `read_dyn` element | [`MAX_DYN_ITEMSIZE`](crate::dynamic::MAX_DYN_ITEMSIZE) (1 GiB) | fixed; use typed reads or views |
 //! | `read_dyn` trees (all elements) | [`MAX_DYN_EXPANSION`](crate::dynamic::MAX_DYN_EXPANSION) × data + [`DYN_ALLOWANCE`](crate::dynamic::DYN_ALLOWANCE) | fixed; use typed reads or views |
-//! | object-array pickles | 128 MiB held and built in all, 128 levels deep (`npy_pickle::PickleLimits`) | `npy_pickle::PickleCodec::with_limits`, `npy_pickle::loads_with` |
-//! | decimal `int` text in a pickle | 4300 digits (Python's limit) | fixed |
+//! | object-array pickles | npy-pickle's `PickleLimits` (128 MiB, 128 levels) | `npy_pickle::PickleCodec::with_limits` |
 //!
 //! Pass [`ReadOptions`] to [`read_with`](crate::read::read_with), [`Header::read_with`], [`NpyReader::with_options`],
 //! [`NpyReader::open_with`], [`NpyView::with_options`] or [`TensorInfo::from_reader_with`]. The
