@@ -13,6 +13,7 @@ use npy_core::{
     dtype::Primitive, read, ByteOrder, DType, Error, ErrorKind, Header, MemoryOrder, NpyReader,
     WriteOptions,
 };
+use npy_test_support::growth::options_for;
 use npy_test_support::*;
 use serde_json::Value as Json;
 
@@ -65,19 +66,6 @@ unsafe impl GlobalAlloc for Tracking {
 
 #[global_allocator]
 static ALLOCATOR: Tracking = Tracking;
-
-/// Options reproducing a fixture: its memory order, byte order and (for the variable-width
-/// `S`/`U`) its dtype.
-fn options_for<T: Elem>(e: &Json) -> WriteOptions {
-    let dt = dtype_of(e);
-    let mut o = WriteOptions::new()
-        .order(order_of(e))
-        .byte_order(dt.byte_order());
-    if T::npy_dtype().itemsize() == 0 {
-        o = o.dtype(dt);
-    }
-    o
-}
 
 /// Reads a fixture typed and writes it back with the slice writer, in memory and to a path.
 struct Rewrite<'a>(&'a Json, &'a Path);
