@@ -52,13 +52,12 @@ use std::io::Write;
 use std::path::Path;
 
 pub use join::{append_files, append_files_with_progress, concatenate, concatenate_with_progress};
-use npy_core::__private::TILE_BYTES;
 use npy_core::format::{MemoryOrder, Version};
 use npy_core::{ByteOrder, Error, ErrorKind, Header, NpyReader, ReadAt};
 use npy_fs::AtomicFile;
 use pipeline::stream;
 use swap::{swap_runs, Swap};
-use tile::{source_axes, Tiling};
+use tile::{source_axes, Tiling, TILE_BYTES};
 
 /// `value` as a `usize`: [`ErrorKind::PlatformLimit`] naming `what` where it does not fit.
 fn to_usize(value: u64, what: &'static str) -> Result<usize, Error> {

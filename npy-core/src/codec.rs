@@ -10,7 +10,7 @@
 //! - shapes: [`checked_product`], [`nonzero_product`], [`saturating_product`];
 //! - memory order: [`flat_index`], [`Stepper`];
 //! - how much to handle per step: [`CHUNK_BYTES`], [`SWAP_CHUNK_BYTES`], [`COPY_CHUNK_BYTES`],
-//!   [`TILE_BYTES`], [`per_chunk`].
+//!   [`per_chunk`].
 
 use half::f16;
 use num_complex::Complex;
@@ -30,13 +30,6 @@ pub(crate) const SWAP_CHUNK_BYTES: usize = 256 << 10;
 /// steps, since each costs two system calls; small enough that the swap and the write find
 /// the step still in L2 (4 MiB steps measured no faster).
 pub const COPY_CHUNK_BYTES: usize = 1 << 20;
-
-/// Bytes of one tile of a memory-order change (`convert_file`), held three times (two as read,
-/// one filling while the other is transposed, and one as written): about 1448 × 1448 `f32`
-/// elements, so runs on both sides are 5 KiB or more, and a tile stays in L2 while it is
-/// transposed. Measured on the 512 MiB (8192, 16384) `f32` transpose: 0.47–0.51 s with 8 MiB,
-/// 0.62–0.67 s with 16 MiB, 0.51–0.59 s and more with 2 or 4 MiB.
-pub const TILE_BYTES: usize = 8 << 20;
 
 /// Whole elements of `itemsize` bytes per step of `chunk` bytes: at least one.
 pub fn per_chunk(itemsize: usize, chunk: usize) -> usize {

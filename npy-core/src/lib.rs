@@ -351,10 +351,8 @@ pub use read::{read, NpyArray, NpyReader, ReadOptions};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::codec::Endian;
-    /// For npy-convert: the chunk and tile budgets and byte-swapping it shares with the reader.
-    pub use crate::codec::{
-        per_chunk, saturating_product, swap_in_place, COPY_CHUNK_BYTES, TILE_BYTES,
-    };
+    /// For npy-convert: the copy budget and byte-swapping it shares with the reader.
+    pub use crate::codec::{per_chunk, saturating_product, swap_in_place, COPY_CHUNK_BYTES};
     /// For npy-pickle: the dynamic codec's decoders and encoders its interpreter and pickler use.
     pub use crate::dynamic::object::internals as objects;
     /// For npy-print: a typed array's elements decoded one at a time as [`DynValue`](crate::DynValue)s.
