@@ -7,7 +7,7 @@ use std::path::Path;
 
 use npy_core::__private::{grow_appender, COPY_CHUNK_BYTES};
 use npy_core::error::Requested;
-use npy_core::header::{HeaderOptions, ParsedHeader};
+use npy_core::header::ParsedHeader;
 use npy_core::{Error, ErrorKind, Header, MemoryOrder, NpyAppender};
 use npy_fs::AtomicFile;
 
@@ -298,7 +298,7 @@ fn overflow(header: &Header) -> Error {
 fn open_source(path: &Path) -> Result<(File, ParsedHeader), Error> {
     let open = || -> Result<(File, ParsedHeader), Error> {
         let mut file = npy_fs::open_regular(path)?;
-        let parsed = Header::read_with(&mut file, &HeaderOptions::default())?;
+        let parsed = Header::read(&mut file)?;
         if parsed.header.dtype.has_object() {
             return Err(Error::from(ErrorKind::ObjectArray {
                 dtype: parsed.header.dtype.clone(),

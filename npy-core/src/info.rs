@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::dtype::{ByteOrder, Canonical, DType};
 use crate::error::{Error, PathContext};
 use crate::format::{MemoryOrder, Version};
-use crate::header::{Header, HeaderOptions, ParsedHeader};
+use crate::header::{Header, ParsedHeader, ReadOptions};
 use crate::meta::ArrayMeta;
 
 /// What a `.npy` file holds, from its header: the tensor's name, dtype, shape and layout.
@@ -79,18 +79,17 @@ impl TensorInfo {
         name: impl Into<String>,
         r: &mut R,
     ) -> Result<TensorInfo, Error> {
-        TensorInfo::from_reader_with(name, r, &HeaderOptions::default())
+        TensorInfo::from_reader_with(name, r, &ReadOptions::default())
     }
 
-    /// [`TensorInfo::from_reader`] with options: [`HeaderOptions`], or a read's
-    /// [`ReadOptions`](crate::ReadOptions).
+    /// [`TensorInfo::from_reader`] with a read's options (their header limits and type hint).
     ///
     /// # Errors
     /// As [`TensorInfo::from_reader`].
     pub fn from_reader_with<R: Read + ?Sized>(
         name: impl Into<String>,
         r: &mut R,
-        options: &impl AsRef<HeaderOptions>,
+        options: &ReadOptions,
     ) -> Result<TensorInfo, Error> {
         let meta = ArrayMeta::new(Header::read_with(r, options)?)?;
         let (nbytes, data_offset) = (meta.nbytes(), meta.data_offset());

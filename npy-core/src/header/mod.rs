@@ -11,105 +11,18 @@ use crate::dtype::DType;
 use crate::error::{Error, ErrorKind};
 use crate::format::MemoryOrder;
 pub use crate::format::{Version, ARRAY_ALIGN, GROWTH_AXIS_MAX_DIGITS, MAGIC, MAX_DIMS};
-#[doc(no_inline)]
-use crate::literal;
 
 mod fast;
+pub(crate) mod options;
 mod read;
 mod write;
 
-/// Default of [`HeaderOptions::max_header_len`]: 16 MiB, far above numpy's 10,000 so that wide
+pub(crate) use options::ReadOptions;
+
+/// Default of [`ReadOptions::max_header_len`]: 16 MiB, far above numpy's 10,000 so that wide
 /// records (a 4,000-field record needs about 100 KB) load, while bounding what a hostile length
 /// field can make the reader buffer.
 pub const DEFAULT_MAX_HEADER_LEN: u64 = 16 << 20;
-
-/// How headers are read: the limits on what a file's header may make the reader buffer and
-/// parse, and the type hint for descrs that lost their type. Part of every
-/// [`ReadOptions`](crate::ReadOptions) (which passes as these options wherever a header is
-/// read: [`Header::read_with`], [`Header::from_text`]).
-///
-/// # Examples
-/// ```
-/// use npy_core::{ErrorKind, Header, header::HeaderOptions};
-/// let bytes = Header::new("<f4".parse()?, vec![4, 64]).to_bytes(None)?;
-/// let options = HeaderOptions::new().max_header_len(64);
-/// let err = Header::read_with(&mut &bytes[..], &options).unwrap_err();
-/// assert!(matches!(err.kind(), ErrorKind::HeaderTooLong { .. }));
-/// # Ok::<(), npy_core::Error>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HeaderOptions {
-    max_header_len: u64,
-    max_depth: usize,
-    hint: Option<crate::dtype::MlType>,
-}
-
-impl Default for HeaderOptions {
-    fn default() -> Self {
-        HeaderOptions {
-            max_header_len: DEFAULT_MAX_HEADER_LEN,
-            max_depth: literal::DEFAULT_MAX_DEPTH,
-            hint: None,
-        }
-    }
-}
-
-impl AsRef<HeaderOptions> for HeaderOptions {
-    fn as_ref(&self) -> &HeaderOptions {
-        self
-    }
-}
-
-impl HeaderOptions {
-    /// numpy's header rules with the crate's limits: the default.
-    pub fn new() -> Self {
-        HeaderOptions::default()
-    }
-
-    /// These options with another header-length limit: the largest header length (bytes)
-    /// accepted (default [`DEFAULT_MAX_HEADER_LEN`]); longer is [`ErrorKind::HeaderTooLong`].
-    #[must_use]
-    pub fn max_header_len(mut self, bytes: u64) -> Self {
-        self.max_header_len = bytes;
-        self
-    }
-
-    /// These options with another nesting limit of the header literal (see
-    /// [`literal::ParseOptions::max_depth`]; default [`literal::DEFAULT_MAX_DEPTH`]).
-    #[must_use]
-    pub fn max_depth(mut self, depth: usize) -> Self {
-        self.max_depth = depth;
-        self
-    }
-
-    /// These options with a type hint for descrs that lost their type (issue 26): numpy with
-    /// ml_dtypes writes bfloat16 as `'<V2'` and `float8_e4m3fn`, `int4`, … as `'<V1'`. With a
-    /// hint, a header whose descr is what `np.save` writes for the hinted type is read as
-    /// [`DType::Ml`] of it (see [`DType::with_hint`]); any other descr is read as it stands.
-    /// `None`, the default, reads descrs as numpy does (`'<f1'`, which numpy cannot load, is
-    /// `float8_e5m2` even so). [`ReadOptions::hint`](crate::ReadOptions::hint) sets it for
-    /// reads.
-    #[must_use]
-    pub fn hint(mut self, hint: Option<crate::dtype::MlType>) -> Self {
-        self.hint = hint;
-        self
-    }
-
-    /// The header-length limit, in bytes.
-    pub fn get_max_header_len(&self) -> u64 {
-        self.max_header_len
-    }
-
-    /// The nesting limit of the header literal.
-    pub fn get_max_depth(&self) -> usize {
-        self.max_depth
-    }
-
-    /// The type hint, if any.
-    pub fn get_hint(&self) -> Option<crate::dtype::MlType> {
-        self.hint
-    }
-}
 
 /// The header dict of a `.npy` file: dtype, memory order and shape.
 ///

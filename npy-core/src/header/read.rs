@@ -5,7 +5,7 @@
 
 use std::io::Read;
 
-use super::{Header, HeaderOptions, ParsedHeader};
+use super::{Header, ParsedHeader, ReadOptions};
 use crate::dtype::{DType, MlType};
 use crate::error::{Error, ErrorKind, NotNpy};
 use crate::format::{Version, MAGIC, MAX_DIMS};
@@ -21,19 +21,18 @@ impl Header {
     /// [`ErrorKind::NotNpy`], [`ErrorKind::UnsupportedVersion`], [`ErrorKind::Truncated`],
     /// [`ErrorKind::HeaderTooLong`] and the header validation errors of [`Header::from_text`].
     pub fn read<R: Read + ?Sized>(r: &mut R) -> Result<ParsedHeader, Error> {
-        Header::read_with(r, &HeaderOptions::default())
+        Header::read_with(r, &ReadOptions::default())
     }
 
-    /// [`Header::read`] with options: [`HeaderOptions`], or the
-    /// [`ReadOptions`](crate::ReadOptions) of a read (their header part).
+    /// [`Header::read`] with a read's options: their header-length and nesting limits and
+    /// their type hint.
     ///
     /// # Errors
     /// As [`Header::read`].
     pub fn read_with<R: Read + ?Sized>(
         r: &mut R,
-        options: &impl AsRef<HeaderOptions>,
+        options: &ReadOptions,
     ) -> Result<ParsedHeader, Error> {
-        let options = options.as_ref();
         let mut prefix = [0u8; 8];
         let got = read_up_to(r, &mut prefix)?;
         let head = &prefix[..got];
@@ -124,12 +123,7 @@ impl Header {
     /// [`ErrorKind::HeaderSyntax`], [`ErrorKind::HeaderNotDict`], [`ErrorKind::HeaderKeys`],
     /// [`ErrorKind::InvalidShape`], [`ErrorKind::InvalidFortranOrder`], [`ErrorKind::InvalidDescr`],
     /// [`ErrorKind::SizeOverflow`].
-    pub fn from_text(
-        text: &str,
-        version: Version,
-        options: &impl AsRef<HeaderOptions>,
-    ) -> Result<Header, Error> {
-        let options = options.as_ref();
+    pub fn from_text(text: &str, version: Version, options: &ReadOptions) -> Result<Header, Error> {
         // numpy's own layout (every file np.save writes) takes the fast path; anything else,
         // and every error, goes through the general literal parser.
         if let Some(header) = super::fast::parse(text, options.get_max_depth()) {

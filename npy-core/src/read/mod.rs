@@ -20,13 +20,12 @@ use crate::format::MemoryOrder;
 use crate::header::Header;
 use crate::meta::meta_accessors;
 
-mod options;
 mod parallel;
 pub(crate) mod positional;
 mod reader;
 
+pub use crate::header::options::{Casting, ReadOptions};
 pub use crate::meta::ArrayMeta;
-pub use options::{Casting, ReadOptions};
 pub use parallel::PARALLEL_MIN_BYTES;
 pub use positional::Positional;
 pub(crate) use reader::Decode;

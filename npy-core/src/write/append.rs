@@ -18,7 +18,7 @@ use crate::dtype::{DType, SubArray};
 use crate::element::{requested, NpyElement};
 use crate::error::{Error, ErrorKind, PathContext, Requested};
 use crate::format::AsShape;
-use crate::header::{Header, HeaderOptions, ParsedHeader};
+use crate::header::{Header, ParsedHeader};
 
 /// Appends `data` (a block of `shape`, in the file's memory order) to the `.npy` file at
 /// `path` along its growth axis: shorthand for [`NpyAppender::open`] then
@@ -160,7 +160,7 @@ impl NpyAppender {
 
     fn open_with(path: &Path, options: AppendOptions) -> Result<NpyAppender, Error> {
         let file = open_locked(path)?;
-        let parsed = Header::read_with(&mut &file, &HeaderOptions::default())?;
+        let parsed = Header::read(&mut &file)?;
         let header = &parsed.header;
         header.dtype.refuse_object()?;
         if header.shape.is_empty() {

@@ -1,12 +1,25 @@
 //! [`ReadOptions`]: how a read treats the file, from its header limits to the threads that
-//! read its data, and [`Casting`].
+//! read its data, and [`Casting`]. They sit in the header layer because every header read
+//! takes them ([`Header::read_with`](super::Header::read_with)).
 
+use super::DEFAULT_MAX_HEADER_LEN;
 use crate::dtype::MlType;
-use crate::header::HeaderOptions;
+use crate::literal;
 
-/// Options for reading: the header's limits ([`HeaderOptions`]), and how the data may be read.
+/// Options for reading: the header's limits and type hint, and how the data may be read.
+/// Every call that reads a header takes them ([`Header::read_with`](super::Header::read_with),
+/// [`Header::from_text`](super::Header::from_text)).
 ///
 /// # Examples
+/// ```
+/// use npy_core::{ErrorKind, Header, ReadOptions};
+/// let bytes = Header::new("<f4".parse()?, vec![4, 64]).to_bytes(None)?;
+/// let options = ReadOptions::new().max_header_len(64);
+/// let err = Header::read_with(&mut &bytes[..], &options).unwrap_err();
+/// assert!(matches!(err.kind(), ErrorKind::HeaderTooLong { .. }));
+/// # Ok::<(), npy_core::Error>(())
+/// ```
+///
 /// ```
 /// use npy_core::{read::Casting, NpyReader, ReadOptions, WriteOptions};
 /// let mut bytes = Vec::new();
@@ -18,9 +31,11 @@ use crate::header::HeaderOptions;
 /// assert!(NpyReader::new(&bytes[..])?.read_vec::<i64>().is_err());
 /// # Ok::<(), npy_core::Error>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadOptions {
-    header: HeaderOptions,
+    max_header_len: u64,
+    max_depth: usize,
+    hint: Option<MlType>,
     strict_bools: bool,
     casting: Casting,
     threads: usize,
@@ -42,17 +57,16 @@ pub enum Casting {
     Safe,
 }
 
-/// A read's header options are its [`ReadOptions::header`]: every call that reads a header
-/// takes either.
-impl AsRef<HeaderOptions> for ReadOptions {
-    fn as_ref(&self) -> &HeaderOptions {
-        &self.header
-    }
-}
-
-impl From<HeaderOptions> for ReadOptions {
-    fn from(header: HeaderOptions) -> Self {
-        ReadOptions::default().header(header)
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            max_header_len: DEFAULT_MAX_HEADER_LEN,
+            max_depth: literal::DEFAULT_MAX_DEPTH,
+            hint: None,
+            strict_bools: false,
+            casting: Casting::Equiv,
+            threads: 0,
+        }
     }
 }
 
@@ -62,30 +76,29 @@ impl ReadOptions {
         ReadOptions::default()
     }
 
-    /// These options with other [`HeaderOptions`] (limits and type hint).
-    #[must_use]
-    pub fn header(mut self, header: HeaderOptions) -> Self {
-        self.header = header;
-        self
-    }
-
-    /// These options with another header-length limit ([`HeaderOptions::max_header_len`]).
+    /// These options with another header-length limit: the largest header length (bytes)
+    /// accepted (default [`DEFAULT_MAX_HEADER_LEN`]); longer is
+    /// [`ErrorKind::HeaderTooLong`](crate::ErrorKind::HeaderTooLong).
     #[must_use]
     pub fn max_header_len(mut self, bytes: u64) -> Self {
-        self.header = self.header.max_header_len(bytes);
+        self.max_header_len = bytes;
         self
     }
 
-    /// These options with another nesting limit of the header literal
-    /// ([`HeaderOptions::max_depth`]).
+    /// These options with another nesting limit of the header literal (see
+    /// [`literal::ParseOptions::max_depth`]; default [`literal::DEFAULT_MAX_DEPTH`]).
     #[must_use]
     pub fn max_depth(mut self, depth: usize) -> Self {
-        self.header = self.header.max_depth(depth);
+        self.max_depth = depth;
         self
     }
 
-    /// These options with a type hint for descrs that lost their type
-    /// ([`HeaderOptions::hint`]): numpy with ml_dtypes writes bfloat16 as `'<V2'`.
+    /// These options with a type hint for descrs that lost their type (issue 26): numpy with
+    /// ml_dtypes writes bfloat16 as `'<V2'` and `float8_e4m3fn`, `int4`, … as `'<V1'`. With a
+    /// hint, a header whose descr is what `np.save` writes for the hinted type is read as
+    /// [`DType::Ml`](crate::DType::Ml) of it (see [`DType::with_hint`](crate::DType::with_hint));
+    /// any other descr is read as it stands. `None`, the default, reads descrs as numpy does
+    /// (`'<f1'`, which numpy cannot load, is `float8_e5m2` even so).
     ///
     /// # Examples
     /// ```
@@ -102,7 +115,7 @@ impl ReadOptions {
     /// ```
     #[must_use]
     pub fn hint(mut self, hint: Option<MlType>) -> Self {
-        self.header = self.header.hint(hint);
+        self.hint = hint;
         self
     }
 
@@ -140,19 +153,14 @@ impl ReadOptions {
         self
     }
 
-    /// The header options.
-    pub fn get_header(&self) -> &HeaderOptions {
-        &self.header
-    }
-
     /// The header-length limit, in bytes.
     pub fn get_max_header_len(&self) -> u64 {
-        self.header.get_max_header_len()
+        self.max_header_len
     }
 
     /// The nesting limit of the header literal.
     pub fn get_max_depth(&self) -> usize {
-        self.header.get_max_depth()
+        self.max_depth
     }
 
     /// Whether the strict bool check is on.
@@ -172,6 +180,6 @@ impl ReadOptions {
 
     /// The type hint, if any.
     pub fn get_hint(&self) -> Option<MlType> {
-        self.header.get_hint()
+        self.hint
     }
 }
