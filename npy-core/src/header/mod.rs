@@ -18,6 +18,7 @@ mod read;
 mod write;
 
 pub(crate) use options::ReadOptions;
+pub(crate) use read::{parse_prefix, Prefix};
 
 /// Default of [`ReadOptions::max_header_len`]: 16 MiB, far above numpy's 10,000 so that wide
 /// records (a 4,000-field record needs about 100 KB) load, while bounding what a hostile length

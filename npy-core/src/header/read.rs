@@ -33,63 +33,18 @@ impl Header {
         r: &mut R,
         options: &ReadOptions,
     ) -> Result<ParsedHeader, Error> {
-        let mut prefix = [0u8; 8];
-        let got = read_up_to(r, &mut prefix)?;
-        let head = &prefix[..got];
-        if got < MAGIC.len() || &head[..MAGIC.len()] != MAGIC {
-            if got == 0 {
-                return Err(Error::new(ErrorKind::NotNpy(NotNpy::Empty)));
-            }
-            if MAGIC.starts_with(head) {
-                return Err(Error::new(ErrorKind::Truncated {
-                    what: "magic string",
-                    needed: 8,
-                    found: got as u64,
-                }));
-            }
-            if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
-                return Err(Error::new(ErrorKind::NotNpy(NotNpy::Npz)));
-            }
-            if head[0] == 0x80 {
-                return Err(Error::new(ErrorKind::NotNpy(NotNpy::Pickle)));
-            }
-            return Err(Error::new(ErrorKind::NotNpy(NotNpy::Magic(
-                head[..got.min(6)].to_vec(),
-            ))));
+        // The magic string and version, then the length field the version says.
+        let mut prefix = [0u8; 12];
+        let mut got = read_up_to(r, &mut prefix[..8])?;
+        let mut found = parse_prefix(&prefix[..got], options)?;
+        if let (Prefix::Short(whole), 8) = (found, got) {
+            got += read_up_to(r, &mut prefix[8..whole])?;
+            found = parse_prefix(&prefix[..got], options)?;
         }
-        if got < 8 {
-            return Err(Error::new(ErrorKind::Truncated {
-                what: "version",
-                needed: 8,
-                found: got as u64,
-            }));
-        }
-        let version = Version::from_bytes(prefix[6], prefix[7]).ok_or(Error::new(
-            ErrorKind::UnsupportedVersion {
-                major: prefix[6],
-                minor: prefix[7],
-            },
-        ))?;
-        let mut len_buf = [0u8; 4];
-        let len_size = version.len_field_size() as usize;
-        let got = read_up_to(r, &mut len_buf[..len_size])?;
-        if got < len_size {
-            return Err(Error::new(ErrorKind::Truncated {
-                what: "header length",
-                needed: len_size as u64,
-                found: got as u64,
-            }));
-        }
-        let header_len = match version {
-            Version::V1_0 => u64::from(u16::from_le_bytes([len_buf[0], len_buf[1]])),
-            _ => u64::from(u32::from_le_bytes(len_buf)),
+        let (version, header_len) = match found {
+            Prefix::Whole(version, header_len) => (version, header_len),
+            Prefix::Short(whole) => return Err(truncated_prefix(got, whole)),
         };
-        if header_len > options.get_max_header_len() {
-            return Err(Error::new(ErrorKind::HeaderTooLong {
-                len: header_len,
-                limit: options.get_max_header_len(),
-            }));
-        }
         // Grows with what arrives, never to the claimed length up front.
         let mut raw = Vec::with_capacity(header_len.min(4096) as usize);
         r.take(header_len).read_to_end(&mut raw)?;
@@ -185,6 +140,78 @@ impl Header {
         header.nbytes()?;
         Ok(header)
     }
+}
+
+/// What [`parse_prefix`] found at the start of a header's bytes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Prefix {
+    /// The whole prefix: the format version and the header length field.
+    Whole(Version, u64),
+    /// The bytes end inside a prefix that is right so far, which takes this many bytes in all
+    /// (8 until the version says how long its length field is).
+    Short(usize),
+}
+
+/// Parses the prefix of a header at the start of `bytes` (magic string, version, header
+/// length) and checks the length against `options`: the one reading of the prefix, for a
+/// stream ([`Header::read_with`]) and for bytes fetched ahead (`header_extent`).
+///
+/// # Errors
+/// [`ErrorKind::NotNpy`] for bytes that are not a `.npy` file's (empty, a zip, a pickle,
+/// other bytes), [`ErrorKind::UnsupportedVersion`], [`ErrorKind::HeaderTooLong`].
+pub(crate) fn parse_prefix(bytes: &[u8], options: &ReadOptions) -> Result<Prefix, Error> {
+    let head = &bytes[..bytes.len().min(8)];
+    if head.len() < MAGIC.len() || head[..MAGIC.len()] != MAGIC[..] {
+        if head.is_empty() {
+            return Err(Error::new(ErrorKind::NotNpy(NotNpy::Empty)));
+        }
+        if MAGIC.starts_with(head) {
+            return Ok(Prefix::Short(8));
+        }
+        if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+            return Err(Error::new(ErrorKind::NotNpy(NotNpy::Npz)));
+        }
+        if head[0] == 0x80 {
+            return Err(Error::new(ErrorKind::NotNpy(NotNpy::Pickle)));
+        }
+        return Err(Error::new(ErrorKind::NotNpy(NotNpy::Magic(
+            head[..head.len().min(MAGIC.len())].to_vec(),
+        ))));
+    }
+    let (Some(&major), Some(&minor)) = (head.get(6), head.get(7)) else {
+        return Ok(Prefix::Short(8));
+    };
+    let version = Version::from_bytes(major, minor)
+        .ok_or_else(|| Error::new(ErrorKind::UnsupportedVersion { major, minor }))?;
+    let whole = version.prefix_len() as usize;
+    let header_len = match bytes.get(8..whole) {
+        Some(&[a, b]) => u64::from(u16::from_le_bytes([a, b])),
+        Some(&[a, b, c, d]) => u64::from(u32::from_le_bytes([a, b, c, d])),
+        _ => return Ok(Prefix::Short(whole)),
+    };
+    if header_len > options.get_max_header_len() {
+        return Err(Error::new(ErrorKind::HeaderTooLong {
+            len: header_len,
+            limit: options.get_max_header_len(),
+        }));
+    }
+    Ok(Prefix::Whole(version, header_len))
+}
+
+/// The error of a stream that ended after `got` bytes of a prefix that was right so far and
+/// takes `whole` bytes.
+#[cold]
+fn truncated_prefix(got: usize, whole: usize) -> Error {
+    let (what, needed, found) = match got {
+        0..=5 => ("magic string", 8, got),
+        6 | 7 => ("version", 8, got),
+        _ => ("header length", whole - 8, got - 8),
+    };
+    Error::new(ErrorKind::Truncated {
+        what,
+        needed: needed as u64,
+        found: found as u64,
+    })
 }
 
 fn parse_shape(v: &Value) -> Result<Vec<u64>, Error> {

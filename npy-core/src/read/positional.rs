@@ -15,8 +15,8 @@ use super::{NpyArray, NpyReader, ReadOptions};
 use crate::codec::checked_product;
 use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind};
-use crate::format::{MemoryOrder, Version, MAGIC};
-use crate::header::{Header, ParsedHeader};
+use crate::format::MemoryOrder;
+use crate::header::{parse_prefix, Header, ParsedHeader, Prefix};
 use crate::io::ReadAt;
 use crate::meta::ArrayMeta;
 
@@ -58,51 +58,10 @@ pub const READ_AHEAD_BYTES: usize = 64 << 10;
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 pub fn header_extent(prefix: &[u8], options: &ReadOptions) -> Result<Option<u64>, Error> {
-    let magic_len = MAGIC.len();
-    let magic_ok = if prefix.len() >= magic_len {
-        prefix[..magic_len] == MAGIC[..]
-    } else {
-        MAGIC.starts_with(prefix) && !prefix.is_empty()
-    };
-    if !magic_ok {
-        return Err(refusal(prefix, options));
-    }
-    if prefix.len() < 8 {
-        return Ok(None);
-    }
-    let version = Version::from_bytes(prefix[6], prefix[7]).ok_or(Error::new(
-        ErrorKind::UnsupportedVersion {
-            major: prefix[6],
-            minor: prefix[7],
-        },
-    ))?;
-    let field = version.len_field_size() as usize;
-    let Some(len_bytes) = prefix.get(8..8 + field) else {
-        return Ok(None);
-    };
-    let header_len = match *len_bytes {
-        [a, b] => u64::from(u16::from_le_bytes([a, b])),
-        [a, b, c, d] => u64::from(u32::from_le_bytes([a, b, c, d])),
-        _ => return Ok(None),
-    };
-    if header_len > options.get_max_header_len() {
-        return Err(Error::new(ErrorKind::HeaderTooLong {
-            len: header_len,
-            limit: options.get_max_header_len(),
-        }));
-    }
-    Ok(Some(version.prefix_len() + header_len))
-}
-
-/// The header reader's own error for a prefix that is not a `.npy` file's (empty, a zip, a
-/// pickle, other bytes).
-fn refusal(prefix: &[u8], options: &ReadOptions) -> Error {
-    match Header::read_with(&mut &prefix[..], options) {
-        Err(e) => e,
-        Ok(_) => Error::new(ErrorKind::NotNpy(crate::error::NotNpy::Magic(
-            prefix[..prefix.len().min(6)].to_vec(),
-        ))),
-    }
+    Ok(match parse_prefix(prefix, options)? {
+        Prefix::Whole(version, header_len) => Some(version.prefix_len() + header_len),
+        Prefix::Short(_) => None,
+    })
 }
 
 /// Reads the header of the array at the start of `source`: one read of `first_read` bytes, and
