@@ -91,7 +91,8 @@ impl Header {
     ///
     /// # Errors
     /// [`ErrorKind::SizeOverflow`] as [`Header::to_bytes`]; [`ErrorKind::HeaderNotLatin1`] for
-    /// a 1.0 or 2.0 header whose text is not latin-1.
+    /// a 1.0 or 2.0 header whose text is not latin-1; [`ErrorKind::HeaderTooLargeForVersion`]
+    /// for a `header_len` the version's length field cannot hold (no file has one).
     pub fn to_bytes_in_room(
         &self,
         version: Version,
@@ -109,7 +110,7 @@ impl Header {
         let Some(pad) = header_len.checked_sub(encoded.len() as u64 + 1) else {
             return Ok(None);
         };
-        Ok(Some(prefixed(&encoded, version, header_len, pad)))
+        prefixed(version, &encoded, Some(pad)).map(Some)
     }
 }
 
@@ -127,20 +128,35 @@ fn encode(text: &str, version: Version) -> Result<Vec<u8>, Error> {
     }
 }
 
-/// Magic, version, the `HEADER_LEN` `total`, the encoded text, `pad` spaces and `\n`.
-fn prefixed(encoded: &[u8], version: Version, total: u64, pad: u64) -> Vec<u8> {
+/// Magic, version, the `HEADER_LEN` field and the header: `encoded`, then with `padding`
+/// `Some(n)` n spaces and `\n` (a header being written), with `None` nothing (a stored text,
+/// its padding and newline included). The one place a header's bytes are put together.
+///
+/// # Errors
+/// [`ErrorKind::HeaderTooLargeForVersion`] when the header is longer than the version's
+/// length field can say.
+fn prefixed(version: Version, encoded: &[u8], padding: Option<u64>) -> Result<Vec<u8>, Error> {
+    let tail = padding.map_or(0, |pad| pad.saturating_add(1));
+    let total = (encoded.len() as u64).saturating_add(tail);
+    if total > version.max_header_len() {
+        return Err(Error::new(ErrorKind::HeaderTooLargeForVersion {
+            version,
+            len: total,
+            max: version.max_header_len(),
+        }));
+    }
+    // At most 4 GiB (the largest length field), so the casts hold.
     let mut out = Vec::with_capacity((version.prefix_len() + total) as usize);
     out.extend_from_slice(MAGIC);
     let (major, minor) = version.bytes();
     out.extend_from_slice(&[major, minor]);
-    match version {
-        Version::V1_0 => out.extend_from_slice(&(total as u16).to_le_bytes()),
-        _ => out.extend_from_slice(&(total as u32).to_le_bytes()),
-    }
+    out.extend_from_slice(&total.to_le_bytes()[..version.len_field_size() as usize]);
     out.extend_from_slice(encoded);
-    out.resize(out.len() + pad as usize, b' ');
-    out.push(b'\n');
-    out
+    if let Some(pad) = padding {
+        out.resize(out.len() + pad as usize, b' ');
+        out.push(b'\n');
+    }
+    Ok(out)
 }
 
 /// numpy's version choice for `text` and the bytes in it: 1.0; 2.0 when the header needs
@@ -160,15 +176,7 @@ fn wrap_header(text: &str, version: Version, min_len: u64) -> Result<Vec<u8>, Er
     let mut pad = ARRAY_ALIGN - (version.prefix_len() + hlen) % ARRAY_ALIGN;
     let short = min_len.saturating_sub(version.prefix_len() + hlen + pad);
     pad += short.div_ceil(ARRAY_ALIGN) * ARRAY_ALIGN;
-    let total = hlen + pad;
-    if total > version.max_header_len() {
-        return Err(Error::new(ErrorKind::HeaderTooLargeForVersion {
-            version,
-            len: total,
-            max: version.max_header_len(),
-        }));
-    }
-    Ok(prefixed(&encoded, version, total, pad))
+    prefixed(version, &encoded, Some(pad))
 }
 
 impl ParsedHeader {
@@ -225,22 +233,6 @@ impl ParsedHeader {
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
-        let encoded = encode(&self.text, self.version)?;
-        let total = encoded.len() as u64;
-        if total > self.version.max_header_len() {
-            return Err(Error::new(ErrorKind::HeaderTooLargeForVersion {
-                version: self.version,
-                len: total,
-                max: self.version.max_header_len(),
-            }));
-        }
-        let mut out = Vec::with_capacity(encoded.len() + 12);
-        out.extend_from_slice(MAGIC);
-        let (major, minor) = self.version.bytes();
-        out.extend_from_slice(&[major, minor]);
-        let len = total.to_le_bytes();
-        out.extend_from_slice(&len[..self.version.len_field_size() as usize]);
-        out.extend_from_slice(&encoded);
-        Ok(out)
+        prefixed(self.version, &encode(&self.text, self.version)?, None)
     }
 }

@@ -416,6 +416,25 @@ fn header_over_65535_bytes_needs_2_0() {
 }
 
 #[test]
+fn a_room_past_the_length_field_is_refused_not_wrapped() {
+    // A 1.0 length field holds at most 65,535 (the format's two bytes): a room of 70,000
+    // bytes cannot be written in it (the field once wrapped to 70,000 - 65,536).
+    let h = Header::new("<f4".parse().unwrap(), vec![3]);
+    match h
+        .to_bytes_in_room(Version::V1_0, 70_000)
+        .map_err(Error::into_kind)
+    {
+        Err(ErrorKind::HeaderTooLargeForVersion { version, len, max }) => {
+            assert_eq!((version, len, max), (Version::V1_0, 70_000, 65_535));
+        }
+        other => panic!("{:?}", other.map(|b| b.map(|b| b.len()))),
+    }
+    let room = h.to_bytes_in_room(Version::V1_0, 65_535).unwrap().unwrap();
+    assert_eq!(room.len(), 10 + 65_535);
+    assert_eq!(room[8..10], [0xff, 0xff]);
+}
+
+#[test]
 fn the_1_0_to_2_0_boundary_matches_numpy() {
     // numpy 2.4.6: for descr [('x' * n, '|u1')] and shape (1,), _write_array_header(version=None)
     // writes 1.0 with HEADER_LEN 65526 (file prefix 65536 bytes) for n = 65439, and 2.0 with
