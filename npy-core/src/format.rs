@@ -156,6 +156,17 @@ impl MemoryOrder {
         self == MemoryOrder::Fortran
     }
 
+    /// The growth axis of an array of `ndim` dimensions in this order: the outermost in
+    /// memory, along which rows append and numpy reserves room for digits in the header: the
+    /// first in C order, the last in Fortran order (0 for a 0-d array, which has none).
+    #[inline]
+    pub(crate) fn growth_axis(self, ndim: usize) -> usize {
+        match self {
+            MemoryOrder::C => 0,
+            MemoryOrder::Fortran => ndim.saturating_sub(1),
+        }
+    }
+
     /// `'C'` or `'F'`, as numpy's `order=` argument spells them.
     pub fn as_char(self) -> char {
         match self {

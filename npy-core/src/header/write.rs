@@ -22,12 +22,7 @@ impl Header {
             if self.fortran_order { "True" } else { "False" },
             shape
         );
-        let growth = if self.fortran_order {
-            self.shape.last()
-        } else {
-            self.shape.first()
-        };
-        if let Some(d) = growth {
+        if let Some(d) = self.shape.get(self.order().growth_axis(self.shape.len())) {
             let digits = d.to_string().len();
             s.extend(std::iter::repeat_n(
                 ' ',

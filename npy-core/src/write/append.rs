@@ -512,9 +512,5 @@ fn copy_exact(
 
 /// The growth axis of `header`: 0 in C order, the last in Fortran order.
 fn growth_axis(header: &Header) -> usize {
-    if header.fortran_order {
-        header.shape.len().saturating_sub(1)
-    } else {
-        0
-    }
+    header.order().growth_axis(header.shape.len())
 }

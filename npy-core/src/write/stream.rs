@@ -71,13 +71,9 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         row_shape: &[u64],
     ) -> Result<Self, Error> {
         let (dtype, plan) = options.resolve::<T>(&[])?;
-        // The growth axis: the first in C order, the last in Fortran order (the outermost in
-        // memory either way, so rows append).
+        // The growth axis of the row shape with it: the outermost in memory, so rows append.
         let order = options.slice_order();
-        let growth_axis = match order {
-            MemoryOrder::C => 0,
-            MemoryOrder::Fortran => row_shape.len(),
-        };
+        let growth_axis = order.growth_axis(row_shape.len() + 1);
         let mut shape = row_shape.to_vec();
         shape.insert(growth_axis, 0);
         let header = options.header(dtype.clone(), &shape, order)?;
