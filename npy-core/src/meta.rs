@@ -1,6 +1,8 @@
 //! [`ArrayMeta`]: what an array is (its header and the sizes derived from it), checked once
 //! and shared by every reader, view, map and array of the crate.
 
+use std::ops::Range;
+
 use crate::codec::flat_index;
 use crate::dtype::{DType, SubArray};
 use crate::error::{Error, ErrorKind};
@@ -158,6 +160,39 @@ impl ArrayMeta {
         Ok(())
     }
 
+    /// Checks that `range` (memory-order element indices) is not reversed and ends within the
+    /// array: [`ErrorKind::OutOfRange`] naming `what` otherwise.
+    pub(crate) fn check_elements(
+        &self,
+        what: &'static str,
+        range: &Range<u64>,
+    ) -> Result<(), Error> {
+        check_within(what, range, self.len)
+    }
+
+    /// Checks that rows `rows` are a contiguous run of the array's bytes: a C-order array of
+    /// at least one dimension, and the range within its first dimension. Returns the
+    /// dimensions of a row (the shape after the first).
+    ///
+    /// # Errors
+    /// [`ErrorKind::Unsupported`] for Fortran-order or 0-d arrays, [`ErrorKind::OutOfRange`]
+    /// for rows outside the array.
+    pub(crate) fn row_dims(&self, rows: &Range<u64>) -> Result<&[u64], Error> {
+        let Some((&count, row)) = self
+            .shape()
+            .split_first()
+            .filter(|_| !self.order().is_fortran())
+        else {
+            return Err(Error::new(ErrorKind::Unsupported {
+                operation: "read_rows",
+                reason: "rows are contiguous only in C-order arrays with at least one dimension"
+                    .into(),
+            }));
+        };
+        check_within("row range", rows, count)?;
+        Ok(row)
+    }
+
     /// Position in memory (in elements) of a logical index, one entry per dimension, whatever
     /// the memory order; `None` out of range.
     pub fn index_of(&self, index: &[u64]) -> Option<usize> {
@@ -227,3 +262,16 @@ macro_rules! meta_accessors {
 }
 
 pub(crate) use meta_accessors;
+
+/// [`ErrorKind::OutOfRange`] naming `what` unless `range` is not reversed and ends by `len`.
+fn check_within(what: &'static str, range: &Range<u64>, len: u64) -> Result<(), Error> {
+    if range.start > range.end || range.end > len {
+        return Err(Error::new(ErrorKind::OutOfRange {
+            what,
+            start: range.start,
+            end: range.end,
+            len,
+        }));
+    }
+    Ok(())
+}

@@ -15,7 +15,6 @@ use super::{NpyArray, NpyReader, ReadOptions};
 use crate::codec::checked_product;
 use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind};
-use crate::format::MemoryOrder;
 use crate::header::{parse_prefix, Header, ParsedHeader, Prefix};
 use crate::io::ReadAt;
 use crate::meta::ArrayMeta;
@@ -248,14 +247,7 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
     pub fn byte_range<T: NpyElement>(&self, range: Range<u64>) -> Result<Range<u64>, Error> {
         let mut r = self.stream();
         let each = r.fold_for::<T>()?;
-        if range.start > range.end || range.end > r.num_elements() {
-            return Err(Error::new(ErrorKind::OutOfRange {
-                what: "element range",
-                start: range.start,
-                end: range.end,
-                len: r.num_elements(),
-            }));
-        }
+        r.meta().check_elements("element range", &range)?;
         // Within the array's bytes, which fit in 64 bits.
         let at = self.data_offset();
         Ok(at + range.start * each..at + range.end * each)
@@ -269,7 +261,7 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
     pub fn row_elements<T: NpyElement>(&self, rows: Range<u64>) -> Result<Range<u64>, Error> {
         let mut r = self.stream();
         r.fold_for::<T>()?;
-        let row = checked_product(1, check_rows(r.order(), r.shape(), &rows)?).unwrap_or(u64::MAX);
+        let row = checked_product(1, r.meta().row_dims(&rows)?).unwrap_or(u64::MAX);
         // Within the array's elements (which fit in 64 bits) when the first dimension is not
         // 0; when it is, the range is 0..0 and multiplies to 0.
         Ok(rows.start * row..rows.end * row)
@@ -291,7 +283,7 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
     /// ```
     pub fn row_byte_range(&self, rows: Range<u64>) -> Result<Range<u64>, Error> {
         let r = self.stream();
-        let dims = check_rows(r.order(), r.shape(), &rows)?;
+        let dims = r.meta().row_dims(&rows)?;
         // Within the array's bytes, which fit in 64 bits (checked when the header was read;
         // a row of zero rows may not, and is never multiplied by more than 0).
         let row = checked_product(self.meta().itemsize(), dims).unwrap_or(u64::MAX);
@@ -531,31 +523,6 @@ impl<S: ReadAt + ?Sized> Seek for SourceCursor<'_, S> {
         self.pos = target;
         Ok(target)
     }
-}
-
-/// Rows `rows` of an array of `shape` in `order` are a contiguous run of its bytes: a C-order
-/// array of at least one dimension, and the range within its first dimension. Returns the
-/// dimensions of a row (the shape after the first).
-fn check_rows<'s>(
-    order: MemoryOrder,
-    shape: &'s [u64],
-    rows: &Range<u64>,
-) -> Result<&'s [u64], Error> {
-    let Some((&count, row)) = shape.split_first().filter(|_| !order.is_fortran()) else {
-        return Err(Error::new(ErrorKind::Unsupported {
-            operation: "read_rows",
-            reason: "rows are contiguous only in C-order arrays with at least one dimension".into(),
-        }));
-    };
-    if rows.start > rows.end || rows.end > count {
-        return Err(Error::new(ErrorKind::OutOfRange {
-            what: "row range",
-            start: rows.start,
-            end: rows.end,
-            len: count,
-        }));
-    }
-    Ok(row)
 }
 
 #[cfg(test)]

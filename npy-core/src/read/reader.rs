@@ -711,14 +711,7 @@ impl<R: Read + Seek> NpyReader<R> {
         range: Range<u64>,
         read: impl FnOnce(&mut Self) -> Result<T, Error>,
     ) -> Result<T, Error> {
-        if range.start > range.end || range.end > self.num_elements() {
-            return Err(Error::new(ErrorKind::OutOfRange {
-                what: "element range",
-                start: range.start,
-                end: range.end,
-                len: self.num_elements(),
-            }));
-        }
+        self.meta.check_elements("element range", &range)?;
         self.seek_to(range.start)?;
         // Read as if the array ended at range.end.
         let saved_end = self.end;
@@ -735,28 +728,9 @@ impl<R: Read + Seek> NpyReader<R> {
     /// [`ErrorKind::Unsupported`] for Fortran-order or 0-d arrays, [`ErrorKind::OutOfRange`]
     /// for rows outside the array; otherwise as [`NpyReader::read_range`].
     pub fn read_rows<T: NpyElement>(&mut self, range: Range<u64>) -> Result<Vec<T>, Error> {
-        let Some((&rows, dims)) = self
-            .shape()
-            .split_first()
-            .filter(|_| !self.order().is_fortran())
-        else {
-            return Err(Error::new(ErrorKind::Unsupported {
-                operation: "read_rows",
-                reason: "rows are contiguous only in C-order arrays with at least one dimension"
-                    .into(),
-            }));
-        };
-        // A row's elements: at most the array's, which fit in 64 bits (when `rows` is 0 the
-        // range below is 0..0 and multiplies to 0).
-        let row = checked_product(1, dims).unwrap_or(u64::MAX);
-        if range.start > range.end || range.end > rows {
-            return Err(Error::new(ErrorKind::OutOfRange {
-                what: "row range",
-                start: range.start,
-                end: range.end,
-                len: rows,
-            }));
-        }
+        // A row's elements: at most the array's, which fit in 64 bits (when the first
+        // dimension is 0 the range below is 0..0 and multiplies to 0).
+        let row = checked_product(1, self.meta.row_dims(&range)?).unwrap_or(u64::MAX);
         self.read_range(range.start * row..range.end * row)
     }
 
@@ -765,14 +739,7 @@ impl<R: Read + Seek> NpyReader<R> {
     /// # Errors
     /// [`ErrorKind::OutOfRange`] past the end; I/O errors.
     pub fn seek_to(&mut self, index: u64) -> Result<(), Error> {
-        if index > self.num_elements() {
-            return Err(Error::new(ErrorKind::OutOfRange {
-                what: "seek position",
-                start: index,
-                end: index,
-                len: self.num_elements(),
-            }));
-        }
+        self.meta.check_elements("seek position", &(index..index))?;
         let itemsize = self.itemsize();
         let ahead = self.ahead_len() as i128;
         let delta = (i128::from(index) - i128::from(self.pos)) * i128::from(itemsize) - ahead;
