@@ -185,7 +185,7 @@ impl<R: Read> NpyReader<R> {
         if dtype.itemsize() == 0 {
             columns.push_rows(&[], n_usize);
         } else {
-            self.read_chunks(COLUMN_CHUNK_BYTES, |chunk| {
+            self.read_chunks(self.remaining(), COLUMN_CHUNK_BYTES, |chunk| {
                 columns.push(chunk);
                 Ok(())
             })?;

@@ -433,11 +433,13 @@ impl<R: Read> NpyReader<R> {
         self.available.is_some()
     }
 
-    /// Reads the remaining elements (of some bytes each) in chunks of whole elements, about
+    /// Reads the next `n` elements (of some bytes each) in chunks of whole elements, about
     /// `chunk_bytes` each and at least one element, handing each chunk to `f` in order; the
-    /// bools of each are checked first under [`ReadOptions::strict_bools`].
+    /// bools of each are checked first under [`ReadOptions::strict_bools`]. Elements of no
+    /// bytes are not read here: their callers decode them from nothing.
     pub(crate) fn read_chunks(
         &mut self,
+        n: u64,
         chunk_bytes: usize,
         mut f: impl FnMut(&[u8]) -> Result<(), Error>,
     ) -> Result<(), Error> {
@@ -447,12 +449,14 @@ impl<R: Read> NpyReader<R> {
         }
         let per = per_chunk(itemsize, chunk_bytes) as u64;
         let mut buf = Vec::new();
-        while self.remaining() > 0 {
-            let k = self.remaining().min(per) as usize;
-            self.read_chunk(&mut buf, k * itemsize)?;
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(per);
+            self.read_chunk(&mut buf, k as usize * itemsize)?;
             self.check_bools(&buf, self.pos)?;
             f(&buf)?;
-            self.pos += k as u64;
+            self.pos += k;
+            left -= k;
         }
         Ok(())
     }
@@ -546,19 +550,14 @@ impl<R: Read> NpyReader<R> {
             self.pos += out.len() as u64;
             return Ok(());
         }
-        let mut buf = Vec::new();
-        for slots in out.chunks_mut(per_chunk(itemsize, CHUNK_BYTES)) {
-            self.read_chunk(&mut buf, slots.len() * itemsize)?;
-            self.check_bools(&buf, self.pos)?;
-            let mut slots_left = slots.iter_mut();
-            decoder.decode_each(&buf, itemsize, |value| {
-                if let Some(slot) = slots_left.next() {
+        let mut slots = out.iter_mut();
+        self.read_chunks(slots.len() as u64, CHUNK_BYTES, |chunk| {
+            decoder.decode_each(chunk, itemsize, |value| {
+                if let Some(slot) = slots.next() {
                     *slot = value;
                 }
-            })?;
-            self.pos += slots.len() as u64;
-        }
-        Ok(())
+            })
+        })
     }
 
     /// Decodes `n` elements, pushing them onto `v` (types without a bulk layout).
@@ -576,18 +575,9 @@ impl<R: Read> NpyReader<R> {
             self.pos += n;
             return Ok(());
         }
-        let per_chunk = per_chunk(itemsize, CHUNK_BYTES) as u64;
-        let mut buf = Vec::new();
-        let mut left = n;
-        while left > 0 {
-            let k = left.min(per_chunk) as usize;
-            self.read_chunk(&mut buf, k * itemsize)?;
-            self.check_bools(&buf, self.pos)?;
-            decoder.decode_each(&buf, itemsize, |value| v.push(value))?;
-            self.pos += k as u64;
-            left -= k as u64;
-        }
-        Ok(())
+        self.read_chunks(n, CHUNK_BYTES, |chunk| {
+            decoder.decode_each(chunk, itemsize, |value| v.push(value))
+        })
     }
 
     /// Sets `buf` to the next `n` data bytes (one chunk of whole elements).
