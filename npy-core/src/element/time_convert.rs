@@ -55,28 +55,38 @@ fn refuse(value: String, target: &'static str, reason: &'static str) -> Error {
     })
 }
 
+/// [`refuse`] for `ticks` of `ty`, named as `datetime64[s] 2024-01-01T00:00:00`.
+fn refuse_ticks(ty: TimeType, ticks: i64, target: &'static str, reason: &'static str) -> Error {
+    let value = format!(
+        "{}[{}] {}",
+        kind_name(ty.kind),
+        ty.unit.code(),
+        ty.value_str(ticks)
+    );
+    refuse(value, target, reason)
+}
+
 /// Nanoseconds since 1970-01-01T00:00 (a datetime) or in all (a timedelta) of `ticks` of `ty`.
 fn to_nanos(ticks: i64, ty: TimeType, target: &'static str) -> Result<i128, Error> {
-    let what = || {
-        format!(
-            "{}[{}] {}",
-            kind_name(ty.kind),
-            ty.unit.code(),
-            ty.value_str(ticks)
-        )
-    };
     if ticks == super::NAT {
-        return Err(refuse(
-            what(),
+        return Err(refuse_ticks(
+            ty,
+            ticks,
             target,
             "NaT is no point in time or duration",
         ));
     }
     let total = i128::from(ticks) * i128::from(ty.multiplier);
     match (ty.unit, ty.kind) {
-        (TimeUnit::Generic, _) => Err(refuse(what(), target, "the generic unit has no length")),
-        (TimeUnit::Year | TimeUnit::Month, TimeKind::Timedelta) => Err(refuse(
-            what(),
+        (TimeUnit::Generic, _) => Err(refuse_ticks(
+            ty,
+            ticks,
+            target,
+            "the generic unit has no length",
+        )),
+        (TimeUnit::Year | TimeUnit::Month, TimeKind::Timedelta) => Err(refuse_ticks(
+            ty,
+            ticks,
             target,
             "years and months have no fixed length (numpy refuses to cast them to seconds)",
         )),
@@ -93,24 +103,21 @@ fn to_nanos(ticks: i64, ty: TimeType, target: &'static str) -> Result<i128, Erro
             Some(Scale::PerNano(n)) => total.div_euclid(n),
             // Units without a scale (generic, years, months) are matched above; an error, not
             // a panic, should that table ever change.
-            None => return Err(refuse(what(), target, "the unit has no fixed length")),
+            None => {
+                return Err(refuse_ticks(
+                    ty,
+                    ticks,
+                    target,
+                    "the unit has no fixed length",
+                ))
+            }
         }),
     }
 }
 
 /// Ticks of `ty` for `nanos` nanoseconds (floored), if they fit `i64` and are not NaT.
 fn from_nanos(nanos: i128, ty: TimeType, source: &str) -> Result<i64, Error> {
-    let target = match ty.kind {
-        TimeKind::Datetime => "datetime64",
-        TimeKind::Timedelta => "timedelta64",
-    };
-    let refuse_here = |reason| {
-        Error::new(ErrorKind::TimeConversion {
-            value: source.to_owned(),
-            target,
-            reason,
-        })
-    };
+    let refuse_here = |reason| refuse(source.to_owned(), kind_name(ty.kind), reason);
     let units = match (ty.unit, ty.kind) {
         (TimeUnit::Generic, _) => return Err(refuse_here("the generic unit has no length")),
         (TimeUnit::Year | TimeUnit::Month, TimeKind::Timedelta) => {
@@ -189,12 +196,9 @@ impl<U: Unit> TryFrom<Datetime64<U>> for SystemTime {
         let ty = time_type::<U>(TimeKind::Datetime);
         let nanos = to_nanos(value.ticks, ty, "SystemTime")?;
         system_time(nanos).ok_or_else(|| {
-            refuse(
-                format!(
-                    "datetime64[{}] {}",
-                    ty.unit.code(),
-                    ty.value_str(value.ticks)
-                ),
+            refuse_ticks(
+                ty,
+                value.ticks,
                 "SystemTime",
                 "the time is beyond what SystemTime holds on this platform",
             )
@@ -226,19 +230,18 @@ impl<U: Unit> TryFrom<Timedelta64<U>> for Duration {
     fn try_from(value: Timedelta64<U>) -> Result<Duration, Error> {
         let ty = time_type::<U>(TimeKind::Timedelta);
         let nanos = to_nanos(value.ticks, ty, "Duration")?;
-        let what = || {
-            format!(
-                "timedelta64[{}] {}",
-                ty.unit.code(),
-                ty.value_str(value.ticks)
-            )
-        };
         if nanos < 0 {
-            return Err(refuse(what(), "Duration", "Duration cannot be negative"));
+            return Err(refuse_ticks(
+                ty,
+                value.ticks,
+                "Duration",
+                "Duration cannot be negative",
+            ));
         }
         let secs = u64::try_from(nanos / 1_000_000_000).map_err(|_| {
-            refuse(
-                what(),
+            refuse_ticks(
+                ty,
+                value.ticks,
                 "Duration",
                 "the duration is beyond Duration's range",
             )
@@ -269,7 +272,8 @@ mod chrono_impls {
     use crate::error::ErrorKind;
 
     use super::{
-        from_nanos, refuse, time_type, to_nanos, Datetime64, Error, TimeKind, Timedelta64, Unit,
+        from_nanos, refuse_ticks, time_type, to_nanos, Datetime64, Error, TimeKind, Timedelta64,
+        Unit,
     };
 
     fn date_time(nanos: i128) -> Option<DateTime<Utc>> {
@@ -294,12 +298,9 @@ mod chrono_impls {
             let ty = time_type::<U>(TimeKind::Datetime);
             let nanos = to_nanos(value.ticks, ty, "DateTime<Utc>")?;
             date_time(nanos).ok_or_else(|| {
-                refuse(
-                    format!(
-                        "datetime64[{}] {}",
-                        ty.unit.code(),
-                        ty.value_str(value.ticks)
-                    ),
+                refuse_ticks(
+                    ty,
+                    value.ticks,
                     "DateTime<Utc>",
                     "the year is beyond chrono's range",
                 )
@@ -359,12 +360,9 @@ mod chrono_impls {
                 .ok()
                 .and_then(|s| TimeDelta::new(s, nanos.rem_euclid(1_000_000_000) as u32))
                 .ok_or_else(|| {
-                    refuse(
-                        format!(
-                            "timedelta64[{}] {}",
-                            ty.unit.code(),
-                            ty.value_str(value.ticks)
-                        ),
+                    refuse_ticks(
+                        ty,
+                        value.ticks,
                         "TimeDelta",
                         "the duration is beyond chrono's range",
                     )
