@@ -102,7 +102,8 @@ pub fn concatenate_with_progress(
     let total = header.nbytes().at_path(out)?;
     let write = || -> Result<(), Error> {
         file.write_all(&header.to_bytes(None)?)?;
-        let mut write = |b: &[u8]| Ok(file.write_all(b)?);
+        // A write error names the output (the innermost path wins over the source's).
+        let mut write = |b: &[u8]| file.write_all(b).map_err(|e| Error::from(e).with_path(out));
         copy_sources(&checked, false, &mut write, total, &mut progress)?;
         Ok(file.commit()?)
     };
@@ -241,7 +242,8 @@ pub fn append_files_with_progress(
         copy_sources(
             &checked,
             true,
-            &mut |b| Ok(w.write_all(b)?),
+            // A write error names the file appended to, not the source being copied.
+            &mut |b| w.write_all(b).map_err(|e| Error::from(e).with_path(&path)),
             total,
             &mut progress,
         )

@@ -123,3 +123,48 @@ fn append_checks_every_input_before_writing() {
     );
     assert_eq!(fs::read(&head).unwrap(), before, "FILE unchanged");
 }
+
+/// A write that fails (here the file-size limit, `EFBIG`) names the file being written: the
+/// output of `cat`, the file appended to. It once named the source being copied.
+#[cfg(unix)]
+#[test]
+fn a_failed_write_names_the_output_not_the_source() {
+    use std::process::Command;
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("source.npy");
+    // 256 KiB of data, past the 64-block limit below (dash counts 512-byte blocks, bash 1 KiB).
+    npy_core::write(&source, &vec![1.5f64; 32 << 10], &[32 << 10]).unwrap();
+    let target = dir.path().join("target.npy");
+    npy_core::write(&target, &[0.5f64], &[1]).unwrap();
+    let out = dir.path().join("out.npy");
+    let limited = |args: &[&std::ffi::OsStr]| {
+        Command::new("sh")
+            .arg("-c")
+            // SIGXFSZ ignored: the write fails with EFBIG instead of killing the process.
+            .arg("trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\"")
+            .arg(env!("CARGO_BIN_EXE_npy"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for (args, written) in [
+        (
+            vec!["cat".as_ref(), out.as_os_str(), source.as_os_str()],
+            &out,
+        ),
+        (
+            vec!["append".as_ref(), target.as_os_str(), source.as_os_str()],
+            &target,
+        ),
+    ] {
+        let o = limited(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(&*written.to_string_lossy()) && !err.contains("source.npy"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!out.exists(), "nothing written");
+    assert_eq!(npy_core::read::<f64>(&target).unwrap().data(), [0.5]);
+}
