@@ -94,7 +94,7 @@ impl Header {
         header_len: u64,
     ) -> Result<Option<Vec<u8>>, Error> {
         self.nbytes()?;
-        let room = version.prefix_len() + header_len;
+        let room = version.prefix_len().saturating_add(header_len);
         let text = self.to_text();
         match wrap_header(&text, version, 0) {
             Ok(bytes) if bytes.len() as u64 == room => return Ok(Some(bytes)),
@@ -140,14 +140,25 @@ fn prefixed(version: Version, encoded: &[u8], padding: Option<u64>) -> Result<Ve
             max: version.max_header_len(),
         }));
     }
-    // At most 4 GiB (the largest length field), so the casts hold.
-    let mut out = Vec::with_capacity((version.prefix_len() + total) as usize);
+    // At most 4 GiB (the largest length field), which a 32-bit target cannot hold in one Vec.
+    let size = version.prefix_len() + total;
+    let mut out = usize::try_from(size)
+        .ok()
+        .filter(|&n| isize::try_from(n).is_ok())
+        .map(Vec::with_capacity)
+        .ok_or_else(|| {
+            Error::new(ErrorKind::PlatformLimit {
+                what: "header bytes",
+                value: size,
+            })
+        })?;
     out.extend_from_slice(MAGIC);
     let (major, minor) = version.bytes();
     out.extend_from_slice(&[major, minor]);
     out.extend_from_slice(&total.to_le_bytes()[..version.len_field_size() as usize]);
     out.extend_from_slice(encoded);
     if let Some(pad) = padding {
+        // Within the capacity checked above, which counts the padding.
         out.resize(out.len() + pad as usize, b' ');
         out.push(b'\n');
     }
