@@ -718,11 +718,19 @@ impl<R: Read + Seek> NpyReader<R> {
     /// [`ErrorKind::Unsupported`] for Fortran-order or 0-d arrays, [`ErrorKind::OutOfRange`]
     /// for rows outside the array; otherwise as [`NpyReader::read_range`].
     pub fn read_rows<T: NpyElement>(&mut self, range: Range<u64>) -> Result<Vec<T>, Error> {
-        // Rows in elements of T: a `[U; N]` takes the trailing dimension first.
+        // Rows in elements of T: a `[U; N]` takes the trailing dimension first (as read_range
+        // does); a refused range leaves the reader as it was.
+        let unfolded = (self.meta.clone(), self.end, self.pos);
         self.fold_for::<T>()?;
         // A row's elements: at most the array's, which fit in 64 bits (when the first
         // dimension is 0 the range below is 0..0 and multiplies to 0).
-        let row = checked_product(1, self.meta.row_dims(&range)?).unwrap_or(u64::MAX);
+        let row = match self.meta.row_dims(&range) {
+            Ok(dims) => checked_product(1, dims).unwrap_or(u64::MAX),
+            Err(e) => {
+                (self.meta, self.end, self.pos) = unfolded;
+                return Err(e);
+            }
+        };
         self.read_range(range.start * row..range.end * row)
     }
 

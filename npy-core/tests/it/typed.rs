@@ -204,7 +204,10 @@ fn read_range_read_rows_and_seek_to_on_a_c_order_fixture() {
     assert!(same_bits(&r.read_rows::<f64>(0..2).unwrap(), &all));
     assert!(same_bits(&r.read_rows::<f64>(0..1).unwrap(), &all[..12]));
     // With the last dimension as the element ([f64; 4]), a row is 3 elements; the streaming
-    // reader once sized rows before folding and refused 1..2 as elements 3..6 of 6.
+    // reader once sized rows of 12 before folding and refused 1..2 as elements 12..24 of 6.
+    // A refused range leaves the reader's shape as it was.
+    assert!(r.read_rows::<[f64; 4]>(1..3).is_err());
+    assert_eq!(r.shape(), [2, 3, 4]);
     let row: Vec<f64> = r.read_rows::<[f64; 4]>(1..2).unwrap().concat();
     assert!(same_bits(&row, &all[12..]));
     let positional = NpyReader::open_at(fs::read(&path).unwrap()).unwrap();
