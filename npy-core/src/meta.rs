@@ -213,50 +213,53 @@ impl ArrayMeta {
     }
 }
 
-/// The accessors every array type shares, forwarding to its `meta` field: one set, written
-/// once.
+/// The accessors every array type shares, forwarding to its `meta` field (or the field path
+/// given, as `0.meta`): one set, written once.
 macro_rules! meta_accessors {
     () => {
+        $crate::meta::meta_accessors!(meta);
+    };
+    ($($field:tt).+) => {
         /// The array's metadata: header, dtype, shape, order and sizes, checked once.
         #[inline]
         pub fn meta(&self) -> &$crate::meta::ArrayMeta {
-            &self.meta
+            &self.$($field).+
         }
 
         /// The header dict.
         #[inline]
         pub fn header(&self) -> &$crate::header::Header {
-            self.meta.header()
+            self.meta().header()
         }
 
         /// The header with its version, length and text.
         #[inline]
         pub fn parsed_header(&self) -> &$crate::header::ParsedHeader {
-            self.meta.parsed_header()
+            self.meta().parsed_header()
         }
 
         /// The dtype of the elements.
         #[inline]
         pub fn dtype(&self) -> &$crate::dtype::DType {
-            self.meta.dtype()
+            self.meta().dtype()
         }
 
         /// The logical shape, outermost first.
         #[inline]
         pub fn shape(&self) -> &[u64] {
-            self.meta.shape()
+            self.meta().shape()
         }
 
         /// The memory order of the data.
         #[inline]
         pub fn order(&self) -> $crate::format::MemoryOrder {
-            self.meta.order()
+            self.meta().order()
         }
 
         /// Offset of the data from the start of the file, in bytes.
         #[inline]
         pub fn data_offset(&self) -> u64 {
-            self.meta.data_offset()
+            self.meta().data_offset()
         }
     };
 }

@@ -10,6 +10,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::marker::PhantomData;
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 use bytemuck::{CheckedBitPattern, NoUninit};
@@ -53,17 +54,7 @@ use crate::view::{data_start, view_data, NpyView};
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 #[derive(Debug)]
-pub struct NpyMmap<T> {
-    map: Mmap,
-    meta: ArrayMeta,
-    /// The file mapped, named by errors of later calls.
-    path: PathBuf,
-    /// Byte offset of the data in the map.
-    start: usize,
-    /// Elements of the data.
-    len: usize,
-    _t: PhantomData<fn() -> T>,
-}
+pub struct NpyMmap<T>(Mapping<Mmap, T>);
 
 impl<T: NpyElement + CheckedBitPattern> NpyMmap<T> {
     /// Maps the file at `path` read-only and checks that its array can be viewed as `[T]`.
@@ -109,39 +100,9 @@ impl<T: NpyElement + CheckedBitPattern> NpyMmap<T> {
             // caller promised that no one modifies or truncates it while this value lives. The
             // map is read-only and private to this value.
             let map = unsafe { Mmap::map(&file)? };
-            let meta = ArrayMeta::new(Header::read_with(&mut &map[..], options)?)?;
-            let len = view_data::<T>(&map, &meta)?.len();
-            Ok(NpyMmap {
-                start: data_start(&map, &meta),
-                len,
-                map,
-                meta,
-                path: path.to_owned(),
-                _t: PhantomData,
-            })
+            Mapping::new(map, path, options).map(NpyMmap)
         };
         map().at_path(path)
-    }
-
-    /// The elements in memory order ([`NpyMmap::order`]), borrowed from the mapping.
-    #[allow(unsafe_code)]
-    pub fn data(&self) -> &[T] {
-        // SAFETY: `open` checked, through `view_data`, that the `len` elements of `T` at byte
-        // `start` of the map lie inside it, are aligned for `T` and each hold a valid bit
-        // pattern of `T`. The map's length and contents do not change while `self` lives: the
-        // map is private and read-only, and the caller of `open` promised the file is not
-        // modified or truncated. The borrow of `self` keeps the map alive.
-        unsafe { mapped(&self.map, self.start, self.len) }
-    }
-
-    /// The array as a view borrowed from the mapping.
-    pub fn view(&self) -> NpyView<'_, T> {
-        NpyView::from_checked(self.meta.clone(), self.data())
-    }
-
-    /// The element at a logical index (one entry per dimension), whatever the memory order.
-    pub fn get(&self, index: &[u64]) -> Option<&T> {
-        self.meta.index_of(index).and_then(|i| self.data().get(i))
     }
 
     /// Copies the array into an owned one.
@@ -151,26 +112,11 @@ impl<T: NpyElement + CheckedBitPattern> NpyMmap<T> {
 }
 
 impl<T> NpyMmap<T> {
-    meta_accessors!();
-
-    /// Number of elements.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the array has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
+    mapping_methods!();
 
     /// The whole mapped file, header included, in bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.map
-    }
-
-    /// The file mapped.
-    pub fn path(&self) -> &Path {
-        &self.path
+        &self.0.map
     }
 }
 
@@ -199,17 +145,7 @@ impl<T> NpyMmap<T> {
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 #[derive(Debug)]
-pub struct NpyMmapMut<T> {
-    map: MmapMut,
-    meta: ArrayMeta,
-    /// The file mapped, named by errors of later calls.
-    path: PathBuf,
-    /// Byte offset of the data in the map.
-    start: usize,
-    /// Elements of the data.
-    len: usize,
-    _t: PhantomData<fn() -> T>,
-}
+pub struct NpyMmapMut<T>(Mapping<MmapMut, T>);
 
 impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
     /// Creates the file at `path` (replacing any file there) for an array of `shape` in
@@ -297,58 +233,26 @@ impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
         // caller promised that no one else modifies or truncates it while this value lives.
         // The map is shared (writes reach the file) and owned by this value alone.
         let map = unsafe { MmapMut::map_mut(file)? };
-        let meta = ArrayMeta::new(Header::read_with(&mut &map[..], &ReadOptions::default())?)?;
-        let len = view_data::<T>(&map, &meta)?.len();
-        Ok(NpyMmapMut {
-            start: data_start(&map, &meta),
-            len,
-            map,
-            meta,
-            path: path.to_owned(),
-            _t: PhantomData,
-        })
-    }
-
-    /// The elements in memory order ([`NpyMmapMut::order`]).
-    #[allow(unsafe_code)]
-    pub fn data(&self) -> &[T] {
-        // SAFETY: as `NpyMmap::data`: `map` checked through `view_data` that `len` elements of
-        // `T` at byte `start` lie inside the map, aligned, each a valid bit pattern; since
-        // then only values of `T` were written (through `data_mut`, `T: NoUninit`), and the
-        // caller promised no one else writes or truncates the file.
-        unsafe { mapped(&self.map, self.start, self.len) }
+        Mapping::new(map, path, &ReadOptions::default()).map(NpyMmapMut)
     }
 
     /// The elements in memory order, writable; writes reach the file.
     #[allow(unsafe_code)]
     pub fn data_mut(&mut self) -> &mut [T] {
-        if self.len == 0 {
+        let m = &mut self.0;
+        if m.len == 0 {
             return &mut [];
         }
-        // SAFETY: as `data`; the `&mut self` borrow makes this the only reference into the
-        // map's data while it lives.
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                self.map.as_mut_ptr().add(self.start).cast::<T>(),
-                self.len,
-            )
-        }
-    }
-
-    /// The element at a logical index (one entry per dimension), whatever the memory order.
-    pub fn get(&self, index: &[u64]) -> Option<&T> {
-        self.meta.index_of(index).and_then(|i| self.data().get(i))
+        // SAFETY: as `Mapping::data` (its checks hold, and only values of `T: NoUninit` are
+        // written here); the `&mut self` borrow makes this the only reference into the map's
+        // data while it lives.
+        unsafe { std::slice::from_raw_parts_mut(m.map.as_mut_ptr().add(m.start).cast(), m.len) }
     }
 
     /// The element at a logical index, writable.
     pub fn get_mut(&mut self, index: &[u64]) -> Option<&mut T> {
-        let i = self.meta.index_of(index)?;
+        let i = self.0.meta.index_of(index)?;
         self.data_mut().get_mut(i)
-    }
-
-    /// The array as a view borrowed from the mapping.
-    pub fn view(&self) -> NpyView<'_, T> {
-        NpyView::from_checked(self.meta.clone(), self.data())
     }
 
     /// Writes the modified pages to the disk and waits for them (`msync`).
@@ -356,29 +260,15 @@ impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
     /// # Errors
     /// I/O errors.
     pub fn flush(&self) -> Result<(), Error> {
-        self.map
+        self.0
+            .map
             .flush()
-            .map_err(|e| Error::from(e).with_path(&self.path))
-    }
-
-    /// The file mapped.
-    pub fn path(&self) -> &Path {
-        &self.path
+            .map_err(|e| Error::from(e).with_path(&self.0.path))
     }
 }
 
 impl<T> NpyMmapMut<T> {
-    meta_accessors!();
-
-    /// Number of elements.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the array has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
+    mapping_methods!();
 }
 
 /// `T`'s dtype as a view of it is stored: in the machine's byte order, a subarray element
@@ -395,19 +285,91 @@ fn element_dtype<T: NpyElement>() -> Result<DType, Error> {
     }
 }
 
-/// The `len` elements of `T` at byte `start` of `map`: the one place a map's bytes become
-/// elements (both maps' `data`).
-///
-/// # Safety
-/// The `len` elements of `T` at byte `start` lie inside `map`, are aligned for `T` and each
-/// hold a valid bit pattern of `T` (what `view_data` checks when a map is made), and nothing
-/// writes them while the slice lives.
-#[allow(unsafe_code)]
-unsafe fn mapped<T>(map: &[u8], start: usize, len: usize) -> &[T] {
-    if len == 0 {
-        return &[];
-    }
-    // SAFETY: the caller's contract: the range is inside `map`, aligned and valid for `T`;
-    // the slice borrows `map`, so the mapping outlives it.
-    unsafe { std::slice::from_raw_parts(map.as_ptr().add(start).cast::<T>(), len) }
+/// What both maps hold: the map (`Mmap` or `MmapMut`, whose bytes stay where they are while
+/// it lives), the array's metadata, the file, and where its checked elements lie.
+#[derive(Debug)]
+struct Mapping<M, T> {
+    map: M,
+    meta: ArrayMeta,
+    /// The file mapped, named by errors of later calls.
+    path: PathBuf,
+    /// Byte offset of the data in the map.
+    start: usize,
+    /// Elements of the data.
+    len: usize,
+    _t: PhantomData<fn() -> T>,
 }
+
+impl<M: Deref<Target = [u8]>, T: NpyElement + CheckedBitPattern> Mapping<M, T> {
+    /// Reads the header at the start of `map` and checks, through `view_data`, that the data
+    /// after it can be borrowed as `[T]`: what makes [`Mapping::data`] sound.
+    fn new(map: M, path: &Path, options: &ReadOptions) -> Result<Self, Error> {
+        let meta = ArrayMeta::new(Header::read_with(&mut &map[..], options)?)?;
+        let len = view_data::<T>(&map, &meta)?.len();
+        Ok(Mapping {
+            start: data_start(&map, &meta),
+            len,
+            map,
+            meta,
+            path: path.to_owned(),
+            _t: PhantomData,
+        })
+    }
+}
+
+impl<M: Deref<Target = [u8]>, T> Mapping<M, T> {
+    /// The elements in memory order: the one place a map's bytes become shared elements.
+    #[allow(unsafe_code)]
+    fn data(&self) -> &[T] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: `new` checked, through `view_data`, that the `len` elements of `T` at byte
+        // `start` of the map lie inside it, are aligned for `T` and each hold a valid bit
+        // pattern of `T`. The map's length and place do not change while `self` lives, nor do
+        // its contents but through `NpyMmapMut::data_mut`, which writes values of `T` and
+        // borrows `self` mutably; the caller of the unsafe constructor promised that no one
+        // else modifies or truncates the file. The borrow of `self` keeps the map alive.
+        unsafe {
+            std::slice::from_raw_parts(self.map.as_ptr().add(self.start).cast::<T>(), self.len)
+        }
+    }
+}
+
+/// The methods both maps share, forwarding to their [`Mapping`]: written once.
+macro_rules! mapping_methods {
+    () => {
+        meta_accessors!(0.meta);
+
+        /// Number of elements.
+        pub fn len(&self) -> usize {
+            self.0.len
+        }
+
+        /// Whether the array has no elements.
+        pub fn is_empty(&self) -> bool {
+            self.0.len == 0
+        }
+
+        /// The elements in memory order ([`Self::order`]), borrowed from the mapping.
+        pub fn data(&self) -> &[T] {
+            self.0.data()
+        }
+
+        /// The element at a logical index (one entry per dimension), whatever the memory order.
+        pub fn get(&self, index: &[u64]) -> Option<&T> {
+            self.0.meta.index_of(index).and_then(|i| self.data().get(i))
+        }
+
+        /// The array as a view borrowed from the mapping.
+        pub fn view(&self) -> NpyView<'_, T> {
+            NpyView::from_checked(self.0.meta.clone(), self.data())
+        }
+
+        /// The file mapped.
+        pub fn path(&self) -> &Path {
+            &self.0.path
+        }
+    };
+}
+use mapping_methods;
