@@ -266,6 +266,29 @@ macro_rules! meta_accessors {
 
 pub(crate) use meta_accessors;
 
+/// `len`, `is_empty` and `get` of an array type whose `data()` holds its elements in memory
+/// order, borrowed for `$lt` (`'_`: as long as the array).
+macro_rules! element_accessors {
+    ($lt:lifetime) => {
+        /// Number of elements.
+        pub fn len(&self) -> usize {
+            self.data().len()
+        }
+
+        /// Whether the array has no elements.
+        pub fn is_empty(&self) -> bool {
+            self.data().is_empty()
+        }
+
+        /// The element at a logical index (one entry per dimension), whatever the memory order.
+        pub fn get(&self, index: &[u64]) -> Option<&$lt T> {
+            self.meta().index_of(index).and_then(|i| self.data().get(i))
+        }
+    };
+}
+
+pub(crate) use element_accessors;
+
 /// [`ErrorKind::OutOfRange`] naming `what` unless `range` is not reversed and ends by `len`.
 fn check_within(what: &'static str, range: &Range<u64>, len: u64) -> Result<(), Error> {
     if range.start > range.end || range.end > len {

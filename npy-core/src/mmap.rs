@@ -21,7 +21,7 @@ use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::MemoryOrder;
 use crate::header::Header;
-use crate::meta::{meta_accessors, ArrayMeta};
+use crate::meta::{element_accessors, meta_accessors, ArrayMeta};
 use crate::read::NpyArray;
 use crate::read::ReadOptions;
 use crate::view::{data_start, view_data, NpyView};
@@ -340,25 +340,11 @@ impl<M: Deref<Target = [u8]>, T> Mapping<M, T> {
 macro_rules! mapping_methods {
     () => {
         meta_accessors!(0.meta);
-
-        /// Number of elements.
-        pub fn len(&self) -> usize {
-            self.0.len
-        }
-
-        /// Whether the array has no elements.
-        pub fn is_empty(&self) -> bool {
-            self.0.len == 0
-        }
+        element_accessors!('_);
 
         /// The elements in memory order ([`Self::order`]), borrowed from the mapping.
         pub fn data(&self) -> &[T] {
             self.0.data()
-        }
-
-        /// The element at a logical index (one entry per dimension), whatever the memory order.
-        pub fn get(&self, index: &[u64]) -> Option<&T> {
-            self.0.meta.index_of(index).and_then(|i| self.data().get(i))
         }
 
         /// The array as a view borrowed from the mapping.

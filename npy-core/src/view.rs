@@ -16,7 +16,7 @@ use crate::dtype::{DType, Primitive};
 use crate::element::{bulk_kind, mismatch, Bulk, NpyElement};
 use crate::error::{Error, ErrorKind};
 use crate::header::Header;
-use crate::meta::{meta_accessors, ArrayMeta};
+use crate::meta::{element_accessors, meta_accessors, ArrayMeta};
 use crate::read::ReadOptions;
 use crate::read::{NpyArray, NpyReader};
 
@@ -126,25 +126,11 @@ impl<'a, T> NpyView<'a, T> {
     }
 
     meta_accessors!();
+    element_accessors!('a);
 
     /// The elements in memory order ([`NpyView::order`]), borrowed from the input.
     pub fn data(&self) -> &'a [T] {
         self.data
-    }
-
-    /// Number of elements.
-    pub fn len(&self) -> usize {
-        self.data.len()
-    }
-
-    /// Whether the array has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
-    }
-
-    /// The element at a logical index (one entry per dimension), whatever the memory order.
-    pub fn get(&self, index: &[u64]) -> Option<&'a T> {
-        self.meta.index_of(index).and_then(|i| self.data.get(i))
     }
 
     /// Copies the view into an owned array (same shape, order and elements).

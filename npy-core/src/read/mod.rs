@@ -18,7 +18,7 @@ use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind, PathContext};
 use crate::format::MemoryOrder;
 use crate::header::Header;
-use crate::meta::meta_accessors;
+use crate::meta::{element_accessors, meta_accessors};
 
 mod parallel;
 pub(crate) mod positional;
@@ -119,6 +119,7 @@ impl<T> NpyArray<T> {
     }
 
     meta_accessors!();
+    element_accessors!('_);
 
     /// The elements in memory order ([`NpyArray::order`]).
     pub fn data(&self) -> &[T] {
@@ -181,21 +182,6 @@ impl<T> NpyArray<T> {
         let order = self.meta.order();
         let shape = self.meta.shape().to_vec();
         (shape, order, self.data)
-    }
-
-    /// Number of elements.
-    pub fn len(&self) -> usize {
-        self.data.len()
-    }
-
-    /// Whether the array has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
-    }
-
-    /// The element at a logical index (one entry per dimension), whatever the memory order.
-    pub fn get(&self, index: &[u64]) -> Option<&T> {
-        self.meta.index_of(index).and_then(|i| self.data.get(i))
     }
 }
 
