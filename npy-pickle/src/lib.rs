@@ -138,7 +138,7 @@ pub use limits::{PickleLimits, MAX_PICKLE_DEPTH, PICKLE_BUDGET};
 pub use num_bigint::BigInt;
 pub use value::{NpyScalar, PyDType, PyObject};
 
-use npy_core::__private::objects::{self as internals, npy_array, write_file};
+use npy_core::__private::objects::{npy_array, write_file};
 use npy_core::dynamic::ObjectCodec;
 use npy_core::{
     error::Requested, DType, DynArray, DynValue, Error, ErrorKind, Header, NpyArray, NpyReader,
@@ -284,7 +284,7 @@ impl ObjectCodec for PickleCodec {
             .iter()
             .map(|v| match PyObject::of(v) {
                 Some(o) => Ok(o),
-                None => Err(internals::error(ErrorKind::ValueMismatch {
+                None => Err(Error::from(ErrorKind::ValueMismatch {
                     dtype: DType::Object,
                     value: format!("{:?}", &**v),
                 })),
@@ -482,7 +482,7 @@ pub fn read_objects_from<T: FromPyObject, R: Read>(
     codec: &PickleCodec,
 ) -> Result<NpyArray<T>, Error> {
     if *reader.dtype() != DType::Object {
-        return Err(internals::error(ErrorKind::TypeMismatch {
+        return Err(Error::from(ErrorKind::TypeMismatch {
             file: reader.dtype().clone(),
             requested: Box::new(Requested::rust(
                 format!("{} objects", T::NAME),

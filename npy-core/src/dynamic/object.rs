@@ -169,17 +169,8 @@ pub mod internals {
     use std::io::Write;
     use std::path::Path;
 
-    use crate::error::ErrorKind;
-
-    /// An npy-core error of `kind`, for the refusals npy-pickle shares with npy-core (a
-    /// value the dtype cannot hold, a dtype that is not `|O`).
-    #[cold]
-    pub fn error(kind: ErrorKind) -> Error {
-        Error::new(kind)
-    }
-
     use crate::dynamic::DynArray;
-    use crate::error::Error;
+    use crate::error::{Error, ErrorKind};
     use crate::meta::ArrayMeta;
     use crate::read::NpyArray;
 
@@ -207,14 +198,14 @@ pub mod internals {
         let dtype = meta.dtype().clone();
         dtype.refuse_object()?;
         if bytes.len() as u64 != meta.nbytes() {
-            return Err(error(ErrorKind::LengthMismatch {
+            return Err(Error::new(ErrorKind::LengthMismatch {
                 what: "array data",
                 expected: meta.nbytes(),
                 found: bytes.len() as u64,
             }));
         }
         let n = usize::try_from(meta.num_elements()).map_err(|_| {
-            error(ErrorKind::AllocationLimit {
+            Error::new(ErrorKind::AllocationLimit {
                 what: "elements of a dynamic array",
                 elements: meta.num_elements(),
                 bytes_each: dtype.itemsize(),
