@@ -368,7 +368,7 @@ pub mod __private {
         header_extent, FetchedRange, SourceCursor, FIRST_READ_BYTES, MAX_WINDOW_BYTES,
         READ_AHEAD_BYTES,
     };
-    pub use crate::read::{NpyFileReader, FILE_BUFFER_BYTES, PARALLEL_MIN_BYTES};
+    pub use crate::read::{FILE_BUFFER_BYTES, PARALLEL_MIN_BYTES};
     pub use crate::records::__private::*;
     pub use crate::records::{FieldPlan, RecordPlan};
     /// For npy-serde: the markers its deserializer shares with npy-core's `Deserialize` impls.

@@ -263,12 +263,6 @@ impl MlType {
         }
     }
 
-    /// The integer value of an integer kind's element (`None` for the float kinds).
-    pub fn decode_int(self, code: u8) -> Option<i64> {
-        self.is_integer()
-            .then(|| self.decode(u16::from(code)) as i64)
-    }
-
     /// The code of the value nearest `x` (ties to even), as ml_dtypes' `astype` from float64
     /// rounds it: beyond the largest finite value, infinity where the kind has one, NaN where
     /// it has NaN but no infinity, the largest value (saturated) for the finite-only kinds
