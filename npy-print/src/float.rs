@@ -31,6 +31,35 @@ fn capped_pos(x: f64, d: &Digits, precision: usize) -> (bool, String, String) {
     (d.neg, int.to_owned(), frac.trim_end_matches('0').to_owned())
 }
 
+/// Exactly `n` fractional digits in scientific form, rounded from the exact value (ties to
+/// even, as Dragon4).
+fn exact_sci(x: f64, n: usize) -> Digits {
+    Digits::parse(&format!("{x:.n$e}"))
+}
+
+/// At most `precision` fractional digits in scientific form: the shortest digits, or the
+/// exact value rounded when they are longer, trailing zeros trimmed.
+fn capped_sci(x: f64, shortest: &Digits, precision: usize) -> Digits {
+    let mut d = shortest.clone();
+    if d.digits.len() > precision.saturating_add(1) {
+        d = exact_sci(x, precision);
+        let kept = d.digits.trim_end_matches('0').len().max(1);
+        d.digits.truncate(kept);
+    }
+    d
+}
+
+/// Where an array of `kind` switches to scientific notation: `10**min(8,
+/// finfo(dtype).precision)` (numpy PR #28703): 1e3 for float16, 1e6 for float32, 1e8 for
+/// float64 and longdouble.
+fn array_cutoff(kind: FloatKind) -> f64 {
+    match kind {
+        FloatKind::Half => 1e3,
+        FloatKind::Single => 1e6,
+        FloatKind::Double => 1e8,
+    }
+}
+
 fn sign_str(neg: bool, plus: bool) -> &'static str {
     if neg {
         "-"
@@ -104,7 +133,7 @@ impl FloatStats {
         let sign = sign_str(neg, self.plus).len();
         self.pos_left = self.pos_left.max(sign + int.len());
         self.pos_right = self.pos_right.max(frac.len());
-        let d = Digits::capped_sci(x, &shortest, self.precision);
+        let d = capped_sci(x, &shortest, self.precision);
         let (int, frac) = d.sci_parts();
         self.sci_left = self.sci_left.max(sign + int.len());
         self.sci_digits = self.sci_digits.max(frac.len());
@@ -116,7 +145,7 @@ impl FloatStats {
     pub(crate) fn finish(&self) -> FloatFormat {
         let exp = match (self.max_abs, self.min_abs) {
             (Some(max), Some(min)) => {
-                max >= self.kind.array_cutoff() || min < 1e-4 || max / min > 1000.0
+                max >= array_cutoff(self.kind) || min < 1e-4 || max / min > 1000.0
             }
             _ => false,
         };
@@ -179,9 +208,9 @@ impl FloatFormat {
             return format!("{s:>w$}", w = self.pad_left + self.pad_right + 1);
         }
         if self.exp {
-            let mut d = Digits::capped_sci(x, &self.kind.shortest(x), self.precision);
+            let mut d = capped_sci(x, &self.kind.shortest(x), self.precision);
             if d.digits.len() < self.digits + 1 {
-                d = Digits::exact_sci(x, self.digits);
+                d = exact_sci(x, self.digits);
             }
             let (int, frac) = d.sci_parts();
             let int = format!("{}{int}", sign_str(d.neg, self.plus));

@@ -15,16 +15,6 @@ pub enum FloatKind {
 }
 
 impl FloatKind {
-    /// Where an array switches to scientific notation: `10**min(8, finfo(dtype).precision)`
-    /// (numpy PR #28703): 1e3 for float16, 1e6 for float32, 1e8 for float64 and longdouble.
-    pub fn array_cutoff(self) -> f64 {
-        match self {
-            FloatKind::Half => 1e3,
-            FloatKind::Single => 1e6,
-            FloatKind::Double => 1e8,
-        }
-    }
-
     /// Where a scalar's `str` switches to scientific notation (numpy 2.4's scalar types):
     /// 1e3 for float16, 1e6 for float32, 1e16 (Python's repr) for float64 and longdouble.
     pub fn scalar_cutoff(self) -> f64 {
@@ -151,8 +141,8 @@ pub struct Digits {
 }
 
 impl Digits {
-    /// `"-1.25e-3"` as `(true, "125", -3)`.
-    fn parse(sci: &str) -> Digits {
+    /// `"-1.25e-3"` (Rust's `{:e}` form) as `(true, "125", -3)`.
+    pub fn parse(sci: &str) -> Digits {
         let (neg, body) = match sci.strip_prefix('-') {
             Some(b) => (true, b),
             None => (false, sci),
@@ -163,24 +153,6 @@ impl Digits {
             digits: mant.chars().filter(char::is_ascii_digit).collect(),
             exp: exp.parse().unwrap_or(0),
         }
-    }
-
-    /// Exactly `n` fractional digits in scientific form, rounded from the exact value (ties
-    /// to even, as Dragon4).
-    pub fn exact_sci(x: f64, n: usize) -> Digits {
-        Digits::parse(&format!("{x:.n$e}"))
-    }
-
-    /// At most `precision` fractional digits in scientific form: the shortest digits, or
-    /// the exact value rounded when they are longer, trailing zeros trimmed.
-    pub fn capped_sci(x: f64, shortest: &Digits, precision: usize) -> Digits {
-        let mut d = shortest.clone();
-        if d.digits.len() > precision.saturating_add(1) {
-            d = Digits::exact_sci(x, precision);
-            let kept = d.digits.trim_end_matches('0').len().max(1);
-            d.digits.truncate(kept);
-        }
-        d
     }
 
     /// Integer and fractional digits in positional form (no sign).
