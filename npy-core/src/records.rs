@@ -193,12 +193,7 @@ pub mod __private {
     /// Whether `dtype` holds a zero-width string, whose width [`NpyElement::dtype_for`] takes
     /// from the values.
     pub fn is_variable(dtype: &DType) -> bool {
-        match dtype {
-            DType::Bytes(0) | DType::Unicode(0, _) => true,
-            DType::SubArray(s) => is_variable(s.base()),
-            DType::Record(r) => r.fields().iter().any(|f| is_variable(&f.dtype)),
-            _ => false,
-        }
+        dtype.any_part(&|d| matches!(d, DType::Bytes(0) | DType::Unicode(0, _)))
     }
 
     /// The dtype of a field over `values`: the widest of `dtype_for` of each value.

@@ -522,42 +522,42 @@ impl DType {
         }
     }
 
+    /// Whether `pred` holds for the dtype itself or for any part of it (a field's dtype, a
+    /// subarray's base), at any depth: the one walk of the `has_*` questions below.
+    pub(crate) fn any_part(&self, pred: &impl Fn(&DType) -> bool) -> bool {
+        pred(self)
+            || match self {
+                DType::Record(r) => r.fields.iter().any(|f| f.dtype.any_part(pred)),
+                DType::SubArray(s) => s.base.any_part(pred),
+                _ => false,
+            }
+    }
+
     /// Whether the dtype holds Python objects anywhere (itself, a field, a subarray base):
     /// such data is a pickle and cannot be read without executing code.
     pub fn has_object(&self) -> bool {
-        match self {
-            DType::Object => true,
-            DType::Record(r) => r.fields.iter().any(|f| f.dtype.has_object()),
-            DType::SubArray(s) => s.base.has_object(),
-            _ => false,
-        }
+        self.any_part(&|d| matches!(d, DType::Object))
     }
 
     /// Whether the dtype holds `b1` values anywhere (itself, a field, a subarray base).
     pub(crate) fn has_bool(&self) -> bool {
-        match self {
-            DType::Number(Primitive::Bool, _) => true,
-            DType::Record(r) => r.fields.iter().any(|f| f.dtype.has_bool()),
-            DType::SubArray(s) => s.base.has_bool(),
-            _ => false,
-        }
+        self.any_part(&|d| matches!(d, DType::Number(Primitive::Bool, _)))
     }
 
     /// Whether an element of the dtype has bytes outside every field: gaps between a record's
     /// fields or after the last (padding of `align=True`, explicit offsets, the unselected
     /// fields of a multi-field view), at any depth.
     pub(crate) fn has_gaps(&self) -> bool {
-        match self {
+        self.any_part(&|d| match d {
             DType::Record(r) => {
                 let covered = r
                     .fields
                     .iter()
                     .fold(0u64, |acc, f| acc.saturating_add(f.dtype.itemsize()));
-                covered < r.itemsize || r.fields.iter().any(|f| f.dtype.has_gaps())
+                covered < r.itemsize
             }
-            DType::SubArray(s) => s.base.has_gaps(),
             _ => false,
-        }
+        })
     }
 
     /// The first `b1` byte of `data` (whole elements of this dtype, `data.len()` a multiple of
