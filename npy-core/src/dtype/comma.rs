@@ -181,10 +181,7 @@ fn item(s: &str, at: usize) -> Result<(Item<'_>, usize), &'static str> {
 /// empty one gives `base` itself).
 pub(crate) fn with_shape(base: DType, shape: &Value) -> Result<DType, DescrError> {
     let bad = |reason: &str| descr_error(&format!("({base}, {shape})"), reason);
-    if matches!(
-        base,
-        DType::Bytes(0) | DType::Unicode(0, _) | DType::Void(0)
-    ) {
+    if base.is_unsized() {
         let Value::Int(n) = shape else {
             return Err(bad("invalid itemsize in generic type tuple"));
         };

@@ -210,10 +210,7 @@ pub(super) fn compact_name(name: &str) -> CompactString {
 /// `(base, shape)` as numpy's `np.dtype((base, shape))` for a tuple shape: the base itself for
 /// an empty shape, else a subarray within numpy's limits.
 pub(crate) fn subarray_or_base(base: DType, shape: Vec<u64>) -> Result<DType, DescrError> {
-    if matches!(
-        base,
-        DType::Bytes(0) | DType::Unicode(0, _) | DType::Void(0)
-    ) {
+    if base.is_unsized() {
         // numpy: "invalid itemsize in generic type tuple", even for an empty shape.
         return Err(descr_error(
             &base.to_string(),

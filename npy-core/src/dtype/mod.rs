@@ -341,10 +341,7 @@ impl SubArray {
     /// [`DescrError::Invalid`] when the shape is empty (numpy turns `(dtype, ())` into the plain
     /// dtype; use `base` itself) or when its size overflows 64 bits.
     pub fn new(base: DType, shape: Vec<u64>) -> Result<SubArray, DescrError> {
-        if matches!(
-            base,
-            DType::Bytes(0) | DType::Unicode(0, _) | DType::Void(0)
-        ) {
+        if base.is_unsized() {
             // numpy: "invalid itemsize in generic type tuple".
             return Err(descr_error(
                 &base.to_string(),
@@ -485,6 +482,14 @@ impl DType {
             DType::SubArray(s) => s.itemsize,
             DType::Ml(t) => t.itemsize(),
         }
+    }
+
+    /// Whether this is `S0`, `U0` or `V0`: a flexible type numpy sizes from `(type, n)` only.
+    pub(crate) fn is_unsized(&self) -> bool {
+        matches!(
+            self,
+            DType::Bytes(0) | DType::Unicode(0, _) | DType::Void(0)
+        )
     }
 
     /// The byte order numpy reports (`dtype.byteorder` resolved): `NotApplicable` for one-byte
