@@ -484,6 +484,17 @@ impl DType {
         }
     }
 
+    /// The number dtype of `p` in the machine's byte order (`|` for one-byte types), as numpy
+    /// writes it.
+    pub(crate) fn native_number(p: Primitive) -> DType {
+        let order = if p.itemsize() == 1 {
+            ByteOrder::NotApplicable
+        } else {
+            ByteOrder::NATIVE
+        };
+        DType::Number(p, order)
+    }
+
     /// Whether this is `S0`, `U0` or `V0`: a flexible type numpy sizes from `(type, n)` only.
     pub(crate) fn is_unsized(&self) -> bool {
         matches!(

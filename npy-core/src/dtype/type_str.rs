@@ -211,14 +211,9 @@ enum Found {
     StringDType,
 }
 
-/// The number dtype of `p` (`|` for one-byte types), machine order.
+/// [`DType::native_number`] of `p`.
 fn number(p: Primitive) -> Found {
-    let o = if p.itemsize() == 1 {
-        ByteOrder::NotApplicable
-    } else {
-        ByteOrder::NATIVE
-    };
-    Found::Plain(DType::Number(p, o))
+    Found::Plain(DType::native_number(p))
 }
 
 fn generic_time(kind: TimeKind) -> Found {

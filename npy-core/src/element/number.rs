@@ -5,18 +5,8 @@ use num_complex::Complex;
 
 use super::{mismatch, widening, NpyElement, PodLayout, Widening};
 use crate::codec::{decode_bool, Endian, Scalar};
-use crate::dtype::{ByteOrder, DType, Primitive};
+use crate::dtype::{DType, Primitive};
 use crate::error::Error;
-
-/// The dtype of `p` in the machine's byte order (`|` for one-byte types), as numpy writes it.
-fn native(p: Primitive) -> DType {
-    let order = if p.itemsize() == 1 {
-        ByteOrder::NotApplicable
-    } else {
-        ByteOrder::NATIVE
-    };
-    DType::Number(p, order)
-}
 
 /// The byte order of `dtype` when it is `want` in either order; the mismatch error for `T`
 /// otherwise.
@@ -33,7 +23,7 @@ macro_rules! number {
         impl NpyElement for $t {
             type Plan = Endian;
             fn npy_dtype() -> DType {
-                native(Primitive::$prim)
+                DType::native_number(Primitive::$prim)
             }
             fn rust_name() -> String {
                 $name.to_owned()
@@ -81,7 +71,7 @@ number!(Complex<f64>, C128, "Complex<f64>", 8);
 impl NpyElement for bool {
     type Plan = ();
     fn npy_dtype() -> DType {
-        DType::Number(Primitive::Bool, ByteOrder::NotApplicable)
+        DType::native_number(Primitive::Bool)
     }
     fn rust_name() -> String {
         "bool".to_owned()
