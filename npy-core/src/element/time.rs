@@ -50,7 +50,7 @@ pub mod units {
 pub const NAT: i64 = i64::MIN;
 
 macro_rules! time_type {
-    ($name:ident, $kind:ident, $code:literal, $doc:literal) => {
+    ($name:ident, $kind:ident, $doc:literal) => {
         #[doc = $doc]
         ///
         /// The unit is part of the type: reading a file whose unit (or multiplier) differs is
@@ -77,18 +77,19 @@ macro_rules! time_type {
             pub const fn is_nat(self) -> bool {
                 self.ticks == NAT
             }
+            /// The dtype's kind and unit (multiplier 1).
+            const TYPE: TimeType = TimeType {
+                kind: TimeKind::$kind,
+                unit: U::UNIT,
+                multiplier: 1,
+            };
         }
 
         /// numpy's `str()` of the scalar ([`TimeType::value_str`]): `2024-01-02T03:04:05.678`
         /// for a `Datetime64<Ms>`, `30 milliseconds` for a `Timedelta64<Ms>`, `NaT`.
         impl<U: Unit> fmt::Display for $name<U> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                let ty = TimeType {
-                    kind: TimeKind::$kind,
-                    unit: U::UNIT,
-                    multiplier: 1,
-                };
-                f.write_str(&ty.value_str(self.ticks))
+                f.write_str(&Self::TYPE.value_str(self.ticks))
             }
         }
 
@@ -103,14 +104,7 @@ macro_rules! time_type {
         impl<U: Unit> NpyElement for $name<U> {
             type Plan = Endian;
             fn npy_dtype() -> DType {
-                DType::Time(
-                    TimeType {
-                        kind: TimeKind::$kind,
-                        unit: U::UNIT,
-                        multiplier: 1,
-                    },
-                    ByteOrder::NATIVE,
-                )
+                DType::Time(Self::TYPE, ByteOrder::NATIVE)
             }
             fn rust_name() -> String {
                 match U::UNIT {
@@ -120,11 +114,7 @@ macro_rules! time_type {
             }
             fn plan(dtype: &DType) -> Result<Endian, Error> {
                 match dtype {
-                    DType::Time(t, o)
-                        if t.kind == TimeKind::$kind && t.unit == U::UNIT && t.multiplier == 1 =>
-                    {
-                        Ok(Endian::of(*o))
-                    }
+                    DType::Time(t, o) if *t == Self::TYPE => Ok(Endian::of(*o)),
                     _ => Err(mismatch::<Self>(dtype)),
                 }
             }
@@ -144,12 +134,10 @@ macro_rules! time_type {
 time_type!(
     Datetime64,
     Datetime,
-    "M8",
     "A datetime64 value of unit `U`: `i64` ticks since the Unix epoch."
 );
 time_type!(
     Timedelta64,
     Timedelta,
-    "m8",
     "A timedelta64 value of unit `U`: `i64` ticks."
 );
