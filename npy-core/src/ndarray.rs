@@ -138,12 +138,7 @@ impl<T> NpyArray<T> {
     pub fn into_ndarray<D: Dimension>(self) -> Result<Array<T, D>, Error> {
         check_ndim::<D>(self.shape())?;
         let (shape, order, data) = self.into_parts();
-        let dim = IxDyn(&usize_shape(&shape)?);
-        let array = match order {
-            MemoryOrder::C => Array::from_shape_vec(dim, data),
-            MemoryOrder::Fortran => Array::from_shape_vec(dim.f(), data),
-        };
-        array
+        Array::from_shape_vec(nd_shape(&shape, order)?, data)
             .map_err(|_| shape_error(&shape))?
             .into_dimensionality::<D>()
             .map_err(|_| dimension_mismatch::<D>(&shape))
@@ -203,14 +198,8 @@ where
     /// ```
     pub fn as_ndarray_mut(&mut self) -> Result<::ndarray::ArrayViewMutD<'_, T>, Error> {
         let shape = self.shape().to_vec();
-        let dim = IxDyn(&usize_shape(&shape).at_path(self.path())?);
-        let order = self.order();
-        let data = self.data_mut();
-        let view = match order {
-            MemoryOrder::C => ::ndarray::ArrayViewMutD::from_shape(dim, data),
-            MemoryOrder::Fortran => ::ndarray::ArrayViewMutD::from_shape(dim.f(), data),
-        };
-        view.map_err(|_| shape_error(&shape))
+        let dim = nd_shape(&shape, self.order()).at_path(self.path())?;
+        ::ndarray::ArrayViewMutD::from_shape(dim, self.data_mut()).map_err(|_| shape_error(&shape))
     }
 }
 
@@ -249,12 +238,8 @@ fn ndarray_view<'a, T, D: Dimension>(
     data: &'a [T],
 ) -> Result<ArrayView<'a, T, D>, Error> {
     check_ndim::<D>(shape)?;
-    let dim = IxDyn(&usize_shape(shape)?);
-    let view = match order {
-        MemoryOrder::C => ArrayViewD::from_shape(dim, data),
-        MemoryOrder::Fortran => ArrayViewD::from_shape(dim.f(), data),
-    };
-    view.map_err(|_| shape_error(shape))?
+    ArrayViewD::from_shape(nd_shape(shape, order)?, data)
+        .map_err(|_| shape_error(shape))?
         .into_dimensionality::<D>()
         .map_err(|_| dimension_mismatch::<D>(shape))
 }
@@ -472,8 +457,10 @@ fn dimension_mismatch<D: Dimension>(shape: &[u64]) -> Error {
     })
 }
 
-fn usize_shape(shape: &[u64]) -> Result<Vec<usize>, Error> {
-    shape.iter().map(|&d| to_usize(d, "dimension")).collect()
+/// `shape` as ndarray's dynamic shape, with Fortran strides for Fortran-order data.
+fn nd_shape(shape: &[u64], order: MemoryOrder) -> Result<::ndarray::Shape<IxDyn>, Error> {
+    let dims = shape.iter().map(|&d| to_usize(d, "dimension"));
+    Ok(IxDyn(&dims.collect::<Result<Vec<usize>, Error>>()?).set_f(order.is_fortran()))
 }
 
 /// `ndarray` refuses a shape only when its element count exceeds `isize::MAX` (the data always
