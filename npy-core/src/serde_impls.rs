@@ -40,7 +40,7 @@
 use std::fmt;
 
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::ser::{SerializeMap, SerializeSeq, SerializeStruct, SerializeTuple, Serializer};
+use serde::ser::{SerializeStruct, SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::dtype::{ByteOrder, DType};
@@ -90,20 +90,8 @@ impl Serialize for Value {
                 }
                 t.end()
             }
-            Value::List(items) => {
-                let mut t = s.serialize_seq(Some(items.len()))?;
-                for v in items {
-                    t.serialize_element(v)?;
-                }
-                t.end()
-            }
-            Value::Dict(items) => {
-                let mut m = s.serialize_map(Some(items.len()))?;
-                for (k, v) in items {
-                    m.serialize_entry(k, v)?;
-                }
-                m.end()
-            }
+            Value::List(items) => s.collect_seq(items),
+            Value::Dict(items) => s.collect_map(items.iter().map(|(k, v)| (k, v))),
         }
     }
 }
@@ -206,12 +194,11 @@ impl Serialize for ByteOrder {
 impl<'de> Deserialize<'de> for ByteOrder {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ByteOrder, D::Error> {
         let s = String::deserialize(d)?;
-        match s.as_str() {
-            "little" => Ok(ByteOrder::Little),
-            "big" => Ok(ByteOrder::Big),
-            "na" => Ok(ByteOrder::NotApplicable),
-            other => Err(de::Error::unknown_variant(other, &["little", "big", "na"])),
-        }
+        let orders = [ByteOrder::Little, ByteOrder::Big, ByteOrder::NotApplicable];
+        orders
+            .into_iter()
+            .find(|o| o.name() == s)
+            .ok_or_else(|| de::Error::unknown_variant(&s, &["little", "big", "na"]))
     }
 }
 
@@ -373,17 +360,14 @@ struct TensorInfoRepr {
 impl<'de> Deserialize<'de> for TensorInfo {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TensorInfo, D::Error> {
         let r = TensorInfoRepr::deserialize(d)?;
-        let version = match r.version.as_str() {
-            "1.0" => Version::V1_0,
-            "2.0" => Version::V2_0,
-            "3.0" => Version::V3_0,
-            other => {
-                return Err(de::Error::invalid_value(
-                    de::Unexpected::Str(other),
-                    &"\"1.0\", \"2.0\" or \"3.0\"",
-                ))
-            }
-        };
+        let versions = [Version::V1_0, Version::V2_0, Version::V3_0];
+        let version = versions
+            .into_iter()
+            .find(|v| v.to_string() == r.version)
+            .ok_or_else(|| {
+                let expected = &"\"1.0\", \"2.0\" or \"3.0\"";
+                de::Error::invalid_value(de::Unexpected::Str(&r.version), expected)
+            })?;
         let dtype: DType = r.descr.parse().map_err(de::Error::custom)?;
         let header = Header {
             dtype,
