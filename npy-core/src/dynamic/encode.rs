@@ -159,14 +159,16 @@ fn narrow<F: Scalar>(x: f64, to: impl Fn(f64) -> F, is_inf: impl Fn(F) -> bool) 
 pub fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Error> {
     use Primitive::*;
     let bad = || mismatch(dtype, value);
+    // A signed integer dtype (or an ml_dtypes integer type) takes any integer value in i64.
+    let signed = || match value {
+        DynValue::Int(i) => Ok(*i),
+        DynValue::UInt(u) => i64::try_from(*u).map_err(|_| bad()),
+        _ => Err(bad()),
+    };
     match (dtype, value) {
         (DType::Number(Bool, _), DynValue::Bool(b)) => dst[0] = encode_bool(*b, dst[0]),
-        (DType::Number(p @ (I8 | I16 | I32 | I64), o), v) => {
-            let x: i64 = match v {
-                DynValue::Int(i) => *i,
-                DynValue::UInt(u) => i64::try_from(*u).map_err(|_| bad())?,
-                _ => return Err(bad()),
-            };
+        (DType::Number(p @ (I8 | I16 | I32 | I64), o), _) => {
+            let x = signed()?;
             let e = Endian::of(*o);
             match p {
                 I8 => i8::try_from(x).map_err(|_| bad())?.encode(dst, e),
@@ -196,14 +198,7 @@ pub fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Err
             .ok_or_else(bad)?
             .encode(dst, Endian::of(*o)),
         (DType::Number(F64, o), DynValue::Float(x)) => x.encode(dst, Endian::of(*o)),
-        (DType::Ml(t), v) if t.is_integer() => {
-            let x = match v {
-                DynValue::Int(i) => *i,
-                DynValue::UInt(u) => i64::try_from(*u).map_err(|_| bad())?,
-                _ => return Err(bad()),
-            };
-            dst[0] = t.encode_int(x).ok_or_else(bad)?;
-        }
+        (DType::Ml(t), _) if t.is_integer() => dst[0] = t.encode_int(signed()?).ok_or_else(bad)?,
         (DType::Ml(t), DynValue::Float(x)) => {
             // Refuse a finite value the type cannot hold, as for f2 and f4.
             let code = t.encode(*x);
