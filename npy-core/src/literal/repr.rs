@@ -45,6 +45,29 @@ pub fn write_repr_code_points(
     f: &mut impl fmt::Write,
     code_points: impl Iterator<Item = u32> + Clone,
 ) -> fmt::Result {
+    write_quoted(f, code_points, is_printable)
+}
+
+/// Writes Python's `repr` of a `bytes` value.
+///
+/// # Errors
+/// Only those of the writer `f`.
+pub fn write_repr_bytes(f: &mut impl fmt::Write, b: &[u8]) -> fmt::Result {
+    f.write_char('b')?;
+    // Every byte is below 0x100, so what is not printable ASCII is written as `\xhh`.
+    write_quoted(f, b.iter().map(|&c| u32::from(c)), |c| {
+        matches!(c, ' '..='~')
+    })
+}
+
+/// The quoted, escaped text of a `str` or `bytes` repr, which differ only in what they write
+/// as it is (`printable`): single quotes unless the text holds `'` and no `"`; `\\`, `\n`,
+/// `\r`, `\t` and the quote escaped; the rest as `\xhh`, `\uhhhh` or `\Uhhhhhhhh`.
+fn write_quoted(
+    f: &mut impl fmt::Write,
+    code_points: impl Iterator<Item = u32> + Clone,
+    printable: impl Fn(char) -> bool,
+) -> fmt::Result {
     let has = |q: char| code_points.clone().any(|cp| cp == u32::from(q));
     let quote = if has('\'') && !has('"') { '"' } else { '\'' };
     f.write_char(quote)?;
@@ -58,42 +81,13 @@ pub fn write_repr_code_points(
                 f.write_char('\\')?;
                 f.write_char(c)?;
             }
-            Some(c) if is_printable(c) => f.write_char(c)?,
+            Some(c) if printable(c) => f.write_char(c)?,
             _ if cp < 0x100 => write_escape(f, 'x', cp, 2)?,
             _ if cp < 0x10000 => write_escape(f, 'u', cp, 4)?,
             _ => write_escape(f, 'U', cp, 8)?,
         }
     }
     f.write_char(quote)
-}
-
-/// Writes Python's `repr` of a `bytes` value.
-///
-/// # Errors
-/// Only those of the writer `f`.
-pub fn write_repr_bytes(f: &mut impl fmt::Write, b: &[u8]) -> fmt::Result {
-    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
-        b'"'
-    } else {
-        b'\''
-    };
-    f.write_char('b')?;
-    f.write_char(quote as char)?;
-    for &c in b {
-        match c {
-            b'\\' => f.write_str("\\\\")?,
-            b'\n' => f.write_str("\\n")?,
-            b'\r' => f.write_str("\\r")?,
-            b'\t' => f.write_str("\\t")?,
-            c if c == quote => {
-                f.write_char('\\')?;
-                f.write_char(c as char)?;
-            }
-            0x20..=0x7e => f.write_char(c as char)?,
-            c => write_escape(f, 'x', u32::from(c), 2)?,
-        }
-    }
-    f.write_char(quote as char)
 }
 
 /// `\\` `kind` and the `digits` lowest hex digits of `cp` (lowercase), in one write: a repr of
