@@ -104,37 +104,34 @@ impl fmt::Display for Value {
             Value::Bytes(b) => write_repr_bytes(f, b),
             Value::Tuple(items) => {
                 f.write_char('(')?;
-                write_items(f, items)?;
-                if items.len() == 1 {
-                    f.write_char(',')?;
-                }
-                f.write_char(')')
+                write_joined(f, items, |f, v| write!(f, "{v}"))?;
+                f.write_str(if items.len() == 1 { ",)" } else { ")" })
             }
             Value::List(items) => {
                 f.write_char('[')?;
-                write_items(f, items)?;
+                write_joined(f, items, |f, v| write!(f, "{v}"))?;
                 f.write_char(']')
             }
             Value::Dict(items) => {
                 f.write_char('{')?;
-                for (i, (k, v)) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{k}: {v}")?;
-                }
+                write_joined(f, items, |f, (k, v)| write!(f, "{k}: {v}"))?;
                 f.write_char('}')
             }
         }
     }
 }
 
-fn write_items(f: &mut impl fmt::Write, items: &[Value]) -> fmt::Result {
-    for (i, v) in items.iter().enumerate() {
+/// Writes each of `items` with `one`, separated by `", "`, as Python's `repr` of a container.
+fn write_joined<W: fmt::Write, T>(
+    f: &mut W,
+    items: &[T],
+    one: impl Fn(&mut W, &T) -> fmt::Result,
+) -> fmt::Result {
+    for (i, item) in items.iter().enumerate() {
         if i > 0 {
             f.write_str(", ")?;
         }
-        write!(f, "{v}")?;
+        one(f, item)?;
     }
     Ok(())
 }
