@@ -8,6 +8,7 @@
 //! or a trailing comma, makes a record with fields `f0`, `f1`, ...; one item is its own dtype.
 
 use super::{descr_error, parse_type_str, DType, DescrError, RecordBuilder, SubArray};
+use crate::codec::checked_product;
 use crate::format::MAX_DIMS;
 use crate::literal::{self, Value};
 
@@ -237,11 +238,7 @@ pub(crate) fn subarray(base: DType, shape: Vec<u64>) -> Result<DType, DescrError
             "invalid shape in fixed-type tuple: dimension does not fit into a C int",
         ));
     }
-    let fits = shape
-        .iter()
-        .try_fold(base.itemsize(), |a, &d| a.checked_mul(d))
-        .is_some_and(|n| n <= c_int);
-    if !fits {
+    if checked_product(base.itemsize(), &shape).is_none_or(|n| n > c_int) {
         return Err(bad(
             "invalid shape in fixed-type tuple: dtype size in bytes must fit into a C int",
         ));
