@@ -225,10 +225,7 @@ impl DynArray {
     /// Element `i` in memory order ([`DynArray::order`]) as a tree: a [`DynValue::Record`]
     /// for records; `None` out of range.
     pub fn element(&self, i: usize) -> Option<DynValue> {
-        match &self.data {
-            Data::Columns(c) => c.element(self.meta.dtype(), i),
-            Data::Values(v) => v.get(i).cloned(),
-        }
+        self.element_cow(i).map(Cow::into_owned)
     }
 
     /// Element `i` in memory order, borrowed where the array holds it as a value (objects),
