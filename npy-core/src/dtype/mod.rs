@@ -103,72 +103,56 @@ impl Primitive {
             C64 | C128 | CLongDouble { .. } => 'c',
         }
     }
-
-    /// The canonical dtype per the format's number table (`None` for longdouble types).
-    pub fn canonical(self) -> Option<Canonical> {
-        use Primitive::*;
-        Some(match self {
-            Bool => Canonical::Bool,
-            I8 => Canonical::Int8,
-            I16 => Canonical::Int16,
-            I32 => Canonical::Int32,
-            I64 => Canonical::Int64,
-            U8 => Canonical::Uint8,
-            U16 => Canonical::Uint16,
-            U32 => Canonical::Uint32,
-            U64 => Canonical::Uint64,
-            F16 => Canonical::Float16,
-            F32 => Canonical::Float32,
-            F64 => Canonical::Float64,
-            C64 => Canonical::Complex64,
-            C128 => Canonical::Complex128,
-            LongDouble { .. } | CLongDouble { .. } => return None,
-        })
-    }
 }
 
-/// The canonical dtypes of the format's number table: what a descr maps to, ignoring its
-/// byte-order character.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum Canonical {
-    Bool,
-    Int8,
-    Int16,
-    Int32,
-    Int64,
-    Uint8,
-    Uint16,
-    Uint32,
-    Uint64,
-    Float16,
-    Float32,
-    Float64,
-    Complex64,
-    Complex128,
-}
-
-impl Canonical {
-    /// numpy's name: `"bool"`, `"int8"`, ..., `"complex128"`.
-    pub fn name(self) -> &'static str {
-        use Canonical::*;
-        match self {
-            Bool => "bool",
-            Int8 => "int8",
-            Int16 => "int16",
-            Int32 => "int32",
-            Int64 => "int64",
-            Uint8 => "uint8",
-            Uint16 => "uint16",
-            Uint32 => "uint32",
-            Uint64 => "uint64",
-            Float16 => "float16",
-            Float32 => "float32",
-            Float64 => "float64",
-            Complex64 => "complex64",
-            Complex128 => "complex128",
+/// The format's number table, one row per canonical dtype (`Canonical = Primitive, "name"`):
+/// declares [`Canonical`], and [`Canonical::name`] and [`Primitive::canonical`] from the rows.
+macro_rules! number_table {
+    ($($c:ident = $p:ident, $name:literal;)*) => {
+        /// The canonical dtypes of the format's number table: what a descr maps to, ignoring its
+        /// byte-order character.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[allow(missing_docs)]
+        pub enum Canonical {
+            $($c,)*
         }
-    }
+
+        impl Canonical {
+            /// numpy's name: `"bool"`, `"int8"`, ..., `"complex128"`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Canonical::$c => $name,)*
+                }
+            }
+        }
+
+        impl Primitive {
+            /// The canonical dtype per the format's number table (`None` for longdouble types).
+            pub fn canonical(self) -> Option<Canonical> {
+                match self {
+                    $(Primitive::$p => Some(Canonical::$c),)*
+                    Primitive::LongDouble { .. } | Primitive::CLongDouble { .. } => None,
+                }
+            }
+        }
+    };
+}
+
+number_table! {
+    Bool = Bool, "bool";
+    Int8 = I8, "int8";
+    Int16 = I16, "int16";
+    Int32 = I32, "int32";
+    Int64 = I64, "int64";
+    Uint8 = U8, "uint8";
+    Uint16 = U16, "uint16";
+    Uint32 = U32, "uint32";
+    Uint64 = U64, "uint64";
+    Float16 = F16, "float16";
+    Float32 = F32, "float32";
+    Float64 = F64, "float64";
+    Complex64 = C64, "complex64";
+    Complex128 = C128, "complex128";
 }
 
 impl fmt::Display for Canonical {
