@@ -170,48 +170,55 @@ pub enum TimeKind {
     Timedelta,
 }
 
-/// The unit of a datetime64/timedelta64 tick (NEP 7 / numpy's datetime units).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum TimeUnit {
-    /// No unit (`M8` alone); numpy can only hold NaT in such arrays.
-    Generic,
-    Year,
-    Month,
-    Week,
-    Day,
-    Hour,
-    Minute,
-    Second,
-    Millisecond,
-    Microsecond,
-    Nanosecond,
-    Picosecond,
-    Femtosecond,
-    Attosecond,
+/// numpy's datetime units, one row per unit (`Unit = "code", "plural name"`): declares
+/// [`TimeUnit`], [`TimeUnit::code`], the plural names `str()` of a timedelta writes and the list
+/// the type-string parser looks codes up in.
+macro_rules! time_units {
+    ($($(#[$doc:meta])* $u:ident = $code:literal, $plural:literal;)*) => {
+        /// The unit of a datetime64/timedelta64 tick (NEP 7 / numpy's datetime units).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[allow(missing_docs)]
+        pub enum TimeUnit {
+            $($(#[$doc])* $u,)*
+        }
+
+        impl TimeUnit {
+            /// Every unit, generic first.
+            pub(crate) const ALL: &'static [TimeUnit] = &[$(TimeUnit::$u),*];
+
+            /// The unit's code as numpy writes it (`"ns"`, `"D"`, ...; `""` for generic).
+            pub fn code(self) -> &'static str {
+                match self {
+                    $(TimeUnit::$u => $code,)*
+                }
+            }
+
+            /// numpy's plural name of the unit, as `str(np.timedelta64(...))` writes it.
+            pub(crate) fn plural_name(self) -> &'static str {
+                match self {
+                    $(TimeUnit::$u => $plural,)*
+                }
+            }
+        }
+    };
 }
 
-impl TimeUnit {
-    /// The unit's code as numpy writes it (`"ns"`, `"D"`, ...; `""` for generic).
-    pub fn code(self) -> &'static str {
-        use TimeUnit::*;
-        match self {
-            Generic => "",
-            Year => "Y",
-            Month => "M",
-            Week => "W",
-            Day => "D",
-            Hour => "h",
-            Minute => "m",
-            Second => "s",
-            Millisecond => "ms",
-            Microsecond => "us",
-            Nanosecond => "ns",
-            Picosecond => "ps",
-            Femtosecond => "fs",
-            Attosecond => "as",
-        }
-    }
+time_units! {
+    /// No unit (`M8` alone); numpy can only hold NaT in such arrays.
+    Generic = "", "generic time units";
+    Year = "Y", "years";
+    Month = "M", "months";
+    Week = "W", "weeks";
+    Day = "D", "days";
+    Hour = "h", "hours";
+    Minute = "m", "minutes";
+    Second = "s", "seconds";
+    Millisecond = "ms", "milliseconds";
+    Microsecond = "us", "microseconds";
+    Nanosecond = "ns", "nanoseconds";
+    Picosecond = "ps", "picoseconds";
+    Femtosecond = "fs", "femtoseconds";
+    Attosecond = "as", "attoseconds";
 }
 
 /// A datetime64/timedelta64 dtype's kind and unit: `M8[10ms]` is `Datetime`, `Millisecond`, 10.

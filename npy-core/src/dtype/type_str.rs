@@ -37,26 +37,18 @@ impl DType {
 }
 
 impl TimeUnit {
-    /// numpy's `parse_datetime_unit_from_string`: the codes, `μs` and `generic`.
+    /// numpy's `parse_datetime_unit_from_string`: the codes of [`TimeUnit::code`], `μs` and
+    /// `generic`.
     fn from_code(code: &[u8]) -> Option<TimeUnit> {
-        use TimeUnit::*;
-        Some(match code {
-            b"Y" => Year,
-            b"M" => Month,
-            b"W" => Week,
-            b"D" => Day,
-            b"h" => Hour,
-            b"m" => Minute,
-            b"s" => Second,
-            b"ms" => Millisecond,
-            b"us" | [0xce, 0xbc, b's'] => Microsecond, // "μs" in UTF-8
-            b"ns" => Nanosecond,
-            b"ps" => Picosecond,
-            b"fs" => Femtosecond,
-            b"as" => Attosecond,
-            b"generic" => Generic,
-            _ => return None,
-        })
+        match code {
+            b"" => None,
+            b"generic" => Some(TimeUnit::Generic),
+            [0xce, 0xbc, b's'] => Some(TimeUnit::Microsecond), // "μs" in UTF-8
+            _ => TimeUnit::ALL
+                .iter()
+                .copied()
+                .find(|u| u.code().as_bytes() == code),
+        }
     }
 }
 

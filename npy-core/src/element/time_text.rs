@@ -41,27 +41,7 @@ impl TimeType {
 pub(crate) fn timedelta_str(ticks: i64, ty: TimeType) -> String {
     // numpy multiplies in int64, wrapping.
     let total = ticks.wrapping_mul(i64::from(ty.multiplier));
-    format!("{total} {}", unit_name(ty.unit))
-}
-
-/// numpy's plural unit names, as `str(np.timedelta64(...))` writes them.
-fn unit_name(u: TimeUnit) -> &'static str {
-    match u {
-        TimeUnit::Generic => "generic time units",
-        TimeUnit::Year => "years",
-        TimeUnit::Month => "months",
-        TimeUnit::Week => "weeks",
-        TimeUnit::Day => "days",
-        TimeUnit::Hour => "hours",
-        TimeUnit::Minute => "minutes",
-        TimeUnit::Second => "seconds",
-        TimeUnit::Millisecond => "milliseconds",
-        TimeUnit::Microsecond => "microseconds",
-        TimeUnit::Nanosecond => "nanoseconds",
-        TimeUnit::Picosecond => "picoseconds",
-        TimeUnit::Femtosecond => "femtoseconds",
-        TimeUnit::Attosecond => "attoseconds",
-    }
+    format!("{total} {}", ty.unit.plural_name())
 }
 
 /// Civil date of a day count since 1970-01-01 (proleptic Gregorian; Howard Hinnant's
