@@ -35,13 +35,13 @@ impl Version {
     /// From the two version bytes: `None` for anything but (1,0), (2,0), (3,0) (a reader
     /// reports that as `ErrorKind::UnsupportedVersion`).
     pub fn from_bytes(major: u8, minor: u8) -> Option<Version> {
-        match (major, minor) {
-            (1, 0) => Some(Version::V1_0),
-            (2, 0) => Some(Version::V2_0),
-            (3, 0) => Some(Version::V3_0),
-            _ => None,
-        }
+        Version::ALL
+            .into_iter()
+            .find(|v| v.bytes() == (major, minor))
     }
+
+    /// Every version, oldest first.
+    pub(crate) const ALL: [Version; 3] = [Version::V1_0, Version::V2_0, Version::V3_0];
 
     /// `(major, minor)`.
     pub fn bytes(self) -> (u8, u8) {

@@ -360,8 +360,7 @@ struct TensorInfoRepr {
 impl<'de> Deserialize<'de> for TensorInfo {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TensorInfo, D::Error> {
         let r = TensorInfoRepr::deserialize(d)?;
-        let versions = [Version::V1_0, Version::V2_0, Version::V3_0];
-        let version = versions
+        let version = Version::ALL
             .into_iter()
             .find(|v| v.to_string() == r.version)
             .ok_or_else(|| {
