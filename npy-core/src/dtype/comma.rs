@@ -7,7 +7,7 @@
 //! literal giving a shape (or, for `S`, `U`, `V` without a size, the size). More than one item,
 //! or a trailing comma, makes a record with fields `f0`, `f1`, ...; one item is its own dtype.
 
-use super::{descr_error, parse_type_str, DType, DescrError, RecordBuilder, SubArray};
+use super::{descr_error, parse_type_str, ByteOrder, DType, DescrError, RecordBuilder, SubArray};
 use crate::codec::checked_product;
 use crate::format::MAX_DIMS;
 use crate::literal::{self, Value};
@@ -152,11 +152,7 @@ fn item(s: &str, at: usize) -> Result<(Item<'_>, usize), &'static str> {
     let ty = &s[ty_start..i];
     // `_convorder` maps '=' to the machine's order before comparing; '|', '=' and the
     // machine's order then drop out.
-    let native = if cfg!(target_endian = "little") {
-        b'<'
-    } else {
-        b'>'
-    };
+    let native = ByteOrder::NATIVE.as_char() as u8;
     let norm = |o: u8| if o == b'=' { native } else { o };
     let order = match (order1, order2) {
         (o, None) | (None, o) => o,
