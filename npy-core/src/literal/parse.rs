@@ -102,6 +102,14 @@ impl Parser<'_> {
         self.bytes.get(self.pos).copied()
     }
 
+    /// Steps over the `\n` of a CR LF whose `\r` was just consumed: Python reads source with
+    /// universal newlines, so CR LF is one line break.
+    fn skip_lf_after_cr(&mut self) {
+        if self.peek() == Some(b'\n') {
+            self.pos += 1;
+        }
+    }
+
     fn skip_ws(&mut self) {
         self.skip_blanks(true);
     }
@@ -126,9 +134,7 @@ impl Parser<'_> {
                     Some(b'\n') => self.pos += 2,
                     Some(b'\r') => {
                         self.pos += 2;
-                        if self.peek() == Some(b'\n') {
-                            self.pos += 1;
-                        }
+                        self.skip_lf_after_cr();
                     }
                     _ => break,
                 },
@@ -580,9 +586,7 @@ impl Parser<'_> {
                 // Python reads source with universal newlines: CR LF and CR are LF.
                 out.push('\n');
                 self.pos += 1;
-                if self.peek() == Some(b'\n') {
-                    self.pos += 1;
-                }
+                self.skip_lf_after_cr();
                 continue;
             }
             if c != '\\' {
@@ -602,9 +606,7 @@ impl Parser<'_> {
                 self.pos += e.len_utf8();
                 if e == '\r' {
                     out.push('\n');
-                    if self.peek() == Some(b'\n') {
-                        self.pos += 1;
-                    }
+                    self.skip_lf_after_cr();
                 } else {
                     out.push(e);
                 }
@@ -613,11 +615,7 @@ impl Parser<'_> {
             self.pos += e.len_utf8();
             match e {
                 '\n' => {}
-                '\r' => {
-                    if self.peek() == Some(b'\n') {
-                        self.pos += 1;
-                    }
-                }
+                '\r' => self.skip_lf_after_cr(),
                 '\\' | '\'' | '"' => out.push(e),
                 'a' => out.push('\x07'),
                 'b' => out.push('\x08'),
