@@ -93,30 +93,37 @@ impl TensorInfo {
     ) -> Result<TensorInfo, Error> {
         let meta = ArrayMeta::new(Header::read_with(r, options)?)?;
         let (nbytes, data_offset) = (meta.nbytes(), meta.data_offset());
-        let ParsedHeader {
-            header:
-                Header {
-                    dtype,
-                    fortran_order,
-                    shape,
-                },
-            version,
-            header_len,
-            text,
-        } = meta.into_parsed_header();
-        Ok(TensorInfo {
-            name: name.into(),
-            canonical: dtype.canonical(),
-            byte_order: dtype.byte_order(),
-            itemsize: dtype.itemsize(),
-            dtype,
-            shape,
-            order: MemoryOrder::from_fortran_order(fortran_order),
+        Ok(TensorInfo::from_parts(
+            name.into(),
+            meta.into_parsed_header(),
             nbytes,
             data_offset,
-            version,
-            header_len,
-            header: text,
-        })
+        ))
+    }
+
+    /// The info of a tensor named `name` with the header `parsed`, whose data is `nbytes`
+    /// bytes at `data_offset`: the fields a header implies (canonical dtype, byte order,
+    /// itemsize, memory order) derived from it, here for every way of making one.
+    pub(crate) fn from_parts(
+        name: String,
+        parsed: ParsedHeader,
+        nbytes: u64,
+        data_offset: u64,
+    ) -> TensorInfo {
+        let h = parsed.header;
+        TensorInfo {
+            name,
+            canonical: h.dtype.canonical(),
+            byte_order: h.dtype.byte_order(),
+            itemsize: h.dtype.itemsize(),
+            dtype: h.dtype,
+            shape: h.shape,
+            order: MemoryOrder::from_fortran_order(h.fortran_order),
+            nbytes,
+            data_offset,
+            version: parsed.version,
+            header_len: parsed.header_len,
+            header: parsed.text,
+        }
     }
 }

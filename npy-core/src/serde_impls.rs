@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 use crate::dtype::{ByteOrder, DType};
 use crate::format::MemoryOrder;
 use crate::format::Version;
-use crate::header::Header;
+use crate::header::{Header, ParsedHeader};
 use crate::info::TensorInfo;
 use crate::literal::Value;
 
@@ -374,27 +374,32 @@ impl<'de> Deserialize<'de> for TensorInfo {
             shape: r.shape,
         };
         let nbytes = header.nbytes().map_err(de::Error::custom)?;
-        let dtype = header.dtype;
-        let canonical = dtype.canonical();
+        let parsed = ParsedHeader {
+            header,
+            version,
+            header_len: r.header_len,
+            text: r.header,
+        };
+        let info = TensorInfo::from_parts(r.name, parsed, nbytes, r.data_offset);
         let mismatch = |field: &str, found: &dyn fmt::Display, want: &dyn fmt::Display| {
             de::Error::custom(format!(
                 "{field} {found} does not match descr {} (expected {want})",
                 r.descr
             ))
         };
-        let canon_name = canonical.map_or("null", |c| c.name());
-        if r.canonical.as_deref().unwrap_or("null") != canon_name {
-            let found = r.canonical.as_deref().unwrap_or("null");
+        let canon_name = info.canonical.map_or("null", |c| c.name());
+        let found = r.canonical.as_deref().unwrap_or("null");
+        if found != canon_name {
             return Err(mismatch("canonical", &found, &canon_name));
         }
-        if r.itemsize != dtype.itemsize() {
-            return Err(mismatch("itemsize", &r.itemsize, &dtype.itemsize()));
+        if r.itemsize != info.itemsize {
+            return Err(mismatch("itemsize", &r.itemsize, &info.itemsize));
         }
-        if r.byte_order != dtype.byte_order() {
+        if r.byte_order != info.byte_order {
             return Err(mismatch(
                 "byte_order",
                 &r.byte_order.name(),
-                &dtype.byte_order().name(),
+                &info.byte_order.name(),
             ));
         }
         if r.nbytes != nbytes {
@@ -410,20 +415,7 @@ impl<'de> Deserialize<'de> for TensorInfo {
                 r.data_offset, r.version, r.header_len
             )));
         }
-        Ok(TensorInfo {
-            name: r.name,
-            byte_order: dtype.byte_order(),
-            itemsize: dtype.itemsize(),
-            canonical,
-            dtype,
-            shape: header.shape,
-            order: MemoryOrder::from_fortran_order(r.fortran_order),
-            nbytes,
-            data_offset: r.data_offset,
-            version,
-            header_len: r.header_len,
-            header: r.header,
-        })
+        Ok(info)
     }
 }
 
