@@ -32,7 +32,7 @@ pub(crate) use error::descr_error;
 pub use error::DescrError;
 pub use layout::alignment;
 pub use ml::MlType;
-pub(crate) use type_str::{number_type, parse_type_str, parse_type_str_ok};
+pub(crate) use type_str::{number_type, parse_type_str};
 
 /// The numeric (and bool) element types of the format's number table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -61,16 +61,6 @@ pub(crate) fn parse_type_str(s: &str) -> Result<DType, DescrError> {
     }
 }
 
-/// [`parse_type_str`] as an `Option`, for the header fast path (which leaves every error to
-/// the general parser).
-#[inline]
-pub(crate) fn parse_type_str_ok(s: &str) -> Option<DType> {
-    match number_type_str(s.as_bytes()) {
-        Some(d) => Some(d),
-        None => parse_general(s).ok(),
-    }
-}
-
 /// The shortcut for what `dtype.str` writes for a number (`'<f4'`, `'|b1'`: a byte-order
 /// character, a kind, one digit); `None` for anything else. [`parse_general`] gives the same
 /// dtype for these strings (tested).

@@ -11,8 +11,7 @@
 
 use super::Header;
 use crate::dtype::{
-    number_type, parse_type_str_ok, subarray_or_base, CompactString, DType, Primitive,
-    RecordBuilder,
+    number_type, parse_type_str, subarray_or_base, CompactString, DType, Primitive, RecordBuilder,
 };
 use crate::format::ByteOrder;
 
@@ -151,7 +150,7 @@ impl<'a> Cursor<'a> {
 
     fn descr(&mut self, depth_left: usize) -> Option<DType> {
         match self.peek()? {
-            b'\'' => parse_type_str_ok(self.string()?),
+            b'\'' => parse_type_str(self.string()?).ok(),
             b'[' if depth_left > 0 => self.record(depth_left - 1),
             _ => None,
         }
@@ -181,7 +180,7 @@ impl<'a> Cursor<'a> {
                 self.lit(", ")?;
                 // A type string (most fields) without the call through `descr`.
                 let mut dtype = if self.peek()? == b'\'' {
-                    parse_type_str_ok(self.string()?)?
+                    parse_type_str(self.string()?).ok()?
                 } else {
                     self.descr(depth_left)?
                 };

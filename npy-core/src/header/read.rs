@@ -337,7 +337,7 @@ fn swapped_void_in(v: &Value) -> Option<String> {
                 &['<']
             };
             let wide_void = matches!(
-                crate::dtype::parse_type_str_ok(s),
+                crate::dtype::parse_type_str(s).ok(),
                 Some(DType::Void(n)) if n > 1
             );
             (s.starts_with(foreign) && wide_void).then(|| s.clone())
