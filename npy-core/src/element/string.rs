@@ -5,6 +5,12 @@ use crate::codec::{encode_bytes, encode_ucs4, trim_nuls, ucs4_code_points, Endia
 use crate::dtype::{ByteOrder, DType};
 use crate::error::{to_usize, Error, ErrorKind};
 
+/// The width `S` and `U` strings are written with: the longest value's length, and at least 1
+/// (numpy's `np.array([''])` is `<U1`).
+fn width(lengths: impl Iterator<Item = usize>) -> u64 {
+    lengths.max().map_or(0, |n| n as u64).max(1)
+}
+
 /// `S` strings: bytes, NUL-padded in the file. Reading strips trailing NULs, as numpy's item
 /// access does; writing pads with NULs.
 impl NpyElement for Vec<u8> {
@@ -13,14 +19,7 @@ impl NpyElement for Vec<u8> {
         DType::Bytes(0)
     }
     fn dtype_for(values: &[Self]) -> DType {
-        DType::Bytes(
-            values
-                .iter()
-                .map(|v| v.len() as u64)
-                .max()
-                .unwrap_or(0)
-                .max(1),
-        )
+        DType::Bytes(width(values.iter().map(Vec::len)))
     }
     fn rust_name() -> String {
         "Vec<u8>".to_owned()
@@ -55,13 +54,10 @@ impl NpyElement for String {
         DType::Unicode(0, ByteOrder::NATIVE)
     }
     fn dtype_for(values: &[Self]) -> DType {
-        let n = values
-            .iter()
-            .map(|v| v.chars().count() as u64)
-            .max()
-            .unwrap_or(0)
-            .max(1);
-        DType::Unicode(n, ByteOrder::NATIVE)
+        DType::Unicode(
+            width(values.iter().map(|v| v.chars().count())),
+            ByteOrder::NATIVE,
+        )
     }
     fn rust_name() -> String {
         "String".to_owned()
