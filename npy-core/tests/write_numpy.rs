@@ -75,9 +75,7 @@ impl Visitor for Rewrite<'_> {
 
     fn visit<T: Elem>(self) -> Result<(), String> {
         let (e, dir) = (self.0, self.1);
-        let name = e["file"].as_str().unwrap();
-        let original = fs::read(fixture(name)).unwrap();
-        let a = read::<T>(fixture(name)).map_err(|err| format!("read: {err}"))?;
+        let (name, original, a) = read_fixture::<T>(e)?;
         let opts = options_for::<T>(e);
         let mut ours = Vec::new();
         opts.write_to(&mut ours, a.data(), a.shape())
@@ -104,9 +102,7 @@ impl Visitor for Stream<'_> {
 
     fn visit<T: Elem>(self) -> Result<(), String> {
         let (e, dir) = (self.0, self.1);
-        let name = e["file"].as_str().unwrap();
-        let original = fs::read(fixture(name)).unwrap();
-        let a = read::<T>(fixture(name)).map_err(|err| format!("read: {err}"))?;
+        let (name, original, a) = read_fixture::<T>(e)?;
         let row_shape = &a.shape()[1..];
         let rows = a.shape()[0] as usize;
         let row_len: u64 = row_shape.iter().product();

@@ -88,6 +88,18 @@ pub fn fixture(name: &str) -> PathBuf {
     fixtures_dir().join(name)
 }
 
+/// A manifest entry's file name, numpy's bytes of that file, and its array read as `T`: what a
+/// visitor that rebuilds a fixture starts from.
+///
+/// # Errors
+/// The read's error, as text.
+pub fn read_fixture<T: Elem>(e: &Json) -> Result<(&str, Vec<u8>, npy_core::NpyArray<T>), String> {
+    let name = e["file"].as_str().expect("a manifest entry names its file");
+    let original = fs::read(fixture(name)).expect("the fixture is readable");
+    let a = npy_core::read::<T>(fixture(name)).map_err(|err| format!("read: {err}"))?;
+    Ok((name, original, a))
+}
+
 /// The manifest's per-file entries.
 pub fn manifest() -> Vec<Json> {
     let text = fs::read_to_string(fixtures_dir().join("manifest.json")).expect("manifest.json");

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use npy_convert::{append_files, append_files_with_progress, concatenate};
 use npy_core::{read, write::AppendOptions, ErrorKind, MemoryOrder, NpyAppender, WriteOptions};
 use npy_test_support::growth::{options_for, raw_npy_v1_f4, slices};
-use npy_test_support::{dispatch, dtype_of, fixture, shape_of, simple_fixtures, Elem, Visitor};
+use npy_test_support::{
+    dispatch, dtype_of, read_fixture, shape_of, simple_fixtures, Elem, Visitor,
+};
 use serde_json::Value as Json;
 
 /// Splits each fixture into a first-slice file and a rest file (npy-core's slice writer), then
@@ -21,9 +23,7 @@ impl Visitor for Join<'_> {
 
     fn visit<T: Elem>(self) -> Result<(), String> {
         let (e, dir) = (self.0, self.1);
-        let name = e["file"].as_str().unwrap();
-        let original = fs::read(fixture(name)).unwrap();
-        let a = read::<T>(fixture(name)).map_err(|err| format!("read: {err}"))?;
+        let (name, original, a) = read_fixture::<T>(e)?;
         let (parts, one) = slices(a.data(), a.shape(), a.order());
         if parts.len() < 2 {
             return Ok(());

@@ -27,9 +27,7 @@ impl Visitor for Rebuild<'_> {
 
     fn visit<T: Elem>(self) -> Result<(), String> {
         let (e, dir) = (self.0, self.1);
-        let name = e["file"].as_str().unwrap();
-        let original = fs::read(fixture(name)).unwrap();
-        let a = read::<T>(fixture(name)).map_err(|err| format!("read: {err}"))?;
+        let (name, original, a) = read_fixture::<T>(e)?;
         let (parts, one) = slices(a.data(), a.shape(), a.order());
         let path = dir.join(name);
         let opts = options_for::<T>(e);
