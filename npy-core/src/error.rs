@@ -137,7 +137,7 @@ pub enum ErrorKind {
     },
 
     /// The input ends before a part the file's own prefix or header promises.
-    #[error("file ends inside the {what}: {} needed, {found} present", counted(.needed, "byte"))]
+    #[error("file ends inside the {what}: {} needed, {found} present", count(*.needed, "byte"))]
     Truncated {
         /// Which part: "magic string", "header length", "header", "array data".
         what: &'static str,
@@ -150,8 +150,8 @@ pub enum ErrorKind {
     /// The header length field exceeds the configured limit.
     #[error(
         "header length {} exceeds the limit of {} (raise ReadOptions::max_header_len to read it)",
-        counted(.len, "byte"),
-        counted(.limit, "byte")
+        count(*.len, "byte"),
+        count(*.limit, "byte")
     )]
     HeaderTooLong {
         /// The `HEADER_LEN` field.
@@ -223,7 +223,7 @@ pub enum ErrorKind {
     #[error(
         "array size overflows: shape {shape:?} with itemsize {} exceeds numpy's sizes \
          (dimensions, element count and bytes at most 2**63 - 1)",
-        counted(.itemsize, "byte")
+        count(*.itemsize, "byte")
     )]
     SizeOverflow {
         /// The shape.
@@ -235,8 +235,8 @@ pub enum ErrorKind {
     /// Writing: the header does not fit the requested format version.
     #[error(
         "header of {} does not fit format {version} (at most {})",
-        counted(.len, "byte"),
-        counted(.max, "byte")
+        count(*.len, "byte"),
+        count(*.max, "byte")
     )]
     HeaderTooLargeForVersion {
         /// The version asked for.
@@ -370,7 +370,7 @@ pub enum ErrorKind {
     },
 
     /// A buffer or slice whose length does not match the number of elements.
-    #[error("{what}: {} given, {expected} expected", counted(.found, "element"))]
+    #[error("{what}: {} given, {expected} expected", count(*.found, "element"))]
     LengthMismatch {
         /// What was being done.
         what: &'static str,
@@ -486,8 +486,8 @@ pub enum ErrorKind {
     /// numbers no file holds).
     #[error(
         "refusing to allocate {} of {} each for {what}, which the input does not back",
-        counted(.elements, "element"),
-        counted(.bytes_each, "byte")
+        count(*.elements, "element"),
+        count(*.bytes_each, "byte")
     )]
     AllocationLimit {
         /// What was being read.
@@ -730,11 +730,6 @@ fn py_shape<D: fmt::Display>(shape: &[D]) -> String {
             format!("({})", dims.join(", "))
         }
     }
-}
-
-/// `count` of a field (the message attributes see fields by reference).
-fn counted<N: Copy + Into<u128>>(n: &N, unit: &str) -> String {
-    count(*n, unit)
 }
 
 /// The remedy [`ErrorKind::TypeMismatch`] names when numpy casts safely.
