@@ -17,13 +17,16 @@ use crate::meta::ArrayMeta;
 ///
 /// # Examples
 /// ```
-/// use npy_core::{Header, TensorInfo};
-/// let bytes = Header::new("<f4".parse()?, vec![4, 64]).to_bytes(None)?;
-/// let info = TensorInfo::from_reader("w_f32", &mut &bytes[..])?;
-/// assert_eq!(info.nbytes, 1024);
-/// assert_eq!(info.data_offset, 128);
+/// use npy_core::TensorInfo;
+/// # let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("w_f32.npy");
+/// npy_core::write(&path, &vec![0f32; 256], &[4, 64])?;
+/// let info = TensorInfo::from_path(&path)?;
+/// assert_eq!(info.name, "w_f32");
+/// assert_eq!((info.dtype.to_string(), &info.shape[..]), ("<f4".to_owned(), &[4, 64][..]));
+/// assert_eq!((info.nbytes, info.data_offset), (1024, 128));
 /// assert_eq!(info.canonical.map(|c| c.name()), Some("float32"));
-/// # Ok::<(), npy_core::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TensorInfo {

@@ -126,10 +126,6 @@
 //! # Ok::<(), npy_core::Error>(())
 //! ```
 //!
-//! **Use the CLI** (crate `npy-cli`, command `npy`): `npy info FILE...` (dtype, shape, sizes; `--json`),
-//! `npy show FILE` (values as numpy prints them), `npy header FILE` (the header dict),
-//! `npy convert IN OUT --byte-order big --order F` (see `npy --help`).
-//!
 //! # What the crate holds
 //!
 //! A `.npy` file is `\x93NUMPY`, a format version (1.0, 2.0 or 3.0), a little-endian header
@@ -137,32 +133,22 @@
 //! padded so the data starts at a multiple of 64 bytes, then the array bytes in C or Fortran
 //! order (NEP 1; numpy's `numpy/lib/_format_impl.py` is the reference implementation).
 //!
-//! - [`read`](fn@crate::read) / [`NpyArray`] (owned, with shape and order), [`NpyReader`] (caller buffers,
-//!   iteration, row ranges), [`NpyView`] (borrowed bytes), [`read_dyn`] / [`DynArray`] (any
-//!   dtype, values decided at run time) read; [`write()`], [`WriteOptions`], [`StreamWriter`]
-//!   and [`PathStreamWriter`](crate::write::PathStreamWriter) write. Readers opened from a path buffer
-//!   small reads (8 KiB) and read large bulk ranges on several threads
-//!   ([`ReadOptions::threads`]).
-//! - [`Header`] reads and writes the header, byte for byte as `np.save` writes it.
+//! Beyond the task table:
+//! - Readers opened from a path buffer small reads (8 KiB) and read large bulk ranges on
+//!   several threads ([`ReadOptions::threads`]).
 //! - [`DType`] models every dtype a header can describe, records included; [`DType::Ml`]
 //!   and [`MlType`](crate::dtype::MlType) the ml_dtypes types (bfloat16, float8, int4, …) numpy saves as `'<V2'`,
 //!   `'<V1'` or `'<f1'`, read back through a hint ([`ReadOptions::hint`],
 //!   or the requested type: `half::bf16`, [`Float8E4M3Fn`](crate::element::Float8E4M3Fn), [`Int4`](crate::element::Int4), …).
-//! - [`TensorInfo`] summarises a file from its header.
-//! - [`literal`] is the Python-literal codec the header uses.
-//! - [`ArrayMeta`](crate::read::ArrayMeta) is what every reader, view, map and array knows about its array.
-//! - [`NpyAppender`] (and [`append`](fn@crate::append)) grows an existing file along its growth axis, in place
-//!   and crash-safe, under a file lock (npy-convert's `concatenate` and `append_files` join
-//!   whole files in bounded memory);
-//!   `NpyMmapMut` (feature `mmap`) creates a sparse file and fills it in place.
-//! - [`Error`] is one small type: match on [`Error::kind`], sort with [`Error::classify`]; an
-//!   error of a function that takes a path names the file ([`Error::path`]).
+//! - [`literal`] is the Python-literal codec the header uses; [`ArrayMeta`](crate::read::ArrayMeta)
+//!   is what every reader, view, map and array knows about its array.
+//! - [`NpyAppender`] grows a file along its growth axis in place and crash-safe, under a file
+//!   lock; `NpyMmapMut` (feature `mmap`) creates a sparse file and fills it in place.
 //! - Object arrays (`|O`) hold a pickle of Python values, which is not the format: the crate
 //!   npy-pickle owns Python's object model (`npy_pickle::PyObject`), its `repr` and the
 //!   interpreter. npy-core has only the hook it plugs into: [`ObjectCodec`](crate::dynamic::ObjectCodec)
 //!   (given to [`NpyReader::read_dyn_using`]) and [`ObjectValue`](crate::dynamic::ObjectValue),
 //!   what a [`DynValue::Object`] holds, opaque here.
-//! - `.npz` archives are the crate `npy-npz`'s (`npy_npz::NpzArchive`, `npy_npz::NpzWriter`).
 //!
 //! The crate's layout, bottom layer first, and the path from bytes to values are in
 //! `ARCHITECTURE.md` beside this crate's `Cargo.toml`.
@@ -252,23 +238,6 @@
 //! - **Other formats.** `.npz` archives are read by the crate `npy-npz` (its own guarantees
 //!   are listed there); the `.npy` entry points recognise one ([`NotNpy::Npz`](crate::error::NotNpy::Npz)) and point
 //!   there.
-//!
-//! # Summarising a file from its header
-//! ```
-//! use npy_core::TensorInfo;
-//! # let dir = std::env::temp_dir().join(format!("npy-core-doc-{}", std::process::id()));
-//! # std::fs::create_dir_all(&dir)?;
-//! # let path = dir.join("w_f32.npy");
-//! # let mut bytes = npy_core::Header::new("<f4".parse()?, vec![4, 64]).to_bytes(None)?;
-//! # bytes.resize(bytes.len() + 1024, 0);
-//! # std::fs::write(&path, bytes)?;
-//! let info = TensorInfo::from_path(&path)?;
-//! assert_eq!(info.name, "w_f32");
-//! assert_eq!(info.dtype.to_string(), "<f4");
-//! assert_eq!(info.shape, [4, 64]);
-//! assert_eq!(info.nbytes, 1024);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
 //!
 //! # From async code (tokio and other runtimes)
 //!
