@@ -55,41 +55,34 @@ fn refuse(value: String, target: &'static str, reason: &'static str) -> Error {
     })
 }
 
-/// [`refuse`] for `ticks` of `ty`, named as `datetime64[s] 2024-01-01T00:00:00`.
-fn refuse_ticks(ty: TimeType, ticks: i64, target: &'static str, reason: &'static str) -> Error {
-    let value = format!(
-        "{}[{}] {}",
-        kind_name(ty.kind),
-        ty.unit.code(),
-        ty.value_str(ticks)
-    );
-    refuse(value, target, reason)
+/// `ticks` of `ty` as a `target`, made by `convert` from their nanoseconds ([`to_nanos`]);
+/// either step gives the reason it cannot be, and the value is named as
+/// `datetime64[s] 2024-01-01T00:00:00`.
+fn convert_ticks<T>(
+    ticks: i64,
+    ty: TimeType,
+    target: &'static str,
+    convert: impl FnOnce(i128) -> Result<T, &'static str>,
+) -> Result<T, Error> {
+    to_nanos(ticks, ty).and_then(convert).map_err(|reason| {
+        let kind = kind_name(ty.kind);
+        let value = format!("{kind}[{}] {}", ty.unit.code(), ty.value_str(ticks));
+        refuse(value, target, reason)
+    })
 }
 
-/// Nanoseconds since 1970-01-01T00:00 (a datetime) or in all (a timedelta) of `ticks` of `ty`.
-fn to_nanos(ticks: i64, ty: TimeType, target: &'static str) -> Result<i128, Error> {
+/// Nanoseconds since 1970-01-01T00:00 (a datetime) or in all (a timedelta) of `ticks` of `ty`,
+/// or why there are none.
+fn to_nanos(ticks: i64, ty: TimeType) -> Result<i128, &'static str> {
     if ticks == super::NAT {
-        return Err(refuse_ticks(
-            ty,
-            ticks,
-            target,
-            "NaT is no point in time or duration",
-        ));
+        return Err("NaT is no point in time or duration");
     }
     let total = i128::from(ticks) * i128::from(ty.multiplier);
     match (ty.unit, ty.kind) {
-        (TimeUnit::Generic, _) => Err(refuse_ticks(
-            ty,
-            ticks,
-            target,
-            "the generic unit has no length",
-        )),
-        (TimeUnit::Year | TimeUnit::Month, TimeKind::Timedelta) => Err(refuse_ticks(
-            ty,
-            ticks,
-            target,
-            "years and months have no fixed length (numpy refuses to cast them to seconds)",
-        )),
+        (TimeUnit::Generic, _) => Err("the generic unit has no length"),
+        (TimeUnit::Year | TimeUnit::Month, TimeKind::Timedelta) => {
+            Err("years and months have no fixed length (numpy refuses to cast them to seconds)")
+        }
         (TimeUnit::Year, TimeKind::Datetime) => {
             Ok(days_from_civil(1970 + total, 1, 1) * NS_PER_DAY)
         }
@@ -98,20 +91,13 @@ fn to_nanos(ticks: i64, ty: TimeType, target: &'static str) -> Result<i128, Erro
             let month = total.rem_euclid(12) as u32 + 1;
             Ok(days_from_civil(year, month, 1) * NS_PER_DAY)
         }
-        (unit, _) => Ok(match scale(unit) {
-            Some(Scale::Nanos(n)) => total * n,
-            Some(Scale::PerNano(n)) => total.div_euclid(n),
+        (unit, _) => match scale(unit) {
+            Some(Scale::Nanos(n)) => Ok(total * n),
+            Some(Scale::PerNano(n)) => Ok(total.div_euclid(n)),
             // Units without a scale (generic, years, months) are matched above; an error, not
             // a panic, should that table ever change.
-            None => {
-                return Err(refuse_ticks(
-                    ty,
-                    ticks,
-                    target,
-                    "the unit has no fixed length",
-                ))
-            }
-        }),
+            None => Err("the unit has no fixed length"),
+        },
     }
 }
 
@@ -194,14 +180,8 @@ impl<U: Unit> TryFrom<Datetime64<U>> for SystemTime {
     /// hold on this platform.
     fn try_from(value: Datetime64<U>) -> Result<SystemTime, Error> {
         let ty = time_type::<U>(TimeKind::Datetime);
-        let nanos = to_nanos(value.ticks, ty, "SystemTime")?;
-        system_time(nanos).ok_or_else(|| {
-            refuse_ticks(
-                ty,
-                value.ticks,
-                "SystemTime",
-                "the time is beyond what SystemTime holds on this platform",
-            )
+        convert_ticks(value.ticks, ty, "SystemTime", |nanos| {
+            system_time(nanos).ok_or("the time is beyond what SystemTime holds on this platform")
         })
     }
 }
@@ -229,24 +209,14 @@ impl<U: Unit> TryFrom<Timedelta64<U>> for Duration {
     /// generic unit, and years or months (no fixed length).
     fn try_from(value: Timedelta64<U>) -> Result<Duration, Error> {
         let ty = time_type::<U>(TimeKind::Timedelta);
-        let nanos = to_nanos(value.ticks, ty, "Duration")?;
-        if nanos < 0 {
-            return Err(refuse_ticks(
-                ty,
-                value.ticks,
-                "Duration",
-                "Duration cannot be negative",
-            ));
-        }
-        let secs = u64::try_from(nanos / 1_000_000_000).map_err(|_| {
-            refuse_ticks(
-                ty,
-                value.ticks,
-                "Duration",
-                "the duration is beyond Duration's range",
-            )
-        })?;
-        Ok(Duration::new(secs, (nanos % 1_000_000_000) as u32))
+        convert_ticks(value.ticks, ty, "Duration", |nanos| {
+            if nanos < 0 {
+                return Err("Duration cannot be negative");
+            }
+            let secs = u64::try_from(nanos / 1_000_000_000)
+                .map_err(|_| "the duration is beyond Duration's range")?;
+            Ok(Duration::new(secs, (nanos % 1_000_000_000) as u32))
+        })
     }
 }
 
@@ -272,8 +242,7 @@ mod chrono_impls {
     use crate::error::ErrorKind;
 
     use super::{
-        from_nanos, refuse_ticks, time_type, to_nanos, Datetime64, Error, TimeKind, Timedelta64,
-        Unit,
+        convert_ticks, from_nanos, time_type, Datetime64, Error, TimeKind, Timedelta64, Unit,
     };
 
     fn date_time(nanos: i128) -> Option<DateTime<Utc>> {
@@ -296,14 +265,8 @@ mod chrono_impls {
         /// hold (beyond ±262,143).
         fn try_from(value: Datetime64<U>) -> Result<Self, Error> {
             let ty = time_type::<U>(TimeKind::Datetime);
-            let nanos = to_nanos(value.ticks, ty, "DateTime<Utc>")?;
-            date_time(nanos).ok_or_else(|| {
-                refuse_ticks(
-                    ty,
-                    value.ticks,
-                    "DateTime<Utc>",
-                    "the year is beyond chrono's range",
-                )
+            convert_ticks(value.ticks, ty, "DateTime<Utc>", |nanos| {
+                date_time(nanos).ok_or("the year is beyond chrono's range")
             })
         }
     }
@@ -355,18 +318,12 @@ mod chrono_impls {
         /// duration beyond chrono's range (about ±292 billion years is `i64` milliseconds).
         fn try_from(value: Timedelta64<U>) -> Result<Self, Error> {
             let ty = time_type::<U>(TimeKind::Timedelta);
-            let nanos = to_nanos(value.ticks, ty, "TimeDelta")?;
-            i64::try_from(nanos.div_euclid(1_000_000_000))
-                .ok()
-                .and_then(|s| TimeDelta::new(s, nanos.rem_euclid(1_000_000_000) as u32))
-                .ok_or_else(|| {
-                    refuse_ticks(
-                        ty,
-                        value.ticks,
-                        "TimeDelta",
-                        "the duration is beyond chrono's range",
-                    )
-                })
+            convert_ticks(value.ticks, ty, "TimeDelta", |nanos| {
+                i64::try_from(nanos.div_euclid(1_000_000_000))
+                    .ok()
+                    .and_then(|s| TimeDelta::new(s, nanos.rem_euclid(1_000_000_000) as u32))
+                    .ok_or("the duration is beyond chrono's range")
+            })
         }
     }
 
