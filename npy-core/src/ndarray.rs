@@ -5,7 +5,10 @@
 use std::io::{Read, Write};
 use std::path::Path;
 
-use ::ndarray::{Array, ArrayBase, ArrayView, ArrayViewD, Data, Dimension, IxDyn, ShapeBuilder};
+use ::ndarray::{
+    Array, ArrayBase, ArrayView, ArrayViewD, Data, Dimension, IxDyn, RawData, Shape, ShapeBuilder,
+    ShapeError,
+};
 
 use crate::codec::saturating_product;
 use crate::element::NpyElement;
@@ -16,18 +19,15 @@ use crate::read::{NpyArray, NpyReader};
 use crate::view::NpyView;
 use crate::write::{NpyAppender, WriteOptions};
 
-/// Reads the `.npy` file at `path` into an ndarray [`Array`] whose dimension `D` is inferred
-/// from the target type: `let a: Array2<f32> = read_ndarray(p)?` reads a 2-d file, `ArrayD<f32>`
-/// any number of dimensions. A fixed `D` is checked against the file's header before the data
-/// is read.
-///
-/// A Fortran-order file becomes an array with Fortran strides over the data as read (no
-/// reordering), so every logical index holds the value numpy shows at that index.
+/// Reads the `.npy` file at `path` into an ndarray [`Array`] whose dimension `D` comes from the
+/// target type (`Array2<f32>` a 2-d file, `ArrayD<f32>` any), a fixed `D` checked against the
+/// header before the data is read. A Fortran-order file keeps its data as read, with Fortran
+/// strides, so every index holds the value numpy shows there.
 ///
 /// # Errors
-/// [`ErrorKind::DimensionMismatch`] when `D` is fixed and the file has another number of
-/// dimensions; every error of [`crate::read()`]; [`ErrorKind::PlatformLimit`] for a shape ndarray
-/// cannot hold (more than `isize::MAX` elements). Each names the file.
+/// [`ErrorKind::DimensionMismatch`] for a fixed `D` and another number of dimensions;
+/// [`ErrorKind::PlatformLimit`] for a shape ndarray cannot hold (more than `isize::MAX`
+/// elements); every error of [`crate::read()`]. Each names the file.
 ///
 /// # Examples
 /// ```
@@ -53,9 +53,8 @@ pub fn read_ndarray<T: NpyElement, D: Dimension>(
     read_ndarray_with(path, &ReadOptions::default())
 }
 
-/// [`read_ndarray`] with options, as [`read_with`](crate::read::read_with) is [`read`](fn@crate::read)
-/// with them: widening reads ([`ReadOptions::casting`]), the strict bool check, the header's
-/// limits and the read threads.
+/// [`read_ndarray`] with [`ReadOptions`] (casting, strict bools, header limits, threads), as
+/// [`read_with`](crate::read::read_with) is [`read`](fn@crate::read) with them.
 ///
 /// # Errors
 /// As [`read_ndarray`] and [`read_with`](crate::read::read_with). Each names the file.
@@ -84,13 +83,10 @@ pub fn read_ndarray_with<T: NpyElement, D: Dimension>(
 }
 
 impl<R: Read> NpyReader<R> {
-    /// Reads the rest of the array into an ndarray [`Array`] of dimension `D` (inferred from
-    /// the target type, `IxDyn` for any), checking a fixed `D` against the header first.
-    /// Fortran-order data gets Fortran strides.
+    /// Reads the rest of the array as [`read_ndarray`] reads a file.
     ///
     /// # Errors
-    /// [`ErrorKind::DimensionMismatch`]; every error of [`NpyReader::read_vec`];
-    /// [`ErrorKind::PlatformLimit`] for a shape ndarray cannot hold.
+    /// As [`NpyArray::into_ndarray`]; every error of [`NpyReader::read_vec`].
     ///
     /// # Examples
     /// ```
@@ -114,14 +110,11 @@ impl<R: Read> NpyReader<R> {
 }
 
 impl<T> NpyArray<T> {
-    /// The array as an ndarray [`Array`] of dimension `D` (inferred from the target type,
-    /// `IxDyn` for any), without copying the elements: Fortran-order data gets Fortran
-    /// strides.
+    /// The array as an ndarray [`Array`] of dimension `D`, as [`read_ndarray`] gives it,
+    /// without copying the elements.
     ///
     /// # Errors
-    /// [`ErrorKind::DimensionMismatch`] when `D` is fixed and the array has another number of
-    /// dimensions; [`ErrorKind::PlatformLimit`] for a shape ndarray cannot hold (more than
-    /// `isize::MAX` elements).
+    /// [`ErrorKind::DimensionMismatch`] and [`ErrorKind::PlatformLimit`], as [`read_ndarray`].
     ///
     /// # Examples
     /// ```
@@ -136,23 +129,17 @@ impl<T> NpyArray<T> {
     /// ```
     #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn into_ndarray<D: Dimension>(self) -> Result<Array<T, D>, Error> {
-        check_ndim::<D>(self.shape())?;
         let (shape, order, data) = self.into_parts();
-        Array::from_shape_vec(nd_shape(&shape, order)?, data)
-            .map_err(|_| shape_error(&shape))?
-            .into_dimensionality::<D>()
-            .map_err(|_| dimension_mismatch::<D>(&shape))
+        to_ndarray(&shape, order, |dim| Array::from_shape_vec(dim, data))
     }
 }
 
 impl<'a, T> NpyView<'a, T> {
-    /// The view as an ndarray [`ArrayView`] of dimension `D` borrowing the same bytes
-    /// (Fortran strides for Fortran-order data): `view.as_ndarray::<Ix2>()?`, or
-    /// `as_ndarray::<IxDyn>()` for any number of dimensions.
+    /// The view as an ndarray [`ArrayView`] of dimension `D` (`IxDyn` for any) over the same
+    /// bytes, Fortran strides for Fortran-order data.
     ///
     /// # Errors
-    /// [`ErrorKind::DimensionMismatch`] when `D` is fixed and the view has another number of
-    /// dimensions; [`ErrorKind::PlatformLimit`] for a shape ndarray cannot hold.
+    /// As [`NpyArray::into_ndarray`].
     ///
     /// # Examples
     /// ```
@@ -205,12 +192,10 @@ where
 
 #[cfg(feature = "mmap")]
 impl<T: NpyElement + bytemuck::CheckedBitPattern> crate::mmap::NpyMmap<T> {
-    /// The mapped array as an ndarray [`ArrayView`] of dimension `D`, borrowing the mapping
-    /// (Fortran strides for Fortran-order data): `m.as_ndarray::<Ix2>()?`, or
-    /// `as_ndarray::<IxDyn>()` for any number of dimensions.
+    /// The mapped array as [`NpyView::as_ndarray`] gives a view, borrowing the mapping.
     ///
     /// # Errors
-    /// As [`NpyView::as_ndarray`].
+    /// As [`NpyView::as_ndarray`]; each names the file.
     ///
     /// # Examples
     /// ```
@@ -237,20 +222,28 @@ fn ndarray_view<'a, T, D: Dimension>(
     order: MemoryOrder,
     data: &'a [T],
 ) -> Result<ArrayView<'a, T, D>, Error> {
+    to_ndarray(shape, order, |dim| ArrayViewD::from_shape(dim, data))
+}
+
+/// The array `make` builds over `shape` in `order` (Fortran strides for Fortran order), as
+/// dimension `D`; a fixed `D` is checked first.
+fn to_ndarray<S: RawData, D: Dimension>(
+    shape: &[u64],
+    order: MemoryOrder,
+    make: impl FnOnce(Shape<IxDyn>) -> Result<ArrayBase<S, IxDyn>, ShapeError>,
+) -> Result<ArrayBase<S, D>, Error> {
     check_ndim::<D>(shape)?;
-    ArrayViewD::from_shape(nd_shape(shape, order)?, data)
+    make(nd_shape(shape, order)?)
         .map_err(|_| shape_error(shape))?
         .into_dimensionality::<D>()
         .map_err(|_| dimension_mismatch::<D>(shape))
 }
 
-/// Writes `array` to `path` as `np.save` would (atomically, like [`crate::write()`]), whatever its
-/// memory layout: a C-contiguous array is written in one piece in C order, a
-/// Fortran-contiguous one in one piece with `fortran_order: True`, any other (a strided slice,
-/// negative strides, a transposed view of a slice) in logical C order, element by element in
-/// chunks of 64 KiB (memory bounded by one chunk, not the array).
-///
-/// For another order, dtype, byte order or version use [`WriteOptions::write_ndarray_path`].
+/// Writes `array` to `path` as `np.save` would (atomically, as [`crate::write()`]), whatever its
+/// layout: a C- or Fortran-contiguous array in one piece in its order, any other (strided,
+/// negative strides, a transposed slice) in C order, element by element in chunks of 64 KiB
+/// (memory bounded by one chunk, not the array). Other options:
+/// [`WriteOptions::write_ndarray_path`].
 ///
 /// # Errors
 /// As [`WriteOptions::write_path`]; each names the file.
@@ -279,18 +272,13 @@ where
 }
 
 impl WriteOptions {
-    /// Writes `array` to `w` with every option applied:
-    /// - [`WriteOptions::order`] unset: the order follows the array's layout, as
-    ///   [`write_ndarray`] (and `np.save`) choose it;
-    /// - [`WriteOptions::order`] set: the file is in that order whatever the layout. An array
-    ///   already contiguous in that order is written from its memory in one piece; any other
-    ///   is written element by element in that order, in chunks of 64 KiB (memory bounded by
-    ///   one chunk of cloned elements, never a copy of the array);
-    /// - the dtype, byte order and version options as for [`WriteOptions::write_to`].
-    ///
-    /// Without an explicit [`WriteOptions::dtype`], a type whose dtype depends on the values
-    /// (`String`, `Vec<u8>`, records holding them) is sized from the array's memory when it is
-    /// contiguous; a non-contiguous array of such a type is copied once to size it.
+    /// Writes `array` to `w` in the order set with [`WriteOptions::order`], or without one in
+    /// the order [`write_ndarray`] (and `np.save`) takes from the layout. An array contiguous in
+    /// that order is written from its memory in one piece, any other element by element in
+    /// chunks of 64 KiB of cloned elements (never a copy of the array). The dtype, byte order
+    /// and version apply as in [`WriteOptions::write_to`]; without a dtype, a type sized by its
+    /// values (`String`, `Vec<u8>`, records holding them) is sized from the array's memory, or
+    /// from one copy of a non-contiguous array.
     ///
     /// # Errors
     /// As [`WriteOptions::write_to`]; [`ErrorKind::Unsupported`] for subarray elements
@@ -325,24 +313,20 @@ impl WriteOptions {
         let nd_shape = array.shape();
         let dims = nd_shape.to_dims();
         let shape: &[u64] = &dims;
-        let c_slice = array.as_slice();
-        // Fortran-contiguous with positive strides: the reversed axes are C-contiguous.
-        let reversed = array.t();
-        let f_slice = reversed.as_slice();
-        let order = match (self.order_setting(), c_slice, f_slice) {
-            (Some(order), _, _) => order,
-            (None, Some(_), _) => MemoryOrder::C,
-            (None, None, Some(_)) => MemoryOrder::Fortran,
-            (None, None, None) => MemoryOrder::C,
-        };
-        let contiguous = match order {
-            MemoryOrder::C => c_slice,
-            MemoryOrder::Fortran => f_slice,
-        };
-        if let Some(data) = contiguous {
+        let fortran = array.as_slice().is_none()
+            && in_memory_order(array, MemoryOrder::Fortran)
+                .to_slice()
+                .is_some();
+        let order = self.order.unwrap_or(if fortran {
+            MemoryOrder::Fortran
+        } else {
+            MemoryOrder::C
+        });
+        let values = in_memory_order(array, order);
+        if let Some(data) = values.to_slice() {
             return self.clone().order(order).write_to(w, data, shape);
         }
-        let dtype = match self.dtype_setting() {
+        let dtype = match &self.dtype {
             Some(dtype) => dtype.clone(),
             None => match array.as_slice_memory_order() {
                 // dtype_for depends on the values, not on their order.
@@ -352,14 +336,10 @@ impl WriteOptions {
             },
         };
         let resolved = self.resolve_dtype::<T>(dtype)?;
-        match order {
-            MemoryOrder::C => self.write_values(w, resolved, shape, order, array.iter()),
-            MemoryOrder::Fortran => self.write_values(w, resolved, shape, order, reversed.iter()),
-        }
+        self.write_values(w, resolved, shape, order, values.iter())
     }
 
-    /// Writes `array` to `path` atomically (a temporary file renamed over `path`), with every
-    /// option applied as [`WriteOptions::write_ndarray_to`] applies it.
+    /// [`WriteOptions::write_ndarray_to`] to `path`, atomically as [`crate::write()`].
     ///
     /// # Errors
     /// As [`WriteOptions::write_ndarray_to`]; each names the file.
@@ -396,10 +376,9 @@ impl WriteOptions {
 }
 
 impl NpyAppender {
-    /// Appends `array`, whose shape must continue the file's along its growth axis, in any
-    /// layout: an array already in the file's memory order (C-contiguous for a C-order file,
-    /// Fortran-contiguous for a Fortran-order one) is written from its memory; any other is
-    /// copied into that order first (memory: one copy of `array`).
+    /// Appends `array` of any layout, as [`NpyAppender::append`] its elements: an array
+    /// contiguous in the file's memory order is written from its memory, any other is copied
+    /// into that order first (memory: one copy of `array`).
     ///
     /// # Errors
     /// As [`NpyAppender::append`].
@@ -425,20 +404,23 @@ impl NpyAppender {
         S: Data<Elem = T>,
         D: Dimension,
     {
-        let shape: Vec<u64> = array.shape().iter().map(|&d| d as u64).collect();
-        // Fortran order of `array` is C order of its reversed axes.
-        let memory_order = if self.header().fortran_order {
-            array.t()
-        } else {
-            array.view()
-        };
-        match memory_order.to_slice() {
-            Some(data) => self.append(data, &shape),
-            None => {
-                let data: Vec<T> = memory_order.iter().cloned().collect();
-                self.append(&data, &shape)
-            }
+        let values = in_memory_order(array, self.header().order());
+        match values.to_slice() {
+            Some(data) => self.append(data, array.shape()),
+            None => self.append(&values.iter().cloned().collect::<Vec<T>>(), array.shape()),
         }
+    }
+}
+
+/// `array`'s elements in `order` as a C-order view (its reversed axes for Fortran order), whose
+/// `to_slice` is `array`'s memory when that is contiguous in `order`.
+fn in_memory_order<S: Data, D: Dimension>(
+    array: &ArrayBase<S, D>,
+    order: MemoryOrder,
+) -> ArrayView<'_, S::Elem, D> {
+    match order {
+        MemoryOrder::C => array.view(),
+        MemoryOrder::Fortran => array.t(),
     }
 }
 

@@ -18,6 +18,7 @@ mod stream;
 
 pub use append::{append, AppendOptions, NpyAppender};
 pub(crate) use npy_fs::AtomicFile;
+pub use stream::{PathStreamWriter, StreamWriter};
 
 /// Writes the file at `path` as every path writer of the crate does: into npy-fs's
 /// [`AtomicFile`], renamed into place once `write` succeeded; an error names the file.
@@ -32,14 +33,10 @@ pub(crate) fn write_atomic(
     };
     go().at_path(path)
 }
-pub use stream::{PathStreamWriter, StreamWriter};
 
-/// Writes `data` (in C order, `shape` outermost first) to `path` as numpy's `np.save` would:
-/// the type's default dtype in the machine's byte order, format 1.0 unless the header needs
-/// more.
-///
-/// `shape` is anything [`AsShape`]: `&[2, 3]`, a `&[u64]`, a `&Vec<u64>`, or an ndarray's
-/// `a.shape()` (`&[usize]`).
+/// Writes `data` (in C order, `shape` outermost first; `shape` is any [`AsShape`]: `&[2, 3]`, a
+/// `&[u64]`, a `&Vec<u64>`, an ndarray's `a.shape()`) to `path` as numpy's `np.save` would: the
+/// type's default dtype in the machine's byte order, format 1.0 unless the header needs more.
 ///
 /// The file is written to a temporary file in the same directory and renamed over `path`, so an
 /// error or a crash never leaves a partial file under `path`; [`npy_fs::PendingFile`] gives the
@@ -83,9 +80,9 @@ pub fn write<T: NpyElement>(
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteOptions {
-    dtype: Option<DType>,
+    pub(crate) dtype: Option<DType>,
     /// `None`: C order for slices, the array's own layout for ndarray arrays.
-    order: Option<MemoryOrder>,
+    pub(crate) order: Option<MemoryOrder>,
     byte_order: Option<ByteOrder>,
     version: Option<Version>,
 }
@@ -121,10 +118,9 @@ impl WriteOptions {
         Self::default()
     }
 
-    /// The memory order the file is written in (and that the header declares). For slices
-    /// ([`WriteOptions::write_to`]) it is the order the data is given in; ndarray arrays
-    /// (feature `ndarray`, `WriteOptions::write_ndarray_to`) are written in this order
-    /// whatever their layout.
+    /// The memory order the file is written in (and its header declares): for slices
+    /// ([`WriteOptions::write_to`]) the order the data is given in; ndarray arrays (feature
+    /// `ndarray`, `WriteOptions::write_ndarray_to`) are written in it whatever their layout.
     #[must_use]
     pub fn order(mut self, order: MemoryOrder) -> Self {
         self.order = Some(order);
@@ -134,12 +130,6 @@ impl WriteOptions {
     /// The order for data given as a slice: C unless set.
     pub(crate) fn slice_order(&self) -> MemoryOrder {
         self.order.unwrap_or(MemoryOrder::C)
-    }
-
-    #[cfg(feature = "ndarray")] // used by the ndarray writers only
-    /// The order set with [`WriteOptions::order`], if any.
-    pub(crate) fn order_setting(&self) -> Option<MemoryOrder> {
-        self.order
     }
 
     /// The byte order to write multi-byte values in.
@@ -166,12 +156,6 @@ impl WriteOptions {
 
     pub(crate) fn resolve<T: NpyElement>(&self, data: &[T]) -> Result<(DType, T::Plan), Error> {
         self.resolve_dtype::<T>(self.dtype.clone().unwrap_or_else(|| T::dtype_for(data)))
-    }
-
-    #[cfg(feature = "ndarray")] // used by the ndarray writers only
-    /// The dtype set with [`WriteOptions::dtype`], if any.
-    pub(crate) fn dtype_setting(&self) -> Option<&DType> {
-        self.dtype.as_ref()
     }
 
     /// `dtype` with the byte-order option applied, and the plan to write `T` as it.
@@ -280,8 +264,7 @@ impl WriteOptions {
         Ok(())
     }
 
-    /// Writes to `path` atomically: a temporary file in the same directory, renamed over `path`
-    /// once complete.
+    /// [`WriteOptions::write_to`] to `path`, atomically as [`write()`](fn@crate::write).
     ///
     /// # Errors
     /// As [`WriteOptions::write_to`].
@@ -394,15 +377,13 @@ fn write_elements<W: Write, T: NpyElement>(
 
 /// Writing back what [`read`](fn@crate::read) returned.
 impl<T: NpyElement> crate::read::NpyArray<T> {
-    /// Writes the array to `path` as `np.save` writes what `np.load` returned: the same
-    /// shape, memory order (`fortran_order`) and dtype, byte order included, so a file that
-    /// `np.save` wrote and [`read`](fn@crate::read) read comes back byte for byte. When the
-    /// element type cannot be written as the array's dtype (an `<i4` file read as `i64` with
-    /// [`Casting::Safe`](crate::read::Casting::Safe)), the element type's own dtype is written, as numpy writes an array
-    /// after `astype`. Atomic, as [`write()`](fn@crate::write).
-    ///
-    /// `write(path, a.data(), a.shape())` would write a Fortran-order array's elements as if
-    /// they were in C order: this is the one call that keeps the order.
+    /// Writes the array to `path` as `np.save` writes what `np.load` returned: the same shape,
+    /// memory order (`fortran_order`, which `write(path, a.data(), a.shape())` would lose) and
+    /// dtype, byte order included, so a file `np.save` wrote and [`read`](fn@crate::read) read
+    /// comes back byte for byte. An element type that cannot be written as the array's dtype
+    /// (an `<i4` file read as `i64` with [`Casting::Safe`](crate::read::Casting::Safe)) is
+    /// written as its own dtype, as numpy writes after `astype`. Atomic, as
+    /// [`write()`](fn@crate::write).
     ///
     /// # Errors
     /// As [`WriteOptions::write_path`]: I/O errors, naming `path`.
