@@ -1,18 +1,17 @@
-//! Growing an existing file along its growth axis ([`NpyAppender`], [`append`](fn@crate::append)).
-//! Appending whole files and concatenating them are npy-convert's (`append_files`,
-//! `concatenate`), over [`NpyAppender`]'s growth (`__private::grow_appender`).
+//! Growing an existing file along its growth axis ([`NpyAppender`], [`append`](fn@crate::append));
+//! npy-convert appends and concatenates whole files over its growth (`__private::grow_appender`).
 //!
-//! The growth axis is the one whose data is contiguous at the end of the file: the first in C
-//! order, the last in Fortran order. numpy writes every header with room for a growth-axis
-//! dimension of [`GROWTH_AXIS_MAX_DIGITS`](crate::format::GROWTH_AXIS_MAX_DIGITS) digits
-//! (`_format_impl.py`, `_wrap_header`), so the header of a grown array is exactly as long as
-//! the old one and is rewritten in place ([`Header::to_bytes_in_room`]).
+//! The growth axis is the one whose data ends the file: the first in C order, the last in
+//! Fortran order. numpy writes every header with room for a growth-axis dimension of
+//! [`GROWTH_AXIS_MAX_DIGITS`](crate::format::GROWTH_AXIS_MAX_DIGITS) digits (`_format_impl.py`,
+//! `_wrap_header`), so a grown header is as long and is rewritten in place
+//! ([`Header::to_bytes_in_room`]).
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::{check_data_len, write_elements, AtomicFile};
+use super::{check_data_len, size_overflow, write_elements, AtomicFile};
 use crate::codec::COPY_CHUNK_BYTES;
 use crate::dtype::{DType, SubArray};
 use crate::element::{requested, NpyElement};
@@ -20,9 +19,8 @@ use crate::error::{Error, ErrorKind, PathContext, Requested};
 use crate::format::AsShape;
 use crate::header::{Header, ParsedHeader};
 
-/// Appends `data` (a block of `shape`, in the file's memory order) to the `.npy` file at
-/// `path` along its growth axis: shorthand for [`NpyAppender::open`] then
-/// [`NpyAppender::append`].
+/// Appends `data` (a block of `shape`, in the file's memory order) to the `.npy` file at `path`
+/// along its growth axis: [`NpyAppender::open`] then [`NpyAppender::append`].
 ///
 /// # Errors
 /// As [`NpyAppender::open`] and [`NpyAppender::append`].
@@ -72,11 +70,10 @@ impl AppendOptions {
         Self::default()
     }
 
-    /// Whether each append syncs the data to the disk before the header claims it and the
-    /// header after (`fdatasync` twice; default `true`): a power loss or an operating-system
-    /// crash then leaves the old or the new array. Without it the writes are still ordered,
-    /// data first, which is enough when the process alone may die: the kernel keeps what was
-    /// written.
+    /// Whether each append syncs the data to the disk before the header claims it, and the
+    /// header after (`fdatasync` twice; default `true`), so a power loss or a system crash
+    /// leaves the old or the new array. Without it the writes are still ordered, data first:
+    /// enough when only the process may die (the kernel keeps what was written).
     #[must_use]
     pub fn sync(mut self, sync: bool) -> Self {
         self.sync = sync;
@@ -96,27 +93,22 @@ impl AppendOptions {
 /// An existing `.npy` file open for appending along its growth axis (the first in C order,
 /// the last in Fortran order), holding an exclusive advisory lock on it.
 ///
-/// Each append writes the data after the array, then rewrites the header with the grown shape:
-/// - **in place** when the new header fits the old one's room: always for files of numpy and
-///   of this crate (numpy leaves room for a 21-digit growth dimension), and for other headers
-///   whose dict, without that room, still fits. The cost is the data and one header write.
-/// - **by rewriting the file** otherwise (a header with no room to spare, from another
-///   writer): the header numpy would write, the old data and the new go to a temporary file
-///   renamed over the path. That costs a copy of the whole file, once: the new header has
-///   numpy's room, so the appends after it are in place.
+/// Each append writes the data after the array, then the header with the grown shape: **in
+/// place** when it fits the old header's room (always for files of numpy and this crate, which
+/// leave room for a 21-digit growth dimension; other headers when their dict still fits), at
+/// the cost of the data and one header write; otherwise **by rewriting the file** once (the
+/// header numpy would write, the old data and the new, into a temporary file renamed over the
+/// path), after which appends are in place.
 ///
 /// **Crash safety.** The data is written (and, with [`AppendOptions::sync`], synced) before
-/// the header claims it, so a crash between the two leaves the old array and some trailing
-/// bytes, which numpy ignores and the next append overwrites. A rewrite is atomic (the old
-/// file or the new, never a mix).
+/// the header claims it: a crash between leaves the old array and trailing bytes, which numpy
+/// ignores and the next append overwrites. A rewrite is atomic.
 ///
 /// **Concurrency.** [`NpyAppender::open`] waits for an exclusive advisory lock (`flock` on
-/// Unix, `LockFileEx` on Windows) held until the appender is dropped; appenders in other
-/// processes wait, and none reads the header before it holds the lock, so concurrent appends
-/// each land once. The lock is advisory: writers that do not take it (numpy, `np.save`) are
-/// not stopped. After a rewrite the appender holds the lock on the new file; an appender that
-/// was waiting on the old one notices the replacement (Unix: device and inode) and opens the
-/// new file.
+/// Unix, `LockFileEx` on Windows) held until the appender is dropped, and reads the header only
+/// then, so concurrent appends each land once; writers that take no lock (numpy) are not
+/// stopped. After a rewrite the appender holds the new file's lock; one waiting on the old file
+/// notices the replacement (Unix: device and inode) and opens the new one.
 ///
 /// # Examples
 /// ```
@@ -150,10 +142,9 @@ impl NpyAppender {
     /// waiting for its lock.
     ///
     /// # Errors
-    /// I/O errors (opening, locking), header errors,
-    /// [`ErrorKind::Unsupported`] for a 0-d array (it has no axis to grow),
-    /// [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`] when the file holds less data than
-    /// its header claims. Each names the file.
+    /// I/O errors (opening, locking), header errors, [`ErrorKind::Unsupported`] for a 0-d array
+    /// (no axis to grow), [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`] when the file
+    /// holds less data than its header claims. Each names the file.
     pub fn open(path: impl AsRef<Path>) -> Result<NpyAppender, Error> {
         AppendOptions::new().open(path)
     }
@@ -169,7 +160,7 @@ impl NpyAppender {
                 reason: "it has no axis to grow".into(),
             }));
         }
-        let end = data_end(&parsed)?;
+        let end = data_end(parsed.data_offset(), &parsed.header)?;
         let len = file.metadata()?.len();
         if len < end {
             return Err(truncated(&parsed, len));
@@ -201,7 +192,8 @@ impl NpyAppender {
 
     /// The axis appends grow: 0 in C order, the last in Fortran order.
     pub fn axis(&self) -> usize {
-        growth_axis(&self.parsed.header)
+        let header = &self.parsed.header;
+        header.order().growth_axis(header.shape.len())
     }
 
     /// How many appends rewrote the whole file (their header did not fit the old one's room).
@@ -214,13 +206,11 @@ impl NpyAppender {
         &self.path
     }
 
-    /// Appends a block of `shape` (every dimension the file's but the growth axis, which may be
-    /// any count, 0 included) whose elements `data` holds in the file's memory order.
-    ///
-    /// `T` is written as the file's dtype, as [`crate::WriteOptions::dtype`] would write it
-    /// (byte order swapped as needed, strings at the file's width, records by field name). An
-    /// element type that is a subarray (`[f32; 3]`) stands for the trailing dimensions of the
-    /// shape, as numpy stores it: `shape` then leaves them out.
+    /// Appends a block of `shape` (the file's dimensions but the growth axis, which may be any
+    /// count, 0 included) whose elements `data` holds in the file's memory order, written as
+    /// the file's dtype as [`crate::WriteOptions::dtype`] writes them (byte order swapped,
+    /// strings at the file's width, records by field name). A subarray element type
+    /// (`[f32; 3]`) stands for the shape's trailing dimensions, which `shape` then leaves out.
     ///
     /// # Errors
     /// [`ErrorKind::AppendMismatch`] when `T` is not the file's dtype (`f64` for `'<f4'`) or the
@@ -257,13 +247,6 @@ impl NpyAppender {
         check_data_len(shape, dtype.itemsize(), data.len())?;
         let added = block[self.axis()];
         self.grow(added, |mut w| write_elements(&mut w, &dtype, &plan, data))
-    }
-
-    fn overflow(&self) -> Error {
-        Error::new(ErrorKind::SizeOverflow {
-            shape: self.parsed.header.shape.clone(),
-            itemsize: self.parsed.header.dtype.itemsize(),
-        })
     }
 
     fn mismatch(&self, appended: Requested, shape: &[u64]) -> Error {
@@ -303,11 +286,8 @@ impl NpyAppender {
         let axis = self.axis();
         header.shape[axis] = header.shape[axis]
             .checked_add(added)
-            .ok_or_else(|| self.overflow())?;
-        let new_end = data_end(&ParsedHeader {
-            header: header.clone(),
-            ..self.parsed.clone()
-        })?;
+            .ok_or_else(|| overflow(&self.parsed.header))?;
+        let new_end = data_end(self.parsed.data_offset(), &header)?;
         let room = header.to_bytes_in_room(self.parsed.version, self.parsed.header_len)?;
         match room {
             Some(bytes) => self.grow_in_place(&bytes, new_end, write_data),
@@ -361,7 +341,7 @@ impl NpyAppender {
         tmp.file().lock()?;
         let bytes = header.to_bytes(None)?;
         let parsed = Header::read(&mut &bytes[..])?;
-        let end = data_end(&parsed)?;
+        let end = data_end(parsed.data_offset(), &parsed.header)?;
         tmp.write_all(&bytes)?;
         let offset = self.parsed.data_offset();
         let mut old = &self.file;
@@ -425,15 +405,15 @@ fn sync_parent(path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Data offset + data bytes of `parsed`.
-fn data_end(parsed: &ParsedHeader) -> Result<u64, Error> {
-    let nbytes = parsed.header.nbytes()?;
-    parsed.data_offset().checked_add(nbytes).ok_or_else(|| {
-        Error::new(ErrorKind::SizeOverflow {
-            shape: parsed.header.shape.clone(),
-            itemsize: parsed.header.dtype.itemsize(),
-        })
-    })
+/// Where the data of `header` ends when it starts at `offset`.
+fn data_end(offset: u64, header: &Header) -> Result<u64, Error> {
+    offset
+        .checked_add(header.nbytes()?)
+        .ok_or_else(|| overflow(header))
+}
+
+fn overflow(header: &Header) -> Error {
+    size_overflow(&header.shape, header.dtype.itemsize())
 }
 
 fn truncated(parsed: &ParsedHeader, len: u64) -> Error {
@@ -445,8 +425,7 @@ fn truncated(parsed: &ParsedHeader, len: u64) -> Error {
     })
 }
 
-/// Runs `write_data` on `w`, checking that it wrote the `expected` bytes the grown header
-/// claims.
+/// Runs `write_data` on `w`, checking it wrote the `expected` bytes the grown header claims.
 fn write_counted(
     w: &mut dyn Write,
     write_data: impl FnOnce(&mut dyn Write) -> Result<(), Error>,
@@ -508,9 +487,4 @@ fn copy_exact(
         left -= got as u64;
     }
     Ok(())
-}
-
-/// The growth axis of `header`: 0 in C order, the last in Fortran order.
-fn growth_axis(header: &Header) -> usize {
-    header.order().growth_axis(header.shape.len())
 }

@@ -94,12 +94,7 @@ pub struct WriteOptions {
 /// [`ErrorKind::SizeOverflow`] for a shape whose element count overflows 64 bits,
 /// [`ErrorKind::LengthMismatch`] for another number of elements.
 pub(crate) fn check_data_len(shape: &[u64], itemsize: u64, len: usize) -> Result<(), Error> {
-    let expected = checked_product(1, shape).ok_or_else(|| {
-        Error::new(ErrorKind::SizeOverflow {
-            shape: shape.to_vec(),
-            itemsize,
-        })
-    })?;
+    let expected = checked_product(1, shape).ok_or_else(|| size_overflow(shape, itemsize))?;
     if expected != len as u64 {
         return Err(Error::new(ErrorKind::LengthMismatch {
             what: "data for the shape",
@@ -108,6 +103,15 @@ pub(crate) fn check_data_len(shape: &[u64], itemsize: u64, len: usize) -> Result
         }));
     }
     Ok(())
+}
+
+/// [`ErrorKind::SizeOverflow`] for an array of `shape` whose elements are `itemsize` bytes.
+#[cold]
+pub(crate) fn size_overflow(shape: &[u64], itemsize: u64) -> Error {
+    Error::new(ErrorKind::SizeOverflow {
+        shape: shape.to_vec(),
+        itemsize,
+    })
 }
 
 impl WriteOptions {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use npy_fs::PendingFile;
 
-use super::{AtomicFile, WriteOptions};
+use super::{size_overflow, AtomicFile, WriteOptions};
 use crate::codec::{checked_product, CHUNK_BYTES};
 use crate::dtype::DType;
 use crate::element::{bulk_kind, Bulk, NpyElement};
@@ -14,15 +14,11 @@ use crate::error::{to_usize, Error, ErrorKind, PathContext};
 use crate::format::{MemoryOrder, Version};
 use crate::header::Header;
 
-/// Writes rows of unknown count: the header is written first with a zero-row shape and the room
-/// numpy reserves for the growth axis (the first in C order, the last in Fortran order; see
-/// [`WriteOptions::stream_to`]), and rewritten in place by [`StreamWriter::finish`]. Until then the file claims no data, so an unfinished writer never
-/// leaves a file that claims data it lacks.
-///
-/// Made by [`WriteOptions::stream_to`] on any `Write + Seek`: a `Cursor<Vec<u8>>`, or a file
-/// of your own (`stream_to(BufWriter::new(File::create(p)?), &[3])`, written in place and not
-/// atomically). To write to a path, prefer [`WriteOptions::create_stream`]
-/// ([`PathStreamWriter`]): the file appears only once finished.
+/// Writes rows of unknown count to any `Write + Seek` ([`WriteOptions::stream_to`]): the header
+/// goes first, with no rows and the room numpy reserves for the growth axis, and
+/// [`StreamWriter::finish`] rewrites it in place, so an unfinished file never claims data it
+/// lacks. A file of your own (`BufWriter::new(File::create(p)?)`) is written in place, not
+/// atomically: for a path prefer [`WriteOptions::create_stream`], whose file appears finished.
 ///
 /// # Examples
 /// ```
@@ -77,12 +73,8 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         let mut shape = row_shape.to_vec();
         shape.insert(growth_axis, 0);
         let header = options.header(dtype.clone(), &shape, order)?;
-        let row_len = checked_product(1, row_shape).ok_or_else(|| {
-            Error::new(ErrorKind::SizeOverflow {
-                shape: shape.clone(),
-                itemsize: dtype.itemsize(),
-            })
-        })?;
+        let row_len =
+            checked_product(1, row_shape).ok_or_else(|| size_overflow(&shape, dtype.itemsize()))?;
         let itemsize = to_usize(dtype.itemsize(), "itemsize")?;
         let (version, header_bytes) = reserve(&header, growth_axis, order, options.version)?;
         let header_start = inner.stream_position()?;
@@ -250,15 +242,12 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
     }
 }
 
-/// The version and length of the header a streaming writer reserves: the longest header of any
-/// row count (`np.save`'s text and padding; its length changes with the row count's digits in
-/// Fortran order, where the growth axis is last but numpy's spare room follows the same axis
-/// only while `fortran_order` is `True`). With `version` `None`, numpy's choice for that
-/// longest header.
-///
-/// Every row count gives a header of that length or shorter, and a shorter one is padded to it
-/// ([`Header::to_bytes_at_least`]): byte for byte `np.save`'s whenever that is as long (always
-/// in C order, whose header length never changes).
+/// The version (`version`, or numpy's choice) and length of the header a streaming writer
+/// reserves: the longest `np.save` header of any row count. Its length changes with the row
+/// count's digits in Fortran order only (numpy's spare room follows the last axis only while
+/// `fortran_order` is `True`); a shorter header is padded to it
+/// ([`Header::to_bytes_at_least`]), byte for byte `np.save`'s whenever that is as long (always
+/// in C order).
 fn reserve(
     header: &Header,
     growth_axis: usize,
@@ -297,12 +286,10 @@ fn reserve(
 /// # Call `finish`, or nothing is written
 ///
 /// The rows go to a temporary file beside the path. **Only [`PathStreamWriter::finish`] puts
-/// the file under the path.** A writer that is dropped instead — forgotten, or left behind by
-/// an early `return` or `?` — removes the temporary file and leaves **no file at all** (and an
-/// existing file under the path unchanged). That is the point (a reader never sees a partial
-/// file), but it is silent: nothing in the type system makes you call `finish`. In debug
-/// builds a writer dropped unfinished without having returned an error prints a warning on
-/// stderr naming the path.
+/// the file under the path.** A writer dropped instead (forgotten, or left by an early `return`
+/// or `?`) removes the temporary file and leaves **no file at all** (an existing one is
+/// unchanged): a reader never sees a partial file, but nothing makes you call `finish`. Debug
+/// builds warn on stderr, naming the path, of a writer dropped unfinished and without error.
 ///
 /// # Examples
 /// ```
@@ -354,8 +341,13 @@ impl<T: NpyElement> PathStreamWriter<T> {
         }
     }
 
-    /// Names the file in an error, and disarms the drop warning: the caller has been told.
-    fn report<V>(&mut self, result: Result<V, Error>) -> Result<V, Error> {
+    /// Runs `f` on the stream; an error names the file and disarms the drop warning (the caller
+    /// has been told).
+    fn report<V>(
+        &mut self,
+        f: impl FnOnce(&mut StreamWriter<AtomicFile, T>) -> Result<V, Error>,
+    ) -> Result<V, Error> {
+        let result = f(&mut self.inner);
         if result.is_err() {
             self.unfinished.armed = false;
         }
@@ -367,8 +359,7 @@ impl<T: NpyElement> PathStreamWriter<T> {
     /// # Errors
     /// As [`StreamWriter::push`].
     pub fn push(&mut self, value: &T) -> Result<(), Error> {
-        let result = self.inner.push(value);
-        self.report(result)
+        self.report(|w| w.push(value))
     }
 
     /// See [`StreamWriter::extend_from_slice`].
@@ -376,8 +367,7 @@ impl<T: NpyElement> PathStreamWriter<T> {
     /// # Errors
     /// As [`StreamWriter::push`].
     pub fn extend_from_slice(&mut self, values: &[T]) -> Result<(), Error> {
-        let result = self.inner.extend_from_slice(values);
-        self.report(result)
+        self.report(|w| w.extend_from_slice(values))
     }
 
     /// See [`StreamWriter::push_row`].
@@ -385,8 +375,7 @@ impl<T: NpyElement> PathStreamWriter<T> {
     /// # Errors
     /// As [`StreamWriter::push_row`].
     pub fn push_row(&mut self, row: &[T]) -> Result<(), Error> {
-        let result = self.inner.push_row(row);
-        self.report(result)
+        self.report(|w| w.push_row(row))
     }
 
     /// See [`StreamWriter::extend`].
@@ -398,8 +387,7 @@ impl<T: NpyElement> PathStreamWriter<T> {
         I: IntoIterator,
         I::Item: std::borrow::Borrow<T>,
     {
-        let result = self.inner.extend(values);
-        self.report(result)
+        self.report(|w| w.extend(values))
     }
 
     /// The path the file appears under once finished.
@@ -412,14 +400,10 @@ impl<T: NpyElement> PathStreamWriter<T> {
     ///
     /// # Errors
     /// As [`StreamWriter::finish`].
-    pub fn finish(self) -> Result<(), Error> {
-        let PathStreamWriter {
-            inner,
-            mut unfinished,
-        } = self;
-        unfinished.armed = false;
-        let finish = || -> Result<(), Error> { Ok(inner.finish()?.commit()?) };
-        finish().at_path(&unfinished.path)
+    pub fn finish(mut self) -> Result<(), Error> {
+        self.unfinished.armed = false;
+        let finish = || -> Result<(), Error> { Ok(self.inner.finish()?.commit()?) };
+        finish().at_path(&self.unfinished.path)
     }
 
     /// The two-phase form of [`PathStreamWriter::finish`]: finishes the file (final header)
@@ -428,15 +412,9 @@ impl<T: NpyElement> PathStreamWriter<T> {
     ///
     /// # Errors
     /// As [`StreamWriter::finish`].
-    pub fn finish_pending(self) -> Result<PendingFile, Error> {
-        let PathStreamWriter {
-            inner,
-            mut unfinished,
-        } = self;
-        unfinished.armed = false;
-        inner
-            .finish()
-            .map(PendingFile::from)
-            .at_path(&unfinished.path)
+    pub fn finish_pending(mut self) -> Result<PendingFile, Error> {
+        self.unfinished.armed = false;
+        let file = self.inner.finish().map(PendingFile::from);
+        file.at_path(&self.unfinished.path)
     }
 }
