@@ -19,13 +19,13 @@ use super::{mismatch, NpyElement, PodLayout};
 use crate::dtype::{DType, MlType};
 use crate::error::Error;
 
-/// Whether a file of `dtype` holds elements of `t`: its own dtype, or the descr `np.save`
-/// writes for it (`|V2`, `|V1`; a `<f1` file is float8_e5m2 only).
-fn holds(dtype: &DType, t: MlType) -> bool {
+/// `T`'s plan when a file of `dtype` holds elements of `t`: its own dtype, or the descr
+/// `np.save` writes for it (`|V2`, `|V1`; a `<f1` file is float8_e5m2 only).
+fn plan<T: NpyElement>(dtype: &DType, t: MlType) -> Result<(), Error> {
     match dtype {
-        DType::Ml(d) => *d == t,
-        DType::Void(n) => *n == t.itemsize(),
-        _ => false,
+        DType::Ml(d) if *d == t => Ok(()),
+        DType::Void(n) if *n == t.itemsize() => Ok(()),
+        _ => Err(mismatch::<T>(dtype)),
     }
 }
 
@@ -38,11 +38,7 @@ impl NpyElement for bf16 {
         "bf16".to_owned()
     }
     fn plan(dtype: &DType) -> Result<(), Error> {
-        if holds(dtype, MlType::BFloat16) {
-            Ok(())
-        } else {
-            Err(mismatch::<Self>(dtype))
-        }
+        plan::<Self>(dtype, MlType::BFloat16)
     }
     #[inline]
     fn read((): &(), src: &[u8]) -> Result<Self, Error> {
@@ -129,11 +125,7 @@ macro_rules! one_byte {
                 stringify!($name).to_owned()
             }
             fn plan(dtype: &DType) -> Result<(), Error> {
-                if holds(dtype, MlType::$name) {
-                    Ok(())
-                } else {
-                    Err(mismatch::<Self>(dtype))
-                }
+                plan::<Self>(dtype, MlType::$name)
             }
             #[inline]
             fn read((): &(), src: &[u8]) -> Result<Self, Error> {

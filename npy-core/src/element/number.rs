@@ -77,10 +77,7 @@ impl NpyElement for bool {
         "bool".to_owned()
     }
     fn plan(dtype: &DType) -> Result<(), Error> {
-        match dtype {
-            DType::Number(Primitive::Bool, _) => Ok(()),
-            _ => Err(mismatch::<Self>(dtype)),
-        }
+        plan::<Self>(dtype, Primitive::Bool).map(drop)
     }
     #[inline]
     fn read((): &(), src: &[u8]) -> Result<Self, Error> {

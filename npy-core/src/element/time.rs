@@ -78,7 +78,7 @@ macro_rules! time_type {
                 self.ticks == NAT
             }
             /// The dtype's kind and unit (multiplier 1).
-            const TYPE: TimeType = TimeType {
+            pub(crate) const TYPE: TimeType = TimeType {
                 kind: TimeKind::$kind,
                 unit: U::UNIT,
                 multiplier: 1,

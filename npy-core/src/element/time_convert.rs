@@ -141,14 +141,6 @@ fn kind_name(kind: TimeKind) -> &'static str {
     }
 }
 
-fn time_type<U: Unit>(kind: TimeKind) -> TimeType {
-    TimeType {
-        kind,
-        unit: U::UNIT,
-        multiplier: 1,
-    }
-}
-
 /// `nanos` since the epoch as a [`SystemTime`].
 fn system_time(nanos: i128) -> Option<SystemTime> {
     let magnitude = Duration::new(
@@ -179,7 +171,7 @@ impl<U: Unit> TryFrom<Datetime64<U>> for SystemTime {
     /// [`ErrorKind::TimeConversion`] for NaT, the generic unit, or a time `SystemTime` cannot
     /// hold on this platform.
     fn try_from(value: Datetime64<U>) -> Result<SystemTime, Error> {
-        let ty = time_type::<U>(TimeKind::Datetime);
+        let ty = Datetime64::<U>::TYPE;
         convert_ticks(value.ticks, ty, "SystemTime", |nanos| {
             system_time(nanos).ok_or("the time is beyond what SystemTime holds on this platform")
         })
@@ -194,7 +186,7 @@ impl<U: Unit> TryFrom<SystemTime> for Datetime64<U> {
     /// # Errors
     /// [`ErrorKind::TimeConversion`] for the generic unit, or a time beyond `i64` ticks of `U`.
     fn try_from(value: SystemTime) -> Result<Self, Error> {
-        let ty = time_type::<U>(TimeKind::Datetime);
+        let ty = Datetime64::<U>::TYPE;
         from_nanos(system_nanos(value), ty, &format!("{value:?}")).map(Self::new)
     }
 }
@@ -208,7 +200,7 @@ impl<U: Unit> TryFrom<Timedelta64<U>> for Duration {
     /// [`ErrorKind::TimeConversion`] for NaT, a negative value (`Duration` is unsigned), the
     /// generic unit, and years or months (no fixed length).
     fn try_from(value: Timedelta64<U>) -> Result<Duration, Error> {
-        let ty = time_type::<U>(TimeKind::Timedelta);
+        let ty = Timedelta64::<U>::TYPE;
         convert_ticks(value.ticks, ty, "Duration", |nanos| {
             if nanos < 0 {
                 return Err("Duration cannot be negative");
@@ -229,7 +221,7 @@ impl<U: Unit> TryFrom<Duration> for Timedelta64<U> {
     /// [`ErrorKind::TimeConversion`] for the generic unit, years and months, or a duration
     /// beyond `i64` ticks of `U`.
     fn try_from(value: Duration) -> Result<Self, Error> {
-        let ty = time_type::<U>(TimeKind::Timedelta);
+        let ty = Timedelta64::<U>::TYPE;
         from_nanos(value.as_nanos() as i128, ty, &format!("{value:?}")).map(Self::new)
     }
 }
@@ -241,9 +233,7 @@ mod chrono_impls {
     #[allow(unused_imports, reason = "named by the docs' links")]
     use crate::error::ErrorKind;
 
-    use super::{
-        convert_ticks, from_nanos, time_type, Datetime64, Error, TimeKind, Timedelta64, Unit,
-    };
+    use super::{convert_ticks, from_nanos, Datetime64, Error, Timedelta64, Unit};
 
     fn date_time(nanos: i128) -> Option<DateTime<Utc>> {
         let secs = i64::try_from(nanos.div_euclid(1_000_000_000)).ok()?;
@@ -264,7 +254,7 @@ mod chrono_impls {
         /// [`ErrorKind::TimeConversion`] for NaT, the generic unit, or a year chrono cannot
         /// hold (beyond ±262,143).
         fn try_from(value: Datetime64<U>) -> Result<Self, Error> {
-            let ty = time_type::<U>(TimeKind::Datetime);
+            let ty = Datetime64::<U>::TYPE;
             convert_ticks(value.ticks, ty, "DateTime<Utc>", |nanos| {
                 date_time(nanos).ok_or("the year is beyond chrono's range")
             })
@@ -291,7 +281,7 @@ mod chrono_impls {
         /// # Errors
         /// [`ErrorKind::TimeConversion`] for the generic unit or a time beyond `i64` ticks.
         fn try_from(value: DateTime<Utc>) -> Result<Self, Error> {
-            let ty = time_type::<U>(TimeKind::Datetime);
+            let ty = Datetime64::<U>::TYPE;
             from_nanos(date_time_nanos(&value), ty, &value.to_rfc3339()).map(Self::new)
         }
     }
@@ -317,7 +307,7 @@ mod chrono_impls {
         /// [`ErrorKind::TimeConversion`] for NaT, the generic unit, years and months, or a
         /// duration beyond chrono's range (about ±292 billion years is `i64` milliseconds).
         fn try_from(value: Timedelta64<U>) -> Result<Self, Error> {
-            let ty = time_type::<U>(TimeKind::Timedelta);
+            let ty = Timedelta64::<U>::TYPE;
             convert_ticks(value.ticks, ty, "TimeDelta", |nanos| {
                 i64::try_from(nanos.div_euclid(1_000_000_000))
                     .ok()
@@ -336,7 +326,7 @@ mod chrono_impls {
         /// [`ErrorKind::TimeConversion`] for the generic unit, years and months, or a duration
         /// beyond `i64` ticks of `U`.
         fn try_from(value: TimeDelta) -> Result<Self, Error> {
-            let ty = time_type::<U>(TimeKind::Timedelta);
+            let ty = Timedelta64::<U>::TYPE;
             let nanos =
                 i128::from(value.num_seconds()) * 1_000_000_000 + i128::from(value.subsec_nanos());
             from_nanos(nanos, ty, &value.to_string()).map(Self::new)
