@@ -1,15 +1,12 @@
 //! [`NpyElement`]: Rust types that map to a dtype, and the per-type read and write plans.
 //!
-//! A reader checks the file's dtype against the requested type once per array
+//! The file's dtype is checked against the requested type once per array
 //! ([`NpyElement::plan`]); the per-element work ([`NpyElement::read`], [`NpyElement::write`]) is
-//! monomorphised and branch-free in the common case. Plain-data types also declare their memory
-//! layout ([`NpyElement::pod_layout`]): when the file's bytes are exactly the type's in-memory
-//! layout the array is read with one `read_exact` into the output buffer, and when only the byte
-//! order differs, with one read followed by an in-place byte swap.
-//!
-//! The per-type impls live beside this: numbers, complex and `bool` (`number.rs`), `[T; N]`
-//! (`array.rs`), `Vec<u8>` and `String` (`string.rs`), datetimes (`time.rs`); all decode their
-//! bytes through the crate's one scalar codec.
+//! monomorphised and branch-free in the common case. A plain-data type's memory layout
+//! ([`NpyElement::pod_layout`]) lets an array whose bytes are that layout be read with one
+//! `read_exact` into the output, followed by an in-place byte swap when only the order differs.
+//! The per-type impls (numbers, `[T; N]`, strings, datetimes, ml_dtypes) live beside this, all
+//! decoding through the crate's one scalar codec.
 
 use std::fmt;
 
@@ -49,13 +46,12 @@ pub use widen::Widening;
 /// any non-zero byte as `true`, as numpy does; [`ReadOptions::strict_bools`](crate::ReadOptions)
 /// refuses bytes other than 0 and 1 with [`ErrorKind::InvalidBool`].
 ///
-/// A user's type gets it from `#[derive(NpyElement)]`; the trait's visible items say which
-/// dtype the type stands for. Its conversion machinery (a per-array plan, element and bulk
-/// codecs, the plain-data layout) is hidden from these docs and not a stable interface: the
-/// derive's generated code uses it, as `serde_derive`'s code uses serde's private items.
+/// A user's type gets it from `#[derive(NpyElement)]`. The conversion machinery (plan, element
+/// and bulk codecs, plain-data layout) is hidden and not a stable interface: the derive's code
+/// uses it, as `serde_derive`'s code uses serde's private items.
 pub trait NpyElement: Sized {
-    /// What the type needs to know about the file's dtype to convert elements (byte order,
-    /// string width, field offsets...). Built once per array by `NpyElement::plan`.
+    /// What converting elements needs to know of the file's dtype (byte order, string width,
+    /// field offsets...), built once per array by `NpyElement::plan`.
     #[doc(hidden)]
     type Plan: Clone + fmt::Debug;
 
@@ -88,12 +84,10 @@ pub trait NpyElement: Sized {
     #[doc(hidden)]
     fn read(plan: &Self::Plan, src: &[u8]) -> Result<Self, Error>;
 
-    /// Decodes the whole elements of `src`, `itemsize` bytes each (`itemsize` is the dtype's,
-    /// not 0; a trailing part of an element is ignored), in order, handing each to `put`.
-    ///
-    /// The readers' chunked path calls this once per chunk (64 KiB of elements), so that a
-    /// type can resolve its plan once per chunk and decode in a tight loop; the default calls
-    /// [`NpyElement::read`] for each element. `#[derive(NpyElement)]` overrides it for records.
+    /// Decodes the whole elements of `src`, `itemsize` bytes each (the dtype's, not 0; a
+    /// trailing part is ignored), in order, handing each to `put`. The readers call it once per
+    /// chunk (64 KiB), so a type resolves its plan once per chunk and decodes in a tight loop;
+    /// the default calls [`NpyElement::read`] for each, `#[derive(NpyElement)]` overrides it.
     ///
     /// # Errors
     /// As [`NpyElement::read`]; the elements before the failing one have been handed to `put`.
@@ -118,30 +112,26 @@ pub trait NpyElement: Sized {
     #[doc(hidden)]
     fn write(&self, plan: &Self::Plan, dst: &mut [u8]) -> Result<(), Error>;
 
-    /// How to read elements of `dtype` as `Self` when `dtype` is not the type's own but numpy
-    /// casts it to [`NpyElement::npy_dtype`] safely (`np.can_cast(dtype, npy_dtype, 'safe')`);
-    /// used by reads with [`Casting::Safe`](crate::read::Casting::Safe). `None`, the default, for
-    /// types that do not widen (all but `bool`, the integers, floats and complex numbers).
+    /// How to read `dtype`, not the type's own, as `Self` where numpy casts it safely
+    /// (`np.can_cast(dtype, npy_dtype, 'safe')`), for reads with
+    /// [`Casting::Safe`](crate::read::Casting::Safe). `None`, the default, for types that do
+    /// not widen (all but `bool`, the integers, floats and complex numbers).
     #[doc(hidden)]
     fn widening(dtype: &DType) -> Option<Widening<Self>> {
         let _ = dtype;
         None
     }
 
-    /// `Some` when `[Self]` in memory is exactly the array bytes of
-    /// [`NpyElement::npy_dtype`] in the machine's byte order, so that whole arrays are read and
-    /// written in bulk (and viewed in place). `None`, the default, for every other type.
+    /// `Some` when `[Self]` in memory is exactly the array bytes of [`NpyElement::npy_dtype`]
+    /// in the machine's byte order, so arrays are read, written and viewed in bulk.
     #[doc(hidden)]
     fn pod_layout() -> Option<PodLayout<Self>> {
         None
     }
 }
 
-/// The memory layout of a plain-data element type: proof that `[T]` in memory is the bytes
-/// of `T`'s dtype, with the casts that use it.
-///
-/// Only a `bytemuck::Pod` type can build one ([`PodLayout::swapping`],
-/// [`PodLayout::native_only`]), so a type cannot claim a layout its memory does not have.
+/// Proof that `[T]` in memory is the bytes of `T`'s dtype, with the casts that use it. Only a
+/// `bytemuck::Pod` type can build one, so a type cannot claim a layout its memory lacks.
 pub struct PodLayout<T> {
     swap_unit: usize,
     as_bytes: fn(&[T]) -> &[u8],
@@ -150,9 +140,8 @@ pub struct PodLayout<T> {
 }
 
 impl<T: bytemuck::Pod> PodLayout<T> {
-    /// The layout of a type whose byte swap reverses each `unit`-byte scalar (the scalar
-    /// size: 4 for `Complex<f32>`), so that data of the other byte order is read and written
-    /// in bulk too, with one in-place swap.
+    /// The layout of a type whose byte swap reverses each `unit`-byte scalar (4 for
+    /// `Complex<f32>`): data of the other byte order goes in bulk too, with one in-place swap.
     pub fn swapping(unit: usize) -> Self {
         PodLayout {
             swap_unit: unit.max(1),
@@ -162,9 +151,8 @@ impl<T: bytemuck::Pod> PodLayout<T> {
         }
     }
 
-    /// The layout of a type with no single swap unit (a record of mixed scalar sizes,
-    /// `#[npy(pod)]`): only data in the machine's byte order goes in bulk; the other order is
-    /// converted element by element.
+    /// The layout of a type with no single swap unit (a `#[npy(pod)]` record of mixed scalar
+    /// sizes): only the machine's byte order goes in bulk, the other element by element.
     pub fn native_only() -> Self {
         PodLayout {
             swap_unit: 0,
@@ -189,8 +177,7 @@ impl<T> PodLayout<T> {
         (self.as_bytes_mut)(values)
     }
 
-    /// A vector of `n` zeroed elements, allocated zeroed (the pages are only touched when the
-    /// data is read into them).
+    /// `n` zeroed elements, allocated zeroed (pages are touched only when data is read in).
     pub fn zeroed_vec(&self, n: usize) -> Vec<T> {
         (self.zeroed_vec)(n)
     }
@@ -249,8 +236,7 @@ pub(crate) fn bulk_kind<T: NpyElement>(dtype: &DType) -> Bulk<T> {
     }
 }
 
-/// [`ErrorKind::TypeMismatch`] for reading `dtype` as `T`: the file's dtype and `T` with its
-/// own dtype.
+/// [`ErrorKind::TypeMismatch`] for reading `dtype` as `T`.
 #[cold]
 pub(crate) fn mismatch<T: NpyElement>(dtype: &DType) -> Error {
     Error::new(ErrorKind::TypeMismatch {

@@ -12,10 +12,8 @@ impl TimeType {
     /// numpy's `str()` of a scalar of this type holding `ticks`: for a datetime
     /// `datetime_as_string` in the dtype's unit (`str(np.datetime64(1_700_000_000, 's'))` is
     /// `2023-11-14T22:13:20`), for a timedelta the count and the unit's plural name (`30
-    /// milliseconds`, the multiplier applied), and `NaT` for [`NAT`](super::NAT) ticks.
-    ///
-    /// Years far beyond the calendar follow numpy's wrapping int64 arithmetic, so the text is
-    /// numpy's for every `i64`.
+    /// milliseconds`, the multiplier applied), `NaT` for [`NAT`](super::NAT) ticks. Years far
+    /// beyond the calendar follow numpy's wrapping int64 arithmetic, as numpy's text does.
     ///
     /// # Examples
     /// ```
@@ -32,16 +30,13 @@ impl TimeType {
         }
         match self.kind {
             TimeKind::Datetime => datetime_iso(ticks, self),
-            TimeKind::Timedelta => timedelta_str(ticks, self),
+            // numpy multiplies in int64, wrapping.
+            TimeKind::Timedelta => {
+                let total = ticks.wrapping_mul(i64::from(self.multiplier));
+                format!("{total} {}", self.unit.plural_name())
+            }
         }
     }
-}
-
-/// `str()` of a timedelta scalar: `30 milliseconds` (ticks times the unit's multiplier).
-pub(crate) fn timedelta_str(ticks: i64, ty: TimeType) -> String {
-    // numpy multiplies in int64, wrapping.
-    let total = ticks.wrapping_mul(i64::from(ty.multiplier));
-    format!("{total} {}", ty.unit.plural_name())
 }
 
 /// Civil date of a day count since 1970-01-01 (proleptic Gregorian; Howard Hinnant's

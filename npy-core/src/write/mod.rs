@@ -1,7 +1,6 @@
-//! Writing arrays: whole slices ([`write`](fn@crate::write), [`WriteOptions`]), streams of rows of unknown count
-//! ([`StreamWriter`], `stream.rs`), appending to existing files (`append.rs`; npy-convert
-//! appends whole files and concatenates them). Every path writer writes through npy-fs's `AtomicFile` (its rules:
-//! [`npy_fs::PendingFile`]).
+//! Writing arrays: slices ([`write`](fn@crate::write), [`WriteOptions`]), streams of rows of
+//! unknown count ([`StreamWriter`]), appends to existing files ([`NpyAppender`]). Every path
+//! writer writes through npy-fs's `AtomicFile` (its rules: [`npy_fs::PendingFile`]).
 
 use std::io::{Seek, Write};
 use std::path::Path;
@@ -131,11 +130,6 @@ impl WriteOptions {
         self
     }
 
-    /// The order for data given as a slice: C unless set.
-    pub(crate) fn slice_order(&self) -> MemoryOrder {
-        self.order.unwrap_or(MemoryOrder::C)
-    }
-
     /// The byte order to write multi-byte values in.
     #[must_use]
     pub fn byte_order(mut self, byte_order: ByteOrder) -> Self {
@@ -212,8 +206,7 @@ impl WriteOptions {
         Ok(header)
     }
 
-    /// Writes header and data to `w`. `data` is in the memory order given by
-    /// [`WriteOptions::order`].
+    /// Writes header and data (in the memory order of [`WriteOptions::order`]) to `w`.
     ///
     /// # Errors
     /// [`ErrorKind::LengthMismatch`], [`ErrorKind::TypeMismatch`] for an explicit dtype that `T` does
@@ -227,7 +220,7 @@ impl WriteOptions {
         let shape: &[u64] = &shape.to_dims();
         let (dtype, plan) = self.resolve(data)?;
         check_data_len(shape, dtype.itemsize(), data.len())?;
-        let header = self.header(dtype.clone(), shape, self.slice_order())?;
+        let header = self.header(dtype.clone(), shape, self.order.unwrap_or(MemoryOrder::C))?;
         w.write_all(&header.to_bytes(self.version)?)?;
         write_elements(&mut w, &dtype, &plan, data)?;
         w.flush()?;
@@ -281,11 +274,10 @@ impl WriteOptions {
         write_atomic(path.as_ref(), |file| self.write_to(file, data, shape))
     }
 
-    /// Starts a streaming writer to `w` for rows of `row_shape`, whose count is found at
-    /// [`StreamWriter::finish`]. In C order the rows are the first axis (shape
-    /// `(n, *row_shape)`); in Fortran order the last (shape `(*row_shape, n)`), the axis on which
-    /// numpy reserves header room for Fortran arrays: each axis is the outermost in memory, so
-    /// rows append.
+    /// Starts a streaming writer to `w` for rows of `row_shape`, counted at
+    /// [`StreamWriter::finish`]: shape `(n, *row_shape)` in C order, `(*row_shape, n)` in
+    /// Fortran order (the axis outermost in memory, where numpy reserves header room for
+    /// Fortran arrays), so rows append.
     ///
     /// # Errors
     /// [`ErrorKind::Unsupported`] for `[T; N]` elements in Fortran order;
@@ -317,7 +309,7 @@ impl WriteOptions {
         StreamWriter::new(self, w, &row_shape.to_dims())
     }
 
-    /// A streaming writer to `path`, atomic: nothing appears under `path` until
+    /// [`WriteOptions::stream_to`] a file that appears at `path` only once
     /// [`PathStreamWriter::finish`] succeeds.
     ///
     /// # Errors

@@ -68,7 +68,7 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
     ) -> Result<Self, Error> {
         let (dtype, plan) = options.resolve::<T>(&[])?;
         // The growth axis of the row shape with it: the outermost in memory, so rows append.
-        let order = options.slice_order();
+        let order = options.order.unwrap_or(MemoryOrder::C);
         let growth_axis = order.growth_axis(row_shape.len() + 1);
         let mut shape = row_shape.to_vec();
         shape.insert(growth_axis, 0);
