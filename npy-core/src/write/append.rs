@@ -163,7 +163,11 @@ impl NpyAppender {
         let end = data_end(parsed.data_offset(), &parsed.header)?;
         let len = file.metadata()?.len();
         if len < end {
-            return Err(truncated(&parsed, len));
+            return Err(Error::new(ErrorKind::Truncated {
+                what: "array data",
+                needed: header.nbytes().unwrap_or(u64::MAX),
+                found: len.saturating_sub(parsed.data_offset()),
+            }));
         }
         Ok(NpyAppender {
             file,
@@ -394,11 +398,8 @@ fn is_file_at(_file: &File, _path: &Path) -> io::Result<bool> {
 fn sync_parent(path: &Path) -> io::Result<()> {
     #[cfg(unix)]
     {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        File::open(dir)?.sync_all()?;
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        File::open(dir.unwrap_or(Path::new(".")))?.sync_all()?;
     }
     #[cfg(not(unix))]
     let _ = path;
@@ -414,15 +415,6 @@ fn data_end(offset: u64, header: &Header) -> Result<u64, Error> {
 
 fn overflow(header: &Header) -> Error {
     size_overflow(&header.shape, header.dtype.itemsize())
-}
-
-fn truncated(parsed: &ParsedHeader, len: u64) -> Error {
-    let offset = parsed.data_offset();
-    Error::new(ErrorKind::Truncated {
-        what: "array data",
-        needed: parsed.header.nbytes().unwrap_or(u64::MAX),
-        found: len.saturating_sub(offset),
-    })
 }
 
 /// Runs `write_data` on `w`, checking it wrote the `expected` bytes the grown header claims.
