@@ -270,13 +270,13 @@ fn reserve(
         }
         Ok(len)
     };
+    let with = |v| longest(v).map(|len| (v, len));
     match version {
-        Some(v) => Ok((v, longest(v)?)),
+        Some(v) => with(v),
         // numpy's choice: the first version that holds the header.
-        None => longest(Version::V1_0)
-            .map(|len| (Version::V1_0, len))
-            .or_else(|_| longest(Version::V2_0).map(|len| (Version::V2_0, len)))
-            .or_else(|_| longest(Version::V3_0).map(|len| (Version::V3_0, len))),
+        None => with(Version::V1_0)
+            .or_else(|_| with(Version::V2_0))
+            .or_else(|_| with(Version::V3_0)),
     }
 }
 
