@@ -29,31 +29,39 @@ fn plan<T: NpyElement>(dtype: &DType, t: MlType) -> Result<(), Error> {
     }
 }
 
-impl NpyElement for bf16 {
-    type Plan = ();
-    fn npy_dtype() -> DType {
-        DType::Ml(MlType::BFloat16)
-    }
-    fn rust_name() -> String {
-        "bf16".to_owned()
-    }
-    fn plan(dtype: &DType) -> Result<(), Error> {
-        plan::<Self>(dtype, MlType::BFloat16)
-    }
-    #[inline]
-    fn read((): &(), src: &[u8]) -> Result<Self, Error> {
-        // ml_dtypes stores bfloat16 in the machine's byte order (its descr is `<V2` here).
-        Ok(bf16::from_bits(u16::from_ne_bytes([src[0], src[1]])))
-    }
-    #[inline]
-    fn write(&self, (): &(), dst: &mut [u8]) -> Result<(), Error> {
-        dst.copy_from_slice(&self.to_bits().to_ne_bytes());
-        Ok(())
-    }
-    fn pod_layout() -> Option<PodLayout<Self>> {
-        Some(PodLayout::swapping(2))
-    }
+/// `NpyElement` for the ml_dtypes type `$t` of kind `$kind`: its memory is its bytes as ml_dtypes
+/// stores them (bfloat16 in the machine's byte order: its descr is `<V2` here), and a byte swap
+/// reverses `$unit` bytes.
+macro_rules! ml_element {
+    ($t:ty, $kind:ident, $unit:literal) => {
+        impl NpyElement for $t {
+            type Plan = ();
+            fn npy_dtype() -> DType {
+                DType::Ml(MlType::$kind)
+            }
+            fn rust_name() -> String {
+                stringify!($t).to_owned()
+            }
+            fn plan(dtype: &DType) -> Result<(), Error> {
+                plan::<Self>(dtype, MlType::$kind)
+            }
+            #[inline]
+            fn read((): &(), src: &[u8]) -> Result<Self, Error> {
+                Ok(bytemuck::pod_read_unaligned(src))
+            }
+            #[inline]
+            fn write(&self, (): &(), dst: &mut [u8]) -> Result<(), Error> {
+                dst.copy_from_slice(bytemuck::bytes_of(self));
+                Ok(())
+            }
+            fn pod_layout() -> Option<PodLayout<Self>> {
+                Some(PodLayout::swapping($unit))
+            }
+        }
+    };
 }
+
+ml_element!(bf16, BFloat16, 2);
 
 /// The one-byte ml_dtypes types: each struct (named as its [`MlType`]) with its docs.
 macro_rules! one_byte {
@@ -116,30 +124,7 @@ macro_rules! one_byte {
             }
         }
 
-        impl NpyElement for $name {
-            type Plan = ();
-            fn npy_dtype() -> DType {
-                DType::Ml(MlType::$name)
-            }
-            fn rust_name() -> String {
-                stringify!($name).to_owned()
-            }
-            fn plan(dtype: &DType) -> Result<(), Error> {
-                plan::<Self>(dtype, MlType::$name)
-            }
-            #[inline]
-            fn read((): &(), src: &[u8]) -> Result<Self, Error> {
-                Ok($name(src[0]))
-            }
-            #[inline]
-            fn write(&self, (): &(), dst: &mut [u8]) -> Result<(), Error> {
-                dst[0] = self.0;
-                Ok(())
-            }
-            fn pod_layout() -> Option<PodLayout<Self>> {
-                Some(PodLayout::swapping(1))
-            }
-        }
+        ml_element!($name, $name, 1);
     )* };
 }
 
