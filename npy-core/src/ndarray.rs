@@ -46,7 +46,6 @@ use crate::write::{NpyAppender, WriteOptions};
 /// assert!(matches!(err.kind(), npy_core::ErrorKind::DimensionMismatch { expected: 3, .. }));
 /// # Ok::<(), npy_core::Error>(())
 /// ```
-#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 pub fn read_ndarray<T: NpyElement, D: Dimension>(
     path: impl AsRef<Path>,
 ) -> Result<Array<T, D>, Error> {
@@ -72,7 +71,6 @@ pub fn read_ndarray<T: NpyElement, D: Dimension>(
 /// assert_eq!(wide[[0, 0]], 1.5);
 /// # Ok::<(), npy_core::Error>(())
 /// ```
-#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 pub fn read_ndarray_with<T: NpyElement, D: Dimension>(
     path: impl AsRef<Path>,
     options: &ReadOptions,
@@ -97,7 +95,6 @@ impl<R: Read> NpyReader<R> {
     /// assert_eq!(a[[1, 0]], 4);
     /// # Ok::<(), npy_core::Error>(())
     /// ```
-    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn read_ndarray<T: NpyElement, D: Dimension>(&mut self) -> Result<Array<T, D>, Error> {
         // A subarray element type ([U; N]) takes the file's trailing dimensions when it reads
         // (`read_vec`), so its number of dimensions is known only then.
@@ -127,7 +124,6 @@ impl<T> NpyArray<T> {
     /// assert_eq!(d.ndim(), 2);
     /// # Ok::<(), npy_core::Error>(())
     /// ```
-    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn into_ndarray<D: Dimension>(self) -> Result<Array<T, D>, Error> {
         let (shape, order, data) = self.into_parts();
         to_ndarray(&shape, order, |dim| Array::from_shape_vec(dim, data))
@@ -152,7 +148,6 @@ impl<'a, T> NpyView<'a, T> {
     /// assert_eq!(a.column(1).to_vec(), [2, 5]);
     /// # Ok::<(), npy_core::Error>(())
     /// ```
-    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn as_ndarray<D: Dimension>(&self) -> Result<ArrayView<'a, T, D>, Error> {
         ndarray_view(self.shape(), self.order(), self.data())
     }
@@ -211,7 +206,6 @@ impl<T: NpyElement + bytemuck::CheckedBitPattern> crate::mmap::NpyMmap<T> {
     /// assert_eq!(a.sum(), 21.0);
     /// # Ok::<(), npy_core::Error>(())
     /// ```
-    #[cfg_attr(docsrs, doc(cfg(all(feature = "ndarray", feature = "mmap"))))]
     pub fn as_ndarray<D: Dimension>(&self) -> Result<ArrayView<'_, T, D>, Error> {
         ndarray_view(self.shape(), self.order(), self.data()).at_path(self.path())
     }
@@ -261,7 +255,6 @@ fn to_ndarray<S: RawData, D: Dimension>(
 /// assert_eq!(back.data(), [0, 2, 4, 6]);
 /// # Ok::<(), npy_core::Error>(())
 /// ```
-#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 pub fn write_ndarray<T, S, D>(path: impl AsRef<Path>, array: &ArrayBase<S, D>) -> Result<(), Error>
 where
     T: NpyElement + Clone,
@@ -302,7 +295,6 @@ impl WriteOptions {
     /// assert_eq!(r.read_vec::<f32>()?, [1.0, 3.0, 2.0, 4.0]); // column by column
     /// # Ok::<(), npy_core::Error>(())
     /// ```
-    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn write_ndarray_to<W, T, S, D>(&self, w: W, array: &ArrayBase<S, D>) -> Result<(), Error>
     where
         W: Write,
@@ -360,7 +352,6 @@ impl WriteOptions {
     /// assert_eq!(same, a);
     /// # Ok::<(), npy_core::Error>(())
     /// ```
-    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn write_ndarray_path<T, S, D>(
         &self,
         path: impl AsRef<Path>,
