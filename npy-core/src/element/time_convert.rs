@@ -264,10 +264,7 @@ mod chrono_impls {
     impl<U: Unit> TryFrom<Datetime64<U>> for NaiveDateTime {
         type Error = Error;
 
-        /// As `DateTime<Utc>`, without the zone (numpy's datetimes are naive).
-        ///
-        /// # Errors
-        /// As `DateTime<Utc>`'s conversion.
+        /// As `DateTime<Utc>` (with its errors), without the zone: numpy's datetimes are naive.
         fn try_from(value: Datetime64<U>) -> Result<Self, Error> {
             DateTime::<Utc>::try_from(value).map(|t| t.naive_utc())
         }
@@ -289,10 +286,7 @@ mod chrono_impls {
     impl<U: Unit> TryFrom<NaiveDateTime> for Datetime64<U> {
         type Error = Error;
 
-        /// The naive datetime read as UTC, in unit `U`, floored.
-        ///
-        /// # Errors
-        /// As `DateTime<Utc>`'s conversion.
+        /// The naive datetime read as UTC, as from `DateTime<Utc>` (with its errors).
         fn try_from(value: NaiveDateTime) -> Result<Self, Error> {
             Self::try_from(value.and_utc())
         }

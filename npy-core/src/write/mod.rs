@@ -86,12 +86,9 @@ pub struct WriteOptions {
     version: Option<Version>,
 }
 
-/// Checks that `len` elements (of `itemsize` bytes) fill `shape` exactly: the one check of
-/// data against a shape for the slice writers and appends.
-///
-/// # Errors
-/// [`ErrorKind::SizeOverflow`] for a shape whose element count overflows 64 bits,
-/// [`ErrorKind::LengthMismatch`] for another number of elements.
+/// The slice writers' and appends' one check that `len` elements (of `itemsize` bytes) fill
+/// `shape`: [`ErrorKind::SizeOverflow`] for an element count past 64 bits,
+/// [`ErrorKind::LengthMismatch`] for another count.
 pub(crate) fn check_data_len(shape: &[u64], itemsize: u64, len: usize) -> Result<(), Error> {
     let expected = checked_product(1, shape).ok_or_else(|| size_overflow(shape, itemsize))?;
     if expected != len as u64 {
