@@ -240,16 +240,25 @@ impl NpyAppender {
             }
             _ => (shape.to_vec(), file_dtype),
         };
-        let described = requested::<T>;
         let plan = match T::plan(&dtype) {
             Err(e) if matches!(e.kind(), ErrorKind::TypeMismatch { .. }) => {
-                return Err(self.mismatch(described(), &block))
+                return Err(self.mismatch(requested::<T>(), &block))
             }
             plan => plan?,
         };
-        self.check_block(&block, described)?;
+        // The block continues the file's shape: every dimension the file's but the growth axis.
+        let (own, axis) = (&self.parsed.header.shape, self.axis());
+        let continues = block.len() == own.len()
+            && block
+                .iter()
+                .zip(own)
+                .enumerate()
+                .all(|(i, (a, b))| i == axis || a == b);
+        if !continues {
+            return Err(self.mismatch(requested::<T>(), &block));
+        }
         check_data_len(shape, dtype.itemsize(), data.len())?;
-        let added = block[self.axis()];
+        let added = block[axis];
         self.grow(added, |mut w| write_elements(&mut w, &dtype, &plan, data))
     }
 
@@ -261,23 +270,6 @@ impl NpyAppender {
             shape: shape.to_vec(),
             axis: self.axis(),
         })
-    }
-
-    /// Checks that a block of `shape` continues the file's shape.
-    fn check_block(&self, shape: &[u64], dtype: impl FnOnce() -> Requested) -> Result<(), Error> {
-        let own = &self.parsed.header.shape;
-        let axis = self.axis();
-        let continues = shape.len() == own.len()
-            && shape
-                .iter()
-                .zip(own)
-                .enumerate()
-                .all(|(i, (a, b))| i == axis || a == b);
-        if continues {
-            Ok(())
-        } else {
-            Err(self.mismatch(dtype(), shape))
-        }
     }
 
     /// Grows the growth axis by `added`, `write_data` writing exactly the new data bytes.
