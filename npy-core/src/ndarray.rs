@@ -305,15 +305,11 @@ impl WriteOptions {
         let nd_shape = array.shape();
         let dims = nd_shape.to_dims();
         let shape: &[u64] = &dims;
-        let fortran = array.as_slice().is_none()
-            && in_memory_order(array, MemoryOrder::Fortran)
-                .to_slice()
-                .is_some();
-        let order = self.order.unwrap_or(if fortran {
-            MemoryOrder::Fortran
-        } else {
-            MemoryOrder::C
-        });
+        // np.save's order: Fortran for an array Fortran- but not C-contiguous.
+        let fortran = array.as_slice().is_none() && array.t().as_slice().is_some();
+        let order = self
+            .order
+            .unwrap_or(MemoryOrder::from_fortran_order(fortran));
         let values = in_memory_order(array, order);
         if let Some(data) = values.to_slice() {
             return self.clone().order(order).write_to(w, data, shape);
@@ -440,9 +436,8 @@ fn nd_shape(shape: &[u64], order: MemoryOrder) -> Result<::ndarray::Shape<IxDyn>
 /// holds the shape's elements).
 #[cold]
 fn shape_error(shape: &[u64]) -> Error {
-    let elements = saturating_product(shape);
     Error::new(ErrorKind::PlatformLimit {
         what: "number of ndarray elements",
-        value: elements,
+        value: saturating_product(shape),
     })
 }
