@@ -34,21 +34,19 @@ pub use widen::Widening;
 /// A Rust type that is the element of a `.npy` array: it can be read from and written to the
 /// bytes of a dtype.
 ///
-/// Implemented for `bool`, `i8`–`i64`, `u8`–`u64`, `f32`, `f64`, [`half::f16`],
-/// [`half::bf16`] and the other ml_dtypes types ([`Float8E4M3Fn`], [`Float8E5M2`], [`Int4`], …;
-/// a `'<V2'` / `'<V1'` file reads as the one requested),
-/// [`num_complex::Complex<f32>`] / `Complex<f64>`, `[T; N]` (a subarray of `T`), `Vec<u8>`
-/// (bytes, `S`), `String` (UCS-4 strings, `U`), [`Datetime64`] and [`Timedelta64`]; and by
-/// `#[derive(NpyElement)]` for records (feature `derive`).
+/// Implemented for `bool`, `i8`–`i64`, `u8`–`u64`, `f32`, `f64`, [`half::f16`], [`half::bf16`]
+/// and the other ml_dtypes types ([`Float8E4M3Fn`], [`Float8E5M2`], [`Int4`], …; a `'<V2'` /
+/// `'<V1'` file reads as the one requested), [`num_complex::Complex<f32>`] / `Complex<f64>`,
+/// `[T; N]` (a subarray of `T`), `Vec<u8>` (bytes, `S`), `String` (UCS-4 strings, `U`),
+/// [`Datetime64`] and [`Timedelta64`]; for a user's records by `#[derive(NpyElement)]` (feature
+/// `derive`), whose code uses the hidden conversion machinery (plan, element and bulk codecs,
+/// plain-data layout): not a stable interface, as serde's private items for `serde_derive`.
 ///
 /// Reading is exact by default: the file's dtype must be the type's dtype in either byte order
-/// (an `i4` file reads as `i64` only with [`Casting::Safe`](crate::read::Casting::Safe)). `bool` reads
-/// any non-zero byte as `true`, as numpy does; [`ReadOptions::strict_bools`](crate::ReadOptions)
-/// refuses bytes other than 0 and 1 with [`ErrorKind::InvalidBool`].
-///
-/// A user's type gets it from `#[derive(NpyElement)]`. The conversion machinery (plan, element
-/// and bulk codecs, plain-data layout) is hidden and not a stable interface: the derive's code
-/// uses it, as `serde_derive`'s code uses serde's private items.
+/// (an `i4` file reads as `i64` only with [`Casting::Safe`](crate::read::Casting::Safe)).
+/// `bool` reads any non-zero byte as `true`, as numpy does;
+/// [`ReadOptions::strict_bools`](crate::ReadOptions) refuses bytes other than 0 and 1 with
+/// [`ErrorKind::InvalidBool`].
 pub trait NpyElement: Sized {
     /// What converting elements needs to know of the file's dtype (byte order, string width,
     /// field offsets...), built once per array by `NpyElement::plan`.
