@@ -35,6 +35,7 @@ fn record(size: usize) {
 }
 
 /// The largest single allocation `f` made on this thread.
+#[cfg(feature = "ndarray")]
 fn largest_on_this_thread(f: impl FnOnce()) -> usize {
     THREAD_LARGEST.with(|t| t.set(0));
     f();
