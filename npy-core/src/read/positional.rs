@@ -259,12 +259,7 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
     /// [`ErrorKind::Unsupported`] for Fortran-order or 0-d arrays, [`ErrorKind::OutOfRange`]
     /// for rows outside the array.
     pub fn row_elements<T: NpyElement>(&self, rows: Range<u64>) -> Result<Range<u64>, Error> {
-        let mut r = self.stream();
-        r.fold_for::<T>()?;
-        let row = checked_product(1, r.meta().row_dims(&rows)?).unwrap_or(u64::MAX);
-        // Within the array's elements (which fit in 64 bits) when the first dimension is not
-        // 0; when it is, the range is 0..0 and multiplies to 0.
-        Ok(rows.start * row..rows.end * row)
+        self.stream().row_elements_of::<T>(&rows)
     }
 
     /// The bytes (offsets in the source) of rows `rows` of a C-order array, whatever its
@@ -465,19 +460,17 @@ impl<S: ReadAt + ?Sized> Read for SourceCursor<'_, S> {
         if out.is_empty() {
             return Ok(0);
         }
-        if let Ok(at) = usize::try_from(self.pos) {
-            if at < self.head.len() {
-                let n = out.len().min(self.head.len() - at);
-                out[..n].copy_from_slice(&self.head[at..at + n]);
-                self.pos += n as u64;
-                return Ok(n);
-            }
-        }
         let window_end = self.window_at + self.window.len() as u64;
-        if self.pos >= self.window_at && self.pos < window_end {
-            let at = (self.pos - self.window_at) as usize;
-            let n = out.len().min(self.window.len() - at);
-            out[..n].copy_from_slice(&self.window[at..at + n]);
+        let held = match usize::try_from(self.pos) {
+            Ok(at) if at < self.head.len() => &self.head[at..],
+            _ if self.pos >= self.window_at && self.pos < window_end => {
+                &self.window[(self.pos - self.window_at) as usize..]
+            }
+            _ => &[],
+        };
+        if !held.is_empty() {
+            let n = out.len().min(held.len());
+            out[..n].copy_from_slice(&held[..n]);
             self.pos += n as u64;
             return Ok(n);
         }

@@ -254,6 +254,19 @@ impl<R> NpyReader<R> {
         Ok(self.itemsize())
     }
 
+    /// The element range (memory order, in `T`, folded as [`NpyReader::fold_for`]) of rows
+    /// `rows` of a C-order array; errors as [`NpyReader::read_rows`].
+    pub(crate) fn row_elements_of<T: NpyElement>(
+        &mut self,
+        rows: &Range<u64>,
+    ) -> Result<Range<u64>, Error> {
+        self.fold_for::<T>()?;
+        // At most the array's elements, which fit in 64 bits (when the first dimension is 0
+        // the range is 0..0 and multiplies to 0).
+        let row = checked_product(1, self.meta.row_dims(rows)?).unwrap_or(u64::MAX);
+        Ok(rows.start * row..rows.end * row)
+    }
+
     /// Bytes read from `R` ahead of what was handed out (by [`NpyReader::iter`]).
     pub(super) fn ahead_len(&self) -> usize {
         self.ahead.len() - self.ahead_at
@@ -288,10 +301,14 @@ impl<R> NpyReader<R> {
         }
     }
 
-    /// `T`'s plan for the file's dtype ([`Typed::new`]). A big-endian `'>V2'` (ml_dtypes'
-    /// big-endian bfloat16, whose byte order numpy's `|V2` loses) is refused for a type wider
-    /// than a byte that takes a void's bytes (`half::bf16`), which would read it swapped.
-    fn typed<T: NpyElement>(&self) -> Result<Typed<T>, Error> {
+    /// What a typed read checks first: objects refused, subarray dimensions folded into `T`
+    /// ([`NpyReader::fold_subarray`]), then `T`'s plan for the file's dtype ([`Typed::new`]).
+    /// A big-endian `'>V2'` (ml_dtypes' big-endian bfloat16, whose byte order numpy's `|V2`
+    /// loses) is refused for a type wider than a byte that takes a void's bytes
+    /// (`half::bf16`), which would read it swapped.
+    fn typed<T: NpyElement>(&mut self) -> Result<Typed<T>, Error> {
+        self.dtype().refuse_object()?;
+        self.fold_subarray::<T>()?;
         let typed = Typed::<T>::new(self.dtype(), self.casting)?;
         if let (DType::Void(_), DType::Ml(t)) = (self.dtype(), T::npy_dtype()) {
             if t.itemsize() > 1 {
@@ -401,8 +418,6 @@ impl<R: Read> NpyReader<R> {
     /// [`ErrorKind::TypeMismatch`], [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], value
     /// errors of `T`, [`ErrorKind::AllocationLimit`], I/O errors.
     pub fn read_vec<T: NpyElement>(&mut self) -> Result<Vec<T>, Error> {
-        self.dtype().refuse_object()?;
-        self.fold_subarray::<T>()?;
         let typed = self.typed::<T>()?;
         let n = self.remaining();
         // A short file is Truncated, whatever the memory bound would have said of its claim.
@@ -514,8 +529,6 @@ impl<R: Read> NpyReader<R> {
     /// [`ErrorKind::LengthMismatch`] when `out` is longer than the elements remaining; otherwise
     /// as [`NpyReader::read_vec`].
     pub fn read_into<T: NpyElement>(&mut self, out: &mut [T]) -> Result<(), Error> {
-        self.dtype().refuse_object()?;
-        self.fold_subarray::<T>()?;
         let typed = self.typed::<T>()?;
         if out.len() as u64 > self.remaining() {
             return Err(Error::new(ErrorKind::LengthMismatch {
@@ -529,18 +542,15 @@ impl<R: Read> NpyReader<R> {
 
     /// Fills `out` with the next elements (the caller checked the count).
     fn fill<D: Decode>(&mut self, decoder: &D, out: &mut [D::Value]) -> Result<(), Error> {
-        match decoder.bulk() {
-            Bulk::Native(layout) => {
-                self.read_bulk(layout.as_bytes_mut(out), 0)?;
-                self.pos += out.len() as u64;
-                return Ok(());
-            }
-            Bulk::Swapped(layout) => {
-                self.read_bulk(layout.as_bytes_mut(out), layout.swap_unit())?;
-                self.pos += out.len() as u64;
-                return Ok(());
-            }
-            Bulk::No => {}
+        let bulk = match decoder.bulk() {
+            Bulk::Native(layout) => Some((layout, 0)),
+            Bulk::Swapped(layout) => Some((layout, layout.swap_unit())),
+            Bulk::No => None,
+        };
+        if let Some((layout, swap_unit)) = bulk {
+            self.read_bulk(layout.as_bytes_mut(out), swap_unit)?;
+            self.pos += out.len() as u64;
+            return Ok(());
         }
         let itemsize = self.itemsize() as usize;
         if itemsize == 0 {
@@ -666,8 +676,6 @@ impl<R: Read> NpyReader<R> {
         reason = "the iterator comes inside a `Result`: type and object refusals come up front"
     )]
     pub fn iter<T: NpyElement>(&mut self) -> Result<Elements<'_, R, T>, Error> {
-        self.dtype().refuse_object()?;
-        self.fold_subarray::<T>()?;
         let typed = self.typed::<T>()?;
         Ok(Elements {
             reader: self,
@@ -718,20 +726,12 @@ impl<R: Read + Seek> NpyReader<R> {
     /// [`ErrorKind::Unsupported`] for Fortran-order or 0-d arrays, [`ErrorKind::OutOfRange`]
     /// for rows outside the array; otherwise as [`NpyReader::read_range`].
     pub fn read_rows<T: NpyElement>(&mut self, range: Range<u64>) -> Result<Vec<T>, Error> {
-        // Rows in elements of T: a `[U; N]` takes the trailing dimension first (as read_range
-        // does); a refused range leaves the reader as it was.
+        // A refused range leaves the reader as it was.
         let unfolded = (self.meta.clone(), self.end, self.pos);
-        self.fold_for::<T>()?;
-        // A row's elements: at most the array's, which fit in 64 bits (when the first
-        // dimension is 0 the range below is 0..0 and multiplies to 0).
-        let row = match self.meta.row_dims(&range) {
-            Ok(dims) => checked_product(1, dims).unwrap_or(u64::MAX),
-            Err(e) => {
-                (self.meta, self.end, self.pos) = unfolded;
-                return Err(e);
-            }
-        };
-        self.read_range(range.start * row..range.end * row)
+        let elements = self
+            .row_elements_of::<T>(&range)
+            .inspect_err(|_| (self.meta, self.end, self.pos) = unfolded)?;
+        self.read_range(elements)
     }
 
     /// Moves to element `index` (memory order) without reading.
