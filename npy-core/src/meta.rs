@@ -6,7 +6,7 @@ use std::ops::Range;
 use crate::codec::flat_index;
 use crate::dtype::{DType, SubArray};
 use crate::error::{Error, ErrorKind};
-use crate::format::{MemoryOrder, Version};
+use crate::format::Version;
 use crate::header::{Header, ParsedHeader};
 
 /// An array's header and the sizes derived from it, validated once.
@@ -75,39 +75,11 @@ impl ArrayMeta {
         ArrayMeta::new(ParsedHeader::for_header(header)?)
     }
 
-    /// The header with its version, length and text.
-    #[inline]
-    pub fn parsed_header(&self) -> &ParsedHeader {
-        &self.parsed
-    }
+    meta_accessors!(@header parsed);
 
     /// The header with its version, length and text, giving up the sizes.
     pub fn into_parsed_header(self) -> ParsedHeader {
         self.parsed
-    }
-
-    /// The header dict.
-    #[inline]
-    pub fn header(&self) -> &Header {
-        &self.parsed.header
-    }
-
-    /// The dtype of the elements.
-    #[inline]
-    pub fn dtype(&self) -> &DType {
-        &self.parsed.header.dtype
-    }
-
-    /// The logical shape, outermost first.
-    #[inline]
-    pub fn shape(&self) -> &[u64] {
-        &self.parsed.header.shape
-    }
-
-    /// The memory order of the data.
-    #[inline]
-    pub fn order(&self) -> MemoryOrder {
-        self.parsed.header.order()
     }
 
     /// Number of elements: the product of the shape (1 for `()`), as the header says (a
@@ -139,12 +111,6 @@ impl ArrayMeta {
     #[inline]
     pub fn version(&self) -> Version {
         self.parsed.version
-    }
-
-    /// Offset of the data from the start of the file, in bytes.
-    #[inline]
-    pub fn data_offset(&self) -> u64 {
-        self.parsed.data_offset()
     }
 
     /// Checks that `found` values fill the array ([`ErrorKind::LengthMismatch`] naming `what`
@@ -214,10 +180,48 @@ impl ArrayMeta {
 }
 
 /// The accessors every array type shares, forwarding to its `meta` field (or the field path
-/// given, as `0.meta`): one set, written once.
+/// given, as `0.meta`), and `ArrayMeta`'s own (`@header`: from the `ParsedHeader` at the path
+/// given): one set, written once.
 macro_rules! meta_accessors {
     () => {
         $crate::meta::meta_accessors!(meta);
+    };
+    (@header $($parsed:tt)+) => {
+        /// The header with its version, length and text.
+        #[inline]
+        pub fn parsed_header(&self) -> &$crate::header::ParsedHeader {
+            &self.$($parsed)+
+        }
+
+        /// The header dict.
+        #[inline]
+        pub fn header(&self) -> &$crate::header::Header {
+            &self.parsed_header().header
+        }
+
+        /// The dtype of the elements.
+        #[inline]
+        pub fn dtype(&self) -> &$crate::dtype::DType {
+            &self.header().dtype
+        }
+
+        /// The logical shape, outermost first.
+        #[inline]
+        pub fn shape(&self) -> &[u64] {
+            &self.header().shape
+        }
+
+        /// The memory order of the data.
+        #[inline]
+        pub fn order(&self) -> $crate::format::MemoryOrder {
+            self.header().order()
+        }
+
+        /// Offset of the data from the start of the file, in bytes.
+        #[inline]
+        pub fn data_offset(&self) -> u64 {
+            self.parsed_header().data_offset()
+        }
     };
     ($($field:tt).+) => {
         /// The array's metadata: header, dtype, shape, order and sizes, checked once.
@@ -226,41 +230,7 @@ macro_rules! meta_accessors {
             &self.$($field).+
         }
 
-        /// The header dict.
-        #[inline]
-        pub fn header(&self) -> &$crate::header::Header {
-            self.meta().header()
-        }
-
-        /// The header with its version, length and text.
-        #[inline]
-        pub fn parsed_header(&self) -> &$crate::header::ParsedHeader {
-            self.meta().parsed_header()
-        }
-
-        /// The dtype of the elements.
-        #[inline]
-        pub fn dtype(&self) -> &$crate::dtype::DType {
-            self.meta().dtype()
-        }
-
-        /// The logical shape, outermost first.
-        #[inline]
-        pub fn shape(&self) -> &[u64] {
-            self.meta().shape()
-        }
-
-        /// The memory order of the data.
-        #[inline]
-        pub fn order(&self) -> $crate::format::MemoryOrder {
-            self.meta().order()
-        }
-
-        /// Offset of the data from the start of the file, in bytes.
-        #[inline]
-        pub fn data_offset(&self) -> u64 {
-            self.meta().data_offset()
-        }
+        $crate::meta::meta_accessors!(@header $($field).+.parsed_header());
     };
 }
 
