@@ -27,16 +27,13 @@ use crate::read::ReadOptions;
 use crate::view::{data_start, view_data, NpyView};
 
 /// A `.npy` file mapped read-only into memory, its array viewed as `[T]` in the file's memory
-/// order.
-///
-/// The mapping starts on a page boundary, so the data is aligned for every element type when
-/// its offset in the file is a multiple of the type's alignment: numpy and this crate pad the
-/// header to a multiple of 64 bytes, and files of numpy before 1.9 (16 bytes) still suit
-/// every type up to 16-byte alignment. Any other offset is
-/// [`ErrorKind::Misaligned`](crate::ErrorKind::Misaligned) at [`NpyMmap::open`].
-///
-/// Everything is checked once, at [`NpyMmap::open`] (header, dtype, length, alignment, and
+/// order. Everything is checked once, at [`NpyMmap::open`] (header, dtype, length, alignment,
 /// every `bool` byte); the accessors then cost nothing and cannot fail.
+///
+/// The mapping starts on a page boundary, so the data is aligned when its offset in the file
+/// is a multiple of `T`'s alignment: numpy and this crate pad the header to a multiple of 64
+/// bytes, numpy before 1.9 to 16 (enough for every type up to 16-byte alignment); any other
+/// offset is [`ErrorKind::Misaligned`].
 ///
 /// # Examples
 /// ```
@@ -61,23 +58,17 @@ impl<T: NpyElement + CheckedBitPattern> NpyMmap<T> {
     ///
     /// # Safety
     /// The file must not be modified or truncated, by this process or another, while the
-    /// returned value exists. The mapped pages *are* the file: a change would alter values
-    /// behind the shared `&[T]` this type hands out (undefined behaviour), and a truncation
-    /// makes the next access fault (`SIGBUS` on Unix). This crate's own path writers
-    /// ([`crate::write()`], [`crate::WriteOptions::write_path`],
-    /// [`crate::WriteOptions::create_stream`]) never modify an existing file: they write a new
-    /// one and rename it over the path, which leaves a mapped file intact. Do not write into a
+    /// returned value exists: the mapped pages *are* the file, so a change alters values behind
+    /// the `&[T]` handed out (undefined behaviour) and a truncation makes the next access fault
+    /// (`SIGBUS` on Unix). This crate's path writers ([`crate::write()`],
+    /// [`crate::WriteOptions::write_path`], [`crate::WriteOptions::create_stream`]) write a new
+    /// file and rename it over the path, which leaves a mapped one intact; do not write into a
     /// mapped file through [`crate::WriteOptions::stream_to`] or
     /// [`crate::WriteOptions::write_to`] on a handle of your own.
     ///
     /// # Errors
-    /// I/O errors of opening and mapping the file, and every error of [`NpyView::new`]:
-    /// [`ErrorKind::TypeMismatch`](crate::ErrorKind::TypeMismatch),
-    /// [`ErrorKind::NotViewable`](crate::ErrorKind::NotViewable) (byte-swapped data: use
-    /// [`crate::read()`] instead), [`ErrorKind::Truncated`](crate::ErrorKind::Truncated),
-    /// [`ErrorKind::Misaligned`](crate::ErrorKind::Misaligned),
-    /// [`ErrorKind::NonCanonicalBool`](crate::ErrorKind::NonCanonicalBool), header errors; each names
-    /// the file.
+    /// I/O errors of opening and mapping the file, and those of [`NpyView::new`] (byte-swapped
+    /// data is [`ErrorKind::NotViewable`]: use [`crate::read()`]); each names the file.
     #[allow(unsafe_code)] // an unsafe contract, forwarded to open_with
     pub unsafe fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
         // SAFETY: the caller upholds open_with's contract, which is this function's.
@@ -122,12 +113,9 @@ impl<T> NpyMmap<T> {
 
 /// A `.npy` file mapped writable, its array a mutable `[T]` in the file's memory order: numpy's
 /// `np.lib.format.open_memmap` with `mode='w+'` ([`NpyMmapMut::create`]) or `mode='r+'`
-/// ([`NpyMmapMut::open`]).
-///
-/// Writes go to the file through the page cache; [`NpyMmapMut::flush`] waits until they are on
-/// the disk (dropping the map does not). The same checks as [`NpyMmap`] run at open, and the
-/// same promise is asked of the caller: no one else modifies or truncates the file while it
-/// is mapped.
+/// ([`NpyMmapMut::open`]). Writes go to the file through the page cache; [`NpyMmapMut::flush`]
+/// waits until they are on the disk (dropping the map does not). The checks at open, and the
+/// promise asked of the caller, are [`NpyMmap`]'s.
 ///
 /// # Examples
 /// ```
@@ -149,25 +137,22 @@ pub struct NpyMmapMut<T>(Mapping<MmapMut, T>);
 
 impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
     /// Creates the file at `path` (replacing any file there) for an array of `shape` in
-    /// `order`, every element zero, and maps it writable: `open_memmap(path, mode='w+',
-    /// dtype=T's dtype, shape=shape, fortran_order=order is Fortran)`, whose bytes it writes
-    /// (numpy's header, then the data, zeroed).
-    ///
-    /// The data is not written: the file is extended with `set_len`, so on file systems with
-    /// sparse files (ext4, XFS, btrfs, APFS, NTFS, tmpfs) an array takes disk space only as
-    /// its pages are written (but opening checks the data as [`NpyMmap::open`] does, which
-    /// for `bool` reads every byte). `T` must be viewable in the machine's byte order
-    /// ([`NpyMmap`]'s rule): numbers, `bool`, complex, `#[npy(pod)]` records, arrays of them.
+    /// `order`, every element zero, and maps it writable, writing the bytes of `open_memmap(path,
+    /// mode='w+', dtype=T's dtype, shape=shape, fortran_order=order is Fortran)`. The zeroed data
+    /// is not written but the file extended (`set_len`), so with sparse files (ext4, XFS, btrfs,
+    /// APFS, NTFS, tmpfs) it takes disk space only as pages are written (opening still checks the
+    /// data as [`NpyMmap::open`] does, which for `bool` reads every byte). `T` must be viewable
+    /// in the machine's byte order ([`NpyMmap`]'s rule): numbers, `bool`, complex,
+    /// `#[npy(pod)]` records, arrays of them.
     ///
     /// # Safety
-    /// As [`NpyMmap::open`]: no one else (this process through another handle, or another
-    /// process) may modify or truncate the file while the returned value exists. The file is
-    /// not created atomically, and the map is the file: a reader may see it half filled.
+    /// As [`NpyMmap::open`]. The file is not created atomically: a reader may see it half filled.
     ///
     /// # Errors
     /// [`ErrorKind::NotViewable`] or [`ErrorKind::TypeMismatch`] for an element type that
-    /// cannot be viewed; [`ErrorKind::SizeOverflow`]; [`ErrorKind::PlatformLimit`] for an
-    /// array larger than the address space; I/O errors. Each names the file.
+    /// cannot be viewed, [`ErrorKind::Unsupported`] for subarray elements;
+    /// [`ErrorKind::SizeOverflow`]; [`ErrorKind::PlatformLimit`] for an array larger than the
+    /// address space; I/O errors. Each names the file.
     #[allow(unsafe_code)] // an unsafe contract, forwarded to map
     pub unsafe fn create(
         path: impl AsRef<Path>,
@@ -285,8 +270,8 @@ fn element_dtype<T: NpyElement>() -> Result<DType, Error> {
     }
 }
 
-/// What both maps hold: the map (`Mmap` or `MmapMut`, whose bytes stay where they are while
-/// it lives), the array's metadata, the file, and where its checked elements lie.
+/// What both maps hold: the map (`Mmap` or `MmapMut`, whose bytes stay put while it lives),
+/// the array's metadata, the file, and where its checked elements lie.
 #[derive(Debug)]
 struct Mapping<M, T> {
     map: M,

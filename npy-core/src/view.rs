@@ -1,10 +1,7 @@
-//! Zero-copy views: the elements of a `.npy` file held in memory, borrowed in place.
-//!
-//! A view needs three things of the file's data: the file's dtype is exactly the element type's
-//! in-memory layout (the native byte order), the data is aligned in memory for the type, and it
-//! is all there. [`NpyView::new`] checks each and says which failed; [`view_or_copy`] borrows
-//! when it can and decodes a copy when it cannot. The casts are bytemuck's checked ones: no
-//! `unsafe` here.
+//! Zero-copy views: the elements of a `.npy` file held in memory, borrowed in place when the
+//! file's dtype is the element type's in-memory layout (native byte order), the data is aligned
+//! for the type and all there. [`NpyView::new`] says which check failed; [`view_or_copy`]
+//! decodes a copy instead. The casts are bytemuck's checked ones: no `unsafe` here.
 
 use std::borrow::Cow;
 
@@ -23,11 +20,10 @@ use crate::read::{NpyArray, NpyReader};
 /// A `.npy` file's array, borrowed from the bytes of the whole file without copying.
 ///
 /// `T` is a type whose every byte pattern is checked or valid ([`CheckedBitPattern`]): the
-/// numbers (`i8`–`u64`, `f16`, `f32`, `f64`, `Complex<f32>`, `Complex<f64>`) and `bool`
-/// (viewable when every byte is 0 or 1: numpy reads other bytes as `True`, and writes them for
-/// masks viewed as bool, but a Rust `bool` cannot hold them, so such data is
-/// [`ErrorKind::NonCanonicalBool`] here and decoded by [`view_or_copy`]). Types decoded element by element (`String`,
-/// `Vec<u8>`, datetimes) have no view; read them with [`crate::read()`] or [`NpyReader`].
+/// numbers (`i8`–`u64`, `f16`, `f32`, `f64`, `Complex<f32>`, `Complex<f64>`) and `bool` (when
+/// every byte is 0 or 1; numpy writes others for masks viewed as bool, see
+/// [`NpyView::new`]). Types decoded element by element (`String`, `Vec<u8>`, datetimes) have
+/// no view; read them with [`crate::read()`] or [`NpyReader`].
 ///
 /// ```compile_fail
 /// // A `String` cannot be borrowed from UCS-4 bytes: this does not compile.
@@ -70,10 +66,9 @@ pub struct NpyView<'a, T> {
 }
 
 impl<'a, T: NpyElement + CheckedBitPattern> NpyView<'a, T> {
-    /// Parses the header at the start of `bytes` (a whole `.npy` file) and borrows the array
-    /// data that follows it as `&'a [T]`, in the file's memory order. Bytes after the data are
-    /// ignored, as numpy ignores them. An array of zero elements views as an empty slice
-    /// whatever its alignment.
+    /// Parses the header at the start of `bytes` (a whole `.npy` file) and borrows the data
+    /// after it as `&'a [T]`, in the file's memory order; bytes after the data are ignored, as
+    /// numpy ignores them. Zero elements view as an empty slice whatever the alignment.
     ///
     /// # Errors
     /// - header errors of [`Header::read`] ([`ErrorKind::NotNpy`], [`ErrorKind::Truncated`], ...);
@@ -116,11 +111,9 @@ impl<'a, T: NpyElement + CheckedBitPattern> NpyView<'a, T> {
 }
 
 impl<'a, T> NpyView<'a, T> {
-    /// A view of `data`, which [`view_data`] checked against `meta`.
+    /// A view of `data`, which [`view_data`] checked against `meta` (the maps' views).
     #[cfg_attr(not(feature = "mmap"), allow(dead_code))]
     pub(crate) fn from_checked(meta: ArrayMeta, data: &'a [T]) -> Self {
-        // Holds: both callers (mmap.rs `NpyMmap::view`, `NpyMmapMut::view`) pass the `len`
-        // elements `view_data` returned for this `meta`. Checked in debug builds only.
         debug_assert_eq!(meta.num_elements(), data.len() as u64);
         NpyView { meta, data }
     }
@@ -141,19 +134,15 @@ impl<'a, T> NpyView<'a, T> {
     where
         T: Clone,
     {
-        // Cannot fail: a view is made only from `view_data`'s slice (`NpyView::with_options`,
-        // and `from_checked` for maps), whose length `view_data` checked to be the shape's
-        // element count (data = nbytes = elements × size_of::<T>() bytes, view.rs `view_data`);
-        // `meta` and `data` are private and never change after.
+        // A view is made only from `view_data`'s slice (directly or through `from_checked`),
+        // and its private fields never change.
         NpyArray::from_meta(self.meta.clone(), self.data.to_vec())
             .expect("view_data checked that a view holds exactly its shape's elements")
     }
 }
 
-/// The array of a `.npy` file held in memory, its elements borrowed from the file's bytes when
-/// they can be ([`NpyView`]'s rules) and decoded into a vector when not: what [`view_or_copy`]
-/// returns. The header's shape and order come with the elements.
-///
+/// What [`view_or_copy`] returns: the array of a `.npy` file held in memory, with the header's
+/// shape and order, its elements borrowed ([`NpyView`]'s rules) or decoded into a vector.
 /// It dereferences to the elements, `&[T]` in memory order.
 #[derive(Debug, Clone)]
 pub struct ViewOrCopy<'a, T: Clone> {
@@ -253,8 +242,8 @@ pub fn view_or_copy<T: NpyElement + CheckedBitPattern>(
     Ok(ViewOrCopy { meta, data })
 }
 
-/// Where the data starts in `bytes` (the header reader consumed exactly the header's bytes, so
-/// the offset is within `bytes`; clamped all the same).
+/// Where the data starts in `bytes` (within it, as the header was read from it; clamped all
+/// the same).
 pub(crate) fn data_start(bytes: &[u8], meta: &ArrayMeta) -> usize {
     usize::try_from(meta.data_offset()).map_or(bytes.len(), |o| o.min(bytes.len()))
 }
@@ -289,7 +278,6 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
     let offset = meta.data_offset();
     let nbytes = meta.nbytes();
     let start = data_start(bytes, meta);
-    // `data_start` clamps the offset to `bytes.len()`.
     let available = bytes.len().saturating_sub(start) as u64;
     if available < nbytes {
         return Err(Error::new(ErrorKind::Truncated {
@@ -339,9 +327,8 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
                 },
             }));
         }
-        // A size mismatch: `data` is `nbytes` = elements × itemsize bytes and itemsize is
-        // `size_of::<T>()` (both checked above), so only a `T` whose checked cast disagrees
-        // with its own size gets here; refused rather than trusted.
+        // A size mismatch: only a `T` whose checked cast disagrees with its own size (checked
+        // above to be the itemsize) gets here; refused rather than trusted.
         Err(CheckedCastError::PodCastError(_)) => {
             return Err(not_viewable::<T>(
                 dtype,
@@ -349,8 +336,6 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
             ))
         }
     };
-    // `data` holds exactly `nbytes` = elements × size_of::<T>() bytes (checked above), so the
-    // cast holds exactly the shape's elements.
     debug_assert_eq!(view.len() as u64, meta.num_elements());
     Ok(view)
 }

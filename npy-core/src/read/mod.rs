@@ -2,12 +2,8 @@
 //! [`NpyReader`] (caller buffers, iteration, random access).
 //!
 //! Every read allocates only what the input can back: the file's length (or, for a stream,
-//! the bytes that arrived) bounds the data, and [`MAX_EXPANSION`] bounds the Rust elements
-//! decoded from it.
-//!
-//! A reader opened from a path ([`NpyFileReader`]) reads through a [`BufReader`] of
-//! [`FILE_BUFFER_BYTES`], and reads large bulk ranges on several threads
-//! ([`ReadOptions::threads`], [`PARALLEL_MIN_BYTES`]).
+//! the bytes that arrived) bounds the data, and [`MAX_EXPANSION`] the Rust elements decoded
+//! from it.
 
 use std::fs::File;
 use std::io::{BufReader, Seek, SeekFrom};
@@ -31,15 +27,13 @@ pub use positional::Positional;
 pub(crate) use reader::Decode;
 pub use reader::{Elements, NpyReader};
 
-/// Capacity of the buffer of a reader opened from a path ([`NpyReader::open`]): 8 KiB, what a
-/// hand-made [`BufReader::new`] holds. Reads of fewer bytes (a row, an element) are served from
-/// it, one system call per 8 KiB; larger reads (bulk reads, the 64 KiB chunks of decoded
-/// types) go straight to the file, copied once.
+/// Capacity of the [`BufReader`] of a reader opened from a path ([`NpyReader::open`]): 8 KiB,
+/// as [`BufReader::new`]. Smaller reads (a row, an element) are served from it; larger ones
+/// (bulk reads, the 64 KiB chunks of decoded types) go straight to the file.
 pub const FILE_BUFFER_BYTES: usize = 8 << 10;
 
 /// The reader [`NpyReader::open`] returns: the file behind a [`BufReader`] of
-/// [`FILE_BUFFER_BYTES`]. [`NpyReader::into_file`] gives the file back, positioned after what was
-/// read.
+/// [`FILE_BUFFER_BYTES`].
 pub type NpyFileReader = NpyReader<BufReader<File>>;
 
 /// How many bytes of Rust elements a typed read may allocate per byte of array data
@@ -132,18 +126,8 @@ impl<T> NpyArray<T> {
     }
 
     /// The elements **in the file's memory order** ([`NpyArray::order`]), giving up the shape:
-    /// for a Fortran-order file (`fortran_order: True`) that is column by column, not the
-    /// row-by-row order numpy's `a.tolist()` or `a.flat` show. Use
-    /// [`NpyArray::into_c_order_vec`] for C order whatever the file's order.
-    ///
-    /// # Examples
-    /// ```
-    /// use npy_core::{NpyArray, MemoryOrder};
-    /// // [[1, 2, 3], [4, 5, 6]] stored column by column:
-    /// let a = NpyArray::from_parts(vec![2, 3], MemoryOrder::Fortran, vec![1u8, 4, 2, 5, 3, 6])?;
-    /// assert_eq!(a.into_vec(), [1, 4, 2, 5, 3, 6]);
-    /// # Ok::<(), npy_core::Error>(())
-    /// ```
+    /// for a Fortran-order file that is column by column, not the row-by-row order numpy's
+    /// `a.flat` shows ([`NpyArray::into_c_order_vec`] gives that, with an example of both).
     pub fn into_vec(self) -> Vec<T> {
         self.data
     }
@@ -168,6 +152,7 @@ impl<T> NpyArray<T> {
     /// use npy_core::{NpyArray, MemoryOrder};
     /// // [[1, 2, 3], [4, 5, 6]] stored column by column:
     /// let a = NpyArray::from_parts(vec![2, 3], MemoryOrder::Fortran, vec![1u8, 4, 2, 5, 3, 6])?;
+    /// assert_eq!(a.clone().into_vec(), [1, 4, 2, 5, 3, 6]);
     /// assert_eq!(a.into_c_order_vec(), [1, 2, 3, 4, 5, 6]);
     /// # Ok::<(), npy_core::Error>(())
     /// ```
@@ -192,16 +177,13 @@ impl<T: PartialEq> PartialEq for NpyArray<T> {
     }
 }
 
-/// Reads the `.npy` file at `path` into an owned array of `T`.
-///
-/// The file's length bounds the allocation: a header claiming more data than the file holds is
-/// [`ErrorKind::Truncated`] before anything large is allocated. Trailing bytes after the data are
-/// ignored, as numpy ignores them.
+/// Reads the `.npy` file at `path` into an owned array of `T`. A header claiming more data
+/// than the file holds is [`ErrorKind::Truncated`] before anything large is allocated;
+/// trailing bytes after the data are ignored, as numpy ignores them. `bool` reads any non-zero
+/// byte as `true`, as numpy ([`ReadOptions::strict_bools`] for the strict check).
 ///
 /// # Errors
-/// Header errors, [`ErrorKind::TypeMismatch`], [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], value
-/// errors of `T` ([`ErrorKind::InvalidUnicode`]), I/O errors. `bool` reads any non-zero byte
-/// as `true`, as numpy ([`read_with`] and [`ReadOptions::strict_bools`] for the strict check).
+/// Header errors and those of [`NpyReader::read_vec`], naming the file.
 ///
 /// # Examples
 /// ```no_run
@@ -213,14 +195,12 @@ pub fn read<T: NpyElement>(path: impl AsRef<Path>) -> Result<NpyArray<T>, Error>
     read_with(path, &ReadOptions::default())
 }
 
-/// [`read`](fn@crate::read) with options: the header's limits, the strict bool check
-/// ([`ReadOptions::strict_bools`]) and widening reads ([`ReadOptions::casting`]:
-/// [`Casting::Safe`] reads an `<f4` file as `f64`, as numpy's
-/// `astype(np.float64)` would).
+/// [`read`](fn@crate::read) with options ([`ReadOptions`]; [`Casting::Safe`] reads an `<f4`
+/// file as `f64`, as numpy's `astype(np.float64)` would).
 ///
 /// # Errors
-/// As [`read`](fn@crate::read); with [`ReadOptions::strict_bools`], [`ErrorKind::InvalidBool`] for a `b1` byte
-/// other than 0 and 1 (naming its offset in the file).
+/// As [`read`](fn@crate::read); with [`ReadOptions::strict_bools`], [`ErrorKind::InvalidBool`]
+/// for a `b1` byte other than 0 and 1 (naming its offset in the file).
 ///
 /// # Examples
 /// ```
@@ -248,12 +228,8 @@ pub fn read_with<T: NpyElement>(
 
 impl NpyReader<BufReader<File>> {
     /// Opens the file at `path` and reads its header; the file's length bounds later reads.
-    ///
-    /// Reads go through a [`BufReader`] of 8 KiB, so that reading row by
-    /// row or element by element costs a system call per 8 KiB, not one per read; reads of
-    /// 8 KiB or more bypass the buffer. A bulk read ([`NpyReader::read_vec`],
-    /// [`NpyReader::read_into`]) of at least 16 MiB of numbers (twice `PARALLEL_MIN_BYTES`) is
-    /// split over several threads ([`ReadOptions::threads`]).
+    /// Reads go through a [`BufReader`] of [`FILE_BUFFER_BYTES`]; a bulk read of at least
+    /// twice [`PARALLEL_MIN_BYTES`] of numbers is split over threads ([`ReadOptions::threads`]).
     ///
     /// # Errors
     /// I/O and header errors, naming the file.
@@ -292,10 +268,8 @@ impl NpyReader<BufReader<File>> {
         open().at_path(path)
     }
 
-    /// The file, positioned right after the bytes this reader has handed out: the header and
-    /// the elements read so far (at the data offset when none were). Bytes the buffer or
-    /// [`NpyReader::iter`] had read ahead are given back by seeking, not lost.
-    /// ([`NpyReader::into_inner`] gives the [`BufReader`] with its buffer instead.)
+    /// The file, positioned right after the header and the elements handed out so far: bytes
+    /// the buffer or [`NpyReader::iter`] had read ahead are given back by seeking, not lost.
     ///
     /// # Errors
     /// I/O errors of the seek.

@@ -1,12 +1,8 @@
-//! Arrays over a range source ([`ReadAt`]), [`NpyReader::open_at`]: the header from one prefix
-//! read, then rows, element ranges, several ranges at once and whole arrays, each in one read
-//! of the source.
-//!
-//! A reader of a [`Positional`] source is what a remote store needs from the format: every
-//! read is positional and sized up front, so a source that pays per request (an object store,
-//! HTTP) is asked for the header once (a second time only when the header is longer than the
-//! first read) and for each range once. Decoding is the [`NpyReader`]'s own, run over a cursor
-//! on the source.
+//! Arrays over a range source ([`ReadAt`]), [`NpyReader::open_at`]: what a remote store needs
+//! from the format. Every read is positional and sized up front, so a source that pays per
+//! request (an object store, HTTP) is asked for the header once (twice only when it is longer
+//! than the first read) and for each range once. Decoding is the [`NpyReader`]'s own, run over
+//! a cursor on the source.
 
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::Range;
@@ -97,16 +93,13 @@ fn read_header<S: ReadAt + ?Sized>(
 
 /// A range source ([`ReadAt`]) read by position: what [`NpyReader::open_at`] reads through.
 ///
-/// A reader of one is the positional [`NpyReader`]: its reads take `&self`, so one reader
-/// (or its clones, cheap when `S` is) serves several threads; each read is one read of the
-/// source, of exactly its bytes. Bytes of the first read that follow the header are kept,
-/// and reads inside them cost no read of the source. Memory of a read is its output, plus
-/// the range's bytes when the dtype is decoded element by element or byte-swapped (at most
-/// [`MAX_WINDOW_BYTES`] at a time); nothing is sized by what the header claims before the
-/// source's length shows the bytes are there.
-///
-/// `Positional` is not a [`Read`]: the streaming reads of [`NpyReader`] (`iter`,
-/// `read_into`) are had from [`NpyReader::stream`].
+/// Its reader's reads take `&self`, so one reader (or its clones, cheap when `S` is) serves
+/// several threads; each is one read of the source, of exactly its bytes, and reads inside
+/// the first read's bytes cost none. Memory of a read is its output, plus the range's bytes
+/// when the dtype is decoded element by element or byte-swapped (at most [`MAX_WINDOW_BYTES`]
+/// at a time); nothing is sized by what the header claims before the source's length shows
+/// the bytes are there. It is not a [`Read`]: streaming reads (`iter`, `read_into`) are had
+/// from [`NpyReader::stream`].
 #[derive(Debug, Clone)]
 pub struct Positional<S> {
     source: S,
@@ -118,7 +111,7 @@ pub struct Positional<S> {
 }
 
 /// The positional reader: `&self` reads of rows, element ranges, several ranges at once and
-/// the whole array from a [`ReadAt`] source, each one read of the source.
+/// the whole array, each one read of the source.
 ///
 /// # Examples
 /// ```
@@ -133,8 +126,7 @@ pub struct Positional<S> {
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 impl<S: ReadAt> NpyReader<Positional<S>> {
-    /// Reads the header of `source` ([`FIRST_READ_BYTES`] in the first read, 64 KiB) and its
-    /// length.
+    /// Reads the header of `source` (a first read of [`FIRST_READ_BYTES`]) and its length.
     ///
     /// # Errors
     /// Header errors ([`Header::read`]), [`ErrorKind::SizeOverflow`], the source's I/O errors.
@@ -168,11 +160,9 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
         Ok(s)
     }
 
-    /// An array over `source` whose header was read already (`header`, e.g. by a remote
-    /// reader's own first request) and whose source holds `size` bytes. No read happens.
-    ///
-    /// The source may hold only part of the bytes (a [`FetchedRange`]): reads then ask it for
-    /// the bytes they decode and nothing else.
+    /// An array over `source` (`size` bytes) whose `header` was read already, e.g. by a remote
+    /// reader's own first request; no read happens. The source may hold only part of the
+    /// bytes (a [`FetchedRange`]): reads ask it for the bytes they decode and nothing else.
     ///
     /// # Errors
     /// [`ErrorKind::SizeOverflow`] when the header's sizes do not fit in 64 bits.
@@ -214,8 +204,7 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
     }
 
     /// A streaming reader of the data from its first element ([`NpyReader::iter`],
-    /// [`NpyReader::read_into`] in parts, ...). Reads of it go to the source as they come,
-    /// each straight into the caller's buffer.
+    /// [`NpyReader::read_into`], ...); its reads go to the source as they come.
     pub fn stream(&self) -> NpyReader<SourceCursor<'_, S>> {
         let p = self.inner();
         let cursor = SourceCursor {
@@ -238,8 +227,8 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
         r
     }
 
-    /// The byte range (offsets in the source) of elements `range` of `T` (memory order; a
-    /// subarray type `[U; N]` counts one element per trailing subarray, as typed reads do).
+    /// The byte range in the source of elements `range` of `T` (memory order; a `[U; N]`
+    /// counts one element per trailing subarray, as typed reads do).
     ///
     /// # Errors
     /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end;
@@ -262,8 +251,8 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
         self.stream().row_elements_of::<T>(&rows)
     }
 
-    /// The bytes (offsets in the source) of rows `rows` of a C-order array, whatever its
-    /// dtype: for callers that decode rows themselves (an Arrow batch of them).
+    /// The byte range in the source of rows `rows` of a C-order array, whatever its dtype:
+    /// for callers that decode rows themselves (an Arrow batch of them).
     ///
     /// # Errors
     /// As [`NpyReader::row_elements`], without its type check.
@@ -287,10 +276,10 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
     }
 
     /// Reads the whole array into a vector, in the file's memory order: one read of the
-    /// source (less what the first read already holds).
+    /// source (less what the first read holds).
     ///
     /// # Errors
-    /// As [`NpyReader::read_vec`]; the source's I/O errors.
+    /// As [`NpyReader::read_vec`].
     pub fn read_vec<T: NpyElement>(&self) -> Result<Vec<T>, Error> {
         self.whole_reader::<T>()?.read_vec()
     }
@@ -320,7 +309,7 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
     /// Reads elements `range` (memory order) in one read of the source.
     ///
     /// # Errors
-    /// As [`NpyReader::read_range`]; the source's I/O errors.
+    /// As [`NpyReader::read_range`].
     pub fn read_range<T: NpyElement>(&self, range: Range<u64>) -> Result<Vec<T>, Error> {
         let bytes = self.byte_range::<T>(range.clone())?;
         let mut r = self.reader_to(bytes.end);
@@ -328,11 +317,10 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
         r.read_range(range)
     }
 
-    /// Reads rows `rows` of a C-order array (a row is one index of the first dimension) in one
-    /// read of the source.
+    /// Reads rows `rows` of a C-order array in one read of the source.
     ///
     /// # Errors
-    /// As [`NpyReader::read_rows`]; the source's I/O errors.
+    /// As [`NpyReader::read_rows`].
     pub fn read_rows<T: NpyElement>(&self, rows: Range<u64>) -> Result<Vec<T>, Error> {
         let elements = self.row_elements::<T>(rows)?;
         self.read_range(elements)
@@ -377,9 +365,8 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
     }
 }
 
-/// Bytes fetched from a larger source: `bytes` are the source's bytes at `offset..`. A
-/// [`ReadAt`] that serves reads inside them, for decoding a range fetched by other means (an
-/// async request) with [`NpyReader::from_parts`].
+/// Bytes fetched from a larger source (its bytes at `offset..`), a [`ReadAt`] of them: for
+/// decoding a range fetched by other means (an async request) with [`NpyReader::from_parts`].
 ///
 /// # Examples
 /// ```
@@ -438,11 +425,10 @@ impl<B: AsRef<[u8]>> ReadAt for FetchedRange<B> {
 
 /// A [`Read`] + [`Seek`] cursor on a [`ReadAt`]: what [`NpyReader::stream`] reads through.
 ///
-/// Reads inside the source's first bytes (kept by [`NpyReader::open_at`]) come from memory; a read
-/// that covers the rest of the span being read goes straight to the source into the caller's
-/// buffer; a smaller one (element-by-element decoding) fetches the rest of the span, up to
-/// [`MAX_WINDOW_BYTES`], in one read and serves the following reads from it. Outside a span
-/// (streaming), a small read fetches [`READ_AHEAD_BYTES`].
+/// Reads inside the first read's bytes come from memory; one that covers the rest of the span
+/// being read goes straight to the source; a smaller one (element-by-element decoding) fetches
+/// the rest of the span, up to [`MAX_WINDOW_BYTES`], and serves the following reads from it.
+/// Outside a span (streaming), a small read fetches [`READ_AHEAD_BYTES`].
 #[derive(Debug)]
 pub struct SourceCursor<'a, S: ?Sized> {
     source: &'a S,

@@ -215,8 +215,7 @@ impl<R> NpyReader<R> {
         &self.inner
     }
 
-    /// Number of elements in the array, as the header says (a `u64`: the data is still in the
-    /// file; `len()` of in-memory arrays is `usize`).
+    /// Number of elements, as [`ArrayMeta::num_elements`].
     pub fn num_elements(&self) -> u64 {
         self.meta.num_elements()
     }
@@ -231,13 +230,11 @@ impl<R> NpyReader<R> {
         self.end - self.pos
     }
 
-    /// The underlying reader, positioned after what has been read — except after a partly
-    /// consumed [`NpyReader::iter`], which reads ahead in chunks of up to 64 KiB (never past
-    /// the array's data): those bytes are kept by the `NpyReader` (its later reads return
-    /// them) and are not in `R`. For a reader from [`NpyReader::open`], `R` is a
-    /// [`BufReader`] whose buffer holds what it read ahead (its `seek(SeekFrom::Current(0))`
-    /// puts the file there); [`NpyReader::into_file`] gives the file at the position after
-    /// what was read, iterator included.
+    /// The underlying reader, after what has been read, less what a partly consumed
+    /// [`NpyReader::iter`] read ahead (up to 64 KiB, never past the data; not in `R`). From
+    /// [`NpyReader::open`], `R` is a [`BufReader`] holding its own read-ahead (its
+    /// `seek(SeekFrom::Current(0))` puts the file there); [`NpyReader::into_file`] gives the
+    /// file after what was read, iterator included.
     pub fn into_inner(self) -> R {
         self.inner
     }
@@ -348,12 +345,11 @@ impl<R> NpyReader<R> {
 }
 
 impl<R> NpyReader<R> {
-    /// The reader with its dtype read through a type hint, as
-    /// [`ReadOptions::hint`] does when opening: for readers
-    /// opened without options (an `.npz` member's). `None`, or a dtype the hint does not
-    /// apply to, leaves the reader as it is, and so does a hint
+    /// The reader with its dtype read through a type hint, as [`ReadOptions::hint`] does when
+    /// opening: for readers opened without options (an `.npz` member's). `None`, a dtype the
+    /// hint does not apply to, or a hint
     /// [`ParsedHeader::hinted_dtype`](crate::header::ParsedHeader::hinted_dtype) refuses (a
-    /// big-endian `'>V2'` as bfloat16): call that to learn why.
+    /// big-endian `'>V2'` as bfloat16: call it to learn why) leaves the reader as it is.
     ///
     /// # Examples
     /// ```
@@ -382,9 +378,8 @@ impl<R: Read> NpyReader<R> {
         NpyReader::with_options(inner, &ReadOptions::default())
     }
 
-    /// Reads the header from `inner` with options: the header's limits, and for the data the
-    /// strict bool check ([`ReadOptions::strict_bools`]) and the casting of typed reads
-    /// ([`ReadOptions::casting`]).
+    /// Reads the header from `inner` with options ([`ReadOptions`]: header limits, strict bools,
+    /// casting, threads).
     ///
     /// # Errors
     /// As [`NpyReader::new`].
@@ -404,7 +399,7 @@ impl<R: Read> NpyReader<R> {
         std::io::Cursor::new(ahead).chain(&mut self.inner)
     }
 
-    /// Tells the reader how many bytes follow the header (e.g. a file's length minus the data
+    /// Tells the reader how many bytes follow the header (a file's length less the data
     /// offset), so that truncation is found before allocating.
     #[must_use]
     pub fn with_available_bytes(mut self, bytes: u64) -> Self {
@@ -416,7 +411,7 @@ impl<R: Read> NpyReader<R> {
     ///
     /// # Errors
     /// [`ErrorKind::TypeMismatch`], [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], value
-    /// errors of `T`, [`ErrorKind::AllocationLimit`], I/O errors.
+    /// errors of `T` ([`ErrorKind::InvalidUnicode`]), [`ErrorKind::AllocationLimit`], I/O errors.
     pub fn read_vec<T: NpyElement>(&mut self) -> Result<Vec<T>, Error> {
         let typed = self.typed::<T>()?;
         let n = self.remaining();
@@ -426,10 +421,9 @@ impl<R: Read> NpyReader<R> {
         self.read_vec_with(&typed)
     }
 
-    /// [`ErrorKind::Truncated`] (the bytes needed and those there) when the input is known to
-    /// hold fewer bytes than the elements left; nothing for a stream of unknown length.
-    /// Checked before any memory bound, so that a file shorter than its header claims is
-    /// reported as such, not as an allocation refused.
+    /// [`ErrorKind::Truncated`] when the input is known to hold fewer bytes than the elements
+    /// left (nothing for a stream of unknown length): checked before any memory bound, so that
+    /// a short file is reported as such, not as an allocation refused.
     pub(crate) fn check_backed(&self) -> Result<(), Error> {
         if let Some(avail) = self.available {
             let itemsize = self.itemsize();
@@ -522,8 +516,7 @@ impl<R: Read> NpyReader<R> {
         Ok(v)
     }
 
-    /// Reads the next `out.len()` elements into `out` (a reused buffer: no allocation on the
-    /// bulk path).
+    /// Reads the next `out.len()` elements into `out` (no allocation on the bulk path).
     ///
     /// # Errors
     /// [`ErrorKind::LengthMismatch`] when `out` is longer than the elements remaining; otherwise
@@ -590,12 +583,9 @@ impl<R: Read> NpyReader<R> {
         })
     }
 
-    /// Sets `buf` to the next `n` data bytes (one chunk of whole elements).
-    ///
-    /// On a stream of unknown length a chunk larger than [`CHUNK_BYTES`] (elements of huge
-    /// itemsize) grows as its bytes arrive, so that a header claiming gigabyte elements cannot
-    /// make the reader allocate what the stream does not hold. With the length known, the
-    /// bytes are there: one allocation.
+    /// Sets `buf` to the next `n` data bytes (one chunk of whole elements). On a stream of
+    /// unknown length a chunk larger than [`CHUNK_BYTES`] grows as its bytes arrive, so that
+    /// a header claiming gigabyte elements cannot make the reader allocate what is not there.
     fn read_chunk(&mut self, buf: &mut Vec<u8>, n: usize) -> Result<(), Error> {
         if self.available.is_some() || n <= CHUNK_BYTES || self.ahead_at < self.ahead.len() {
             buf.resize(n, 0);
@@ -669,8 +659,7 @@ impl<R: Read> NpyReader<R> {
     /// Iterates over the remaining elements without loading the array, reading in chunks.
     ///
     /// # Errors
-    /// [`ErrorKind::TypeMismatch`] and [`ErrorKind::ObjectArray`] up front; each item is a
-    /// `Result` for the errors of reading it.
+    /// [`ErrorKind::TypeMismatch`] and [`ErrorKind::ObjectArray`] up front; then per item.
     #[allow(
         clippy::iter_not_returning_iterator,
         reason = "the iterator comes inside a `Result`: type and object refusals come up front"
@@ -698,12 +687,8 @@ impl<R: Read + Seek> NpyReader<R> {
         self.within_range(range, Self::read_vec::<T>)
     }
 
-    /// Runs `read` on this reader seen as the elements `range` (memory-order indices) alone:
-    /// positioned at `range.start`, ending at `range.end`. The reader is left after the range.
-    ///
-    /// # Errors
-    /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end; I/O errors;
-    /// `read`'s errors.
+    /// Runs `read` on this reader seen as the elements `range` alone (positioned at its start,
+    /// ending at its end), as [`NpyReader::read_range`] does; `read`'s errors added.
     pub(crate) fn within_range<T>(
         &mut self,
         range: Range<u64>,
