@@ -279,12 +279,15 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
     let nbytes = meta.nbytes();
     let start = data_start(bytes, meta);
     let available = bytes.len().saturating_sub(start) as u64;
-    if available < nbytes {
-        return Err(Error::new(ErrorKind::Truncated {
+    let truncated = || {
+        Error::new(ErrorKind::Truncated {
             what: "array data",
             needed: nbytes,
             found: available,
-        }));
+        })
+    };
+    if available < nbytes {
+        return Err(truncated());
     }
     if nbytes == 0 {
         if !meta.is_empty() {
@@ -299,11 +302,7 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
     }
     // nbytes <= available (checked above), so the range is within `bytes`.
     let Some(data) = bytes.get(start..).and_then(|d| d.get(..nbytes as usize)) else {
-        return Err(Error::new(ErrorKind::Truncated {
-            what: "array data",
-            needed: nbytes,
-            found: available,
-        }));
+        return Err(truncated());
     };
     let view = match checked::try_cast_slice::<u8, T>(data) {
         Ok(view) => view,
