@@ -119,22 +119,22 @@ impl ReadAt for [u8] {
     }
 }
 
-impl ReadAt for Vec<u8> {
-    fn size(&self) -> std::io::Result<u64> {
-        self.as_slice().size()
-    }
-
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
-        self.as_slice().read_at(buf, offset)
-    }
-}
-
-#[cfg(any(unix, windows))]
+/// Elsewhere than Unix and Windows a positional read is a seek and a read through `&File`
+/// (not atomic: concurrent readers of one handle on such platforms must not share it).
 impl ReadAt for File {
     fn size(&self) -> std::io::Result<u64> {
         Ok(self.metadata()?.len())
     }
 
+    #[cfg(not(any(unix, windows)))]
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+        use std::io::{Seek, SeekFrom};
+        let mut file = self;
+        file.seek(SeekFrom::Start(offset))?;
+        read_up_to(&mut file, buf).map_err(std::io::Error::other)
+    }
+
+    #[cfg(any(unix, windows))]
     fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
         #[cfg(unix)]
         use std::os::unix::fs::FileExt;
@@ -162,25 +162,10 @@ impl ReadAt for File {
     }
 }
 
-/// Elsewhere a positional read is a seek and a read through `&File` (not atomic: concurrent
-/// readers of one handle on such platforms must not share it).
-#[cfg(not(any(unix, windows)))]
-impl ReadAt for File {
-    fn size(&self) -> std::io::Result<u64> {
-        Ok(self.metadata()?.len())
-    }
-
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
-        use std::io::{Seek, SeekFrom};
-        let mut file = self;
-        file.seek(SeekFrom::Start(offset))?;
-        read_up_to(&mut file, buf).map_err(std::io::Error::other)
-    }
-}
-
+/// `ReadAt` of a pointer type, forwarding every method to the source it points to.
 macro_rules! forward_read_at {
-    ($($t:ty),*) => {$(
-        impl<T: ReadAt + ?Sized> ReadAt for $t {
+    ($(impl$(<$p:ident>)? for $t:ty;)*) => {$(
+        impl$(<$p: ReadAt + ?Sized>)? ReadAt for $t {
             fn size(&self) -> std::io::Result<u64> {
                 (**self).size()
             }
@@ -199,7 +184,12 @@ macro_rules! forward_read_at {
         }
     )*};
 }
-forward_read_at!(&T, Box<T>, std::sync::Arc<T>);
+forward_read_at! {
+    impl for Vec<u8>;
+    impl<T> for &T;
+    impl<T> for Box<T>;
+    impl<T> for std::sync::Arc<T>;
+}
 
 #[cfg(test)]
 mod read_at_tests {

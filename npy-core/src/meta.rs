@@ -126,16 +126,6 @@ impl ArrayMeta {
         Ok(())
     }
 
-    /// Checks that `range` (memory-order element indices) is not reversed and ends within the
-    /// array: [`ErrorKind::OutOfRange`] naming `what` otherwise.
-    pub(crate) fn check_elements(
-        &self,
-        what: &'static str,
-        range: &Range<u64>,
-    ) -> Result<(), Error> {
-        check_within(what, range, self.len)
-    }
-
     /// Checks that rows `rows` are a contiguous run of the array's bytes: a C-order array of
     /// at least one dimension, and the range within its first dimension. Returns the
     /// dimensions of a row (the shape after the first).
@@ -259,8 +249,9 @@ macro_rules! element_accessors {
 
 pub(crate) use element_accessors;
 
-/// [`ErrorKind::OutOfRange`] naming `what` unless `range` is not reversed and ends by `len`.
-fn check_within(what: &'static str, range: &Range<u64>, len: u64) -> Result<(), Error> {
+/// [`ErrorKind::OutOfRange`] naming `what` unless `range` (element indices, or rows) is not
+/// reversed and ends by `len`.
+pub(crate) fn check_within(what: &'static str, range: &Range<u64>, len: u64) -> Result<(), Error> {
     if range.start > range.end || range.end > len {
         return Err(Error::new(ErrorKind::OutOfRange {
             what,

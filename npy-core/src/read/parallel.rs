@@ -94,7 +94,7 @@ fn read_part(file: &File, offset: u64, part: &mut [u8], swap_unit: usize) -> io:
     };
     let mut done = 0;
     for piece in part.chunks_mut(step) {
-        let n = fill_at(file, offset + done as u64, piece)?;
+        let n = ReadAt::read_at(file, piece, offset + done as u64)?;
         if swap_unit != 0 {
             swap_in_place(&mut piece[..n - n % swap_unit], swap_unit);
         }
@@ -104,12 +104,6 @@ fn read_part(file: &File, offset: u64, part: &mut [u8], swap_unit: usize) -> io:
         }
     }
     Ok(done)
-}
-
-/// Fills `buf` from `offset` as far as the file allows ([`ReadAt`], written once in `io`).
-#[cfg(any(unix, windows))]
-fn fill_at(file: &File, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
-    ReadAt::read_at(file, buf, offset)
 }
 
 #[cfg(all(test, any(unix, windows)))]

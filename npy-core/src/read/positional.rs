@@ -13,7 +13,7 @@ use crate::element::NpyElement;
 use crate::error::{Error, ErrorKind};
 use crate::header::{parse_prefix, Header, ParsedHeader, Prefix};
 use crate::io::ReadAt;
-use crate::meta::ArrayMeta;
+use crate::meta::{check_within, ArrayMeta};
 
 /// Bytes of the first read of [`NpyReader::open_at`]: the header of every array `np.save` writes
 /// (128 bytes for up to a few dimensions, a few KiB for wide records) and the first rows of
@@ -236,7 +236,7 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
     pub fn byte_range<T: NpyElement>(&self, range: Range<u64>) -> Result<Range<u64>, Error> {
         let mut r = self.stream();
         let each = r.fold_for::<T>()?;
-        r.meta().check_elements("element range", &range)?;
+        check_within("element range", &range, r.num_elements())?;
         // Within the array's bytes, which fit in 64 bits.
         let at = self.data_offset();
         Ok(at + range.start * each..at + range.end * each)

@@ -17,7 +17,7 @@ use crate::element::{bulk_kind, Bulk, NpyElement, PodLayout, Widening};
 use crate::error::{Error, ErrorKind};
 use crate::header::Header;
 use crate::io::read_up_to;
-use crate::meta::{meta_accessors, ArrayMeta};
+use crate::meta::{check_within, meta_accessors, ArrayMeta};
 
 /// How the reader turns one element's bytes into a value: a typed element's plan, or the
 /// dynamic decoder.
@@ -694,7 +694,7 @@ impl<R: Read + Seek> NpyReader<R> {
         range: Range<u64>,
         read: impl FnOnce(&mut Self) -> Result<T, Error>,
     ) -> Result<T, Error> {
-        self.meta.check_elements("element range", &range)?;
+        check_within("element range", &range, self.num_elements())?;
         self.seek_to(range.start)?;
         // Read as if the array ended at range.end.
         let saved_end = self.end;
@@ -724,7 +724,7 @@ impl<R: Read + Seek> NpyReader<R> {
     /// # Errors
     /// [`ErrorKind::OutOfRange`] past the end; I/O errors.
     pub fn seek_to(&mut self, index: u64) -> Result<(), Error> {
-        self.meta.check_elements("seek position", &(index..index))?;
+        check_within("seek position", &(index..index), self.num_elements())?;
         let itemsize = self.itemsize();
         let ahead = self.ahead_len() as i128;
         let delta = (i128::from(index) - i128::from(self.pos)) * i128::from(itemsize) - ahead;
