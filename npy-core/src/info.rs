@@ -9,11 +9,8 @@ use crate::format::{MemoryOrder, Version};
 use crate::header::{Header, ParsedHeader, ReadOptions};
 use crate::meta::ArrayMeta;
 
-/// What a `.npy` file holds, from its header: the tensor's name, dtype, shape and layout.
-///
-/// Field meanings follow the format description: the name is the file stem (a `.npy` file stores
-/// no name), the shape is logical (outermost first) in both orders, `nbytes` is
-/// `prod(shape) × itemsize`.
+/// What a `.npy` file holds, from its header: the tensor's name (a `.npy` file stores none:
+/// the file stem), dtype, shape and layout.
 ///
 /// # Examples
 /// ```
@@ -30,13 +27,13 @@ use crate::meta::ArrayMeta;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TensorInfo {
-    /// The file stem.
+    /// The name: the file stem.
     pub name: String,
     /// The dtype (`descr`).
     pub dtype: DType,
     /// The canonical dtype of the number table, if the dtype has one.
     pub canonical: Option<Canonical>,
-    /// Logical shape, outermost first.
+    /// Logical shape, outermost first, in both orders.
     pub shape: Vec<u64>,
     /// C or Fortran order.
     pub order: MemoryOrder,
@@ -44,7 +41,7 @@ pub struct TensorInfo {
     pub byte_order: ByteOrder,
     /// Bytes per element.
     pub itemsize: u64,
-    /// Bytes of array data.
+    /// Bytes of array data: `prod(shape) × itemsize`.
     pub nbytes: u64,
     /// Offset of the data from the start of the file, in bytes.
     pub data_offset: u64,
@@ -60,7 +57,7 @@ impl TensorInfo {
     /// Reads the header of the file at `path`.
     ///
     /// # Errors
-    /// I/O errors and every header error of [`Header::read`].
+    /// I/O errors and header errors ([`Header::read`]), naming the file.
     pub fn from_path(path: impl AsRef<Path>) -> Result<TensorInfo, Error> {
         let path = path.as_ref();
         let name = path
@@ -77,7 +74,7 @@ impl TensorInfo {
     /// Reads a header from `r` (left at the start of the data) and names the tensor `name`.
     ///
     /// # Errors
-    /// Every header error of [`Header::read`].
+    /// Header errors ([`Header::read`]).
     pub fn from_reader<R: Read + ?Sized>(
         name: impl Into<String>,
         r: &mut R,
@@ -104,9 +101,8 @@ impl TensorInfo {
         ))
     }
 
-    /// The info of a tensor named `name` with the header `parsed`, whose data is `nbytes`
-    /// bytes at `data_offset`: the fields a header implies (canonical dtype, byte order,
-    /// itemsize, memory order) derived from it, here for every way of making one.
+    /// The info of tensor `name` of header `parsed`, its data `nbytes` bytes at `data_offset`:
+    /// the fields a header implies derived here for every way of making one.
     pub(crate) fn from_parts(
         name: String,
         parsed: ParsedHeader,

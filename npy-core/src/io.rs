@@ -1,6 +1,5 @@
-//! Small I/O helpers shared by the header reader, the data readers and conversion: the range
-//! source [`ReadAt`] and `read_up_to`. Opens of regular files and the output files are
-//! npy-fs's.
+//! I/O helpers shared by the readers and conversion: the range source [`ReadAt`] and
+//! `read_up_to` (opening files is npy-fs's).
 
 use std::fs::File;
 use std::io::Read;
@@ -21,18 +20,15 @@ pub(crate) fn read_up_to<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> Result<
     Ok(n)
 }
 
-/// A range source: bytes read by position ("give me the bytes at `offset..offset + n`"), the
-/// input of every reader that needs more than one pass over its input: headers read before
-/// their data, row ranges, parallel bulk reads, conversions and the `.npz` directory.
+/// A range source: bytes read by position (offsets and lengths in bytes), the input of every
+/// reader that needs more than one pass: headers read before their data, row ranges, parallel
+/// bulk reads, conversions and the `.npz` directory.
 ///
-/// Reads take `&self`, so one source serves several threads (or several pending requests of a
-/// remote store) at once. Files ([`std::fs::File`], by `pread` / `seek_read`), byte slices,
-/// `Vec<u8>`, and references, boxes and `Arc`s of sources implement it; a remote object
-/// store implements it in `npy-object-store`. npy-core itself neither blocks on a network nor
-/// depends on an async runtime: an implementation decides how a read is served.
-///
-/// Lengths and offsets are bytes. A read past the end is not an error: it returns fewer
-/// bytes (0 at or beyond the end), as `pread` does.
+/// Reads take `&self`, so one source serves several threads (or pending requests of a remote
+/// store) at once. Files (by `pread` / `seek_read`), byte slices, `Vec<u8>`, and references,
+/// boxes and `Arc`s of sources implement it; `npy-object-store` implements it for a remote
+/// store (npy-core neither blocks on a network nor needs an async runtime). A read past the
+/// end returns fewer bytes (0 at or beyond it), as `pread` does.
 ///
 /// # Examples
 /// ```
@@ -52,8 +48,8 @@ pub trait ReadAt {
     /// What the source reports (a file's metadata, a store's `HEAD`).
     fn size(&self) -> std::io::Result<u64>;
 
-    /// Reads up to `buf.len()` bytes at `offset`; returns how many were read, fewer only at the
-    /// end of the source (0 at or past it). Implementations retry interrupted reads.
+    /// Reads up to `buf.len()` bytes at `offset`; returns how many, fewer only at the end of
+    /// the source. Implementations retry interrupted reads.
     ///
     /// # Errors
     /// What the source reports.
@@ -79,9 +75,8 @@ pub trait ReadAt {
         Ok(())
     }
 
-    /// Reads several ranges (byte offsets, end exclusive), each as far as the source allows.
-    /// A remote source overrides it to coalesce the ranges into few requests; the default reads
-    /// them one after another.
+    /// Reads several ranges, each as far as the source allows: one after another, unless a
+    /// remote source overrides it to coalesce them into few requests.
     ///
     /// # Errors
     /// What the source reports. Memory: the sum of the ranges' lengths, which the caller chose.

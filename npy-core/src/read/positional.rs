@@ -25,17 +25,14 @@ pub const FIRST_READ_BYTES: usize = 64 << 10;
 /// the source, a larger one one read per this many bytes.
 pub const MAX_WINDOW_BYTES: usize = 64 << 20;
 
-/// Bytes a [`SourceCursor`] reads ahead for a small read outside an operation's span (the
-/// streaming reader of [`NpyReader::stream`]): as a buffered reader's buffer, so that reads of a
-/// few elements at a time cost one read of the source per 64 KiB.
+/// Bytes a [`SourceCursor`] reads ahead for a small read outside an operation's span
+/// ([`NpyReader::stream`]), as a buffered reader does: one read of the source per 64 KiB.
 pub const READ_AHEAD_BYTES: usize = 64 << 10;
 
 /// Where the header that starts with `prefix` ends: `Some(data offset)` once `prefix` holds the
-/// magic string, the version and the header length field; `None` when it is too short to say
-/// (a prefix that still matches the magic string).
-///
-/// This is how a caller that reads a file remotely decides whether its first read held the
-/// whole header, and how many bytes a second read must fetch otherwise, before asking for them.
+/// magic string, the version and the header length field; `None` for a shorter prefix that
+/// still matches the magic string. A remote reader learns from it whether its first read held
+/// the whole header, and otherwise what a second read must fetch.
 ///
 /// # Errors
 /// [`ErrorKind::NotNpy`] for a prefix that is not a `.npy` file's,
@@ -59,10 +56,9 @@ pub fn header_extent(prefix: &[u8], options: &ReadOptions) -> Result<Option<u64>
     })
 }
 
-/// Reads the header of the array at the start of `source`: one read of `first_read` bytes, and
-/// only when the header is longer, reads of the rest (each at most as long as what is already
-/// held, so memory stays within twice the bytes the source holds, whatever the length field
-/// claims). Returns the header and every byte read, header included.
+/// Reads the header at the start of `source`: one read of `first_read` bytes, then only for a
+/// longer header reads of the rest, each at most as long as what is held (memory stays within
+/// twice the source's bytes, whatever the length field claims). Returns it and the bytes read.
 fn read_header<S: ReadAt + ?Sized>(
     source: &S,
     first_read: usize,

@@ -315,11 +315,9 @@ impl<R> NpyReader<R> {
         Ok(typed)
     }
 
-    /// numpy stores an array whose elements are subarrays as the base dtype with the
-    /// subarray's dimensions appended to the shape. When `T` is a subarray type (`[U; N]`) and
-    /// the file is such a C-order array (its trailing dimensions are `T`'s subarray shape), the
-    /// reader from here on views those dimensions as one `T` element: [`NpyReader::shape`]
-    /// loses them and [`NpyReader::len`] counts `T` elements.
+    /// When `T` is a subarray type (`[U; N]`) and the file a C-order array whose trailing
+    /// dimensions are its subarray shape ([`ArrayMeta::fold_trailing`]), views those dimensions
+    /// from here on as one `T` element: the shape loses them, the length counts `T` elements.
     fn fold_subarray<T: NpyElement>(&mut self) -> Result<(), Error> {
         let DType::SubArray(want) = T::npy_dtype() else {
             return Ok(());
@@ -342,9 +340,7 @@ impl<R> NpyReader<R> {
         self.pos /= per;
         Ok(())
     }
-}
 
-impl<R> NpyReader<R> {
     /// The reader with its dtype read through a type hint, as [`ReadOptions::hint`] does when
     /// opening: for readers opened without options (an `.npz` member's). `None`, a dtype the
     /// hint does not apply to, or a hint
@@ -378,8 +374,7 @@ impl<R: Read> NpyReader<R> {
         NpyReader::with_options(inner, &ReadOptions::default())
     }
 
-    /// Reads the header from `inner` with options ([`ReadOptions`]: header limits, strict bools,
-    /// casting, threads).
+    /// [`NpyReader::new`] with options ([`ReadOptions`]).
     ///
     /// # Errors
     /// As [`NpyReader::new`].
