@@ -279,16 +279,16 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
     let nbytes = meta.nbytes();
     let start = data_start(bytes, meta);
     let available = bytes.len().saturating_sub(start) as u64;
-    let truncated = || {
-        Error::new(ErrorKind::Truncated {
-            what: "array data",
-            needed: nbytes,
-            found: available,
-        })
-    };
-    if available < nbytes {
-        return Err(truncated());
-    }
+    let data = usize::try_from(nbytes)
+        .ok()
+        .and_then(|n| bytes.get(start..)?.get(..n))
+        .ok_or_else(|| {
+            Error::new(ErrorKind::Truncated {
+                what: "array data",
+                needed: nbytes,
+                found: available,
+            })
+        })?;
     if nbytes == 0 {
         if !meta.is_empty() {
             // Elements of zero size (an empty record): no bytes to borrow them from.
@@ -300,41 +300,30 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
         // Nothing to borrow: an empty slice needs no alignment.
         return Ok(&[]);
     }
-    // nbytes <= available (checked above), so the range is within `bytes`.
-    let Some(data) = bytes.get(start..).and_then(|d| d.get(..nbytes as usize)) else {
-        return Err(truncated());
-    };
-    let view = match checked::try_cast_slice::<u8, T>(data) {
-        Ok(view) => view,
-        Err(CheckedCastError::PodCastError(
-            PodCastError::TargetAlignmentGreaterAndInputNotAligned,
-        )) => {
-            return Err(Error::new(ErrorKind::Misaligned {
+    let view = checked::try_cast_slice::<u8, T>(data).map_err(|e| match e {
+        CheckedCastError::PodCastError(PodCastError::TargetAlignmentGreaterAndInputNotAligned) => {
+            Error::new(ErrorKind::Misaligned {
                 offset,
                 align: std::mem::align_of::<T>(),
-            }))
+            })
         }
-        Err(CheckedCastError::InvalidBitPattern) => {
-            return Err(Error::new(match first_noncanonical_bool(data) {
-                // numpy reads the byte as True; a Rust bool cannot hold it in memory.
-                Some((at, byte)) if is_bool_layout::<T>(dtype) => ErrorKind::NonCanonicalBool {
-                    byte,
-                    offset: offset + at as u64,
-                },
-                _ => ErrorKind::InvalidBitPattern {
-                    requested: T::rust_name(),
-                },
-            }));
-        }
+        CheckedCastError::InvalidBitPattern => Error::new(match first_noncanonical_bool(data) {
+            // numpy reads the byte as True; a Rust bool cannot hold it in memory.
+            Some((at, byte)) if is_bool_layout::<T>(dtype) => ErrorKind::NonCanonicalBool {
+                byte,
+                offset: offset + at as u64,
+            },
+            _ => ErrorKind::InvalidBitPattern {
+                requested: T::rust_name(),
+            },
+        }),
         // A size mismatch: only a `T` whose checked cast disagrees with its own size (checked
         // above to be the itemsize) gets here; refused rather than trusted.
-        Err(CheckedCastError::PodCastError(_)) => {
-            return Err(not_viewable::<T>(
-                dtype,
-                "the data's bytes do not cast to whole elements of the type",
-            ))
-        }
-    };
+        CheckedCastError::PodCastError(_) => not_viewable::<T>(
+            dtype,
+            "the data's bytes do not cast to whole elements of the type",
+        ),
+    })?;
     debug_assert_eq!(view.len() as u64, meta.num_elements());
     Ok(view)
 }
