@@ -161,8 +161,18 @@ impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
     ) -> Result<Self, Error> {
         let path = path.as_ref();
         let create = || -> Result<Self, Error> {
+            // A subarray element's dimensions would be part of the shape.
+            let dtype = T::npy_dtype();
+            if matches!(dtype, DType::SubArray(_)) {
+                return Err(Error::new(ErrorKind::Unsupported {
+                    operation: "creating a map of subarray elements ([T; N])",
+                    reason: "numpy stores them as trailing dimensions; map the base type with \
+                             the dimensions in the shape"
+                        .into(),
+                }));
+            }
             let header = Header {
-                dtype: element_dtype::<T>()?,
+                dtype,
                 // open_memmap writes the flag it is given, whatever the shape.
                 fortran_order: order.is_fortran(),
                 shape: shape.to_vec(),
@@ -254,20 +264,6 @@ impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
 
 impl<T> NpyMmapMut<T> {
     mapping_methods!();
-}
-
-/// `T`'s dtype as a view of it is stored: in the machine's byte order, a subarray element
-/// refused (its dimensions would be part of the shape).
-fn element_dtype<T: NpyElement>() -> Result<DType, Error> {
-    match T::npy_dtype() {
-        DType::SubArray(_) => Err(Error::new(ErrorKind::Unsupported {
-            operation: "creating a map of subarray elements ([T; N])",
-            reason: "numpy stores them as trailing dimensions; map the base type with the \
-                     dimensions in the shape"
-                .into(),
-        })),
-        dtype => Ok(dtype),
-    }
 }
 
 /// What both maps hold: the map (`Mmap` or `MmapMut`, whose bytes stay put while it lives),

@@ -4,7 +4,6 @@
 //! One engine serves typed and dynamic reads: a [`Decode`] turns each element's bytes into a
 //! value, and says when the bytes are the values' memory (the bulk paths).
 
-use std::fmt;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::ops::Range;
@@ -56,6 +55,7 @@ pub(crate) trait Decode {
 
 /// A typed element's plan for one dtype: its own (in either byte order), or a widening from
 /// a narrower number dtype ([`Casting::Safe`]).
+#[derive(Debug)]
 enum Typed<T: NpyElement> {
     Exact { plan: T::Plan, bulk: Bulk<T> },
     Widened(Widening<T>),
@@ -75,15 +75,6 @@ impl<T: NpyElement> Typed<T> {
                 (Casting::Equiv, Some(_)) => Err(e.with_safe_cast_hint()),
                 _ => Err(e),
             },
-        }
-    }
-}
-
-impl<T: NpyElement> fmt::Debug for Typed<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Typed::Exact { .. } => f.write_str("Exact"),
-            Typed::Widened(w) => w.fmt(f),
         }
     }
 }
