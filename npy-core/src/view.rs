@@ -127,17 +127,12 @@ impl<'a, T> NpyView<'a, T> {
     }
 
     /// Copies the view into an owned array (same shape, order and elements).
-    ///
-    /// # Panics
-    /// Never: a view is validated once, on creation, to hold exactly its shape's elements.
     pub fn to_array(&self) -> NpyArray<T>
     where
         T: Clone,
     {
-        // A view is made only from `view_data`'s slice (directly or through `from_checked`),
-        // and its private fields never change.
-        NpyArray::from_meta(self.meta.clone(), self.data.to_vec())
-            .expect("view_data checked that a view holds exactly its shape's elements")
+        // A view holds exactly its shape's elements: `view_data` checked them on creation.
+        NpyArray::from_meta_and_data(self.meta.clone(), self.data.to_vec())
     }
 }
 

@@ -137,8 +137,8 @@ impl<T> NpyArray<T> {
         (self.meta, self.data)
     }
 
-    /// The array of `meta` holding `data`, which the caller took from an array of that
-    /// metadata (exactly its elements).
+    /// The array of `meta` holding `data`, which the caller knows to be exactly its elements
+    /// (a view's, or an array's of that metadata): unchecked.
     pub(crate) fn from_meta_and_data(meta: ArrayMeta, data: Vec<T>) -> Self {
         NpyArray { meta, data }
     }
