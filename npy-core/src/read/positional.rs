@@ -262,8 +262,7 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn row_byte_range(&self, rows: Range<u64>) -> Result<Range<u64>, Error> {
-        let r = self.stream();
-        let dims = r.meta().row_dims(&rows)?;
+        let dims = self.meta().row_dims(&rows)?;
         // Within the array's bytes, which fit in 64 bits (checked when the header was read;
         // a row of zero rows may not, and is never multiplied by more than 0).
         let row = checked_product(self.meta().itemsize(), dims).unwrap_or(u64::MAX);
@@ -308,9 +307,8 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
     /// As [`NpyReader::read_range`].
     pub fn read_range<T: NpyElement>(&self, range: Range<u64>) -> Result<Vec<T>, Error> {
         let bytes = self.byte_range::<T>(range.clone())?;
-        let mut r = self.reader_to(bytes.end);
-        r.fold_for::<T>()?;
-        r.read_range(range)
+        // The reader folds subarray dimensions as `byte_range` did.
+        self.reader_to(bytes.end).read_range(range)
     }
 
     /// Reads rows `rows` of a C-order array in one read of the source.
