@@ -12,7 +12,7 @@
 
 use super::decode::Decoder;
 use super::DynValue;
-use crate::dtype::{DType, Record, SubArray};
+use crate::dtype::{DType, Record};
 use crate::error::Error;
 use crate::format::ByteOrder;
 
@@ -412,42 +412,26 @@ fn uncovered(leaves: &[Column], itemsize: usize) -> Vec<(usize, usize)> {
 
 /// The machine-order dtype of a leaf and the unit its gathered bytes are swapped in.
 fn native_leaf(dtype: &DType) -> (DType, usize) {
-    let swap = |o: ByteOrder, unit: usize| {
-        if o == ByteOrder::NATIVE || o == ByteOrder::NotApplicable {
-            (o, 0)
-        } else {
-            (ByteOrder::NATIVE, unit)
-        }
+    use crate::dtype::Primitive::*;
+    let base = match dtype {
+        DType::SubArray(s) => s.flatten().1,
+        d => d,
     };
-    match dtype {
-        DType::Number(p, o) => {
-            use crate::dtype::Primitive::*;
-            let unit = match p {
-                C64 => 4,
-                C128 => 8,
-                // x87 / binary128 bytes are kept as stored (their decoder reads the order).
-                LongDouble { .. } | CLongDouble { .. } => return (dtype.clone(), 0),
-                _ => p.itemsize() as usize,
-            };
-            let (o, s) = swap(*o, unit);
-            (DType::Number(*p, o), s)
+    let unit = match base {
+        DType::Number(C64, _) => 4,
+        DType::Number(C128, _) => 8,
+        // x87 / binary128 bytes are kept as stored (their decoder reads the order).
+        DType::Number(LongDouble { .. } | CLongDouble { .. }, _) => 0,
+        DType::Number(p, _) => p.itemsize() as usize,
+        DType::Time(..) => 8,
+        DType::Unicode(..) => 4,
+        _ => 0,
+    };
+    match dtype.byte_order() {
+        o if unit == 0 || o == ByteOrder::NATIVE || o == ByteOrder::NotApplicable => {
+            (dtype.clone(), 0)
         }
-        DType::Time(t, o) => {
-            let (o, s) = swap(*o, 8);
-            (DType::Time(*t, o), s)
-        }
-        DType::Unicode(n, o) => {
-            let (o, s) = swap(*o, 4);
-            (DType::Unicode(*n, o), s)
-        }
-        DType::SubArray(sub) => {
-            let (base, s) = native_leaf(sub.base());
-            // The shape was valid for the file's base, so it is for the same base re-ordered.
-            let rebuilt = SubArray::new(base, sub.shape().to_vec())
-                .map_or_else(|_| dtype.clone(), DType::SubArray);
-            (rebuilt, s)
-        }
-        other => (other.clone(), 0),
+        _ => (dtype.with_byte_order(ByteOrder::NATIVE), unit),
     }
 }
 
