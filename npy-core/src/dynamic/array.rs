@@ -186,7 +186,7 @@ impl DynArray {
     /// # Examples
     /// See [`Column`].
     pub fn column(&self, path: &str) -> Option<&Column> {
-        self.columns().iter().find(|c| dotted_is(c.path(), path))
+        self.columns().iter().find(|c| c.path().join(".") == path)
     }
 
     /// The column of the field at `path`, one name per level from the top-level record down
@@ -263,27 +263,6 @@ impl DynArray {
     }
 }
 
-/// Whether the names of `names` joined by dots are `dotted` (no name: `""`).
-fn dotted_is(names: &[String], dotted: &str) -> bool {
-    let mut rest = dotted;
-    for (i, name) in names.iter().enumerate() {
-        if i > 0 {
-            match rest.strip_prefix('.') {
-                Some(r) => rest = r,
-                None => return false,
-            }
-        }
-        match rest.strip_prefix(name.as_str()) {
-            Some(r) => rest = r,
-            None => return false,
-        }
-    }
-    rest.is_empty()
-}
-
-/// Equal arrays have the same dtype, shape, order and values (compared as [`DynValue`]s, so
-/// that NaN is unequal as in numpy; record padding and the bytes of `b1` values other than 0
-/// and 1 may differ: numpy's `==` compares values too).
 impl<'a> IntoIterator for &'a DynArray {
     type Item = Cow<'a, DynValue>;
     type IntoIter = Iter<'a>;
@@ -294,6 +273,9 @@ impl<'a> IntoIterator for &'a DynArray {
     }
 }
 
+/// Equal arrays have the same dtype, shape, order and values (compared as [`DynValue`]s, so
+/// that NaN is unequal as in numpy; record padding and the bytes of `b1` values other than 0
+/// and 1 may differ: numpy's `==` compares values too).
 impl PartialEq for DynArray {
     fn eq(&self, other: &Self) -> bool {
         self.dtype() == other.dtype()
