@@ -8,13 +8,13 @@ use half::f16;
 
 use super::{DynArray, DynValue};
 use crate::codec::{encode_bool, encode_bytes, encode_ucs4, per_chunk, Endian, Scalar};
-
-/// Bytes of elements rebuilt from the columns per write.
-const WRITE_CHUNK_BYTES: usize = 1 << 20;
 use crate::dtype::{DType, Primitive, TimeKind};
 use crate::element::NAT;
 use crate::error::{to_usize, Error, ErrorKind};
 use crate::write::write_atomic;
+
+/// Bytes of elements rebuilt from the columns per write.
+const WRITE_CHUNK_BYTES: usize = 1 << 20;
 
 /// Writes `array` to `path` as numpy would write an array of its dtype, shape and order
 /// (atomically: a temporary file renamed into place). Together with [`crate::read_dyn`] this
@@ -60,7 +60,28 @@ pub fn write_dyn(path: impl AsRef<Path>, array: &DynArray) -> Result<(), Error> 
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn write_dyn_to<W: Write>(mut w: W, array: &DynArray) -> Result<(), Error> {
-    write_plain(&mut w, array)
+    // Every array without objects is held in columns.
+    let Some(columns) = array.column_store() else {
+        return Err(Error::new(ErrorKind::ObjectArray {
+            dtype: array.dtype().clone(),
+        }));
+    };
+    w.write_all(&array.header().to_bytes(None)?)?;
+    let itemsize = to_usize(array.dtype().itemsize(), "itemsize")?;
+    if itemsize > 0 {
+        // The elements rebuilt chunk by chunk from the columns (padding as read, or zeros).
+        let rows = per_chunk(itemsize, WRITE_CHUNK_BYTES);
+        let n = array.len();
+        let mut buf = vec![0u8; rows.min(n) * itemsize];
+        for first in (0..n).step_by(rows) {
+            let k = rows.min(n - first);
+            let part = &mut buf[..k * itemsize];
+            columns.scatter(part, first, k);
+            w.write_all(part)?;
+        }
+    }
+    w.flush()?;
+    Ok(())
 }
 
 /// Writes `array` to `w` as [`write_dyn_to`] does, encoding object arrays (`|O`) with
@@ -94,37 +115,7 @@ pub fn write_dyn_to_using<W: Write>(
             ),
         }));
     }
-    write_plain(&mut w, array)
-}
-
-/// [`write_dyn_to`] of a dtype without objects (any other is refused).
-fn write_plain<W: Write>(w: &mut W, array: &DynArray) -> Result<(), Error> {
-    let dtype = array.dtype();
-    dtype.refuse_object()?;
-    w.write_all(&array.header().to_bytes(None)?)?;
-    let itemsize = to_usize(dtype.itemsize(), "itemsize")?;
-    // An array without objects is held in columns (objects were refused above).
-    let Some(columns) = array.column_store() else {
-        return Err(Error::new(ErrorKind::ObjectArray {
-            dtype: dtype.clone(),
-        }));
-    };
-    if itemsize > 0 {
-        // The elements rebuilt chunk by chunk from the columns (padding as read, or zeros).
-        let rows = per_chunk(itemsize, WRITE_CHUNK_BYTES);
-        let n = array.len();
-        let mut buf = vec![0u8; rows.min(n) * itemsize];
-        let mut first = 0;
-        while first < n {
-            let k = rows.min(n - first);
-            let part = &mut buf[..k * itemsize];
-            columns.scatter(part, first, k);
-            w.write_all(part)?;
-            first += k;
-        }
-    }
-    w.flush()?;
-    Ok(())
+    write_dyn_to(w, array)
 }
 
 /// [`ErrorKind::ValueMismatch`]: `value` does not fit `dtype`.
