@@ -63,9 +63,6 @@ pub const VALUE_TOKEN: &str = "$npy_core::private::Value";
 #[doc(hidden)]
 pub const TUPLE_KEY: &str = "$npy_core::private::tuple";
 
-// ---------------------------------------------------------------------------------------------
-// Value
-
 impl Serialize for Value {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -83,13 +80,7 @@ impl Serialize for Value {
             Value::Float(x) => s.serialize_f64(*x),
             Value::Str(v) => s.serialize_str(v),
             Value::Bytes(b) => s.serialize_bytes(b),
-            Value::Tuple(items) => {
-                let mut t = s.serialize_tuple(items.len())?;
-                for v in items {
-                    t.serialize_element(v)?;
-                }
-                t.end()
-            }
+            Value::Tuple(items) => tuple(s, items),
             Value::List(items) => s.collect_seq(items),
             Value::Dict(items) => s.collect_map(items.iter().map(|(k, v)| (k, v))),
         }
@@ -146,14 +137,8 @@ impl<'de> Visitor<'de> for ValueVisitor {
     fn visit_str<E>(self, s: &str) -> Result<Value, E> {
         Ok(Value::Str(s.to_owned()))
     }
-    fn visit_string<E>(self, s: String) -> Result<Value, E> {
-        Ok(Value::Str(s))
-    }
     fn visit_bytes<E>(self, b: &[u8]) -> Result<Value, E> {
         Ok(Value::Bytes(b.to_vec()))
-    }
-    fn visit_byte_buf<E>(self, b: Vec<u8>) -> Result<Value, E> {
-        Ok(Value::Bytes(b))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
@@ -182,9 +167,6 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// ByteOrder
-
 impl Serialize for ByteOrder {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.name())
@@ -201,9 +183,6 @@ impl<'de> Deserialize<'de> for ByteOrder {
             .ok_or_else(|| de::Error::unknown_variant(&s, &["little", "big", "na"]))
     }
 }
-
-// ---------------------------------------------------------------------------------------------
-// DType
 
 impl Serialize for DType {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -247,16 +226,16 @@ fn is_subarray(items: &[Value]) -> bool {
 
 fn field_from_data(v: Value) -> Value {
     match v {
-        Value::List(parts) | Value::Tuple(parts) => {
-            let mut out = Vec::with_capacity(parts.len());
-            for (i, p) in parts.into_iter().enumerate() {
-                out.push(match i {
+        Value::List(parts) | Value::Tuple(parts) => Value::Tuple(
+            parts
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| match i {
                     1 => descr_from_data(p),
                     _ => list_to_tuple(p),
-                });
-            }
-            Value::Tuple(out)
-        }
+                })
+                .collect(),
+        ),
         other => other,
     }
 }
@@ -268,20 +247,22 @@ fn list_to_tuple(v: Value) -> Value {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Header
-
 /// The shape, written as a tuple (so a Python-literal format writes `(4, 64)`).
 struct Shape<'a>(&'a [u64]);
 
 impl Serialize for Shape<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut t = s.serialize_tuple(self.0.len())?;
-        for d in self.0 {
-            t.serialize_element(d)?;
-        }
-        t.end()
+        tuple(s, self.0)
     }
+}
+
+/// `items` as a tuple (a list in formats without tuples).
+fn tuple<S: Serializer, T: Serialize>(s: S, items: &[T]) -> Result<S::Ok, S::Error> {
+    let mut t = s.serialize_tuple(items.len())?;
+    for v in items {
+        t.serialize_element(v)?;
+    }
+    t.end()
 }
 
 impl Serialize for Header {
@@ -314,9 +295,6 @@ impl<'de> Deserialize<'de> for Header {
         Ok(header)
     }
 }
-
-// ---------------------------------------------------------------------------------------------
-// TensorInfo
 
 impl Serialize for TensorInfo {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -381,26 +359,29 @@ impl<'de> Deserialize<'de> for TensorInfo {
             text: r.header,
         };
         let info = TensorInfo::from_parts(r.name, parsed, nbytes, r.data_offset);
-        let mismatch = |field: &str, found: &dyn fmt::Display, want: &dyn fmt::Display| {
-            de::Error::custom(format!(
+        // Each derived field against the one `descr` gives, in this order.
+        let checks: [(&str, String, String); 3] = [
+            (
+                "canonical",
+                r.canonical.unwrap_or_else(|| "null".into()),
+                info.canonical.map_or("null", |c| c.name()).into(),
+            ),
+            (
+                "itemsize",
+                r.itemsize.to_string(),
+                info.itemsize.to_string(),
+            ),
+            (
+                "byte_order",
+                r.byte_order.name().into(),
+                info.byte_order.name().into(),
+            ),
+        ];
+        if let Some((field, found, want)) = checks.iter().find(|(_, f, w)| f != w) {
+            return Err(de::Error::custom(format!(
                 "{field} {found} does not match descr {} (expected {want})",
                 r.descr
-            ))
-        };
-        let canon_name = info.canonical.map_or("null", |c| c.name());
-        let found = r.canonical.as_deref().unwrap_or("null");
-        if found != canon_name {
-            return Err(mismatch("canonical", &found, &canon_name));
-        }
-        if r.itemsize != info.itemsize {
-            return Err(mismatch("itemsize", &r.itemsize, &info.itemsize));
-        }
-        if r.byte_order != info.byte_order {
-            return Err(mismatch(
-                "byte_order",
-                &r.byte_order.name(),
-                &info.byte_order.name(),
-            ));
+            )));
         }
         if r.nbytes != nbytes {
             return Err(de::Error::custom(format!(
