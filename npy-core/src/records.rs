@@ -22,20 +22,11 @@ pub struct FieldPlan<P> {
 }
 
 impl<P> FieldPlan<P> {
-    /// The field's bytes in `record`; a record shorter than the field's end is an error (the
-    /// plan was made for another dtype), never a panic.
-    fn bytes<'r>(&self, record: &'r [u8]) -> Result<&'r [u8], Error> {
-        let len = record.len();
-        self.offset
-            .checked_add(self.size)
-            .and_then(|end| record.get(self.offset..end))
-            .ok_or_else(|| self.short(len))
-    }
-
-    fn bytes_mut<'r>(&self, record: &'r mut [u8]) -> Result<&'r mut [u8], Error> {
-        let len = record.len();
+    /// The field's range in a record of `len` bytes; a record shorter than the field's end is
+    /// an error (the plan was made for another dtype), never a panic.
+    fn range(&self, len: usize) -> Result<std::ops::Range<usize>, Error> {
         match self.offset.checked_add(self.size) {
-            Some(end) if end <= len => Ok(&mut record[self.offset..end]),
+            Some(end) if end <= len => Ok(self.offset..end),
             _ => Err(self.short(len)),
         }
     }
@@ -55,7 +46,7 @@ impl<P> FieldPlan<P> {
     /// As [`NpyElement::read`].
     #[inline]
     pub fn read<T: NpyElement<Plan = P>>(&self, record: &[u8]) -> Result<T, Error> {
-        T::read(&self.plan, self.bytes(record)?)
+        T::read(&self.plan, &record[self.range(record.len())?])
     }
 
     /// Encodes `value` into a whole record's bytes.
@@ -68,20 +59,17 @@ impl<P> FieldPlan<P> {
         value: &T,
         record: &mut [u8],
     ) -> Result<(), Error> {
-        value
-            .write(&self.plan, self.bytes_mut(record)?)
-            .map_err(|e| match e.into_kind() {
-                ErrorKind::ValueTooLong {
-                    len,
-                    dtype,
-                    field: None,
-                } => Error::new(ErrorKind::ValueTooLong {
-                    len,
-                    dtype,
-                    field: Some(self.name.clone()),
-                }),
-                kind => Error::new(kind),
-            })
+        let range = self.range(record.len())?;
+        value.write(&self.plan, &mut record[range]).map_err(|e| {
+            let mut kind = e.into_kind();
+            if let ErrorKind::ValueTooLong {
+                field: f @ None, ..
+            } = &mut kind
+            {
+                *f = Some(self.name.clone());
+            }
+            Error::new(kind)
+        })
     }
 }
 
@@ -181,10 +169,8 @@ pub mod __private {
             DType::Unicode(0, o) => DType::Unicode(width, o),
             DType::SubArray(s) => {
                 let base = with_width(s.base().clone(), width);
-                match crate::dtype::SubArray::new(base.clone(), s.shape().to_vec()) {
-                    Ok(s) => DType::SubArray(s),
-                    Err(_) => base,
-                }
+                crate::dtype::SubArray::new(base.clone(), s.shape().to_vec())
+                    .map_or(base, DType::SubArray)
             }
             other => other,
         }
@@ -198,15 +184,16 @@ pub mod __private {
 
     /// The dtype of a field over `values`: the widest of `dtype_for` of each value.
     pub fn widest<'a, T: NpyElement + 'a>(values: impl Iterator<Item = &'a T>) -> DType {
-        let mut best: Option<DType> = None;
-        for v in values {
-            let d = T::dtype_for(std::slice::from_ref(v));
-            match &best {
-                Some(b) if b.itemsize() >= d.itemsize() => {}
-                _ => best = Some(d),
-            }
-        }
-        best.unwrap_or_else(|| T::dtype_for(&[]))
+        values
+            .map(|v| T::dtype_for(std::slice::from_ref(v)))
+            .reduce(|best, d| {
+                if best.itemsize() >= d.itemsize() {
+                    best
+                } else {
+                    d
+                }
+            })
+            .unwrap_or_else(|| T::dtype_for(&[]))
     }
 
     /// The record dtype of `fields`: packed, or C-struct aligned as numpy's `align=True`.
