@@ -1,30 +1,17 @@
 //! Dynamic reading: any dtype, records included, into a [`DynArray`] of typed columns, one per
-//! leaf field, each element a tree of [`DynValue`]s when asked for.
+//! leaf field, each element a tree of [`DynValue`]s when asked for (see [`DynArray`]'s example).
 //!
 //! The typed readers ([`read`](fn@crate::read), [`NpyReader::read_vec`]) need the element type at
-//! compile time. [`read_dyn`] reads whatever the file holds: the data's bytes gathered into
-//! one [`Column`] per leaf field (numbers in the machine's order, viewable as `&[T]`; strings
-//! as their bytes), about the file's size in memory. Its elements are the values
-//! `np.load(...).tolist()` gives, with two differences that keep information numpy's Python objects would lose or
-//! refuse: `longdouble` values keep their raw bytes next to an `f64` approximation, and `U`
-//! strings keep their raw UCS-4 code points (a lone surrogate, which numpy allows, survives).
+//! compile time; [`read_dyn`] reads whatever the file holds, into one [`Column`] per leaf field
+//! (numbers in the machine's order, viewable as `&[T]`; strings as their bytes): about the
+//! file's size in memory. Its elements are the values `np.load(...).tolist()` gives, except that
+//! `longdouble` values keep their raw bytes next to an `f64` approximation and `U` strings keep
+//! their raw UCS-4 code points (a lone surrogate, which numpy allows, survives).
 //!
-//! # Examples
-//! ```
-//! use npy_core::{DynValue, WriteOptions};
-//! let mut bytes = Vec::new();
-//! WriteOptions::new().write_to(&mut bytes, &[1.5f32, -2.0, 0.25, 8.0], &[2, 2])?;
-//! let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
-//! assert_eq!(a.shape(), [2, 2]);
-//! assert_eq!(a.get(&[1, 0]), Some(DynValue::Float(0.25)));
-//! # Ok::<(), npy_core::Error>(())
-//! ```
-//!
-//! The parts: the value model ([`DynValue`], [`UcsString`]: `value.rs`), the array
-//! ([`DynArray`]: `array.rs`) and its columns ([`Column`], the padding, gathering and
-//! scattering: `columns.rs`), the budget of the trees (`budget.rs`), the decoder and
-//! encoder (`decode.rs`, `encode.rs`, both through the crate's scalar codec) and the x87
-//! `longdouble` arithmetic (`longdouble.rs`).
+//! The parts: the values ([`DynValue`], [`UcsString`]: `value.rs`), the array ([`DynArray`]:
+//! `array.rs`) and its columns ([`Column`], the padding, gathering and scattering:
+//! `columns.rs`), the budget of the trees (`budget.rs`), the decoder and encoder (`decode.rs`,
+//! `encode.rs`, through the crate's scalar codec) and x87 `longdouble` (`longdouble.rs`).
 
 use std::io::{Read, Seek};
 use std::ops::Range;
@@ -57,25 +44,22 @@ pub use decode::ElementDecoder;
 const COLUMN_CHUNK_BYTES: usize = 1 << 20;
 
 /// Reads the `.npy` file at `path`, whatever its dtype, into a [`DynArray`]: one typed
-/// [`Column`] per leaf field, read in chunks of 1 MiB, each gathered field by field.
+/// [`Column`] per leaf field, gathered field by field from chunks of 1 MiB.
 ///
-/// Memory is the data's bytes (record padding is kept beside the columns, so that
-/// [`write_dyn`] writes the file back as it was) plus one chunk. A header claiming more data
-/// than the file holds is [`ErrorKind::Truncated`] before the columns are allocated, and
-/// arrays whose elements as [`DynValue`] trees would take more than [`MAX_DYN_EXPANSION`]
-/// bytes per data byte plus [`DYN_ALLOWANCE`] (which is all that elements of no bytes, `S0`
-/// or empty records, get) are [`ErrorKind::AllocationLimit`]. Trailing bytes after the data
-/// are ignored, as numpy ignores them.
-///
-/// Object arrays (`O`, anywhere in the dtype) hold a pickle, which this function does not
-/// decode: they are refused with [`ErrorKind::ObjectArray`] before any data byte is read.
-/// `npy_pickle::read_dyn` reads them (into `DynValue::Object`s, with an interpreter that never
-/// executes anything), as does [`NpyReader::read_dyn_using`] given its codec.
+/// Memory is the data's bytes plus one chunk; record padding is kept beside the columns, so
+/// that [`write_dyn`] writes the file back as it was. Trailing bytes after the data are ignored
+/// and a `b1` byte other than 0 and 1 reads as `true`, as numpy does. Object arrays (`O`
+/// anywhere in the dtype) hold a pickle, which this function does not decode:
+/// `npy_pickle::read_dyn` does, as does [`NpyReader::read_dyn_using`] given its codec.
 ///
 /// # Errors
-/// I/O and header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::Truncated`], [`ErrorKind::AllocationLimit`]. A `b1` byte other
-/// than 0 and 1 reads as `true`, as numpy reads it (or is [`ErrorKind::InvalidBool`] for a
-/// reader given [`ReadOptions::strict_bools`](crate::ReadOptions::strict_bools)).
+/// I/O and header errors; [`ErrorKind::ObjectArray`] before any data byte is read;
+/// [`ErrorKind::Truncated`] for a header claiming more data than the file holds, before the
+/// columns are allocated; [`ErrorKind::AllocationLimit`] when the elements as [`DynValue`]
+/// trees would take more than [`MAX_DYN_EXPANSION`] bytes per data byte plus [`DYN_ALLOWANCE`]
+/// (all that elements of no bytes, `S0` or empty records, get); [`ErrorKind::InvalidBool`] for
+/// a `b1` byte other than 0 and 1 on a reader given
+/// [`ReadOptions::strict_bools`](crate::ReadOptions::strict_bools).
 ///
 /// # Examples
 /// ```
@@ -102,16 +86,15 @@ pub fn read_dyn(path: impl AsRef<Path>) -> Result<DynArray, Error> {
 }
 
 impl<R: Read> NpyReader<R> {
-    /// Reads the whole array, whatever its dtype, into a [`DynArray`] (see [`read_dyn`]).
-    ///
-    /// On a reader from [`NpyReader::open`] (or given
+    /// Reads the whole array, whatever its dtype, into a [`DynArray`] (see [`read_dyn`]). On a
+    /// reader from [`NpyReader::open`] (or given
     /// [`with_available_bytes`](NpyReader::with_available_bytes)) a short file is found before
-    /// allocating; on a stream of unknown length the values grow as data arrives. Elements
-    /// larger than [`MAX_DYN_ITEMSIZE`] bytes are refused.
+    /// allocating; on a stream of unknown length the values grow as data arrives.
     ///
     /// # Errors
-    /// As [`read_dyn`]; also [`ErrorKind::Unsupported`] when elements were already read from
-    /// this reader.
+    /// As [`read_dyn`], and [`ErrorKind::AllocationLimit`] for elements over
+    /// [`MAX_DYN_ITEMSIZE`] bytes; [`ErrorKind::Unsupported`] when elements were already read
+    /// from this reader.
     ///
     /// # Examples
     /// ```
@@ -129,8 +112,7 @@ impl<R: Read> NpyReader<R> {
     }
 
     /// Reads the whole array as [`NpyReader::read_dyn`] does, decoding object arrays (and
-    /// records with object fields) with `objects`: `npy_pickle::PickleCodec` reads numpy's
-    /// pickles without executing anything. Arrays of other dtypes read as with `read_dyn`.
+    /// records with object fields) with `objects`, such as `npy_pickle::PickleCodec`.
     ///
     /// # Errors
     /// As [`NpyReader::read_dyn`], and what `objects` refuses
@@ -162,13 +144,19 @@ impl<R: Read> NpyReader<R> {
         Ok(())
     }
 
+    /// Refuses, before any data byte is read, a dynamic read of the remaining elements: of
+    /// objects, of more bytes than the input holds, or over the [budget](budget::check).
+    fn check_dyn(&self) -> Result<(), Error> {
+        self.dtype().refuse_object()?;
+        self.check_backed()?;
+        budget::check(self.dtype(), self.remaining())
+    }
+
     /// [`NpyReader::read_dyn`] of a dtype that the reader decodes itself (object arrays are
     /// refused): the elements gathered into one column per leaf field, chunk by chunk.
     fn read_dyn_plain(&mut self) -> Result<DynArray, Error> {
+        self.check_dyn()?;
         let dtype = self.dtype().clone();
-        dtype.refuse_object()?;
-        self.check_backed()?;
-        budget::check(&dtype, self.remaining())?;
         let n = self.remaining();
         let n_usize = usize::try_from(n).map_err(|_| {
             Error::new(ErrorKind::AllocationLimit {
@@ -193,13 +181,10 @@ impl<R: Read> NpyReader<R> {
         DynArray::from_columns(self.meta().clone(), columns)
     }
 
-    /// Decodes the remaining elements, within the budget of [`MAX_DYN_EXPANSION`] bytes of
-    /// values per data byte. An object array's data is one pickle, decoded whole by
-    /// [`NpyReader::read_dyn`], not element by element.
+    /// Decodes the remaining elements (of no object: an object array's pickle is decoded
+    /// whole), within the budget.
     fn read_dyn_values(&mut self) -> Result<Vec<DynValue>, Error> {
-        self.dtype().refuse_object()?;
-        self.check_backed()?;
-        budget::check(self.dtype(), self.remaining())?;
+        self.check_dyn()?;
         let decoder = decode::Decoder::new(self.dtype())?;
         self.read_vec_with(&decoder)
     }
@@ -209,18 +194,16 @@ impl<R: Read + Seek> NpyReader<R> {
     /// Reads elements `range` (memory-order indices: the file's order, C or Fortran) of any
     /// dtype, without reading the others; the reader is left after the range.
     ///
-    /// This is [`read_dyn`] for a part of the array: a caller that shows or converts a large
-    /// array reads it range by range in memory bounded by the range, or picks the few
-    /// elements it needs (numpy's summarised print reads 3 at each edge of each axis).
-    /// The decoded values of the range are bounded as for [`read_dyn`] (by
-    /// [`MAX_DYN_EXPANSION`] bytes per data byte of the range).
+    /// This is [`read_dyn`] for a part of the array, its values bounded as there (per data
+    /// byte of the range): a caller that shows or converts a large array reads it range by
+    /// range, or picks the few elements it needs (numpy's summarised print reads 3 at each edge
+    /// of each axis).
     ///
     /// # Errors
     /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end;
     /// [`ErrorKind::ObjectArray`] (an object array's pickle is decoded whole, by
-    /// `NpyReader::read_dyn_using` given a codec);
-    /// [`ErrorKind::Truncated`] when the input ends inside the range;
-    /// [`ErrorKind::AllocationLimit`]; I/O errors.
+    /// [`NpyReader::read_dyn_using`]); [`ErrorKind::Truncated`] when the input ends inside the
+    /// range; [`ErrorKind::AllocationLimit`]; I/O errors.
     ///
     /// # Examples
     /// ```
