@@ -17,16 +17,13 @@ const BUILD_CHUNK_BYTES: usize = 1 << 20;
 /// An array of any dtype, read by [`read_dyn`](crate::read_dyn): the header's facts and the
 /// elements, held as one typed [`Column`] per leaf field.
 ///
-/// The columns hold the file's bytes of each field ([`DynArray::columns`]; numbers viewable
-/// in place with [`Column::values`]), so an array costs about what its data takes: not a
-/// tree of values. The tree form of one element is built when asked for:
-/// [`DynArray::get`] (a logical index) and [`DynArray::element`] (memory order) give owned
-/// [`DynValue`]s; [`DynArray::iter`] and [`DynArray::iter_c_order`] yield
-/// [`Cow`]s, built for columns and borrowed from an array holding objects (so walking one
-/// copies none of its values). Arrays whose
-/// dtype holds objects (`O`, decoded through an
-/// [`ObjectCodec`](crate::dynamic::ObjectCodec)) hold their decoded values instead
-/// ([`DynArray::objects`]), and have no columns.
+/// The columns hold the file's bytes of each field (numbers viewable in place with
+/// [`Column::values`]), so an array costs about what its data takes, not a tree of values. One
+/// element's tree is built when asked for: [`DynArray::get`] (a logical index) and
+/// [`DynArray::element`] (memory order) give owned [`DynValue`]s, [`DynArray::iter`] and
+/// [`DynArray::iter_c_order`] [`Cow`]s. Arrays whose dtype holds objects (`O`, decoded through an
+/// [`ObjectCodec`](crate::dynamic::ObjectCodec)) have no columns: they hold their decoded values
+/// ([`DynArray::objects`]), which the iterators borrow.
 ///
 /// # Examples
 /// ```
@@ -154,22 +151,9 @@ impl DynArray {
         }
     }
 
-    /// The leaf columns, moved out of the array (nothing is copied): the columns of
-    /// [`DynArray::columns`], in the same order; empty for a dtype holding objects. With
-    /// [`Column::into_words`], a column's storage can be handed to another owner (an Arrow
-    /// buffer) as it is.
-    ///
-    /// # Examples
-    /// ```
-    /// use npy_core::WriteOptions;
-    /// let mut bytes = Vec::new();
-    /// WriteOptions::new().write_to(&mut bytes, &[3u16, 4, 5], &[3])?;
-    /// let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
-    /// let columns = a.into_columns();
-    /// assert_eq!(columns.len(), 1);
-    /// assert_eq!(columns[0].values::<u16>()?, [3u16, 4, 5]);
-    /// # Ok::<(), npy_core::Error>(())
-    /// ```
+    /// The leaf columns of [`DynArray::columns`], moved out of the array (nothing is copied;
+    /// empty for a dtype holding objects): with [`Column::into_words`], a column's storage can
+    /// be handed to another owner (an Arrow buffer) as it is.
     pub fn into_columns(self) -> Vec<Column> {
         match self.data {
             Data::Columns(c) => c.leaves,
@@ -243,9 +227,8 @@ impl DynArray {
         self.meta.index_of(index).and_then(|i| self.element(i))
     }
 
-    /// The elements in memory order ([`DynArray::order`]; see [`DynArray::iter_c_order`] for
-    /// logical order): each built as a tree when reached ([`Cow::Owned`]), or, for an array
-    /// holding objects, borrowed ([`Cow::Borrowed`]: its values are not copied).
+    /// The elements in memory order ([`DynArray::order`]): each built as a tree when reached
+    /// ([`Cow::Owned`]), or, for an array holding objects, borrowed ([`Cow::Borrowed`]).
     pub fn iter(&self) -> Iter<'_> {
         Iter {
             array: self,

@@ -2,13 +2,12 @@
 //!
 //! A tree of [`DynValue`]s per element costs a node per element and a name and a node per
 //! field per record: on a 1M-record file of five fields that was 9.6× the file's size in
-//! memory. A dynamic read instead gathers the bytes of each leaf field into its column, field
-//! by field in one pass per chunk: numbers, datetimes and `U` strings in the machine's byte
-//! order (so that numbers can be viewed as `&[T]`), `S`/`V`/longdouble bytes as stored, `b1`
-//! bytes as stored (a byte other than 0 and 1 reads as `true` and writes back as it was).
-//! Record padding, which no field holds, is kept beside the columns ([`Gaps`]), so that the
-//! element's bytes can be rebuilt exactly ([`Columns::scatter`]). Memory is the data's size,
-//! plus one chunk while reading.
+//! memory. A dynamic read instead gathers each leaf field's bytes into its column in one pass
+//! per chunk: numbers, datetimes and `U` strings in the machine's byte order, other bytes
+//! (`S`, `V`, longdouble, and `b1`, whose bytes other than 0 and 1 write back as read) as
+//! stored. Record padding, which no field holds, is kept beside the columns ([`Gaps`]), so
+//! that the elements' bytes can be rebuilt exactly ([`Columns::scatter`]). Memory is the
+//! data's size, plus one chunk while reading.
 
 use super::decode::Decoder;
 use super::DynValue;
@@ -21,6 +20,7 @@ use crate::format::ByteOrder;
 ///
 /// # Examples
 /// ```
+/// use npy_core::DynValue;
 /// # let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("r.npy");
 /// let dtype = "[('id', '>i8'), ('score', '<f4')]".parse()?;
@@ -35,6 +35,8 @@ use crate::format::ByteOrder;
 /// assert_eq!(id.path(), ["id"]);
 /// assert_eq!(id.dtype().to_string(), "<i8"); // the machine's order (little-endian here)
 /// assert_eq!(id.values::<i64>()?, [7i64, -1]);
+/// assert!(id.values::<u64>().is_err()); // another type than the column's
+/// assert_eq!((id.value(1), id.value(2)), (Some(DynValue::Int(-1)), None));
 /// assert_eq!(a.column("score").unwrap().values::<f32>()?, [0.5f32, 2.0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -110,27 +112,8 @@ impl Column {
     }
 
     /// The values as `&[T]`, in place, when `T`'s dtype is the column's (a subarray field of
-    /// `n` values gives `n` per element). A column holds numbers in the machine's byte order
-    /// whatever the file's (a dynamic read swaps them as it gathers them), so a `>f4` file's
-    /// column is read as `&[f32]` on any machine. See also [`Column`].
-    ///
-    /// # Examples
-    /// ```
-    /// // A big-endian float32 file: its column is in the machine's order.
-    /// let dtype = ">f4".parse()?;
-    /// let mut bytes = npy_core::Header::new(dtype, vec![2]).to_bytes(None)?;
-    /// for v in [1.5f32, -2.0] {
-    ///     bytes.extend_from_slice(&v.to_be_bytes());
-    /// }
-    /// let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
-    /// let c = &a.columns()[0];
-    /// use npy_core::element::NpyElement;
-    /// assert_eq!(*c.dtype(), f32::npy_dtype()); // `<f4` on a little-endian machine
-    /// assert_eq!(c.values::<f32>()?, [1.5f32, -2.0]);
-    /// // Another type than the column's is refused.
-    /// assert!(c.values::<f64>().is_err());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
+    /// `n` values gives `n` per element). The column holds numbers in the machine's byte order
+    /// whatever the file's, so a `>f4` file's column is read as `&[f32]` on any machine.
     ///
     /// # Errors
     /// [`ErrorKind::TypeMismatch`](crate::ErrorKind::TypeMismatch) naming the column's dtype and
@@ -151,19 +134,6 @@ impl Column {
 
     /// Element `i` of the column (memory order) as a [`DynValue`]; `None` when `i` is out of
     /// bounds.
-    ///
-    /// # Examples
-    /// ```
-    /// use npy_core::{DynValue, dynamic::UcsString, WriteOptions};
-    /// let mut bytes = Vec::new();
-    /// WriteOptions::new().write_to(&mut bytes, &["hi".to_string(), "numpy".to_string()], &[2])?;
-    /// let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
-    /// let c = &a.columns()[0];
-    /// assert_eq!(c.width(), 20); // <U5: five UCS-4 code points, trailing NULs included
-    /// assert_eq!(c.value(0), Some(DynValue::Str(UcsString::from("hi"))));
-    /// assert_eq!(c.value(2), None);
-    /// # Ok::<(), npy_core::Error>(())
-    /// ```
     pub fn value(&self, i: usize) -> Option<DynValue> {
         if i >= self.len {
             return None;
