@@ -123,7 +123,8 @@ impl<R: Read> NpyReader<R> {
     pub fn read_dyn_using(&mut self, objects: &dyn ObjectCodec) -> Result<DynArray, Error> {
         self.check_untouched()?;
         if self.dtype().has_object() {
-            return object::read_array(self, objects);
+            let header = self.header().clone();
+            return objects.decode(&header, &mut self.rest());
         }
         self.read_dyn_plain()
     }

@@ -1,15 +1,7 @@
 //! The `O` dtype: the hook through which a codec decodes and encodes an object array's
 //! pickle ([`ObjectCodec`]), and the values it gives, opaque to this crate ([`ObjectValue`]).
-//!
-//! An object array's data is one pickle of Python values. npy-core is the format and knows
-//! nothing of Python's values: a dynamic read given an [`ObjectCodec`]
-//! ([`NpyReader::read_dyn_using`](crate::NpyReader::read_dyn_using),
-//! [`write_dyn_to_using`](crate::dynamic::write_dyn_to_using)) hands the pickle to it, and an
-//! element of the array it returns is a [`DynValue::Object`](crate::DynValue::Object) holding
-//! the codec's value behind [`ObjectValue`]. Without a codec, object arrays are refused with
-//! [`ErrorKind::ObjectArray`](crate::ErrorKind::ObjectArray), whose message names the crate
-//! that has one: npy-pickle (its interpreter never imports, calls or looks up anything), which
-//! also owns Python's object model (`npy_pickle::PyObject`) and its `repr`.
+//! npy-core is the format and knows nothing of Python's values; npy-pickle has the codec and
+//! Python's object model (`npy_pickle::PyObject`) with its `repr`.
 
 use std::any::Any;
 use std::fmt;
@@ -174,13 +166,9 @@ pub mod internals {
     use crate::meta::ArrayMeta;
     use crate::read::NpyArray;
 
-    /// Bytes one element of `dtype` takes once decoded (saturating): what a pickled numpy
-    /// scalar of `dtype` costs each time it is decoded or copied.
+    /// What a pickled numpy scalar of `dtype` costs each time it is decoded or copied.
     pub use crate::dynamic::budget::dyn_cost as decoded_bytes;
-    /// The `n` elements of `dtype` (no object) in `bytes`: a numeric array or scalar inside
-    /// an object array's pickle.
     pub use crate::dynamic::decode::decode_all;
-    /// Encodes `value` as an element of `dtype` into `dst` (itemsize bytes).
     pub use crate::dynamic::encode::encode;
 
     /// The array `header` describes (no objects) holding the elements in `bytes`, exactly its
@@ -251,14 +239,4 @@ pub mod internals {
     ) -> Result<(), Error> {
         crate::write::write_atomic(path, |file| write(file))
     }
-}
-
-/// The data of an array whose dtype holds `O`, decoded by `codec` from the rest of the input.
-pub(super) fn read_array<R: Read>(
-    reader: &mut crate::read::NpyReader<R>,
-    codec: &dyn ObjectCodec,
-) -> Result<DynArray, Error> {
-    let header = reader.header().clone();
-    let mut rest = reader.rest();
-    codec.decode(&header, &mut rest)
 }
