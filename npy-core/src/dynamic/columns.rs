@@ -14,6 +14,7 @@ use super::DynValue;
 use crate::dtype::{DType, Record};
 use crate::error::Error;
 use crate::format::ByteOrder;
+use crate::read::Decode;
 
 /// One leaf field of a record (or the whole element of a non-record dtype), as a column of a
 /// [`DynArray`](crate::DynArray).
@@ -139,7 +140,7 @@ impl Column {
             return None;
         }
         let b = &self.bytes()[i * self.width..(i + 1) * self.width];
-        self.decoder.decode_value(b).ok()
+        self.decoder.decode(b).ok()
     }
 
     /// Copies this field of `rows` elements of `buf` (whole elements of `itemsize` bytes, in

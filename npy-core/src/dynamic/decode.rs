@@ -48,27 +48,16 @@ impl ElementDecoder {
                 found: src.len() as u64,
             }));
         };
-        self.decoder.decode_value(element)
+        self.decoder.decode(element)
     }
 }
 
 /// How to decode one element of a dtype, prepared once per array.
 #[derive(Debug, Clone)]
 pub(super) enum Decoder {
-    Bool,
-    /// A signed integer of the primitive's size, widened to `i64`.
-    Int(Primitive, Endian),
-    /// An unsigned integer of the primitive's size, widened to `u64`.
-    UInt(Primitive, Endian),
-    /// `f2`, `f4` or `f8`, widened to `f64`.
-    Float(Primitive, Endian),
-    LongDouble(Endian),
-    /// `c8` (parts of 4 bytes) or `c16` (8 bytes).
-    Complex {
-        part: usize,
-        endian: Endian,
-    },
-    CLongDouble(Endian),
+    /// A number: booleans, integers widened to 64 bits, floats and complex parts widened to
+    /// `f64`, longdouble's bytes with their approximation.
+    Number(Primitive, Endian),
     Time(TimeType, Endian),
     Bytes,
     Unicode(Endian),
@@ -96,21 +85,8 @@ pub(super) struct FieldDecoder {
 impl Decoder {
     /// The decoder of `dtype` (which holds no object: the reader refused those).
     pub(super) fn new(dtype: &DType) -> Result<Decoder, Error> {
-        use Primitive::*;
         Ok(match dtype {
-            DType::Number(p, o) => {
-                let e = Endian::of(*o);
-                match p {
-                    Bool => Decoder::Bool,
-                    I8 | I16 | I32 | I64 => Decoder::Int(*p, e),
-                    U8 | U16 | U32 | U64 => Decoder::UInt(*p, e),
-                    F16 | F32 | F64 => Decoder::Float(*p, e),
-                    LongDouble { .. } => Decoder::LongDouble(e),
-                    C64 => Decoder::Complex { part: 4, endian: e },
-                    C128 => Decoder::Complex { part: 8, endian: e },
-                    CLongDouble { .. } => Decoder::CLongDouble(e),
-                }
-            }
+            DType::Number(p, o) => Decoder::Number(*p, Endian::of(*o)),
             DType::Time(ty, o) => Decoder::Time(*ty, Endian::of(*o)),
             DType::Bytes(_) => Decoder::Bytes,
             DType::Unicode(_, o) => Decoder::Unicode(Endian::of(*o)),
@@ -145,42 +121,47 @@ impl Decoder {
             }
         })
     }
+}
+
+impl Decode for Decoder {
+    type Value = DynValue;
 
     /// Decodes one element from `src`, exactly its dtype's itemsize bytes: the reader hands
     /// over whole elements, and [`Record::new`](crate::dtype::Record::new) keeps every field inside
     /// its record, so the slicing below stays in bounds.
-    pub(super) fn decode_value(&self, src: &[u8]) -> Result<DynValue, Error> {
+    fn decode(&self, src: &[u8]) -> Result<DynValue, Error> {
         use Primitive::*;
         Ok(match self {
-            Decoder::Bool => DynValue::Bool(decode_bool(src[0])),
-            Decoder::Int(p, e) => DynValue::Int(match p {
-                I8 => i64::from(i8::decode(src, *e)),
-                I16 => i64::from(i16::decode(src, *e)),
-                I32 => i64::from(i32::decode(src, *e)),
-                _ => i64::decode(src, *e),
-            }),
-            Decoder::UInt(p, e) => DynValue::UInt(match p {
-                U8 => u64::from(u8::decode(src, *e)),
-                U16 => u64::from(u16::decode(src, *e)),
-                U32 => u64::from(u32::decode(src, *e)),
-                _ => u64::decode(src, *e),
-            }),
-            Decoder::Float(p, e) => DynValue::Float(float(*p, src, *e)),
-            Decoder::LongDouble(e) => DynValue::LongDouble {
-                bytes: src.to_vec(),
-                approx: longdouble_to_f64(src, *e),
-            },
-            Decoder::Complex { part, endian } => {
-                let (re, im) = src.split_at(*part);
-                let p = if *part == 4 { F32 } else { F64 };
-                DynValue::Complex(float(p, re, *endian), float(p, im, *endian))
-            }
-            Decoder::CLongDouble(e) => {
-                let (re, im) = src.split_at(src.len() / 2);
-                DynValue::CLongDouble {
-                    bytes: src.to_vec(),
-                    re: longdouble_to_f64(re, *e),
-                    im: longdouble_to_f64(im, *e),
+            Decoder::Number(p, e) => {
+                let e = *e;
+                match p {
+                    Bool => DynValue::Bool(decode_bool(src[0])),
+                    I8 => DynValue::Int(i64::from(i8::decode(src, e))),
+                    I16 => DynValue::Int(i64::from(i16::decode(src, e))),
+                    I32 => DynValue::Int(i64::from(i32::decode(src, e))),
+                    I64 => DynValue::Int(i64::decode(src, e)),
+                    U8 => DynValue::UInt(u64::from(u8::decode(src, e))),
+                    U16 => DynValue::UInt(u64::from(u16::decode(src, e))),
+                    U32 => DynValue::UInt(u64::from(u32::decode(src, e))),
+                    U64 => DynValue::UInt(u64::decode(src, e)),
+                    F16 | F32 | F64 => DynValue::Float(float(*p, src, e)),
+                    C64 | C128 => {
+                        let (re, im) = src.split_at(p.itemsize() as usize / 2);
+                        let part = if *p == C64 { F32 } else { F64 };
+                        DynValue::Complex(float(part, re, e), float(part, im, e))
+                    }
+                    LongDouble { .. } => DynValue::LongDouble {
+                        bytes: src.to_vec(),
+                        approx: longdouble_to_f64(src, e),
+                    },
+                    CLongDouble { .. } => {
+                        let (re, im) = src.split_at(src.len() / 2);
+                        DynValue::CLongDouble {
+                            bytes: src.to_vec(),
+                            re: longdouble_to_f64(re, e),
+                            im: longdouble_to_f64(im, e),
+                        }
+                    }
                 }
             }
             Decoder::Time(ty, e) => {
@@ -214,7 +195,7 @@ impl Decoder {
                 let mut out = Vec::with_capacity(fields.len());
                 for f in fields {
                     let part = &src[f.offset..f.offset + f.size];
-                    out.push((f.name.clone(), f.decoder.decode_value(part)?));
+                    out.push((f.name.clone(), f.decoder.decode(part)?));
                 }
                 DynValue::Record(out)
             }
@@ -228,11 +209,11 @@ impl Decoder {
                 let mut values = Vec::with_capacity(usize::try_from(*count).unwrap_or(0));
                 if *base_size == 0 {
                     for _ in 0..*count {
-                        values.push(base.decode_value(&[])?);
+                        values.push(base.decode(&[])?);
                     }
                 } else {
                     for c in src.chunks_exact(*base_size) {
-                        values.push(base.decode_value(c)?);
+                        values.push(base.decode(c)?);
                     }
                 }
                 DynValue::SubArray {
@@ -253,14 +234,6 @@ fn float(p: Primitive, src: &[u8], e: Endian) -> f64 {
     }
 }
 
-impl Decode for Decoder {
-    type Value = DynValue;
-
-    fn decode(&self, src: &[u8]) -> Result<DynValue, Error> {
-        self.decode_value(src)
-    }
-}
-
 /// The elements of `dtype` (which holds no object) in `bytes`, `n` of them: the data of a
 /// numeric array or scalar inside an object array's pickle, whose length the interpreter has
 /// checked to be `n` × the itemsize.
@@ -272,7 +245,7 @@ pub fn decode_all(dtype: &DType, bytes: &[u8], n: u64) -> Result<Vec<DynValue>, 
     let decoder = Decoder::new(dtype)?;
     let size = to_usize(dtype.itemsize(), "itemsize")?;
     if size == 0 {
-        return (0..n).map(|_| decoder.decode_value(&[])).collect();
+        return (0..n).map(|_| decoder.decode(&[])).collect();
     }
     // The caller checked the length; checked again so that a short buffer is an error, not a
     // silently shorter array (n × size saturates: no buffer is that long).
@@ -287,7 +260,7 @@ pub fn decode_all(dtype: &DType, bytes: &[u8], n: u64) -> Result<Vec<DynValue>, 
     bytes
         .chunks_exact(size)
         .take(n as usize)
-        .map(|c| decoder.decode_value(c))
+        .map(|c| decoder.decode(c))
         .collect()
 }
 
