@@ -18,25 +18,23 @@ pub const MAX_DYN_ITEMSIZE: u64 = 1 << 30;
 /// [`DynArray::iter`](crate::DynArray::iter) builds them) per byte of array data, beyond a
 /// fixed [`DYN_ALLOWANCE`]. The array itself holds its data's bytes, in columns.
 ///
-/// A decoded tree is larger than the bytes it decodes: a `DynValue` is 48 bytes, one per byte
-/// of a `|u1` array; a record field adds its name and a `(String, DynValue)` entry per
-/// element. Real dtypes stay well under this (`|u1`: 48, a record of one `|b1` field with a
-/// 100-character name: about 220); a header whose names, subarray shapes or zero-size parts
-/// would multiply the file's bytes further is refused with
-/// [`ErrorKind::AllocationLimit`] before anything is decoded. Read such files with typed reads
-/// or views.
+/// A decoded tree is larger than the bytes it decodes: a `DynValue` is 48 bytes, one per byte of a
+/// `|u1` array; a record field adds its name and a `(String, DynValue)` entry per element. Real
+/// dtypes stay well under this (`|u1`: 48, a record of one `|b1` field with a 100-character name:
+/// about 220); a header whose names, subarray shapes or zero-size parts would multiply the file's
+/// bytes further is refused with [`ErrorKind::AllocationLimit`] before anything is decoded. Read
+/// such files with typed reads or views.
 pub const MAX_DYN_EXPANSION: u64 = 256;
 
 /// Bytes of decoded values the trees of an array from
-/// [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) may take whatever the data: what zero-size parts (`S0`, empty records, zero-size subarrays), which no byte
-/// backs, may take.
+/// [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) may take whatever the data: what
+/// zero-size parts (`S0`, empty records, zero-size subarrays), which no byte backs, may take.
 pub const DYN_ALLOWANCE: u64 = 1 << 20;
 
 /// Refuses a dynamic read of `len` elements of `dtype` whose values would take more memory
-/// than their data backs: elements over [`MAX_DYN_ITEMSIZE`], trees over [`MAX_DYN_EXPANSION`] × the data +
-/// [`DYN_ALLOWANCE`]. `len` ×
-/// the itemsize fits in 64 bits (at most the array's, which
-/// [`ArrayMeta`](crate::meta::ArrayMeta) checked).
+/// than their data backs: elements over [`MAX_DYN_ITEMSIZE`], trees over
+/// [`MAX_DYN_EXPANSION`] × the data + [`DYN_ALLOWANCE`]. `len` × the itemsize fits in 64 bits
+/// (at most the array's, which [`ArrayMeta`](crate::meta::ArrayMeta) checked).
 pub(super) fn check(dtype: &DType, len: u64) -> Result<(), Error> {
     let itemsize = dtype.itemsize();
     if itemsize > MAX_DYN_ITEMSIZE {

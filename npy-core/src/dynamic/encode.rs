@@ -17,17 +17,15 @@ use crate::write::write_atomic;
 const WRITE_CHUNK_BYTES: usize = 1 << 20;
 
 /// Writes `array` to `path` as numpy would write an array of its dtype, shape and order
-/// (atomically: a temporary file renamed into place). Together with [`crate::read_dyn`] this
-/// round-trips every dtype numpy writes, byte for byte, except dtypes holding objects
-/// (refused: `npy_pickle::write_dyn` writes object arrays as numpy's pickle of them). An
-/// array from `read_dyn` keeps the bytes its values do not determine (record padding, which
-/// numpy keeps too, e.g. in a saved multi-field view; `b1` bytes other than 0 and 1); an array
-/// built with [`DynArray::new`] gets zero padding and bools 0 and 1.
+/// (atomically: a temporary file renamed into place). With [`crate::read_dyn`] this round-trips
+/// every dtype numpy writes, byte for byte, except dtypes holding objects (written by
+/// `npy_pickle::write_dyn`): an array from `read_dyn` keeps the bytes its values do not
+/// determine (record padding, which numpy keeps too, e.g. in a saved multi-field view; `b1`
+/// bytes other than 0 and 1); one built with [`DynArray::new`] has zero padding and bools 0 and 1.
 ///
 /// # Errors
-/// [`ErrorKind::ValueMismatch`] when a value does not fit the dtype (wrong kind, out of range, a
-/// string longer than the width, another datetime unit), [`ErrorKind::ObjectArray`] for
-/// dtypes holding objects, header and I/O errors.
+/// [`ErrorKind::ObjectArray`] for dtypes holding objects; header and I/O errors. (A value that
+/// does not fit the dtype was refused by [`DynArray::new`].)
 ///
 /// # Examples
 /// ```

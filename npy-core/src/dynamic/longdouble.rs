@@ -19,13 +19,11 @@ pub(super) fn longdouble_to_f64(src: &[u8], endian: Endian) -> f64 {
     x87_to_f64(ext)
 }
 
-/// x86 80-bit extended precision (little-endian bytes) to the nearest `f64`, ties to even.
-///
-/// Layout: 64-bit significand with an explicit integer bit, then 15-bit biased exponent and the
-/// sign. As numpy reads them on x86-64 (the FPU's rules, since the 80387): exponent 0x7FFF is
-/// infinity when the significand is exactly the integer bit, NaN otherwise (pseudo-infinities
-/// and pseudo-NaNs included); an exponent from 1 to 0x7FFE without the integer bit (an
-/// unnormal, zero significand included) is not a number either: NaN. Exponent 0 (denormals,
+/// x86 80-bit extended precision (little-endian bytes: a 64-bit significand with an explicit
+/// integer bit, then the 15-bit biased exponent and the sign) to the nearest `f64`, ties to
+/// even, with the FPU's rules as [`DynValue::LongDouble`](super::DynValue::LongDouble) lists
+/// them: exponent 0x7FFF is infinity when the significand is exactly the integer bit, else NaN;
+/// an unnormal (exponent 1 to 0x7FFE without the integer bit) is NaN; exponent 0 (denormals,
 /// and pseudo-denormals with the integer bit set) is taken at its face value
 /// `significand × 2^(1 − 16383 − 63)`, as is every normal number.
 pub(crate) fn x87_to_f64(b: [u8; 10]) -> f64 {
