@@ -93,14 +93,8 @@ impl DynArray {
         for part in values.chunks(rows) {
             let buf = &mut buf[..part.len() * itemsize];
             buf.fill(0);
-            if itemsize == 0 {
-                for v in part {
-                    super::encode::encode(&dtype, v, &mut [])?;
-                }
-            } else {
-                for (v, slot) in part.iter().zip(buf.chunks_exact_mut(itemsize)) {
-                    super::encode::encode(&dtype, v, slot)?;
-                }
+            for (i, v) in part.iter().enumerate() {
+                super::encode::encode(&dtype, v, &mut buf[i * itemsize..(i + 1) * itemsize])?;
             }
             columns.push_rows(buf, part.len());
         }

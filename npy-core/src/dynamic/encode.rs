@@ -135,7 +135,7 @@ fn mismatch(dtype: &DType, value: &DynValue) -> Error {
 }
 
 /// An `f64` as a narrower float, refusing finite values that overflow it.
-fn narrow<F: Scalar>(x: f64, to: impl Fn(f64) -> F, is_inf: impl Fn(F) -> bool) -> Option<F> {
+fn narrow<F: Copy>(x: f64, to: impl Fn(f64) -> F, is_inf: impl Fn(F) -> bool) -> Option<F> {
     let y = to(x);
     (!(x.is_finite() && is_inf(y))).then_some(y)
 }
@@ -189,12 +189,8 @@ pub fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Err
         (DType::Number(F64, o), DynValue::Float(x)) => x.encode(dst, Endian::of(*o)),
         (DType::Ml(t), _) if t.is_integer() => dst[0] = t.encode_int(signed()?).ok_or_else(bad)?,
         (DType::Ml(t), DynValue::Float(x)) => {
-            // Refuse a finite value the type cannot hold, as for f2 and f4.
-            let code = t.encode(*x);
-            let y = t.decode(code);
-            if x.is_finite() && !y.is_finite() {
-                return Err(bad());
-            }
+            // Refuse a finite value the type cannot hold (as infinity or NaN), as for f2 and f4.
+            let code = narrow(*x, |x| t.encode(x), |c| !t.decode(c).is_finite()).ok_or_else(bad)?;
             if let [a, b] = dst {
                 [*a, *b] = code.to_ne_bytes();
             } else {
