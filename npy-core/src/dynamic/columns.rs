@@ -11,7 +11,7 @@
 
 use super::decode::Decoder;
 use super::DynValue;
-use crate::dtype::{DType, Record};
+use crate::dtype::DType;
 use crate::error::Error;
 use crate::format::ByteOrder;
 use crate::read::Decode;
@@ -406,6 +406,8 @@ fn native_leaf(dtype: &DType) -> (DType, usize) {
     }
 }
 
+/// Appends the leaf columns of `dtype`, at `offset` of the element and named by `path`, to
+/// `out`.
 fn collect_leaves(
     dtype: &DType,
     offset: usize,
@@ -413,7 +415,14 @@ fn collect_leaves(
     out: &mut Vec<Column>,
 ) -> Result<(), Error> {
     if let DType::Record(r) = dtype {
-        return record_leaves(r, offset, path, out);
+        for f in r.fields() {
+            path.push(f.name.to_string());
+            let at = crate::error::to_usize(f.offset, "record field offset")?;
+            // Record::new keeps every field inside its record, whose offset fits the itemsize.
+            collect_leaves(&f.dtype, offset + at, path, out)?;
+            path.pop();
+        }
+        return Ok(());
     }
     let (native, swap) = native_leaf(dtype);
     out.push(Column {
@@ -429,25 +438,10 @@ fn collect_leaves(
     Ok(())
 }
 
-fn record_leaves(
-    r: &Record,
-    offset: usize,
-    path: &mut Vec<String>,
-    out: &mut Vec<Column>,
-) -> Result<(), Error> {
-    for f in r.fields() {
-        path.push(f.name.to_string());
-        let at = crate::error::to_usize(f.offset, "record field offset")?;
-        // Record::new keeps every field inside its record, whose offset fits the itemsize.
-        collect_leaves(&f.dtype, offset + at, path, out)?;
-        path.pop();
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dtype::Record;
 
     /// The padding of a record with a gap between fields and at its end (numpy's
     /// `align=True` layout of `[('a', 'u1'), ('b', '<u4')]` plus 3 bytes of tail) is found,
