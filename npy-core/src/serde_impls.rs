@@ -52,10 +52,9 @@ use crate::literal::Value;
 
 /// Name of the newtype struct through which [`Value`] asks a deserializer for its tuples.
 ///
-/// A deserializer that tells tuples from lists (npy-serde's) answers a
-/// `deserialize_newtype_struct` with this name by presenting a tuple as a one-entry map whose
-/// key is [`TUPLE_KEY`] and whose value is the sequence of items; any other deserializer just
-/// sees an ordinary newtype struct.
+/// A deserializer that tells tuples from lists (npy-serde's) answers a `deserialize_newtype_struct`
+/// with this name by presenting a tuple as a one-entry map whose key is [`TUPLE_KEY`] and whose
+/// value is the sequence of items; any other deserializer just sees an ordinary newtype struct.
 #[doc(hidden)]
 pub const VALUE_TOKEN: &str = "$npy_core::private::Value";
 
@@ -359,7 +358,6 @@ impl<'de> Deserialize<'de> for TensorInfo {
             text: r.header,
         };
         let info = TensorInfo::from_parts(r.name, parsed, nbytes, r.data_offset);
-        // Each derived field against the one `descr` gives, in this order.
         let checks: [(&str, String, String); 3] = [
             (
                 "canonical",

@@ -53,10 +53,9 @@ enum Data {
 }
 
 impl DynArray {
-    /// An array of `header`'s dtype, shape and order holding `values` (in that order), with
-    /// the header `np.save` would write for it. The values are encoded into the dtype's
-    /// columns now (record padding zero, bools 0 and 1); for a dtype holding objects they are
-    /// kept as they are.
+    /// An array of `header`'s dtype, shape and order holding `values` (in that order), with the
+    /// header `np.save` would write for it. The values are encoded into the dtype's columns now
+    /// (record padding zero, bools 0 and 1); for a dtype holding objects they are kept as they are.
     ///
     /// # Errors
     /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch) when the number of

@@ -1,13 +1,12 @@
 //! The storage of a [`DynArray`](crate::DynArray): one typed [`Column`] per leaf field.
 //!
-//! A tree of [`DynValue`]s per element costs a node per element and a name and a node per
-//! field per record: on a 1M-record file of five fields that was 9.6× the file's size in
-//! memory. A dynamic read instead gathers each leaf field's bytes into its column in one pass
-//! per chunk: numbers, datetimes and `U` strings in the machine's byte order, other bytes
-//! (`S`, `V`, longdouble, and `b1`, whose bytes other than 0 and 1 write back as read) as
-//! stored. Record padding, which no field holds, is kept beside the columns ([`Gaps`]), so
-//! that the elements' bytes can be rebuilt exactly ([`Columns::scatter`]). Memory is the
-//! data's size, plus one chunk while reading.
+//! A tree of [`DynValue`]s per element costs a node per element and a name and a node per field per
+//! record: on a 1M-record file of five fields that was 9.6× the file's size in memory. A dynamic
+//! read instead gathers each leaf field's bytes into its column in one pass per chunk: numbers,
+//! datetimes and `U` strings in the machine's byte order, other bytes (`S`, `V`, longdouble, and
+//! `b1`, whose bytes other than 0 and 1 write back as read) as stored. Record padding, which no
+//! field holds, is kept beside the columns ([`Gaps`]), so that the elements' bytes can be rebuilt
+//! exactly ([`Columns::scatter`]). Memory is the data's size, plus one chunk while reading.
 
 use super::decode::Decoder;
 use super::DynValue;
@@ -65,9 +64,8 @@ impl Column {
         &self.path
     }
 
-    /// The column's dtype: the field's, in the machine's byte order for numbers, datetimes
-    /// and `U` strings (a subarray field keeps its subarray dtype, a subarray of records is
-    /// one column).
+    /// The column's dtype: the field's, in the machine's byte order for numbers, datetimes and `U`
+    /// strings (a subarray field keeps its subarray dtype, a subarray of records is one column).
     pub fn dtype(&self) -> &DType {
         &self.dtype
     }
@@ -406,8 +404,7 @@ fn native_leaf(dtype: &DType) -> (DType, usize) {
     }
 }
 
-/// Appends the leaf columns of `dtype`, at `offset` of the element and named by `path`, to
-/// `out`.
+/// Appends the leaf columns of `dtype`, at `offset` of the element and named by `path`, to `out`.
 fn collect_leaves(
     dtype: &DType,
     offset: usize,

@@ -33,8 +33,7 @@ impl ElementDecoder {
         })
     }
 
-    /// One element from the first `itemsize` bytes of `src` (the bytes after them are not
-    /// read).
+    /// One element from the first `itemsize` bytes of `src` (the bytes after them are not read).
     ///
     /// # Errors
     /// [`ErrorKind::Truncated`] when `src` is shorter than one element; values the decoder

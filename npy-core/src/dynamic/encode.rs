@@ -83,8 +83,7 @@ pub fn write_dyn_to<W: Write>(mut w: W, array: &DynArray) -> Result<(), Error> {
 }
 
 /// Writes `array` to `w` as [`write_dyn_to`] does, encoding object arrays (`|O`) with
-/// `objects`: `npy_pickle::PickleCodec` writes numpy's pickle. Arrays of other dtypes are
-/// written as by `write_dyn_to`.
+/// `objects`, such as `npy_pickle::PickleCodec` (numpy's pickle).
 ///
 /// # Errors
 /// As [`write_dyn_to`]; what `objects` refuses

@@ -195,10 +195,9 @@ impl<R: Read + Seek> NpyReader<R> {
     /// Reads elements `range` (memory-order indices: the file's order, C or Fortran) of any
     /// dtype, without reading the others; the reader is left after the range.
     ///
-    /// This is [`read_dyn`] for a part of the array, its values bounded as there (per data
-    /// byte of the range): a caller that shows or converts a large array reads it range by
-    /// range, or picks the few elements it needs (numpy's summarised print reads 3 at each edge
-    /// of each axis).
+    /// This is [`read_dyn`] for a part of the array, its values bounded as there (per data byte of
+    /// the range): a caller that shows or converts a large array reads it range by range, or picks
+    /// the few elements it needs (numpy's summarised print reads 3 at each edge of each axis).
     ///
     /// # Errors
     /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end;

@@ -27,9 +27,9 @@ pub enum DynValue {
     /// x86 and x86-64, in the low 10 bytes of the 12- or 16-byte slot), rounding to nearest with
     /// ties to even; subnormals, infinities and NaN map to their `f64` counterparts, values
     /// beyond the `f64` range to ±infinity or ±0, and the patterns the x87 FPU does not take
-    /// as numbers (pseudo-infinities, pseudo-NaNs, unnormals) to NaN, as numpy reads them.
-    /// A file written where longdouble is IEEE
-    /// binary128 (aarch64, ppc64le) gives meaningless approximations; its bytes are still exact.
+    /// as numbers (pseudo-infinities, pseudo-NaNs, unnormals) to NaN, as numpy reads them. A
+    /// file written where longdouble is IEEE binary128 (aarch64, ppc64le) gives meaningless
+    /// approximations; its bytes are still exact.
     LongDouble {
         /// The element's bytes, in file order.
         bytes: Vec<u8>,
@@ -79,8 +79,7 @@ pub enum DynValue {
         values: Vec<DynValue>,
     },
     /// `O`: an element of an object array, the value its codec decoded from the array's
-    /// pickle (npy-pickle's `PyObject`, a Python value: `npy_pickle::PyObject::of(&value)`
-    /// borrows it), opaque to npy-core ([`ObjectValue`](super::ObjectValue)).
+    /// pickle, opaque to npy-core ([`ObjectValue`](super::ObjectValue) says how to get it back).
     Object(Box<dyn super::ObjectValue>),
 }
 
