@@ -67,15 +67,11 @@ impl Serialize for Value {
         match self {
             Value::None => s.serialize_none(),
             Value::Bool(b) => s.serialize_bool(*b),
-            Value::Int(i) => {
-                if let Ok(i) = i64::try_from(*i) {
-                    s.serialize_i64(i)
-                } else if let Ok(u) = u64::try_from(*i) {
-                    s.serialize_u64(u)
-                } else {
-                    s.serialize_i128(*i)
-                }
-            }
+            Value::Int(i) => match (i64::try_from(*i), u64::try_from(*i)) {
+                (Ok(i), _) => s.serialize_i64(i),
+                (_, Ok(u)) => s.serialize_u64(u),
+                _ => s.serialize_i128(*i),
+            },
             Value::Float(x) => s.serialize_f64(*x),
             Value::Str(v) => s.serialize_str(v),
             Value::Bytes(b) => s.serialize_bytes(b),
