@@ -97,10 +97,7 @@ impl DynArray {
             }
             columns.push_rows(buf, part.len());
         }
-        Ok(DynArray {
-            meta,
-            data: Data::Columns(columns),
-        })
+        DynArray::from_columns(meta, columns)
     }
 
     /// An array of `meta` held in `columns` (one element per element of `meta`).
