@@ -153,30 +153,25 @@ pub fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Err
         DynValue::UInt(u) => i64::try_from(*u).map_err(|_| bad()),
         _ => Err(bad()),
     };
+    // An unsigned integer dtype takes any integer value in u64.
+    let uint = || match value {
+        DynValue::UInt(u) => Ok(*u),
+        DynValue::Int(i) => u64::try_from(*i).map_err(|_| bad()),
+        _ => Err(bad()),
+    };
     match (dtype, value) {
         (DType::Number(Bool, _), DynValue::Bool(b)) => dst[0] = encode_bool(*b, dst[0]),
-        (DType::Number(p @ (I8 | I16 | I32 | I64), o), _) => {
-            let x = signed()?;
+        (DType::Number(p @ (I8 | I16 | I32 | I64 | U8 | U16 | U32 | U64), o), _) => {
             let e = Endian::of(*o);
             match p {
-                I8 => i8::try_from(x).map_err(|_| bad())?.encode(dst, e),
-                I16 => i16::try_from(x).map_err(|_| bad())?.encode(dst, e),
-                I32 => i32::try_from(x).map_err(|_| bad())?.encode(dst, e),
-                _ => x.encode(dst, e),
-            }
-        }
-        (DType::Number(p @ (U8 | U16 | U32 | U64), o), v) => {
-            let x: u64 = match v {
-                DynValue::UInt(u) => *u,
-                DynValue::Int(i) => u64::try_from(*i).map_err(|_| bad())?,
-                _ => return Err(bad()),
-            };
-            let e = Endian::of(*o);
-            match p {
-                U8 => u8::try_from(x).map_err(|_| bad())?.encode(dst, e),
-                U16 => u16::try_from(x).map_err(|_| bad())?.encode(dst, e),
-                U32 => u32::try_from(x).map_err(|_| bad())?.encode(dst, e),
-                _ => x.encode(dst, e),
+                I8 => i8::try_from(signed()?).map_err(|_| bad())?.encode(dst, e),
+                I16 => i16::try_from(signed()?).map_err(|_| bad())?.encode(dst, e),
+                I32 => i32::try_from(signed()?).map_err(|_| bad())?.encode(dst, e),
+                I64 => signed()?.encode(dst, e),
+                U8 => u8::try_from(uint()?).map_err(|_| bad())?.encode(dst, e),
+                U16 => u16::try_from(uint()?).map_err(|_| bad())?.encode(dst, e),
+                U32 => u32::try_from(uint()?).map_err(|_| bad())?.encode(dst, e),
+                _ => uint()?.encode(dst, e),
             }
         }
         (DType::Number(F16, o), DynValue::Float(x)) => narrow(*x, f16::from_f64, f16::is_infinite)
