@@ -168,7 +168,8 @@ impl UcsString {
         self.0
             .iter()
             .map(|&cp| {
-                char::from_u32(cp).ok_or(Error::new(ErrorKind::InvalidUnicode { code_point: cp }))
+                char::from_u32(cp)
+                    .ok_or_else(|| Error::new(ErrorKind::InvalidUnicode { code_point: cp }))
             })
             .collect()
     }
