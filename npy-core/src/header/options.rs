@@ -1,6 +1,4 @@
-//! [`ReadOptions`]: how a read treats the file, from its header limits to the threads that
-//! read its data, and [`Casting`]. They sit in the header layer because every header read
-//! takes them ([`Header::read_with`](super::Header::read_with)).
+//! [`ReadOptions`] and [`Casting`], in the header layer because every header read takes them.
 
 use super::DEFAULT_MAX_HEADER_LEN;
 use crate::dtype::MlType;
@@ -75,23 +73,39 @@ impl ReadOptions {
     pub fn new() -> Self {
         ReadOptions::default()
     }
+}
 
+/// `setter(param: Type), getter;` after the setter's docs: the builder method that sets the
+/// field named as the setter, and the getter (`get_` and its name) that returns it.
+macro_rules! accessors {
+    ($($(#[$doc:meta])* $set:ident($arg:ident: $ty:ty), $get:ident;)*) => {
+        impl ReadOptions {
+            $(
+                $(#[$doc])*
+                #[must_use]
+                pub fn $set(mut self, $arg: $ty) -> Self {
+                    self.$set = $arg;
+                    self
+                }
+
+                #[doc = concat!("The value [`ReadOptions::", stringify!($set), "`] sets.")]
+                pub fn $get(&self) -> $ty {
+                    self.$set
+                }
+            )*
+        }
+    };
+}
+
+accessors! {
     /// These options with another header-length limit: the largest header length (bytes)
     /// accepted (default [`DEFAULT_MAX_HEADER_LEN`]); longer is
     /// [`ErrorKind::HeaderTooLong`](crate::ErrorKind::HeaderTooLong).
-    #[must_use]
-    pub fn max_header_len(mut self, bytes: u64) -> Self {
-        self.max_header_len = bytes;
-        self
-    }
+    max_header_len(bytes: u64), get_max_header_len;
 
     /// These options with another nesting limit of the header literal (see
     /// [`literal::ParseOptions::max_depth`]; default [`literal::DEFAULT_MAX_DEPTH`]).
-    #[must_use]
-    pub fn max_depth(mut self, depth: usize) -> Self {
-        self.max_depth = depth;
-        self
-    }
+    max_depth(depth: usize), get_max_depth;
 
     /// These options with a type hint for descrs that lost their type (issue 26): numpy with
     /// ml_dtypes writes bfloat16 as `'<V2'` and `float8_e4m3fn`, `int4`, … as `'<V1'`. With a
@@ -113,20 +127,12 @@ impl ReadOptions {
     /// assert_eq!(values, [1.0, -2.0]);
     /// # Ok::<(), npy_core::Error>(())
     /// ```
-    #[must_use]
-    pub fn hint(mut self, hint: Option<MlType>) -> Self {
-        self.hint = hint;
-        self
-    }
+    hint(hint: Option<MlType>), get_hint;
 
     /// These options with the strict bool check on or off: on, `b1` bytes other than 0 and 1
     /// are refused with [`ErrorKind::InvalidBool`](crate::ErrorKind::InvalidBool) (naming the
     /// byte and its offset) instead of read as `true` as numpy does. Off by default.
-    #[must_use]
-    pub fn strict_bools(mut self, strict: bool) -> Self {
-        self.strict_bools = strict;
-        self
-    }
+    strict_bools(strict: bool), get_strict_bools;
 
     /// These options with another thread count for reads of large files: `0` (the default)
     /// uses [`std::thread::available_parallelism`], `1` reads on the calling thread alone.
@@ -135,51 +141,12 @@ impl ReadOptions {
     /// [`NpyReader::open`](crate::NpyReader::open) then `read_vec` or a large `read_into`) of
     /// element types whose bytes are their memory (numbers, in either byte order) use more
     /// than one thread, each reading its part of the file with positional reads (`pread`,
-    /// Unix only) and swapping it while in cache; at most one thread per
-    /// 8 MiB (`PARALLEL_MIN_BYTES`) of data. Streams read on
-    /// one thread. npy-npz's archives follow it too: a deflated member of at least 4 MiB is
-    /// inflated on two threads unless this is 1.
-    #[must_use]
-    pub fn threads(mut self, threads: usize) -> Self {
-        self.threads = threads;
-        self
-    }
+    /// Unix only) and swapping it while in cache; at most one thread per 8 MiB
+    /// (`PARALLEL_MIN_BYTES`) of data. Streams read on one thread. npy-npz's archives follow it
+    /// too: a deflated member of at least 4 MiB is inflated on two threads unless this is 1.
+    threads(threads: usize), get_threads;
 
     /// These options with another [`Casting`]: which file dtypes a typed read converts from
     /// (default [`Casting::Equiv`]: the type's own dtype in either byte order).
-    #[must_use]
-    pub fn casting(mut self, casting: Casting) -> Self {
-        self.casting = casting;
-        self
-    }
-
-    /// The header-length limit, in bytes.
-    pub fn get_max_header_len(&self) -> u64 {
-        self.max_header_len
-    }
-
-    /// The nesting limit of the header literal.
-    pub fn get_max_depth(&self) -> usize {
-        self.max_depth
-    }
-
-    /// Whether the strict bool check is on.
-    pub fn get_strict_bools(&self) -> bool {
-        self.strict_bools
-    }
-
-    /// The [`Casting`] of typed reads.
-    pub fn get_casting(&self) -> Casting {
-        self.casting
-    }
-
-    /// The thread count of bulk reads (`0`: the machine's parallelism).
-    pub fn get_threads(&self) -> usize {
-        self.threads
-    }
-
-    /// The type hint, if any.
-    pub fn get_hint(&self) -> Option<MlType> {
-        self.hint
-    }
+    casting(casting: Casting), get_casting;
 }
