@@ -640,8 +640,7 @@ impl Requested {
     pub fn rust(rust_type: impl Into<String>, dtype: DType) -> Requested {
         Requested {
             rust_type: Some(rust_type.into()),
-            dtype,
-            file: None,
+            ..Requested::dtype(dtype)
         }
     }
 
@@ -657,9 +656,8 @@ impl Requested {
     /// The array of `dtype` that `file` holds.
     pub fn file(dtype: DType, file: impl AsRef<Path>) -> Requested {
         Requested {
-            rust_type: None,
-            dtype,
             file: Some(file.as_ref().to_owned()),
+            ..Requested::dtype(dtype)
         }
     }
 }
@@ -714,22 +712,15 @@ const OBJECT_READERS: &str = "the crate npy-pickle decodes it without executing 
 /// `1 byte`, `2 bytes`: a count with its unit, in the right number.
 pub(crate) fn count(n: impl Into<u128>, unit: &str) -> String {
     let n = n.into();
-    if n == 1 {
-        format!("1 {unit}")
-    } else {
-        format!("{n} {unit}s")
-    }
+    let s = if n == 1 { "" } else { "s" };
+    format!("{n} {unit}{s}")
 }
 
 /// A shape as Python writes a tuple: `()`, `(4,)`, `(3, 4)`.
-fn py_shape<D: fmt::Display>(shape: &[D]) -> String {
-    match shape {
-        [d] => format!("({d},)"),
-        _ => {
-            let dims: Vec<String> = shape.iter().map(D::to_string).collect();
-            format!("({})", dims.join(", "))
-        }
-    }
+pub(crate) fn py_shape<D: fmt::Display>(shape: &[D]) -> String {
+    let dims: Vec<String> = shape.iter().map(D::to_string).collect();
+    let comma = if shape.len() == 1 { "," } else { "" };
+    format!("({}{comma})", dims.join(", "))
 }
 
 /// The remedy [`ErrorKind::TypeMismatch`] names when numpy casts safely.
@@ -889,9 +880,7 @@ impl Error {
         }
         self
     }
-}
 
-impl Error {
     /// A [`ErrorKind::TypeMismatch`] that a read with [`Casting::Safe`](crate::read::Casting::Safe)
     /// would not have: its message then names that option.
     #[cold]
@@ -964,10 +953,8 @@ impl From<npy_fs::Error> for Error {
             // npy-fs's kinds are the two above; a later one reads as an I/O error.
             other => ErrorKind::Io(io::Error::other(other.to_string())),
         };
-        let error = Error::new(kind);
-        match path {
-            Some(path) => error.with_path(path),
-            None => error,
+        Error {
+            inner: Box::new(Inner { kind, path }),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Writing a header as `np.save` does: the dict's `repr`, the growth-axis spaces, the padding.
 
 use super::{Header, ParsedHeader};
-use crate::error::{Error, ErrorKind};
+use crate::error::{py_shape, Error, ErrorKind};
 use crate::format::{Version, ARRAY_ALIGN, GROWTH_AXIS_MAX_DIGITS, MAGIC};
 use crate::literal::Value;
 
@@ -10,24 +10,15 @@ impl Header {
     /// value, a trailing `, }`, then the spaces numpy reserves for the growth axis (21 minus
     /// the digits of the first dimension in C order, the last in Fortran order; none for `()`).
     pub fn to_text(&self) -> String {
-        let shape = Value::Tuple(
-            self.shape
-                .iter()
-                .map(|&d| Value::Int(i128::from(d)))
-                .collect(),
-        );
         let mut s = format!(
             "{{'descr': {}, 'fortran_order': {}, 'shape': {}, }}",
             self.dtype.to_descr_value(),
-            if self.fortran_order { "True" } else { "False" },
-            shape
+            Value::Bool(self.fortran_order),
+            py_shape(&self.shape)
         );
         if let Some(d) = self.shape.get(self.order().growth_axis(self.shape.len())) {
-            let digits = d.to_string().len();
-            s.extend(std::iter::repeat_n(
-                ' ',
-                GROWTH_AXIS_MAX_DIGITS.saturating_sub(digits),
-            ));
+            let spaces = GROWTH_AXIS_MAX_DIGITS.saturating_sub(d.to_string().len());
+            s.extend(std::iter::repeat_n(' ', spaces));
         }
         s
     }
@@ -71,9 +62,7 @@ impl Header {
         self.nbytes()?;
         wrap_header(&self.to_text(), version, min_len as u64)
     }
-}
 
-impl Header {
     /// The prefix and header for a file that already holds a header of `header_len` bytes (its
     /// `HEADER_LEN` field) in `version`, so that it can be rewritten in place without moving the
     /// data; `None` when it does not fit.
