@@ -56,17 +56,14 @@ impl Header {
             }));
         }
         let text = decode_header(raw, version)?;
-        let header = Header::from_text(&text, version, options)?;
         let mut parsed = ParsedHeader {
-            header,
+            header: Header::from_text(&text, version, options)?,
             version,
             header_len,
             text,
         };
         if let Some(hint) = options.get_hint() {
-            if let Some(dtype) = parsed.hinted_dtype(hint)? {
-                parsed.header.dtype = dtype;
-            }
+            parsed.header.dtype = parsed.hinted_dtype(hint)?.unwrap_or(parsed.header.dtype);
         }
         Ok(parsed)
     }
@@ -162,21 +159,14 @@ pub(crate) enum Prefix {
 pub(crate) fn parse_prefix(bytes: &[u8], options: &ReadOptions) -> Result<Prefix, Error> {
     let head = &bytes[..bytes.len().min(8)];
     if head.len() < MAGIC.len() || head[..MAGIC.len()] != MAGIC[..] {
-        if head.is_empty() {
-            return Err(Error::new(ErrorKind::NotNpy(NotNpy::Empty)));
-        }
-        if MAGIC.starts_with(head) {
-            return Ok(Prefix::Short(8));
-        }
-        if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
-            return Err(Error::new(ErrorKind::NotNpy(NotNpy::Npz)));
-        }
-        if head[0] == 0x80 {
-            return Err(Error::new(ErrorKind::NotNpy(NotNpy::Pickle)));
-        }
-        return Err(Error::new(ErrorKind::NotNpy(NotNpy::Magic(
-            head[..head.len().min(MAGIC.len())].to_vec(),
-        ))));
+        let not_npy = match head {
+            [] => NotNpy::Empty,
+            _ if MAGIC.starts_with(head) => return Ok(Prefix::Short(8)),
+            [b'P', b'K', 3, 4, ..] | [b'P', b'K', 5, 6, ..] => NotNpy::Npz,
+            [0x80, ..] => NotNpy::Pickle,
+            _ => NotNpy::Magic(head[..head.len().min(MAGIC.len())].to_vec()),
+        };
+        return Err(Error::new(ErrorKind::NotNpy(not_npy)));
     }
     let (Some(&major), Some(&minor)) = (head.get(6), head.get(7)) else {
         return Ok(Prefix::Short(8));
@@ -292,18 +282,16 @@ impl ParsedHeader {
         let Some(dtype) = self.header.dtype.with_hint(hint) else {
             return Ok(None);
         };
-        if hint.itemsize() > 1 {
-            if let Some(descr) = self.swapped_void() {
-                return Err(Error::new(ErrorKind::Unsupported {
-                    operation: "reading with a bfloat16 hint",
-                    reason: format!(
-                        "the descr '{descr}' is big-endian bfloat16 as ml_dtypes writes it \
-                         (numpy reads it as '|V2', its byte order lost); this reader takes \
-                         little-endian bfloat16 only: convert it with numpy and ml_dtypes \
-                         first, np.save(f, a.astype(ml_dtypes.bfloat16))"
-                    ),
-                }));
-            }
+        if let Some(descr) = (hint.itemsize() > 1).then(|| self.swapped_void()).flatten() {
+            return Err(Error::new(ErrorKind::Unsupported {
+                operation: "reading with a bfloat16 hint",
+                reason: format!(
+                    "the descr '{descr}' is big-endian bfloat16 as ml_dtypes writes it \
+                     (numpy reads it as '|V2', its byte order lost); this reader takes \
+                     little-endian bfloat16 only: convert it with numpy and ml_dtypes \
+                     first, np.save(f, a.astype(ml_dtypes.bfloat16))"
+                ),
+            }));
         }
         Ok(Some(dtype))
     }
