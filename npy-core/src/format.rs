@@ -3,6 +3,7 @@
 //! The bottom of the crate: these are facts of NEP 1 and numpy's `numpy/lib/_format_impl.py`,
 //! with no behaviour of their own, so every other module may use them and this one uses none.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// The six bytes every `.npy` file starts with.
@@ -201,47 +202,32 @@ pub trait AsShape {
     /// The dimensions as `u64`, borrowed when they already are. A `usize` that does not fit
     /// in 64 bits (on no platform Rust supports today) becomes `u64::MAX`, which every writer
     /// then refuses as too large.
-    fn to_dims(&self) -> std::borrow::Cow<'_, [u64]>;
+    fn to_dims(&self) -> Cow<'_, [u64]>;
 }
 
-impl AsShape for &[u64] {
-    fn to_dims(&self) -> std::borrow::Cow<'_, [u64]> {
-        std::borrow::Cow::Borrowed(self)
-    }
+macro_rules! as_shape {
+    ($to_dims:path: $($shape:ty),*) => {$(
+        impl AsShape for $shape {
+            fn to_dims(&self) -> Cow<'_, [u64]> {
+                $to_dims(self)
+            }
+        }
+    )*};
 }
 
+as_shape!(Cow::Borrowed: &[u64], &Vec<u64>);
+as_shape!(usize_dims: &Vec<usize>, &[usize]);
+
+// No `&[usize; N]`: with two array impls an integer literal shape (`&[2, 3]`) would no longer
+// infer its type.
 impl<const N: usize> AsShape for &[u64; N] {
-    fn to_dims(&self) -> std::borrow::Cow<'_, [u64]> {
-        std::borrow::Cow::Borrowed(&self[..])
-    }
-}
-
-impl AsShape for &Vec<u64> {
-    fn to_dims(&self) -> std::borrow::Cow<'_, [u64]> {
-        std::borrow::Cow::Borrowed(self)
+    fn to_dims(&self) -> Cow<'_, [u64]> {
+        Cow::Borrowed(&self[..])
     }
 }
 
 /// Dimensions given as `usize` (a length, ndarray's `shape()`), widened to `u64`.
-fn usize_dims(dims: &[usize]) -> std::borrow::Cow<'static, [u64]> {
-    std::borrow::Cow::Owned(
-        dims.iter()
-            .map(|&d| u64::try_from(d).unwrap_or(u64::MAX))
-            .collect(),
-    )
-}
-
-// No `&[usize; N]`: with two array impls an integer literal shape (`&[2, 3]`) would no longer
-// infer its type.
-
-impl AsShape for &Vec<usize> {
-    fn to_dims(&self) -> std::borrow::Cow<'_, [u64]> {
-        usize_dims(self)
-    }
-}
-
-impl AsShape for &[usize] {
-    fn to_dims(&self) -> std::borrow::Cow<'_, [u64]> {
-        usize_dims(self)
-    }
+fn usize_dims(dims: &[usize]) -> Cow<'static, [u64]> {
+    let dims = dims.iter().map(|&d| u64::try_from(d).unwrap_or(u64::MAX));
+    Cow::Owned(dims.collect())
 }
