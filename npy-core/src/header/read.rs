@@ -76,8 +76,6 @@ impl Header {
     /// [`ErrorKind::InvalidShape`], [`ErrorKind::InvalidFortranOrder`], [`ErrorKind::InvalidDescr`],
     /// [`ErrorKind::SizeOverflow`].
     pub fn from_text(text: &str, version: Version, options: &ReadOptions) -> Result<Header, Error> {
-        // numpy's own layout (every file np.save writes) takes the fast path; anything else,
-        // and every error, goes through the general literal parser.
         if let Some(header) = super::fast::parse(text, options.get_max_depth()) {
             return Ok(header);
         }
@@ -233,7 +231,7 @@ fn parse_shape(v: &Value) -> Result<Vec<u64>, Error> {
         .collect()
 }
 
-fn decode_header(raw: Vec<u8>, version: Version) -> Result<String, Error> {
+pub(super) fn decode_header(raw: Vec<u8>, version: Version) -> Result<String, Error> {
     match String::from_utf8(raw) {
         // ASCII is both latin-1 and UTF-8: the common case costs one validation pass.
         Ok(s) if version == Version::V3_0 || s.is_ascii() => Ok(s),

@@ -1,5 +1,6 @@
 //! Writing a header as `np.save` does: the dict's `repr`, the growth-axis spaces, the padding.
 
+use super::read::decode_header;
 use super::{Header, ParsedHeader};
 use crate::error::{py_shape, Error, ErrorKind};
 use crate::format::{Version, ARRAY_ALIGN, GROWTH_AXIS_MAX_DIGITS, MAGIC};
@@ -182,21 +183,15 @@ impl ParsedHeader {
     /// As [`Header::to_bytes`].
     pub fn for_header(header: Header) -> Result<ParsedHeader, Error> {
         header.nbytes()?;
-        let text = header.to_text();
-        let (version, bytes) = wrap_numpy(&text)?;
-        // `wrap_header` wrote the prefix, the encoded text, 1 to ARRAY_ALIGN spaces and `\n`:
-        // neither subtraction can go below 0 (saturating all the same).
-        let header_len = (bytes.len() as u64).saturating_sub(version.prefix_len());
-        let encoded = encode(&text, version)?.len() as u64;
-        let padding = header_len.saturating_sub(encoded + 1) as usize;
-        let mut stored = text;
-        stored.extend(std::iter::repeat_n(' ', padding));
-        stored.push('\n');
+        let (version, bytes) = wrap_numpy(&header.to_text())?;
+        // The header's bytes after the prefix, decoded as `Header::read` decodes them.
+        let prefix = version.prefix_len() as usize;
+        let raw = bytes.get(prefix..).unwrap_or_default();
         Ok(ParsedHeader {
             header,
             version,
-            header_len,
-            text: stored,
+            header_len: raw.len() as u64,
+            text: decode_header(raw.to_vec(), version)?,
         })
     }
 
@@ -229,5 +224,22 @@ impl ParsedHeader {
     /// ```
     pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
         prefixed(self.version, &encode(&self.text, self.version)?, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `for_header` stores what `Header::read` reads back from `np.save`'s bytes, in each
+    /// version numpy would choose.
+    #[test]
+    fn for_header_is_what_read_returns() {
+        for descr in ["<f4", "[('\u{e9}', '<i4')]", "[('\u{4e2d}', '<i4')]"] {
+            let header = Header::new(descr.parse().unwrap(), vec![3, 70_000]);
+            let bytes = header.to_bytes(None).unwrap();
+            let read = Header::read(&mut &bytes[..]).unwrap();
+            assert_eq!(ParsedHeader::for_header(header).unwrap(), read);
+        }
     }
 }
