@@ -846,6 +846,16 @@ impl Error {
         })
     }
 
+    /// [`ErrorKind::Truncated`]: the input ends inside `what` (`needed` bytes) after `found`.
+    #[cold]
+    pub(crate) fn truncated(what: &'static str, needed: u64, found: u64) -> Error {
+        Error::new(ErrorKind::Truncated {
+            what,
+            needed,
+            found,
+        })
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
         &self.inner.kind

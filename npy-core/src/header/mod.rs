@@ -91,11 +91,7 @@ impl ParsedHeader {
         let needed = self.header.nbytes()?;
         let found = size.saturating_sub(self.data_offset());
         if found < needed {
-            return Err(Error::new(ErrorKind::Truncated {
-                what: "array data",
-                needed,
-                found,
-            }));
+            return Err(Error::truncated("array data", needed, found));
         }
         Ok(())
     }

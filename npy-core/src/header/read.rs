@@ -49,11 +49,7 @@ impl Header {
         let mut raw = Vec::with_capacity(header_len.min(4096) as usize);
         r.take(header_len).read_to_end(&mut raw)?;
         if (raw.len() as u64) < header_len {
-            return Err(Error::new(ErrorKind::Truncated {
-                what: "header",
-                needed: header_len,
-                found: raw.len() as u64,
-            }));
+            return Err(Error::truncated("header", header_len, raw.len() as u64));
         }
         let text = decode_header(raw, version)?;
         let mut parsed = ParsedHeader {
@@ -195,11 +191,7 @@ fn truncated_prefix(got: usize, whole: usize) -> Error {
         6 | 7 => ("version", 8, got),
         _ => ("header length", whole - 8, got - 8),
     };
-    Error::new(ErrorKind::Truncated {
-        what,
-        needed: needed as u64,
-        found: found as u64,
-    })
+    Error::truncated(what, needed as u64, found as u64)
 }
 
 fn parse_shape(v: &Value) -> Result<Vec<u64>, Error> {
