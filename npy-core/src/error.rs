@@ -394,11 +394,8 @@ pub enum ErrorKind {
         len: u64,
     },
 
-    /// A path that must name a regular file names something else. An output that is a
-    /// directory, FIFO, device or socket is never replaced (renaming over `/dev/null` would
-    /// replace the device) nor written into, and a symlink to nothing is not written through,
-    /// as `cp` refuses; an input that is a FIFO, device or socket is refused at once rather
-    /// than waited on, by the readers that need a file they can seek in.
+    /// A path that must name a regular file names something else: npy-fs's
+    /// [`NotRegularFile`](npy_fs::ErrorKind::NotRegularFile) (what is refused, and why).
     #[error("{}", not_regular(.role, .found))]
     NotRegularFile {
         /// What the path was for: `"output"` or `"input"`.
@@ -822,10 +819,9 @@ impl Error {
         }
     }
 
-    /// The error of an [`ObjectCodec`](crate::dynamic::ObjectCodec): `error`, the codec's own
-    /// (npy-pickle's `PickleError`), sorted into `category`, as
-    /// [`ErrorKind::Pickle`]; its message is quoted in this one (`object array: …`). The
-    /// one way a codec outside this crate reports a pickle it refuses.
+    /// [`ErrorKind::Pickle`]: `error`, an [`ObjectCodec`](crate::dynamic::ObjectCodec)'s own
+    /// (npy-pickle's `PickleError`), sorted into `category`, its message quoted in this one:
+    /// the one way a codec outside this crate reports a pickle it refuses.
     ///
     /// # Examples
     /// ```

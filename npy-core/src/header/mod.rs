@@ -73,9 +73,8 @@ impl ParsedHeader {
     /// object's) and refuse a short one before reading it, as `np.load` refuses it.
     ///
     /// # Errors
-    /// [`ErrorKind::Truncated`] (`what: "array data"`) naming the
-    /// bytes needed and present; [`ErrorKind::SizeOverflow`]
-    /// for a shape whose size overflows.
+    /// [`ErrorKind::Truncated`] (`what: "array data"`) naming the bytes needed and present;
+    /// [`ErrorKind::SizeOverflow`] for a shape whose size overflows.
     ///
     /// # Examples
     /// ```

@@ -242,17 +242,15 @@ impl ParsedHeader {
     /// `Some` of it when the descr is what `np.save` writes for the hinted ml_dtypes type,
     /// `None` when the hint does not apply (the descr stands as it is).
     ///
-    /// A hint of bfloat16 (the one ml_dtypes type wider than a byte) for a descr of
-    /// `'>V2'` is refused: ml_dtypes writes big-endian bfloat16
-    /// (`a.astype(a.dtype.newbyteorder('>'))`) so, its bytes swapped, and numpy reads the
-    /// descr as `|V2` (a void type has no byte order), so the order is known only from the
-    /// header text, and this crate's readers hold ml_dtypes values in little-endian order.
-    /// One-byte kinds (`'>V1'`, `'>f1'`) have no byte order and read as they stand.
+    /// One-byte kinds (`'>V1'`, `'>f1'`) have no byte order and read as they stand, but
+    /// ml_dtypes writes big-endian bfloat16 (`a.astype(a.dtype.newbyteorder('>'))`) as `'>V2'`,
+    /// which numpy reads as `|V2` (a void type has no byte order): only the header text knows
+    /// the order, and this crate's readers hold ml_dtypes values in little-endian order.
     ///
     /// # Errors
-    /// [`ErrorKind::Unsupported`] for a big-endian `'>V2'` (any void of more than one byte
-    /// in the byte order this machine does not use, in a record field too) with a bfloat16
-    /// hint, naming the descr and numpy's remedy.
+    /// [`ErrorKind::Unsupported`] for a bfloat16 hint (the one ml_dtypes type wider than a
+    /// byte) and a `'>V2'` descr (any void of more than one byte in the byte order this
+    /// machine does not use, in a record field too), naming the descr and numpy's remedy.
     ///
     /// # Examples
     /// ```

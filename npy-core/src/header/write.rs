@@ -155,8 +155,7 @@ fn prefixed(version: Version, encoded: &[u8], padding: Option<u64>) -> Result<Ve
     Ok(out)
 }
 
-/// numpy's version choice for `text` and the bytes in it: 1.0; 2.0 when the header needs
-/// more than 65,535 bytes; 3.0 when the text is not latin-1.
+/// numpy's version choice for `text` ([`Header::to_bytes`] with `None`) and the bytes in it.
 fn wrap_numpy(text: &str) -> Result<(Version, Vec<u8>), Error> {
     let wrap = |version| wrap_header(text, version, 0).map(|bytes| (version, bytes));
     wrap(Version::V1_0)
@@ -195,16 +194,15 @@ impl ParsedHeader {
         })
     }
 
-    /// The prefix and header as stored: magic, version, the `HEADER_LEN` field and
-    /// [`ParsedHeader::text`] in the version's encoding (latin-1 for 1.0 and 2.0, one byte a
-    /// char; UTF-8 for 3.0), padding and newline included; the data follows these bytes.
+    /// The prefix and header as stored, the data following them: magic, version, `HEADER_LEN`
+    /// and [`ParsedHeader::text`] (padding and newline included) in the version's encoding:
+    /// latin-1 for 1.0 and 2.0, one byte a char; UTF-8 for 3.0.
     ///
     /// This is how a header read from a file is written out again (an `.npz` member copied
-    /// from an `.npy` stream): the text's chars are not its bytes, so `text.as_bytes()` would
-    /// give a 1.0 header with a field named `'é'` one byte more than its `HEADER_LEN` says,
-    /// and numpy would read the data a byte early. For a header [`Header::read`] returned, the
-    /// bytes it read; `HEADER_LEN` is the encoded text's length in bytes whatever
-    /// [`ParsedHeader::header_len`] holds, so the data offset is always where the bytes end.
+    /// from an `.npy` stream), as `text.as_bytes()` cannot be: a field named `'é'` is one byte
+    /// in a 1.0 header, two in UTF-8, so numpy would read the data a byte early. For a header
+    /// [`Header::read`] returned, the bytes it read; `HEADER_LEN` is the encoded text's length
+    /// whatever [`ParsedHeader::header_len`] holds, so the data always starts where these end.
     ///
     /// # Errors
     /// [`ErrorKind::HeaderNotLatin1`] for a 1.0 or 2.0 header whose text has a char past
