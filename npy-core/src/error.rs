@@ -96,17 +96,10 @@ impl fmt::Display for NotNpy {
             NotNpy::Magic(b) => write!(
                 f,
                 "it starts with {} instead of the magic \\x93NUMPY",
-                escape(b)
+                b.escape_ascii()
             ),
         }
     }
-}
-
-fn escape(b: &[u8]) -> String {
-    b.iter()
-        .flat_map(|&c| std::ascii::escape_default(c))
-        .map(char::from)
-        .collect()
 }
 
 /// The kinds of [`Error`]: what went wrong, with what the file holds and what was asked.
@@ -1053,6 +1046,18 @@ mod tests {
             found: 1,
         });
         assert_eq!(e.to_string(), "row: 1 element given, 3 expected");
+    }
+
+    /// Bytes that are not printable ASCII are escaped as `std::ascii::escape_default` does.
+    #[test]
+    fn other_magic_is_escaped() {
+        let e = Error::new(ErrorKind::NotNpy(NotNpy::Magic(
+            b"\x93\t'\"\\\x00".to_vec(),
+        )));
+        assert_eq!(
+            e.to_string(),
+            r#"not an .npy file: it starts with \x93\t\'\"\\\x00 instead of the magic \x93NUMPY"#
+        );
     }
 
     #[test]
