@@ -68,10 +68,7 @@ impl Version {
 
     /// The largest header length the version's field holds.
     pub fn max_header_len(self) -> u64 {
-        match self {
-            Version::V1_0 => u64::from(u16::MAX),
-            _ => u64::from(u32::MAX),
-        }
+        (1 << (8 * self.len_field_size())) - 1
     }
 }
 
@@ -230,4 +227,17 @@ impl<const N: usize> AsShape for &[u64; N] {
 fn usize_dims(dims: &[usize]) -> Cow<'static, [u64]> {
     let dims = dims.iter().map(|&d| u64::try_from(d).unwrap_or(u64::MAX));
     Cow::Owned(dims.collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NEP 1: 1.0's `HEADER_LEN` is a little-endian u16, 2.0's and 3.0's a u32.
+    #[test]
+    fn header_len_limits_are_the_field_widths() {
+        assert_eq!(Version::V1_0.max_header_len(), 65_535);
+        assert_eq!(Version::V2_0.max_header_len(), 4_294_967_295);
+        assert_eq!(Version::V3_0.max_header_len(), 4_294_967_295);
+    }
 }

@@ -135,14 +135,12 @@ impl Header {
     /// # Errors
     /// [`ErrorKind::SizeOverflow`] when a dimension or that product exceeds [`MAX_NUMPY_SIZE`].
     pub fn num_elements(&self) -> Result<u64, Error> {
-        let mut product = 1u64;
-        for &d in &self.shape {
-            product = product
+        self.shape.iter().try_fold(1u64, |product, &d| {
+            product
                 .checked_mul(d)
                 .filter(|&p| p <= MAX_NUMPY_SIZE && d <= MAX_NUMPY_SIZE)
-                .ok_or_else(|| self.overflow())?;
-        }
-        Ok(product)
+                .ok_or_else(|| self.overflow())
+        })
     }
 
     /// Bytes of array data: elements × itemsize.
