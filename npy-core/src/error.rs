@@ -19,9 +19,7 @@ use crate::dtype::{DType, DescrError};
 use crate::format::Version;
 use crate::literal::LiteralError;
 
-/// An error of reading, parsing or writing `.npy` files.
-///
-/// Match on [`Error::kind`]; sort with [`Error::classify`].
+/// An error of reading, parsing or writing `.npy` files (the [module](self) says what it holds).
 ///
 /// # Examples
 /// ```
@@ -533,9 +531,8 @@ pub enum ErrorKind {
     },
 
     /// An object array's pickle was refused or could not be decoded, or a value could not be
-    /// pickled, by the [`ObjectCodec`](crate::dynamic::ObjectCodec) of the read or write.
-    /// npy-pickle's codec gives its `PickleError`, which
-    /// `npy_pickle::PickleError::of(&error)` finds again.
+    /// pickled, by the read's or write's [`ObjectCodec`](crate::dynamic::ObjectCodec);
+    /// npy-pickle's gives its `PickleError`, which `npy_pickle::PickleError::of(&error)` finds.
     #[error("object array: {error}")]
     Pickle {
         /// The error's [`Category`], as the codec sorts it.

@@ -98,9 +98,8 @@ macro_rules! accessors {
 }
 
 accessors! {
-    /// These options with another header-length limit: the largest header length (bytes)
-    /// accepted (default [`DEFAULT_MAX_HEADER_LEN`]); longer is
-    /// [`ErrorKind::HeaderTooLong`](crate::ErrorKind::HeaderTooLong).
+    /// These options with another limit on the header length in bytes (default
+    /// [`DEFAULT_MAX_HEADER_LEN`]); longer is [`HeaderTooLong`](crate::ErrorKind::HeaderTooLong).
     max_header_len(bytes: u64), get_max_header_len;
 
     /// These options with another nesting limit of the header literal (see
@@ -129,9 +128,8 @@ accessors! {
     /// ```
     hint(hint: Option<MlType>), get_hint;
 
-    /// These options with the strict bool check on or off: on, `b1` bytes other than 0 and 1
-    /// are refused with [`ErrorKind::InvalidBool`](crate::ErrorKind::InvalidBool) (naming the
-    /// byte and its offset) instead of read as `true` as numpy does. Off by default.
+    /// These options with the strict bool check on or off (off by default): on, a `b1` byte
+    /// other than 0 and 1 is [`InvalidBool`](crate::ErrorKind::InvalidBool), not numpy's `true`.
     strict_bools(strict: bool), get_strict_bools;
 
     /// These options with another thread count for reads of large files: `0` (the default)

@@ -1,7 +1,5 @@
-//! Reading a header: the prefix (magic, version, length), the text, then the dict, validated.
-//!
-//! Follows numpy's `read_magic` and `_read_array_header`; numpy's own layout takes the fast
-//! path ([`super::fast`]), everything else and every error the general literal parser.
+//! Reading a header: the prefix (magic, version, length), the text, then the dict, validated;
+//! numpy's own layout takes the fast path ([`super::fast`]), the rest the literal parser.
 
 use std::io::Read;
 
