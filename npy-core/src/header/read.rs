@@ -109,20 +109,16 @@ impl Header {
             return Err(Error::new(ErrorKind::HeaderKeys { found }));
         };
         let shape = parse_shape(shape)?;
-        let fortran_order = match fortran {
-            Value::Bool(b) => *b,
-            other => {
-                return Err(Error::new(ErrorKind::InvalidFortranOrder {
-                    found: other.to_string(),
-                }))
-            }
+        let Value::Bool(fortran_order) = *fortran else {
+            return Err(Error::new(ErrorKind::InvalidFortranOrder {
+                found: fortran.to_string(),
+            }));
         };
         // `'<f1'` is not a numpy dtype, but it is what ml_dtypes' float8_e5m2 writes (its
         // `dtype.str`), alone or as a record field's type: a header whose descr holds it
         // holds that type (issue 26).
-        let dtype = DType::from_header_descr(descr)?;
         let header = Header {
-            dtype,
+            dtype: DType::from_header_descr(descr)?,
             fortran_order,
             shape,
         };

@@ -106,8 +106,7 @@ fn encode(text: &str, version: Version) -> Result<Vec<u8>, Error> {
         _ => text
             .chars()
             .map(|c| {
-                u8::try_from(u32::from(c))
-                    .map_err(|_| Error::new(ErrorKind::HeaderNotLatin1 { version }))
+                u8::try_from(c).map_err(|_| Error::new(ErrorKind::HeaderNotLatin1 { version }))
             })
             .collect(),
     }
