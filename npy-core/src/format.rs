@@ -184,9 +184,8 @@ impl fmt::Display for MemoryOrder {
 /// (ndarray's and `Vec`'s), so that `npy_core::write(p, data, a.shape())` works with an
 /// ndarray's `&[usize]` as with `&[2, 3]`.
 ///
-/// Implemented for borrowed shapes: `&[u64]`, `&[u64; N]`, `&Vec<u64>` and `&[usize]`. An
-/// integer literal array (`&[2, 3]`) is `&[u64; N]`; a `Vec<usize>` is passed as a slice
-/// (`&v[..]`), so that a `&vec![2, 3]` literal stays unambiguous.
+/// Implemented for `&[u64]`, `&[u64; N]`, `&Vec<u64>`, `&[usize]` and `&Vec<usize>`; an
+/// integer literal array (`&[2, 3]`) is `&[u64; N]`.
 ///
 /// # Examples
 /// ```

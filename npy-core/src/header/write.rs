@@ -31,9 +31,8 @@ impl Header {
     /// bytes; 3.0 when the text is not latin-1.
     ///
     /// # Errors
-    /// [`ErrorKind::SizeOverflow`] for a shape numpy cannot load ([`Header::nbytes`]: sizes
-    /// are `npy_intp`, at most [`crate::header::MAX_NUMPY_SIZE`]); for an explicit `version`:
-    /// [`ErrorKind::HeaderNotLatin1`] (1.0, 2.0 with non-latin-1 text),
+    /// [`ErrorKind::SizeOverflow`] for a shape numpy cannot load ([`Header::nbytes`]); for an
+    /// explicit `version`, [`ErrorKind::HeaderNotLatin1`] (1.0, 2.0 with non-latin-1 text) and
     /// [`ErrorKind::HeaderTooLargeForVersion`].
     pub fn to_bytes(&self, version: Option<Version>) -> Result<Vec<u8>, Error> {
         self.nbytes()?;
