@@ -106,7 +106,7 @@ impl fmt::Display for NotNpy {
 ///
 /// To add a kind: a variant with a doc line saying when it happens and its message in its
 /// `#[error(...)]` attribute (written once, beside the payload), its [`Category`] in
-/// `ErrorKind::category`, and a test that produces it.
+/// [`Error::classify`], and a test that produces it.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -542,52 +542,6 @@ pub enum ErrorKind {
     },
 }
 
-impl ErrorKind {
-    /// The kind's [`Category`] (what [`Error::classify`] returns).
-    pub(crate) fn category(&self) -> Category {
-        use ErrorKind::*;
-        match self {
-            Io(_) => Category::Io,
-            NotNpy(_)
-            | Truncated { .. }
-            | HeaderNotUtf8 { .. }
-            | HeaderSyntax(_)
-            | DescrSyntax(_)
-            | HeaderNotDict { .. }
-            | HeaderKeys { .. }
-            | InvalidShape { .. }
-            | InvalidFortranOrder { .. }
-            | InvalidDescr { .. }
-            | SizeOverflow { .. }
-            | InvalidBool { .. }
-            | InvalidUnicode { .. }
-            | InvalidBitPattern { .. } => Category::Format,
-            TypeMismatch { .. }
-            | MissingField { .. }
-            | FieldType { .. }
-            | Misaligned { .. }
-            | NotViewable { .. }
-            | NonCanonicalBool { .. }
-            | DimensionMismatch { .. }
-            | AppendMismatch { .. } => Category::Mismatch,
-            HeaderTooLargeForVersion { .. }
-            | HeaderNotLatin1 { .. }
-            | ValueTooLong { .. }
-            | LengthMismatch { .. }
-            | OutOfRange { .. }
-            | ValueMismatch { .. }
-            | TimeConversion { .. } => Category::Usage,
-            HeaderTooLong { .. } | AllocationLimit { .. } | PlatformLimit { .. } => Category::Limit,
-            UnsupportedVersion { .. }
-            | ObjectArray { .. }
-            | StringDType { .. }
-            | Unsupported { .. }
-            | NotRegularFile { .. } => Category::Unsupported,
-            Pickle { category, .. } => *category,
-        }
-    }
-}
-
 /// What a typed read or write asked for, as [`ErrorKind::TypeMismatch`],
 /// [`ErrorKind::NotViewable`] and [`ErrorKind::AppendMismatch`] report it: a Rust type and the
 /// dtype it stands for, or (appending one file to another) another file's dtype.
@@ -854,7 +808,46 @@ impl Error {
 
     /// The [`Category`] of the error.
     pub fn classify(&self) -> Category {
-        self.inner.kind.category()
+        use ErrorKind::*;
+        match &self.inner.kind {
+            Io(_) => Category::Io,
+            NotNpy(_)
+            | Truncated { .. }
+            | HeaderNotUtf8 { .. }
+            | HeaderSyntax(_)
+            | DescrSyntax(_)
+            | HeaderNotDict { .. }
+            | HeaderKeys { .. }
+            | InvalidShape { .. }
+            | InvalidFortranOrder { .. }
+            | InvalidDescr { .. }
+            | SizeOverflow { .. }
+            | InvalidBool { .. }
+            | InvalidUnicode { .. }
+            | InvalidBitPattern { .. } => Category::Format,
+            TypeMismatch { .. }
+            | MissingField { .. }
+            | FieldType { .. }
+            | Misaligned { .. }
+            | NotViewable { .. }
+            | NonCanonicalBool { .. }
+            | DimensionMismatch { .. }
+            | AppendMismatch { .. } => Category::Mismatch,
+            HeaderTooLargeForVersion { .. }
+            | HeaderNotLatin1 { .. }
+            | ValueTooLong { .. }
+            | LengthMismatch { .. }
+            | OutOfRange { .. }
+            | ValueMismatch { .. }
+            | TimeConversion { .. } => Category::Usage,
+            HeaderTooLong { .. } | AllocationLimit { .. } | PlatformLimit { .. } => Category::Limit,
+            UnsupportedVersion { .. }
+            | ObjectArray { .. }
+            | StringDType { .. }
+            | Unsupported { .. }
+            | NotRegularFile { .. } => Category::Unsupported,
+            Pickle { category, .. } => *category,
+        }
     }
 
     /// The file the error concerns, for errors of functions that take a path.

@@ -121,10 +121,7 @@ impl ByteOrder {
 
     /// Whether data in this order needs a byte swap to be read on this machine.
     pub fn needs_swap(self) -> bool {
-        match self {
-            ByteOrder::NotApplicable => false,
-            o => o != Self::NATIVE,
-        }
+        self != ByteOrder::NotApplicable && self != Self::NATIVE
     }
 }
 
