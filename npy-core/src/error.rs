@@ -852,9 +852,8 @@ impl Error {
 
     /// The file the error concerns, for errors of functions that take a path.
     ///
-    /// There is no `member()`: npy-core reads `.npy` files and streams and knows no archive,
-    /// so its errors never concern an `.npz` member. Reading one, npy-npz wraps this error in
-    /// its own, which names the member's key (`npy_npz::Error::member`).
+    /// There is no `member()`: npy-core knows no archive. Reading an `.npz` member, npy-npz
+    /// wraps this error in its own, which names the member's key (`npy_npz::Error::member`).
     pub fn path(&self) -> Option<&Path> {
         self.inner.path.as_deref()
     }
