@@ -251,7 +251,7 @@ pub enum ErrorKind {
     #[error(
         "file has dtype {}, requested {requested}{}{}",
         .file.describe(),
-        safe_cast_hint(*.safe_cast),
+        if *.safe_cast { SAFE_CAST_HINT } else { "" },
         ml_dtypes_hint(.file)
     )]
     TypeMismatch {
@@ -665,13 +665,8 @@ pub(crate) fn py_shape<D: fmt::Display>(shape: &[D]) -> String {
 }
 
 /// The remedy [`ErrorKind::TypeMismatch`] names when numpy casts safely.
-fn safe_cast_hint(safe: bool) -> &'static str {
-    if safe {
-        "; numpy casts it safely: read with ReadOptions::default().casting(Casting::Safe)"
-    } else {
-        ""
-    }
-}
+const SAFE_CAST_HINT: &str =
+    "; numpy casts it safely: read with ReadOptions::default().casting(Casting::Safe)";
 
 /// The remedy [`ErrorKind::TypeMismatch`] names for a void file of one or two bytes per
 /// element: what `np.save` writes for an ml_dtypes array (issue 26), whose type the descr lost.
