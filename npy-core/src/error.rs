@@ -55,9 +55,8 @@ pub enum Category {
     /// missing record field, another number of dimensions, data that cannot be borrowed as
     /// the requested type.
     Mismatch,
-    /// The call is wrong whatever the file: data that does not fill its shape, an index or
-    /// range outside the array, a value wider than its dtype, a version that cannot hold the
-    /// header.
+    /// The call is wrong whatever the file: data that does not fill its shape, an index or range
+    /// outside the array, a value wider than its dtype, a version that cannot hold the header.
     Usage,
     /// A limit of this crate (header length, allocation bounds) or of the platform (a size
     /// beyond `usize`).
@@ -162,8 +161,7 @@ pub enum ErrorKind {
     #[error("header is not a valid Python literal: {0}")]
     HeaderSyntax(LiteralError),
 
-    /// A descr given as text ([`DType`]'s `FromStr`) is not a valid Python
-    /// literal.
+    /// A descr given as text ([`DType`]'s `FromStr`) is not a valid Python literal.
     #[error("descr is not a valid Python literal: {0}")]
     DescrSyntax(LiteralError),
 

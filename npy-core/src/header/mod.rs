@@ -1,10 +1,9 @@
 //! The `.npy` header: magic, version, header length, and the Python-literal dict.
 //!
-//! Reading follows numpy's `read_magic` and `_read_array_header`
-//! (`numpy/lib/_format_impl.py`), stricter where numpy defers a failure to later
-//! (negative dimensions, bools as dimensions). Writing reproduces `np.save`'s bytes exactly:
-//! key order, `repr` of each value, the spaces numpy reserves for growing the shape, and padding
-//! so the data starts at a multiple of [`ARRAY_ALIGN`].
+//! Reading follows numpy's `read_magic` and `_read_array_header` (`numpy/lib/_format_impl.py`),
+//! stricter where numpy defers a failure to later (negative dimensions, bools as dimensions).
+//! Writing reproduces `np.save`'s bytes exactly: key order, `repr` of each value, the spaces numpy
+//! reserves for growing the shape, and padding so the data starts at a multiple of [`ARRAY_ALIGN`].
 
 use crate::codec::nonzero_product;
 use crate::dtype::DType;

@@ -140,8 +140,8 @@ accessors! {
     /// element types whose bytes are their memory (numbers, in either byte order) use more
     /// than one thread, each reading its part of the file with positional reads (`pread`,
     /// Unix only) and swapping it while in cache; at most one thread per 8 MiB
-    /// (`PARALLEL_MIN_BYTES`) of data. Streams read on one thread. npy-npz's archives follow it
-    /// too: a deflated member of at least 4 MiB is inflated on two threads unless this is 1.
+    /// (`PARALLEL_MIN_BYTES`) of data; a stream reads on one. npy-npz's archives follow it too:
+    /// a deflated member of at least 4 MiB is inflated on two threads unless this is 1.
     threads(threads: usize), get_threads;
 
     /// These options with another [`Casting`]: which file dtypes a typed read converts from

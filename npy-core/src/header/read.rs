@@ -142,8 +142,7 @@ pub(crate) enum Prefix {
 /// stream ([`Header::read_with`]) and for bytes fetched ahead (`header_extent`).
 ///
 /// # Errors
-/// [`ErrorKind::NotNpy`] for bytes that are not a `.npy` file's (empty, a zip, a pickle,
-/// other bytes), [`ErrorKind::UnsupportedVersion`], [`ErrorKind::HeaderTooLong`].
+/// [`ErrorKind::NotNpy`], [`ErrorKind::UnsupportedVersion`], [`ErrorKind::HeaderTooLong`].
 pub(crate) fn parse_prefix(bytes: &[u8], options: &ReadOptions) -> Result<Prefix, Error> {
     let head = &bytes[..bytes.len().min(8)];
     if head.len() < MAGIC.len() || head[..MAGIC.len()] != MAGIC[..] {

@@ -68,10 +68,9 @@ impl Header {
     /// data; `None` when it does not fit.
     ///
     /// These are `np.save`'s bytes ([`Header::to_bytes`]) whenever they are exactly that long:
-    /// always, for a file numpy or this crate wrote and a shape that grew only along the growth
-    /// axis, as numpy reserves room for 21 digits there. A header of another writer gets the
-    /// dict without the growth-axis spaces, padded with spaces to `header_len` (numpy reads any
-    /// padding), when that fits.
+    /// always for a file numpy or this crate wrote whose shape grew only along the growth axis
+    /// (numpy reserves 21 digits there). Another writer's header gets the dict without the
+    /// growth-axis spaces, padded with spaces to `header_len` (numpy reads any padding).
     ///
     /// # Errors
     /// [`ErrorKind::SizeOverflow`] as [`Header::to_bytes`]; [`ErrorKind::HeaderNotLatin1`] for
