@@ -706,10 +706,9 @@ fn too_long(len: usize, dtype: &DType, field: Option<&str>) -> String {
 }
 
 fn out_of_range(what: &str, start: u64, end: u64, len: u64) -> String {
-    let unit = if what == "row range" {
-        "row"
-    } else {
-        "element"
+    let unit = match what {
+        "row range" => "row",
+        _ => "element",
     };
     let len = count(len, unit);
     if !what.ends_with("range") {

@@ -4,7 +4,7 @@
 use std::io::Read;
 
 use super::{Header, ParsedHeader, ReadOptions};
-use crate::dtype::{DType, MlType};
+use crate::dtype::{parse_type_str, DType, MlType};
 use crate::error::{Error, ErrorKind, NotNpy};
 use crate::format::{Version, MAGIC, MAX_DIMS};
 use crate::io::read_up_to;
@@ -305,10 +305,7 @@ fn swapped_void_in(v: &Value) -> Option<String> {
             } else {
                 &['<']
             };
-            let wide_void = matches!(
-                crate::dtype::parse_type_str(s).ok(),
-                Some(DType::Void(n)) if n > 1
-            );
+            let wide_void = matches!(parse_type_str(s), Ok(DType::Void(n)) if n > 1);
             (s.starts_with(foreign) && wide_void).then(|| s.clone())
         }
         Value::List(fields) => fields.iter().find_map(|f| match f {
