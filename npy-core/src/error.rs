@@ -924,12 +924,11 @@ impl From<io::Error> for Error {
 impl From<npy_fs::Error> for Error {
     #[cold]
     fn from(e: npy_fs::Error) -> Error {
+        use npy_fs::ErrorKind as Fs;
         let (kind, path) = e.into_parts();
         let kind = match kind {
-            npy_fs::ErrorKind::NotRegularFile { role, found } => {
-                ErrorKind::NotRegularFile { role, found }
-            }
-            npy_fs::ErrorKind::Io(e) => ErrorKind::Io(e),
+            Fs::NotRegularFile { role, found } => ErrorKind::NotRegularFile { role, found },
+            Fs::Io(e) => ErrorKind::Io(e),
             // npy-fs's kinds are the two above; a later one reads as an I/O error.
             other => ErrorKind::Io(io::Error::other(other.to_string())),
         };
