@@ -344,12 +344,11 @@ pub mod __private {
     #[cfg(feature = "serde")]
     pub use crate::serde_impls::{TUPLE_KEY, VALUE_TOKEN};
 
+    use crate::{DynArray, DynValue, Error, NpyAppender};
+
     /// For npy-print: element `i` of `array` in memory order, borrowed where the array holds
     /// it as a value (objects are never copied to be printed), else built.
-    pub fn dyn_element(
-        array: &crate::DynArray,
-        i: usize,
-    ) -> Option<std::borrow::Cow<'_, crate::DynValue>> {
+    pub fn dyn_element(array: &DynArray, i: usize) -> Option<std::borrow::Cow<'_, DynValue>> {
         array.element_cow(i)
     }
 
@@ -357,10 +356,10 @@ pub mod __private {
     /// `write_data` writing exactly their data bytes, as [`NpyAppender::append`](crate::NpyAppender::append)
     /// does (in place, or by an atomic rewrite when the header has no room).
     pub fn grow_appender(
-        appender: &mut crate::NpyAppender,
+        appender: &mut NpyAppender,
         added: u64,
-        write_data: impl FnOnce(&mut dyn std::io::Write) -> Result<(), crate::Error>,
-    ) -> Result<(), crate::Error> {
+        write_data: impl FnOnce(&mut dyn std::io::Write) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         appender.grow(added, write_data)
     }
 }
