@@ -277,13 +277,7 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
     let data = usize::try_from(nbytes)
         .ok()
         .and_then(|n| bytes.get(start..)?.get(..n))
-        .ok_or_else(|| {
-            Error::new(ErrorKind::Truncated {
-                what: "array data",
-                needed: nbytes,
-                found: available,
-            })
-        })?;
+        .ok_or_else(|| Error::truncated("array data", nbytes, available))?;
     if nbytes == 0 {
         if !meta.is_empty() {
             // Elements of zero size (an empty record): no bytes to borrow them from.

@@ -41,11 +41,11 @@ impl ElementDecoder {
     pub fn decode(&self, src: &[u8]) -> Result<DynValue, Error> {
         // The decoder slices its input by the dtype's layout: it gets exactly one element.
         let Some(element) = src.get(..self.itemsize) else {
-            return Err(Error::new(ErrorKind::Truncated {
-                what: "element",
-                needed: self.itemsize as u64,
-                found: src.len() as u64,
-            }));
+            return Err(Error::truncated(
+                "element",
+                self.itemsize as u64,
+                src.len() as u64,
+            ));
         };
         self.decoder.decode(element)
     }
@@ -250,11 +250,11 @@ pub fn decode_all(dtype: &DType, bytes: &[u8], n: u64) -> Result<Vec<DynValue>, 
     // silently shorter array (n × size saturates: no buffer is that long).
     let needed = n.saturating_mul(size as u64);
     if (bytes.len() as u64) < needed {
-        return Err(Error::new(ErrorKind::Truncated {
-            what: "pickled array data",
+        return Err(Error::truncated(
+            "pickled array data",
             needed,
-            found: bytes.len() as u64,
-        }));
+            bytes.len() as u64,
+        ));
     }
     bytes
         .chunks_exact(size)

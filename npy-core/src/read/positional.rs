@@ -10,7 +10,7 @@ use std::ops::Range;
 use super::{NpyArray, NpyReader, ReadOptions};
 use crate::codec::checked_product;
 use crate::element::NpyElement;
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 use crate::header::{parse_prefix, Header, ParsedHeader, Prefix};
 use crate::io::ReadAt;
 use crate::meta::{check_within, ArrayMeta};
@@ -335,11 +335,11 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
         // length is allocated (a header may claim far more than the file holds).
         let p = self.inner();
         if let Some(r) = bytes.iter().find(|r| r.end > p.size) {
-            return Err(Error::new(ErrorKind::Truncated {
-                what: "array data",
-                needed: r.end - self.data_offset(),
-                found: p.size.saturating_sub(self.data_offset()),
-            }));
+            return Err(Error::truncated(
+                "array data",
+                r.end - self.data_offset(),
+                p.size.saturating_sub(self.data_offset()),
+            ));
         }
         let fetched = p.source.read_ranges(&bytes)?;
         ranges
@@ -503,6 +503,7 @@ mod tests {
     use std::cell::RefCell;
 
     use super::*;
+    use crate::error::ErrorKind;
 
     /// A source that records every read (offset, length) it is asked for.
     struct Counting {

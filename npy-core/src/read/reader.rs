@@ -266,11 +266,7 @@ impl<R> NpyReader<R> {
 
     #[cold]
     fn truncated(&self, found: u64) -> Error {
-        Error::new(ErrorKind::Truncated {
-            what: "array data",
-            needed: self.end * self.itemsize(),
-            found,
-        })
+        Error::truncated("array data", self.end * self.itemsize(), found)
     }
 
     /// Under [`ReadOptions::strict_bools`], [`ErrorKind::InvalidBool`] for the first `b1` byte

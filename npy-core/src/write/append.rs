@@ -163,11 +163,11 @@ impl NpyAppender {
         let end = data_end(parsed.data_offset(), &parsed.header)?;
         let len = file.metadata()?.len();
         if len < end {
-            return Err(Error::new(ErrorKind::Truncated {
-                what: "array data",
-                needed: header.nbytes().unwrap_or(u64::MAX),
-                found: len.saturating_sub(parsed.data_offset()),
-            }));
+            return Err(Error::truncated(
+                "array data",
+                header.nbytes().unwrap_or(u64::MAX),
+                len.saturating_sub(parsed.data_offset()),
+            ));
         }
         Ok(NpyAppender {
             file,
@@ -456,13 +456,7 @@ fn copy_exact(
     while left > 0 {
         let want = usize::try_from(left).map_or(cap, |l| l.min(cap));
         let got = match src.read(&mut buf[..want]) {
-            Ok(0) => {
-                return Err(Error::new(ErrorKind::Truncated {
-                    what,
-                    needed: n,
-                    found: n - left,
-                }))
-            }
+            Ok(0) => return Err(Error::truncated(what, n, n - left)),
             Ok(got) => got,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e.into()),
