@@ -18,13 +18,7 @@ impl DType {
     /// `'|Vn'` for records and subarrays.
     pub fn type_str(&self) -> String {
         match self {
-            DType::Number(p, o) => {
-                let (c, n) = match p {
-                    Primitive::Bool => ('b', 1),
-                    p => (p.kind(), p.itemsize()),
-                };
-                format!("{}{c}{n}", o.as_char())
-            }
+            DType::Number(p, o) => format!("{}{}{}", o.as_char(), p.kind(), p.itemsize()),
             DType::Time(t, o) => format!("{}{t}", o.as_char()),
             DType::Bytes(n) => format!("|S{n}"),
             DType::Unicode(n, o) => format!("{}U{n}", o.as_char()),
@@ -52,28 +46,22 @@ impl TimeUnit {
     }
 }
 
-/// Parses a type string as `np.dtype(str)` does (numpy's `_convert_from_str`).
+/// Parses a type string as `np.dtype(str)` does (numpy's `_convert_from_str`), with a shortcut
+/// for what `dtype.str` writes for a number ([`number_type`]), which [`parse_general`] reads
+/// the same (tested).
 #[inline]
 pub(crate) fn parse_type_str(s: &str) -> Result<DType, DescrError> {
-    match number_type_str(s.as_bytes()) {
-        Some(d) => Ok(d),
-        None => parse_general(s),
+    if let &[e, kind, size] = s.as_bytes() {
+        if let Some((p, order)) = number_type(e, kind, size) {
+            return Ok(DType::Number(p, order));
+        }
     }
+    parse_general(s)
 }
 
-/// The shortcut for what `dtype.str` writes for a number (`'<f4'`, `'|b1'`: a byte-order
-/// character, a kind, one digit); `None` for anything else. [`parse_general`] gives the same
-/// dtype for these strings (tested).
-#[inline]
-pub(crate) fn number_type_str(s: &[u8]) -> Option<DType> {
-    let &[e, kind, size] = s else {
-        return None;
-    };
-    number_type(e, kind, size).map(|(p, order)| DType::Number(p, order))
-}
-
-/// [`number_type_str`]'s rule on the three bytes of such a string, as a primitive and byte
-/// order (two bytes, kept in registers by the header fast path).
+/// What `dtype.str` writes for a number (`'<f4'`, `'|b1'`: a byte-order character, a kind, one
+/// digit) as a primitive and byte order (two bytes, kept in registers by the header fast path);
+/// `None` for anything else.
 #[inline(always)]
 pub(crate) fn number_type(e: u8, kind: u8, size: u8) -> Option<(Primitive, ByteOrder)> {
     use Primitive::*;
@@ -136,28 +124,29 @@ pub(super) fn parse_general(s: &str) -> Result<DType, DescrError> {
         };
         return Ok(DType::Time(t, order));
     }
+    if code == b'T' && size.is_empty() {
+        // numpy's variable-width `StringDType`, whose arrays `np.save` pickles.
+        return Err(DescrError::StringDType {
+            found: format!("'{s}'"),
+        });
+    }
     let found = if size.is_empty() {
         from_code(code)
     } else {
         match strtol(size) {
-            // numpy: "make sure it doesn't overflow or go negative".
-            Strtol { value, .. } if !(0..=i64::from(i32::MAX)).contains(&value) => {
+            // numpy: "make sure it doesn't overflow or go negative" (an overflow is clamped
+            // out of this range).
+            (value, _) if !(0..=i64::from(i32::MAX)).contains(&value) => {
                 return Err(bad("data type not understood"))
             }
-            Strtol {
-                value,
-                end,
-                overflow: false,
-            } if end == size.len() && end > 0 => {
+            (value, end) if end == size.len() && end > 0 => {
                 let n = value as u64; // in 0..=i32::MAX
                 match code {
-                    b'S' | b'a' => Some(Found::Sized(DType::Bytes(n))),
-                    b'V' => Some(Found::Sized(DType::Void(n))),
+                    b'S' | b'a' => Some(DType::Bytes(n)),
+                    b'V' => Some(DType::Void(n)),
                     // numpy counts characters, and keeps the itemsize (4 per character) in a
                     // C int.
-                    b'U' if n <= i32::MAX as u64 / 4 => {
-                        Some(Found::Sized(DType::Unicode(n, ByteOrder::NATIVE)))
-                    }
+                    b'U' if n <= i32::MAX as u64 / 4 => Some(DType::Unicode(n, ByteOrder::NATIVE)),
                     b'U' => return Err(bad("itemsize exceeds numpy's limit of 2147483647 bytes")),
                     _ if n == 0 => None,
                     kind => kind_and_size(kind, n),
@@ -167,57 +156,35 @@ pub(super) fn parse_general(s: &str) -> Result<DType, DescrError> {
             _ => None,
         }
     };
-    let found = match found {
-        Some(f) => f,
-        // numpy looks the whole string up, byte-order character included.
-        None => named_type(s).ok_or_else(|| bad("data type not understood"))?,
-    };
-    let dtype = match found {
-        Found::Sized(d) | Found::Plain(d) => d,
-        Found::StringDType => {
-            return Err(DescrError::StringDType {
-                found: format!("'{s}'"),
-            })
-        }
-    };
+    // numpy looks the whole string up, byte-order character included.
+    let dtype = found
+        .or_else(|| named_type(s))
+        .ok_or_else(|| bad("data type not understood"))?;
     Ok(dtype.with_byte_order(order))
 }
 
-/// What a code, kind and size, or name stands for.
-enum Found {
-    /// A dtype whose size the string gave.
-    Sized(DType),
-    /// A dtype of fixed (or zero) size.
-    Plain(DType),
-    /// `'T'`: numpy's variable-width `StringDType`, whose arrays `np.save` pickles.
-    StringDType,
-}
-
-/// [`DType::native_number`] of `p`.
-fn number(p: Primitive) -> Found {
-    Found::Plain(DType::native_number(p))
-}
-
-fn generic_time(kind: TimeKind) -> Found {
-    Found::Plain(DType::Time(
+fn generic_time(kind: TimeKind) -> DType {
+    let unit = TimeUnit::Generic;
+    DType::Time(
         TimeType {
             kind,
-            unit: TimeUnit::Generic,
+            unit,
             multiplier: 1,
         },
         ByteOrder::NATIVE,
-    ))
+    )
 }
 
 /// One-character type codes (numpy's `PyArray_DescrFromType` of the character's value, so the
 /// control characters 0 to 23 are numpy's type numbers: `'\x00'` is `bool`). C `long` and
 /// `intptr_t` are 64 bits and `long double` is x87 in 16 bytes, as on x86-64 Linux.
-fn from_code(code: u8) -> Option<Found> {
+fn from_code(code: u8) -> Option<DType> {
     use Primitive::*;
     const TYPE_NUMBERS: &[u8; 24] = b"?bBhHiIlLqQfdgFDGOSUVMme";
     if let Some(&c) = TYPE_NUMBERS.get(usize::from(code)) {
         return from_code(c);
     }
+    let number = DType::native_number;
     Some(match code {
         b'?' => number(Bool),
         b'b' => number(I8),
@@ -235,40 +202,32 @@ fn from_code(code: u8) -> Option<Found> {
         b'F' => number(C64),
         b'D' => number(C128),
         b'G' => number(CLongDouble { size: 32 }),
-        b'S' => Found::Plain(DType::Bytes(0)),
-        b'c' => Found::Plain(DType::Bytes(1)),
-        b'U' => Found::Plain(DType::Unicode(0, ByteOrder::NATIVE)),
-        b'V' => Found::Plain(DType::Void(0)),
-        b'O' => Found::Plain(DType::Object),
+        b'S' => DType::Bytes(0),
+        b'c' => DType::Bytes(1),
+        b'U' => DType::Unicode(0, ByteOrder::NATIVE),
+        b'V' => DType::Void(0),
+        b'O' => DType::Object,
         b'M' => generic_time(TimeKind::Datetime),
         b'm' => generic_time(TimeKind::Timedelta),
-        b'T' => Found::StringDType,
         _ => return None,
     })
 }
 
-/// numpy's `PyArray_TypestrConvert`: a kind character and a size in bytes (not 0).
-fn kind_and_size(kind: u8, size: u64) -> Option<Found> {
+/// numpy's `PyArray_TypestrConvert`: a kind character and a size in bytes (not 0); the
+/// one-digit sizes of numbers are those of [`number_type`].
+fn kind_and_size(kind: u8, size: u64) -> Option<DType> {
     use Primitive::*;
+    let number = DType::native_number;
+    let digit = u8::try_from(size).ok().filter(|&n| n < 10);
+    if let Some((p, _)) = digit.and_then(|n| number_type(b'=', kind, b'0' + n)) {
+        return Some(number(p));
+    }
     Some(match (kind, size) {
-        (b'b', 1) => number(Bool),
-        (b'i', 1) => number(I8),
-        (b'i', 2) => number(I16),
-        (b'i', 4) => number(I32),
-        (b'i', 8) => number(I64),
-        (b'u', 1) => number(U8),
-        (b'u', 2) => number(U16),
-        (b'u', 4) => number(U32),
-        (b'u', 8) => number(U64),
-        (b'f', 2) => number(F16),
-        (b'f', 4) => number(F32),
-        (b'f', 8) => number(F64),
         // sizeof(long double) is 16 here: numpy refuses 'f12' and 'c24' on x86-64.
         (b'f', 16) => number(LongDouble { size: 16 }),
-        (b'c', 8) => number(C64),
         (b'c', 16) => number(C128),
         (b'c', 32) => number(CLongDouble { size: 32 }),
-        (b'O', 4 | 8) => Found::Plain(DType::Object),
+        (b'O', 4 | 8) => DType::Object,
         (b'M', 8) => generic_time(TimeKind::Datetime),
         (b'm', 8) => generic_time(TimeKind::Timedelta),
         _ => return None,
@@ -277,8 +236,9 @@ fn kind_and_size(kind: u8, size: u64) -> Option<Found> {
 
 /// The names of `np.sctypeDict` (numpy 2.4.6, x86-64 Linux), looked up as written: no
 /// byte-order character.
-fn named_type(s: &str) -> Option<Found> {
+fn named_type(s: &str) -> Option<DType> {
     use Primitive::*;
+    let number = DType::native_number;
     Some(match s {
         "bool" | "bool_" => number(Bool),
         "int8" | "byte" => number(I8),
@@ -296,74 +256,39 @@ fn named_type(s: &str) -> Option<Found> {
         "complex64" | "csingle" => number(C64),
         "complex128" | "complex" | "cdouble" => number(C128),
         "complex256" | "clongdouble" => number(CLongDouble { size: 32 }),
-        "str" | "str_" | "unicode" => Found::Plain(DType::Unicode(0, ByteOrder::NATIVE)),
-        "bytes" | "bytes_" | "a" => Found::Plain(DType::Bytes(0)),
-        "void" => Found::Plain(DType::Void(0)),
-        "object" | "object_" => Found::Plain(DType::Object),
+        "str" | "str_" | "unicode" => DType::Unicode(0, ByteOrder::NATIVE),
+        "bytes" | "bytes_" | "a" => DType::Bytes(0),
+        "void" => DType::Void(0),
+        "object" | "object_" => DType::Object,
         _ => return None,
     })
 }
 
-/// The result of C's `strtol(s, &end, 10)` on a `long` of 64 bits.
-struct Strtol {
-    /// The value, clamped to the `i64` range on overflow.
-    value: i64,
-    /// Bytes of `s` consumed (0 when no digits were found).
-    end: usize,
-    /// Whether the value overflowed (`errno == ERANGE`).
-    overflow: bool,
-}
-
-/// C's `strtol` in base 10: leading white space, a sign, digits.
-fn strtol(s: &[u8]) -> Strtol {
-    let mut i = s
+/// C's `strtol(s, &end, 10)` on a 64-bit `long` (leading white space, a sign, digits): the
+/// value, clamped to the `i64` range on overflow (`errno == ERANGE`), and the bytes of `s`
+/// consumed (0 when no digits were found).
+fn strtol(s: &[u8]) -> (i64, usize) {
+    let i = s
         .iter()
         .position(|&c| !matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
         .unwrap_or(s.len());
-    let negative = match s.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let negative = s.get(i) == Some(&b'-');
+    let i = i + usize::from(matches!(s.get(i), Some(b'+' | b'-')));
     let digits = s[i..].iter().take_while(|c| c.is_ascii_digit()).count();
     if digits == 0 {
-        return Strtol {
-            value: 0,
-            end: 0,
-            overflow: false,
-        };
+        return (0, 0);
     }
-    let mut value: i64 = 0;
-    let mut overflow = false;
-    for &d in &s[i..i + digits] {
+    let value = s[i..i + digits].iter().try_fold(0i64, |v, &d| {
         let d = i64::from(d - b'0');
-        let next = value.checked_mul(10).and_then(|v| {
-            if negative {
-                v.checked_sub(d)
-            } else {
-                v.checked_add(d)
-            }
-        });
-        match next {
-            Some(v) => value = v,
-            None => {
-                overflow = true;
-                value = if negative { i64::MIN } else { i64::MAX };
-                break;
-            }
+        let v = v.checked_mul(10)?;
+        if negative {
+            v.checked_sub(d)
+        } else {
+            v.checked_add(d)
         }
-    }
-    Strtol {
-        value,
-        end: i + digits,
-        overflow,
-    }
+    });
+    let clamped = if negative { i64::MIN } else { i64::MAX };
+    (value.unwrap_or(clamped), i + digits)
 }
 
 /// numpy's `is_datetime_typestr`.
@@ -376,17 +301,17 @@ fn is_datetime(ty: &[u8]) -> bool {
 /// numpy's `parse_dtype_from_datetime_typestr`: the root, then nothing (generic) or
 /// `[<multiplier><unit>[/<divisor>]]`.
 fn parse_datetime(ty: &[u8]) -> Result<(TimeKind, TimeUnit, u32), &'static str> {
-    let (kind, meta) = if let Some(m) = ty.strip_prefix(b"m8") {
-        (TimeKind::Timedelta, m)
-    } else if let Some(m) = ty.strip_prefix(b"M8") {
-        (TimeKind::Datetime, m)
-    } else if let Some(m) = ty.strip_prefix(b"timedelta64") {
-        (TimeKind::Timedelta, m)
-    } else if let Some(m) = ty.strip_prefix(b"datetime64") {
-        (TimeKind::Datetime, m)
-    } else {
-        return Err("invalid datetime type string");
-    };
+    use TimeKind::*;
+    let roots: [(&[u8], TimeKind); 4] = [
+        (b"m8", Timedelta),
+        (b"M8", Datetime),
+        (b"timedelta64", Timedelta),
+        (b"datetime64", Datetime),
+    ];
+    let (kind, meta) = roots
+        .into_iter()
+        .find_map(|(root, kind)| Some((kind, ty.strip_prefix(root)?)))
+        .ok_or("invalid datetime type string")?;
     if meta.is_empty() {
         return Ok((kind, TimeUnit::Generic, 1));
     }
@@ -402,15 +327,14 @@ fn parse_datetime(ty: &[u8]) -> Result<(TimeKind, TimeUnit, u32), &'static str> 
     }
     let inner = &inner[..close];
     // An optional multiplier (a C int, not negative), then the unit up to '/' or the end.
-    let mult = strtol(inner);
-    let multiplier = if mult.end == 0 {
-        1
-    } else if mult.overflow || !(0..=i64::from(i32::MAX)).contains(&mult.value) {
-        return Err(BAD);
-    } else {
-        mult.value as u32
+    let (mult, end) = strtol(inner);
+    let multiplier = match end {
+        0 => 1,
+        // An overflow is clamped out of this range.
+        _ if (0..=i64::from(i32::MAX)).contains(&mult) => mult as u32,
+        _ => return Err(BAD),
     };
-    let rest = &inner[mult.end..];
+    let rest = &inner[end..];
     let unit_len = rest.iter().position(|&c| c == b'/').unwrap_or(rest.len());
     if unit_len == 0 {
         return Err(BAD);
@@ -419,14 +343,14 @@ fn parse_datetime(ty: &[u8]) -> Result<(TimeKind, TimeUnit, u32), &'static str> 
     let (unit, multiplier) = match rest.get(unit_len..) {
         Some([b'/', den @ ..]) => {
             // "If the '/' exists, there must be a number followed by ']'".
-            let d = strtol(den);
-            if d.end == 0 || d.end != den.len() {
+            let (d, end) = strtol(den);
+            if end == 0 || end != den.len() {
                 return Err(BAD);
             }
             // numpy keeps the divisor in a C int (truncating) and refuses 0 by dividing by it
             // (a crash in numpy 2.4.6) and a negative one by making a negative multiplier it
             // cannot read back; both are refused here.
-            let den = d.value as i32;
+            let den = d as i32;
             match den {
                 1 => (unit, multiplier),
                 ..=0 => return Err("datetime divisor must be positive"),
