@@ -25,43 +25,82 @@ use std::fmt;
 
 use super::ByteOrder;
 
-/// An `ml_dtypes` element type: what a `'<V2'`, `'<V1'` or `'<f1'` descr written by numpy with
-/// ml_dtypes holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum MlType {
+/// ml_dtypes' types, one row per type (`Type = "name", bits, encoding`): declares [`MlType`]
+/// and its [`ALL`](MlType::ALL), [`name`](MlType::name), [`bits`](MlType::bits) and `encoding`.
+macro_rules! ml_types {
+    ($($(#[$doc:meta])* $t:ident = $name:literal, $bits:literal, $enc:expr;)*) => {
+        /// An `ml_dtypes` element type: what a `'<V2'`, `'<V1'` or `'<f1'` descr written by
+        /// numpy with ml_dtypes holds.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum MlType {
+            $($(#[$doc])* $t,)*
+        }
+
+        impl MlType {
+            /// Every type, in ml_dtypes' order.
+            pub const ALL: [MlType; 16] = [$(MlType::$t),*];
+
+            /// ml_dtypes' name (`"bfloat16"`, `"float8_e4m3fn"`, `"int4"`), as `str(arr.dtype)`
+            /// prints it.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(MlType::$t => $name,)*
+                }
+            }
+
+            /// The number of value bits in an element (16, 8, 6, 4 or 2).
+            pub fn bits(self) -> u32 {
+                match self {
+                    $(MlType::$t => $bits,)*
+                }
+            }
+
+            /// How the kind's bits encode its values: a total table, so that decoding and
+            /// encoding match on it exhaustively (no kind can fall through to a missing layout).
+            fn encoding(self) -> Encoding {
+                use Specials::*;
+                match self {
+                    $(MlType::$t => $enc,)*
+                }
+            }
+        }
+    };
+}
+
+ml_types! {
     /// `bfloat16`: the high half of an IEEE binary32 (8 exponent bits, 7 mantissa bits); 2 bytes.
-    BFloat16,
+    BFloat16 = "bfloat16", 16, float(8, 7, 127, Ieee);
     /// `float8_e4m3fn` (OCP FP8 E4M3): bias 7, no infinities, NaN `S.1111.111`; max 448.
-    Float8E4M3Fn,
+    Float8E4M3Fn = "float8_e4m3fn", 8, float(4, 3, 7, Fn);
     /// `float8_e5m2` (OCP FP8 E5M2): IEEE-like, bias 15, with infinities and NaNs; max 57344.
-    Float8E5M2,
+    Float8E5M2 = "float8_e5m2", 8, float(5, 2, 15, Ieee);
     /// `float8_e4m3fnuz`: bias 8, no infinities, no negative zero, NaN `0x80`.
-    Float8E4M3FnUz,
+    Float8E4M3FnUz = "float8_e4m3fnuz", 8, float(4, 3, 8, FnUz);
     /// `float8_e5m2fnuz`: bias 16, no infinities, no negative zero, NaN `0x80`.
-    Float8E5M2FnUz,
+    Float8E5M2FnUz = "float8_e5m2fnuz", 8, float(5, 2, 16, FnUz);
     /// `float8_e4m3b11fnuz`: bias 11, no infinities, no negative zero, NaN `0x80`.
-    Float8E4M3B11FnUz,
+    Float8E4M3B11FnUz = "float8_e4m3b11fnuz", 8, float(4, 3, 11, FnUz);
     /// `float8_e4m3`: IEEE-like E4M3, bias 7, with infinities and NaNs.
-    Float8E4M3,
+    Float8E4M3 = "float8_e4m3", 8, float(4, 3, 7, Ieee);
     /// `float8_e3m4`: IEEE-like E3M4, bias 3, with infinities and NaNs.
-    Float8E3M4,
+    Float8E3M4 = "float8_e3m4", 8, float(3, 4, 3, Ieee);
     /// `float8_e8m0fnu` (OCP MX scale): unsigned powers of two `2^(c - 127)`, no zero, NaN `0xff`.
-    Float8E8M0Fnu,
+    Float8E8M0Fnu = "float8_e8m0fnu", 8, Encoding::E8M0;
     /// `float6_e2m3fn` (OCP MX FP6): bias 1, finite only, in the low 6 bits of a byte.
-    Float6E2M3Fn,
+    Float6E2M3Fn = "float6_e2m3fn", 6, float(2, 3, 1, Finite);
     /// `float6_e3m2fn` (OCP MX FP6): bias 3, finite only, in the low 6 bits of a byte.
-    Float6E3M2Fn,
+    Float6E3M2Fn = "float6_e3m2fn", 6, float(3, 2, 3, Finite);
     /// `float4_e2m1fn` (OCP MX FP4): bias 1, finite only, in the low 4 bits of a byte.
-    Float4E2M1Fn,
+    Float4E2M1Fn = "float4_e2m1fn", 4, float(2, 1, 1, Finite);
     /// `int4`: a two's-complement integer in -8..=7, in the low 4 bits of a byte.
-    Int4,
+    Int4 = "int4", 4, Encoding::Int { signed: true };
     /// `uint4`: an integer in 0..=15, in the low 4 bits of a byte.
-    UInt4,
+    UInt4 = "uint4", 4, Encoding::Int { signed: false };
     /// `int2`: a two's-complement integer in -2..=1, in the low 2 bits of a byte.
-    Int2,
+    Int2 = "int2", 2, Encoding::Int { signed: true };
     /// `uint2`: an integer in 0..=3, in the low 2 bits of a byte.
-    UInt2,
+    UInt2 = "uint2", 2, Encoding::Int { signed: false };
 }
 
 /// How a float kind spends its special codes.
@@ -97,50 +136,17 @@ struct Layout {
     specials: Specials,
 }
 
+/// [`Encoding::Float`] of `exp` exponent bits, `man` mantissa bits, `bias` and `specials`.
+const fn float(exp: u32, man: u32, bias: i32, specials: Specials) -> Encoding {
+    Encoding::Float(Layout {
+        exp,
+        man,
+        bias,
+        specials,
+    })
+}
+
 impl MlType {
-    /// Every type, in ml_dtypes' order.
-    pub const ALL: [MlType; 16] = [
-        MlType::BFloat16,
-        MlType::Float8E4M3Fn,
-        MlType::Float8E5M2,
-        MlType::Float8E4M3FnUz,
-        MlType::Float8E5M2FnUz,
-        MlType::Float8E4M3B11FnUz,
-        MlType::Float8E4M3,
-        MlType::Float8E3M4,
-        MlType::Float8E8M0Fnu,
-        MlType::Float6E2M3Fn,
-        MlType::Float6E3M2Fn,
-        MlType::Float4E2M1Fn,
-        MlType::Int4,
-        MlType::UInt4,
-        MlType::Int2,
-        MlType::UInt2,
-    ];
-
-    /// ml_dtypes' name (`"bfloat16"`, `"float8_e4m3fn"`, `"int4"`), as `str(arr.dtype)` prints it.
-    pub fn name(self) -> &'static str {
-        use MlType::*;
-        match self {
-            BFloat16 => "bfloat16",
-            Float8E4M3Fn => "float8_e4m3fn",
-            Float8E5M2 => "float8_e5m2",
-            Float8E4M3FnUz => "float8_e4m3fnuz",
-            Float8E5M2FnUz => "float8_e5m2fnuz",
-            Float8E4M3B11FnUz => "float8_e4m3b11fnuz",
-            Float8E4M3 => "float8_e4m3",
-            Float8E3M4 => "float8_e3m4",
-            Float8E8M0Fnu => "float8_e8m0fnu",
-            Float6E2M3Fn => "float6_e2m3fn",
-            Float6E3M2Fn => "float6_e3m2fn",
-            Float4E2M1Fn => "float4_e2m1fn",
-            Int4 => "int4",
-            UInt4 => "uint4",
-            Int2 => "int2",
-            UInt2 => "uint2",
-        }
-    }
-
     /// The type named `name`: ml_dtypes' name (`bfloat16`, `float8_e4m3fn`, …,
     /// case-insensitive) or safetensors' (`BF16`, `F8_E4M3` for float8_e4m3fn, `F8_E5M2`).
     pub fn from_name(name: &str) -> Option<MlType> {
@@ -156,18 +162,12 @@ impl MlType {
 
     /// Bytes per element: 2 for bfloat16, 1 for the others.
     pub fn itemsize(self) -> u64 {
-        match self {
-            MlType::BFloat16 => 2,
-            _ => 1,
-        }
+        u64::from(self.bits().div_ceil(8))
     }
 
     /// Whether the type is one of the integer kinds.
     pub fn is_integer(self) -> bool {
-        matches!(
-            self,
-            MlType::Int4 | MlType::UInt4 | MlType::Int2 | MlType::UInt2
-        )
+        matches!(self.encoding(), Encoding::Int { .. })
     }
 
     /// numpy's `dtype.kind` for the type: `'f'` for float8_e5m2, `'V'` for the others.
@@ -189,58 +189,13 @@ impl MlType {
         }
     }
 
-    /// The number of value bits in an element (16, 8, 6, 4 or 2).
-    pub fn bits(self) -> u32 {
-        use MlType::*;
-        match self {
-            BFloat16 => 16,
-            Float6E2M3Fn | Float6E3M2Fn => 6,
-            Float4E2M1Fn | Int4 | UInt4 => 4,
-            Int2 | UInt2 => 2,
-            _ => 8,
-        }
-    }
-
-    /// How the kind's bits encode its values: a total table, so that decoding and encoding
-    /// match on it exhaustively (no kind can fall through to a missing layout).
-    fn encoding(self) -> Encoding {
-        use MlType::*;
-        use Specials::*;
-        let (exp, man, bias, specials) = match self {
-            BFloat16 => (8, 7, 127, Ieee),
-            Float8E4M3Fn => (4, 3, 7, Fn),
-            Float8E5M2 => (5, 2, 15, Ieee),
-            Float8E4M3FnUz => (4, 3, 8, FnUz),
-            Float8E5M2FnUz => (5, 2, 16, FnUz),
-            Float8E4M3B11FnUz => (4, 3, 11, FnUz),
-            Float8E4M3 => (4, 3, 7, Ieee),
-            Float8E3M4 => (3, 4, 3, Ieee),
-            Float6E2M3Fn => (2, 3, 1, Finite),
-            Float6E3M2Fn => (3, 2, 3, Finite),
-            Float4E2M1Fn => (2, 1, 1, Finite),
-            Float8E8M0Fnu => return Encoding::E8M0,
-            Int4 | Int2 => return Encoding::Int { signed: true },
-            UInt4 | UInt2 => return Encoding::Int { signed: false },
-        };
-        Encoding::Float(Layout {
-            exp,
-            man,
-            bias,
-            specials,
-        })
-    }
-
     /// The value of the element whose bits are `code`, exactly as an `f64`; integer kinds give
     /// their integer value. Bits above a sub-byte kind's width are read as ml_dtypes reads them
     /// (measured): int4/int2/uint4/uint2 ignore them; for float6 and float4 any of them set
     /// makes the value negative (ml_dtypes takes the sign as "the bits above the magnitude").
     pub fn decode(self, code: u16) -> f64 {
         let bits = self.bits();
-        let low = if bits == 16 {
-            code
-        } else {
-            code & ((1u16 << bits) - 1)
-        };
+        let low = code & (u16::MAX >> (16 - bits));
         match self.encoding() {
             // bfloat16 is the high half of a binary32, which `half` widens exactly.
             Encoding::Float(_) if self == MlType::BFloat16 => {
@@ -298,9 +253,7 @@ impl MlType {
             .contains(&v)
             .then(|| (v as u8) & ((1u8 << self.bits()) - 1))
     }
-}
 
-impl MlType {
     /// What `str()` of the ml_dtypes scalar whose bits are `code` prints (and so what numpy
     /// prints for each element of such an array, unpadded): for integer kinds the integer,
     /// for floats C's `%g` of the value (ml_dtypes writes it through a C++ stream: 6
@@ -337,13 +290,12 @@ pub(crate) fn format_g(v: f64) -> String {
     }
     // The exponent of the value rounded to P significant digits decides the form.
     let sci = format!("{:.*e}", (P - 1) as usize, v.abs());
-    // Cannot fail, whatever `v` is: `sci` is std's `{:e}` of a finite non-zero f64 (NaN,
-    // infinities and zeros returned above), which always writes `<mantissa>e<exponent>`.
+    // Neither can fail, whatever `v` is: `sci` is std's `{:e}` of a finite non-zero f64 (NaN,
+    // infinities and zeros returned above), always `<mantissa>e<exponent>`, the exponent an
+    // optional `-` and decimal digits within ±324.
     let (mantissa, exp) = sci
         .split_once('e')
         .expect("`{:e}` always writes an exponent");
-    // Cannot fail, as above: std writes the exponent as an optional `-` and decimal digits,
-    // within ±324 for an f64.
     let x: i32 = exp.parse().expect("`{:e}` writes a decimal exponent");
     if (-4..P).contains(&x) {
         let fixed = format!("{:.*}", (P - 1 - x) as usize, v.abs());
@@ -382,27 +334,14 @@ fn decode_float(l: Layout, code: u16) -> f64 {
     let exp_field = i32::from(magnitude >> l.man);
     let man_field = f64::from(magnitude & ((1u16 << l.man) - 1));
     let exp_max = (1i32 << l.exp) - 1;
-    match l.specials {
+    let scale = pow2(-(l.man as i32));
+    let value = match l.specials {
         Specials::FnUz if code == sign_bit => return f64::NAN,
         Specials::Fn if magnitude == sign_bit - 1 => return f64::NAN,
-        Specials::Ieee if exp_field == exp_max => {
-            return if man_field == 0.0 {
-                if negative {
-                    f64::NEG_INFINITY
-                } else {
-                    f64::INFINITY
-                }
-            } else {
-                f64::NAN
-            };
-        }
-        _ => {}
-    }
-    let scale = pow2(-(l.man as i32));
-    let value = if exp_field == 0 {
-        man_field * scale * pow2(1 - l.bias)
-    } else {
-        (1.0 + man_field * scale) * pow2(exp_field - l.bias)
+        Specials::Ieee if exp_field == exp_max && man_field != 0.0 => return f64::NAN,
+        Specials::Ieee if exp_field == exp_max => f64::INFINITY,
+        _ if exp_field == 0 => man_field * scale * pow2(1 - l.bias),
+        _ => (1.0 + man_field * scale) * pow2(exp_field - l.bias),
     };
     if negative {
         -value
