@@ -102,6 +102,14 @@ impl Parser<'_> {
         self.bytes.get(self.pos).copied()
     }
 
+    /// How many bytes from the current position on satisfy `pred`.
+    fn count_while(&self, pred: impl Fn(u8) -> bool) -> usize {
+        self.bytes[self.pos..]
+            .iter()
+            .take_while(|&&b| pred(b))
+            .count()
+    }
+
     /// Steps over the `\n` of a CR LF whose `\r` was just consumed: Python reads source with
     /// universal newlines, so CR LF is one line break.
     fn skip_lf_after_cr(&mut self) {
@@ -122,14 +130,7 @@ impl Parser<'_> {
             match b {
                 b' ' | b'\t' | 0x0c => self.pos += 1,
                 b'\n' | b'\r' if lines => self.pos += 1,
-                b'#' => {
-                    while let Some(b) = self.peek() {
-                        if b == b'\n' || b == b'\r' {
-                            break;
-                        }
-                        self.pos += 1;
-                    }
-                }
+                b'#' => self.pos += self.count_while(|b| b != b'\n' && b != b'\r'),
                 b'\\' => match self.bytes.get(self.pos + 1) {
                     Some(b'\n') => self.pos += 2,
                     Some(b'\r') => {
@@ -293,29 +294,16 @@ impl Parser<'_> {
 
     fn name(&mut self) -> Result<Value, LiteralError> {
         let start = self.pos;
-        while let Some(b) = self.peek() {
-            if b.is_ascii_alphanumeric() || b == b'_' {
-                self.pos += 1;
-            } else {
-                break;
-            }
-        }
-        let word = &self.text[start..self.pos];
-        if matches!(self.peek(), Some(b'\'' | b'"')) {
-            let lower = word.to_ascii_lowercase();
-            if matches!(lower.as_str(), "r" | "u" | "b" | "br" | "rb") {
-                self.pos = start;
-                return self.string();
-            }
+        self.pos += self.count_while(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if is_string_prefix(&self.text[start..self.pos], self.peek()) {
+            self.pos = start;
+            return self.string();
         }
         // A name may continue with non-ASCII identifier characters; report the whole word.
-        while let Some(c) = self.text[self.pos..].chars().next() {
-            if c.is_alphanumeric() {
-                self.pos += c.len_utf8();
-            } else {
-                break;
-            }
-        }
+        let rest = self.text[self.pos..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric());
+        self.pos += rest.map(char::len_utf8).sum::<usize>();
         match &self.text[start..self.pos] {
             "True" => Ok(Value::Bool(true)),
             "False" => Ok(Value::Bool(false)),
@@ -325,19 +313,9 @@ impl Parser<'_> {
     }
 
     fn number(&mut self) -> Result<Value, LiteralError> {
-        let start = self.pos;
-        let negative = match self.peek() {
-            Some(b'-') => {
-                self.pos += 1;
-                true
-            }
-            Some(b'+') => {
-                self.pos += 1;
-                false
-            }
-            _ => false,
-        };
-        if self.pos > start {
+        let negative = self.peek() == Some(b'-');
+        if matches!(self.peek(), Some(b'+' | b'-')) {
+            self.pos += 1;
             // Python allows space between a sign and its number ("- 1"), not a second sign
             // (nor a line break outside brackets).
             self.skip_blanks(self.depth > 0);
@@ -415,19 +393,16 @@ impl Parser<'_> {
             }
             Value::Int(self.int_value(&digits, radix, negative, num_start)?)
         };
-        if let Value::Int(_) = value {
-            if let Some(b'L') = self.peek() {
-                if !self.options.long_suffix {
-                    return Err(self.err(LiteralErrorKind::LongSuffix));
-                }
-                self.pos += 1;
+        if matches!(value, Value::Int(_)) && self.peek() == Some(b'L') {
+            if !self.options.long_suffix {
+                return Err(self.err(LiteralErrorKind::LongSuffix));
             }
+            self.pos += 1;
         }
         // "12abc" is not a number followed by a name.
-        if let Some(c) = self.text[self.pos..].chars().next() {
-            if c.is_alphanumeric() || c == '_' {
-                return Err(self.err_at(num_start, LiteralErrorKind::InvalidNumber));
-            }
+        let next = self.text[self.pos..].chars().next();
+        if next.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            return Err(self.err_at(num_start, LiteralErrorKind::InvalidNumber));
         }
         Ok(value)
     }
@@ -467,21 +442,17 @@ impl Parser<'_> {
         negative: bool,
         at: usize,
     ) -> Result<i128, LiteralError> {
-        let mut v: i128 = 0;
-        for d in digits.chars() {
-            let d = i128::from(d.to_digit(radix).unwrap_or(0));
-            v = v
-                .checked_mul(i128::from(radix))
-                .and_then(|v| {
-                    if negative {
-                        v.checked_sub(d)
-                    } else {
-                        v.checked_add(d)
-                    }
-                })
-                .ok_or_else(|| self.err_at(at, LiteralErrorKind::IntegerOutOfRange))?;
-        }
-        Ok(v)
+        // `digits` are digits of `radix` (no sign, no separators), so only the range can fail.
+        let magnitude = u128::from_str_radix(digits, radix).ok();
+        magnitude
+            .and_then(|m| {
+                if negative {
+                    0i128.checked_sub_unsigned(m)
+                } else {
+                    i128::try_from(m).ok()
+                }
+            })
+            .ok_or_else(|| self.err_at(at, LiteralErrorKind::IntegerOutOfRange))
     }
 
     fn string(&mut self) -> Result<Value, LiteralError> {
@@ -495,20 +466,8 @@ impl Parser<'_> {
                 self.pos = before;
                 break;
             }
-            let next_is_string = match self.peek() {
-                Some(b'\'' | b'"') => true,
-                Some(b) if b.is_ascii_alphabetic() => {
-                    let mut end = self.pos;
-                    while end < self.bytes.len() && self.bytes[end].is_ascii_alphabetic() {
-                        end += 1;
-                    }
-                    let prefix = self.text[self.pos..end].to_ascii_lowercase();
-                    matches!(self.bytes.get(end), Some(b'\'' | b'"'))
-                        && matches!(prefix.as_str(), "r" | "u" | "b" | "br" | "rb")
-                }
-                _ => false,
-            };
-            if !next_is_string {
+            let end = self.pos + self.count_while(|b| b.is_ascii_alphabetic());
+            if !is_string_prefix(&self.text[self.pos..end], self.bytes.get(end).copied()) {
                 break;
             }
             let next = self.one_string()?;
@@ -701,6 +660,16 @@ impl Parser<'_> {
         self.pos += n;
         char::from_u32(v).ok_or_else(|| self.err_at(esc_start, LiteralErrorKind::InvalidCodePoint))
     }
+}
+
+/// Whether `word` followed by `next` starts a string literal: `next` is a quote and `word`
+/// nothing or a string prefix (`r`, `u`, `b`, `br`, `rb` in any case).
+fn is_string_prefix(word: &str, next: Option<u8>) -> bool {
+    matches!(next, Some(b'\'' | b'"'))
+        && matches!(
+            word.to_ascii_lowercase().as_str(),
+            "" | "r" | "u" | "b" | "br" | "rb"
+        )
 }
 
 /// The character Python's `\\N{name}` names: a character name or alias compared without case,
