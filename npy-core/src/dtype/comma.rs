@@ -51,24 +51,16 @@ pub(super) fn parse(s: &str) -> Result<DType, DescrError> {
     let mut is_list = false;
     while at < b.len() {
         let (item, end) = item(s, at).map_err(&bad)?;
-        at = end;
-        if at < b.len() {
-            let rest = &s[at..];
-            if rest.chars().all(char::is_whitespace) {
-                at = b.len();
-            } else {
-                // `\s*,\s*`
-                let lead = rest.len() - rest.trim_start().len();
-                let after = &rest[lead..];
-                let Some(after) = after.strip_prefix(',') else {
-                    return Err(bad("an item is not followed by a comma"));
-                };
-                let trail = after.len() - after.trim_start().len();
-                at += lead + 1 + trail;
-                is_list = true;
-            }
-        }
         items.push(item);
+        // `\s*,\s*`, or white space to the end.
+        let rest = s[end..].trim_start();
+        at = s.len() - rest.len();
+        if let Some(after) = rest.strip_prefix(',') {
+            at = s.len() - after.trim_start().len();
+            is_list = true;
+        } else if !rest.is_empty() {
+            return Err(bad("an item is not followed by a comma"));
+        }
     }
     let dtypes = items
         .into_iter()

@@ -108,19 +108,15 @@ impl FromStr for DType {
     /// A type string as `np.dtype(str)` reads it (`'<f4'`, `'M8[ns]'`, `'float32'`,
     /// `'i4,(2,3)f8'`) or a descr literal (`[('x', '<f4')]`, `('<f4', (2,))`).
     fn from_str(s: &str) -> Result<DType, DescrError> {
-        let t = s.trim_start();
-        if t.starts_with('[') {
-            let v =
-                literal::parse(s, literal::ParseOptions::default()).map_err(DescrError::Syntax)?;
-            DType::from_descr_value(&v)
-        } else if t.starts_with('(') {
+        let literal = || literal::parse(s, literal::ParseOptions::default());
+        match s.trim_start().as_bytes().first() {
+            Some(b'[') => DType::from_descr_value(&literal().map_err(DescrError::Syntax)?),
             // `('<f4', (2,))` is a literal, `(2,3)f4` a type string.
-            match literal::parse(s, literal::ParseOptions::default()) {
+            Some(b'(') => match literal() {
                 Ok(v) => DType::from_descr_value(&v),
                 Err(_) => parse_type_str(s),
-            }
-        } else {
-            parse_type_str(s)
+            },
+            _ => parse_type_str(s),
         }
     }
 }
@@ -148,32 +144,21 @@ fn parse_record(items: &[Value], f1_is_e5m2: bool) -> Result<DType, DescrError> 
                 ))
             }
         };
+        let bad = |reason: &str| Err(descr_error(&item.to_string(), reason));
         let (title, name) = match &parts[0] {
-            Value::Str(n) => (None, CompactString::from(n.as_str())),
-            Value::Tuple(tn) if tn.len() == 2 => match (&tn[0], &tn[1]) {
-                (Value::Str(t), Value::Str(n)) => {
-                    (Some(t.clone()), CompactString::from(n.as_str()))
-                }
-                _ => {
-                    return Err(descr_error(
-                        &item.to_string(),
-                        "field title and name must be strings",
-                    ))
-                }
+            Value::Str(n) => (None, n),
+            Value::Tuple(tn) if tn.len() == 2 => match &tn[..] {
+                [Value::Str(t), Value::Str(n)] => (Some(t.clone()), n),
+                _ => return bad("field title and name must be strings"),
             },
-            _ => {
-                return Err(descr_error(
-                    &item.to_string(),
-                    "field name must be a string or (title, name)",
-                ))
-            }
+            _ => return bad("field name must be a string or (title, name)"),
         };
         let mut dtype = descr_value(&parts[1], f1_is_e5m2)?;
         if let Some(shape) = parts.get(2) {
             // numpy: np.dtype((descr_to_dtype(descr_str), shape)).
             dtype = with_shape(dtype, shape)?;
         }
-        record.push(title, name, dtype)?;
+        record.push(title, CompactString::from(name.as_str()), dtype)?;
     }
     record.finish()
 }

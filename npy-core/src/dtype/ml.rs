@@ -182,11 +182,7 @@ impl MlType {
     /// for float8_e5m2, `'<V1'` for the others (`'>'` on a big-endian machine).
     pub fn type_str(self) -> String {
         let order = ByteOrder::NATIVE.as_char();
-        match self {
-            MlType::BFloat16 => format!("{order}V2"),
-            MlType::Float8E5M2 => format!("{order}f1"),
-            _ => format!("{order}V1"),
-        }
+        format!("{order}{}{}", self.kind(), self.itemsize())
     }
 
     /// The value of the element whose bits are `code`, exactly as an `f64`; integer kinds give

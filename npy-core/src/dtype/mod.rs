@@ -332,27 +332,20 @@ impl SubArray {
     /// [`DescrError::Invalid`] when the shape is empty (numpy turns `(dtype, ())` into the plain
     /// dtype; use `base` itself) or when its size overflows 64 bits.
     pub fn new(base: DType, shape: Vec<u64>) -> Result<SubArray, DescrError> {
+        let bad = |reason: &str| Err(descr_error(&base.to_string(), reason));
         if base.is_unsized() {
             // numpy: "invalid itemsize in generic type tuple".
-            return Err(descr_error(
-                &base.to_string(),
-                "a subarray of a zero-width string or void",
-            ));
+            return bad("a subarray of a zero-width string or void");
         }
         if shape.len() > MAX_DIMS {
-            return Err(descr_error(
-                &base.to_string(),
-                "subarray has more than 64 dimensions (numpy's limit)",
-            ));
+            return bad("subarray has more than 64 dimensions (numpy's limit)");
         }
         if shape.is_empty() {
-            return Err(descr_error(
-                &base.to_string(),
-                "a subarray needs a non-empty shape",
-            ));
+            return bad("a subarray needs a non-empty shape");
         }
-        let itemsize = checked_product(base.itemsize(), &shape)
-            .ok_or_else(|| descr_error(&base.to_string(), "subarray size overflows 64 bits"))?;
+        let Some(itemsize) = checked_product(base.itemsize(), &shape) else {
+            return bad("subarray size overflows 64 bits");
+        };
         Ok(SubArray {
             base: Box::new(base),
             shape: shape.into_boxed_slice(),
