@@ -102,6 +102,11 @@ impl Parser<'_> {
         self.bytes.get(self.pos).copied()
     }
 
+    /// Whether the text at the current position starts with three `quote`s.
+    fn at_triple(&self, quote: u8) -> bool {
+        self.bytes.get(self.pos..self.pos + 3) == Some(&[quote; 3][..])
+    }
+
     /// How many bytes from the current position on satisfy `pred`.
     fn count_while(&self, pred: impl Fn(u8) -> bool) -> usize {
         self.bytes[self.pos..]
@@ -337,44 +342,33 @@ impl Parser<'_> {
         let value = if radix == 10 {
             let int_part = self.digits(10, false)?;
             let mut is_float = false;
-            let mut frac = String::new();
-            let mut exp = String::new();
             if self.peek() == Some(b'.') {
                 self.pos += 1;
                 is_float = true;
-                frac = self.digits(10, false)?;
-                if int_part.is_empty() && frac.is_empty() {
+                if self.digits(10, false)?.is_empty() && int_part.is_empty() {
                     return Err(self.err_at(num_start, LiteralErrorKind::InvalidNumber));
                 }
             }
             if let Some(b'e' | b'E') = self.peek() {
                 self.pos += 1;
                 is_float = true;
-                if let Some(s @ (b'+' | b'-')) = self.peek() {
-                    exp.push(s as char);
+                if let Some(b'+' | b'-') = self.peek() {
                     self.pos += 1;
                 }
-                let d = self.digits(10, false)?;
-                if d.is_empty() {
+                if self.digits(10, false)?.is_empty() {
                     return Err(self.err_at(num_start, LiteralErrorKind::InvalidNumber));
                 }
-                exp.push_str(&d);
             }
             if let Some(b'j' | b'J') = self.peek() {
                 return Err(self.err_at(num_start, LiteralErrorKind::Complex));
             }
             if is_float {
-                let text = format!(
-                    "{}{}.{}e{}",
-                    if negative { "-" } else { "" },
-                    if int_part.is_empty() { "0" } else { &int_part },
-                    if frac.is_empty() { "0" } else { &frac },
-                    if exp.is_empty() { "0" } else { &exp }
-                );
+                // Rust reads Python's float syntax (`1.`, `.5`, `1e5`) once the `_` are gone.
+                let text = self.text[num_start..self.pos].replace('_', "");
                 let x: f64 = text
                     .parse()
                     .map_err(|_| self.err_at(num_start, LiteralErrorKind::InvalidNumber))?;
-                Value::Float(x)
+                Value::Float(if negative { -x } else { x })
             } else {
                 // Python 3 forbids leading zeros in a non-zero decimal literal ("012").
                 if int_part.len() > 1
@@ -498,8 +492,7 @@ impl Parser<'_> {
         let Some(quote @ (b'\'' | b'"')) = self.peek() else {
             return Err(self.unexpected("a string"));
         };
-        let triple = self.bytes.get(self.pos + 1) == Some(&quote)
-            && self.bytes.get(self.pos + 2) == Some(&quote);
+        let triple = self.at_triple(quote);
         self.pos += if triple { 3 } else { 1 };
         // Text is collected as chars; a bytes literal is converted at the end (its source must
         // be ASCII, and escapes give code points < 256).
@@ -525,9 +518,7 @@ impl Parser<'_> {
                     self.pos += 1;
                     break;
                 }
-                if self.bytes.get(self.pos + 1) == Some(&quote)
-                    && self.bytes.get(self.pos + 2) == Some(&quote)
-                {
+                if self.at_triple(quote) {
                     self.pos += 3;
                     break;
                 }
@@ -584,16 +575,10 @@ impl Parser<'_> {
                 't' => out.push('\t'),
                 'v' => out.push('\x0b'),
                 '0'..='7' => {
-                    let mut v = e as u32 - '0' as u32;
-                    for _ in 0..2 {
-                        match self.peek() {
-                            Some(d @ b'0'..=b'7') => {
-                                v = v * 8 + u32::from(d - b'0');
-                                self.pos += 1;
-                            }
-                            _ => break,
-                        }
-                    }
+                    let more = self.count_while(|d| matches!(d, b'0'..=b'7')).min(2);
+                    let octal = &self.bytes[self.pos - 1..self.pos + more];
+                    let v = octal.iter().fold(0, |v, d| v * 8 + u32::from(d - b'0'));
+                    self.pos += more;
                     // Python keeps the low byte of an octal escape past 0o377 in bytes
                     // (with a warning); in a str it is the code point.
                     let v = if bytes { v & 0xff } else { v };
