@@ -34,81 +34,28 @@ pub use layout::alignment;
 pub use ml::MlType;
 pub(crate) use type_str::{number_type, parse_type_str};
 
-/// The numeric (and bool) element types of the format's number table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Primitive {
-    /// `b1` / `?`: one byte, 0 or 1.
-    Bool,
-    /// `i1`
-    I8,
-    /// `i2`
-    I16,
-    /// `i4`
-    I32,
-    /// `i8`
-    I64,
-    /// `u1`
-    U8,
-    /// `u2`
-    U16,
-    /// `u4`
-    U32,
-    /// `u8`
-    U64,
-    /// `f2`: IEEE binary16.
-    F16,
-    /// `f4`
-    F32,
-    /// `f8`
-    F64,
-    /// `longdouble` stored in `size` bytes: 16 (`f16`, x86-64 80-bit extended padded, or
-    /// binary128 elsewhere) or 12 (`f12`, 32-bit x86).
-    LongDouble {
-        /// Bytes per element: 12 or 16.
-        size: u8,
-    },
-    /// `c8`: two `f4`.
-    C64,
-    /// `c16`: two `f8`.
-    C128,
-    /// `clongdouble` stored in `size` bytes: 32 (`c32`) or 24 (`c24`).
-    CLongDouble {
-        /// Bytes per element: 24 or 32.
-        size: u8,
-    },
-}
-
-impl Primitive {
-    /// Bytes per element.
-    pub fn itemsize(self) -> u64 {
-        use Primitive::*;
-        match self {
-            Bool | I8 | U8 => 1,
-            I16 | U16 | F16 => 2,
-            I32 | U32 | F32 => 4,
-            I64 | U64 | F64 | C64 => 8,
-            C128 => 16,
-            LongDouble { size } | CLongDouble { size } => u64::from(size),
-        }
-    }
-
-    /// numpy's kind character: `b`, `i`, `u`, `f` or `c`.
-    pub fn kind(self) -> char {
-        use Primitive::*;
-        match self {
-            Bool => 'b',
-            I8 | I16 | I32 | I64 => 'i',
-            U8 | U16 | U32 | U64 => 'u',
-            F16 | F32 | F64 | LongDouble { .. } => 'f',
-            C64 | C128 | CLongDouble { .. } => 'c',
-        }
-    }
-}
-
-/// The format's number table, one row per canonical dtype (`Canonical = Primitive, "name"`):
-/// declares [`Canonical`], and [`Canonical::name`] and [`Primitive::canonical`] from the rows.
+/// The format's number table, one row per canonical dtype (`Canonical = Primitive, "name",
+/// kind, itemsize[, more doc]`): declares [`Primitive`] (with the longdouble types, which have
+/// no row), [`Canonical`], and their names, kinds, itemsizes and [`Primitive::canonical`].
 macro_rules! number_table {
-    ($($c:ident = $p:ident, $name:literal;)*) => {
+    ($($c:ident = $p:ident, $name:literal, $kind:literal, $size:literal $(, $doc:literal)?;)*) => {
+        /// The numeric (and bool) element types of the format's number table.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Primitive {
+            $(#[doc = concat!("`", $kind, $size, "`", $($doc)?)] $p,)*
+            /// `longdouble` stored in `size` bytes: 16 (`f16`, x86-64 80-bit extended padded,
+            /// or binary128 elsewhere) or 12 (`f12`, 32-bit x86).
+            LongDouble {
+                /// Bytes per element: 12 or 16.
+                size: u8,
+            },
+            /// `clongdouble` stored in `size` bytes: 32 (`c32`) or 24 (`c24`).
+            CLongDouble {
+                /// Bytes per element: 24 or 32.
+                size: u8,
+            },
+        }
+
         /// The canonical dtypes of the format's number table: what a descr maps to, ignoring its
         /// byte-order character.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -127,6 +74,25 @@ macro_rules! number_table {
         }
 
         impl Primitive {
+            /// Bytes per element.
+            pub fn itemsize(self) -> u64 {
+                match self {
+                    $(Primitive::$p => $size,)*
+                    Primitive::LongDouble { size } | Primitive::CLongDouble { size } => {
+                        u64::from(size)
+                    }
+                }
+            }
+
+            /// numpy's kind character: `b`, `i`, `u`, `f` or `c`.
+            pub fn kind(self) -> char {
+                match self {
+                    $(Primitive::$p => $kind,)*
+                    Primitive::LongDouble { .. } => 'f',
+                    Primitive::CLongDouble { .. } => 'c',
+                }
+            }
+
             /// The canonical dtype per the format's number table (`None` for longdouble types).
             pub fn canonical(self) -> Option<Canonical> {
                 match self {
@@ -139,20 +105,20 @@ macro_rules! number_table {
 }
 
 number_table! {
-    Bool = Bool, "bool";
-    Int8 = I8, "int8";
-    Int16 = I16, "int16";
-    Int32 = I32, "int32";
-    Int64 = I64, "int64";
-    Uint8 = U8, "uint8";
-    Uint16 = U16, "uint16";
-    Uint32 = U32, "uint32";
-    Uint64 = U64, "uint64";
-    Float16 = F16, "float16";
-    Float32 = F32, "float32";
-    Float64 = F64, "float64";
-    Complex64 = C64, "complex64";
-    Complex128 = C128, "complex128";
+    Bool = Bool, "bool", 'b', 1, " / `?`: one byte, 0 or 1.";
+    Int8 = I8, "int8", 'i', 1;
+    Int16 = I16, "int16", 'i', 2;
+    Int32 = I32, "int32", 'i', 4;
+    Int64 = I64, "int64", 'i', 8;
+    Uint8 = U8, "uint8", 'u', 1;
+    Uint16 = U16, "uint16", 'u', 2;
+    Uint32 = U32, "uint32", 'u', 4;
+    Uint64 = U64, "uint64", 'u', 8;
+    Float16 = F16, "float16", 'f', 2, ": IEEE binary16.";
+    Float32 = F32, "float32", 'f', 4;
+    Float64 = F64, "float64", 'f', 8;
+    Complex64 = C64, "complex64", 'c', 8, ": two `f4`.";
+    Complex128 = C128, "complex128", 'c', 16, ": two `f8`.";
 }
 
 impl fmt::Display for Canonical {
