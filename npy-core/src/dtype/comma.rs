@@ -36,12 +36,6 @@ pub(super) fn is_comma_string(b: &[u8]) -> bool {
     false
 }
 
-/// One item of a comma string: the type string and the literal of its repeats, if any.
-struct Item<'a> {
-    ty: String,
-    repeats: Option<&'a str>,
-}
-
 /// Parses a comma string (one for which [`is_comma_string`] holds).
 pub(super) fn parse(s: &str) -> Result<DType, DescrError> {
     let bad = |reason: &str| descr_error(&format!("'{s}'"), reason);
@@ -64,9 +58,9 @@ pub(super) fn parse(s: &str) -> Result<DType, DescrError> {
     }
     let dtypes = items
         .into_iter()
-        .map(|item| {
-            let base = parse_type_str(&item.ty)?;
-            match item.repeats {
+        .map(|(ty, reps)| {
+            let base = parse_type_str(&ty)?;
+            match reps {
                 None => Ok(base),
                 Some(r) => with_shape(base, &repeats(r).map_err(|e| bad(&e))?),
             }
@@ -99,8 +93,9 @@ fn repeats(r: &str) -> Result<Value, String> {
 
 /// Matches numpy's `format_re` at `at`:
 /// `([<>|=]?)( *[(]?[ ,0-9]*[)]? *)([<>|=]?)([A-Za-z0-9.?]*(?:\[[a-zA-Z0-9,.]+\])?)`. Every part
-/// is optional, so the greedy match never backtracks. Returns the item and where it ends.
-fn item(s: &str, at: usize) -> Result<(Item<'_>, usize), &'static str> {
+/// is optional, so the greedy match never backtracks. Returns the item (its type string and
+/// the literal of its repeats, if any) and where it ends.
+fn item(s: &str, at: usize) -> Result<((String, Option<&str>), usize), &'static str> {
     let b = s.as_bytes();
     let mut i = at;
     let order = |i: &mut usize| match b.get(*i) {
@@ -156,13 +151,7 @@ fn item(s: &str, at: usize) -> Result<(Item<'_>, usize), &'static str> {
         _ => String::new(),
     };
     let repeats = (!repeats.is_empty()).then_some(repeats);
-    Ok((
-        Item {
-            ty: prefix + ty,
-            repeats,
-        },
-        i,
-    ))
+    Ok(((prefix + ty, repeats), i))
 }
 
 /// numpy's `_convert_from_tuple` for `(base, shape)`: an int sizes a flexible type without a

@@ -166,7 +166,7 @@ impl Parser<'_> {
             Some(b'{') => self.dict(),
             Some(b'[') => {
                 self.enter()?;
-                let items = self.items(b']')?;
+                let items = self.items(b']', "',' or ']'")?;
                 self.depth -= 1;
                 Ok(Value::List(items))
             }
@@ -179,7 +179,8 @@ impl Parser<'_> {
     }
 
     /// Comma-separated values up to `close`, trailing comma allowed; the opener is consumed.
-    fn items(&mut self, close: u8) -> Result<Vec<Value>, LiteralError> {
+    /// `expected` names the comma and `close` for the error of anything else.
+    fn items(&mut self, close: u8, expected: &'static str) -> Result<Vec<Value>, LiteralError> {
         let mut items = Vec::new();
         loop {
             self.skip_ws();
@@ -195,13 +196,7 @@ impl Parser<'_> {
                     self.pos += 1;
                     return Ok(items);
                 }
-                _ => {
-                    return Err(self.unexpected(if close == b']' {
-                        "',' or ']'"
-                    } else {
-                        "',' or ')'"
-                    }))
-                }
+                _ => return Err(self.unexpected(expected)),
             }
         }
     }
@@ -224,7 +219,7 @@ impl Parser<'_> {
             }
             Some(b',') => {
                 self.pos += 1;
-                let mut items = self.items(b')')?;
+                let mut items = self.items(b')', "',' or ')'")?;
                 items.insert(0, first);
                 Value::Tuple(items)
             }
