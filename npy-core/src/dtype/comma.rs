@@ -98,33 +98,26 @@ fn repeats(r: &str) -> Result<Value, String> {
 fn item(s: &str, at: usize) -> Result<((String, Option<&str>), usize), &'static str> {
     let b = s.as_bytes();
     let mut i = at;
-    let order = |i: &mut usize| match b.get(*i) {
-        Some(&c @ (b'<' | b'>' | b'|' | b'=')) => {
-            *i += 1;
-            Some(c)
-        }
-        _ => None,
+    // The bytes from `i` on that satisfy `f`, at most `max` of them, consumed.
+    let take = |i: &mut usize, max: usize, f: &dyn Fn(u8) -> bool| {
+        let n = b[*i..].iter().take(max).take_while(|&&c| f(c)).count();
+        *i += n;
+        &b[*i - n..*i]
     };
-    let order1 = order(&mut i);
+    let order = |c: u8| matches!(c, b'<' | b'>' | b'|' | b'=');
+    let order1 = take(&mut i, 1, &order).first().copied();
     let rep_start = i;
-    let skip = |i: &mut usize, f: &dyn Fn(u8) -> bool| {
-        while b.get(*i).is_some_and(|&c| f(c)) {
-            *i += 1;
-        }
-    };
-    skip(&mut i, &|c| c == b' ');
-    if b.get(i) == Some(&b'(') {
-        i += 1;
-    }
-    skip(&mut i, &|c| c == b' ' || c == b',' || c.is_ascii_digit());
-    if b.get(i) == Some(&b')') {
-        i += 1;
-    }
-    skip(&mut i, &|c| c == b' ');
+    take(&mut i, usize::MAX, &|c| c == b' ');
+    take(&mut i, 1, &|c| c == b'(');
+    take(&mut i, usize::MAX, &|c| {
+        c == b' ' || c == b',' || c.is_ascii_digit()
+    });
+    take(&mut i, 1, &|c| c == b')');
+    take(&mut i, usize::MAX, &|c| c == b' ');
     let repeats = &s[rep_start..i];
-    let order2 = order(&mut i);
+    let order2 = take(&mut i, 1, &order).first().copied();
     let ty_start = i;
-    skip(&mut i, &|c| {
+    take(&mut i, usize::MAX, &|c| {
         c.is_ascii_alphanumeric() || c == b'.' || c == b'?'
     });
     if b.get(i) == Some(&b'[') {
