@@ -149,7 +149,11 @@ impl Parser<'_> {
         }
     }
 
-    fn enter(&mut self) -> Result<(), LiteralError> {
+    /// `f` past the opener, one level deeper (refused beyond [`ParseOptions::max_depth`]).
+    fn nested(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<Value, LiteralError>,
+    ) -> Result<Value, LiteralError> {
         self.depth += 1;
         if self.depth > self.options.max_depth {
             return Err(self.err(LiteralErrorKind::TooDeep {
@@ -157,20 +161,17 @@ impl Parser<'_> {
             }));
         }
         self.pos += 1;
-        Ok(())
+        let v = f(self)?;
+        self.depth -= 1;
+        Ok(v)
     }
 
     fn value(&mut self) -> Result<Value, LiteralError> {
         match self.peek() {
             None => Err(self.unexpected("a value")),
-            Some(b'{') => self.dict(),
-            Some(b'[') => {
-                self.enter()?;
-                let items = self.items(b']', "',' or ']'")?;
-                self.depth -= 1;
-                Ok(Value::List(items))
-            }
-            Some(b'(') => self.paren(),
+            Some(b'{') => self.nested(Self::dict),
+            Some(b'[') => self.nested(|p| p.items(b']', "',' or ']'").map(Value::List)),
+            Some(b'(') => self.nested(Self::paren),
             Some(b'\'' | b'"') => self.string(),
             Some(b'0'..=b'9' | b'.' | b'+' | b'-') => self.number(),
             Some(b) if b.is_ascii_alphabetic() || b == b'_' => self.name(),
@@ -202,35 +203,30 @@ impl Parser<'_> {
     }
 
     fn paren(&mut self) -> Result<Value, LiteralError> {
-        self.enter()?;
         self.skip_ws();
         if self.peek() == Some(b')') {
             self.pos += 1;
-            self.depth -= 1;
             return Ok(Value::Tuple(Vec::new()));
         }
         let first = self.value()?;
         self.skip_ws();
-        let v = match self.peek() {
+        match self.peek() {
             // A parenthesised value, not a tuple.
             Some(b')') => {
                 self.pos += 1;
-                first
+                Ok(first)
             }
             Some(b',') => {
                 self.pos += 1;
                 let mut items = self.items(b')', "',' or ')'")?;
                 items.insert(0, first);
-                Value::Tuple(items)
+                Ok(Value::Tuple(items))
             }
-            _ => return Err(self.unexpected("',' or ')'")),
-        };
-        self.depth -= 1;
-        Ok(v)
+            _ => Err(self.unexpected("',' or ')'")),
+        }
     }
 
     fn dict(&mut self) -> Result<Value, LiteralError> {
-        self.enter()?;
         let mut items: Vec<(Value, Value)> = Vec::new();
         // Python's rule for repeated keys: first position, last value. Small dicts (every
         // header) compare keys directly; larger ones index keys by their repr, so the check
@@ -254,25 +250,20 @@ impl Parser<'_> {
             self.pos += 1;
             self.skip_ws();
             let value = self.value()?;
-            if index.is_none() && items.len() >= SMALL_DICT {
-                index = Some(
-                    items
-                        .iter()
-                        .enumerate()
-                        .map(|(i, (k, _))| (k.to_string(), i))
-                        .collect(),
-                );
-            }
-            let existing = match &mut index {
-                None => items.iter().position(|(k, _)| *k == key),
-                Some(index) => {
-                    let repr = key.to_string();
-                    let found = index.get(&repr).copied();
-                    if found.is_none() {
-                        index.insert(repr, items.len());
-                    }
-                    found
+            // Once past SMALL_DICT keys, always (a dict never shrinks).
+            let existing = if items.len() < SMALL_DICT {
+                items.iter().position(|(k, _)| *k == key)
+            } else {
+                let index = index.get_or_insert_with(|| {
+                    let reprs = items.iter().map(|(k, _)| k.to_string());
+                    reprs.zip(0..).collect()
+                });
+                let repr = key.to_string();
+                let found = index.get(&repr).copied();
+                if found.is_none() {
+                    index.insert(repr, items.len());
                 }
+                found
             };
             match existing {
                 Some(i) => items[i].1 = value,
@@ -288,7 +279,6 @@ impl Parser<'_> {
                 _ => return Err(self.unexpected("',' or '}'")),
             }
         }
-        self.depth -= 1;
         Ok(Value::Dict(items))
     }
 
