@@ -464,16 +464,13 @@ impl Parser<'_> {
 
     fn one_string(&mut self) -> Result<StrLit, LiteralError> {
         let start = self.pos;
-        let (mut raw, mut bytes) = (false, false);
-        while let Some(b) = self.peek() {
-            match b.to_ascii_lowercase() {
-                b'r' => raw = true,
-                b'b' => bytes = true,
-                b'u' => {}
-                _ => break,
-            }
-            self.pos += 1;
-        }
+        self.pos += self.count_while(|b| matches!(b.to_ascii_lowercase(), b'r' | b'b' | b'u'));
+        let has = |c: u8| {
+            self.bytes[start..self.pos]
+                .iter()
+                .any(|b| b.eq_ignore_ascii_case(&c))
+        };
+        let (raw, bytes) = (has(b'r'), has(b'b'));
         let Some(quote @ (b'\'' | b'"')) = self.peek() else {
             return Err(self.unexpected("a string"));
         };
@@ -498,18 +495,10 @@ impl Parser<'_> {
             let Some(c) = self.text[self.pos..].chars().next() else {
                 return Err(self.err_at(start, LiteralErrorKind::UnterminatedString));
             };
-            if c as u32 == u32::from(quote) {
-                if !triple {
-                    self.pos += 1;
-                    break;
-                }
-                if self.at_triple(quote) {
-                    self.pos += 3;
-                    break;
-                }
-                out.push(c);
-                self.pos += 1;
-                continue;
+            // The closing quote (a lone quote in a triple-quoted string is text).
+            if c as u32 == u32::from(quote) && (!triple || self.at_triple(quote)) {
+                self.pos += if triple { 3 } else { 1 };
+                break;
             }
             if (c == '\n' || c == '\r') && !triple {
                 return Err(self.err_at(start, LiteralErrorKind::UnterminatedString));
