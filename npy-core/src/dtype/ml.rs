@@ -24,6 +24,7 @@
 use std::fmt;
 
 use super::ByteOrder;
+use crate::literal::digits::Digits;
 
 /// ml_dtypes' types, one row per type (`Type = "name", bits, encoding`): declares [`MlType`]
 /// and its [`ALL`](MlType::ALL), [`name`](MlType::name), [`bits`](MlType::bits) and `encoding`.
@@ -277,31 +278,21 @@ pub(crate) fn format_g(v: f64) -> String {
     if v == 0.0 {
         return format!("{sign}0");
     }
-    // The exponent of the value rounded to P significant digits decides the form.
-    let sci = format!("{:.*e}", (P - 1) as usize, v.abs());
-    // Neither can fail, whatever `v` is: `sci` is std's `{:e}` of a finite non-zero f64 (NaN,
-    // infinities and zeros returned above), always `<mantissa>e<exponent>`, the exponent an
-    // optional `-` and decimal digits within ±324.
-    let (mantissa, exp) = sci
-        .split_once('e')
-        .expect("`{:e}` always writes an exponent");
-    let x: i32 = exp.parse().expect("`{:e}` writes a decimal exponent");
-    if (-4..P).contains(&x) {
-        let fixed = format!("{:.*}", (P - 1 - x) as usize, v.abs());
-        format!("{sign}{}", strip_zeros(&fixed))
+    // The exponent of the value rounded to P significant digits decides the form; the fixed
+    // form's digits are those same rounded digits.
+    let d = Digits::parse(&format!("{:.*e}", (P - 1) as usize, v.abs()));
+    let (int, frac, exp) = if (-4..P).contains(&d.exp) {
+        let (int, frac) = d.positional();
+        (int, frac, String::new())
     } else {
-        let mantissa = strip_zeros(mantissa);
-        let esign = if x < 0 { '-' } else { '+' };
-        format!("{sign}{mantissa}e{esign}{:02}", x.abs())
-    }
-}
-
-fn strip_zeros(s: &str) -> &str {
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        s
-    }
+        let (int, frac) = d.sci_parts();
+        let esign = if d.exp < 0 { '-' } else { '+' };
+        let exp = format!("e{esign}{:02}", d.exp.unsigned_abs());
+        (int.to_owned(), frac.to_owned(), exp)
+    };
+    let frac = frac.trim_end_matches('0');
+    let point = if frac.is_empty() { "" } else { "." };
+    format!("{sign}{int}{point}{frac}{exp}")
 }
 
 impl fmt::Display for MlType {
