@@ -23,13 +23,10 @@ impl DType {
                     if f.offset > offset {
                         out.push(padding_entry(f.offset - offset));
                     }
-                    let name = match &f.title {
-                        Some(t) => Value::Tuple(vec![
-                            Value::Str(t.clone()),
-                            Value::Str(f.name.to_string()),
-                        ]),
-                        None => Value::Str(f.name.to_string()),
-                    };
+                    let mut name = Value::Str(f.name.to_string());
+                    if let Some(t) = &f.title {
+                        name = Value::Tuple(vec![Value::Str(t.clone()), name]);
+                    }
                     let entry = match &f.dtype {
                         DType::SubArray(s) => {
                             vec![name, s.base.to_descr_value(), shape_value(&s.shape)]

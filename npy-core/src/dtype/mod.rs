@@ -358,19 +358,16 @@ impl Record {
         if !increasing {
             check_unique_labels(&fields)?;
         }
-        let mut end = 0u64;
-        for f in &fields {
+        let end = fields.iter().try_fold(0u64, |end, f| {
+            let bad = |reason: &str| descr_error(&f.name, reason);
             if f.offset < end {
-                return Err(descr_error(
-                    &f.name,
+                return Err(bad(
                     "fields overlap or are out of offset order, which a descr cannot express",
                 ));
             }
-            end = f
-                .offset
-                .checked_add(f.dtype.itemsize())
-                .ok_or_else(|| descr_error(&f.name, "field offset overflows 64 bits"))?;
-        }
+            let end = f.offset.checked_add(f.dtype.itemsize());
+            end.ok_or_else(|| bad("field offset overflows 64 bits"))
+        })?;
         if end > itemsize {
             return Err(descr_error(
                 "record",

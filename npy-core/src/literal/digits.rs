@@ -125,12 +125,11 @@ fn fraction_bits(x: f64) -> u32 {
 }
 
 /// A finite float as sign, significant digits and decimal exponent.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 #[allow(
     clippy::struct_field_names,
     reason = "`digits` is the term of the algorithm"
 )]
-#[derive(Debug)]
 pub struct Digits {
     /// The sign.
     pub neg: bool,
