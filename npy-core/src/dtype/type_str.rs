@@ -32,10 +32,9 @@ impl DType {
 
 impl TimeUnit {
     /// numpy's `parse_datetime_unit_from_string`: the codes of [`TimeUnit::code`], `μs` and
-    /// `generic`.
+    /// `generic` (`code` is not empty: `""` is generic's code but no unit string).
     fn from_code(code: &[u8]) -> Option<TimeUnit> {
         match code {
-            b"" => None,
             b"generic" => Some(TimeUnit::Generic),
             [0xce, 0xbc, b's'] => Some(TimeUnit::Microsecond), // "μs" in UTF-8
             _ => TimeUnit::ALL
@@ -316,16 +315,11 @@ fn parse_datetime(ty: &[u8]) -> Result<(TimeKind, TimeUnit, u32), &'static str> 
         return Ok((kind, TimeUnit::Generic, 1));
     }
     const BAD: &str = "invalid datetime metadata";
+    // Brackets that end the string and hold something, the first ']' closing them.
     let inner = match meta {
-        [b'[', rest @ ..] if meta.len() >= 3 => rest,
+        [b'[', inner @ .., b']'] if !inner.is_empty() && !inner.contains(&b']') => inner,
         _ => return Err(BAD),
     };
-    let close = inner.iter().position(|&c| c == b']').ok_or(BAD)?;
-    // The ']' must end the string and the brackets hold something.
-    if close == 0 || close + 1 != inner.len() {
-        return Err(BAD);
-    }
-    let inner = &inner[..close];
     // An optional multiplier (a C int, not negative), then the unit up to '/' or the end.
     let (mult, end) = strtol(inner);
     let multiplier = match end {
