@@ -1,10 +1,8 @@
-//! [`DescrError`]: why a descr, type string or record layout is not a dtype numpy reads.
-//!
-//! The dtype model sits below the crate's [`Error`](crate::Error) (whose kinds name dtypes),
-//! so its constructors and parsers report with this type; `?` turns it into an `Error`
-//! ([`DescrError::Syntax`](crate::ErrorKind::DescrSyntax),
-//! [`DescrError::Invalid`](crate::ErrorKind::InvalidDescr) or
-//! [`ErrorKind::StringDType`](crate::ErrorKind::StringDType)).
+//! [`DescrError`]: the dtype model sits below the crate's [`Error`](crate::Error) (whose kinds
+//! name dtypes), so its constructors and parsers report with this type, which `?` turns into an
+//! `Error` ([`DescrSyntax`](crate::ErrorKind::DescrSyntax),
+//! [`InvalidDescr`](crate::ErrorKind::InvalidDescr) or
+//! [`StringDType`](crate::ErrorKind::StringDType)).
 
 use crate::literal::LiteralError;
 

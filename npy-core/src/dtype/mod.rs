@@ -523,9 +523,8 @@ impl DType {
         })
     }
 
-    /// The first `b1` byte of `data` (whole elements of this dtype, `data.len()` a multiple of
-    /// the itemsize) that is not 0 or 1 (the codec rule): its
-    /// offset in `data` and its value. Bytes of other fields and padding are not looked at.
+    /// The first `b1` byte of `data` (whole elements of this dtype) that is not 0 or 1 (the codec
+    /// rule): its offset in `data` and its value. Other fields' bytes and padding are not read.
     pub(crate) fn first_noncanonical_bool(&self, data: &[u8]) -> Option<(usize, u8)> {
         let size = usize::try_from(self.itemsize()).ok()?;
         match self {
@@ -582,17 +581,13 @@ impl DType {
             DType::Number(p, o) if *o != ByteOrder::NotApplicable => DType::Number(*p, order),
             DType::Time(t, _) => DType::Time(*t, order),
             DType::Unicode(n, _) => DType::Unicode(*n, order),
-            DType::Record(r) => DType::Record(Record {
-                fields: r
-                    .fields
-                    .iter()
-                    .map(|f| Field {
-                        dtype: f.dtype.with_byte_order(order),
-                        ..f.clone()
-                    })
-                    .collect(),
-                itemsize: r.itemsize,
-            }),
+            DType::Record(r) => {
+                let mut r = r.clone();
+                r.fields
+                    .iter_mut()
+                    .for_each(|f| f.dtype = f.dtype.with_byte_order(order));
+                DType::Record(r)
+            }
             DType::SubArray(s) => DType::SubArray(SubArray {
                 base: Box::new(s.base.with_byte_order(order)),
                 shape: s.shape.clone(),
