@@ -187,12 +187,18 @@ pub(crate) fn with_shape(base: DType, shape: &Value) -> Result<DType, DescrError
     if matches!(shape, Value::Tuple(_)) && dims.is_empty() {
         return Ok(base);
     }
-    subarray(base, dims)
+    subarray_or_base(base, dims)
 }
 
-/// A subarray of `shape` elements of `base`, within numpy's limits: at most 64 dimensions,
-/// each and the whole itemsize in a C int. An empty shape is `base` itself.
-pub(crate) fn subarray(base: DType, shape: Vec<u64>) -> Result<DType, DescrError> {
+/// `(base, shape)` as numpy's `np.dtype((base, shape))` for a tuple shape: the base itself for
+/// an empty shape, else a subarray within numpy's limits (at most 64 dimensions, each and the
+/// whole itemsize in a C int).
+pub(crate) fn subarray_or_base(base: DType, shape: Vec<u64>) -> Result<DType, DescrError> {
+    if base.is_unsized() {
+        // numpy: "invalid itemsize in generic type tuple", even for an empty shape.
+        let reason = "invalid itemsize in generic type tuple";
+        return Err(descr_error(&base.to_string(), reason));
+    }
     if shape.is_empty() {
         return Ok(base);
     }

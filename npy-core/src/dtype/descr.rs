@@ -189,19 +189,6 @@ pub(super) fn compact_name(name: &str) -> CompactString {
     by_length!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
 }
 
-/// `(base, shape)` as numpy's `np.dtype((base, shape))` for a tuple shape: the base itself for
-/// an empty shape, else a subarray within numpy's limits.
-pub(crate) fn subarray_or_base(base: DType, shape: Vec<u64>) -> Result<DType, DescrError> {
-    if base.is_unsized() {
-        // numpy: "invalid itemsize in generic type tuple", even for an empty shape.
-        return Err(descr_error(
-            &base.to_string(),
-            "invalid itemsize in generic type tuple",
-        ));
-    }
-    super::comma::subarray(base, shape)
-}
-
 /// Builds a record from the entries of a descr list, as numpy's `descr_to_dtype` does: each
 /// entry takes the next `itemsize` bytes; unnamed void entries are padding. Shared by the
 /// general descr parser and the header fast path, so both follow the same rules.

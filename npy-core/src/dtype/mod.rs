@@ -25,9 +25,10 @@ mod ml;
 mod tests;
 mod type_str;
 
+pub(crate) use comma::subarray_or_base;
 /// The type of record field names ([`Field::name`]), from `compact_str`.
 pub use compact_str::CompactString;
-pub(crate) use descr::{subarray_or_base, RecordBuilder};
+pub(crate) use descr::RecordBuilder;
 pub(crate) use error::descr_error;
 pub use error::DescrError;
 pub use layout::alignment;
