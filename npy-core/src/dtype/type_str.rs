@@ -20,12 +20,11 @@ impl DType {
         match self {
             DType::Number(p, o) => format!("{}{}{}", o.as_char(), p.kind(), p.itemsize()),
             DType::Time(t, o) => format!("{}{t}", o.as_char()),
-            DType::Bytes(n) => format!("|S{n}"),
             DType::Unicode(n, o) => format!("{}U{n}", o.as_char()),
-            DType::Void(n) => format!("|V{n}"),
             DType::Object => "|O".to_owned(),
-            DType::Record(_) | DType::SubArray(_) => format!("|V{}", self.itemsize()),
             DType::Ml(t) => t.type_str(),
+            // `S`, `V`, records and subarrays: no byte order, the size in bytes.
+            _ => format!("|{}{}", self.kind(), self.itemsize()),
         }
     }
 }

@@ -79,10 +79,7 @@ enum StrLit {
 impl Parser<'_> {
     #[cold]
     fn err(&self, kind: LiteralErrorKind) -> LiteralError {
-        LiteralError {
-            offset: self.pos,
-            kind,
-        }
+        self.err_at(self.pos, kind)
     }
 
     #[cold]
@@ -389,29 +386,17 @@ impl Parser<'_> {
     /// Digits of `radix`, with single `_` separators between digits (or right after a radix
     /// prefix when `after_prefix`); returns them without separators.
     fn digits(&mut self, radix: u32, after_prefix: bool) -> Result<String, LiteralError> {
-        let mut out = String::new();
-        let mut last_underscore = false;
         let start = self.pos;
-        while let Some(b) = self.peek() {
-            if b == b'_' {
-                if last_underscore || (out.is_empty() && !after_prefix) {
-                    return Err(self.err_at(start, LiteralErrorKind::InvalidNumber));
-                }
-                last_underscore = true;
-            } else if (b as char).is_digit(radix) {
-                out.push(b as char);
-                last_underscore = false;
-            } else if radix == 10 || !(b as char).is_ascii_hexdigit() {
-                break;
-            } else {
-                return Err(self.err_at(start, LiteralErrorKind::InvalidNumber));
-            }
-            self.pos += 1;
-        }
-        if last_underscore {
+        self.pos += self.count_while(|b| b == b'_' || char::from(b).is_digit(radix));
+        let run = &self.text[start..self.pos];
+        // After a radix prefix, another hex digit is a wrong digit, not the number's end.
+        let wrong_digit = radix != 10 && self.peek().is_some_and(|b| b.is_ascii_hexdigit());
+        let misplaced_separator =
+            run.contains("__") || run.ends_with('_') || (run.starts_with('_') && !after_prefix);
+        if wrong_digit || misplaced_separator {
             return Err(self.err_at(start, LiteralErrorKind::InvalidNumber));
         }
-        Ok(out)
+        Ok(run.replace('_', ""))
     }
 
     fn int_value(
