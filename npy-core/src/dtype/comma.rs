@@ -25,15 +25,10 @@ pub(super) fn is_comma_string(b: &[u8]) -> bool {
         return true;
     }
     let mut depth = 0i64;
-    for &c in b {
-        match c {
-            b',' if depth == 0 => return true,
-            b'[' => depth += 1,
-            b']' => depth -= 1,
-            _ => {}
-        }
-    }
-    false
+    b.iter().any(|&c| {
+        depth += i64::from(c == b'[') - i64::from(c == b']');
+        c == b',' && depth == 0
+    })
 }
 
 /// Parses a comma string (one for which [`is_comma_string`] holds).

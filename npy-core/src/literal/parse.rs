@@ -71,11 +71,6 @@ struct Parser<'a> {
     value_end: usize,
 }
 
-enum StrLit {
-    Str(String),
-    Bytes(Vec<u8>),
-}
-
 impl Parser<'_> {
     #[cold]
     fn err(&self, kind: LiteralErrorKind) -> LiteralError {
@@ -436,18 +431,16 @@ impl Parser<'_> {
             }
             let next = self.one_string()?;
             match (&mut acc, next) {
-                (StrLit::Str(a), StrLit::Str(b)) => a.push_str(&b),
-                (StrLit::Bytes(a), StrLit::Bytes(b)) => a.extend_from_slice(&b),
+                (Value::Str(a), Value::Str(b)) => a.push_str(&b),
+                (Value::Bytes(a), Value::Bytes(b)) => a.extend_from_slice(&b),
                 _ => return Err(self.err_at(start, LiteralErrorKind::MixedStringKinds)),
             }
         }
-        Ok(match acc {
-            StrLit::Str(s) => Value::Str(s),
-            StrLit::Bytes(b) => Value::Bytes(b),
-        })
+        Ok(acc)
     }
 
-    fn one_string(&mut self) -> Result<StrLit, LiteralError> {
+    /// One string literal: a [`Value::Str`] or a [`Value::Bytes`].
+    fn one_string(&mut self) -> Result<Value, LiteralError> {
         let start = self.pos;
         self.pos += self.count_while(|b| matches!(b.to_ascii_lowercase(), b'r' | b'b' | b'u'));
         let has = |c: u8| {
@@ -556,9 +549,9 @@ impl Parser<'_> {
             }
         }
         Ok(if bytes {
-            StrLit::Bytes(out.chars().map(|c| c as u32 as u8).collect())
+            Value::Bytes(out.chars().map(|c| c as u32 as u8).collect())
         } else {
-            StrLit::Str(out)
+            Value::Str(out)
         })
     }
 
