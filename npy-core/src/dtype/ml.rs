@@ -199,13 +199,8 @@ impl MlType {
                 f64::from(half::bf16::from_bits(code).to_f32())
             }
             Encoding::Float(l) => decode_float(l, code & 0xff),
-            Encoding::E8M0 => {
-                if code == 0xff {
-                    f64::NAN
-                } else {
-                    pow2(i32::from(code) - 127)
-                }
-            }
+            Encoding::E8M0 if code == 0xff => f64::NAN,
+            Encoding::E8M0 => pow2(i32::from(code) - 127),
             Encoding::Int { signed: true } => {
                 // Sign-extend from the top value bit.
                 let shift = 16 - bits;
@@ -310,7 +305,7 @@ fn decode_float(l: Layout, code: u16) -> f64 {
     let width = 1 + l.exp + l.man;
     let sign_bit = 1u16 << (width - 1);
     let magnitude = code & (sign_bit - 1);
-    let negative = code >= sign_bit;
+    let sign = if code >= sign_bit { -1.0 } else { 1.0 };
     let exp_field = i32::from(magnitude >> l.man);
     let man_field = f64::from(magnitude & ((1u16 << l.man) - 1));
     let exp_max = (1i32 << l.exp) - 1;
@@ -323,11 +318,7 @@ fn decode_float(l: Layout, code: u16) -> f64 {
         _ if exp_field == 0 => man_field * scale * pow2(1 - l.bias),
         _ => (1.0 + man_field * scale) * pow2(exp_field - l.bias),
     };
-    if negative {
-        -value
-    } else {
-        value
-    }
+    sign * value
 }
 
 fn encode_float(l: Layout, x: f64) -> u16 {

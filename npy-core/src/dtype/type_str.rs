@@ -103,10 +103,9 @@ pub(super) fn parse_general(s: &str) -> Result<DType, DescrError> {
     if comma::is_comma_string(b) {
         return comma::parse(s);
     }
-    // The byte-order character; '|' is '='. Alone it is no type.
+    // The byte-order character ('|' and '=' are the machine's order). Alone it is no type.
     let (endian, ty) = match b {
-        [e @ (b'<' | b'>' | b'='), rest @ ..] if !rest.is_empty() => (*e, rest),
-        [b'|', rest @ ..] if !rest.is_empty() => (b'=', rest),
+        [e @ (b'<' | b'>' | b'=' | b'|'), rest @ ..] if !rest.is_empty() => (*e, rest),
         _ => (b'=', b),
     };
     let order = order_of(endian);
