@@ -20,7 +20,7 @@
 //! Parsing is a single left-to-right pass (linear time); nesting deeper than
 //! [`ParseOptions::max_depth`] is an error rather than a stack overflow.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 pub(crate) mod digits;
 mod parse;
@@ -103,37 +103,34 @@ impl fmt::Display for Value {
             Value::Str(s) => write_repr_str(f, s),
             Value::Bytes(b) => write_repr_bytes(f, b),
             Value::Tuple(items) => {
-                f.write_char('(')?;
-                write_joined(f, items, |f, v| write!(f, "{v}"))?;
-                f.write_str(if items.len() == 1 { ",)" } else { ")" })
+                let close = if items.len() == 1 { ",)" } else { ")" };
+                write_joined(f, "(", items, close, |f, v| write!(f, "{v}"))
             }
-            Value::List(items) => {
-                f.write_char('[')?;
-                write_joined(f, items, |f, v| write!(f, "{v}"))?;
-                f.write_char(']')
-            }
+            Value::List(items) => write_joined(f, "[", items, "]", |f, v| write!(f, "{v}")),
             Value::Dict(items) => {
-                f.write_char('{')?;
-                write_joined(f, items, |f, (k, v)| write!(f, "{k}: {v}"))?;
-                f.write_char('}')
+                write_joined(f, "{", items, "}", |f, (k, v)| write!(f, "{k}: {v}"))
             }
         }
     }
 }
 
-/// Writes each of `items` with `one`, separated by `", "`, as Python's `repr` of a container.
+/// Writes `open`, each of `items` with `one` separated by `", "`, and `close`, as Python's
+/// `repr` of a container.
 fn write_joined<W: fmt::Write, T>(
     f: &mut W,
+    open: &str,
     items: &[T],
+    close: &str,
     one: impl Fn(&mut W, &T) -> fmt::Result,
 ) -> fmt::Result {
+    f.write_str(open)?;
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             f.write_str(", ")?;
         }
         one(f, item)?;
     }
-    Ok(())
+    f.write_str(close)
 }
 
 /// Options of [`parse`].
