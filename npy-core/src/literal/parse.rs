@@ -620,16 +620,13 @@ fn python_name_lookup(name: &str) -> Option<char> {
     }
     let c = unicode_names2::character(name)?;
     let canonical = unicode_names2::name(c).map(|n| n.to_string());
+    let canonical = canonical.as_deref();
     let algorithmic = matches!(u32::from(c), 0xAC00..=0xD7A3) || name.starts_with("CJK UNIFIED");
-    if algorithmic
-        || canonical
-            .as_deref()
-            .is_some_and(|n| n.starts_with("CJK UNIFIED"))
-    {
-        return (canonical.as_deref() == Some(name)).then_some(c);
+    if algorithmic || canonical.is_some_and(|n| n.starts_with("CJK UNIFIED")) {
+        return (canonical == Some(name)).then_some(c);
     }
     let upper = name.to_ascii_uppercase();
-    if canonical.as_deref() == Some(upper.as_str()) {
+    if canonical == Some(upper.as_str()) {
         return Some(c);
     }
     // Otherwise the name must be an alias (`BEL`, `LATIN CAPITAL LETTER GHA`) as written in
@@ -639,9 +636,7 @@ fn python_name_lookup(name: &str) -> Option<char> {
         .split([' ', '-'])
         .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric()));
     let loose = |s: &str| -> String { s.chars().filter(char::is_ascii_alphanumeric).collect() };
-    let respelled = canonical
-        .as_deref()
-        .is_some_and(|n| loose(n) == loose(&upper));
+    let respelled = canonical.is_some_and(|n| loose(n) == loose(&upper));
     (well_formed && !respelled).then_some(c)
 }
 
