@@ -303,17 +303,13 @@ impl Parser<'_> {
             self.skip_blanks(self.depth > 0);
         }
         let num_start = self.pos;
-        match self.peek() {
-            Some(b'0'..=b'9' | b'.') => {}
-            _ => return Err(self.unexpected("a number")),
+        if !matches!(self.peek(), Some(b'0'..=b'9' | b'.')) {
+            return Err(self.unexpected("a number"));
         }
-        let radix = match (
-            self.peek(),
-            self.bytes.get(self.pos + 1).map(u8::to_ascii_lowercase),
-        ) {
-            (Some(b'0'), Some(b'x')) => 16,
-            (Some(b'0'), Some(b'o')) => 8,
-            (Some(b'0'), Some(b'b')) => 2,
+        let radix = match self.bytes.get(self.pos..self.pos + 2) {
+            Some([b'0', b'x' | b'X']) => 16,
+            Some([b'0', b'o' | b'O']) => 8,
+            Some([b'0', b'b' | b'B']) => 2,
             _ => 10,
         };
         let value = if radix == 10 {
