@@ -269,10 +269,9 @@ pub struct Record {
 /// A field of a [`Record`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Field {
-    /// The field name (numpy allows `''` for a non-void field). A [`CompactString`]: it
-    /// derefs to `str`, compares with `&str` and `String`, and converts from both; names up
-    /// to 24 bytes are held inline, so that a wide header parses without one allocation per
-    /// field.
+    /// The field name (numpy allows `''` for a non-void field), a [`CompactString`] (a `str`
+    /// by deref, compared with and made from `&str` and `String`) holding up to 24 bytes
+    /// inline, so that a wide header parses without one allocation per field.
     pub name: CompactString,
     /// numpy's optional field title (`(('Title', 'name'), '<i4')` in a descr).
     pub title: Option<String>,

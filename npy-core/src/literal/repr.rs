@@ -15,11 +15,9 @@ pub fn write_repr_float(f: &mut impl fmt::Write, x: f64) -> fmt::Result {
 }
 
 /// Writes Python's `repr` of a `str`: single quotes unless the text holds `'` and no `"`;
-/// `\\`, `\n`, `\r`, `\t` and the quote escaped; other non-printable characters as `\xhh`,
-/// `\uhhhh` or `\Uhhhhhhhh`.
-///
-/// Printability follows `str.isprintable` of Python 3.11 (Unicode
-/// 14.0.0: see `cargo xtask unicode`), unassigned code points included.
+/// `\\`, `\n`, `\r`, `\t` and the quote escaped; other characters that are not printable (as
+/// `str.isprintable` of Python 3.11 says, Unicode 14.0.0: see `cargo xtask unicode`; unassigned
+/// code points included) as `\xhh`, `\uhhhh` or `\Uhhhhhhhh`.
 ///
 /// # Errors
 /// Only those of the writer `f`.
@@ -60,9 +58,8 @@ pub fn write_repr_bytes(f: &mut impl fmt::Write, b: &[u8]) -> fmt::Result {
     })
 }
 
-/// The quoted, escaped text of a `str` or `bytes` repr, which differ only in what they write
-/// as it is (`printable`): single quotes unless the text holds `'` and no `"`; `\\`, `\n`,
-/// `\r`, `\t` and the quote escaped; the rest as `\xhh`, `\uhhhh` or `\Uhhhhhhhh`.
+/// The quoted, escaped text of a `str` or `bytes` repr by [`write_repr_str`]'s rules, which
+/// differ only in what they write as it is (`printable`).
 fn write_quoted(
     f: &mut impl fmt::Write,
     code_points: impl Iterator<Item = u32> + Clone,
