@@ -326,28 +326,19 @@ fn encode_float(l: Layout, x: f64) -> u16 {
     let sign_bit = 1u16 << (width - 1);
     let exp_max = (1i32 << l.exp) - 1;
     let sign = if x.is_sign_negative() { sign_bit } else { 0 };
-    // The largest finite code of the positive half.
-    let max_finite: u16 = match l.specials {
-        Specials::Ieee => ((exp_max as u16) << l.man) - 1,
-        Specials::Fn => sign_bit - 2,
-        Specials::FnUz | Specials::Finite => sign_bit - 1,
-    };
-    let nan = match l.specials {
-        Specials::Ieee => ((exp_max as u16) << l.man) | (1 << (l.man - 1)) | sign,
-        Specials::Fn => (sign_bit - 1) | sign,
-        Specials::FnUz => sign_bit,
+    let inf = (exp_max as u16) << l.man;
+    // The largest finite code of the positive half, the code of NaN, the code beyond it.
+    let (max_finite, nan, overflow) = match l.specials {
+        Specials::Ieee => (inf - 1, inf | (1 << (l.man - 1)) | sign, inf | sign),
+        Specials::Fn => (sign_bit - 2, (sign_bit - 1) | sign, (sign_bit - 1) | sign),
+        Specials::FnUz => (sign_bit - 1, sign_bit, sign_bit),
         // No NaN: ml_dtypes 0.7.0 gives -0 for NaN and +0 for -NaN (measured,
-        // fixtures/mltypes/encode.json).
-        Specials::Finite => sign_bit ^ sign,
+        // fixtures/mltypes/encode.json); saturated beyond.
+        Specials::Finite => (sign_bit - 1, sign_bit ^ sign, (sign_bit - 1) | sign),
     };
     if x.is_nan() {
         return nan;
     }
-    let overflow = match l.specials {
-        Specials::Ieee => ((exp_max as u16) << l.man) | sign,
-        Specials::Fn | Specials::FnUz => nan,
-        Specials::Finite => max_finite | sign,
-    };
     let a = x.abs();
     if a.is_infinite() {
         return overflow;
