@@ -69,13 +69,11 @@ impl DType {
 /// A descr value as a dtype; `f1_is_e5m2`: a `'<f1'` type string is `float8_e5m2`.
 fn descr_value(v: &Value, f1_is_e5m2: bool) -> Result<DType, DescrError> {
     match v {
-        Value::Str(s) => parse_type_str(s).or_else(|e| {
-            if f1_is_e5m2 && matches!(s.as_str(), "<f1" | ">f1" | "|f1" | "=f1") {
-                Ok(DType::Ml(super::MlType::Float8E5M2))
-            } else {
-                Err(e)
-            }
-        }),
+        // A type string numpy refuses (`parse_type_str` too), so no other reading is lost.
+        Value::Str(s) if f1_is_e5m2 && matches!(s.as_str(), "<f1" | ">f1" | "|f1" | "=f1") => {
+            Ok(DType::Ml(super::MlType::Float8E5M2))
+        }
+        Value::Str(s) => parse_type_str(s),
         Value::List(items) => parse_record(items, f1_is_e5m2),
         // numpy's descr_to_dtype: np.dtype((descr_to_dtype(descr[0]), descr[1])).
         Value::Tuple(items) if items.len() == 2 => {
@@ -132,16 +130,11 @@ fn shape_value(shape: &[u64]) -> Value {
 fn parse_record(items: &[Value], f1_is_e5m2: bool) -> Result<DType, DescrError> {
     let mut record = RecordBuilder::default();
     for item in items {
+        let bad = |reason: &str| Err(descr_error(&item.to_string(), reason));
         let parts = match item {
             Value::Tuple(p) | Value::List(p) if p.len() == 2 || p.len() == 3 => p,
-            other => {
-                return Err(descr_error(
-                    &other.to_string(),
-                    "a field must be (name, type) or (name, type, shape)",
-                ))
-            }
+            _ => return bad("a field must be (name, type) or (name, type, shape)"),
         };
-        let bad = |reason: &str| Err(descr_error(&item.to_string(), reason));
         let (title, name) = match &parts[0] {
             Value::Str(n) => (None, n),
             Value::Tuple(tn) if tn.len() == 2 => match &tn[..] {
