@@ -162,11 +162,9 @@ impl Digits {
         }
         if self.exp >= 0 {
             let point = self.exp as usize + 1;
-            if digits.len() <= point {
-                (format!("{digits:0<point$}"), String::new())
-            } else {
-                (digits[..point].to_owned(), digits[point..].to_owned())
-            }
+            // Padded with zeros up to the point when the digits end before it.
+            let (int, frac) = digits.split_at(point.min(digits.len()));
+            (format!("{int:0<point$}"), frac.to_owned())
         } else {
             let zeros = "0".repeat((-self.exp - 1) as usize);
             ("0".to_owned(), format!("{zeros}{digits}"))

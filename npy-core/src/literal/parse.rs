@@ -110,9 +110,7 @@ impl Parser<'_> {
     /// Steps over the `\n` of a CR LF whose `\r` was just consumed: Python reads source with
     /// universal newlines, so CR LF is one line break.
     fn skip_lf_after_cr(&mut self) {
-        if self.peek() == Some(b'\n') {
-            self.pos += 1;
-        }
+        self.pos += usize::from(self.peek() == Some(b'\n'));
     }
 
     fn skip_ws(&mut self) {
