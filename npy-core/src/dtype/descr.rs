@@ -288,19 +288,12 @@ impl RecordBuilder {
     /// The record (its labels checked as [`Record::new`] does; the offsets are in order by
     /// construction); numpy keeps its itemsize in a C int.
     pub(crate) fn finish(self) -> Result<DType, DescrError> {
-        if self.offset > i32::MAX as u64 {
-            return Err(descr_error(
-                "record",
-                &format!(
-                    "record of {} bytes: numpy keeps an itemsize in a C int",
-                    self.offset
-                ),
-            ));
+        let size = self.offset;
+        if size > i32::MAX as u64 {
+            let reason = format!("record of {size} bytes: numpy keeps an itemsize in a C int");
+            return Err(descr_error("record", &reason));
         }
-        Ok(DType::Record(Record::sequential(
-            self.fields,
-            self.offset,
-            self.increasing,
-        )?))
+        let record = Record::sequential(self.fields, size, self.increasing)?;
+        Ok(DType::Record(record))
     }
 }

@@ -369,10 +369,8 @@ impl Record {
             end.ok_or_else(|| bad("field offset overflows 64 bits"))
         })?;
         if end > itemsize {
-            return Err(descr_error(
-                "record",
-                &format!("fields need {end} bytes, more than the itemsize {itemsize}"),
-            ));
+            let reason = format!("fields need {end} bytes, more than the itemsize {itemsize}");
+            return Err(descr_error("record", &reason));
         }
         Ok(Record { fields, itemsize })
     }
@@ -606,11 +604,11 @@ fn check_unique_labels(fields: &[Field]) -> Result<(), DescrError> {
         .flat_map(|f| std::iter::once(f.name.as_str()).chain(f.title.as_deref()))
         .collect();
     labels.sort_unstable();
-    match labels.windows(2).find(|w| w[0] == w[1]) {
-        Some(w) => Err(descr_error(
-            w[0],
-            &format!("field name or title {:?} is used twice", w[0]),
-        )),
-        None => Ok(()),
-    }
+    let Some(w) = labels.windows(2).find(|w| w[0] == w[1]) else {
+        return Ok(());
+    };
+    Err(descr_error(
+        w[0],
+        &format!("field name or title {:?} is used twice", w[0]),
+    ))
 }
