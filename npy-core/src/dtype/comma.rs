@@ -16,19 +16,17 @@ use crate::literal::{self, Value};
 /// `()` first, or a comma outside square brackets.
 pub(super) fn is_comma_string(b: &[u8]) -> bool {
     let order = |c: u8| matches!(c, b'<' | b'>' | b'|' | b'=');
-    if b.first().is_some_and(u8::is_ascii_digit)
-        || (b.len() > 1 && b[1].is_ascii_digit() && order(b[0]))
-    {
-        return true;
-    }
-    if b.starts_with(b"()") || (b.len() > 3 && order(b[0]) && b[1..].starts_with(b"()")) {
-        return true;
-    }
+    let digit_first = b.first().is_some_and(u8::is_ascii_digit)
+        || (b.len() > 1 && b[1].is_ascii_digit() && order(b[0]));
+    let parens_first =
+        b.starts_with(b"()") || (b.len() > 3 && order(b[0]) && b[1..].starts_with(b"()"));
     let mut depth = 0i64;
-    b.iter().any(|&c| {
-        depth += i64::from(c == b'[') - i64::from(c == b']');
-        c == b',' && depth == 0
-    })
+    digit_first
+        || parens_first
+        || b.iter().any(|&c| {
+            depth += i64::from(c == b'[') - i64::from(c == b']');
+            c == b',' && depth == 0
+        })
 }
 
 /// Parses a comma string (one for which [`is_comma_string`] holds).

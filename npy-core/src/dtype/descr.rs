@@ -117,10 +117,8 @@ impl FromStr for DType {
 }
 
 fn padding_entry(n: u64) -> Value {
-    Value::Tuple(vec![
-        Value::Str(String::new()),
-        Value::Str(format!("|V{n}")),
-    ])
+    let void = Value::Str(format!("|V{n}"));
+    Value::Tuple(vec![Value::Str(String::new()), void])
 }
 
 fn shape_value(shape: &[u64]) -> Value {

@@ -50,12 +50,8 @@ pub fn parse(text: &str, options: ParseOptions) -> Result<Value, LiteralError> {
             .next()
             .is_some_and(|line| line.contains('#'));
         if !in_comment && cont >= p.value_end {
-            return Err(p.err_at(
-                cont,
-                LiteralErrorKind::UnexpectedEnd {
-                    expected: "a token after the line continuation",
-                },
-            ));
+            let expected = "a token after the line continuation";
+            return Err(p.err_at(cont, LiteralErrorKind::UnexpectedEnd { expected }));
         }
     }
     Ok(v)
@@ -145,10 +141,9 @@ impl Parser<'_> {
         f: impl FnOnce(&mut Self) -> Result<Value, LiteralError>,
     ) -> Result<Value, LiteralError> {
         self.depth += 1;
-        if self.depth > self.options.max_depth {
-            return Err(self.err(LiteralErrorKind::TooDeep {
-                limit: self.options.max_depth,
-            }));
+        let limit = self.options.max_depth;
+        if self.depth > limit {
+            return Err(self.err(LiteralErrorKind::TooDeep { limit }));
         }
         self.pos += 1;
         let v = f(self)?;
