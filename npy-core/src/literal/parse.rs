@@ -447,18 +447,13 @@ impl Parser<'_> {
         // be ASCII, and escapes give code points < 256).
         let mut out = String::new();
         loop {
-            // Fast path: copy the run up to the next quote, backslash or line break at once.
-            let run = self.bytes[self.pos..]
-                .iter()
-                .position(|&b| {
-                    b == quote || b == b'\\' || b == b'\n' || b == b'\r' || (bytes && b >= 0x80)
-                })
-                .unwrap_or(self.bytes.len() - self.pos);
-            if run > 0 {
-                // The run ends at an ASCII byte or the end, so it is a whole-char slice.
-                out.push_str(&self.text[self.pos..self.pos + run]);
-                self.pos += run;
-            }
+            // Fast path: copy the run up to the next quote, backslash or line break at once
+            // (it ends at an ASCII byte or the end, so it is a whole-char slice).
+            let stop =
+                |b| b == quote || b == b'\\' || b == b'\n' || b == b'\r' || (bytes && b >= 0x80);
+            let run = self.count_while(|b| !stop(b));
+            out.push_str(&self.text[self.pos..self.pos + run]);
+            self.pos += run;
             let Some(c) = self.text[self.pos..].chars().next() else {
                 return Err(self.err_at(start, LiteralErrorKind::UnterminatedString));
             };
