@@ -53,9 +53,8 @@ pub fn write_repr_code_points(
 pub fn write_repr_bytes(f: &mut impl fmt::Write, b: &[u8]) -> fmt::Result {
     f.write_char('b')?;
     // Every byte is below 0x100, so what is not printable ASCII is written as `\xhh`.
-    write_quoted(f, b.iter().map(|&c| u32::from(c)), |c| {
-        matches!(c, ' '..='~')
-    })
+    let printable = |c| matches!(c, ' '..='~');
+    write_quoted(f, b.iter().map(|&c| u32::from(c)), printable)
 }
 
 /// The quoted, escaped text of a `str` or `bytes` repr by [`write_repr_str`]'s rules, which
@@ -91,9 +90,7 @@ fn write_quoted(
 /// a long string of control characters is mostly these, and `write!` costs many times more.
 fn write_escape(f: &mut impl fmt::Write, kind: char, cp: u32, digits: u32) -> fmt::Result {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut buf = [0u8; 10];
-    buf[0] = b'\\';
-    buf[1] = kind as u8;
+    let mut buf = [b'\\', kind as u8, 0, 0, 0, 0, 0, 0, 0, 0];
     for i in 0..digits {
         let shift = 4 * (digits - 1 - i);
         buf[2 + i as usize] = HEX[((cp >> shift) & 0xF) as usize];
