@@ -1,9 +1,7 @@
 //! The dtype model: what a header's `descr` describes.
 //!
-//! [`DType`] covers every type numpy writes to a `.npy` file: bool, integers, floats (including
-//! `longdouble`), complex numbers, datetime64/timedelta64 with their unit, fixed-width bytes
-//! (`S`), UCS-4 strings (`U`), raw void (`V`), object (`O`, recognised so that readers can refuse
-//! it by name) and structured (record) dtypes with nested records and subarrays.
+//! [`DType`] covers every type numpy writes to a `.npy` file (one variant per kind, records
+//! nested and with subarrays; object only so that readers can refuse it by name).
 //!
 //! Parsing follows numpy's `descr_to_dtype` (`numpy/lib/_format_impl.py`) and `np.dtype(str)`;
 //! [`Display`](std::fmt::Display) writes what `dtype_to_descr` writes: `dtype.str` for simple
