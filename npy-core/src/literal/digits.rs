@@ -31,16 +31,11 @@ impl FloatKind {
         let sci = match self {
             FloatKind::Double => format!("{x:e}"),
             FloatKind::Single => format!("{:e}", x as f32),
-            FloatKind::Half => {
-                let target = half::f16::from_f64(x);
-                (0..6)
-                    .map(|p| format!("{x:.p$e}"))
-                    .find(|s| {
-                        s.parse::<f64>()
-                            .is_ok_and(|y| half::f16::from_f64(y) == target)
-                    })
-                    .unwrap_or_else(|| format!("{x:e}"))
-            }
+            // The fewest digits that read back as the same float16.
+            FloatKind::Half => (0..6)
+                .map(|p| format!("{x:.p$e}"))
+                .find(|s| s.parse::<f64>().is_ok_and(|y| self.same(x, y)))
+                .unwrap_or_else(|| format!("{x:e}")),
         };
         self.even_tie(x, Digits::parse(&sci))
     }
