@@ -373,10 +373,11 @@ impl Record {
         Ok(Record { fields, itemsize })
     }
 
-    /// A record of fields laid out one after the other by the descr's rules
-    /// ([`RecordBuilder`]): offsets in order without overlap and within `itemsize` by
-    /// construction, so only the labels are checked, and not even those when the builder saw
-    /// the names strictly increasing without titles (`names_increasing`).
+    /// A record of fields that [`RecordBuilder`] laid out one after the other (`push` and
+    /// `push_number` place each at the running offset, advanced with `checked_add`; `finish`
+    /// passes the final offset as `itemsize`), so in order, without overlap and within
+    /// `itemsize`: only the labels are checked, and not even those when the builder saw the
+    /// names strictly increasing without titles (`names_increasing`).
     pub(crate) fn sequential(
         fields: Vec<Field>,
         itemsize: u64,
@@ -385,9 +386,7 @@ impl Record {
         if !names_increasing {
             check_unique_labels(&fields)?;
         }
-        // Holds by construction: `RecordBuilder::push` / `push_number` (descr.rs) place each
-        // field at the running offset and advance it with `checked_add`, and `finish` passes
-        // the final offset as `itemsize`. Checked in debug builds (tests) only.
+        // Holds by construction (see above); checked in debug builds (tests) only.
         debug_assert!(Record::new(fields.clone(), itemsize).is_ok());
         Ok(Record { fields, itemsize })
     }

@@ -162,14 +162,12 @@ pub(super) fn parse_general(s: &str) -> Result<DType, DescrError> {
 
 fn generic_time(kind: TimeKind) -> DType {
     let unit = TimeUnit::Generic;
-    DType::Time(
-        TimeType {
-            kind,
-            unit,
-            multiplier: 1,
-        },
-        ByteOrder::NATIVE,
-    )
+    let generic = TimeType {
+        kind,
+        unit,
+        multiplier: 1,
+    };
+    DType::Time(generic, ByteOrder::NATIVE)
 }
 
 /// One-character type codes (numpy's `PyArray_DescrFromType` of the character's value, so the
