@@ -508,11 +508,8 @@ impl DType {
     pub(crate) fn has_gaps(&self) -> bool {
         self.any_part(&|d| match d {
             DType::Record(r) => {
-                let covered = r
-                    .fields
-                    .iter()
-                    .fold(0u64, |acc, f| acc.saturating_add(f.dtype.itemsize()));
-                covered < r.itemsize
+                let sizes = r.fields.iter().map(|f| f.dtype.itemsize());
+                sizes.fold(0, u64::saturating_add) < r.itemsize
             }
             _ => false,
         })

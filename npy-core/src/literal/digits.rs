@@ -137,10 +137,8 @@ pub struct Digits {
 impl Digits {
     /// `"-1.25e-3"` (Rust's `{:e}` form) as `(true, "125", -3)`.
     pub fn parse(sci: &str) -> Digits {
-        let (neg, body) = match sci.strip_prefix('-') {
-            Some(b) => (true, b),
-            None => (false, sci),
-        };
+        let unsigned = sci.strip_prefix('-');
+        let (neg, body) = (unsigned.is_some(), unsigned.unwrap_or(sci));
         let (mant, exp) = body.split_once('e').unwrap_or((body, "0"));
         Digits {
             neg,
