@@ -156,7 +156,7 @@ pub(crate) fn with_shape(base: DType, shape: &Value) -> Result<DType, DescrError
         };
         let n = u64::try_from(*n)
             .ok()
-            .filter(|n| i32::try_from(n * per).is_ok())
+            .filter(|n| n.checked_mul(per).is_some_and(|b| i32::try_from(b).is_ok()))
             .ok_or_else(|| bad("invalid itemsize in generic type tuple"))?;
         return Ok(match base {
             DType::Bytes(_) => DType::Bytes(n),
