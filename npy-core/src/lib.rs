@@ -25,6 +25,7 @@
 //! | object arrays (dtype `O`) | crate `npy-pickle`: `npy_pickle::read_dyn(path)`, `npy_pickle::read_objects` |
 //! | arrays in S3, GCS, Azure or over HTTP | crate `npy-object-store`: `RemoteNpy` (async), `BlockingObject` (a [`ReadAt`] for [`NpyReader::open_at`]) |
 //! | print as numpy does | crate `npy-print`: `npy_print::str(&array)` (numpy's `str()`), `npy_print::repr(&array)`; `npy_print::PrintOptions` for threshold, edge items, width |
+//! | inspect or convert files from the shell | crate `npy-cli`, command `npy`: `npy info FILE...` (`--json`), `npy show`, `npy header`, `npy convert IN OUT` (`npy --help`) |
 //!
 //! | feature | adds |
 //! |---|---|
