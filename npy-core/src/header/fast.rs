@@ -25,7 +25,6 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Option<Header> {
         return None;
     }
     let mut c = Cursor {
-        s: text.as_bytes(),
         text,
         pos: 0,
         sized: false,
@@ -33,18 +32,15 @@ pub(crate) fn parse(text: &str, max_depth: usize) -> Option<Header> {
     c.lit("{'descr': ")?;
     let dtype = c.descr(max_depth.saturating_sub(2) / 2)?;
     c.lit(", 'fortran_order': ")?;
-    let fortran_order = if c.eat("True") {
-        true
-    } else if c.eat("False") {
-        false
-    } else {
-        return None;
-    };
+    let fortran_order = c.eat("True");
+    if !fortran_order {
+        c.lit("False")?;
+    }
     c.lit(", 'shape': ")?;
     let shape = c.shape()?;
     c.lit(", }")?;
     // numpy pads with spaces and ends with '\n'.
-    let rest = &c.s[c.pos..];
+    let rest = c.rest();
     let body = rest.strip_suffix(b"\n").unwrap_or(rest);
     if !body.iter().all(|&b| b == b' ') {
         return None;
@@ -112,7 +108,6 @@ fn reservation(rest: &[u8]) -> usize {
 }
 
 struct Cursor<'a> {
-    s: &'a [u8],
     text: &'a str,
     pos: usize,
     /// Whether the outermost field list has reserved its fields.
@@ -120,8 +115,13 @@ struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    /// The bytes not yet parsed.
+    fn rest(&self) -> &'a [u8] {
+        &self.text.as_bytes()[self.pos..]
+    }
+
     fn eat(&mut self, lit: &str) -> bool {
-        if self.s[self.pos..].starts_with(lit.as_bytes()) {
+        if self.rest().starts_with(lit.as_bytes()) {
             self.pos += lit.len();
             true
         } else {
@@ -133,23 +133,18 @@ impl<'a> Cursor<'a> {
         self.eat(lit).then_some(())
     }
 
-    fn peek(&self) -> Option<u8> {
-        self.s.get(self.pos).copied()
-    }
-
     /// A single-quoted string without escapes, line breaks or NUL bytes.
     fn string(&mut self) -> Option<&'a str> {
         self.lit("'")?;
         let start = self.pos;
-        let len = string_end(&self.s[start..])?;
-        self.pos += len;
+        self.pos += string_end(self.rest())?;
         self.lit("'")?;
         // The quotes are ASCII, so both ends are char boundaries.
-        self.text.get(start..start + len)
+        self.text.get(start..self.pos - 1)
     }
 
     fn descr(&mut self, depth_left: usize) -> Option<DType> {
-        match self.peek()? {
+        match self.rest().first()? {
             b'\'' => parse_type_str(self.string()?).ok(),
             b'[' if depth_left > 0 => self.record(depth_left - 1),
             _ => None,
@@ -162,7 +157,7 @@ impl<'a> Cursor<'a> {
         if !self.sized {
             // The outermost list reserves its fields once (nested lists are small and grow).
             self.sized = true;
-            record.reserve(reservation(&self.s[self.pos..]));
+            record.reserve(reservation(self.rest()));
         }
         if !self.eat("]") {
             loop {
@@ -178,12 +173,7 @@ impl<'a> Cursor<'a> {
                 self.lit("(")?;
                 let name = CompactString::from(self.string()?);
                 self.lit(", ")?;
-                // A type string (most fields) without the call through `descr`.
-                let mut dtype = if self.peek()? == b'\'' {
-                    parse_type_str(self.string()?).ok()?
-                } else {
-                    self.descr(depth_left)?
-                };
+                let mut dtype = self.descr(depth_left)?;
                 if self.eat(", ") {
                     dtype = subarray_or_base(dtype, self.shape()?).ok()?;
                 }
@@ -203,7 +193,7 @@ impl<'a> Cursor<'a> {
     /// `None` for any other entry, with nothing consumed: the general entry parse decides.
     #[inline]
     fn number_entry(&self) -> Option<(&'a str, (Primitive, ByteOrder), usize)> {
-        let rest = self.s[self.pos..].strip_prefix(b"('")?;
+        let rest = self.rest().strip_prefix(b"('")?;
         let len = string_end(rest)?;
         // `', 'Xkn')`: the eight bytes up to the type's closing quote as one word (the five
         // fixed ones compared at once, the three type bytes masked out), then the `)`.
@@ -216,14 +206,8 @@ impl<'a> Cursor<'a> {
         }
         let [.., e, kind, size, _] = word.to_le_bytes();
         let number = number_type(e, kind, size)?;
-        let (before, after) = (self.pos + 2, self.pos + 2 + len);
         // The quotes are ASCII, so both ends are char boundaries.
-        let name = self
-            .text
-            .split_at_checked(after)?
-            .0
-            .split_at_checked(before)?
-            .1;
+        let name = self.text.get(self.pos + 2..self.pos + 2 + len)?;
         Some((name, number, 2 + len + 9))
     }
 
@@ -239,32 +223,28 @@ impl<'a> Cursor<'a> {
                 return None;
             }
             dims.push(self.int()?);
-            if dims.len() == 1 {
-                self.lit(",")?;
-                if self.eat(")") {
-                    return Some(dims);
-                }
-                self.lit(" ")?;
-                continue;
-            }
+            let comma = self.eat(",");
             if self.eat(")") {
-                return Some(dims);
+                // A comma after the only dimension, none after the last of several.
+                return (comma == (dims.len() == 1)).then_some(dims);
             }
-            self.lit(", ")?;
+            (comma && self.eat(" ")).then_some(())?;
         }
     }
 
     fn int(&mut self) -> Option<u64> {
-        let start = self.pos;
-        let len = self.s[start..]
+        let len = self
+            .rest()
             .iter()
             .take_while(|b| b.is_ascii_digit())
             .count();
-        if len == 0 || (len > 1 && self.s[start] == b'0') {
+        let digits = self.text.get(self.pos..self.pos + len)?;
+        // No leading zeros (`parse` refuses an empty string).
+        if len > 1 && digits.starts_with('0') {
             return None;
         }
         self.pos += len;
-        self.text.get(start..start + len)?.parse().ok()
+        digits.parse().ok()
     }
 }
 
