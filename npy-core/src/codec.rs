@@ -4,7 +4,7 @@
 //! and encode through these functions, so a rule is written once:
 //! - byte order: [`Endian`], [`Scalar`] (numbers from and to their bytes), [`swap_in_place`];
 //! - `b1` bytes: [`decode_bool`] (non-zero is true, as numpy), [`encode_bool`],
-//!   [`is_canonical_bool`], [`first_noncanonical_bool`];
+//!   [`first_noncanonical_bool`];
 //! - `S` and `U` strings: [`trim_nuls`], [`ucs4_code_points`], [`encode_bytes`],
 //!   [`encode_ucs4`];
 //! - shapes: [`checked_product`], [`nonzero_product`], [`saturating_product`];
@@ -139,7 +139,7 @@ fn swap_words<W: bytemuck::Pod>(bytes: &mut [u8], swap: fn(W) -> W) {
 
 /// A `b1` byte as numpy reads it: any non-zero byte is `True`. numpy itself writes bytes other
 /// than 1 (a 0/255 mask viewed as bool is saved as 0x00/0xFF), so they are data, not damage;
-/// [`is_canonical_bool`] tells them apart for the strict check and for views.
+/// [`first_noncanonical_bool`] finds them for the strict check and for views.
 #[inline]
 pub(crate) fn decode_bool(byte: u8) -> bool {
     byte != 0
@@ -157,19 +157,11 @@ pub(crate) fn encode_bool(value: bool, stored: u8) -> u8 {
     }
 }
 
-/// Whether a `b1` byte is 0 or 1: the only bytes a Rust `bool` can hold in memory, and the only
-/// ones [`ReadOptions::strict_bools`](crate::ReadOptions::strict_bools) accepts.
-#[inline]
-pub(crate) fn is_canonical_bool(byte: u8) -> bool {
-    byte <= 1
-}
-
-/// The first byte of `bytes` (all `b1`) that is not 0 or 1: its index and value.
+/// The first byte of `bytes` (all `b1`) that is not 0 or 1 (the only bytes a Rust `bool` can
+/// hold in memory, and the only ones
+/// [`ReadOptions::strict_bools`](crate::ReadOptions::strict_bools) accepts): its index and value.
 pub(crate) fn first_noncanonical_bool(bytes: &[u8]) -> Option<(usize, u8)> {
-    bytes
-        .iter()
-        .position(|&b| !is_canonical_bool(b))
-        .map(|i| (i, bytes[i]))
+    bytes.iter().position(|&b| b > 1).map(|i| (i, bytes[i]))
 }
 
 /// An `S` value as numpy's item access gives it: the bytes without trailing NULs (inner NULs
@@ -224,16 +216,10 @@ pub(crate) fn checked_product(start: u64, dims: &[u64]) -> Option<u64> {
 /// for an array's size (`PyArray_NewFromDescr`), where a zero dimension does not excuse the
 /// others wherever it stands.
 pub(crate) fn nonzero_product(start: u64, dims: &[u64]) -> Option<(u64, bool)> {
-    let mut product = start;
-    let mut any_zero = false;
-    for &d in dims {
-        if d == 0 {
-            any_zero = true;
-        } else {
-            product = product.checked_mul(d)?;
-        }
-    }
-    Some((product, any_zero))
+    let product = dims
+        .iter()
+        .try_fold(start, |a, &d| a.checked_mul(d.max(1)))?;
+    Some((product, dims.contains(&0)))
 }
 
 /// The product of `dims`, saturating at `u64::MAX`: for budgets, where "too many" is enough.
