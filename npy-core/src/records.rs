@@ -186,13 +186,8 @@ pub mod __private {
     pub fn widest<'a, T: NpyElement + 'a>(values: impl Iterator<Item = &'a T>) -> DType {
         values
             .map(|v| T::dtype_for(std::slice::from_ref(v)))
-            .reduce(|best, d| {
-                if best.itemsize() >= d.itemsize() {
-                    best
-                } else {
-                    d
-                }
-            })
+            // The first of the widest: `min_by_key` keeps the first of equal keys.
+            .min_by_key(|d| std::cmp::Reverse(d.itemsize()))
             .unwrap_or_else(|| T::dtype_for(&[]))
     }
 
@@ -200,17 +195,14 @@ pub mod __private {
     ///
     /// # Panics
     /// When the record's size overflows 64 bits, which a Rust struct's fields cannot reach (the
-    /// compiler bounds a type's size far below 2^64; field names are checked unique at compile
-    /// time).
+    /// compiler bounds a type's size far below 2^64; `#[derive(NpyElement)]` refuses a field
+    /// name used twice, npy-derive's `expand.rs`): never on a file's input.
     pub fn layout(fields: Vec<(&str, DType)>, align: bool) -> DType {
         let record = if align {
             Record::aligned(fields)
         } else {
             Record::packed(fields)
         };
-        // Not reachable from a file: the fields are a Rust struct's, named at compile time
-        // (`#[derive(NpyElement)]` refuses a name used twice, npy-derive's `expand.rs`), and
-        // `Record::packed` / `aligned` fail otherwise only on a size past 2^64 (see # Panics).
         DType::Record(record.expect("a Rust struct's fields make a valid record"))
     }
 }
