@@ -17,13 +17,11 @@ const BUILD_CHUNK_BYTES: usize = 1 << 20;
 /// An array of any dtype, read by [`read_dyn`](crate::read_dyn): the header's facts and the
 /// elements, held as one typed [`Column`] per leaf field.
 ///
-/// The columns hold the file's bytes of each field (numbers viewable in place with
-/// [`Column::values`]), so an array costs about what its data takes, not a tree of values. One
-/// element's tree is built when asked for: [`DynArray::get`] (a logical index) and
-/// [`DynArray::element`] (memory order) give owned [`DynValue`]s, [`DynArray::iter`] and
-/// [`DynArray::iter_c_order`] [`Cow`]s. Arrays whose dtype holds objects (`O`, decoded through an
-/// [`ObjectCodec`](crate::dynamic::ObjectCodec)) have no columns: they hold their decoded values
-/// ([`DynArray::objects`]), which the iterators borrow.
+/// The columns hold each field's bytes (numbers viewable in place with [`Column::values`]), so
+/// an array costs about its data's size; an element's tree of [`DynValue`]s is built when asked
+/// for ([`DynArray::get`], [`DynArray::element`], [`DynArray::iter`]). Arrays whose dtype holds
+/// objects (`O`, decoded by an [`ObjectCodec`](crate::dynamic::ObjectCodec)) hold their decoded
+/// values instead ([`DynArray::objects`]), which the iterators borrow.
 ///
 /// # Examples
 /// ```
@@ -141,9 +139,8 @@ impl DynArray {
         }
     }
 
-    /// The leaf columns of [`DynArray::columns`], moved out of the array (nothing is copied;
-    /// empty for a dtype holding objects): with [`Column::into_words`], a column's storage can
-    /// be handed to another owner (an Arrow buffer) as it is.
+    /// [`DynArray::columns`], moved out (nothing is copied): with [`Column::into_words`], a
+    /// column's storage can be handed to another owner (an Arrow buffer) as it is.
     pub fn into_columns(self) -> Vec<Column> {
         match self.data {
             Data::Columns(c) => c.leaves,
@@ -155,17 +152,13 @@ impl DynArray {
     /// first column, in field order, whose names joined by dots are `path`. A field name may
     /// itself hold a dot (numpy allows `('a.b', '<i4')`), so `"a.b"` is the top-level field
     /// `a.b` or field `b` of record `a`, whichever comes first; [`DynArray::column_at`] takes
-    /// the names one by one and is never ambiguous.
-    ///
-    /// # Examples
-    /// See [`Column`].
+    /// the names one by one and is never ambiguous. [`Column`]'s example uses it.
     pub fn column(&self, path: &str) -> Option<&Column> {
         self.columns().iter().find(|c| c.path().join(".") == path)
     }
 
-    /// The column of the field at `path`, one name per level from the top-level record down
-    /// (`&["pos", "x"]`; `&[]` for a non-record array), names compared whole: a name holding
-    /// a dot is one name.
+    /// The column of the field at `path`, one whole name per level from the top-level record
+    /// down (`&["pos", "x"]`, `&["a.b"]`; `&[]` for a non-record array).
     ///
     /// # Examples
     /// ```
@@ -202,8 +195,7 @@ impl DynArray {
         self.element_cow(i).map(Cow::into_owned)
     }
 
-    /// Element `i` in memory order, borrowed where the array holds it as a value (objects),
-    /// else built.
+    /// Element `i` in memory order, borrowed from an array of objects, else built.
     pub(crate) fn element_cow(&self, i: usize) -> Option<Cow<'_, DynValue>> {
         match &self.data {
             Data::Columns(c) => c.element(self.meta.dtype(), i).map(Cow::Owned),
@@ -217,8 +209,8 @@ impl DynArray {
         self.meta.index_of(index).and_then(|i| self.element(i))
     }
 
-    /// The elements in memory order ([`DynArray::order`]): each built as a tree when reached
-    /// ([`Cow::Owned`]), or, for an array holding objects, borrowed ([`Cow::Borrowed`]).
+    /// The elements in memory order ([`DynArray::order`]): built when reached, or borrowed
+    /// from an array of objects.
     pub fn iter(&self) -> Iter<'_> {
         Iter {
             array: self,
@@ -226,8 +218,8 @@ impl DynArray {
         }
     }
 
-    /// The elements in logical C order (last index fastest), whatever the memory order: what
-    /// `arr.flat` iterates in numpy. Built or borrowed as [`DynArray::iter`]'s.
+    /// The elements in logical C order (last index fastest, numpy's `arr.flat`), whatever the
+    /// memory order; built or borrowed as [`DynArray::iter`]'s.
     pub fn iter_c_order(&self) -> COrderIter<'_> {
         COrderIter {
             array: self,

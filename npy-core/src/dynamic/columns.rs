@@ -111,13 +111,12 @@ impl Column {
     }
 
     /// The values as `&[T]`, in place, when `T`'s dtype is the column's (a subarray field of
-    /// `n` values gives `n` per element). The column holds numbers in the machine's byte order
-    /// whatever the file's, so a `>f4` file's column is read as `&[f32]` on any machine.
+    /// `n` values gives `n` per element). Numbers are in the machine's byte order whatever the
+    /// file's, so a `>f4` file's column is read as `&[f32]` on any machine.
     ///
     /// # Errors
-    /// [`ErrorKind::TypeMismatch`](crate::ErrorKind::TypeMismatch) naming the column's dtype and
-    /// `T` with its own, when they differ (another type or size; never the file's byte order,
-    /// which the column no longer has).
+    /// [`ErrorKind::TypeMismatch`](crate::ErrorKind::TypeMismatch) naming both dtypes when `T`'s
+    /// is another type or size.
     pub fn values<T: crate::element::NpyElement + bytemuck::Pod>(&self) -> Result<&[T], Error> {
         let base = match &self.dtype {
             DType::SubArray(s) => s.flatten().1.clone(),
@@ -131,8 +130,7 @@ impl Column {
         bytemuck::try_cast_slice(self.bytes()).map_err(|_| crate::element::mismatch::<T>(&base))
     }
 
-    /// Element `i` of the column (memory order) as a [`DynValue`]; `None` when `i` is out of
-    /// bounds.
+    /// Element `i` (memory order) as a [`DynValue`]; `None` out of range.
     pub fn value(&self, i: usize) -> Option<DynValue> {
         if i >= self.len {
             return None;
@@ -217,9 +215,8 @@ pub(super) struct Columns {
 }
 
 impl Columns {
-    /// Empty columns of `dtype` (no object); `keep_gaps`: keep the padding bytes of records
-    /// too (else they are written as zeros). They grow with [`Columns::push`], or are
-    /// allocated once by [`Columns::reserve_exact`].
+    /// Empty columns of `dtype` (no object), keeping records' padding bytes if `keep_gaps` (else
+    /// written as zeros); grown by [`Columns::push`] or allocated by [`Columns::reserve_exact`].
     pub(super) fn new(dtype: &DType, keep_gaps: bool) -> Result<Columns, Error> {
         let mut leaves = Vec::new();
         collect_leaves(dtype, 0, &mut Vec::new(), &mut leaves)?;
