@@ -18,12 +18,12 @@ pub const MAX_DYN_ITEMSIZE: u64 = 1 << 30;
 /// [`DynArray::iter`](crate::DynArray::iter) builds them) per byte of array data, beyond a
 /// fixed [`DYN_ALLOWANCE`]. The array itself holds its data's bytes, in columns.
 ///
-/// A decoded tree is larger than the bytes it decodes: a `DynValue` is 48 bytes, one per byte of a
-/// `|u1` array; a record field adds its name and a `(String, DynValue)` entry per element. Real
-/// dtypes stay well under this (`|u1`: 48, a record of one `|b1` field with a 100-character name:
-/// about 220); a header whose names, subarray shapes or zero-size parts would multiply the file's
-/// bytes further is refused with [`ErrorKind::AllocationLimit`] before anything is decoded. Read
-/// such files with typed reads or views.
+/// A `DynValue` is 48 bytes, one per byte of a `|u1` array; a record field adds its name and a
+/// `(String, DynValue)` entry per element. Real dtypes stay well under this (a record of one
+/// `|b1` field with a 100-character name: about 220); a header whose names, subarray shapes or
+/// zero-size parts would multiply the file's bytes further is refused with
+/// [`ErrorKind::AllocationLimit`] before anything is decoded: read such files with typed reads
+/// or views.
 pub const MAX_DYN_EXPANSION: u64 = 256;
 
 /// Bytes of decoded values the trees of an array from

@@ -1,12 +1,10 @@
-//! Dynamic reading: any dtype, records included, into a [`DynArray`] of typed columns, one per
-//! leaf field, each element a tree of [`DynValue`]s when asked for (see [`DynArray`]'s example).
-//!
-//! The typed readers ([`read`](fn@crate::read), [`NpyReader::read_vec`]) need the element type at
-//! compile time; [`read_dyn`] reads whatever the file holds, into one [`Column`] per leaf field
-//! (numbers in the machine's order, viewable as `&[T]`; strings as their bytes): about the
-//! file's size in memory. Its elements are the values `np.load(...).tolist()` gives, except that
-//! `longdouble` values keep their raw bytes next to an `f64` approximation and `U` strings keep
-//! their raw UCS-4 code points (a lone surrogate, which numpy allows, survives).
+//! Dynamic reading: where the typed readers ([`read`](fn@crate::read), [`NpyReader::read_vec`])
+//! need the element type at compile time, [`read_dyn`] reads any dtype, records included, into a
+//! [`DynArray`]: one typed [`Column`] per leaf field (numbers in the machine's order, viewable as
+//! `&[T]`; strings as their bytes), about the file's size in memory, each element a tree of
+//! [`DynValue`]s when asked for. The elements are the values `np.load(...).tolist()` gives,
+//! except that `longdouble` values keep their raw bytes next to an `f64` approximation and `U`
+//! strings their raw UCS-4 code points (a lone surrogate, which numpy allows, survives).
 //!
 //! The parts: the values ([`DynValue`], [`UcsString`]: `value.rs`), the array ([`DynArray`]:
 //! `array.rs`) and its columns ([`Column`], the padding, gathering and scattering:
@@ -111,8 +109,8 @@ impl<R: Read> NpyReader<R> {
         self.read_dyn_plain()
     }
 
-    /// Reads the whole array as [`NpyReader::read_dyn`] does, decoding object arrays (and
-    /// records with object fields) with `objects`, such as `npy_pickle::PickleCodec`.
+    /// [`NpyReader::read_dyn`], decoding object arrays (and records with object fields) with
+    /// `objects`, such as `npy_pickle::PickleCodec`.
     ///
     /// # Errors
     /// As [`NpyReader::read_dyn`], and what `objects` refuses
@@ -192,12 +190,10 @@ impl<R: Read> NpyReader<R> {
 }
 
 impl<R: Read + Seek> NpyReader<R> {
-    /// Reads elements `range` (memory-order indices: the file's order, C or Fortran) of any
-    /// dtype, without reading the others; the reader is left after the range.
-    ///
-    /// This is [`read_dyn`] for a part of the array, its values bounded as there (per data byte of
-    /// the range): a caller that shows or converts a large array reads it range by range, or picks
-    /// the few elements it needs (numpy's summarised print reads 3 at each edge of each axis).
+    /// [`read_dyn`] of elements `range` (memory-order indices: the file's order, C or Fortran),
+    /// without reading the others, bounded as there per data byte of the range; the reader is left
+    /// after the range. A caller that shows or converts a large array reads it range by range, or
+    /// picks the few elements it needs (numpy's summarised print reads 3 at each edge of each axis).
     ///
     /// # Errors
     /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end;
@@ -222,8 +218,7 @@ impl<R: Read + Seek> NpyReader<R> {
 
 /// The positional reader's dynamic reads ([`NpyReader::open_at`]): each one read of the source.
 impl<S: crate::io::ReadAt> NpyReader<crate::read::Positional<S>> {
-    /// Reads the whole array, whatever its dtype (see [`crate::read_dyn`]), in one read of the
-    /// source.
+    /// [`crate::read_dyn`] of the whole array, in one read of the source.
     ///
     /// # Errors
     /// As [`NpyReader::read_dyn`]; the source's I/O errors.

@@ -1,7 +1,6 @@
-//! The `O` dtype: the hook through which a codec decodes and encodes an object array's
-//! pickle ([`ObjectCodec`]), and the values it gives, opaque to this crate ([`ObjectValue`]).
-//! npy-core is the format and knows nothing of Python's values; npy-pickle has the codec and
-//! Python's object model (`npy_pickle::PyObject`) with its `repr`.
+//! The `O` dtype: the hook through which a codec (npy-pickle's) decodes and encodes an object
+//! array's pickle ([`ObjectCodec`]), and the values it gives ([`ObjectValue`]), opaque to
+//! npy-core, which knows nothing of Python's values.
 
 use std::any::Any;
 use std::fmt;
@@ -136,9 +135,8 @@ impl PartialEq for dyn ObjectValue {
 /// # Ok::<(), Error>(())
 /// ```
 pub trait ObjectCodec: fmt::Debug + Send + Sync {
-    /// Decodes the data of the array `header` describes (a dtype holding `O`: an object
-    /// array, or records with object fields) from `data`, the rest of the input after the
-    /// header. The array returned must be the one `header` describes.
+    /// Decodes the array `header` describes (a dtype holding `O`: an object array, or records
+    /// with object fields) from `data`, the rest of the input after the header.
     ///
     /// # Errors
     /// Whatever the codec refuses, as [`ErrorKind::Pickle`](crate::ErrorKind::Pickle) (made
