@@ -40,14 +40,9 @@ impl ElementDecoder {
     /// refuses.
     pub fn decode(&self, src: &[u8]) -> Result<DynValue, Error> {
         // The decoder slices its input by the dtype's layout: it gets exactly one element.
-        let Some(element) = src.get(..self.itemsize) else {
-            return Err(Error::truncated(
-                "element",
-                self.itemsize as u64,
-                src.len() as u64,
-            ));
-        };
-        self.decoder.decode(element)
+        let short = || Error::truncated("element", self.itemsize as u64, src.len() as u64);
+        self.decoder
+            .decode(src.get(..self.itemsize).ok_or_else(short)?)
     }
 }
 

@@ -246,11 +246,7 @@ pub fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Err
                 // Values come in field order from read_dyn; fall back to a lookup by name.
                 let v = match values.get(i) {
                     Some((name, v)) if *name == f.name => v,
-                    _ => values
-                        .iter()
-                        .find(|(name, _)| *name == f.name)
-                        .map(|(_, v)| v)
-                        .ok_or_else(bad)?,
+                    _ => value.field(&f.name).ok_or_else(bad)?,
                 };
                 // Record::new keeps every field inside the record, whose bytes `dst` is.
                 let start = to_usize(f.offset, "record field offset")?;
