@@ -354,22 +354,16 @@ impl<'de> Deserialize<'de> for TensorInfo {
             text: r.header,
         };
         let info = TensorInfo::from_parts(r.name, parsed, nbytes, r.data_offset);
-        let checks: [(&str, String, String); 3] = [
+        let itemsizes = [r.itemsize, info.itemsize].map(|n| n.to_string());
+        let canonical = r.canonical.as_deref().unwrap_or("null");
+        let checks = [
             (
                 "canonical",
-                r.canonical.unwrap_or_else(|| "null".into()),
-                info.canonical.map_or("null", |c| c.name()).into(),
+                canonical,
+                info.canonical.map_or("null", |c| c.name()),
             ),
-            (
-                "itemsize",
-                r.itemsize.to_string(),
-                info.itemsize.to_string(),
-            ),
-            (
-                "byte_order",
-                r.byte_order.name().into(),
-                info.byte_order.name().into(),
-            ),
+            ("itemsize", &itemsizes[0], &itemsizes[1]),
+            ("byte_order", r.byte_order.name(), info.byte_order.name()),
         ];
         if let Some((field, found, want)) = checks.iter().find(|(_, f, w)| f != w) {
             return Err(de::Error::custom(format!(
