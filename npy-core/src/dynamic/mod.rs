@@ -191,9 +191,9 @@ impl<R: Read> NpyReader<R> {
 
 impl<R: Read + Seek> NpyReader<R> {
     /// [`read_dyn`] of elements `range` (memory-order indices: the file's order, C or Fortran),
-    /// without reading the others, bounded as there per data byte of the range; the reader is left
-    /// after the range. A caller that shows or converts a large array reads it range by range, or
-    /// picks the few elements it needs (numpy's summarised print reads 3 at each edge of each axis).
+    /// without reading the others, bounded as there per data byte of the range; the reader is
+    /// left after it. A caller showing or converting a large array reads it range by range, or
+    /// picks the few elements it needs (numpy's summarised print reads 3 at each edge per axis).
     ///
     /// # Errors
     /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end;

@@ -10,13 +10,10 @@ use super::DynArray;
 use crate::error::Error;
 use crate::header::Header;
 
-/// A value an element of an object array holds, opaque to npy-core: what
-/// [`DynValue::Object`](crate::DynValue::Object) boxes. npy-pickle's `PyObject` (a Python
-/// value decoded from the array's pickle) is the one the workspace makes.
-///
-/// The methods are what [`DynValue`](crate::DynValue)'s `Clone`, `PartialEq` and printing
-/// need of a value whose type npy-core does not know; `Debug` is the value's own.
-/// `dyn ObjectValue` has [`downcast_ref`](#method.downcast_ref) to get the concrete value back
+/// A value an element of an object array holds, what [`DynValue::Object`](crate::DynValue::Object)
+/// boxes (npy-pickle's `PyObject`: a Python value decoded from the array's pickle). The methods
+/// are what `DynValue`'s `Clone`, `PartialEq` and printing need of a type npy-core does not know;
+/// `Debug` is the value's own. [`downcast_ref`](#method.downcast_ref) gets the concrete value back
 /// (`npy_pickle::PyObject::of(&value)` does it for a `DynValue`).
 ///
 /// # Examples
@@ -214,10 +211,8 @@ pub mod internals {
         Some(out)
     }
 
-    /// An array of `meta` holding `data` (elements that are not [`NpyElement`]s: the Rust
-    /// values of an object array's elements).
-    ///
-    /// [`NpyElement`]: crate::NpyElement
+    /// An array of `meta` holding `data` (elements that are not
+    /// [`NpyElement`](crate::NpyElement)s: the Rust values of an object array's elements).
     ///
     /// # Errors
     /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch) when `data` does not
