@@ -44,11 +44,9 @@ pub(super) fn check(dtype: &DType, len: u64) -> Result<(), Error> {
             bytes_each: itemsize,
         }));
     }
-    // The tree as a whole: names, shapes and values cloned per element must stay in
-    // proportion to the data bytes that back them. Zero-size parts count here like any value:
-    // inside an element of some bytes they are backed by those bytes (numpy loads 17,000,000
-    // records of `[('a', '|S0'), ('b', '|u1')]`); elements of no bytes at all get only the
-    // allowance (at most 1 MiB / 48 bytes = 21,845 values).
+    // Zero-size parts count like any value: inside an element of some bytes they are backed by
+    // those bytes (numpy loads 17,000,000 records of `[('a', '|S0'), ('b', '|u1')]`); elements
+    // of no bytes at all get only the allowance (at most 1 MiB / 48 bytes = 21,845 values).
     let per_element = dyn_cost(dtype);
     let budget = len
         .saturating_mul(itemsize)

@@ -1,12 +1,10 @@
-//! The storage of a [`DynArray`](crate::DynArray): one typed [`Column`] per leaf field.
-//!
-//! A tree of [`DynValue`]s per element costs a node per element and a name and a node per field per
-//! record: on a 1M-record file of five fields that was 9.6× the file's size in memory. A dynamic
-//! read instead gathers each leaf field's bytes into its column in one pass per chunk: numbers,
-//! datetimes and `U` strings in the machine's byte order, other bytes (`S`, `V`, longdouble, and
-//! `b1`, whose bytes other than 0 and 1 write back as read) as stored. Record padding, which no
-//! field holds, is kept beside the columns ([`Gaps`]), so that the elements' bytes can be rebuilt
-//! exactly ([`Columns::scatter`]). Memory is the data's size, plus one chunk while reading.
+//! The storage of a [`DynArray`](crate::DynArray): one typed [`Column`] per leaf field, gathered
+//! in one pass per chunk (numbers, datetimes and `U` strings in the machine's byte order; `S`,
+//! `V`, longdouble and `b1` as stored, so that `b1` bytes other than 0 and 1 write back as read),
+//! and the record padding beside them ([`Gaps`]), so that the elements' bytes are rebuilt exactly
+//! ([`Columns::scatter`]). Memory is the data's size, plus one chunk while reading: a tree of
+//! [`DynValue`]s per element (a node per element, a name and a node per field) took 9.6× the
+//! file's size on a 1M-record file of five fields.
 
 use super::decode::Decoder;
 use super::DynValue;
