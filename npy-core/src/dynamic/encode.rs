@@ -147,6 +147,7 @@ fn narrow<F: Copy>(x: f64, to: impl Fn(f64) -> F, is_inf: impl Fn(F) -> bool) ->
 pub fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Error> {
     use Primitive::*;
     let bad = || mismatch(dtype, value);
+    let ensure = |holds: bool| if holds { Ok(()) } else { Err(bad()) };
     // A signed integer dtype (or an ml_dtypes integer type) takes any integer value in i64.
     let signed = || match value {
         DynValue::Int(i) => Ok(*i),
@@ -203,11 +204,10 @@ pub fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Err
             im.encode(b, Endian::of(*o));
         }
         (DType::Number(LongDouble { .. }, _), DynValue::LongDouble { bytes, .. })
-        | (DType::Number(CLongDouble { .. }, _), DynValue::CLongDouble { bytes, .. }) => {
-            // The raw bytes as read: exact, whatever the platform's long double is.
-            if bytes.len() != dst.len() {
-                return Err(bad());
-            }
+        | (DType::Number(CLongDouble { .. }, _), DynValue::CLongDouble { bytes, .. })
+        | (DType::Void(_), DynValue::Void(bytes)) => {
+            // The bytes as read (a long double's: exact, whatever the platform's long double is).
+            ensure(bytes.len() == dst.len())?;
             dst.copy_from_slice(bytes);
         }
         (
@@ -219,27 +219,13 @@ pub fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Err
                 (TimeKind::Datetime, DynValue::Datetime { .. })
                     | (TimeKind::Timedelta, DynValue::Timedelta { .. })
             );
-            if !kind_ok || unit != t {
-                return Err(bad());
-            }
+            ensure(kind_ok && unit == t)?;
             ticks.unwrap_or(NAT).encode(dst, Endian::of(*o));
         }
-        (DType::Bytes(_), DynValue::Bytes(b)) => {
-            if !encode_bytes(b, dst) {
-                return Err(bad());
-            }
-        }
+        (DType::Bytes(_), DynValue::Bytes(b)) => ensure(encode_bytes(b, dst))?,
         (DType::Unicode(_, o), DynValue::Str(s)) => {
             let cps = s.code_points().iter().copied();
-            if !encode_ucs4(cps, dst, Endian::of(*o)) {
-                return Err(bad());
-            }
-        }
-        (DType::Void(_), DynValue::Void(b)) => {
-            if b.len() != dst.len() {
-                return Err(bad());
-            }
-            dst.copy_from_slice(b);
+            ensure(encode_ucs4(cps, dst, Endian::of(*o)))?;
         }
         (DType::Record(r), DynValue::Record(values)) => {
             for (i, f) in r.fields().iter().enumerate() {
@@ -259,9 +245,7 @@ pub fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Err
             let (_, base) = s.flatten();
             let size = to_usize(base.itemsize(), "itemsize")?;
             let count = dst.len() / size.max(1);
-            if size > 0 && values.len() != count {
-                return Err(bad());
-            }
+            ensure(size == 0 || values.len() == count)?;
             for (v, slot) in values.iter().zip(dst.chunks_exact_mut(size.max(1))) {
                 encode(base, v, &mut slot[..size])?;
             }
