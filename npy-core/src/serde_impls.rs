@@ -43,9 +43,8 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeStruct, SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
 
-use crate::dtype::{ByteOrder, DType};
-use crate::format::MemoryOrder;
-use crate::format::Version;
+use crate::dtype::{ByteOrder, Canonical, DType};
+use crate::format::{MemoryOrder, Version};
 use crate::header::{Header, ParsedHeader};
 use crate::info::TensorInfo;
 use crate::literal::Value;
@@ -299,10 +298,7 @@ impl Serialize for TensorInfo {
         st.serialize_field("header_len", &self.header_len)?;
         st.serialize_field("data_offset", &self.data_offset)?;
         st.serialize_field("descr", &self.dtype.to_string())?;
-        st.serialize_field(
-            "canonical",
-            &self.canonical.map(super::dtype::Canonical::name),
-        )?;
+        st.serialize_field("canonical", &self.canonical.map(Canonical::name))?;
         st.serialize_field("shape", &self.shape)?;
         st.serialize_field("fortran_order", &(self.order == MemoryOrder::Fortran))?;
         st.serialize_field("itemsize", &self.itemsize)?;
