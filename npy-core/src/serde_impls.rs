@@ -49,9 +49,8 @@ use crate::header::{Header, ParsedHeader};
 use crate::info::TensorInfo;
 use crate::literal::Value;
 
-/// Name of the newtype struct through which [`Value`] asks a deserializer for its tuples.
-///
-/// A deserializer that tells tuples from lists (npy-serde's) answers a `deserialize_newtype_struct`
+/// Name of the newtype struct through which [`Value`] asks a deserializer for its tuples. A
+/// deserializer that tells tuples from lists (npy-serde's) answers a `deserialize_newtype_struct`
 /// with this name by presenting a tuple as a one-entry map whose key is [`TUPLE_KEY`] and whose
 /// value is the sequence of items; any other deserializer just sees an ordinary newtype struct.
 #[doc(hidden)]

@@ -1,7 +1,5 @@
-//! The budget of a dynamic read's trees: checked from the header alone, before anything is
-//! read. The columns a read fills hold the data's bytes, bounded by the input; the trees of
-//! [`DynValue`]s built from them when asked for ([`DynArray::iter`](crate::DynArray::iter))
-//! are bounded here.
+//! The budget of the [`DynValue`] trees a dynamic read's columns (which hold the data's bytes,
+//! bounded by the input) build when asked for, checked from the header before anything is read.
 
 use super::DynValue;
 use crate::codec::saturating_product;

@@ -5,11 +5,6 @@
 //! [`DynValue`]s when asked for. The elements are the values `np.load(...).tolist()` gives,
 //! except that `longdouble` values keep their raw bytes next to an `f64` approximation and `U`
 //! strings their raw UCS-4 code points (a lone surrogate, which numpy allows, survives).
-//!
-//! The parts: the values ([`DynValue`], [`UcsString`]: `value.rs`), the array ([`DynArray`]:
-//! `array.rs`) and its columns ([`Column`], the padding, gathering and scattering:
-//! `columns.rs`), the budget of the trees (`budget.rs`), the decoder and encoder (`decode.rs`,
-//! `encode.rs`, through the crate's scalar codec) and x87 `longdouble` (`longdouble.rs`).
 
 use std::io::{Read, Seek};
 use std::ops::Range;
