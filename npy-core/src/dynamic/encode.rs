@@ -78,8 +78,7 @@ pub fn write_dyn_to<W: Write>(mut w: W, array: &DynArray) -> Result<(), Error> {
             w.write_all(part)?;
         }
     }
-    w.flush()?;
-    Ok(())
+    Ok(w.flush()?)
 }
 
 /// Writes `array` to `w` as [`write_dyn_to`] does, encoding object arrays (`|O`) with
@@ -99,8 +98,7 @@ pub fn write_dyn_to_using<W: Write>(
     if *dtype == DType::Object {
         w.write_all(&array.header().to_bytes(None)?)?;
         objects.encode(array, &mut w)?;
-        w.flush()?;
-        return Ok(());
+        return Ok(w.flush()?);
     }
     if dtype.has_object() {
         // The message of refuse_object is about reading; this is a write this crate lacks.
