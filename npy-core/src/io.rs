@@ -8,13 +8,22 @@ use crate::error::Error;
 
 /// Fills `buf` as far as the input allows; returns how many bytes were read.
 pub(crate) fn read_up_to<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> Result<usize, Error> {
+    Ok(fill(buf, |rest, _| r.read(rest))?)
+}
+
+/// Fills `buf` by calls of `read(the unfilled rest, bytes filled so far)` until one reads 0
+/// bytes, retrying interrupted ones; returns how many bytes were read.
+fn fill(
+    buf: &mut [u8],
+    mut read: impl FnMut(&mut [u8], usize) -> std::io::Result<usize>,
+) -> std::io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
-        match r.read(&mut buf[n..]) {
+        match read(&mut buf[n..], n) {
             Ok(0) => break,
             Ok(k) => n += k,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(e),
         }
     }
     Ok(n)
@@ -63,13 +72,10 @@ pub trait ReadAt {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
         let n = self.read_at(buf, offset)?;
         if n < buf.len() {
+            let len = buf.len();
             return Err(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
-                format!(
-                    "the source ends {} bytes into a read of {} bytes at offset {offset}",
-                    n,
-                    buf.len()
-                ),
+                format!("the source ends {n} bytes into a read of {len} bytes at offset {offset}"),
             ));
         }
         Ok(())
@@ -132,28 +138,16 @@ impl ReadAt for File {
     #[cfg(any(unix, windows))]
     fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
         #[cfg(unix)]
-        use std::os::unix::fs::FileExt;
+        let pread = std::os::unix::fs::FileExt::read_at;
         #[cfg(windows)]
-        use std::os::windows::fs::FileExt;
+        let pread = std::os::windows::fs::FileExt::seek_read;
         // No file is longer than i64::MAX bytes (the OS refuses such offsets): past the end.
         if offset > i64::MAX as u64 {
             return Ok(0);
         }
-        let mut n = 0;
-        while n < buf.len() {
-            let at = offset.saturating_add(n as u64);
-            #[cfg(unix)]
-            let r = FileExt::read_at(self, &mut buf[n..], at);
-            #[cfg(windows)]
-            let r = FileExt::seek_read(self, &mut buf[n..], at);
-            match r {
-                Ok(0) => break,
-                Ok(k) => n += k,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(n)
+        fill(buf, |rest, n| {
+            pread(self, rest, offset.saturating_add(n as u64))
+        })
     }
 }
 
