@@ -53,12 +53,10 @@ impl ArrayMeta {
         })
     }
 
-    /// The same metadata with the dtype read through `hint` ([`ParsedHeader::hinted_dtype`];
-    /// same itemsize, so the sizes stand). A hint it refuses (big-endian `'>V2'` as
-    /// bfloat16) leaves the dtype as numpy reads it.
+    /// The same metadata with the dtype read through `hint` ([`ParsedHeader::hinted_dtype`]),
+    /// which keeps the itemsize, so the sizes stand (a dtype of another size is refused all the
+    /// same). A hint it refuses (big-endian `'>V2'` as bfloat16) leaves numpy's dtype.
     pub(crate) fn hint(&mut self, hint: crate::dtype::MlType) {
-        // `DType::with_hint` keeps the itemsize (its every arm matches sizes); a dtype of
-        // another size is refused here all the same, as the sizes above were computed for it.
         if let Ok(Some(d)) = self.parsed.hinted_dtype(hint) {
             if d.itemsize() == self.itemsize {
                 self.parsed.header.dtype = d;
@@ -126,9 +124,8 @@ impl ArrayMeta {
         Ok(())
     }
 
-    /// Checks that rows `rows` are a contiguous run of the array's bytes: a C-order array of
-    /// at least one dimension, and the range within its first dimension. Returns the
-    /// dimensions of a row (the shape after the first).
+    /// The dimensions of a row (the shape after the first), once `rows` are found to be a
+    /// contiguous run of the array's bytes.
     ///
     /// # Errors
     /// [`ErrorKind::Unsupported`] for Fortran-order or 0-d arrays, [`ErrorKind::OutOfRange`]

@@ -136,14 +136,13 @@ impl<T> NpyMmap<T> {
 pub struct NpyMmapMut<T>(Mapping<MmapMut, T>);
 
 impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
-    /// Creates the file at `path` (replacing any file there) for an array of `shape` in
-    /// `order`, every element zero, and maps it writable, writing the bytes of `open_memmap(path,
-    /// mode='w+', dtype=T's dtype, shape=shape, fortran_order=order is Fortran)`. The zeroed data
-    /// is not written but the file extended (`set_len`), so with sparse files (ext4, XFS, btrfs,
-    /// APFS, NTFS, tmpfs) it takes disk space only as pages are written (opening still checks the
-    /// data as [`NpyMmap::open`] does, which for `bool` reads every byte). `T` must be viewable
-    /// in the machine's byte order ([`NpyMmap`]'s rule): numbers, `bool`, complex,
-    /// `#[npy(pod)]` records, arrays of them.
+    /// Creates the file at `path` (replacing any there) as `open_memmap(path, mode='w+',
+    /// dtype=T's dtype, shape=shape, fortran_order=order is Fortran)` writes it, every element
+    /// zero, and maps it writable. The zeros are not written but the file extended (`set_len`):
+    /// on sparse files (ext4, XFS, btrfs, APFS, NTFS, tmpfs) disk space is taken only as pages
+    /// are written (opening still checks the data as [`NpyMmap::open`] does, which for `bool`
+    /// reads every byte). `T` must be viewable in the machine's byte order ([`NpyMmap`]'s
+    /// rule): numbers, `bool`, complex, `#[npy(pod)]` records, arrays of them.
     ///
     /// # Safety
     /// As [`NpyMmap::open`]. The file is not created atomically: a reader may see it half filled.
@@ -161,7 +160,6 @@ impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
     ) -> Result<Self, Error> {
         let path = path.as_ref();
         let create = || -> Result<Self, Error> {
-            // A subarray element's dimensions would be part of the shape.
             let dtype = T::npy_dtype();
             if matches!(dtype, DType::SubArray(_)) {
                 return Err(Error::new(ErrorKind::Unsupported {

@@ -11,6 +11,8 @@ use super::{NpyArray, NpyReader, ReadOptions};
 use crate::codec::checked_product;
 use crate::element::NpyElement;
 use crate::error::Error;
+#[cfg(doc)]
+use crate::error::ErrorKind;
 use crate::header::{parse_prefix, Header, ParsedHeader, Prefix};
 use crate::io::ReadAt;
 use crate::meta::{check_within, ArrayMeta};
@@ -87,15 +89,13 @@ fn read_header<S: ReadAt + ?Sized>(
     Ok((parsed, head))
 }
 
-/// A range source ([`ReadAt`]) read by position: what [`NpyReader::open_at`] reads through.
-///
-/// Its reader's reads take `&self`, so one reader (or its clones, cheap when `S` is) serves
-/// several threads; each is one read of the source, of exactly its bytes, and reads inside
-/// the first read's bytes cost none. Memory of a read is its output, plus the range's bytes
-/// when the dtype is decoded element by element or byte-swapped (at most [`MAX_WINDOW_BYTES`]
-/// at a time); nothing is sized by what the header claims before the source's length shows
-/// the bytes are there. It is not a [`Read`]: streaming reads (`iter`, `read_into`) are had
-/// from [`NpyReader::stream`].
+/// A range source ([`ReadAt`]) read by position, what [`NpyReader::open_at`] reads through:
+/// its reader's reads take `&self` (one reader, or its clones, cheap when `S` is, serves
+/// several threads), each one read of exactly its bytes, none inside the first read's. A read's
+/// memory is its output, plus the range's bytes (at most [`MAX_WINDOW_BYTES`] at a time) for
+/// dtypes decoded element by element or byte-swapped; nothing is sized by the header's claim
+/// before the source's length backs it. Not a [`Read`]: streaming reads (`iter`, `read_into`)
+/// come from [`NpyReader::stream`].
 #[derive(Debug, Clone)]
 pub struct Positional<S> {
     source: S,

@@ -121,10 +121,8 @@ impl<T: NpyElement> Decode for Typed<T> {
 }
 
 /// A `.npy` reader over any [`Read`]: the header first, then the data in one go, into a caller's
-/// buffer, or element by element.
-///
-/// It consumes exactly the header and the array's bytes, so arrays concatenated in one stream
-/// read one after the other.
+/// buffer, or element by element. It consumes exactly the header and the array's bytes, so
+/// arrays concatenated in one stream read one after the other.
 ///
 /// # Examples
 /// ```
@@ -285,11 +283,10 @@ impl<R> NpyReader<R> {
         }
     }
 
-    /// What a typed read checks first: objects refused, subarray dimensions folded into `T`
-    /// ([`NpyReader::fold_subarray`]), then `T`'s plan for the file's dtype ([`Typed::new`]).
-    /// A big-endian `'>V2'` (ml_dtypes' big-endian bfloat16, whose byte order numpy's `|V2`
-    /// loses) is refused for a type wider than a byte that takes a void's bytes
-    /// (`half::bf16`), which would read it swapped.
+    /// What a typed read checks first: objects, [`NpyReader::fold_subarray`], [`Typed::new`].
+    /// A big-endian `'>V2'` (ml_dtypes' bfloat16, whose byte order numpy's `|V2` loses) is
+    /// refused for a type wider than a byte taking a void's bytes (`half::bf16`): it would
+    /// read it swapped.
     fn typed<T: NpyElement>(&mut self) -> Result<Typed<T>, Error> {
         self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
@@ -418,8 +415,7 @@ impl<R: Read> NpyReader<R> {
         Ok(())
     }
 
-    /// Whether the bytes left are known to be there (a file's length, or
-    /// [`NpyReader::with_available_bytes`]), checked by [`NpyReader::check_backed`].
+    /// Whether [`NpyReader::check_backed`] knows the input's length.
     pub(crate) fn knows_length(&self) -> bool {
         self.available.is_some()
     }
@@ -476,7 +472,6 @@ impl<R: Read> NpyReader<R> {
                 return Ok(v);
             }
             let mut v = Vec::with_capacity(n_usize);
-            // As above: the decoded values go to fresh pages.
             npy_fs::advise_huge_pages_spare(&mut v);
             self.decode_into_vec(decoder, n, &mut v)?;
             return Ok(v);
@@ -678,7 +673,6 @@ impl<R: Read + Seek> NpyReader<R> {
     ) -> Result<T, Error> {
         check_within("element range", &range, self.num_elements())?;
         self.seek_to(range.start)?;
-        // Read as if the array ended at range.end.
         let saved_end = self.end;
         self.end = range.end;
         let out = read(self);
