@@ -346,13 +346,8 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
             .iter()
             .zip(bytes.iter().zip(fetched))
             .map(|(range, (at, data))| {
-                let part = Positional {
-                    source: FetchedRange::new(at.start, data),
-                    options: p.options,
-                    size: p.size,
-                    head: Vec::new(),
-                };
-                NpyReader::from_meta(part, self.meta().clone(), &p.options)
+                let part = FetchedRange::new(at.start, data);
+                NpyReader::from_parts(part, self.parsed_header().clone(), p.size, &p.options)?
                     .read_range::<T>(range.clone())
             })
             .collect()
