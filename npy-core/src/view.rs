@@ -32,8 +32,7 @@ use crate::read::{NpyArray, NpyReader};
 ///
 /// # Examples
 /// ```
-/// use npy_core::{view::view_or_copy, ErrorKind, NpyView, MemoryOrder, WriteOptions};
-///
+/// use npy_core::{ErrorKind, NpyView, MemoryOrder, WriteOptions};
 /// let mut file = Vec::new();
 /// WriteOptions::new().write_to(&mut file, &[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
 ///
@@ -52,11 +51,6 @@ use crate::read::{NpyArray, NpyReader};
 /// shifted.copy_from_slice(&file);
 /// let err = NpyView::<f64>::new(shifted).unwrap_err();
 /// assert!(matches!(err.kind(), ErrorKind::Misaligned { offset: 128, align: 8 }));
-/// // view_or_copy borrows when it can and copies when it must.
-/// let values = view_or_copy::<f64>(shifted)?;
-/// assert!(!values.is_borrowed());
-/// assert_eq!(values.shape(), [2, 3]);
-/// assert_eq!(values[3], 4.0);
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]

@@ -61,19 +61,8 @@ pub(crate) fn check_expansion<T>(n: u64, nbytes: u64) -> Result<(), Error> {
     Ok(())
 }
 
-/// An owned array: shape, memory order and the elements in that order.
-///
-/// # Examples
-/// ```
-/// # let dir = std::env::temp_dir().join(format!("npy-core-array-{}", std::process::id()));
-/// # std::fs::create_dir_all(&dir)?;
-/// let path = dir.join("a.npy");
-/// npy_core::write(&path, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
-/// let a = npy_core::read::<f32>(&path)?;
-/// assert_eq!(a.shape(), [2, 3]);
-/// assert_eq!(a.get(&[1, 0]), Some(&4.0));
-/// # Ok::<(), npy_core::Error>(())
-/// ```
+/// An owned array: shape, memory order and the elements in that order ([`read`](fn@crate::read)
+/// shows one).
 #[derive(Debug, Clone)]
 pub struct NpyArray<T> {
     meta: ArrayMeta,
@@ -186,9 +175,14 @@ impl<T: PartialEq> PartialEq for NpyArray<T> {
 /// Header errors and those of [`NpyReader::read_vec`], naming the file.
 ///
 /// # Examples
-/// ```no_run
-/// let a = npy_core::read::<f32>("fixtures/w_f32.npy")?;
-/// assert_eq!(a.shape(), [4, 64]);
+/// ```
+/// # let dir = std::env::temp_dir().join(format!("npy-core-array-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("a.npy");
+/// npy_core::write(&path, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+/// let a = npy_core::read::<f32>(&path)?;
+/// assert_eq!(a.shape(), [2, 3]);
+/// assert_eq!(a.get(&[1, 0]), Some(&4.0));
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 pub fn read<T: NpyElement>(path: impl AsRef<Path>) -> Result<NpyArray<T>, Error> {

@@ -325,11 +325,10 @@ impl<R> NpyReader<R> {
         Ok(())
     }
 
-    /// The reader with its dtype read through a type hint, as [`ReadOptions::hint`] does when
-    /// opening: for readers opened without options (an `.npz` member's). `None`, a dtype the
-    /// hint does not apply to, or a hint
-    /// [`ParsedHeader::hinted_dtype`](crate::header::ParsedHeader::hinted_dtype) refuses (a
-    /// big-endian `'>V2'` as bfloat16: call it to learn why) leaves the reader as it is.
+    /// The reader with its dtype read through a type hint, as [`ReadOptions::hint`] when opening
+    /// (for readers opened without options: an `.npz` member's). `None`, a dtype the hint does
+    /// not apply to, or a hint [`hinted_dtype`](crate::header::ParsedHeader::hinted_dtype)
+    /// refuses (call it to learn why) leaves the reader as it is.
     ///
     /// # Examples
     /// ```
