@@ -111,12 +111,8 @@ impl ReadAt for [u8] {
     }
 
     fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
-        let start = usize::try_from(offset)
-            .unwrap_or(usize::MAX)
-            .min(self.len());
-        let n = buf.len().min(self.len() - start);
-        buf[..n].copy_from_slice(&self[start..start + n]);
-        Ok(n)
+        let mut rest = usize::try_from(offset).map_or(&[][..], |o| self.get(o..).unwrap_or(&[]));
+        rest.read(buf)
     }
 }
 

@@ -213,11 +213,8 @@ pub fn read_with<T: NpyElement>(
 ) -> Result<NpyArray<T>, Error> {
     let path = path.as_ref();
     let mut r = NpyReader::open_with(path, options)?;
-    let mut read = || -> Result<NpyArray<T>, Error> {
-        let data = r.read_vec()?;
-        NpyArray::from_meta(r.meta().clone(), data)
-    };
-    read().at_path(path)
+    let data = r.read_vec().at_path(path)?;
+    NpyArray::from_meta(r.meta().clone(), data).at_path(path)
 }
 
 impl NpyReader<BufReader<File>> {
