@@ -1,8 +1,7 @@
 //! Arrays over a range source ([`ReadAt`]), [`NpyReader::open_at`]: what a remote store needs
-//! from the format. Every read is positional and sized up front, so a source that pays per
-//! request (an object store, HTTP) is asked for the header once (twice only when it is longer
-//! than the first read) and for each range once. Decoding is the [`NpyReader`]'s own, run over
-//! a cursor on the source.
+//! from the format. Reads are positional and sized up front: a source that pays per request
+//! (an object store, HTTP) is asked once for the header (twice if longer than the first read)
+//! and once per range. Decoding is the [`NpyReader`]'s own, over a cursor on the source.
 
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::Range;

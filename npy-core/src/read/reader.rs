@@ -419,10 +419,9 @@ impl<R: Read> NpyReader<R> {
         self.available.is_some()
     }
 
-    /// Reads the next `n` elements (of some bytes each) in chunks of whole elements, about
-    /// `chunk_bytes` each and at least one element, handing each chunk to `f` in order; the
-    /// bools of each are checked first under [`ReadOptions::strict_bools`]. Elements of no
-    /// bytes are not read here: their callers decode them from nothing.
+    /// Hands the next `n` elements to `f` in chunks of whole elements (about `chunk_bytes`, at
+    /// least one element), in order, each bool-checked first under [`ReadOptions::strict_bools`].
+    /// Elements of no bytes are not read here: their callers decode them from nothing.
     pub(crate) fn read_chunks(
         &mut self,
         n: u64,
