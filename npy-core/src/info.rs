@@ -92,13 +92,9 @@ impl TensorInfo {
         options: &ReadOptions,
     ) -> Result<TensorInfo, Error> {
         let meta = ArrayMeta::new(Header::read_with(r, options)?)?;
-        let (nbytes, data_offset) = (meta.nbytes(), meta.data_offset());
-        Ok(TensorInfo::from_parts(
-            name.into(),
-            meta.into_parsed_header(),
-            nbytes,
-            data_offset,
-        ))
+        let (nbytes, offset) = (meta.nbytes(), meta.data_offset());
+        let parsed = meta.into_parsed_header();
+        Ok(TensorInfo::from_parts(name.into(), parsed, nbytes, offset))
     }
 
     /// The info of tensor `name` of header `parsed`, its data `nbytes` bytes at `data_offset`:

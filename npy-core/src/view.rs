@@ -246,23 +246,18 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
     let dtype = meta.dtype();
     dtype.refuse_object()?;
     T::plan(dtype)?;
+    let refuse = |reason| Err(not_viewable::<T>(dtype, reason));
     match bulk_kind::<T>(dtype) {
         Bulk::Native(_) => {}
-        Bulk::Swapped(_) => return Err(not_viewable::<T>(dtype, "the bytes are byte-swapped")),
+        Bulk::Swapped(_) => return refuse("the bytes are byte-swapped"),
         Bulk::No if is_bool_layout::<T>(dtype) => {}
         Bulk::No => {
-            return Err(not_viewable::<T>(
-                dtype,
-                "the type is decoded element by element and has no in-memory view",
-            ))
+            return refuse("the type is decoded element by element and has no in-memory view")
         }
     }
     if std::mem::size_of::<T>() as u64 != dtype.itemsize() {
         // Only a hand-written NpyElement whose bulk layout claims more than its size allows.
-        return Err(not_viewable::<T>(
-            dtype,
-            "the type's size in memory is not the dtype's itemsize",
-        ));
+        return refuse("the type's size in memory is not the dtype's itemsize");
     }
     let offset = meta.data_offset();
     let nbytes = meta.nbytes();
@@ -275,10 +270,7 @@ pub(crate) fn view_data<'a, T: NpyElement + CheckedBitPattern>(
     if nbytes == 0 {
         if !meta.is_empty() {
             // Elements of zero size (an empty record): no bytes to borrow them from.
-            return Err(not_viewable::<T>(
-                dtype,
-                "its elements take no bytes to borrow",
-            ));
+            return refuse("its elements take no bytes to borrow");
         }
         // Nothing to borrow: an empty slice needs no alignment.
         return Ok(&[]);
