@@ -169,12 +169,9 @@ impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
                         .into(),
                 }));
             }
-            let header = Header {
-                dtype,
-                // open_memmap writes the flag it is given, whatever the shape.
-                fortran_order: order.is_fortran(),
-                shape: shape.to_vec(),
-            };
+            let mut header = Header::new(dtype, shape.to_vec());
+            // open_memmap writes the flag it is given, whatever the shape.
+            header.fortran_order = order.is_fortran();
             let meta = ArrayMeta::from_header(header)?;
             let end = meta
                 .data_offset()

@@ -85,11 +85,8 @@ impl<T: NpyElement> NpyArray<T> {
                 found: data.len() as u64,
             }));
         }
-        let header = Header {
-            dtype: T::dtype_for(&data),
-            fortran_order: order.is_fortran(),
-            shape,
-        };
+        let mut header = Header::new(T::dtype_for(&data), shape);
+        header.fortran_order = order.is_fortran();
         NpyArray::from_meta(ArrayMeta::from_header(header)?, data)
     }
 }

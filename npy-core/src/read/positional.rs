@@ -399,12 +399,10 @@ impl<B: AsRef<[u8]>> ReadAt for FetchedRange<B> {
     /// [`io::ErrorKind::InvalidInput`], one at or past their end reads 0 bytes.
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         let Some(rel) = offset.checked_sub(self.offset) else {
+            let from = self.offset;
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                format!(
-                    "offset {offset} is before the fetched bytes (from {})",
-                    self.offset
-                ),
+                format!("offset {offset} is before the fetched bytes (from {from})"),
             ));
         };
         self.bytes.as_ref().read_at(buf, rel)
