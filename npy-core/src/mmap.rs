@@ -173,16 +173,13 @@ impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
             // open_memmap writes the flag it is given, whatever the shape.
             header.fortran_order = order.is_fortran();
             let meta = ArrayMeta::from_header(header)?;
-            let end = meta
-                .data_offset()
-                .checked_add(meta.nbytes())
-                .filter(|&end| usize::try_from(end).is_ok())
-                .ok_or_else(|| {
-                    Error::new(ErrorKind::PlatformLimit {
-                        what: "bytes of a memory map",
-                        value: meta.data_offset().saturating_add(meta.nbytes()),
-                    })
-                })?;
+            let sum = meta.data_offset().checked_add(meta.nbytes());
+            let Some(end) = sum.filter(|&end| usize::try_from(end).is_ok()) else {
+                return Err(Error::new(ErrorKind::PlatformLimit {
+                    what: "bytes of a memory map",
+                    value: sum.unwrap_or(u64::MAX),
+                }));
+            };
             let mut file = OpenOptions::new()
                 .read(true)
                 .write(true)

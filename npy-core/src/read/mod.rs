@@ -150,9 +150,7 @@ impl<T> NpyArray<T> {
 
     /// `(shape, order, data)`.
     pub fn into_parts(self) -> (Vec<u64>, MemoryOrder, Vec<T>) {
-        let order = self.meta.order();
-        let shape = self.meta.shape().to_vec();
-        (shape, order, self.data)
+        (self.meta.shape().to_vec(), self.meta.order(), self.data)
     }
 }
 
