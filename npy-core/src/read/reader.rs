@@ -154,12 +154,8 @@ pub struct NpyReader<R> {
     ahead: Vec<u8>,
     /// How much of `ahead` has been consumed.
     ahead_at: usize,
-    /// [`ReadOptions::strict_bools`]: refuse `b1` bytes other than 0 and 1.
-    strict_bools: bool,
-    /// [`ReadOptions::casting`]: which file dtypes typed reads convert from.
-    casting: Casting,
-    /// [`ReadOptions::threads`]: threads of a large bulk read (0: the machine's).
-    threads: usize,
+    /// Its [`ReadOptions::strict_bools`], [`ReadOptions::casting`], [`ReadOptions::threads`].
+    options: ReadOptions,
     /// For a reader opened from a path ([`NpyReader::open`]): the buffered file behind `R`,
     /// whose data large bulk reads read positionally on several threads.
     file: Option<FileAccess<R>>,
@@ -192,9 +188,7 @@ impl<R> NpyReader<R> {
             available: None,
             ahead: Vec::new(),
             ahead_at: 0,
-            strict_bools: options.get_strict_bools(),
-            casting: options.get_casting(),
-            threads: options.get_threads(),
+            options: *options,
             file: None,
         }
     }
@@ -271,7 +265,7 @@ impl<R> NpyReader<R> {
     /// of `data` (whole elements from element `first` on) other than 0 and 1, naming its
     /// offset in the input.
     fn check_bools(&self, data: &[u8], first: u64) -> Result<(), Error> {
-        if !self.strict_bools {
+        if !self.options.get_strict_bools() {
             return Ok(());
         }
         match self.meta.dtype().first_noncanonical_bool(data) {
@@ -290,7 +284,7 @@ impl<R> NpyReader<R> {
     fn typed<T: NpyElement>(&mut self) -> Result<Typed<T>, Error> {
         self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
-        let typed = Typed::<T>::new(self.dtype(), self.casting)?;
+        let typed = Typed::<T>::new(self.dtype(), self.options.get_casting())?;
         if let (DType::Void(_), DType::Ml(t)) = (self.dtype(), T::npy_dtype()) {
             if t.itemsize() > 1 {
                 self.meta.parsed_header().hinted_dtype(t)?;
@@ -578,7 +572,7 @@ impl<R: Read> NpyReader<R> {
     /// scalar (`0`: none) of each chunk while it is in cache, not in a second pass. A file
     /// reader with a large enough `buf` reads on several threads.
     fn read_bulk(&mut self, buf: &mut [u8], swap_unit: usize) -> Result<(), Error> {
-        let threads = parallel::threads_for(buf.len(), self.threads);
+        let threads = parallel::threads_for(buf.len(), self.options.get_threads());
         #[cfg(any(unix, windows))]
         if threads > 1 && self.ahead_len() == 0 {
             if let Some(file) = self.file {
