@@ -479,14 +479,13 @@ impl<S: ReadAt + ?Sized> Seek for SourceCursor<'_, S> {
             SeekFrom::End(d) => self.size.checked_add_signed(d),
             SeekFrom::Current(d) => self.pos.checked_add_signed(d),
         };
-        let Some(target) = target else {
-            return Err(io::Error::new(
+        self.pos = target.ok_or_else(|| {
+            io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "a seek before the start or past 2^64 bytes",
-            ));
-        };
-        self.pos = target;
-        Ok(target)
+            )
+        })?;
+        Ok(self.pos)
     }
 }
 
