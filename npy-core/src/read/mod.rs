@@ -6,7 +6,7 @@
 //! from it.
 
 use std::fs::File;
-use std::io::{BufReader, Seek, SeekFrom};
+use std::io::BufReader;
 use std::path::Path;
 
 use crate::codec::{checked_product, permute_to_c_order};
@@ -210,63 +210,6 @@ pub fn read_with<T: NpyElement>(
     let mut r = NpyReader::open_with(path, options)?;
     let data = r.read_vec().at_path(path)?;
     NpyArray::from_meta(r.meta().clone(), data).at_path(path)
-}
-
-impl NpyReader<BufReader<File>> {
-    /// Opens the file at `path` and reads its header; the file's length bounds later reads.
-    /// Reads go through a [`BufReader`] of [`FILE_BUFFER_BYTES`]; a bulk read of at least
-    /// twice [`PARALLEL_MIN_BYTES`] of numbers is split over threads ([`ReadOptions::threads`]).
-    ///
-    /// # Errors
-    /// I/O and header errors, naming the file.
-    ///
-    /// # Examples
-    /// ```
-    /// let path = std::env::temp_dir().join(format!("npy-open-{}.npy", std::process::id()));
-    /// npy_core::write(&path, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
-    /// let mut r = npy_core::NpyReader::open(&path)?;
-    /// let mut row = [0f32; 3];
-    /// r.read_into(&mut row)?; // served from the buffer
-    /// assert_eq!(row, [1.0, 2.0, 3.0]);
-    /// let file = r.into_file()?; // positioned after the first row
-    /// # drop(file);
-    /// # std::fs::remove_file(&path).ok();
-    /// # Ok::<(), npy_core::Error>(())
-    /// ```
-    pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
-        NpyReader::open_with(path, &ReadOptions::default())
-    }
-
-    /// [`NpyReader::open`] with options (see [`NpyReader::with_options`]).
-    ///
-    /// # Errors
-    /// As [`NpyReader::open`].
-    pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Self, Error> {
-        let path = path.as_ref();
-        let open = || -> Result<Self, Error> {
-            let file = npy_fs::open_regular(path)?;
-            let file_len = file.metadata()?.len();
-            let buffered = BufReader::with_capacity(FILE_BUFFER_BYTES, file);
-            let r = NpyReader::with_options(buffered, options)?;
-            let available = file_len.saturating_sub(r.data_offset());
-            Ok(r.with_available_bytes(available).with_file_access())
-        };
-        open().at_path(path)
-    }
-
-    /// The file, positioned right after the header and the elements handed out so far: bytes
-    /// the buffer or [`NpyReader::iter`] had read ahead are given back by seeking, not lost.
-    ///
-    /// # Errors
-    /// I/O errors of the seek.
-    pub fn into_file(self) -> Result<File, Error> {
-        let ahead = self.ahead_len();
-        let mut inner = self.into_inner();
-        // BufReader's relative seek counts its own buffered bytes too, then drops them.
-        let back = i64::try_from(ahead).map_err(|_| std::io::Error::other("read-ahead size"))?;
-        inner.seek(SeekFrom::Current(-back))?;
-        Ok(inner.into_inner())
-    }
 }
 
 #[cfg(test)]

@@ -7,13 +7,14 @@
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::ops::Range;
+use std::path::Path;
 
-use super::{check_expansion, parallel};
+use super::{check_expansion, parallel, FILE_BUFFER_BYTES};
 use super::{Casting, ReadOptions};
 use crate::codec::{checked_product, per_chunk, swap_in_place, CHUNK_BYTES, SWAP_CHUNK_BYTES};
 use crate::dtype::DType;
 use crate::element::{bulk_kind, Bulk, NpyElement, PodLayout, Widening};
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, PathContext};
 use crate::header::Header;
 use crate::io::read_up_to;
 use crate::meta::{check_within, meta_accessors, ArrayMeta};
@@ -165,11 +166,62 @@ pub struct NpyReader<R> {
 type FileAccess<R> = fn(&mut R) -> &mut BufReader<File>;
 
 impl NpyReader<BufReader<File>> {
-    /// This reader with its parallel bulk reads on: the data starts at
-    /// [`NpyReader::data_offset`] of the file (the header was read from its start).
-    pub(super) fn with_file_access(mut self) -> Self {
-        self.file = Some(|r| r);
-        self
+    /// Opens the file at `path` and reads its header; the file's length bounds later reads.
+    /// Reads go through a [`BufReader`] of [`FILE_BUFFER_BYTES`]; a bulk read of at least twice
+    /// [`PARALLEL_MIN_BYTES`](super::PARALLEL_MIN_BYTES) of numbers is split over threads
+    /// ([`ReadOptions::threads`]).
+    ///
+    /// # Errors
+    /// I/O and header errors, naming the file.
+    ///
+    /// # Examples
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("npy-open-{}.npy", std::process::id()));
+    /// npy_core::write(&path, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+    /// let mut r = npy_core::NpyReader::open(&path)?;
+    /// let mut row = [0f32; 3];
+    /// r.read_into(&mut row)?; // served from the buffer
+    /// assert_eq!(row, [1.0, 2.0, 3.0]);
+    /// let file = r.into_file()?; // positioned after the first row
+    /// # drop(file);
+    /// # std::fs::remove_file(&path).ok();
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
+        NpyReader::open_with(path, &ReadOptions::default())
+    }
+
+    /// [`NpyReader::open`] with options (see [`NpyReader::with_options`]).
+    ///
+    /// # Errors
+    /// As [`NpyReader::open`].
+    pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let open = || -> Result<Self, Error> {
+            let file = npy_fs::open_regular(path)?;
+            let file_len = file.metadata()?.len();
+            let buffered = BufReader::with_capacity(FILE_BUFFER_BYTES, file);
+            let mut r = NpyReader::with_options(buffered, options)?;
+            r.available = Some(file_len.saturating_sub(r.data_offset()));
+            // Bulk reads may read the file by position: the header was read from its start.
+            r.file = Some(|r| r);
+            Ok(r)
+        };
+        open().at_path(path)
+    }
+
+    /// The file, positioned right after the header and the elements handed out so far: bytes
+    /// the buffer or [`NpyReader::iter`] had read ahead are given back by seeking, not lost.
+    ///
+    /// # Errors
+    /// I/O errors of the seek.
+    pub fn into_file(self) -> Result<File, Error> {
+        let ahead = self.ahead_len();
+        let mut inner = self.into_inner();
+        // BufReader's relative seek counts its own buffered bytes too, then drops them.
+        let back = i64::try_from(ahead).map_err(|_| std::io::Error::other("read-ahead size"))?;
+        inner.seek(SeekFrom::Current(-back))?;
+        Ok(inner.into_inner())
     }
 }
 
@@ -248,7 +300,7 @@ impl<R> NpyReader<R> {
     }
 
     /// Bytes read from `R` ahead of what was handed out (by [`NpyReader::iter`]).
-    pub(super) fn ahead_len(&self) -> usize {
+    fn ahead_len(&self) -> usize {
         self.ahead.len() - self.ahead_at
     }
 
