@@ -103,10 +103,30 @@ impl Parser<'_> {
             .count()
     }
 
+    /// Steps over the next byte if it is one of `set`, saying whether it did.
+    fn eat(&mut self, set: &[u8]) -> bool {
+        let hit = self.peek().is_some_and(|b| set.contains(&b));
+        self.pos += usize::from(hit);
+        hit
+    }
+
     /// Steps over the `\n` of a CR LF whose `\r` was just consumed: Python reads source with
     /// universal newlines, so CR LF is one line break.
     fn skip_lf_after_cr(&mut self) {
-        self.pos += usize::from(self.peek() == Some(b'\n'));
+        self.eat(b"\n");
+    }
+
+    /// After an item: a comma (`false`) or `close` (`true`), blanks before it skipped;
+    /// anything else is an error expecting `expected`.
+    fn comma_or_close(&mut self, close: u8, expected: &'static str) -> Result<bool, LiteralError> {
+        self.skip_ws();
+        if self.eat(b",") {
+            return Ok(false);
+        }
+        if self.eat(&[close]) {
+            return Ok(true);
+        }
+        Err(self.unexpected(expected))
     }
 
     fn skip_ws(&mut self) {
@@ -170,45 +190,29 @@ impl Parser<'_> {
         let mut items = Vec::new();
         loop {
             self.skip_ws();
-            if self.peek() == Some(close) {
-                self.pos += 1;
+            if self.eat(&[close]) {
                 return Ok(items);
             }
             items.push(self.value()?);
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(c) if c == close => {
-                    self.pos += 1;
-                    return Ok(items);
-                }
-                _ => return Err(self.unexpected(expected)),
+            if self.comma_or_close(close, expected)? {
+                return Ok(items);
             }
         }
     }
 
     fn paren(&mut self) -> Result<Value, LiteralError> {
         self.skip_ws();
-        if self.peek() == Some(b')') {
-            self.pos += 1;
+        if self.eat(b")") {
             return Ok(Value::Tuple(Vec::new()));
         }
         let first = self.value()?;
-        self.skip_ws();
-        match self.peek() {
+        if self.comma_or_close(b')', "',' or ')'")? {
             // A parenthesised value, not a tuple.
-            Some(b')') => {
-                self.pos += 1;
-                Ok(first)
-            }
-            Some(b',') => {
-                self.pos += 1;
-                let mut items = self.items(b')', "',' or ')'")?;
-                items.insert(0, first);
-                Ok(Value::Tuple(items))
-            }
-            _ => Err(self.unexpected("',' or ')'")),
+            return Ok(first);
         }
+        let mut items = self.items(b')', "',' or ')'")?;
+        items.insert(0, first);
+        Ok(Value::Tuple(items))
     }
 
     fn dict(&mut self) -> Result<Value, LiteralError> {
@@ -219,8 +223,7 @@ impl Parser<'_> {
         let mut index: Option<HashMap<String, usize>> = None;
         loop {
             self.skip_ws();
-            if self.peek() == Some(b'}') {
-                self.pos += 1;
+            if self.eat(b"}") {
                 break;
             }
             let key_pos = self.pos;
@@ -229,10 +232,9 @@ impl Parser<'_> {
                 return Err(self.err_at(key_pos, LiteralErrorKind::UnhashableKey(key.type_name())));
             }
             self.skip_ws();
-            if self.peek() != Some(b':') {
+            if !self.eat(b":") {
                 return Err(self.unexpected("':'"));
             }
-            self.pos += 1;
             self.skip_ws();
             let value = self.value()?;
             // Once past SMALL_DICT keys, always (a dict never shrinks).
@@ -254,14 +256,8 @@ impl Parser<'_> {
                 Some(i) => items[i].1 = value,
                 None => items.push((key, value)),
             }
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => {
-                    self.pos += 1;
-                    break;
-                }
-                _ => return Err(self.unexpected("',' or '}'")),
+            if self.comma_or_close(b'}', "',' or '}'")? {
+                break;
             }
         }
         Ok(Value::Dict(items))
@@ -289,8 +285,7 @@ impl Parser<'_> {
 
     fn number(&mut self) -> Result<Value, LiteralError> {
         let negative = self.peek() == Some(b'-');
-        if matches!(self.peek(), Some(b'+' | b'-')) {
-            self.pos += 1;
+        if self.eat(b"+-") {
             // Python allows space between a sign and its number ("- 1"), not a second sign
             // (nor a line break outside brackets).
             self.skip_blanks(self.depth > 0);
@@ -308,19 +303,15 @@ impl Parser<'_> {
         let value = if radix == 10 {
             let int_part = self.digits(10, false)?;
             let mut is_float = false;
-            if self.peek() == Some(b'.') {
-                self.pos += 1;
+            if self.eat(b".") {
                 is_float = true;
                 if self.digits(10, false)?.is_empty() && int_part.is_empty() {
                     return Err(self.err_at(num_start, LiteralErrorKind::InvalidNumber));
                 }
             }
-            if let Some(b'e' | b'E') = self.peek() {
-                self.pos += 1;
+            if self.eat(b"eE") {
                 is_float = true;
-                if let Some(b'+' | b'-') = self.peek() {
-                    self.pos += 1;
-                }
+                self.eat(b"+-");
                 if self.digits(10, false)?.is_empty() {
                     return Err(self.err_at(num_start, LiteralErrorKind::InvalidNumber));
                 }
@@ -486,10 +477,10 @@ impl Parser<'_> {
             let Some(e) = self.text[self.pos..].chars().next() else {
                 return Err(self.err_at(start, LiteralErrorKind::UnterminatedString));
             };
+            self.pos += e.len_utf8();
             if raw {
                 // In raw strings a backslash only stops the next character from closing.
                 out.push('\\');
-                self.pos += e.len_utf8();
                 if e == '\r' {
                     out.push('\n');
                     self.skip_lf_after_cr();
@@ -498,7 +489,6 @@ impl Parser<'_> {
                 }
                 continue;
             }
-            self.pos += e.len_utf8();
             match e {
                 '\n' => {}
                 '\r' => self.skip_lf_after_cr(),
@@ -575,9 +565,9 @@ impl Parser<'_> {
                 let shown = self.text.get(esc_start..end).unwrap_or("\\");
                 self.err_at(esc_start, LiteralErrorKind::InvalidEscape(shown.to_owned()))
             })?;
-        let v = hex.iter().fold(0u32, |acc, d| {
-            acc * 16 + (*d as char).to_digit(16).unwrap_or(0)
-        });
+        let v = hex
+            .iter()
+            .fold(0, |v, d| v * 16 + (*d as char).to_digit(16).unwrap_or(0));
         self.pos += n;
         char::from_u32(v).ok_or_else(|| self.err_at(esc_start, LiteralErrorKind::InvalidCodePoint))
     }
