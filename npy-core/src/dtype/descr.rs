@@ -183,23 +183,13 @@ pub(super) fn compact_name(name: &str) -> CompactString {
 /// Builds a record from the entries of a descr list, as numpy's `descr_to_dtype` does: each
 /// entry takes the next `itemsize` bytes; unnamed void entries are padding. Shared by the
 /// general descr parser and the header fast path, so both follow the same rules.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct RecordBuilder {
     fields: Vec<Field>,
     offset: u64,
-    /// Whether the fields so far have no titles and strictly increasing names (so are
-    /// distinct without sorting them).
-    increasing: bool,
-}
-
-impl Default for RecordBuilder {
-    fn default() -> Self {
-        RecordBuilder {
-            fields: Vec::new(),
-            offset: 0,
-            increasing: true,
-        }
-    }
+    /// Whether a field so far has a title or a name not after the one before (so the labels
+    /// must be sorted to find a repeat).
+    unordered: bool,
 }
 
 impl RecordBuilder {
@@ -227,7 +217,7 @@ impl RecordBuilder {
         let is_void = matches!(dtype, DType::Void(_) | DType::SubArray(_));
         let is_padding = title.is_none() && name.is_empty() && is_void;
         if !is_padding {
-            self.increasing = self.increasing && title.is_none() && self.follows_last(&name);
+            self.unordered = self.unordered || title.is_some() || !self.follows_last(&name);
             // Grown as fields validate, not sized up front (the header fast path reserves what
             // its text bounds): a header list of a million `1`s must fail on the first
             // without allocating a million fields.
@@ -243,7 +233,7 @@ impl RecordBuilder {
     }
 
     /// Whether `name` sorts after the last field's name (or is the first): what keeps
-    /// `increasing` true.
+    /// `unordered` false.
     #[inline]
     fn follows_last(&self, name: &str) -> bool {
         self.fields
@@ -263,7 +253,7 @@ impl RecordBuilder {
     ) -> Option<()> {
         let itemsize = primitive.itemsize();
         let next = self.offset.checked_add(itemsize)?;
-        self.increasing = self.increasing && self.follows_last(name);
+        self.unordered = self.unordered || !self.follows_last(name);
         self.fields.reserve(1);
         let slot = self.fields.spare_capacity_mut().first_mut()?;
         slot.write(Field {
@@ -291,7 +281,7 @@ impl RecordBuilder {
             let reason = format!("record of {size} bytes: numpy keeps an itemsize in a C int");
             return Err(descr_error("record", &reason));
         }
-        let record = Record::sequential(self.fields, size, self.increasing)?;
+        let record = Record::sequential(self.fields, size, !self.unordered)?;
         Ok(DType::Record(record))
     }
 }
