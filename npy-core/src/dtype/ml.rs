@@ -7,14 +7,10 @@
 //! type back from a hint: the requested Rust type of a typed read, or
 //! [`ReadOptions::hint`](crate::ReadOptions) for a dynamic one.
 //!
-//! The encodings follow ml_dtypes' `float8.h` / `intn.h` (and OCP's MX and FP8 specifications):
-//! a sign bit (none for `e8m0fnu`), `e` exponent bits with a bias, `m` mantissa bits. The
-//! `fn` kinds have no infinities ("finite") and one NaN per sign (all bits set); the `fnuz`
-//! kinds have no infinities, no negative zero, and one NaN (`0x80`); float6 and float4 have
-//! neither NaN nor infinities. A float6 or float4 element, and an int4/int2 element, is held in
-//! the low bits of its byte. `fixtures/mltypes/manifest.json` (written by numpy + ml_dtypes)
-//! holds ml_dtypes' value of every byte and its rounding of a sweep of floats; tests compare
-//! both with [`MlType::decode`] and [`MlType::encode`].
+//! The encodings (each [`MlType`] variant's doc) follow ml_dtypes' `float8.h` / `intn.h` and
+//! OCP's MX and FP8 specifications. `fixtures/mltypes/manifest.json` (written by numpy +
+//! ml_dtypes) holds ml_dtypes' value of every byte and its rounding of a sweep of floats; tests
+//! compare both with [`MlType::decode`] and [`MlType::encode`].
 
 #![allow(
     clippy::doc_markdown,
@@ -57,8 +53,7 @@ macro_rules! ml_types {
                 }
             }
 
-            /// How the kind's bits encode its values: a total table, so that decoding and
-            /// encoding match on it exhaustively (no kind can fall through to a missing layout).
+            /// How the kind's bits encode its values (a total table: no kind lacks a layout).
             fn encoding(self) -> Encoding {
                 use Specials::*;
                 match self {
@@ -152,13 +147,12 @@ impl MlType {
     /// case-insensitive) or safetensors' (`BF16`, `F8_E4M3` for float8_e4m3fn, `F8_E5M2`).
     pub fn from_name(name: &str) -> Option<MlType> {
         let lower = name.to_ascii_lowercase();
-        match lower.as_str() {
-            "bf16" => return Some(MlType::BFloat16),
-            "f8_e4m3" => return Some(MlType::Float8E4M3Fn),
-            "f8_e5m2" => return Some(MlType::Float8E5M2),
-            _ => {}
-        }
-        MlType::ALL.into_iter().find(|t| t.name() == lower)
+        Some(match lower.as_str() {
+            "bf16" => MlType::BFloat16,
+            "f8_e4m3" => MlType::Float8E4M3Fn,
+            "f8_e5m2" => MlType::Float8E5M2,
+            _ => return MlType::ALL.into_iter().find(|t| t.name() == lower),
+        })
     }
 
     /// Bytes per element: 2 for bfloat16, 1 for the others.
@@ -201,10 +195,9 @@ impl MlType {
             Encoding::Float(l) => decode_float(l, code & 0xff),
             Encoding::E8M0 if code == 0xff => f64::NAN,
             Encoding::E8M0 => pow2(i32::from(code) - 127),
+            // Sign-extended from the top value bit.
             Encoding::Int { signed: true } => {
-                // Sign-extend from the top value bit.
-                let shift = 16 - bits;
-                f64::from(((low << shift) as i16) >> shift)
+                f64::from(((low << (16 - bits)) as i16) >> (16 - bits))
             }
             Encoding::Int { signed: false } => f64::from(low),
         }
@@ -213,13 +206,11 @@ impl MlType {
     /// The code of the value nearest `x` (ties to even), as ml_dtypes' `astype` from float64
     /// rounds it: beyond the largest finite value, infinity where the kind has one, NaN where
     /// it has NaN but no infinity, the largest value (saturated) for the finite-only kinds
-    /// (whose NaN is ml_dtypes' `-0`).
-    /// Integer kinds truncate towards zero, and give 0 out of range (as ml_dtypes does).
+    /// (whose NaN is ml_dtypes' `-0`). Integer kinds truncate towards zero and give 0 out of
+    /// range (NaN and infinities too), as ml_dtypes 0.7.0 casts (measured).
     pub fn encode(self, x: f64) -> u16 {
         match self.encoding() {
             Encoding::E8M0 => encode_e8m0(x),
-            // Truncated towards zero; out of range (NaN and infinities too: `as` makes them 0
-            // and i64::MAX) is 0, as ml_dtypes 0.7.0 casts (measured).
             Encoding::Int { .. } => self.encode_int(x.trunc() as i64).map_or(0, u16::from),
             Encoding::Float(l) => encode_float(l, x),
         }
@@ -239,11 +230,10 @@ impl MlType {
             .then(|| (v as u8) & ((1u8 << self.bits()) - 1))
     }
 
-    /// What `str()` of the ml_dtypes scalar whose bits are `code` prints (and so what numpy
-    /// prints for each element of such an array, unpadded): for integer kinds the integer,
-    /// for floats C's `%g` of the value (ml_dtypes writes it through a C++ stream: 6
-    /// significant digits, trailing zeros dropped, `e+XX` exponents outside 1e-4..1e6,
-    /// `nan` (whatever the sign) / `inf` / `-inf`).
+    /// What `str()` of the ml_dtypes scalar whose bits are `code` prints (so numpy's element,
+    /// unpadded): integer kinds the integer, floats C's `%g` of the value (ml_dtypes' C++
+    /// stream: 6 significant digits, trailing zeros dropped, `e+XX` exponents outside
+    /// 1e-4..1e6, `nan` whatever the sign, `inf`, `-inf`).
     pub fn format_code(self, code: u16) -> String {
         self.format_value(self.decode(code))
     }
@@ -367,8 +357,8 @@ fn encode_float(l: Layout, x: f64) -> u16 {
 fn exponent(a: f64) -> i32 {
     let bits = a.to_bits();
     let biased = ((bits >> 52) & 0x7ff) as i32;
+    // An f64 subnormal is far below every kind's range: the caller treats it as tiny.
     if biased == 0 {
-        // f64 subnormal: far below every kind's range; the caller treats it as tiny.
         -1075
     } else {
         biased - 1023
