@@ -72,10 +72,9 @@ pub(super) fn parse(s: &str) -> Result<DType, DescrError> {
     record.finish()
 }
 
-/// `ast.literal_eval` of an item's repeats: an int, or a tuple with or without parentheses
-/// (`2,3` is `(2, 3)`). The repeats hold only spaces, digits, commas and one pair of
-/// parentheses, so in parentheses they are the same expression (`(2)` is still `2`), which
-/// the literal parser reads.
+/// `ast.literal_eval` of an item's repeats: an int, or a tuple with or without parentheses (`2,3`
+/// is `(2, 3)`). The repeats hold only spaces, digits, commas and one pair of parentheses, so in
+/// parentheses they are the same expression (`(2)` is still `2`), which the literal parser reads.
 fn repeats(r: &str) -> Result<Value, String> {
     if r.trim().is_empty() {
         return Err("repeats are empty".to_owned());
@@ -149,11 +148,7 @@ pub(crate) fn with_shape(base: DType, shape: &Value) -> Result<DType, DescrError
         let Value::Int(n) = shape else {
             return Err(bad("invalid itemsize in generic type tuple"));
         };
-        let per = if matches!(base, DType::Unicode(..)) {
-            4
-        } else {
-            1
-        };
+        let per = if base.kind() == 'U' { 4 } else { 1 };
         let n = u64::try_from(*n)
             .ok()
             .filter(|n| n.checked_mul(per).is_some_and(|b| i32::try_from(b).is_ok()))

@@ -1,8 +1,7 @@
 //! [`DescrError`]: the dtype model sits below the crate's [`Error`](crate::Error) (whose kinds
-//! name dtypes), so its constructors and parsers report with this type, which `?` turns into an
-//! `Error` ([`DescrSyntax`](crate::ErrorKind::DescrSyntax),
-//! [`InvalidDescr`](crate::ErrorKind::InvalidDescr) or
-//! [`StringDType`](crate::ErrorKind::StringDType)).
+//! name dtypes), so it reports with this type, which `?` turns into an `Error`
+//! ([`DescrSyntax`](crate::ErrorKind::DescrSyntax), [`InvalidDescr`](crate::ErrorKind::InvalidDescr)
+//! or [`StringDType`](crate::ErrorKind::StringDType)).
 
 use crate::literal::LiteralError;
 

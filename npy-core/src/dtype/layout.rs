@@ -69,11 +69,10 @@ pub fn alignment(dtype: &DType) -> u64 {
             Primitive::LongDouble { .. } | Primitive::CLongDouble { .. } => 16,
             p => p.itemsize(),
         },
-        DType::Time(..) => 8,
+        DType::Time(..) | DType::Object => 8,
         DType::Unicode(..) => 4,
         DType::Bytes(_) | DType::Void(_) => 1,
         DType::Ml(t) => t.itemsize(),
-        DType::Object => 8,
         DType::SubArray(s) => alignment(s.base()),
         DType::Record(r) => r
             .fields()

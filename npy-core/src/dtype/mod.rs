@@ -213,9 +213,8 @@ impl fmt::Display for TimeType {
 
 /// A dtype, as described by a header's `descr`.
 ///
-/// Build one by parsing (`"<f4".parse::<DType>()`, or a structured descr such as
-/// `"[('x', '<f4'), ('id', '<i8')]".parse()`) or from its parts. `Display` prints the descr exactly
-/// as numpy writes it in a header.
+/// Build one by parsing (`"<f4".parse::<DType>()`, `"[('x', '<f4'), ('id', '<i8')]".parse()`)
+/// or from its parts; `Display` writes the descr as numpy writes it in a header.
 ///
 /// # Examples
 /// ```
@@ -247,10 +246,9 @@ pub enum DType {
     Record(Record),
     /// A subarray: a fixed-shape block of a base dtype (record fields; rarely a whole array).
     SubArray(SubArray),
-    /// An `ml_dtypes` type (bfloat16, float8, int4, …). numpy writes these as `'<V2'`,
-    /// `'<V1'` or `'<f1'`, so parsing never gives one except `'<f1'` in a header (read as
-    /// `float8_e5m2`); a hint does ([`MlType`], [`DType::with_hint`]). `Display` writes the
-    /// descr `np.save` writes.
+    /// An `ml_dtypes` type (bfloat16, float8, int4, …), which numpy writes (as `Display` does)
+    /// as `'<V2'`, `'<V1'` or `'<f1'` ([`MlType::type_str`]): parsing gives one only for `'<f1'`
+    /// in a header (`float8_e5m2`), a hint does ([`DType::with_hint`]).
     Ml(MlType),
 }
 
@@ -267,9 +265,8 @@ pub struct Record {
 /// A field of a [`Record`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Field {
-    /// The field name (numpy allows `''` for a non-void field), a [`CompactString`] (a `str`
-    /// by deref, compared with and made from `&str` and `String`) holding up to 24 bytes
-    /// inline, so that a wide header parses without one allocation per field.
+    /// The field name (`''` allowed for a non-void field): a [`CompactString`], a `str` by deref
+    /// holding up to 24 bytes inline, so a wide header parses without an allocation per field.
     pub name: CompactString,
     /// numpy's optional field title (`(('Title', 'name'), '<i4')` in a descr).
     pub title: Option<String>,
@@ -283,8 +280,7 @@ pub struct Field {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SubArray {
     base: Box<DType>,
-    /// Boxed, not a `Vec`: 8 bytes less in every [`DType`] (a wide record's fields hold one
-    /// each).
+    /// Boxed, not a `Vec`: 8 bytes less in every [`DType`], so in every field of a wide record.
     shape: Box<[u64]>,
     itemsize: u64,
 }
@@ -373,11 +369,9 @@ impl Record {
         Ok(Record { fields, itemsize })
     }
 
-    /// A record of fields that [`RecordBuilder`] laid out one after the other (`push` and
-    /// `push_number` place each at the running offset, advanced with `checked_add`; `finish`
-    /// passes the final offset as `itemsize`), so in order, without overlap and within
-    /// `itemsize`: only the labels are checked, and not even those when the builder saw the
-    /// names strictly increasing without titles (`names_increasing`).
+    /// A record of fields [`RecordBuilder`] placed one after the other (so in order, without
+    /// overlap, within `itemsize`): only the labels are checked, and not even those when the
+    /// builder saw the names strictly increasing without titles (`names_increasing`).
     pub(crate) fn sequential(
         fields: Vec<Field>,
         itemsize: u64,
@@ -386,7 +380,6 @@ impl Record {
         if !names_increasing {
             check_unique_labels(&fields)?;
         }
-        // Holds by construction (see above); checked in debug builds (tests) only.
         debug_assert!(Record::new(fields.clone(), itemsize).is_ok());
         Ok(Record { fields, itemsize })
     }
@@ -416,10 +409,9 @@ impl DType {
     pub fn itemsize(&self) -> u64 {
         match self {
             DType::Number(p, _) => p.itemsize(),
-            DType::Time(..) => 8,
+            DType::Time(..) | DType::Object => 8,
             DType::Bytes(n) | DType::Void(n) => *n,
             DType::Unicode(n, _) => n.saturating_mul(4),
-            DType::Object => 8,
             DType::Record(r) => r.itemsize,
             DType::SubArray(s) => s.itemsize,
             DType::Ml(t) => t.itemsize(),
@@ -480,8 +472,8 @@ impl DType {
         }
     }
 
-    /// Whether `pred` holds for the dtype itself or for any part of it (a field's dtype, a
-    /// subarray's base), at any depth: the one walk of the `has_*` questions below.
+    /// Whether `pred` holds for the dtype or any part of it (a field's dtype, a subarray's
+    /// base) at any depth: the one walk of the `has_*` questions below.
     pub(crate) fn any_part(&self, pred: &impl Fn(&DType) -> bool) -> bool {
         pred(self)
             || match self {
@@ -491,13 +483,13 @@ impl DType {
             }
     }
 
-    /// Whether the dtype holds Python objects anywhere (itself, a field, a subarray base):
-    /// such data is a pickle and cannot be read without executing code.
+    /// Whether any part of the dtype is an object: such data is a pickle, which cannot be read
+    /// without executing code.
     pub fn has_object(&self) -> bool {
         self.any_part(&|d| matches!(d, DType::Object))
     }
 
-    /// Whether the dtype holds `b1` values anywhere (itself, a field, a subarray base).
+    /// Whether any part of the dtype is `b1`.
     pub(crate) fn has_bool(&self) -> bool {
         self.any_part(&|d| matches!(d, DType::Number(Primitive::Bool, _)))
     }

@@ -9,9 +9,8 @@
 //! `fixtures/parity/descr.json` holds numpy's verdict on thousands of strings, and a test checks
 //! every row.
 
-use super::{
-    comma, descr_error, ByteOrder, DType, DescrError, Primitive, TimeKind, TimeType, TimeUnit,
-};
+use super::Primitive::{self, *};
+use super::{comma, descr_error, ByteOrder, DType, DescrError, TimeKind, TimeType, TimeUnit};
 
 impl DType {
     /// numpy's `dtype.str`: the type string of a simple dtype (`'<f4'`, `'|S7'`, `'<M8[ns]'`);
@@ -44,9 +43,8 @@ impl TimeUnit {
     }
 }
 
-/// Parses a type string as `np.dtype(str)` does (numpy's `_convert_from_str`), with a shortcut
-/// for what `dtype.str` writes for a number ([`number_type`]), which [`parse_general`] reads
-/// the same (tested).
+/// [`parse_general`], with a shortcut for what `dtype.str` writes for a number ([`number_type`];
+/// both read it the same, tested).
 #[inline]
 pub(crate) fn parse_type_str(s: &str) -> Result<DType, DescrError> {
     if let &[e, kind, size] = s.as_bytes() {
@@ -85,8 +83,7 @@ pub(crate) fn number_type(e: u8, kind: u8, size: u8) -> Option<(Primitive, ByteO
     Some((p, order_of(e)))
 }
 
-/// The byte order a type string's byte-order character stands for (`'|'` and `'='`: the
-/// machine's).
+/// The byte order a type string's byte-order character stands for (`'|'` and `'='`: the machine's).
 #[inline]
 fn order_of(endian: u8) -> ByteOrder {
     match endian {
@@ -141,8 +138,7 @@ pub(super) fn parse_general(s: &str) -> Result<DType, DescrError> {
                 match code {
                     b'S' | b'a' => Some(DType::Bytes(n)),
                     b'V' => Some(DType::Void(n)),
-                    // numpy counts characters, and keeps the itemsize (4 per character) in a
-                    // C int.
+                    // numpy counts characters, and keeps the itemsize (4 per character) in a C int.
                     b'U' if n <= i32::MAX as u64 / 4 => Some(DType::Unicode(n, ByteOrder::NATIVE)),
                     b'U' => return Err(bad("itemsize exceeds numpy's limit of 2147483647 bytes")),
                     _ if n == 0 => None,
@@ -174,7 +170,6 @@ fn generic_time(kind: TimeKind) -> DType {
 /// control characters 0 to 23 are numpy's type numbers: `'\x00'` is `bool`). C `long` and
 /// `intptr_t` are 64 bits and `long double` is x87 in 16 bytes, as on x86-64 Linux.
 fn from_code(code: u8) -> Option<DType> {
-    use Primitive::*;
     const TYPE_NUMBERS: &[u8; 24] = b"?bBhHiIlLqQfdgFDGOSUVMme";
     if let Some(&c) = TYPE_NUMBERS.get(usize::from(code)) {
         return from_code(c);
@@ -211,7 +206,6 @@ fn from_code(code: u8) -> Option<DType> {
 /// numpy's `PyArray_TypestrConvert`: a kind character and a size in bytes (not 0); the
 /// one-digit sizes of numbers are those of [`number_type`].
 fn kind_and_size(kind: u8, size: u64) -> Option<DType> {
-    use Primitive::*;
     let number = DType::native_number;
     let digit = u8::try_from(size).ok().filter(|&n| n < 10);
     if let Some((p, _)) = digit.and_then(|n| number_type(b'=', kind, b'0' + n)) {
@@ -232,7 +226,6 @@ fn kind_and_size(kind: u8, size: u64) -> Option<DType> {
 /// The names of `np.sctypeDict` (numpy 2.4.6, x86-64 Linux), looked up as written: no
 /// byte-order character.
 fn named_type(s: &str) -> Option<DType> {
-    use Primitive::*;
     let number = DType::native_number;
     Some(match s {
         "bool" | "bool_" => number(Bool),
@@ -296,7 +289,7 @@ fn is_datetime(ty: &[u8]) -> bool {
 /// numpy's `parse_dtype_from_datetime_typestr`: the root, then nothing (generic) or
 /// `[<multiplier><unit>[/<divisor>]]`.
 fn parse_datetime(ty: &[u8]) -> Result<(TimeKind, TimeUnit, u32), &'static str> {
-    use TimeKind::*;
+    use {TimeKind::*, TimeUnit::Generic};
     let roots: [(&[u8], TimeKind); 4] = [
         (b"m8", Timedelta),
         (b"M8", Datetime),
@@ -308,7 +301,7 @@ fn parse_datetime(ty: &[u8]) -> Result<(TimeKind, TimeUnit, u32), &'static str> 
         .find_map(|(root, kind)| Some((kind, ty.strip_prefix(root)?)))
         .ok_or("invalid datetime type string")?;
     if meta.is_empty() {
-        return Ok((kind, TimeUnit::Generic, 1));
+        return Ok((kind, Generic, 1));
     }
     const BAD: &str = "invalid datetime metadata";
     // Brackets that end the string and hold something, the first ']' closing them.
@@ -349,10 +342,7 @@ fn parse_datetime(ty: &[u8]) -> Result<(TimeKind, TimeUnit, u32), &'static str> 
         }
         _ => (unit, multiplier),
     };
-    if unit == TimeUnit::Generic {
-        return Ok((kind, unit, 1));
-    }
-    Ok((kind, unit, multiplier))
+    Ok((kind, unit, if unit == Generic { 1 } else { multiplier }))
 }
 
 /// numpy's `convert_datetime_divisor_to_multiple`: `[s/2]` is `[500ms]`, `[Y/2]` `[6M]`. The
