@@ -49,18 +49,12 @@ impl FloatKind {
         }
     }
 
-    /// When the value lies exactly halfway between two shortest candidates, Rust's shortest
-    /// digits take the one away from zero (`4040868.25_f32` gives `4040868.3`) where numpy's
-    /// Dragon4 (like Python's repr) takes the even one (`4040868.2`): the even one, if it
-    /// round-trips too.
+    /// When the value lies exactly halfway between two shortest candidates, Rust's shortest digits
+    /// take the one away from zero (`4040868.25_f32` gives `4040868.3`) where numpy's Dragon4 (like
+    /// Python's repr) takes the even one (`4040868.2`): the even one, if it round-trips too.
     fn even_tie(self, x: f64, d: Digits) -> Digits {
         let n = d.digits.len();
-        if d.digits
-            .bytes()
-            .last()
-            .is_none_or(|b| (b - b'0').is_multiple_of(2))
-            || fraction_bits(x) > 26
-        {
+        if !d.digits.ends_with(['1', '3', '5', '7', '9']) || fraction_bits(x) > 26 {
             return d;
         }
         // A tie puts the exact value (float16 and float32 values widen exactly) at a midpoint

@@ -82,13 +82,11 @@ impl Value {
 
     /// The value of `key` when `self` is a dict with a `str` key `key`.
     pub fn get(&self, key: &str) -> Option<&Value> {
-        match self {
-            Value::Dict(items) => items.iter().find_map(|(k, v)| match k {
-                Value::Str(s) if s == key => Some(v),
-                _ => None,
-            }),
-            _ => None,
-        }
+        let Value::Dict(items) = self else {
+            return None;
+        };
+        let mut entries = items.iter();
+        entries.find_map(|(k, v)| matches!(k, Value::Str(s) if s == key).then_some(v))
     }
 }
 
@@ -96,8 +94,7 @@ impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::None => f.write_str("None"),
-            Value::Bool(true) => f.write_str("True"),
-            Value::Bool(false) => f.write_str("False"),
+            Value::Bool(b) => f.write_str(if *b { "True" } else { "False" }),
             Value::Int(i) => write!(f, "{i}"),
             Value::Float(x) => write_repr_float(f, *x),
             Value::Str(s) => write_repr_str(f, s),
@@ -125,9 +122,7 @@ fn write_joined<W: fmt::Write, T>(
 ) -> fmt::Result {
     f.write_str(open)?;
     for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            f.write_str(", ")?;
-        }
+        f.write_str(if i > 0 { ", " } else { "" })?;
         one(f, item)?;
     }
     f.write_str(close)

@@ -328,10 +328,7 @@ impl Parser<'_> {
                 Value::Float(if negative { -x } else { x })
             } else {
                 // Python 3 forbids leading zeros in a non-zero decimal literal ("012").
-                if int_part.len() > 1
-                    && int_part.starts_with('0')
-                    && int_part.bytes().any(|b| b != b'0')
-                {
+                if int_part.starts_with('0') && !int_part.trim_start_matches('0').is_empty() {
                     return Err(self.err_at(num_start, LiteralErrorKind::InvalidNumber));
                 }
                 Value::Int(self.int_value(&int_part, 10, negative, num_start)?)
@@ -423,12 +420,8 @@ impl Parser<'_> {
     fn one_string(&mut self) -> Result<Value, LiteralError> {
         let start = self.pos;
         self.pos += self.count_while(|b| matches!(b.to_ascii_lowercase(), b'r' | b'b' | b'u'));
-        let has = |c: u8| {
-            self.bytes[start..self.pos]
-                .iter()
-                .any(|b| b.eq_ignore_ascii_case(&c))
-        };
-        let (raw, bytes) = (has(b'r'), has(b'b'));
+        let prefix = self.text[start..self.pos].to_ascii_lowercase();
+        let (raw, bytes) = (prefix.contains('r'), prefix.contains('b'));
         let Some(quote @ (b'\'' | b'"')) = self.peek() else {
             return Err(self.unexpected("a string"));
         };
@@ -556,8 +549,7 @@ impl Parser<'_> {
     }
 
     fn hex_escape(&mut self, n: usize, esc_start: usize) -> Result<char, LiteralError> {
-        let hex = self
-            .bytes
+        self.bytes
             .get(self.pos..self.pos + n)
             .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
             .ok_or_else(|| {
@@ -565,9 +557,8 @@ impl Parser<'_> {
                 let shown = self.text.get(esc_start..end).unwrap_or("\\");
                 self.err_at(esc_start, LiteralErrorKind::InvalidEscape(shown.to_owned()))
             })?;
-        let v = hex
-            .iter()
-            .fold(0, |v, d| v * 16 + (*d as char).to_digit(16).unwrap_or(0));
+        // At most 8 hex digits: no sign, no overflow.
+        let v = u32::from_str_radix(&self.text[self.pos..self.pos + n], 16).unwrap_or(0);
         self.pos += n;
         char::from_u32(v).ok_or_else(|| self.err_at(esc_start, LiteralErrorKind::InvalidCodePoint))
     }
@@ -614,10 +605,9 @@ fn python_name_lookup(name: &str) -> Option<char> {
     (well_formed && !respelled).then_some(c)
 }
 
-/// On `wasm32` (the npy-wasm package) the Unicode name table is left out: it would be most of
-/// the package's size (about 1 MB of the 2 MB module), for an escape numpy never writes (a
-/// header's strings are `repr()`s, which print characters, not names). `\N{NAME}` is then an
-/// invalid escape.
+/// On `wasm32` (the npy-wasm package) the Unicode name table is left out: it would be most of the
+/// package's size (about 1 MB of the 2 MB module), for an escape numpy never writes (a header's
+/// strings are `repr()`s, which print characters, not names). `\N{NAME}` is then an invalid escape.
 #[cfg(target_arch = "wasm32")]
 fn python_name_lookup(_name: &str) -> Option<char> {
     None
