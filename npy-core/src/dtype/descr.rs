@@ -58,9 +58,8 @@ impl DType {
         descr_value(v, false)
     }
 
-    /// [`DType::from_descr_value`] of a header's descr: `'<f1'` (and `'>f1'`, `'|f1'`,
-    /// `'=f1'`), which numpy refuses, is ml_dtypes' `float8_e5m2` (the `dtype.str` it writes),
-    /// alone, as a record field's type or a subarray's base.
+    /// [`DType::from_descr_value`], but `'<f1'` (any byte-order character), which numpy refuses,
+    /// is ml_dtypes' `float8_e5m2` (its `dtype.str`) alone, as a field's type or a subarray's base.
     pub(crate) fn from_header_descr(v: &Value) -> Result<DType, DescrError> {
         descr_value(v, true)
     }

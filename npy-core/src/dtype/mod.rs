@@ -3,9 +3,8 @@
 //! [`DType`] covers every type numpy writes to a `.npy` file (one variant per kind, records
 //! nested and with subarrays; object only so that readers can refuse it by name).
 //!
-//! Parsing follows numpy's `descr_to_dtype` (`numpy/lib/_format_impl.py`) and `np.dtype(str)`;
-//! [`Display`](std::fmt::Display) writes what `dtype_to_descr` writes: `dtype.str` for simple
-//! dtypes and the `dtype.descr` list for records.
+//! Parsing and [`Display`](std::fmt::Display) follow numpy's `descr_to_dtype` / `dtype_to_descr`
+//! (`numpy/lib/_format_impl.py`, [`DType::to_descr_value`]) and `np.dtype(str)`.
 
 use std::fmt;
 
@@ -593,8 +592,6 @@ fn check_unique_labels(fields: &[Field]) -> Result<(), DescrError> {
     let Some(w) = labels.windows(2).find(|w| w[0] == w[1]) else {
         return Ok(());
     };
-    Err(descr_error(
-        w[0],
-        &format!("field name or title {:?} is used twice", w[0]),
-    ))
+    let reason = format!("field name or title {:?} is used twice", w[0]);
+    Err(descr_error(w[0], &reason))
 }

@@ -14,10 +14,9 @@ pub fn write_repr_float(f: &mut impl fmt::Write, x: f64) -> fmt::Result {
     f.write_str(&scalar_str(x, FloatKind::Double))
 }
 
-/// Writes Python's `repr` of a `str`: single quotes unless the text holds `'` and no `"`;
-/// `\\`, `\n`, `\r`, `\t` and the quote escaped; other characters that are not printable (as
-/// `str.isprintable` of Python 3.11 says, Unicode 14.0.0: see `cargo xtask unicode`; unassigned
-/// code points included) as `\xhh`, `\uhhhh` or `\Uhhhhhhhh`.
+/// Writes Python's `repr` of a `str`: single quotes unless the text holds `'` and no `"`; `\\`,
+/// `\n`, `\r`, `\t` and the quote escaped; what `str.isprintable` refuses (Python 3.11, Unicode
+/// 14.0.0, unassigned code points included) as `\xhh`, `\uhhhh` or `\Uhhhhhhhh`.
 ///
 /// # Errors
 /// Only those of the writer `f`.
@@ -73,10 +72,7 @@ fn write_quoted(
             Some('\n') => f.write_str("\\n")?,
             Some('\r') => f.write_str("\\r")?,
             Some('\t') => f.write_str("\\t")?,
-            Some(c) if c == quote => {
-                f.write_char('\\')?;
-                f.write_char(c)?;
-            }
+            Some(c) if c == quote => f.write_str(if c == '"' { "\\\"" } else { "\\'" })?,
             Some(c) if printable(c) => f.write_char(c)?,
             _ if cp < 0x100 => write_escape(f, 'x', cp, 2)?,
             _ if cp < 0x10000 => write_escape(f, 'u', cp, 4)?,
@@ -99,10 +95,9 @@ fn write_escape(f: &mut impl fmt::Write, kind: char, cp: u32, digits: u32) -> fm
     f.write_str(std::str::from_utf8(&buf[..2 + digits as usize]).map_err(|_| fmt::Error)?)
 }
 
-/// Whether CPython's `str.isprintable` holds for `c`: not a control, format, surrogate,
-/// private-use or unassigned code point, nor a separator other than the space. The table is
-/// generated from the Python that runs numpy (`cargo xtask unicode`), so that Unicode version's
-/// unassigned code points are escaped as that Python escapes them.
+/// Whether CPython's `str.isprintable` holds for `c` (not a control, format, surrogate,
+/// private-use or unassigned code point, nor a separator but the space), by the table
+/// `cargo xtask unicode` generates from the Python that runs numpy, unassigned points included.
 fn is_printable(c: char) -> bool {
     let flips = super::printable::NOT_PRINTABLE_FLIPS.partition_point(|&f| f <= u32::from(c));
     flips % 2 == 0
