@@ -292,8 +292,7 @@ fn pow2(e: i32) -> f64 {
 }
 
 fn decode_float(l: Layout, code: u16) -> f64 {
-    let width = 1 + l.exp + l.man;
-    let sign_bit = 1u16 << (width - 1);
+    let sign_bit = 1u16 << (l.exp + l.man);
     let magnitude = code & (sign_bit - 1);
     let sign = if code >= sign_bit { -1.0 } else { 1.0 };
     let exp_field = i32::from(magnitude >> l.man);
@@ -312,8 +311,7 @@ fn decode_float(l: Layout, code: u16) -> f64 {
 }
 
 fn encode_float(l: Layout, x: f64) -> u16 {
-    let width = 1 + l.exp + l.man;
-    let sign_bit = 1u16 << (width - 1);
+    let sign_bit = 1u16 << (l.exp + l.man);
     let exp_max = (1i32 << l.exp) - 1;
     let sign = if x.is_sign_negative() { sign_bit } else { 0 };
     let inf = (exp_max as u16) << l.man;

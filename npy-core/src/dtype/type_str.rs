@@ -256,27 +256,20 @@ fn named_type(s: &str) -> Option<DType> {
 /// value, clamped to the `i64` range on overflow (`errno == ERANGE`), and the bytes of `s`
 /// consumed (0 when no digits were found).
 fn strtol(s: &[u8]) -> (i64, usize) {
-    let i = s
+    let start = s
         .iter()
         .position(|&c| !matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
         .unwrap_or(s.len());
-    let negative = s.get(i) == Some(&b'-');
-    let i = i + usize::from(matches!(s.get(i), Some(b'+' | b'-')));
+    let negative = s.get(start) == Some(&b'-');
+    let i = start + usize::from(matches!(s.get(start), Some(b'+' | b'-')));
     let digits = s[i..].iter().take_while(|c| c.is_ascii_digit()).count();
     if digits == 0 {
         return (0, 0);
     }
-    let value = s[i..i + digits].iter().try_fold(0i64, |v, &d| {
-        let d = i64::from(d - b'0');
-        let v = v.checked_mul(10)?;
-        if negative {
-            v.checked_sub(d)
-        } else {
-            v.checked_add(d)
-        }
-    });
+    // An optional sign and digits, which `i64::from_str` reads too: only an overflow fails.
+    let text = std::str::from_utf8(&s[start..i + digits]).unwrap_or("");
     let clamped = if negative { i64::MIN } else { i64::MAX };
-    (value.unwrap_or(clamped), i + digits)
+    (text.parse().unwrap_or(clamped), i + digits)
 }
 
 /// numpy's `is_datetime_typestr`.
