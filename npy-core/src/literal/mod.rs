@@ -6,11 +6,10 @@
 //!
 //! Accepted (as `ast.literal_eval` accepts them): dicts, tuples, lists, strings (single, double and
 //! triple quotes; `r`, `u`, `b` prefixes; Python escapes, `\N{NAME}` included; adjacent literals
-//! concatenated, across lines only inside brackets), integers
-//! (decimal, `0x`, `0o`, `0b`, `_` separators, an optional sign), floats, `True`, `False`, `None`,
-//! `#` comments, any whitespace (tabs, CR/LF, form feed), backslash line joins and trailing commas.
-//! Python 2 long suffixes (`2L`) are accepted only when [`ParseOptions::long_suffix`] is set, as
-//! numpy's `_filter_header` does for format 1.0 and 2.0 headers.
+//! concatenated, across lines only inside brackets), integers (decimal, `0x`, `0o`, `0b`, `_`
+//! separators, an optional sign), floats, `True`, `False`, `None`, `#` comments, any whitespace
+//! (tabs, CR/LF, form feed), backslash line joins, trailing commas, and Python 2 long suffixes
+//! (`2L`) with [`ParseOptions::long_suffix`].
 //!
 //! Not accepted: sets, complex numbers (`1j`), f-strings, expressions, NUL bytes (as Python) and
 //! strings holding lone surrogates (`'\ud800'`), which a Rust `String` cannot hold.

@@ -245,12 +245,9 @@ impl Parser<'_> {
                     let reprs = items.iter().map(|(k, _)| k.to_string());
                     reprs.zip(0..).collect()
                 });
-                let repr = key.to_string();
-                let found = index.get(&repr).copied();
-                if found.is_none() {
-                    index.insert(repr, items.len());
-                }
-                found
+                let len = items.len();
+                let at = *index.entry(key.to_string()).or_insert(len);
+                (at < len).then_some(at)
             };
             match existing {
                 Some(i) => items[i].1 = value,
@@ -341,11 +338,8 @@ impl Parser<'_> {
             }
             Value::Int(self.int_value(&digits, radix, negative, num_start)?)
         };
-        if matches!(value, Value::Int(_)) && self.peek() == Some(b'L') {
-            if !self.options.long_suffix {
-                return Err(self.err(LiteralErrorKind::LongSuffix));
-            }
-            self.pos += 1;
+        if matches!(value, Value::Int(_)) && self.eat(b"L") && !self.options.long_suffix {
+            return Err(self.err_at(self.pos - 1, LiteralErrorKind::LongSuffix));
         }
         // "12abc" is not a number followed by a name.
         let next = self.text[self.pos..].chars().next();
@@ -452,21 +446,18 @@ impl Parser<'_> {
             if bytes && !c.is_ascii() {
                 return Err(self.err(LiteralErrorKind::NonAsciiBytes));
             }
+            self.pos += c.len_utf8();
             if c == '\r' {
                 // Python reads source with universal newlines: CR LF and CR are LF.
                 out.push('\n');
-                self.pos += 1;
                 self.skip_lf_after_cr();
                 continue;
             }
             if c != '\\' {
                 out.push(c);
-                self.pos += c.len_utf8();
                 continue;
             }
-            // A backslash.
-            let esc_start = self.pos;
-            self.pos += 1;
+            let esc_start = self.pos - 1;
             let Some(e) = self.text[self.pos..].chars().next() else {
                 return Err(self.err_at(start, LiteralErrorKind::UnterminatedString));
             };
@@ -504,9 +495,8 @@ impl Parser<'_> {
                     out.push(char::from_u32(v).unwrap_or('\0'));
                 }
                 'x' => out.push(self.hex_escape(2, esc_start)?),
-                'u' | 'U' if !bytes => {
-                    out.push(self.hex_escape(if e == 'u' { 4 } else { 8 }, esc_start)?);
-                }
+                'u' if !bytes => out.push(self.hex_escape(4, esc_start)?),
+                'U' if !bytes => out.push(self.hex_escape(8, esc_start)?),
                 'N' if !bytes => out.push(self.named_escape(esc_start)?),
                 other => {
                     // Python keeps unknown escapes as they are (with a warning).
