@@ -2,10 +2,10 @@
 //! 2.4.6 reads them: `_check_for_commastring` and `_convert_from_commastring` (`descriptor.c`),
 //! `_commastring` (`numpy/_core/_internal.py`) and `_convert_from_tuple`.
 //!
-//! A comma string is a list of items `[order1][repeats][order2]type` separated by `\s*,\s*`;
-//! `repeats` (spaces, an optional `(`, digits, commas and spaces, an optional `)`) is a Python
-//! literal giving a shape (or, for `S`, `U`, `V` without a size, the size). More than one item,
-//! or a trailing comma, makes a record with fields `f0`, `f1`, ...; one item is its own dtype.
+//! A comma string is a list of items `[order1][repeats][order2]type` (numpy's `format_re`, see
+//! `item`) separated by `\s*,\s*`; `repeats` is a Python literal giving a shape (or, for `S`,
+//! `U`, `V` without a size, the size). More than one item, or a trailing comma, makes a record
+//! with fields `f0`, `f1`, ...; one item is its own dtype.
 
 use super::{descr_error, parse_type_str, ByteOrder, DType, DescrError, RecordBuilder, SubArray};
 use crate::codec::checked_product;

@@ -417,8 +417,7 @@ impl DType {
         }
     }
 
-    /// The number dtype of `p` in the machine's byte order (`|` for one-byte types), as numpy
-    /// writes it.
+    /// The number dtype `p` in the machine's byte order (`|` for one byte), as numpy writes it.
     pub(crate) fn native_number(p: Primitive) -> DType {
         let order = if p.itemsize() == 1 {
             ByteOrder::NotApplicable
@@ -510,12 +509,11 @@ impl DType {
     /// rule): its offset in `data` and its value. Other fields' bytes and padding are not read.
     pub(crate) fn first_noncanonical_bool(&self, data: &[u8]) -> Option<(usize, u8)> {
         let size = usize::try_from(self.itemsize()).ok()?;
+        let is_bool = |d: &DType| matches!(d, DType::Number(Primitive::Bool, _));
         match self {
             // A bool array, or bool subarrays: every byte is a bool.
             DType::Number(Primitive::Bool, _) => first_noncanonical_bool(data),
-            DType::SubArray(s) if matches!(*s.base, DType::Number(Primitive::Bool, _)) => {
-                first_noncanonical_bool(data)
-            }
+            DType::SubArray(s) if is_bool(&s.base) => first_noncanonical_bool(data),
             _ if size == 0 || !self.has_bool() => None,
             DType::SubArray(s) => s.base.first_noncanonical_bool(data),
             DType::Record(r) => data.chunks_exact(size).enumerate().find_map(|(i, record)| {
