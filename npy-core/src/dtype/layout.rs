@@ -63,12 +63,10 @@ impl Record {
 /// subarray and the largest of its fields' for a record.
 pub fn alignment(dtype: &DType) -> u64 {
     match dtype {
-        DType::Number(p, _) => match p {
-            Primitive::C64 => 4,
-            Primitive::C128 => 8,
-            Primitive::LongDouble { .. } | Primitive::CLongDouble { .. } => 16,
-            p => p.itemsize(),
-        },
+        DType::Number(Primitive::C64, _) => 4,
+        DType::Number(Primitive::C128, _) => 8,
+        DType::Number(Primitive::LongDouble { .. } | Primitive::CLongDouble { .. }, _) => 16,
+        DType::Number(p, _) => p.itemsize(),
         DType::Time(..) | DType::Object => 8,
         DType::Unicode(..) => 4,
         DType::Bytes(_) | DType::Void(_) => 1,
