@@ -299,15 +299,12 @@ impl Parser<'_> {
         };
         let value = if radix == 10 {
             let int_part = self.digits(10, false)?;
-            let mut is_float = false;
-            if self.eat(b".") {
-                is_float = true;
-                if self.digits(10, false)?.is_empty() && int_part.is_empty() {
-                    return Err(self.err_at(num_start, LiteralErrorKind::InvalidNumber));
-                }
+            let point = self.eat(b".");
+            if point && self.digits(10, false)?.is_empty() && int_part.is_empty() {
+                return Err(self.err_at(num_start, LiteralErrorKind::InvalidNumber));
             }
-            if self.eat(b"eE") {
-                is_float = true;
+            let exponent = self.eat(b"eE");
+            if exponent {
                 self.eat(b"+-");
                 if self.digits(10, false)?.is_empty() {
                     return Err(self.err_at(num_start, LiteralErrorKind::InvalidNumber));
@@ -316,7 +313,7 @@ impl Parser<'_> {
             if let Some(b'j' | b'J') = self.peek() {
                 return Err(self.err_at(num_start, LiteralErrorKind::Complex));
             }
-            if is_float {
+            if point || exponent {
                 // Rust reads Python's float syntax (`1.`, `.5`, `1e5`) once the `_` are gone.
                 let text = self.text[num_start..self.pos].replace('_', "");
                 let x: f64 = text
