@@ -181,14 +181,6 @@ impl<T> PodLayout<T> {
     }
 }
 
-impl<T> Clone for PodLayout<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T> Copy for PodLayout<T> {}
-
 impl<T> fmt::Debug for PodLayout<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PodLayout")
@@ -196,6 +188,21 @@ impl<T> fmt::Debug for PodLayout<T> {
             .finish_non_exhaustive()
     }
 }
+
+/// `Clone` and `Copy` whatever `T` is (a derive would ask `T: Copy`): the types hold only
+/// `fn` pointers and plain values.
+macro_rules! copy_for_any_t {
+    ($($name:ident),*) => {$(
+        impl<T> Clone for $name<T> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<T> Copy for $name<T> {}
+    )*};
+}
+
+copy_for_any_t!(PodLayout, Bulk, Widening);
 
 /// How a file's dtype relates to an element type's memory layout.
 #[derive(Debug)]
@@ -207,14 +214,6 @@ pub(crate) enum Bulk<T> {
     /// Per-element conversion.
     No,
 }
-
-impl<T> Clone for Bulk<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T> Copy for Bulk<T> {}
 
 /// How elements of `dtype` read into (and write from) `[T]`.
 pub(crate) fn bulk_kind<T: NpyElement>(dtype: &DType) -> Bulk<T> {

@@ -35,14 +35,6 @@ impl<T> Widening<T> {
     }
 }
 
-impl<T> Clone for Widening<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T> Copy for Widening<T> {}
-
 impl<T> fmt::Debug for Widening<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Widening")
