@@ -1,5 +1,6 @@
 //! Streaming writers: rows of unknown count, the header rewritten in place at the end.
 
+use std::borrow::Borrow;
 use std::io::{Seek, SeekFrom, Write};
 use std::marker::PhantomData;
 use std::path::Path;
@@ -157,11 +158,9 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
     pub fn extend<I>(&mut self, values: I) -> Result<(), Error>
     where
         I: IntoIterator,
-        I::Item: std::borrow::Borrow<T>,
+        I::Item: Borrow<T>,
     {
-        values
-            .into_iter()
-            .try_for_each(|v| self.push(std::borrow::Borrow::borrow(&v)))
+        values.into_iter().try_for_each(|v| self.push(v.borrow()))
     }
 
     /// Appends one row: one index of the growth axis (the first in C order, the last in
@@ -385,7 +384,7 @@ impl<T: NpyElement> PathStreamWriter<T> {
     pub fn extend<I>(&mut self, values: I) -> Result<(), Error>
     where
         I: IntoIterator,
-        I::Item: std::borrow::Borrow<T>,
+        I::Item: Borrow<T>,
     {
         self.report(|w| w.extend(values))
     }
