@@ -221,10 +221,9 @@ pub(crate) fn bulk_kind<T: NpyElement>(dtype: &DType) -> Bulk<T> {
         return Bulk::No;
     };
     let native = T::npy_dtype();
-    if *dtype == native {
-        Bulk::Native(layout)
-    } else if matches!((dtype, &native), (DType::Void(n), DType::Ml(t)) if *n == t.itemsize()) {
-        // The descr numpy writes for an ml_dtypes type: the requested type is the hint.
+    // A `|Vn` file of an ml_dtypes type's size is what numpy writes for it: the type is the hint.
+    let ml_void = matches!((dtype, &native), (DType::Void(n), DType::Ml(t)) if *n == t.itemsize());
+    if *dtype == native || ml_void {
         Bulk::Native(layout)
     } else if layout.swap_unit() != 0 && dtype.with_byte_order(ByteOrder::NATIVE) == native {
         Bulk::Swapped(layout)
