@@ -20,18 +20,27 @@ use crate::error::{Error, ErrorKind};
 
 const NS_PER_DAY: i128 = 86_400_000_000_000;
 
-/// Nanoseconds of one tick of a fixed-length unit, or the divisor for units finer than one.
+/// How ticks of a unit relate to nanoseconds.
 enum Scale {
+    /// Calendar years of a datetime, counted from 1970.
+    Years,
+    /// Calendar months of a datetime, counted from 1970-01.
+    Months,
     /// Nanoseconds per unit.
     Nanos(i128),
     /// Units per nanosecond.
     PerNano(i128),
 }
 
-fn scale(unit: TimeUnit) -> Option<Scale> {
+/// The scale of `ty`'s unit, or why it has none: the generic unit, and timedelta years and
+/// months (`years_months` says why).
+fn scale(ty: TimeType, years_months: &'static str) -> Result<Scale, &'static str> {
     use TimeUnit::*;
-    Some(match unit {
-        Generic | Year | Month => return None,
+    Ok(match ty.unit {
+        Generic => return Err("the generic unit has no length"),
+        Year | Month if ty.kind == TimeKind::Timedelta => return Err(years_months),
+        Year => Scale::Years,
+        Month => Scale::Months,
         Week => Scale::Nanos(7 * NS_PER_DAY),
         Day => Scale::Nanos(NS_PER_DAY),
         Hour => Scale::Nanos(3_600_000_000_000),
@@ -78,52 +87,33 @@ fn to_nanos(ticks: i64, ty: TimeType) -> Result<i128, &'static str> {
         return Err("NaT is no point in time or duration");
     }
     let total = i128::from(ticks) * i128::from(ty.multiplier);
-    match (ty.unit, ty.kind) {
-        (TimeUnit::Generic, _) => Err("the generic unit has no length"),
-        (TimeUnit::Year | TimeUnit::Month, TimeKind::Timedelta) => {
-            Err("years and months have no fixed length (numpy refuses to cast them to seconds)")
-        }
-        (TimeUnit::Year, TimeKind::Datetime) => {
-            Ok(days_from_civil(1970 + total, 1, 1) * NS_PER_DAY)
-        }
-        (TimeUnit::Month, TimeKind::Datetime) => {
-            let year = 1970 + total.div_euclid(12);
+    let years_months =
+        "years and months have no fixed length (numpy refuses to cast them to seconds)";
+    Ok(match scale(ty, years_months)? {
+        Scale::Years => days_from_civil(1970 + total, 1, 1) * NS_PER_DAY,
+        Scale::Months => {
             let month = total.rem_euclid(12) as u32 + 1;
-            Ok(days_from_civil(year, month, 1) * NS_PER_DAY)
+            days_from_civil(1970 + total.div_euclid(12), month, 1) * NS_PER_DAY
         }
-        (unit, _) => match scale(unit) {
-            Some(Scale::Nanos(n)) => Ok(total * n),
-            Some(Scale::PerNano(n)) => Ok(total.div_euclid(n)),
-            // Units without a scale (generic, years, months) are matched above; an error, not
-            // a panic, should that table ever change.
-            None => Err("the unit has no fixed length"),
-        },
-    }
+        Scale::Nanos(n) => total * n,
+        Scale::PerNano(n) => total.div_euclid(n),
+    })
 }
 
 /// Ticks of `ty` for `nanos` nanoseconds (floored), if they fit `i64` and are not NaT.
 fn from_nanos(nanos: i128, ty: TimeType, source: &str) -> Result<i64, Error> {
     let refuse_here = |reason| refuse(source.to_owned(), kind_name(ty.kind), reason);
-    let units = match (ty.unit, ty.kind) {
-        (TimeUnit::Generic, _) => return Err(refuse_here("the generic unit has no length")),
-        (TimeUnit::Year | TimeUnit::Month, TimeKind::Timedelta) => {
-            return Err(refuse_here("years and months have no fixed length"))
-        }
-        (TimeUnit::Year, TimeKind::Datetime) => {
-            civil_from_days(nanos.div_euclid(NS_PER_DAY)).0 - 1970
-        }
-        (TimeUnit::Month, TimeKind::Datetime) => {
+    let scale = scale(ty, "years and months have no fixed length").map_err(refuse_here)?;
+    let units = match scale {
+        Scale::Years => civil_from_days(nanos.div_euclid(NS_PER_DAY)).0 - 1970,
+        Scale::Months => {
             let (y, m, _) = civil_from_days(nanos.div_euclid(NS_PER_DAY));
             (y - 1970) * 12 + i128::from(m) - 1
         }
-        (unit, _) => match scale(unit) {
-            Some(Scale::Nanos(n)) => nanos.div_euclid(n),
-            Some(Scale::PerNano(n)) => nanos
-                .checked_mul(n)
-                .ok_or_else(|| refuse_here("the value does not fit 64-bit ticks of the unit"))?,
-            // As in to_nanos: matched above, an error rather than a panic.
-            None => return Err(refuse_here("the unit has no fixed length")),
-        },
+        Scale::Nanos(n) => nanos.div_euclid(n),
+        Scale::PerNano(n) => nanos
+            .checked_mul(n)
+            .ok_or_else(|| refuse_here("the value does not fit 64-bit ticks of the unit"))?,
     };
     let ticks = units.div_euclid(i128::from(ty.multiplier.max(1)));
     match i64::try_from(ticks) {
