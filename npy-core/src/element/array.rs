@@ -31,12 +31,10 @@ impl<T: NpyElement, const N: usize> NpyElement for [T; N] {
         format!("[{}; {N}]", T::rust_name())
     }
     fn plan(dtype: &DType) -> Result<Self::Plan, Error> {
-        let DType::SubArray(s) = dtype else {
-            return Err(mismatch::<Self>(dtype));
+        let s = match dtype {
+            DType::SubArray(s) if s.shape().first() == Some(&(N as u64)) => s,
+            _ => return Err(mismatch::<Self>(dtype)),
         };
-        if s.shape().first() != Some(&(N as u64)) {
-            return Err(mismatch::<Self>(dtype));
-        }
         let inner = if s.shape().len() == 1 {
             s.base().clone()
         } else {
