@@ -233,11 +233,8 @@ fn to_ndarray<S: RawData, D: Dimension>(
         .map_err(|_| dimension_mismatch::<D>(shape))
 }
 
-/// Writes `array` to `path` as `np.save` would (atomically, as [`crate::write()`]), whatever its
-/// layout: a C- or Fortran-contiguous array in one piece in its order, any other (strided,
-/// negative strides, a transposed slice) in C order, element by element in chunks of 64 KiB
-/// (memory bounded by one chunk, not the array). Other options:
-/// [`WriteOptions::write_ndarray_path`].
+/// Writes `array` of any layout to `path` as `np.save` would (atomically, as [`crate::write()`]):
+/// as [`WriteOptions::write_ndarray_path`] (which takes other options) with the defaults.
 ///
 /// # Errors
 /// As [`WriteOptions::write_path`]; each names the file.
@@ -266,12 +263,13 @@ where
 
 impl WriteOptions {
     /// Writes `array` to `w` in the order set with [`WriteOptions::order`], or without one in
-    /// the order [`write_ndarray`] (and `np.save`) takes from the layout. An array contiguous in
-    /// that order is written from its memory in one piece, any other element by element in
-    /// chunks of 64 KiB of cloned elements (never a copy of the array). The dtype, byte order
-    /// and version apply as in [`WriteOptions::write_to`]; without a dtype, a type sized by its
-    /// values (`String`, `Vec<u8>`, records holding them) is sized from the array's memory, or
-    /// from one copy of a non-contiguous array.
+    /// `np.save`'s: Fortran for an array Fortran- but not C-contiguous, else C (strided, negative
+    /// strides, a transposed slice). An array contiguous in that order is written from its
+    /// memory in one piece, any other element by element in chunks of 64 KiB of cloned elements
+    /// (never a copy of the array). The dtype, byte order and version apply as in
+    /// [`WriteOptions::write_to`]; without a dtype, a type sized by its values (`String`,
+    /// `Vec<u8>`, records holding them) is sized from the array's memory, or from one copy of a
+    /// non-contiguous array.
     ///
     /// # Errors
     /// As [`WriteOptions::write_to`]; [`ErrorKind::Unsupported`] for subarray elements
@@ -305,7 +303,6 @@ impl WriteOptions {
         let nd_shape = array.shape();
         let dims = nd_shape.to_dims();
         let shape: &[u64] = &dims;
-        // np.save's order: Fortran for an array Fortran- but not C-contiguous.
         let fortran = array.as_slice().is_none() && array.t().as_slice().is_some();
         let order = self
             .order

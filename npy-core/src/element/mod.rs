@@ -1,12 +1,11 @@
 //! [`NpyElement`]: Rust types that map to a dtype, and the per-type read and write plans.
 //!
-//! The file's dtype is checked against the requested type once per array
-//! ([`NpyElement::plan`]); the per-element work ([`NpyElement::read`], [`NpyElement::write`]) is
-//! monomorphised and branch-free in the common case. A plain-data type's memory layout
-//! ([`NpyElement::pod_layout`]) lets an array whose bytes are that layout be read with one
-//! `read_exact` into the output, followed by an in-place byte swap when only the order differs.
-//! The per-type impls (numbers, `[T; N]`, strings, datetimes, ml_dtypes) live beside this, all
-//! decoding through the crate's one scalar codec.
+//! The file's dtype is checked once per array ([`NpyElement::plan`]); the per-element work
+//! ([`NpyElement::read`], [`NpyElement::write`]) is monomorphised and branch-free in the common
+//! case. A plain-data type ([`NpyElement::pod_layout`]) reads with one `read_exact` into the
+//! output, then an in-place byte swap when only the order differs. The per-type impls (numbers,
+//! `[T; N]`, strings, datetimes, ml_dtypes) live beside this, all decoding through the crate's
+//! one scalar codec.
 
 use std::fmt;
 

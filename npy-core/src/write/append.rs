@@ -1,11 +1,8 @@
-//! Growing an existing file along its growth axis ([`NpyAppender`], [`append`](fn@crate::append));
-//! npy-convert appends and concatenates whole files over its growth (`__private::grow_appender`).
-//!
-//! The growth axis is the one whose data ends the file: the first in C order, the last in
-//! Fortran order. numpy writes every header with room for a growth-axis dimension of
+//! Growing an existing file along its growth axis, the one whose data ends the file
+//! ([`NpyAppender`], [`append`](fn@crate::append)); npy-convert's whole-file appends use
+//! `__private::grow_appender`. numpy leaves every header room for a growth dimension of
 //! [`GROWTH_AXIS_MAX_DIGITS`](crate::format::GROWTH_AXIS_MAX_DIGITS) digits (`_format_impl.py`,
-//! `_wrap_header`), so a grown header is as long and is rewritten in place
-//! ([`Header::to_bytes_in_room`]).
+//! `_wrap_header`), so a grown header is rewritten in place ([`Header::to_bytes_in_room`]).
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};

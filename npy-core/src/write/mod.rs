@@ -36,10 +36,9 @@ pub(crate) fn write_atomic(
 /// Writes `data` (in C order, `shape` outermost first; `shape` is any [`AsShape`]: `&[2, 3]`, a
 /// `&[u64]`, a `&Vec<u64>`, an ndarray's `a.shape()`) to `path` as numpy's `np.save` would: the
 /// type's default dtype in the machine's byte order, format 1.0 unless the header needs more.
-///
-/// The file is written to a temporary file in the same directory and renamed over `path`, so an
-/// error or a crash never leaves a partial file under `path`; [`npy_fs::PendingFile`] gives the
-/// rules every path writer follows (symlinks, special files, the append lock, permissions).
+/// Atomic: written beside `path` and renamed over it, so an error or a crash never leaves a
+/// partial file there ([`npy_fs::PendingFile`] has the rules of every path writer: symlinks,
+/// special files, the append lock, permissions).
 ///
 /// # Errors
 /// [`ErrorKind::LengthMismatch`] when `data.len()` is not the product of `shape`; I/O errors.
@@ -166,11 +165,10 @@ impl WriteOptions {
         Ok((dtype, plan))
     }
 
-    /// The header for elements of `dtype` in an array of `shape` written in `order`.
-    ///
-    /// As `np.save`: an element dtype that is a subarray (`[T; N]`) is stored as its base dtype
-    /// with the subarray's dimensions appended to the shape (C order only, where that is the
-    /// same bytes), and `fortran_order` follows [`Header::fortran_order_for`].
+    /// The header for elements of `dtype` in an array of `shape` written in `order`, as
+    /// `np.save`: a subarray dtype (`[T; N]`) is stored as its base with its dimensions appended
+    /// to the shape (C order only, where that is the same bytes); `fortran_order` is
+    /// [`Header::fortran_order_for`]'s.
     pub(crate) fn header(
         &self,
         dtype: DType,
@@ -281,8 +279,7 @@ impl WriteOptions {
     /// [`ErrorKind::TypeMismatch`]; header and I/O errors.
     ///
     /// # Examples
-    /// Records of a fixed first axis (3 values each) appended along the last axis of a
-    /// Fortran-order array:
+    /// Rows of 3 values appended along the last axis of a Fortran-order array:
     /// ```
     /// use npy_core::{NpyReader, MemoryOrder, WriteOptions};
     /// let mut file = std::io::Cursor::new(Vec::new());
@@ -370,13 +367,12 @@ fn write_elements<W: Write, T: NpyElement>(
 
 /// Writing back what [`read`](fn@crate::read) returned.
 impl<T: NpyElement> crate::read::NpyArray<T> {
-    /// Writes the array to `path` as `np.save` writes what `np.load` returned: the same shape,
-    /// memory order (`fortran_order`, which `write(path, a.data(), a.shape())` would lose) and
-    /// dtype, byte order included, so a file `np.save` wrote and [`read`](fn@crate::read) read
-    /// comes back byte for byte. An element type that cannot be written as the array's dtype
-    /// (an `<i4` file read as `i64` with [`Casting::Safe`](crate::read::Casting::Safe)) is
-    /// written as its own dtype, as numpy writes after `astype`. Atomic, as
-    /// [`write()`](fn@crate::write).
+    /// Writes the array to `path` (atomically, as [`write()`](fn@crate::write)) as `np.save`
+    /// writes what `np.load` returned: same shape, memory order (`fortran_order`, which
+    /// `write(path, a.data(), a.shape())` would lose) and dtype with its byte order, so a file
+    /// `np.save` wrote comes back byte for byte. An element type that cannot be written as the
+    /// array's dtype (an `<i4` file read as `i64` with
+    /// [`Casting::Safe`](crate::read::Casting::Safe)) is written as its own, as after `astype`.
     ///
     /// # Errors
     /// As [`WriteOptions::write_path`]: I/O errors, naming `path`.

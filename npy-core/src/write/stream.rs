@@ -43,7 +43,6 @@ pub struct StreamWriter<W: Write + Seek, T: NpyElement> {
     header: Header,
     /// The dtype of one `T` (the header's dtype, unless `T` is a subarray type).
     elem_dtype: DType,
-    /// The file's memory order.
     order: MemoryOrder,
     /// The axis that grows: 0 in C order, the last in Fortran order.
     growth_axis: usize,
@@ -135,9 +134,8 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         values.iter().try_for_each(|v| self.push(v))
     }
 
-    /// Appends the elements an iterator yields, in the file's memory order, as
-    /// [`StreamWriter::push`] does one by one (the elements may be borrowed or owned):
-    /// `w.extend((0..n).map(|i| i as f32 * 0.5))?`, `w.extend(&values)?`.
+    /// Appends the elements (owned or borrowed) an iterator yields, as [`StreamWriter::push`]
+    /// one by one.
     ///
     /// # Errors
     /// As [`StreamWriter::push`]; the elements before the failing one are written.
@@ -394,8 +392,8 @@ impl<T: NpyElement> PathStreamWriter<T> {
         self.inner.inner.target()
     }
 
-    /// Finishes the file and renames it into place. Dropping the writer instead leaves nothing
-    /// under the path (the temporary file is removed; see the type's docs).
+    /// Finishes the file and renames it into place (a writer dropped instead leaves nothing
+    /// there: see the type's docs).
     ///
     /// # Errors
     /// As [`StreamWriter::finish`].
