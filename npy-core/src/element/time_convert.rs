@@ -161,8 +161,7 @@ impl<U: Unit> TryFrom<Datetime64<U>> for SystemTime {
     /// [`ErrorKind::TimeConversion`] for NaT, the generic unit, or a time `SystemTime` cannot
     /// hold on this platform.
     fn try_from(value: Datetime64<U>) -> Result<SystemTime, Error> {
-        let ty = Datetime64::<U>::TYPE;
-        convert_ticks(value.ticks, ty, "SystemTime", |nanos| {
+        convert_ticks(value.ticks, Datetime64::<U>::TYPE, "SystemTime", |nanos| {
             system_time(nanos).ok_or("the time is beyond what SystemTime holds on this platform")
         })
     }
@@ -176,8 +175,7 @@ impl<U: Unit> TryFrom<SystemTime> for Datetime64<U> {
     /// # Errors
     /// [`ErrorKind::TimeConversion`] for the generic unit, or a time beyond `i64` ticks of `U`.
     fn try_from(value: SystemTime) -> Result<Self, Error> {
-        let ty = Datetime64::<U>::TYPE;
-        from_nanos(system_nanos(value), ty, &format!("{value:?}")).map(Self::new)
+        from_nanos(system_nanos(value), Self::TYPE, &format!("{value:?}")).map(Self::new)
     }
 }
 
@@ -190,8 +188,7 @@ impl<U: Unit> TryFrom<Timedelta64<U>> for Duration {
     /// [`ErrorKind::TimeConversion`] for NaT, a negative value (`Duration` is unsigned), the
     /// generic unit, and years or months (no fixed length).
     fn try_from(value: Timedelta64<U>) -> Result<Duration, Error> {
-        let ty = Timedelta64::<U>::TYPE;
-        convert_ticks(value.ticks, ty, "Duration", |nanos| {
+        convert_ticks(value.ticks, Timedelta64::<U>::TYPE, "Duration", |nanos| {
             if nanos < 0 {
                 return Err("Duration cannot be negative");
             }
@@ -211,8 +208,7 @@ impl<U: Unit> TryFrom<Duration> for Timedelta64<U> {
     /// [`ErrorKind::TimeConversion`] for the generic unit, years and months, or a duration
     /// beyond `i64` ticks of `U`.
     fn try_from(value: Duration) -> Result<Self, Error> {
-        let ty = Timedelta64::<U>::TYPE;
-        from_nanos(value.as_nanos() as i128, ty, &format!("{value:?}")).map(Self::new)
+        from_nanos(value.as_nanos() as i128, Self::TYPE, &format!("{value:?}")).map(Self::new)
     }
 }
 
@@ -268,8 +264,7 @@ mod chrono_impls {
         /// # Errors
         /// [`ErrorKind::TimeConversion`] for the generic unit or a time beyond `i64` ticks.
         fn try_from(value: DateTime<Utc>) -> Result<Self, Error> {
-            let ty = Datetime64::<U>::TYPE;
-            from_nanos(date_time_nanos(&value), ty, &value.to_rfc3339()).map(Self::new)
+            from_nanos(date_time_nanos(&value), Self::TYPE, &value.to_rfc3339()).map(Self::new)
         }
     }
 
@@ -291,8 +286,7 @@ mod chrono_impls {
         /// [`ErrorKind::TimeConversion`] for NaT, the generic unit, years and months, or a
         /// duration beyond chrono's range (about ±292 billion years is `i64` milliseconds).
         fn try_from(value: Timedelta64<U>) -> Result<Self, Error> {
-            let ty = Timedelta64::<U>::TYPE;
-            convert_ticks(value.ticks, ty, "TimeDelta", |nanos| {
+            convert_ticks(value.ticks, Timedelta64::<U>::TYPE, "TimeDelta", |nanos| {
                 i64::try_from(nanos.div_euclid(1_000_000_000))
                     .ok()
                     .and_then(|s| TimeDelta::new(s, nanos.rem_euclid(1_000_000_000) as u32))
@@ -310,10 +304,9 @@ mod chrono_impls {
         /// [`ErrorKind::TimeConversion`] for the generic unit, years and months, or a duration
         /// beyond `i64` ticks of `U`.
         fn try_from(value: TimeDelta) -> Result<Self, Error> {
-            let ty = Timedelta64::<U>::TYPE;
             let nanos =
                 i128::from(value.num_seconds()) * 1_000_000_000 + i128::from(value.subsec_nanos());
-            from_nanos(nanos, ty, &value.to_string()).map(Self::new)
+            from_nanos(nanos, Self::TYPE, &value.to_string()).map(Self::new)
         }
     }
 }
