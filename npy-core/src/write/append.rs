@@ -407,33 +407,20 @@ fn overflow(header: &Header) -> Error {
 }
 
 /// Runs `write_data` on `w`, checking it wrote the `expected` bytes the grown header claims.
-fn write_counted(
-    w: &mut dyn Write,
+fn write_counted<W: Write + Seek>(
+    w: &mut W,
     write_data: impl FnOnce(&mut dyn Write) -> Result<(), Error>,
     expected: u64,
 ) -> Result<(), Error> {
-    struct Counted<'a> {
-        inner: &'a mut dyn Write,
-        n: u64,
-    }
-    impl Write for Counted<'_> {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            let n = self.inner.write(buf)?;
-            self.n += n as u64;
-            Ok(n)
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            self.inner.flush()
-        }
-    }
-    let mut counted = Counted { inner: w, n: 0 };
-    write_data(&mut counted)?;
-    counted.flush()?;
-    if counted.n != expected {
+    let start = w.stream_position()?;
+    write_data(w)?;
+    w.flush()?;
+    let found = w.stream_position()?.saturating_sub(start);
+    if found != expected {
         return Err(Error::new(ErrorKind::LengthMismatch {
             what: "bytes of appended data",
             expected,
-            found: counted.n,
+            found,
         }));
     }
     Ok(())
