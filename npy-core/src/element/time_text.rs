@@ -101,28 +101,21 @@ pub(crate) fn datetime_iso(ticks: i64, ty: TimeType) -> String {
     let rem = total128.rem_euclid(per_day);
     // |total| <= 2^63 and a day has at least 24 units: the day count fits.
     let mut s = date(i64::try_from(days).unwrap_or_default());
-    match ty.unit {
-        TimeUnit::Hour => {
-            let _ = write!(s, "T{rem:02}");
-        }
-        TimeUnit::Minute => {
-            let _ = write!(s, "T{:02}:{:02}", rem / 60, rem % 60);
-        }
+    // Writing to a `String` cannot fail.
+    let _ = match ty.unit {
+        TimeUnit::Hour => write!(s, "T{rem:02}"),
+        TimeUnit::Minute => write!(s, "T{:02}:{:02}", rem / 60, rem % 60),
         _ => {
             let scale = 10i128.pow(frac_digits);
             let secs = rem / scale;
-            let _ = write!(
-                s,
-                "T{:02}:{:02}:{:02}",
-                secs / 3600,
-                secs / 60 % 60,
-                secs % 60
-            );
-            if frac_digits > 0 {
-                let _ = write!(s, ".{:0w$}", rem % scale, w = frac_digits as usize);
+            let (h, m, sec) = (secs / 3600, secs / 60 % 60, secs % 60);
+            let _ = write!(s, "T{h:02}:{m:02}:{sec:02}");
+            match frac_digits {
+                0 => Ok(()),
+                w => write!(s, ".{:0w$}", rem % scale, w = w as usize),
             }
         }
-    }
+    };
     s
 }
 
