@@ -102,6 +102,7 @@ fn to_nanos(ticks: i64, ty: TimeType) -> Result<i128, &'static str> {
 
 /// Ticks of `ty` for `nanos` nanoseconds (floored), if they fit `i64` and are not NaT.
 fn from_nanos(nanos: i128, ty: TimeType, source: &str) -> Result<i64, Error> {
+    const TOO_BIG: &str = "the value does not fit 64-bit ticks of the unit";
     let refuse_here = |reason| refuse(source.to_owned(), kind_name(ty.kind), reason);
     let scale = scale(ty, "years and months have no fixed length").map_err(refuse_here)?;
     let units = match scale {
@@ -111,16 +112,12 @@ fn from_nanos(nanos: i128, ty: TimeType, source: &str) -> Result<i64, Error> {
             (y - 1970) * 12 + i128::from(m) - 1
         }
         Scale::Nanos(n) => nanos.div_euclid(n),
-        Scale::PerNano(n) => nanos
-            .checked_mul(n)
-            .ok_or_else(|| refuse_here("the value does not fit 64-bit ticks of the unit"))?,
+        Scale::PerNano(n) => nanos.checked_mul(n).ok_or_else(|| refuse_here(TOO_BIG))?,
     };
     let ticks = units.div_euclid(i128::from(ty.multiplier.max(1)));
     match i64::try_from(ticks) {
         Ok(t) if t != super::NAT => Ok(t),
-        _ => Err(refuse_here(
-            "the value does not fit 64-bit ticks of the unit",
-        )),
+        _ => Err(refuse_here(TOO_BIG)),
     }
 }
 
