@@ -314,14 +314,9 @@ impl WriteOptions {
         row_shape: impl AsShape,
     ) -> Result<PathStreamWriter<T>, Error> {
         let path = path.as_ref();
-        let row_shape: &[u64] = &row_shape.to_dims();
-        let create = || -> Result<PathStreamWriter<T>, Error> {
-            let file = AtomicFile::create(path)?;
-            Ok(PathStreamWriter::new(StreamWriter::new(
-                self, file, row_shape,
-            )?))
-        };
-        create().at_path(path)
+        let file = AtomicFile::create(path).at_path(path)?;
+        let stream = StreamWriter::new(self, file, &row_shape.to_dims());
+        stream.map(PathStreamWriter::new).at_path(path)
     }
 }
 
