@@ -25,12 +25,9 @@ pub(crate) fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut AtomicFile) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let go = || -> Result<(), Error> {
-        let mut file = AtomicFile::create(path)?;
-        write(&mut file)?;
-        Ok(file.commit()?)
-    };
-    go().at_path(path)
+    let mut file = AtomicFile::create(path).at_path(path)?;
+    write(&mut file).at_path(path)?;
+    Ok(file.commit().at_path(path)?)
 }
 
 /// Writes `data` (in C order, `shape` outermost first; `shape` is any [`AsShape`]: `&[2, 3]`, a
