@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::{check_data_len, size_overflow, write_elements, AtomicFile};
+use super::{check_data_len, same_len, size_overflow, write_elements, AtomicFile};
 use crate::codec::COPY_CHUNK_BYTES;
 use crate::dtype::{DType, SubArray};
 use crate::element::{requested, NpyElement};
@@ -416,14 +416,7 @@ fn write_counted<W: Write + Seek>(
     write_data(w)?;
     w.flush()?;
     let found = w.stream_position()?.saturating_sub(start);
-    if found != expected {
-        return Err(Error::new(ErrorKind::LengthMismatch {
-            what: "bytes of appended data",
-            expected,
-            found,
-        }));
-    }
-    Ok(())
+    same_len("bytes of appended data", expected, found)
 }
 
 /// Copies exactly `n` bytes from `src` to `dst` through a buffer of at most [`COPY_CHUNK_BYTES`];

@@ -87,14 +87,19 @@ pub struct WriteOptions {
 /// [`ErrorKind::LengthMismatch`] for another count.
 pub(crate) fn check_data_len(shape: &[u64], itemsize: u64, len: usize) -> Result<(), Error> {
     let expected = checked_product(1, shape).ok_or_else(|| size_overflow(shape, itemsize))?;
-    if expected != len as u64 {
-        return Err(Error::new(ErrorKind::LengthMismatch {
-            what: "data for the shape",
-            expected,
-            found: len as u64,
-        }));
+    same_len("data for the shape", expected, len as u64)
+}
+
+/// [`ErrorKind::LengthMismatch`] (`what`) unless `found` is `expected`.
+pub(crate) fn same_len(what: &'static str, expected: u64, found: u64) -> Result<(), Error> {
+    if found == expected {
+        return Ok(());
     }
-    Ok(())
+    Err(Error::new(ErrorKind::LengthMismatch {
+        what,
+        expected,
+        found,
+    }))
 }
 
 /// [`ErrorKind::SizeOverflow`] for an array of `shape` whose elements are `itemsize` bytes.

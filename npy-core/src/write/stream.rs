@@ -7,11 +7,13 @@ use std::path::Path;
 
 use npy_fs::PendingFile;
 
-use super::{size_overflow, AtomicFile, WriteOptions};
+use super::{same_len, size_overflow, AtomicFile, WriteOptions};
 use crate::codec::{checked_product, CHUNK_BYTES};
 use crate::dtype::DType;
 use crate::element::{bulk_kind, Bulk, NpyElement};
-use crate::error::{to_usize, Error, ErrorKind, PathContext};
+#[allow(unused_imports, reason = "named by the docs' links")]
+use crate::error::ErrorKind;
+use crate::error::{to_usize, Error, PathContext};
 use crate::format::{MemoryOrder, Version};
 use crate::header::Header;
 
@@ -168,13 +170,7 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
     /// [`ErrorKind::LengthMismatch`] when `row` is not one row long; otherwise as
     /// [`StreamWriter::push`].
     pub fn push_row(&mut self, row: &[T]) -> Result<(), Error> {
-        if row.len() as u64 != self.row_len {
-            return Err(Error::new(ErrorKind::LengthMismatch {
-                what: "row",
-                expected: self.row_len,
-                found: row.len() as u64,
-            }));
-        }
+        same_len("row", self.row_len, row.len() as u64)?;
         if self.row_len == 0 {
             self.empty_rows += 1;
             return Ok(());
@@ -208,13 +204,8 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         let rows = if self.row_len == 0 {
             self.empty_rows
         } else {
-            if !self.count.is_multiple_of(self.row_len) {
-                return Err(Error::new(ErrorKind::LengthMismatch {
-                    what: "elements for whole rows",
-                    expected: self.count.div_ceil(self.row_len) * self.row_len,
-                    found: self.count,
-                }));
-            }
+            let whole = self.count.div_ceil(self.row_len) * self.row_len;
+            same_len("elements for whole rows", whole, self.count)?;
             self.count / self.row_len
         };
         self.header.shape[self.growth_axis] = rows;
@@ -222,14 +213,9 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
         let bytes = self
             .header
             .to_bytes_at_least(self.version, self.header_bytes)?;
-        if bytes.len() != self.header_bytes {
-            // reserve() took the longest header of any row count: not reached.
-            return Err(Error::new(ErrorKind::LengthMismatch {
-                what: "final header for the bytes reserved",
-                expected: self.header_bytes as u64,
-                found: bytes.len() as u64,
-            }));
-        }
+        // reserve() took the longest header of any row count: never a mismatch.
+        let what = "final header for the bytes reserved";
+        same_len(what, self.header_bytes as u64, bytes.len() as u64)?;
         let end = self.inner.stream_position()?;
         self.inner.seek(SeekFrom::Start(self.header_start))?;
         self.inner.write_all(&bytes)?;
