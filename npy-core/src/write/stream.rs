@@ -228,9 +228,8 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
 /// The version (`version`, or numpy's choice) and length of the header a streaming writer
 /// reserves: the longest `np.save` header of any row count. Its length changes with the row
 /// count's digits in Fortran order only (numpy's spare room follows the last axis only while
-/// `fortran_order` is `True`); a shorter header is padded to it
-/// ([`Header::to_bytes_at_least`]), byte for byte `np.save`'s whenever that is as long (always
-/// in C order).
+/// `fortran_order` is `True`); a shorter header is padded to it ([`Header::to_bytes_at_least`]),
+/// byte for byte `np.save`'s whenever that is as long (always in C order).
 fn reserve(
     header: &Header,
     growth_axis: usize,
@@ -240,18 +239,16 @@ fn reserve(
     // The length depends on the row count only through its digits and whether it is 0, 1 or
     // more (fortran_order).
     let longest = |version: Version| -> Result<usize, Error> {
-        let counts = [0, 1, 2]
+        [0, 1, 2]
             .into_iter()
             .chain((1..20).map(|k| 10u64.pow(k)))
-            .chain([u64::MAX]);
-        let mut len = 0;
-        for n in counts {
-            let mut h = header.clone();
-            h.shape[growth_axis] = n;
-            h.fortran_order = Header::fortran_order_for(&h.shape, order);
-            len = len.max(h.to_bytes_unchecked(Some(version))?.len());
-        }
-        Ok(len)
+            .chain([u64::MAX])
+            .try_fold(0, |len, n| {
+                let mut h = header.clone();
+                h.shape[growth_axis] = n;
+                h.fortran_order = Header::fortran_order_for(&h.shape, order);
+                Ok(len.max(h.to_bytes_unchecked(Some(version))?.len()))
+            })
     };
     let with = |v| longest(v).map(|len| (v, len));
     match version {
