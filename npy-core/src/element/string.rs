@@ -78,16 +78,14 @@ impl NpyElement for String {
     }
     fn write(&self, plan: &Self::Plan, dst: &mut [u8]) -> Result<(), Error> {
         if !encode_ucs4(self.chars().map(u32::from), dst, plan.0) {
+            let order = if plan.0.is_big() {
+                ByteOrder::Big
+            } else {
+                ByteOrder::Little
+            };
             return Err(Error::new(ErrorKind::ValueTooLong {
                 len: self.chars().count(),
-                dtype: DType::Unicode(
-                    plan.1 as u64,
-                    if plan.0.is_big() {
-                        ByteOrder::Big
-                    } else {
-                        ByteOrder::Little
-                    },
-                ),
+                dtype: DType::Unicode(plan.1 as u64, order),
                 field: None,
             }));
         }
