@@ -19,8 +19,7 @@ use super::{mismatch, NpyElement, PodLayout};
 use crate::dtype::{DType, MlType};
 use crate::error::Error;
 
-/// `T`'s plan when a file of `dtype` holds elements of `t`: its own dtype, or the descr
-/// `np.save` writes for it (`|V2`, `|V1`; a `<f1` file is float8_e5m2 only).
+/// `T`'s plan when a file of `dtype` holds elements of `t`: its own dtype, or `np.save`'s `|Vn`.
 fn plan<T: NpyElement>(dtype: &DType, t: MlType) -> Result<(), Error> {
     match dtype {
         DType::Ml(d) if *d == t => Ok(()),

@@ -1,8 +1,6 @@
-//! The text of datetime64 and timedelta64 values as numpy writes it: `datetime_as_string` in
-//! the dtype's unit (`2023-12-09`, `2023-11-14T22:13:20.000`) and `str()` of a timedelta
-//! scalar (`30 milliseconds`); `NaT` for [`NAT`](super::NAT). Shared by `Display` of
-//! [`Datetime64`](super::Datetime64) / [`Timedelta64`](super::Timedelta64), of dynamic values,
-//! and by the printer (crate npy-print, through `DynValue`'s datetimes).
+//! The text of datetime64 and timedelta64 values as numpy writes it ([`TimeType::value_str`]),
+//! shared by `Display` of [`Datetime64`](super::Datetime64) / [`Timedelta64`](super::Timedelta64),
+//! of dynamic values, and by the printer (crate npy-print, through `DynValue`'s datetimes).
 
 use std::fmt::Write as _;
 
