@@ -76,7 +76,6 @@ pub fn write<T: NpyElement>(
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteOptions {
     pub(crate) dtype: Option<DType>,
-    /// `None`: C order for slices, the array's own layout for ndarray arrays.
     pub(crate) order: Option<MemoryOrder>,
     byte_order: Option<ByteOrder>,
     version: Option<Version>,
