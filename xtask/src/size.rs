@@ -18,6 +18,7 @@ use crate::workspace_root;
 /// package's crate, not published to crates.io).
 const CRATES: &[&str] = &[
     "npy-fs",
+    "npy-ml-dtypes",
     "npy-core",
     "npy-convert",
     "npy-derive",

@@ -17,7 +17,6 @@ mod comma;
 mod descr;
 mod error;
 mod layout;
-mod ml;
 #[cfg(test)]
 mod tests;
 mod type_str;
@@ -29,7 +28,7 @@ pub(crate) use descr::RecordBuilder;
 pub(crate) use error::descr_error;
 pub use error::DescrError;
 pub use layout::alignment;
-pub use ml::MlType;
+pub use npy_ml_dtypes::MlType;
 pub(crate) use type_str::{number_type, parse_type_str};
 
 /// The format's number table, one row per canonical dtype (`Canonical = Primitive, "name",

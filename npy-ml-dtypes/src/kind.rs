@@ -1,26 +1,6 @@
-//! The narrow float and int types of `ml_dtypes` (JAX, TensorFlow, Keras): bfloat16, the
-//! float8/float6/float4 kinds, int4/uint4/int2/uint2.
-//!
-//! numpy has no such types, so `np.save` of an `ml_dtypes` array writes a descr that loses the
-//! type (measured with numpy 2.4.6 and ml_dtypes 0.7.0): bfloat16 is `'<V2'`, float8_e5m2 is
-//! `'<f1'` (a descr numpy itself cannot load), every other kind is `'<V1'`. A reader gets the
-//! type back from a hint: the requested Rust type of a typed read, or
-//! [`ReadOptions::hint`](crate::ReadOptions) for a dynamic one.
-//!
-//! The encodings (each [`MlType`] variant's doc) follow ml_dtypes' `float8.h` / `intn.h` and
-//! OCP's MX and FP8 specifications. `fixtures/mltypes/manifest.json` (written by numpy +
-//! ml_dtypes) holds ml_dtypes' value of every byte and its rounding of a sweep of floats; tests
-//! compare both with [`MlType::decode`] and [`MlType::encode`].
-
-#![allow(
-    clippy::doc_markdown,
-    reason = "ml_dtypes' type names (float8_e4m3fn, int4, …) are written as ml_dtypes spells them"
-)]
+//! [`MlType`]: the table of ml_dtypes' kinds, and their encodings (each variant's doc).
 
 use std::fmt;
-
-use super::ByteOrder;
-use crate::literal::digits::Digits;
 
 /// ml_dtypes' types, one row per type (`Type = "name", bits, encoding`): declares [`MlType`]
 /// and its [`ALL`](MlType::ALL), [`name`](MlType::name), [`bits`](MlType::bits) and `encoding`.
@@ -176,7 +156,11 @@ impl MlType {
     /// The descr `np.save` writes for the type on this machine: `'<V2'` for bfloat16, `'<f1'`
     /// for float8_e5m2, `'<V1'` for the others (`'>'` on a big-endian machine).
     pub fn type_str(self) -> String {
-        let order = ByteOrder::NATIVE.as_char();
+        let order = if cfg!(target_endian = "little") {
+            '<'
+        } else {
+            '>'
+        };
         format!("{order}{}{}", self.kind(), self.itemsize())
     }
 
@@ -188,9 +172,9 @@ impl MlType {
         let bits = self.bits();
         let low = code & (u16::MAX >> (16 - bits));
         match self.encoding() {
-            // bfloat16 is the high half of a binary32, which `half` widens exactly.
+            // bfloat16 is the high half of a binary32, which widens exactly.
             Encoding::Float(_) if self == MlType::BFloat16 => {
-                f64::from(half::bf16::from_bits(code).to_f32())
+                f64::from(f32::from_bits(u32::from(code) << 16))
             }
             Encoding::Float(l) => decode_float(l, code & 0xff),
             Encoding::E8M0 if code == 0xff => f64::NAN,
@@ -250,7 +234,7 @@ impl MlType {
 
 /// C's `printf("%g", v)`: 6 significant digits, the shorter of fixed and exponent forms as C
 /// chooses them, trailing zeros removed.
-pub(crate) fn format_g(v: f64) -> String {
+fn format_g(v: f64) -> String {
     const P: i32 = 6;
     let sign = if v.is_sign_negative() { "-" } else { "" };
     if v.is_nan() {
@@ -263,21 +247,25 @@ pub(crate) fn format_g(v: f64) -> String {
     if v == 0.0 {
         return format!("{sign}0");
     }
-    // The exponent of the value rounded to P significant digits decides the form; the fixed
-    // form's digits are those same rounded digits.
-    let d = Digits::parse(&format!("{:.*e}", (P - 1) as usize, v.abs()));
-    let (int, frac, exp) = if (-4..P).contains(&d.exp) {
-        let (int, frac) = d.positional();
-        (int, frac, String::new())
-    } else {
-        let (int, frac) = d.sci_parts();
-        let esign = if d.exp < 0 { '-' } else { '+' };
-        let exp = format!("e{esign}{:02}", d.exp.unsigned_abs());
-        (int.to_owned(), frac.to_owned(), exp)
-    };
-    let frac = frac.trim_end_matches('0');
-    let point = if frac.is_empty() { "" } else { "." };
-    format!("{sign}{int}{point}{frac}{exp}")
+    // C's rule: the exponent of the value rounded to P significant digits decides the form,
+    // fixed with P - 1 - exponent decimals from 1e-4 up to 10^P, else `d.ddddde±XX`.
+    let sci = format!("{:.*e}", (P - 1) as usize, v.abs());
+    let (mantissa, exp) = sci.split_once('e').expect("`{:e}` writes an exponent");
+    let exp: i32 = exp.parse().expect("`{:e}` writes an integer exponent");
+    let trim = |s: &str| s.trim_end_matches('0').trim_end_matches('.').to_owned();
+    if (-4..P).contains(&exp) {
+        let fixed = format!("{:.*}", (P - 1 - exp) as usize, v.abs());
+        return format!(
+            "{sign}{}",
+            if fixed.contains('.') {
+                trim(&fixed)
+            } else {
+                fixed
+            }
+        );
+    }
+    let esign = if exp < 0 { '-' } else { '+' };
+    format!("{sign}{}e{esign}{:02}", trim(mantissa), exp.unsigned_abs())
 }
 
 impl fmt::Display for MlType {
