@@ -517,7 +517,7 @@ impl<R: Read> NpyReader<R> {
             }
             let mut v = Vec::with_capacity(n_usize);
             npy_fs::advise_huge_pages_spare(&mut v);
-            self.decode_into_vec(decoder, n, &mut v)?;
+            self.decode_n(decoder, n, |x| v.push(x))?;
             return Ok(v);
         }
         // A stream of unknown length: grow with what arrives.
@@ -531,7 +531,7 @@ impl<R: Read> NpyReader<R> {
                     self.fill(decoder, &mut part)?;
                     v.append(&mut part);
                 }
-                None => self.decode_into_vec(decoder, k, &mut v)?,
+                None => self.decode_n(decoder, k, |x| v.push(x))?,
             }
         }
         Ok(v)
@@ -566,41 +566,32 @@ impl<R: Read> NpyReader<R> {
             self.pos += out.len() as u64;
             return Ok(());
         }
-        let itemsize = self.itemsize() as usize;
-        if itemsize == 0 {
-            for slot in out.iter_mut() {
-                *slot = decoder.decode(&[])?;
-            }
-            self.pos += out.len() as u64;
-            return Ok(());
-        }
         let mut slots = out.iter_mut();
-        self.read_chunks(slots.len() as u64, CHUNK_BYTES, |chunk| {
-            decoder.decode_each(chunk, itemsize, |value| {
-                if let Some(slot) = slots.next() {
-                    *slot = value;
-                }
-            })
+        self.decode_n(decoder, slots.len() as u64, |value| {
+            if let Some(slot) = slots.next() {
+                *slot = value;
+            }
         })
     }
 
-    /// Decodes `n` elements, pushing them onto `v` (types without a bulk layout).
-    fn decode_into_vec<D: Decode>(
+    /// Decodes the next `n` elements in order, handing each to `put` (types without a bulk
+    /// layout).
+    fn decode_n<D: Decode>(
         &mut self,
         decoder: &D,
         n: u64,
-        v: &mut Vec<D::Value>,
+        mut put: impl FnMut(D::Value),
     ) -> Result<(), Error> {
         let itemsize = self.itemsize() as usize;
         if itemsize == 0 {
             for _ in 0..n {
-                v.push(decoder.decode(&[])?);
+                put(decoder.decode(&[])?);
             }
             self.pos += n;
             return Ok(());
         }
         self.read_chunks(n, CHUNK_BYTES, |chunk| {
-            decoder.decode_each(chunk, itemsize, |value| v.push(value))
+            decoder.decode_each(chunk, itemsize, &mut put)
         })
     }
 
