@@ -281,12 +281,8 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
     /// A reader of the whole array as `T`, its span set to the array's bytes so that the
     /// cursor reads them in one read of the source.
     fn whole_reader<T: NpyElement>(&self) -> Result<NpyReader<SourceCursor<'_, S>>, Error> {
-        let mut r = self.stream();
-        let each = r.fold_for::<T>()?;
-        let end = self
-            .data_offset()
-            .saturating_add(r.num_elements().saturating_mul(each));
-        r.inner_mut().span_end = end;
+        let mut r = self.reader_to(self.data_offset().saturating_add(self.meta().nbytes()));
+        r.fold_for::<T>()?;
         Ok(r)
     }
 
