@@ -61,8 +61,8 @@ pub struct NpyView<'a, T> {
 
 impl<'a, T: NpyElement + CheckedBitPattern> NpyView<'a, T> {
     /// Parses the header at the start of `bytes` (a whole `.npy` file) and borrows the data
-    /// after it as `&'a [T]`, in the file's memory order; bytes after the data are ignored, as
-    /// numpy ignores them. Zero elements view as an empty slice whatever the alignment.
+    /// after it as `&'a [T]` in the file's memory order ([`NpyView`]'s example); bytes after the
+    /// data are ignored, as numpy ignores them. Zero elements view whatever the alignment.
     ///
     /// # Errors
     /// - header errors of [`Header::read`] ([`ErrorKind::NotNpy`], [`ErrorKind::Truncated`], ...);
@@ -73,22 +73,6 @@ impl<'a, T: NpyElement + CheckedBitPattern> NpyView<'a, T> {
     /// - [`ErrorKind::Misaligned`] when the data's address is not a multiple of `T`'s alignment;
     /// - [`ErrorKind::NonCanonicalBool`] for a `bool` byte other than 0 and 1, which numpy reads
     ///   as `True` but a Rust `bool` cannot hold ([`view_or_copy`] decodes such data).
-    ///
-    /// # Examples
-    /// ```
-    /// use npy_core::NpyView;
-    /// # let dir = std::env::temp_dir().join(format!("npy-core-view-new-{}", std::process::id()));
-    /// # std::fs::create_dir_all(&dir)?;
-    /// # let path = dir.join("pixels.npy");
-    /// # npy_core::write(&path, &[0u8, 64, 128, 255, 1, 2], &[2, 3])?;
-    /// // Bytes need no alignment; wider types need the buffer aligned (see `NpyView`).
-    /// let file = std::fs::read(&path)?;
-    /// let pixels = NpyView::<u8>::new(&file)?;
-    /// assert_eq!(pixels.shape(), [2, 3]);
-    /// assert_eq!(pixels.data(), [0, 64, 128, 255, 1, 2]);
-    /// assert_eq!(pixels.get(&[0, 2]), Some(&128));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     pub fn new(bytes: &'a [u8]) -> Result<Self, Error> {
         NpyView::with_options(bytes, &ReadOptions::default())
     }

@@ -248,6 +248,19 @@ mod tests {
         "('<f4', (1,))",
     ];
 
+    /// A hint given after opening reads the dtype as [`ReadOptions::hint`] does when opening.
+    #[test]
+    fn with_hint_reads_the_dtype_through_the_hint() {
+        use crate::dtype::MlType;
+        let mut bytes = crate::header::Header::new("|V1".parse().unwrap(), vec![2])
+            .to_bytes(None)
+            .unwrap();
+        bytes.extend_from_slice(&[0x38, 0xc0]);
+        let r = super::NpyReader::new(&bytes[..]).unwrap();
+        let r = r.with_hint(Some(MlType::Float8E4M3Fn));
+        assert_eq!(*r.dtype(), DType::Ml(MlType::Float8E4M3Fn));
+    }
+
     /// The smallest itemsize (bytes) of a dtype `T` reads, as its own or widened.
     fn smallest_itemsize<T: NpyElement>() -> u64 {
         DTYPES

@@ -39,17 +39,6 @@ pub const READ_AHEAD_BYTES: usize = 64 << 10;
 /// [`ErrorKind::NotNpy`] for a prefix that is not a `.npy` file's,
 /// [`ErrorKind::UnsupportedVersion`], [`ErrorKind::HeaderTooLong`] (`options.get_max_header_len()`:
 /// checked before any byte of the header itself is read).
-///
-/// # Examples
-/// ```
-/// use npy_core::{__private::header_extent, Header, ReadOptions};
-/// let bytes = Header::new("<f4".parse()?, vec![4, 64]).to_bytes(None)?;
-/// let opts = ReadOptions::default();
-/// assert_eq!(header_extent(&bytes[..12], &opts)?, Some(128));
-/// assert_eq!(header_extent(&bytes[..7], &opts)?, None);
-/// assert!(header_extent(b"PK\x03\x04 an npz", &opts).is_err());
-/// # Ok::<(), npy_core::Error>(())
-/// ```
 pub fn header_extent(prefix: &[u8], options: &ReadOptions) -> Result<Option<u64>, Error> {
     Ok(match parse_prefix(prefix, options)? {
         Prefix::Whole(version, header_len) => Some(version.prefix_len() + header_len),
@@ -117,6 +106,7 @@ pub struct Positional<S> {
 /// assert_eq!(a.shape(), [4, 3]);
 /// assert_eq!(a.read_rows::<i32>(1..3)?, [3, 4, 5, 6, 7, 8]);
 /// assert_eq!(a.read_ranges::<i32>(&[0..2, 10..12])?, [vec![0, 1], vec![10, 11]]);
+/// assert_eq!(a.row_byte_range(1..3)?, 128 + 12..128 + 36); // rows of 3 four-byte elements
 /// assert_eq!(a.read_vec::<i32>()?.len(), 12);
 /// # Ok::<(), npy_core::Error>(())
 /// ```
@@ -251,15 +241,6 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
     ///
     /// # Errors
     /// As [`NpyReader::row_elements`], without its type check.
-    ///
-    /// # Examples
-    /// ```
-    /// let mut bytes = Vec::new();
-    /// npy_core::WriteOptions::new().write_to(&mut bytes, &[0u16; 12], &[4, 3])?;
-    /// let a = npy_core::NpyReader::open_at(bytes)?;
-    /// assert_eq!(a.row_byte_range(1..3)?, 128 + 6..128 + 18);
-    /// # Ok::<(), npy_core::Error>(())
-    /// ```
     pub fn row_byte_range(&self, rows: Range<u64>) -> Result<Range<u64>, Error> {
         let dims = self.meta().row_dims(&rows)?;
         // Within the array's bytes, which fit in 64 bits (checked when the header was read;
@@ -351,17 +332,6 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
 
 /// Bytes fetched from a larger source (its bytes at `offset..`), a [`ReadAt`] of them: for
 /// decoding a range fetched by other means (an async request) with [`NpyReader::from_parts`].
-///
-/// # Examples
-/// ```
-/// use npy_core::{__private::FetchedRange, ReadAt};
-/// let part = FetchedRange::new(100, vec![1u8, 2, 3]);
-/// let mut b = [0u8; 2];
-/// part.read_exact_at(&mut b, 101)?;
-/// assert_eq!(b, [2, 3]);
-/// assert!(part.read_at(&mut b, 0).is_err()); // not fetched
-/// # Ok::<(), std::io::Error>(())
-/// ```
 #[derive(Debug, Clone)]
 pub struct FetchedRange<B> {
     offset: u64,
@@ -665,5 +635,21 @@ mod tests {
             }
         }
         assert!(header_extent(b"\x93NUMPY\x09\x00", &o).is_err());
+        assert!(header_extent(b"PK\x03\x04 an npz", &o).is_err());
+        let bytes = Header::new("<f4".parse().unwrap(), vec![4, 64])
+            .to_bytes(None)
+            .unwrap();
+        assert_eq!(header_extent(&bytes[..12], &o).unwrap(), Some(128));
+        assert_eq!(header_extent(&bytes[..7], &o).unwrap(), None);
+    }
+
+    /// A fetched range reads its own bytes at their offsets in the source, nothing before.
+    #[test]
+    fn fetched_ranges_read_at_their_offset() {
+        let part = FetchedRange::new(100, vec![1u8, 2, 3]);
+        let mut b = [0u8; 2];
+        part.read_exact_at(&mut b, 101).unwrap();
+        assert_eq!(b, [2, 3]);
+        assert!(part.read_at(&mut b, 0).is_err()); // not fetched
     }
 }

@@ -375,16 +375,6 @@ impl<R> NpyReader<R> {
     /// (for readers opened without options: an `.npz` member's). `None`, a dtype the hint does
     /// not apply to, or a hint [`hinted_dtype`](crate::header::ParsedHeader::hinted_dtype)
     /// refuses (call it to learn why) leaves the reader as it is.
-    ///
-    /// # Examples
-    /// ```
-    /// use npy_core::{DType, dtype::MlType, NpyReader};
-    /// let mut bytes = npy_core::Header::new("|V1".parse()?, vec![2]).to_bytes(None)?;
-    /// bytes.extend_from_slice(&[0x38, 0xc0]);
-    /// let r = NpyReader::new(&bytes[..])?.with_hint(Some(MlType::Float8E4M3Fn));
-    /// assert_eq!(*r.dtype(), DType::Ml(MlType::Float8E4M3Fn));
-    /// # Ok::<(), npy_core::Error>(())
-    /// ```
     #[must_use]
     pub fn with_hint(mut self, hint: Option<crate::dtype::MlType>) -> Self {
         if let Some(h) = hint {
