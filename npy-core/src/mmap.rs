@@ -18,7 +18,7 @@ use memmap2::{Mmap, MmapMut};
 
 use crate::dtype::DType;
 use crate::element::NpyElement;
-use crate::error::{Error, ErrorKind, PathContext};
+use crate::error::{to_usize, Error, ErrorKind, PathContext};
 use crate::format::MemoryOrder;
 use crate::header::Header;
 use crate::meta::{element_accessors, meta_accessors, ArrayMeta};
@@ -173,13 +173,8 @@ impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
             // open_memmap writes the flag it is given, whatever the shape.
             header.fortran_order = order.is_fortran();
             let meta = ArrayMeta::from_header(header)?;
-            let sum = meta.data_offset().checked_add(meta.nbytes());
-            let Some(end) = sum.filter(|&end| usize::try_from(end).is_ok()) else {
-                return Err(Error::new(ErrorKind::PlatformLimit {
-                    what: "bytes of a memory map",
-                    value: sum.unwrap_or(u64::MAX),
-                }));
-            };
+            let end = meta.data_offset().saturating_add(meta.nbytes());
+            to_usize(end, "bytes of a memory map")?;
             let mut file = OpenOptions::new()
                 .read(true)
                 .write(true)
