@@ -171,6 +171,7 @@ impl<T: PartialEq> PartialEq for NpyArray<T> {
 ///
 /// # Examples
 /// ```
+/// use npy_core::read::{read_with, Casting, ReadOptions};
 /// # let dir = std::env::temp_dir().join(format!("npy-core-array-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
 /// let path = dir.join("a.npy");
@@ -178,6 +179,9 @@ impl<T: PartialEq> PartialEq for NpyArray<T> {
 /// let a = npy_core::read::<f32>(&path)?;
 /// assert_eq!(a.shape(), [2, 3]);
 /// assert_eq!(a.get(&[1, 0]), Some(&4.0));
+/// assert!(npy_core::read::<f64>(&path).is_err()); // exact by default; `read_with` can widen:
+/// let wide = read_with::<f64>(&path, &ReadOptions::default().casting(Casting::Safe))?;
+/// assert_eq!(wide.data()[3], 4.0);
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 pub fn read<T: NpyElement>(path: impl AsRef<Path>) -> Result<NpyArray<T>, Error> {
@@ -185,23 +189,11 @@ pub fn read<T: NpyElement>(path: impl AsRef<Path>) -> Result<NpyArray<T>, Error>
 }
 
 /// [`read`](fn@crate::read) with options ([`ReadOptions`]; [`Casting::Safe`] reads an `<f4`
-/// file as `f64`, as numpy's `astype(np.float64)` would).
+/// file as `f64`, as numpy's `astype(np.float64)` would: `read`'s example shows it).
 ///
 /// # Errors
 /// As [`read`](fn@crate::read); with [`ReadOptions::strict_bools`], [`ErrorKind::InvalidBool`]
 /// for a `b1` byte other than 0 and 1 (naming its offset in the file).
-///
-/// # Examples
-/// ```
-/// use npy_core::{read::{read_with, Casting}, ReadOptions, WriteOptions};
-/// let path = std::env::temp_dir().join(format!("npy-read-with-{}.npy", std::process::id()));
-/// WriteOptions::new().write_path(&path, &[1.5f32, -2.0], &[2])?;
-/// let wide = read_with::<f64>(&path, &ReadOptions::default().casting(Casting::Safe))?;
-/// assert_eq!(wide.data(), [1.5, -2.0]);
-/// assert!(npy_core::read::<f64>(&path).is_err()); // exact by default
-/// # std::fs::remove_file(&path).ok();
-/// # Ok::<(), npy_core::Error>(())
-/// ```
 pub fn read_with<T: NpyElement>(
     path: impl AsRef<Path>,
     options: &ReadOptions,
