@@ -114,9 +114,8 @@ impl<'a, T> NpyView<'a, T> {
     }
 }
 
-/// What [`view_or_copy`] returns: the array of a `.npy` file held in memory, with the header's
-/// shape and order, its elements borrowed ([`NpyView`]'s rules) or decoded into a vector.
-/// It dereferences to the elements, `&[T]` in memory order.
+/// What [`view_or_copy`] returns: the header's shape and order, and the elements, borrowed or
+/// decoded; it dereferences to them, `&[T]` in memory order.
 #[derive(Debug, Clone)]
 pub struct ViewOrCopy<'a, T: Clone> {
     meta: ArrayMeta,
@@ -167,15 +166,14 @@ impl<T: Clone> std::ops::Deref for ViewOrCopy<'_, T> {
     }
 }
 
-/// The array of the `.npy` file in `bytes`, its elements in the file's memory order: borrowed
-/// when [`NpyView::new`] can view them, decoded into a vector when they are byte-swapped or
-/// misaligned in memory, hold `bool` bytes other than 0 and 1 (decoded as `true`, as numpy reads
-/// them), or `T` is decoded element by element. The shape and order are the header's.
+/// The array of the `.npy` file in `bytes` (the header's shape and order), its elements in memory
+/// order borrowed when [`NpyView::new`] can view them, else decoded (byte-swapped, misaligned,
+/// `bool` bytes other than 0 and 1 read `true` as numpy does, `T` decoded element by element).
 ///
 /// # Errors
-/// Header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::TypeMismatch`], [`ErrorKind::Truncated`] and the
-/// value errors of `T`; never [`ErrorKind::Misaligned`], [`ErrorKind::NotViewable`] or
-/// [`ErrorKind::NonCanonicalBool`].
+/// Header errors, [`ErrorKind::ObjectArray`], [`ErrorKind::TypeMismatch`],
+/// [`ErrorKind::Truncated`] and the value errors of `T`; never [`ErrorKind::Misaligned`],
+/// [`ErrorKind::NotViewable`] or [`ErrorKind::NonCanonicalBool`].
 ///
 /// # Examples
 /// ```

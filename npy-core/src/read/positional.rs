@@ -21,19 +21,16 @@ use crate::meta::{check_within, ArrayMeta};
 /// many, which later reads then take from memory.
 pub const FIRST_READ_BYTES: usize = 64 << 10;
 
-/// The most bytes a cursor on a source buffers for one read that decodes element by element
-/// (types without a bulk layout, byte-swapped data): a range up to this size is one read of
-/// the source, a larger one one read per this many bytes.
+/// The most bytes a [`SourceCursor`] buffers for a read decoded element by element or
+/// byte-swapped: a range up to this size is one read of the source, a larger one one per this.
 pub const MAX_WINDOW_BYTES: usize = 64 << 20;
 
-/// Bytes a [`SourceCursor`] reads ahead for a small read outside an operation's span
-/// ([`NpyReader::stream`]), as a buffered reader does: one read of the source per 64 KiB.
+/// Bytes a [`SourceCursor`] reads ahead for a small read outside a span, as a buffered reader.
 pub const READ_AHEAD_BYTES: usize = 64 << 10;
 
 /// Where the header that starts with `prefix` ends: `Some(data offset)` once `prefix` holds the
-/// magic string, the version and the header length field; `None` for a shorter prefix that
-/// still matches the magic string. A remote reader learns from it whether its first read held
-/// the whole header, and otherwise what a second read must fetch.
+/// magic string, the version and the header length field (whether a remote reader's first read
+/// held the header, or what to fetch next); `None` for a shorter prefix matching the magic.
 ///
 /// # Errors
 /// [`ErrorKind::NotNpy`] for a prefix that is not a `.npy` file's,
@@ -375,12 +372,10 @@ impl<B: AsRef<[u8]>> ReadAt for FetchedRange<B> {
     }
 }
 
-/// A [`Read`] + [`Seek`] cursor on a [`ReadAt`]: what [`NpyReader::stream`] reads through.
-///
-/// Reads inside the first read's bytes come from memory; one that covers the rest of the span
-/// being read goes straight to the source; a smaller one (element-by-element decoding) fetches
-/// the rest of the span, up to [`MAX_WINDOW_BYTES`], and serves the following reads from it.
-/// Outside a span (streaming), a small read fetches [`READ_AHEAD_BYTES`].
+/// A [`Read`] + [`Seek`] cursor on a [`ReadAt`], what [`NpyReader::stream`] reads through: reads
+/// inside the first read's bytes come from memory, one covering the rest of the span being read
+/// goes to the source, a smaller one fetches the span's rest (at most [`MAX_WINDOW_BYTES`]; out
+/// of a span, [`READ_AHEAD_BYTES`]) and serves the following reads from it.
 #[derive(Debug)]
 pub struct SourceCursor<'a, S: ?Sized> {
     source: &'a S,

@@ -1,8 +1,5 @@
-//! [`NpyReader`]: the header, then the data in one go, into a caller's buffer, element by
-//! element, or by range.
-//!
-//! One engine serves typed and dynamic reads: a [`Decode`] turns each element's bytes into a
-//! value, and says when the bytes are the values' memory (the bulk paths).
+//! [`NpyReader`]. One engine serves typed and dynamic reads: a [`Decode`] turns each element's
+//! bytes into a value, and says when the bytes are the values' memory (the bulk paths).
 
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
@@ -122,8 +119,8 @@ impl<T: NpyElement> Decode for Typed<T> {
 }
 
 /// A `.npy` reader over any [`Read`]: the header first, then the data in one go, into a caller's
-/// buffer, or element by element. It consumes exactly the header and the array's bytes, so
-/// arrays concatenated in one stream read one after the other.
+/// buffer, element by element, or by range (`R: Seek`). It consumes exactly the header and the
+/// array's bytes, so arrays concatenated in one stream read one after the other.
 ///
 /// # Examples
 /// ```
@@ -228,9 +225,8 @@ impl NpyReader<BufReader<File>> {
 impl<R> NpyReader<R> {
     meta_accessors!();
 
-    /// A reader of the array `meta` describes whose data starts at `inner`'s position (the
-    /// header was read elsewhere: a range source's prefix read). `inner` needs no `Read`: a
-    /// [`Positional`](crate::read::Positional) source is read by position.
+    /// A reader of `meta`'s array whose data starts at `inner`'s position (its header read
+    /// elsewhere); `inner` needs no `Read` (a [`Positional`](super::Positional) reads by position).
     pub(crate) fn from_meta(inner: R, meta: ArrayMeta, options: &ReadOptions) -> Self {
         NpyReader {
             inner,
@@ -265,11 +261,10 @@ impl<R> NpyReader<R> {
         self.end - self.pos
     }
 
-    /// The underlying reader, after what has been read, less what a partly consumed
-    /// [`NpyReader::iter`] read ahead (up to 64 KiB, never past the data; not in `R`). From
-    /// [`NpyReader::open`], `R` is a [`BufReader`] holding its own read-ahead (its
-    /// `seek(SeekFrom::Current(0))` puts the file there); [`NpyReader::into_file`] gives the
-    /// file after what was read, iterator included.
+    /// The underlying reader, after what was read, less what a partly used [`NpyReader::iter`]
+    /// read ahead (up to 64 KiB of the data, not in `R`). A [`BufReader`] from [`NpyReader::open`]
+    /// holds its own read-ahead (`seek(SeekFrom::Current(0))` puts the file there);
+    /// [`NpyReader::into_file`] gives the file after what was read, iterator included.
     pub fn into_inner(self) -> R {
         self.inner
     }
@@ -329,10 +324,9 @@ impl<R> NpyReader<R> {
         }
     }
 
-    /// What a typed read checks first: objects, [`NpyReader::fold_subarray`], [`Typed::new`].
-    /// A big-endian `'>V2'` (ml_dtypes' bfloat16, whose byte order numpy's `|V2` loses) is
-    /// refused for a type wider than a byte taking a void's bytes (`half::bf16`): it would
-    /// read it swapped.
+    /// What a typed read checks first: objects, [`NpyReader::fold_subarray`], [`Typed::new`]. A
+    /// big-endian `'>V2'` (ml_dtypes' bfloat16, whose byte order numpy's `|V2` loses) is refused
+    /// for a type wider than a byte taking a void's bytes (`half::bf16`): it would read it swapped.
     fn typed<T: NpyElement>(&mut self) -> Result<Typed<T>, Error> {
         self.dtype().refuse_object()?;
         self.fold_subarray::<T>()?;
@@ -429,8 +423,7 @@ impl<R: Read> NpyReader<R> {
     pub fn read_vec<T: NpyElement>(&mut self) -> Result<Vec<T>, Error> {
         let typed = self.typed::<T>()?;
         let n = self.remaining();
-        // A short file is Truncated, whatever the memory bound would have said of its claim.
-        self.check_backed()?;
+        self.check_backed()?; // first: a short file is Truncated, not refused memory
         check_expansion::<T>(n, n * self.itemsize())?;
         self.read_vec_with(&typed)
     }
@@ -564,8 +557,7 @@ impl<R: Read> NpyReader<R> {
         })
     }
 
-    /// Decodes the next `n` elements in order, handing each to `put` (types without a bulk
-    /// layout).
+    /// Decodes the next `n` elements in order, handing each to `put` (types without bulk layout).
     fn decode_n<D: Decode>(
         &mut self,
         decoder: &D,
