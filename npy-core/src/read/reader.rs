@@ -98,9 +98,7 @@ impl<T: NpyElement> Decode for Typed<T> {
         match self {
             Typed::Exact { plan, .. } => T::read_each(plan, src, itemsize, put),
             Typed::Widened(w) => {
-                for element in src.chunks_exact(itemsize) {
-                    put(w.read(element));
-                }
+                src.chunks_exact(itemsize).for_each(|e| put(w.read(e)));
                 Ok(())
             }
         }
@@ -274,13 +272,6 @@ impl<R> NpyReader<R> {
         &mut self.inner
     }
 
-    /// Views the array as `T` elements, as a typed read does first (subarray dimensions
-    /// folded into `T`); returns the bytes of one such element.
-    pub(crate) fn fold_for<T: NpyElement>(&mut self) -> Result<u64, Error> {
-        self.fold_subarray::<T>()?;
-        Ok(self.itemsize())
-    }
-
     /// The element range (memory order, in `T`, folded as [`NpyReader::fold_for`]) of rows
     /// `rows` of a C-order array; errors as [`NpyReader::read_rows`].
     pub(crate) fn row_elements_of<T: NpyElement>(
@@ -324,12 +315,12 @@ impl<R> NpyReader<R> {
         }
     }
 
-    /// What a typed read checks first: objects, [`NpyReader::fold_subarray`], [`Typed::new`]. A
+    /// What a typed read checks first: objects, [`NpyReader::fold_for`], [`Typed::new`]. A
     /// big-endian `'>V2'` (ml_dtypes' bfloat16, whose byte order numpy's `|V2` loses) is refused
     /// for a type wider than a byte taking a void's bytes (`half::bf16`): it would read it swapped.
     fn typed<T: NpyElement>(&mut self) -> Result<Typed<T>, Error> {
         self.dtype().refuse_object()?;
-        self.fold_subarray::<T>()?;
+        self.fold_for::<T>()?;
         let typed = Typed::<T>::new(self.dtype(), self.options.get_casting())?;
         if let (DType::Void(_), DType::Ml(t)) = (self.dtype(), T::npy_dtype()) {
             if t.itemsize() > 1 {
@@ -342,9 +333,10 @@ impl<R> NpyReader<R> {
     /// When `T` is a subarray type (`[U; N]`) and the file a C-order array whose trailing
     /// dimensions are its subarray shape ([`ArrayMeta::fold_trailing`]), views those dimensions
     /// from here on as one `T` element: the shape loses them, the length counts `T` elements.
-    fn fold_subarray<T: NpyElement>(&mut self) -> Result<(), Error> {
+    /// Returns the bytes of one element (as a typed read sees them, which does this first).
+    pub(crate) fn fold_for<T: NpyElement>(&mut self) -> Result<u64, Error> {
         let DType::SubArray(want) = T::npy_dtype() else {
-            return Ok(());
+            return Ok(self.itemsize());
         };
         let dims = want.shape();
         let shape = self.meta.shape();
@@ -357,12 +349,12 @@ impl<R> NpyReader<R> {
             || !self.pos.is_multiple_of(per)
         {
             // Not that layout: T::plan reports the mismatch.
-            return Ok(());
+            return Ok(self.itemsize());
         }
         self.meta.fold_trailing(dims)?;
         self.end /= per;
         self.pos /= per;
-        Ok(())
+        Ok(self.itemsize())
     }
 
     /// The reader with its dtype read through a type hint, as [`ReadOptions::hint`] when opening
@@ -677,7 +669,7 @@ impl<R: Read + Seek> NpyReader<R> {
     /// [`NpyReader::read_vec`].
     pub fn read_range<T: NpyElement>(&mut self, range: Range<u64>) -> Result<Vec<T>, Error> {
         self.dtype().refuse_object()?;
-        self.fold_subarray::<T>()?;
+        self.fold_for::<T>()?;
         self.within_range(range, Self::read_vec::<T>)
     }
 
@@ -777,9 +769,7 @@ impl<R: Read, T: NpyElement> Iterator for Elements<'_, R, T> {
             .and_then(|()| self.typed.decode(src));
         r.ahead_at += itemsize;
         r.pos += 1;
-        if v.is_err() {
-            self.failed = true;
-        }
+        self.failed = v.is_err(); // false until now
         Some(v)
     }
 
