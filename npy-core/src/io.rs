@@ -36,8 +36,7 @@ fn fill(
 /// Reads take `&self`, so one source serves several threads (or pending requests of a remote
 /// store) at once. Files (by `pread` / `seek_read`), byte slices, `Vec<u8>`, and references,
 /// boxes and `Arc`s of sources implement it; `npy-object-store` implements it for a remote
-/// store (npy-core neither blocks on a network nor needs an async runtime). A read past the
-/// end returns fewer bytes (0 at or beyond it), as `pread` does.
+/// store (npy-core neither blocks on a network nor needs an async runtime).
 ///
 /// # Examples
 /// ```
@@ -57,8 +56,8 @@ pub trait ReadAt {
     /// What the source reports (a file's metadata, a store's `HEAD`).
     fn size(&self) -> std::io::Result<u64>;
 
-    /// Reads up to `buf.len()` bytes at `offset`; returns how many, fewer only at the end of
-    /// the source. Implementations retry interrupted reads.
+    /// Reads up to `buf.len()` bytes at `offset`; returns how many, fewer only at the end of the
+    /// source (0 at or past it, as `pread`). Implementations retry interrupted reads.
     ///
     /// # Errors
     /// What the source reports.

@@ -111,8 +111,7 @@ impl ArrayMeta {
         self.parsed.version
     }
 
-    /// Checks that `found` values fill the array ([`ErrorKind::LengthMismatch`] naming `what`
-    /// otherwise).
+    /// [`ErrorKind::LengthMismatch`] (naming `what`) unless `found` values fill the array.
     pub(crate) fn check_len(&self, what: &'static str, found: usize) -> Result<(), Error> {
         if self.len != found as u64 {
             return Err(Error::new(ErrorKind::LengthMismatch {
@@ -152,9 +151,8 @@ impl ArrayMeta {
         flat_index(self.shape(), self.order(), index)
     }
 
-    /// The same array seen with its trailing `dims` as one subarray element: numpy stores an
-    /// array of `[T; N]` elements as the base dtype with the subarray's dimensions appended to
-    /// the shape.
+    /// The same array seen with its trailing `dims` as one subarray element: numpy stores an array
+    /// of `[T; N]` elements as the base dtype with the subarray's dimensions appended to the shape.
     pub(crate) fn fold_trailing(&mut self, dims: &[u64]) -> Result<(), Error> {
         let header = &mut self.parsed.header;
         let folded = SubArray::new(header.dtype.clone(), dims.to_vec())?;

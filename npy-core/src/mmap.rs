@@ -1,11 +1,9 @@
 //! Memory-mapped files (feature `mmap`): a `.npy` file's array viewed in place, paged in by the
-//! operating system as it is touched; read-only ([`NpyMmap`]) or writable ([`NpyMmapMut`],
-//! numpy's `open_memmap` with `mode='r+'` or `'w+'`).
+//! operating system as it is touched; read-only ([`NpyMmap`]) or writable ([`NpyMmapMut`]).
 //!
-//! As memmap2's `Mmap::map`, opening a map is `unsafe`: the mapped memory *is* the file, and
-//! nothing in a process can stop another one from changing it. The caller states, with the
-//! `unsafe` block, that no one will. To keep the hazard out of the program entirely, map the
-//! file yourself and borrow it with [`NpyView`], or read it with [`crate::read()`].
+//! As memmap2's `Mmap::map`, opening a map is `unsafe`: the mapped memory *is* the file, which
+//! another process may change; the caller's `unsafe` block says no one will. To keep the hazard
+//! out of the program, borrow a map of your own with [`NpyView`], or use [`crate::read()`].
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -140,9 +138,8 @@ impl<T: NpyElement + CheckedBitPattern + NoUninit> NpyMmapMut<T> {
     /// dtype=T's dtype, shape=shape, fortran_order=order is Fortran)` writes it, every element
     /// zero, and maps it writable. The zeros are not written but the file extended (`set_len`):
     /// on sparse files (ext4, XFS, btrfs, APFS, NTFS, tmpfs) disk space is taken only as pages
-    /// are written (opening still checks the data as [`NpyMmap::open`] does, which for `bool`
-    /// reads every byte). `T` must be viewable in the machine's byte order ([`NpyMmap`]'s
-    /// rule): numbers, `bool`, complex, `#[npy(pod)]` records, arrays of them.
+    /// are written ([`NpyMmap::open`]'s checks still read every `bool` byte). `T` must be viewable
+    /// in native byte order: numbers, `bool`, complex, `#[npy(pod)]` records, arrays of them.
     ///
     /// # Safety
     /// As [`NpyMmap::open`]. The file is not created atomically: a reader may see it half filled.

@@ -1,9 +1,8 @@
 //! Reading array data: owned arrays ([`read`](fn@crate::read), [`NpyArray`]), and the streaming
 //! [`NpyReader`] (caller buffers, iteration, random access).
 //!
-//! Every read allocates only what the input can back: the file's length (or, for a stream,
-//! the bytes that arrived) bounds the data, and [`MAX_EXPANSION`] the Rust elements decoded
-//! from it.
+//! Every read allocates only what the input can back: the file's length (or, for a stream, the
+//! bytes that arrived) bounds the data, and [`MAX_EXPANSION`] the Rust elements decoded from it.
 
 use std::fs::File;
 use std::io::BufReader;

@@ -1,6 +1,5 @@
-//! One large range of a file read on several threads: each thread reads its own part with
-//! positional reads (`pread`: no shared file offset, no lock) straight into its part of the
-//! destination, and byte-swaps it piece by piece while the piece is still in cache.
+//! One large range of a file read on several threads (`read_at`), each reading its part with
+//! positional reads (`pread`: no shared file offset, no lock) straight into the destination.
 //!
 //! Reading a large array is bound by copying from the page cache and by faulting in the
 //! destination's pages; one thread does not saturate either, two or more do better

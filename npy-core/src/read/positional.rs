@@ -74,13 +74,12 @@ fn read_header<S: ReadAt + ?Sized>(
     Ok((parsed, head))
 }
 
-/// A range source ([`ReadAt`]) read by position, what [`NpyReader::open_at`] reads through:
-/// its reader's reads take `&self` (one reader, or its clones, cheap when `S` is, serves
-/// several threads), each one read of exactly its bytes, none inside the first read's. A read's
-/// memory is its output, plus the range's bytes (at most [`MAX_WINDOW_BYTES`] at a time) for
-/// dtypes decoded element by element or byte-swapped; nothing is sized by the header's claim
-/// before the source's length backs it. Not a [`Read`]: streaming reads (`iter`, `read_into`)
-/// come from [`NpyReader::stream`].
+/// A range source ([`ReadAt`]) read by position, what [`NpyReader::open_at`] reads through: its
+/// reader's reads take `&self` (one reader, or its clones, cheap when `S` is, serves several
+/// threads), each one read of exactly its bytes, none inside the first read's. A read's memory
+/// is its output, plus for dtypes decoded element by element or byte-swapped the range's bytes
+/// ([`MAX_WINDOW_BYTES`] at a time); nothing is sized by the header's claim before the source's
+/// length backs it. Not a [`Read`]: `iter`, `read_into`, ... come from [`NpyReader::stream`].
 #[derive(Debug, Clone)]
 pub struct Positional<S> {
     source: S,
