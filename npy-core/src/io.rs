@@ -2,7 +2,8 @@
 //! `read_up_to` (opening files is npy-fs's).
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{self, Read};
+use std::ops::Range;
 
 use crate::error::Error;
 
@@ -15,14 +16,14 @@ pub(crate) fn read_up_to<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> Result<
 /// bytes, retrying interrupted ones; returns how many bytes were read.
 fn fill(
     buf: &mut [u8],
-    mut read: impl FnMut(&mut [u8], usize) -> std::io::Result<usize>,
-) -> std::io::Result<usize> {
+    mut read: impl FnMut(&mut [u8], usize) -> io::Result<usize>,
+) -> io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match read(&mut buf[n..], n) {
             Ok(0) => break,
             Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }
@@ -54,26 +55,26 @@ pub trait ReadAt {
     ///
     /// # Errors
     /// What the source reports (a file's metadata, a store's `HEAD`).
-    fn size(&self) -> std::io::Result<u64>;
+    fn size(&self) -> io::Result<u64>;
 
     /// Reads up to `buf.len()` bytes at `offset`; returns how many, fewer only at the end of the
     /// source (0 at or past it, as `pread`). Implementations retry interrupted reads.
     ///
     /// # Errors
     /// What the source reports.
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize>;
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
 
     /// Fills `buf` from `offset`.
     ///
     /// # Errors
-    /// [`std::io::ErrorKind::UnexpectedEof`] when the source ends before `buf` is full; what
+    /// [`io::ErrorKind::UnexpectedEof`] when the source ends before `buf` is full; what
     /// the source reports.
-    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         let n = self.read_at(buf, offset)?;
         if n < buf.len() {
             let len = buf.len();
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
                 format!("the source ends {n} bytes into a read of {len} bytes at offset {offset}"),
             ));
         }
@@ -85,13 +86,13 @@ pub trait ReadAt {
     ///
     /// # Errors
     /// What the source reports. Memory: the sum of the ranges' lengths, which the caller chose.
-    fn read_ranges(&self, ranges: &[std::ops::Range<u64>]) -> std::io::Result<Vec<Vec<u8>>> {
+    fn read_ranges(&self, ranges: &[Range<u64>]) -> io::Result<Vec<Vec<u8>>> {
         ranges
             .iter()
             .map(|r| {
                 let len = usize::try_from(r.end.saturating_sub(r.start)).map_err(|_| {
-                    std::io::Error::new(
-                        std::io::ErrorKind::InvalidInput,
+                    io::Error::new(
+                        io::ErrorKind::InvalidInput,
                         "a range longer than this platform's address space",
                     )
                 })?;
@@ -105,11 +106,11 @@ pub trait ReadAt {
 }
 
 impl ReadAt for [u8] {
-    fn size(&self) -> std::io::Result<u64> {
+    fn size(&self) -> io::Result<u64> {
         Ok(self.len() as u64)
     }
 
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         let mut rest = usize::try_from(offset).map_or(&[][..], |o| self.get(o..).unwrap_or(&[]));
         rest.read(buf)
     }
@@ -118,20 +119,20 @@ impl ReadAt for [u8] {
 /// Elsewhere than Unix and Windows a positional read is a seek and a read through `&File`
 /// (not atomic: concurrent readers of one handle on such platforms must not share it).
 impl ReadAt for File {
-    fn size(&self) -> std::io::Result<u64> {
+    fn size(&self) -> io::Result<u64> {
         Ok(self.metadata()?.len())
     }
 
     #[cfg(not(any(unix, windows)))]
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
-        use std::io::{Seek, SeekFrom};
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        use io::{Seek, SeekFrom};
         let mut file = self;
         file.seek(SeekFrom::Start(offset))?;
-        read_up_to(&mut file, buf).map_err(std::io::Error::other)
+        read_up_to(&mut file, buf).map_err(io::Error::other)
     }
 
     #[cfg(any(unix, windows))]
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         #[cfg(unix)]
         let pread = std::os::unix::fs::FileExt::read_at;
         #[cfg(windows)]
@@ -150,19 +151,16 @@ impl ReadAt for File {
 macro_rules! forward_read_at {
     ($(impl$(<$p:ident>)? for $t:ty;)*) => {$(
         impl$(<$p: ReadAt + ?Sized>)? ReadAt for $t {
-            fn size(&self) -> std::io::Result<u64> {
+            fn size(&self) -> io::Result<u64> {
                 (**self).size()
             }
-            fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+            fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
                 (**self).read_at(buf, offset)
             }
-            fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+            fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
                 (**self).read_exact_at(buf, offset)
             }
-            fn read_ranges(
-                &self,
-                ranges: &[std::ops::Range<u64>],
-            ) -> std::io::Result<Vec<Vec<u8>>> {
+            fn read_ranges(&self, ranges: &[Range<u64>]) -> io::Result<Vec<Vec<u8>>> {
                 (**self).read_ranges(ranges)
             }
         }

@@ -1,7 +1,6 @@
-//! Arrays over a range source ([`ReadAt`]), [`NpyReader::open_at`]: what a remote store needs
-//! from the format. Reads are positional and sized up front: a source that pays per request
-//! (an object store, HTTP) is asked once for the header (twice if longer than the first read)
-//! and once per range. Decoding is the [`NpyReader`]'s own, over a cursor on the source.
+//! Arrays over a range source ([`ReadAt`]), [`NpyReader::open_at`]: what a remote store needs.
+//! A source that pays per request (an object store, HTTP) is asked once for the header (twice if
+//! longer than the first read) and once per range; decoding is the [`NpyReader`]'s own.
 
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::Range;

@@ -392,8 +392,7 @@ impl<R: Read> NpyReader<R> {
     /// it): the bytes already read ahead, then the inner reader. Afterwards no element remains
     /// to be read; the caller bounds how much it reads.
     pub(crate) fn rest(&mut self) -> std::io::Chain<std::io::Cursor<Vec<u8>>, &mut R> {
-        let ahead = self.ahead.split_off(self.ahead_at);
-        self.ahead.clear();
+        let ahead = std::mem::take(&mut self.ahead).split_off(self.ahead_at);
         self.ahead_at = 0;
         self.pos = self.end;
         std::io::Cursor::new(ahead).chain(&mut self.inner)
