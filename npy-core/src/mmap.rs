@@ -36,9 +36,7 @@ use crate::view::{data_start, view_data, NpyView};
 /// # Examples
 /// ```
 /// use npy_core::{NpyMmap, MemoryOrder};
-/// # let dir = std::env::temp_dir().join(format!("npy-core-mmap-doc-{}", std::process::id()));
-/// # std::fs::create_dir_all(&dir)?;
-/// let path = dir.join("v.npy");
+/// let path = std::env::temp_dir().join(format!("npy-core-mmap-{}.npy", std::process::id()));
 /// npy_core::write(&path, &[1u16, 2, 3, 4, 5, 6], &[3, 2])?;
 /// // SAFETY: nothing modifies the file in place while it is mapped (npy_core's path writers
 /// // replace a file by renaming a new one over it, which leaves the mapped one intact).
@@ -118,9 +116,7 @@ impl<T> NpyMmap<T> {
 /// # Examples
 /// ```
 /// use npy_core::{NpyMmapMut, MemoryOrder};
-/// # let dir = std::env::temp_dir().join(format!("npy-core-mmap-mut-{}", std::process::id()));
-/// # std::fs::create_dir_all(&dir)?;
-/// let path = dir.join("grid.npy");
+/// let path = std::env::temp_dir().join(format!("npy-core-mmap-mut-{}.npy", std::process::id()));
 /// // SAFETY: the file is new and only this map touches it.
 /// let mut m = unsafe { NpyMmapMut::<f32>::create(&path, &[2, 3], MemoryOrder::C)? };
 /// m.data_mut()[4] = 1.5;

@@ -171,9 +171,7 @@ impl<T: PartialEq> PartialEq for NpyArray<T> {
 /// # Examples
 /// ```
 /// use npy_core::read::{read_with, Casting, ReadOptions};
-/// # let dir = std::env::temp_dir().join(format!("npy-core-array-{}", std::process::id()));
-/// # std::fs::create_dir_all(&dir)?;
-/// let path = dir.join("a.npy");
+/// let path = std::env::temp_dir().join(format!("npy-core-read-{}.npy", std::process::id()));
 /// npy_core::write(&path, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
 /// let a = npy_core::read::<f32>(&path)?;
 /// assert_eq!(a.shape(), [2, 3]);

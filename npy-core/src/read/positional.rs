@@ -287,8 +287,7 @@ impl<S: ReadAt> NpyReader<Positional<S>> {
     /// # Errors
     /// As [`NpyReader::read_rows`].
     pub fn read_rows<T: NpyElement>(&self, rows: Range<u64>) -> Result<Vec<T>, Error> {
-        let elements = self.row_elements::<T>(rows)?;
-        self.read_range(elements)
+        self.read_range(self.row_elements::<T>(rows)?)
     }
 
     /// Reads several element ranges (memory order), their bytes fetched with one

@@ -177,8 +177,7 @@ impl NpyReader<BufReader<File>> {
     /// let mut row = [0f32; 3];
     /// r.read_into(&mut row)?; // served from the buffer
     /// assert_eq!(row, [1.0, 2.0, 3.0]);
-    /// let file = r.into_file()?; // positioned after the first row
-    /// # drop(file);
+    /// drop(r.into_file()?); // the file, positioned after the first row
     /// # std::fs::remove_file(&path).ok();
     /// # Ok::<(), npy_core::Error>(())
     /// ```
