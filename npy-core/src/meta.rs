@@ -57,10 +57,9 @@ impl ArrayMeta {
     /// which keeps the itemsize, so the sizes stand (a dtype of another size is refused all the
     /// same). A hint it refuses (big-endian `'>V2'` as bfloat16) leaves numpy's dtype.
     pub(crate) fn hint(&mut self, hint: crate::dtype::MlType) {
-        if let Ok(Some(d)) = self.parsed.hinted_dtype(hint) {
-            if d.itemsize() == self.itemsize {
-                self.parsed.header.dtype = d;
-            }
+        match self.parsed.hinted_dtype(hint) {
+            Ok(Some(d)) if d.itemsize() == self.itemsize => self.parsed.header.dtype = d,
+            _ => {}
         }
     }
 

@@ -213,8 +213,7 @@ pub fn view_or_copy<T: NpyElement + CheckedBitPattern>(
     Ok(ViewOrCopy { meta, data })
 }
 
-/// Where the data starts in `bytes` (within it, as the header was read from it; clamped all
-/// the same).
+/// Where the data starts in `bytes` (within it: the header was read from it; clamped even so).
 pub(crate) fn data_start(bytes: &[u8], meta: &ArrayMeta) -> usize {
     usize::try_from(meta.data_offset()).map_or(bytes.len(), |o| o.min(bytes.len()))
 }

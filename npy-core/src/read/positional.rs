@@ -53,20 +53,18 @@ fn read_header<S: ReadAt + ?Sized>(
     let mut head = vec![0u8; first_read.max(16)];
     let n = source.read_at(&mut head, 0)?;
     head.truncate(n);
-    if n == first_read.max(16) {
-        if let Some(end) = header_extent(&head, options)? {
-            while (head.len() as u64) < end {
-                let have = head.len();
-                let more = usize::try_from(end - have as u64)
-                    .unwrap_or(usize::MAX)
-                    .min(have.max(1));
-                head.resize(have + more, 0);
-                let got = source.read_at(&mut head[have..], have as u64)?;
-                head.truncate(have + got);
-                if got < more {
-                    break; // the source ended: the parse below says what is missing
-                }
-            }
+    let extent = (n == first_read.max(16)).then(|| header_extent(&head, options));
+    let end = extent.transpose()?.flatten().unwrap_or(0); // 0: no read of the rest
+    while (head.len() as u64) < end {
+        let have = head.len();
+        let more = usize::try_from(end - have as u64)
+            .unwrap_or(usize::MAX)
+            .min(have.max(1));
+        head.resize(have + more, 0);
+        let got = source.read_at(&mut head[have..], have as u64)?;
+        head.truncate(have + got);
+        if got < more {
+            break; // the source ended: the parse below says what is missing
         }
     }
     let parsed = Header::read_with(&mut &head[..], options)?;

@@ -213,8 +213,7 @@ impl NpyReader<BufReader<File>> {
         let ahead = self.ahead_len();
         let mut inner = self.into_inner();
         // BufReader's relative seek counts its own buffered bytes too, then drops them.
-        let back = i64::try_from(ahead).map_err(|_| std::io::Error::other("read-ahead size"))?;
-        inner.seek(SeekFrom::Current(-back))?;
+        inner.seek(SeekFrom::Current(-(ahead as i64)))?; // a Vec's length fits an i64
         Ok(inner.into_inner())
     }
 }
@@ -424,9 +423,8 @@ impl<R: Read> NpyReader<R> {
     pub(crate) fn check_backed(&self) -> Result<(), Error> {
         if let Some(avail) = self.available {
             let itemsize = self.itemsize();
-            let consumed = self.pos * itemsize;
-            // <= the header's nbytes, checked at construction.
-            if avail.saturating_sub(consumed) < self.remaining() * itemsize {
+            // Both products <= the header's nbytes, checked at construction.
+            if avail.saturating_sub(self.pos * itemsize) < self.remaining() * itemsize {
                 return Err(self.truncated(avail));
             }
         }
@@ -680,8 +678,7 @@ impl<R: Read + Seek> NpyReader<R> {
     ) -> Result<T, Error> {
         check_within("element range", &range, self.num_elements())?;
         self.seek_to(range.start)?;
-        let saved_end = self.end;
-        self.end = range.end;
+        let saved_end = std::mem::replace(&mut self.end, range.end);
         let out = read(self);
         self.end = saved_end;
         out
