@@ -297,9 +297,8 @@ impl<R> NpyReader<R> {
         Error::truncated("array data", self.end * self.itemsize(), found)
     }
 
-    /// Under [`ReadOptions::strict_bools`], [`ErrorKind::InvalidBool`] for the first `b1` byte
-    /// of `data` (whole elements from element `first` on) other than 0 and 1, naming its
-    /// offset in the input.
+    /// Under [`ReadOptions::strict_bools`], [`ErrorKind::InvalidBool`] (naming its offset) for
+    /// the first `b1` byte of `data` (whole elements from element `first` on) other than 0 and 1.
     fn check_bools(&self, data: &[u8], first: u64) -> Result<(), Error> {
         if !self.options.get_strict_bools() {
             return Ok(());
@@ -386,9 +385,8 @@ impl<R: Read> NpyReader<R> {
         Ok(NpyReader::from_meta(inner, meta, options))
     }
 
-    /// The rest of the input, which for an object array is its pickle (numpy's files end with
-    /// it): the bytes already read ahead, then the inner reader. Afterwards no element remains
-    /// to be read; the caller bounds how much it reads.
+    /// The rest of the input (an object array's pickle, which ends numpy's files): the bytes read
+    /// ahead, then the inner reader; no element remains to be read; the caller bounds the read.
     pub(crate) fn rest(&mut self) -> std::io::Chain<std::io::Cursor<Vec<u8>>, &mut R> {
         let ahead = std::mem::take(&mut self.ahead).split_off(self.ahead_at);
         self.ahead_at = 0;
