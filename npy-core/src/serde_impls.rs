@@ -88,6 +88,15 @@ impl<'de> Deserialize<'de> for Value {
 
 struct ValueVisitor;
 
+/// The visitor's methods that cannot fail: `visit_x(argument) => the value`.
+macro_rules! visit {
+    ($($visit:ident($($v:ident: $t:ty)?) => $value:expr;)*) => {$(
+        fn $visit<E>(self $(, $v: $t)?) -> Result<Value, E> {
+            Ok($value)
+        }
+    )*};
+}
+
 impl<'de> Visitor<'de> for ValueVisitor {
     type Value = Value;
 
@@ -95,43 +104,27 @@ impl<'de> Visitor<'de> for ValueVisitor {
         f.write_str("a Python literal")
     }
 
+    visit! {
+        visit_none() => Value::None;
+        visit_unit() => Value::None;
+        visit_bool(b: bool) => Value::Bool(b);
+        visit_i64(i: i64) => Value::Int(i.into());
+        visit_u64(u: u64) => Value::Int(u.into());
+        visit_i128(i: i128) => Value::Int(i);
+        visit_f64(x: f64) => Value::Float(x);
+        visit_str(s: &str) => Value::Str(s.to_owned());
+        visit_bytes(b: &[u8]) => Value::Bytes(b.to_vec());
+    }
     fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
         d.deserialize_any(self)
     }
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::None)
-    }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::None)
-    }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
         Value::deserialize(d)
-    }
-    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
-        Ok(Value::Bool(b))
-    }
-    fn visit_i64<E>(self, i: i64) -> Result<Value, E> {
-        Ok(Value::Int(i.into()))
-    }
-    fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
-        Ok(Value::Int(u.into()))
-    }
-    fn visit_i128<E>(self, i: i128) -> Result<Value, E> {
-        Ok(Value::Int(i))
     }
     fn visit_u128<E: de::Error>(self, u: u128) -> Result<Value, E> {
         i128::try_from(u)
             .map(Value::Int)
             .map_err(|_| E::custom(format!("integer {u} out of range for a Python literal")))
-    }
-    fn visit_f64<E>(self, x: f64) -> Result<Value, E> {
-        Ok(Value::Float(x))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
-        Ok(Value::Str(s.to_owned()))
-    }
-    fn visit_bytes<E>(self, b: &[u8]) -> Result<Value, E> {
-        Ok(Value::Bytes(b.to_vec()))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
