@@ -47,8 +47,7 @@ pub fn append<T: NpyElement>(
 /// # Examples
 /// ```
 /// use npy_core::write::AppendOptions;
-/// let fast = AppendOptions::new().sync(false); // crash-safe against a killed process only
-/// # let _ = fast;
+/// let _fast = AppendOptions::new().sync(false); // crash-safe against a killed process only
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AppendOptions {
@@ -220,9 +219,8 @@ impl NpyAppender {
     /// [`ErrorKind::ValueTooLong`] (the file is left as it was); [`ErrorKind::SizeOverflow`];
     /// I/O errors. Each names the file.
     pub fn append<T: NpyElement>(&mut self, data: &[T], shape: impl AsShape) -> Result<(), Error> {
-        let shape: &[u64] = &shape.to_dims();
         let path = self.path.clone();
-        self.append_typed(data, shape).at_path(&path)
+        self.append_typed(data, &shape.to_dims()).at_path(&path)
     }
 
     fn append_typed<T: NpyElement>(&mut self, data: &[T], shape: &[u64]) -> Result<(), Error> {
@@ -301,12 +299,10 @@ impl NpyAppender {
         }
         let mut out = &self.file;
         out.seek(SeekFrom::Start(self.end))?;
-        let written = write_counted(&mut out, write_data, new_end - self.end);
-        if let Err(e) = written {
+        write_counted(&mut out, write_data, new_end - self.end).inspect_err(|_| {
             // The header still claims the old array; drop the partial data too.
             let _ = self.file.set_len(self.end);
-            return Err(e);
-        }
+        })?;
         if self.options.sync {
             // The data reaches the disk before the header that claims it.
             self.file.sync_data()?;
@@ -428,18 +424,10 @@ fn copy_exact(
     what: &'static str,
 ) -> Result<(), Error> {
     let cap = usize::try_from(n).map_or(COPY_CHUNK_BYTES, |n| n.min(COPY_CHUNK_BYTES));
-    let mut buf = vec![0u8; cap];
-    let mut left = n;
-    while left > 0 {
-        let want = usize::try_from(left).map_or(cap, |l| l.min(cap));
-        let got = match src.read(&mut buf[..want]) {
-            Ok(0) => return Err(Error::truncated(what, n, n - left)),
-            Ok(got) => got,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e.into()),
-        };
-        dst.write_all(&buf[..got])?;
-        left -= got as u64;
+    // std's copy from a `BufReader` writes its buffer's fills: steps of `cap` bytes.
+    let copied = io::copy(&mut io::BufReader::with_capacity(cap, src.take(n)), dst)?;
+    if copied < n {
+        return Err(Error::truncated(what, n, copied));
     }
     Ok(())
 }
