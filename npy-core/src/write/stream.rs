@@ -28,13 +28,15 @@ use crate::header::Header;
 /// use npy_core::{NpyReader, WriteOptions};
 /// let mut file = std::io::Cursor::new(Vec::new());
 /// let mut w = WriteOptions::new().stream_to::<_, f32>(&mut file, &[3])?;
-/// for i in 0..4 {
+/// for i in 0..3 {
 ///     w.push_row(&[i as f32, 0.0, 1.0])?;
 /// }
+/// w.extend((7..9).map(|i| i as f32))?; // elements owned or borrowed, any count
+/// w.extend(&[9.0])?;
 /// w.finish()?;
 /// let mut r = NpyReader::new(&file.get_ref()[..])?;
 /// assert_eq!(r.shape(), [4, 3]);
-/// assert_eq!(r.read_vec::<f32>()?.len(), 12);
+/// assert_eq!(r.read_vec::<f32>()?[6..], [2.0, 0.0, 1.0, 7.0, 8.0, 9.0]);
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 #[derive(Debug)]
@@ -141,20 +143,6 @@ impl<W: Write + Seek, T: NpyElement> StreamWriter<W, T> {
     ///
     /// # Errors
     /// As [`StreamWriter::push`]; the elements before the failing one are written.
-    ///
-    /// # Examples
-    /// ```
-    /// use npy_core::{NpyReader, WriteOptions};
-    /// let mut file = std::io::Cursor::new(Vec::new());
-    /// let mut w = WriteOptions::new().stream_to::<_, f32>(&mut file, &[3])?;
-    /// w.extend((1..=6).map(|i| i as f32 / 2.0))?; // owned elements
-    /// w.extend(&[7.0, 8.0, 9.0])?; // borrowed ones
-    /// w.finish()?;
-    /// let mut r = NpyReader::new(&file.get_ref()[..])?;
-    /// assert_eq!(r.shape(), [3, 3]);
-    /// assert_eq!(r.read_vec::<f32>()?, [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 7.0, 8.0, 9.0]);
-    /// # Ok::<(), npy_core::Error>(())
-    /// ```
     pub fn extend<I>(&mut self, values: I) -> Result<(), Error>
     where
         I: IntoIterator,
@@ -380,10 +368,8 @@ impl<T: NpyElement> PathStreamWriter<T> {
     ///
     /// # Errors
     /// As [`StreamWriter::finish`].
-    pub fn finish(mut self) -> Result<(), Error> {
-        self.unfinished.armed = false;
-        let finish = || -> Result<(), Error> { Ok(self.inner.finish()?.commit()?) };
-        finish().at_path(&self.unfinished.path)
+    pub fn finish(self) -> Result<(), Error> {
+        Ok(self.finish_pending()?.commit()?)
     }
 
     /// The two-phase form of [`PathStreamWriter::finish`]: finishes the file (final header)
