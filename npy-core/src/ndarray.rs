@@ -105,13 +105,11 @@ impl<T> NpyArray<T> {
     ///
     /// # Examples
     /// ```
-    /// use ndarray::{Array2, ArrayD};
+    /// use ndarray::Array2;
     /// use npy_core::{NpyArray, MemoryOrder};
     /// let a = NpyArray::from_parts(vec![2, 2], MemoryOrder::Fortran, vec![1u8, 2, 3, 4])?;
-    /// let m: Array2<u8> = a.clone().into_ndarray()?;
+    /// let m: Array2<u8> = a.into_ndarray()?;
     /// assert_eq!(m[[0, 1]], 3);
-    /// let d: ArrayD<u8> = a.into_ndarray()?;
-    /// assert_eq!(d.ndim(), 2);
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn into_ndarray<D: Dimension>(self) -> Result<Array<T, D>, Error> {
@@ -276,8 +274,7 @@ impl WriteOptions {
         D: Dimension,
     {
         let nd_shape = array.shape();
-        let dims = nd_shape.to_dims();
-        let shape: &[u64] = &dims;
+        let shape: &[u64] = &nd_shape.to_dims();
         let fortran = array.as_slice().is_none() && array.t().as_slice().is_some();
         let order = self
             .order

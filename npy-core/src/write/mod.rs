@@ -387,12 +387,11 @@ impl<T: NpyElement> crate::read::NpyArray<T> {
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn write(&self, path: impl AsRef<Path>) -> Result<(), Error> {
-        let own = WriteOptions::new().order(self.order());
-        let as_read = own.clone().dtype(self.dtype().clone());
-        if as_read.resolve(self.data()).is_ok() {
-            as_read.write_path(path, self.data(), self.shape())
-        } else {
-            own.write_path(path, self.data(), self.shape())
+        let mut options = WriteOptions::new().order(self.order());
+        options.dtype = Some(self.dtype().clone());
+        if options.resolve(self.data()).is_err() {
+            options.dtype = None; // the element type's own
         }
+        options.write_path(path, self.data(), self.shape())
     }
 }
