@@ -73,7 +73,7 @@ impl Serialize for Value {
             Value::Float(x) => s.serialize_f64(*x),
             Value::Str(v) => s.serialize_str(v),
             Value::Bytes(b) => s.serialize_bytes(b),
-            Value::Tuple(items) => tuple(s, items),
+            Value::Tuple(items) => tuple(items, s),
             Value::List(items) => s.collect_seq(items),
             Value::Dict(items) => s.collect_map(items.iter().map(|(k, v)| (k, v))),
         }
@@ -233,17 +233,8 @@ fn list_to_tuple(v: Value) -> Value {
     }
 }
 
-/// The shape, written as a tuple (so a Python-literal format writes `(4, 64)`).
-struct Shape<'a>(&'a [u64]);
-
-impl Serialize for Shape<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        tuple(s, self.0)
-    }
-}
-
 /// `items` as a tuple (a list in formats without tuples).
-fn tuple<S: Serializer, T: Serialize>(s: S, items: &[T]) -> Result<S::Ok, S::Error> {
+fn tuple<T: Serialize, S: Serializer>(items: &[T], s: S) -> Result<S::Ok, S::Error> {
     let mut t = s.serialize_tuple(items.len())?;
     for v in items {
         t.serialize_element(v)?;
@@ -251,32 +242,26 @@ fn tuple<S: Serializer, T: Serialize>(s: S, items: &[T]) -> Result<S::Ok, S::Err
     t.end()
 }
 
-impl Serialize for Header {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("Header", 3)?;
-        st.serialize_field("descr", &self.dtype)?;
-        st.serialize_field("fortran_order", &self.fortran_order)?;
-        st.serialize_field("shape", &Shape(&self.shape))?;
-        st.end()
-    }
+/// [`Header`] as its dict, the shape a tuple (so a Python-literal format writes `(4, 64)`).
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Header", rename = "Header", deny_unknown_fields)]
+struct HeaderDict {
+    #[serde(rename = "descr")]
+    dtype: DType,
+    fortran_order: bool,
+    #[serde(serialize_with = "tuple")]
+    shape: Vec<u64>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename = "Header", deny_unknown_fields)]
-struct HeaderRepr {
-    descr: DType,
-    fortran_order: bool,
-    shape: Vec<u64>,
+impl Serialize for Header {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        HeaderDict::serialize(self, s)
+    }
 }
 
 impl<'de> Deserialize<'de> for Header {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Header, D::Error> {
-        let r = HeaderRepr::deserialize(d)?;
-        let header = Header {
-            dtype: r.descr,
-            fortran_order: r.fortran_order,
-            shape: r.shape,
-        };
+        let header = HeaderDict::deserialize(d)?;
         header.nbytes().map_err(de::Error::custom)?;
         Ok(header)
     }
