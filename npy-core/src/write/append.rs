@@ -157,14 +157,7 @@ impl NpyAppender {
             }));
         }
         let end = data_end(parsed.data_offset(), &parsed.header)?;
-        let len = file.metadata()?.len();
-        if len < end {
-            return Err(Error::truncated(
-                "array data",
-                header.nbytes().unwrap_or(u64::MAX),
-                len.saturating_sub(parsed.data_offset()),
-            ));
-        }
+        parsed.check_data_len(file.metadata()?.len())?;
         Ok(NpyAppender {
             file,
             path: path.to_owned(),
