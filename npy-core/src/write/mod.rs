@@ -30,12 +30,11 @@ pub(crate) fn write_atomic(
     Ok(file.commit().at_path(path)?)
 }
 
-/// Writes `data` (in C order, `shape` outermost first; `shape` is any [`AsShape`]: `&[2, 3]`, a
-/// `&[u64]`, a `&Vec<u64>`, an ndarray's `a.shape()`) to `path` as numpy's `np.save` would: the
-/// type's default dtype in the machine's byte order, format 1.0 unless the header needs more.
-/// Atomic: written beside `path` and renamed over it, so an error or a crash never leaves a
-/// partial file there ([`npy_fs::PendingFile`] has the rules of every path writer: symlinks,
-/// special files, the append lock, permissions).
+/// Writes `data` (in C order, `shape` outermost first, any [`AsShape`]: `&[2, 3]`, a `&[u64]`,
+/// an ndarray's `a.shape()`) to `path` as `np.save` would: the type's default dtype in the
+/// machine's byte order, format 1.0 unless the header needs more. Atomic: written beside `path`
+/// and renamed over it, so an error or a crash never leaves a partial file there (every path
+/// writer's rules, symlinks, special files, the append lock, permissions: [`npy_fs::PendingFile`]).
 ///
 /// # Errors
 /// [`ErrorKind::LengthMismatch`] when `data.len()` is not the product of `shape`; I/O errors.
