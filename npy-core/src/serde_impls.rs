@@ -314,11 +314,8 @@ impl<'de> Deserialize<'de> for TensorInfo {
                 de::Error::invalid_value(de::Unexpected::Str(&r.version), expected)
             })?;
         let dtype: DType = r.descr.parse().map_err(de::Error::custom)?;
-        let header = Header {
-            dtype,
-            fortran_order: r.fortran_order,
-            shape: r.shape,
-        };
+        let mut header = Header::new(dtype, r.shape);
+        header.fortran_order = r.fortran_order;
         let nbytes = header.nbytes().map_err(de::Error::custom)?;
         let parsed = ParsedHeader {
             header,
