@@ -1,16 +1,13 @@
 //! The scalar codec: the one home of the small rules every path shares.
 //!
 //! Typed elements (`element/`), dynamic values (`dynamic/`), views and conversion all decode
-//! and encode through these functions, so a rule is written once:
-//! - byte order: [`Endian`], [`Scalar`] (numbers from and to their bytes), [`swap_in_place`];
-//! - `b1` bytes: [`decode_bool`] (non-zero is true, as numpy), [`encode_bool`],
-//!   [`first_noncanonical_bool`];
-//! - `S` and `U` strings: [`trim_nuls`], [`ucs4_code_points`], [`encode_bytes`],
-//!   [`encode_ucs4`];
-//! - shapes: [`checked_product`], [`nonzero_product`], [`saturating_product`];
-//! - memory order: [`flat_index`], [`Stepper`];
-//! - how much to handle per step: [`CHUNK_BYTES`], [`SWAP_CHUNK_BYTES`], [`COPY_CHUNK_BYTES`],
-//!   [`per_chunk`].
+//! and encode through these functions, so a rule is written once: byte order ([`Endian`],
+//! [`Scalar`]: numbers from and to their bytes, [`swap_in_place`]); `b1` bytes ([`decode_bool`]:
+//! non-zero is true, as numpy; [`encode_bool`], [`first_noncanonical_bool`]); `S` and `U`
+//! strings ([`trim_nuls`], [`ucs4_code_points`], [`encode_bytes`], [`encode_ucs4`]); shapes
+//! ([`checked_product`], [`nonzero_product`], [`saturating_product`]); memory order
+//! ([`flat_index`], [`Stepper`]); how much to handle per step ([`CHUNK_BYTES`],
+//! [`SWAP_CHUNK_BYTES`], [`COPY_CHUNK_BYTES`], [`per_chunk`]).
 
 use half::f16;
 use num_complex::Complex;
@@ -150,11 +147,7 @@ pub(crate) fn decode_bool(byte: u8) -> bool {
 /// loaded array does), anything else is 0 or 1.
 #[inline]
 pub(crate) fn encode_bool(value: bool, stored: u8) -> u8 {
-    if value && stored != 0 {
-        stored
-    } else {
-        u8::from(value)
-    }
+    u8::from(value) * stored.max(1)
 }
 
 /// The first byte of `bytes` (all `b1`) that is not 0 or 1 (the only bytes a Rust `bool` can
