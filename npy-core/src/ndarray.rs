@@ -137,7 +137,9 @@ impl<'a, T> NpyView<'a, T> {
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn as_ndarray<D: Dimension>(&self) -> Result<ArrayView<'a, T, D>, Error> {
-        ndarray_view(self.shape(), self.order(), self.data())
+        to_ndarray(self.shape(), self.order(), |dim| {
+            ArrayViewD::from_shape(dim, self.data())
+        })
     }
 }
 
@@ -180,16 +182,11 @@ impl<T: NpyElement + bytemuck::CheckedBitPattern> crate::mmap::NpyMmap<T> {
     /// # Errors
     /// As [`NpyView::as_ndarray`]; each names the file.
     pub fn as_ndarray<D: Dimension>(&self) -> Result<ArrayView<'_, T, D>, Error> {
-        ndarray_view(self.shape(), self.order(), self.data()).at_path(self.path())
+        to_ndarray(self.shape(), self.order(), |dim| {
+            ArrayViewD::from_shape(dim, self.data())
+        })
+        .at_path(self.path())
     }
-}
-
-fn ndarray_view<'a, T, D: Dimension>(
-    shape: &[u64],
-    order: MemoryOrder,
-    data: &'a [T],
-) -> Result<ArrayView<'a, T, D>, Error> {
-    to_ndarray(shape, order, |dim| ArrayViewD::from_shape(dim, data))
 }
 
 /// The array `make` builds over `shape` in `order` (Fortran strides for Fortran order), as
