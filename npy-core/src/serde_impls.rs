@@ -325,13 +325,10 @@ impl<'de> Deserialize<'de> for TensorInfo {
         };
         let info = TensorInfo::from_parts(r.name, parsed, nbytes, r.data_offset);
         let itemsizes = [r.itemsize, info.itemsize].map(|n| n.to_string());
-        let canonical = r.canonical.as_deref().unwrap_or("null");
+        let canonicals = [r.canonical.as_deref(), info.canonical.map(Canonical::name)];
+        let canonicals = canonicals.map(|c| c.unwrap_or("null"));
         let checks = [
-            (
-                "canonical",
-                canonical,
-                info.canonical.map_or("null", |c| c.name()),
-            ),
+            ("canonical", canonicals[0], canonicals[1]),
             ("itemsize", &itemsizes[0], &itemsizes[1]),
             ("byte_order", r.byte_order.name(), info.byte_order.name()),
         ];
