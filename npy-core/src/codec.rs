@@ -157,8 +157,7 @@ pub(crate) fn first_noncanonical_bool(bytes: &[u8]) -> Option<(usize, u8)> {
     bytes.iter().position(|&b| b > 1).map(|i| (i, bytes[i]))
 }
 
-/// An `S` value as numpy's item access gives it: the bytes without trailing NULs (inner NULs
-/// kept).
+/// An `S` value as numpy's item access gives it: the bytes without trailing NULs (inner NULs kept).
 pub(crate) fn trim_nuls(src: &[u8]) -> &[u8] {
     let end = src.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
     &src[..end]

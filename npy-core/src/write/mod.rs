@@ -110,9 +110,8 @@ pub(crate) fn size_overflow(shape: &[u64], itemsize: u64) -> Error {
 }
 
 impl WriteOptions {
-    /// numpy's defaults: the element type's dtype, C order (for ndarray arrays: the array's
-    /// own layout, as `np.save`), the machine's byte order, the smallest version that holds
-    /// the header.
+    /// numpy's defaults: the element type's dtype, C order (for ndarray arrays: the array's own
+    /// layout, as `np.save`), the machine's byte order, the smallest version that holds the header.
     pub fn new() -> Self {
         Self::default()
     }
