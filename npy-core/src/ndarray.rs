@@ -273,9 +273,8 @@ impl WriteOptions {
         let nd_shape = array.shape();
         let shape: &[u64] = &nd_shape.to_dims();
         let fortran = array.as_slice().is_none() && array.t().as_slice().is_some();
-        let order = self
-            .order
-            .unwrap_or(MemoryOrder::from_fortran_order(fortran));
+        let np_save = MemoryOrder::from_fortran_order(fortran);
+        let order = self.order.unwrap_or(np_save);
         let values = in_memory_order(array, order);
         if let Some(data) = values.to_slice() {
             return self.clone().order(order).write_to(w, data, shape);

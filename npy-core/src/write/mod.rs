@@ -154,12 +154,11 @@ impl WriteOptions {
     /// `dtype` with the byte-order option applied, and the plan to write `T` as it.
     pub(crate) fn resolve_dtype<T: NpyElement>(
         &self,
-        dtype: DType,
+        mut dtype: DType,
     ) -> Result<(DType, T::Plan), Error> {
-        let dtype = match self.byte_order {
-            Some(order) => dtype.with_byte_order(order),
-            None => dtype,
-        };
+        if let Some(order) = self.byte_order {
+            dtype = dtype.with_byte_order(order);
+        }
         let plan = T::plan(&dtype)?;
         Ok((dtype, plan))
     }
