@@ -305,12 +305,9 @@ impl Stepper {
         if self.done {
             return None;
         }
-        let n = self.index.len();
+        let (n, fortran) = (self.index.len(), self.order.is_fortran());
         for k in 0..n {
-            let axis = match self.order {
-                MemoryOrder::C => n - 1 - k,
-                MemoryOrder::Fortran => k,
-            };
+            let axis = if fortran { k } else { n - 1 - k };
             self.index[axis] += 1;
             if self.index[axis] < self.shape[axis] {
                 return Some(axis);
