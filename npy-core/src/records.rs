@@ -55,11 +55,8 @@ impl<P> FieldPlan<P> {
         let range = self.range(record.len())?;
         value.write(&self.plan, &mut record[range]).map_err(|e| {
             let mut kind = e.into_kind();
-            if let ErrorKind::ValueTooLong {
-                field: f @ None, ..
-            } = &mut kind
-            {
-                *f = Some(self.name.clone());
+            if let ErrorKind::ValueTooLong { field, .. } = &mut kind {
+                field.get_or_insert_with(|| self.name.clone());
             }
             Error::new(kind)
         })
