@@ -148,9 +148,8 @@ impl NpyAppender {
     fn open_with(path: &Path, options: AppendOptions) -> Result<NpyAppender, Error> {
         let file = open_locked(path)?;
         let parsed = Header::read(&mut &file)?;
-        let header = &parsed.header;
-        header.dtype.refuse_object()?;
-        if header.shape.is_empty() {
+        parsed.header.dtype.refuse_object()?;
+        if parsed.header.shape.is_empty() {
             return Err(Error::new(ErrorKind::Unsupported {
                 operation: "appending to a 0-d array",
                 reason: "it has no axis to grow".into(),
@@ -185,8 +184,7 @@ impl NpyAppender {
 
     /// The axis appends grow: 0 in C order, the last in Fortran order.
     pub fn axis(&self) -> usize {
-        let header = &self.parsed.header;
-        header.order().growth_axis(header.shape.len())
+        self.header().order().growth_axis(self.shape().len())
     }
 
     /// How many appends rewrote the whole file (their header did not fit the old one's room).
