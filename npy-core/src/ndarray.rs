@@ -44,6 +44,9 @@ use crate::write::{NpyAppender, WriteOptions};
 /// assert_eq!(any.shape(), [3, 2]);
 /// let err = npy_core::read_ndarray::<i32, ndarray::Ix3>(&path).unwrap_err();
 /// assert!(matches!(err.kind(), npy_core::ErrorKind::DimensionMismatch { expected: 3, .. }));
+/// let safe = npy_core::ReadOptions::default().casting(npy_core::read::Casting::Safe);
+/// let wide: Array2<f64> = npy_core::read_ndarray_with(&path, &safe)?; // i4 read as f8
+/// assert_eq!(wide[[2, 0]], 3.0);
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 pub fn read_ndarray<T: NpyElement, D: Dimension>(
@@ -53,24 +56,11 @@ pub fn read_ndarray<T: NpyElement, D: Dimension>(
 }
 
 /// [`read_ndarray`] with [`ReadOptions`] (casting, strict bools, header limits, threads), as
-/// [`read_with`](crate::read::read_with) is [`read`](fn@crate::read) with them.
+/// [`read_with`](crate::read::read_with) is [`read`](fn@crate::read) with them (example:
+/// [`read_ndarray`]'s, a widening read).
 ///
 /// # Errors
 /// As [`read_ndarray`] and [`read_with`](crate::read::read_with). Each names the file.
-///
-/// # Examples
-/// ```
-/// use ndarray::Array2;
-/// use npy_core::{read::Casting, ReadOptions};
-/// # let dir = std::env::temp_dir().join(format!("npy-core-nd-read-with-{}", std::process::id()));
-/// # std::fs::create_dir_all(&dir)?;
-/// let path = dir.join("m.npy");
-/// npy_core::write(&path, &[1.5f32, 2.0, 3.0, 4.0], &[2, 2])?;
-/// let safe = ReadOptions::default().casting(Casting::Safe);
-/// let wide: Array2<f64> = npy_core::read_ndarray_with(&path, &safe)?;
-/// assert_eq!(wide[[0, 0]], 1.5);
-/// # Ok::<(), npy_core::Error>(())
-/// ```
 pub fn read_ndarray_with<T: NpyElement, D: Dimension>(
     path: impl AsRef<Path>,
     options: &ReadOptions,
