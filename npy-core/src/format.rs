@@ -179,10 +179,7 @@ impl fmt::Display for MemoryOrder {
 
 /// A shape argument: the dimensions, outermost first, as `u64` (the header's type) or `usize`
 /// (ndarray's and `Vec`'s), so that `npy_core::write(p, data, a.shape())` works with an
-/// ndarray's `&[usize]` as with `&[2, 3]`.
-///
-/// Implemented for `&[u64]`, `&[u64; N]`, `&Vec<u64>`, `&[usize]` and `&Vec<usize>`; an
-/// integer literal array (`&[2, 3]`) is `&[u64; N]`.
+/// ndarray's `&[usize]` as with `&[2, 3]` (an integer literal array is `&[u64; N]`).
 ///
 /// # Examples
 /// ```
