@@ -89,12 +89,11 @@ impl AppendOptions {
 /// An existing `.npy` file open for appending along its growth axis (the first in C order,
 /// the last in Fortran order), holding an exclusive advisory lock on it.
 ///
-/// Each append writes the data after the array, then the header with the grown shape: **in
-/// place** when it fits the old header's room (always for files of numpy and this crate, which
-/// leave room for a 21-digit growth dimension; other headers when their dict still fits), at
-/// the cost of the data and one header write; otherwise **by rewriting the file** once (the
-/// header numpy would write, the old data and the new, into a temporary file renamed over the
-/// path), after which appends are in place.
+/// Each append writes the data after the array, then the header with the grown shape: **in place**
+/// when it fits the old header's room (always for numpy's and this crate's files, with room for a
+/// 21-digit growth dimension; others when their dict still fits), at the cost of the data and one
+/// header write; otherwise **by rewriting the file** once (the header numpy would write, the old
+/// data and the new, into a temporary file renamed over the path); later appends are in place.
 ///
 /// **Crash safety.** The data is written (and, with [`AppendOptions::sync`], synced) before
 /// the header claims it: a crash between leaves the old array and trailing bytes, which numpy
