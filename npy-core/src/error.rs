@@ -800,44 +800,23 @@ impl Error {
 
     /// The [`Category`] of the error.
     pub fn classify(&self) -> Category {
-        use ErrorKind::*;
+        use {Category as C, ErrorKind::*};
         match &self.inner.kind {
-            Io(_) => Category::Io,
-            NotNpy(_)
-            | Truncated { .. }
-            | HeaderNotUtf8 { .. }
-            | HeaderSyntax(_)
-            | DescrSyntax(_)
-            | HeaderNotDict { .. }
-            | HeaderKeys { .. }
-            | InvalidShape { .. }
-            | InvalidFortranOrder { .. }
-            | InvalidDescr { .. }
-            | SizeOverflow { .. }
-            | InvalidBool { .. }
-            | InvalidUnicode { .. }
-            | InvalidBitPattern { .. } => Category::Format,
-            TypeMismatch { .. }
-            | MissingField { .. }
-            | FieldType { .. }
-            | Misaligned { .. }
-            | NotViewable { .. }
-            | NonCanonicalBool { .. }
-            | DimensionMismatch { .. }
-            | AppendMismatch { .. } => Category::Mismatch,
-            HeaderTooLargeForVersion { .. }
-            | HeaderNotLatin1 { .. }
-            | ValueTooLong { .. }
-            | LengthMismatch { .. }
-            | OutOfRange { .. }
-            | ValueMismatch { .. }
-            | TimeConversion { .. } => Category::Usage,
-            HeaderTooLong { .. } | AllocationLimit { .. } | PlatformLimit { .. } => Category::Limit,
-            UnsupportedVersion { .. }
-            | ObjectArray { .. }
-            | StringDType { .. }
-            | Unsupported { .. }
-            | NotRegularFile { .. } => Category::Unsupported,
+            Io(_) => C::Io,
+            NotNpy(_) | Truncated { .. } | HeaderNotUtf8 { .. } | HeaderSyntax(_) => C::Format,
+            DescrSyntax(_) | HeaderNotDict { .. } | HeaderKeys { .. } => C::Format,
+            InvalidShape { .. } | InvalidFortranOrder { .. } | InvalidDescr { .. } => C::Format,
+            SizeOverflow { .. } | InvalidBool { .. } | InvalidUnicode { .. } => C::Format,
+            InvalidBitPattern { .. } => C::Format,
+            TypeMismatch { .. } | MissingField { .. } | FieldType { .. } => C::Mismatch,
+            Misaligned { .. } | NotViewable { .. } | NonCanonicalBool { .. } => C::Mismatch,
+            DimensionMismatch { .. } | AppendMismatch { .. } => C::Mismatch,
+            HeaderTooLargeForVersion { .. } | HeaderNotLatin1 { .. } => C::Usage,
+            ValueTooLong { .. } | LengthMismatch { .. } | OutOfRange { .. } => C::Usage,
+            ValueMismatch { .. } | TimeConversion { .. } => C::Usage,
+            HeaderTooLong { .. } | AllocationLimit { .. } | PlatformLimit { .. } => C::Limit,
+            UnsupportedVersion { .. } | ObjectArray { .. } | StringDType { .. } => C::Unsupported,
+            Unsupported { .. } | NotRegularFile { .. } => C::Unsupported,
             Pickle { category, .. } => *category,
         }
     }
