@@ -23,12 +23,14 @@ use crate::literal::LiteralError;
 ///
 /// # Examples
 /// ```
-/// use npy_core::{error::Category, ErrorKind};
+/// use npy_core::{error::Category, Error, ErrorKind};
 /// let err = npy_core::read::<f32>("no/such/file.npy").unwrap_err();
 /// assert_eq!(err.classify(), Category::Io);
 /// assert!(matches!(err.kind(), ErrorKind::Io(_)));
 /// assert_eq!(err.path(), Some(std::path::Path::new("no/such/file.npy")));
 /// assert!(err.to_string().starts_with("no/such/file.npy: I/O error: "));
+/// let e = Error::from(ErrorKind::Truncated { what: "array data", needed: 16, found: 8 });
+/// assert_eq!(e.to_string(), "file ends inside the array data: 16 bytes needed, 8 present");
 /// ```
 pub struct Error {
     // Boxed so that every `Result<T, Error>` stays small on the success path: the kind holds
@@ -757,16 +759,8 @@ impl Error {
 
     /// [`ErrorKind::Pickle`]: `error`, an [`ObjectCodec`](crate::dynamic::ObjectCodec)'s own
     /// (npy-pickle's `PickleError`), sorted into `category`, its message quoted in this one:
-    /// the one way a codec outside this crate reports a pickle it refuses.
-    ///
-    /// # Examples
-    /// ```
-    /// use npy_core::{error::Category, Error, ErrorKind};
-    /// let e = Error::from_codec(Category::Format, "opcode 0xff is not a pickle opcode");
-    /// assert_eq!(e.classify(), Category::Format);
-    /// assert!(matches!(e.kind(), ErrorKind::Pickle { .. }));
-    /// assert_eq!(e.to_string(), "object array: opcode 0xff is not a pickle opcode");
-    /// ```
+    /// the one way a codec outside this crate reports a pickle it refuses (`ObjectCodec`'s
+    /// example uses it).
     #[cold]
     pub fn from_codec(
         category: Category,
@@ -876,14 +870,8 @@ impl<T> PathContext for Result<T, npy_fs::Error> {
 }
 
 /// An error of `kind`, with no path yet: how a crate reading the format through other means
-/// (npy-arrow's batches, npy-npz's members) reports what npy-core would, in npy-core's words.
-///
-/// # Examples
-/// ```
-/// use npy_core::{Error, ErrorKind};
-/// let e = Error::from(ErrorKind::Truncated { what: "array data", needed: 16, found: 8 });
-/// assert_eq!(e.to_string(), "file ends inside the array data: 16 bytes needed, 8 present");
-/// ```
+/// (npy-arrow's batches, npy-npz's members) reports what npy-core would, in npy-core's words
+/// ([`Error`]'s example makes one).
 impl From<ErrorKind> for Error {
     #[cold]
     fn from(kind: ErrorKind) -> Error {

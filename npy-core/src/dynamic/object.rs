@@ -126,6 +126,7 @@ impl PartialEq for dyn ObjectValue {
 /// let err = reader.read_dyn_using(&Refuse).unwrap_err();
 /// assert!(matches!(err.kind(), ErrorKind::Pickle { .. }));
 /// assert_eq!(err.to_string(), "object array: decoding |O");
+/// assert_eq!(err.classify(), Category::Unsupported);
 /// // Without a codec, the refusal names the crate that decodes objects.
 /// let err = npy_core::NpyReader::new(&bytes[..])?.read_dyn().unwrap_err();
 /// assert!(err.to_string().contains("npy-pickle"));
