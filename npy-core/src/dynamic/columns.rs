@@ -19,24 +19,16 @@ use crate::read::Decode;
 /// # Examples
 /// ```
 /// use npy_core::DynValue;
-/// # let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("r.npy");
-/// let dtype = "[('id', '>i8'), ('score', '<f4')]".parse()?;
-/// let mut bytes = npy_core::Header::new(dtype, vec![2]).to_bytes(None)?;
-/// for (id, score) in [(7i64, 0.5f32), (-1, 2.0)] {
-///     bytes.extend_from_slice(&id.to_be_bytes());
-///     bytes.extend_from_slice(&score.to_le_bytes());
-/// }
-/// std::fs::write(&path, bytes)?;
-/// let a = npy_core::read_dyn(&path)?;
+/// // 3 records of [('x', '>f4'), ('y', '>f4'), ('id', '>i8')]
+/// let a = npy_core::read_dyn("../fixtures/rec_be.npy")?;
 /// let id = a.column("id").unwrap();
 /// assert_eq!(id.path(), ["id"]);
 /// assert_eq!(id.dtype().to_string(), "<i8"); // the machine's order (little-endian here)
-/// assert_eq!(id.values::<i64>()?, [7i64, -1]);
+/// assert_eq!(id.values::<i64>()?, [17i64, 20, 23]);
 /// assert!(id.values::<u64>().is_err()); // another type than the column's
-/// assert_eq!((id.value(1), id.value(2)), (Some(DynValue::Int(-1)), None));
-/// assert_eq!(a.column("score").unwrap().values::<f32>()?, [0.5f32, 2.0]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// assert_eq!((id.value(1), id.value(3)), (Some(DynValue::Int(20)), None));
+/// assert_eq!(a.column("y").unwrap().values::<f32>()?, [1.0f32 / 3.0, -1.25, 0.0]);
+/// # Ok::<(), npy_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Column {
