@@ -692,16 +692,14 @@ fn too_long(len: usize, dtype: &DType, field: Option<&str>) -> String {
         d => format!("'{d}'"),
     };
     let value = count(len as u64, "character");
-    match field {
-        Some(field) => format!(
-            "field {field:?}: value of {value} does not fit dtype {dtype} (give the field a \
-             wider width with #[npy(width = N)])"
+    let (field, remedy) = match field {
+        Some(f) => (
+            format!("field {f:?}: "),
+            "give the field a wider width with #[npy(width = N)]",
         ),
-        None => format!(
-            "value of {value} does not fit dtype {dtype} (set a wider dtype with \
-             WriteOptions::dtype)"
-        ),
-    }
+        None => (String::new(), "set a wider dtype with WriteOptions::dtype"),
+    };
+    format!("{field}value of {value} does not fit dtype {dtype} ({remedy})")
 }
 
 fn out_of_range(what: &str, start: u64, end: u64, len: u64) -> String {
