@@ -777,6 +777,16 @@ impl Error {
         })
     }
 
+    /// [`ErrorKind::AllocationLimit`]: `elements` of `bytes_each` bytes for `what` refused.
+    #[cold]
+    pub(crate) fn allocation_limit(what: &'static str, elements: u64, bytes_each: u64) -> Error {
+        Error::new(ErrorKind::AllocationLimit {
+            what,
+            elements,
+            bytes_each,
+        })
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
         &self.inner.kind

@@ -4,7 +4,7 @@
 use super::DynValue;
 use crate::codec::saturating_product;
 use crate::dtype::{DType, Primitive};
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 
 /// Largest element (in bytes) [`NpyReader::read_dyn`](crate::NpyReader::read_dyn) decodes:
 /// one element is read into a buffer whole, and a stream of unknown length cannot show that the
@@ -20,8 +20,8 @@ pub const MAX_DYN_ITEMSIZE: u64 = 1 << 30;
 /// `(String, DynValue)` entry per element. Real dtypes stay well under this (a record of one
 /// `|b1` field with a 100-character name: about 220); a header whose names, subarray shapes or
 /// zero-size parts would multiply the file's bytes further is refused with
-/// [`ErrorKind::AllocationLimit`] before anything is decoded: read such files with typed reads
-/// or views.
+/// [`AllocationLimit`](crate::ErrorKind::AllocationLimit) before anything is decoded: read such
+/// files with typed reads or views.
 pub const MAX_DYN_EXPANSION: u64 = 256;
 
 /// Bytes of decoded values the trees of an array from
@@ -36,11 +36,8 @@ pub const DYN_ALLOWANCE: u64 = 1 << 20;
 pub(super) fn check(dtype: &DType, len: u64) -> Result<(), Error> {
     let itemsize = dtype.itemsize();
     if itemsize > MAX_DYN_ITEMSIZE {
-        return Err(Error::new(ErrorKind::AllocationLimit {
-            what: "one element of a dynamic read",
-            elements: 1,
-            bytes_each: itemsize,
-        }));
+        let what = "one element of a dynamic read";
+        return Err(Error::allocation_limit(what, 1, itemsize));
     }
     // Zero-size parts count like any value: inside an element of some bytes they are backed by
     // those bytes (numpy loads 17,000,000 records of `[('a', '|S0'), ('b', '|u1')]`); elements
@@ -51,11 +48,8 @@ pub(super) fn check(dtype: &DType, len: u64) -> Result<(), Error> {
         .saturating_mul(MAX_DYN_EXPANSION)
         .saturating_add(DYN_ALLOWANCE);
     if len.saturating_mul(per_element) > budget {
-        return Err(Error::new(ErrorKind::AllocationLimit {
-            what: "decoded values of a dynamic read",
-            elements: len,
-            bytes_each: per_element,
-        }));
+        let what = "decoded values of a dynamic read";
+        return Err(Error::allocation_limit(what, len, per_element));
     }
     Ok(())
 }
@@ -97,6 +91,7 @@ fn dyn_heap(dtype: &DType) -> u64 {
 mod tests {
     use super::*;
     use crate::dtype::{ByteOrder, Field, Record};
+    use crate::error::ErrorKind;
 
     /// The smallest member of every dtype family (numpy's itemsizes: `b1`, `i1`, `u1`, `S1`,
     /// `V1` 1 byte; `f2` 2; `U1` 4 (one UCS-4 code point); `c8`, `M8`, `m8` 8; x87 long double

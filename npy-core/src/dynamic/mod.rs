@@ -144,13 +144,9 @@ impl<R: Read> NpyReader<R> {
         self.check_dyn()?;
         let dtype = self.dtype().clone();
         let n = self.remaining();
-        let n_usize = usize::try_from(n).map_err(|_| {
-            Error::new(ErrorKind::AllocationLimit {
-                what: "elements of a dynamic read",
-                elements: n,
-                bytes_each: dtype.itemsize(),
-            })
-        })?;
+        let what = "elements of a dynamic read";
+        let refuse = |_| Error::allocation_limit(what, n, dtype.itemsize());
+        let n_usize = usize::try_from(n).map_err(refuse)?;
         let mut columns = columns::Columns::new(&dtype, true)?;
         if self.knows_length() || dtype.itemsize() == 0 {
             // The bytes are there (or none are needed): allocate once.

@@ -188,13 +188,9 @@ pub mod internals {
                 found: bytes.len() as u64,
             }));
         }
-        let n = usize::try_from(meta.num_elements()).map_err(|_| {
-            Error::new(ErrorKind::AllocationLimit {
-                what: "elements of a dynamic array",
-                elements: meta.num_elements(),
-                bytes_each: dtype.itemsize(),
-            })
-        })?;
+        let (what, n) = ("elements of a dynamic array", meta.num_elements());
+        let refuse = |_| Error::allocation_limit(what, n, dtype.itemsize());
+        let n = usize::try_from(n).map_err(refuse)?;
         let mut columns = crate::dynamic::columns::Columns::new(&dtype, true)?;
         columns.reserve_exact(n);
         columns.push_rows(bytes, n);
