@@ -269,10 +269,8 @@ impl Columns {
             }
             if g.per > 0 {
                 let out = &mut g.bytes[first * g.per..end * g.per];
-                for (dst, src) in out
-                    .chunks_exact_mut(g.per)
-                    .zip(buf.chunks_exact(self.itemsize))
-                {
+                let rows_in = buf.chunks_exact(self.itemsize);
+                for (dst, src) in out.chunks_exact_mut(g.per).zip(rows_in) {
                     let mut at = 0;
                     for &(o, l) in &g.ranges {
                         dst[at..at + l].copy_from_slice(&src[o..o + l]);
@@ -346,11 +344,8 @@ impl Columns {
 
 /// The `(offset, len)` ranges of an element of `itemsize` bytes that no leaf covers.
 fn uncovered(leaves: &[Column], itemsize: usize) -> Vec<(usize, usize)> {
-    let mut spans: Vec<(usize, usize)> = leaves
-        .iter()
-        .filter(|c| c.width > 0)
-        .map(|c| (c.offset, c.offset + c.width))
-        .collect();
+    let span = |c: &Column| (c.width > 0).then_some((c.offset, c.offset + c.width));
+    let mut spans: Vec<(usize, usize)> = leaves.iter().filter_map(span).collect();
     spans.sort_unstable();
     let mut out = Vec::new();
     let mut at = 0;

@@ -154,12 +154,11 @@ impl<R: Read> NpyReader<R> {
         }
         if dtype.itemsize() == 0 {
             columns.push_rows(&[], n_usize);
-        } else {
-            self.read_chunks(self.remaining(), COLUMN_CHUNK_BYTES, |chunk| {
-                columns.push(chunk);
-                Ok(())
-            })?;
         }
+        self.read_chunks(n, COLUMN_CHUNK_BYTES, |chunk| {
+            columns.push(chunk);
+            Ok(())
+        })?;
         DynArray::from_columns(self.meta().clone(), columns)
     }
 
@@ -221,10 +220,8 @@ impl<S: crate::io::ReadAt> NpyReader<crate::read::Positional<S>> {
     /// # Errors
     /// As [`NpyReader::read_dyn_range`]; the source's I/O errors.
     pub fn read_dyn_range(&self, range: Range<u64>) -> Result<Vec<DynValue>, Error> {
-        let each = self.meta().itemsize();
-        let end = self
-            .data_offset()
-            .saturating_add(range.end.saturating_mul(each));
+        let end = range.end.saturating_mul(self.meta().itemsize());
+        let end = self.data_offset().saturating_add(end);
         self.reader_to(end).read_dyn_range(range)
     }
 }

@@ -150,9 +150,8 @@ impl UcsString {
     /// surrogate, or past U+10FFFF). Surrogate pairs are not combined: UCS-4 stores code
     /// points, and numpy too keeps `'\ud834\udd1e'` as two.
     pub fn chars_lossy(&self) -> impl Iterator<Item = char> + '_ {
-        self.0
-            .iter()
-            .map(|&cp| char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER))
+        let lossy = |&cp: &u32| char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER);
+        self.0.iter().map(lossy)
     }
 
     /// The text, with U+FFFD for each code point that is not a Unicode scalar value.
@@ -165,13 +164,9 @@ impl UcsString {
     /// # Errors
     /// [`ErrorKind::InvalidUnicode`] naming the first code point that is not.
     pub fn to_string_strict(&self) -> Result<String, Error> {
-        self.0
-            .iter()
-            .map(|&cp| {
-                char::from_u32(cp)
-                    .ok_or_else(|| Error::new(ErrorKind::InvalidUnicode { code_point: cp }))
-            })
-            .collect()
+        let bad = |code_point| Error::new(ErrorKind::InvalidUnicode { code_point });
+        let strict = |&cp: &u32| char::from_u32(cp).ok_or_else(|| bad(cp));
+        self.0.iter().map(strict).collect()
     }
 }
 
