@@ -8,9 +8,8 @@ pub(super) fn longdouble_to_f64(src: &[u8], endian: Endian) -> f64 {
     let mut ext = [0u8; 10];
     if endian.is_big() {
         // Big-endian: the value's low bytes are the slot's last ones, reversed.
-        ext.iter_mut()
-            .zip(src.iter().rev())
-            .for_each(|(d, s)| *d = *s);
+        let rev = src.iter().rev();
+        ext.iter_mut().zip(rev).for_each(|(d, s)| *d = *s);
     } else {
         // Zipped rather than sliced: a slot shorter than 10 bytes (no dtype the parser makes,
         // but `Primitive::LongDouble`'s size is a public field) leaves the rest zero.
@@ -32,12 +31,9 @@ pub(crate) fn x87_to_f64(b: [u8; 10]) -> f64 {
     let sign = u64::from(se >> 15) << 63;
     let exp = i32::from(se & 0x7fff);
     let with_sign = |bits: u64| f64::from_bits(bits | sign);
+    let inf = with_sign(f64::INFINITY.to_bits());
     if exp == 0x7fff {
-        return if mant == 1 << 63 {
-            with_sign(f64::INFINITY.to_bits())
-        } else {
-            f64::NAN
-        };
+        return if mant == 1 << 63 { inf } else { f64::NAN };
     }
     if exp != 0 && mant >> 63 == 0 {
         // An unnormal: an invalid operand to the FPU, which numpy prints as nan.
@@ -52,7 +48,7 @@ pub(crate) fn x87_to_f64(b: [u8; 10]) -> f64 {
     let k = exp.max(1) - 16383 - 63 - lz as i32;
     let e = k + 63;
     if e > 1023 {
-        return with_sign(f64::INFINITY.to_bits());
+        return inf;
     }
     if e >= -1022 {
         let mut r = round_shift(m, 11); // in [2^52, 2^53]
@@ -61,7 +57,7 @@ pub(crate) fn x87_to_f64(b: [u8; 10]) -> f64 {
             r >>= 1;
             e += 1;
             if e > 1023 {
-                return with_sign(f64::INFINITY.to_bits());
+                return inf;
             }
         }
         let biased = (e + 1023) as u64;
@@ -82,11 +78,7 @@ fn round_shift(m: u64, shift: u32) -> u64 {
             let q = m >> shift;
             let rem = m & ((1u64 << shift) - 1);
             let half = 1u64 << (shift - 1);
-            if rem > half || (rem == half && q & 1 == 1) {
-                q + 1
-            } else {
-                q
-            }
+            q + u64::from(rem > half || (rem == half && q & 1 == 1))
         }
         64 => u64::from(m > 1 << 63),
         _ => 0,
