@@ -236,26 +236,16 @@ fn float(p: Primitive, src: &[u8], e: Endian) -> f64 {
 /// A dtype the decoder does not read; values it refuses; [`ErrorKind::Truncated`] when
 /// `bytes` is shorter than `n` elements.
 pub fn decode_all(dtype: &DType, bytes: &[u8], n: u64) -> Result<Vec<DynValue>, Error> {
-    let decoder = Decoder::new(dtype)?;
-    let size = to_usize(dtype.itemsize(), "itemsize")?;
-    if size == 0 {
-        return (0..n).map(|_| decoder.decode(&[])).collect();
-    }
+    let ElementDecoder { decoder, itemsize } = ElementDecoder::new(dtype)?;
     // The caller checked the length; checked again so that a short buffer is an error, not a
-    // silently shorter array (n × size saturates: no buffer is that long).
-    let needed = n.saturating_mul(size as u64);
-    if (bytes.len() as u64) < needed {
-        return Err(Error::truncated(
-            "pickled array data",
-            needed,
-            bytes.len() as u64,
-        ));
+    // silently shorter array (n × itemsize saturates: no buffer is that long).
+    let (needed, found) = (n.saturating_mul(itemsize as u64), bytes.len() as u64);
+    if found < needed {
+        return Err(Error::truncated("pickled array data", needed, found));
     }
-    bytes
-        .chunks_exact(size)
-        .take(n as usize)
-        .map(|c| decoder.decode(c))
-        .collect()
+    // Element `i` ends at most at `needed`: in bounds (at 0, of no bytes, when itemsize is 0).
+    let element = |i: u64| &bytes[i as usize * itemsize..][..itemsize];
+    (0..n).map(|i| decoder.decode(element(i))).collect()
 }
 
 #[cfg(test)]
