@@ -126,36 +126,31 @@ impl Decode for Decoder {
     fn decode(&self, src: &[u8]) -> Result<DynValue, Error> {
         use Primitive::*;
         Ok(match self {
-            Decoder::Number(p, e) => {
-                let e = *e;
-                match p {
-                    Bool => DynValue::Bool(decode_bool(src[0])),
-                    I8 => DynValue::Int(i64::from(i8::decode(src, e))),
-                    I16 => DynValue::Int(i64::from(i16::decode(src, e))),
-                    I32 => DynValue::Int(i64::from(i32::decode(src, e))),
-                    I64 => DynValue::Int(i64::decode(src, e)),
-                    U8 => DynValue::UInt(u64::from(u8::decode(src, e))),
-                    U16 => DynValue::UInt(u64::from(u16::decode(src, e))),
-                    U32 => DynValue::UInt(u64::from(u32::decode(src, e))),
-                    U64 => DynValue::UInt(u64::decode(src, e)),
-                    F16 | F32 | F64 => DynValue::Float(float(*p, src, e)),
-                    C64 | C128 => {
-                        let (re, im) = src.split_at(p.itemsize() as usize / 2);
-                        let part = if *p == C64 { F32 } else { F64 };
-                        DynValue::Complex(float(part, re, e), float(part, im, e))
-                    }
-                    LongDouble { .. } => DynValue::LongDouble {
-                        bytes: src.to_vec(),
-                        approx: longdouble_to_f64(src, e),
-                    },
-                    CLongDouble { .. } => {
-                        let (re, im) = src.split_at(src.len() / 2);
-                        DynValue::CLongDouble {
-                            bytes: src.to_vec(),
-                            re: longdouble_to_f64(re, e),
-                            im: longdouble_to_f64(im, e),
-                        }
-                    }
+            Decoder::Number(Bool, _) => DynValue::Bool(decode_bool(src[0])),
+            Decoder::Number(I8, e) => DynValue::Int(i64::from(i8::decode(src, *e))),
+            Decoder::Number(I16, e) => DynValue::Int(i64::from(i16::decode(src, *e))),
+            Decoder::Number(I32, e) => DynValue::Int(i64::from(i32::decode(src, *e))),
+            Decoder::Number(I64, e) => DynValue::Int(i64::decode(src, *e)),
+            Decoder::Number(U8, e) => DynValue::UInt(u64::from(u8::decode(src, *e))),
+            Decoder::Number(U16, e) => DynValue::UInt(u64::from(u16::decode(src, *e))),
+            Decoder::Number(U32, e) => DynValue::UInt(u64::from(u32::decode(src, *e))),
+            Decoder::Number(U64, e) => DynValue::UInt(u64::decode(src, *e)),
+            Decoder::Number(p @ (F16 | F32 | F64), e) => DynValue::Float(float(*p, src, *e)),
+            Decoder::Number(p @ (C64 | C128), e) => {
+                let (re, im) = src.split_at(p.itemsize() as usize / 2);
+                let part = if *p == C64 { F32 } else { F64 };
+                DynValue::Complex(float(part, re, *e), float(part, im, *e))
+            }
+            Decoder::Number(LongDouble { .. }, e) => DynValue::LongDouble {
+                bytes: src.to_vec(),
+                approx: longdouble_to_f64(src, *e),
+            },
+            Decoder::Number(CLongDouble { .. }, e) => {
+                let (re, im) = src.split_at(src.len() / 2);
+                DynValue::CLongDouble {
+                    bytes: src.to_vec(),
+                    re: longdouble_to_f64(re, *e),
+                    im: longdouble_to_f64(im, *e),
                 }
             }
             Decoder::Time(ty, e) => {
