@@ -143,40 +143,32 @@ pub fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Err
     use Primitive::*;
     let bad = || mismatch(dtype, value);
     let ensure = |holds: bool| if holds { Ok(()) } else { Err(bad()) };
-    // A signed integer dtype (or an ml_dtypes integer type) takes any integer value in i64.
-    let signed = || match value {
-        DynValue::Int(i) => Ok(*i),
-        DynValue::UInt(u) => i64::try_from(*u).map_err(|_| bad()),
+    // An integer dtype (or an ml_dtypes integer type) takes any integer value in its range.
+    let int = || match value {
+        DynValue::Int(i) => Ok(i128::from(*i)),
+        DynValue::UInt(u) => Ok(i128::from(*u)),
         _ => Err(bad()),
     };
-    // An unsigned integer dtype takes any integer value in u64.
-    let uint = || match value {
-        DynValue::UInt(u) => Ok(*u),
-        DynValue::Int(i) => u64::try_from(*i).map_err(|_| bad()),
-        _ => Err(bad()),
-    };
+    let signed = || i64::try_from(int()?).map_err(|_| bad());
+    // The order of numbers, datetimes and `U` strings (records and subarrays pass it down).
+    let e = Endian::of(dtype.byte_order());
     match (dtype, value) {
         (DType::Number(Bool, _), DynValue::Bool(b)) => dst[0] = encode_bool(*b, dst[0]),
-        (DType::Number(p @ (I8 | I16 | I32 | I64 | U8 | U16 | U32 | U64), o), _) => {
-            let e = Endian::of(*o);
-            match p {
-                I8 => i8::try_from(signed()?).map_err(|_| bad())?.encode(dst, e),
-                I16 => i16::try_from(signed()?).map_err(|_| bad())?.encode(dst, e),
-                I32 => i32::try_from(signed()?).map_err(|_| bad())?.encode(dst, e),
-                I64 => signed()?.encode(dst, e),
-                U8 => u8::try_from(uint()?).map_err(|_| bad())?.encode(dst, e),
-                U16 => u16::try_from(uint()?).map_err(|_| bad())?.encode(dst, e),
-                U32 => u32::try_from(uint()?).map_err(|_| bad())?.encode(dst, e),
-                _ => uint()?.encode(dst, e),
-            }
-        }
-        (DType::Number(F16, o), DynValue::Float(x)) => narrow(*x, f16::from_f64, f16::is_infinite)
+        (DType::Number(I8, _), _) => i8::try_from(int()?).map_err(|_| bad())?.encode(dst, e),
+        (DType::Number(I16, _), _) => i16::try_from(int()?).map_err(|_| bad())?.encode(dst, e),
+        (DType::Number(I32, _), _) => i32::try_from(int()?).map_err(|_| bad())?.encode(dst, e),
+        (DType::Number(I64, _), _) => signed()?.encode(dst, e),
+        (DType::Number(U8, _), _) => u8::try_from(int()?).map_err(|_| bad())?.encode(dst, e),
+        (DType::Number(U16, _), _) => u16::try_from(int()?).map_err(|_| bad())?.encode(dst, e),
+        (DType::Number(U32, _), _) => u32::try_from(int()?).map_err(|_| bad())?.encode(dst, e),
+        (DType::Number(U64, _), _) => u64::try_from(int()?).map_err(|_| bad())?.encode(dst, e),
+        (DType::Number(F16, _), DynValue::Float(x)) => narrow(*x, f16::from_f64, f16::is_infinite)
             .ok_or_else(bad)?
-            .encode(dst, Endian::of(*o)),
-        (DType::Number(F32, o), DynValue::Float(x)) => narrow(*x, |x| x as f32, f32::is_infinite)
+            .encode(dst, e),
+        (DType::Number(F32, _), DynValue::Float(x)) => narrow(*x, |x| x as f32, f32::is_infinite)
             .ok_or_else(bad)?
-            .encode(dst, Endian::of(*o)),
-        (DType::Number(F64, o), DynValue::Float(x)) => x.encode(dst, Endian::of(*o)),
+            .encode(dst, e),
+        (DType::Number(F64, _), DynValue::Float(x)) => x.encode(dst, e),
         (DType::Ml(t), _) if t.is_integer() => dst[0] = t.encode_int(signed()?).ok_or_else(bad)?,
         (DType::Ml(t), DynValue::Float(x)) => {
             // Refuse a finite value the type cannot hold (as infinity or NaN), as for f2 and f4.
@@ -187,16 +179,16 @@ pub fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Err
                 dst[0] = code as u8;
             }
         }
-        (DType::Number(C64, o), DynValue::Complex(re, im)) => {
+        (DType::Number(C64, _), DynValue::Complex(re, im)) => {
             let part = |x: f64| narrow(x, |x| x as f32, f32::is_infinite).ok_or_else(bad);
             let (a, b) = dst.split_at_mut(4);
-            part(*re)?.encode(a, Endian::of(*o));
-            part(*im)?.encode(b, Endian::of(*o));
+            part(*re)?.encode(a, e);
+            part(*im)?.encode(b, e);
         }
-        (DType::Number(C128, o), DynValue::Complex(re, im)) => {
+        (DType::Number(C128, _), DynValue::Complex(re, im)) => {
             let (a, b) = dst.split_at_mut(8);
-            re.encode(a, Endian::of(*o));
-            im.encode(b, Endian::of(*o));
+            re.encode(a, e);
+            im.encode(b, e);
         }
         (DType::Number(LongDouble { .. }, _), DynValue::LongDouble { bytes, .. })
         | (DType::Number(CLongDouble { .. }, _), DynValue::CLongDouble { bytes, .. })
@@ -206,7 +198,7 @@ pub fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Err
             dst.copy_from_slice(bytes);
         }
         (
-            DType::Time(t, o),
+            DType::Time(t, _),
             DynValue::Datetime { ticks, unit } | DynValue::Timedelta { ticks, unit },
         ) => {
             let kind_ok = matches!(
@@ -215,12 +207,12 @@ pub fn encode(dtype: &DType, value: &DynValue, dst: &mut [u8]) -> Result<(), Err
                     | (TimeKind::Timedelta, DynValue::Timedelta { .. })
             );
             ensure(kind_ok && unit == t)?;
-            ticks.unwrap_or(NAT).encode(dst, Endian::of(*o));
+            ticks.unwrap_or(NAT).encode(dst, e);
         }
         (DType::Bytes(_), DynValue::Bytes(b)) => ensure(encode_bytes(b, dst))?,
-        (DType::Unicode(_, o), DynValue::Str(s)) => {
+        (DType::Unicode(..), DynValue::Str(s)) => {
             let cps = s.code_points().iter().copied();
-            ensure(encode_ucs4(cps, dst, Endian::of(*o)))?;
+            ensure(encode_ucs4(cps, dst, e))?;
         }
         (DType::Record(r), DynValue::Record(values)) => {
             for (i, f) in r.fields().iter().enumerate() {
