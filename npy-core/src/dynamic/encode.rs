@@ -111,11 +111,7 @@ pub fn write_dyn_to_using<W: Write>(
 fn mismatch(dtype: &DType, value: &DynValue) -> Error {
     let mut value = format!("{value:?}");
     if value.len() > 80 {
-        let cut = (0..=80)
-            .rev()
-            .find(|&i| value.is_char_boundary(i))
-            .unwrap_or(0);
-        value.truncate(cut);
+        value.truncate((0..=80).rfind(|&i| value.is_char_boundary(i)).unwrap_or(0));
         value.push('…');
     }
     Error::new(ErrorKind::ValueMismatch {
