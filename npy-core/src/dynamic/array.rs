@@ -133,10 +133,7 @@ impl DynArray {
     /// The leaf columns, in the dtype's field order (depth first; one column for a dtype that
     /// is not a record); empty for a dtype holding objects.
     pub fn columns(&self) -> &[Column] {
-        match &self.data {
-            Data::Columns(c) => &c.leaves,
-            Data::Values(_) => &[],
-        }
+        self.column_store().map_or(&[], |c| &c.leaves)
     }
 
     /// [`DynArray::columns`], moved out (nothing is copied): with [`Column::into_words`], a
