@@ -159,17 +159,15 @@ impl DynArray {
     ///
     /// # Examples
     /// ```
-    /// # let dir = tempfile::tempdir()?;
-    /// let path = dir.path().join("dots.npy");
+    /// use npy_core::{DynArray, DynValue::*, Header};
     /// let dtype = "[('a.b', '<i2'), ('a', [('b', '<u1')])]".parse()?;
-    /// let mut bytes = npy_core::Header::new(dtype, vec![1]).to_bytes(None)?;
-    /// bytes.extend_from_slice(&[7, 0, 9]);
-    /// std::fs::write(&path, bytes)?;
-    /// let a = npy_core::read_dyn(&path)?;
+    /// let b = Record(vec![("b".into(), UInt(9))]);
+    /// let v = Record(vec![("a.b".into(), Int(7)), ("a".into(), b)]);
+    /// let a = DynArray::new(Header::new(dtype, vec![1]), vec![v])?;
     /// assert_eq!(a.column_at(&["a.b"]).unwrap().values::<i16>()?, [7i16]);
     /// assert_eq!(a.column_at(&["a", "b"]).unwrap().values::<u8>()?, [9u8]);
     /// assert!(a.column_at(&["a"]).is_none()); // a record, not a leaf
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn column_at<S: AsRef<str>>(&self, path: &[S]) -> Option<&Column> {
         self.columns().iter().find(|c| {

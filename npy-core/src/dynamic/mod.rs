@@ -97,14 +97,11 @@ impl<R: Read> NpyReader<R> {
     }
 
     /// [`NpyReader::read_dyn`], decoding object arrays (and records with object fields) with
-    /// `objects`, such as `npy_pickle::PickleCodec`.
+    /// `objects`, such as `npy_pickle::PickleCodec` ([`ObjectCodec`]'s example calls this).
     ///
     /// # Errors
     /// As [`NpyReader::read_dyn`], and what `objects` refuses
     /// ([`ErrorKind::Pickle`](crate::ErrorKind::Pickle) for npy-pickle's codec).
-    ///
-    /// # Examples
-    /// See [`ObjectCodec`].
     pub fn read_dyn_using(&mut self, objects: &dyn ObjectCodec) -> Result<DynArray, Error> {
         self.check_untouched()?;
         if self.dtype().has_object() {
