@@ -602,16 +602,12 @@ impl Requested {
 
 impl fmt::Display for Requested {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Some(rust) = &self.rust_type else {
-            return match &self.file {
-                Some(file) => write!(f, "'{}' (of {})", self.dtype, file.display()),
-                None => f.write_str(&self.dtype.describe()),
-            };
-        };
-        match &self.dtype {
-            DType::Bytes(0) => write!(f, "{rust} ('|S')"),
-            DType::Unicode(0, _) => write!(f, "{rust} ('U')"),
-            d => write!(f, "{rust} ('{d}')"),
+        match (&self.rust_type, &self.file, &self.dtype) {
+            (None, Some(file), d) => write!(f, "'{d}' (of {})", file.display()),
+            (None, None, d) => f.write_str(&d.describe()),
+            (Some(rust), _, DType::Bytes(0)) => write!(f, "{rust} ('|S')"),
+            (Some(rust), _, DType::Unicode(0, _)) => write!(f, "{rust} ('U')"),
+            (Some(rust), _, d) => write!(f, "{rust} ('{d}')"),
         }
     }
 }
