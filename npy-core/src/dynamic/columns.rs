@@ -257,16 +257,12 @@ impl Columns {
         let end = first + rows;
         for c in &mut self.leaves {
             let words = (end * c.width).div_ceil(8);
-            if c.words.len() < words {
-                c.words.resize(words, 0);
-            }
+            c.words.resize(c.words.len().max(words), 0);
             c.gather(buf, self.itemsize, first, rows);
             c.len = end;
         }
         if let Some(g) = &mut self.gaps {
-            if g.bytes.len() < end * g.per {
-                g.bytes.resize(end * g.per, 0);
-            }
+            g.bytes.resize(g.bytes.len().max(end * g.per), 0);
             if g.per > 0 {
                 let out = &mut g.bytes[first * g.per..end * g.per];
                 let rows_in = buf.chunks_exact(self.itemsize);
