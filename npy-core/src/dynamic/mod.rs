@@ -175,10 +175,8 @@ impl<R: Read + Seek> NpyReader<R> {
     /// picks the few elements it needs (numpy's summarised print reads 3 at each edge per axis).
     ///
     /// # Errors
-    /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end;
-    /// [`ErrorKind::ObjectArray`] (an object array's pickle is decoded whole, by
-    /// [`NpyReader::read_dyn_using`]); [`ErrorKind::Truncated`] when the input ends inside the
-    /// range; [`ErrorKind::AllocationLimit`]; I/O errors.
+    /// [`ErrorKind::OutOfRange`] for a reversed range or one past the end; then as [`read_dyn`]
+    /// for the range (an object array's pickle is decoded whole, by [`NpyReader::read_dyn_using`]).
     ///
     /// # Examples
     /// ```
