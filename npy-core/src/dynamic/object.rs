@@ -157,7 +157,7 @@ pub mod internals {
     use std::io::Write;
     use std::path::Path;
 
-    use crate::dynamic::DynArray;
+    use super::{DynArray, Header};
     use crate::error::{Error, ErrorKind};
     use crate::meta::ArrayMeta;
     use crate::read::NpyArray;
@@ -174,10 +174,7 @@ pub mod internals {
     /// # Errors
     /// [`ErrorKind::LengthMismatch`] when `bytes` is not the header's `nbytes`; a dtype
     /// holding objects; a shape over numpy's size or this machine's.
-    pub fn array_from_bytes(
-        header: crate::header::Header,
-        bytes: &[u8],
-    ) -> Result<DynArray, Error> {
+    pub fn array_from_bytes(header: Header, bytes: &[u8]) -> Result<DynArray, Error> {
         let meta = ArrayMeta::from_header(header)?;
         let dtype = meta.dtype().clone();
         dtype.refuse_object()?;
@@ -212,8 +209,7 @@ pub mod internals {
     /// [`NpyElement`](crate::NpyElement)s: the Rust values of an object array's elements).
     ///
     /// # Errors
-    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch) when `data` does not
-    /// hold `meta`'s elements.
+    /// [`ErrorKind::LengthMismatch`] when `data` does not hold `meta`'s elements.
     pub fn npy_array<T>(meta: ArrayMeta, data: Vec<T>) -> Result<NpyArray<T>, Error> {
         NpyArray::from_meta(meta, data)
     }
