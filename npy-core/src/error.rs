@@ -289,7 +289,9 @@ pub enum ErrorKind {
     /// executes anything); typed reads, views and maps always refuse it.
     #[error(
         "file has dtype {}, an array of Python objects stored as a pickle, which no typed \
-         read decodes; {OBJECT_READERS}",
+         read decodes; the crate npy-pickle decodes it without executing anything \
+         (npy_pickle::read_dyn, npy_pickle::read_objects, or \
+         NpyReader::read_dyn_using(&npy_pickle::PickleCodec::default()))",
         .dtype.describe()
     )]
     ObjectArray {
@@ -637,11 +639,6 @@ impl DType {
         Ok(())
     }
 }
-
-/// Where [`ErrorKind::ObjectArray`] sends the reader: the crate that decodes pickles without
-/// executing anything, and its calls.
-const OBJECT_READERS: &str = "the crate npy-pickle decodes it without executing anything \
-     (npy_pickle::read_dyn, npy_pickle::read_objects, or NpyReader::read_dyn_using(&npy_pickle::PickleCodec::default()))";
 
 /// `1 byte`, `2 bytes`: a count with its unit, in the right number.
 pub(crate) fn count(n: impl Into<u128>, unit: &str) -> String {
