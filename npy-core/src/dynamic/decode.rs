@@ -6,7 +6,7 @@ use half::f16;
 use super::longdouble::longdouble_to_f64;
 use super::{DynValue, UcsString};
 use crate::codec::{decode_bool, saturating_product, trim_nuls, ucs4_code_points, Endian, Scalar};
-use crate::dtype::{DType, MlType, Primitive, TimeKind, TimeType};
+use crate::dtype::{DType, Field, MlType, Primitive, TimeKind, TimeType};
 use crate::error::{to_usize, Error, ErrorKind};
 use crate::read::Decode;
 
@@ -91,19 +91,17 @@ impl Decoder {
                     dtype: dtype.clone(),
                 }))
             }
-            DType::Record(r) => Decoder::Record(
-                r.fields()
-                    .iter()
-                    .map(|f| {
-                        Ok(FieldDecoder {
-                            name: f.name.to_string(),
-                            offset: to_usize(f.offset, "record field offset")?,
-                            size: to_usize(f.dtype.itemsize(), "record field itemsize")?,
-                            decoder: Decoder::new(&f.dtype)?,
-                        })
+            DType::Record(r) => {
+                let field = |f: &Field| -> Result<_, Error> {
+                    Ok(FieldDecoder {
+                        name: f.name.to_string(),
+                        offset: to_usize(f.offset, "record field offset")?,
+                        size: to_usize(f.dtype.itemsize(), "record field itemsize")?,
+                        decoder: Decoder::new(&f.dtype)?,
                     })
-                    .collect::<Result<_, Error>>()?,
-            ),
+                };
+                Decoder::Record(r.fields().iter().map(field).collect::<Result<_, _>>()?)
+            }
             DType::SubArray(s) => {
                 let (shape, base) = s.flatten();
                 Decoder::SubArray {
