@@ -28,6 +28,8 @@ use crate::read::Decode;
 /// assert!(id.values::<u64>().is_err()); // another type than the column's
 /// assert_eq!((id.value(1), id.value(3)), (Some(DynValue::Int(20)), None));
 /// assert_eq!(a.column("y").unwrap().values::<f32>()?, [1.0f32 / 3.0, -1.25, 0.0]);
+/// let x = a.into_columns().remove(0).into_words(); // 3 × 4 bytes in 2 words, zero after
+/// assert_eq!(x[1].to_ne_bytes(), [f32::INFINITY.to_ne_bytes(), [0; 4]].concat()[..]);
 /// # Ok::<(), npy_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -84,18 +86,8 @@ impl Column {
     /// The column's storage, moved out (nothing is copied): 8-byte aligned words whose first
     /// [`Column::len`] × [`Column::width`] bytes are [`Column::bytes`]; the bytes after them,
     /// up to the next word, are zero. A caller hands the vector to another owner (an Arrow
-    /// `Buffer::from_vec`) and views it as numbers of the column's dtype in place.
-    ///
-    /// # Examples
-    /// ```
-    /// use npy_core::WriteOptions;
-    /// let mut bytes = Vec::new();
-    /// WriteOptions::new().write_to(&mut bytes, &[1u8, 2, 3], &[3])?;
-    /// let a = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
-    /// let words = a.into_columns().remove(0).into_words();
-    /// assert_eq!(words, [u64::from_ne_bytes([1, 2, 3, 0, 0, 0, 0, 0])]);
-    /// # Ok::<(), npy_core::Error>(())
-    /// ```
+    /// `Buffer::from_vec`) and views it as numbers of the column's dtype in place ([`Column`]'s
+    /// example shows the zeros).
     pub fn into_words(self) -> Vec<u64> {
         self.words
     }
