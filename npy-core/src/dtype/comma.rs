@@ -172,9 +172,6 @@ pub(crate) fn with_shape(base: DType, shape: &Value) -> Result<DType, DescrError
             _ => Err(bad("invalid shape in fixed-type tuple")),
         })
         .collect::<Result<Vec<u64>, DescrError>>()?;
-    if matches!(shape, Value::Tuple(_)) && dims.is_empty() {
-        return Ok(base);
-    }
     subarray_or_base(base, dims)
 }
 
@@ -182,30 +179,19 @@ pub(crate) fn with_shape(base: DType, shape: &Value) -> Result<DType, DescrError
 /// an empty shape, else a subarray within numpy's limits (at most 64 dimensions, each and the
 /// whole itemsize in a C int).
 pub(crate) fn subarray_or_base(base: DType, shape: Vec<u64>) -> Result<DType, DescrError> {
-    if base.is_unsized() {
-        // numpy: "invalid itemsize in generic type tuple", even for an empty shape.
-        let reason = "invalid itemsize in generic type tuple";
-        return Err(descr_error(&base.to_string(), reason));
-    }
-    if shape.is_empty() {
-        return Ok(base);
-    }
-    let bad = |reason: &str| descr_error(&base.to_string(), reason);
-    if shape.len() > MAX_DIMS {
-        return Err(bad(
-            "invalid shape in fixed-type tuple (more than 64 dimensions)",
-        ));
-    }
     let c_int = i32::MAX as u64;
-    if shape.iter().any(|&d| d > c_int) {
-        return Err(bad(
-            "invalid shape in fixed-type tuple: dimension does not fit into a C int",
-        ));
-    }
-    if checked_product(base.itemsize(), &shape).is_none_or(|n| n > c_int) {
-        return Err(bad(
-            "invalid shape in fixed-type tuple: dtype size in bytes must fit into a C int",
-        ));
-    }
-    Ok(DType::SubArray(SubArray::new(base, shape)?))
+    let reason = if base.is_unsized() {
+        "invalid itemsize in generic type tuple" // even for an empty shape
+    } else if shape.is_empty() {
+        return Ok(base);
+    } else if shape.len() > MAX_DIMS {
+        "invalid shape in fixed-type tuple (more than 64 dimensions)"
+    } else if shape.iter().any(|&d| d > c_int) {
+        "invalid shape in fixed-type tuple: dimension does not fit into a C int"
+    } else if checked_product(base.itemsize(), &shape).is_none_or(|n| n > c_int) {
+        "invalid shape in fixed-type tuple: dtype size in bytes must fit into a C int"
+    } else {
+        return Ok(DType::SubArray(SubArray::new(base, shape)?));
+    };
+    Err(descr_error(&base.to_string(), reason))
 }

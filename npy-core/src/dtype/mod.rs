@@ -290,25 +290,23 @@ impl SubArray {
     /// [`DescrError::Invalid`] when the shape is empty (numpy turns `(dtype, ())` into the plain
     /// dtype; use `base` itself) or when its size overflows 64 bits.
     pub fn new(base: DType, shape: Vec<u64>) -> Result<SubArray, DescrError> {
-        let bad = |reason: &str| Err(descr_error(&base.to_string(), reason));
-        if base.is_unsized() {
-            // numpy: "invalid itemsize in generic type tuple".
-            return bad("a subarray of a zero-width string or void");
-        }
-        if shape.len() > MAX_DIMS {
-            return bad("subarray has more than 64 dimensions (numpy's limit)");
-        }
-        if shape.is_empty() {
-            return bad("a subarray needs a non-empty shape");
-        }
-        let Some(itemsize) = checked_product(base.itemsize(), &shape) else {
-            return bad("subarray size overflows 64 bits");
+        // The first is numpy's "invalid itemsize in generic type tuple".
+        let reason = if base.is_unsized() {
+            "a subarray of a zero-width string or void"
+        } else if shape.len() > MAX_DIMS {
+            "subarray has more than 64 dimensions (numpy's limit)"
+        } else if shape.is_empty() {
+            "a subarray needs a non-empty shape"
+        } else if let Some(itemsize) = checked_product(base.itemsize(), &shape) {
+            return Ok(SubArray {
+                base: Box::new(base),
+                shape: shape.into_boxed_slice(),
+                itemsize,
+            });
+        } else {
+            "subarray size overflows 64 bits"
         };
-        Ok(SubArray {
-            base: Box::new(base),
-            shape: shape.into_boxed_slice(),
-            itemsize,
-        })
+        Err(descr_error(&base.to_string(), reason))
     }
 
     /// The element dtype (itself a subarray for a subarray of subarrays, as numpy keeps it).
@@ -418,12 +416,10 @@ impl DType {
 
     /// The number dtype `p` in the machine's byte order (`|` for one byte), as numpy writes it.
     pub(crate) fn native_number(p: Primitive) -> DType {
-        let order = if p.itemsize() == 1 {
-            ByteOrder::NotApplicable
-        } else {
-            ByteOrder::NATIVE
-        };
-        DType::Number(p, order)
+        match p.itemsize() {
+            1 => DType::Number(p, ByteOrder::NotApplicable),
+            _ => DType::Number(p, ByteOrder::NATIVE),
+        }
     }
 
     /// Whether this is `S0`, `U0` or `V0`: a flexible type numpy sizes from `(type, n)` only.
