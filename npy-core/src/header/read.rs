@@ -92,18 +92,9 @@ impl Header {
                 found: value.type_name(),
             }));
         };
-        let (mut descr, mut fortran, mut shape) = (None, None, None);
-        let mut keys_ok = items.len() == 3;
-        for (k, v) in items {
-            match k {
-                Value::Str(s) if s == "descr" => descr = Some(v),
-                Value::Str(s) if s == "fortran_order" => fortran = Some(v),
-                Value::Str(s) if s == "shape" => shape = Some(v),
-                _ => keys_ok = false,
-            }
-        }
-        let (Some(descr), Some(fortran), Some(shape), true) = (descr, fortran, shape, keys_ok)
-        else {
+        // Three items, each key found: exactly the three keys.
+        let keys = ["descr", "fortran_order", "shape"].map(|k| value.get(k));
+        let ([Some(descr), Some(fortran), Some(shape)], 3) = (keys, items.len()) else {
             let mut found: Vec<String> = items.iter().map(|(k, _)| k.to_string()).collect();
             found.sort();
             return Err(Error::new(ErrorKind::HeaderKeys { found }));
@@ -114,9 +105,7 @@ impl Header {
                 found: fortran.to_string(),
             }));
         };
-        // `'<f1'` is not a numpy dtype, but it is what ml_dtypes' float8_e5m2 writes (its
-        // `dtype.str`), alone or as a record field's type: a header whose descr holds it
-        // holds that type (issue 26).
+        // `'<f1'`, no numpy dtype, is ml_dtypes' float8_e5m2 in a header (issue 26).
         let header = Header {
             dtype: DType::from_header_descr(descr)?,
             fortran_order,
@@ -235,15 +224,13 @@ impl ParsedHeader {
     /// `Some` of it when the descr is what `np.save` writes for the hinted ml_dtypes type,
     /// `None` when the hint does not apply (the descr stands as it is).
     ///
-    /// One-byte kinds (`'>V1'`, `'>f1'`) have no byte order and read as they stand, but
-    /// ml_dtypes writes big-endian bfloat16 (`a.astype(a.dtype.newbyteorder('>'))`) as `'>V2'`,
-    /// which numpy reads as `|V2` (a void type has no byte order): only the header text knows
-    /// the order, and this crate's readers hold ml_dtypes values in little-endian order.
-    ///
     /// # Errors
     /// [`ErrorKind::Unsupported`] for a bfloat16 hint (the one ml_dtypes type wider than a
     /// byte) and a `'>V2'` descr (any void of more than one byte in the byte order this
-    /// machine does not use, in a record field too), naming the descr and numpy's remedy.
+    /// machine does not use, in a record field too), naming the descr and numpy's remedy:
+    /// ml_dtypes writes big-endian bfloat16 so, numpy reads it as `|V2` (only the header text
+    /// keeps the order), and this crate's readers hold ml_dtypes values in little-endian order.
+    /// One-byte kinds (`'>V1'`, `'>f1'`) have no byte order and read as they stand.
     ///
     /// # Examples
     /// ```
@@ -279,20 +266,13 @@ impl ParsedHeader {
 
     /// The first type string of the descr (alone, or a record field's, or a subarray's base)
     /// naming a void type of more than one byte in the byte order this machine does not use:
-    /// `'>V2'` on a little-endian machine. numpy drops that byte order (`np.dtype('>V2')` is
-    /// `|V2`); only the header text keeps it.
+    /// `'>V2'` on a little-endian machine, which numpy reads as `|V2`.
     pub(crate) fn swapped_void(&self) -> Option<String> {
         let options = ParseOptions {
             long_suffix: self.version != Version::V3_0,
             ..ParseOptions::default()
         };
-        let Ok(Value::Dict(items)) = literal::parse(&self.text, options) else {
-            return None;
-        };
-        let descr = items
-            .iter()
-            .find(|(k, _)| matches!(k, Value::Str(s) if s == "descr"))?;
-        swapped_void_in(&descr.1)
+        swapped_void_in(literal::parse(&self.text, options).ok()?.get("descr")?)
     }
 }
 
