@@ -10,18 +10,12 @@ use crate::literal;
 ///
 /// # Examples
 /// ```
-/// use npy_core::{ErrorKind, Header, ReadOptions};
-/// let bytes = Header::new("<f4".parse()?, vec![4, 64]).to_bytes(None)?;
+/// use npy_core::{read::Casting, ErrorKind, Header, NpyReader, ReadOptions, WriteOptions};
+/// let mut bytes = Vec::new();
+/// WriteOptions::new().write_to(&mut bytes, &[1i32, -2, 3], &[3])?;
 /// let options = ReadOptions::new().max_header_len(64);
 /// let err = Header::read_with(&mut &bytes[..], &options).unwrap_err();
 /// assert!(matches!(err.kind(), ErrorKind::HeaderTooLong { .. }));
-/// # Ok::<(), npy_core::Error>(())
-/// ```
-///
-/// ```
-/// use npy_core::{read::Casting, NpyReader, ReadOptions, WriteOptions};
-/// let mut bytes = Vec::new();
-/// WriteOptions::new().write_to(&mut bytes, &[1i32, -2, 3], &[3])?;
 /// // An `<i4` file reads as i64 only when asked: numpy casts i4 to i8 safely.
 /// let options = ReadOptions::default().casting(Casting::Safe);
 /// let mut r = NpyReader::with_options(&bytes[..], &options)?;
