@@ -109,8 +109,8 @@ pub(super) fn parse_general(s: &str) -> Result<DType, DescrError> {
     let Some((&code, size)) = ty.split_first() else {
         return Err(bad("data type not understood"));
     };
-    if is_datetime(ty) {
-        let (kind, unit, multiplier) = parse_datetime(ty).map_err(&bad)?;
+    if let Some((kind, meta)) = datetime_root(ty) {
+        let (unit, multiplier) = parse_datetime(meta).map_err(&bad)?;
         let t = TimeType {
             kind,
             unit,
@@ -216,9 +216,7 @@ fn kind_and_size(kind: u8, size: u64) -> Option<DType> {
         (b'f', 16) => number(LongDouble { size: 16 }),
         (b'c', 16) => number(C128),
         (b'c', 32) => number(CLongDouble { size: 32 }),
-        (b'O', 4 | 8) => DType::Object,
-        (b'M', 8) => generic_time(TimeKind::Datetime),
-        (b'm', 8) => generic_time(TimeKind::Timedelta),
+        (b'O', 4 | 8) | (b'M' | b'm', 8) => return from_code(kind),
         _ => return None,
     })
 }
@@ -272,29 +270,27 @@ fn strtol(s: &[u8]) -> (i64, usize) {
     (text.parse().unwrap_or(clamped), i + digits)
 }
 
-/// numpy's `is_datetime_typestr`.
-fn is_datetime(ty: &[u8]) -> bool {
-    (ty.len() >= 2 && ty[1] == b'8' && matches!(ty[0], b'M' | b'm'))
-        || ty.starts_with(b"datetime64")
-        || ty.starts_with(b"timedelta64")
-}
-
-/// numpy's `parse_dtype_from_datetime_typestr`: the root, then nothing (generic) or
-/// `[<multiplier><unit>[/<divisor>]]`.
-fn parse_datetime(ty: &[u8]) -> Result<(TimeKind, TimeUnit, u32), &'static str> {
-    use {TimeKind::*, TimeUnit::Generic};
+/// numpy's `is_datetime_typestr`: the kind of a type string that starts with `M8`, `m8`,
+/// `datetime64` or `timedelta64`, and what follows that root.
+fn datetime_root(ty: &[u8]) -> Option<(TimeKind, &[u8])> {
+    use TimeKind::*;
     let roots: [(&[u8], TimeKind); 4] = [
         (b"m8", Timedelta),
         (b"M8", Datetime),
         (b"timedelta64", Timedelta),
         (b"datetime64", Datetime),
     ];
-    let (kind, meta) = roots
+    roots
         .into_iter()
         .find_map(|(root, kind)| Some((kind, ty.strip_prefix(root)?)))
-        .ok_or("invalid datetime type string")?;
+}
+
+/// numpy's `parse_dtype_from_datetime_typestr` after the root ([`datetime_root`]): nothing
+/// (generic) or `[<multiplier><unit>[/<divisor>]]`.
+fn parse_datetime(meta: &[u8]) -> Result<(TimeUnit, u32), &'static str> {
+    use TimeUnit::Generic;
     if meta.is_empty() {
-        return Ok((kind, Generic, 1));
+        return Ok((Generic, 1));
     }
     const BAD: &str = "invalid datetime metadata";
     // Brackets that end the string and hold something, the first ']' closing them.
@@ -335,7 +331,7 @@ fn parse_datetime(ty: &[u8]) -> Result<(TimeKind, TimeUnit, u32), &'static str> 
         }
         _ => (unit, multiplier),
     };
-    Ok((kind, unit, if unit == Generic { 1 } else { multiplier }))
+    Ok((unit, if unit == Generic { 1 } else { multiplier }))
 }
 
 /// numpy's `convert_datetime_divisor_to_multiple`: `[s/2]` is `[500ms]`, `[Y/2]` `[6M]`. The
