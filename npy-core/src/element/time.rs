@@ -49,8 +49,9 @@ pub mod units {
 /// The tick value numpy uses for NaT ("not a time"): `i64::MIN`.
 pub const NAT: i64 = i64::MIN;
 
+/// `Name, TimeKind, "first doc line";`: a time type of that kind, generic over its unit.
 macro_rules! time_type {
-    ($name:ident, $kind:ident, $doc:literal) => {
+    ($($name:ident, $kind:ident, $doc:literal;)*) => {$(
         #[doc = $doc]
         ///
         /// The unit is part of the type: reading a file whose unit (or multiplier) differs is
@@ -128,16 +129,10 @@ macro_rules! time_type {
                 Ok(())
             }
         }
-    };
+    )*};
 }
 
-time_type!(
-    Datetime64,
-    Datetime,
-    "A datetime64 value of unit `U`: `i64` ticks since the Unix epoch."
-);
-time_type!(
-    Timedelta64,
-    Timedelta,
-    "A timedelta64 value of unit `U`: `i64` ticks."
-);
+time_type! {
+    Datetime64, Datetime, "A datetime64 value of unit `U`: `i64` ticks since the Unix epoch.";
+    Timedelta64, Timedelta, "A timedelta64 value of unit `U`: `i64` ticks.";
+}

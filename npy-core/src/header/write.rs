@@ -192,14 +192,11 @@ impl ParsedHeader {
     }
 
     /// The prefix and header as stored, the data following them: magic, version, `HEADER_LEN`
-    /// and [`ParsedHeader::text`] (padding and newline included) in the version's encoding:
-    /// latin-1 for 1.0 and 2.0, one byte a char; UTF-8 for 3.0.
-    ///
-    /// This is how a header read from a file is written out again (an `.npz` member copied
-    /// from an `.npy` stream), as `text.as_bytes()` cannot be: a field named `'é'` is one byte
-    /// in a 1.0 header, two in UTF-8, so numpy would read the data a byte early. For a header
-    /// [`Header::read`] returned, the bytes it read; `HEADER_LEN` is the encoded text's length
-    /// whatever [`ParsedHeader::header_len`] holds, so the data always starts where these end.
+    /// (the encoded text's length, whatever [`ParsedHeader::header_len`] holds) and
+    /// [`ParsedHeader::text`] (padding and newline included) in the version's encoding: latin-1
+    /// for 1.0 and 2.0, one byte a char (not `text.as_bytes()`); UTF-8 for 3.0. For a header
+    /// [`Header::read`] returned, the bytes it read: how a header read from a file is written
+    /// out again (an `.npz` member copied from an `.npy` stream).
     ///
     /// # Errors
     /// [`ErrorKind::HeaderNotLatin1`] for a 1.0 or 2.0 header whose text has a char past
@@ -212,7 +209,7 @@ impl ParsedHeader {
     /// let mut file = Header::new("[('\u{e9}', '<i4')]".parse()?, vec![1]).to_bytes(None)?;
     /// file.extend_from_slice(&7i32.to_le_bytes());
     /// let parsed = Header::read(&mut &file[..])?;
-    /// // 'é' is one byte in a 1.0 header (two in UTF-8): the bytes are the file's up to its data.
+    /// // 'é' is one byte in a 1.0 header: in UTF-8, numpy would read the data a byte early.
     /// assert_eq!(parsed.data_offset(), 128);
     /// assert_eq!(parsed.to_bytes()?, file[..128]);
     /// # Ok::<(), npy_core::Error>(())

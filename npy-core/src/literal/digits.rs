@@ -184,11 +184,8 @@ pub fn scalar_str(x: f64, kind: FloatKind) -> String {
     } else {
         let (int, frac) = d.sci_parts();
         let point = if frac.is_empty() { "" } else { "." };
-        let esign = if d.exp < 0 { '-' } else { '+' };
-        format!(
-            "{sign}{int}{point}{frac}e{esign}{:02}",
-            d.exp.unsigned_abs()
-        )
+        let (esign, exp) = (if d.exp < 0 { '-' } else { '+' }, d.exp.unsigned_abs());
+        format!("{sign}{int}{point}{frac}e{esign}{exp:02}")
     }
 }
 
