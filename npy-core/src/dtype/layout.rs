@@ -63,14 +63,10 @@ impl Record {
 /// subarray and the largest of its fields' for a record.
 pub fn alignment(dtype: &DType) -> u64 {
     match dtype {
-        DType::Number(Primitive::C64, _) => 4,
-        DType::Number(Primitive::C128, _) => 8,
         DType::Number(Primitive::LongDouble { .. } | Primitive::CLongDouble { .. }, _) => 16,
-        DType::Number(p, _) => p.itemsize(),
-        DType::Time(..) | DType::Object => 8,
+        DType::Number(p, _) if p.kind() == 'c' => p.itemsize() / 2,
         DType::Unicode(..) => 4,
         DType::Bytes(_) | DType::Void(_) => 1,
-        DType::Ml(t) => t.itemsize(),
         DType::SubArray(s) => alignment(s.base()),
         DType::Record(r) => r
             .fields()
@@ -78,5 +74,7 @@ pub fn alignment(dtype: &DType) -> u64 {
             .map(|f| alignment(&f.dtype))
             .max()
             .unwrap_or(1),
+        // The other numbers, datetimes, objects and ml_dtypes: their size.
+        scalar => scalar.itemsize(),
     }
 }
