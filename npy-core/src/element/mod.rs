@@ -1,11 +1,9 @@
-//! [`NpyElement`]: Rust types that map to a dtype, and the per-type read and write plans.
-//!
-//! The file's dtype is checked once per array ([`NpyElement::plan`]); the per-element work
-//! ([`NpyElement::read`], [`NpyElement::write`]) is monomorphised and branch-free in the common
-//! case. A plain-data type ([`NpyElement::pod_layout`]) reads with one `read_exact` into the
-//! output, then an in-place byte swap when only the order differs. The per-type impls (numbers,
-//! `[T; N]`, strings, datetimes, ml_dtypes) live beside this, all decoding through the crate's
-//! one scalar codec.
+//! [`NpyElement`]: Rust types that map to a dtype. The file's dtype is checked once per array
+//! ([`NpyElement::plan`]); the per-element work ([`NpyElement::read`], [`NpyElement::write`]) is
+//! monomorphised and branch-free in the common case. A plain-data type
+//! ([`NpyElement::pod_layout`]) reads with one `read_exact` into the output, then an in-place byte
+//! swap when only the order differs. The per-type impls (numbers, `[T; N]`, strings, datetimes,
+//! ml_dtypes) live beside this, all decoding through the crate's one scalar codec.
 
 use std::fmt;
 
@@ -42,10 +40,9 @@ pub use widen::Widening;
 /// plain-data layout): not a stable interface, as serde's private items for `serde_derive`.
 ///
 /// Reading is exact by default: the file's dtype must be the type's dtype in either byte order
-/// (an `i4` file reads as `i64` only with [`Casting::Safe`](crate::read::Casting::Safe)).
-/// `bool` reads any non-zero byte as `true`, as numpy does;
-/// [`ReadOptions::strict_bools`](crate::ReadOptions) refuses bytes other than 0 and 1 with
-/// [`ErrorKind::InvalidBool`].
+/// (an `i4` file reads as `i64` only with [`Casting::Safe`](crate::read::Casting::Safe)), and
+/// `bool` reads any non-zero byte as `true`, as numpy does (unless
+/// [`ReadOptions::strict_bools`](crate::ReadOptions::strict_bools)).
 pub trait NpyElement: Sized {
     /// What converting elements needs to know of the file's dtype (byte order, string width,
     /// field offsets...), built once per array by `NpyElement::plan`.

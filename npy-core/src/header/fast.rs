@@ -1,13 +1,11 @@
-//! A fast path for header text exactly as `np.save` writes it.
-//!
-//! numpy's writer emits one fixed layout: `{'descr': D, 'fortran_order': B, 'shape': S, }`,
-//! then spaces and `\n`, with `D` a quoted type string or a list of `('name', type[, shape])`
-//! entries. This module parses that layout directly into a [`Header`], without building the
-//! general [`crate::literal::Value`] tree. Anything else (other key order, escapes in strings,
-//! titles, nested subarray tuples, comments, Python 2 suffixes, errors of any kind) returns
-//! `None`, and the general parser decides, so both paths accept and reject the same headers and
-//! produce the same errors. Record rules (padding, offsets, validation) are shared through
-//! [`RecordBuilder`], type strings through [`parse_type_str`].
+//! A fast path for header text in `np.save`'s one fixed layout, parsed directly into a
+//! [`Header`] without building the general [`crate::literal::Value`] tree:
+//! `{'descr': D, 'fortran_order': B, 'shape': S, }`, then spaces and `\n`, with `D` a quoted
+//! type string or a list of `('name', type[, shape])` entries. Anything else (other key order,
+//! escapes in strings, titles, nested subarray tuples, comments, Python 2 suffixes, errors of
+//! any kind) returns `None`, and the general parser decides, so both paths accept and reject the
+//! same headers and produce the same errors. Record rules (padding, offsets, validation) are
+//! shared through [`RecordBuilder`], type strings through [`parse_type_str`].
 
 use super::Header;
 use crate::dtype::{

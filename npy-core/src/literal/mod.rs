@@ -1,8 +1,6 @@
-//! The Python-literal subset used by `.npy` headers: a parser and a `repr` writer.
-//!
-//! numpy reads a header with `ast.literal_eval` and writes it with Python's `repr`. This module is
-//! the one codec the workspace has for that syntax: [`crate::Header`] parsing and writing go through
-//! it, and `npy-serde` builds its serde data format on top of it.
+//! The Python-literal subset of `.npy` headers, which numpy reads with `ast.literal_eval` and
+//! writes with Python's `repr`: the workspace's one parser and `repr` writer for that syntax,
+//! which [`crate::Header`] and `npy-serde`'s serde data format go through.
 //!
 //! Accepted (as `ast.literal_eval` accepts them): dicts, tuples, lists, strings (single, double and
 //! triple quotes; `r`, `u`, `b` prefixes; Python escapes, `\N{NAME}` included; adjacent literals
