@@ -49,7 +49,7 @@ pub(super) fn parse(s: &str) -> Result<DType, DescrError> {
             return Err(bad("an item is not followed by a comma"));
         }
     }
-    let dtypes = items
+    let mut dtypes = items
         .into_iter()
         .map(|(ty, reps)| {
             let base = parse_type_str(&ty)?;
@@ -60,10 +60,8 @@ pub(super) fn parse(s: &str) -> Result<DType, DescrError> {
         })
         .collect::<Result<Vec<DType>, DescrError>>()?;
     if !is_list {
-        return dtypes
-            .into_iter()
-            .next()
-            .ok_or_else(|| bad("data type not understood"));
+        // One item at most: a second needs a comma.
+        return dtypes.pop().ok_or_else(|| bad("data type not understood"));
     }
     let mut record = RecordBuilder::default();
     for (i, dtype) in dtypes.into_iter().enumerate() {

@@ -13,19 +13,14 @@ use crate::error::{to_usize, Error, ErrorKind};
 impl<T: NpyElement, const N: usize> NpyElement for [T; N] {
     type Plan = (T::Plan, usize);
     fn npy_dtype() -> DType {
-        let (base, mut shape) = match T::npy_dtype() {
-            DType::SubArray(s) => {
-                let (shape, base) = s.flatten();
-                (base.clone(), shape)
-            }
-            d => (d, Vec::new()),
+        let inner = T::npy_dtype();
+        let (mut shape, base) = match &inner {
+            DType::SubArray(s) => s.flatten(),
+            d => (Vec::new(), d),
         };
         shape.insert(0, N as u64);
-        match SubArray::new(base.clone(), shape) {
-            Ok(s) => DType::SubArray(s),
-            // Only for N == 0 nested in a zero-size base; fall back to the base itself.
-            Err(_) => base,
-        }
+        // Only for N == 0 nested in a zero-size base; fall back to the base itself.
+        SubArray::new(base.clone(), shape).map_or_else(|_| base.clone(), DType::SubArray)
     }
     fn rust_name() -> String {
         format!("[{}; {N}]", T::rust_name())
