@@ -5,11 +5,9 @@
 //! Every conversion goes through a count of nanoseconds in `i128`, exactly as numpy's
 //! `astype('M8[ns]')` / `astype('m8[ns]')` computes it: calendar units (years, months) of a
 //! datetime count from 1970-01-01 in the proleptic Gregorian calendar, and a conversion into a
-//! coarser unit floors (numpy's `astype('M8[D]')` of `1969-12-31T23:00` is `1969-12-31`).
-//! Units finer than a nanosecond (`ps`, `fs`, `as`) are floored to the nanosecond the std and
-//! chrono types hold. NaT, the generic unit, and timedelta years and months (which have no fixed
-//! length, so numpy refuses to cast them to seconds) are errors, as is a value the target cannot
-//! hold.
+//! coarser unit floors (numpy's `astype('M8[D]')` of `1969-12-31T23:00` is `1969-12-31`), as
+//! does one into the std and chrono types from a unit finer than a nanosecond. Each impl says
+//! which values are errors (NaT, the generic unit, timedelta years and months, out of range).
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

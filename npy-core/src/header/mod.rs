@@ -116,12 +116,10 @@ impl Header {
         order == MemoryOrder::Fortran && !both_orders
     }
 
-    /// Number of elements: the product of the shape (1 for `()`).
-    ///
-    /// As `np.load` computes it: sizes are numpy's `npy_intp` (64-bit signed), so every
-    /// dimension is at most [`MAX_NUMPY_SIZE`] and so is the product taken left to right
-    /// (`reshape`'s check: `(0, 2**62, 4)` passes, its running product staying 0, while
-    /// `(2**31, 2**32, 0)` overflows before reaching the 0).
+    /// Number of elements: the product of the shape (1 for `()`), as `np.load` computes it:
+    /// every dimension is at most [`MAX_NUMPY_SIZE`] (`npy_intp`) and so is the product taken
+    /// left to right (`reshape`'s check: `(0, 2**62, 4)` passes, its running product staying 0,
+    /// while `(2**31, 2**32, 0)` overflows before reaching the 0).
     ///
     /// # Errors
     /// [`ErrorKind::SizeOverflow`] when a dimension or that product exceeds [`MAX_NUMPY_SIZE`].

@@ -73,8 +73,7 @@ impl Header {
     /// growth-axis spaces, padded with spaces to `header_len` (numpy reads any padding).
     ///
     /// # Errors
-    /// [`ErrorKind::SizeOverflow`] as [`Header::to_bytes`]; [`ErrorKind::HeaderNotLatin1`] for
-    /// a 1.0 or 2.0 header whose text is not latin-1; [`ErrorKind::HeaderTooLargeForVersion`]
+    /// As [`Header::to_bytes`] with an explicit version; [`ErrorKind::HeaderTooLargeForVersion`]
     /// for a `header_len` the version's length field cannot hold (no file has one).
     pub fn to_bytes_in_room(
         &self,
