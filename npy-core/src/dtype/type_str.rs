@@ -120,9 +120,8 @@ pub(super) fn parse_general(s: &str) -> Result<DType, DescrError> {
     }
     if code == b'T' && size.is_empty() {
         // numpy's variable-width `StringDType`, whose arrays `np.save` pickles.
-        return Err(DescrError::StringDType {
-            found: format!("'{s}'"),
-        });
+        let found = format!("'{s}'");
+        return Err(DescrError::StringDType { found });
     }
     let found = if size.is_empty() {
         from_code(code)

@@ -148,9 +148,7 @@ impl Header {
 
     #[cold]
     fn overflow(&self) -> Error {
-        Error::new(ErrorKind::SizeOverflow {
-            shape: self.shape.clone(),
-            itemsize: self.dtype.itemsize(),
-        })
+        let (shape, itemsize) = (self.shape.clone(), self.dtype.itemsize());
+        Error::new(ErrorKind::SizeOverflow { shape, itemsize })
     }
 }

@@ -88,9 +88,8 @@ impl Header {
     /// As [`Header::from_text`], less the syntax errors.
     pub fn from_value(value: &Value) -> Result<Header, Error> {
         let Value::Dict(items) = value else {
-            return Err(Error::new(ErrorKind::HeaderNotDict {
-                found: value.type_name(),
-            }));
+            let found = value.type_name();
+            return Err(Error::new(ErrorKind::HeaderNotDict { found }));
         };
         // Three items, each key found: exactly the three keys.
         let keys = ["descr", "fortran_order", "shape"].map(|k| value.get(k));
@@ -101,9 +100,8 @@ impl Header {
         };
         let shape = parse_shape(shape)?;
         let Value::Bool(fortran_order) = *fortran else {
-            return Err(Error::new(ErrorKind::InvalidFortranOrder {
-                found: fortran.to_string(),
-            }));
+            let found = fortran.to_string();
+            return Err(Error::new(ErrorKind::InvalidFortranOrder { found }));
         };
         // `'<f1'`, no numpy dtype, is ml_dtypes' float8_e5m2 in a header (issue 26).
         let header = Header {
@@ -150,18 +148,16 @@ pub(crate) fn parse_prefix(bytes: &[u8], options: &ReadOptions) -> Result<Prefix
     let version = Version::from_bytes(major, minor)
         .ok_or_else(|| Error::new(ErrorKind::UnsupportedVersion { major, minor }))?;
     let whole = version.prefix_len() as usize;
-    let header_len = match bytes.get(8..whole) {
+    let len = match bytes.get(8..whole) {
         Some(&[a, b]) => u64::from(u16::from_le_bytes([a, b])),
         Some(&[a, b, c, d]) => u64::from(u32::from_le_bytes([a, b, c, d])),
         _ => return Ok(Prefix::Short(whole)),
     };
-    if header_len > options.get_max_header_len() {
-        return Err(Error::new(ErrorKind::HeaderTooLong {
-            len: header_len,
-            limit: options.get_max_header_len(),
-        }));
+    let limit = options.get_max_header_len();
+    if len > limit {
+        return Err(Error::new(ErrorKind::HeaderTooLong { len, limit }));
     }
-    Ok(Prefix::Whole(version, header_len))
+    Ok(Prefix::Whole(version, len))
 }
 
 /// The error of a stream that ended after `got` bytes of a prefix that was right so far and

@@ -11,12 +11,9 @@ impl Header {
     /// value, a trailing `, }`, then the spaces numpy reserves for the growth axis (21 minus
     /// the digits of the first dimension in C order, the last in Fortran order; none for `()`).
     pub fn to_text(&self) -> String {
-        let mut s = format!(
-            "{{'descr': {}, 'fortran_order': {}, 'shape': {}, }}",
-            self.dtype.to_descr_value(),
-            Value::Bool(self.fortran_order),
-            py_shape(&self.shape)
-        );
+        let (descr, shape) = (self.dtype.to_descr_value(), py_shape(&self.shape));
+        let order = Value::Bool(self.fortran_order);
+        let mut s = format!("{{'descr': {descr}, 'fortran_order': {order}, 'shape': {shape}, }}");
         if let Some(d) = self.shape.get(self.order().growth_axis(self.shape.len())) {
             let spaces = GROWTH_AXIS_MAX_DIGITS.saturating_sub(d.to_string().len());
             s.extend(std::iter::repeat_n(' ', spaces));
@@ -119,11 +116,12 @@ fn encode(text: &str, version: Version) -> Result<Vec<u8>, Error> {
 fn prefixed(version: Version, encoded: &[u8], padding: Option<u64>) -> Result<Vec<u8>, Error> {
     let tail = padding.map_or(0, |pad| pad.saturating_add(1));
     let total = (encoded.len() as u64).saturating_add(tail);
-    if total > version.max_header_len() {
+    let (len, max) = (total, version.max_header_len());
+    if len > max {
         return Err(Error::new(ErrorKind::HeaderTooLargeForVersion {
             version,
-            len: total,
-            max: version.max_header_len(),
+            len,
+            max,
         }));
     }
     // At most 4 GiB (the largest length field), which a 32-bit target cannot hold in one Vec.
