@@ -37,12 +37,10 @@ impl Record {
             let name = name.into();
             let align = if align { alignment(&dtype).max(1) } else { 1 };
             max_align = max_align.max(align);
-            offset = offset
-                .checked_next_multiple_of(align)
-                .ok_or_else(|| overflow(&name))?;
-            let next = offset
-                .checked_add(dtype.itemsize())
-                .ok_or_else(|| overflow(&name))?;
+            let start = offset.checked_next_multiple_of(align);
+            offset = start.ok_or_else(|| overflow(&name))?;
+            let next = offset.checked_add(dtype.itemsize());
+            let next = next.ok_or_else(|| overflow(&name))?;
             out.push(Field {
                 name: name.into(),
                 title: None,
@@ -51,9 +49,8 @@ impl Record {
             });
             offset = next;
         }
-        let itemsize = offset
-            .checked_next_multiple_of(max_align)
-            .ok_or_else(|| overflow("record"))?;
+        let itemsize = offset.checked_next_multiple_of(max_align);
+        let itemsize = itemsize.ok_or_else(|| overflow("record"))?;
         Record::new(out, itemsize)
     }
 }

@@ -80,9 +80,6 @@ fn part(src: &[u8], i: usize, item: usize) -> Result<&[u8], Error> {
 /// A buffer of `len` bytes that does not hold `n` subarray elements of `item` bytes.
 #[cold]
 fn short(len: usize, n: usize, item: usize) -> Error {
-    Error::truncated(
-        "subarray element",
-        (n as u64).saturating_mul(item as u64),
-        len as u64,
-    )
+    let needed = (n as u64).saturating_mul(item as u64);
+    Error::truncated("subarray element", needed, len as u64)
 }

@@ -54,10 +54,8 @@ impl NpyElement for String {
         DType::Unicode(0, ByteOrder::NATIVE)
     }
     fn dtype_for(values: &[Self]) -> DType {
-        DType::Unicode(
-            width(values.iter().map(|v| v.chars().count())),
-            ByteOrder::NATIVE,
-        )
+        let chars = width(values.iter().map(|v| v.chars().count()));
+        DType::Unicode(chars, ByteOrder::NATIVE)
     }
     fn rust_name() -> String {
         "String".to_owned()

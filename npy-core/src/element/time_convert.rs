@@ -128,10 +128,8 @@ fn kind_name(kind: TimeKind) -> &'static str {
 
 /// `nanos` since the epoch as a [`SystemTime`].
 fn system_time(nanos: i128) -> Option<SystemTime> {
-    let magnitude = Duration::new(
-        u64::try_from(nanos.unsigned_abs() / 1_000_000_000).ok()?,
-        (nanos.unsigned_abs() % 1_000_000_000) as u32,
-    );
+    let secs = u64::try_from(nanos.unsigned_abs() / 1_000_000_000).ok()?;
+    let magnitude = Duration::new(secs, (nanos.unsigned_abs() % 1_000_000_000) as u32);
     if nanos >= 0 {
         UNIX_EPOCH.checked_add(magnitude)
     } else {
