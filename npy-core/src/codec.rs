@@ -208,10 +208,11 @@ pub(crate) fn checked_product(start: u64, dims: &[u64]) -> Option<u64> {
 /// for an array's size (`PyArray_NewFromDescr`), where a zero dimension does not excuse the
 /// others wherever it stands.
 pub(crate) fn nonzero_product(start: u64, dims: &[u64]) -> Option<(u64, bool)> {
-    let product = dims
-        .iter()
-        .try_fold(start, |a, &d| a.checked_mul(d.max(1)))?;
-    Some((product, dims.contains(&0)))
+    dims.iter()
+        .try_fold((start, false), |(p, zero), &d| match d {
+            0 => Some((p, true)),
+            _ => Some((p.checked_mul(d)?, zero)),
+        })
 }
 
 /// The product of `dims`, saturating at `u64::MAX`: for budgets, where "too many" is enough.
