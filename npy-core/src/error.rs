@@ -554,7 +554,10 @@ pub enum ErrorKind {
 /// # Examples
 /// ```
 /// use npy_core::{DType, ErrorKind};
-/// let err = npy_core::read::<i64>("../fixtures/f4_le_c_5.npy").unwrap_err();
+/// # let dir = tempfile::tempdir()?;
+/// # let path = dir.path().join("a.npy");
+/// npy_core::write(&path, &[1.5f32, 2.0], &[2])?;
+/// let err = npy_core::read::<i64>(&path).unwrap_err();
 /// let ErrorKind::TypeMismatch { file, requested, .. } = err.kind() else { panic!("{err}") };
 /// assert_eq!(*file, "<f4".parse::<DType>()?);
 /// assert_eq!(requested.rust_type.as_deref(), Some("i64"));

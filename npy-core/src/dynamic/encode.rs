@@ -29,10 +29,13 @@ const WRITE_CHUNK_BYTES: usize = 1 << 20;
 ///
 /// # Examples
 /// ```
-/// # let dir = tempfile::tempdir()?;
-/// let (a, b) = ("../fixtures/rec_aligned.npy", dir.path().join("b.npy")); // records with padding
-/// npy_core::write_dyn(&b, &npy_core::read_dyn(a)?)?;
-/// assert_eq!(std::fs::read(a)?, std::fs::read(&b)?);
+/// # let dir = std::env::temp_dir().join(format!("npy-core-write-dyn-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let (a, b) = (dir.join("a.npy"), dir.join("b.npy"));
+/// npy_core::write(&a, &[1.5f32, -2.0], &[2])?;
+/// let array = npy_core::read_dyn(&a)?;
+/// npy_core::write_dyn(&b, &array)?;
+/// assert_eq!(std::fs::read(&a)?, std::fs::read(&b)?);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn write_dyn(path: impl AsRef<Path>, array: &DynArray) -> Result<(), Error> {

@@ -56,14 +56,22 @@ const COLUMN_CHUNK_BYTES: usize = 1 << 20;
 ///
 /// # Examples
 /// ```
-/// use npy_core::DynValue;
-/// // 3 records of [('x', '<f4'), ('y', '<f4'), ('id', '<i8')]
-/// let a = npy_core::read_dyn("../fixtures/rec_packed.npy")?;
-/// assert_eq!(a.column("y").unwrap().values::<f32>()?, [1.0f32 / 3.0, -1.25, 0.0]);
-/// let point = a.get(&[1]).unwrap();
-/// assert_eq!(point.field("y"), Some(&DynValue::Float(-1.25)));
-/// assert_eq!(point.field("id"), Some(&DynValue::Int(20)));
-/// # Ok::<(), npy_core::Error>(())
+/// use npy_core::{DynValue, Header};
+/// # let dir = std::env::temp_dir().join(format!("npy-core-dyn-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("points.npy");
+/// let dtype = "[('x', '<f4'), ('id', '<u2')]".parse()?;
+/// let mut bytes = Header::new(dtype, vec![1]).to_bytes(None)?;
+/// bytes.extend_from_slice(&1.5f32.to_le_bytes());
+/// bytes.extend_from_slice(&7u16.to_le_bytes());
+/// std::fs::write(&path, bytes)?;
+///
+/// let a = npy_core::read_dyn(&path)?;
+/// assert_eq!(a.column("x").unwrap().values::<f32>()?, [1.5f32]);
+/// let point = a.get(&[0]).unwrap();
+/// assert_eq!(point.field("x"), Some(&DynValue::Float(1.5)));
+/// assert_eq!(point.field("id"), Some(&DynValue::UInt(7)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_dyn(path: impl AsRef<Path>) -> Result<DynArray, Error> {
     let path = path.as_ref();
