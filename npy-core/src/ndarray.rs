@@ -75,6 +75,16 @@ impl<R: Read> NpyReader<R> {
     ///
     /// # Errors
     /// As [`NpyArray::into_ndarray`]; every error of [`NpyReader::read_vec`].
+    ///
+    /// # Examples
+    /// ```
+    /// use ndarray::Array2;
+    /// let mut bytes = Vec::new();
+    /// npy_core::WriteOptions::new().write_to(&mut bytes, &[1u8, 2, 3, 4, 5, 6], &[2, 3])?;
+    /// let a: Array2<u8> = npy_core::NpyReader::new(&bytes[..])?.read_ndarray()?;
+    /// assert_eq!(a[[1, 0]], 4);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
     pub fn read_ndarray<T: NpyElement, D: Dimension>(&mut self) -> Result<Array<T, D>, Error> {
         // A subarray element type ([U; N]) takes the file's trailing dimensions when it reads
         // (`read_vec`), so its number of dimensions is known only then.
@@ -171,6 +181,21 @@ impl<T: NpyElement + bytemuck::CheckedBitPattern> crate::mmap::NpyMmap<T> {
     ///
     /// # Errors
     /// As [`NpyView::as_ndarray`]; each names the file.
+    ///
+    /// # Examples
+    /// ```
+    /// use ndarray::Ix2;
+    /// use npy_core::NpyMmap;
+    /// # let dir = std::env::temp_dir().join(format!("npy-core-nd-mmap-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("m.npy");
+    /// npy_core::write(&path, &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+    /// // SAFETY: nothing modifies the file while it is mapped.
+    /// let m = unsafe { NpyMmap::<f32>::open(&path)? };
+    /// let a = m.as_ndarray::<Ix2>()?;
+    /// assert_eq!(a.sum(), 21.0);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
     pub fn as_ndarray<D: Dimension>(&self) -> Result<ArrayView<'_, T, D>, Error> {
         to_ndarray(self.shape(), self.order(), |dim| {
             ArrayViewD::from_shape(dim, self.data())
@@ -286,6 +311,23 @@ impl WriteOptions {
     ///
     /// # Errors
     /// As [`WriteOptions::write_ndarray_to`]; each names the file.
+    ///
+    /// # Examples
+    /// ```
+    /// use ndarray::{arr2, Array2};
+    /// use npy_core::{MemoryOrder, WriteOptions};
+    /// # let dir = std::env::temp_dir().join(format!("npy-core-nd-wpath-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("f.npy");
+    /// let a = arr2(&[[1i64, 2, 3], [4, 5, 6]]);
+    /// WriteOptions::new().order(MemoryOrder::Fortran).write_ndarray_path(&path, &a)?;
+    /// let back = npy_core::read::<i64>(&path)?;
+    /// assert_eq!(back.order(), MemoryOrder::Fortran);
+    /// assert_eq!(back.data(), [1, 4, 2, 5, 3, 6]);
+    /// let same: Array2<i64> = npy_core::read_ndarray(&path)?;
+    /// assert_eq!(same, a);
+    /// # Ok::<(), npy_core::Error>(())
+    /// ```
     pub fn write_ndarray_path<T, S, D>(
         &self,
         path: impl AsRef<Path>,
