@@ -58,11 +58,15 @@ pub fn write_dyn(path: impl AsRef<Path>, array: &DynArray) -> Result<(), Error> 
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn write_dyn_to<W: Write>(mut w: W, array: &DynArray) -> Result<(), Error> {
-    array.dtype().refuse_object()?;
+    // Every array without objects is held in columns.
+    let Some(columns) = array.column_store() else {
+        return Err(Error::new(ErrorKind::ObjectArray {
+            dtype: array.dtype().clone(),
+        }));
+    };
     w.write_all(&array.header().to_bytes(None)?)?;
     let itemsize = to_usize(array.dtype().itemsize(), "itemsize")?;
-    // Every array without objects is held in columns.
-    if let (Some(columns), 1..) = (array.column_store(), itemsize) {
+    if itemsize > 0 {
         // The elements rebuilt chunk by chunk from the columns (padding as read, or zeros).
         let rows = per_chunk(itemsize, WRITE_CHUNK_BYTES);
         let n = array.len();
