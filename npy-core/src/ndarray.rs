@@ -197,10 +197,7 @@ impl<T: NpyElement + bytemuck::CheckedBitPattern> crate::mmap::NpyMmap<T> {
     /// # Ok::<(), npy_core::Error>(())
     /// ```
     pub fn as_ndarray<D: Dimension>(&self) -> Result<ArrayView<'_, T, D>, Error> {
-        to_ndarray(self.shape(), self.order(), |dim| {
-            ArrayViewD::from_shape(dim, self.data())
-        })
-        .at_path(self.path())
+        self.view().as_ndarray().at_path(self.path())
     }
 }
 
