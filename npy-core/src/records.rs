@@ -7,7 +7,6 @@
 use crate::dtype::{DType, Record};
 use crate::element::{bulk_kind, mismatch, Bulk, NpyElement};
 use crate::error::{to_usize, Error, ErrorKind};
-use crate::write::same_len;
 
 /// Where one field of a Rust record lives in the file's record, and how to convert it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,11 +25,19 @@ impl<P> FieldPlan<P> {
     /// The field's range in a record of `len` bytes; a record shorter than the field's end is
     /// an error (the plan was made for another dtype), never a panic.
     fn range(&self, len: usize) -> Result<std::ops::Range<usize>, Error> {
-        let end = (self.offset as u64).saturating_add(self.size as u64);
-        if end > len as u64 {
-            same_len("record bytes for the field's plan", end, len as u64)?;
+        match self.offset.checked_add(self.size) {
+            Some(end) if end <= len => Ok(self.offset..end),
+            _ => Err(self.short(len)),
         }
-        Ok(self.offset..self.offset + self.size)
+    }
+
+    #[cold]
+    fn short(&self, len: usize) -> Error {
+        Error::new(ErrorKind::LengthMismatch {
+            what: "record bytes for the field's plan",
+            expected: (self.offset as u64).saturating_add(self.size as u64),
+            found: len as u64,
+        })
     }
 
     /// Decodes the field from a whole record's bytes.
