@@ -51,11 +51,11 @@ pub(crate) fn check_expansion<T>(n: u64, nbytes: u64) -> Result<(), Error> {
         .saturating_mul(MAX_EXPANSION)
         .saturating_add(MAX_UNBACKED_BYTES);
     if n.saturating_mul(each) > limit {
-        return Err(Error::new(ErrorKind::AllocationLimit {
-            what: "the elements of a typed read",
-            elements: n,
-            bytes_each: each,
-        }));
+        return Err(Error::allocation_limit(
+            "the elements of a typed read",
+            n,
+            each,
+        ));
     }
     Ok(())
 }

@@ -467,13 +467,9 @@ impl<R: Read> NpyReader<R> {
         let n = self.remaining();
         let itemsize = self.itemsize();
         self.check_backed()?;
-        let n_usize = usize::try_from(n).map_err(|_| {
-            Error::new(ErrorKind::AllocationLimit {
-                what: "array data",
-                elements: n,
-                bytes_each: std::mem::size_of::<D::Value>() as u64,
-            })
-        })?;
+        let each = std::mem::size_of::<D::Value>() as u64;
+        let n_usize =
+            usize::try_from(n).map_err(|_| Error::allocation_limit("array data", n, each))?;
         if self.available.is_some() || itemsize == 0 {
             // The length is known to be backed: allocate once.
             if let Some(layout) = decoder.pod_layout() {
