@@ -155,6 +155,16 @@ pub(super) fn parse_general(s: &str) -> Result<DType, DescrError> {
     Ok(dtype.with_byte_order(order))
 }
 
+fn generic_time(kind: TimeKind) -> DType {
+    let unit = TimeUnit::Generic;
+    let generic = TimeType {
+        kind,
+        unit,
+        multiplier: 1,
+    };
+    DType::Time(generic, ByteOrder::NATIVE)
+}
+
 /// One-character type codes (numpy's `PyArray_DescrFromType` of the character's value, so the
 /// control characters 0 to 23 are numpy's type numbers: `'\x00'` is `bool`). C `long` and
 /// `intptr_t` are 64 bits and `long double` is x87 in 16 bytes, as on x86-64 Linux.
@@ -186,9 +196,8 @@ fn from_code(code: u8) -> Option<DType> {
         b'U' => DType::Unicode(0, ByteOrder::NATIVE),
         b'V' => DType::Void(0),
         b'O' => DType::Object,
-        // Alone, the generic `M8` and `m8`.
-        b'M' => return parse_general("M8").ok(),
-        b'm' => return parse_general("m8").ok(),
+        b'M' => generic_time(TimeKind::Datetime),
+        b'm' => generic_time(TimeKind::Timedelta),
         _ => return None,
     })
 }
