@@ -37,10 +37,12 @@ impl Record {
             let name = name.into();
             let align = if align { alignment(&dtype).max(1) } else { 1 };
             max_align = max_align.max(align);
-            let start = offset.checked_next_multiple_of(align);
-            offset = start.ok_or_else(|| overflow(&name))?;
-            let next = offset.checked_add(dtype.itemsize());
-            let next = next.ok_or_else(|| overflow(&name))?;
+            offset = offset
+                .checked_next_multiple_of(align)
+                .ok_or_else(|| overflow(&name))?;
+            let next = offset
+                .checked_add(dtype.itemsize())
+                .ok_or_else(|| overflow(&name))?;
             out.push(Field {
                 name: name.into(),
                 title: None,

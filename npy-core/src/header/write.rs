@@ -116,11 +116,11 @@ fn encode(text: &str, version: Version) -> Result<Vec<u8>, Error> {
 fn prefixed(version: Version, encoded: &[u8], padding: Option<u64>) -> Result<Vec<u8>, Error> {
     let tail = padding.map_or(0, |pad| pad.saturating_add(1));
     let total = (encoded.len() as u64).saturating_add(tail);
-    let (len, max) = (total, version.max_header_len());
-    if len > max {
+    let max = version.max_header_len();
+    if total > max {
         return Err(Error::new(ErrorKind::HeaderTooLargeForVersion {
             version,
-            len,
+            len: total,
             max,
         }));
     }

@@ -53,8 +53,12 @@ fn read_header<S: ReadAt + ?Sized>(
     let mut head = vec![0u8; first_read.max(16)];
     let n = source.read_at(&mut head, 0)?;
     head.truncate(n);
-    let extent = (n == first_read.max(16)).then(|| header_extent(&head, options));
-    let end = extent.transpose()?.flatten().unwrap_or(0); // 0: no read of the rest
+    // A short first read holds all there is: no read of the rest (the parse says what is missing).
+    let end = if n == first_read.max(16) {
+        header_extent(&head, options)?.unwrap_or(0)
+    } else {
+        0
+    };
     while (head.len() as u64) < end {
         let have = head.len();
         let more = usize::try_from(end - have as u64)
