@@ -29,7 +29,7 @@
 //! let x = Float8E4M3Fn::from_f64(0.3); // rounded to the nearest E4M3 value
 //! assert_eq!((x.to_bits(), x.to_f64()), (0x2a, 0.3125));
 //! assert_eq!(x.to_string(), "0.3125"); // as str() of the ml_dtypes scalar
-//! assert!(Float8E4M3Fn::from_f64(1000.0).to_f64().is_nan()); // no infinity: NaN beyond 448
+//! assert!(Float8E4M3Fn::from_f64(1000.0).to_f64().is_nan()); // no infinity: NaN (1000 rounds past 448)
 //!
 //! let t = MlType::from_name("bfloat16").unwrap();
 //! assert_eq!((t.encode(1.0), t.itemsize()), (0x3f80, 2));
@@ -44,6 +44,10 @@
 
 mod kind;
 mod scalar;
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 pub use kind::MlType;
 pub use scalar::{

@@ -36,7 +36,8 @@ fn plan<T: NpyElement>(dtype: &DType, t: MlType) -> Result<(), Error> {
 
 /// `NpyElement` for the ml_dtypes type `$t` of kind `$kind`: its memory is its bytes as ml_dtypes
 /// stores them (bfloat16 in the machine's byte order: its descr is `<V2` here), and a byte swap
-/// reverses `$unit` bytes. The one-byte types, named as their kinds, are listed alone.
+/// reverses `$unit` bytes. The second arm takes the one-byte types, each named as its `MlType`
+/// variant, unit 1.
 macro_rules! ml_element {
     ($t:ident, $kind:ident, $unit:literal) => {
         impl NpyElement for $t {
