@@ -51,11 +51,13 @@ pub fn write_dyn(path: impl AsRef<Path>, array: &DynArray) -> Result<(), Error> 
 ///
 /// # Examples
 /// ```
-/// let array = npy_core::read_dyn("../fixtures/w_f32.npy")?;
+/// let mut bytes = Vec::new();
+/// npy_core::WriteOptions::new().write_to(&mut bytes, &[1.5f32, -2.0], &[2])?;
+/// let array = npy_core::NpyReader::new(&bytes[..])?.read_dyn()?;
 /// let mut out = Vec::new();
 /// npy_core::dynamic::write_dyn_to(&mut out, &array)?;
-/// assert_eq!(out, std::fs::read("../fixtures/w_f32.npy")?);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// assert_eq!(out, bytes);
+/// # Ok::<(), npy_core::Error>(())
 /// ```
 pub fn write_dyn_to<W: Write>(mut w: W, array: &DynArray) -> Result<(), Error> {
     // Every array without objects is held in columns.
