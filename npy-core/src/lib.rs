@@ -137,10 +137,11 @@
 //! Beyond the task table:
 //! - Readers opened from a path buffer small reads (8 KiB) and read large bulk ranges on
 //!   several threads ([`ReadOptions::threads`]).
-//! - [`DType`] models every dtype a header can describe, records included; [`DType::Ml`]
-//!   and [`MlType`](crate::dtype::MlType) the ml_dtypes types (bfloat16, float8, int4, …) numpy saves as `'<V2'`,
-//!   `'<V1'` or `'<f1'`, read back through a hint ([`ReadOptions::hint`],
-//!   or the requested type: `half::bf16`, [`Float8E4M3Fn`](crate::element::Float8E4M3Fn), [`Int4`](crate::element::Int4), …).
+//! - [`DType`] models every dtype a header can describe, records included; [`DType::Ml`] the
+//!   ml_dtypes types (bfloat16, float8, int4, …: [`MlType`](crate::dtype::MlType) and the
+//!   element types come from the crate npy-ml-dtypes, re-exported) that numpy saves as `'<V2'`,
+//!   `'<V1'` or `'<f1'`, read back through a hint ([`ReadOptions::hint`], or the requested type:
+//!   [`half::bf16`], [`Float8E4M3Fn`](crate::element::Float8E4M3Fn), …).
 //! - [`literal`] is the Python-literal codec the header uses; [`ArrayMeta`](crate::read::ArrayMeta)
 //!   is what every reader, view, map and array knows about its array.
 //! - [`NpyAppender`] grows a file along its growth axis in place and crash-safe, under a file
@@ -295,6 +296,8 @@ pub mod write;
 /// bounds the element types of views and maps; re-exported so that bounds in users' code and
 /// compiler messages name one path.
 pub use bytemuck;
+/// half, whose `f16` is numpy's float16 and `bf16` ml_dtypes' bfloat16 (element types of this
+/// crate); re-exported so that users' code names the version this crate implements them for.
 pub use half;
 pub use num_complex;
 

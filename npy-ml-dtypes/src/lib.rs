@@ -6,11 +6,13 @@
 //! ([`MlType::kind`], the descr [`MlType::type_str`] that `np.save` writes), and its encoding:
 //! [`MlType::decode`] gives a code's exact value, [`MlType::encode`] the code ml_dtypes'
 //! `astype` rounds a float64 to, [`MlType::format_code`] what `str()` of the scalar prints.
-//! [`Float8E4M3Fn`] … [`UInt2`] are the one-byte element types, one per kind (bfloat16's is
-//! `half::bf16`), plain data ([`bytemuck::Pod`]) as ml_dtypes stores them.
+//! [`Float8E4M3Fn`] … [`UInt2`] are the one-byte element types, one per kind, plain data
+//! ([`bytemuck::Pod`]) as ml_dtypes stores them. bfloat16 has no type here: it is the `half`
+//! crate's `bf16` (npy-core re-exports it as `npy_core::half::bf16`).
 //!
 //! This crate knows nothing of `.npy` files: npy-core reads and writes these types (the
-//! `DType::Ml` dtype, the hint that tells a reader the type np.save's descr lost).
+//! `DType::Ml` dtype, the hint that tells a reader the type np.save's descr lost) and
+//! re-exports them as `npy_core::dtype::MlType` and `npy_core::element::Float8E4M3Fn`, ….
 //!
 //! # Where the rules come from
 //! The encodings (each [`MlType`] variant's doc) follow ml_dtypes' `float8.h` and `intn.h` and

@@ -100,7 +100,7 @@ accessors! {
     /// [`literal::ParseOptions::max_depth`]; default [`literal::DEFAULT_MAX_DEPTH`]).
     max_depth(depth: usize), get_max_depth;
 
-    /// These options with a type hint for descrs that lost their type (issue 26): numpy with
+    /// These options with a type hint for descrs that lost their type: numpy with
     /// ml_dtypes writes bfloat16 as `'<V2'` and `float8_e4m3fn`, `int4`, … as `'<V1'`. With a
     /// hint, a header whose descr is what `np.save` writes for the hinted type is read as
     /// [`DType::Ml`](crate::DType::Ml) of it (see [`DType::with_hint`](crate::DType::with_hint));
